@@ -1,0 +1,112 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { IntlMessageFormat } from 'intl-messageformat';
+import {
+  isArgumentElement,
+  isDateElement,
+  isNumberElement,
+  isPluralElement,
+  isSelectElement,
+  isTimeElement,
+  parse,
+  type MessageFormatElement,
+} from '@formatjs/icu-messageformat-parser';
+import { packageRoot } from './paths.js';
+import type { MessageData } from './types.js';
+
+/**
+ * Every user-facing string lives in i18n/<locale>.json. The set of locales is derived from that folder,
+ * never written down anywhere else.
+ */
+type Tree = { [k: string]: string | Tree };
+
+let tables: Map<string, Tree> | undefined;
+
+function load(): Map<string, Tree> {
+  if (tables) return tables;
+  const dir = join(packageRoot(), 'i18n');
+  tables = new Map();
+  for (const f of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+    tables.set(f.slice(0, -5), JSON.parse(readFileSync(join(dir, f), 'utf8')) as Tree);
+  }
+  return tables;
+}
+
+export const DEFAULT_LOCALE = 'en';
+
+export function locales(): string[] {
+  return [...load().keys()];
+}
+
+export function isLocale(s: string | undefined): s is string {
+  return !!s && load().has(s);
+}
+
+/** The locale to serve when none is asked: MCP_DOCTOR_LOCALE if it names a known locale, else English. */
+export function defaultLocale(env: NodeJS.ProcessEnv = process.env): string {
+  const l = env.MCP_DOCTOR_LOCALE;
+  return isLocale(l) ? l : DEFAULT_LOCALE;
+}
+
+function lookup(tree: Tree | undefined, key: string): string | Tree | undefined {
+  let node: string | Tree | undefined = tree;
+  for (const part of key.split('.')) {
+    if (node === undefined || typeof node === 'string') return undefined;
+    node = node[part];
+  }
+  return node;
+}
+
+export function has(locale: string, key: string): boolean {
+  return typeof lookup(load().get(locale), key) === 'string';
+}
+
+/** Raw template (no formatting), falling back to English. */
+export function raw(locale: string, key: string): string | undefined {
+  const v = lookup(load().get(locale), key) ?? lookup(load().get(DEFAULT_LOCALE), key);
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Format a message. Unknown keys come back as the key itself so a missing string is visible, never silent. */
+export function t(locale: string, key: string, data: MessageData = {}): string {
+  const tpl = raw(locale, key);
+  if (tpl === undefined) return key;
+  try {
+    return String(new IntlMessageFormat(tpl, locale).format(data));
+  } catch {
+    return tpl;
+  }
+}
+
+/** Sub-tree (e.g. for listing headings). */
+export function subtree(locale: string, key: string): Tree | undefined {
+  const v = lookup(load().get(locale), key);
+  return typeof v === 'object' ? v : undefined;
+}
+
+/** The placeholder names used in a template (for the consistency test), read with the ICU parser. */
+export function placeholders(template: string): string[] {
+  const names = new Set<string>();
+  const walk = (els: MessageFormatElement[]) => {
+    for (const el of els) {
+      if (isArgumentElement(el) || isNumberElement(el) || isDateElement(el) || isTimeElement(el) || isSelectElement(el) || isPluralElement(el)) names.add(el.value);
+      if ('options' in el) for (const o of Object.values(el.options)) walk(o.value);
+      if ('children' in el) walk(el.children);
+    }
+  };
+  walk(parse(template));
+  return [...names].sort();
+}
+
+/** All dotted keys of a locale (for the consistency test). */
+export function keysOf(locale: string): string[] {
+  const out: string[] = [];
+  const walk = (node: Tree, prefix: string) => {
+    for (const [k, v] of Object.entries(node)) {
+      if (typeof v === 'string') out.push(prefix + k);
+      else walk(v, prefix + k + '.');
+    }
+  };
+  walk(load().get(locale) ?? {}, '');
+  return out.sort();
+}

@@ -1,0 +1,215 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { loadCatalog } from './catalog.js';
+import { loadConfig, type Config } from './config.js';
+import type { Detector, InputName, Inputs } from './detector.js';
+import { ownPackage } from './paths.js';
+import {
+  byRuleId,
+  isRed,
+  type Finding,
+  type PartResult,
+  type Reason,
+  type RuleMeta,
+  type RuleResult,
+  type State,
+  type TargetKind,
+  type Verdict,
+} from './types.js';
+import { RepoFacts } from '../facts/repo.js';
+import { registry } from '../detectors/index.js';
+
+export interface Target {
+  /** Folder audited statically. */
+  path?: string;
+  /** Command or URL probed dynamically (filled by the probe stage). */
+  command?: string[];
+  url?: string;
+}
+
+export interface AuditOptions {
+  target: Target;
+  /** A recorded live session (dynamic genre). */
+  session?: unknown;
+  /** Only these rule ids. */
+  rules?: string[];
+  config?: Config;
+  configPath?: string;
+  detectors?: readonly Detector[];
+  onProgress?: (p: { done: number; total: number; ruleId: string }) => void;
+  signal?: AbortSignal;
+}
+
+export interface Report {
+  tool: { name: string; version: string };
+  target: Target & { kind: TargetKind };
+  results: RuleResult[];
+}
+
+export class UnknownRuleError extends Error {
+  constructor(readonly ids: string[]) {
+    super(`unknown rule id(s): ${ids.join(', ')}`);
+  }
+}
+
+export class AuditCancelled extends Error {
+  constructor() {
+    super('audit cancelled');
+  }
+}
+
+type Gathered = { [K in InputName]?: { ok: true; value: Inputs[K] } | { ok: false; reason: Reason } };
+
+const STATE_WEIGHT: Record<State, number> = {
+  'non-conforming': 4,
+  absent: 3,
+  'could-not-judge': 2,
+  present: 1,
+  'not-applicable': 0,
+};
+
+/** Combine the parts of one rule: any red part makes the rule red; otherwise any unjudged part keeps it unjudged. */
+export function combine(parts: PartResult[]): { state: State; reason?: Reason; findings: Finding[] } {
+  const judged = parts.filter((p) => p.state !== 'not-applicable');
+  if (judged.length === 0) return { state: 'not-applicable', reason: parts[0]?.reason, findings: [] };
+  const worst = judged.reduce((a, b) => (STATE_WEIGHT[b.state] > STATE_WEIGHT[a.state] ? b : a));
+  if (isRed(worst.state)) {
+    return { state: worst.state, findings: judged.filter((p) => isRed(p.state)).flatMap((p) => p.findings) };
+  }
+  if (worst.state === 'could-not-judge') return { state: 'could-not-judge', reason: worst.reason, findings: [] };
+  return { state: 'present', findings: [] };
+}
+
+/** Code-point comparison: the same order on every machine, whatever its locale. */
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+const findingOrder = (a: Finding, b: Finding): number =>
+  cmp(a.location?.file ?? '', b.location?.file ?? '') ||
+  (a.location?.line ?? 0) - (b.location?.line ?? 0) ||
+  (a.location?.column ?? 0) - (b.location?.column ?? 0) ||
+  cmp(a.messageId, b.messageId) ||
+  cmp(JSON.stringify(a.data ?? {}), JSON.stringify(b.data ?? {}));
+
+function runDetector(d: Detector, gathered: Gathered, config: Config, kind: TargetKind): Verdict {
+  for (const n of d.needs) {
+    const g = gathered[n];
+    if (!g) return { state: 'could-not-judge', findings: [], reason: { code: `needs-${n}` } };
+    if (!g.ok) return { state: 'could-not-judge', findings: [], reason: g.reason };
+  }
+  const inputs = Object.fromEntries(d.needs.map((n) => [n, (gathered[n] as { value: unknown }).value])) as unknown as Inputs;
+  try {
+    const v = d.judge({ inputs, config, kind });
+    for (const f of v.findings) {
+      if (!(f.messageId in d.messages)) throw new Error(`detector ${d.ruleId}/${d.genre} emitted undeclared message id ${f.messageId}`);
+    }
+    if (v.state === 'could-not-judge' && !v.reason) throw new Error(`detector ${d.ruleId}/${d.genre} said could-not-judge without a reason`);
+    return { ...v, findings: [...v.findings].sort(findingOrder) };
+  } catch (e) {
+    return { state: 'could-not-judge', findings: [], reason: { code: 'detector-error', data: { error: (e as Error).message } } };
+  }
+}
+
+export function judgeRule(
+  rule: RuleMeta,
+  detectors: readonly Detector[],
+  gathered: Gathered,
+  config: Config,
+  kind: TargetKind,
+): RuleResult {
+  if (!rule.appliesTo.includes(kind)) {
+    const reason: Reason = { code: 'kind-mismatch', data: { kind, appliesTo: rule.appliesTo.join(', ') } };
+    return { ruleId: rule.id, state: 'not-applicable', severity: rule.severity, findings: [], reason, parts: [] };
+  }
+  const mine = detectors.filter((d) => d.ruleId === rule.id);
+  const parts: PartResult[] = [];
+  for (const genre of rule.genres) {
+    const ds = mine.filter((d) => d.genre === genre);
+    if (ds.length === 0) {
+      parts.push({ genre, state: 'could-not-judge', reason: { code: 'no-detector', data: { genre } }, findings: [] });
+      continue;
+    }
+    for (const d of ds) {
+      const v = runDetector(d, gathered, config, kind);
+      parts.push({ genre, state: v.state, reason: v.reason, findings: v.findings });
+    }
+  }
+  const c = combine(parts);
+  return { ruleId: rule.id, state: c.state, severity: rule.severity, findings: c.findings.sort(findingOrder), reason: c.reason, parts };
+}
+
+/** Fingerprint of a red finding, for baselines. */
+export const fingerprint = (ruleId: string, f: Finding): string => `${ruleId}|${f.messageId}|${f.location?.file ?? ''}`;
+
+function applySuppressions(results: RuleResult[], config: Config, configFile: string | undefined): void {
+  let baseline: Set<string> | undefined;
+  if (config.baseline) {
+    const file = resolve(configFile ? dirname(configFile) : '.', config.baseline);
+    if (existsSync(file)) {
+      const prior = JSON.parse(readFileSync(file, 'utf8')) as { results?: RuleResult[] };
+      baseline = new Set((prior.results ?? []).filter((r) => isRed(r.state)).flatMap((r) => r.findings.map((f) => fingerprint(r.ruleId, f))));
+    }
+  }
+  for (const r of results) {
+    if (!isRed(r.state)) continue;
+    const s = config.suppressions.find(
+      (s) => s.rule === r.ruleId && (!s.path || r.findings.every((f) => (f.location?.file ?? '').startsWith(s.path!))),
+    );
+    if (s) {
+      r.suppressed = { reason: s.reason, source: 'config' };
+      continue;
+    }
+    if (baseline && r.findings.length > 0 && r.findings.every((f) => baseline!.has(fingerprint(r.ruleId, f)))) {
+      r.suppressed = { reason: config.baseline!, source: 'baseline' };
+    }
+  }
+}
+
+/** Run an audit: gather inputs once, judge every rule of the catalog (or the selected ones). */
+export async function audit(opts: AuditOptions): Promise<Report> {
+  const catalog = loadCatalog();
+  const detectors = opts.detectors ?? registry;
+  const wanted = opts.rules?.length ? opts.rules : undefined;
+  if (wanted) {
+    const unknown = wanted.filter((id) => !catalog.byId.has(id));
+    if (unknown.length) throw new UnknownRuleError(unknown);
+  }
+  const rules = catalog.rules.filter((r) => !wanted || wanted.includes(r.id));
+
+  let config = opts.config;
+  let configFile: string | undefined;
+  if (!config) {
+    const loaded = opts.target.path ? loadConfig(opts.target.path, opts.configPath) : { config: loadConfig('.', opts.configPath).config };
+    config = loaded.config;
+    configFile = 'file' in loaded ? loaded.file : undefined;
+  }
+
+  const gathered: Gathered = {};
+  if (opts.target.path) {
+    try {
+      gathered.repo = { ok: true, value: RepoFacts.gather(opts.target.path, config.ignorePaths) };
+    } catch (e) {
+      gathered.repo = { ok: false, reason: { code: 'repo-unreadable', data: { error: (e as Error).message } } };
+    }
+  } else {
+    gathered.repo = { ok: false, reason: { code: 'needs-repo' } };
+  }
+  gathered.session = opts.session !== undefined ? { ok: true, value: opts.session } : { ok: false, reason: { code: 'needs-session' } };
+  gathered.gate = { ok: false, reason: { code: 'needs-gate' } };
+
+  const kind: TargetKind = config.targetKind ?? (gathered.repo.ok ? gathered.repo.value.kind() : 'server');
+
+  const results: RuleResult[] = [];
+  let done = 0;
+  for (const rule of rules) {
+    if (opts.signal?.aborted) throw new AuditCancelled();
+    results.push(judgeRule(rule, detectors, gathered, config, kind));
+    done++;
+    opts.onProgress?.({ done, total: rules.length, ruleId: rule.id });
+    // Let cancellation and progress notifications through on long audits.
+    if (done % 8 === 0) await new Promise((r) => setImmediate(r));
+  }
+  results.sort((a, b) => byRuleId(a.ruleId, b.ruleId));
+  applySuppressions(results, config, configFile);
+  const pkg = ownPackage();
+  return { tool: { name: pkg.name, version: pkg.version }, target: { ...opts.target, kind }, results };
+}

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, it } from 'node:test';
+import { loadCatalog } from '../../src/engine/catalog.js';
+import { defaultConfig, loadConfig } from '../../src/engine/config.js';
+import type { Detector } from '../../src/engine/detector.js';
+import { judgeRule } from '../../src/engine/runner.js';
+import { STATES, type State } from '../../src/engine/types.js';
+import { RepoFacts } from '../../src/facts/repo.js';
+import { packageRoot, sourceDirOf } from '../../src/engine/paths.js';
+
+/**
+ * The detector tester (after ESLint's RuleTester and Semgrep's fixture convention).
+ * Fixtures are real little repositories in `<detector folder>/fixtures/<expected state>/<name>/`.
+ * A fixture may hold `expect.json`: { "messages": [{ "messageId": "...", "file": "...", "line": 3 }], "reason": "code" }
+ * — the test then pins message ids and locations, never wording.
+ * The tester refuses a detector folder without at least one red (absent / non-conforming) and one green
+ * (present) fixture.
+ */
+
+interface Expectation {
+  messages?: { messageId: string; file?: string; line?: number }[];
+  reason?: string;
+}
+
+export interface FixtureCase {
+  state: State;
+  name: string;
+  dir: string;
+  expect?: Expectation;
+}
+
+export function fixtureCases(fixturesDir: string): FixtureCase[] {
+  const out: FixtureCase[] = [];
+  if (!existsSync(fixturesDir)) return out;
+  for (const state of readdirSync(fixturesDir).sort()) {
+    if (!(STATES as readonly string[]).includes(state)) throw new Error(`fixture folder ${state} is not a state name`);
+    for (const name of readdirSync(join(fixturesDir, state)).sort()) {
+      const dir = join(fixturesDir, state, name);
+      const ef = join(dir, 'expect.json');
+      out.push({ state: state as State, name, dir, expect: existsSync(ef) ? JSON.parse(readFileSync(ef, 'utf8')) : undefined });
+    }
+  }
+  return out;
+}
+
+/** Judge one rule statically on a folder with the given detectors. */
+export function judgeFolder(ruleId: string, detectors: readonly Detector[], dir: string) {
+  const rule = loadCatalog().byId.get(ruleId);
+  assert.ok(rule, `rule ${ruleId} is in the catalog`);
+  let config = defaultConfig();
+  if (existsSync(join(dir, '.mcp-doctor.json'))) config = loadConfig(dir).config;
+  const repo = RepoFacts.gather(dir, config.ignorePaths);
+  const kind = config.targetKind ?? repo.kind();
+  const result = judgeRule(rule, detectors, { repo: { ok: true, value: repo } }, config, kind);
+  const staticPart = result.parts.find((p) => p.genre === 'static');
+  return { result, staticPart };
+}
+
+/**
+ * Run every fixture of a detector folder. `moduleUrl` is the test file's import.meta.url.
+ * The state asserted is the state of the detector's own genre part (static), so a rule whose other
+ * parts are judged elsewhere can still be tested here.
+ */
+export function testDetectorFolder(ruleId: string, detectors: readonly Detector[], moduleUrl: string): void {
+  const dir = sourceDirOf(moduleUrl);
+  const cases = fixtureCases(join(dir, 'fixtures'));
+  const genre = detectors[0]!.genre;
+  describe(`${ruleId} (${genre}) fixtures`, () => {
+    it('has at least one red and one green fixture', () => {
+      assert.ok(cases.some((c) => c.state === 'present'), `${ruleId}: no fixtures/present/* case`);
+      assert.ok(cases.some((c) => c.state === 'absent' || c.state === 'non-conforming'), `${ruleId}: no red fixture`);
+    });
+    for (const c of cases) {
+      it(`${c.state}/${c.name}`, () => {
+        const { result } = judgeFolder(ruleId, detectors, c.dir);
+        const part = result.parts.find((p) => p.genre === genre);
+        assert.ok(part, 'the detector part was judged');
+        assert.equal(part.state, c.state, `state of ${relative(packageRoot(), c.dir)}: ${JSON.stringify(part)}`);
+        if (c.state === 'could-not-judge' || c.state === 'not-applicable') assert.ok(part.reason?.code, 'a reason is given');
+        if (c.expect?.reason) assert.equal(part.reason?.code, c.expect.reason);
+        if (c.state === 'absent' || c.state === 'non-conforming') assert.ok(part.findings.length > 0, 'a red verdict carries findings');
+        if (c.expect?.messages) {
+          const got = part.findings.map((f) => ({
+            messageId: f.messageId,
+            ...(c.expect!.messages!.some((m) => m.file !== undefined) ? { file: f.location?.file } : {}),
+            ...(c.expect!.messages!.some((m) => m.line !== undefined) ? { line: f.location?.line } : {}),
+          }));
+          assert.deepEqual(got, c.expect.messages);
+        }
+      });
+    }
+  });
+}
