@@ -72,7 +72,7 @@ export function t(locale: string, key: string, data: MessageData = {}): string {
   const tpl = raw(locale, key);
   if (tpl === undefined) return key;
   try {
-    return String(new IntlMessageFormat(tpl, locale).format(data));
+    return String(new IntlMessageFormat(tpl, locale, undefined, { ignoreTag: true }).format(data));
   } catch {
     return tpl;
   }
@@ -94,7 +94,7 @@ export function placeholders(template: string): string[] {
       if ('children' in el) walk(el.children);
     }
   };
-  walk(parse(template));
+  walk(parse(template, { ignoreTag: true }));
   return [...names].sort();
 }
 

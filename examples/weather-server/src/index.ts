@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+import { McpServer } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import * as z from 'zod/v4';
+import { t, tables } from './i18n.js';
+
+const FORECASTS: Record<string, string> = { paris: 'sunny', london: 'rain', tokyo: 'cloudy' };
+const locale = process.env.WEATHER_LOCALE && tables[process.env.WEATHER_LOCALE] ? process.env.WEATHER_LOCALE : 'en';
+
+const build = () => {
+  const server = new McpServer({ name: 'weather-mcp', version: '1.0.0' });
+  server.registerTool(
+    'get_forecast',
+    {
+      title: t(locale, 'tool.title'),
+      description: t(locale, 'tool.description'),
+      inputSchema: z.object({ city: z.string().min(1).max(80) }),
+      outputSchema: z.object({ city: z.string(), forecast: z.string() }),
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ city }) => {
+      const forecast = FORECASTS[city.toLowerCase()];
+      if (!forecast) return { content: [{ type: 'text', text: t(locale, 'error.unknownCity') }], isError: true };
+      const out = { city, forecast };
+      return { content: [{ type: 'text', text: `${city}: ${forecast}` }], structuredContent: out };
+    },
+  );
+  return server;
+};
+
+serveStdio(build, { onerror: (e) => console.error(e) });

@@ -1,0 +1,173 @@
+#!/usr/bin/env node
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { audit, explainRule, failing, FAIL_ON, listRules, ruleMarkdown, UnknownRuleError, type FailOn } from './engine/api.js';
+import { ConfigError } from './engine/config.js';
+import { defaultLocale, isLocale, locales, t } from './engine/i18n.js';
+import { log } from './engine/log.js';
+import { ownPackage } from './engine/paths.js';
+import { renderJson } from './report/json.js';
+import { renderMarkdown } from './report/markdown.js';
+import { renderSarif } from './report/sarif.js';
+import { summarize } from './report/text.js';
+
+/**
+ * The CLI face. Exit codes: 0 no red finding at or above --fail-on; 1 red findings; 2 usage error;
+ * 3 the audit could not run.
+ */
+export const EXIT = { ok: 0, findings: 1, usage: 2, failed: 3 } as const;
+
+class UsageError extends Error {}
+
+const FORMATS = ['json', 'markdown', 'sarif'] as const;
+type Format = (typeof FORMATS)[number];
+
+function pickLocale(v: string | undefined): string {
+  if (v === undefined) return defaultLocale();
+  if (!isLocale(v)) throw new UsageError(t(defaultLocale(), 'cli.errors.locale', { value: v, locales: locales().join(', ') }));
+  return v;
+}
+
+function pickFormat(v: string | undefined, locale: string, allowed: readonly string[] = FORMATS): Format {
+  const f = v ?? 'markdown';
+  if (!allowed.includes(f)) throw new UsageError(t(locale, 'cli.errors.format', { value: f, formats: allowed.join(', ') }));
+  return f as Format;
+}
+
+function emit(text: string, output: string | undefined): void {
+  if (output) writeFileSync(output, text);
+  else process.stdout.write(text);
+}
+
+async function cmdAudit(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      format: { type: 'string' },
+      locale: { type: 'string' },
+      rules: { type: 'string' },
+      'fail-on': { type: 'string' },
+      config: { type: 'string' },
+      output: { type: 'string', short: 'o' },
+      quiet: { type: 'boolean', short: 'q' },
+    },
+  });
+  const locale = pickLocale(values.locale);
+  const format = pickFormat(values.format, locale);
+  const failOn = (values['fail-on'] ?? 'note') as FailOn;
+  if (!FAIL_ON.includes(failOn)) throw new UsageError(t(locale, 'cli.errors.failOn', { value: failOn, values: FAIL_ON.join(', ') }));
+  if (positionals.length !== 1) throw new UsageError(t(locale, 'cli.errors.auditDir'));
+  const dir = resolve(positionals[0]!);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(t(locale, 'cli.errors.notAFolder', { path: positionals[0]! }));
+  const rules = values.rules?.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean);
+  const tty = process.stderr.isTTY && !values.quiet;
+  const report = await audit({
+    target: { path: dir },
+    rules,
+    configPath: values.config ? resolve(values.config) : undefined,
+    onProgress: tty ? ({ done, total, ruleId }) => process.stderr.write(`\r${t(locale, 'cli.progress', { done, total, ruleId })}   `) : undefined,
+  });
+  if (tty) process.stderr.write('\r\x1b[2K');
+  if (report.target.path) report.target.path = positionals[0]!;
+  const render = { json: renderJson, markdown: renderMarkdown, sarif: renderSarif }[format];
+  emit(render(report, locale), values.output);
+  const s = summarize(report.results);
+  const red = failing(report.results, failOn);
+  if (!values.quiet) process.stderr.write(t(locale, 'cli.summary', { ...s, failing: red.length }) + '\n');
+  return red.length ? EXIT.findings : EXIT.ok;
+}
+
+function cmdExplain(argv: string[]): number {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { locale: { type: 'string' } } });
+  const locale = pickLocale(values.locale);
+  if (positionals.length !== 1) throw new UsageError(t(locale, 'cli.errors.explainId'));
+  const text = ruleMarkdown(positionals[0]!.toUpperCase(), locale);
+  if (!text) throw new UsageError(t(locale, 'cli.errors.unknownRule', { id: positionals[0]! }));
+  process.stdout.write(text);
+  return EXIT.ok;
+}
+
+function cmdRules(argv: string[]): number {
+  const { values } = parseArgs({ args: argv, options: { locale: { type: 'string' }, format: { type: 'string' } } });
+  const locale = pickLocale(values.locale);
+  const format = pickFormat(values.format, locale, ['json', 'markdown']);
+  const rules = listRules(locale, locales());
+  if (format === 'json') {
+    process.stdout.write(JSON.stringify({ tool: ownPackage(), locales: locales(), rules }, null, 2) + '\n');
+    return EXIT.ok;
+  }
+  const lines = [`| ${t(locale, 'cli.rulesTable.id')} | ${t(locale, 'cli.rulesTable.title')} | ${t(locale, 'cli.rulesTable.genres')} | ${t(locale, 'cli.rulesTable.detectors')} |`, '|---|---|---|---|'];
+  for (const r of rules) {
+    const det = r.detectors.length ? r.detectors.map((g) => t(locale, `genres.${g}`)).join(' + ') : t(locale, 'cli.rulesTable.none');
+    lines.push(`| ${r.id} | ${r.title} | ${r.genres.map((g) => t(locale, `genres.${g}`)).join(' + ')} | ${det} |`);
+  }
+  process.stdout.write(lines.join('\n') + '\n');
+  return EXIT.ok;
+}
+
+async function cmdServe(): Promise<number> {
+  const { serve } = await import('./server/stdio.js');
+  await serve();
+  return -1; // keep running
+}
+
+async function cmdProbe(argv: string[]): Promise<number> {
+  const { probeCli } = await import('./probe/cli.js').catch(() => ({ probeCli: undefined }));
+  if (!probeCli) {
+    process.stderr.write(t(defaultLocale(), 'cli.errors.probeUnavailable') + '\n');
+    return EXIT.failed;
+  }
+  return probeCli(argv);
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  const locale = defaultLocale();
+  try {
+    switch (cmd) {
+      case 'audit':
+        return await cmdAudit(rest);
+      case 'probe':
+        return await cmdProbe(rest);
+      case 'explain':
+        return cmdExplain(rest);
+      case 'rules':
+        return cmdRules(rest);
+      case 'serve':
+        return await cmdServe();
+      case '--version':
+      case '-v':
+        process.stdout.write(ownPackage().version + '\n');
+        return EXIT.ok;
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        process.stdout.write(t(locale, 'cli.usage', { version: ownPackage().version }) + '\n');
+        return cmd === undefined ? EXIT.usage : EXIT.ok;
+      default:
+        throw new UsageError(t(locale, 'cli.errors.command', { command: cmd }));
+    }
+  } catch (e) {
+    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`mcp-doctor: ${(e as Error).message}\n${t(locale, 'cli.seeHelp')}\n`);
+      return EXIT.usage;
+    }
+    if (e instanceof UnknownRuleError) {
+      process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.unknownRule', { id: e.ids.join(', ') })}\n`);
+      return EXIT.usage;
+    }
+    if (e instanceof ConfigError) {
+      process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.config', { file: e.file, issues: e.issues.join('; ') })}\n`);
+      return EXIT.usage;
+    }
+    log.error({ err: e }, 'audit failed');
+    process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.failed', { error: (e as Error).message })}\n`);
+    return EXIT.failed;
+  }
+}
+
+const code = await main(process.argv.slice(2));
+if (code >= 0) process.exitCode = code;

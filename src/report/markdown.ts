@@ -1,0 +1,48 @@
+import { t } from '../engine/i18n.js';
+import type { Report } from '../engine/runner.js';
+import type { State } from '../engine/types.js';
+import { findingFix, findingMessage, quoteInert, reasonText, ruleTitle, summarize, where } from './text.js';
+
+const ORDER: State[] = ['non-conforming', 'absent', 'could-not-judge', 'present', 'not-applicable'];
+
+/** Escape Markdown so text from a finding cannot open links, HTML or code fences. */
+const md = (s: string): string => s.replace(/[\\`*_{}[\]<>()#+!|~]/g, (c) => `\\${c}`);
+
+/** Markdown report grouped by state, each finding with file:line and its remediation. */
+export function renderMarkdown(report: Report, locale: string): string {
+  const L = (k: string, d?: Record<string, string | number>) => t(locale, `report.${k}`, d);
+  const s = summarize(report.results);
+  const target = report.target.path ?? report.target.url ?? report.target.command?.join(' ') ?? '';
+  const out: string[] = [];
+  out.push(`# ${L('title', { target: md(target) })}`, '');
+  out.push(L('tool', { name: report.tool.name, version: report.tool.version, kind: t(locale, `kinds.${report.target.kind}`) }), '');
+  out.push(
+    `| ${t(locale, 'states.non-conforming')} | ${t(locale, 'states.absent')} | ${t(locale, 'states.could-not-judge')} | ${t(locale, 'states.present')} | ${t(locale, 'states.not-applicable')} |`,
+    '|---:|---:|---:|---:|---:|',
+    `| ${s.nonConforming} | ${s.absent} | ${s.couldNotJudge} | ${s.present} | ${s.notApplicable} |`,
+    '',
+  );
+  for (const state of ORDER) {
+    const rs = report.results.filter((r) => r.state === state);
+    if (!rs.length) continue;
+    out.push(`## ${t(locale, `states.${state}`)} (${rs.length})`, '');
+    for (const r of rs) {
+      const sev = t(locale, `severities.${r.severity}`);
+      const sup = r.suppressed ? ` — ${L('suppressed', { reason: md(r.suppressed.reason) })}` : '';
+      out.push(`### ${r.ruleId} — ${md(ruleTitle(r.ruleId, locale))} (${sev})${sup}`, '');
+      const why = reasonText(r.reason, locale);
+      if (why) out.push(md(why), '');
+      if (r.parts.length > 1) {
+        out.push(r.parts.map((p) => `- ${t(locale, `genres.${p.genre}`)}: ${t(locale, `states.${p.state}`)}${p.reason ? ` — ${md(reasonText(p.reason, locale) ?? '')}` : ''}`).join('\n'), '');
+      }
+      for (const f of r.findings) {
+        const loc = where(f);
+        out.push(`- ${loc ? `\`${loc.replace(/`/g, "'")}\` — ` : ''}${md(findingMessage(r.ruleId, f, locale))}`);
+        out.push(`  - ${L('fix')}: ${md(findingFix(r.ruleId, f, locale))}`);
+        if (f.evidence !== undefined) out.push(`  - ${L('evidence')}: \`${quoteInert(f.evidence).replace(/`/g, '\\u0060')}\``);
+      }
+      if (r.findings.length) out.push('');
+    }
+  }
+  return out.join('\n').replace(/\n{3,}/g, '\n\n') + '\n';
+}

@@ -1,0 +1,74 @@
+import type { ReportingDescriptor, Result } from 'sarif';
+import { SarifBuilder, SarifResultBuilder, SarifRuleBuilder, SarifRunBuilder } from 'node-sarif-builder';
+import { loadCatalog } from '../engine/catalog.js';
+import type { Report } from '../engine/runner.js';
+import type { Severity, State } from '../engine/types.js';
+import { findingFix, findingMessage, reasonText, ruleTitle } from './text.js';
+
+const LEVEL: Record<Severity, Result.level> = { error: 'error', warning: 'warning', note: 'note' };
+const KIND: Record<State, Result.kind> = {
+  present: 'pass',
+  absent: 'fail',
+  'non-conforming': 'fail',
+  'could-not-judge': 'open',
+  'not-applicable': 'notApplicable',
+};
+
+/** SARIF 2.1.0: one reportingDescriptor per rule (help from the catalog in `locale`), one result per finding. */
+export function renderSarif(report: Report, locale: string): string {
+  const catalog = loadCatalog();
+  const run = new SarifRunBuilder().initSimple({ toolDriverName: report.tool.name, toolDriverVersion: report.tool.version });
+  run.run.tool.driver.language = locale;
+  const index = new Map<string, number>();
+  for (const r of report.results) {
+    const meta = catalog.byId.get(r.ruleId);
+    const text = catalog.text(r.ruleId, locale) ?? catalog.text(r.ruleId, 'en');
+    const rule: ReportingDescriptor = {
+      id: r.ruleId,
+      name: meta?.slug,
+      shortDescription: { text: ruleTitle(r.ruleId, locale) },
+      fullDescription: { text: text?.summary || ruleTitle(r.ruleId, locale) },
+      help: { text: text?.body ?? r.ruleId, markdown: text?.body ?? r.ruleId },
+      defaultConfiguration: { level: LEVEL[r.severity] },
+      properties: { family: meta?.family, genres: meta?.genres, tags: [meta?.family ?? '', ...(meta?.genres ?? [])] },
+    };
+    index.set(r.ruleId, index.size);
+    run.addRule(new SarifRuleBuilder(rule));
+  }
+  for (const r of report.results) {
+    const base = {
+      ruleId: r.ruleId,
+      ruleIndex: index.get(r.ruleId),
+      kind: KIND[r.state],
+      ...(r.suppressed ? { suppressions: [{ kind: 'external' as const, justification: r.suppressed.reason }] } : {}),
+    };
+    if (r.findings.length === 0) {
+      const msg = reasonText(r.reason, locale) ?? ruleTitle(r.ruleId, locale);
+      run.addResult(new SarifResultBuilder({ ...base, level: r.state === 'absent' || r.state === 'non-conforming' ? LEVEL[r.severity] : 'none', message: { text: msg } }));
+      continue;
+    }
+    for (const f of r.findings) {
+      const res: Result = {
+        ...base,
+        level: LEVEL[r.severity],
+        message: { text: `${findingMessage(r.ruleId, f, locale)} ${findingFix(r.ruleId, f, locale)}` },
+        partialFingerprints: { 'mcpDoctor/v1': `${r.ruleId}|${f.messageId}|${f.location?.file ?? ''}` },
+        properties: { messageId: f.messageId, ...(f.evidence !== undefined ? { evidence: f.evidence } : {}) },
+      };
+      if (f.location) {
+        res.locations = [
+          {
+            physicalLocation: {
+              artifactLocation: { uri: f.location.file, uriBaseId: '%SRCROOT%' },
+              ...(f.location.line ? { region: { startLine: f.location.line, ...(f.location.column ? { startColumn: f.location.column } : {}) } } : {}),
+            },
+          },
+        ];
+      }
+      run.addResult(new SarifResultBuilder(res));
+    }
+  }
+  const log = new SarifBuilder();
+  log.addRun(run);
+  return log.buildSarifJsonString({ indent: true }) + '\n';
+}

@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { envelope, RawStdio } from './support/raw-stdio.js';
+
+type Msg = Record<string, any>;
+interface Eval {
+  id: number;
+  tool: string;
+  degraded?: boolean;
+  call: { arguments: Record<string, unknown> };
+  check: { isError: boolean; textIncludes?: string; structured?: Record<string, unknown> };
+}
+const suite = JSON.parse(readFileSync('evals/evals.json', 'utf8')) as { evals: Eval[] };
+
+describe('evals/evals.json against the real server (2026-07-28 era)', () => {
+  const c = new RawStdio();
+  let tools: string[] = [];
+  before(async () => {
+    await c.request('server/discover', envelope());
+    tools = ((await c.request('tools/list', envelope())) as Msg).result.tools.map((t: Msg) => t.name);
+  });
+  after(() => c.close());
+
+  it('has at least three cases per served tool, one of them degraded', () => {
+    for (const t of tools) {
+      const cases = suite.evals.filter((e) => e.tool === t);
+      assert.ok(cases.length >= 3, `${t}: ${cases.length} cases`);
+      assert.ok(cases.some((e) => e.degraded), `${t}: a degraded case`);
+    }
+  });
+  for (const e of suite.evals) {
+    it(`#${e.id} ${e.tool}${e.degraded ? ' (degraded)' : ''}`, async () => {
+      const m = (await c.request('tools/call', envelope({ name: e.tool, arguments: e.call.arguments }), 60_000)) as Msg;
+      const isError = m.error !== undefined || m.result?.isError === true;
+      assert.equal(isError, e.check.isError, JSON.stringify(m).slice(0, 500));
+      const text = m.error ? m.error.message : m.result.content.map((x: Msg) => x.text).join('\n');
+      if (e.check.textIncludes) assert.ok(text.includes(e.check.textIncludes), text.slice(0, 300));
+      for (const [k, v] of Object.entries(e.check.structured ?? {})) assert.deepEqual(m.result.structuredContent[k], v, k);
+    });
+  }
+});

@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { loadCatalog } from '../src/engine/catalog.js';
+import { keysOf, locales, placeholders, raw } from '../src/engine/i18n.js';
+import { packageRoot } from '../src/engine/paths.js';
+import { folders, registry } from '../src/detectors/index.js';
+
+const detectorsDir = join(packageRoot(), 'src', 'detectors');
+
+describe('detector registry', () => {
+  const catalog = loadCatalog();
+  const onDisk = readdirSync(detectorsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+
+  it('lists exactly the detector folders on disk, sorted by rule id', () => {
+    assert.deepEqual([...folders.map((f) => f.folder)].sort(), onDisk);
+    const ids = folders.map((f) => f.folder.replace(/^([A-Z]-\d+)-.*$/, '$1'));
+    const sorted = [...ids].sort((a, b) => a[0] === b[0] ? Number(a.slice(2)) - Number(b.slice(2)) : 'CSAEX'.indexOf(a[0]!) - 'CSAEX'.indexOf(b[0]!));
+    assert.deepEqual(ids, sorted);
+  });
+  it('names every folder <rule id>-<slug> from the catalog, with detectors for that rule and genres it declares', () => {
+    for (const f of folders) {
+      const id = f.folder.replace(/^([A-Z]-\d+)-.*$/, '$1');
+      const meta = catalog.byId.get(id);
+      assert.ok(meta, `${f.folder}: ${id} is in the catalog`);
+      assert.equal(f.folder, `${meta.id}-${meta.slug}`);
+      assert.ok(f.detectors.length > 0);
+      for (const d of f.detectors) {
+        assert.equal(d.ruleId, id);
+        assert.ok(meta.genres.includes(d.genre), `${f.folder}: genre ${d.genre} is one of the rule's genres`);
+      }
+    }
+  });
+  it('keeps a test and red/green fixtures beside every detector', () => {
+    for (const f of folders) {
+      const dir = join(detectorsDir, f.folder);
+      const files = readdirSync(dir);
+      assert.ok(files.some((x) => x.endsWith('.test.ts')), `${f.folder} has a test`);
+      if (f.detectors.some((d) => d.genre === 'static')) {
+        assert.ok(existsSync(join(dir, 'fixtures', 'present')), `${f.folder} has a green fixture`);
+        assert.ok(existsSync(join(dir, 'fixtures', 'absent')) || existsSync(join(dir, 'fixtures', 'non-conforming')), `${f.folder} has a red fixture`);
+      }
+    }
+  });
+  it('has a text in every locale for every message a detector declares, with the declared placeholders', () => {
+    for (const d of registry) {
+      for (const [id, ph] of Object.entries(d.messages)) {
+        for (const l of locales()) {
+          for (const part of ['message', 'fix']) {
+            const key = `findings.${d.ruleId}.${id}.${part}`;
+            const tpl = raw(l, key);
+            assert.ok(tpl !== undefined && keysOf(l).includes(key), `${l}: ${key} exists`);
+            for (const p of placeholders(tpl)) assert.ok(ph.includes(p), `${l}: ${key} uses undeclared placeholder ${p}`);
+          }
+          assert.deepEqual(placeholders(raw(l, `findings.${d.ruleId}.${id}.message`)!), [...ph].sort(), `${l}: findings.${d.ruleId}.${id}.message uses every declared placeholder`);
+        }
+      }
+    }
+  });
+  it('has no message text that no detector declares', () => {
+    const declared = new Set(registry.flatMap((d) => Object.keys(d.messages).map((m) => `findings.${d.ruleId}.${m}.`)));
+    for (const k of keysOf('en').filter((k) => k.startsWith('findings.'))) {
+      assert.ok([...declared].some((p) => k.startsWith(p)), `${k} belongs to a declared message`);
+    }
+  });
+});

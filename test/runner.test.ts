@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { audit, AuditCancelled, combine } from '../src/engine/runner.js';
+import { defineDetector, present } from '../src/engine/detector.js';
+import { packageRoot } from '../src/engine/paths.js';
+import c1 from '../src/detectors/C-1-bilingual/index.js';
+import { runCli } from './support/run.js';
+
+const red = join(packageRoot(), 'src', 'detectors', 'C-1-bilingual', 'fixtures', 'absent', 'english-only');
+
+function copyRed(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-doctor-runner-'));
+  cpSync(red, dir, { recursive: true });
+  rmSync(join(dir, 'expect.json'));
+  return dir;
+}
+
+describe('runner', () => {
+  it('combines parts: red wins, then could-not-judge, then present; all not-applicable stays not-applicable', () => {
+    const p = (state: any, code?: string) => ({ genre: 'static' as const, state, findings: state === 'absent' ? [{ messageId: 'x' }] : [], ...(code ? { reason: { code } } : {}) });
+    assert.equal(combine([p('present'), p('absent')]).state, 'absent');
+    assert.equal(combine([p('present'), p('could-not-judge', 'needs-session')]).state, 'could-not-judge');
+    assert.equal(combine([p('present'), p('not-applicable', 'x')]).state, 'present');
+    assert.equal(combine([p('not-applicable', 'x')]).state, 'not-applicable');
+  });
+  it('reports a rule with no detector as could-not-judge "no-detector", never silently', async () => {
+    const r = await audit({ target: { path: red }, rules: ['C-22'], detectors: [] });
+    assert.equal(r.results[0]!.state, 'could-not-judge');
+    assert.equal(r.results[0]!.reason?.code, 'no-detector');
+  });
+  it('turns a missing input into could-not-judge with the input reason', async () => {
+    const r = await audit({ target: { path: red }, rules: ['C-1'], detectors: c1 });
+    assert.equal(r.results[0]!.state, 'absent');
+    const noRepo = await audit({ target: { command: ['x'] }, rules: ['C-1'], detectors: c1 });
+    assert.equal(noRepo.results[0]!.state, 'could-not-judge');
+    assert.equal(noRepo.results[0]!.reason?.code, 'needs-repo');
+  });
+  it('a detector that throws or emits an undeclared message becomes could-not-judge, not a pass', async () => {
+    const boom = defineDetector({ ruleId: 'C-1', genre: 'static', needs: ['repo'], messages: {}, judge: () => { throw new Error('boom'); } });
+    const liar = defineDetector({ ruleId: 'C-1', genre: 'static', needs: ['repo'], messages: {}, judge: () => ({ state: 'absent', findings: [{ messageId: 'nope' }] }) });
+    for (const d of [boom, liar]) {
+      const r = await audit({ target: { path: red }, rules: ['C-1'], detectors: [d] });
+      assert.equal(r.results[0]!.state, 'could-not-judge');
+      assert.equal(r.results[0]!.reason?.code, 'detector-error');
+    }
+    const ok = defineDetector({ ruleId: 'C-1', genre: 'static', needs: ['repo'], messages: {}, judge: () => present() });
+    assert.equal((await audit({ target: { path: red }, rules: ['C-1'], detectors: [ok] })).results[0]!.state, 'present');
+  });
+  it('stops on cancellation', async () => {
+    const ac = new AbortController();
+    ac.abort();
+    await assert.rejects(audit({ target: { path: red }, signal: ac.signal }), AuditCancelled);
+  });
+  it('reports the kind of target and marks family rules not-applicable', async () => {
+    const r = await audit({ target: { path: red }, rules: ['E-1', 'A-2'] });
+    assert.equal(r.target.kind, 'server');
+    assert.deepEqual(r.results.map((x) => [x.ruleId, x.state, x.reason?.code]), [
+      ['A-2', 'not-applicable', 'kind-mismatch'],
+      ['E-1', 'not-applicable', 'kind-mismatch'],
+    ]);
+  });
+});
+
+describe('configuration', () => {
+  it('a suppression with a reason keeps the result visible but does not fail', async () => {
+    const dir = copyRed();
+    try {
+      writeFileSync(join(dir, '.mcp-doctor.json'), JSON.stringify({ suppressions: [{ rule: 'C-1', reason: 'French texts are being translated this week.' }] }));
+      const r = await runCli(['audit', dir, '--rules', 'C-1', '--format', 'json']);
+      assert.equal(r.code, 0, r.stderr);
+      const c1r = JSON.parse(r.stdout).results[0];
+      assert.equal(c1r.state, 'absent');
+      assert.equal(c1r.suppressed.source, 'config');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it('a suppression without a reason is a usage error (exit 2) and nothing is judged', async () => {
+    const dir = copyRed();
+    try {
+      writeFileSync(join(dir, '.mcp-doctor.json'), JSON.stringify({ suppressions: [{ rule: 'C-1' }] }));
+      const r = await runCli(['audit', dir]);
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /reason/);
+      assert.equal(r.stdout, '');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it('a baseline accepts the red findings it already holds, and only those', async () => {
+    const dir = copyRed();
+    try {
+      const first = await runCli(['audit', dir, '--rules', 'C-1', '--format', 'json']);
+      writeFileSync(join(dir, 'baseline.json'), first.stdout);
+      writeFileSync(join(dir, '.mcp-doctor.json'), JSON.stringify({ baseline: 'baseline.json' }));
+      assert.equal((await runCli(['audit', dir, '--rules', 'C-1'])).code, 0);
+      rmSync(join(dir, 'README.md'));
+      writeFileSync(join(dir, 'README.txt'), 'moved');
+      assert.equal((await runCli(['audit', dir, '--rules', 'C-1'])).code, 1, 'a new finding location is not in the baseline');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

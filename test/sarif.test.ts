@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import Ajv from 'ajv-draft-04';
+import addFormats from 'ajv-formats';
+import { packageRoot } from '../src/engine/paths.js';
+import { runCli } from './support/run.js';
+
+const require = createRequire(import.meta.url);
+const schemaFile = join(require.resolve('@microsoft/jest-sarif/package.json'), '..', 'lib', 'schemas', 'sarif-2.1.0-rtm.5.json');
+const red = join(packageRoot(), 'src', 'detectors', 'C-1-bilingual', 'fixtures', 'absent', 'english-only');
+
+function validator() {
+  const ajv = new (Ajv as unknown as typeof Ajv.default)({ strict: false, unicodeRegExp: false, allErrors: true });
+  (addFormats as unknown as typeof addFormats.default)(ajv);
+  return ajv.compile(JSON.parse(readFileSync(schemaFile, 'utf8')));
+}
+
+describe('SARIF output', () => {
+  const validate = validator();
+  it('the validator rejects a broken log (the test can fail)', () => {
+    assert.equal(validate({ version: '2.1.0', runs: [{ tool: { driver: { name: 'x' } }, results: [{ message: { text: 'a' }, level: 'bogus' }] }] }), false);
+  });
+  for (const locale of ['en', 'fr']) {
+    it(`validates against the SARIF 2.1.0 schema (${locale}) and carries located results`, async () => {
+      const r = await runCli(['audit', red, '--format', 'sarif', '--locale', locale]);
+      assert.equal(r.code, 1, r.stderr);
+      const log = JSON.parse(r.stdout) as { runs: { results: unknown[]; tool: { driver: { language: string; rules: { id: string; help: { markdown: string } }[] } } }[] };
+      assert.ok(validate(log), JSON.stringify(validate.errors?.slice(0, 5)));
+      const results = log.runs[0]!.results as { ruleId: string; kind: string; locations?: { physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number } } }[] }[];
+      const c1 = results.filter((x) => x.ruleId === 'C-1' && x.kind === 'fail');
+      assert.ok(c1.some((x) => x.locations?.[0]?.physicalLocation.artifactLocation.uri === 'package.json' && x.locations[0].physicalLocation.region?.startLine === 4));
+      const rule = log.runs[0]!.tool.driver.rules.find((x) => x.id === "C-1")!;
+      assert.ok(rule.help.markdown.length > 100);
+      assert.equal(log.runs[0]!.tool.driver.language, locale);
+    });
+  }
+});
