@@ -11,6 +11,8 @@ import { renderJson } from './report/json.js';
 import { renderMarkdown } from './report/markdown.js';
 import { renderSarif } from './report/sarif.js';
 import { summarize } from './report/text.js';
+import { parseEnvPairs } from './probe/env.js';
+import { probeAndJudge, ProbeInputError } from './probe/run.js';
 
 /**
  * The CLI face. Exit codes: 0 no red finding at or above --fail-on; 1 red findings; 2 usage error;
@@ -114,12 +116,73 @@ async function cmdServe(): Promise<number> {
 }
 
 async function cmdProbe(argv: string[]): Promise<number> {
-  const { probeCli } = await import('./probe/cli.js').catch(() => ({ probeCli: undefined }));
-  if (!probeCli) {
-    process.stderr.write(t(defaultLocale(), 'cli.errors.probeUnavailable') + '\n');
-    return EXIT.failed;
+  const dash = argv.indexOf('--');
+  const own = dash >= 0 ? argv.slice(0, dash) : argv;
+  const command = dash >= 0 ? argv.slice(dash + 1) : undefined;
+  const { values, positionals } = parseArgs({
+    args: own,
+    allowPositionals: true,
+    options: {
+      format: { type: 'string' },
+      locale: { type: 'string' },
+      rules: { type: 'string' },
+      'fail-on': { type: 'string' },
+      output: { type: 'string', short: 'o' },
+      quiet: { type: 'boolean', short: 'q' },
+      cwd: { type: 'string' },
+      env: { type: 'string', multiple: true },
+      'timeout-ms': { type: 'string' },
+      url: { type: 'string' },
+      'save-session': { type: 'string' },
+      'from-session': { type: 'string' },
+    },
+  });
+  const locale = pickLocale(values.locale);
+  const format = pickFormat(values.format, locale);
+  const failOn = (values['fail-on'] ?? 'note') as FailOn;
+  if (!FAIL_ON.includes(failOn)) throw new UsageError(t(locale, 'cli.errors.failOn', { value: failOn, values: FAIL_ON.join(', ') }));
+  if (positionals.length) throw new UsageError(t(locale, 'cli.errors.probeDash'));
+  const sources = [command?.length ? 1 : 0, values.url ? 1 : 0, values['from-session'] ? 1 : 0].reduce((a, b) => a + b, 0);
+  if (sources !== 1) throw new UsageError(t(locale, 'cli.errors.probeTarget'));
+  const timeoutMs = values['timeout-ms'] !== undefined ? Number(values['timeout-ms']) : undefined;
+  if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs < 1000)) throw new UsageError(t(locale, 'cli.errors.timeout'));
+  let env: Record<string, string>;
+  try {
+    env = parseEnvPairs(values.env ?? []);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
   }
-  return probeCli(argv);
+  const tty = process.stderr.isTTY && !values.quiet;
+  let result;
+  try {
+    result = await probeAndJudge({
+      command,
+      url: values.url,
+      cwd: values.cwd,
+      env,
+      timeoutMs,
+      saveSession: values['save-session'],
+      fromSession: values['from-session'],
+      rules: values.rules?.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean),
+      onStep: values.quiet ? undefined : (step) => process.stderr.write(tty ? `\r\x1b[2K${t(locale, 'cli.probeStep', { step })}` : `${t(locale, 'cli.probeStep', { step })}\n`),
+    });
+  } catch (e) {
+    if (e instanceof ProbeInputError) {
+      const msg = t(locale, `cli.errors.${e.code}`, e.data);
+      if (e.code === 'httpUnavailable') {
+        process.stderr.write(`mcp-doctor: ${msg}\n`);
+        return EXIT.failed;
+      }
+      throw new UsageError(msg);
+    }
+    throw e;
+  }
+  if (tty) process.stderr.write('\r\x1b[2K');
+  const render = { json: renderJson, markdown: renderMarkdown, sarif: renderSarif }[format];
+  emit(render(result.report, locale), values.output);
+  const red = failing(result.report.results, failOn);
+  if (!values.quiet) process.stderr.write(t(locale, 'cli.summary', { ...summarize(result.report.results), failing: red.length }) + '\n');
+  return red.length ? EXIT.findings : EXIT.ok;
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -61,13 +61,15 @@ describe('CLI contract', () => {
     assert.equal((await runCli(['audit', red, '--fail-on', 'none'])).code, 0);
     assert.equal((await runCli(['audit', fixture('C-1-bilingual', 'fixtures', 'present', 'complete'), '--rules', 'C-1'])).code, 0);
   });
-  it('usage errors exit 2; an unavailable probe exits 3', async () => {
+  it('usage errors exit 2; a probe that cannot run exits 3', async () => {
     assert.equal((await runCli(['audit'])).code, 2);
     assert.equal((await runCli(['audit', red, '--format', 'xml'])).code, 2);
     assert.equal((await runCli(['audit', red, '--rules', 'Z-9'])).code, 2);
     assert.equal((await runCli(['audit', '/definitely/not/here'])).code, 2);
     assert.equal((await runCli(['explain', 'C-999'])).code, 2);
     assert.equal((await runCli(['frobnicate'])).code, 2);
-    assert.equal((await runCli(['probe', '--', 'node', '-e', '0'])).code, 3);
+    assert.equal((await runCli(['probe', '--url', 'http://127.0.0.1:9/mcp'])).code, 3);
+    assert.equal((await runCli(['probe'])).code, 2);
+    assert.equal((await runCli(['probe', '--from-session', '/definitely/not/here.json'])).code, 2);
   });
 });

@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { Genre, TargetKind, Verdict } from './types.js';
 import type { RepoFacts } from '../facts/repo.js';
+import type { SessionFacts } from '../facts/session.js';
 
 /**
  * The detector contract. A detector judges one part (one genre) of one rule, as a pure function over
@@ -12,7 +13,7 @@ import type { RepoFacts } from '../facts/repo.js';
  * filled by later stages; in a static audit they are unavailable and the runner says so. */
 export interface Inputs {
   repo: RepoFacts;
-  session: unknown;
+  session: SessionFacts;
   gate: unknown;
 }
 export type InputName = keyof Inputs;

@@ -17,6 +17,8 @@ import {
   type Verdict,
 } from './types.js';
 import { RepoFacts } from '../facts/repo.js';
+import { SessionFacts } from '../facts/session.js';
+import type { RecordedSession } from '../probe/session.js';
 import { registry } from '../detectors/index.js';
 
 export interface Target {
@@ -30,7 +32,7 @@ export interface Target {
 export interface AuditOptions {
   target: Target;
   /** A recorded live session (dynamic genre). */
-  session?: unknown;
+  session?: RecordedSession;
   /** Only these rule ids. */
   rules?: string[];
   config?: Config;
@@ -193,7 +195,7 @@ export async function audit(opts: AuditOptions): Promise<Report> {
   } else {
     gathered.repo = { ok: false, reason: { code: 'needs-repo' } };
   }
-  gathered.session = opts.session !== undefined ? { ok: true, value: opts.session } : { ok: false, reason: { code: 'needs-session' } };
+  gathered.session = opts.session !== undefined ? { ok: true, value: new SessionFacts(opts.session) } : { ok: false, reason: { code: 'needs-session' } };
   gathered.gate = { ok: false, reason: { code: 'needs-gate' } };
 
   const kind: TargetKind = config.targetKind ?? (gathered.repo.ok ? gathered.repo.value.kind() : 'server');

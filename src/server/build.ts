@@ -11,6 +11,8 @@ import { ownPackage } from '../engine/paths.js';
 import { toJson } from '../report/json.js';
 import { findingMessage, quoteInert, where } from '../report/text.js';
 import { RateLimiter } from './rate-limit.js';
+import { probeAndJudge, ProbeInputError } from '../probe/run.js';
+import { ProbeCancelled } from '../probe/probe.js';
 import { ExplainOut, ReportOut, RulesOut } from './schemas.js';
 
 /**
@@ -118,7 +120,10 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         command: z.array(z.string().min(1)).min(1).max(64).optional().describe(S('tools.probe_endpoint.args.command')),
         url: z.string().url().optional().describe(S('tools.probe_endpoint.args.url')),
         cwd: z.string().optional().describe(S('tools.probe_endpoint.args.cwd')),
+        env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).optional().describe(S('tools.probe_endpoint.args.env')),
         timeout_ms: z.number().int().min(1000).max(600_000).optional().describe(S('tools.probe_endpoint.args.timeout_ms')),
+        rules: z.array(z.string().regex(/^[CSAEXcsaex]-\d+$/)).max(100).optional().describe(S('tools.audit_repository.args.rules')),
+        fail_on: z.enum(FAIL_ON as [FailOn, ...FailOn[]]).optional().describe(S('tools.audit_repository.args.fail_on')),
         locale: localeEnum.optional().describe(S('args.locale')),
       }),
       outputSchema: ReportOut,
@@ -132,12 +137,41 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         },
       },
     },
-    async ({ locale, command, url }) => {
+    async ({ locale, command, url, cwd, env, timeout_ms, rules, fail_on }, ctx) => {
       const lim = limited('probe_endpoint');
       if (lim) return lim;
       const loc = locale ?? L;
-      if (!command && !url) return toolError(t(loc, 'server.errors.probeTarget'));
-      return toolError(t(loc, 'cli.errors.probeUnavailable'));
+      if ((command ? 1 : 0) + (url ? 1 : 0) !== 1) return toolError(t(loc, 'server.errors.probeTarget'));
+      const token = ctx.mcpReq._meta?.progressToken;
+      let step = 0;
+      const notify = (message: string) =>
+        token === undefined
+          ? undefined
+          : void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: ++step, message } }).catch(() => undefined);
+      try {
+        const { report } = await probeAndJudge({
+          command,
+          url,
+          cwd,
+          env,
+          timeoutMs: timeout_ms,
+          rules: rules?.map((r) => r.toUpperCase()),
+          signal: ctx.mcpReq.signal,
+          onStep: (s) => notify(s),
+        });
+        const json = toJson(report, loc);
+        const red = failing(report.results, fail_on ?? 'note');
+        const target = quoteInert((command ?? [url ?? '']).join(' '));
+        const lines = [t(loc, 'server.auditSummary', { ...json.summary, failing: red.length, path: target })];
+        for (const r of red.slice(0, 10)) for (const f of r.findings.slice(0, 3)) lines.push(`- ${r.ruleId}: ${findingMessage(r.ruleId, f, loc)}`);
+        return { content: text(lines.join('\n')), structuredContent: { ...json, failing: red.length } };
+      } catch (e) {
+        if (e instanceof ProbeInputError) return toolError(t(loc, `cli.errors.${e.code}`, e.data));
+        if (e instanceof AuditCancelled || e instanceof ProbeCancelled) throw e;
+        if (e instanceof UnknownRuleError) return toolError(t(loc, 'cli.errors.unknownRule', { id: e.ids.join(', ') }));
+        log.error({ err: e }, 'probe_endpoint failed');
+        return toolError(t(loc, 'server.errors.auditFailed'));
+      }
     },
   );
 

@@ -8,6 +8,8 @@ import type { Detector } from '../../src/engine/detector.js';
 import { judgeRule } from '../../src/engine/runner.js';
 import { STATES, type State } from '../../src/engine/types.js';
 import { RepoFacts } from '../../src/facts/repo.js';
+import { SessionFacts } from '../../src/facts/session.js';
+import type { RecordedSession } from '../../src/probe/session.js';
 import { packageRoot, sourceDirOf } from '../../src/engine/paths.js';
 
 /**
@@ -53,7 +55,11 @@ export function judgeFolder(ruleId: string, detectors: readonly Detector[], dir:
   if (existsSync(join(dir, '.mcp-doctor.json'))) config = loadConfig(dir).config;
   const repo = RepoFacts.gather(dir, config.ignorePaths);
   const kind = config.targetKind ?? repo.kind();
-  const result = judgeRule(rule, detectors, { repo: { ok: true, value: repo } }, config, kind);
+  const sessionFile = join(dir, 'session.json');
+  const session = existsSync(sessionFile)
+    ? { ok: true as const, value: new SessionFacts(JSON.parse(readFileSync(sessionFile, 'utf8')) as RecordedSession) }
+    : { ok: false as const, reason: { code: 'needs-session' } };
+  const result = judgeRule(rule, detectors, { repo: { ok: true, value: repo }, session }, config, kind);
   const staticPart = result.parts.find((p) => p.genre === 'static');
   return { result, staticPart };
 }

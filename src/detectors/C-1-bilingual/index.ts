@@ -18,8 +18,7 @@ export default [
     judge({ inputs: { repo }, kind }) {
       const manifest = repo.has('package.json') ? 'package.json' : undefined;
       if (!manifest) {
-        if (repo.has('pyproject.toml')) return couldNotJudge('no-package-manifest');
-        return couldNotJudge('no-package-manifest');
+        return couldNotJudge(repo.has('pyproject.toml') ? 'pyproject-not-read' : 'no-package-manifest');
       }
       const pj = repo.object(manifest);
       if (!pj.ok) return unreadable(pj);

@@ -1,0 +1,77 @@
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { audit, type Report } from '../engine/runner.js';
+import { scrubbedEnv } from './env.js';
+import { probeStdio } from './probe.js';
+import { isSession, type RecordedSession } from './session.js';
+
+/**
+ * The dynamic audit, shared by the CLI (`mcp-doctor probe`) and the MCP tool (`probe_endpoint`):
+ * record a session (or load one), then judge it, with the package folder when one is given.
+ */
+
+export interface ProbeRequest {
+  command?: string[];
+  url?: string;
+  cwd?: string;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+  fromSession?: string;
+  saveSession?: string;
+  rules?: string[];
+  signal?: AbortSignal;
+  onStep?: (step: string) => void;
+  onProgress?: (p: { done: number; total: number; ruleId: string }) => void;
+}
+
+export class ProbeInputError extends Error {
+  constructor(
+    readonly code: string,
+    readonly data: Record<string, string> = {},
+  ) {
+    super(code);
+  }
+}
+
+export function loadSession(file: string): RecordedSession {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new ProbeInputError('sessionUnreadable', { file, error: (e as Error).message });
+  }
+  if (!isSession(raw)) throw new ProbeInputError('sessionInvalid', { file });
+  return raw;
+}
+
+export async function recordSession(req: ProbeRequest): Promise<RecordedSession> {
+  if (req.fromSession) return loadSession(req.fromSession);
+  if (req.url) throw new ProbeInputError('httpUnavailable');
+  if (!req.command?.length) throw new ProbeInputError('probeTarget');
+  const cwd = req.cwd ? resolve(req.cwd) : process.cwd();
+  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new ProbeInputError('notAFolder', { path: req.cwd ?? cwd });
+  const overall = req.timeoutMs ?? 60_000;
+  const [command, ...args] = req.command;
+  return probeStdio({
+    target: { command: command!, args, cwd, env: scrubbedEnv(req.env ?? {}) },
+    limits: { connectionTimeoutMs: Math.max(2000, Math.floor(overall / 3)), requestTimeoutMs: Math.min(10_000, Math.max(1000, Math.floor(overall / 6))) },
+    signal: req.signal,
+    onStep: req.onStep,
+  });
+}
+
+export async function probeAndJudge(req: ProbeRequest): Promise<{ session: RecordedSession; report: Report }> {
+  const session = await recordSession(req);
+  if (req.saveSession) writeFileSync(req.saveSession, JSON.stringify(session, null, 2) + '\n');
+  const pkgDir = req.cwd ? resolve(req.cwd) : undefined;
+  const withRepo = pkgDir && (existsSync(resolve(pkgDir, 'package.json')) || existsSync(resolve(pkgDir, 'mcp.json')));
+  const target = session.target.transport === 'stdio' ? { command: session.target.command } : { url: session.target.url };
+  const report = await audit({
+    target: { ...target, ...(withRepo ? { path: pkgDir } : {}) },
+    session,
+    rules: req.rules,
+    signal: req.signal,
+    onProgress: req.onProgress,
+  });
+  return { session, report };
+}

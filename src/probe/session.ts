@@ -1,0 +1,61 @@
+/**
+ * A recorded live session: every message that crossed the wire, in each protocol era, on its own
+ * connection. Detectors judge these records only — never a client SDK's parsed objects, which strip
+ * `resultType` and invent `ttlMs`/`cacheScope` (shared/notes/sdk-v2.md §3).
+ * A session is saved as JSON (`--save-session`) and judged again offline (`--from-session`).
+ */
+
+export const SESSION_FORMAT = 'mcp-doctor-session/1';
+
+export type JsonRpc = Record<string, unknown> & { jsonrpc?: string; id?: string | number | null; method?: string; params?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
+
+export interface WireMessage {
+  dir: 'out' | 'in';
+  /** Milliseconds since the connection started. */
+  at: number;
+  message: JsonRpc;
+}
+
+/** One HTTP exchange (Streamable HTTP targets). Bodies are bounded. */
+export interface HttpExchange {
+  label: string;
+  request: { method: string; url: string; headers: Record<string, string>; body?: string };
+  response?: { status: number; headers: Record<string, string>; body: string; truncated: boolean; messages: JsonRpc[] };
+  error?: string;
+  at: number;
+}
+
+export type ConnectionLabel = 'modern' | 'legacy' | 'negotiation';
+
+export interface Connection {
+  label: ConnectionLabel;
+  /** What happened: answered, refused (a JSON-RPC error), timeout, crashed (exit), or failed to start. */
+  outcome: 'answered' | 'refused' | 'timeout' | 'exited' | 'spawn-failed' | 'http-error' | 'blocked';
+  detail?: string;
+  messages: WireMessage[];
+  /** Lines on stdout that were not JSON-RPC (X-7), bounded. */
+  noise: string[];
+  /** Tail of stderr, bounded. */
+  stderr: string;
+  /** True when the capture bounds cut something. */
+  truncated: boolean;
+  exit?: { code: number | null; signal: string | null };
+  http?: HttpExchange[];
+  durationMs: number;
+}
+
+export interface RecordedSession {
+  format: typeof SESSION_FORMAT;
+  tool: { name: string; version: string };
+  target: { transport: 'stdio'; command: string[]; cwd?: string } | { transport: 'http'; url: string };
+  startedAt: string;
+  durationMs: number;
+  /** What the probe did beyond listing (for transparency: tools it called, and how). */
+  actions: { kind: string; detail: string }[];
+  connections: Connection[];
+  /** HTTP-only transport checks (hostile Origin, bad headers, auth challenge), when the target is HTTP. */
+  httpChecks?: HttpExchange[];
+}
+
+export const isSession = (v: unknown): v is RecordedSession =>
+  typeof v === 'object' && v !== null && (v as { format?: unknown }).format === SESSION_FORMAT && Array.isArray((v as { connections?: unknown }).connections);
