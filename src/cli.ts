@@ -12,7 +12,7 @@ import { renderMarkdown } from './report/markdown.js';
 import { renderSarif } from './report/sarif.js';
 import { summarize } from './report/text.js';
 import { parseEnvPairs } from './probe/env.js';
-import { probeAndJudge, ProbeInputError } from './probe/run.js';
+import { probeAndJudge, ProbeInputError, ProbeUnreachable } from './probe/run.js';
 
 /**
  * The CLI face. Exit codes: 0 no red finding at or above --fail-on; 1 red findings; 2 usage error;
@@ -133,6 +133,8 @@ async function cmdProbe(argv: string[]): Promise<number> {
       env: { type: 'string', multiple: true },
       'timeout-ms': { type: 'string' },
       url: { type: 'string' },
+      header: { type: 'string', multiple: true },
+      'allow-private': { type: 'boolean' },
       'save-session': { type: 'string' },
       'from-session': { type: 'string' },
     },
@@ -152,12 +154,20 @@ async function cmdProbe(argv: string[]): Promise<number> {
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+  const headers: Record<string, string> = {};
+  for (const h of values.header ?? []) {
+    const i = h.indexOf(':');
+    if (i <= 0) throw new UsageError(t(locale, 'cli.errors.header', { value: h }));
+    headers[h.slice(0, i).trim().toLowerCase()] = h.slice(i + 1).trim();
+  }
   const tty = process.stderr.isTTY && !values.quiet;
   let result;
   try {
     result = await probeAndJudge({
       command,
       url: values.url,
+      headers,
+      allowPrivate: values['allow-private'],
       cwd: values.cwd,
       env,
       timeoutMs,
@@ -167,12 +177,12 @@ async function cmdProbe(argv: string[]): Promise<number> {
       onStep: values.quiet ? undefined : (step) => process.stderr.write(tty ? `\r\x1b[2K${t(locale, 'cli.probeStep', { step })}` : `${t(locale, 'cli.probeStep', { step })}\n`),
     });
   } catch (e) {
+    if (e instanceof ProbeUnreachable) {
+      process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.unreachable', { detail: e.detail })}\n`);
+      return EXIT.failed;
+    }
     if (e instanceof ProbeInputError) {
       const msg = t(locale, `cli.errors.${e.code}`, e.data);
-      if (e.code === 'httpUnavailable') {
-        process.stderr.write(`mcp-doctor: ${msg}\n`);
-        return EXIT.failed;
-      }
       throw new UsageError(msg);
     }
     throw e;

@@ -5,6 +5,19 @@ import c3 from './C-3-semver-changelog/index.js';
 import c5 from './C-5-eval-suite/index.js';
 import c7 from './C-7-obtain-pin-verify/index.js';
 import c17 from './C-17-supply-chain/index.js';
+import c18 from './C-18-structure-manifest/index.js';
+import c20 from './C-20-derived-locales/index.js';
+import s1 from './S-1-stdio-transport/index.js';
+import s5 from './S-5-oauth-resource-server/index.js';
+import s16 from './S-16-local-footprint/index.js';
+import s22 from './S-22-origin-validation/index.js';
+import s23 from './S-23-protocol-version-header/index.js';
+import e1 from './E-1-reverse-dns-identifier/index.js';
+import e2 from './E-2-graceful-degradation/index.js';
+import e3 from './E-3-single-type/index.js';
+import e4 from './E-4-declared-hooks/index.js';
+import x9 from './X-9-header-body-mirroring/index.js';
+import x10 from './X-10-stateless-transport/index.js';
 
 /**
  * The explicit registry, sorted by rule id. One entry per detector folder; a test compares it with the
@@ -18,6 +31,19 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'C-5-eval-suite', detectors: c5 },
   { folder: 'C-7-obtain-pin-verify', detectors: c7 },
   { folder: 'C-17-supply-chain', detectors: c17 },
+  { folder: 'C-18-structure-manifest', detectors: c18 },
+  { folder: 'C-20-derived-locales', detectors: c20 },
+  { folder: 'S-1-stdio-transport', detectors: s1 },
+  { folder: 'S-5-oauth-resource-server', detectors: s5 },
+  { folder: 'S-16-local-footprint', detectors: s16 },
+  { folder: 'S-22-origin-validation', detectors: s22 },
+  { folder: 'S-23-protocol-version-header', detectors: s23 },
+  { folder: 'E-1-reverse-dns-identifier', detectors: e1 },
+  { folder: 'E-2-graceful-degradation', detectors: e2 },
+  { folder: 'E-3-single-type', detectors: e3 },
+  { folder: 'E-4-declared-hooks', detectors: e4 },
+  { folder: 'X-9-header-body-mirroring', detectors: x9 },
+  { folder: 'X-10-stateless-transport', detectors: x10 },
 ];
 
 export const registry: readonly Detector[] = folders.flatMap((f) => f.detectors);

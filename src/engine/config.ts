@@ -38,6 +38,8 @@ export const ConfigSchema = z
         authorityTiers: z.array(z.string().min(1)).min(1).default(['public', 'authenticated', 'admin', 'internal']),
         /** E-1: allowed extension identifier prefixes (e.g. "com.example/"). Empty: any reverse-DNS identifier. */
         extensionIdentifierPrefixes: z.array(z.string().min(1)).default([]),
+        /** S-12: a protocol list longer than this without nextCursor is not paginated where it should be. */
+        maxUnpaginatedItems: z.number().int().positive().default(200),
         /** C-13 / C-19 / C-21: context budgets in tokens. */
         contextBudget: z
           .object({

@@ -19,7 +19,8 @@ export interface Inputs {
 export type InputName = keyof Inputs;
 
 export interface JudgeContext<N extends InputName = InputName> {
-  inputs: Pick<Inputs, N>;
+  /** The inputs in `needs`, always present; inputs in `wants` are present only when they could be gathered. */
+  inputs: Pick<Inputs, N> & Partial<Inputs>;
   config: Config;
   kind: TargetKind;
 }
@@ -31,6 +32,8 @@ export interface Detector<N extends InputName = InputName> {
   ruleId: string;
   genre: Genre;
   needs: readonly N[];
+  /** Optional inputs: used when available (e.g. package.json to compare a served version), never required. */
+  wants?: readonly InputName[];
   /** Every message id this detector may emit, with its placeholders. */
   messages: MessageSpec;
   /** Optional: what this detector covers when it judges only part of its genre's half (shown in `rules`). */

@@ -99,6 +99,10 @@ function runDetector(d: Detector, gathered: Gathered, config: Config, kind: Targ
     if (!g.ok) return { state: 'could-not-judge', findings: [], reason: g.reason };
   }
   const inputs = Object.fromEntries(d.needs.map((n) => [n, (gathered[n] as { value: unknown }).value])) as unknown as Inputs;
+  for (const w of d.wants ?? []) {
+    const g = gathered[w];
+    if (g?.ok) (inputs as unknown as Record<string, unknown>)[w] = g.value;
+  }
   try {
     const v = d.judge({ inputs, config, kind });
     for (const f of v.findings) {

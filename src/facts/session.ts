@@ -1,4 +1,4 @@
-import type { Connection, ConnectionLabel, JsonRpc, RecordedSession } from '../probe/session.js';
+import type { Connection, ConnectionLabel, HttpExchange, JsonRpc, RecordedSession } from '../probe/session.js';
 
 /**
  * Read-only views over a recorded session, for dynamic detectors. Everything here is derived from the raw
@@ -105,6 +105,27 @@ export class SessionFacts {
     return this.exchanges(label)
       .filter((e) => isObj(e.response?.result))
       .map((e) => ({ method: String(e.request.method), result: e.response!.result as Obj }));
+  }
+
+  isHttp(): boolean {
+    return this.session.target.transport === 'http';
+  }
+
+  /** A transport check of an HTTP session (hostile-origin, unsupported-protocol-version, header-mismatch, …). */
+  httpCheck(label: string): HttpExchange | undefined {
+    return this.session.httpChecks?.find((x) => x.label === label);
+  }
+
+  /** The HTTP exchanges of one connection. */
+  http(label: ConnectionLabel): HttpExchange[] {
+    return this.connection(label)?.http ?? [];
+  }
+
+  /** Was the target on a loopback address? */
+  loopback(): boolean {
+    if (this.session.target.transport !== 'http') return false;
+    const host = new URL(this.session.target.url).hostname.replace(/^\[|\]$/g, '');
+    return host === 'localhost' || host === '::1' || /^127\./.test(host);
   }
 
   noise(): { label: ConnectionLabel; line: string }[] {

@@ -1,6 +1,8 @@
 import { ownPackage } from '../engine/paths.js';
-import { capabilitiesOf, CLIENT_INFO, envelope, exploreServer, LEGACY, resultOf } from './scenario.js';
-import { SESSION_FORMAT, type Connection, type ConnectionLabel, type RecordedSession } from './session.js';
+import { capabilitiesOf, CLIENT_INFO, envelope, exploreServer, LEGACY, MODERN, resultOf } from './scenario.js';
+import { SESSION_FORMAT, type Connection, type ConnectionLabel, type HttpExchange, type RecordedSession } from './session.js';
+import { HttpConnection, send, type HttpTarget } from './http.js';
+import { checkUrl } from './ssrf.js';
 import { DEFAULT_LIMITS, StdioConnection, type Limits, type StdioTarget } from './stdio.js';
 
 export interface StdioProbeOptions {
@@ -92,4 +94,126 @@ export async function probeStdio(opts: StdioProbeOptions): Promise<RecordedSessi
     actions,
     connections: [modern, legacy, negotiation],
   };
+}
+
+export interface HttpProbeOptions {
+  url: string;
+  headers?: Record<string, string>;
+  allowPrivate?: boolean;
+  limits?: Partial<Limits>;
+  signal?: AbortSignal;
+  onStep?: (step: string) => void;
+}
+
+export class SsrfRefused extends Error {
+  constructor(
+    readonly code: string,
+    readonly data: Record<string, string>,
+  ) {
+    super(code);
+  }
+}
+
+/** Probe a Streamable HTTP endpoint: both eras, version negotiation, then transport checks (Origin, headers, auth). */
+export async function probeHttp(opts: HttpProbeOptions): Promise<RecordedSession> {
+  const limits = { ...DEFAULT_LIMITS, ...opts.limits };
+  const verdict = await checkUrl(opts.url, { allowPrivate: !!opts.allowPrivate });
+  if (!verdict.ok) throw new SsrfRefused(verdict.code, verdict.data);
+  const target: HttpTarget = { url: verdict.url, address: verdict.address, family: verdict.family, headers: { ...(opts.headers ?? {}) } };
+  const started = Date.now();
+  const actions: RecordedSession['actions'] = [];
+  const step = (s: string) => opts.onStep?.(s);
+  const check = () => {
+    if (opts.signal?.aborted) throw new ProbeCancelled();
+  };
+
+  check();
+  step('server/discover');
+  const m = new HttpConnection('modern', target, limits, true);
+  const a = await m.request('server/discover', envelope());
+  httpOutcome(m, a);
+  const dr = resultOf(a);
+  if (dr) await exploreServer(m, capabilitiesOf(dr), (x) => envelope(x), actions, (s) => step(`2026-07-28 ${s}`));
+  const modern = m.close();
+
+  check();
+  step('initialize');
+  const l = new HttpConnection('legacy', target, limits, false);
+  const la = await l.request('initialize', { protocolVersion: LEGACY, capabilities: {}, clientInfo: CLIENT_INFO });
+  httpOutcome(l, la);
+  const lr = resultOf(la);
+  if (lr) {
+    const sid = l.record.http?.at(-1)?.response?.headers['mcp-session-id'];
+    if (sid) l.sticky['mcp-session-id'] = sid;
+    l.sticky['mcp-protocol-version'] = typeof lr.protocolVersion === 'string' ? lr.protocolVersion : LEGACY;
+    await l.notify('notifications/initialized');
+    await exploreServer(l, capabilitiesOf(lr), (x) => x ?? {}, actions, (s) => step(`2025-06-18 ${s}`));
+  }
+  const legacy = l.close();
+
+  check();
+  step('version negotiation');
+  const n = new HttpConnection('negotiation', target, limits, false);
+  httpOutcome(n, await n.request('initialize', { protocolVersion: FUTURE_VERSION, capabilities: {}, clientInfo: CLIENT_INFO }));
+  const negotiation = n.close();
+
+  check();
+  step('transport checks');
+  const body = (meta: Record<string, unknown> = {}) => JSON.stringify({ jsonrpc: '2.0', id: 'mcp-doctor-check', method: 'server/discover', params: envelope({ _meta: meta }) });
+  const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'server/discover' };
+  const t = { timeoutMs: limits.requestTimeoutMs, started };
+  const httpChecks: HttpExchange[] = [
+    await send(target, { ...t, label: 'hostile-origin', headers: { ...base, origin: 'http://evil.example' }, body: body() }),
+    await send(target, {
+      ...t,
+      label: 'unsupported-protocol-version',
+      headers: { ...base, 'mcp-protocol-version': '1999-01-01' },
+      body: body({ 'io.modelcontextprotocol/protocolVersion': '1999-01-01' }),
+    }),
+    await send(target, { ...t, label: 'header-mismatch', headers: { ...base, 'mcp-method': 'tools/list' }, body: body() }),
+    await send(target, { ...t, label: 'protected-resource-metadata', method: 'GET', path: '/.well-known/oauth-protected-resource', headers: { accept: 'application/json' } }),
+  ];
+  actions.push({ kind: 'http-checks', detail: 'hostile Origin, unsupported MCP-Protocol-Version, Mcp-Method mismatch, /.well-known/oauth-protected-resource' });
+  if (modern.http?.some((x) => x.response?.status === 401)) {
+    // The server protects itself: forged tokens must be refused (S-5). No real credential is ever sent.
+    for (const [label, token] of forgedTokens(verdict.url.href)) {
+      httpChecks.push(await send(target, { ...t, label, headers: { ...base, authorization: `Bearer ${token}` }, body: body() }));
+    }
+    actions.push({ kind: 'forged-tokens', detail: 'alg none, bad signature' });
+  }
+  return {
+    format: SESSION_FORMAT,
+    tool: ownPackage(),
+    target: { transport: 'http', url: verdict.url.href },
+    startedAt: new Date(started).toISOString(),
+    durationMs: Date.now() - started,
+    actions,
+    connections: [modern, legacy, negotiation],
+    httpChecks,
+  };
+}
+
+function httpOutcome(c: HttpConnection, a: Awaited<ReturnType<HttpConnection['request']>>): void {
+  if (a.kind === 'timeout') c.record.outcome = 'timeout';
+  else if (a.kind === 'closed') {
+    c.record.outcome = 'http-error';
+    c.record.detail = c.record.http?.at(-1)?.error;
+  } else if (a.message.error) {
+    c.record.outcome = 'refused';
+    const e = a.message.error as { code?: unknown; data?: { httpStatus?: unknown } };
+    c.record.detail = e.data?.httpStatus !== undefined ? `HTTP ${String(e.data.httpStatus)}` : String(e.code);
+  } else c.record.outcome = 'answered';
+}
+
+const b64url = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+
+/** Tokens no correct resource server accepts: unsigned (alg none) and signed with a key nobody holds. */
+export function forgedTokens(audience: string): [string, string][] {
+  const claims = { iss: 'https://mcp-doctor.invalid', aud: audience, sub: 'mcp-doctor-probe', exp: Math.floor(Date.now() / 1000) + 300 };
+  const none = `${b64url({ alg: 'none', typ: 'JWT' })}.${b64url(claims)}.`;
+  const bad = `${b64url({ alg: 'RS256', typ: 'JWT', kid: 'mcp-doctor' })}.${b64url(claims)}.${Buffer.from('not-a-signature').toString('base64url')}`;
+  return [
+    ['token-alg-none', none],
+    ['token-bad-signature', bad],
+  ];
 }

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { audit, type Report } from '../engine/runner.js';
 import { scrubbedEnv } from './env.js';
-import { probeStdio } from './probe.js';
+import { probeHttp, probeStdio, SsrfRefused } from './probe.js';
 import { isSession, type RecordedSession } from './session.js';
 
 /**
@@ -15,6 +15,10 @@ export interface ProbeRequest {
   url?: string;
   cwd?: string;
   env?: Record<string, string>;
+  /** Extra HTTP headers (e.g. Authorization) for --url. */
+  headers?: Record<string, string>;
+  /** Allow private address ranges for --url. */
+  allowPrivate?: boolean;
   timeoutMs?: number;
   fromSession?: string;
   saveSession?: string;
@@ -46,7 +50,14 @@ export function loadSession(file: string): RecordedSession {
 
 export async function recordSession(req: ProbeRequest): Promise<RecordedSession> {
   if (req.fromSession) return loadSession(req.fromSession);
-  if (req.url) throw new ProbeInputError('httpUnavailable');
+  if (req.url) {
+    try {
+      return await probeHttp({ url: req.url, headers: req.headers, allowPrivate: req.allowPrivate, signal: req.signal, onStep: req.onStep, limits: { requestTimeoutMs: Math.min(10_000, req.timeoutMs ?? 10_000) } });
+    } catch (e) {
+      if (e instanceof SsrfRefused) throw new ProbeInputError(e.code, e.data);
+      throw e;
+    }
+  }
   if (!req.command?.length) throw new ProbeInputError('probeTarget');
   const cwd = req.cwd ? resolve(req.cwd) : process.cwd();
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new ProbeInputError('notAFolder', { path: req.cwd ?? cwd });
@@ -60,8 +71,18 @@ export async function recordSession(req: ProbeRequest): Promise<RecordedSession>
   });
 }
 
+/** The target could not be reached at all (command not found, connection refused): the audit could not run. */
+export class ProbeUnreachable extends Error {
+  constructor(readonly detail: string) {
+    super(detail);
+  }
+}
+
 export async function probeAndJudge(req: ProbeRequest): Promise<{ session: RecordedSession; report: Report }> {
   const session = await recordSession(req);
+  if (session.connections.every((c) => (c.outcome === 'spawn-failed' || c.outcome === 'http-error') && !c.messages.some((m) => m.dir === 'in'))) {
+    throw new ProbeUnreachable(session.connections.map((c) => c.detail).find(Boolean) ?? 'unreachable');
+  }
   if (req.saveSession) writeFileSync(req.saveSession, JSON.stringify(session, null, 2) + '\n');
   const pkgDir = req.cwd ? resolve(req.cwd) : undefined;
   const withRepo = pkgDir && (existsSync(resolve(pkgDir, 'package.json')) || existsSync(resolve(pkgDir, 'mcp.json')));

@@ -11,7 +11,7 @@ import { ownPackage } from '../engine/paths.js';
 import { toJson } from '../report/json.js';
 import { findingMessage, quoteInert, where } from '../report/text.js';
 import { RateLimiter } from './rate-limit.js';
-import { probeAndJudge, ProbeInputError } from '../probe/run.js';
+import { probeAndJudge, ProbeInputError, ProbeUnreachable } from '../probe/run.js';
 import { ProbeCancelled } from '../probe/probe.js';
 import { ExplainOut, ReportOut, RulesOut } from './schemas.js';
 
@@ -167,6 +167,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         return { content: text(lines.join('\n')), structuredContent: { ...json, failing: red.length } };
       } catch (e) {
         if (e instanceof ProbeInputError) return toolError(t(loc, `cli.errors.${e.code}`, e.data));
+        if (e instanceof ProbeUnreachable) return toolError(t(loc, 'cli.errors.unreachable', { detail: quoteInert(e.detail) }));
         if (e instanceof AuditCancelled || e instanceof ProbeCancelled) throw e;
         if (e instanceof UnknownRuleError) return toolError(t(loc, 'cli.errors.unknownRule', { id: e.ids.join(', ') }));
         log.error({ err: e }, 'probe_endpoint failed');

@@ -47,6 +47,10 @@ export function fixtureCases(fixturesDir: string): FixtureCase[] {
   return out;
 }
 
+/** A fixture that is a live server: `server.mjs`, a `probe.json` command, or a recorded `session.json`. */
+export const isServerFixture = (dir: string): boolean =>
+  ['server.mjs', 'probe.json', 'session.json'].some((f) => existsSync(join(dir, f)));
+
 /** Judge one rule statically on a folder with the given detectors. */
 export function judgeFolder(ruleId: string, detectors: readonly Detector[], dir: string) {
   const rule = loadCatalog().byId.get(ruleId);
@@ -71,8 +75,10 @@ export function judgeFolder(ruleId: string, detectors: readonly Detector[], dir:
  */
 export function testDetectorFolder(ruleId: string, detectors: readonly Detector[], moduleUrl: string): void {
   const dir = sourceDirOf(moduleUrl);
-  const cases = fixtureCases(join(dir, 'fixtures'));
   const genre = detectors[0]!.genre;
+  // A dynamic detector is judged on the fixtures that are servers (or carry a recorded session); plain
+  // repository fixtures of a static detector in the same folder are not its cases.
+  const cases = fixtureCases(join(dir, 'fixtures')).filter((c) => genre !== 'dynamic' || isServerFixture(c.dir));
   describe(`${ruleId} (${genre}) fixtures`, () => {
     it('has at least one red and one green fixture', () => {
       assert.ok(cases.some((c) => c.state === 'present'), `${ruleId}: no fixtures/present/* case`);

@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { packageRoot } from '../../src/engine/paths.js';
 import { scrubbedEnv } from '../../src/probe/env.js';
-import { probeStdio } from '../../src/probe/probe.js';
+import { spawn } from 'node:child_process';
+import { probeHttp, probeStdio } from '../../src/probe/probe.js';
+import { killTree } from '../../src/probe/stdio.js';
 import type { RecordedSession } from '../../src/probe/session.js';
 
 /**
@@ -17,6 +19,8 @@ export interface FixtureServer {
   dir: string;
   command: string[];
   env: Record<string, string>;
+  /** An HTTP fixture: the command starts a server that prints "listening <port>" on stderr. */
+  http?: boolean;
 }
 
 export function fixtureServers(): FixtureServer[] {
@@ -30,8 +34,8 @@ export function fixtureServers(): FixtureServer[] {
         const dir = join(fx, state, name);
         const pj = join(dir, 'probe.json');
         if (existsSync(pj)) {
-          const spec = JSON.parse(readFileSync(pj, 'utf8')) as { command: string[]; env?: Record<string, string> };
-          out.push({ folder, dir, command: spec.command, env: spec.env ?? {} });
+          const spec = JSON.parse(readFileSync(pj, 'utf8')) as { command: string[]; env?: Record<string, string>; http?: boolean };
+          out.push({ folder, dir, command: spec.command, env: spec.env ?? {}, http: spec.http });
         } else if (existsSync(join(dir, 'server.mjs'))) out.push({ folder, dir, command: ['node', 'server.mjs'], env: {} });
       }
     }
@@ -39,18 +43,52 @@ export function fixtureServers(): FixtureServer[] {
   return out;
 }
 
+/** Start an HTTP fixture server on a free loopback port, probe it, stop it. */
+async function probeHttpFixture(f: FixtureServer): Promise<RecordedSession> {
+  const [command, ...args] = f.command;
+  const child = spawn(command === 'node' ? process.execPath : command!, args, { cwd: f.dir, env: { ...scrubbedEnv(f.env), PORT: '0' }, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      let err = '';
+      const timer = setTimeout(() => reject(new Error(`no "listening <port>" from ${f.dir}: ${err}`)), 10_000);
+      child.stderr!.on('data', (d) => {
+        err += d;
+        const m = /listening (\d+)/.exec(err);
+        if (m) {
+          clearTimeout(timer);
+          resolve(Number(m[1]));
+        }
+      });
+      child.on('exit', () => reject(new Error(`fixture server exited: ${err}`)));
+    });
+    const s = await probeHttp({ url: `http://127.0.0.1:${port}/mcp`, limits: { requestTimeoutMs: 5000 } });
+    s.target = { transport: 'http', url: 'http://127.0.0.1:0/mcp' };
+    return s;
+  } finally {
+    await killTree(child.pid!);
+  }
+}
+
 /** Probe a fixture server, with timings normalised so recordings are stable. */
 export async function recordFixture(f: FixtureServer): Promise<RecordedSession> {
   const [command, ...args] = f.command;
   const node = command === 'node' ? process.execPath : command!;
-  const s = await probeStdio({
-    target: { command: node, args, cwd: f.dir, env: scrubbedEnv(f.env) },
-    limits: { requestTimeoutMs: 5000, connectionTimeoutMs: 30_000 },
-  });
+  const s = f.http
+    ? await probeHttpFixture(f)
+    : await probeStdio({
+        target: { command: node, args, cwd: f.dir, env: scrubbedEnv(f.env) },
+        limits: { requestTimeoutMs: 5000, connectionTimeoutMs: 30_000 },
+      });
   s.startedAt = '1970-01-01T00:00:00.000Z';
   s.durationMs = 0;
   s.tool = { name: 'mcp-doctor', version: 'fixture' };
-  s.target = { transport: 'stdio', command: f.command };
+  if (!f.http) s.target = { transport: 'stdio', command: f.command };
+  const port = /127\.0\.0\.1:(\d+)/;
+  for (const ex of [...(s.httpChecks ?? []), ...s.connections.flatMap((c) => c.http ?? [])]) {
+    ex.at = 0;
+    ex.request.url = ex.request.url.replace(port, '127.0.0.1:0');
+    if (ex.response) delete ex.response.headers.date;
+  }
   for (const c of s.connections) {
     c.durationMs = 0;
     c.stderr = '';

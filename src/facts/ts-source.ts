@@ -1,0 +1,103 @@
+import { Node, Project, type SourceFile } from 'ts-morph';
+import type { RepoFacts } from './repo.js';
+
+/**
+ * The audited repository's JavaScript/TypeScript sources as syntax trees (ts-morph), built once per
+ * RepoFacts and shared by the detectors that read code. Files come from RepoFacts (same bytes, same
+ * ignore rules), are parsed in memory (nothing touches the disk) and are never type-checked. Test
+ * folders, fixtures and declaration files are left out: they are not the published object.
+ */
+
+const SOURCE_FILE = /\.(?:ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
+const TEST_SEGMENTS = new Set(['test', 'tests', '__tests__', 'fixtures', '__fixtures__', '__mocks__']);
+
+/** True for a file under a test or fixture folder, or named like a test (*.test.ts, *.spec.js). */
+export function isTestPath(rel: string): boolean {
+  const parts = rel.split('/');
+  if (parts.slice(0, -1).some((p) => TEST_SEGMENTS.has(p))) return true;
+  return /\.(?:test|spec)\.[cm]?[jt]sx?$/.test(parts[parts.length - 1]!);
+}
+
+/** Source files (relative paths) that belong to the audited object. */
+export function sourceFilesOf(repo: RepoFacts): string[] {
+  return repo.files.filter((f) => SOURCE_FILE.test(f) && !/\.d\.[cm]?ts$/.test(f) && !isTestPath(f));
+}
+
+export interface ParsedSources {
+  /** Parsed files, keyed by their path relative to the audited root. */
+  readonly files: ReadonlyMap<string, SourceFile>;
+  /** Relative path of a parsed file. */
+  rel(sf: SourceFile): string;
+}
+
+const cache = new WeakMap<RepoFacts, ParsedSources>();
+
+export function parsedSources(repo: RepoFacts): ParsedSources {
+  const hit = cache.get(repo);
+  if (hit) return hit;
+  const project = new Project({
+    useInMemoryFileSystem: true,
+    skipAddingFilesFromTsConfig: true,
+    skipFileDependencyResolution: true,
+    compilerOptions: { allowJs: true },
+  });
+  const files = new Map<string, SourceFile>();
+  const back = new Map<SourceFile, string>();
+  for (const rel of sourceFilesOf(repo)) {
+    const t = repo.text(rel);
+    if (!t.ok) continue;
+    const sf = project.createSourceFile('/' + rel, t.value, { overwrite: true });
+    files.set(rel, sf);
+    back.set(sf, rel);
+  }
+  const parsed: ParsedSources = { files, rel: (sf) => back.get(sf) ?? sf.getFilePath().replace(/^\//, '') };
+  cache.set(repo, parsed);
+  return parsed;
+}
+
+/** 1-based line and column of a node's start. */
+export function positionOf(node: Node): { line: number; column: number } {
+  const { line, column } = node.getSourceFile().getLineAndColumnAtPos(node.getStart());
+  return { line, column };
+}
+
+/** The node without wrapping parentheses, `as`, `satisfies` or non-null assertions. */
+export function unwrap(node: Node): Node {
+  let n = node;
+  for (;;) {
+    if (Node.isParenthesizedExpression(n) || Node.isAsExpression(n) || Node.isSatisfiesExpression(n) || Node.isNonNullExpression(n)) {
+      n = n.getExpression();
+    } else return n;
+  }
+}
+
+/** The value of a string literal or a template without substitutions, else undefined. */
+export function stringValue(node: Node | undefined): string | undefined {
+  if (!node) return undefined;
+  const n = unwrap(node);
+  if (Node.isStringLiteral(n) || Node.isNoSubstitutionTemplateLiteral(n)) return n.getLiteralValue();
+  return undefined;
+}
+
+/** The text of a property name (identifier, string or numeric literal); undefined for a computed name. */
+export function propertyName(nameNode: Node): string | undefined {
+  if (Node.isIdentifier(nameNode) || Node.isPrivateIdentifier(nameNode)) return nameNode.getText();
+  if (Node.isStringLiteral(nameNode) || Node.isNoSubstitutionTemplateLiteral(nameNode)) return nameNode.getLiteralValue();
+  if (Node.isNumericLiteral(nameNode)) return nameNode.getText();
+  return undefined;
+}
+
+/** Follow an identifier to the initializer of a `const` declared at the top level of the same file. */
+export function localConstInitializer(id: Node): Node | undefined {
+  if (!Node.isIdentifier(id)) return undefined;
+  const name = id.getText();
+  for (const st of id.getSourceFile().getVariableStatements()) {
+    for (const d of st.getDeclarations()) {
+      if (d.getName() === name) {
+        const init = d.getInitializer();
+        return init ? unwrap(init) : undefined;
+      }
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,167 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { createParser } from 'eventsource-parser';
+import type { Answer, Limits } from './stdio.js';
+import type { Connection, ConnectionLabel, HttpExchange, JsonRpc } from './session.js';
+
+/**
+ * Streamable HTTP, as an untrusted peer: one POST per message, the connection pinned to the address the
+ * SSRF policy checked, no redirects followed, bounded bodies and timeouts. Every exchange is recorded.
+ */
+
+export interface HttpTarget {
+  url: URL;
+  /** The address checked by the SSRF policy; the socket connects there whatever DNS says later. */
+  address: string;
+  family: 4 | 6;
+  headers: Record<string, string>;
+}
+
+const MAX_BODY = 4 * 1024 * 1024;
+
+function flatHeaders(h: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+export function parseBody(contentType: string, body: string): JsonRpc[] {
+  const out: JsonRpc[] = [];
+  const push = (s: string) => {
+    try {
+      const v = JSON.parse(s) as unknown;
+      for (const m of Array.isArray(v) ? v : [v]) if (typeof m === 'object' && m !== null) out.push(m as JsonRpc);
+    } catch {
+      /* not JSON: kept in the raw body */
+    }
+  };
+  if (contentType.includes('text/event-stream')) {
+    const p = createParser({ onEvent: (e) => push(e.data) });
+    p.feed(body);
+  } else if (body.trim()) push(body);
+  return out;
+}
+
+/** One raw HTTP exchange, recorded. */
+export function send(
+  target: HttpTarget,
+  opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string; label: string; timeoutMs: number; started: number },
+): Promise<HttpExchange> {
+  const url = new URL(opts.path ?? target.url.pathname + target.url.search, target.url);
+  const headers = { ...target.headers, ...opts.headers };
+  const ex: HttpExchange = {
+    label: opts.label,
+    request: { method: opts.method ?? 'POST', url: url.href, headers, ...(opts.body !== undefined ? { body: opts.body } : {}) },
+    at: Date.now() - opts.started,
+  };
+  const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
+    method: ex.request.method,
+    headers: { ...headers, ...(opts.body !== undefined ? { 'content-length': String(Buffer.byteLength(opts.body)) } : {}) },
+    lookup: (_host, _o, cb) => cb(null, target.address, target.family),
+    timeout: opts.timeoutMs,
+  });
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      ex.error = 'timeout';
+      req.destroy();
+      resolve(ex);
+    }, opts.timeoutMs);
+    req.on('error', (e) => {
+      clearTimeout(timer);
+      if (!ex.error) ex.error = e.message;
+      resolve(ex);
+    });
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let truncated = false;
+      res.on('data', (d: Buffer) => {
+        size += d.length;
+        if (size > MAX_BODY) {
+          truncated = true;
+          res.destroy();
+          return;
+        }
+        chunks.push(d);
+      });
+      const done = () => {
+        clearTimeout(timer);
+        const body = Buffer.concat(chunks).toString('utf8');
+        const headersOut = flatHeaders(res.headers);
+        ex.response = { status: res.statusCode ?? 0, headers: headersOut, body, truncated, messages: parseBody(headersOut['content-type'] ?? '', body) };
+        resolve(ex);
+      };
+      res.on('end', done);
+      res.on('close', done);
+    });
+    if (opts.body !== undefined) req.write(opts.body);
+    req.end();
+  });
+}
+
+/** An MCP connection over Streamable HTTP for one era (a Requester for the shared scenario). */
+export class HttpConnection {
+  readonly record: Connection;
+  private readonly started = Date.now();
+  private nextId = 1;
+  /** Headers every request of this connection carries (protocol version, session id after initialize). */
+  readonly sticky: Record<string, string> = {};
+
+  constructor(
+    label: ConnectionLabel,
+    private readonly target: HttpTarget,
+    private readonly limits: Limits,
+    private readonly modern: boolean,
+  ) {
+    this.record = { label, outcome: 'answered', messages: [], noise: [], stderr: '', truncated: false, durationMs: 0, http: [] };
+  }
+
+  private headersFor(method: string, params: unknown): Record<string, string> {
+    const h: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...this.sticky };
+    if (this.modern) {
+      h['mcp-protocol-version'] = '2026-07-28';
+      h['mcp-method'] = method;
+      const p = (params ?? {}) as { name?: unknown; uri?: unknown };
+      if (method === 'tools/call' || method === 'prompts/get') {
+        if (typeof p.name === 'string') h['mcp-name'] = p.name;
+      } else if (method === 'resources/read' && typeof p.uri === 'string') h['mcp-name'] = p.uri;
+    }
+    return h;
+  }
+
+  private async post(message: JsonRpc): Promise<HttpExchange> {
+    this.record.messages.push({ dir: 'out', at: Date.now() - this.started, message });
+    const ex = await send(this.target, {
+      label: `${this.record.label} ${String(message.method)}`,
+      headers: this.headersFor(String(message.method), message.params),
+      body: JSON.stringify(message),
+      timeoutMs: this.limits.requestTimeoutMs,
+      started: this.started,
+    });
+    this.record.http!.push(ex);
+    for (const m of ex.response?.messages ?? []) this.record.messages.push({ dir: 'in', at: ex.at, message: m });
+    if (ex.response?.truncated) this.record.truncated = true;
+    return ex;
+  }
+
+  async request(method: string, params?: unknown): Promise<Answer> {
+    const id = this.nextId++;
+    const ex = await this.post({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) });
+    if (ex.error === 'timeout') return { kind: 'timeout' };
+    if (!ex.response) return { kind: 'closed' };
+    const m = ex.response.messages.find((x) => x.id === id && x.method === undefined);
+    if (m) return { kind: 'response', message: m };
+    // A transport-level refusal (400/401/403/404/405…) without a JSON-RPC body: record it as an error.
+    const synthetic: JsonRpc = { jsonrpc: '2.0', id, error: { code: -1, message: `HTTP ${ex.response.status}`, data: { httpStatus: ex.response.status, synthetic: true } } };
+    return { kind: 'response', message: synthetic };
+  }
+
+  async notify(method: string, params?: unknown): Promise<void> {
+    await this.post({ jsonrpc: '2.0', method, ...(params !== undefined ? { params } : {}) });
+  }
+
+  close(): Connection {
+    this.record.durationMs = Date.now() - this.started;
+    return this.record;
+  }
+}
