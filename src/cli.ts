@@ -12,7 +12,8 @@ import { renderMarkdown } from './report/markdown.js';
 import { renderSarif } from './report/sarif.js';
 import { summarize } from './report/text.js';
 import { parseEnvPairs } from './probe/env.js';
-import { probeAndJudge, ProbeInputError, ProbeUnreachable } from './probe/run.js';
+import { probeAndJudge, ProbeInputError, ProbeUnreachable, recordSession } from './probe/run.js';
+import { buildLock, LOCK_FILE } from './probe/lock.js';
 
 /**
  * The CLI face. Exit codes: 0 no red finding at or above --fail-on; 1 red findings; 2 usage error;
@@ -115,7 +116,7 @@ async function cmdServe(): Promise<number> {
   return -1; // keep running
 }
 
-async function cmdProbe(argv: string[]): Promise<number> {
+async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promise<number> {
   const dash = argv.indexOf('--');
   const own = dash >= 0 ? argv.slice(0, dash) : argv;
   const command = dash >= 0 ? argv.slice(dash + 1) : undefined;
@@ -161,6 +162,21 @@ async function cmdProbe(argv: string[]): Promise<number> {
     headers[h.slice(0, i).trim().toLowerCase()] = h.slice(i + 1).trim();
   }
   const tty = process.stderr.isTTY && !values.quiet;
+  if (mode === 'pin') {
+    const session = await recordSession({ command, url: values.url, headers, allowPrivate: values['allow-private'], cwd: values.cwd, env, timeoutMs, fromSession: values['from-session'] }).catch((e: unknown) => {
+      if (e instanceof ProbeInputError) throw new UsageError(t(locale, `cli.errors.${e.code}`, e.data));
+      throw e;
+    });
+    const lock = buildLock(session);
+    if (!lock) {
+      process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.pinNoAnswer')}\n`);
+      return EXIT.failed;
+    }
+    const file = values.output ?? resolve(values.cwd ?? '.', LOCK_FILE);
+    writeFileSync(file, JSON.stringify(lock, null, 2) + '\n');
+    if (!values.quiet) process.stderr.write(t(locale, 'cli.pinned', { count: lock.items.length, file }) + '\n');
+    return EXIT.ok;
+  }
   let result;
   try {
     result = await probeAndJudge({
@@ -204,6 +220,8 @@ export async function main(argv: string[]): Promise<number> {
         return await cmdAudit(rest);
       case 'probe':
         return await cmdProbe(rest);
+      case 'pin':
+        return await cmdProbe(rest, 'pin');
       case 'explain':
         return cmdExplain(rest);
       case 'rules':

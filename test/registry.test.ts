@@ -53,7 +53,8 @@ describe('detector registry', () => {
             assert.ok(tpl !== undefined && keysOf(l).includes(key), `${l}: ${key} exists`);
             for (const p of placeholders(tpl)) assert.ok(ph.includes(p), `${l}: ${key} uses undeclared placeholder ${p}`);
           }
-          assert.deepEqual(placeholders(raw(l, `findings.${d.ruleId}.${id}.message`)!), [...ph].sort(), `${l}: findings.${d.ruleId}.${id}.message uses every declared placeholder`);
+          const used = new Set([...placeholders(raw(l, `findings.${d.ruleId}.${id}.message`)!), ...placeholders(raw(l, `findings.${d.ruleId}.${id}.fix`)!)]);
+          assert.deepEqual([...used].sort(), [...ph].sort(), `${l}: findings.${d.ruleId}.${id} uses every declared placeholder`);
         }
       }
     }

@@ -16,6 +16,7 @@ import e1 from './E-1-reverse-dns-identifier/index.js';
 import e2 from './E-2-graceful-degradation/index.js';
 import e3 from './E-3-single-type/index.js';
 import e4 from './E-4-declared-hooks/index.js';
+import x3 from './X-3-definition-drift/index.js';
 import x9 from './X-9-header-body-mirroring/index.js';
 import x10 from './X-10-stateless-transport/index.js';
 
@@ -42,6 +43,7 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'E-2-graceful-degradation', detectors: e2 },
   { folder: 'E-3-single-type', detectors: e3 },
   { folder: 'E-4-declared-hooks', detectors: e4 },
+  { folder: 'X-3-definition-drift', detectors: x3 },
   { folder: 'X-9-header-body-mirroring', detectors: x9 },
   { folder: 'X-10-stateless-transport', detectors: x10 },
 ];

@@ -26,19 +26,30 @@ export function renderMarkdown(report: Report, locale: string): string {
     const rs = report.results.filter((r) => r.state === state);
     if (!rs.length) continue;
     out.push(`## ${t(locale, `states.${state}`)} (${rs.length})`, '');
+    // Unjudged and not-applicable rules carry no findings: one line each keeps the report readable.
+    if (state === 'could-not-judge' || state === 'not-applicable' || state === 'present') {
+      for (const r of rs) {
+        const parts =
+          r.parts.length > 1
+            ? ` (${r.parts.map((p) => `${t(locale, `genres.${p.genre}`)}: ${t(locale, `states.${p.state}`)}`).join(', ')})`
+            : '';
+        const why = state === 'present' ? '' : ` — ${reasonText(r.reason, locale, md) ?? ''}`;
+        out.push(`- **${r.ruleId}** ${md(ruleTitle(r.ruleId, locale))}${parts}${why}`);
+      }
+      out.push('');
+      continue;
+    }
     for (const r of rs) {
       const sev = t(locale, `severities.${r.severity}`);
       const sup = r.suppressed ? ` — ${L('suppressed', { reason: md(r.suppressed.reason) })}` : '';
       out.push(`### ${r.ruleId} — ${md(ruleTitle(r.ruleId, locale))} (${sev})${sup}`, '');
-      const why = reasonText(r.reason, locale);
-      if (why) out.push(md(why), '');
       if (r.parts.length > 1) {
-        out.push(r.parts.map((p) => `- ${t(locale, `genres.${p.genre}`)}: ${t(locale, `states.${p.state}`)}${p.reason ? ` — ${md(reasonText(p.reason, locale) ?? '')}` : ''}`).join('\n'), '');
+        out.push(r.parts.map((p) => `- ${t(locale, `genres.${p.genre}`)}: ${t(locale, `states.${p.state}`)}${p.reason ? ` — ${reasonText(p.reason, locale, md) ?? ''}` : ''}`).join('\n'), '');
       }
       for (const f of r.findings) {
         const loc = where(f);
-        out.push(`- ${loc ? `\`${loc.replace(/`/g, "'")}\` — ` : ''}${md(findingMessage(r.ruleId, f, locale))}`);
-        out.push(`  - ${L('fix')}: ${md(findingFix(r.ruleId, f, locale))}`);
+        out.push(`- ${loc ? `\`${loc.replace(/`/g, "'")}\` — ` : ''}${findingMessage(r.ruleId, f, locale, md)}`);
+        out.push(`  - ${L('fix')}: ${findingFix(r.ruleId, f, locale, md)}`);
         if (f.evidence !== undefined) out.push(`  - ${L('evidence')}: \`${quoteInert(f.evidence).replace(/`/g, '\\u0060')}\``);
       }
       if (r.findings.length) out.push('');

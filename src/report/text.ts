@@ -1,6 +1,6 @@
 import { loadCatalog } from '../engine/catalog.js';
 import { t } from '../engine/i18n.js';
-import type { Finding, Reason, RuleResult } from '../engine/types.js';
+import type { Finding, MessageData, Reason, RuleResult } from '../engine/types.js';
 
 /** Rendering helpers shared by every face. Text from a target is data: it is quoted inertly, never interpreted. */
 
@@ -18,14 +18,19 @@ export function quoteInert(s: string, max = MAX_EVIDENCE): string {
 
 export const ruleTitle = (id: string, locale: string): string => loadCatalog().text(id, locale)?.title ?? loadCatalog().text(id, 'en')?.title ?? id;
 
-export function findingMessage(ruleId: string, f: Finding, locale: string): string {
-  return t(locale, `findings.${ruleId}.${f.messageId}.message`, f.data);
+/** Data values may come from the target: a face that renders markup escapes them, never the trusted template. */
+export type Escape = (s: string) => string;
+const esc = (data: MessageData | undefined, e?: Escape): MessageData | undefined =>
+  data && e ? Object.fromEntries(Object.entries(data).map(([k, v]) => [k, typeof v === 'string' ? e(v) : v])) : data;
+
+export function findingMessage(ruleId: string, f: Finding, locale: string, e?: Escape): string {
+  return t(locale, `findings.${ruleId}.${f.messageId}.message`, esc(f.data, e));
 }
-export function findingFix(ruleId: string, f: Finding, locale: string): string {
-  return t(locale, `findings.${ruleId}.${f.messageId}.fix`, f.data);
+export function findingFix(ruleId: string, f: Finding, locale: string, e?: Escape): string {
+  return t(locale, `findings.${ruleId}.${f.messageId}.fix`, esc(f.data, e));
 }
-export function reasonText(r: Reason | undefined, locale: string): string | undefined {
-  return r ? t(locale, `reasons.${r.code}`, r.data) : undefined;
+export function reasonText(r: Reason | undefined, locale: string, e?: Escape): string | undefined {
+  return r ? t(locale, `reasons.${r.code}`, esc(r.data, e)) : undefined;
 }
 export const where = (f: Finding): string | undefined =>
   f.location ? `${f.location.file}${f.location.line ? `:${f.location.line}` : ''}${f.location.column ? `:${f.location.column}` : ''}` : undefined;
