@@ -8,7 +8,14 @@ import c17 from './C-17-supply-chain/index.js';
 import c18 from './C-18-structure-manifest/index.js';
 import c20 from './C-20-derived-locales/index.js';
 import s1 from './S-1-stdio-transport/index.js';
+import s2 from './S-2-result-type/index.js';
+import s3 from './S-3-cacheable-results/index.js';
+import s4 from './S-4-server-discover/index.js';
 import s5 from './S-5-oauth-resource-server/index.js';
+import s7 from './S-7-observable-version/index.js';
+import s11 from './S-11-result-contract/index.js';
+import s12 from './S-12-list-pagination/index.js';
+import s14 from './S-14-version-negotiation/index.js';
 import s16 from './S-16-local-footprint/index.js';
 import s22 from './S-22-origin-validation/index.js';
 import s23 from './S-23-protocol-version-header/index.js';
@@ -17,8 +24,10 @@ import e2 from './E-2-graceful-degradation/index.js';
 import e3 from './E-3-single-type/index.js';
 import e4 from './E-4-declared-hooks/index.js';
 import x3 from './X-3-definition-drift/index.js';
+import x7 from './X-7-stdout-hygiene/index.js';
 import x9 from './X-9-header-body-mirroring/index.js';
 import x10 from './X-10-stateless-transport/index.js';
+import x11 from './X-11-deterministic-catalog/index.js';
 
 /**
  * The explicit registry, sorted by rule id. One entry per detector folder; a test compares it with the
@@ -35,7 +44,14 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'C-18-structure-manifest', detectors: c18 },
   { folder: 'C-20-derived-locales', detectors: c20 },
   { folder: 'S-1-stdio-transport', detectors: s1 },
+  { folder: 'S-2-result-type', detectors: s2 },
+  { folder: 'S-3-cacheable-results', detectors: s3 },
+  { folder: 'S-4-server-discover', detectors: s4 },
   { folder: 'S-5-oauth-resource-server', detectors: s5 },
+  { folder: 'S-7-observable-version', detectors: s7 },
+  { folder: 'S-11-result-contract', detectors: s11 },
+  { folder: 'S-12-list-pagination', detectors: s12 },
+  { folder: 'S-14-version-negotiation', detectors: s14 },
   { folder: 'S-16-local-footprint', detectors: s16 },
   { folder: 'S-22-origin-validation', detectors: s22 },
   { folder: 'S-23-protocol-version-header', detectors: s23 },
@@ -44,8 +60,10 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'E-3-single-type', detectors: e3 },
   { folder: 'E-4-declared-hooks', detectors: e4 },
   { folder: 'X-3-definition-drift', detectors: x3 },
+  { folder: 'X-7-stdout-hygiene', detectors: x7 },
   { folder: 'X-9-header-body-mirroring', detectors: x9 },
   { folder: 'X-10-stateless-transport', detectors: x10 },
+  { folder: 'X-11-deterministic-catalog', detectors: x11 },
 ];
 
 export const registry: readonly Detector[] = folders.flatMap((f) => f.detectors);

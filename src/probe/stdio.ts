@@ -84,6 +84,10 @@ export class StdioConnection {
       this.record.stderr = (this.record.stderr + d.toString('utf8')).slice(-this.limits.maxStderrBytes);
     });
     child.stdin!.on('error', () => undefined);
+    child.stdout!.on('end', () => {
+      // A last line written without a newline before exit still counts.
+      if (this.bufLen > 0 || this.discarding) this.line();
+    });
     child.on('exit', (code, signal) => {
       this.exited = true;
       this.record.exit = { code, signal };
@@ -132,7 +136,6 @@ export class StdioConnection {
       this.record.truncated = true;
       this.buf = [];
       this.bufLen = 0;
-      this.noise('[mcp-doctor: a line longer than the capture bound was discarded]');
       return;
     }
     this.buf.push(Buffer.from(chunk));
@@ -147,8 +150,12 @@ export class StdioConnection {
     const raw = Buffer.concat(this.buf).toString('utf8').replace(/\r$/, '');
     this.buf = [];
     this.bufLen = 0;
-    if (raw.trim() === '') return;
     this.captured += raw.length;
+    if (raw.trim() === '') {
+      // Not a message either: a blank line on stdout is noise too.
+      this.noise(raw);
+      return;
+    }
     if (this.captured > this.limits.maxCaptureBytes) {
       this.record.truncated = true;
       return;
