@@ -2,11 +2,16 @@ import type { Detector } from '../engine/detector.js';
 import c1 from './C-1-bilingual/index.js';
 import c2 from './C-2-naming/index.js';
 import c3 from './C-3-semver-changelog/index.js';
+import c4 from './C-4-typed-schemas/index.js';
 import c5 from './C-5-eval-suite/index.js';
+import c6 from './C-6-no-secrets-in-logs/index.js';
 import c7 from './C-7-obtain-pin-verify/index.js';
+import c15 from './C-15-tool-annotations/index.js';
 import c17 from './C-17-supply-chain/index.js';
 import c18 from './C-18-structure-manifest/index.js';
+import c19 from './C-19-served-descriptions/index.js';
 import c20 from './C-20-derived-locales/index.js';
+import c21 from './C-21-measured-disclosure/index.js';
 import s1 from './S-1-stdio-transport/index.js';
 import s2 from './S-2-result-type/index.js';
 import s3 from './S-3-cacheable-results/index.js';
@@ -19,10 +24,13 @@ import s14 from './S-14-version-negotiation/index.js';
 import s16 from './S-16-local-footprint/index.js';
 import s22 from './S-22-origin-validation/index.js';
 import s23 from './S-23-protocol-version-header/index.js';
+import a1 from './A-1-text-fallback/index.js';
 import e1 from './E-1-reverse-dns-identifier/index.js';
 import e2 from './E-2-graceful-degradation/index.js';
 import e3 from './E-3-single-type/index.js';
 import e4 from './E-4-declared-hooks/index.js';
+import x1 from './X-1-tool-poisoning/index.js';
+import x2 from './X-2-cross-server-shadowing/index.js';
 import x3 from './X-3-definition-drift/index.js';
 import x7 from './X-7-stdout-hygiene/index.js';
 import x9 from './X-9-header-body-mirroring/index.js';
@@ -38,11 +46,16 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'C-1-bilingual', detectors: c1 },
   { folder: 'C-2-naming', detectors: c2 },
   { folder: 'C-3-semver-changelog', detectors: c3 },
+  { folder: 'C-4-typed-schemas', detectors: c4 },
   { folder: 'C-5-eval-suite', detectors: c5 },
+  { folder: 'C-6-no-secrets-in-logs', detectors: c6 },
   { folder: 'C-7-obtain-pin-verify', detectors: c7 },
+  { folder: 'C-15-tool-annotations', detectors: c15 },
   { folder: 'C-17-supply-chain', detectors: c17 },
   { folder: 'C-18-structure-manifest', detectors: c18 },
+  { folder: 'C-19-served-descriptions', detectors: c19 },
   { folder: 'C-20-derived-locales', detectors: c20 },
+  { folder: 'C-21-measured-disclosure', detectors: c21 },
   { folder: 'S-1-stdio-transport', detectors: s1 },
   { folder: 'S-2-result-type', detectors: s2 },
   { folder: 'S-3-cacheable-results', detectors: s3 },
@@ -55,10 +68,13 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'S-16-local-footprint', detectors: s16 },
   { folder: 'S-22-origin-validation', detectors: s22 },
   { folder: 'S-23-protocol-version-header', detectors: s23 },
+  { folder: 'A-1-text-fallback', detectors: a1 },
   { folder: 'E-1-reverse-dns-identifier', detectors: e1 },
   { folder: 'E-2-graceful-degradation', detectors: e2 },
   { folder: 'E-3-single-type', detectors: e3 },
   { folder: 'E-4-declared-hooks', detectors: e4 },
+  { folder: 'X-1-tool-poisoning', detectors: x1 },
+  { folder: 'X-2-cross-server-shadowing', detectors: x2 },
   { folder: 'X-3-definition-drift', detectors: x3 },
   { folder: 'X-7-stdout-hygiene', detectors: x7 },
   { folder: 'X-9-header-body-mirroring', detectors: x9 },

@@ -43,7 +43,7 @@ export const ConfigSchema = z
         /** C-13 / C-19 / C-21: context budgets in tokens. */
         contextBudget: z
           .object({
-            perToolTokens: z.number().int().positive().default(600),
+            perToolTokens: z.number().int().positive().default(1500),
             totalTokens: z.number().int().positive().default(6000),
           })
           .prefault({}),

@@ -2,6 +2,7 @@ import { couldNotJudge, defineDetector, present } from '../../engine/detector.js
 import type { Finding, Verdict } from '../../engine/types.js';
 import { toolsInSource } from '../../facts/tools-in-source.js';
 import { str, unreadable } from '../support.js';
+import dynamic from './dynamic.js';
 
 /**
  * C-2 — naming (static). The package name (package.json `name`) is lowercase kebab-case, an npm scope
@@ -79,4 +80,5 @@ export default [
       return unjudged ?? present();
     },
   }),
+  dynamic,
 ];

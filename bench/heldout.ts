@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../src/engine/paths.js';
+import { audit } from '../src/engine/runner.js';
+import { isRed, type State } from '../src/engine/types.js';
+import { scrubbedEnv } from '../src/probe/env.js';
+import { probeStdio } from '../src/probe/probe.js';
+
+/**
+ * Held-out evaluation: real servers (official, community, deliberately vulnerable) that no detector fixture
+ * was built from, probed live, compared with hand-verified labels (evals/heldout/labels.json) on the
+ * dynamic part of each labelled rule. Prints precision and recall of red verdicts; exits 1 below the bars.
+ * Run: npm run eval:heldout
+ */
+
+interface Case {
+  id: string;
+  kind: 'official' | 'community' | 'vulnerable';
+  command: string[];
+  env?: Record<string, string>;
+  /** Expected state of the rule's dynamic part, verified by reading the recorded session by hand. */
+  labels: Record<string, State>;
+  notes?: Record<string, string>;
+}
+
+const dir = join(packageRoot(), 'evals', 'heldout');
+const cases = (JSON.parse(readFileSync(join(dir, 'labels.json'), 'utf8')) as { cases: Case[] }).cases;
+const PRECISION = 0.95;
+const RECALL = 0.85;
+
+let tp = 0;
+let fp = 0;
+let fn = 0;
+let tn = 0;
+let agree = 0;
+let cells = 0;
+const rows: string[] = [];
+for (const c of cases) {
+  const [cmd, ...args] = c.command;
+  const command = cmd === 'node' ? process.execPath : cmd!.startsWith('.') ? join(dir, cmd!) : cmd!;
+  const session = await probeStdio({ target: { command, args, cwd: dir, env: scrubbedEnv(c.env ?? {}) }, limits: { requestTimeoutMs: 8000 } });
+  const report = await audit({ target: { command: c.command }, session, rules: Object.keys(c.labels) });
+  for (const [rule, want] of Object.entries(c.labels)) {
+    const got = report.results.find((r) => r.ruleId === rule)?.parts.find((p) => p.genre === 'dynamic')?.state ?? 'could-not-judge';
+    cells++;
+    if (got === want) agree++;
+    const wr = isRed(want);
+    const gr = isRed(got);
+    if (gr && wr) tp++;
+    else if (gr && !wr) fp++;
+    else if (!gr && wr) fn++;
+    else tn++;
+    if (got !== want) rows.push(`  DISAGREE ${c.id} ${rule}: label ${want}, verdict ${got}`);
+  }
+}
+const precision = tp + fp ? tp / (tp + fp) : 1;
+const recall = tp + fn ? tp / (tp + fn) : 1;
+process.stdout.write(
+  [
+    `held-out servers: ${cases.length} (${['official', 'community', 'vulnerable'].map((k) => `${cases.filter((c) => c.kind === k).length} ${k}`).join(', ')}), labelled cells: ${cells}`,
+    `agreement: ${agree}/${cells}; red verdicts: TP ${tp}, FP ${fp}, FN ${fn}, TN ${tn}`,
+    `precision ${precision.toFixed(3)} (bar ${PRECISION}), recall ${recall.toFixed(3)} (bar ${RECALL})`,
+    ...rows,
+  ].join('\n') + '\n',
+);
+process.exitCode = precision >= PRECISION && recall >= RECALL ? 0 : 1;

@@ -1,0 +1,4 @@
+import dynamic from './dynamic.js';
+
+/** C-21 — progressive disclosure, measured (dynamic only); see dynamic.ts. */
+export default [dynamic];

@@ -1,0 +1,4 @@
+import dynamic from './dynamic.js';
+
+/** C-4 — typed input and output schemas. The dynamic part reads the served JSON Schemas; see dynamic.ts. */
+export default [dynamic];

@@ -1,0 +1,4 @@
+import dynamic from './dynamic.js';
+
+/** C-6 — no secrets, personal data or internals in logs. The dynamic part reads the errors a server returns; see dynamic.ts. */
+export default [dynamic];
