@@ -13,7 +13,7 @@ import { hasTrigger } from './triggers.js';
  * reason, and the detector is partial.
  */
 
-export const MIN_WORDS = 5;
+export const MIN_WORDS = 3;
 
 /** The first sentence: up to the first . ! ? followed by a space or the end, or the first line break. */
 export function firstSentence(text: string): string {

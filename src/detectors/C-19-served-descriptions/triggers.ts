@@ -10,6 +10,12 @@ export const TRIGGERS: { id: string; re: RegExp }[] = [
   { id: 'use-whenever', re: /\buse\b[^.!?\n]{0,80}?\bwhenever\b/i },
   // "Use when the user…", "Use only when…", "Use for questions about…" (imperative without object).
   { id: 'use-when', re: /(?:^|[.!?]\s+|\n)use (?:only )?(?:when(?:ever)?|if|for (?:questions|requests|queries))\b/i },
+  // A "When to use this tool:" section, as in the reference servers.
+  { id: 'when-to-use', re: /\bwhen to use (?:this|it)\b/i },
+  // "Use after web_search when…", "Use before … if…": a condition after a sequencing word.
+  { id: 'use-after-when', re: /\buse (?:it |this (?:tool )?)?(?:after|before|once)\b[^.!?\n]{0,80}?\b(?:when(?:ever)?|if)\b/i },
+  // "Best for: finding current information, news…" (a list of the situations it is meant for).
+  { id: 'best-for', re: /(?:^|\n)\s*best for\s*:/i },
   // "Useful when…", "Best used when…", "Intended for when…".
   { id: 'useful-when', re: /\b(?:useful|best used|intended to be used|meant to be used) (?:when(?:ever)?|if|for (?:questions|requests|queries))\b/i },
   // French: "À utiliser quand / lorsque / dès que / si…", "À appeler quand…".
