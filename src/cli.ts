@@ -136,6 +136,7 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
       url: { type: 'string' },
       header: { type: 'string', multiple: true },
       'allow-private': { type: 'boolean' },
+      exercise: { type: 'string' },
       'save-session': { type: 'string' },
       'from-session': { type: 'string' },
     },
@@ -155,6 +156,8 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+  if (values.exercise !== undefined && values.exercise !== 'read-only') throw new UsageError(t(locale, 'cli.errors.exercise', { value: values.exercise }));
+  const exercise = values.exercise as 'read-only' | undefined;
   const headers: Record<string, string> = {};
   for (const h of values.header ?? []) {
     const i = h.indexOf(':');
@@ -183,6 +186,7 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
       command,
       url: values.url,
       headers,
+      exercise,
       allowPrivate: values['allow-private'],
       cwd: values.cwd,
       env,

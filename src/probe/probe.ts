@@ -1,5 +1,5 @@
 import { ownPackage } from '../engine/paths.js';
-import { capabilitiesOf, CLIENT_INFO, envelope, exploreServer, LEGACY, MODERN, resultOf } from './scenario.js';
+import { capabilitiesOf, CLIENT_INFO, envelope, exploreServer, LEGACY, MODERN, resultOf, type ExerciseState } from './scenario.js';
 import { SESSION_FORMAT, type Connection, type ConnectionLabel, type HttpExchange, type RecordedSession } from './session.js';
 import { HttpConnection, send, type HttpTarget } from './http.js';
 import { checkUrl } from './ssrf.js';
@@ -7,6 +7,8 @@ import { DEFAULT_LIMITS, StdioConnection, type Limits, type StdioTarget } from '
 
 export interface StdioProbeOptions {
   target: StdioTarget;
+  /** Opt-in: also call tools annotated read-only with generated, schema-valid arguments. */
+  exercise?: 'read-only';
   limits?: Partial<Limits>;
   signal?: AbortSignal;
   onStep?: (step: string) => void;
@@ -59,13 +61,14 @@ export async function probeStdio(opts: StdioProbeOptions): Promise<RecordedSessi
     if (opts.signal?.aborted) throw new ProbeCancelled();
   };
 
+  const exercise: ExerciseState = { mode: opts.exercise, done: !opts.exercise };
   check();
   step('server/discover');
   const modern = await onConnection('modern', opts, limits, async (c) => {
     const a = await c.request('server/discover', envelope());
     outcome(c, a);
     const r = resultOf(a);
-    if (r) await exploreServer(c, capabilitiesOf(r), (x) => envelope(x), actions, (s) => step(`2026-07-28 ${s}`));
+    if (r) await exploreServer(c, capabilitiesOf(r), (x) => envelope(x), actions, (s) => step(`2026-07-28 ${s}`), exercise);
   });
   check();
   step('initialize');
@@ -75,7 +78,7 @@ export async function probeStdio(opts: StdioProbeOptions): Promise<RecordedSessi
     const r = resultOf(a);
     if (r) {
       c.notify('notifications/initialized');
-      await exploreServer(c, capabilitiesOf(r), (x) => x ?? {}, actions, (s) => step(`2025-06-18 ${s}`));
+      await exploreServer(c, capabilitiesOf(r), (x) => x ?? {}, actions, (s) => step(`2025-06-18 ${s}`), exercise);
     }
   });
   check();
@@ -98,6 +101,7 @@ export async function probeStdio(opts: StdioProbeOptions): Promise<RecordedSessi
 
 export interface HttpProbeOptions {
   url: string;
+  exercise?: 'read-only';
   headers?: Record<string, string>;
   allowPrivate?: boolean;
   limits?: Partial<Limits>;
@@ -127,13 +131,14 @@ export async function probeHttp(opts: HttpProbeOptions): Promise<RecordedSession
     if (opts.signal?.aborted) throw new ProbeCancelled();
   };
 
+  const exercise: ExerciseState = { mode: opts.exercise, done: !opts.exercise };
   check();
   step('server/discover');
   const m = new HttpConnection('modern', target, limits, true);
   const a = await m.request('server/discover', envelope());
   httpOutcome(m, a);
   const dr = resultOf(a);
-  if (dr) await exploreServer(m, capabilitiesOf(dr), (x) => envelope(x), actions, (s) => step(`2026-07-28 ${s}`));
+  if (dr) await exploreServer(m, capabilitiesOf(dr), (x) => envelope(x), actions, (s) => step(`2026-07-28 ${s}`), exercise);
   const modern = m.close();
 
   check();
@@ -147,7 +152,7 @@ export async function probeHttp(opts: HttpProbeOptions): Promise<RecordedSession
     if (sid) l.sticky['mcp-session-id'] = sid;
     l.sticky['mcp-protocol-version'] = typeof lr.protocolVersion === 'string' ? lr.protocolVersion : LEGACY;
     await l.notify('notifications/initialized');
-    await exploreServer(l, capabilitiesOf(lr), (x) => x ?? {}, actions, (s) => step(`2025-06-18 ${s}`));
+    await exploreServer(l, capabilitiesOf(lr), (x) => x ?? {}, actions, (s) => step(`2025-06-18 ${s}`), exercise);
   }
   const legacy = l.close();
 

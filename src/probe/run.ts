@@ -21,6 +21,8 @@ export interface ProbeRequest {
   allowPrivate?: boolean;
   timeoutMs?: number;
   fromSession?: string;
+  /** Opt-in: call read-only tools with generated arguments. */
+  exercise?: 'read-only';
   saveSession?: string;
   rules?: string[];
   signal?: AbortSignal;
@@ -52,7 +54,7 @@ export async function recordSession(req: ProbeRequest): Promise<RecordedSession>
   if (req.fromSession) return loadSession(req.fromSession);
   if (req.url) {
     try {
-      return await probeHttp({ url: req.url, headers: req.headers, allowPrivate: req.allowPrivate, signal: req.signal, onStep: req.onStep, limits: { requestTimeoutMs: Math.min(10_000, req.timeoutMs ?? 10_000) } });
+      return await probeHttp({ url: req.url, exercise: req.exercise, headers: req.headers, allowPrivate: req.allowPrivate, signal: req.signal, onStep: req.onStep, limits: { requestTimeoutMs: Math.min(10_000, req.timeoutMs ?? 10_000) } });
     } catch (e) {
       if (e instanceof SsrfRefused) throw new ProbeInputError(e.code, e.data);
       throw e;
@@ -68,6 +70,7 @@ export async function recordSession(req: ProbeRequest): Promise<RecordedSession>
     limits: { connectionTimeoutMs: Math.max(2000, Math.floor(overall / 3)), requestTimeoutMs: Math.min(10_000, Math.max(1000, Math.floor(overall / 6))) },
     signal: req.signal,
     onStep: req.onStep,
+    exercise: req.exercise,
   });
 }
 

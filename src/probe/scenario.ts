@@ -1,4 +1,5 @@
 import type { Answer } from './stdio.js';
+import { plan } from './exercise.js';
 import type { JsonRpc, RecordedSession } from './session.js';
 
 /**
@@ -55,12 +56,19 @@ async function listAll(c: Requester, method: string, p: (x?: Record<string, unkn
   return pages;
 }
 
+/** Opt-in: call read-only tools for real, once per probe (in the first era that answers). */
+export interface ExerciseState {
+  mode?: 'read-only';
+  done: boolean;
+}
+
 export async function exploreServer(
   c: Requester,
   capabilities: Record<string, unknown>,
   p: (x?: Record<string, unknown>) => unknown,
   actions: RecordedSession['actions'],
   step: (s: string) => void,
+  exercise: ExerciseState = { done: true },
 ): Promise<void> {
   if (capabilities.tools) {
     step('tools/list');
@@ -78,6 +86,16 @@ export async function exploreServer(
       step('tools/call (invalid arguments)');
       await c.request('tools/call', p({ name: target.name, arguments: args }));
       actions.push({ kind: 'call-invalid-arguments', detail: `${String(target.name)} ${JSON.stringify(args)}` });
+    }
+    if (exercise.mode === 'read-only' && !exercise.done) {
+      exercise.done = true;
+      const { calls, skipped } = plan(tools as Record<string, unknown>[]);
+      for (const x of skipped) actions.push({ kind: 'skip-tool', detail: `${x.name}: ${x.why}` });
+      for (const call of calls) {
+        step(`tools/call ${call.name} (read-only, opt-in)`);
+        await c.request('tools/call', p({ name: call.name, arguments: call.args, _meta: { progressToken: `mcp-doctor-progress-${call.name}` } }));
+        actions.push({ kind: 'call-read-only-tool', detail: `${call.name} ${JSON.stringify(call.args)}` });
+      }
     }
   }
   if (capabilities.prompts) {

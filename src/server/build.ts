@@ -121,6 +121,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         url: z.string().url().optional().describe(S('tools.probe_endpoint.args.url')),
         headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/), z.string()).optional().describe(S('tools.probe_endpoint.args.headers')),
         allow_private: z.boolean().optional().describe(S('tools.probe_endpoint.args.allow_private')),
+        exercise: z.enum(['read-only']).optional().describe(S('tools.probe_endpoint.args.exercise')),
         cwd: z.string().optional().describe(S('tools.probe_endpoint.args.cwd')),
         env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).optional().describe(S('tools.probe_endpoint.args.env')),
         timeout_ms: z.number().int().min(1000).max(600_000).optional().describe(S('tools.probe_endpoint.args.timeout_ms')),
@@ -139,7 +140,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         },
       },
     },
-    async ({ locale, command, url, headers, allow_private, cwd, env, timeout_ms, rules, fail_on }, ctx) => {
+    async ({ locale, command, url, headers, allow_private, exercise, cwd, env, timeout_ms, rules, fail_on }, ctx) => {
       const lim = limited('probe_endpoint');
       if (lim) return lim;
       const loc = locale ?? L;
@@ -156,6 +157,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           url,
           headers: headers && Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
           allowPrivate: allow_private,
+          exercise,
           cwd,
           env,
           timeoutMs: timeout_ms,
