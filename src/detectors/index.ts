@@ -18,12 +18,18 @@ import s3 from './S-3-cacheable-results/index.js';
 import s4 from './S-4-server-discover/index.js';
 import s5 from './S-5-oauth-resource-server/index.js';
 import s7 from './S-7-observable-version/index.js';
+import s10 from './S-10-ssrf-guard/index.js';
 import s11 from './S-11-result-contract/index.js';
 import s12 from './S-12-list-pagination/index.js';
+import s13 from './S-13-progress-cancellation/index.js';
 import s14 from './S-14-version-negotiation/index.js';
 import s16 from './S-16-local-footprint/index.js';
+import s18 from './S-18-session-integrity/index.js';
+import s19 from './S-19-authorization-url-validation/index.js';
+import s21 from './S-21-proxy-sandbox/index.js';
 import s22 from './S-22-origin-validation/index.js';
 import s23 from './S-23-protocol-version-header/index.js';
+import s24 from './S-24-rate-limiting/index.js';
 import a1 from './A-1-text-fallback/index.js';
 import e1 from './E-1-reverse-dns-identifier/index.js';
 import e2 from './E-2-graceful-degradation/index.js';
@@ -32,6 +38,9 @@ import e4 from './E-4-declared-hooks/index.js';
 import x1 from './X-1-tool-poisoning/index.js';
 import x2 from './X-2-cross-server-shadowing/index.js';
 import x3 from './X-3-definition-drift/index.js';
+import x4 from './X-4-command-execution/index.js';
+import x5 from './X-5-unconfined-file-access/index.js';
+import x6 from './X-6-secret-exposure/index.js';
 import x7 from './X-7-stdout-hygiene/index.js';
 import x9 from './X-9-header-body-mirroring/index.js';
 import x10 from './X-10-stateless-transport/index.js';
@@ -62,12 +71,18 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'S-4-server-discover', detectors: s4 },
   { folder: 'S-5-oauth-resource-server', detectors: s5 },
   { folder: 'S-7-observable-version', detectors: s7 },
+  { folder: 'S-10-ssrf-guard', detectors: s10 },
   { folder: 'S-11-result-contract', detectors: s11 },
   { folder: 'S-12-list-pagination', detectors: s12 },
+  { folder: 'S-13-progress-cancellation', detectors: s13 },
   { folder: 'S-14-version-negotiation', detectors: s14 },
   { folder: 'S-16-local-footprint', detectors: s16 },
+  { folder: 'S-18-session-integrity', detectors: s18 },
+  { folder: 'S-19-authorization-url-validation', detectors: s19 },
+  { folder: 'S-21-proxy-sandbox', detectors: s21 },
   { folder: 'S-22-origin-validation', detectors: s22 },
   { folder: 'S-23-protocol-version-header', detectors: s23 },
+  { folder: 'S-24-rate-limiting', detectors: s24 },
   { folder: 'A-1-text-fallback', detectors: a1 },
   { folder: 'E-1-reverse-dns-identifier', detectors: e1 },
   { folder: 'E-2-graceful-degradation', detectors: e2 },
@@ -76,6 +91,9 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'X-1-tool-poisoning', detectors: x1 },
   { folder: 'X-2-cross-server-shadowing', detectors: x2 },
   { folder: 'X-3-definition-drift', detectors: x3 },
+  { folder: 'X-4-command-execution', detectors: x4 },
+  { folder: 'X-5-unconfined-file-access', detectors: x5 },
+  { folder: 'X-6-secret-exposure', detectors: x6 },
   { folder: 'X-7-stdout-hygiene', detectors: x7 },
   { folder: 'X-9-header-body-mirroring', detectors: x9 },
   { folder: 'X-10-stateless-transport', detectors: x10 },

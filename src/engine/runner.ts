@@ -18,6 +18,7 @@ import {
 } from './types.js';
 import { RepoFacts } from '../facts/repo.js';
 import { SessionFacts } from '../facts/session.js';
+import { loadPythonParser } from '../facts/python-source.js';
 import type { RecordedSession } from '../probe/session.js';
 import { registry } from '../detectors/index.js';
 
@@ -172,6 +173,8 @@ function applySuppressions(results: RuleResult[], config: Config, configFile: st
 
 /** Run an audit: gather inputs once, judge every rule of the catalog (or the selected ones). */
 export async function audit(opts: AuditOptions): Promise<Report> {
+  // The Python grammar is WebAssembly, loaded once (idempotent); detectors stay synchronous.
+  await loadPythonParser();
   const catalog = loadCatalog();
   const detectors = opts.detectors ?? registry;
   const wanted = opts.rules?.length ? opts.rules : undefined;

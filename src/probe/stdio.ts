@@ -1,5 +1,6 @@
 import { execa, type ResultPromise } from 'execa';
 import pidtree from 'pidtree';
+import { log } from '../engine/log.js';
 import type { Connection, ConnectionLabel, JsonRpc, WireMessage } from './session.js';
 
 /**
@@ -59,6 +60,8 @@ export class StdioConnection {
   }
 
   start(): boolean {
+    // Every launched process is logged (S-21): what, where, with which environment keys — never their values.
+    log.info({ command: this.target.command, args: this.target.args.length, cwd: this.target.cwd, envKeys: Object.keys(this.target.env).sort(), connection: this.record.label }, 'probe: starting the target');
     try {
       this.child = execa(this.target.command, this.target.args, {
         cwd: this.target.cwd,

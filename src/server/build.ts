@@ -1,5 +1,5 @@
-import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { delimiter, isAbsolute, relative, resolve } from 'node:path';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import { audit, AuditCancelled, explainRule, failing, FAIL_ON, listRules, ruleMarkdown, UnknownRuleError, type FailOn } from '../engine/api.js';
@@ -28,6 +28,21 @@ export const ruleUri = (locale: string, id: string) => `${RULE_URI_PREFIX}${loca
 
 const PAGE_DEFAULT = 25;
 const PAGE_MAX = 100;
+
+/**
+ * The folders the server's tools may read: MCP_DOCTOR_ROOTS (path-list), else the server's working directory
+ * (the project the client started it in). Real paths, so a symlink cannot lead outside.
+ */
+export function allowedRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  const listed = (env.MCP_DOCTOR_ROOTS ?? '').split(delimiter).filter(Boolean);
+  return (listed.length ? listed : [process.cwd()]).flatMap((r) => {
+    try {
+      return [realpathSync(resolve(r))];
+    } catch {
+      return [];
+    }
+  });
+}
 
 type Content = { type: 'text'; text: string };
 const text = (s: string): Content[] => [{ type: 'text', text: s }];
@@ -77,8 +92,12 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       const lim = limited('audit_repository');
       if (lim) return lim;
       const loc = locale ?? L;
-      const dir = resolve(path);
-      if (!existsSync(dir) || !statSync(dir).isDirectory()) return toolError(t(loc, 'server.errors.notAFolder', { path: quoteInert(path) }));
+      if (!existsSync(resolve(path)) || !statSync(resolve(path)).isDirectory()) return toolError(t(loc, 'server.errors.notAFolder', { path: quoteInert(path) }));
+      // Confinement (X-5, S-16): the folder must lie inside one of the allowed roots, checked on the real path.
+      const dir = realpathSync(resolve(path));
+      if (!allowedRoots().some((root) => !relative(root, dir).startsWith('..') && !isAbsolute(relative(root, dir)))) {
+        return toolError(t(loc, 'server.errors.outsideRoots', { path: quoteInert(path), roots: allowedRoots().join(', ') }));
+      }
       const token = ctx.mcpReq._meta?.progressToken;
       try {
         const report = await audit({
@@ -145,6 +164,13 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       if (lim) return lim;
       const loc = locale ?? L;
       if ((command ? 1 : 0) + (url ? 1 : 0) !== 1) return toolError(t(loc, 'server.errors.probeTarget'));
+      if (cwd !== undefined) {
+        if (!existsSync(resolve(cwd)) || !statSync(resolve(cwd)).isDirectory()) return toolError(t(loc, 'server.errors.notAFolder', { path: quoteInert(cwd) }));
+        const real = realpathSync(resolve(cwd));
+        if (!allowedRoots().some((root) => !relative(root, real).startsWith('..') && !isAbsolute(relative(root, real)))) {
+          return toolError(t(loc, 'server.errors.outsideRoots', { path: quoteInert(cwd), roots: allowedRoots().join(', ') }));
+        }
+      }
       const token = ctx.mcpReq._meta?.progressToken;
       let step = 0;
       const notify = (message: string) =>

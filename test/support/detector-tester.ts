@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { loadCatalog } from '../../src/engine/catalog.js';
 import { defaultConfig, loadConfig } from '../../src/engine/config.js';
 import type { Detector } from '../../src/engine/detector.js';
 import { judgeRule } from '../../src/engine/runner.js';
 import { STATES, type State } from '../../src/engine/types.js';
 import { RepoFacts } from '../../src/facts/repo.js';
+import { loadPythonParser } from '../../src/facts/python-source.js';
 import { SessionFacts } from '../../src/facts/session.js';
 import type { RecordedSession } from '../../src/probe/session.js';
 import { packageRoot, sourceDirOf } from '../../src/engine/paths.js';
@@ -77,18 +78,23 @@ export function testDetectorFolder(
   ruleId: string,
   detectors: readonly Detector[],
   moduleUrl: string,
-  opts: { skipServerFixtures?: boolean } = {},
+  opts: { skipServerFixtures?: boolean; skipPythonFixtures?: boolean } = {},
 ): void {
   const dir = sourceDirOf(moduleUrl);
   const genre = detectors[0]!.genre;
   // A dynamic detector is judged on the fixtures that are servers (or carry a recorded session); plain
   // repository fixtures of a static detector in the same folder are not its cases. A static detector
   // added beside a dynamic one may leave the recorded servers out (skipServerFixtures): their expect.json
-  // pins the dynamic part's message ids and reasons.
+  // pins the dynamic part's message ids and reasons. Likewise a TypeScript static detector may leave out
+  // the `py-*` fixtures of a Python part in the same folder (skipPythonFixtures; see python-tester.ts).
   const cases = fixtureCases(join(dir, 'fixtures')).filter(
-    (c) => (genre !== 'dynamic' || isServerFixture(c.dir)) && !(opts.skipServerFixtures && isServerFixture(c.dir)),
+    (c) =>
+      (genre !== 'dynamic' || isServerFixture(c.dir)) &&
+      !(opts.skipServerFixtures && isServerFixture(c.dir)) &&
+      !(opts.skipPythonFixtures && c.name.startsWith('py-')),
   );
   describe(`${ruleId} (${genre}) fixtures`, () => {
+    before(async () => { await loadPythonParser(); });
     it('has at least one red and one green fixture', () => {
       assert.ok(cases.some((c) => c.state === 'present'), `${ruleId}: no fixtures/present/* case`);
       assert.ok(cases.some((c) => c.state === 'absent' || c.state === 'non-conforming'), `${ruleId}: no red fixture`);

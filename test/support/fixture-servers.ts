@@ -21,6 +21,8 @@ export interface FixtureServer {
   env: Record<string, string>;
   /** An HTTP fixture: the command starts a server that prints "listening <port>" on stderr. */
   http?: boolean;
+  /** Opt-in exercise of read-only tools during the probe. */
+  exercise?: 'read-only';
 }
 
 export function fixtureServers(): FixtureServer[] {
@@ -34,8 +36,8 @@ export function fixtureServers(): FixtureServer[] {
         const dir = join(fx, state, name);
         const pj = join(dir, 'probe.json');
         if (existsSync(pj)) {
-          const spec = JSON.parse(readFileSync(pj, 'utf8')) as { command: string[]; env?: Record<string, string>; http?: boolean };
-          out.push({ folder, dir, command: spec.command, env: spec.env ?? {}, http: spec.http });
+          const spec = JSON.parse(readFileSync(pj, 'utf8')) as { command: string[]; env?: Record<string, string>; http?: boolean; exercise?: 'read-only' };
+          out.push({ folder, dir, command: spec.command, env: spec.env ?? {}, http: spec.http, exercise: spec.exercise });
         } else if (existsSync(join(dir, 'server.mjs'))) out.push({ folder, dir, command: ['node', 'server.mjs'], env: {} });
       }
     }
@@ -78,6 +80,7 @@ export async function recordFixture(f: FixtureServer): Promise<RecordedSession> 
     : await probeStdio({
         target: { command: node, args, cwd: f.dir, env: scrubbedEnv(f.env) },
         limits: { requestTimeoutMs: 5000, connectionTimeoutMs: 30_000 },
+        exercise: f.exercise,
       });
   s.startedAt = '1970-01-01T00:00:00.000Z';
   s.durationMs = 0;

@@ -1,4 +1,5 @@
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
+import staticDetector from './static.js';
 
 /**
  * S-16, dynamic part (transport clause): a local server reached over HTTP on loopback must demand
@@ -21,4 +22,5 @@ export default [
       return { state: 'non-conforming', findings: [{ messageId: 'loopback-http-without-auth', data: { url } }] };
     },
   }),
+  staticDetector,
 ];

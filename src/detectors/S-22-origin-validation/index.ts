@@ -1,5 +1,7 @@
 import { defineDetector, couldNotJudge, present } from '../../engine/detector.js';
 import { authFirst, checkOrUnjudged, isVerdict, requireHttp } from '../http-support.js';
+import staticDetector from './static.js';
+import python from './python.js';
 
 /** S-22, dynamic part: a request with a hostile Origin gets HTTP 403 (2025-06-18 basic/transports, Security Warning). */
 export default [
@@ -18,4 +20,6 @@ export default [
       return { state: 'non-conforming', findings: [{ messageId: 'hostile-origin-accepted', data: { status: ex.response!.status } }] };
     },
   }),
+  staticDetector,
+  python,
 ];

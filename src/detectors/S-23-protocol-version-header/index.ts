@@ -1,5 +1,6 @@
 import { defineDetector, couldNotJudge, present } from '../../engine/detector.js';
 import { authFirst, checkOrUnjudged, isVerdict, requireHttp } from '../http-support.js';
+import staticDetector from './static.js';
 
 /** S-23, dynamic part: an unsupported MCP-Protocol-Version header gets HTTP 400 (2025-06-18 basic/transports, Protocol Version Header). */
 export default [
@@ -18,4 +19,5 @@ export default [
       return { state: 'non-conforming', findings: [{ messageId: 'unsupported-version-accepted', data: { status: ex.response!.status } }] };
     },
   }),
+  staticDetector,
 ];

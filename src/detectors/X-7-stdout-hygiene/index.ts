@@ -1,6 +1,7 @@
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import type { ConnectionLabel } from '../../probe/session.js';
+import staticPart from './static.js';
 
 /**
  * X-7 — clean stdout on stdio (dynamic part). Every line the probe read on stdout, on every connection,
@@ -40,4 +41,5 @@ export default [
       return { state: 'non-conforming', findings };
     },
   }),
+  staticPart,
 ];

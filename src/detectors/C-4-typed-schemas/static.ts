@@ -1,0 +1,182 @@
+import { Node } from 'ts-morph';
+import { defineDetector, notApplicable, present } from '../../engine/detector.js';
+import type { Finding } from '../../engine/types.js';
+import { declarationOf, valueOfDeclaration } from '../../facts/scope.js';
+import { constString, propertyValue, serverModel, type ToolDef } from '../../facts/server-model.js';
+import { positionOf, propertyName, unwrap, type ParsedSources } from '../../facts/ts-source.js';
+import { codeOf } from '../code-paths.js';
+
+/**
+ * C-4 — typed input and output schemas (static part). For every tool registered in the source
+ * (facts/server-model: registerTool, v1 `tool`, FastMCP addTool, tools/list definitions), the input and
+ * output schemas must be written, and no part of them may be a catch-all:
+ *   - zod: `z.any()`, `z.unknown()` anywhere (so `z.record(z.string(), z.any())` too), an object with no
+ *     declared property left open (`z.object({}).passthrough()`, `z.looseObject({})`);
+ *   - JSON Schema literals: `{}`, an object type without properties whose additional properties are not
+ *     closed (`{ type: 'object' }`, `additionalProperties: true`), a property with no type, an array with
+ *     no `items`.
+ * Extra properties left open beside declared ones are not flagged (as in the dynamic part). Schemas given
+ * as identifiers are followed to their `const` (same file or a relative import). One finding per
+ * construct, at its line; a missing schema is reported at the tool's name.
+ */
+
+type Construct =
+  | 'zod_any'
+  | 'zod_unknown'
+  | 'open_zod_object'
+  | 'empty_json_schema'
+  | 'open_json_object'
+  | 'additional_properties_true'
+  | 'untyped_property'
+  | 'array_without_items';
+
+const TYPING = ['type', 'enum', 'const', '$ref', 'anyOf', 'oneOf', 'allOf', 'not'];
+const JSON_KEYWORDS = new Set([...TYPING, 'properties', 'additionalProperties', 'items', 'required', 'description', 'title', '$schema', 'default', 'examples', 'patternProperties', 'prefixItems']);
+
+interface Hit {
+  node: Node;
+  construct: Construct;
+}
+
+/** Is this object literal a JSON Schema node (rather than a zod raw shape)? */
+function isJsonSchemaObject(o: Node): boolean {
+  if (!Node.isObjectLiteralExpression(o)) return false;
+  const props = o.getProperties();
+  if (props.length === 0) return true;
+  // zod values (calls) make a raw shape, even under a key named like a keyword (`{ type: z.enum([...]) }`).
+  if (props.some((p) => Node.isPropertyAssignment(p) && Node.isCallExpression(unwrap(p.getInitializerOrThrow())))) return false;
+  const keys = props.map((p) => (Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p) ? propertyName(p.getNameNode()) : undefined));
+  return keys.every((k) => k !== undefined && JSON_KEYWORDS.has(k)) && keys.some((k) => TYPING.includes(k!) || k === 'properties');
+}
+
+const shapeIsEmpty = (arg: Node | undefined): boolean => {
+  const a = arg ? unwrap(arg) : undefined;
+  return !a || (Node.isObjectLiteralExpression(a) && a.getProperties().length === 0);
+};
+
+function walkJson(node: Node, hits: Hit[], walk: (n: Node) => void): void {
+  if (!Node.isObjectLiteralExpression(node)) return walk(node);
+  if (node.getProperties().length === 0) {
+    hits.push({ node, construct: 'empty_json_schema' });
+    return;
+  }
+  const get = (k: string) => propertyValue(node, k);
+  const type = constString(get('type'))?.value;
+  const typed = TYPING.some((k) => get(k) !== undefined);
+  if (!typed && !get('properties')) hits.push({ node, construct: 'untyped_property' });
+  const props = get('properties');
+  const propsObj = props && unwrap(props);
+  const hasProps = !!propsObj && Node.isObjectLiteralExpression(propsObj) && propsObj.getProperties().length > 0;
+  const ap = get('additionalProperties');
+  const apNode = ap && unwrap(ap);
+  if (apNode && Node.isTrueLiteral(apNode)) hits.push({ node: ap!.getParent() ?? ap!, construct: 'additional_properties_true' });
+  else if (type === 'object' && !hasProps && !get('patternProperties') && (!apNode || (Node.isObjectLiteralExpression(apNode) && apNode.getProperties().length === 0))) {
+    hits.push({ node, construct: 'open_json_object' });
+  }
+  if (type === 'array' && !get('items') && !get('prefixItems')) hits.push({ node, construct: 'array_without_items' });
+  if (hasProps && Node.isObjectLiteralExpression(propsObj)) {
+    for (const p of propsObj.getProperties()) if (Node.isPropertyAssignment(p)) walkJson(unwrap(p.getInitializerOrThrow()), hits, walk);
+  }
+  if (apNode && Node.isObjectLiteralExpression(apNode) && apNode.getProperties().length > 0) walkJson(apNode, hits, walk);
+  const items = get('items');
+  if (items) {
+    const i = unwrap(items);
+    if (Node.isArrayLiteralExpression(i)) i.getElements().forEach((e) => walkJson(unwrap(e), hits, walk));
+    else walkJson(i, hits, walk);
+  }
+  for (const k of ['anyOf', 'oneOf', 'allOf']) {
+    const list = get(k);
+    const l = list && unwrap(list);
+    if (l && Node.isArrayLiteralExpression(l)) l.getElements().forEach((e) => walkJson(unwrap(e), hits, walk));
+  }
+}
+
+/** Catch-all constructs in a schema expression (zod or JSON Schema), identifiers followed. */
+function catchAlls(schema: Node, sources: ParsedSources): Hit[] {
+  const hits: Hit[] = [];
+  const seen = new Set<Node>();
+  const walk = (node: Node, depth = 0): void => {
+    if (depth > 30) return;
+    const n = unwrap(node);
+    if (seen.has(n)) return;
+    seen.add(n);
+    if (Node.isIdentifier(n)) {
+      const d = declarationOf(n);
+      const v = d ? valueOfDeclaration(d, sources) : undefined;
+      if (v && v !== n && !Node.isSourceFile(v) && !Node.isFunctionDeclaration(v) && !Node.isClassDeclaration(v)) walk(v, depth + 1);
+      return;
+    }
+    if (Node.isObjectLiteralExpression(n)) {
+      if (isJsonSchemaObject(n)) walkJson(n, hits, (x) => walk(x, depth + 1));
+      else for (const p of n.getProperties()) if (Node.isPropertyAssignment(p)) walk(p.getInitializerOrThrow(), depth + 1);
+      return;
+    }
+    if (Node.isArrayLiteralExpression(n)) {
+      n.getElements().forEach((e) => walk(e, depth + 1));
+      return;
+    }
+    if (!Node.isCallExpression(n)) return;
+    const callee = unwrap(n.getExpression());
+    const name = Node.isPropertyAccessExpression(callee) ? callee.getName() : Node.isIdentifier(callee) ? callee.getText() : '';
+    const args = n.getArguments();
+    if (name === 'any' && args.length === 0) hits.push({ node: n, construct: 'zod_any' });
+    else if (name === 'unknown' && args.length === 0) hits.push({ node: n, construct: 'zod_unknown' });
+    else if (name === 'looseObject' && shapeIsEmpty(args[0])) hits.push({ node: n, construct: 'open_zod_object' });
+    else if (name === 'passthrough' && Node.isPropertyAccessExpression(callee)) {
+      const inner = unwrap(callee.getExpression());
+      const ic = Node.isCallExpression(inner) ? unwrap(inner.getExpression()) : undefined;
+      if (ic && Node.isPropertyAccessExpression(ic) && ic.getName() === 'object' && Node.isCallExpression(inner) && shapeIsEmpty(inner.getArguments()[0])) {
+        hits.push({ node: n, construct: 'open_zod_object' });
+      }
+    }
+    if (Node.isPropertyAccessExpression(callee)) walk(callee.getExpression(), depth + 1);
+    // An object literal passed to a call is a zod shape (`z.object({ … })`), never a JSON Schema.
+    for (const a of args) {
+      const u = unwrap(a);
+      if (Node.isObjectLiteralExpression(u)) {
+        for (const p of u.getProperties()) if (Node.isPropertyAssignment(p)) walk(p.getInitializerOrThrow(), depth + 1);
+      } else walk(a, depth + 1);
+    }
+  };
+  walk(schema);
+  return hits;
+}
+
+export default defineDetector({
+  ruleId: 'C-4',
+  genre: 'static',
+  needs: ['repo'],
+  messages: {
+    'source-missing-schema': ['tool', 'schema'],
+    'source-catch-all': ['tool', 'schema', 'construct'],
+  },
+  judge({ inputs: { repo } }) {
+    const src = codeOf(repo);
+    if (!src.ok) return src.verdict;
+    const tools = serverModel(repo).tools;
+    if (tools.length === 0) return notApplicable('no-tools-registered');
+    const findings: Finding[] = [];
+    const reported = new Set<Node>();
+    const check = (t: ToolDef, schema: 'input' | 'output', node: Node | undefined) => {
+      if (!node) {
+        findings.push({ messageId: 'source-missing-schema', data: { tool: t.name, schema }, location: { file: t.file, line: t.nameLine } });
+        return;
+      }
+      for (const h of catchAlls(node, src.code.sources)) {
+        if (reported.has(h.node)) continue;
+        reported.add(h.node);
+        findings.push({
+          messageId: 'source-catch-all',
+          data: { tool: t.name, schema, construct: h.construct },
+          location: { file: src.code.rel(h.node.getSourceFile()), line: positionOf(h.node).line },
+          evidence: h.node.getText().replace(/\s+/g, ' ').slice(0, 120),
+        });
+      }
+    };
+    for (const t of tools) {
+      check(t, 'input', t.inputSchema);
+      check(t, 'output', t.outputSchema);
+    }
+    return findings.length ? { state: 'non-conforming', findings } : present();
+  },
+});

@@ -1,0 +1,175 @@
+import { Node, type CallExpression } from 'ts-morph';
+import { defineDetector, present } from '../../engine/detector.js';
+import type { Finding } from '../../engine/types.js';
+import { originOf } from '../../facts/scope.js';
+import { serverModel } from '../../facts/server-model.js';
+import { positionOf, propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
+import { codeOf, isFn, passThrough, sinkOf, type Code, type Fn } from '../code-paths.js';
+
+/**
+ * C-6 — no secrets in logs, no raw traces to clients (static part). Two looks at the source:
+ *
+ * Log statements — `console.log/info/warn/error/debug/trace`, a logger method (`info`, `warn`, `error`,
+ * `debug`, `trace`, `fatal`, `log`) on an object named log/logger/pino/winston/bunyan or ending in
+ * `Logger`, and MCP log notifications (`sendLoggingMessage`) — that carry, as a value (interpolated,
+ * concatenated, as an argument or an object field, possibly through String/JSON.stringify/inspect):
+ *   - a secret-named value: a name ending in token, password, passwd, secret, apiKey, authorization,
+ *     cookie, privateKey, accessKey or credentials (progress/page/cancellation tokens excepted);
+ *   - a request or environment object whole: `process.env`, `req` / `request`, `headers`, `authInfo`.
+ * A value only tested or measured (`!!token`, `token.length`, `typeof token`) is not logged. Logger calls
+ * are not flagged when a pino `redact` option is configured anywhere in the source.
+ *
+ * Raw traces returned to the client — `<error>.stack` (an error variable: a catch binding, or a name like
+ * err / error / e / ex, or `new Error().stack`) flowing into a tool result's `content` /
+ * `structuredContent`, into `new McpError(…)` / `new ProtocolError(…)`, or into an error thrown from a
+ * tool handler (the SDK turns it into the result's text).
+ */
+
+const CONSOLE_METHODS = new Set(['log', 'info', 'warn', 'error', 'debug', 'trace']);
+const LOGGER_METHODS = new Set(['info', 'warn', 'error', 'debug', 'trace', 'fatal', 'log']);
+const LOGGER_NAME = /^(?:log|logger|pino|winston|bunyan|consola|signale)$|Logger$/i;
+const SECRET_ENDINGS = ['token', 'password', 'passwd', 'secret', 'apikey', 'authorization', 'cookie', 'cookies', 'privatekey', 'accesskey', 'credentials', 'setcookie'];
+const NOT_SECRET = ['progresstoken', 'pagetoken', 'nexttoken', 'cancellationtoken', 'continuationtoken', 'synctoken', 'maxtoken'];
+const WHOLE_OBJECTS = new Set(['req', 'request', 'headers', 'rawHeaders', 'authInfo']);
+const ERROR_NAME = /^(?:e|err|error|ex|exc|exception|cause)$|(?:Error|Err)$/;
+const ERROR_CLASSES = /(?:^|\.)(?:McpError|ProtocolError)$/;
+
+const norm = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+const isSecretName = (name: string): boolean => {
+  const n = norm(name);
+  return SECRET_ENDINGS.some((e) => n.endsWith(e)) && !NOT_SECRET.some((e) => n.endsWith(e));
+};
+
+/** The last name of a value expression: `token`, `apiKey` for cfg.apiKey, `cookie` for h['cookie']. */
+function lastName(n: Node): string | undefined {
+  if (Node.isIdentifier(n)) return n.getText();
+  if (Node.isPropertyAccessExpression(n)) return n.getName();
+  if (Node.isElementAccessExpression(n)) return stringValue(n.getArgumentExpression());
+  return undefined;
+}
+
+type Logged = { kind: 'secret' | 'object'; name: string; node: Node };
+
+/** What a log argument carries as a value: secret-named values and whole request / env objects. */
+function loggedValues(arg: Node): Logged[] {
+  const out: Logged[] = [];
+  const consider = (leaf: Node) => {
+    // The value must reach the argument through pass-through nodes only.
+    let cur: Node = leaf;
+    while (cur !== arg) {
+      const up = passThrough(cur);
+      if (!up) return;
+      cur = up;
+    }
+    const text = leaf.getText().replace(/\s+/g, '');
+    const name = lastName(leaf);
+    if (text === 'process.env') out.push({ kind: 'object', name: text, node: leaf });
+    else if (name && WHOLE_OBJECTS.has(name)) out.push({ kind: 'object', name: text.slice(0, 60), node: leaf });
+    else if (name && isSecretName(name)) out.push({ kind: 'secret', name: text.slice(0, 60), node: leaf });
+  };
+  const visit = (n: Node) => {
+    if (Node.isShorthandPropertyAssignment(n)) {
+      consider(n.getNameNode());
+      return;
+    }
+    if (Node.isIdentifier(n) || Node.isPropertyAccessExpression(n) || Node.isElementAccessExpression(n)) {
+      consider(n);
+      return; // the maximal access is the value; its parts are not
+    }
+    if (isFn(n)) return;
+    n.forEachChild(visit);
+  };
+  visit(arg);
+  return out;
+}
+
+/** Is this call a log statement? Returns its callee text. */
+function logCall(call: CallExpression): string | undefined {
+  const c = unwrap(call.getExpression());
+  if (!Node.isPropertyAccessExpression(c)) return undefined;
+  const m = c.getName();
+  const recv = unwrap(c.getExpression());
+  if (m === 'sendLoggingMessage') return c.getText();
+  if (Node.isIdentifier(recv) && recv.getText() === 'console') {
+    return CONSOLE_METHODS.has(m) && originOf(recv)?.module === '<global>' ? `console.${m}` : undefined;
+  }
+  const rname = Node.isIdentifier(recv) ? recv.getText() : Node.isPropertyAccessExpression(recv) ? recv.getName() : undefined;
+  return rname && LOGGER_NAME.test(rname) && LOGGER_METHODS.has(m) ? `${rname}.${m}` : undefined;
+}
+
+/** A pino `redact` option anywhere in the source. */
+function redactionConfigured(code: Code): boolean {
+  return code.files.some(([, sf]) =>
+    sf.getDescendants().some((n) => Node.isPropertyAssignment(n) && propertyName(n.getNameNode()) === 'redact' && !!n.getFirstAncestor((a) => Node.isCallExpression(a) && /pino/i.test(a.getExpression().getText()))),
+  );
+}
+
+/** Is `x.stack` the trace of an error? */
+function isErrorStack(n: Node): boolean {
+  if (!Node.isPropertyAccessExpression(n) || n.getName() !== 'stack') return false;
+  const obj = unwrap(n.getExpression());
+  if (Node.isNewExpression(obj)) return /Error$/.test(obj.getExpression().getText());
+  if (!Node.isIdentifier(obj)) return false;
+  const name = obj.getText();
+  if (ERROR_NAME.test(name)) return true;
+  return !!n.getFirstAncestor((a) => Node.isCatchClause(a) && a.getVariableDeclaration()?.getName() === name);
+}
+
+export default defineDetector({
+  ruleId: 'C-6',
+  genre: 'static',
+  needs: ['repo'],
+  messages: {
+    'secret-in-log': ['name', 'call'],
+    'object-in-log': ['name', 'call'],
+    'stack-to-client': ['channel'],
+  },
+  judge({ inputs: { repo } }) {
+    const src = codeOf(repo);
+    if (!src.ok) return src.verdict;
+    const code = src.code;
+    const redacted = redactionConfigured(code);
+    const handlers = new Set<Fn>();
+    const model = serverModel(repo);
+    for (const t of model.tools) if (t.handler) handlers.add(t.handler);
+    for (const r of model.requestHandlers) if (r.handler && r.method === 'tools/call') handlers.add(r.handler);
+    const inHandler = (n: Node) => !!n.getFirstAncestor((a) => isFn(a) && handlers.has(a));
+
+    const findings: Finding[] = [];
+    for (const [file, sf] of code.files) {
+      sf.forEachDescendant((n) => {
+        if (Node.isCallExpression(n)) {
+          const call = logCall(n);
+          if (!call || (redacted && !call.startsWith('console.'))) return;
+          const seen = new Set<string>();
+          for (const arg of n.getArguments()) {
+            for (const v of loggedValues(arg)) {
+              const key = `${v.kind}:${v.name}`;
+              if (seen.has(key)) continue;
+              seen.add(key);
+              findings.push({
+                messageId: v.kind === 'secret' ? 'secret-in-log' : 'object-in-log',
+                data: { name: v.name, call },
+                location: { file, line: positionOf(n).line },
+                evidence: n.getText().replace(/\s+/g, ' ').slice(0, 120),
+              });
+            }
+          }
+          return;
+        }
+        if (!isErrorStack(n)) return;
+        const sink = sinkOf(n);
+        let channel: string | undefined;
+        if (sink?.kind === 'field') channel = sink.name;
+        else if (sink?.kind === 'new') {
+          if (ERROR_CLASSES.test(sink.callee)) channel = 'protocol_error';
+          else if (/Error$/.test(sink.callee) && Node.isThrowStatement(sink.node.getParent()) && inHandler(sink.node)) channel = 'thrown_error';
+        }
+        if (channel) {
+          findings.push({ messageId: 'stack-to-client', data: { channel }, location: { file, line: positionOf(n).line }, evidence: n.getText().slice(0, 80) });
+        }
+      });
+    }
+    return findings.length ? { state: 'non-conforming', findings } : present();
+  },
+});

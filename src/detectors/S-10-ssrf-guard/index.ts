@@ -1,0 +1,439 @@
+import python from './python.js';
+import { Node, type SourceFile } from 'ts-morph';
+import { defineDetector, notApplicable, present } from '../../engine/detector.js';
+import type { Finding, Verdict } from '../../engine/types.js';
+import type { RepoFacts } from '../../facts/repo.js';
+import { sinkSites, toolFlows, type Flow } from '../../facts/flow.js';
+import { functionOf, originOf, GLOBAL } from '../../facts/scope.js';
+import { parsedSources, positionOf, propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
+import {
+  args,
+  calleeName,
+  callersOf,
+  declarationOf,
+  enclosingFunction,
+  initializerOf,
+  locationOf,
+  propertyOf,
+  readSources,
+  resolveValue,
+  sitesOf,
+  K,
+  staticString,
+} from '../source-support.js';
+
+/**
+ * S-10 — SSRF guard on outbound fetches (static). Applies when the source makes outbound HTTP requests
+ * (facts/flow sink sites: fetch, http/https request/get, axios, got, undici, node-fetch, ky).
+ * A site is judged when its destination can be influenced:
+ * - by a tool argument (facts/flow: a flow from a handler's arguments to the site), or
+ * - by OAuth metadata: the URL is built from resource_metadata, authorization_servers, token_endpoint,
+ *   jwks_uri (or another endpoint field of RFC 8414 / RFC 9728 metadata), followed here through local
+ *   variables, templates, new URL() and the callers of the enclosing function.
+ * A URL whose scheme and host are written in the code (`https://api.example.com/${path}`) is not
+ * influenced. For an influenced site, in the enclosing function, its callers and the local helpers they
+ * call:
+ * - an allowlist on the host (Set/array has/includes of u.hostname, a comparison with a listed name, the
+ *   flow's own allowlist guard) or a maintained library's result (ipaddr.js, ip-address, is-ip,
+ *   is-valid-domain, validator…) must decide — else the URL or host is unvalidated, or validated by
+ *   hand-written code (IP regexes, prefix tests on addresses, a hand-kept list of private addresses);
+ * - a library check on a host name needs the name resolved (dns lookup / resolve) and every address checked;
+ * - redirects must be off: fetch/ky with redirect 'manual' or 'error', axios with maxRedirects: 0, got with
+ *   followRedirect: false (node http/https and undici.request do not follow redirects).
+ */
+
+const OAUTH_FIELDS = new Set([
+  'resource_metadata',
+  'authorization_servers',
+  'token_endpoint',
+  'jwks_uri',
+  'authorization_endpoint',
+  'registration_endpoint',
+  'introspection_endpoint',
+  'revocation_endpoint',
+  'userinfo_endpoint',
+  'device_authorization_endpoint',
+  'pushed_authorization_request_endpoint',
+]);
+const LIBRARIES = ['ipaddr.js', 'ip-address', 'is-ip', 'is-valid-domain', 'validator', 'ip-range-check', 'private-ip', 'is-localhost-ip', 'ssrf-req-filter', 'request-filtering-agent', 'netmask', 'ip-cidr'];
+/** Libraries that resolve and check the addresses they connect to. */
+const RESOLVING_LIBRARIES = new Set(['ssrf-req-filter', 'request-filtering-agent']);
+const ADDRESS_LITERAL = /^(\d{1,3}\.|\d+$|0x|localhost$|::1?$|\[::|f[cde][0-9a-f]{0,2}:|fe80|169\.254|metadata\.(google\.internal|amazonaws\.com))/i;
+const ADDRESS_REGEX = /\\d\{1,3\}|\[0-9\]\{1,3\}|127\\\.|\b10\\\.|192\\\.168|169\\\.254|172\\\.|localhost|::1|fc00|fe80|0\\\.0\\\.0\\\.0/i;
+
+type SourceKind = 'tool_argument' | 'oauth_metadata';
+interface Influence {
+  source: SourceKind;
+  name: string;
+  /** Identifiers the value went through (to recognise checks on the same value). */
+  names: Set<string>;
+}
+
+const libraryOf = (module: string): string | undefined => LIBRARIES.find((l) => module === l || module.startsWith(l + '/'));
+
+/* ---------------- OAuth metadata taint ---------------- */
+
+function metadataTaint(node: Node | undefined, names: Set<string>, files: [string, SourceFile][], depth = 0): string | undefined {
+  if (!node || depth > 10) return undefined;
+  const n = unwrap(node);
+  if (Node.isAwaitExpression(n)) return metadataTaint(n.getExpression(), names, files, depth + 1);
+  if (Node.isPropertyAccessExpression(n)) {
+    if (OAUTH_FIELDS.has(n.getName())) return n.getName();
+    return metadataTaint(n.getExpression(), names, files, depth + 1);
+  }
+  if (Node.isElementAccessExpression(n)) {
+    const key = stringValue(n.getArgumentExpression());
+    if (key && OAUTH_FIELDS.has(key)) return key;
+    return metadataTaint(n.getExpression(), names, files, depth + 1);
+  }
+  if (Node.isIdentifier(n)) {
+    const name = n.getText();
+    if (names.has(name)) return undefined;
+    names.add(name);
+    if (OAUTH_FIELDS.has(name)) return name;
+    const d = declarationOf(n);
+    if (!d) return undefined;
+    if (Node.isBindingElement(d)) {
+      const prop = d.getPropertyNameNode();
+      const key = prop ? propertyName(prop) : d.getName();
+      if (key && OAUTH_FIELDS.has(key)) return key;
+      const owner = d.getFirstAncestor((a) => Node.isVariableDeclaration(a) || Node.isParameterDeclaration(a));
+      if (owner && Node.isVariableDeclaration(owner)) return metadataTaint(owner.getInitializer(), names, files, depth + 1);
+      if (owner && Node.isParameterDeclaration(owner)) return parameterTaint(owner, names, files, depth);
+      return undefined;
+    }
+    if (Node.isVariableDeclaration(d)) return metadataTaint(initializerOf(d), names, files, depth + 1);
+    if (Node.isParameterDeclaration(d)) return parameterTaint(d, names, files, depth);
+    return undefined;
+  }
+  if (Node.isTemplateExpression(n)) {
+    for (const s of n.getTemplateSpans()) {
+      const t = metadataTaint(s.getExpression(), names, files, depth + 1);
+      if (t) return t;
+    }
+    return undefined;
+  }
+  if (Node.isBinaryExpression(n)) {
+    if (!['+', '??', '||', '&&'].includes(n.getOperatorToken().getText())) return undefined;
+    return metadataTaint(n.getLeft(), names, files, depth + 1) ?? metadataTaint(n.getRight(), names, files, depth + 1);
+  }
+  if (Node.isConditionalExpression(n)) return metadataTaint(n.getWhenTrue(), names, files, depth + 1) ?? metadataTaint(n.getWhenFalse(), names, files, depth + 1);
+  if (Node.isCallExpression(n) || Node.isNewExpression(n)) {
+    const callee = unwrap(n.getExpression());
+    if (Node.isPropertyAccessExpression(callee)) {
+      const r = metadataTaint(callee.getExpression(), names, files, depth + 1);
+      if (r) return r;
+    }
+    for (const a of n.getArguments()) {
+      const t = metadataTaint(a, names, files, depth + 1);
+      if (t) return t;
+    }
+  }
+  return undefined;
+}
+
+/** A parameter is influenced when some caller (by name) passes an influenced value at its position. */
+function parameterTaint(p: Node, names: Set<string>, files: [string, SourceFile][], depth: number): string | undefined {
+  if (!Node.isParameterDeclaration(p) || depth > 6) return undefined;
+  const fn = p.getParent();
+  if (!fn || !(Node.isFunctionDeclaration(fn) || Node.isArrowFunction(fn) || Node.isFunctionExpression(fn) || Node.isMethodDeclaration(fn))) return undefined;
+  const index = fn.getParameters().indexOf(p);
+  for (const c of callersOf(fn, files)) {
+    const t = metadataTaint(c.node.getArguments()[index], names, files, depth + 2);
+    if (t) return t;
+  }
+  return undefined;
+}
+
+/* ---------------- URL shape ---------------- */
+
+/** 'url': the whole URL is influenced; 'host': scheme fixed, host influenced; 'fixed': scheme and host written in the code. */
+function shapeOf(node: Node | undefined, depth = 0): 'url' | 'host' | 'fixed' {
+  if (!node || depth > 5) return 'url';
+  const n = unwrap(node);
+  if (Node.isAwaitExpression(n)) return shapeOf(n.getExpression(), depth + 1);
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    const i = Node.isVariableDeclaration(d) ? initializerOf(d) : undefined;
+    return i ? shapeOf(i, depth + 1) : 'url';
+  }
+  if (Node.isNewExpression(n) && calleeName(n) === 'URL') {
+    const [a, base] = n.getArguments();
+    if (base) {
+      const p = prefixOf(a);
+      // A relative reference keeps the base's host ('//host' does not; neither does an absolute URL).
+      if (p !== undefined && (/^\/[^/]/.test(p) || /^[\w.~-]/.test(p)) && !/^[a-z][a-z0-9+.-]*:/i.test(p)) return shapeOf(base, depth + 1) === 'fixed' ? 'fixed' : 'host';
+    }
+    return shapeOf(a, depth + 1);
+  }
+  if (stringValue(n) !== undefined) return 'fixed';
+  const p = prefixOf(n);
+  if (p === undefined) return 'url';
+  if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#@]+[/?#]/i.test(p)) return 'fixed';
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(p)) return 'host';
+  return 'url';
+}
+
+/** The constant text a template or concatenation starts with. */
+function prefixOf(node: Node | undefined): string | undefined {
+  if (!node) return undefined;
+  const n = unwrap(node);
+  const s = stringValue(n);
+  if (s !== undefined) return s;
+  if (Node.isTemplateExpression(n)) return n.getHead().getLiteralText();
+  if (Node.isBinaryExpression(n) && n.getOperatorToken().getText() === '+') return prefixOf(n.getLeft());
+  return undefined;
+}
+
+/* ---------------- guards ---------------- */
+
+interface Guards {
+  allowlist: boolean;
+  library: boolean;
+  /** The first hand-written address check found. */
+  handWritten?: Node;
+}
+
+/** The literal strings of an array or Set written in place or in a const. */
+function collectionValues(n: Node): string[] | undefined {
+  let v = resolveValue(n);
+  if (v && Node.isNewExpression(v)) v = v.getArguments()[0] ? resolveValue(v.getArguments()[0]) : undefined;
+  if (!v || !Node.isArrayLiteralExpression(v)) return undefined;
+  return v.getElements().map((e) => stringValue(e)).filter((s): s is string => s !== undefined);
+}
+
+/** The functions whose checks count for a site: its own, its callers (a few levels), and the local helpers they call. */
+function scopeOf(site: Node, files: [string, SourceFile][], sources: ReturnType<typeof parsedSources>): Node[] {
+  const out: Node[] = [];
+  const add = (fn: Node | undefined): void => {
+    if (fn && !out.includes(fn)) out.push(fn);
+  };
+  let level: Node[] = [enclosingFunction(site) ?? site.getSourceFile()];
+  for (let depth = 0; depth < 3 && level.length; depth++) {
+    const next: Node[] = [];
+    for (const fn of level) {
+      add(fn);
+      for (const c of callersOf(fn, files)) next.push(enclosingFunction(c.node) ?? c.node.getSourceFile());
+    }
+    level = next.filter((f) => !out.includes(f));
+  }
+  for (const fn of [...out]) {
+    fn.forEachDescendant((n) => {
+      if (Node.isCallExpression(n)) add(functionOf(n.getExpression(), sources));
+    });
+  }
+  return out;
+}
+
+function guardsIn(scope: Node[], influence: Influence): Guards {
+  const g: Guards = { allowlist: false, library: false };
+  /** The expression mentions the influenced value (an identifier it went through). */
+  const related = (x: Node | undefined, depth = 0): boolean => {
+    if (!x || depth > 3) return false;
+    return [x, ...x.getDescendants()].some((d) => {
+      if (!Node.isIdentifier(d)) return false;
+      if (influence.names.has(d.getText())) return true;
+      const i = initializerOf(declarationOf(d));
+      return !!i && i !== x && related(i, depth + 1);
+    });
+  };
+  /** A host (or the URL itself) of the influenced value: u.hostname with u from it, a const or destructured hostname of it. */
+  const onPath = (x: Node): boolean => {
+    const u = unwrap(x);
+    if (Node.isPropertyAccessExpression(u)) return ['hostname', 'host', 'origin', 'href'].includes(u.getName()) && related(u.getExpression());
+    if (!Node.isIdentifier(u)) return false;
+    if (influence.names.has(u.getText())) return true;
+    const d = declarationOf(u);
+    if (d && Node.isBindingElement(d)) {
+      const owner = d.getFirstAncestor((a) => Node.isVariableDeclaration(a));
+      return ['hostname', 'host', 'origin'].includes(d.getPropertyNameNode()?.getText() ?? d.getName()) && !!owner && Node.isVariableDeclaration(owner) && related(owner.getInitializer());
+    }
+    const i = initializerOf(d);
+    return !!i && Node.isPropertyAccessExpression(i) && onPath(i);
+  };
+  const hand = (n: Node): void => {
+    g.handWritten ??= n;
+  };
+  for (const fn of scope) {
+    fn.forEachDescendant((n) => {
+      if (Node.isCallExpression(n)) {
+        const o = originOf(n.getExpression());
+        if (o && o.module !== GLOBAL && libraryOf(o.module) && !Node.isExpressionStatement(n.getParent())) g.library = true;
+        const name = calleeName(n) ?? '';
+        const a0 = n.getArguments()[0];
+        const callee = n.getExpression();
+        const recv = Node.isPropertyAccessExpression(callee) ? unwrap(callee.getExpression()) : undefined;
+        if ((name === 'has' || name === 'includes') && a0 && recv && onPath(a0)) {
+          const values = collectionValues(recv);
+          if (values && values.some((v) => ADDRESS_LITERAL.test(v))) hand(n);
+          else if (!(values === undefined && /deny|block|private|internal|forbid/i.test(recv.getText()))) g.allowlist = true;
+          else hand(n);
+        } else if (['startsWith', 'endsWith', 'includes'].includes(name) && recv && onPath(recv)) {
+          const lit = stringValue(a0);
+          if (lit !== undefined && ADDRESS_LITERAL.test(lit)) hand(n);
+          else if (name === 'endsWith' && lit?.startsWith('.')) g.allowlist = true;
+        } else if ((name === 'test' || name === 'exec' || name === 'match') && recv && (name === 'match' ? onPath(recv) : !!a0 && onPath(a0))) {
+          const re = resolveValue(name === 'match' ? a0 : recv);
+          if (re && Node.isRegularExpressionLiteral(re) && ADDRESS_REGEX.test(re.getLiteralText())) hand(n);
+        } else if (name === 'split' && recv && onPath(recv) && stringValue(a0) === '.') hand(n);
+      } else if (Node.isBinaryExpression(n) && ['===', '!==', '==', '!='].includes(n.getOperatorToken().getText())) {
+        const [l, r] = [n.getLeft(), n.getRight()];
+        const side = onPath(l) ? r : onPath(r) ? l : undefined;
+        if (!side) return;
+        const lit = stringValue(side);
+        if (lit === undefined) {
+          if (!Node.isIdentifier(unwrap(side)) || !influence.names.has(unwrap(side).getText())) g.allowlist = true;
+        } else if (ADDRESS_LITERAL.test(lit)) hand(n);
+        else if (/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(lit)) g.allowlist = true;
+      }
+    });
+  }
+  return g;
+}
+
+/** True when the source resolves host names itself (dns lookup / resolve) or uses a resolving filter. */
+function resolves(files: [string, SourceFile][]): boolean {
+  return sitesOf(files, K.call, (n) => {
+    if (!Node.isCallExpression(n)) return false;
+    const o = originOf(n.getExpression());
+    if (!o) return false;
+    if ((o.module === 'dns' || o.module === 'dns/promises') && /^(lookup|resolve|resolve4|resolve6|resolveAny)$/.test(o.path[o.path.length - 1] ?? '')) return true;
+    return RESOLVING_LIBRARIES.has(o.module);
+  }).length > 0;
+}
+
+/* ---------------- clients ---------------- */
+
+interface Client {
+  label: string;
+  url: Node | undefined;
+  /** True / false when known; undefined when the options are not readable here. */
+  followsRedirects: boolean | undefined;
+  /** The request names a host (http.request({ hostname })), not a URL. */
+  hostOnly?: boolean;
+}
+
+function objectOf(n: Node | undefined): Node | undefined {
+  const v = n ? resolveValue(n) : undefined;
+  return v && Node.isObjectLiteralExpression(v) ? v : undefined;
+}
+
+/** undefined: an option object that cannot be read (a parameter, a spread). */
+function optionValue(opts: Node | undefined, given: boolean, key: string): { set: boolean; value?: string } | undefined {
+  if (!given) return { set: false };
+  const o = objectOf(opts);
+  if (!o || !Node.isObjectLiteralExpression(o)) return undefined;
+  const p = propertyOf(o, key);
+  if (p) return { set: true, value: staticString(p) ?? p.getText() };
+  return o.getProperties().some((x) => Node.isSpreadAssignment(x)) ? undefined : { set: false };
+}
+
+function clientOf(call: Node): Client | undefined {
+  if (!Node.isCallExpression(call) && !Node.isNewExpression(call)) return undefined;
+  const o = originOf(call.getExpression());
+  if (!o) return undefined;
+  const a = args(call);
+  const fn = o.path.filter((s) => s !== 'default')[o.path.filter((s) => s !== 'default').length - 1] ?? '';
+  const label = call.getExpression().getText().replace(/\s+/g, '').slice(0, 60);
+  const fetchLike = (opts: Node | undefined, given: boolean): boolean | undefined => {
+    const r = optionValue(opts, given, 'redirect');
+    if (!r) return undefined;
+    return !(r.set && (r.value === 'manual' || r.value === 'error'));
+  };
+  if ((o.module === GLOBAL && fn === 'fetch') || ((o.module === 'node-fetch' || o.module === 'cross-fetch') && fn !== 'Request') || (o.module === 'undici' && fn === 'fetch')) {
+    return { label, url: a[0], followsRedirects: fetchLike(a[1], a.length > 1) };
+  }
+  if (o.module === 'ky') return { label, url: a[0], followsRedirects: fetchLike(a[1], a.length > 1) };
+  if (o.module === 'axios') {
+    const cfgFirst = (fn === '' || fn === 'request' || fn === 'axios') && objectOf(a[0]);
+    const url = cfgFirst ? propertyOf(cfgFirst, 'url') : a[0];
+    const cfgIndex = cfgFirst ? 0 : ['post', 'put', 'patch', 'postForm', 'putForm', 'patchForm'].includes(fn) ? 2 : 1;
+    const r = optionValue(a[cfgIndex], a.length > cfgIndex, 'maxRedirects');
+    return { label, url, followsRedirects: r ? !(r.set && r.value === '0') : undefined };
+  }
+  if (o.module === 'got') {
+    const r = optionValue(a[1], a.length > 1, 'followRedirect');
+    const m = optionValue(a[1], a.length > 1, 'maxRedirects');
+    return { label, url: a[0], followsRedirects: r && m ? !((r.set && r.value === 'false') || (m.set && m.value === '0')) : undefined };
+  }
+  if (o.module === 'http' || o.module === 'https' || o.module === 'http2' || o.module === 'undici') {
+    const first = objectOf(a[0]);
+    if (first) return { label, url: propertyOf(first, 'hostname') ?? propertyOf(first, 'host'), followsRedirects: false, hostOnly: true };
+    return { label, url: a[0], followsRedirects: false };
+  }
+  return { label, url: a[0], followsRedirects: undefined };
+}
+
+/* ---------------- the detector ---------------- */
+
+function judgeSources(repo: RepoFacts): Verdict {
+  const src = readSources(repo, { pythonPart: true });
+  if ('verdict' in src) return src.verdict;
+  const files = src.files;
+  const sources = parsedSources(repo);
+  const sites = sinkSites(repo).filter((s) => s.family === 'http');
+  if (sites.length === 0) return notApplicable('no-outbound-http');
+  const flows = toolFlows(repo).filter((f) => f.sinkKind === 'http');
+  const flowAt = (file: string, node: Node): Flow | undefined => {
+    const { line, column } = positionOf(node);
+    return flows.find((f) => f.file === file && f.line === line && f.column === column);
+  };
+  const dns = resolves(files);
+  const findings: Finding[] = [];
+  const seen = new Set<string>();
+  const push = (f: Finding): void => {
+    const key = `${f.messageId}|${f.location?.file}:${f.location?.line}`;
+    if (!seen.has(key)) findings.push(f);
+    seen.add(key);
+  };
+  for (const s of sites) {
+    const client = clientOf(s.node);
+    if (!client) continue;
+    const flow = flowAt(s.file, s.node);
+    const names = new Set<string>();
+    let influence: Influence | undefined;
+    if (flow) {
+      if (client.url) metadataTaint(client.url, names, files);
+      influence = { source: 'tool_argument', name: flow.tool, names };
+    } else {
+      const field = metadataTaint(client.url, names, files);
+      if (field) influence = { source: 'oauth_metadata', name: field, names };
+    }
+    if (!influence) continue;
+    const shape = client.hostOnly ? (client.url && stringValue(client.url) !== undefined ? 'fixed' : 'host') : shapeOf(client.url);
+    if (shape === 'fixed') continue;
+    const g = guardsIn(scopeOf(s.node, files, sources), influence);
+    if (flow?.guard === 'sound' && flow.guardDetail === 'allowlist') g.allowlist = true;
+    const at = locationOf(s.file, s.node);
+    const data = { call: client.label, source: influence.source, name: influence.name };
+    if (!g.allowlist && !g.library) {
+      if (g.handWritten) {
+        const file = sources.rel(g.handWritten.getSourceFile());
+        push({ messageId: 'hand-written-address-check', data: { call: client.label }, location: locationOf(file, g.handWritten) });
+      } else push({ messageId: shape === 'url' ? 'unvalidated-url' : 'unvalidated-host', data, location: at });
+    } else if (!g.allowlist && g.library && !dns) {
+      push({ messageId: 'no-resolution-check', data: { call: client.label }, location: at });
+    }
+    if (client.followsRedirects) push({ messageId: 'redirects-followed', data: { call: client.label }, location: at });
+  }
+  return findings.length ? { state: 'non-conforming', findings } : present();
+}
+
+export default [
+  defineDetector({
+    ruleId: 'S-10',
+    genre: 'static',
+    needs: ['repo'],
+    messages: {
+      'unvalidated-url': ['call', 'source', 'name'],
+      'unvalidated-host': ['call', 'source', 'name'],
+      'hand-written-address-check': ['call'],
+      'no-resolution-check': ['call'],
+      'redirects-followed': ['call'],
+    },
+    judge({ inputs: { repo } }): Verdict {
+      return judgeSources(repo);
+    },
+  }),
+  python,
+];

@@ -1,0 +1,95 @@
+import { Node, type CallExpression } from 'ts-morph';
+import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
+import type { Finding } from '../../engine/types.js';
+import { sinkSites } from '../../facts/flow.js';
+import { isFunctionLike } from '../../facts/scope.js';
+import { sourceGap } from '../../facts/server-model.js';
+import { unwrap } from '../../facts/ts-source.js';
+
+/**
+ * S-21 — a stdio proxy sandboxes what it launches (static, conditional; judges the logging part only).
+ * The condition holds when the source launches child processes: every process sink of facts/flow
+ * (child_process spawn/exec/execFile/fork and their sync forms, execa and its `$`, cross-spawn, shelljs
+ * exec, zx `$`, `new StdioClientTransport(…)`), tainted or not, outside the project's tooling folders
+ * (top-level scripts/, example(s)/, docs/, bench/, benchmarks/). No launch: not-applicable.
+ *
+ * Red, per launch, at its line: no logging call in the same function (the innermost function around the
+ * launch, nested callbacks included; the file's top level for a launch outside any function). A logging
+ * call is, mechanically:
+ *   - console.error / console.warn, process.stderr.write (stderr; console.log and console.info write to
+ *     stdout, which a stdio server must keep for the protocol, and do not count);
+ *   - a method info/warn/error/debug/trace/fatal/notice/verbose/log/audit on a receiver whose name
+ *     contains "log" (logger.info, this.log.warn, ctx.logger.error…), other than console;
+ *   - sendLoggingMessage (an MCP logging notification);
+ *   - a function whose name starts with log, debug, trace or audit (log(…), logLaunch(…), debug(…)).
+ * No JavaScript/TypeScript source: could-not-judge 'no-source' (not-applicable 'no-js-source' for a Python
+ * repository, which this detector does not read).
+ * Whether the child is confined and whether dangerous commands need approval is not judged here.
+ */
+
+/** Launches in these top-level folders belong to the project's tooling, not to the server. */
+const OUTSIDE_SERVER = /^(?:scripts|examples?|docs|bench|benchmarks)\//;
+const LOG_METHODS = new Set(['info', 'warn', 'error', 'debug', 'trace', 'fatal', 'notice', 'verbose', 'log', 'audit']);
+const LOG_FUNCTION = /^(?:log|debug|trace|audit)/i;
+
+function lastName(n: Node): string {
+  const u = unwrap(n);
+  if (Node.isPropertyAccessExpression(u)) return u.getName();
+  return u.getText();
+}
+
+export function isLoggingCall(call: CallExpression): boolean {
+  const callee = unwrap(call.getExpression());
+  if (Node.isIdentifier(callee)) return LOG_FUNCTION.test(callee.getText());
+  if (!Node.isPropertyAccessExpression(callee)) return false;
+  const m = callee.getName();
+  const recv = callee.getExpression().getText().replace(/\s+/g, '');
+  if (recv === 'console' || recv === 'globalThis.console') return m === 'error' || m === 'warn';
+  if (recv === 'process.stderr' && m === 'write') return true;
+  if (m === 'sendLoggingMessage') return true;
+  return LOG_METHODS.has(m) && /log/i.test(lastName(callee.getExpression()));
+}
+
+function scopeOf(n: Node): Node {
+  return n.getFirstAncestor((a) => isFunctionLike(a)) ?? n.getSourceFile();
+}
+
+function logsIn(scope: Node): boolean {
+  let found = false;
+  scope.forEachDescendant((d, trav) => {
+    if (Node.isCallExpression(d) && isLoggingCall(d)) {
+      found = true;
+      trav.stop();
+    }
+  });
+  return found;
+}
+
+export default [
+  defineDetector({
+    ruleId: 'S-21',
+    genre: 'static',
+    needs: ['repo'],
+    partial: true,
+    messages: {
+      'launch-not-logged': ['call'],
+    },
+    judge({ inputs: { repo } }) {
+      const gap = sourceGap(repo);
+      if (gap === 'no-source') return couldNotJudge(gap);
+      // No Python part for this rule: a Python-only tree is not read, so it is not judged (never not-applicable).
+      if (gap === 'no-js-source') return couldNotJudge('source-language-not-read');
+      const launches = sinkSites(repo).filter((s) => s.family === 'process' && !OUTSIDE_SERVER.test(s.file));
+      if (launches.length === 0) return notApplicable('no-process-launch');
+      const findings: Finding[] = [];
+      const logged = new Map<Node, boolean>();
+      for (const l of launches) {
+        const scope = scopeOf(l.node);
+        if (!logged.has(scope)) logged.set(scope, logsIn(scope));
+        if (logged.get(scope)) continue;
+        findings.push({ messageId: 'launch-not-logged', data: { call: l.call }, location: { file: l.file, line: l.line, column: l.column } });
+      }
+      return findings.length ? { state: 'non-conforming', findings } : present();
+    },
+  }),
+];

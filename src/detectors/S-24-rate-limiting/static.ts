@@ -1,0 +1,161 @@
+import { Node, type SourceFile } from 'ts-morph';
+import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
+import type { Finding } from '../../engine/types.js';
+import { declarationOf, functionOf, originOf } from '../../facts/scope.js';
+import { serverModel, type ToolDef } from '../../facts/server-model.js';
+import { positionOf, unwrap } from '../../facts/ts-source.js';
+import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
+
+/**
+ * S-24 — every tool invocation is rate limited (static). A rate guard is recognised as:
+ *   - a limiter package: rate-limiter-flexible, bottleneck, p-throttle, express-rate-limit, limiter,
+ *     @upstash/ratelimit (and @fastify/rate-limit, hono-rate-limiter);
+ *   - a local class or function whose name says it limits: RateLimit / RateLimiter / TokenBucket /
+ *     throttle (any case), and values built from either (`const limiter = new RateLimiter()`).
+ * A tool is guarded when its handler, or a function it reaches (code-paths.reachable), uses such a
+ * limiter, or when the handler is wrapped by a function that does (`registerTool(name, cfg, limited(fn))`).
+ * All tools are guarded at once by a limiter mounted as HTTP middleware on an app or router
+ * (`app.use(rateLimit(…))`, `fastify.register(rateLimit)`, a limiter among a route's handlers); a
+ * low-level tools/call dispatcher is judged like a handler.
+ *
+ * The evidence may live outside the code (a gateway, a proxy): with no limiter in the code, or one that is
+ * on no tool's path, the verdict is could-not-judge, never absent. Red only when the code rate-limits some
+ * tools and not others: one finding per unguarded tool.
+ */
+
+const LIMITER_PACKAGES = new Set(['rate-limiter-flexible', 'bottleneck', 'p-throttle', 'express-rate-limit', 'limiter', '@upstash/ratelimit', '@fastify/rate-limit', 'hono-rate-limiter']);
+const LIMITER_NAME = /rate[-_]?limit|token[-_]?bucket|throttl/i;
+const ROUTE_METHODS = new Set(['use', 'all', 'post', 'get', 'route', 'register']);
+/** Objects that mount HTTP middleware: app.use(…), router.post(…), fastify.register(…), app.route(…).post(…). */
+const APP_NAME = /app|router|server|fastify|hono|api|route/i;
+
+interface Limiters {
+  /** Where the first limiter was seen (for the reason). */
+  first?: { file: string; line: number };
+  isLimiterRef(n: Node): boolean;
+}
+
+/** Is this expression a limiter: a package import, a limiter-named class/function/value, or a value built from one? */
+function limiterRefs(code: Code): Limiters {
+  const memo = new Map<Node, boolean>();
+  const isSymbol = (n: Node): boolean => {
+    const u = unwrap(n);
+    const o = Node.isIdentifier(u) || Node.isPropertyAccessExpression(u) ? originOf(u) : undefined;
+    if (o && LIMITER_PACKAGES.has(o.module)) return true;
+    const name = Node.isIdentifier(u) ? u.getText() : Node.isPropertyAccessExpression(u) ? u.getName() : '';
+    return LIMITER_NAME.test(name);
+  };
+  const isRef = (n: Node, depth = 0): boolean => {
+    const u = unwrap(n);
+    const hit = memo.get(u);
+    if (hit !== undefined) return hit;
+    memo.set(u, false);
+    let r = isSymbol(u);
+    if (!r && Node.isIdentifier(u) && depth < 4) {
+      const d = declarationOf(u);
+      const decl = d?.getParent();
+      if (Node.isVariableDeclaration(decl) && decl.getNameNode() === d) {
+        const init = decl.getInitializer();
+        const i = init ? unwrap(init) : undefined;
+        if (i && (Node.isNewExpression(i) || Node.isCallExpression(i))) r = isRef(i.getExpression(), depth + 1);
+        else if (i) r = isRef(i, depth + 1);
+      }
+    }
+    if (!r && Node.isPropertyAccessExpression(u)) r = isRef(u.getExpression(), depth + 1);
+    memo.set(u, r);
+    return r;
+  };
+  let first: { file: string; line: number } | undefined;
+  for (const [file, sf] of code.files) {
+    if (first) break;
+    sf.forEachDescendant((n, walk) => {
+      if (first) return walk.stop();
+      if ((Node.isNewExpression(n) || Node.isCallExpression(n)) && isSymbol(n.getExpression())) first = { file, line: positionOf(n).line };
+      else if ((Node.isClassDeclaration(n) || Node.isFunctionDeclaration(n)) && LIMITER_NAME.test(n.getName() ?? '')) first = { file, line: positionOf(n).line };
+    });
+  }
+  return { first, isLimiterRef: (n) => isRef(n) };
+}
+
+/** Does this function's own body use a limiter? */
+function usesLimiter(fn: Fn, lim: Limiters): boolean {
+  let found = false;
+  fn.forEachDescendant((n, walk) => {
+    if (found) return walk.stop();
+    if ((Node.isIdentifier(n) || Node.isPropertyAccessExpression(n)) && lim.isLimiterRef(n)) found = true;
+  });
+  return found;
+}
+
+/** Middleware mounting: `app.use(rateLimit(…))`, `app.post('/mcp', limiter, handler)`. */
+function mountedGlobally(code: Code, lim: Limiters): boolean {
+  return code.files.some(([, sf]: [string, SourceFile]) =>
+    sf.getDescendants().some((n) => {
+      if (!Node.isCallExpression(n)) return false;
+      const c = unwrap(n.getExpression());
+      if (!Node.isPropertyAccessExpression(c) || !ROUTE_METHODS.has(c.getName())) return false;
+      const recv = unwrap(c.getExpression());
+      const recvName = Node.isIdentifier(recv) ? recv.getText() : Node.isPropertyAccessExpression(recv) ? recv.getName() : Node.isCallExpression(recv) ? 'route' : '';
+      if (!APP_NAME.test(recvName)) return false;
+      return n.getArguments().some((a) => {
+        const u = unwrap(a);
+        if (Node.isCallExpression(u) || Node.isNewExpression(u)) return lim.isLimiterRef(u.getExpression());
+        return Node.isIdentifier(u) && lim.isLimiterRef(u);
+      });
+    }),
+  );
+}
+
+export default defineDetector({
+  ruleId: 'S-24',
+  genre: 'static',
+  needs: ['repo'],
+  messages: {
+    'tool-not-rate-limited': ['tool'],
+  },
+  judge({ inputs: { repo } }) {
+    const src = codeOf(repo);
+    if (!src.ok) return src.verdict;
+    const code = src.code;
+    const tools = serverModel(repo).tools;
+    if (tools.length === 0) return notApplicable('no-tools-registered');
+    const lim = limiterRefs(code);
+    if (!lim.first) return couldNotJudge('no-rate-limiter-found', { tools: tools.length });
+    if (mountedGlobally(code, lim)) return present();
+
+    const guardedFn = new Map<Fn, boolean>();
+    const pathGuarded = (fn: Fn): boolean => {
+      const hit = guardedFn.get(fn);
+      if (hit !== undefined) return hit;
+      const r = reachable(code, [fn]).some((f) => usesLimiter(f, lim));
+      guardedFn.set(fn, r);
+      return r;
+    };
+    /** A wrapper call around the handler: `limited(fn)`, `throttle(fn)`, `withRateLimit(fn)`. */
+    const wrapperGuards = (t: ToolDef): boolean | undefined => {
+      if (!Node.isCallExpression(t.node) || !['registerTool', 'tool'].includes(t.api)) return undefined;
+      const args = t.node.getArguments();
+      const last = args[args.length - 1] && unwrap(args[args.length - 1]!);
+      if (!last || !Node.isCallExpression(last)) return undefined;
+      const callee = last.getExpression();
+      if (lim.isLimiterRef(callee)) return true;
+      const f = functionOf(callee, code.sources);
+      return f ? pathGuarded(f) : undefined;
+    };
+
+    const unguarded: ToolDef[] = [];
+    let guarded = 0;
+    for (const t of tools) {
+      const g = wrapperGuards(t) || (t.handler ? pathGuarded(t.handler) : undefined);
+      if (g === undefined) continue;
+      if (g) guarded++;
+      else unguarded.push(t);
+    }
+    if (guarded === 0) {
+      return unguarded.length ? couldNotJudge('limiter-not-on-tool-path', { file: lim.first.file, line: lim.first.line }) : couldNotJudge('tool-handlers-not-found');
+    }
+    if (unguarded.length === 0) return present();
+    const findings: Finding[] = unguarded.map((t) => ({ messageId: 'tool-not-rate-limited', data: { tool: t.name }, location: { file: t.file, line: t.nameLine } }));
+    return { state: 'non-conforming', findings };
+  },
+});

@@ -1,0 +1,4 @@
+import detector from './python.js';
+import { testPythonFixtures } from '../../../test/support/python-tester.js';
+
+testPythonFixtures('X-1', detector, import.meta.url);

@@ -1,0 +1,65 @@
+import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
+import type { Finding } from '../../engine/types.js';
+import { toolFlows, type Flow } from '../../facts/flow.js';
+import { sourceGap } from '../../facts/server-model.js';
+import python from './python.js';
+
+/**
+ * X-5 — unconfined file access (static, JavaScript/TypeScript part). Reads the taint flows of facts/flow
+ * from the arguments of every tool (prompt, resource template) handler to file-system calls (fs,
+ * fs/promises, fs-extra: reads, writes, deletions; the path arguments only) and reports each one reached
+ * without sound confinement, at the call's line:
+ *   - 'path-not-confined': no check between the argument and the call;
+ *   - 'prefix-without-separator': the resolved path is checked with `startsWith(root)`, which also accepts
+ *     a sibling such as /srv/data-private for /srv/data;
+ *   - 'raw-path-check': the only check looks at the unresolved string (`includes('..')`, a regex,
+ *     `isAbsolute`, a literal prefix), which `a/../../b`, encodings or absolute paths get around.
+ * Sound confinement (see facts/flow): path.resolve/join (or realpath) followed by a `startsWith(root +
+ * path.sep)` check, or path.relative checked for '..'; path.basename; an allowlist of names. A helper such
+ * as `confine(root, p)` in the same project counts when the handler uses its result.
+ * No JavaScript/TypeScript source: could-not-judge 'no-source', or not-applicable 'no-js-source' when the
+ * repository is Python (judged by the Python part, python.ts); source but no handler: could-not-judge
+ * 'no-tools-in-source'.
+ * One finding per call; the tools that reach it are named together.
+ */
+
+const rank = { none: 2, unsound: 1, sound: 0 } as const;
+
+export default [
+  defineDetector({
+    ruleId: 'X-5',
+    genre: 'static',
+    needs: ['repo'],
+    partial: true,
+    messages: {
+      'path-not-confined': ['entry', 'name', 'call', 'access'],
+      'prefix-without-separator': ['entry', 'name', 'call', 'guardLine'],
+      'raw-path-check': ['entry', 'name', 'call', 'guardLine'],
+    },
+    judge({ inputs: { repo } }) {
+      const gap = sourceGap(repo);
+      if (gap === 'no-js-source') return notApplicable(gap);
+      if (gap) return couldNotJudge(gap);
+      const bySink = new Map<string, Flow[]>();
+      for (const f of toolFlows(repo)) {
+        if (f.sinkKind !== 'fs' || f.guard === 'sound') continue;
+        const key = `${f.file}:${f.line}:${f.column}`;
+        bySink.set(key, [...(bySink.get(key) ?? []), f]);
+      }
+      const findings: Finding[] = [];
+      for (const flows of bySink.values()) {
+        const worst = [...flows].sort((a, b) => rank[b.guard] - rank[a.guard])[0]!;
+        const names = [...new Set(flows.map((f) => f.tool))].sort().join(', ');
+        const data = { entry: worst.entryKind, name: names, call: worst.sinkCall };
+        const location = { file: worst.file, line: worst.line, column: worst.column };
+        if (worst.guard === 'none') findings.push({ messageId: 'path-not-confined', data: { ...data, access: worst.access ?? 'read' }, location });
+        else {
+          const messageId = worst.guardDetail === 'prefix-without-separator' ? 'prefix-without-separator' : 'raw-path-check';
+          findings.push({ messageId, data: { ...data, guardLine: worst.guardAt?.line ?? worst.line }, location });
+        }
+      }
+      return findings.length ? { state: 'non-conforming', findings } : present();
+    },
+  }),
+  python,
+];

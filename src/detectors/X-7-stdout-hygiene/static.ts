@@ -1,0 +1,177 @@
+import { Node, SyntaxKind, type SourceFile } from 'ts-morph';
+import { defineDetector, notApplicable, present } from '../../engine/detector.js';
+import type { Finding } from '../../engine/types.js';
+import type { RepoFacts } from '../../facts/repo.js';
+import { originOf, resolveRelativeModule } from '../../facts/scope.js';
+import { positionOf, stringValue, unwrap } from '../../facts/ts-source.js';
+import { codeOf, type Code } from '../code-paths.js';
+
+/**
+ * X-7 — clean stdout on stdio (static part). A stdio server is one whose source uses the SDK's stdio
+ * transport (`serveStdio(...)`, `new StdioServerTransport()`) or whose mcp.json declares a stdio transport;
+ * otherwise the rule does not apply. The files read are those the stdio entry loads: every file that
+ * starts the transport and, transitively, the files it imports by relative path (static, dynamic or
+ * require); when only mcp.json says stdio, every source file. In them, each of these is a finding:
+ *   - `console.log`, `console.info`, `console.debug`, `console.table`, `console.dir` (stdout in Node),
+ *     unless the source reassigns that console method;
+ *   - `process.stdout.write(...)`, except the transport's own writes (an argument that builds a
+ *     `jsonrpc` message, or a write inside a class named *Transport);
+ *   - a pino logger created without a destination (pino writes to stdout by default) or with stdout
+ *     as its destination.
+ */
+
+const STDOUT_CONSOLE = new Set(['log', 'info', 'debug', 'table', 'dir']);
+const MANIFEST = 'mcp.json';
+
+/** What mcp.json declares: 'stdio' among its transports, 'other' transports only, or undefined (no manifest or no transport). */
+function declaredTransport(repo: RepoFacts): 'stdio' | 'other' | undefined {
+  if (!repo.has(MANIFEST)) return undefined;
+  const m = repo.object(MANIFEST);
+  if (!m.ok || m.value.transport === undefined || m.value.transport === null) return undefined;
+  const t = m.value.transport;
+  const entries = Array.isArray(t) ? t : [t];
+  if (entries.length === 0) return undefined;
+  return entries.some((e) => e === 'stdio' || (!!e && typeof e === 'object' && (e as { type?: unknown }).type === 'stdio')) ? 'stdio' : 'other';
+}
+
+/** Files that start a stdio transport. */
+function stdioEntries(code: Code): SourceFile[] {
+  return code.files
+    .filter(([, sf]) =>
+      sf.getDescendants().some((n) => {
+        if (!Node.isCallExpression(n) && !Node.isNewExpression(n)) return false;
+        const c = unwrap(n.getExpression());
+        const name = Node.isIdentifier(c) ? c.getText() : Node.isPropertyAccessExpression(c) ? c.getName() : '';
+        return name === 'serveStdio' || name === 'StdioServerTransport';
+      }),
+    )
+    .map(([, sf]) => sf);
+}
+
+/** Relative module specifiers a file loads: imports, re-exports, `import('…')` and `require('…')`. */
+function loadedSpecs(sf: SourceFile): string[] {
+  const out: string[] = [];
+  for (const d of sf.getImportDeclarations()) if (!d.isTypeOnly()) out.push(d.getModuleSpecifierValue());
+  for (const d of sf.getExportDeclarations()) {
+    const s = d.getModuleSpecifierValue();
+    if (s && !d.isTypeOnly()) out.push(s);
+  }
+  sf.forEachDescendant((n) => {
+    if (!Node.isCallExpression(n)) return;
+    const c = n.getExpression();
+    if (c.getKind() === SyntaxKind.ImportKeyword || (Node.isIdentifier(c) && c.getText() === 'require')) {
+      const s = stringValue(n.getArguments()[0]);
+      if (s) out.push(s);
+    }
+  });
+  return out.filter((s) => s.startsWith('.'));
+}
+
+/** The entry files and everything they load by relative path. */
+function loadedFrom(code: Code, entries: SourceFile[]): SourceFile[] {
+  const seen = new Set<SourceFile>(entries);
+  const queue = [...entries];
+  while (queue.length) {
+    const sf = queue.shift()!;
+    for (const spec of loadedSpecs(sf)) {
+      const target = resolveRelativeModule(code.rel(sf), spec, code.sources);
+      if (target && !seen.has(target)) {
+        seen.add(target);
+        queue.push(target);
+      }
+    }
+  }
+  return [...seen];
+}
+
+/** `console` / `process` as the global (or `process` imported from node:process), not a local of that name. */
+const isGlobal = (n: Node, name: string): boolean => {
+  const u = unwrap(n);
+  if (!Node.isIdentifier(u) || u.getText() !== name) return false;
+  const m = originOf(u)?.module;
+  return m === '<global>' || m === name;
+};
+
+/** Console methods the source points elsewhere: `console.log = console.error` and the like. */
+function reassignedConsole(files: SourceFile[]): Set<string> {
+  const out = new Set<string>();
+  for (const sf of files) {
+    sf.forEachDescendant((n) => {
+      if (!Node.isBinaryExpression(n) || n.getOperatorToken().getText() !== '=') return;
+      const left = unwrap(n.getLeft());
+      if (Node.isPropertyAccessExpression(left) && unwrap(left.getExpression()).getText() === 'console') out.add(left.getName());
+    });
+  }
+  return out;
+}
+
+/** Where a pino destination argument writes: 'stdout', 'stderr' or undefined when it cannot be told. */
+function destinationOf(arg: Node): 'stdout' | 'stderr' | undefined {
+  const t = arg.getText().replace(/\s+/g, '');
+  if (/stderr|dest:2\b|destination\(2\)|fd:2\b/.test(t)) return 'stderr';
+  if (/stdout|dest:1\b|destination\(1\)|fd:1\b|destination\(\)/.test(t)) return 'stdout';
+  return undefined;
+}
+
+/** A pino logger that writes to stdout: `pino()`, `pino({ level })` without transport, or a stdout destination. */
+function pinoToStdout(call: Node): boolean {
+  if (!Node.isCallExpression(call)) return false;
+  const o = originOf(call.getExpression());
+  if (!o || o.module !== 'pino' || !(o.path.length === 0 || (o.path.length === 1 && ['pino', 'default'].includes(o.path[0]!)))) return false;
+  const args = call.getArguments();
+  if (args.length >= 2) return destinationOf(args[1]!) === 'stdout';
+  if (args.length === 0) return true;
+  const a = unwrap(args[0]!);
+  if (Node.isObjectLiteralExpression(a)) return !a.getProperty('transport');
+  return destinationOf(a) === 'stdout';
+}
+
+function isTransportWrite(call: Node): boolean {
+  if (!Node.isCallExpression(call)) return false;
+  if (call.getArguments().some((a) => /jsonrpc/i.test(a.getText()))) return true;
+  const cls = call.getFirstAncestor((a) => Node.isClassDeclaration(a) || Node.isClassExpression(a));
+  return !!cls && (Node.isClassDeclaration(cls) || Node.isClassExpression(cls)) && /Transport/.test(cls.getName() ?? '');
+}
+
+export default defineDetector({
+  ruleId: 'X-7',
+  genre: 'static',
+  needs: ['repo'],
+  messages: {
+    'stdout-write': ['call'],
+    'pino-stdout': [],
+  },
+  judge({ inputs: { repo } }) {
+    const declared = declaredTransport(repo);
+    const src = codeOf(repo);
+    if (!src.ok) return declared === 'other' ? notApplicable('no-stdio-transport') : src.verdict;
+    const code = src.code;
+    const entries = stdioEntries(code);
+    if (entries.length === 0 && declared !== 'stdio') return notApplicable('no-stdio-transport');
+    const files = entries.length ? loadedFrom(code, entries) : code.files.map(([, sf]) => sf);
+    const redirected = reassignedConsole(files);
+    const findings: Finding[] = [];
+    for (const sf of files) {
+      const file = code.rel(sf);
+      sf.forEachDescendant((n) => {
+        if (!Node.isCallExpression(n)) return;
+        const callee = unwrap(n.getExpression());
+        const at = { file, line: positionOf(n).line };
+        if (Node.isPropertyAccessExpression(callee)) {
+          const obj = unwrap(callee.getExpression());
+          const m = callee.getName();
+          if (STDOUT_CONSOLE.has(m) && isGlobal(obj, 'console') && !redirected.has(m)) {
+            findings.push({ messageId: 'stdout-write', data: { call: `console.${m}` }, location: at, evidence: n.getText().slice(0, 120) });
+            return;
+          }
+          if (m === 'write' && Node.isPropertyAccessExpression(obj) && obj.getName() === 'stdout' && isGlobal(obj.getExpression(), 'process') && !isTransportWrite(n)) {
+            findings.push({ messageId: 'stdout-write', data: { call: 'process.stdout.write' }, location: at, evidence: n.getText().slice(0, 120) });
+            return;
+          }
+        }
+        if (pinoToStdout(n)) findings.push({ messageId: 'pino-stdout', location: at, evidence: n.getText().slice(0, 120) });
+      });
+    }
+    return findings.length ? { state: 'non-conforming', findings } : present();
+  },
+});

@@ -1,0 +1,192 @@
+import { Node, type SourceFile } from 'ts-morph';
+import { couldNotJudge, notApplicable } from '../engine/detector.js';
+import type { Verdict } from '../engine/types.js';
+import { hasPythonSource } from '../facts/python-source.js';
+import type { RepoFacts } from '../facts/repo.js';
+import { functionOf, isFunctionLike, type FunctionLikeNode } from '../facts/scope.js';
+import { modelFiles } from '../facts/server-model.js';
+import { parsedSources, propertyName, sourceFilesOf, unwrap, type ParsedSources } from '../facts/ts-source.js';
+
+/**
+ * Small syntactic helpers shared by the static detectors that read code paths (X-6, X-7, C-4, C-6, S-13,
+ * S-24), on top of facts/ts-source (files parsed once per audit), facts/scope (name resolution) and
+ * facts/server-model (the registered tools and their handlers): the files to read, or why there are none,
+ * and the functions reachable from a handler (a syntactic call graph, no type checker).
+ */
+
+export type Fn = FunctionLikeNode;
+
+export interface Code {
+  sources: ParsedSources;
+  /** The files read (generated output left out when there is other source), sorted by path. */
+  files: [string, SourceFile][];
+  rel(sf: SourceFile): string;
+}
+
+/**
+ * The parsed sources, or the verdict when the tree holds no readable JavaScript/TypeScript source:
+ * could-not-judge, or not-applicable ('no-js-source') for a Python tree when the rule has a Python part
+ * (`pythonPart`) that judges it instead.
+ */
+export function codeOf(repo: RepoFacts, opts: { pythonPart?: boolean } = {}): { ok: true; code: Code } | { ok: false; verdict: Verdict } {
+  const sources = parsedSources(repo);
+  if (sources.files.size === 0) {
+    const listed = sourceFilesOf(repo);
+    if (listed.length > 0) return { ok: false, verdict: couldNotJudge('js-source-unreadable', { file: listed[0]!, count: listed.length }) };
+    if (opts.pythonPart && hasPythonSource(repo)) return { ok: false, verdict: notApplicable('no-js-source') };
+    return { ok: false, verdict: couldNotJudge('no-source') };
+  }
+  return { ok: true, code: { sources, files: modelFiles(sources), rel: sources.rel } };
+}
+
+export const isFn = isFunctionLike;
+
+/** The method `name` of the class around `from`, for `this.name(...)`. */
+function thisMethod(from: Node, name: string): Fn | undefined {
+  const cls = from.getFirstAncestor((a) => Node.isClassDeclaration(a) || Node.isClassExpression(a));
+  if (!cls || !(Node.isClassDeclaration(cls) || Node.isClassExpression(cls))) return undefined;
+  return cls.getMethods().find((m) => m.getName() === name);
+}
+
+/**
+ * The functions reachable from `start`: callees and function-valued arguments that resolve to a function
+ * of the audited source (facts/scope: locals, consts, relative imports), and `this.method(...)`, followed
+ * up to `maxDepth` steps. `start` is included; nested function literals are part of their parent.
+ */
+export function reachable(code: Code, start: readonly Fn[], maxDepth = 6): Fn[] {
+  const seen = new Set<Fn>(start);
+  let frontier = [...start];
+  for (let depth = 0; depth < maxDepth && frontier.length; depth++) {
+    const next: Fn[] = [];
+    const visit = (t: Fn | undefined) => {
+      if (t && !seen.has(t)) {
+        seen.add(t);
+        next.push(t);
+      }
+    };
+    for (const fn of frontier) {
+      fn.forEachDescendant((n) => {
+        if (!Node.isCallExpression(n) && !Node.isNewExpression(n)) return;
+        const c = unwrap(n.getExpression());
+        if (Node.isPropertyAccessExpression(c) && Node.isThisExpression(unwrap(c.getExpression()))) visit(thisMethod(n, c.getName()));
+        else if (Node.isIdentifier(c) || Node.isPropertyAccessExpression(c)) visit(safeFunctionOf(c, code));
+        for (const a of n.getArguments?.() ?? []) {
+          const u = unwrap(a);
+          if (Node.isIdentifier(u)) visit(safeFunctionOf(u, code));
+        }
+      });
+    }
+    frontier = next;
+  }
+  return [...seen];
+}
+
+function safeFunctionOf(n: Node, code: Code): Fn | undefined {
+  try {
+    return functionOf(n, code.sources);
+  } catch {
+    return undefined;
+  }
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Where a value goes, syntactically                                                               */
+
+/** Calls a value passes through unchanged in substance (serialised, copied, formatted). */
+export const PASS_CALLS = new Set([
+  'JSON.stringify',
+  'String',
+  'Object.entries',
+  'Object.values',
+  'Object.assign',
+  'Object.fromEntries',
+  'structuredClone',
+  'inspect',
+  'util.inspect',
+  'format',
+  'util.format',
+]);
+/** Methods of arrays and strings that keep the content: `Object.entries(x).map(...).join('\n')`. */
+const PASS_METHODS = new Set(['map', 'filter', 'join', 'slice', 'concat', 'toString', 'sort', 'flat', 'flatMap']);
+
+const calleeText = (call: Node): string => (Node.isCallExpression(call) ? unwrap(call.getExpression()).getText().replace(/\s+/g, '') : '');
+
+/**
+ * One step up from `cur` when its parent carries its value on: parentheses and casts, object and array
+ * literals, spreads, template literals, `+`, `??`, `||`, `&&`, a branch of `?:`, a pass-through call
+ * (PASS_CALLS) or array/string method (PASS_METHODS). Undefined when the value stops there.
+ */
+export function passThrough(cur: Node): Node | undefined {
+  const p = cur.getParent();
+  if (!p) return undefined;
+  if (
+    Node.isParenthesizedExpression(p) ||
+    Node.isAsExpression(p) ||
+    Node.isSatisfiesExpression(p) ||
+    Node.isNonNullExpression(p) ||
+    Node.isSpreadAssignment(p) ||
+    Node.isSpreadElement(p) ||
+    Node.isObjectLiteralExpression(p) ||
+    Node.isArrayLiteralExpression(p) ||
+    Node.isTemplateSpan(p) ||
+    Node.isTemplateExpression(p) ||
+    Node.isShorthandPropertyAssignment(p) ||
+    (Node.isPropertyAssignment(p) && p.getInitializer() === cur) ||
+    (Node.isBinaryExpression(p) && ['+', '??', '||', '&&'].includes(p.getOperatorToken().getText())) ||
+    (Node.isConditionalExpression(p) && p.getCondition() !== cur)
+  ) {
+    return p;
+  }
+  if (Node.isCallExpression(p) && p.getArguments().includes(cur as never) && PASS_CALLS.has(calleeText(p))) return p;
+  if (Node.isPropertyAccessExpression(p) && p.getExpression() === cur && PASS_METHODS.has(p.getName())) {
+    const call = p.getParent();
+    if (Node.isCallExpression(call) && call.getExpression() === p) return call;
+  }
+  return undefined;
+}
+
+export type Sink = { kind: 'field'; name: string } | { kind: 'new'; node: Node; callee: string };
+
+const RESULT_FIELDS = new Set(['content', 'structuredContent']);
+
+/**
+ * Where a value flows, following passThrough: into a tool result field (`content`, `structuredContent`),
+ * or into the arguments of a `new X(...)` expression. A `const` it is stored in is followed to its uses
+ * in the same block (up to 3 hops).
+ */
+export function sinkOf(node: Node, depth = 0): Sink | undefined {
+  let cur: Node = node;
+  for (let steps = 0; steps < 60; steps++) {
+    const p = cur.getParent();
+    if (!p) return undefined;
+    if (Node.isPropertyAssignment(p) && p.getInitializer() === cur) {
+      const name = propertyName(p.getNameNode());
+      if (name && RESULT_FIELDS.has(name)) return { kind: 'field', name };
+    }
+    if (Node.isShorthandPropertyAssignment(p) && RESULT_FIELDS.has(p.getName())) return { kind: 'field', name: p.getName() };
+    if (Node.isNewExpression(p) && (p.getArguments() as Node[]).includes(cur)) {
+      return { kind: 'new', node: p, callee: unwrap(p.getExpression()).getText() };
+    }
+    const up = passThrough(cur);
+    if (up) {
+      cur = up;
+      continue;
+    }
+    if (Node.isVariableDeclaration(p) && p.getInitializer() === cur && Node.isIdentifier(p.getNameNode()) && depth < 3) {
+      const name = p.getName();
+      const scope = p.getFirstAncestor((a) => Node.isBlock(a) || Node.isSourceFile(a)) ?? p.getSourceFile();
+      let found: Sink | undefined;
+      scope.forEachDescendant((ref, walk) => {
+        if (found) return walk.stop();
+        if (!Node.isIdentifier(ref) || ref.getText() !== name || ref === p.getNameNode()) return;
+        const rp = ref.getParent();
+        if (Node.isPropertyAccessExpression(rp) && rp.getNameNode() === ref) return;
+        if (Node.isPropertyAssignment(rp) && rp.getNameNode() === ref) return;
+        found = sinkOf(ref, depth + 1);
+      });
+      return found;
+    }
+    return undefined;
+  }
+  return undefined;
+}

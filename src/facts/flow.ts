@@ -1,0 +1,1286 @@
+import { Node, ts, type CallExpression, type Identifier, type NewExpression, type TaggedTemplateExpression } from 'ts-morph';
+import type { RepoFacts } from './repo.js';
+import { bindingNames, declarationOf, findNodes, functionOf, initializerOf, isFunctionLike, originOf, GLOBAL, type FunctionLikeNode, type Origin } from './scope.js';
+import { constString, constrainedArguments, modelFiles, objectLiteralOf, patternSafety, propertyValue, regexSource, serverModel, type EntryKind, type HandlerEntry } from './server-model.js';
+import { parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from './ts-source.js';
+
+/**
+ * Taint flow from what a client sends to a handler (facts/server-model entries) to dangerous calls
+ * ("sinks"), read syntactically (no type checker). Memoised per RepoFacts.
+ *
+ * Sources: the handler parameters that carry arguments (server-model `HandlerEntry.inputs`): the
+ * arguments object of a high-level tool/prompt handler (destructured or not), `request.params.arguments`
+ * (and `request.params.uri` for resources/read) in a low-level dispatcher, the `uri` and `variables` of a
+ * resource-template handler. Arguments the input schema restricts to non-text values (zod enum, literal,
+ * number, boolean; JSON Schema enum/const/number/integer/boolean) are not sources for SDK-validated
+ * handlers.
+ *
+ * Propagation: variable declarations and assignments (`=`, `+=`, `??=`; a later assignment may refine a
+ * variable, e.g. `p = path.resolve(root, p)`), destructuring (object and array patterns, rest elements),
+ * template literals, `+` concatenation, `??`/`||`/`&&`/conditional, property and element access on a
+ * tainted object, array literals, object literals (field by field: `{ path: p, rules }.rules` carries only
+ * `rules`), `await`, `for…of` and the element parameter of `forEach`/`map`/`filter`/… callbacks, string
+ * methods called on a tainted value (not those returning booleans or numbers), `path.*` transforms,
+ * `realpath`, `String()`, `decodeURIComponent()`, `JSON.stringify/parse`, `new URL()`, `Schema.parse(x)` /
+ * `safeParse(x).data` (minus the constrained arguments). A call to another function is followed when it is
+ * declared in the audited source (same file, or imported by a relative path, ESM or CommonJS; `this.m()` in
+ * a class; every function of a dispatch table called with a computed key, `handlers[name](args)`): tainted
+ * arguments taint its parameters, its sinks are reported with the call on the path, and its return value is
+ * tainted when what it returns is. Calls are followed at most MAX_DEPTH levels below the handler (the
+ * handler is level 0; a sink in a function reached through four nested calls is not seen). Unknown library
+ * calls do not propagate taint; class fields (`this.x`) are not followed.
+ *
+ * Sinks (by where the callee is imported from, see facts/scope `originOf`):
+ *   process — child_process exec/execSync ('shell'); spawn/spawnSync/execFile/execFileSync/fork: a tainted
+ *     program is 'process', a tainted element of the argument array is 'argument', and both become
+ *     'shell' with `shell: true` or when the program is a shell given `-c`; execa/execaSync/execaNode,
+ *     execaCommand ('process', 'shell' with the shell option), the execa/zx `$` tag (an interpolation in
+ *     the program position is 'process', elsewhere 'argument'); cross-spawn; shelljs exec ('shell');
+ *     `new StdioClientTransport({ command, args })`.
+ *   code — eval, Function / new Function, vm.runInNewContext/runInThisContext/runInContext/compileFunction,
+ *     new vm.Script ('eval').
+ *   fs — fs, fs/promises, fs-extra, graceful-fs: the read family (readFile, readdir, readJson…, not the
+ *     file-descriptor reads), open, opendir, createReadStream ('read'); the write, append, mkdir, output
+ *     families, copyFile, cp, copy, rename, move, truncate, symlink, link, createWriteStream ('write'); rm,
+ *     rmdir, unlink, remove, emptyDir ('delete'); the path arguments only.
+ *   http — fetch (global, undici, node-fetch), http/https request/get, axios and its verbs, got, undici
+ *     request/stream; the URL or options argument only.
+ *
+ * Guards (mechanical). A check counts for a flow when
+ *   - it tests the value on the flow's path: the same variable or expression, or a value derived from the
+ *     same argument (not merely a piece of it such as `url.protocol`, `p.split('/')[0]` or `extname(p)`, and
+ *     not the whole arguments object);
+ *   - it is in a guarding position: in an `if` whose branch rejects (throw, continue, break, `return`
+ *     nothing / false / null / an `isError` result / an error call), in what a predicate returns, kept in a
+ *     variable, or asserted — it then guards what comes after it; or in an `if`/`?:` condition or a
+ *     `switch` case that contains the sink — it then guards that branch only;
+ *   - and it comes before the sink in a function of the call chain; a check inside a called helper (a
+ *     `confine(root, p)` or `isAllowed(x)`) counts at the call, for the arguments that reach it.
+ *   fs, sound — `p.startsWith(root + path.sep)` (or `+ '/'`, a template ending with the separator, a const
+ *     holding one, an absolute literal folder ending with '/') where p comes from path.resolve/join/
+ *     normalize or realpath; `path.relative(root, p)` checked with `startsWith('..')` or `isAbsolute`; a
+ *     value passed through path.basename; an allowlist (see below).
+ *   fs, unsound — 'prefix-without-separator': `startsWith(root)` with a non-literal prefix and no
+ *     separator; 'raw-path-check': a check on a string that was not resolved (`includes('..')`, a regex,
+ *     `isAbsolute`, a literal prefix, `startsWith(path.sep)`), or a value cleaned with `replace`.
+ *   process/code/http, sound — allowlist: `LIST.includes(x)` / `SET.has(x)` / `x in MAP` /
+ *     `Object.hasOwn(MAP, x)` (on a collection whose name does not say deny/block), `x === 'literal'`, a
+ *     `switch (x)` whose literal case contains the sink, an anchored regex (`/^…$/.test(x)`); a shell
+ *     quoting function (shell-quote, shell-escape, shescape, `escape…`/`quote…`) for 'shell'; an
+ *     'argument' sink is sound by construction ('argv-no-shell'). A URL looked up in a collection by one of
+ *     its parts (`ALLOWED_HOSTS.has(url.hostname)`) is an allowlist for http sinks.
+ *   process/code/http, unsound — 'blocklist': `x.includes(';')`, `!x.includes('..')`, an unanchored regex,
+ *     a value cleaned with `replace(/[;&|]/g, '')`, a prefix test, `DENYLIST.includes(x)`.
+ * A sound check wins over an unsound one; with no check the guard is 'none'.
+ */
+
+/** How many nested calls below a handler a flow is followed. */
+export const MAX_DEPTH = 3;
+
+export type SinkFamily = 'process' | 'code' | 'fs' | 'http';
+export type SinkKind = 'shell' | 'process' | 'argument' | 'eval' | 'fs' | 'http';
+export type FsAccess = 'read' | 'write' | 'delete';
+export type Guard = 'none' | 'sound' | 'unsound';
+export type GuardDetail =
+  | 'separator-prefix'
+  | 'relative-check'
+  | 'basename'
+  | 'allowlist'
+  | 'pattern'
+  | 'escaped'
+  | 'argv-no-shell'
+  | 'prefix-without-separator'
+  | 'raw-path-check'
+  | 'blocklist';
+export type Launcher = 'child_process' | 'execa' | 'cross-spawn' | 'shelljs' | 'zx' | 'stdio-transport';
+
+export interface FlowStep {
+  file: string;
+  line: number;
+}
+
+export interface Flow {
+  /** The tool (prompt, resource) whose input reaches the sink; a dispatcher's method when no branch names it. */
+  tool: string;
+  entryKind: EntryKind;
+  sinkKind: SinkKind;
+  /** The callee as written (`exec`, `fs.promises.readFile`, `$`…), at most 80 characters. */
+  sinkCall: string;
+  /** fs sinks: what the call does to the path. */
+  access?: FsAccess;
+  /** process sinks: the launch goes through a shell. */
+  shell?: boolean;
+  file: string;
+  line: number;
+  column: number;
+  guard: Guard;
+  guardDetail?: GuardDetail;
+  /** Where the deciding check is written. */
+  guardAt?: FlowStep;
+  /** From the source (the handler parameter) through assignments and calls to the sink. */
+  path: FlowStep[];
+}
+
+export interface SinkSite {
+  family: SinkFamily;
+  call: string;
+  file: string;
+  line: number;
+  column: number;
+  node: Node;
+  access?: FsAccess;
+  /** process: runs through a shell (exec, `shell: true`, `sh -c`). */
+  shell?: boolean;
+  launcher?: Launcher;
+}
+
+/* ----------------------------------------------------------------- sinks */
+
+interface SinkPart {
+  kind: SinkKind;
+  exprs: Node[];
+}
+
+interface SinkMatch {
+  family: SinkFamily;
+  call: string;
+  access?: FsAccess;
+  shell?: boolean;
+  launcher?: Launcher;
+  parts: SinkPart[];
+}
+
+const FS_MODULES = new Set(['fs', 'fs/promises', 'fs-extra', 'graceful-fs', 'original-fs', 'fs-extra/esm']);
+const HTTP_MODULES = new Set(['http', 'https', 'http2']);
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'cmd', 'cmd.exe', 'powershell', 'powershell.exe', 'pwsh', '/bin/sh', '/bin/bash', '/bin/zsh', '/usr/bin/env']);
+const SHELL_FLAGS = new Set(['-c', '-lc', '-ic', '/c', '/C', '-Command', '-command']);
+const FD_METHODS = new Set(['read', 'readSync', 'readv', 'readvSync', 'write', 'writeSync', 'writev', 'writevSync']);
+const TWO_PATHS = /^(?:copyFile|copyFileSync|cp|cpSync|copy|copySync|rename|renameSync|move|moveSync|link|linkSync|symlink|symlinkSync)$/;
+
+function fsAccess(m: string): FsAccess | undefined {
+  if (FD_METHODS.has(m)) return undefined;
+  if (/^(?:rm|rmSync|rmdir|rmdirSync|unlink|unlinkSync|remove|removeSync|emptyDir|emptyDirSync|emptydir)$/.test(m)) return 'delete';
+  if (/^read/.test(m) || /^(?:open|openSync|opendir|opendirSync|createReadStream)$/.test(m)) return 'read';
+  if (/^(?:write|append|mkdir|mkdtemp|output|ensure|truncate|chmod|chown|utimes)/.test(m) || m === 'createWriteStream' || TWO_PATHS.test(m)) return 'write';
+  return undefined;
+}
+
+const last = (o: Origin): string => {
+  const p = o.path.filter((s) => s !== 'default' && s !== 'promises');
+  return p[p.length - 1] ?? '';
+};
+
+const calleeText = (n: Node): string => {
+  const t = n.getText().replace(/\s+/g, '');
+  return t.length > 80 ? t.slice(0, 77) + '...' : t;
+};
+
+function isFalsy(n: Node | undefined): boolean {
+  if (!n) return true;
+  const u = unwrap(n);
+  return Node.isFalseLiteral(u) || Node.isNullLiteral(u) || (Node.isIdentifier(u) && u.getText() === 'undefined');
+}
+
+function shellOption(opts: Node[], sources: ParsedSources): boolean {
+  for (const o of opts) {
+    const obj = objectLiteralOf(o, sources);
+    if (!obj) continue;
+    const v = propertyValue(obj, 'shell');
+    if (v && !isFalsy(v)) return true;
+  }
+  return false;
+}
+
+/** spawn-like (program, [argv], [options]) */
+function spawnLike(call: string, launcher: Launcher, args: Node[], sources: ParsedSources, programKind: 'process' = 'process'): SinkMatch {
+  const program = args[0];
+  const second = args[1] ? unwrap(args[1]) : undefined;
+  const argv = second && !Node.isObjectLiteralExpression(second) ? second : undefined;
+  const opts = args.slice(argv ? 2 : 1);
+  const shell = shellOption(opts, sources);
+  const parts: SinkPart[] = [];
+  const prog = constString(program)?.value;
+  const shellC =
+    !!prog &&
+    SHELLS.has(prog) &&
+    !!argv &&
+    Node.isArrayLiteralExpression(argv) &&
+    argv.getElements().some((e) => SHELL_FLAGS.has(constString(e)?.value ?? ''));
+  if (shell) parts.push({ kind: 'shell', exprs: [program, argv].filter((x): x is Node => !!x) });
+  else if (shellC) {
+    parts.push({ kind: 'shell', exprs: [argv!] });
+  } else {
+    if (program) parts.push({ kind: programKind, exprs: [program] });
+    if (argv) parts.push({ kind: 'argument', exprs: [argv] });
+  }
+  return { family: 'process', call, launcher, shell: shell || shellC, parts };
+}
+
+function execaTemplate(node: TaggedTemplateExpression, call: string, launcher: Launcher, opts: Node[], sources: ParsedSources): SinkMatch {
+  const shell = shellOption(opts, sources);
+  const tpl = node.getTemplate();
+  const parts: SinkPart[] = [];
+  if (Node.isTemplateExpression(tpl)) {
+    const spans = tpl.getTemplateSpans();
+    const exprs = spans.map((s) => s.getExpression());
+    if (shell) parts.push({ kind: 'shell', exprs });
+    else {
+      const programFirst = tpl.getHead().getLiteralText().trim() === '';
+      if (programFirst && exprs[0]) parts.push({ kind: 'process', exprs: [exprs[0]] });
+      const rest = programFirst ? exprs.slice(1) : exprs;
+      if (rest.length) parts.push({ kind: 'argument', exprs: rest });
+    }
+  }
+  return { family: 'process', call, launcher, shell, parts };
+}
+
+/** What kind of sink a call, `new` or tagged template is, and which of its operands matter. */
+function classifySink(node: Node, sources: ParsedSources): SinkMatch | undefined {
+  if (Node.isTaggedTemplateExpression(node)) {
+    let tag = unwrap(node.getTag());
+    let opts: Node[] = [];
+    if (Node.isCallExpression(tag)) {
+      opts = tag.getArguments();
+      tag = unwrap(tag.getExpression());
+    }
+    const o = originCached(tag);
+    if (!o) return undefined;
+    const m = last(o) || (o.path.length === 0 ? o.module : '');
+    if (o.module === 'execa' && /^(?:\$|execa|execaSync|\$sync|execaNode)$/.test(m)) return execaTemplate(node, calleeText(node.getTag()), 'execa', opts, sources);
+    if (o.module === 'zx' && m === '$') return execaTemplate(node, '$', 'zx', opts, sources);
+    return undefined;
+  }
+  if (Node.isNewExpression(node)) {
+    const callee = unwrap(node.getExpression());
+    const o = originCached(callee);
+    const args = node.getArguments();
+    const name = Node.isIdentifier(callee) ? callee.getText() : Node.isPropertyAccessExpression(callee) ? callee.getName() : '';
+    if (o?.module === GLOBAL && name === 'Function') return { family: 'code', call: 'new Function', parts: [{ kind: 'eval', exprs: args }] };
+    if (o?.module === 'vm' && last(o) === 'Script') return { family: 'code', call: calleeText(callee), parts: [{ kind: 'eval', exprs: args.slice(0, 1) }] };
+    if (name === 'StdioClientTransport') {
+      const obj = objectLiteralOf(args[0], sources);
+      const parts: SinkPart[] = [];
+      if (obj) {
+        const cmd = propertyValue(obj, 'command');
+        const argv = propertyValue(obj, 'args');
+        if (cmd) parts.push({ kind: 'process', exprs: [cmd] });
+        if (argv) parts.push({ kind: 'argument', exprs: [argv] });
+      } else if (args[0]) parts.push({ kind: 'process', exprs: [args[0]] });
+      return { family: 'process', call: 'new StdioClientTransport', launcher: 'stdio-transport', parts };
+    }
+    return undefined;
+  }
+  if (!Node.isCallExpression(node)) return undefined;
+  const callee = unwrap(node.getExpression());
+  const o = originCached(callee);
+  if (!o) return undefined;
+  const args = node.getArguments();
+  const call = calleeText(callee);
+  const m = last(o);
+  const mod = o.module;
+  if (mod === 'child_process') {
+    if (m === 'exec' || m === 'execSync') return { family: 'process', call, launcher: 'child_process', shell: true, parts: [{ kind: 'shell', exprs: args.slice(0, 1) }] };
+    if (/^(?:spawn|spawnSync|execFile|execFileSync)$/.test(m)) return spawnLike(call, 'child_process', args, sources);
+    if (m === 'fork') return spawnLike(call, 'child_process', args, sources);
+    return undefined;
+  }
+  if (mod === 'cross-spawn') {
+    if (m === '' || m === 'spawn' || m === 'sync') return spawnLike(call, 'cross-spawn', args, sources);
+    return undefined;
+  }
+  if (mod === 'execa') {
+    // `$({ shell: true })` only binds options.
+    if (args.length === 1 && Node.isObjectLiteralExpression(unwrap(args[0]!))) return undefined;
+    if (/^(?:execa|execaSync|execaNode|\$|\$sync)$/.test(m)) return spawnLike(call, 'execa', args, sources);
+    if (m === 'execaCommand' || m === 'execaCommandSync') {
+      const shell = shellOption(args.slice(1), sources);
+      return { family: 'process', call, launcher: 'execa', shell, parts: [{ kind: shell ? 'shell' : 'process', exprs: args.slice(0, 1) }] };
+    }
+    return undefined;
+  }
+  if (mod === 'shelljs' && m === 'exec') return { family: 'process', call, launcher: 'shelljs', shell: true, parts: [{ kind: 'shell', exprs: args.slice(0, 1) }] };
+  if (mod === GLOBAL) {
+    if (m === 'eval' || m === 'Function') return { family: 'code', call, parts: [{ kind: 'eval', exprs: m === 'eval' ? args.slice(0, 1) : args }] };
+    if (m === 'fetch') return { family: 'http', call, parts: [{ kind: 'http', exprs: args.slice(0, 1) }] };
+    return undefined;
+  }
+  if (mod === 'vm') {
+    if (/^(?:runInNewContext|runInThisContext|runInContext|compileFunction)$/.test(m)) return { family: 'code', call, parts: [{ kind: 'eval', exprs: args.slice(0, 1) }] };
+    return undefined;
+  }
+  if (FS_MODULES.has(mod)) {
+    const access = fsAccess(m);
+    if (!access) return undefined;
+    return { family: 'fs', call, access, parts: [{ kind: 'fs', exprs: args.slice(0, TWO_PATHS.test(m) ? 2 : 1) }] };
+  }
+  if (HTTP_MODULES.has(mod)) {
+    if (m === 'request' || m === 'get') return { family: 'http', call, parts: [{ kind: 'http', exprs: args.slice(0, 1) }] };
+    return undefined;
+  }
+  if (mod === 'axios' || mod === 'got' || mod === 'node-fetch' || mod === 'cross-fetch' || mod === 'undici' || mod === 'ky') {
+    const verbs = /^(?:|get|post|put|patch|delete|head|options|request|stream|fetch|pipeline)$/;
+    if (verbs.test(m)) return { family: 'http', call, parts: [{ kind: 'http', exprs: args.slice(0, 1) }] };
+    return undefined;
+  }
+  return undefined;
+}
+
+/* ----------------------------------------------------------------- taint */
+
+interface Taint {
+  /** Only this sub-path of the value is client-controlled (e.g. ['params', 'arguments'] of a request). */
+  prefix?: readonly string[];
+  /** Top-level properties that are not client-controlled text (schema-constrained arguments). */
+  safe?: ReadonlySet<string>;
+  /** The value is an arguments object (or a request), not one argument. */
+  root?: boolean;
+  /** Variables (declaration keys, with property paths) the value went through. */
+  keys: ReadonlySet<string>;
+  /** Nodes on the way, for the reported path. */
+  steps: readonly Node[];
+  resolved?: boolean;
+  relative?: boolean;
+  basename?: boolean;
+  escaped?: boolean;
+  /** A piece of a value (a property of a URL, an element, a split or a slice), not the value itself. */
+  part?: boolean;
+  /** Passed through `replace`/`replaceAll`: characters were stripped by a blocklist. */
+  replaced?: boolean;
+  /** An object literal: the taint of each property (`rest` for spreads of opaque tainted objects). */
+  props?: ReadonlyMap<string, Taint>;
+  rest?: Taint;
+}
+
+type Family = 'fs' | 'process';
+interface Verdict {
+  guard: Exclude<Guard, 'none'>;
+  detail: GuardDetail;
+}
+
+interface Check {
+  node: Node;
+  fn: FunctionLikeNode;
+  /** Position that must come before the flow's position in `fn`. */
+  at: Node;
+  keys: ReadonlySet<string>;
+  /** The key of the checked expression itself, when it has one. */
+  subjectKey?: string;
+  /** The checked value is a piece of a value (see Taint.part): it counts only for that exact expression. */
+  part?: boolean;
+  /** The check looks the value up in a collection (includes, has, in, hasOwn). */
+  lookup?: boolean;
+  verdict: Partial<Record<Family, Verdict>>;
+  /** Valid only for flows whose position in `fn` lies inside this node (a switch case). */
+  scope?: Node;
+}
+
+interface Link {
+  fn: FunctionLikeNode;
+  at: Node;
+}
+
+interface RawFlow {
+  sink: Node;
+  match: SinkMatch;
+  kind: SinkKind;
+  taint: Taint;
+  chain: Link[];
+  steps: Node[];
+  /** The key of the dispatch-table entry the flow went through (`handlers[name]` → 'run'). */
+  tableKey?: string;
+}
+
+interface FnResult {
+  flows: RawFlow[];
+  checks: Check[];
+  ret?: Taint;
+}
+
+const declKeys = new WeakMap<object, string>();
+let nextKey = 0;
+function declKey(id: Identifier): string {
+  let k = declKeys.get(id.compilerNode);
+  if (!k) {
+    k = `d${++nextKey}`;
+    declKeys.set(id.compilerNode, k);
+  }
+  return k;
+}
+
+/** A stable key for `x`, `x.a.b`, `x['a']` (declaration-based), or undefined. */
+function exprKey(e: Node): string | undefined {
+  const n = unwrap(e);
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    return d ? declKey(d) : undefined;
+  }
+  if (Node.isPropertyAccessExpression(n)) {
+    const k = exprKey(n.getExpression());
+    return k ? `${k}.${n.getName()}` : undefined;
+  }
+  if (Node.isElementAccessExpression(n)) {
+    const key = constString(n.getArgumentExpression())?.value;
+    const k = key !== undefined ? exprKey(n.getExpression()) : undefined;
+    return k ? `${k}.${key}` : undefined;
+  }
+  return undefined;
+}
+
+const withKeys = (keys: ReadonlySet<string>, ...more: (string | undefined)[]): Set<string> => {
+  const s = new Set(keys);
+  for (const k of more) if (k) s.add(k);
+  return s;
+};
+
+const unionKeys = (a: ReadonlySet<string>, b: Iterable<string>): Set<string> => {
+  const s = new Set(a);
+  for (const k of b) s.add(k);
+  return s;
+};
+
+function merge(ts: (Taint | undefined)[]): Taint | undefined {
+  const list = ts.filter((t): t is Taint => !!t);
+  if (list.length === 0) return undefined;
+  const full = list.find((t) => !t.prefix) ?? list[0]!;
+  const keys = new Set<string>();
+  for (const t of list) for (const k of t.keys) keys.add(k);
+  return {
+    prefix: full.prefix,
+    keys,
+    steps: full.steps,
+    root: false,
+    basename: list.every((t) => t.basename),
+    escaped: list.every((t) => t.escaped),
+    replaced: list.every((t) => t.replaced),
+  };
+}
+
+const signature = (t: Taint | undefined, depth = 0): string => {
+  if (!t) return '-';
+  const flags = [t.prefix?.join('.') ?? '*', [...(t.safe ?? [])].sort().join(','), t.root, t.resolved, t.relative, t.basename, t.escaped, t.replaced, t.part].map((x) => (x === true ? 1 : x || 0)).join('|');
+  if (!t.props || depth > 2) return flags;
+  const props = [...t.props].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}:${signature(v, depth + 1)}`);
+  return `${flags}{${props.join(',')}${t.rest ? `,...${signature(t.rest, depth + 1)}` : ''}}`;
+};
+
+/** Methods whose result carries no client text (booleans, numbers) even on a tainted receiver. */
+const NON_TEXT_METHODS = new Set([
+  'includes', 'startsWith', 'endsWith', 'test', 'has', 'indexOf', 'lastIndexOf', 'findIndex', 'some', 'every',
+  'localeCompare', 'charCodeAt', 'codePointAt', 'search', 'isArray', 'hasOwnProperty', 'get', 'size',
+]);
+const ITERATING = new Map<string, number>([
+  ['forEach', 0], ['map', 0], ['flatMap', 0], ['filter', 0], ['find', 0], ['findLast', 0], ['some', 0], ['every', 0], ['reduce', 1], ['reduceRight', 1],
+]);
+/** Methods that return a piece of their receiver. */
+const PART_METHODS = new Set(['split', 'slice', 'substring', 'substr', 'charAt', 'at', 'match', 'matchAll', 'exec', 'trimEnd', 'padEnd']);
+const PARSE_METHODS = new Set(['parse', 'parseAsync', 'safeParse', 'safeParseAsync', 'validate', 'validateSync', 'cast']);
+const PATH_MODULES = new Set(['path', 'path/posix', 'path/win32', 'upath', 'pathe']);
+const PASS_GLOBALS = new Set(['String', 'decodeURIComponent', 'decodeURI', 'encodeURI', 'encodeURIComponent', 'unescape', 'Array', 'Object', 'JSON', 'Buffer']);
+const ESCAPE_MODULES = new Set(['shell-quote', 'shell-escape', 'shescape', 'any-shell-escape', 'shell-escape-tag']);
+const ESCAPE_NAME = /^(?:shell)?(?:escape|quote)(?:shell)?(?:args?)?$/i;
+const DENY_NAME = /(?:deny|denied|block|black|forbid|banned|disallow|reject|unsafe|danger)/i;
+
+function stripAwait(e: Node): Node {
+  let n = unwrap(e);
+  while (Node.isAwaitExpression(n) || Node.isTypeAssertion(n)) n = unwrap(n.getExpression());
+  return n;
+}
+
+const BODY_KINDS = new Set([
+  ts.SyntaxKind.VariableDeclaration,
+  ts.SyntaxKind.BinaryExpression,
+  ts.SyntaxKind.ForOfStatement,
+  ts.SyntaxKind.ForInStatement,
+  ts.SyntaxKind.CallExpression,
+  ts.SyntaxKind.NewExpression,
+  ts.SyntaxKind.TaggedTemplateExpression,
+  ts.SyntaxKind.SwitchStatement,
+]);
+const bodyCache = new WeakMap<object, Node[]>();
+
+/** The `return` statements of a function itself, not of the functions nested in it. */
+function ownReturns(fn: FunctionLikeNode): Node[] {
+  const body = fn.getBody();
+  if (!body) return [];
+  const own = new Set<ts.Node>();
+  const visit = (cn: ts.Node): void => {
+    if (ts.isReturnStatement(cn)) own.add(cn);
+    if (ts.isFunctionLike(cn) || ts.isClassLike(cn)) return;
+    ts.forEachChild(cn, visit);
+  };
+  ts.forEachChild(body.compilerNode, visit);
+  return own.size ? findNodes(body, (cn) => own.has(cn)) : [];
+}
+
+/** The nodes of a function body the analysis looks at, nested functions included (closures run with the same variables). */
+function bodyNodes(fn: FunctionLikeNode): Node[] {
+  const hit = bodyCache.get(fn.compilerNode);
+  if (hit) return hit;
+  const body = fn.getBody();
+  const out = body ? findNodes(body, (cn) => BODY_KINDS.has(cn.kind)) : [];
+  bodyCache.set(fn.compilerNode, out);
+  return out;
+}
+
+
+function isSep(n: Node): boolean {
+  const u = unwrap(n);
+  const s = constString(u)?.value;
+  if (s !== undefined) return s.endsWith('/') || s.endsWith('\\');
+  const o = originOf(u);
+  if (!Node.isIdentifier(u) && !Node.isPropertyAccessExpression(u)) return false;
+  return (!!o && PATH_MODULES.has(o.module) && o.path[o.path.length - 1] === 'sep') || /(?:^|\.)sep$/.test(u.getText());
+}
+
+/** Is this prefix written with a trailing separator (`root + path.sep`, `${root}/`, a const holding one)? */
+function hasSeparator(n: Node | undefined, depth = 0): boolean {
+  if (!n || depth > 4) return false;
+  const u = unwrap(n);
+  const s = constString(u)?.value;
+  if (s !== undefined) return s.endsWith('/') || s.endsWith('\\');
+  if (Node.isBinaryExpression(u) && u.getOperatorToken().getText() === '+') return isSep(u.getRight()) || hasSeparator(u.getRight(), depth + 1);
+  if (Node.isTemplateExpression(u)) {
+    const spans = u.getTemplateSpans();
+    const lastSpan = spans[spans.length - 1]!;
+    const tail = lastSpan.getLiteral().getLiteralText();
+    if (tail !== '') return tail.endsWith('/') || tail.endsWith('\\');
+    return isSep(lastSpan.getExpression());
+  }
+  if (Node.isConditionalExpression(u)) return hasSeparator(u.getWhenTrue(), depth + 1) || hasSeparator(u.getWhenFalse(), depth + 1);
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    const init = d ? initializerOf(d) : undefined;
+    return !!init && hasSeparator(init, depth + 1);
+  }
+  return false;
+}
+
+const v = (guard: Verdict['guard'], detail: GuardDetail): Verdict => ({ guard, detail });
+const ALLOW: Partial<Record<Family, Verdict>> = { fs: v('sound', 'allowlist'), process: v('sound', 'allowlist') };
+const DENY: Partial<Record<Family, Verdict>> = { fs: v('unsound', 'raw-path-check'), process: v('unsound', 'blocklist') };
+
+/** A regex test: an allowlist pattern (see server-model `patternSafety`) is sound for commands; for paths a check on the raw string stays unsound. */
+const patternVerdict = (re: string): Partial<Record<Family, Verdict>> =>
+  patternSafety(re).shell ? { fs: v('unsound', 'raw-path-check'), process: v('sound', 'pattern') } : DENY;
+
+/* ------------------------------------------------------------- analysis */
+
+/**
+ * Keys seen inside a called function, seen from the caller: the caller's keys of argument i are added when
+ * the value went through parameter i (an object literal argument already carries the caller's keys in its
+ * properties).
+ */
+function liftKeys(f: FunctionLikeNode, args: (Taint | undefined)[], keys: ReadonlySet<string>): Set<string> {
+  const out = new Set(keys);
+  const params = f.getParameters();
+  args.forEach((t, i) => {
+    if (!t || t.props) return;
+    const p = params[Math.min(i, params.length - 1)];
+    if (!p || (i >= params.length && !p.getDotDotDotToken())) return;
+    if (bindingNames(p.getNameNode()).some((id) => keys.has(declKey(id)))) for (const k of t.keys) out.add(k);
+  });
+  return out;
+}
+
+const originMemo = new WeakMap<object, Origin | null>();
+const functionMemo = new WeakMap<object, FunctionLikeNode | null>();
+
+function originCached(callee: Node): Origin | undefined {
+  const hit = originMemo.get(callee.compilerNode);
+  if (hit !== undefined) return hit ?? undefined;
+  const o = originOf(callee);
+  originMemo.set(callee.compilerNode, o ?? null);
+  return o;
+}
+
+/**
+ * The functions a call may run: the one `functionOf` finds, or every function of a dispatch table looked up
+ * with a computed key (`handlers[name](args)`, `const h = handlers[name]; h(args)`).
+ */
+function functionsOfCallee(callee: Node, sources: ParsedSources): { fn: FunctionLikeNode; key?: string }[] {
+  const f = functionCached(callee, sources);
+  if (f) return [{ fn: f }];
+  let table: Node | undefined;
+  if (Node.isElementAccessExpression(callee) && constString(callee.getArgumentExpression()) === undefined) table = callee.getExpression();
+  else if (Node.isIdentifier(callee)) {
+    const d = declarationOf(callee);
+    const init = d ? initializerOf(d) : undefined;
+    const u = init && stripAwait(init);
+    if (u && Node.isElementAccessExpression(u) && constString(u.getArgumentExpression()) === undefined) table = u.getExpression();
+  }
+  const obj = table && objectLiteralOf(table, sources);
+  if (!obj) return [];
+  const out: { fn: FunctionLikeNode; key?: string }[] = [];
+  for (const p of obj.getProperties()) {
+    const value = Node.isPropertyAssignment(p) ? p.getInitializer() : Node.isShorthandPropertyAssignment(p) ? p.getNameNode() : Node.isMethodDeclaration(p) ? p : undefined;
+    const fn = value && functionCached(value, sources);
+    const key = Node.isPropertyAssignment(p) || Node.isMethodDeclaration(p) || Node.isShorthandPropertyAssignment(p) ? propertyName(p.getNameNode()) : undefined;
+    if (fn) out.push({ fn, key });
+  }
+  return out;
+}
+
+function functionCached(callee: Node, sources: ParsedSources): FunctionLikeNode | undefined {
+  const hit = functionMemo.get(callee.compilerNode);
+  if (hit !== undefined) return hit ?? undefined;
+  const f = functionOf(callee, sources);
+  functionMemo.set(callee.compilerNode, f ?? null);
+  return f;
+}
+
+class Run {
+  readonly summaries = new Map<FunctionLikeNode, Map<string, FnResult>>();
+  readonly rootKeys = new Set<string>();
+  constructor(readonly sources: ParsedSources) {}
+
+  analyze(fn: FunctionLikeNode, params: (Taint | undefined)[], depth: number): FnResult {
+    const sig =
+      params.map((t) => signature(t)).join(';') +
+      '@' +
+      depth;
+    let byFn = this.summaries.get(fn);
+    if (!byFn) this.summaries.set(fn, (byFn = new Map()));
+    const hit = byFn.get(sig);
+    if (hit) return hit;
+    const placeholder: FnResult = { flows: [], checks: [] };
+    byFn.set(sig, placeholder); // cuts recursion
+    const result = new FnAnalysis(this, fn, depth).run(params);
+    byFn.set(sig, result);
+    return result;
+  }
+}
+
+class FnAnalysis {
+  private readonly env = new Map<string, Taint>();
+  private changed = false;
+  constructor(
+    private readonly run_: Run,
+    private readonly fn: FunctionLikeNode,
+    private readonly depth: number,
+  ) {}
+
+  run(params: (Taint | undefined)[]): FnResult {
+    const ps = this.fn.getParameters();
+    ps.forEach((p, i) => {
+      const t = p.getDotDotDotToken() ? merge(params.slice(i)) : params[i];
+      if (t) this.bind(p.getNameNode(), { ...t, keys: new Set(), steps: [] }, p);
+    });
+    const nodes = bodyNodes(this.fn);
+    const body = this.fn.getBody();
+    for (let round = 0; round < 8; round++) {
+      this.changed = false;
+      for (const n of nodes) this.propagate(n);
+      if (!this.changed) break;
+    }
+    const flows: RawFlow[] = [];
+    const checks: Check[] = [];
+    for (const n of nodes) {
+      this.collectCheck(n, checks);
+      if (Node.isCallExpression(n) || Node.isNewExpression(n) || Node.isTaggedTemplateExpression(n)) this.visitCall(n, flows, checks);
+    }
+    let ret: Taint | undefined;
+    if (body && !Node.isBlock(body)) ret = this.taintOf(body);
+    else {
+      const rets: (Taint | undefined)[] = [];
+      for (const n of ownReturns(this.fn)) if (Node.isReturnStatement(n) && n.getExpression()) rets.push(this.taintOf(n.getExpression()!));
+      const tainted = rets.filter((t): t is Taint => !!t);
+      ret = tainted.length === 1 ? tainted[0] : merge(tainted);
+    }
+    return { flows, checks, ret };
+  }
+
+  /* ---- binding */
+
+  private set(id: Identifier, t: Taint, step: Node, extraKey?: string): void {
+    const key = declKey(id);
+    const cur = this.env.get(key);
+    if (cur && (!cur.prefix || t.prefix)) {
+      // A later assignment may refine the value (`p = path.resolve(root, p)`): keep the refinement and the
+      // new keys. Flags only go up, so the iteration ends; the position rule of guards keeps a sink written
+      // before the refinement unguarded.
+      const up = {
+        resolved: cur.resolved || t.resolved,
+        relative: cur.relative || t.relative,
+        basename: cur.basename || t.basename,
+        escaped: cur.escaped || t.escaped,
+      };
+      const keys = withKeys(unionKeys(cur.keys, t.keys), extraKey);
+      const same = keys.size === cur.keys.size && (Object.keys(up) as (keyof typeof up)[]).every((k) => !!up[k] === !!cur[k]);
+      if (same) return;
+      this.env.set(key, { ...cur, ...up, keys });
+      this.changed = true;
+      return;
+    }
+    if (t.root) this.run_.rootKeys.add(key);
+    this.env.set(key, { ...t, keys: withKeys(t.keys, key, extraKey), steps: [...t.steps, step] });
+    this.changed = true;
+  }
+
+  private bind(name: Node, t: Taint, step: Node, initKey?: string): void {
+    if (Node.isIdentifier(name)) return this.set(name, t, step, initKey);
+    if (Node.isObjectBindingPattern(name)) {
+      for (const el of name.getElements()) {
+        if (el.getDotDotDotToken()) {
+          this.bind(el.getNameNode(), t, el);
+          continue;
+        }
+        const pn = el.getPropertyNameNode();
+        const prop = pn ? propertyName(pn) : el.getName();
+        if (prop === undefined) continue;
+        const k = initKey ? `${initKey}.${prop}` : undefined;
+        const sub = this.member(t, prop, k);
+        if (sub) this.bind(el.getNameNode(), sub, el, k);
+      }
+    } else if (Node.isArrayBindingPattern(name)) {
+      const sub = this.element(t);
+      if (!sub) return;
+      for (const el of name.getElements()) if (Node.isBindingElement(el)) this.bind(el.getNameNode(), sub, el);
+    }
+  }
+
+  private member(t: Taint, prop: string, key?: string): Taint | undefined {
+    if (t.props) {
+      const sub = t.props.get(prop) ?? t.rest;
+      return sub && { ...sub, keys: withKeys(sub.keys, key), steps: t.steps };
+    }
+    if (t.prefix) {
+      if (t.prefix[0] !== prop) return undefined;
+      const rest = t.prefix.slice(1);
+      if (key) this.run_.rootKeys.add(key);
+      return { ...t, prefix: rest.length ? rest : undefined, root: true, keys: withKeys(t.keys, key) };
+    }
+    if (t.root && t.safe?.has(prop)) return undefined;
+    if (prop === 'length') return undefined;
+    return { ...t, root: false, safe: undefined, part: t.part || !t.root, keys: withKeys(t.keys, key) };
+  }
+
+  private element(t: Taint): Taint | undefined {
+    if (t.prefix) return undefined;
+    if (t.props) return merge([...t.props.values(), t.rest]);
+    return { ...t, root: false, safe: undefined, part: t.part || !t.root };
+  }
+
+  private propagate(n: Node): void {
+    if (Node.isVariableDeclaration(n)) {
+      const init = n.getInitializer();
+      if (!init) return;
+      const t = this.taintOf(init);
+      if (t) this.bind(n.getNameNode(), t, n, exprKey(stripAwait(init)));
+    } else if (Node.isBinaryExpression(n)) {
+      const op = n.getOperatorToken().getText();
+      if (!['=', '+=', '??=', '||='].includes(op)) return;
+      const left = unwrap(n.getLeft());
+      const t = this.taintOf(n.getRight());
+      if (!t) return;
+      if (Node.isIdentifier(left)) {
+        const d = declarationOf(left);
+        if (d) this.set(d, t, n);
+      } else if (Node.isObjectLiteralExpression(left) || Node.isArrayLiteralExpression(left)) {
+        // destructuring assignment: taint every identifier assigned
+        left.forEachDescendant((x) => {
+          const parent = x.getParent();
+          if (Node.isIdentifier(x) && !(Node.isPropertyAssignment(parent) && parent.getNameNode() === x) && !Node.isPropertyAccessExpression(parent)) {
+            const d = declarationOf(x);
+            if (d) this.set(d, { ...t, root: false }, n);
+          }
+        });
+      }
+    } else if (Node.isForOfStatement(n) || Node.isForInStatement(n)) {
+      const t = this.taintOf(n.getExpression());
+      const init = n.getInitializer();
+      if (!t || !Node.isVariableDeclarationList(init)) return;
+      const el = Node.isForOfStatement(n) ? this.element(t) : undefined;
+      if (!el) return;
+      for (const d of init.getDeclarations()) this.bind(d.getNameNode(), el, d);
+    } else if (Node.isCallExpression(n)) {
+      const callee = unwrap(n.getExpression());
+      if (!Node.isPropertyAccessExpression(callee)) return;
+      const idx = ITERATING.get(callee.getName());
+      if (idx === undefined) return;
+      const t = this.taintOf(callee.getExpression());
+      const cb = n.getArguments()[0];
+      const el = t && this.element(t);
+      if (!el || !cb || !isFunctionLike(unwrap(cb))) return;
+      const p = (unwrap(cb) as FunctionLikeNode).getParameters()[idx];
+      if (p) this.bind(p.getNameNode(), el, p);
+    }
+  }
+
+  /* ---- expressions */
+
+  taintOf(e: Node): Taint | undefined {
+    const n = stripAwait(e);
+    if (Node.isIdentifier(n)) {
+      const d = declarationOf(n);
+      return d ? this.env.get(declKey(d)) : undefined;
+    }
+    if (Node.isPropertyAccessExpression(n)) {
+      const t = this.taintOf(n.getExpression());
+      return t && this.member(t, n.getName(), exprKey(n));
+    }
+    if (Node.isElementAccessExpression(n)) {
+      const t = this.taintOf(n.getExpression());
+      if (!t) return undefined;
+      const key = constString(n.getArgumentExpression())?.value;
+      return key !== undefined ? this.member(t, key, exprKey(n)) : this.element(t);
+    }
+    if (Node.isTemplateExpression(n)) return merge(n.getTemplateSpans().map((s) => this.taintOf(s.getExpression())));
+    if (Node.isBinaryExpression(n)) {
+      const op = n.getOperatorToken().getText();
+      if (op === '+' || op === '??' || op === '||' || op === '+=') return merge([this.taintOf(n.getLeft()), this.taintOf(n.getRight())]);
+      if (op === '&&' || op === ',' || op === '=' || op === '??=' || op === '||=') return this.taintOf(n.getRight());
+      return undefined;
+    }
+    if (Node.isConditionalExpression(n)) return merge([this.taintOf(n.getWhenTrue()), this.taintOf(n.getWhenFalse())]);
+    if (Node.isArrayLiteralExpression(n)) return merge(n.getElements().map((el) => this.taintOf(Node.isSpreadElement(el) ? el.getExpression() : el)));
+    if (Node.isObjectLiteralExpression(n)) {
+      // Field-sensitive: `{ path: p, rules }` keeps each property's own taint.
+      const props = new Map<string, Taint>();
+      const rests: Taint[] = [];
+      for (const p of n.getProperties()) {
+        if (Node.isPropertyAssignment(p)) {
+          const t = this.taintOf(p.getInitializerOrThrow());
+          const name = propertyName(p.getNameNode());
+          if (t && name !== undefined) props.set(name, t);
+          else if (t) rests.push(t);
+        } else if (Node.isShorthandPropertyAssignment(p)) {
+          const t = this.taintOf(p.getNameNode());
+          if (t) props.set(p.getName(), t);
+        } else if (Node.isSpreadAssignment(p)) {
+          const t = this.taintOf(p.getExpression());
+          if (t?.props) for (const [k, v] of t.props) props.set(k, v);
+          if (t?.rest) rests.push(t.rest);
+          else if (t && !t.props) rests.push(t);
+        }
+      }
+      const all = [...props.values(), ...rests];
+      const whole = merge(all);
+      if (!whole) return undefined;
+      const restOf = rests.length === 1 ? rests[0] : merge(rests);
+      return { ...whole, props, rest: restOf };
+    }
+    if (Node.isCallExpression(n)) return this.callTaint(n);
+    if (Node.isNewExpression(n)) {
+      const name = n.getExpression().getText();
+      if (name === 'URL' || name === 'String') return merge((n.getArguments() ?? []).slice(0, 1).map((a) => this.taintOf(a)));
+      return undefined;
+    }
+    if (Node.isTaggedTemplateExpression(n) && n.getTag().getText() === 'String.raw') {
+      const tpl = n.getTemplate();
+      return Node.isTemplateExpression(tpl) ? merge(tpl.getTemplateSpans().map((s) => this.taintOf(s.getExpression()))) : undefined;
+    }
+    return undefined;
+  }
+
+  private argTaints(call: CallExpression | NewExpression): (Taint | undefined)[] {
+    return (call.getArguments() ?? []).map((a) => this.taintOf(a));
+  }
+
+  private callTaint(call: CallExpression): Taint | undefined {
+    const callee = unwrap(call.getExpression());
+    const args = call.getArguments();
+    const o = originCached(callee);
+    const m = o ? last(o) : '';
+    if (o && PATH_MODULES.has(o.module)) {
+      if (m === 'resolve' || m === 'join' || m === 'normalize') {
+        const t = merge(args.map((a) => this.taintOf(a)));
+        return t && { ...t, resolved: true, relative: false };
+      }
+      if (m === 'relative') {
+        const t = merge(args.map((a) => this.taintOf(a)));
+        return t && { ...t, relative: true, resolved: false };
+      }
+      if (m === 'basename') {
+        const t = args[0] && this.taintOf(args[0]);
+        return t ? { ...t, root: false, basename: true } : undefined;
+      }
+      if (m === 'dirname' || m === 'extname') {
+        const t = merge(args.map((a) => this.taintOf(a)));
+        return t && { ...t, part: true };
+      }
+      if (m === 'format' || m === 'toNamespacedPath') return merge(args.map((a) => this.taintOf(a)));
+      return undefined;
+    }
+    if (o && FS_MODULES.has(o.module) && (m === 'realpath' || m === 'realpathSync' || m === 'native')) {
+      const t = args[0] && this.taintOf(args[0]);
+      return t ? { ...t, root: false, resolved: true } : undefined;
+    }
+    const calleeName = Node.isIdentifier(callee) ? callee.getText() : Node.isPropertyAccessExpression(callee) ? callee.getName() : '';
+    if ((o && ESCAPE_MODULES.has(o.module)) || ESCAPE_NAME.test(calleeName)) {
+      const t = merge(args.map((a) => this.taintOf(a)));
+      return t && { ...t, escaped: true };
+    }
+    if (o?.module === GLOBAL && PASS_GLOBALS.has(o.path[0] ?? '')) {
+      if (NON_TEXT_METHODS.has(m) || /^(?:is|has)/.test(m)) return undefined;
+      return merge(args.map((a) => this.taintOf(a)));
+    }
+    if (Node.isPropertyAccessExpression(callee)) {
+      const recv = this.taintOf(callee.getExpression());
+      const name = callee.getName();
+      if (recv) {
+        if (NON_TEXT_METHODS.has(name)) return undefined;
+        const extra = name === 'concat' ? args.map((a) => this.taintOf(a)) : [];
+        const t = merge([recv, ...extra]);
+        return t && { ...t, basename: recv.basename, escaped: recv.escaped, part: recv.part || PART_METHODS.has(name), replaced: recv.replaced || name === 'replace' || name === 'replaceAll' };
+      }
+      if (name === 'concat' || name === 'replace' || name === 'replaceAll') {
+        const t = merge((name === 'concat' ? args : args.slice(1)).map((a) => this.taintOf(a)));
+        if (t) return t;
+      }
+    }
+    // Schema.parse(args), safeParse(args).data…: validation keeps the text, minus the constrained arguments.
+    if (Node.isPropertyAccessExpression(callee) && PARSE_METHODS.has(callee.getName()) && args[0] && !this.taintOf(callee.getExpression())) {
+      const t = this.taintOf(args[0]);
+      if (t) {
+        const constrained = t.root ? constrainedArguments(callee.getExpression(), this.run_.sources) : [];
+        const checked = constrained.length ? { ...t, safe: new Set([...(t.safe ?? []), ...constrained]) } : t;
+        return /^safeParse/.test(callee.getName()) && !t.prefix ? { ...checked, prefix: ['data'], root: true } : checked;
+      }
+    }
+    const f = this.depth < MAX_DEPTH ? functionCached(callee, this.run_.sources) : undefined;
+    if (f) {
+      const ats = this.argTaints(call);
+      if (!ats.some(Boolean)) return undefined;
+      const r = this.run_.analyze(f, ats, this.depth + 1);
+      if (!r.ret) return undefined;
+      const first = ats.find(Boolean)!;
+      return { ...r.ret, keys: liftKeys(f, ats, r.ret.keys), steps: [...first.steps, call, ...r.ret.steps] };
+    }
+    return undefined;
+  }
+
+  /* ---- sinks and calls */
+
+  private visitCall(n: CallExpression | NewExpression | TaggedTemplateExpression, flows: RawFlow[], checks: Check[]): void {
+    const match = classifySink(n, this.run_.sources);
+    if (match) {
+      for (const part of match.parts) {
+        const ts = part.exprs.map((e) => this.taintOf(e));
+        const t = merge(ts);
+        if (!t) continue;
+        flows.push({ sink: n, match, kind: part.kind, taint: { ...t, keys: unionKeys(new Set(), ts.flatMap((x) => (x ? [...x.keys] : []))) }, chain: [{ fn: this.fn, at: n }], steps: [...t.steps, n] });
+      }
+      return;
+    }
+    if (!Node.isCallExpression(n) || this.depth >= MAX_DEPTH) return;
+    const fns = functionsOfCallee(unwrap(n.getExpression()), this.run_.sources).filter((x) => x.fn !== this.fn);
+    if (!fns.length) return;
+    const ats = this.argTaints(n);
+    if (!ats.some(Boolean)) return;
+    for (const { fn, key } of fns) this.follow(n, fn, ats, flows, checks, key);
+  }
+
+  private follow(n: CallExpression, f: FunctionLikeNode, ats: (Taint | undefined)[], flows: RawFlow[], checks: Check[], tableKey?: string): void {
+    const r = this.run_.analyze(f, ats, this.depth + 1);
+    const first = ats.find(Boolean)!;
+    for (const rf of r.flows) {
+      flows.push({
+        ...rf,
+        taint: { ...rf.taint, keys: liftKeys(f, ats, rf.taint.keys) },
+        chain: [{ fn: this.fn, at: n }, ...rf.chain],
+        steps: [...first.steps, n, ...rf.steps],
+        tableKey: rf.tableKey ?? tableKey,
+      });
+    }
+    for (const c of r.checks) {
+      checks.push(c);
+      if (!c.scope) checks.push({ ...c, fn: this.fn, at: n, keys: liftKeys(f, ats, c.keys) });
+    }
+  }
+
+  /* ---- checks */
+
+  private addCheck(checks: Check[], node: Node, subjectNode: Node, subject: Taint | undefined, verdict: Partial<Record<Family, Verdict>>, scope?: Node): void {
+    if (!subject) return;
+    if (!scope) {
+      const g = guarding(node);
+      if (!g) return;
+      if (g !== 'after') scope = g;
+    }
+    checks.push({ node, fn: this.fn, at: node, keys: subject.keys, subjectKey: exprKey(subjectNode), part: subject.part, verdict, scope });
+  }
+
+  private collectCheck(n: Node, checks: Check[]): void {
+    if (Node.isCallExpression(n)) {
+      const callee = unwrap(n.getExpression());
+      const args = n.getArguments();
+      if (Node.isPropertyAccessExpression(callee)) {
+        const m = callee.getName();
+        const recvNode = callee.getExpression();
+        const recv = this.taintOf(recvNode);
+        if (m === 'startsWith' && recv) {
+          const b = args[0];
+          const lit = constString(b)?.value;
+          if (recv.relative && lit !== undefined && lit.startsWith('..')) return this.addCheck(checks, n, recvNode, recv, { fs: v('sound', 'relative-check') });
+          // A literal prefix confines only when it is an absolute folder written with its separator ('/srv/data/').
+          if (lit !== undefined) {
+            const root = lit.length > 1 && /^(?:\/|[A-Za-z]:\\)/.test(lit) && /[\\/]$/.test(lit);
+            return this.addCheck(checks, n, recvNode, recv, root && recv.resolved ? { fs: v('sound', 'separator-prefix'), process: v('unsound', 'blocklist') } : DENY);
+          }
+          if (b && isSep(b) && constString(b) === undefined) return this.addCheck(checks, n, recvNode, recv, DENY); // startsWith(path.sep): only absoluteness
+          if (hasSeparator(b)) return this.addCheck(checks, n, recvNode, recv, { fs: recv.resolved ? v('sound', 'separator-prefix') : v('unsound', 'raw-path-check'), process: v('unsound', 'blocklist') });
+          return this.addCheck(checks, n, recvNode, recv, { fs: v('unsound', 'prefix-without-separator'), process: v('unsound', 'blocklist') });
+        }
+        if (['includes', 'indexOf', 'lastIndexOf', 'has', 'hasOwnProperty'].includes(m) && args[0]) {
+          const arg = this.taintOf(args[0]);
+          if (arg && !recv) {
+            const denied = DENY_NAME.test(recvNode.getText());
+            this.addCheck(checks, n, args[0], arg, denied ? DENY : ALLOW);
+            checks[checks.length - 1]!.lookup = true;
+            return;
+          }
+          if (recv && !arg && m !== 'has' && m !== 'hasOwnProperty') return this.addCheck(checks, n, recvNode, recv, DENY);
+          return;
+        }
+        if (m === 'test' && args[0]) {
+          const re = regexSource(recvNode);
+          const subj = this.taintOf(args[0]);
+          if (re !== undefined && subj) return this.addCheck(checks, n, args[0], subj, patternVerdict(re));
+          return;
+        }
+        if ((m === 'match' || m === 'search') && recv) {
+          const re = regexSource(args[0]);
+          return this.addCheck(checks, n, recvNode, recv, re !== undefined && m === 'match' ? patternVerdict(re) : DENY);
+        }
+      }
+      const o = originOf(callee);
+      if (o && PATH_MODULES.has(o.module) && last(o) === 'isAbsolute' && args[0]) {
+        const subj = this.taintOf(args[0]);
+        return this.addCheck(checks, n, args[0], subj, subj?.relative ? { fs: v('sound', 'relative-check') } : { fs: v('unsound', 'raw-path-check') });
+      }
+      if (o?.module === GLOBAL && o.path.join('.') === 'Object.hasOwn' && args[1]) return this.addCheck(checks, n, args[1], this.taintOf(args[1]), ALLOW);
+      return;
+    }
+    if (Node.isBinaryExpression(n)) {
+      const op = n.getOperatorToken().getText();
+      if (['===', '!==', '==', '!='].includes(op)) {
+        const [l, r] = [n.getLeft(), n.getRight()];
+        const lt = this.taintOf(l);
+        const rt = this.taintOf(r);
+        if (lt && !rt && constString(r)) return this.addCheck(checks, n, l, lt, ALLOW);
+        if (rt && !lt && constString(l)) return this.addCheck(checks, n, r, rt, ALLOW);
+        return;
+      }
+      if (op === 'in') {
+        const lt = this.taintOf(n.getLeft());
+        if (lt && !this.taintOf(n.getRight())) this.addCheck(checks, n, n.getLeft(), lt, DENY_NAME.test(n.getRight().getText()) ? DENY : ALLOW);
+      }
+      return;
+    }
+    if (Node.isSwitchStatement(n)) {
+      const t = this.taintOf(n.getExpression());
+      if (!t) return;
+      for (const c of n.getCaseBlock().getClauses()) {
+        if (Node.isCaseClause(c) && constString(c.getExpression())) this.addCheck(checks, c, n.getExpression(), t, ALLOW, c);
+      }
+    }
+  }
+}
+
+/* ------------------------------------------------------------ guarding */
+
+const REJECT_CALL = /(?:error|reject|deny|denied|fail|forbid|refuse|abort|exit)/i;
+const ASSERT_CALL = /^(?:assert|invariant|ensure|check|expect|require|verify|validate)/i;
+
+/** Does this statement leave the normal path: throw, return nothing / false / null / an error result, continue, break, exit? */
+function rejects(stmt: Node | undefined): boolean {
+  if (!stmt) return false;
+  let found = false;
+  const test = (n: Node): void => {
+    if (Node.isThrowStatement(n) || Node.isContinueStatement(n) || Node.isBreakStatement(n)) found = true;
+    else if (Node.isReturnStatement(n)) {
+      const e = n.getExpression() && unwrap(n.getExpression()!);
+      if (!e || Node.isFalseLiteral(e) || Node.isNullLiteral(e) || e.getText() === 'undefined') found = true;
+      else if (Node.isObjectLiteralExpression(e) && propertyValue(e, 'isError')) found = true;
+      else if ((Node.isCallExpression(e) || Node.isNewExpression(e)) && REJECT_CALL.test(e.getExpression().getText())) found = true;
+    } else if (Node.isCallExpression(n) && REJECT_CALL.test(n.getExpression().getText())) found = true;
+  };
+  test(stmt);
+  stmt.forEachDescendant((n, trav) => {
+    if (isFunctionLike(n)) {
+      trav.skip();
+      return;
+    }
+    test(n);
+    if (found) trav.stop();
+  });
+  return found;
+}
+
+/**
+ * Is a check in a position where it guards? 'after' when it rejects (an `if` whose branch throws, returns
+ * an error or nothing, continues), decides what a predicate returns, is kept in a variable or asserted: it
+ * then guards what follows it. A node when it selects a branch (`if (ok) { … }`, `ok ? … : …`): it guards
+ * what that branch holds. Undefined when it guards nothing (a check whose branch only transforms the
+ * value, or whose result is thrown away).
+ */
+function guarding(check: Node): 'after' | Node | undefined {
+  let prev: Node = check;
+  let cur = check.getParent();
+  while (cur) {
+    if (Node.isParenthesizedExpression(cur) || Node.isPrefixUnaryExpression(cur) || Node.isAwaitExpression(cur) || Node.isAsExpression(cur) || Node.isNonNullExpression(cur)) {
+      prev = cur;
+      cur = cur.getParent();
+      continue;
+    }
+    if (Node.isBinaryExpression(cur) && ['&&', '||', '??', '===', '!==', '==', '!='].includes(cur.getOperatorToken().getText())) {
+      prev = cur;
+      cur = cur.getParent();
+      continue;
+    }
+    if (Node.isIfStatement(cur) && cur.getExpression() === prev) {
+      if (rejects(cur.getThenStatement()) || rejects(cur.getElseStatement())) return 'after';
+      return cur.getThenStatement();
+    }
+    if (Node.isConditionalExpression(cur) && cur.getCondition() === prev) return cur.getWhenTrue();
+    if (Node.isReturnStatement(cur) || Node.isVariableDeclaration(cur) || (Node.isArrowFunction(cur) && cur.getBody() === prev)) return 'after';
+    if (Node.isBinaryExpression(cur) && cur.getOperatorToken().getText() === '=') return 'after';
+    if (Node.isCallExpression(cur)) {
+      const callee = unwrap(cur.getExpression());
+      const name = Node.isIdentifier(callee) ? callee.getText() : Node.isPropertyAccessExpression(callee) ? callee.getName() : '';
+      if (ASSERT_CALL.test(name)) return 'after';
+      // a predicate passed to some/every/filter/find: its result is the helper's verdict
+      if (['some', 'every', 'filter', 'find', 'findIndex'].includes(name)) return 'after';
+      return undefined;
+    }
+    if (isFunctionLike(cur)) {
+      // the body of a predicate callback `(d) => …`
+      return Node.isArrowFunction(cur) && cur.getBody() === prev ? 'after' : undefined;
+    }
+    return undefined;
+  }
+  return undefined;
+}
+
+/* ------------------------------------------------------------ judgement */
+
+const rank: Record<Guard, number> = { none: 0, unsound: 1, sound: 2 };
+/** Among unsound checks, the one closest to a real confinement is reported. */
+const detailRank = (d: GuardDetail | undefined): number => (d === 'prefix-without-separator' ? 2 : d ? 1 : 0);
+
+/**
+ * Does a check test the value that reaches the sink? Yes when the checked expression is one the value went
+ * through, or when the checked value and the sink's value share a variable other than a whole arguments
+ * object — unless the checked value is only a piece of a value (`url.protocol`, `p.split('/')[0]`,
+ * `extname(p)`), which counts only for a URL looked up in a collection (`ALLOWED_HOSTS.has(url.hostname)`).
+ */
+function relevant(c: Check, f: RawFlow, rootKeys: ReadonlySet<string>): boolean {
+  if (c.subjectKey && f.taint.keys.has(c.subjectKey) && !rootKeys.has(c.subjectKey)) return true;
+  if (c.part && !(f.kind === 'http' && c.lookup)) return false;
+  for (const k of c.keys) if (f.taint.keys.has(k) && !rootKeys.has(k)) return true;
+  return false;
+}
+
+function judge(f: RawFlow, checks: Check[], rootKeys: ReadonlySet<string>): { guard: Guard; detail?: GuardDetail; at?: Node } {
+  if (f.kind === 'argument') return { guard: 'sound', detail: 'argv-no-shell' };
+  if (f.kind === 'fs' && f.taint.basename) return { guard: 'sound', detail: 'basename' };
+  if (f.kind === 'shell' && f.taint.escaped) return { guard: 'sound', detail: 'escaped' };
+  const family: Family = f.kind === 'fs' ? 'fs' : 'process';
+  let best: { guard: Guard; detail?: GuardDetail; at?: Node } = f.taint.replaced
+    ? { guard: 'unsound', detail: family === 'fs' ? 'raw-path-check' : 'blocklist', at: f.steps.find((s) => /\.replace(?:All)?\(/.test(s.getText())) }
+    : { guard: 'none' };
+  for (const c of checks) {
+    const verdict = c.verdict[family];
+    if (!verdict) continue;
+    if (!relevant(c, f, rootKeys)) continue;
+    const link = f.chain.find((l) => l.fn === c.fn);
+    if (!link) continue;
+    if (c.scope) {
+      if (!(link.at.getStart() >= c.scope.getStart() && link.at.getEnd() <= c.scope.getEnd())) continue;
+    } else if (c.at.getStart() >= link.at.getStart()) continue;
+    if (rank[verdict.guard] > rank[best.guard] || (verdict.guard === best.guard && detailRank(verdict.detail) > detailRank(best.detail))) {
+      best = { guard: verdict.guard, detail: verdict.detail, at: c.node };
+    }
+  }
+  return best;
+}
+
+/* ---------------------------------------------------------------- public */
+
+const flowMemo = new WeakMap<RepoFacts, Flow[]>();
+const siteMemo = new WeakMap<RepoFacts, SinkSite[]>();
+
+/** Flows from every handler entry of the server model to sinks, one per (entry, sink, kind), sorted by location. */
+export function toolFlows(repo: RepoFacts): Flow[] {
+  const hit = flowMemo.get(repo);
+  if (hit) return hit;
+  const sources = parsedSources(repo);
+  const model = serverModel(repo);
+  const run = new Run(sources);
+  const out: Flow[] = [];
+  for (const entry of model.entries) out.push(...entryFlows(entry, run, sources));
+  out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0)));
+  flowMemo.set(repo, out);
+  return out;
+}
+
+function entryFlows(entry: HandlerEntry, run: Run, sources: ParsedSources): Flow[] {
+  if (!entry.inputs.length) return [];
+  const params: (Taint | undefined)[] = [];
+  for (const input of entry.inputs) {
+    params[input.param] = {
+      prefix: input.path.length ? input.path : undefined,
+      safe: input.path.length ? undefined : new Set(entry.constrained),
+      root: true,
+      keys: new Set(),
+      steps: [],
+    };
+  }
+  const r = run.analyze(entry.fn, params, 0);
+  const at = (n: Node): FlowStep => ({ file: sources.rel(n.getSourceFile()), line: n.getStartLineNumber() });
+  const bySink = new Map<string, Flow>();
+  for (const f of r.flows) {
+    const g = judge(f, r.checks, run.rootKeys);
+    const pos = { file: sources.rel(f.sink.getSourceFile()), ...positionOf(f.sink) };
+    const branch = entry.branches?.find((b) => f.chain[0]!.at.getStart() >= b.node.getStart() && f.chain[0]!.at.getEnd() <= b.node.getEnd());
+    const path: FlowStep[] = [];
+    for (const s of f.steps) {
+      const step = at(s);
+      const prev = path[path.length - 1];
+      if (!prev || prev.file !== step.file || prev.line !== step.line) path.push(step);
+    }
+    const flow: Flow = {
+      tool: branch?.name ?? (entry.branches && f.tableKey) ?? entry.name,
+      entryKind: entry.kind,
+      sinkKind: f.kind,
+      sinkCall: f.match.call,
+      ...(f.match.access ? { access: f.match.access } : {}),
+      ...(f.match.family === 'process' ? { shell: f.kind === 'shell' } : {}),
+      ...pos,
+      guard: g.guard,
+      ...(g.detail ? { guardDetail: g.detail } : {}),
+      ...(g.at ? { guardAt: at(g.at) } : {}),
+      path,
+    };
+    const key = `${flow.tool}|${flow.file}:${flow.line}:${flow.column}|${flow.sinkKind}`;
+    const prev = bySink.get(key);
+    if (!prev || rank[flow.guard] < rank[prev.guard]) bySink.set(key, flow);
+  }
+  return [...bySink.values()];
+}
+
+/** Every recognised sink call in the source, tainted or not (for rules about launches, file access or fetches as such). */
+export function sinkSites(repo: RepoFacts): SinkSite[] {
+  const hit = siteMemo.get(repo);
+  if (hit) return hit;
+  const sources = parsedSources(repo);
+  const out: SinkSite[] = [];
+  for (const [file, sf] of modelFiles(sources)) {
+    for (const n of findNodes(sf, (cn) => ts.isCallExpression(cn) || ts.isNewExpression(cn) || ts.isTaggedTemplateExpression(cn))) {
+      const m = classifySink(n, sources);
+      if (!m) continue;
+      out.push({
+        family: m.family,
+        call: m.call,
+        file,
+        ...positionOf(n),
+        node: n,
+        ...(m.access ? { access: m.access } : {}),
+        ...(m.family === 'process' ? { shell: !!m.shell } : {}),
+        ...(m.launcher ? { launcher: m.launcher } : {}),
+      });
+    }
+  }
+  siteMemo.set(repo, out);
+  return out;
+}

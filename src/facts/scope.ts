@@ -1,0 +1,496 @@
+import { posix } from 'node:path';
+import {
+  Node,
+  SyntaxKind,
+  ts,
+  type ArrowFunction,
+  type BindingElement,
+  type FunctionDeclaration,
+  type FunctionExpression,
+  type Identifier,
+  type MethodDeclaration,
+  type SourceFile,
+} from 'ts-morph';
+import type { ParsedSources } from './ts-source.js';
+import { propertyName, stringValue, unwrap } from './ts-source.js';
+
+/**
+ * Name resolution without a type checker, shared by facts/server-model and facts/flow.
+ *
+ * - `declarationOf(id)` walks the enclosing scopes of an identifier (function parameters, block, case
+ *   clause and file statements, for/catch bindings, imports) and returns the identifier that declares
+ *   it. Block-scoped lookup only: a `var` declared in a nested block is not hoisted.
+ * - `functionOf(expr)` follows an expression to a function written in the audited source: a function
+ *   literal, a local function or `const f = () => …`, or one imported by a relative path
+ *   (`import { f } from './f.js'`, `import * as m from './m.js'` then `m.f`, `import f from './f.js'`,
+ *   CommonJS `require`), a method called on `this` in a class, `promisify(f)`, or the one function literal
+ *   given to a wrapper (`withTelemetry(async (request) => …)`).
+ * - `originOf(expr)` says which module a callee comes from, for sink tables:
+ *   `exec` imported from 'node:child_process' is { module: 'child_process', path: ['exec'] };
+ *   `cp.exec` with `import * as cp` (or `const cp = require('child_process')`) is the same; a name that
+ *   is declared nowhere is a global ({ module: '<global>' }). `promisify(f)` and `util.promisify(f)` keep
+ *   the origin of `f`. The `node:` prefix is dropped.
+ */
+
+export type FunctionLikeNode = ArrowFunction | FunctionExpression | FunctionDeclaration | MethodDeclaration;
+
+export const GLOBAL = '<global>';
+
+export interface Origin {
+  /** Module specifier without the `node:` prefix, or '<global>'. */
+  module: string;
+  /** Property path from the module's namespace ([] for the namespace or default export itself). */
+  path: string[];
+}
+
+export function isFunctionLike(n: Node | undefined): n is FunctionLikeNode {
+  return !!n && (Node.isArrowFunction(n) || Node.isFunctionExpression(n) || Node.isFunctionDeclaration(n) || Node.isMethodDeclaration(n));
+}
+
+/** Every identifier a binding name declares (nested destructuring patterns included). */
+export function bindingNames(name: Node): Identifier[] {
+  if (Node.isIdentifier(name)) return [name];
+  if (Node.isObjectBindingPattern(name) || Node.isArrayBindingPattern(name)) {
+    const out: Identifier[] = [];
+    for (const el of name.getElements()) {
+      if (Node.isBindingElement(el)) out.push(...bindingNames(el.getNameNode()));
+    }
+    return out;
+  }
+  return [];
+}
+
+const declCache = new WeakMap<object, Identifier | null>();
+const scopeCache = new WeakMap<object, Map<string, Identifier>>();
+
+/** The names a block (or file, case clause) declares directly, built once per block. */
+function scopeIndex(block: Node & { getStatements(): Node[] }): Map<string, Identifier> {
+  const hit = scopeCache.get(block.compilerNode);
+  if (hit) return hit;
+  const index = new Map<string, Identifier>();
+  const add = (id: Identifier | undefined): void => {
+    if (id && !index.has(id.getText())) index.set(id.getText(), id);
+  };
+  for (const st of block.getStatements()) {
+    if (Node.isVariableStatement(st)) {
+      for (const d of st.getDeclarations()) for (const id of bindingNames(d.getNameNode())) add(id);
+    } else if (Node.isFunctionDeclaration(st) || Node.isClassDeclaration(st) || Node.isEnumDeclaration(st)) {
+      const n = st.getNameNode();
+      if (n && Node.isIdentifier(n)) add(n);
+    } else if (Node.isImportDeclaration(st)) {
+      add(st.getDefaultImport());
+      add(st.getNamespaceImport());
+      for (const sp of st.getNamedImports()) {
+        const local = sp.getAliasNode() ?? sp.getNameNode();
+        if (Node.isIdentifier(local)) add(local);
+      }
+    }
+  }
+  scopeCache.set(block.compilerNode, index);
+  return index;
+}
+
+/** The identifier that declares `id` (a parameter, variable, function, class, enum or import binding), or undefined for a global. */
+export function declarationOf(id: Identifier): Identifier | undefined {
+  const key = id.compilerNode;
+  const hit = declCache.get(key);
+  if (hit !== undefined) return hit ?? undefined;
+  const name = id.getText();
+  let found: Identifier | undefined;
+  let cur: Node | undefined = id.getParent();
+  while (cur && !found) {
+    if (isFunctionLike(cur)) {
+      for (const p of cur.getParameters()) {
+        found = bindingNames(p.getNameNode()).find((i) => i.getText() === name);
+        if (found) break;
+      }
+      if (!found && Node.isFunctionExpression(cur)) {
+        const n = cur.getNameNode();
+        if (n?.getText() === name) found = n;
+      }
+    } else if (Node.isBlock(cur) || Node.isSourceFile(cur) || Node.isModuleBlock(cur) || Node.isCaseClause(cur) || Node.isDefaultClause(cur)) {
+      found = scopeIndex(cur).get(name);
+    } else if (Node.isForOfStatement(cur) || Node.isForInStatement(cur) || Node.isForStatement(cur)) {
+      const init = cur.getInitializer();
+      if (init && Node.isVariableDeclarationList(init)) {
+        for (const d of init.getDeclarations()) {
+          found = bindingNames(d.getNameNode()).find((i) => i.getText() === name);
+          if (found) break;
+        }
+      }
+    } else if (Node.isCatchClause(cur)) {
+      const d = cur.getVariableDeclaration();
+      if (d) found = bindingNames(d.getNameNode()).find((i) => i.getText() === name);
+    }
+    cur = cur.getParent();
+  }
+  declCache.set(key, found ?? null);
+  return found;
+}
+
+/** The declaration node (VariableDeclaration, Parameter, BindingElement, FunctionDeclaration, import binding…) of a declaring identifier. */
+export function declarationNode(declId: Identifier): Node | undefined {
+  return declId.getParent();
+}
+
+/** The initializer of `const x = …` when `declId` names a plain (non-destructured) variable. */
+export function initializerOf(declId: Identifier): Node | undefined {
+  const d = declId.getParent();
+  if (Node.isVariableDeclaration(d) && d.getNameNode() === declId) {
+    const init = d.getInitializer();
+    return init ? unwrap(init) : undefined;
+  }
+  return undefined;
+}
+
+/* ------------------------------------------------------------- searching */
+
+type Wrapping = { _getNodeFromCompilerNode?: (cn: ts.Node) => Node };
+
+/**
+ * The descendants of a node (a file, a function body) whose compiler node passes `test`, found by walking
+ * the compiler tree (cheap) and wrapping only the matches in ts-morph nodes (a full forEachDescendant
+ * wraps every node).
+ */
+export function findNodes(root: Node, test: (cn: ts.Node) => boolean): Node[] {
+  const sf = root.getSourceFile();
+  const matches: ts.Node[] = [];
+  const visit = (cn: ts.Node): void => {
+    if (test(cn)) matches.push(cn);
+    ts.forEachChild(cn, visit);
+  };
+  if (!Node.isSourceFile(root)) visit(root.compilerNode);
+  else ts.forEachChild(root.compilerNode, visit);
+  const w = sf as unknown as Wrapping;
+  return matches.map((cn) => {
+    if (typeof w._getNodeFromCompilerNode === 'function') return w._getNodeFromCompilerNode.call(sf, cn);
+    let n: Node | undefined = sf.getDescendantAtStartWithWidth(cn.getStart(sf.compilerNode), cn.getWidth(sf.compilerNode));
+    while (n && n.compilerNode !== cn) n = n.getParent();
+    return n ?? sf;
+  });
+}
+
+/* ---------------------------------------------------------------- modules */
+
+const EXTS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
+
+/** The parsed file a relative import specifier points to (`./x.js` may be written `x.ts` in source), or undefined. */
+export function resolveRelativeModule(fromRel: string, spec: string, sources: ParsedSources): SourceFile | undefined {
+  if (!spec.startsWith('.')) return undefined;
+  const base = posix.normalize(posix.join(posix.dirname(fromRel), spec));
+  const stem = base.replace(/\.[cm]?[jt]sx?$/, '');
+  const candidates = [base, ...EXTS.map((e) => stem + e), ...EXTS.map((e) => `${base}/index${e}`)];
+  for (const c of candidates) {
+    const sf = sources.files.get(c);
+    if (sf) return sf;
+  }
+  return undefined;
+}
+
+/** The node an export name stands for in a file: a function, a `const` initializer, a class, or an identifier re-exported. */
+export function exportedNode(sf: SourceFile, name: string, sources: ParsedSources, depth = 0): Node | undefined {
+  if (depth > 4) return undefined;
+  if (name === 'default') {
+    for (const fn of sf.getFunctions()) if (fn.hasExportKeyword() && fn.hasDefaultKeyword()) return fn;
+    for (const ea of sf.getExportAssignments()) if (!ea.isExportEquals()) return unwrap(ea.getExpression());
+  }
+  for (const fn of sf.getFunctions()) if (fn.hasExportKeyword() && fn.getName() === name) return fn;
+  for (const st of sf.getVariableStatements()) {
+    if (!st.hasExportKeyword()) continue;
+    for (const d of st.getDeclarations()) {
+      if (d.getName() === name) {
+        const init = d.getInitializer();
+        return init ? unwrap(init) : undefined;
+      }
+    }
+  }
+  for (const cl of sf.getClasses()) if (cl.hasExportKeyword() && cl.getName() === name) return cl;
+  const cjs = commonJsExport(sf, name, sources, depth);
+  if (cjs) return cjs;
+  for (const ed of sf.getExportDeclarations()) {
+    for (const ne of ed.getNamedExports()) {
+      const exported = ne.getAliasNode()?.getText() ?? ne.getName();
+      if (exported !== name) continue;
+      const spec = ed.getModuleSpecifierValue();
+      if (spec) {
+        const target = resolveRelativeModule(sources.rel(sf), spec, sources);
+        return target ? exportedNode(target, ne.getName(), sources, depth + 1) : undefined;
+      }
+      const local = scopeIndex(sf).get(ne.getName());
+      return local ? valueOfDeclaration(local, sources, depth + 1) : undefined;
+    }
+    // export * from './x'
+    const spec = ed.getModuleSpecifierValue();
+    if (spec && ed.getNamedExports().length === 0 && !ed.getNamespaceExport()) {
+      const target = resolveRelativeModule(sources.rel(sf), spec, sources);
+      const hit = target ? exportedNode(target, name, sources, depth + 1) : undefined;
+      if (hit) return hit;
+    }
+  }
+  return undefined;
+}
+
+/** `require('<spec>')` → spec. */
+function requireSpec(n: Node): string | undefined {
+  const u = unwrap(n);
+  if (!Node.isCallExpression(u)) return undefined;
+  const c = u.getExpression();
+  return Node.isIdentifier(c) && c.getText() === 'require' ? stringValue(u.getArguments()[0]) : undefined;
+}
+
+/** CommonJS exports: `module.exports = { f, g: h }`, `module.exports = f` (as 'default'), `exports.f = …`, `module.exports.f = …`. */
+function commonJsExport(sf: SourceFile, name: string, sources: ParsedSources, depth: number): Node | undefined {
+  for (const st of sf.getStatements()) {
+    if (!Node.isExpressionStatement(st)) continue;
+    const e = unwrap(st.getExpression());
+    if (!Node.isBinaryExpression(e) || e.getOperatorToken().getText() !== '=') continue;
+    const target = e.getLeft().getText().replace(/\s+/g, '');
+    const value = unwrap(e.getRight());
+    if (target === 'module.exports') {
+      if (Node.isObjectLiteralExpression(value)) {
+        for (const p of value.getProperties()) {
+          if (Node.isShorthandPropertyAssignment(p) && p.getName() === name) {
+            const local = scopeIndex(sf).get(name);
+            return local ? valueOfDeclaration(local, sources, depth + 1) : undefined;
+          }
+          if (Node.isPropertyAssignment(p) && propertyName(p.getNameNode()) === name) {
+            const v = unwrap(p.getInitializerOrThrow());
+            if (Node.isIdentifier(v)) {
+              const local = scopeIndex(sf).get(v.getText());
+              return local ? valueOfDeclaration(local, sources, depth + 1) : undefined;
+            }
+            return v;
+          }
+          if (Node.isMethodDeclaration(p) && propertyName(p.getNameNode()) === name) return p;
+        }
+      } else if (name === 'default') {
+        if (Node.isIdentifier(value)) {
+          const local = scopeIndex(sf).get(value.getText());
+          return local ? valueOfDeclaration(local, sources, depth + 1) : undefined;
+        }
+        return value;
+      }
+    } else if (target === `exports.${name}` || target === `module.exports.${name}`) {
+      if (Node.isIdentifier(value)) {
+        const local = scopeIndex(sf).get(value.getText());
+        return local ? valueOfDeclaration(local, sources, depth + 1) : undefined;
+      }
+      return value;
+    }
+  }
+  return undefined;
+}
+
+/** What a declaring identifier holds, when it can be read: a function, a `const` initializer, or what an import from a relative file stands for. */
+export function valueOfDeclaration(declId: Identifier, sources: ParsedSources, depth = 0): Node | undefined {
+  if (depth > 6) return undefined;
+  const d = declId.getParent();
+  if (!d) return undefined;
+  if (Node.isFunctionDeclaration(d) || Node.isClassDeclaration(d)) return d;
+  if (Node.isVariableDeclaration(d) && d.getNameNode() === declId) {
+    const init = d.getInitializer();
+    if (!init) return undefined;
+    // const m = require('./m.js'): the module itself (its exports are read from it).
+    const spec = requireSpec(init);
+    if (spec) return resolveRelativeModule(sources.rel(declId.getSourceFile()), spec, sources);
+    return unwrap(init);
+  }
+  // const { f } = require('./m.js')
+  if (Node.isBindingElement(d)) {
+    const holder = d.getParent()?.getParent();
+    const init = Node.isVariableDeclaration(holder) ? holder.getInitializer() : undefined;
+    const spec = init ? requireSpec(init) : undefined;
+    if (!spec) return undefined;
+    const target = resolveRelativeModule(sources.rel(declId.getSourceFile()), spec, sources);
+    const pn = d.getPropertyNameNode();
+    const name = pn ? propertyName(pn) : d.getName();
+    return target && name ? exportedNode(target, name, sources, depth + 1) : undefined;
+  }
+  const imp = importOf(declId);
+  if (imp) {
+    const target = resolveRelativeModule(sources.rel(declId.getSourceFile()), imp.spec, sources);
+    if (!target) return undefined;
+    if (imp.imported === '*') return target;
+    return exportedNode(target, imp.imported, sources, depth + 1);
+  }
+  return undefined;
+}
+
+/** For an import binding: the module specifier and the imported name ('default', '*' for a namespace, or the export name). */
+export function importOf(declId: Identifier): { spec: string; imported: string } | undefined {
+  const p = declId.getParent();
+  if (!p) return undefined;
+  if (Node.isImportSpecifier(p)) {
+    const decl = p.getImportDeclaration();
+    return { spec: decl.getModuleSpecifierValue(), imported: p.getNameNode().getText() };
+  }
+  if (Node.isImportClause(p)) {
+    const decl = p.getParent();
+    if (Node.isImportDeclaration(decl)) return { spec: decl.getModuleSpecifierValue(), imported: 'default' };
+  }
+  if (Node.isNamespaceImport(p)) {
+    const decl = p.getFirstAncestor((a) => Node.isImportDeclaration(a));
+    if (decl && Node.isImportDeclaration(decl)) return { spec: decl.getModuleSpecifierValue(), imported: '*' };
+  }
+  return undefined;
+}
+
+/** Follow an expression to a function written in the audited source (see the file header), or undefined. */
+export function functionOf(expr: Node, sources: ParsedSources, depth = 0): FunctionLikeNode | undefined {
+  if (depth > 6) return undefined;
+  const n = unwrap(expr);
+  if (isFunctionLike(n)) return n;
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    const v = d ? valueOfDeclaration(d, sources) : undefined;
+    return v && v !== n ? functionOf(v, sources, depth + 1) : undefined;
+  }
+  if (Node.isPropertyAccessExpression(n)) {
+    const name = n.getName();
+    const obj = unwrap(n.getExpression());
+    // m.f with `import * as m from './m.js'`
+    if (Node.isIdentifier(obj)) {
+      const d = declarationOf(obj);
+      const v = d ? valueOfDeclaration(d, sources) : undefined;
+      if (v && Node.isSourceFile(v)) {
+        const e = exportedNode(v, name, sources);
+        return e ? functionOf(e, sources, depth + 1) : undefined;
+      }
+      if (v && Node.isObjectLiteralExpression(v)) return memberFunction(v, name, sources, depth);
+    }
+    if (Node.isObjectLiteralExpression(obj)) return memberFunction(obj, name, sources, depth);
+    // this.m() inside a class: the class's method m (or a property holding a function).
+    if (Node.isThisExpression(obj)) {
+      const cls = n.getFirstAncestor((a) => Node.isClassDeclaration(a) || Node.isClassExpression(a));
+      if (cls && (Node.isClassDeclaration(cls) || Node.isClassExpression(cls))) {
+        const m = cls.getInstanceMethod(name) ?? cls.getStaticMethod(name);
+        if (m) return m;
+        const prop = cls.getProperty(name);
+        const init = prop?.getInitializer();
+        return init ? functionOf(init, sources, depth + 1) : undefined;
+      }
+    }
+  }
+  // promisify(f) / util.promisify(f): the function is f.
+  if (Node.isCallExpression(n)) {
+    const c = unwrap(n.getExpression());
+    const cn = Node.isIdentifier(c) ? c.getText() : Node.isPropertyAccessExpression(c) ? c.getName() : '';
+    if (cn === 'promisify' && n.getArguments()[0]) return functionOf(n.getArguments()[0]!, sources, depth + 1);
+    // A wrapper around a function literal, `withTelemetry(async (request) => …)`: the function it wraps.
+    const literals = n.getArguments().map(unwrap).filter(isFunctionLike);
+    if (literals.length === 1) return literals[0];
+  }
+  return undefined;
+}
+
+function memberFunction(obj: Node, name: string, sources: ParsedSources, depth: number): FunctionLikeNode | undefined {
+  if (!Node.isObjectLiteralExpression(obj)) return undefined;
+  for (const p of obj.getProperties()) {
+    if (Node.isMethodDeclaration(p) && propertyName(p.getNameNode()) === name) return p;
+    if (Node.isPropertyAssignment(p) && propertyName(p.getNameNode()) === name) return functionOf(p.getInitializerOrThrow(), sources, depth + 1);
+    if (Node.isShorthandPropertyAssignment(p) && p.getName() === name) return functionOf(p.getNameNode(), sources, depth + 1);
+  }
+  return undefined;
+}
+
+/* ---------------------------------------------------------------- origins */
+
+const normModule = (spec: string): string => spec.replace(/^node:/, '');
+
+/** The value without `await` and wrapping parentheses or type assertions. */
+function unawait(n: Node): Node {
+  let u = unwrap(n);
+  while (Node.isAwaitExpression(u)) u = unwrap(u.getExpression());
+  return u;
+}
+
+function requireOrImportSpec(n: Node): string | undefined {
+  const u = unawait(n);
+  if (Node.isCallExpression(u)) {
+    const c = u.getExpression();
+    if ((Node.isIdentifier(c) && c.getText() === 'require') || c.getKind() === SyntaxKind.ImportKeyword) {
+      return stringValue(u.getArguments()[0]);
+    }
+  }
+  return undefined;
+}
+
+/** Where a callee comes from (see the file header), or undefined for a value computed at run time or a parameter. */
+export function originOf(expr: Node, depth = 0): Origin | undefined {
+  if (depth > 8) return undefined;
+  const n = unwrap(expr);
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    if (!d) return { module: GLOBAL, path: [n.getText()] };
+    const imp = importOf(d);
+    if (imp) {
+      if (imp.imported === '*' || imp.imported === 'default') return { module: normModule(imp.spec), path: [] };
+      return { module: normModule(imp.spec), path: [imp.imported] };
+    }
+    const decl = d.getParent();
+    if (Node.isVariableDeclaration(decl) && decl.getNameNode() === d) {
+      const init = decl.getInitializer();
+      return init ? valueOrigin(init, depth) : undefined;
+    }
+    if (Node.isBindingElement(decl)) return bindingOrigin(decl, depth);
+    return undefined;
+  }
+  if (Node.isPropertyAccessExpression(n)) {
+    const o = originOf(n.getExpression(), depth + 1);
+    return o ? { module: o.module, path: [...o.path, n.getName()] } : undefined;
+  }
+  // require('m').f
+  const spec = requireOrImportSpec(n);
+  if (spec) return { module: normModule(spec), path: [] };
+  if (Node.isElementAccessExpression(n)) {
+    const key = stringValue(n.getArgumentExpression());
+    const o = key !== undefined ? originOf(n.getExpression(), depth + 1) : undefined;
+    return o ? { module: o.module, path: [...o.path, key!] } : undefined;
+  }
+  return undefined;
+}
+
+function valueOrigin(init: Node, depth: number): Origin | undefined {
+  const spec = requireOrImportSpec(init);
+  if (spec) return { module: normModule(spec), path: [] };
+  const u = unawait(init);
+  if (Node.isCallExpression(u)) {
+    const c = unwrap(u.getExpression());
+    const cn = Node.isIdentifier(c) ? c.getText() : Node.isPropertyAccessExpression(c) ? c.getName() : '';
+    if (cn === 'promisify' && u.getArguments()[0]) return originOf(u.getArguments()[0]!, depth + 1);
+    // require('x').y
+    return undefined;
+  }
+  if (Node.isIdentifier(u) || Node.isPropertyAccessExpression(u) || Node.isElementAccessExpression(u)) {
+    // const x = require('m').y is a property access on a call
+    if (Node.isPropertyAccessExpression(u)) {
+      const s = requireOrImportSpec(u.getExpression());
+      if (s) return { module: normModule(s), path: [u.getName()] };
+    }
+    return originOf(u, depth + 1);
+  }
+  return undefined;
+}
+
+/** `const { exec } = require('child_process')`, `const { promises: fsp } = fs`, nested patterns included. */
+function bindingOrigin(el: BindingElement, depth: number): Origin | undefined {
+  const path: string[] = [];
+  let cur: Node = el;
+  for (;;) {
+    if (!Node.isBindingElement(cur)) break;
+    const prop = cur.getPropertyNameNode();
+    const key = prop ? propertyName(prop) : cur.getNameNode().getText();
+    if (key === undefined) return undefined;
+    path.unshift(key);
+    const pattern = cur.getParent();
+    const holder = pattern?.getParent();
+    if (!holder) return undefined;
+    if (Node.isVariableDeclaration(holder)) {
+      const init = holder.getInitializer();
+      const base = init ? valueOrigin(init, depth + 1) : undefined;
+      return base ? { module: base.module, path: [...base.path, ...path] } : undefined;
+    }
+    cur = holder;
+  }
+  return undefined;
+}

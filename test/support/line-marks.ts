@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import type { Detector } from '../../src/engine/detector.js';
+import { sourceDirOf } from '../../src/engine/paths.js';
+import { RepoFacts } from '../../src/facts/repo.js';
+import { sourceFilesOf } from '../../src/facts/ts-source.js';
+import { fixtureCases, judgeFolder } from './detector-tester.js';
+
+/**
+ * Semgrep-style line marks in source fixtures, checked against a static detector's findings:
+ * `// ruleid: <ID>` on the line above each line that must carry a finding, `// ok: <ID>` above a line
+ * that must carry none. Only fixtures with JS/TS source take part (HTTP probe fixtures have none).
+ */
+export function testLineMarks(ruleId: string, detectors: readonly Detector[], moduleUrl: string): void {
+  const dir = sourceDirOf(moduleUrl);
+  const genre = detectors[0]!.genre;
+  const cases = fixtureCases(join(dir, 'fixtures'))
+    .map((c) => ({ ...c, sources: sourceFilesOf(RepoFacts.gather(c.dir)) }))
+    .filter((c) => c.sources.length > 0);
+  const mark = new RegExp(`//\\s*(ruleid|ok):\\s*${ruleId.replace('-', '\\-')}\\b`);
+  describe(`${ruleId} (${genre}) line marks`, () => {
+    for (const c of cases) {
+      it(`${c.state}/${c.name}`, () => {
+        const want = new Set<string>();
+        const quiet = new Set<string>();
+        for (const rel of c.sources) {
+          const lines = readFileSync(join(c.dir, rel), 'utf8').split('\n');
+          lines.forEach((l, i) => {
+            const m = mark.exec(l);
+            if (m) (m[1] === 'ruleid' ? want : quiet).add(`${rel}:${i + 2}`);
+          });
+        }
+        const { result } = judgeFolder(ruleId, detectors, c.dir);
+        const part = result.parts.find((p) => p.genre === genre);
+        const got = new Set((part?.findings ?? []).map((f) => `${f.location?.file}:${f.location?.line}`));
+        assert.deepEqual([...got].sort(), [...want].sort(), 'lines with findings = lines marked ruleid');
+        for (const q of quiet) assert.ok(!got.has(q), `${q} is marked ok but carries a finding`);
+      });
+    }
+  });
+}
