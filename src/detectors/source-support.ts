@@ -3,7 +3,7 @@ import { couldNotJudge, notApplicable } from '../engine/detector.js';
 import type { Location, Verdict } from '../engine/types.js';
 import type { RepoFacts } from '../facts/repo.js';
 import { hasPythonSource } from '../facts/python-source.js';
-import { parsedSources, positionOf, propertyName, stringValue, unwrap } from '../facts/ts-source.js';
+import { ofKinds, parsedSources, positionOf, propertyName, stringValue, unwrap } from '../facts/ts-source.js';
 
 /**
  * Syntax-level helpers shared by the static transport and URL detectors (S-10, S-16, S-18, S-19, S-22,
@@ -48,7 +48,6 @@ export const K = {
 } as const;
 
 const ALL_KINDS = new Set<SyntaxKind>(Object.values(K).flat());
-const kindMemo = new WeakMap<SourceFile, Map<SyntaxKind, Node[]>>();
 
 /**
  * The nodes of some kinds in a file, in source order. One walk of the compiler tree per parsed file
@@ -56,29 +55,7 @@ const kindMemo = new WeakMap<SourceFile, Map<SyntaxKind, Node[]>>();
  * own getDescendantsOfKind walks every token for literal kinds, which is many times slower.
  */
 export function nodesOf(sf: SourceFile, kinds: readonly SyntaxKind[]): Node[] {
-  let byKind = kindMemo.get(sf);
-  if (!byKind) {
-    byKind = new Map();
-    const found = new Map<SyntaxKind, ts.Node[]>();
-    const visit = (n: ts.Node): void => {
-      if (ALL_KINDS.has(n.kind)) {
-        const list = found.get(n.kind);
-        if (list) list.push(n);
-        else found.set(n.kind, [n]);
-      }
-      ts.forEachChild(n, visit);
-    };
-    ts.forEachChild(sf.compilerNode, visit);
-    const wrap = (sf as unknown as { _getNodeFromCompilerNode?: (n: ts.Node) => Node })._getNodeFromCompilerNode?.bind(sf);
-    for (const k of ALL_KINDS) {
-      const raw = found.get(k) ?? [];
-      byKind.set(k, wrap ? raw.map(wrap) : sf.getDescendantsOfKind(k));
-    }
-    kindMemo.set(sf, byKind);
-  }
-  const out: Node[] = [];
-  for (const k of kinds) out.push(...(byKind.get(k) ?? sf.getDescendantsOfKind(k)));
-  return kinds.length > 1 ? out.sort((a, b) => a.getPos() - b.getPos() || a.getEnd() - b.getEnd()) : out;
+  return ofKinds(sf, kinds);
 }
 
 /** Every node of the given kinds, with its file, for which `pick` returns true. */
@@ -158,17 +135,17 @@ export function importsOf(sf: SourceFile): Map<string, Binding> {
     if (ns) out.set(ns.getText(), { module, imported: '*' });
     for (const n of d.getNamedImports()) out.set((n.getAliasNode() ?? n.getNameNode()).getText(), { module, imported: n.getName() });
   }
-  sf.forEachDescendant((n) => {
-    if (!Node.isVariableDeclaration(n)) return;
+  for (const n of ofKinds(sf, [SyntaxKind.VariableDeclaration])) {
+    if (!Node.isVariableDeclaration(n)) continue;
     const init = n.getInitializer();
-    if (!init) return;
+    if (!init) continue;
     let i = unwrap(init);
     if (Node.isAwaitExpression(i)) i = unwrap(i.getExpression());
-    if (!Node.isCallExpression(i)) return;
+    if (!Node.isCallExpression(i)) continue;
     const callee = i.getExpression().getText();
-    if (callee !== 'require' && callee !== 'import') return;
+    if (callee !== 'require' && callee !== 'import') continue;
     const spec = stringValue(i.getArguments()[0]);
-    if (spec === undefined) return;
+    if (spec === undefined) continue;
     const module = bare(spec);
     const name = n.getNameNode();
     if (Node.isIdentifier(name)) out.set(name.getText(), { module, imported: '*' });
@@ -178,7 +155,7 @@ export function importsOf(sf: SourceFile): Map<string, Binding> {
         out.set(el.getName(), { module, imported: prop ? (propertyName(prop) ?? el.getName()) : el.getName() });
       }
     }
-  });
+  }
   importMemo.set(sf, out);
   return out;
 }

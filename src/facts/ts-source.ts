@@ -1,4 +1,4 @@
-import { Node, Project, type SourceFile } from 'ts-morph';
+import { Node, Project, ts, type SourceFile, type SyntaxKind } from 'ts-morph';
 import type { RepoFacts } from './repo.js';
 
 /**
@@ -57,8 +57,11 @@ export function parsedSources(repo: RepoFacts): ParsedSources {
 
 /** 1-based line and column of a node's start. */
 export function positionOf(node: Node): { line: number; column: number } {
-  const { line, column } = node.getSourceFile().getLineAndColumnAtPos(node.getStart());
-  return { line, column };
+  // The compiler's cached line map (a binary search), not ts-morph's scan of the text.
+  const cn = node.compilerNode;
+  const sf = cn.getSourceFile();
+  const { line, character } = ts.getLineAndCharacterOfPosition(sf, cn.getStart(sf));
+  return { line: line + 1, column: character + 1 };
 }
 
 /** The node without wrapping parentheses, `as`, `satisfies` or non-null assertions. */
@@ -100,4 +103,38 @@ export function localConstInitializer(id: Node): Node | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * All nodes of some syntax kinds in a file, in source order. The compiler tree is walked once per file
+ * (raw TypeScript nodes, bucketed by kind) and only the nodes asked for are wrapped by ts-morph: a detector
+ * that needs every call of a file pays for the calls, not for every token. Shared by all detectors of an audit.
+ */
+const rawByKind = new WeakMap<SourceFile, Map<SyntaxKind, ts.Node[]>>();
+const wrappedByKind = new WeakMap<SourceFile, Map<SyntaxKind, Node[]>>();
+
+export function ofKinds(sf: SourceFile, kinds: readonly SyntaxKind[]): Node[] {
+  let raw = rawByKind.get(sf);
+  if (!raw) {
+    raw = new Map();
+    const r = raw;
+    const visit = (n: ts.Node): void => {
+      const list = r.get(n.kind as SyntaxKind);
+      if (list) list.push(n);
+      else r.set(n.kind as SyntaxKind, [n]);
+      ts.forEachChild(n, visit);
+    };
+    ts.forEachChild(sf.compilerNode, visit);
+    rawByKind.set(sf, raw);
+  }
+  let wrapped = wrappedByKind.get(sf);
+  if (!wrapped) wrappedByKind.set(sf, (wrapped = new Map()));
+  const wrap = (sf as unknown as { _getNodeFromCompilerNode: (n: ts.Node) => Node })._getNodeFromCompilerNode.bind(sf);
+  const out: Node[] = [];
+  for (const k of kinds) {
+    let w = wrapped.get(k);
+    if (!w) wrapped.set(k, (w = (raw.get(k) ?? []).map(wrap)));
+    out.push(...w);
+  }
+  return kinds.length > 1 ? out.sort((a, b) => a.getPos() - b.getPos() || a.getEnd() - b.getEnd()) : out;
 }

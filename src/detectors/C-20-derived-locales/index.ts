@@ -1,8 +1,8 @@
-import { Node, type PropertyAccessExpression } from 'ts-morph';
+import { SyntaxKind, Node, type PropertyAccessExpression } from 'ts-morph';
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { Read, RepoFacts } from '../../facts/repo.js';
-import { parsedSources, positionOf, stringValue, unwrap } from '../../facts/ts-source.js';
+import { ofKinds, parsedSources, positionOf, stringValue, unwrap } from '../../facts/ts-source.js';
 import { unreadable } from '../support.js';
 import { flatKeys, keyLines } from './json-keys.js';
 
@@ -77,7 +77,7 @@ function enumerations(repo: RepoFacts, locales: Set<string>): Finding[] {
     return undefined;
   };
   for (const [file, sf] of files) {
-    sf.forEachDescendant((node) => {
+    for (const node of ofKinds(sf, [SyntaxKind.ArrayLiteralExpression, SyntaxKind.UnionType, SyntaxKind.EnumDeclaration])) {
       if (Node.isArrayLiteralExpression(node)) {
         const parent = node.getParent();
         const zod =
@@ -97,7 +97,7 @@ function enumerations(repo: RepoFacts, locales: Set<string>): Finding[] {
         const values = inits.every((v) => v !== undefined) ? inits : members.map((m) => (m.hasInitializer() ? undefined : m.getName()));
         judge(values, 'hardcoded-locale-enum', file, node);
       }
-    });
+    }
   }
   return out;
 }

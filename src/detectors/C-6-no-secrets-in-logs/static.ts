@@ -1,9 +1,9 @@
-import { Node, type CallExpression } from 'ts-morph';
+import { SyntaxKind, Node, type CallExpression } from 'ts-morph';
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { originOf } from '../../facts/scope.js';
 import { serverModel } from '../../facts/server-model.js';
-import { positionOf, propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
+import { ofKinds, positionOf, propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
 import { codeOf, isFn, passThrough, sinkOf, type Code, type Fn } from '../code-paths.js';
 
 /**
@@ -100,7 +100,7 @@ function logCall(call: CallExpression): string | undefined {
 /** A pino `redact` option anywhere in the source. */
 function redactionConfigured(code: Code): boolean {
   return code.files.some(([, sf]) =>
-    sf.getDescendants().some((n) => Node.isPropertyAssignment(n) && propertyName(n.getNameNode()) === 'redact' && !!n.getFirstAncestor((a) => Node.isCallExpression(a) && /pino/i.test(a.getExpression().getText()))),
+    ofKinds(sf, [SyntaxKind.PropertyAssignment]).some((n) => Node.isPropertyAssignment(n) && propertyName(n.getNameNode()) === 'redact' && !!n.getFirstAncestor((a) => Node.isCallExpression(a) && /pino/i.test(a.getExpression().getText()))),
   );
 }
 
@@ -137,10 +137,10 @@ export default defineDetector({
 
     const findings: Finding[] = [];
     for (const [file, sf] of code.files) {
-      sf.forEachDescendant((n) => {
+      for (const n of ofKinds(sf, [SyntaxKind.CallExpression, SyntaxKind.PropertyAccessExpression])) {
         if (Node.isCallExpression(n)) {
           const call = logCall(n);
-          if (!call || (redacted && !call.startsWith('console.'))) return;
+          if (!call || (redacted && !call.startsWith('console.'))) continue;
           const seen = new Set<string>();
           for (const arg of n.getArguments()) {
             for (const v of loggedValues(arg)) {
@@ -155,9 +155,9 @@ export default defineDetector({
               });
             }
           }
-          return;
+          continue;
         }
-        if (!isErrorStack(n)) return;
+        if (!isErrorStack(n)) continue;
         const sink = sinkOf(n);
         let channel: string | undefined;
         if (sink?.kind === 'field') channel = sink.name;
@@ -168,7 +168,7 @@ export default defineDetector({
         if (channel) {
           findings.push({ messageId: 'stack-to-client', data: { channel }, location: { file, line: positionOf(n).line }, evidence: n.getText().slice(0, 80) });
         }
-      });
+      }
     }
     return findings.length ? { state: 'non-conforming', findings } : present();
   },

@@ -1,9 +1,9 @@
-import { Node, type CallExpression, type ObjectLiteralExpression } from 'ts-morph';
+import { SyntaxKind, Node, type CallExpression, type ObjectLiteralExpression } from 'ts-morph';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { declarationOf, originOf } from '../../facts/scope.js';
 import { objectLiteralOf, propertyValue, serverModel } from '../../facts/server-model.js';
-import { positionOf, unwrap } from '../../facts/ts-source.js';
+import { ofKinds, positionOf, unwrap } from '../../facts/ts-source.js';
 import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
 
 /**
@@ -115,7 +115,7 @@ function setsTimeoutOn(call: CallExpression): boolean {
 /** `defaults.timeout = …` anywhere (axios.defaults.timeout, api.defaults.timeout). */
 function axiosDefaultsSet(code: Code): boolean {
   return code.files.some(([, sf]) =>
-    sf.getDescendants().some((n) => Node.isBinaryExpression(n) && n.getOperatorToken().getText() === '=' && /\.defaults\.timeout$/.test(n.getLeft().getText().replace(/\s+/g, ''))),
+    ofKinds(sf, [SyntaxKind.BinaryExpression]).some((n) => Node.isBinaryExpression(n) && n.getOperatorToken().getText() === '=' && /\.defaults\.timeout$/.test(n.getLeft().getText().replace(/\s+/g, ''))),
   );
 }
 

@@ -1,9 +1,9 @@
-import { Node, type SourceFile } from 'ts-morph';
+import { SyntaxKind, Node, type SourceFile } from 'ts-morph';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { declarationOf, functionOf, originOf } from '../../facts/scope.js';
 import { serverModel, type ToolDef } from '../../facts/server-model.js';
-import { positionOf, unwrap } from '../../facts/ts-source.js';
+import { ofKinds, positionOf, unwrap } from '../../facts/ts-source.js';
 import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
 
 /**
@@ -68,11 +68,11 @@ function limiterRefs(code: Code): Limiters {
   let first: { file: string; line: number } | undefined;
   for (const [file, sf] of code.files) {
     if (first) break;
-    sf.forEachDescendant((n, walk) => {
-      if (first) return walk.stop();
+    for (const n of ofKinds(sf, [SyntaxKind.NewExpression, SyntaxKind.CallExpression, SyntaxKind.ClassDeclaration, SyntaxKind.FunctionDeclaration])) {
+      if (first) break;
       if ((Node.isNewExpression(n) || Node.isCallExpression(n)) && isSymbol(n.getExpression())) first = { file, line: positionOf(n).line };
       else if ((Node.isClassDeclaration(n) || Node.isFunctionDeclaration(n)) && LIMITER_NAME.test(n.getName() ?? '')) first = { file, line: positionOf(n).line };
-    });
+    }
   }
   return { first, isLimiterRef: (n) => isRef(n) };
 }
@@ -90,7 +90,7 @@ function usesLimiter(fn: Fn, lim: Limiters): boolean {
 /** Middleware mounting: `app.use(rateLimit(…))`, `app.post('/mcp', limiter, handler)`. */
 function mountedGlobally(code: Code, lim: Limiters): boolean {
   return code.files.some(([, sf]: [string, SourceFile]) =>
-    sf.getDescendants().some((n) => {
+    ofKinds(sf, [SyntaxKind.CallExpression]).some((n) => {
       if (!Node.isCallExpression(n)) return false;
       const c = unwrap(n.getExpression());
       if (!Node.isPropertyAccessExpression(c) || !ROUTE_METHODS.has(c.getName())) return false;

@@ -1,8 +1,8 @@
-import { Node } from 'ts-morph';
+import { SyntaxKind, Node } from 'ts-morph';
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
-import { isTestPath, positionOf, propertyName, unwrap } from '../../facts/ts-source.js';
+import { ofKinds, isTestPath, positionOf, propertyName, unwrap } from '../../facts/ts-source.js';
 import { codeOf, sinkOf, type Code } from '../code-paths.js';
 import { isSecretName, looksLikeSecretValue, matchShape, redact, withoutScheme } from './patterns.js';
 
@@ -59,16 +59,16 @@ function literalText(n: Node): string | undefined {
 function literalFindings(code: Code): Finding[] {
   const out: Finding[] = [];
   for (const [file, sf] of code.files) {
-    sf.forEachDescendant((n) => {
+    for (const n of ofKinds(sf, [SyntaxKind.StringLiteral, SyntaxKind.NoSubstitutionTemplateLiteral, SyntaxKind.TemplateHead, SyntaxKind.TemplateMiddle, SyntaxKind.TemplateTail])) {
       const text = literalText(n);
-      if (text === undefined || text.length < 16) return;
+      if (text === undefined || text.length < 16) continue;
       const parent = n.getParent();
-      if (Node.isImportDeclaration(parent) || Node.isExportDeclaration(parent) || Node.isLiteralTypeNode(parent)) return;
+      if (Node.isImportDeclaration(parent) || Node.isExportDeclaration(parent) || Node.isLiteralTypeNode(parent)) continue;
       const { line } = positionOf(n);
       const shape = matchShape(text);
       if (shape) {
         out.push({ messageId: 'hardcoded-secret', data: { kind: shape.id }, location: { file, line }, evidence: redact(shape.match) });
-        return;
+        continue;
       }
       if (Node.isStringLiteral(n) || Node.isNoSubstitutionTemplateLiteral(n)) {
         const name = holderName(n);
@@ -76,7 +76,7 @@ function literalFindings(code: Code): Finding[] {
           out.push({ messageId: 'hardcoded-secret-value', data: { name }, location: { file, line }, evidence: redact(withoutScheme(text)) });
         }
       }
-    });
+    }
   }
   return out;
 }
@@ -106,8 +106,8 @@ function envFileFindings(repo: RepoFacts): Finding[] {
 function envFindings(code: Code): Finding[] {
   const out: Finding[] = [];
   for (const [file, sf] of code.files) {
-    sf.forEachDescendant((n) => {
-      if (!Node.isPropertyAccessExpression(n) || n.getName() !== 'env' || unwrap(n.getExpression()).getText() !== 'process') return;
+    for (const n of ofKinds(sf, [SyntaxKind.PropertyAccessExpression])) {
+      if (!Node.isPropertyAccessExpression(n) || n.getName() !== 'env' || unwrap(n.getExpression()).getText() !== 'process') continue;
       const p = n.getParent();
       let from: Node = n;
       let variable: string | undefined;
@@ -119,15 +119,15 @@ function envFindings(code: Code): Finding[] {
         variable = arg && (Node.isStringLiteral(arg) || Node.isNoSubstitutionTemplateLiteral(arg)) ? arg.getLiteralValue() : '';
         from = p;
       }
-      if (variable !== undefined && !isSecretName(variable)) return;
+      if (variable !== undefined && !isSecretName(variable)) continue;
       const sink = sinkOf(from);
-      if (sink?.kind !== 'field') return;
+      if (sink?.kind !== 'field') continue;
       const field = sink.name;
       const location = { file, line: positionOf(n).line };
       const evidence = from.getText().slice(0, 80);
       if (variable === undefined) out.push({ messageId: 'env-in-result', data: { field }, location, evidence });
       else out.push({ messageId: 'secret-env-in-result', data: { variable, field }, location, evidence });
-    });
+    }
   }
   return out;
 }

@@ -3,7 +3,7 @@ import { defineDetector, notApplicable, present } from '../../engine/detector.js
 import type { Finding } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { originOf, resolveRelativeModule } from '../../facts/scope.js';
-import { positionOf, stringValue, unwrap } from '../../facts/ts-source.js';
+import { ofKinds, positionOf, stringValue, unwrap } from '../../facts/ts-source.js';
 import { codeOf, type Code } from '../code-paths.js';
 
 /**
@@ -38,7 +38,7 @@ function declaredTransport(repo: RepoFacts): 'stdio' | 'other' | undefined {
 function stdioEntries(code: Code): SourceFile[] {
   return code.files
     .filter(([, sf]) =>
-      sf.getDescendants().some((n) => {
+      ofKinds(sf, [SyntaxKind.CallExpression, SyntaxKind.NewExpression]).some((n) => {
         if (!Node.isCallExpression(n) && !Node.isNewExpression(n)) return false;
         const c = unwrap(n.getExpression());
         const name = Node.isIdentifier(c) ? c.getText() : Node.isPropertyAccessExpression(c) ? c.getName() : '';
@@ -56,14 +56,14 @@ function loadedSpecs(sf: SourceFile): string[] {
     const s = d.getModuleSpecifierValue();
     if (s && !d.isTypeOnly()) out.push(s);
   }
-  sf.forEachDescendant((n) => {
-    if (!Node.isCallExpression(n)) return;
+  for (const n of ofKinds(sf, [SyntaxKind.CallExpression])) {
+    if (!Node.isCallExpression(n)) continue;
     const c = n.getExpression();
     if (c.getKind() === SyntaxKind.ImportKeyword || (Node.isIdentifier(c) && c.getText() === 'require')) {
       const s = stringValue(n.getArguments()[0]);
       if (s) out.push(s);
     }
-  });
+  }
   return out.filter((s) => s.startsWith('.'));
 }
 
@@ -96,11 +96,11 @@ const isGlobal = (n: Node, name: string): boolean => {
 function reassignedConsole(files: SourceFile[]): Set<string> {
   const out = new Set<string>();
   for (const sf of files) {
-    sf.forEachDescendant((n) => {
-      if (!Node.isBinaryExpression(n) || n.getOperatorToken().getText() !== '=') return;
+    for (const n of ofKinds(sf, [SyntaxKind.BinaryExpression])) {
+      if (!Node.isBinaryExpression(n) || n.getOperatorToken().getText() !== '=') continue;
       const left = unwrap(n.getLeft());
       if (Node.isPropertyAccessExpression(left) && unwrap(left.getExpression()).getText() === 'console') out.add(left.getName());
-    });
+    }
   }
   return out;
 }
@@ -153,8 +153,8 @@ export default defineDetector({
     const findings: Finding[] = [];
     for (const sf of files) {
       const file = code.rel(sf);
-      sf.forEachDescendant((n) => {
-        if (!Node.isCallExpression(n)) return;
+      for (const n of ofKinds(sf, [SyntaxKind.CallExpression])) {
+        if (!Node.isCallExpression(n)) continue;
         const callee = unwrap(n.getExpression());
         const at = { file, line: positionOf(n).line };
         if (Node.isPropertyAccessExpression(callee)) {
@@ -162,15 +162,15 @@ export default defineDetector({
           const m = callee.getName();
           if (STDOUT_CONSOLE.has(m) && isGlobal(obj, 'console') && !redirected.has(m)) {
             findings.push({ messageId: 'stdout-write', data: { call: `console.${m}` }, location: at, evidence: n.getText().slice(0, 120) });
-            return;
+            continue;
           }
           if (m === 'write' && Node.isPropertyAccessExpression(obj) && obj.getName() === 'stdout' && isGlobal(obj.getExpression(), 'process') && !isTransportWrite(n)) {
             findings.push({ messageId: 'stdout-write', data: { call: 'process.stdout.write' }, location: at, evidence: n.getText().slice(0, 120) });
-            return;
+            continue;
           }
         }
         if (pinoToStdout(n)) findings.push({ messageId: 'pino-stdout', location: at, evidence: n.getText().slice(0, 120) });
-      });
+      }
     }
     return findings.length ? { state: 'non-conforming', findings } : present();
   },
