@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../src/engine/paths.js';
-import { audit } from '../src/engine/runner.js';
+import { audit, combine } from '../src/engine/runner.js';
 import { isRed, type State } from '../src/engine/types.js';
 import { scrubbedEnv } from '../src/probe/env.js';
 import { probeStdio } from '../src/probe/probe.js';
@@ -16,10 +16,13 @@ import { probeStdio } from '../src/probe/probe.js';
 interface Case {
   id: string;
   kind: 'official' | 'community' | 'vulnerable';
-  command: string[];
+  /** A live server to probe (dynamic cells). */
+  command?: string[];
+  /** A package or repository folder to audit (static cells), relative to evals/heldout. */
+  static?: { path: string; labels: Record<string, State>; notes?: Record<string, string> };
   env?: Record<string, string>;
   /** Expected state of the rule's dynamic part, verified by reading the recorded session by hand. */
-  labels: Record<string, State>;
+  labels?: Record<string, State>;
   notes?: Record<string, string>;
 }
 
@@ -35,22 +38,33 @@ let tn = 0;
 let agree = 0;
 let cells = 0;
 const rows: string[] = [];
+const tally = (id: string, rule: string, genre: string, want: State, got: State) => {
+  cells++;
+  if (got === want) agree++;
+  const wr = isRed(want);
+  const gr = isRed(got);
+  if (gr && wr) tp++;
+  else if (gr && !wr) fp++;
+  else if (!gr && wr) fn++;
+  else tn++;
+  if (got !== want) rows.push(`  DISAGREE ${id} ${rule} (${genre}): label ${want}, verdict ${got}`);
+};
 for (const c of cases) {
+  if (c.static) {
+    const report = await audit({ target: { path: join(dir, c.static.path) }, rules: Object.keys(c.static.labels) });
+    for (const [rule, want] of Object.entries(c.static.labels)) {
+      const parts = report.results.find((r) => r.ruleId === rule)?.parts.filter((p) => p.genre === 'static') ?? [];
+      // A rule can have several static parts (TypeScript and Python): together they make the static verdict.
+      tally(c.id, rule, 'static', want, parts.length ? combine(parts).state : 'could-not-judge');
+    }
+  }
+  if (!c.command) continue;
   const [cmd, ...args] = c.command;
   const command = cmd === 'node' ? process.execPath : cmd!.startsWith('.') ? join(dir, cmd!) : cmd!;
   const session = await probeStdio({ target: { command, args, cwd: dir, env: scrubbedEnv(c.env ?? {}) }, limits: { requestTimeoutMs: 8000 } });
-  const report = await audit({ target: { command: c.command }, session, rules: Object.keys(c.labels) });
-  for (const [rule, want] of Object.entries(c.labels)) {
-    const got = report.results.find((r) => r.ruleId === rule)?.parts.find((p) => p.genre === 'dynamic')?.state ?? 'could-not-judge';
-    cells++;
-    if (got === want) agree++;
-    const wr = isRed(want);
-    const gr = isRed(got);
-    if (gr && wr) tp++;
-    else if (gr && !wr) fp++;
-    else if (!gr && wr) fn++;
-    else tn++;
-    if (got !== want) rows.push(`  DISAGREE ${c.id} ${rule}: label ${want}, verdict ${got}`);
+  const report = await audit({ target: { command: c.command }, session, rules: Object.keys(c.labels ?? {}) });
+  for (const [rule, want] of Object.entries(c.labels ?? {})) {
+    tally(c.id, rule, 'dynamic', want, report.results.find((r) => r.ruleId === rule)?.parts.find((p) => p.genre === 'dynamic')?.state ?? 'could-not-judge');
   }
 }
 const precision = tp + fp ? tp / (tp + fp) : 1;
