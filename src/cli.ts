@@ -2,7 +2,7 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { audit, explainRule, failing, FAIL_ON, listRules, ruleMarkdown, UnknownRuleError, type FailOn } from './engine/api.js';
+import { audit, explainRule, failing, FAIL_ON, listRules, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from './engine/api.js';
 import { ConfigError } from './engine/config.js';
 import { defaultLocale, isLocale, locales, t } from './engine/i18n.js';
 import { log } from './engine/log.js';
@@ -43,24 +43,41 @@ function emit(text: string, output: string | undefined): void {
   else process.stdout.write(text);
 }
 
-async function cmdAudit(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      format: { type: 'string' },
-      locale: { type: 'string' },
-      rules: { type: 'string' },
-      'fail-on': { type: 'string' },
-      config: { type: 'string' },
-      output: { type: 'string', short: 'o' },
-      quiet: { type: 'boolean', short: 'q' },
-    },
-  });
+/** Options every reporting command takes (audit, probe). */
+const REPORT_OPTIONS = {
+  format: { type: 'string' },
+  locale: { type: 'string' },
+  rules: { type: 'string' },
+  'fail-on': { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  quiet: { type: 'boolean', short: 'q' },
+} as const;
+
+function reportSettings(values: { format?: string; locale?: string; 'fail-on'?: string }): { locale: string; format: Format; failOn: FailOn } {
   const locale = pickLocale(values.locale);
   const format = pickFormat(values.format, locale);
   const failOn = (values['fail-on'] ?? 'note') as FailOn;
   if (!FAIL_ON.includes(failOn)) throw new UsageError(t(locale, 'cli.errors.failOn', { value: failOn, values: FAIL_ON.join(', ') }));
+  return { locale, format, failOn };
+}
+
+/** Render the report, say the summary on stderr, and turn red results into the exit code. */
+function finish(report: Report, s: { locale: string; format: Format; failOn: FailOn }, values: { output?: string; quiet?: boolean }): number {
+  const render = { json: renderJson, markdown: renderMarkdown, sarif: renderSarif }[s.format];
+  emit(render(report, s.locale), values.output);
+  const red = failing(report.results, s.failOn);
+  if (!values.quiet) process.stderr.write(t(s.locale, 'cli.summary', { ...summarize(report.results), failing: red.length }) + '\n');
+  return red.length ? EXIT.findings : EXIT.ok;
+}
+
+async function cmdAudit(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { ...REPORT_OPTIONS, config: { type: 'string' } },
+  });
+  const settings = reportSettings(values);
+  const { locale } = settings;
   if (positionals.length !== 1) throw new UsageError(t(locale, 'cli.errors.auditDir'));
   const dir = resolve(positionals[0]!);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(t(locale, 'cli.errors.notAFolder', { path: positionals[0]! }));
@@ -74,12 +91,7 @@ async function cmdAudit(argv: string[]): Promise<number> {
   });
   if (tty) process.stderr.write('\r\x1b[2K');
   if (report.target.path) report.target.path = positionals[0]!;
-  const render = { json: renderJson, markdown: renderMarkdown, sarif: renderSarif }[format];
-  emit(render(report, locale), values.output);
-  const s = summarize(report.results);
-  const red = failing(report.results, failOn);
-  if (!values.quiet) process.stderr.write(t(locale, 'cli.summary', { ...s, failing: red.length }) + '\n');
-  return red.length ? EXIT.findings : EXIT.ok;
+  return finish(report, settings, values);
 }
 
 function cmdExplain(argv: string[]): number {
@@ -124,12 +136,7 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
     args: own,
     allowPositionals: true,
     options: {
-      format: { type: 'string' },
-      locale: { type: 'string' },
-      rules: { type: 'string' },
-      'fail-on': { type: 'string' },
-      output: { type: 'string', short: 'o' },
-      quiet: { type: 'boolean', short: 'q' },
+      ...REPORT_OPTIONS,
       cwd: { type: 'string' },
       env: { type: 'string', multiple: true },
       'timeout-ms': { type: 'string' },
@@ -141,10 +148,8 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
       'from-session': { type: 'string' },
     },
   });
-  const locale = pickLocale(values.locale);
-  const format = pickFormat(values.format, locale);
-  const failOn = (values['fail-on'] ?? 'note') as FailOn;
-  if (!FAIL_ON.includes(failOn)) throw new UsageError(t(locale, 'cli.errors.failOn', { value: failOn, values: FAIL_ON.join(', ') }));
+  const settings = reportSettings(values);
+  const { locale } = settings;
   if (positionals.length) throw new UsageError(t(locale, 'cli.errors.probeDash'));
   const sources = [command?.length ? 1 : 0, values.url ? 1 : 0, values['from-session'] ? 1 : 0].reduce((a, b) => a + b, 0);
   if (sources !== 1) throw new UsageError(t(locale, 'cli.errors.probeTarget'));
@@ -208,11 +213,7 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
     throw e;
   }
   if (tty) process.stderr.write('\r\x1b[2K');
-  const render = { json: renderJson, markdown: renderMarkdown, sarif: renderSarif }[format];
-  emit(render(result.report, locale), values.output);
-  const red = failing(result.report.results, failOn);
-  if (!values.quiet) process.stderr.write(t(locale, 'cli.summary', { ...summarize(result.report.results), failing: red.length }) + '\n');
-  return red.length ? EXIT.findings : EXIT.ok;
+  return finish(result.report, settings, values);
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -2,7 +2,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, relative, resolve } from 'node:path';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
-import { audit, AuditCancelled, explainRule, failing, FAIL_ON, listRules, ruleMarkdown, UnknownRuleError, type FailOn } from '../engine/api.js';
+import { audit, AuditCancelled, explainRule, failing, FAIL_ON, listRules, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from '../engine/api.js';
 import { loadCatalog } from '../engine/catalog.js';
 import { ConfigError } from '../engine/config.js';
 import { defaultLocale, locales, t } from '../engine/i18n.js';
@@ -46,6 +46,17 @@ export function allowedRoots(env: NodeJS.ProcessEnv = process.env): string[] {
 
 type Content = { type: 'text'; text: string };
 const text = (s: string): Content[] => [{ type: 'text', text: s }];
+
+/** A report as a tool result: the whole JSON report as structured content, a short text for clients without it. */
+function reportResult(report: Report, loc: string, failOn: FailOn, target: string) {
+  const json = toJson(report, loc);
+  const red = failing(report.results, failOn);
+  const lines = [t(loc, 'server.auditSummary', { ...json.summary, failing: red.length, path: target })];
+  for (const r of red.slice(0, 10)) {
+    for (const f of r.findings.slice(0, 3)) lines.push(`- ${r.ruleId}: ${findingMessage(r.ruleId, f, loc)}${where(f) ? ` (${where(f)})` : ''}`);
+  }
+  return { content: text(lines.join('\n')), structuredContent: { ...json, failing: red.length } };
+}
 const toolError = (s: string) => ({ content: text(s), isError: true as const });
 
 export function buildServer(opts: { locale?: string } = {}): McpServer {
@@ -112,13 +123,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
                     .notify({ method: 'notifications/progress', params: { progressToken: token, progress: done, total, message: ruleId } })
                     .catch(() => undefined),
         });
-        const json = toJson(report, loc);
-        const red = failing(report.results, fail_on ?? 'note');
-        const lines = [t(loc, 'server.auditSummary', { ...json.summary, failing: red.length, path: quoteInert(path) })];
-        for (const r of red.slice(0, 10)) {
-          for (const f of r.findings.slice(0, 3)) lines.push(`- ${r.ruleId}: ${findingMessage(r.ruleId, f, loc)}${where(f) ? ` (${where(f)})` : ''}`);
-        }
-        return { content: text(lines.join('\n')), structuredContent: { ...json, failing: red.length } };
+        return reportResult(report, loc, fail_on ?? 'note', quoteInert(path));
       } catch (e) {
         if (e instanceof AuditCancelled) throw e;
         if (e instanceof UnknownRuleError) return toolError(t(loc, 'cli.errors.unknownRule', { id: e.ids.join(', ') }));
@@ -191,12 +196,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           signal: ctx.mcpReq.signal,
           onStep: (s) => notify(s),
         });
-        const json = toJson(report, loc);
-        const red = failing(report.results, fail_on ?? 'note');
-        const target = quoteInert((command ?? [url ?? '']).join(' '));
-        const lines = [t(loc, 'server.auditSummary', { ...json.summary, failing: red.length, path: target })];
-        for (const r of red.slice(0, 10)) for (const f of r.findings.slice(0, 3)) lines.push(`- ${r.ruleId}: ${findingMessage(r.ruleId, f, loc)}`);
-        return { content: text(lines.join('\n')), structuredContent: { ...json, failing: red.length } };
+        return reportResult(report, loc, fail_on ?? 'note', quoteInert((command ?? [url ?? '']).join(' ')));
       } catch (e) {
         if (e instanceof ProbeInputError) return toolError(t(loc, `cli.errors.${e.code}`, e.data));
         if (e instanceof ProbeUnreachable) return toolError(t(loc, 'cli.errors.unreachable', { detail: quoteInert(e.detail) }));
