@@ -17,6 +17,7 @@ import s2 from './S-2-result-type/index.js';
 import s3 from './S-3-cacheable-results/index.js';
 import s4 from './S-4-server-discover/index.js';
 import s5 from './S-5-oauth-resource-server/index.js';
+import s6 from './S-6-cache-coherence/index.js';
 import s7 from './S-7-observable-version/index.js';
 import s10 from './S-10-ssrf-guard/index.js';
 import s11 from './S-11-result-contract/index.js';
@@ -70,6 +71,7 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'S-3-cacheable-results', detectors: s3 },
   { folder: 'S-4-server-discover', detectors: s4 },
   { folder: 'S-5-oauth-resource-server', detectors: s5 },
+  { folder: 'S-6-cache-coherence', detectors: s6 },
   { folder: 'S-7-observable-version', detectors: s7 },
   { folder: 'S-10-ssrf-guard', detectors: s10 },
   { folder: 'S-11-result-contract', detectors: s11 },

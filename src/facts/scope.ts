@@ -416,7 +416,20 @@ function requireOrImportSpec(n: Node): string | undefined {
 }
 
 /** Where a callee comes from (see the file header), or undefined for a value computed at run time or a parameter. */
+const originMemo = new WeakMap<object, Origin | null>();
+
+/** Where a value comes from (memoised per compiler node: the trees are shared by every detector of an audit). */
 export function originOf(expr: Node, depth = 0): Origin | undefined {
+  if (depth > 0) return originUncached(expr, depth);
+  const key = expr.compilerNode;
+  const hit = originMemo.get(key);
+  if (hit !== undefined) return hit ?? undefined;
+  const o = originUncached(expr, 0);
+  originMemo.set(key, o ?? null);
+  return o;
+}
+
+function originUncached(expr: Node, depth: number): Origin | undefined {
   if (depth > 8) return undefined;
   const n = unwrap(expr);
   if (Node.isIdentifier(n)) {

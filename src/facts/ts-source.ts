@@ -113,7 +113,7 @@ export function localConstInitializer(id: Node): Node | undefined {
 const rawByKind = new WeakMap<SourceFile, Map<SyntaxKind, ts.Node[]>>();
 const wrappedByKind = new WeakMap<SourceFile, Map<SyntaxKind, Node[]>>();
 
-export function ofKinds(sf: SourceFile, kinds: readonly SyntaxKind[]): Node[] {
+export function ofKinds(sf: SourceFile, kinds: readonly SyntaxKind[], rawFilter?: (cn: ts.Node) => boolean): Node[] {
   let raw = rawByKind.get(sf);
   if (!raw) {
     raw = new Map();
@@ -132,6 +132,11 @@ export function ofKinds(sf: SourceFile, kinds: readonly SyntaxKind[]): Node[] {
   const wrap = (sf as unknown as { _getNodeFromCompilerNode: (n: ts.Node) => Node })._getNodeFromCompilerNode.bind(sf);
   const out: Node[] = [];
   for (const k of kinds) {
+    if (rawFilter) {
+      // Filter on the raw nodes first: only the few that pass are wrapped (and not cached: the filter varies).
+      for (const cn of raw.get(k) ?? []) if (rawFilter(cn)) out.push(wrap(cn));
+      continue;
+    }
     let w = wrapped.get(k);
     if (!w) wrapped.set(k, (w = (raw.get(k) ?? []).map(wrap)));
     out.push(...w);

@@ -1,4 +1,4 @@
-import { SyntaxKind, Node, type CallExpression } from 'ts-morph';
+import { SyntaxKind, Node, type CallExpression, ts } from 'ts-morph';
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { originOf } from '../../facts/scope.js';
@@ -97,10 +97,20 @@ function logCall(call: CallExpression): string | undefined {
   return rname && LOGGER_NAME.test(rname) && LOGGER_METHODS.has(m) ? `${rname}.${m}` : undefined;
 }
 
+/** Raw pre-filter: only `x.stack` reads and calls of a logging-shaped method are worth wrapping and judging. */
+const LOG_METHOD_NAMES = new Set([...CONSOLE_METHODS, ...LOGGER_METHODS, 'sendLoggingMessage']);
+function mayMatter(cn: ts.Node): boolean {
+  if (ts.isPropertyAccessExpression(cn)) return cn.name.text === 'stack';
+  if (!ts.isCallExpression(cn)) return false;
+  let e: ts.Expression = cn.expression;
+  while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isNonNullExpression(e)) e = e.expression;
+  return ts.isPropertyAccessExpression(e) && LOG_METHOD_NAMES.has(e.name.text);
+}
+
 /** A pino `redact` option anywhere in the source. */
 function redactionConfigured(code: Code): boolean {
   return code.files.some(([, sf]) =>
-    ofKinds(sf, [SyntaxKind.PropertyAssignment]).some((n) => Node.isPropertyAssignment(n) && propertyName(n.getNameNode()) === 'redact' && !!n.getFirstAncestor((a) => Node.isCallExpression(a) && /pino/i.test(a.getExpression().getText()))),
+    ofKinds(sf, [SyntaxKind.PropertyAssignment], (cn) => ts.isPropertyAssignment(cn) && cn.name.getText(cn.getSourceFile()).replace(/['"]/g, '') === 'redact').some((n) => Node.isPropertyAssignment(n) && propertyName(n.getNameNode()) === 'redact' && !!n.getFirstAncestor((a) => Node.isCallExpression(a) && /pino/i.test(a.getExpression().getText()))),
   );
 }
 
@@ -137,7 +147,7 @@ export default defineDetector({
 
     const findings: Finding[] = [];
     for (const [file, sf] of code.files) {
-      for (const n of ofKinds(sf, [SyntaxKind.CallExpression, SyntaxKind.PropertyAccessExpression])) {
+      for (const n of ofKinds(sf, [SyntaxKind.CallExpression, SyntaxKind.PropertyAccessExpression], mayMatter)) {
         if (Node.isCallExpression(n)) {
           const call = logCall(n);
           if (!call || (redacted && !call.startsWith('console.'))) continue;

@@ -153,6 +153,8 @@ interface Read {
 function credentialReads(files: [string, SourceFile][]): Read[] {
   const hits: Read[] = [];
   for (const [file, sf] of files) {
+    // A file whose text names no credential store has no credential read: skip it without walking it.
+    if (!STORE_HINT.test(sf.getFullText())) continue;
     for (const n of nodesOf(sf, PATH_KINDS)) {
       if (!(Node.isStringLiteral(n) || Node.isNoSubstitutionTemplateLiteral(n) || Node.isTemplateExpression(n) || Node.isCallExpression(n))) continue;
       if (Node.isImportDeclaration(n.getParent()) || Node.isExternalModuleReference(n.getParent())) continue;

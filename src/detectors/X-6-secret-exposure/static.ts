@@ -1,4 +1,4 @@
-import { SyntaxKind, Node } from 'ts-morph';
+import { SyntaxKind, Node, ts } from 'ts-morph';
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
@@ -106,7 +106,7 @@ function envFileFindings(repo: RepoFacts): Finding[] {
 function envFindings(code: Code): Finding[] {
   const out: Finding[] = [];
   for (const [file, sf] of code.files) {
-    for (const n of ofKinds(sf, [SyntaxKind.PropertyAccessExpression])) {
+    for (const n of ofKinds(sf, [SyntaxKind.PropertyAccessExpression], (cn) => ts.isPropertyAccessExpression(cn) && cn.name.text === 'env')) {
       if (!Node.isPropertyAccessExpression(n) || n.getName() !== 'env' || unwrap(n.getExpression()).getText() !== 'process') continue;
       const p = n.getParent();
       let from: Node = n;
