@@ -19,6 +19,7 @@ import {
 import { RepoFacts } from '../facts/repo.js';
 import { SessionFacts } from '../facts/session.js';
 import { loadPythonParser } from '../facts/python-source.js';
+import { serverModel } from '../facts/server-model.js';
 import type { RecordedSession } from '../probe/session.js';
 import { registry } from '../detectors/index.js';
 
@@ -171,6 +172,32 @@ function applySuppressions(results: RuleResult[], config: Config, configFile: st
   }
 }
 
+/**
+ * When a probe ran with the package folder, a finding about a served tool (data.tool or data.name) that has
+ * no location of its own is linked to the line where that tool is registered in the source.
+ */
+function linkServedToSource(results: RuleResult[], repo: RepoFacts): void {
+  let where: Map<string, { file: string; line: number }>;
+  try {
+    where = new Map(serverModel(repo).tools.filter((t) => t.nameIsLiteral).map((t) => [t.name, { file: t.file, line: t.nameLine ?? t.line }]));
+  } catch {
+    return;
+  }
+  if (!where.size) return;
+  for (const r of results) {
+    for (const p of r.parts) {
+      if (p.genre !== 'dynamic') continue;
+      for (const f of p.findings) {
+        if (f.location) continue;
+        const name = f.data?.tool ?? f.data?.name;
+        const at = typeof name === 'string' ? where.get(name) : undefined;
+        if (at) f.location = { file: at.file, line: at.line };
+      }
+    }
+    r.findings.sort(findingOrder);
+  }
+}
+
 /** Run an audit: gather inputs once, judge every rule of the catalog (or the selected ones). */
 export async function audit(opts: AuditOptions): Promise<Report> {
   // The Python grammar is WebAssembly, loaded once (idempotent); detectors stay synchronous.
@@ -218,6 +245,7 @@ export async function audit(opts: AuditOptions): Promise<Report> {
     if (done % 8 === 0) await new Promise((r) => setImmediate(r));
   }
   results.sort((a, b) => byRuleId(a.ruleId, b.ruleId));
+  if (gathered.repo.ok && gathered.session?.ok) linkServedToSource(results, gathered.repo.value);
   applySuppressions(results, config, configFile);
   const pkg = ownPackage();
   return { tool: { name: pkg.name, version: pkg.version }, target: { ...opts.target, kind }, results };

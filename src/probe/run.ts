@@ -88,7 +88,8 @@ export async function probeAndJudge(req: ProbeRequest): Promise<{ session: Recor
   }
   if (req.saveSession) writeFileSync(req.saveSession, JSON.stringify(session, null, 2) + '\n');
   const pkgDir = req.cwd ? resolve(req.cwd) : undefined;
-  const withRepo = pkgDir && (existsSync(resolve(pkgDir, 'package.json')) || existsSync(resolve(pkgDir, 'mcp.json')));
+  // An explicit --cwd is the package folder: its tree is read too (S-7 version, X-3 lock, source links).
+  const withRepo = !!pkgDir;
   const target = session.target.transport === 'stdio' ? { command: session.target.command } : { url: session.target.url };
   const report = await audit({
     target: { ...target, ...(withRepo ? { path: pkgDir } : {}) },
