@@ -21,7 +21,7 @@ describe('mcp-doctor probe, stdio', () => {
     const rep = JSON.parse(r.stdout) as Rep;
     assert.deepEqual(rep.results.filter((x) => isRed(x.state as 'absent') && !x.suppressed).map((x) => x.ruleId), []);
     assert.equal(r.code, 0, r.stderr);
-    for (const id of ['S-2', 'S-3', 'S-4', 'S-7', 'S-14']) assert.equal(dyn(rep, id), 'present', id);
+    for (const id of ['S-2', 'S-3', 'S-4', 'S-7', 'S-14', 'C-20']) assert.equal(dyn(rep, id), 'present', id);
   });
   it('server-everything (a real v1 server, 2025 era only) is red where the standard says so, and every dynamic rule is decided or explained', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcp-doctor-probe-'));

@@ -45,7 +45,13 @@ export function isLocale(s: string | undefined): s is string {
 /** The locale to serve when none is asked: MCP_DOCTOR_LOCALE if it names a known locale, else English. */
 export function defaultLocale(env: NodeJS.ProcessEnv = process.env): string {
   const l = env.MCP_DOCTOR_LOCALE;
-  return isLocale(l) ? l : DEFAULT_LOCALE;
+  if (isLocale(l)) return l;
+  // Then the POSIX locale of the process (LC_ALL wins over LC_MESSAGES over LANG): fr_FR.UTF-8 -> fr.
+  for (const v of [env.LC_ALL, env.LC_MESSAGES, env.LANG]) {
+    const lang = v?.split(/[_.@-]/)[0]?.toLowerCase();
+    if (lang && lang !== 'c' && lang !== 'posix') return isLocale(lang) ? lang : DEFAULT_LOCALE;
+  }
+  return DEFAULT_LOCALE;
 }
 
 function lookup(tree: Tree | undefined, key: string): string | Tree | undefined {

@@ -9,6 +9,8 @@ export interface StdioProbeOptions {
   target: StdioTarget;
   /** Opt-in: also call tools annotated read-only with generated, schema-valid arguments. */
   exercise?: 'read-only';
+  /** Locales the package declares (C-20): one more connection each, started with LANG/LC_ALL set to it. */
+  locales?: string[];
   limits?: Partial<Limits>;
   signal?: AbortSignal;
   onStep?: (step: string) => void;
@@ -88,6 +90,23 @@ export async function probeStdio(opts: StdioProbeOptions): Promise<RecordedSessi
     outcome(c, a);
   });
   check();
+  const localeConnections: Connection[] = [];
+  for (const locale of (opts.locales ?? []).slice(0, 3)) {
+    step(`locale ${locale}`);
+    const posix = `${locale}_${locale.toUpperCase()}.UTF-8`;
+    const env = { ...opts.target.env, LANG: posix, LC_ALL: posix, LC_MESSAGES: posix };
+    const conn = await onConnection('locale', { ...opts, target: { ...opts.target, env } }, limits, async (c) => {
+      const a = await c.request('initialize', { protocolVersion: LEGACY, capabilities: {}, clientInfo: CLIENT_INFO });
+      outcome(c, a);
+      if (resultOf(a)) {
+        c.notify('notifications/initialized');
+        await c.request('tools/list', {});
+      }
+    });
+    localeConnections.push({ ...conn, locale });
+    actions.push({ kind: 'locale', detail: `LANG=${posix}` });
+  }
+  check();
   return {
     format: SESSION_FORMAT,
     tool: ownPackage(),
@@ -95,7 +114,7 @@ export async function probeStdio(opts: StdioProbeOptions): Promise<RecordedSessi
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
     actions,
-    connections: [modern, legacy, negotiation],
+    connections: [modern, legacy, negotiation, ...localeConnections],
   };
 }
 

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { audit, type Report } from '../engine/runner.js';
 import { scrubbedEnv } from './env.js';
@@ -50,6 +50,24 @@ export function loadSession(file: string): RecordedSession {
   return raw;
 }
 
+/**
+ * Locales to ask for (C-20): English as the baseline, then every other <locale>.json of the package's i18n
+ * folder; nothing when the package declares English only.
+ */
+export function declaredLocales(dir: string): string[] {
+  for (const sub of ['i18n', 'src/i18n', 'locales', 'src/locales']) {
+    const d = resolve(dir, sub);
+    if (!existsSync(d) || !statSync(d).isDirectory()) continue;
+    return readdirSync(d)
+      .filter((f) => /^[a-z]{2,3}(?:-[A-Za-z]{2,4})?\.json$/.test(f))
+      .map((f) => f.slice(0, -5))
+      .filter((l) => l !== 'en')
+      .sort()
+      .reduce<string[]>((acc, l) => (acc.length ? [...acc, l] : ['en', l]), []);
+  }
+  return [];
+}
+
 export async function recordSession(req: ProbeRequest): Promise<RecordedSession> {
   if (req.fromSession) return loadSession(req.fromSession);
   if (req.url) {
@@ -66,6 +84,7 @@ export async function recordSession(req: ProbeRequest): Promise<RecordedSession>
   const overall = req.timeoutMs ?? 60_000;
   const [command, ...args] = req.command;
   return probeStdio({
+    locales: req.cwd ? declaredLocales(cwd) : undefined,
     target: { command: command!, args, cwd, env: scrubbedEnv(req.env ?? {}) },
     limits: { connectionTimeoutMs: Math.max(2000, Math.floor(overall / 3)), requestTimeoutMs: Math.min(10_000, Math.max(1000, Math.floor(overall / 6))) },
     signal: req.signal,

@@ -25,10 +25,12 @@ export interface HttpExchange {
   at: number;
 }
 
-export type ConnectionLabel = 'modern' | 'legacy' | 'negotiation';
+export type ConnectionLabel = 'modern' | 'legacy' | 'negotiation' | 'locale';
 
 export interface Connection {
   label: ConnectionLabel;
+  /** For a 'locale' connection: the locale asked for (through LANG / LC_ALL). */
+  locale?: string;
   /** What happened: answered, refused (a JSON-RPC error), timeout, crashed (exit), or failed to start. */
   outcome: 'answered' | 'refused' | 'timeout' | 'exited' | 'spawn-failed' | 'http-error' | 'blocked';
   detail?: string;

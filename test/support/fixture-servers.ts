@@ -23,6 +23,8 @@ export interface FixtureServer {
   http?: boolean;
   /** Opt-in exercise of read-only tools during the probe. */
   exercise?: 'read-only';
+  /** Locales to ask for, one connection each (C-20). */
+  locales?: string[];
 }
 
 export function fixtureServers(): FixtureServer[] {
@@ -36,8 +38,8 @@ export function fixtureServers(): FixtureServer[] {
         const dir = join(fx, state, name);
         const pj = join(dir, 'probe.json');
         if (existsSync(pj)) {
-          const spec = JSON.parse(readFileSync(pj, 'utf8')) as { command: string[]; env?: Record<string, string>; http?: boolean; exercise?: 'read-only' };
-          out.push({ folder, dir, command: spec.command, env: spec.env ?? {}, http: spec.http, exercise: spec.exercise });
+          const spec = JSON.parse(readFileSync(pj, 'utf8')) as { command: string[]; env?: Record<string, string>; http?: boolean; exercise?: 'read-only'; locales?: string[] };
+          out.push({ folder, dir, command: spec.command, env: spec.env ?? {}, http: spec.http, exercise: spec.exercise, locales: spec.locales });
         } else if (existsSync(join(dir, 'server.mjs'))) out.push({ folder, dir, command: ['node', 'server.mjs'], env: {} });
       }
     }
@@ -81,6 +83,7 @@ export async function recordFixture(f: FixtureServer): Promise<RecordedSession> 
         target: { command: node, args, cwd: f.dir, env: scrubbedEnv(f.env) },
         limits: { requestTimeoutMs: 5000, connectionTimeoutMs: 30_000 },
         exercise: f.exercise,
+        locales: f.locales,
       });
   s.startedAt = '1970-01-01T00:00:00.000Z';
   s.durationMs = 0;

@@ -11,7 +11,7 @@ export class RawStdio {
   private nextId = 1;
 
   constructor(env: NodeJS.ProcessEnv = {}) {
-    this.child = spawn(process.execPath, [CLI, 'serve'], { env: { ...process.env, MCP_DOCTOR_LOCALE: '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [CLI, 'serve'], { env: { ...process.env, MCP_DOCTOR_LOCALE: '', LC_ALL: 'C', LC_MESSAGES: 'C', LANG: 'C', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stderr.resume();
     createInterface({ input: this.child.stdout }).on('line', (line) => {
       let msg: Record<string, unknown>;

@@ -9,7 +9,7 @@ export function runCli(args: string[], opts: { cwd?: string; env?: NodeJS.Proces
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: opts.cwd ?? packageRoot(),
-      env: { ...process.env, MCP_DOCTOR_LOCALE: '', ...opts.env },
+      env: { ...process.env, MCP_DOCTOR_LOCALE: '', LC_ALL: 'C', LC_MESSAGES: 'C', LANG: 'C', ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -1,3 +1,4 @@
+import dynamicPart from './dynamic.js';
 import { SyntaxKind, Node, type PropertyAccessExpression } from 'ts-morph';
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
@@ -178,4 +179,5 @@ export default [
       return present();
     },
   }),
+  dynamicPart,
 ];
