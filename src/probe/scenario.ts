@@ -101,10 +101,13 @@ export async function exploreServer(
   if (capabilities.prompts) {
     step('prompts/list');
     await listAll(c, 'prompts/list', p);
+    // Listed twice: a change between the two calls must come with list_changed where it is declared (S-26).
+    await c.request('prompts/list', p());
   }
   if (capabilities.resources) {
     step('resources/list');
     const pages = await listAll(c, 'resources/list', p);
+    await c.request('resources/list', p());
     await listAll(c, 'resources/templates/list', p);
     const resources = pages.flatMap((pg) => (Array.isArray(pg.resources) ? (pg.resources as { uri?: unknown }[]) : []));
     const uris = [...new Set([resources[0]?.uri, resources.find((r) => typeof r.uri === 'string' && r.uri.startsWith('ui://'))?.uri])].filter(
