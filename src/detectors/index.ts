@@ -6,6 +6,7 @@ import c4 from './C-4-typed-schemas/index.js';
 import c5 from './C-5-eval-suite/index.js';
 import c6 from './C-6-no-secrets-in-logs/index.js';
 import c7 from './C-7-obtain-pin-verify/index.js';
+import c11 from './C-11-bounded-pagination/index.js';
 import c15 from './C-15-tool-annotations/index.js';
 import c17 from './C-17-supply-chain/index.js';
 import c18 from './C-18-structure-manifest/index.js';
@@ -61,6 +62,7 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'C-5-eval-suite', detectors: c5 },
   { folder: 'C-6-no-secrets-in-logs', detectors: c6 },
   { folder: 'C-7-obtain-pin-verify', detectors: c7 },
+  { folder: 'C-11-bounded-pagination', detectors: c11 },
   { folder: 'C-15-tool-annotations', detectors: c15 },
   { folder: 'C-17-supply-chain', detectors: c17 },
   { folder: 'C-18-structure-manifest', detectors: c18 },

@@ -95,6 +95,12 @@ export async function exploreServer(
         step(`tools/call ${call.name} (read-only, opt-in)`);
         await c.request('tools/call', p({ name: call.name, arguments: call.args, _meta: { progressToken: `mcp-doctor-progress-${call.name}` } }));
         actions.push({ kind: 'call-read-only-tool', detail: `${call.name} ${JSON.stringify(call.args)}` });
+        // A paginated read-only tool also gets a cursor it never issued (C-11): it must refuse it.
+        const schema = (tools.find((t) => t.name === call.name)?.inputSchema ?? {}) as { properties?: Record<string, unknown> };
+        if (schema.properties && 'cursor' in schema.properties) {
+          await c.request('tools/call', p({ name: call.name, arguments: { ...call.args, cursor: INVALID_CURSOR } }));
+          actions.push({ kind: 'call-invalid-tool-cursor', detail: call.name });
+        }
       }
     }
   }
