@@ -59,14 +59,44 @@ export function nodesOf(sf: SourceFile, kinds: readonly SyntaxKind[]): Node[] {
 }
 
 /** Every node of the given kinds, with its file, for which `pick` returns true. */
-export function sitesOf<N extends Node>(files: [string, SourceFile][], kinds: readonly SyntaxKind[], pick: (n: Node) => n is N): Site<N>[];
-export function sitesOf(files: [string, SourceFile][], kinds: readonly SyntaxKind[], pick: (n: Node) => boolean): Site[];
-export function sitesOf(files: [string, SourceFile][], kinds: readonly SyntaxKind[], pick: (n: Node) => boolean): Site[] {
+export function sitesOf<N extends Node>(files: [string, SourceFile][], kinds: readonly SyntaxKind[], pick: (n: Node) => n is N, raw?: RawFilter): Site<N>[];
+export function sitesOf(files: [string, SourceFile][], kinds: readonly SyntaxKind[], pick: (n: Node) => boolean, raw?: RawFilter): Site[];
+export function sitesOf(files: [string, SourceFile][], kinds: readonly SyntaxKind[], pick: (n: Node) => boolean, raw?: RawFilter): Site[] {
   const out: Site[] = [];
   for (const [file, sf] of files) {
-    for (const n of nodesOf(sf, kinds)) if (pick(n)) out.push({ file, node: n });
+    for (const n of raw ? ofKinds(sf, kinds, raw) : nodesOf(sf, kinds)) if (pick(n)) out.push({ file, node: n });
   }
   return out;
+}
+
+/**
+ * Raw pre-filters: a test on the compiler node, run before ts-morph wraps it. They must only drop nodes
+ * the `pick` that follows would reject anyway (they are a speed-up, never a judgement).
+ */
+export type RawFilter = (cn: ts.Node) => boolean;
+
+/** The last name of a raw callee: `f` for f(), a.b.f(), new f(), a['f'](); through parentheses, `!` and `as`. */
+export function rawCalleeName(cn: ts.Node): string | undefined {
+  let e: ts.Node | undefined = ts.isCallExpression(cn) || ts.isNewExpression(cn) ? cn.expression : ts.isTaggedTemplateExpression(cn) ? cn.tag : undefined;
+  while (e && (ts.isParenthesizedExpression(e) || ts.isNonNullExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isTypeAssertionExpression(e))) e = e.expression;
+  if (!e) return undefined;
+  if (ts.isIdentifier(e)) return e.text;
+  if (ts.isPropertyAccessExpression(e)) return e.name.text;
+  if (ts.isElementAccessExpression(e) && ts.isStringLiteralLike(e.argumentExpression)) return e.argumentExpression.text;
+  return undefined;
+}
+
+/** Raw filter: calls whose last callee name is in the set. */
+export const rawCallNamed =
+  (names: ReadonlySet<string>): RawFilter =>
+  (cn) =>
+    names.has(rawCalleeName(cn) ?? '');
+
+/** The name a raw node spells: a string literal's value, an identifier, a property access's last name. */
+export function rawNameText(cn: ts.Node): string | undefined {
+  if (ts.isStringLiteralLike(cn) || ts.isIdentifier(cn)) return cn.text;
+  if (ts.isPropertyAccessExpression(cn)) return cn.name.text;
+  return undefined;
 }
 
 /* ---------- calls ---------- */
@@ -354,7 +384,7 @@ function isHeadersObject(obj: Node | undefined): boolean {
 }
 
 export function headerReads(files: [string, SourceFile][], header: string): Site[] {
-  return sitesOf(files, K.headerReads, (n) => isHeaderRead(n, header));
+  return sitesOf(files, K.headerReads, (n) => isHeaderRead(n, header), (cn) => rawNameText(cn)?.toLowerCase() === header);
 }
 
 /** SDK classes and factories that implement Streamable HTTP (and validate its headers). */
@@ -366,6 +396,7 @@ const SDK_HTTP_TRANSPORTS = new Set([
 ]);
 const SDK_HANDLERS = new Set(['createMcpHandler']);
 const HTTP_SERVER_FACTORIES = new Set(['createServer', 'createSecureServer']);
+const TRANSPORT_NAMES: ReadonlySet<string> = new Set([...SDK_HTTP_TRANSPORTS, ...SDK_HANDLERS, 'SSEServerTransport']);
 
 export interface HttpTransport extends Site {
   /** sdk: an SDK Streamable HTTP transport or handler; sse: the deprecated SDK HTTP+SSE transport; hand-built: JSON-RPC over a route the server wrote. */
@@ -388,7 +419,7 @@ function memo<T>(fn: (files: [string, SourceFile][]) => T): (files: [string, Sou
 export const httpTransports = memo(findHttpTransports);
 function findHttpTransports(files: [string, SourceFile][]): HttpTransport[] {
   const out: HttpTransport[] = [];
-  for (const s of sitesOf(files, K.calls, isCall)) {
+  for (const s of sitesOf(files, K.calls, isCall, rawCallNamed(TRANSPORT_NAMES))) {
     const name = calleeName(s.node) ?? '';
     if (Node.isNewExpression(s.node) && SDK_HTTP_TRANSPORTS.has(name)) out.push({ ...s, kind: 'sdk', name });
     else if (Node.isNewExpression(s.node) && name === 'SSEServerTransport') out.push({ ...s, kind: 'sse', name });
@@ -508,12 +539,19 @@ const AUTH_CALLS = new Set(['requireBearerAuth', 'verifyBearerToken', 'bearerAut
 /** Places where requests are checked for a credential: an auth middleware or verifier, or the Authorization header read. */
 export const authChecks = memo(findAuthChecks);
 function findAuthChecks(files: [string, SourceFile][]): Site[] {
-  const calls = sitesOf(files, K.calls, (n) => {
-    if (!isCall(n)) return false;
-    if (AUTH_CALLS.has(calleeName(n) ?? '')) return true;
-    // passed as middleware: app.use(verifyToken)
-    return (n.getArguments() as Node[]).some((a) => Node.isIdentifier(a) && AUTH_CALLS.has(a.getText()));
-  });
+  const calls = sitesOf(
+    files,
+    K.calls,
+    (n) => {
+      if (!isCall(n)) return false;
+      if (AUTH_CALLS.has(calleeName(n) ?? '')) return true;
+      // passed as middleware: app.use(verifyToken)
+      return (n.getArguments() as Node[]).some((a) => Node.isIdentifier(a) && AUTH_CALLS.has(a.getText()));
+    },
+    (cn) =>
+      AUTH_CALLS.has(rawCalleeName(cn) ?? '') ||
+      !!(cn as ts.CallExpression).arguments?.some((a) => ts.isIdentifier(a) && AUTH_CALLS.has(a.text)),
+  );
   return [...calls, ...headerReads(files, 'authorization')];
 }
 

@@ -1,8 +1,8 @@
-import { Node, ts, type CallExpression, type Identifier, type NewExpression, type TaggedTemplateExpression } from 'ts-morph';
+import { Node, SyntaxKind, ts, type CallExpression, type SourceFile, type Identifier, type NewExpression, type TaggedTemplateExpression } from 'ts-morph';
 import type { RepoFacts } from './repo.js';
 import { bindingNames, declarationOf, findNodes, functionOf, initializerOf, isFunctionLike, originOf, GLOBAL, type FunctionLikeNode, type Origin } from './scope.js';
 import { constString, constrainedArguments, modelFiles, objectLiteralOf, patternSafety, propertyValue, regexSource, serverModel, type EntryKind, type HandlerEntry } from './server-model.js';
-import { parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from './ts-source.js';
+import { namesAnyModule, ofKinds, parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from './ts-source.js';
 
 /**
  * Taint flow from what a client sends to a handler (facts/server-model entries) to dangerous calls
@@ -1259,6 +1259,53 @@ function entryFlows(entry: HandlerEntry, run: Run, sources: ParsedSources): Flow
   return [...bySink.values()];
 }
 
+const SINK_KINDS = [SyntaxKind.CallExpression, SyntaxKind.NewExpression, SyntaxKind.TaggedTemplateExpression] as const;
+/** Modules whose members classifySink knows (after `node:` is stripped). */
+const SINK_MODULES = new Set([
+  'child_process', 'cross-spawn', 'execa', 'shelljs', 'zx', 'vm', ...FS_MODULES, ...HTTP_MODULES,
+  'axios', 'got', 'node-fetch', 'cross-fetch', 'undici', 'ky',
+]);
+/** Names a sink can have without an import: globals (eval, Function, fetch) and the SDK's StdioClientTransport. */
+const IMPORTLESS_SINK_NAME = /^(?:eval|Function|fetch|StdioClientTransport)$/;
+
+/** The last name of a raw callee: `fetch` for fetch(), globalThis.fetch(), (0, fetch)() is not followed. */
+function rawCalleeName(cn: ts.Node): string | undefined {
+  let e: ts.Node | undefined = ts.isCallExpression(cn) || ts.isNewExpression(cn) ? cn.expression : ts.isTaggedTemplateExpression(cn) ? cn.tag : undefined;
+  while (e && (ts.isParenthesizedExpression(e) || ts.isNonNullExpression(e) || ts.isAsExpression(e))) e = e.expression;
+  if (!e) return undefined;
+  if (ts.isIdentifier(e)) return e.text;
+  if (ts.isPropertyAccessExpression(e)) return e.name.text;
+  if (ts.isElementAccessExpression(e) && ts.isStringLiteralLike(e.argumentExpression)) return e.argumentExpression.text;
+  return undefined;
+}
+
+/**
+ * Which calls of a file can be sinks, decided on raw nodes before anything is wrapped or resolved. Origins
+ * are resolved within a file (see scope.ts), so a call can reach a sink module's member only when the file
+ * names that module in an import or require; without one, only importless names (eval, fetch…) and local
+ * aliases of them (`const f = globalThis.fetch`) can be sinks.
+ */
+function sinkPrefilter(sf: SourceFile): 'all' | ((cn: ts.Node) => boolean) {
+  if (namesAnyModule(sf, SINK_MODULES)) return 'all';
+  const aliases = new Set<string>();
+  for (const d of ofKinds(sf, [SyntaxKind.VariableDeclaration], (cn) => {
+    const v = cn as ts.VariableDeclaration;
+    let init = v.initializer;
+    while (init && (ts.isParenthesizedExpression(init) || ts.isNonNullExpression(init) || ts.isAsExpression(init) || ts.isAwaitExpression(init))) init = init.expression;
+    if (!init) return false;
+    const last = ts.isIdentifier(init) ? init.text : ts.isPropertyAccessExpression(init) ? init.name.text : ts.isCallExpression(init) ? rawCalleeName(init) : undefined;
+    return !!last && (IMPORTLESS_SINK_NAME.test(last) || last === 'promisify' || last === 'bind');
+  })) {
+    const name = (d.compilerNode as ts.VariableDeclaration).name;
+    if (ts.isIdentifier(name)) aliases.add(name.text);
+  }
+  const filter = (cn: ts.Node): boolean => {
+    const name = rawCalleeName(cn);
+    return !!name && (IMPORTLESS_SINK_NAME.test(name) || aliases.has(name));
+  };
+  return filter;
+}
+
 /** Every recognised sink call in the source, tainted or not (for rules about launches, file access or fetches as such). */
 export function sinkSites(repo: RepoFacts): SinkSite[] {
   const hit = siteMemo.get(repo);
@@ -1266,7 +1313,8 @@ export function sinkSites(repo: RepoFacts): SinkSite[] {
   const sources = parsedSources(repo);
   const out: SinkSite[] = [];
   for (const [file, sf] of modelFiles(sources)) {
-    for (const n of findNodes(sf, (cn) => ts.isCallExpression(cn) || ts.isNewExpression(cn) || ts.isTaggedTemplateExpression(cn))) {
+    const filter = sinkPrefilter(sf);
+    for (const n of ofKinds(sf, SINK_KINDS, filter === 'all' ? undefined : filter)) {
       const m = classifySink(n, sources);
       if (!m) continue;
       out.push({

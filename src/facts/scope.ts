@@ -61,71 +61,97 @@ export function bindingNames(name: Node): Identifier[] {
 }
 
 const declCache = new WeakMap<object, Identifier | null>();
-const scopeCache = new WeakMap<object, Map<string, Identifier>>();
+const scopeCache = new WeakMap<object, Map<string, ts.Identifier>>();
 
-/** The names a block (or file, case clause) declares directly, built once per block. */
-function scopeIndex(block: Node & { getStatements(): Node[] }): Map<string, Identifier> {
-  const hit = scopeCache.get(block.compilerNode);
+/* Name resolution runs on raw compiler nodes (no ts-morph wrapper is made for the ancestors walked or the
+   names indexed); only the declaring identifier found is wrapped. */
+
+function rawBindingNames(name: ts.BindingName | undefined, out: ts.Identifier[]): ts.Identifier[] {
+  if (!name) return out;
+  if (ts.isIdentifier(name)) out.push(name);
+  else for (const el of name.elements) if (ts.isBindingElement(el)) rawBindingNames(el.name, out);
+  return out;
+}
+
+const findName = (names: ts.Identifier[], name: string): ts.Identifier | undefined => names.find((i) => i.text === name);
+
+/** The names a block (or file, module block, case clause) declares directly, built once per block. */
+function scopeIndex(block: ts.Node & { statements: ts.NodeArray<ts.Statement> }): Map<string, ts.Identifier> {
+  const hit = scopeCache.get(block);
   if (hit) return hit;
-  const index = new Map<string, Identifier>();
-  const add = (id: Identifier | undefined): void => {
-    if (id && !index.has(id.getText())) index.set(id.getText(), id);
+  const index = new Map<string, ts.Identifier>();
+  const add = (id: ts.Node | undefined): void => {
+    if (id && ts.isIdentifier(id) && !index.has(id.text)) index.set(id.text, id);
   };
-  for (const st of block.getStatements()) {
-    if (Node.isVariableStatement(st)) {
-      for (const d of st.getDeclarations()) for (const id of bindingNames(d.getNameNode())) add(id);
-    } else if (Node.isFunctionDeclaration(st) || Node.isClassDeclaration(st) || Node.isEnumDeclaration(st)) {
-      const n = st.getNameNode();
-      if (n && Node.isIdentifier(n)) add(n);
-    } else if (Node.isImportDeclaration(st)) {
-      add(st.getDefaultImport());
-      add(st.getNamespaceImport());
-      for (const sp of st.getNamedImports()) {
-        const local = sp.getAliasNode() ?? sp.getNameNode();
-        if (Node.isIdentifier(local)) add(local);
-      }
+  for (const st of block.statements) {
+    if (ts.isVariableStatement(st)) {
+      for (const d of st.declarationList.declarations) for (const id of rawBindingNames(d.name, [])) add(id);
+    } else if (ts.isFunctionDeclaration(st) || ts.isClassDeclaration(st) || ts.isEnumDeclaration(st)) {
+      add(st.name);
+    } else if (ts.isImportDeclaration(st)) {
+      const clause = st.importClause;
+      add(clause?.name);
+      const nb = clause?.namedBindings;
+      if (nb && ts.isNamespaceImport(nb)) add(nb.name);
+      else if (nb) for (const sp of nb.elements) add(sp.name);
     }
   }
-  scopeCache.set(block.compilerNode, index);
+  scopeCache.set(block, index);
   return index;
 }
+
+const isRawFunctionLike = (n: ts.Node): n is ts.ArrowFunction | ts.FunctionExpression | ts.FunctionDeclaration | ts.MethodDeclaration =>
+  ts.isArrowFunction(n) || ts.isFunctionExpression(n) || ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n);
 
 /** The identifier that declares `id` (a parameter, variable, function, class, enum or import binding), or undefined for a global. */
 export function declarationOf(id: Identifier): Identifier | undefined {
   const key = id.compilerNode;
   const hit = declCache.get(key);
   if (hit !== undefined) return hit ?? undefined;
-  const name = id.getText();
-  let found: Identifier | undefined;
-  let cur: Node | undefined = id.getParent();
+  const name = key.text;
+  let found: ts.Identifier | undefined;
+  let cur: ts.Node | undefined = key.parent;
   while (cur && !found) {
-    if (isFunctionLike(cur)) {
-      for (const p of cur.getParameters()) {
-        found = bindingNames(p.getNameNode()).find((i) => i.getText() === name);
+    if (isRawFunctionLike(cur)) {
+      for (const p of cur.parameters) {
+        found = findName(rawBindingNames(p.name, []), name);
         if (found) break;
       }
-      if (!found && Node.isFunctionExpression(cur)) {
-        const n = cur.getNameNode();
-        if (n?.getText() === name) found = n;
-      }
-    } else if (Node.isBlock(cur) || Node.isSourceFile(cur) || Node.isModuleBlock(cur) || Node.isCaseClause(cur) || Node.isDefaultClause(cur)) {
+      if (!found && ts.isFunctionExpression(cur) && cur.name?.text === name) found = cur.name;
+    } else if (ts.isBlock(cur) || ts.isSourceFile(cur) || ts.isModuleBlock(cur) || ts.isCaseClause(cur) || ts.isDefaultClause(cur)) {
       found = scopeIndex(cur).get(name);
-    } else if (Node.isForOfStatement(cur) || Node.isForInStatement(cur) || Node.isForStatement(cur)) {
-      const init = cur.getInitializer();
-      if (init && Node.isVariableDeclarationList(init)) {
-        for (const d of init.getDeclarations()) {
-          found = bindingNames(d.getNameNode()).find((i) => i.getText() === name);
+    } else if (ts.isForOfStatement(cur) || ts.isForInStatement(cur) || ts.isForStatement(cur)) {
+      const init = cur.initializer;
+      if (init && ts.isVariableDeclarationList(init)) {
+        for (const d of init.declarations) {
+          found = findName(rawBindingNames(d.name, []), name);
           if (found) break;
         }
       }
-    } else if (Node.isCatchClause(cur)) {
-      const d = cur.getVariableDeclaration();
-      if (d) found = bindingNames(d.getNameNode()).find((i) => i.getText() === name);
+    } else if (ts.isCatchClause(cur)) {
+      const d = cur.variableDeclaration;
+      if (d) found = findName(rawBindingNames(d.name, []), name);
     }
-    cur = cur.getParent();
+    cur = cur.parent;
   }
-  declCache.set(key, found ?? null);
-  return found;
+  const wrapped = found ? (wrapRaw(id.getSourceFile(), found) as Identifier) : undefined;
+  declCache.set(key, wrapped ?? null);
+  return wrapped;
+}
+
+/** The identifier a file declares at its top level under `name` (wrapped), or undefined. */
+function localDeclaration(sf: SourceFile, name: string): Identifier | undefined {
+  const found = scopeIndex(sf.compilerNode).get(name);
+  return found ? (wrapRaw(sf, found) as Identifier) : undefined;
+}
+
+/** The ts-morph wrapper of a compiler node of the same file (ts-morph caches wrappers, so this is cheap when it exists). */
+function wrapRaw(sf: SourceFile, cn: ts.Node): Node {
+  const w = sf as unknown as Wrapping;
+  if (typeof w._getNodeFromCompilerNode === 'function') return w._getNodeFromCompilerNode.call(sf, cn);
+  let n: Node | undefined = sf.getDescendantAtStartWithWidth(cn.getStart(sf.compilerNode), cn.getWidth(sf.compilerNode));
+  while (n && n.compilerNode !== cn) n = n.getParent();
+  return n ?? sf;
 }
 
 /** The declaration node (VariableDeclaration, Parameter, BindingElement, FunctionDeclaration, import binding…) of a declaring identifier. */
@@ -216,7 +242,7 @@ export function exportedNode(sf: SourceFile, name: string, sources: ParsedSource
         const target = resolveRelativeModule(sources.rel(sf), spec, sources);
         return target ? exportedNode(target, ne.getName(), sources, depth + 1) : undefined;
       }
-      const local = scopeIndex(sf).get(ne.getName());
+      const local = localDeclaration(sf, ne.getName());
       return local ? valueOfDeclaration(local, sources, depth + 1) : undefined;
     }
     // export * from './x'
@@ -250,13 +276,13 @@ function commonJsExport(sf: SourceFile, name: string, sources: ParsedSources, de
       if (Node.isObjectLiteralExpression(value)) {
         for (const p of value.getProperties()) {
           if (Node.isShorthandPropertyAssignment(p) && p.getName() === name) {
-            const local = scopeIndex(sf).get(name);
+            const local = localDeclaration(sf, name);
             return local ? valueOfDeclaration(local, sources, depth + 1) : undefined;
           }
           if (Node.isPropertyAssignment(p) && propertyName(p.getNameNode()) === name) {
             const v = unwrap(p.getInitializerOrThrow());
             if (Node.isIdentifier(v)) {
-              const local = scopeIndex(sf).get(v.getText());
+              const local = localDeclaration(sf, v.getText());
               return local ? valueOfDeclaration(local, sources, depth + 1) : undefined;
             }
             return v;
@@ -265,14 +291,14 @@ function commonJsExport(sf: SourceFile, name: string, sources: ParsedSources, de
         }
       } else if (name === 'default') {
         if (Node.isIdentifier(value)) {
-          const local = scopeIndex(sf).get(value.getText());
+          const local = localDeclaration(sf, value.getText());
           return local ? valueOfDeclaration(local, sources, depth + 1) : undefined;
         }
         return value;
       }
     } else if (target === `exports.${name}` || target === `module.exports.${name}`) {
       if (Node.isIdentifier(value)) {
-        const local = scopeIndex(sf).get(value.getText());
+        const local = localDeclaration(sf, value.getText());
         return local ? valueOfDeclaration(local, sources, depth + 1) : undefined;
       }
       return value;

@@ -1,4 +1,4 @@
-import { Node, Project, ts, type SourceFile, type SyntaxKind } from 'ts-morph';
+import { Node, Project, ts, SyntaxKind, type SourceFile } from 'ts-morph';
 import type { RepoFacts } from './repo.js';
 
 /**
@@ -142,4 +142,42 @@ export function ofKinds(sf: SourceFile, kinds: readonly SyntaxKind[], rawFilter?
     out.push(...w);
   }
   return kinds.length > 1 ? out.sort((a, b) => a.getPos() - b.getPos() || a.getEnd() - b.getEnd()) : out;
+}
+
+/**
+ * The modules a file names in imports, re-exports, `import x = require()`, require() and import() calls,
+ * without the `node:` prefix (memoised; read from raw string literals). Origins are resolved within a file
+ * (scope.ts), so a call can reach a module's member only if the file names that module: detectors use this
+ * set to skip files before resolving anything.
+ */
+const specsMemo = new WeakMap<SourceFile, ReadonlySet<string>>();
+export function moduleSpecs(sf: SourceFile): ReadonlySet<string> {
+  const hit = specsMemo.get(sf);
+  if (hit) return hit;
+  const out = new Set<string>();
+  let raw = rawByKind.get(sf);
+  if (!raw) {
+    ofKinds(sf, []);
+    raw = rawByKind.get(sf)!;
+  }
+  for (const k of [SyntaxKind.StringLiteral, SyntaxKind.NoSubstitutionTemplateLiteral]) {
+    for (const cn of raw.get(k) ?? []) {
+      const p = cn.parent;
+      if (
+        p &&
+        (ts.isImportDeclaration(p) || ts.isExportDeclaration(p) || ts.isExternalModuleReference(p) || (ts.isCallExpression(p) && p.arguments[0] === cn))
+      ) {
+        out.add((cn as ts.StringLiteralLike).text.replace(/^node:/, ''));
+      }
+    }
+  }
+  specsMemo.set(sf, out);
+  return out;
+}
+
+/** True when the file names one of the modules (see moduleSpecs). */
+export function namesAnyModule(sf: SourceFile, modules: Iterable<string>): boolean {
+  const specs = moduleSpecs(sf);
+  for (const m of modules) if (specs.has(m)) return true;
+  return false;
 }

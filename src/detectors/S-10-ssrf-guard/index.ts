@@ -5,7 +5,7 @@ import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { sinkSites, toolFlows, type Flow } from '../../facts/flow.js';
 import { functionOf, originOf, GLOBAL } from '../../facts/scope.js';
-import { parsedSources, positionOf, propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
+import { namesAnyModule, parsedSources, positionOf, propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
 import {
   args,
   calleeName,
@@ -293,7 +293,8 @@ function guardsIn(scope: Node[], influence: Influence): Guards {
 
 /** True when the source resolves host names itself (dns lookup / resolve) or uses a resolving filter. */
 function resolves(files: [string, SourceFile][]): boolean {
-  return sitesOf(files, K.call, (n) => {
+  const modules = ['dns', 'dns/promises', ...RESOLVING_LIBRARIES];
+  return sitesOf(files.filter(([, sf]) => namesAnyModule(sf, modules)), K.call, (n) => {
     if (!Node.isCallExpression(n)) return false;
     const o = originOf(n.getExpression());
     if (!o) return false;

@@ -1,4 +1,4 @@
-import { SyntaxKind, Node, type CallExpression, type ObjectLiteralExpression } from 'ts-morph';
+import { SyntaxKind, Node, ts, type CallExpression, type ObjectLiteralExpression } from 'ts-morph';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { declarationOf, originOf } from '../../facts/scope.js';
@@ -115,7 +115,10 @@ function setsTimeoutOn(call: CallExpression): boolean {
 /** `defaults.timeout = …` anywhere (axios.defaults.timeout, api.defaults.timeout). */
 function axiosDefaultsSet(code: Code): boolean {
   return code.files.some(([, sf]) =>
-    ofKinds(sf, [SyntaxKind.BinaryExpression]).some((n) => Node.isBinaryExpression(n) && n.getOperatorToken().getText() === '=' && /\.defaults\.timeout$/.test(n.getLeft().getText().replace(/\s+/g, ''))),
+    ofKinds(sf, [SyntaxKind.BinaryExpression], (cn) => {
+      const b = cn as ts.BinaryExpression;
+      return b.operatorToken.kind === SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(b.left) && b.left.name.text === 'timeout';
+    }).some((n) => Node.isBinaryExpression(n) && n.getOperatorToken().getText() === '=' && /\.defaults\.timeout$/.test(n.getLeft().getText().replace(/\s+/g, ''))),
   );
 }
 

@@ -1,4 +1,4 @@
-import { Node, type BinaryExpression, type SourceFile } from 'ts-morph';
+import { Node, ts, type BinaryExpression, type SourceFile } from 'ts-morph';
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import { originOf } from '../../facts/scope.js';
@@ -18,6 +18,7 @@ import {
   readSources,
   resolveValue,
   sitesOf,
+  rawNameText,
   K,
   type Site,
 } from '../source-support.js';
@@ -43,7 +44,9 @@ interface Issuer extends Site {
 
 function issuers(files: [string, SourceFile][]): Issuer[] {
   const out: Issuer[] = [];
-  for (const s of sitesOf(files, [...K.properties, ...K.strings], (n) => Node.isPropertyAssignment(n) || Node.isShorthandPropertyAssignment(n) || isHeaderWrite(n, HEADER))) {
+  const raw = (cn: ts.Node): boolean =>
+    ts.isPropertyAssignment(cn) || ts.isShorthandPropertyAssignment(cn) ? rawNameText(cn.name) === 'sessionIdGenerator' : rawNameText(cn)?.toLowerCase() === HEADER;
+  for (const s of sitesOf(files, [...K.properties, ...K.strings], (n) => Node.isPropertyAssignment(n) || Node.isShorthandPropertyAssignment(n) || isHeaderWrite(n, HEADER), raw)) {
     const n = s.node;
     if (Node.isPropertyAssignment(n) && propertyName(n.getNameNode()) === 'sessionIdGenerator') {
       const v = n.getInitializerOrThrow();

@@ -2,7 +2,7 @@ import { Node, type SourceFile } from 'ts-morph';
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import { originOf } from '../../facts/scope.js';
-import { stringValue, unwrap } from '../../facts/ts-source.js';
+import { namesAnyModule, stringValue, unwrap } from '../../facts/ts-source.js';
 import {
   args,
   calleeName,
@@ -125,7 +125,8 @@ const fixedScheme = (n: Node | undefined): boolean => /^https?:\/\//i.test(prefi
 
 function openers(files: [string, SourceFile][]): Opener[] {
   const out: Opener[] = [];
-  for (const s of sitesOf(files, K.call, Node.isCallExpression)) {
+  const modules = ['child_process', 'cross-spawn', 'execa', 'electron', ...OPEN_PACKAGES];
+  for (const s of sitesOf(files.filter(([, sf]) => namesAnyModule(sf, modules)), K.call, Node.isCallExpression)) {
     const call = s.node;
     const o = originOf(call.getExpression());
     if (!o) continue;

@@ -1,4 +1,4 @@
-import { Node, type SourceFile } from 'ts-morph';
+import { Node, ts, type SourceFile } from 'ts-morph';
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import {
@@ -16,6 +16,9 @@ import {
   readSources,
   remoteDeployment,
   sitesOf,
+  rawCalleeName,
+  rawNameText,
+  type RawFilter,
   K,
   staticString,
   transportListenSites,
@@ -43,6 +46,8 @@ const GUARD_CALLS = new Set([
   'validateHostHeader',
 ]);
 
+const RAW_CALLS: ReadonlySet<string> = new Set([...GUARD_CALLS, 'createMcpExpressApp']);
+
 interface Guards {
   /** Guards that reject (SDK guard, DNS-rebinding option, or an Origin read answering 403). */
   rejecting: Site[];
@@ -53,7 +58,14 @@ interface Guards {
 function originGuards(files: [string, SourceFile][]): Guards {
   const rejecting: Site[] = [];
   const unanswered: Site[] = [];
-  for (const s of sitesOf(files, [...K.calls, ...K.properties, ...K.headerReads], (n) => isCall(n) || Node.isPropertyAssignment(n) || isHeaderRead(n, 'origin'))) {
+  const raw: RawFilter = (cn) =>
+    ts.isCallExpression(cn) || ts.isNewExpression(cn)
+      ? RAW_CALLS.has(rawCalleeName(cn) ?? '')
+      : ts.isPropertyAssignment(cn)
+        ? rawNameText(cn.name) === 'enableDnsRebindingProtection'
+        : rawNameText(cn)?.toLowerCase() === 'origin';
+  const kinds = [...K.calls, ...K.properties, ...K.headerReads];
+  for (const s of sitesOf(files, kinds, (n) => isCall(n) || Node.isPropertyAssignment(n) || isHeaderRead(n, 'origin'), raw)) {
     const n = s.node;
     if (isCall(n)) {
       const name = calleeName(n) ?? '';

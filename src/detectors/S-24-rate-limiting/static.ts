@@ -1,10 +1,11 @@
-import { SyntaxKind, Node, type SourceFile } from 'ts-morph';
+import { SyntaxKind, Node, ts, type SourceFile } from 'ts-morph';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { declarationOf, functionOf, originOf } from '../../facts/scope.js';
 import { serverModel, type ToolDef } from '../../facts/server-model.js';
-import { ofKinds, positionOf, unwrap } from '../../facts/ts-source.js';
+import { namesAnyModule, ofKinds, positionOf, unwrap } from '../../facts/ts-source.js';
 import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
+import { rawCalleeName } from '../source-support.js';
 
 /**
  * S-24 — every tool invocation is rate limited (static). A rate guard is recognised as:
@@ -68,7 +69,11 @@ function limiterRefs(code: Code): Limiters {
   let first: { file: string; line: number } | undefined;
   for (const [file, sf] of code.files) {
     if (first) break;
-    for (const n of ofKinds(sf, [SyntaxKind.NewExpression, SyntaxKind.CallExpression, SyntaxKind.ClassDeclaration, SyntaxKind.FunctionDeclaration])) {
+    // Origins are resolved within a file: without a limiter package named in it, only limiter-named symbols count.
+    const pkg = namesAnyModule(sf, LIMITER_PACKAGES);
+    const raw = (cn: ts.Node): boolean =>
+      ts.isClassDeclaration(cn) || ts.isFunctionDeclaration(cn) ? LIMITER_NAME.test(cn.name?.text ?? '') : pkg || LIMITER_NAME.test(rawCalleeName(cn) ?? '');
+    for (const n of ofKinds(sf, [SyntaxKind.NewExpression, SyntaxKind.CallExpression, SyntaxKind.ClassDeclaration, SyntaxKind.FunctionDeclaration], raw)) {
       if (first) break;
       if ((Node.isNewExpression(n) || Node.isCallExpression(n)) && isSymbol(n.getExpression())) first = { file, line: positionOf(n).line };
       else if ((Node.isClassDeclaration(n) || Node.isFunctionDeclaration(n)) && LIMITER_NAME.test(n.getName() ?? '')) first = { file, line: positionOf(n).line };
@@ -90,7 +95,7 @@ function usesLimiter(fn: Fn, lim: Limiters): boolean {
 /** Middleware mounting: `app.use(rateLimit(…))`, `app.post('/mcp', limiter, handler)`. */
 function mountedGlobally(code: Code, lim: Limiters): boolean {
   return code.files.some(([, sf]: [string, SourceFile]) =>
-    ofKinds(sf, [SyntaxKind.CallExpression]).some((n) => {
+    ofKinds(sf, [SyntaxKind.CallExpression], (cn) => ROUTE_METHODS.has(rawCalleeName(cn) ?? '')).some((n) => {
       if (!Node.isCallExpression(n)) return false;
       const c = unwrap(n.getExpression());
       if (!Node.isPropertyAccessExpression(c) || !ROUTE_METHODS.has(c.getName())) return false;
