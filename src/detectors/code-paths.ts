@@ -1,9 +1,9 @@
-import { Node, type SourceFile } from 'ts-morph';
+import { Node, ts, type SourceFile } from 'ts-morph';
 import { couldNotJudge, notApplicable } from '../engine/detector.js';
 import type { Verdict } from '../engine/types.js';
 import { hasPythonSource } from '../facts/python-source.js';
 import type { RepoFacts } from '../facts/repo.js';
-import { functionOf, isFunctionLike, type FunctionLikeNode } from '../facts/scope.js';
+import { findNodes, functionOf, isFunctionLike, type FunctionLikeNode } from '../facts/scope.js';
 import { modelFiles } from '../facts/server-model.js';
 import { parsedSources, propertyName, sourceFilesOf, unwrap, type ParsedSources } from '../facts/ts-source.js';
 
@@ -65,8 +65,9 @@ export function reachable(code: Code, start: readonly Fn[], maxDepth = 6): Fn[] 
       }
     };
     for (const fn of frontier) {
-      fn.forEachDescendant((n) => {
-        if (!Node.isCallExpression(n) && !Node.isNewExpression(n)) return;
+      // Raw walk: only the calls of the body are wrapped.
+      for (const n of findNodes(fn, (cn) => cn !== fn.compilerNode && (ts.isCallExpression(cn) || ts.isNewExpression(cn)))) {
+        if (!Node.isCallExpression(n) && !Node.isNewExpression(n)) continue;
         const c = unwrap(n.getExpression());
         if (Node.isPropertyAccessExpression(c) && Node.isThisExpression(unwrap(c.getExpression()))) visit(thisMethod(n, c.getName()));
         else if (Node.isIdentifier(c) || Node.isPropertyAccessExpression(c)) visit(safeFunctionOf(c, code));
@@ -74,7 +75,7 @@ export function reachable(code: Code, start: readonly Fn[], maxDepth = 6): Fn[] 
           const u = unwrap(a);
           if (Node.isIdentifier(u)) visit(safeFunctionOf(u, code));
         }
-      });
+      }
     }
     frontier = next;
   }

@@ -152,37 +152,41 @@ export interface Binding {
 const importMemo = new WeakMap<SourceFile, Map<string, Binding>>();
 const bare = (m: string): string => m.replace(/^node:/, '');
 
-/** Local name -> imported binding, from import declarations and `require('m')` declarations. */
+/** Local name -> imported binding, from import declarations and `require('m')` declarations (read on compiler nodes). */
 export function importsOf(sf: SourceFile): Map<string, Binding> {
   const hit = importMemo.get(sf);
   if (hit) return hit;
   const out = new Map<string, Binding>();
-  for (const d of sf.getImportDeclarations()) {
-    const module = bare(d.getModuleSpecifierValue());
-    const def = d.getDefaultImport();
-    if (def) out.set(def.getText(), { module, imported: 'default' });
-    const ns = d.getNamespaceImport();
-    if (ns) out.set(ns.getText(), { module, imported: '*' });
-    for (const n of d.getNamedImports()) out.set((n.getAliasNode() ?? n.getNameNode()).getText(), { module, imported: n.getName() });
+  for (const st of sf.compilerNode.statements) {
+    if (!ts.isImportDeclaration(st) || !ts.isStringLiteralLike(st.moduleSpecifier)) continue;
+    const module = bare(st.moduleSpecifier.text);
+    const clause = st.importClause;
+    if (clause?.name) out.set(clause.name.text, { module, imported: 'default' });
+    const nb = clause?.namedBindings;
+    if (nb && ts.isNamespaceImport(nb)) out.set(nb.name.text, { module, imported: '*' });
+    else if (nb) for (const sp of nb.elements) out.set(sp.name.text, { module, imported: (sp.propertyName ?? sp.name).text });
   }
-  for (const n of ofKinds(sf, [SyntaxKind.VariableDeclaration])) {
-    if (!Node.isVariableDeclaration(n)) continue;
-    const init = n.getInitializer();
-    if (!init) continue;
-    let i = unwrap(init);
-    if (Node.isAwaitExpression(i)) i = unwrap(i.getExpression());
-    if (!Node.isCallExpression(i)) continue;
-    const callee = i.getExpression().getText();
-    if (callee !== 'require' && callee !== 'import') continue;
-    const spec = stringValue(i.getArguments()[0]);
-    if (spec === undefined) continue;
-    const module = bare(spec);
-    const name = n.getNameNode();
-    if (Node.isIdentifier(name)) out.set(name.getText(), { module, imported: '*' });
-    else if (Node.isObjectBindingPattern(name)) {
-      for (const el of name.getElements()) {
-        const prop = el.getPropertyNameNode();
-        out.set(el.getName(), { module, imported: prop ? (propertyName(prop) ?? el.getName()) : el.getName() });
+  // `const x = require('m')`, `const { a, b: c } = await import('m')`: only declarations whose initializer is such a call.
+  const requireOf = (cn: ts.Node): ts.CallExpression | undefined => {
+    let i = (cn as ts.VariableDeclaration).initializer;
+    while (i && (ts.isParenthesizedExpression(i) || ts.isAsExpression(i) || ts.isSatisfiesExpression(i) || ts.isNonNullExpression(i) || ts.isAwaitExpression(i))) i = i.expression;
+    if (!i || !ts.isCallExpression(i)) return undefined;
+    const c = i.expression;
+    return c.kind === SyntaxKind.ImportKeyword || (ts.isIdentifier(c) && c.text === 'require') ? i : undefined;
+  };
+  for (const n of ofKinds(sf, [SyntaxKind.VariableDeclaration], (cn) => !!requireOf(cn))) {
+    const cn = n.compilerNode as ts.VariableDeclaration;
+    const first = requireOf(cn)!.arguments[0];
+    if (!first || !ts.isStringLiteralLike(first)) continue;
+    const module = bare(first.text);
+    const name = cn.name;
+    if (ts.isIdentifier(name)) out.set(name.text, { module, imported: '*' });
+    else if (ts.isObjectBindingPattern(name)) {
+      for (const el of name.elements) {
+        if (!ts.isIdentifier(el.name)) continue;
+        const prop = el.propertyName;
+        const imported = !prop ? el.name.text : ts.isIdentifier(prop) || ts.isStringLiteralLike(prop) || ts.isNumericLiteral(prop) ? prop.text : el.name.text;
+        out.set(el.name.text, { module, imported });
       }
     }
   }
@@ -606,20 +610,23 @@ export function callersOf(fn: Node, files: [string, SourceFile][]): Site<CallExp
 
 const callersMemo = new WeakMap<object, WeakMap<Node, Site<CallExpression>[]>>();
 
-/** Calls by the name they call (`f` for f(…) and m.f(…)), per file. */
+/** Calls by the name they call (`f` for f(…) and m.f(…)), per file, as raw compiler nodes (wrapped on use). */
 const callIndex = memo((files: [string, SourceFile][]) => {
-  const out = new Map<SourceFile, Map<string, CallExpression[]>>();
+  const out = new Map<SourceFile, Map<string, ts.CallExpression[]>>();
   for (const [, sf] of files) {
-    const byName = new Map<string, CallExpression[]>();
-    for (const n of nodesOf(sf, K.call)) {
-      if (!Node.isCallExpression(n)) continue;
-      const e = unwrap(n.getExpression());
-      const name = Node.isIdentifier(e) ? e.getText() : Node.isPropertyAccessExpression(e) ? e.getName() : undefined;
-      if (!name) continue;
-      const list = byName.get(name);
-      if (list) list.push(n);
-      else byName.set(name, [n]);
-    }
+    const byName = new Map<string, ts.CallExpression[]>();
+    ofKinds(sf, K.call, (cn) => {
+      const c = cn as ts.CallExpression;
+      let e: ts.Expression = c.expression;
+      while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isNonNullExpression(e)) e = e.expression;
+      const name = ts.isIdentifier(e) ? e.text : ts.isPropertyAccessExpression(e) ? e.name.text : undefined;
+      if (name) {
+        const list = byName.get(name);
+        if (list) list.push(c);
+        else byName.set(name, [c]);
+      }
+      return false;
+    });
     out.set(sf, byName);
   }
   return out;
@@ -645,8 +652,10 @@ function findCallers(fn: Node, files: [string, SourceFile][]): Site<CallExpressi
     }
     if (direct.size === 0 && namespaces.size === 0) continue;
     const byName = index.get(sf);
-    const candidates = [...direct, name].flatMap((k) => byName?.get(k) ?? []);
-    for (const n of new Set(candidates)) {
+    const raw = new Set([...direct, name].flatMap((k) => byName?.get(k) ?? []));
+    if (raw.size === 0) continue;
+    const wrap = (sf as unknown as { _getNodeFromCompilerNode: (n: ts.Node) => CallExpression })._getNodeFromCompilerNode.bind(sf);
+    for (const n of [...raw].map(wrap)) {
       if (sf === home && fn.containsRange(n.getPos(), n.getEnd())) continue;
       const e = unwrap(n.getExpression());
       if (Node.isIdentifier(e) && direct.has(e.getText())) out.push({ file, node: n });

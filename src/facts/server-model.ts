@@ -1,7 +1,7 @@
-import { Node, ts, type CallExpression, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
 import type { RepoFacts } from './repo.js';
 import { declarationOf, findNodes, functionOf, initializerOf, valueOfDeclaration, type FunctionLikeNode } from './scope.js';
-import { parsedSources, positionOf, propertyName, stringValue, unwrap, type ParsedSources } from './ts-source.js';
+import { moduleSpecs, ofKinds, parsedSources, positionOf, propertyName, stringValue, unwrap, type ParsedSources } from './ts-source.js';
 
 /**
  * The server as written in its JavaScript/TypeScript source: the tools, prompts and resources it
@@ -157,10 +157,7 @@ export function modelFiles(parsed: ParsedSources): [string, SourceFile][] {
 }
 
 function flavourOf(sf: SourceFile): Flavour {
-  const specs: string[] = sf.getImportDeclarations().map((d) => d.getModuleSpecifierValue());
-  if (!specs.length) {
-    for (const m of sf.getFullText().matchAll(/require\(\s*['"]([^'"]+)['"]\s*\)/g)) specs.push(m[1]!);
-  }
+  const specs = [...moduleSpecs(sf)];
   if (specs.some((s) => s === 'fastmcp' || s.startsWith('fastmcp/'))) return 'fastmcp';
   if (specs.some((s) => s.startsWith('@modelcontextprotocol/sdk'))) return 'sdk-v1';
   if (specs.some((s) => /^@modelcontextprotocol\/(?:server|core|node|express|hono)(?:\/|$)/.test(s))) return 'sdk-v2';
@@ -510,7 +507,7 @@ function build(sources: ParsedSources): ServerModel {
   for (const [file, sf] of files) {
     const flavour = flavourOf(sf);
     if (flavour !== 'unknown') flavours.add(flavour);
-    const calls = findNodes(sf, (cn) => ts.isCallExpression(cn) && ts.isPropertyAccessExpression(cn.expression) && REGISTRATION_METHODS.has(cn.expression.name.text));
+    const calls = ofKinds(sf, [SyntaxKind.CallExpression], (cn) => ts.isCallExpression(cn) && ts.isPropertyAccessExpression(cn.expression) && REGISTRATION_METHODS.has(cn.expression.name.text));
     for (const node of calls) {
       if (!Node.isCallExpression(node)) continue;
       const callee = unwrap(node.getExpression());
@@ -728,8 +725,9 @@ function build(sources: ParsedSources): ServerModel {
   // Tool definitions anywhere: `{ name: '<literal>', inputSchema: … }`.
   for (const [file, sf] of files) {
     const flavour = flavourOf(sf);
-    const objects = findNodes(
+    const objects = ofKinds(
       sf,
+      [SyntaxKind.ObjectLiteralExpression],
       (cn) => ts.isObjectLiteralExpression(cn) && cn.properties.some((p) => p.name !== undefined && ts.isIdentifier(p.name) && p.name.text === 'inputSchema'),
     );
     for (const node of objects) {

@@ -165,7 +165,12 @@ export function moduleSpecs(sf: SourceFile): ReadonlySet<string> {
       const p = cn.parent;
       if (
         p &&
-        (ts.isImportDeclaration(p) || ts.isExportDeclaration(p) || ts.isExternalModuleReference(p) || (ts.isCallExpression(p) && p.arguments[0] === cn))
+        (ts.isImportDeclaration(p) ||
+          ts.isExportDeclaration(p) ||
+          ts.isExternalModuleReference(p) ||
+          (ts.isCallExpression(p) &&
+            p.arguments[0] === cn &&
+            (p.expression.kind === SyntaxKind.ImportKeyword || (ts.isIdentifier(p.expression) && p.expression.text === 'require'))))
       ) {
         out.add((cn as ts.StringLiteralLike).text.replace(/^node:/, ''));
       }

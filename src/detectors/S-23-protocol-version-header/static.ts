@@ -1,4 +1,4 @@
-import { Node } from 'ts-morph';
+import { Node, ts } from 'ts-morph';
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import { stringValue } from '../../facts/ts-source.js';
@@ -26,6 +26,7 @@ const HEADER = 'mcp-protocol-version';
 
 /** `delete req.headers['mcp-protocol-version']`, `headers.delete(...)`, `headers.set(...)`, `req.headers[...] = …`. */
 function rewrites(files: Parameters<typeof sitesOf>[0]): Site[] {
+  const raw = (cn: ts.Node): boolean => (cn as ts.StringLiteralLike).text?.toLowerCase() === HEADER;
   return sitesOf(files, K.strings, (n) => {
     if (stringValue(n)?.toLowerCase() !== HEADER) return false;
     const p = n.getParent();
@@ -41,7 +42,7 @@ function rewrites(files: Parameters<typeof sitesOf>[0]): Site[] {
       if (Node.isBinaryExpression(gp) && gp.getLeft() === p && gp.getOperatorToken().getText() === '=') return true;
     }
     return false;
-  });
+  }, raw);
 }
 
 /** The names the read value is bound to (`const v = req.headers[...]`, `const { 'mcp-protocol-version': v } = …`). */

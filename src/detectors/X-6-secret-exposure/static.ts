@@ -59,7 +59,12 @@ function literalText(n: Node): string | undefined {
 function literalFindings(code: Code): Finding[] {
   const out: Finding[] = [];
   for (const [file, sf] of code.files) {
-    for (const n of ofKinds(sf, [SyntaxKind.StringLiteral, SyntaxKind.NoSubstitutionTemplateLiteral, SyntaxKind.TemplateHead, SyntaxKind.TemplateMiddle, SyntaxKind.TemplateTail])) {
+    const kinds = [SyntaxKind.StringLiteral, SyntaxKind.NoSubstitutionTemplateLiteral, SyntaxKind.TemplateHead, SyntaxKind.TemplateMiddle, SyntaxKind.TemplateTail];
+    // Raw pre-filter: only literals the text tests below can flag are wrapped.
+    for (const n of ofKinds(sf, kinds, (cn) => {
+      const text = (cn as ts.LiteralLikeNode).text ?? '';
+      return text.length >= 16 && (!!matchShape(text) || ((ts.isStringLiteral(cn) || ts.isNoSubstitutionTemplateLiteral(cn)) && looksLikeSecretValue(text)));
+    })) {
       const text = literalText(n);
       if (text === undefined || text.length < 16) continue;
       const parent = n.getParent();
@@ -106,7 +111,7 @@ function envFileFindings(repo: RepoFacts): Finding[] {
 function envFindings(code: Code): Finding[] {
   const out: Finding[] = [];
   for (const [file, sf] of code.files) {
-    for (const n of ofKinds(sf, [SyntaxKind.PropertyAccessExpression], (cn) => ts.isPropertyAccessExpression(cn) && cn.name.text === 'env')) {
+    for (const n of ofKinds(sf, [SyntaxKind.PropertyAccessExpression], (cn) => ts.isPropertyAccessExpression(cn) && cn.name.text === 'env' && /^\(*process\b/.test(cn.expression.getText()))) {
       if (!Node.isPropertyAccessExpression(n) || n.getName() !== 'env' || unwrap(n.getExpression()).getText() !== 'process') continue;
       const p = n.getParent();
       let from: Node = n;

@@ -1,10 +1,11 @@
-import { Node, SyntaxKind, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, ts, type SourceFile } from 'ts-morph';
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { originOf, resolveRelativeModule } from '../../facts/scope.js';
 import { ofKinds, positionOf, stringValue, unwrap } from '../../facts/ts-source.js';
 import { codeOf, type Code } from '../code-paths.js';
+import { rawCallNamed } from '../source-support.js';
 
 /**
  * X-7 — clean stdout on stdio (static part). A stdio server is one whose source uses the SDK's stdio
@@ -34,11 +35,13 @@ function declaredTransport(repo: RepoFacts): 'stdio' | 'other' | undefined {
   return entries.some((e) => e === 'stdio' || (!!e && typeof e === 'object' && (e as { type?: unknown }).type === 'stdio')) ? 'stdio' : 'other';
 }
 
+const STDIO_STARTERS: ReadonlySet<string> = new Set(['serveStdio', 'StdioServerTransport']);
+
 /** Files that start a stdio transport. */
 function stdioEntries(code: Code): SourceFile[] {
   return code.files
     .filter(([, sf]) =>
-      ofKinds(sf, [SyntaxKind.CallExpression, SyntaxKind.NewExpression]).some((n) => {
+      ofKinds(sf, [SyntaxKind.CallExpression, SyntaxKind.NewExpression], rawCallNamed(STDIO_STARTERS)).some((n) => {
         if (!Node.isCallExpression(n) && !Node.isNewExpression(n)) return false;
         const c = unwrap(n.getExpression());
         const name = Node.isIdentifier(c) ? c.getText() : Node.isPropertyAccessExpression(c) ? c.getName() : '';
@@ -48,22 +51,24 @@ function stdioEntries(code: Code): SourceFile[] {
     .map(([, sf]) => sf);
 }
 
-/** Relative module specifiers a file loads: imports, re-exports, `import('…')` and `require('…')`. */
+/** Relative module specifiers a file loads: imports, re-exports, `import('…')` and `require('…')` (read on compiler nodes). */
 function loadedSpecs(sf: SourceFile): string[] {
   const out: string[] = [];
-  for (const d of sf.getImportDeclarations()) if (!d.isTypeOnly()) out.push(d.getModuleSpecifierValue());
-  for (const d of sf.getExportDeclarations()) {
-    const s = d.getModuleSpecifierValue();
-    if (s && !d.isTypeOnly()) out.push(s);
-  }
-  for (const n of ofKinds(sf, [SyntaxKind.CallExpression])) {
-    if (!Node.isCallExpression(n)) continue;
-    const c = n.getExpression();
-    if (c.getKind() === SyntaxKind.ImportKeyword || (Node.isIdentifier(c) && c.getText() === 'require')) {
-      const s = stringValue(n.getArguments()[0]);
-      if (s) out.push(s);
+  for (const st of sf.compilerNode.statements) {
+    if ((ts.isImportDeclaration(st) && !st.importClause?.isTypeOnly) || (ts.isExportDeclaration(st) && !st.isTypeOnly)) {
+      const m = st.moduleSpecifier;
+      if (m && ts.isStringLiteralLike(m)) out.push(m.text);
     }
   }
+  ofKinds(sf, [SyntaxKind.CallExpression], (cn) => {
+    const c = cn as ts.CallExpression;
+    const e = c.expression;
+    if (e.kind === SyntaxKind.ImportKeyword || (ts.isIdentifier(e) && e.text === 'require')) {
+      const a = c.arguments[0];
+      if (a && ts.isStringLiteralLike(a)) out.push(a.text);
+    }
+    return false;
+  });
   return out.filter((s) => s.startsWith('.'));
 }
 
@@ -96,7 +101,11 @@ const isGlobal = (n: Node, name: string): boolean => {
 function reassignedConsole(files: SourceFile[]): Set<string> {
   const out = new Set<string>();
   for (const sf of files) {
-    for (const n of ofKinds(sf, [SyntaxKind.BinaryExpression])) {
+    const raw = (cn: ts.Node): boolean => {
+      const b = cn as ts.BinaryExpression;
+      return b.operatorToken.kind === SyntaxKind.EqualsToken && (ts.isPropertyAccessExpression(b.left) || ts.isParenthesizedExpression(b.left));
+    };
+    for (const n of ofKinds(sf, [SyntaxKind.BinaryExpression], raw)) {
       if (!Node.isBinaryExpression(n) || n.getOperatorToken().getText() !== '=') continue;
       const left = unwrap(n.getLeft());
       if (Node.isPropertyAccessExpression(left) && unwrap(left.getExpression()).getText() === 'console') out.add(left.getName());
