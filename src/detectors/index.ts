@@ -20,6 +20,8 @@ import s4 from './S-4-server-discover/index.js';
 import s5 from './S-5-oauth-resource-server/index.js';
 import s6 from './S-6-cache-coherence/index.js';
 import s7 from './S-7-observable-version/index.js';
+import s8 from './S-8-no-token-passthrough/index.js';
+import s9 from './S-9-proxy-consent/index.js';
 import s10 from './S-10-ssrf-guard/index.js';
 import s11 from './S-11-result-contract/index.js';
 import s12 from './S-12-list-pagination/index.js';
@@ -76,6 +78,8 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'S-5-oauth-resource-server', detectors: s5 },
   { folder: 'S-6-cache-coherence', detectors: s6 },
   { folder: 'S-7-observable-version', detectors: s7 },
+  { folder: 'S-8-no-token-passthrough', detectors: s8 },
+  { folder: 'S-9-proxy-consent', detectors: s9 },
   { folder: 'S-10-ssrf-guard', detectors: s10 },
   { folder: 'S-11-result-contract', detectors: s11 },
   { folder: 'S-12-list-pagination', detectors: s12 },
