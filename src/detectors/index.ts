@@ -28,6 +28,7 @@ import s12 from './S-12-list-pagination/index.js';
 import s13 from './S-13-progress-cancellation/index.js';
 import s14 from './S-14-version-negotiation/index.js';
 import s16 from './S-16-local-footprint/index.js';
+import s17 from './S-17-forward-compatible-auth/index.js';
 import s18 from './S-18-session-integrity/index.js';
 import s19 from './S-19-authorization-url-validation/index.js';
 import s21 from './S-21-proxy-sandbox/index.js';
@@ -86,6 +87,7 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'S-13-progress-cancellation', detectors: s13 },
   { folder: 'S-14-version-negotiation', detectors: s14 },
   { folder: 'S-16-local-footprint', detectors: s16 },
+  { folder: 'S-17-forward-compatible-auth', detectors: s17 },
   { folder: 'S-18-session-integrity', detectors: s18 },
   { folder: 'S-19-authorization-url-validation', detectors: s19 },
   { folder: 'S-21-proxy-sandbox', detectors: s21 },
