@@ -31,6 +31,7 @@ import s16 from './S-16-local-footprint/index.js';
 import s17 from './S-17-forward-compatible-auth/index.js';
 import s18 from './S-18-session-integrity/index.js';
 import s19 from './S-19-authorization-url-validation/index.js';
+import s20 from './S-20-scope-minimization/index.js';
 import s21 from './S-21-proxy-sandbox/index.js';
 import s22 from './S-22-origin-validation/index.js';
 import s23 from './S-23-protocol-version-header/index.js';
@@ -90,6 +91,7 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'S-17-forward-compatible-auth', detectors: s17 },
   { folder: 'S-18-session-integrity', detectors: s18 },
   { folder: 'S-19-authorization-url-validation', detectors: s19 },
+  { folder: 'S-20-scope-minimization', detectors: s20 },
   { folder: 'S-21-proxy-sandbox', detectors: s21 },
   { folder: 'S-22-origin-validation', detectors: s22 },
   { folder: 'S-23-protocol-version-header', detectors: s23 },
