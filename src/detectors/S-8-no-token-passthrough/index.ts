@@ -29,6 +29,16 @@ const VALIDATION_CALL = /userinfo|introspect|tokeninfo/i;
 const CREDENTIAL_OPTIONS = new Set(['auth', 'accesstoken', 'bearertoken']);
 const RESPONSE_OBJECTS = /^(res|response|reply|c|ctx)$/;
 
+/** An object literal of request headers: `headers: { … }`, `new Headers({ … })`, `const headers = { … }` (not a log record). */
+function outgoingHeaders(obj: Node | undefined): boolean {
+  const p = obj?.getParent();
+  if (!p) return false;
+  if (Node.isPropertyAssignment(p)) return /headers$/i.test(propertyName(p.getNameNode()) ?? '');
+  if (Node.isVariableDeclaration(p)) return /headers$/i.test(p.getName());
+  if (Node.isNewExpression(p)) return calleeName(p) === 'Headers';
+  return false;
+}
+
 /** Where the client's credential is written into an outgoing request: [site, the value, label]. */
 function passthroughs(files: Files): Finding[] {
   const out: Finding[] = [];
@@ -43,7 +53,7 @@ function passthroughs(files: Files): Finding[] {
     const name = (Node.isPropertyAssignment(p) ? propertyName(p.getNameNode()) : Node.isShorthandPropertyAssignment(p) ? p.getName() : undefined) ?? '';
     const key = name.toLowerCase();
     const value = Node.isPropertyAssignment(p) ? p.getInitializer() : Node.isShorthandPropertyAssignment(p) ? p.getNameNode() : undefined;
-    if (key === 'authorization') report(s.file, p, value, name);
+    if (key === 'authorization' && outgoingHeaders(p.getParent())) report(s.file, p, value, name);
     else if (CREDENTIAL_OPTIONS.has(key)) {
       const obj = p.getParent();
       const call = obj?.getParent();
