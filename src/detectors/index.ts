@@ -20,14 +20,18 @@ import s4 from './S-4-server-discover/index.js';
 import s5 from './S-5-oauth-resource-server/index.js';
 import s6 from './S-6-cache-coherence/index.js';
 import s7 from './S-7-observable-version/index.js';
+import s8 from './S-8-no-token-passthrough/index.js';
+import s9 from './S-9-proxy-consent/index.js';
 import s10 from './S-10-ssrf-guard/index.js';
 import s11 from './S-11-result-contract/index.js';
 import s12 from './S-12-list-pagination/index.js';
 import s13 from './S-13-progress-cancellation/index.js';
 import s14 from './S-14-version-negotiation/index.js';
 import s16 from './S-16-local-footprint/index.js';
+import s17 from './S-17-forward-compatible-auth/index.js';
 import s18 from './S-18-session-integrity/index.js';
 import s19 from './S-19-authorization-url-validation/index.js';
+import s20 from './S-20-scope-minimization/index.js';
 import s21 from './S-21-proxy-sandbox/index.js';
 import s22 from './S-22-origin-validation/index.js';
 import s23 from './S-23-protocol-version-header/index.js';
@@ -76,14 +80,18 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'S-5-oauth-resource-server', detectors: s5 },
   { folder: 'S-6-cache-coherence', detectors: s6 },
   { folder: 'S-7-observable-version', detectors: s7 },
+  { folder: 'S-8-no-token-passthrough', detectors: s8 },
+  { folder: 'S-9-proxy-consent', detectors: s9 },
   { folder: 'S-10-ssrf-guard', detectors: s10 },
   { folder: 'S-11-result-contract', detectors: s11 },
   { folder: 'S-12-list-pagination', detectors: s12 },
   { folder: 'S-13-progress-cancellation', detectors: s13 },
   { folder: 'S-14-version-negotiation', detectors: s14 },
   { folder: 'S-16-local-footprint', detectors: s16 },
+  { folder: 'S-17-forward-compatible-auth', detectors: s17 },
   { folder: 'S-18-session-integrity', detectors: s18 },
   { folder: 'S-19-authorization-url-validation', detectors: s19 },
+  { folder: 'S-20-scope-minimization', detectors: s20 },
   { folder: 'S-21-proxy-sandbox', detectors: s21 },
   { folder: 'S-22-origin-validation', detectors: s22 },
   { folder: 'S-23-protocol-version-header', detectors: s23 },

@@ -1,0 +1,213 @@
+import { Node } from 'ts-morph';
+import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
+import type { Finding, Location, Verdict } from '../../engine/types.js';
+import { parsedSources, propertyName, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
+import { carriesClientToken, functionValue, memberFunction, mentions, valueAcross, type Files } from '../oauth-support.js';
+import { args, calledFunction, calleeImport, calleeName, enclosingFunction, headerReads, isCall, locationOf, propertyOf, readSources, receiverOf, resolveValue, sitesOf, K, type Call } from '../source-support.js';
+
+/**
+ * S-8 — no token passthrough, audience checked (static).
+ * Passthrough: an `Authorization` header (object property, `headers.set/append`, `setHeader`) or an
+ * `auth` / `accessToken` / `bearerToken` option of a client constructor or call whose value carries the
+ * client's credential (the incoming Authorization header, `authInfo.token`, `req.auth.token`, through
+ * consts, string operations and local callers). Calls made to validate the token at its issuer (userinfo,
+ * introspection, tokeninfo) are not passthrough.
+ * Audience: each verifier is judged on its own — jose `jwtVerify` and jsonwebtoken `verify` need an
+ * `audience` option or an `aud` comparison in the same function; the SDK's `requireBearerAuth` /
+ * `verifyBearerToken` need `expectedResource`, or a verifier whose `verifyAccessToken` checks `aud` (a
+ * verifier that only looks tokens up in the server's own store issued them itself; one that introspects
+ * over HTTP without an audience check is red). A hand-written Authorization check compared with a fixed
+ * secret is an API key issued for this server. What cannot be read (a verifier from a package, options
+ * built at run time, a header read with no check beside it) makes the part could-not-judge.
+ */
+
+type Judgement = { kind: 'ok' } | { kind: 'red'; finding: Finding } | { kind: 'unknown'; at: Location };
+
+const JWT_VERIFIERS: Record<string, string> = { jose: 'jwtVerify', jsonwebtoken: 'verify' };
+const SDK_GATES = new Set(['requireBearerAuth', 'verifyBearerToken']);
+const VALIDATION_CALL = /userinfo|introspect|tokeninfo/i;
+const CREDENTIAL_OPTIONS = new Set(['auth', 'accesstoken', 'bearertoken']);
+const RESPONSE_OBJECTS = /^(res|response|reply|c|ctx)$/;
+
+/** An object literal of request headers: `headers: { … }`, `new Headers({ … })`, `const headers = { … }` (not a log record). */
+function outgoingHeaders(obj: Node | undefined): boolean {
+  const p = obj?.getParent();
+  if (!p) return false;
+  if (Node.isPropertyAssignment(p)) return /headers$/i.test(propertyName(p.getNameNode()) ?? '');
+  if (Node.isVariableDeclaration(p)) return /headers$/i.test(p.getName());
+  if (Node.isNewExpression(p)) return calleeName(p) === 'Headers';
+  return false;
+}
+
+/** Where the client's credential is written into an outgoing request: [site, the value, label]. */
+function passthroughs(files: Files): Finding[] {
+  const out: Finding[] = [];
+  const report = (file: string, at: Node, value: Node | undefined, header: string): void => {
+    if (!value || !carriesClientToken(value, files)) return;
+    const fn = enclosingFunction(at);
+    if (fn && VALIDATION_CALL.test(fn.getText())) return;
+    out.push({ messageId: 'token-passthrough', data: { header }, location: locationOf(file, at) });
+  };
+  for (const s of sitesOf(files, K.properties, (n) => Node.isPropertyAssignment(n) || Node.isShorthandPropertyAssignment(n))) {
+    const p = s.node;
+    const name = (Node.isPropertyAssignment(p) ? propertyName(p.getNameNode()) : Node.isShorthandPropertyAssignment(p) ? p.getName() : undefined) ?? '';
+    const key = name.toLowerCase();
+    const value = Node.isPropertyAssignment(p) ? p.getInitializer() : Node.isShorthandPropertyAssignment(p) ? p.getNameNode() : undefined;
+    if (key === 'authorization' && outgoingHeaders(p.getParent())) report(s.file, p, value, name);
+    else if (CREDENTIAL_OPTIONS.has(key)) {
+      const obj = p.getParent();
+      const call = obj?.getParent();
+      if (call && isCall(call) && (call.getArguments() as Node[]).some((a) => unwrap(a) === obj)) report(s.file, p, value, name);
+    }
+  }
+  for (const s of sitesOf(files, K.call, Node.isCallExpression)) {
+    const name = calleeName(s.node) ?? '';
+    if (!['set', 'append', 'setHeader', 'header'].includes(name)) continue;
+    const a = args(s.node);
+    if (a.length < 2 || stringValue(a[0])?.toLowerCase() !== 'authorization') continue;
+    const recv = receiverOf(s.node);
+    if (recv && RESPONSE_OBJECTS.test(recv.getText())) continue;
+    report(s.file, s.node, a[1], stringValue(a[0])!);
+  }
+  return out;
+}
+
+/** The options object of a call, read through a `const`. */
+const optionsOf = (n: Node | undefined): Node | undefined => {
+  const v = n ? resolveValue(n) : undefined;
+  return v && Node.isObjectLiteralExpression(v) ? v : undefined;
+};
+
+const checksAudience = (fn: Node): boolean => mentions(fn, /^(aud|audience|expectedAudience|checkResourceAllowed)$/);
+const verifiesJwt = (fn: Node): boolean => /\bjwtVerify\(|\bjwt\.verify\(/.test(fn.getText());
+
+/** jose jwtVerify(token, key, options) / jsonwebtoken verify(token, secret, options). */
+function judgeJwt(file: string, call: Call, label: string): Judgement {
+  const opts = args(call)[2];
+  const obj = optionsOf(opts);
+  if (opts && !obj) return { kind: 'unknown', at: locationOf(file, call) };
+  if (obj && propertyOf(obj, 'audience')) return { kind: 'ok' };
+  const fn = enclosingFunction(call) ?? call.getSourceFile();
+  if (checksAudience(fn)) return { kind: 'ok' };
+  return { kind: 'red', finding: { messageId: 'audience-unchecked', data: { verifier: label }, location: locationOf(file, call) } };
+}
+
+/** The verifyAccessToken behind a `verifier` option: an object literal, a local class, or a ProxyOAuthServerProvider's option. */
+function verifierFunction(verifier: Node | undefined, sources: ParsedSources): Node | undefined {
+  const v = valueAcross(verifier, sources);
+  if (!v) return undefined;
+  if (Node.isObjectLiteralExpression(v)) return memberFunction(v, 'verifyAccessToken');
+  if (Node.isClassDeclaration(v)) return memberFunction(v, 'verifyAccessToken');
+  if (Node.isNewExpression(v)) {
+    if (calleeName(v) === 'ProxyOAuthServerProvider') return functionValue(propertyOf(v.getArguments()[0], 'verifyAccessToken'));
+    const cls = valueAcross(v.getExpression(), sources);
+    return cls && Node.isClassDeclaration(cls) ? memberFunction(cls, 'verifyAccessToken') : undefined;
+  }
+  return undefined;
+}
+
+/** requireBearerAuth({ verifier, expectedResource }) / verifyBearerToken(header, { … }). */
+function judgeGate(file: string, call: Call, label: string, sources: ParsedSources): Judgement {
+  const opts = optionsOf(args(call)[label === 'verifyBearerToken' ? 1 : 0]);
+  if (!opts) return { kind: 'unknown', at: locationOf(file, call) };
+  if (propertyOf(opts, 'expectedResource')) return { kind: 'ok' };
+  const fn = verifierFunction(propertyOf(opts, 'verifier'), sources);
+  if (!fn) return { kind: 'unknown', at: locationOf(file, call) };
+  if (checksAudience(fn) || verifiesJwt(fn)) return { kind: 'ok' };
+  // A verifier that asks another server about the token (introspection over HTTP) must check the audience it answers.
+  if (/\b(fetch|axios|got|ky|request)\s*[.(]|introspect/i.test(fn.getText())) {
+    return { kind: 'red', finding: { messageId: 'audience-unchecked', data: { verifier: label }, location: locationOf(file, call) } };
+  }
+  // Only packages can verify tokens we cannot see; a verifier using none looks tokens up in the server's own store.
+  let imported = false;
+  fn.forEachDescendant((n, t) => {
+    if (Node.isCallExpression(n) && calleeImport(n) && !calleeImport(n)!.module.startsWith('.')) {
+      imported = true;
+      t.stop();
+    }
+  });
+  return imported ? { kind: 'unknown', at: locationOf(file, call) } : { kind: 'ok' };
+}
+
+/** A hand-written Authorization check: compared with a fixed secret (an API key of this server), or left to an unseen verifier. */
+function judgeHeaderRead(file: string, read: Node, files: Files): Judgement | undefined {
+  const fn = enclosingFunction(read);
+  if (!fn) return { kind: 'unknown', at: locationOf(file, read) };
+  let seen: 'secret' | 'verified' | undefined;
+  const scan = (root: Node, depth: number): void =>
+    root.forEachDescendant((n, t) => {
+      if (Node.isBinaryExpression(n) && ['===', '!==', '==', '!='].includes(n.getOperatorToken().getText())) {
+        const l = carriesClientToken(n.getLeft(), files);
+        const other = l ? n.getRight() : n.getLeft();
+        if (l !== carriesClientToken(n.getRight(), files) && !Node.isNullLiteral(unwrap(other)) && !/^(undefined|''|"")$/.test(other.getText())) seen = 'secret';
+      } else if (Node.isCallExpression(n)) {
+        const name = calleeName(n) ?? '';
+        const local = depth === 0 ? calledFunction(n) : undefined;
+        if (name === 'timingSafeEqual') seen = 'secret';
+        else if (local && local !== root) scan(local, depth + 1);
+        else if (/verif|validat|authenticat|introspect/i.test(name)) seen ??= 'verified';
+      }
+      if (seen === 'secret') t.stop();
+    });
+  scan(fn, 0);
+  if (seen === 'secret') return { kind: 'ok' };
+  // Verified by a call judged on its own (jwtVerify, an SDK gate) or by one we cannot read.
+  if (seen === 'verified') return undefined;
+  return { kind: 'unknown', at: locationOf(file, read) };
+}
+
+export default [
+  defineDetector({
+    ruleId: 'S-8',
+    genre: 'static',
+    needs: ['repo'],
+    messages: {
+      'token-passthrough': ['header'],
+      'audience-unchecked': ['verifier'],
+    },
+    judge({ inputs: { repo } }): Verdict {
+      const src = readSources(repo);
+      if ('verdict' in src) return src.verdict;
+      const files = src.files.filter(([, sf]) => /authorization|authInfo|\.auth\b|jwtVerify|jsonwebtoken|BearerAuth/i.test(sf.getFullText()));
+      if (files.length === 0) return notApplicable('no-token-handling');
+      const findings = passthroughs(files);
+      const judged: Judgement[] = [];
+      let verifies = false;
+      for (const s of sitesOf(files, K.calls, isCall)) {
+        const name = calleeName(s.node) ?? '';
+        const from = calleeImport(s.node);
+        if (from && JWT_VERIFIERS[from.module] === from.name) {
+          judged.push(judgeJwt(s.file, s.node, from.module === 'jose' ? 'jwtVerify' : 'jwt.verify'));
+        } else if (SDK_GATES.has(name) && (!from || from.module.startsWith('@modelcontextprotocol/'))) {
+          judged.push(judgeGate(s.file, s.node, name, parsedSources(repo)));
+        } else continue;
+        verifies = true;
+      }
+      const reads = headerReads(files, 'authorization');
+      for (const r of reads) {
+        const j = judgeHeaderRead(r.file, r.node, files);
+        if (j) judged.push(j);
+      }
+      const usesAuthInfo = sitesOf(files, K.headerReads, (n) => Node.isPropertyAccessExpression(n) && (n.getName() === 'authInfo' || (n.getName() === 'auth' && /^(req|request)$/.test(n.getExpression().getText())))).length > 0;
+      for (const j of judged) if (j.kind === 'red') findings.push(j.finding);
+      if (findings.length) return { state: 'non-conforming', findings: dedupe(findings) };
+      if (!verifies && reads.length === 0 && !usesAuthInfo) return notApplicable('no-token-handling');
+      const unknown = judged.find((j): j is Extract<Judgement, { kind: 'unknown' }> => j.kind === 'unknown');
+      if (unknown) return couldNotJudge('token-verification-not-read', { file: unknown.at.file, line: unknown.at.line ?? 0 });
+      if (!judged.some((j) => j.kind === 'ok')) return couldNotJudge('token-verification-not-found');
+      return present();
+    },
+  }),
+];
+
+/** One finding per place, sorted by file and line. */
+function dedupe(fs: Finding[]): Finding[] {
+  const seen = new Set<string>();
+  const sorted = [...fs].sort((a, b) => (a.location?.file ?? '').localeCompare(b.location?.file ?? '') || (a.location?.line ?? 0) - (b.location?.line ?? 0));
+  return sorted.filter((f) => {
+    const k = `${f.messageId}:${f.location?.file}:${f.location?.line}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}

@@ -1,0 +1,187 @@
+import { Node } from 'ts-morph';
+import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
+import type { Finding, Verdict } from '../../engine/types.js';
+import { returnedExpressions } from '../../facts/server-model.js';
+import { isFunctionLike } from '../../facts/scope.js';
+import { propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
+import { functionValue } from '../oauth-support.js';
+import { args, calledFunction, calleeImport, calleeName, declarationOf, initializerOf, isCall, locationOf, propertyOf, readSources, receiverOf, sitesOf, K } from '../source-support.js';
+
+/**
+ * S-9 — per-client consent on an OAuth proxy (static). The rule applies to a server that sends browsers
+ * to a third-party authorization server under one static client id:
+ *   - SDK v1 `new ProxyOAuthServerProvider({ getClient })` whose getClient answers with a client_id that
+ *     is not the one asked for (a constant, an environment value): its authorize() redirects to the
+ *     upstream at once, with no consent step — red. A getClient that echoes the requested id keeps each
+ *     MCP client distinct at the upstream (the rule's condition does not hold); one we cannot read is
+ *     could-not-judge.
+ *   - an authorization endpoint written by hand — an `authorize(client, params, res)` method, or a route
+ *     on a path ending in /authorize — that sets `client_id` to a static value (searchParams.set,
+ *     URLSearchParams / object property, `client_id=${…}` in a template; in the handler or a local
+ *     function it calls) and redirects off-site (redirect(), a Location header): red unless a consent
+ *     step (a name or string saying consent / approve) comes before the redirect in the handler.
+ * The consent page's own hardening (CSP, cookies, state) is not judged here.
+ */
+
+const CONSENT = /consent|approv/i;
+
+/** Does an expression depend on the parameters of `fn` (the request, the client, the params)? */
+function fromRequest(x: Node, fn: Node, depth = 0): boolean {
+  if (depth > 4) return false;
+  const ids = Node.isIdentifier(x) ? [x] : x.getDescendants().filter(Node.isIdentifier);
+  for (const id of ids) {
+    const d = declarationOf(id);
+    if (!d || !fn.containsRange(d.getPos(), d.getEnd())) continue;
+    if (Node.isParameterDeclaration(d) || Node.isBindingElement(d)) return true;
+    const init = initializerOf(d);
+    if (init && fromRequest(init, fn, depth + 1)) return true;
+  }
+  return false;
+}
+
+/** The static client_id values set in a function: `set('client_id', X)`, `{ client_id: X }`, `client_id=${X}`. */
+function staticClientIds(fn: Node): Node[] {
+  const out: Node[] = [];
+  fn.forEachDescendant((n) => {
+    let value: Node | undefined;
+    if (Node.isCallExpression(n) && ['set', 'append'].includes(calleeName(n) ?? '') && stringValue(n.getArguments()[0]) === 'client_id') value = n.getArguments()[1];
+    else if (Node.isPropertyAssignment(n) && propertyName(n.getNameNode()) === 'client_id') value = n.getInitializer();
+    else if (Node.isShorthandPropertyAssignment(n) && n.getName() === 'client_id') value = n.getNameNode();
+    else if (Node.isTemplateExpression(n)) {
+      const spans = n.getTemplateSpans();
+      const i = [n.getHead().getLiteralText(), ...spans.map((s) => s.getLiteral().getLiteralText())].findIndex((t) => /[?&]client_id=$/.test(t));
+      if (i >= 0 && spans[i]) value = spans[i]!.getExpression();
+    }
+    if (value && !fromRequest(value, fn)) out.push(value);
+  });
+  return out;
+}
+
+/** Redirects in a function that leave the site: redirect(u) with u not a '/…' path, a Location header. */
+function offsiteRedirects(fn: Node): Node[] {
+  const out: Node[] = [];
+  fn.forEachDescendant((n) => {
+    if (!Node.isCallExpression(n)) return;
+    const name = calleeName(n) ?? '';
+    const a = args(n);
+    let target: Node | undefined;
+    if (name === 'redirect' && a.length) target = a[a.length === 2 && Node.isNumericLiteral(a[0]!) ? 1 : 0];
+    else if (['setHeader', 'set', 'header'].includes(name) && stringValue(a[0])?.toLowerCase() === 'location') target = a[1];
+    else if (name === 'writeHead') target = propertyOf(a[1], 'Location') ?? propertyOf(a[1], 'location');
+    if (!target) return;
+    const t = unwrap(target);
+    const head = stringValue(t) ?? (Node.isTemplateExpression(t) ? t.getHead().getLiteralText() : undefined);
+    if (head !== undefined && head.startsWith('/')) return;
+    out.push(n);
+  });
+  return out;
+}
+
+/** A consent step written before `pos` in the function: a name or string saying consent / approve. */
+function consentBefore(fn: Node, pos: number): boolean {
+  let found = false;
+  fn.forEachDescendant((n, t) => {
+    if (n.getStart() >= pos) return;
+    const text = Node.isIdentifier(n) ? n.getText() : Node.isStringLiteral(n) || Node.isNoSubstitutionTemplateLiteral(n) ? n.getLiteralValue() : undefined;
+    if (text !== undefined && CONSENT.test(text)) {
+      found = true;
+      t.stop();
+    }
+  });
+  return found;
+}
+
+/** The authorization endpoints written by hand: `authorize(client, params, res)` methods and /authorize routes. */
+function authorizeHandlers(files: [string, import('ts-morph').SourceFile][]): { file: string; fn: Node }[] {
+  const out: { file: string; fn: Node }[] = [];
+  for (const [file, sf] of files) {
+    if (!/authorize/.test(sf.getFullText())) continue;
+    for (const cls of sf.getClasses()) {
+      const m = cls.getMethod('authorize');
+      if (m && m.getParameters().length >= 3) out.push({ file, fn: m });
+    }
+  }
+  for (const s of sitesOf(files, K.call, Node.isCallExpression)) {
+    const name = calleeName(s.node) ?? '';
+    if (!['get', 'all', 'post', 'route', 'on'].includes(name) || !receiverOf(s.node)) continue;
+    const path = stringValue(s.node.getArguments()[0]);
+    if (!path || !/\/authorize$/.test(path)) continue;
+    const fn = [...s.node.getArguments()].reverse().map((a) => functionValue(a)).find((f) => f);
+    if (fn) out.push({ file: s.file, fn });
+  }
+  return out;
+}
+
+type ProxyClient = { kind: 'static'; value: string } | { kind: 'forwarded' } | { kind: 'unknown' };
+
+/** What getClient answers: the requested id echoed back, a static id, or something we cannot read. */
+function proxyClient(getClient: Node | undefined): ProxyClient {
+  const fn = functionValue(getClient);
+  const unknown: ProxyClient = { kind: 'unknown' };
+  if (!fn || !isFunctionLike(fn)) return unknown;
+  const param = fn.getParameters()[0];
+  const returned = returnedExpressions(fn).map((r) => unwrap(Node.isAwaitExpression(unwrap(r)) ? (unwrap(r) as import('ts-morph').AwaitExpression).getExpression() : r));
+  const objects = returned.filter(Node.isObjectLiteralExpression);
+  if (objects.length === 0 || objects.length !== returned.filter((r) => !/^(undefined|null)$/.test(r.getText())).length) return unknown;
+  for (const o of objects) {
+    const v = propertyOf(o, 'client_id');
+    if (!v) return unknown;
+    const echoed = !!param && Node.isIdentifier(unwrap(v)) && declarationOf(unwrap(v) as import('ts-morph').Identifier) === param;
+    if (!echoed) return { kind: 'static', value: v.getText().slice(0, 60) };
+  }
+  return { kind: 'forwarded' };
+}
+
+export default [
+  defineDetector({
+    ruleId: 'S-9',
+    genre: 'static',
+    needs: ['repo'],
+    messages: {
+      'proxy-provider-without-consent': ['clientId'],
+      'redirect-without-consent': ['clientId'],
+    },
+    judge({ inputs: { repo } }): Verdict {
+      const src = readSources(repo);
+      if ('verdict' in src) return src.verdict;
+      const files = src.files.filter(([, sf]) => /client_id|ProxyOAuthServerProvider/.test(sf.getFullText()));
+      const findings: Finding[] = [];
+      let proxies = 0;
+      let unknown: { file: string; line: number } | undefined;
+      let forwarded = false;
+      for (const s of sitesOf(files, K.calls, isCall)) {
+        if (!Node.isNewExpression(s.node) || calleeName(s.node) !== 'ProxyOAuthServerProvider') continue;
+        const from = calleeImport(s.node);
+        if (from && !from.module.startsWith('@modelcontextprotocol/')) continue;
+        const client = proxyClient(propertyOf(s.node.getArguments()[0], 'getClient'));
+        const loc = locationOf(s.file, s.node);
+        if (client.kind === 'forwarded') forwarded = true;
+        else if (client.kind === 'unknown') unknown ??= { file: loc.file, line: loc.line ?? 0 };
+        else {
+          proxies++;
+          findings.push({ messageId: 'proxy-provider-without-consent', data: { clientId: client.value }, location: loc });
+        }
+      }
+      for (const h of authorizeHandlers(files)) {
+        const helpers = [h.fn];
+        h.fn.forEachDescendant((n) => {
+          if (Node.isCallExpression(n)) {
+            const f = calledFunction(n);
+            if (f && !helpers.includes(f)) helpers.push(f);
+          }
+        });
+        const ids = helpers.flatMap(staticClientIds);
+        if (ids.length === 0) continue;
+        proxies++;
+        const label = ids[0]!.getText().slice(0, 60);
+        for (const r of offsiteRedirects(h.fn)) {
+          if (!consentBefore(h.fn, r.getStart())) findings.push({ messageId: 'redirect-without-consent', data: { clientId: label }, location: locationOf(h.file, r) });
+        }
+      }
+      if (findings.length) return { state: 'non-conforming', findings };
+      if (proxies > 0) return present();
+      if (unknown) return couldNotJudge('proxy-client-id-not-read', unknown);
+      return notApplicable(forwarded ? 'proxy-forwards-client-id' : 'no-oauth-proxy');
+    },
+  }),
+];
