@@ -33,6 +33,7 @@ import s22 from './S-22-origin-validation/index.js';
 import s23 from './S-23-protocol-version-header/index.js';
 import s24 from './S-24-rate-limiting/index.js';
 import s26 from './S-26-list-changed-parity/index.js';
+import s27 from './S-27-elicitation-floor/index.js';
 import a1 from './A-1-text-fallback/index.js';
 import e1 from './E-1-reverse-dns-identifier/index.js';
 import e2 from './E-2-graceful-degradation/index.js';
@@ -89,6 +90,7 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'S-23-protocol-version-header', detectors: s23 },
   { folder: 'S-24-rate-limiting', detectors: s24 },
   { folder: 'S-26-list-changed-parity', detectors: s26 },
+  { folder: 'S-27-elicitation-floor', detectors: s27 },
   { folder: 'A-1-text-fallback', detectors: a1 },
   { folder: 'E-1-reverse-dns-identifier', detectors: e1 },
   { folder: 'E-2-graceful-degradation', detectors: e2 },
