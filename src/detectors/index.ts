@@ -32,6 +32,7 @@ import s21 from './S-21-proxy-sandbox/index.js';
 import s22 from './S-22-origin-validation/index.js';
 import s23 from './S-23-protocol-version-header/index.js';
 import s24 from './S-24-rate-limiting/index.js';
+import s25 from './S-25-resource-discipline/index.js';
 import s26 from './S-26-list-changed-parity/index.js';
 import s27 from './S-27-elicitation-floor/index.js';
 import a1 from './A-1-text-fallback/index.js';
@@ -89,6 +90,7 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'S-22-origin-validation', detectors: s22 },
   { folder: 'S-23-protocol-version-header', detectors: s23 },
   { folder: 'S-24-rate-limiting', detectors: s24 },
+  { folder: 'S-25-resource-discipline', detectors: s25 },
   { folder: 'S-26-list-changed-parity', detectors: s26 },
   { folder: 'S-27-elicitation-floor', detectors: s27 },
   { folder: 'A-1-text-fallback', detectors: a1 },
