@@ -8,6 +8,7 @@ import c6 from './C-6-no-secrets-in-logs/index.js';
 import c7 from './C-7-obtain-pin-verify/index.js';
 import c11 from './C-11-bounded-pagination/index.js';
 import c15 from './C-15-tool-annotations/index.js';
+import c16 from './C-16-untrusted-tool-output/index.js';
 import c17 from './C-17-supply-chain/index.js';
 import c18 from './C-18-structure-manifest/index.js';
 import c19 from './C-19-served-descriptions/index.js';
@@ -66,6 +67,7 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'C-7-obtain-pin-verify', detectors: c7 },
   { folder: 'C-11-bounded-pagination', detectors: c11 },
   { folder: 'C-15-tool-annotations', detectors: c15 },
+  { folder: 'C-16-untrusted-tool-output', detectors: c16 },
   { folder: 'C-17-supply-chain', detectors: c17 },
   { folder: 'C-18-structure-manifest', detectors: c18 },
   { folder: 'C-19-served-descriptions', detectors: c19 },

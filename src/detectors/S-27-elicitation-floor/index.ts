@@ -206,11 +206,11 @@ function elicitationSites(files: [string, SourceFile][]): Site[] {
   return out;
 }
 
-/** The 2025 path written by hand: elicitInput(...) or a raw 'elicitation/create' request. */
+/** The 2025 path written by hand: elicitInput(...) or a request built with method 'elicitation/create'. */
 function legacyElicitation(files: [string, SourceFile][]): boolean {
   return (
     sitesOf(files, K.call, (n) => isCall(n) && calleeName(n) === 'elicitInput').length > 0 ||
-    sitesOf(files, K.strings, (n) => stringValue(n) === 'elicitation/create').length > 0
+    sitesOf(files, K.properties, (n) => Node.isPropertyAssignment(n) && propertyName(n.getNameNode()) === 'method' && stringValue(n.getInitializer()) === 'elicitation/create').length > 0
   );
 }
 
