@@ -26,6 +26,7 @@ import s11 from './S-11-result-contract/index.js';
 import s12 from './S-12-list-pagination/index.js';
 import s13 from './S-13-progress-cancellation/index.js';
 import s14 from './S-14-version-negotiation/index.js';
+import s15 from './S-15-completion-safety/index.js';
 import s16 from './S-16-local-footprint/index.js';
 import s18 from './S-18-session-integrity/index.js';
 import s19 from './S-19-authorization-url-validation/index.js';
@@ -85,6 +86,7 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'S-12-list-pagination', detectors: s12 },
   { folder: 'S-13-progress-cancellation', detectors: s13 },
   { folder: 'S-14-version-negotiation', detectors: s14 },
+  { folder: 'S-15-completion-safety', detectors: s15 },
   { folder: 'S-16-local-footprint', detectors: s16 },
   { folder: 'S-18-session-integrity', detectors: s18 },
   { folder: 'S-19-authorization-url-validation', detectors: s19 },
