@@ -8,6 +8,7 @@ import c6 from './C-6-no-secrets-in-logs/index.js';
 import c7 from './C-7-obtain-pin-verify/index.js';
 import c11 from './C-11-bounded-pagination/index.js';
 import c15 from './C-15-tool-annotations/index.js';
+import c16 from './C-16-untrusted-tool-output/index.js';
 import c17 from './C-17-supply-chain/index.js';
 import c18 from './C-18-structure-manifest/index.js';
 import c19 from './C-19-served-descriptions/index.js';
@@ -27,6 +28,7 @@ import s11 from './S-11-result-contract/index.js';
 import s12 from './S-12-list-pagination/index.js';
 import s13 from './S-13-progress-cancellation/index.js';
 import s14 from './S-14-version-negotiation/index.js';
+import s15 from './S-15-completion-safety/index.js';
 import s16 from './S-16-local-footprint/index.js';
 import s17 from './S-17-forward-compatible-auth/index.js';
 import s18 from './S-18-session-integrity/index.js';
@@ -36,7 +38,9 @@ import s21 from './S-21-proxy-sandbox/index.js';
 import s22 from './S-22-origin-validation/index.js';
 import s23 from './S-23-protocol-version-header/index.js';
 import s24 from './S-24-rate-limiting/index.js';
+import s25 from './S-25-resource-discipline/index.js';
 import s26 from './S-26-list-changed-parity/index.js';
+import s27 from './S-27-elicitation-floor/index.js';
 import a1 from './A-1-text-fallback/index.js';
 import e1 from './E-1-reverse-dns-identifier/index.js';
 import e2 from './E-2-graceful-degradation/index.js';
@@ -68,6 +72,7 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'C-7-obtain-pin-verify', detectors: c7 },
   { folder: 'C-11-bounded-pagination', detectors: c11 },
   { folder: 'C-15-tool-annotations', detectors: c15 },
+  { folder: 'C-16-untrusted-tool-output', detectors: c16 },
   { folder: 'C-17-supply-chain', detectors: c17 },
   { folder: 'C-18-structure-manifest', detectors: c18 },
   { folder: 'C-19-served-descriptions', detectors: c19 },
@@ -87,6 +92,7 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'S-12-list-pagination', detectors: s12 },
   { folder: 'S-13-progress-cancellation', detectors: s13 },
   { folder: 'S-14-version-negotiation', detectors: s14 },
+  { folder: 'S-15-completion-safety', detectors: s15 },
   { folder: 'S-16-local-footprint', detectors: s16 },
   { folder: 'S-17-forward-compatible-auth', detectors: s17 },
   { folder: 'S-18-session-integrity', detectors: s18 },
@@ -96,7 +102,9 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'S-22-origin-validation', detectors: s22 },
   { folder: 'S-23-protocol-version-header', detectors: s23 },
   { folder: 'S-24-rate-limiting', detectors: s24 },
+  { folder: 'S-25-resource-discipline', detectors: s25 },
   { folder: 'S-26-list-changed-parity', detectors: s26 },
+  { folder: 'S-27-elicitation-floor', detectors: s27 },
   { folder: 'A-1-text-fallback', detectors: a1 },
   { folder: 'E-1-reverse-dns-identifier', detectors: e1 },
   { folder: 'E-2-graceful-degradation', detectors: e2 },

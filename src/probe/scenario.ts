@@ -5,7 +5,8 @@ import type { JsonRpc, RecordedSession } from './session.js';
 /**
  * What the probe asks a server, the same in both eras: list everything the server declares, repeat
  * tools/list (ordering), send an invalid cursor, call an unknown tool, and call one tool with arguments
- * that fail its declared schema. No tool is called with valid arguments unless the user opts in.
+ * that fail its declared schema; with completions declared, ask for completions with valid and invalid
+ * input and in a burst. No tool is called with valid arguments unless the user opts in.
  */
 
 export const MODERN = '2026-07-28';
@@ -13,6 +14,12 @@ export const LEGACY = '2025-06-18';
 export const UNKNOWN_TOOL = 'mcp_doctor_probe_unknown_tool';
 export const INVALID_CURSOR = 'mcp-doctor:not-a-cursor';
 export const CLIENT_INFO = { name: 'mcp-doctor-probe', version: '1' };
+/** completion/complete probes (S-15): an unknown prompt, an oversized value, control characters, a burst. */
+export const UNKNOWN_PROMPT = 'mcp_doctor_probe_unknown_prompt';
+export const OVERSIZED_LENGTH = 10_000;
+export const CONTROL_VALUE = '\u0000\u001b[2J\u0007';
+export const BURST_SIZE = 30;
+export const BURST_META = 'mcp-doctor/burst';
 
 export interface Requester {
   request(method: string, params?: unknown): Promise<Answer>;
@@ -104,9 +111,13 @@ export async function exploreServer(
       }
     }
   }
+  let completionRef: { ref: Record<string, unknown>; argument: string } | undefined;
   if (capabilities.prompts) {
     step('prompts/list');
-    await listAll(c, 'prompts/list', p);
+    const promptPages = await listAll(c, 'prompts/list', p);
+    const prompts = promptPages.flatMap((pg) => (Array.isArray(pg.prompts) ? (pg.prompts as { name?: unknown; arguments?: { name?: unknown }[] }[]) : []));
+    const withArg = prompts.find((x) => typeof x.name === 'string' && Array.isArray(x.arguments) && typeof x.arguments[0]?.name === 'string');
+    if (withArg) completionRef = { ref: { type: 'ref/prompt', name: withArg.name }, argument: String(withArg.arguments![0]!.name) };
     // Listed twice: a change between the two calls must come with list_changed where it is declared (S-26).
     await c.request('prompts/list', p());
   }
@@ -114,7 +125,15 @@ export async function exploreServer(
     step('resources/list');
     const pages = await listAll(c, 'resources/list', p);
     await c.request('resources/list', p());
-    await listAll(c, 'resources/templates/list', p);
+    const templatePages = await listAll(c, 'resources/templates/list', p);
+    if (!completionRef) {
+      for (const pg of templatePages) {
+        for (const t of Array.isArray(pg.resourceTemplates) ? (pg.resourceTemplates as { uriTemplate?: unknown }[]) : []) {
+          const v = typeof t.uriTemplate === 'string' ? /\{[+#./;?&]?([A-Za-z0-9_]+)/.exec(t.uriTemplate) : null;
+          if (v && !completionRef) completionRef = { ref: { type: 'ref/resource', uri: t.uriTemplate }, argument: v[1]! };
+        }
+      }
+    }
     const resources = pages.flatMap((pg) => (Array.isArray(pg.resources) ? (pg.resources as { uri?: unknown }[]) : []));
     const uris = [...new Set([resources[0]?.uri, resources.find((r) => typeof r.uri === 'string' && r.uri.startsWith('ui://'))?.uri])].filter(
       (u): u is string => typeof u === 'string',
@@ -124,6 +143,32 @@ export async function exploreServer(
       await c.request('resources/read', p({ uri }));
     }
   }
+  if (capabilities.completions && completionRef) await probeCompletions(c, completionRef, p, actions, step);
+}
+
+/**
+ * completion/complete (S-15), when the server declares completions and lists a prompt argument or a
+ * template variable: one valid request, an unknown prompt, an oversized value, control characters, then a
+ * burst of BURST_SIZE requests sent at once (each marked in _meta so the detector can find them).
+ */
+export async function probeCompletions(
+  c: Requester,
+  target: { ref: Record<string, unknown>; argument: string },
+  p: (x?: Record<string, unknown>) => unknown,
+  actions: RecordedSession['actions'],
+  step: (s: string) => void,
+): Promise<void> {
+  const ask = (ref: Record<string, unknown>, value: string, meta?: Record<string, unknown>) =>
+    c.request('completion/complete', p({ ref, argument: { name: target.argument, value }, ...(meta ? { _meta: meta } : {}) }));
+  step('completion/complete');
+  await ask(target.ref, '');
+  await ask({ type: 'ref/prompt', name: UNKNOWN_PROMPT }, '');
+  await ask(target.ref, 'a'.repeat(OVERSIZED_LENGTH));
+  await ask(target.ref, CONTROL_VALUE);
+  actions.push({ kind: 'completion-invalid-input', detail: `${JSON.stringify(target.ref)} ${target.argument}: unknown prompt, ${OVERSIZED_LENGTH} characters, control characters` });
+  step(`completion/complete (burst of ${BURST_SIZE})`);
+  await Promise.all(Array.from({ length: BURST_SIZE }, (_, i) => ask(target.ref, '', { [BURST_META]: i })));
+  actions.push({ kind: 'completion-burst', detail: `${BURST_SIZE} requests at once` });
 }
 
 export const capabilitiesOf = (r: Record<string, unknown> | undefined): Record<string, unknown> =>
