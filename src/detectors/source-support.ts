@@ -92,6 +92,18 @@ export const rawCallNamed =
   (cn) =>
     names.has(rawCalleeName(cn) ?? '');
 
+/** Raw filter: property assignments (and shorthands) whose key is in the set. */
+export const rawPropNamed =
+  (names: ReadonlySet<string>): RawFilter =>
+  (cn) =>
+    (ts.isPropertyAssignment(cn) || ts.isShorthandPropertyAssignment(cn)) && names.has(rawNameText(cn.name) ?? '');
+
+/** Raw filter: string literals whose value passes the test. */
+export const rawStringWhere =
+  (test: (text: string) => boolean): RawFilter =>
+  (cn) =>
+    ts.isStringLiteralLike(cn) && test(cn.text);
+
 /** The name a raw node spells: a string literal's value, an identifier, a property access's last name. */
 export function rawNameText(cn: ts.Node): string | undefined {
   if (ts.isStringLiteralLike(cn) || ts.isIdentifier(cn)) return cn.text;

@@ -1,12 +1,12 @@
-import { Node, type ts } from 'ts-morph';
+import { Node, SyntaxKind, type ts } from 'ts-morph';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { sinkSites, type SinkSite } from '../../facts/flow.js';
 import { returnedExpressions, serverModel } from '../../facts/server-model.js';
-import { functionOf, isFunctionLike, type FunctionLikeNode } from '../../facts/scope.js';
+import { findNodes, functionOf, isFunctionLike, type FunctionLikeNode } from '../../facts/scope.js';
 import { parsedSources, propertyName, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
-import { calleeName, declarationOf, K, locationOf, readSources, resolveValue, sitesOf } from '../source-support.js';
+import { calleeName, declarationOf, K, locationOf, readSources, resolveValue, sitesOf, rawNameText, rawPropNamed } from '../source-support.js';
 
 /**
  * C-16 — content returned to the model is untrusted (static).
@@ -179,13 +179,11 @@ function literalText(n: Node): string {
   return stringValue(u) ?? '';
 }
 
+const isRawTextProperty = (cn: ts.Node): boolean => cn.kind === SyntaxKind.PropertyAssignment && rawNameText((cn as ts.PropertyAssignment).name) === 'text';
+
 /** `text` properties written in a function's own body (nested callbacks included, nested declarations too). */
 function textProperties(fn: FunctionLikeNode): Node[] {
-  const out: Node[] = [];
-  fn.forEachDescendant((n) => {
-    if (Node.isPropertyAssignment(n) && propertyName(n.getNameNode()) === 'text') out.push(n);
-  });
-  return out;
+  return findNodes(fn, isRawTextProperty).filter((n) => Node.isPropertyAssignment(n) && propertyName(n.getNameNode()) === 'text');
 }
 
 /** An embedded resource's text ({ uri, text } inside { type: 'resource', resource }) is data with provenance. */
@@ -225,7 +223,7 @@ function judge(repo: RepoFacts): Verdict {
     if (o && !marked(d)) push('external-in-description', d, { name: t.name, call: o.call });
   }
 
-  for (const { node } of sitesOf(src.files, K.properties, (n) => Node.isPropertyAssignment(n) && propertyName(n.getNameNode()) === 'instructions')) {
+  for (const { node } of sitesOf(src.files, K.properties, (n) => Node.isPropertyAssignment(n) && propertyName(n.getNameNode()) === 'instructions', rawPropNamed(new Set(['instructions'])))) {
     if (!Node.isPropertyAssignment(node)) continue;
     const v = node.getInitializerOrThrow();
     if (Node.isStringLiteral(unwrap(v))) continue;
@@ -246,13 +244,13 @@ function judge(repo: RepoFacts): Verdict {
   for (const t of model.tools) {
     if (!t.handler) continue;
     const body = t.branch ?? t.handler;
-    body.forEachDescendant((n) => {
-      if (!Node.isPropertyAssignment(n) || propertyName(n.getNameNode()) !== 'text' || embeddedResource(n)) return;
+    for (const n of findNodes(body, isRawTextProperty)) {
+      if (!Node.isPropertyAssignment(n) || propertyName(n.getNameNode()) !== 'text' || embeddedResource(n)) continue;
       const v = n.getInitializerOrThrow();
-      if (!instructionLike(literalText(v))) return;
+      if (!instructionLike(literalText(v))) continue;
       const o = tracer.origin(v);
       if (o && !marked(v)) push('external-in-instruction-text', n, { name: t.name, call: o.call });
-    });
+    }
   }
 
   findings.sort((a, b) => (a.location!.file < b.location!.file ? -1 : a.location!.file > b.location!.file ? 1 : a.location!.line! - b.location!.line!));

@@ -3,7 +3,7 @@ import { couldNotJudge, defineDetector, notApplicable, present } from '../../eng
 import type { Finding, Verdict } from '../../engine/types.js';
 import { propertyName, stringValue } from '../../facts/ts-source.js';
 import { mentions } from '../oauth-support.js';
-import { callersOf, calleeImport, calleeName, enclosingFunction, importsOf, isCall, locationOf, readSources, sitesOf, K, type Site } from '../source-support.js';
+import { callersOf, calleeImport, calleeName, enclosingFunction, importsOf, isCall, locationOf, readSources, sitesOf, K, type Site, rawCallNamed, rawPropNamed, rawStringWhere } from '../source-support.js';
 
 /**
  * S-17 — forward-compatible OAuth client behaviour (static). Applies when the server itself acts as an
@@ -29,11 +29,11 @@ const LIBRARIES = ['openid-client', 'oauth4webapi', 'simple-oauth2', '@badgatewa
 /** Token requests redeeming an authorization code: grant_type authorization_code, or the SDK's exchangeAuthorization. */
 function redemptions(files: [string, SourceFile][]): Site[] {
   const out: Site[] = [];
-  for (const s of sitesOf(files, K.properties, Node.isPropertyAssignment)) {
+  for (const s of sitesOf(files, K.properties, Node.isPropertyAssignment, rawPropNamed(new Set(['grant_type'])))) {
     if (propertyName(s.node.getNameNode()) === 'grant_type' && stringValue(s.node.getInitializer()) === 'authorization_code') out.push(s);
   }
-  for (const s of sitesOf(files, K.strings, (n) => /grant_type=authorization_code/.test(stringValue(n) ?? ''))) out.push(s);
-  for (const s of sitesOf(files, K.call, Node.isCallExpression)) {
+  for (const s of sitesOf(files, K.strings, (n) => /grant_type=authorization_code/.test(stringValue(n) ?? ''), rawStringWhere((t) => t.includes('grant_type=authorization_code')))) out.push(s);
+  for (const s of sitesOf(files, K.call, Node.isCallExpression, rawCallNamed(new Set(['set', 'append', 'exchangeAuthorization'])))) {
     const name = calleeName(s.node) ?? '';
     const a0 = stringValue(s.node.getArguments()[0]);
     if (['set', 'append'].includes(name) && a0 === 'grant_type' && stringValue(s.node.getArguments()[1]) === 'authorization_code') out.push(s);
@@ -58,7 +58,7 @@ const readsIss = (fn: Node): boolean => mentions(fn, /^iss$/);
 
 /** Dynamic registration with an authorization server found in its metadata. */
 function registrations(files: [string, SourceFile][]): Site[] {
-  return sitesOf(files, K.calls, isCall).filter((s) => {
+  return sitesOf(files, K.calls, isCall, rawCallNamed(new Set(['registerClient', 'fetch', 'post', 'request', 'got', 'ky', 'axios']))).filter((s) => {
     const name = calleeName(s.node) ?? '';
     const from = calleeImport(s.node);
     if (name === 'registerClient' && from && SDK_CLIENT_AUTH.test(from.module)) return true;

@@ -1,10 +1,10 @@
-import { Node, type SourceFile } from 'ts-morph';
+import { Node, ts, type SourceFile } from 'ts-morph';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import { serverModel } from '../../facts/server-model.js';
 import { propertyName, stringValue } from '../../facts/ts-source.js';
 import { stringList } from '../oauth-support.js';
-import { calleeName, isCall, locationOf, readSources, receiverOf, sitesOf, K } from '../source-support.js';
+import { calleeName, isCall, locationOf, rawCallNamed, rawNameText, readSources, receiverOf, sitesOf, K } from '../source-support.js';
 
 /**
  * S-20 — minimal scopes, and scopes never suffice alone (static). Reads the scopes written in code: the
@@ -28,6 +28,8 @@ const SCOPE_LIST = /(^|\.)(scopes|grantedScopes|tokenScopes)$/;
 const ID_ARGUMENT = /^(user|account|tenant|org|organization|owner|customer|member|workspace|team|project)_?id$/i;
 const CALLER = /clientId|client_id|\.sub\b|\.extra\b|owner|canAccess|hasAccess|assert\w*Access|authori[sz]e\w*\(|isMember|belongsTo|permission|acl/i;
 
+const SCOPE_CALLS: ReadonlySet<string> = new Set(['requireScopes', 'includes', 'has']);
+
 interface ScopeLiteral {
   file: string;
   node: Node;
@@ -40,7 +42,8 @@ function scopes(files: [string, SourceFile][]) {
   const perOperation: ScopeLiteral[] = [];
   const challenged: ScopeLiteral[] = [];
   const listed: ScopeLiteral[] = [];
-  for (const s of sitesOf(files, K.properties, Node.isPropertyAssignment)) {
+  const props = new Set(['requiredScopes', 'scopesSupported', 'scopes_supported']);
+  for (const s of sitesOf(files, K.properties, Node.isPropertyAssignment, (cn) => ts.isPropertyAssignment(cn) && props.has(rawNameText(cn.name) ?? ''))) {
     const name = propertyName(s.node.getNameNode());
     const list = stringList(s.node.getInitializer());
     if (name === 'requiredScopes') baseline.push(...list.map((l) => ({ file: s.file, ...l })));
@@ -49,13 +52,13 @@ function scopes(files: [string, SourceFile][]) {
       listed.push(...list.map((l) => ({ file: s.file, ...l })));
     }
   }
-  for (const s of sitesOf(files, K.calls, isCall)) {
+  for (const s of sitesOf(files, K.calls, isCall, rawCallNamed(SCOPE_CALLS))) {
     const name = calleeName(s.node) ?? '';
     const a = s.node.getArguments() as Node[];
     if (name === 'requireScopes') for (const x of a) perOperation.push(...literal(s.file, x));
     else if (['includes', 'has'].includes(name) && SCOPE_LIST.test((receiverOf(s.node)?.getText() ?? '').replace(/\?\./g, '.').replace(/!/g, ''))) perOperation.push(...literal(s.file, a[0]));
   }
-  for (const s of sitesOf(files, K.strings, (n) => /\bscope="[^"]+"/.test(stringValue(n) ?? ''))) {
+  for (const s of sitesOf(files, K.strings, (n) => /\bscope="[^"]+"/.test(stringValue(n) ?? ''), (cn) => !!(cn as ts.StringLiteralLike).text?.includes('scope="'))) {
     const m = /\bscope="([^"]+)"/.exec(stringValue(s.node)!)!;
     for (const v of m[1]!.split(/\s+/)) challenged.push({ file: s.file, node: s.node, value: v });
   }

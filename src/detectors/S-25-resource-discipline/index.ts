@@ -5,7 +5,7 @@ import type { RepoFacts } from '../../facts/repo.js';
 import { sinkSites, toolFlows } from '../../facts/flow.js';
 import { propertyValue, serverModel } from '../../facts/server-model.js';
 import { propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
-import { calleeName, isCall, K, locationOf, readSources, resolveValue, sitesOf } from '../source-support.js';
+import { calleeName, isCall, K, locationOf, readSources, resolveValue, sitesOf, rawPropNamed } from '../source-support.js';
 
 /**
  * S-25 — resource URIs validated, binary content encoded (static).
@@ -91,7 +91,7 @@ function binaryBlocks(files: [string, SourceFile][]): Block[] {
     if (!Node.isPropertyAssignment(n) && !Node.isShorthandPropertyAssignment(n)) return false;
     const k = propertyName(n.getNameNode());
     return k === 'blob' || k === 'data';
-  });
+  }, rawPropNamed(new Set(['blob', 'data'])));
   for (const { file, node } of props) {
     if (!Node.isPropertyAssignment(node) && !Node.isShorthandPropertyAssignment(node)) continue;
     const obj = node.getParent();

@@ -4,7 +4,7 @@ import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { constString, objectLiteralOf, propertyValue } from '../../facts/server-model.js';
 import { parsedSources, propertyName, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
-import { calleeName, isCall, K, locationOf, readSources, resolveValue, sitesOf } from '../source-support.js';
+import { calleeName, isCall, K, locationOf, readSources, resolveValue, sitesOf, rawCallNamed, rawPropNamed } from '../source-support.js';
 
 /**
  * S-27 — elicitation asks for nothing sensitive and works at the floor (static part).
@@ -189,7 +189,7 @@ function elicitationSites(files: [string, SourceFile][]): Site[] {
     if (!Node.isPropertyAssignment(n) && !Node.isShorthandPropertyAssignment(n)) return false;
     const k = propertyName(n.getNameNode());
     return k === 'requestedSchema' || k === 'schema';
-  });
+  }, rawPropNamed(new Set(['requestedSchema', 'schema'])));
   for (const { file, node } of props) {
     if (!Node.isPropertyAssignment(node) && !Node.isShorthandPropertyAssignment(node)) continue;
     const obj = node.getParent();
@@ -209,8 +209,8 @@ function elicitationSites(files: [string, SourceFile][]): Site[] {
 /** The 2025 path written by hand: elicitInput(...) or a request built with method 'elicitation/create'. */
 function legacyElicitation(files: [string, SourceFile][]): boolean {
   return (
-    sitesOf(files, K.call, (n) => isCall(n) && calleeName(n) === 'elicitInput').length > 0 ||
-    sitesOf(files, K.properties, (n) => Node.isPropertyAssignment(n) && propertyName(n.getNameNode()) === 'method' && stringValue(n.getInitializer()) === 'elicitation/create').length > 0
+    sitesOf(files, K.call, (n) => isCall(n) && calleeName(n) === 'elicitInput', rawCallNamed(new Set(['elicitInput']))).length > 0 ||
+    sitesOf(files, K.properties, (n) => Node.isPropertyAssignment(n) && propertyName(n.getNameNode()) === 'method' && stringValue(n.getInitializer()) === 'elicitation/create', rawPropNamed(new Set(['method']))).length > 0
   );
 }
 
@@ -219,7 +219,7 @@ function shimOff(files: [string, SourceFile][]): { file: string; node: Node } | 
   const hits = sitesOf(files, K.properties, (n) => {
     if (!Node.isPropertyAssignment(n) || propertyName(n.getNameNode()) !== 'legacyShim') return false;
     return Node.isFalseLiteral(unwrap(n.getInitializerOrThrow()));
-  });
+  }, rawPropNamed(new Set(['legacyShim'])));
   return hits[0];
 }
 
@@ -236,7 +236,7 @@ function declared(repo: RepoFacts, files: [string, SourceFile][]): boolean {
       if (!Node.isPropertyAssignment(n) || propertyName(n.getNameNode()) !== 'instructions') return false;
       const s = constString(n.getInitializerOrThrow())?.value;
       return !!s && /elicit/i.test(s);
-    }).length > 0
+    }, rawPropNamed(new Set(['instructions']))).length > 0
   );
 }
 

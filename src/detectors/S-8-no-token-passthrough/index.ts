@@ -1,9 +1,9 @@
-import { Node } from 'ts-morph';
+import { Node, ts } from 'ts-morph';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Location, Verdict } from '../../engine/types.js';
-import { parsedSources, propertyName, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
+import { namesAnyModule, parsedSources, propertyName, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { carriesClientToken, functionValue, memberFunction, mentions, valueAcross, type Files } from '../oauth-support.js';
-import { args, calledFunction, calleeImport, calleeName, enclosingFunction, headerReads, isCall, locationOf, propertyOf, readSources, receiverOf, resolveValue, sitesOf, K, type Call } from '../source-support.js';
+import { args, calledFunction, calleeImport, calleeName, enclosingFunction, headerReads, isCall, locationOf, propertyOf, rawCalleeName, rawNameText, readSources, receiverOf, resolveValue, sitesOf, K, type Call, rawCallNamed } from '../source-support.js';
 
 /**
  * S-8 — no token passthrough, audience checked (static).
@@ -27,6 +27,7 @@ const JWT_VERIFIERS: Record<string, string> = { jose: 'jwtVerify', jsonwebtoken:
 const SDK_GATES = new Set(['requireBearerAuth', 'verifyBearerToken']);
 const VALIDATION_CALL = /userinfo|introspect|tokeninfo/i;
 const CREDENTIAL_OPTIONS = new Set(['auth', 'accesstoken', 'bearertoken']);
+const HEADER_SETTERS: ReadonlySet<string> = new Set(['set', 'append', 'setHeader', 'header']);
 const RESPONSE_OBJECTS = /^(res|response|reply|c|ctx)$/;
 
 /** An object literal of request headers: `headers: { … }`, `new Headers({ … })`, `const headers = { … }` (not a log record). */
@@ -48,7 +49,11 @@ function passthroughs(files: Files): Finding[] {
     if (fn && VALIDATION_CALL.test(fn.getText())) return;
     out.push({ messageId: 'token-passthrough', data: { header }, location: locationOf(file, at) });
   };
-  for (const s of sitesOf(files, K.properties, (n) => Node.isPropertyAssignment(n) || Node.isShorthandPropertyAssignment(n))) {
+  const rawProp = (cn: ts.Node): boolean => {
+    const key = (ts.isPropertyAssignment(cn) || ts.isShorthandPropertyAssignment(cn) ? rawNameText(cn.name) : undefined)?.toLowerCase() ?? '';
+    return key === 'authorization' || CREDENTIAL_OPTIONS.has(key);
+  };
+  for (const s of sitesOf(files, K.properties, (n) => Node.isPropertyAssignment(n) || Node.isShorthandPropertyAssignment(n), rawProp)) {
     const p = s.node;
     const name = (Node.isPropertyAssignment(p) ? propertyName(p.getNameNode()) : Node.isShorthandPropertyAssignment(p) ? p.getName() : undefined) ?? '';
     const key = name.toLowerCase();
@@ -60,9 +65,13 @@ function passthroughs(files: Files): Finding[] {
       if (call && isCall(call) && (call.getArguments() as Node[]).some((a) => unwrap(a) === obj)) report(s.file, p, value, name);
     }
   }
-  for (const s of sitesOf(files, K.call, Node.isCallExpression)) {
+  const rawCall = (cn: ts.Node): boolean => {
+    const first = (cn as ts.CallExpression).arguments[0];
+    return HEADER_SETTERS.has(rawCalleeName(cn) ?? '') && !!first && ts.isStringLiteralLike(first) && first.text.toLowerCase() === 'authorization';
+  };
+  for (const s of sitesOf(files, K.call, Node.isCallExpression, rawCall)) {
     const name = calleeName(s.node) ?? '';
-    if (!['set', 'append', 'setHeader', 'header'].includes(name)) continue;
+    if (!HEADER_SETTERS.has(name)) continue;
     const a = args(s.node);
     if (a.length < 2 || stringValue(a[0])?.toLowerCase() !== 'authorization') continue;
     const recv = receiverOf(s.node);
@@ -173,7 +182,11 @@ export default [
       const findings = passthroughs(files);
       const judged: Judgement[] = [];
       let verifies = false;
-      for (const s of sitesOf(files, K.calls, isCall)) {
+      // Verifiers: a jose / jsonwebtoken import (any local name) or the SDK gates by name.
+      const verifierCalls = files.flatMap((f) =>
+        sitesOf([f], K.calls, isCall, namesAnyModule(f[1], Object.keys(JWT_VERIFIERS)) ? undefined : rawCallNamed(SDK_GATES)),
+      );
+      for (const s of verifierCalls) {
         const name = calleeName(s.node) ?? '';
         const from = calleeImport(s.node);
         if (from && JWT_VERIFIERS[from.module] === from.name) {
@@ -188,7 +201,13 @@ export default [
         const j = judgeHeaderRead(r.file, r.node, files);
         if (j) judged.push(j);
       }
-      const usesAuthInfo = sitesOf(files, K.headerReads, (n) => Node.isPropertyAccessExpression(n) && (n.getName() === 'authInfo' || (n.getName() === 'auth' && /^(req|request)$/.test(n.getExpression().getText())))).length > 0;
+      const usesAuthInfo =
+        sitesOf(
+          files,
+          K.headerReads,
+          (n) => Node.isPropertyAccessExpression(n) && (n.getName() === 'authInfo' || (n.getName() === 'auth' && /^(req|request)$/.test(n.getExpression().getText()))),
+          (cn) => ts.isPropertyAccessExpression(cn) && (cn.name.text === 'authInfo' || cn.name.text === 'auth'),
+        ).length > 0;
       for (const j of judged) if (j.kind === 'red') findings.push(j.finding);
       if (findings.length) return { state: 'non-conforming', findings: dedupe(findings) };
       if (!verifies && reads.length === 0 && !usesAuthInfo) return notApplicable('no-token-handling');

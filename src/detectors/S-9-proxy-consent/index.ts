@@ -5,7 +5,7 @@ import { returnedExpressions } from '../../facts/server-model.js';
 import { isFunctionLike } from '../../facts/scope.js';
 import { propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
 import { functionValue } from '../oauth-support.js';
-import { args, calledFunction, calleeImport, calleeName, declarationOf, initializerOf, isCall, locationOf, propertyOf, readSources, receiverOf, sitesOf, K } from '../source-support.js';
+import { args, calledFunction, calleeImport, calleeName, declarationOf, initializerOf, isCall, locationOf, propertyOf, readSources, receiverOf, sitesOf, K, rawCallNamed } from '../source-support.js';
 
 /**
  * S-9 — per-client consent on an OAuth proxy (static). The rule applies to a server that sends browsers
@@ -101,7 +101,7 @@ function authorizeHandlers(files: [string, import('ts-morph').SourceFile][]): { 
       if (m && m.getParameters().length >= 3) out.push({ file, fn: m });
     }
   }
-  for (const s of sitesOf(files, K.call, Node.isCallExpression)) {
+  for (const s of sitesOf(files, K.call, Node.isCallExpression, rawCallNamed(new Set(['get', 'all', 'post', 'route', 'on'])))) {
     const name = calleeName(s.node) ?? '';
     if (!['get', 'all', 'post', 'route', 'on'].includes(name) || !receiverOf(s.node)) continue;
     const path = stringValue(s.node.getArguments()[0]);
@@ -149,7 +149,7 @@ export default [
       let proxies = 0;
       let unknown: { file: string; line: number } | undefined;
       let forwarded = false;
-      for (const s of sitesOf(files, K.calls, isCall)) {
+      for (const s of sitesOf(files, K.calls, isCall, rawCallNamed(new Set(['ProxyOAuthServerProvider'])))) {
         if (!Node.isNewExpression(s.node) || calleeName(s.node) !== 'ProxyOAuthServerProvider') continue;
         const from = calleeImport(s.node);
         if (from && !from.module.startsWith('@modelcontextprotocol/')) continue;
