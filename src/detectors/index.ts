@@ -6,7 +6,12 @@ import c4 from './C-4-typed-schemas/index.js';
 import c5 from './C-5-eval-suite/index.js';
 import c6 from './C-6-no-secrets-in-logs/index.js';
 import c7 from './C-7-obtain-pin-verify/index.js';
+import c8 from './C-8-declared-authority/index.js';
+import c9 from './C-9-declared-verb/index.js';
+import c10 from './C-10-declared-search-mechanism/index.js';
 import c11 from './C-11-bounded-pagination/index.js';
+import c12 from './C-12-no-duplicate-tools/index.js';
+import c13 from './C-13-context-ceiling/index.js';
 import c15 from './C-15-tool-annotations/index.js';
 import c16 from './C-16-untrusted-tool-output/index.js';
 import c17 from './C-17-supply-chain/index.js';
@@ -70,7 +75,12 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'C-5-eval-suite', detectors: c5 },
   { folder: 'C-6-no-secrets-in-logs', detectors: c6 },
   { folder: 'C-7-obtain-pin-verify', detectors: c7 },
+  { folder: 'C-8-declared-authority', detectors: c8 },
+  { folder: 'C-9-declared-verb', detectors: c9 },
+  { folder: 'C-10-declared-search-mechanism', detectors: c10 },
   { folder: 'C-11-bounded-pagination', detectors: c11 },
+  { folder: 'C-12-no-duplicate-tools', detectors: c12 },
+  { folder: 'C-13-context-ceiling', detectors: c13 },
   { folder: 'C-15-tool-annotations', detectors: c15 },
   { folder: 'C-16-untrusted-tool-output', detectors: c16 },
   { folder: 'C-17-supply-chain', detectors: c17 },

@@ -93,6 +93,12 @@ export interface ToolDef extends Registered {
   /** Literal boolean annotations (readOnlyHint, destructiveHint, idempotentHint, openWorldHint…). */
   annotations?: Record<string, boolean>;
   annotationsNode?: Node;
+  /**
+   * The object literal the definition was read from: registerTool's config, addTool's object, a listed or
+   * free-standing definition. Absent for the v1 positional `tool(...)` form (which has no such object) and
+   * when the config is a value the static reading cannot follow. Detectors read `_meta` from it.
+   */
+  config?: ObjectLiteralExpression;
 }
 
 export interface PromptDef extends Registered {
@@ -536,6 +542,7 @@ function build(sources: ParsedSources): ServerModel {
             annotations: booleanAnnotations(ann),
             annotationsNode: propertyValue(cfg, 'annotations'),
             handler: fnOf(args[2] ?? args[args.length - 1]),
+            config: cfg,
           });
           continue;
         }
@@ -585,6 +592,7 @@ function build(sources: ParsedSources): ServerModel {
             annotations: booleanAnnotations(objectLiteralOf(propertyValue(obj, 'annotations'), sources)),
             annotationsNode: propertyValue(obj, 'annotations'),
             handler: fnOf(propertyValue(obj, 'execute')),
+            config: obj,
           });
           continue;
         }
@@ -713,6 +721,7 @@ function build(sources: ParsedSources): ServerModel {
           outputSchema: propertyValue(obj, 'outputSchema'),
           annotations: booleanAnnotations(objectLiteralOf(propertyValue(obj, 'annotations'), sources)),
           annotationsNode: propertyValue(obj, 'annotations'),
+          config: obj,
         });
       } else if (listKey === 'prompts') {
         prompts.push({ ...base, api: 'prompts/list', description, descriptionNode, argsSchema: propertyValue(obj, 'arguments') });
@@ -753,6 +762,7 @@ function build(sources: ParsedSources): ServerModel {
         outputSchema: propertyValue(node, 'outputSchema'),
         annotations: booleanAnnotations(objectLiteralOf(propertyValue(node, 'annotations'), sources)),
         annotationsNode: propertyValue(node, 'annotations'),
+        config: node,
       });
     }
   }

@@ -5,6 +5,7 @@ import * as z from 'zod/v4';
 import { audit, AuditCancelled, explainRule, failing, FAIL_ON, listRules, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from '../engine/api.js';
 import { loadCatalog } from '../engine/catalog.js';
 import { ConfigError } from '../engine/config.js';
+import { DECLARATIONS_KEY } from '../facts/declarations.js';
 import { defaultLocale, locales, t } from '../engine/i18n.js';
 import { log } from '../engine/log.js';
 import { ownPackage } from '../engine/paths.js';
@@ -21,8 +22,8 @@ import { ExplainOut, ReportOut, RulesOut } from './schemas.js';
  * the SDK's era-aware entry point, so 2026-07-28 and 2025-06-18 clients are both served.
  */
 
-/** mcp-doctor's own declarations (C-8..C-11, C-13) live under this `_meta` key of each tool. */
-export const DECLARATIONS_KEY = 'dev.mcp-doctor/declarations';
+/** mcp-doctor's own declarations (C-8..C-13) live under this `_meta` key of each tool. */
+export { DECLARATIONS_KEY };
 export const RULE_URI_PREFIX = 'mcp-doctor://rules/';
 export const ruleUri = (locale: string, id: string) => `${RULE_URI_PREFIX}${locale}/${id}`;
 
@@ -220,7 +221,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       }),
       outputSchema: ExplainOut,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      _meta: { [DECLARATIONS_KEY]: { authority: { read: 'public', write: 'admin' }, verb: 'get', contextTokens: 200 } },
+      _meta: { [DECLARATIONS_KEY]: { authority: { read: 'public', write: 'admin' }, verb: 'get', targets: ['rule-catalog'], contextTokens: 200 } },
     },
     async ({ rule_id, locale }) => {
       const lim = limited('explain_rule');
@@ -264,6 +265,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           verb: 'list',
           search: 'indexed-range',
           pagination: { cursor: true, default: PAGE_DEFAULT, max: PAGE_MAX },
+          targets: ['rule-catalog'],
           contextTokens: 260,
         },
       },

@@ -1,0 +1,6 @@
+import detectors from './index.js';
+import { testDetectorFolder } from '../../../test/support/detector-tester.js';
+import { testLineMarks } from '../../../test/support/line-marks.js';
+
+testDetectorFolder('C-13', detectors, import.meta.url);
+testLineMarks('C-13', detectors, import.meta.url);

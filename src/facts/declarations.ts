@@ -1,0 +1,237 @@
+import { Node, SyntaxKind, type ObjectLiteralExpression } from 'ts-morph';
+import type { RepoFacts } from './repo.js';
+import { declarationOf, valueOfDeclaration } from './scope.js';
+import { serverModel, type ToolDef } from './server-model.js';
+import { parsedSources, positionOf, propertyName, stringValue, unwrap, type ParsedSources } from './ts-source.js';
+
+/**
+ * The declarations a tool carries for the trunk's closed vocabularies (C-8 authority, C-9 verb, C-10
+ * search mechanism, C-11 pagination, C-12 targets, C-13 context cost): the object under the `_meta` key
+ * `dev.mcp-doctor/declarations` of each tool definition, read from the source without running it.
+ *
+ * The value is evaluated syntactically: literals, arrays and object literals; identifiers followed to their
+ * `const` (same file or a relative import); spreads of such objects and arrays merged; computed keys whose
+ * expression is such a constant (`[DECLARATIONS_KEY]`). Anything else (a call, a parameter, a value built at
+ * run time) becomes UNKNOWN, and an object with a spread or a computed key that could not be read is open:
+ * a key it does not show may still be there at run time. Memoised per RepoFacts.
+ */
+
+export const DECLARATIONS_KEY = 'dev.mcp-doctor/declarations';
+
+/** A value the static reading cannot know. */
+export const UNKNOWN: unique symbol = Symbol('unknown');
+/** Marks an object literal that may hold more keys at run time than the source shows. */
+export const OPEN: unique symbol = Symbol('open');
+
+export type DeclValue = string | number | boolean | null | undefined | typeof UNKNOWN | DeclValue[] | DeclObject;
+export interface DeclObject {
+  [key: string]: DeclValue;
+  [OPEN]?: true;
+}
+
+export const isDeclObject = (v: DeclValue): v is DeclObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The value at a path: UNKNOWN when the path crosses an unknown value or an open object that lacks the key. */
+export function declField(v: DeclValue, path: readonly string[]): DeclValue {
+  let cur: DeclValue = v;
+  for (const k of path) {
+    if (cur === UNKNOWN) return UNKNOWN;
+    if (!isDeclObject(cur)) return undefined;
+    if (Object.hasOwn(cur, k)) cur = cur[k];
+    else return cur[OPEN] ? UNKNOWN : undefined;
+  }
+  return cur;
+}
+
+export interface SourceDeclarations {
+  tool: ToolDef;
+  /**
+   * 'declared': the declarations object was found (its value may still hold UNKNOWN parts);
+   * 'none': the tool definition shows no declarations;
+   * 'unknown': the definition or its `_meta` is built at run time, so whether it declares anything is not known.
+   */
+  status: 'declared' | 'none' | 'unknown';
+  value: DeclValue;
+  file: string;
+  /** The line of the declarations property, or of the tool's name when there is none. */
+  line: number;
+  /** The line where the value at `path` is written (the closest written ancestor when it is not). */
+  lineOf(path: readonly string[]): number;
+}
+
+interface Evaluated {
+  value: DeclValue;
+  /** Lines of the properties of every object evaluated, by object. */
+  lines: WeakMap<object, Map<string, number>>;
+}
+
+/** A constant string: a literal, or an identifier followed to a literal (same file or relative import). */
+function keyString(node: Node, sources: ParsedSources, depth = 0): string | undefined {
+  const n = unwrap(node);
+  const s = stringValue(n);
+  if (s !== undefined || depth > 4) return s;
+  const v = Node.isIdentifier(n) || Node.isPropertyAccessExpression(n) ? resolved(n, sources) : undefined;
+  return v && v !== n ? keyString(v, sources, depth + 1) : undefined;
+}
+
+/** What an identifier (or `Obj.key` over a const object) stands for, when it is a constant of the source. */
+function resolved(n: Node, sources: ParsedSources): Node | undefined {
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    if (!d) return undefined;
+    const v = valueOfDeclaration(d, sources);
+    if (!v || Node.isSourceFile(v) || Node.isFunctionDeclaration(v) || Node.isClassDeclaration(v)) return undefined;
+    return Node.isVariableDeclaration(v) ? v.getInitializer() : v;
+  }
+  if (Node.isPropertyAccessExpression(n)) {
+    const holder = unwrap(n.getExpression());
+    const obj = Node.isObjectLiteralExpression(holder) ? holder : resolved(holder, sources);
+    const o = obj && unwrap(obj);
+    if (!o || !Node.isObjectLiteralExpression(o)) return undefined;
+    for (const p of o.getProperties()) {
+      if (Node.isPropertyAssignment(p) && propertyName(p.getNameNode()) === n.getName()) return p.getInitializerOrThrow();
+    }
+  }
+  return undefined;
+}
+
+/** Evaluate an expression; with `onlyKey`, an object literal at the top keeps that key only (and its spreads). */
+function evaluate(node: Node, sources: ParsedSources, onlyKey?: string): Evaluated {
+  const lines = new WeakMap<object, Map<string, number>>();
+  const seen = new Set<Node>();
+  const walk = (raw: Node, depth: number): DeclValue => {
+    if (depth > 12) return UNKNOWN;
+    const n = unwrap(raw);
+    if (seen.has(n)) return UNKNOWN;
+    const s = stringValue(n);
+    if (s !== undefined) return s;
+    if (Node.isNumericLiteral(n)) return n.getLiteralValue();
+    if (Node.isPrefixUnaryExpression(n) && n.getOperatorToken() === SyntaxKind.MinusToken) {
+      const v = walk(n.getOperand(), depth + 1);
+      return typeof v === 'number' ? -v : UNKNOWN;
+    }
+    if (Node.isTrueLiteral(n)) return true;
+    if (Node.isFalseLiteral(n)) return false;
+    if (Node.isNullLiteral(n)) return null;
+    if (Node.isIdentifier(n) && n.getText() === 'undefined') return undefined;
+    if (Node.isBinaryExpression(n) && n.getOperatorToken().getText() === '+') {
+      const l = walk(n.getLeft(), depth + 1);
+      const r = walk(n.getRight(), depth + 1);
+      if (typeof l === 'string' && (typeof r === 'string' || typeof r === 'number')) return l + r;
+      if (typeof l === 'number' && typeof r === 'number') return l + r;
+      if (typeof l === 'number' && typeof r === 'string') return l + r;
+      return UNKNOWN;
+    }
+    if (Node.isIdentifier(n) || Node.isPropertyAccessExpression(n)) {
+      const v = resolved(n, sources);
+      if (!v) return UNKNOWN;
+      seen.add(n);
+      const out = walk(v, depth + 1);
+      seen.delete(n);
+      return out;
+    }
+    if (Node.isArrayLiteralExpression(n)) {
+      const out: DeclValue[] = [];
+      for (const el of n.getElements()) {
+        if (Node.isSpreadElement(el)) {
+          const v = walk(el.getExpression(), depth + 1);
+          if (!Array.isArray(v)) return UNKNOWN;
+          out.push(...v);
+        } else out.push(walk(el, depth + 1));
+      }
+      return out;
+    }
+    if (Node.isObjectLiteralExpression(n)) return object(n, depth, depth === 0 ? onlyKey : undefined);
+    return UNKNOWN;
+  };
+  const object = (o: ObjectLiteralExpression, depth: number, only?: string): DeclObject => {
+    const out: DeclObject = {};
+    const at = new Map<string, number>();
+    lines.set(out, at);
+    for (const p of o.getProperties()) {
+      if (Node.isSpreadAssignment(p)) {
+        const v = walk(p.getExpression(), depth + 1);
+        if (isDeclObject(v)) {
+          for (const k of Object.keys(v)) if (!only || k === only) out[k] = v[k];
+          if (v[OPEN]) out[OPEN] = true;
+          for (const [k, l] of lines.get(v) ?? []) at.set(k, l);
+        } else out[OPEN] = true;
+        continue;
+      }
+      let key: string | undefined;
+      let value: DeclValue;
+      if (Node.isPropertyAssignment(p)) {
+        const nameNode = p.getNameNode();
+        key = Node.isComputedPropertyName(nameNode) ? keyString(nameNode.getExpression(), sources) : propertyName(nameNode);
+        if (key === undefined) {
+          out[OPEN] = true;
+          continue;
+        }
+        if (only && key !== only) continue;
+        value = walk(p.getInitializerOrThrow(), depth + 1);
+      } else if (Node.isShorthandPropertyAssignment(p)) {
+        key = p.getName();
+        value = walk(p.getNameNode(), depth + 1);
+      } else {
+        const nameNode = (p as { getNameNode?: () => Node }).getNameNode?.();
+        key = nameNode ? propertyName(nameNode) : undefined;
+        if (key === undefined) {
+          out[OPEN] = true;
+          continue;
+        }
+        value = UNKNOWN;
+      }
+      if (only && key !== only) continue;
+      out[key] = value;
+      at.set(key, positionOf(p).line);
+    }
+    return out;
+  };
+  return { value: walk(node, 0), lines };
+}
+
+/** The `_meta` object of a tool definition, evaluated, or why it cannot be. */
+function metaOf(t: ToolDef, sources: ParsedSources): { value: DeclValue; lines: WeakMap<object, Map<string, number>> } | 'none' | 'unknown' {
+  if (t.api === 'tool') return 'none';
+  if (!t.config) return 'unknown';
+  const cfg = evaluate(t.config, sources, '_meta');
+  const meta = declField(cfg.value, ['_meta']);
+  if (meta === undefined) return 'none';
+  return { value: meta, lines: cfg.lines };
+}
+
+function readTool(t: ToolDef, sources: ParsedSources): SourceDeclarations {
+  const base = { tool: t, file: t.file, line: t.nameLine };
+  const fixed = (status: 'none' | 'unknown'): SourceDeclarations => ({ ...base, status, value: status === 'none' ? undefined : UNKNOWN, lineOf: () => t.nameLine });
+  const meta = metaOf(t, sources);
+  if (meta === 'none' || meta === 'unknown') return fixed(meta);
+  const value = declField(meta.value, [DECLARATIONS_KEY]);
+  if (value === UNKNOWN) return fixed('unknown');
+  if (value === undefined) return fixed('none');
+  const declLine = isDeclObject(meta.value) ? (meta.lines.get(meta.value)?.get(DECLARATIONS_KEY) ?? t.nameLine) : t.nameLine;
+  const lineOf = (path: readonly string[]): number => {
+    let line = declLine;
+    let cur: DeclValue = value;
+    for (const k of path) {
+      if (!isDeclObject(cur)) break;
+      const l = meta.lines.get(cur)?.get(k);
+      if (l === undefined) break;
+      line = l;
+      cur = cur[k];
+    }
+    return line;
+  };
+  return { ...base, status: 'declared', value, line: declLine, lineOf };
+}
+
+const memo = new WeakMap<RepoFacts, SourceDeclarations[]>();
+
+/** The declarations of every tool registered in the source (facts/server-model), in the model's order. */
+export function sourceDeclarations(repo: RepoFacts): SourceDeclarations[] {
+  const hit = memo.get(repo);
+  if (hit) return hit;
+  const sources = parsedSources(repo);
+  const out = serverModel(repo).tools.map((t) => readTool(t, sources));
+  memo.set(repo, out);
+  return out;
+}
