@@ -309,6 +309,8 @@ export interface ListFacts {
   sources: ListSource[];
   writesOf(decl: Identifier): Write[];
   folderWrites(folder: Identifier): Write[];
+  /** Whether a node runs per request (in a handler of the server model, or a source function it calls, two levels deep). */
+  atRequestTime(n: Node): boolean;
 }
 
 const memo = new WeakMap<RepoFacts, ListFacts>();
@@ -343,7 +345,7 @@ export function listFacts(repo: RepoFacts): ListFacts {
     const c = reader.listed(fn, 'resources');
     out.push({ method: 'resources/list', via: 'template-list', template: r.name, fn, file: sources.rel(fn.getSourceFile()), line: positionOf(fn).line, readsCursor: mentionsCursor(fn), ...c });
   }
-  const facts: ListFacts = { sources: out, writesOf: (d) => reader.writesOf(d), folderWrites: (f) => reader.folderWrites(f) };
+  const facts: ListFacts = { sources: out, writesOf: (d) => reader.writesOf(d), folderWrites: (f) => reader.folderWrites(f), atRequestTime: (n) => reader.atRequestTime(n) };
   memo.set(repo, facts);
   return facts;
 }
