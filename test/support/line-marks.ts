@@ -6,17 +6,20 @@ import type { Detector } from '../../src/engine/detector.js';
 import { sourceDirOf } from '../../src/engine/paths.js';
 import { RepoFacts } from '../../src/facts/repo.js';
 import { sourceFilesOf } from '../../src/facts/ts-source.js';
-import { fixtureCases, judgeFolder } from './detector-tester.js';
+import { fixtureCases, isServerFixture, judgeFolder } from './detector-tester.js';
 
 /**
  * Semgrep-style line marks in source fixtures, checked against a static detector's findings:
  * `// ruleid: <ID>` on the line above each line that must carry a finding, `// ok: <ID>` above a line
  * that must carry none. Only fixtures with JS/TS source take part (HTTP probe fixtures have none).
+ * `skipServerFixtures` leaves out the live servers of a dynamic part in the same folder (server.mjs,
+ * session.json), whose own markers, if any, belong to that part.
  */
-export function testLineMarks(ruleId: string, detectors: readonly Detector[], moduleUrl: string): void {
+export function testLineMarks(ruleId: string, detectors: readonly Detector[], moduleUrl: string, opts: { skipServerFixtures?: boolean } = {}): void {
   const dir = sourceDirOf(moduleUrl);
   const genre = detectors[0]!.genre;
   const cases = fixtureCases(join(dir, 'fixtures'))
+    .filter((c) => !(opts.skipServerFixtures && isServerFixture(c.dir)))
     .map((c) => ({ ...c, sources: sourceFilesOf(RepoFacts.gather(c.dir)) }))
     .filter((c) => c.sources.length > 0);
   const mark = new RegExp(`//\\s*(ruleid|ok):\\s*${ruleId.replace('-', '\\-')}\\b`);

@@ -6,6 +6,7 @@ import { SessionFacts, type Exchange } from '../../facts/session.js';
 import type { ConnectionLabel } from '../../probe/session.js';
 import { UNKNOWN_TOOL } from '../../probe/scenario.js';
 import { evidenceOf, isObj, noEraServed, paramsOf, short, type Obj } from '../dynamic-support.js';
+import staticPart from './static.js';
 
 /**
  * S-11 — result contract, structured output and distinct errors (dynamic part). Reads the raw tools/call
@@ -125,4 +126,5 @@ export default [
       return present();
     },
   }),
+  staticPart,
 ];

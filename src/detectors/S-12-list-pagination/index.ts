@@ -3,6 +3,7 @@ import type { Finding } from '../../engine/types.js';
 import { SessionFacts } from '../../facts/session.js';
 import { INVALID_CURSOR } from '../../probe/scenario.js';
 import { evidenceOf, isObj, LIST_KEY, LIST_METHODS, listingPages, noEraServed, paramsOf, short } from '../dynamic-support.js';
+import staticPart from './static.js';
 
 /**
  * S-12 — protocol list methods paginate (dynamic part). On the era that served the probe (2026-07-28
@@ -79,4 +80,5 @@ export default [
       return findings.length ? { state: 'non-conforming', findings } : present();
     },
   }),
+  staticPart,
 ];

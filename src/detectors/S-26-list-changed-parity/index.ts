@@ -3,6 +3,7 @@ import type { Finding } from '../../engine/types.js';
 import { canonical } from '../../probe/lock.js';
 import { SessionFacts } from '../../facts/session.js';
 import { noEraServed } from '../dynamic-support.js';
+import staticPart from './static.js';
 
 /**
  * S-26, dynamic part: a declared `listChanged` is backed by notifications. The probe lists prompts and
@@ -50,4 +51,5 @@ export default [
       return changes ? present() : couldNotJudge('no-list-change-seen');
     },
   }),
+  staticPart,
 ];

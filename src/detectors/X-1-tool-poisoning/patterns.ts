@@ -92,3 +92,66 @@ export const EXFIL_ASK: RegExp[] = [
 
 /** Invisible and direction-changing characters: Unicode tags, zero-width characters, bidi controls, BOM. */
 export const INVISIBLE = /[\u{E0000}-\u{E007F}\u200B-\u200F\u2060-\u2064\u202A-\u202E\u2066-\u2069\uFEFF]/gu;
+
+/* ---- Judging one text (shared by the dynamic part and the JavaScript/TypeScript static part) ---- */
+
+/** What a text is, as far as judging goes (a served text, or the same text read from the source). */
+export interface JudgedText {
+  text: string;
+  field: 'name' | 'title' | 'description' | 'instructions' | 'schema' | 'key' | 'uri' | 'argument';
+  /** For a schema string: the property it documents, and the keyword it sits under (`description`, `enum`…). */
+  property?: string;
+  keyword?: string;
+}
+
+/** Which fields each category reads: names and URIs hold no prose, so only credential paths and invisible characters are looked for there. */
+const READS: Record<Category, (t: JudgedText) => boolean> = {
+  'model-directive': (t) => !['name', 'key', 'uri', 'argument'].includes(t.field),
+  'hidden-markup': (t) => !['key', 'argument'].includes(t.field),
+  'credential-reference': () => true,
+};
+
+export type HitKind = Category | 'exfiltration-parameter' | 'invisible-characters';
+
+/** One finding in a text: its kind, the matched span, and the data it adds beside `where`. */
+export interface Hit {
+  kind: HitKind;
+  index: number;
+  end: number;
+  data: Record<string, string>;
+}
+
+const codepoint = (c: string): string => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
+/**
+ * Judge one text with the registry: per category, the earliest match; an exfiltration ask in the
+ * description of a covert-channel parameter; invisible characters (their code points, at most eight).
+ */
+export function judgeText(t: JudgedText): Hit[] {
+  const hits: Hit[] = [];
+  const first = new Map<Category, RegExpExecArray>();
+  for (const p of PATTERNS) {
+    if (!READS[p.category](t)) continue;
+    const m = p.re.exec(t.text);
+    const prev = first.get(p.category);
+    if (m && (!prev || m.index < prev.index)) first.set(p.category, m);
+  }
+  for (const [category, m] of first) hits.push({ kind: category, index: m.index, end: m.index + m[0].length, data: {} });
+  if (t.property && t.keyword === 'description' && EXFIL_PARAMETER.test(t.property)) {
+    for (const re of EXFIL_ASK) {
+      const m = re.exec(t.text);
+      if (m) {
+        hits.push({ kind: 'exfiltration-parameter', index: m.index, end: m.index + m[0].length, data: { parameter: t.property } });
+        break;
+      }
+    }
+  }
+  const hidden = [...t.text.matchAll(INVISIBLE)];
+  if (hidden.length) {
+    const cps = [...new Set(hidden.map((h) => codepoint(h[0])))];
+    const codepoints = cps.length > 8 ? `${cps.slice(0, 8).join(', ')}, …` : cps.join(', ');
+    const at = hidden[0]!.index ?? 0;
+    hits.push({ kind: 'invisible-characters', index: at, end: at + hidden[0]![0].length, data: { codepoints } });
+  }
+  return hits;
+}

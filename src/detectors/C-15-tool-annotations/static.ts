@@ -1,0 +1,230 @@
+import { Node, ts } from 'ts-morph';
+import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
+import type { Finding } from '../../engine/types.js';
+import { sinkSites, toolFlows, type SinkSite } from '../../facts/flow.js';
+import type { RepoFacts } from '../../facts/repo.js';
+import { hasPythonSource } from '../../facts/python-source.js';
+import { findNodes, functionOf } from '../../facts/scope.js';
+import { constString, objectLiteralOf, propertyValue, serverModel, type ToolDef } from '../../facts/server-model.js';
+import { parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from '../../facts/ts-source.js';
+import { HINTS } from './dynamic.js';
+
+/**
+ * C-15 — tool annotations declared and honest (static part, JavaScript/TypeScript). For every tool
+ * registered in the source (facts/server-model: registerTool, v1 `tool`, FastMCP addTool, tools/list
+ * definitions):
+ *   - 'missing-annotations-in-source': no annotations at all (at the tool's name);
+ *   - 'missing-hint-in-source': an annotations object literal without one of the four hints;
+ *   - 'hint-not-boolean-in-source': a hint written as a string, a number or null;
+ *   - 'read-only-tool-changes-things': `readOnlyHint: true`, yet the tool writes or deletes files, runs a
+ *     command its arguments choose, or sends a PUT, PATCH, DELETE or POST request (a POST to a
+ *     query-like endpoint, graphql, search, completions…, is taken for a read);
+ *   - 'non-destructive-tool-deletes': `destructiveHint: false` (and not read-only), yet the tool deletes files.
+ * What a tool does: the sinks its arguments reach (facts/flow toolFlows, through called functions), and the
+ * file and HTTP sinks written in its handler (or its branch of a low-level dispatcher) and in the functions
+ * of the audited source it calls, two levels deep (facts/flow sinkSites). A command with a fixed program is
+ * not counted (`git status` reads); an HTTP method that is not a literal is not counted.
+ * Annotations given as a value the reading cannot follow (a call, an object from elsewhere) are not judged:
+ * could-not-judge 'annotations-not-literal' when nothing else is red. No tool in the source: not-applicable
+ * 'no-tools-registered'; no JS/TS source: 'no-js-source' (Python repository) or could-not-judge 'no-source'.
+ */
+
+type Action = 'write' | 'delete' | 'command' | 'request';
+interface Effect {
+  action: Action;
+  call: string;
+  file: string;
+  line: number;
+}
+
+const WRITE_METHODS = new Set(['PUT', 'PATCH', 'DELETE', 'POST']);
+/** A POST that reads: GraphQL, search and query APIs, model completions, JSON-RPC. */
+const QUERY_LIKE = /graphql|search|query|lookup|completions|embeddings|\/chat\b|json-?rpc|\brpc\b|translate|summari[sz]e|classify|moderations/i;
+
+/** The method of an HTTP call: from the verb (`axios.post`) or the `method` of its options; undefined when not a literal; 'GET' when not given. */
+function httpMethod(node: Node, sources: ParsedSources): string | undefined {
+  if (!Node.isCallExpression(node)) return undefined;
+  const callee = unwrap(node.getExpression());
+  if (Node.isPropertyAccessExpression(callee)) {
+    const verb = callee.getName().toUpperCase();
+    if (['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(verb)) return verb;
+  }
+  for (const a of node.getArguments()) {
+    const o = objectLiteralOf(a, sources);
+    if (!o) continue;
+    const m = propertyValue(o, 'method');
+    if (!m) continue;
+    const s = constString(m)?.value;
+    return s === undefined ? undefined : s.toUpperCase();
+  }
+  return 'GET';
+}
+
+function httpWrites(site: SinkSite, sources: ParsedSources): boolean {
+  const m = httpMethod(site.node, sources);
+  if (!m || !WRITE_METHODS.has(m)) return false;
+  return m !== 'POST' || !QUERY_LIKE.test(site.node.getText());
+}
+
+function effectOfSite(site: SinkSite, sources: ParsedSources): Effect | undefined {
+  const at = { call: site.call, file: site.file, line: site.line };
+  if (site.family === 'fs' && site.access === 'write') return { action: 'write', ...at };
+  if (site.family === 'fs' && site.access === 'delete') return { action: 'delete', ...at };
+  if (site.family === 'http' && httpWrites(site, sources)) return { action: 'request', ...at };
+  return undefined;
+}
+
+const spanOf = (n: Node) => ({ file: n.getSourceFile(), start: n.getStart(), end: n.getEnd() });
+type Span = ReturnType<typeof spanOf>;
+
+/** The handler's code (or its dispatcher branch) and the functions of the audited source it calls, `depth` levels deep. */
+function spansOf(tool: ToolDef, sources: ParsedSources, depth = 2): Span[] {
+  const root = tool.branch ?? (tool.api === 'tools/list' || tool.api === 'definition' ? undefined : tool.handler);
+  if (!root) return [];
+  const spans: Span[] = [spanOf(root)];
+  const seen = new Set<Node>([root]);
+  let frontier: Node[] = [root];
+  for (let d = 0; d < depth && frontier.length; d++) {
+    const next: Node[] = [];
+    for (const n of frontier) {
+      for (const call of findNodes(n, (cn) => ts.isCallExpression(cn))) {
+        if (!Node.isCallExpression(call)) continue;
+        const fn = functionOf(call.getExpression(), sources);
+        if (!fn || seen.has(fn) || !sources.files.has(sources.rel(fn.getSourceFile()))) continue;
+        // A function nested in one already read is already covered.
+        if (spans.some((s) => s.file === fn.getSourceFile() && s.start <= fn.getStart() && fn.getEnd() <= s.end)) continue;
+        seen.add(fn);
+        spans.push(spanOf(fn));
+        next.push(fn);
+      }
+    }
+    frontier = next;
+  }
+  return spans;
+}
+
+function effectsOf(tool: ToolDef, repo: RepoFacts, sources: ParsedSources): Effect[] {
+  const out: Effect[] = [];
+  const sites = sinkSites(repo);
+  const byPos = new Map(sites.map((s) => [`${s.file}:${s.line}:${s.column}`, s]));
+  for (const f of toolFlows(repo)) {
+    if (f.entryKind !== 'tool' || f.tool !== tool.name) continue;
+    const at = { call: f.sinkCall, file: f.file, line: f.line };
+    if (f.sinkKind === 'fs' && f.access === 'write') out.push({ action: 'write', ...at });
+    else if (f.sinkKind === 'fs' && f.access === 'delete') out.push({ action: 'delete', ...at });
+    else if (f.sinkKind === 'shell' || f.sinkKind === 'process') out.push({ action: 'command', ...at });
+    else if (f.sinkKind === 'http') {
+      const site = byPos.get(`${f.file}:${f.line}:${f.column}`);
+      if (site && httpWrites(site, sources)) out.push({ action: 'request', ...at });
+    }
+  }
+  const spans = spansOf(tool, sources);
+  if (spans.length) {
+    for (const s of sites) {
+      const sf = s.node.getSourceFile();
+      const pos = s.node.getStart();
+      if (!spans.some((sp) => sp.file === sf && sp.start <= pos && pos < sp.end)) continue;
+      const e = effectOfSite(s, sources);
+      if (e) out.push(e);
+    }
+  }
+  // One effect per sink line and action, in source order.
+  const seen = new Set<string>();
+  return out
+    .filter((e) => {
+      const k = `${e.action}|${e.file}:${e.line}`;
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    })
+    .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
+}
+
+/** The line of property `key` in an object literal, else the object's line. */
+function lineOfKey(obj: Node, key: string): number {
+  if (Node.isObjectLiteralExpression(obj)) {
+    for (const p of obj.getProperties()) {
+      if ((Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p)) && propertyName(p.getNameNode()) === key) return positionOf(p).line;
+    }
+  }
+  return positionOf(obj).line;
+}
+
+export default defineDetector({
+  ruleId: 'C-15',
+  genre: 'static',
+  needs: ['repo'],
+  partial: true,
+  messages: {
+    'missing-annotations-in-source': ['tool'],
+    'missing-hint-in-source': ['tool', 'hint'],
+    'hint-not-boolean-in-source': ['tool', 'hint'],
+    'read-only-tool-changes-things': ['tool', 'action', 'call', 'file', 'line'],
+    'non-destructive-tool-deletes': ['tool', 'call', 'file', 'line'],
+  },
+  judge({ inputs: { repo } }) {
+    const model = serverModel(repo);
+    if (model.files.length === 0) return hasPythonSource(repo) ? notApplicable('no-js-source') : couldNotJudge('no-source');
+    if (model.tools.length === 0) return notApplicable('no-tools-registered');
+    const sources = parsedSources(repo);
+    const findings: Finding[] = [];
+    let unread = 0;
+    for (const t of model.tools) {
+      const tool = t.name;
+      if (!t.annotationsNode) {
+        findings.push({ messageId: 'missing-annotations-in-source', data: { tool }, location: { file: t.file, line: t.nameLine } });
+        continue;
+      }
+      const obj = objectLiteralOf(t.annotationsNode, sources);
+      if (!obj) {
+        unread++;
+        continue;
+      }
+      const objFile = sources.rel(obj.getSourceFile());
+      const open = obj.getProperties().some((p) => Node.isSpreadAssignment(p));
+      const keys = new Set(
+        obj.getProperties().flatMap((p) => (Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p) ? [propertyName(p.getNameNode()) ?? ''] : [])),
+      );
+      if (open) unread++;
+      else {
+        for (const hint of HINTS) {
+          if (!keys.has(hint)) findings.push({ messageId: 'missing-hint-in-source', data: { tool, hint }, location: { file: objFile, line: positionOf(obj).line } });
+        }
+      }
+      // A hint written as a string, a number or null: clients expect a JSON boolean.
+      for (const hint of HINTS) {
+        const v = propertyValue(obj, hint);
+        const u = v && Node.isPropertyAssignment(v.getParent()) ? unwrap(v) : undefined;
+        if (u && (Node.isStringLiteral(u) || Node.isNoSubstitutionTemplateLiteral(u) || Node.isNumericLiteral(u) || Node.isNullLiteral(u))) {
+          findings.push({ messageId: 'hint-not-boolean-in-source', data: { tool, hint }, location: { file: objFile, line: positionOf(u).line }, evidence: u.getText().slice(0, 80) });
+        }
+      }
+      const ann = t.annotations ?? {};
+      if (ann.readOnlyHint !== true && ann.destructiveHint !== false) continue;
+      const effects = effectsOf(t, repo, sources);
+      if (ann.readOnlyHint === true) {
+        const e = effects[0];
+        if (e) {
+          findings.push({
+            messageId: 'read-only-tool-changes-things',
+            data: { tool, action: e.action, call: e.call, file: e.file, line: e.line },
+            location: { file: objFile, line: lineOfKey(obj, 'readOnlyHint') },
+            evidence: effects.map((x) => `${x.call} (${x.file}:${x.line})`).join(', ').slice(0, 300),
+          });
+        }
+      } else {
+        const e = effects.find((x) => x.action === 'delete');
+        if (e) {
+          findings.push({
+            messageId: 'non-destructive-tool-deletes',
+            data: { tool, call: e.call, file: e.file, line: e.line },
+            location: { file: objFile, line: lineOfKey(obj, 'destructiveHint') },
+          });
+        }
+      }
+    }
+    if (findings.length) return { state: findings.every((f) => f.messageId === 'missing-annotations-in-source') ? 'absent' : 'non-conforming', findings };
+    if (unread) return couldNotJudge('annotations-not-literal', { count: unread });
+    return present();
+  },
+});

@@ -1,0 +1,184 @@
+import { Node, SyntaxKind, ts, type ObjectLiteralExpression } from 'ts-morph';
+import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
+import type { Finding } from '../../engine/types.js';
+import { hasPythonSource } from '../../facts/python-source.js';
+import { dispatchBranches, modelFiles, objectLiteralOf, propertyValue, returnedExpressions, serverModel, type ToolDef } from '../../facts/server-model.js';
+import { constString } from '../../facts/server-model.js';
+import { ofKinds, parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from '../../facts/ts-source.js';
+import type { FunctionLikeNode } from '../../facts/scope.js';
+
+/**
+ * S-11 — result contract (static part, JavaScript/TypeScript). Reads what the source writes, where it is
+ * written as literals:
+ *   - 'structured-without-schema-in-source': a tool returns an object literal with `structuredContent`
+ *     while its registration (or its tools/list definition) declares no `outputSchema`;
+ *   - 'structured-without-text-in-source': such a result has no text block (`content` missing, or an array
+ *     literal of literal blocks none of which is `type: 'text'`);
+ *   - 'unknown-tool-result-in-source': a hand-written tools/call dispatcher answers a name it does not
+ *     know with a result (the `default:` of its switch, or a return after its last `if (name === …)`
+ *     branch) instead of throwing a JSON-RPC error;
+ *   - 'reserved-error-code-in-source': a literal code in -32099..-32020 that the specification does not
+ *     define there (-32020, -32021, -32022 and -32042 are defined), given to an error constructor
+ *     (`new McpError(code, …)`, `ProtocolError`…), as the `code` of an object, or as an error-code enum member;
+ *   - 'error-code-not-integer-in-source': an error constructor given a string or a fractional code.
+ * The results are read from the `return` statements of the handler (or of the dispatcher branch).
+ * When no tool's result could be read as an object literal and nothing is red: could-not-judge
+ * 'tool-results-not-read'. No tool in the source: not-applicable 'no-tools-registered'.
+ */
+
+const RESERVED = { low: -32099, high: -32020 };
+const DEFINED_RESERVED = new Set([-32020, -32021, -32022, -32042]);
+const ERROR_CTOR = /(?:^|\.)(?:McpError|ProtocolError|JSONRPCError|JsonRpcError|RpcError)$/;
+
+/** The number a literal stands for (`-32050`, `32050`), else undefined. */
+function numberOf(n: Node): number | undefined {
+  const u = unwrap(n);
+  if (Node.isNumericLiteral(u)) return Number(u.getLiteralValue());
+  if (Node.isPrefixUnaryExpression(u) && u.getOperatorToken() === SyntaxKind.MinusToken) {
+    const o = unwrap(u.getOperand());
+    if (Node.isNumericLiteral(o)) return -Number(o.getLiteralValue());
+  }
+  return undefined;
+}
+
+const reservedUnknown = (c: number) => Number.isInteger(c) && c >= RESERVED.low && c <= RESERVED.high && !DEFINED_RESERVED.has(c);
+
+/** Object literals a function returns (for a dispatcher branch: the returns inside the branch). */
+function returnedObjects(fn: FunctionLikeNode | undefined, within: Node | undefined, sources: ParsedSources): ObjectLiteralExpression[] {
+  if (!fn) return [];
+  const exprs = returnedExpressions(fn).filter((e) => !within || (e.getStart() >= within.getStart() && e.getEnd() <= within.getEnd()));
+  const out: ObjectLiteralExpression[] = [];
+  for (const e of exprs) {
+    let u = unwrap(e);
+    if (Node.isAwaitExpression(u)) u = unwrap(u.getExpression());
+    const o = objectLiteralOf(u, sources);
+    if (o) out.push(o);
+  }
+  return out;
+}
+
+/** False when the content is known to hold no text block; undefined when it cannot be read. */
+function hasTextBlock(result: ObjectLiteralExpression, sources: ParsedSources): boolean | undefined {
+  const content = propertyValue(result, 'content');
+  if (!content) return result.getProperties().some((p) => Node.isSpreadAssignment(p)) ? undefined : false;
+  const arr = unwrap(content);
+  if (!Node.isArrayLiteralExpression(arr)) return undefined;
+  let unknown = false;
+  for (const el of arr.getElements()) {
+    const o = objectLiteralOf(el, sources);
+    if (!o) {
+      unknown = true;
+      continue;
+    }
+    const type = constString(propertyValue(o, 'type'))?.value;
+    if (type === 'text') return true;
+    if (type === undefined) unknown = true;
+  }
+  return unknown ? undefined : false;
+}
+
+export default defineDetector({
+  ruleId: 'S-11',
+  genre: 'static',
+  needs: ['repo'],
+  partial: true,
+  messages: {
+    'structured-without-schema-in-source': ['tool'],
+    'structured-without-text-in-source': ['tool'],
+    'unknown-tool-result-in-source': [],
+    'reserved-error-code-in-source': ['code'],
+    'error-code-not-integer-in-source': ['call'],
+  },
+  judge({ inputs: { repo } }) {
+    const model = serverModel(repo);
+    if (model.files.length === 0) return hasPythonSource(repo) ? notApplicable('no-js-source') : couldNotJudge('no-source');
+    const sources = parsedSources(repo);
+    const findings: Finding[] = [];
+    const at = (n: Node) => ({ file: sources.rel(n.getSourceFile()), line: positionOf(n).line });
+
+    // Results of the tools.
+    let read = 0;
+    for (const t of model.tools as ToolDef[]) {
+      const lowLevel = t.api === 'tools/list' || t.api === 'definition';
+      if (lowLevel && !t.branch) continue;
+      const results = returnedObjects(t.handler, lowLevel ? t.branch : undefined, sources);
+      if (results.length) read++;
+      for (const r of results) {
+        const sc = propertyValue(r, 'structuredContent');
+        if (!sc) continue;
+        const scAt = at(sc.getParent() ?? sc);
+        if (!t.outputSchema) findings.push({ messageId: 'structured-without-schema-in-source', data: { tool: t.name }, location: scAt });
+        if (hasTextBlock(r, sources) === false) findings.push({ messageId: 'structured-without-text-in-source', data: { tool: t.name }, location: scAt });
+      }
+    }
+
+    // Unknown tools in hand-written dispatchers.
+    for (const rh of model.requestHandlers) {
+      if (rh.method !== 'tools/call' || !rh.handler) continue;
+      const branches = dispatchBranches(rh.handler);
+      if (!branches.length) continue;
+      for (const b of branches) {
+        const clause = b.node;
+        if (!Node.isCaseClause(clause)) continue;
+        const block = clause.getParent();
+        const def = Node.isCaseBlock(block) ? block.getClauses().find((c) => Node.isDefaultClause(c)) : undefined;
+        if (!def || !def.getStatements().length) continue;
+        const first = def.getStatements().find((s) => Node.isReturnStatement(s) || Node.isThrowStatement(s));
+        if (first && Node.isReturnStatement(first) && first.getExpression() && objectLiteralOf(first.getExpression(), sources)) {
+          findings.push({ messageId: 'unknown-tool-result-in-source', location: at(first) });
+        }
+        break;
+      }
+      // `if (name === 'x') { … }` chains: a result returned after the last branch.
+      const body = rh.handler.getBody();
+      const ifs = branches.filter((b) => !Node.isCaseClause(b.node));
+      if (body && Node.isBlock(body) && ifs.length) {
+        const lastEnd = Math.max(...ifs.map((b) => b.node.getEnd()));
+        const after = body.getStatements().filter((s) => s.getStart() >= lastEnd);
+        const first = after.find((s) => Node.isReturnStatement(s) || Node.isThrowStatement(s));
+        if (first && Node.isReturnStatement(first) && first.getExpression() && objectLiteralOf(first.getExpression(), sources)) {
+          findings.push({ messageId: 'unknown-tool-result-in-source', location: at(first) });
+        }
+      }
+    }
+
+    // Error codes written as literals.
+    const seen = new Set<string>();
+    for (const [file, sf] of modelFiles(sources)) {
+      const text = sf.getFullText();
+      if (!/-\s*320[2-9]\d|Error\s*\(/.test(text)) continue;
+      for (const n of ofKinds(sf, [SyntaxKind.NewExpression], (cn) => {
+        const e = (cn as ts.NewExpression).expression;
+        return ERROR_CTOR.test(ts.isIdentifier(e) ? e.text : ts.isPropertyAccessExpression(e) ? `.${e.name.text}` : '');
+      })) {
+        if (!Node.isNewExpression(n)) continue;
+        const a0 = n.getArguments()[0];
+        if (!a0) continue;
+        const u = unwrap(a0);
+        const c = numberOf(u);
+        if (c !== undefined && !Number.isInteger(c)) findings.push({ messageId: 'error-code-not-integer-in-source', data: { call: n.getExpression().getText() }, location: { file, line: positionOf(u).line }, evidence: u.getText() });
+        else if (Node.isStringLiteral(u) || Node.isNoSubstitutionTemplateLiteral(u)) {
+          findings.push({ messageId: 'error-code-not-integer-in-source', data: { call: n.getExpression().getText() }, location: { file, line: positionOf(u).line }, evidence: u.getText().slice(0, 80) });
+        } else if (c !== undefined && reservedUnknown(c)) {
+          seen.add(`${file}:${u.getStart()}`);
+          findings.push({ messageId: 'reserved-error-code-in-source', data: { code: c }, location: { file, line: positionOf(u).line } });
+        }
+      }
+      if (!/-\s*320[2-9]\d/.test(text)) continue;
+      for (const n of ofKinds(sf, [SyntaxKind.PrefixUnaryExpression])) {
+        const c = numberOf(n);
+        if (c === undefined || !reservedUnknown(c) || seen.has(`${file}:${n.getStart()}`)) continue;
+        const p = n.getParent();
+        const isCode =
+          (Node.isPropertyAssignment(p) && propertyName(p.getNameNode()) === 'code') ||
+          (Node.isEnumMember(p) && /error|code/i.test(p.getParent()?.getName() ?? ''));
+        if (isCode) findings.push({ messageId: 'reserved-error-code-in-source', data: { code: c }, location: { file, line: positionOf(n).line } });
+      }
+    }
+
+    if (findings.length) return { state: 'non-conforming', findings };
+    if (model.tools.length === 0) return notApplicable('no-tools-registered');
+    if (read === 0) return couldNotJudge('tool-results-not-read');
+    return present();
+  },
+});

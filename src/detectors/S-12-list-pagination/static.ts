@@ -1,0 +1,48 @@
+import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
+import type { Finding } from '../../engine/types.js';
+import { hasPythonSource } from '../../facts/python-source.js';
+import { serverModel } from '../../facts/server-model.js';
+import { listFacts } from '../list-sources.js';
+
+/**
+ * S-12 — protocol list methods paginate (static part, JavaScript/TypeScript). Reads where each protocol
+ * list of the source comes from (list-sources.ts) and reports a list whose size depends on data returned
+ * in one piece:
+ *   - 'list-handler-ignores-cursor': a hand-written tools/list, prompts/list, resources/list or
+ *     resources/templates/list handler returns items from a store, a folder or a call the source does not
+ *     define (a database, an API) and never reads the request's cursor;
+ *   - 'template-list-unpaginated': the `list` callback of a ResourceTemplate registered with McpServer
+ *     returns such items: McpServer's resources/list returns every callback's resources whole.
+ * A catalog written in code (registrations, literal arrays, constants nothing changes) needs no paging:
+ * present. A list whose origin cannot be followed, when nothing is red: could-not-judge
+ * 'list-source-unknown'. No registration and no list handler: could-not-judge 'no-lists-in-source'.
+ */
+
+export default defineDetector({
+  ruleId: 'S-12',
+  genre: 'static',
+  needs: ['repo'],
+  partial: true,
+  messages: {
+    'list-handler-ignores-cursor': ['method'],
+    'template-list-unpaginated': ['template'],
+  },
+  judge({ inputs: { repo } }) {
+    const model = serverModel(repo);
+    if (model.files.length === 0) return hasPythonSource(repo) ? notApplicable('no-js-source') : couldNotJudge('no-source');
+    const { sources } = listFacts(repo);
+    const findings: Finding[] = [];
+    let unknown = 0;
+    for (const s of sources) {
+      if (s.items === 'unknown') unknown++;
+      if (s.items !== 'data') continue;
+      const location = { file: s.file, line: s.line };
+      if (s.via === 'template-list') findings.push({ messageId: 'template-list-unpaginated', data: { template: s.template ?? '' }, location });
+      else if (!s.readsCursor) findings.push({ messageId: 'list-handler-ignores-cursor', data: { method: s.method }, location });
+    }
+    if (findings.length) return { state: 'non-conforming', findings };
+    if (unknown) return couldNotJudge('list-source-unknown', { count: unknown });
+    if (sources.length === 0 && model.tools.length + model.prompts.length + model.resources.length === 0) return couldNotJudge('no-lists-in-source');
+    return present();
+  },
+});

@@ -1,0 +1,67 @@
+import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
+import type { Finding, Verdict } from '../../engine/types.js';
+import type { RepoFacts } from '../../facts/repo.js';
+import { hasPythonSource } from '../../facts/python-source.js';
+import { serverModel } from '../../facts/server-model.js';
+import { excerpt } from '../dynamic-text.js';
+import { visible } from '../python-support.js';
+import { sourceTexts } from '../source-text.js';
+import { judgeText } from './patterns.js';
+
+/**
+ * X-1 — tool poisoning, JavaScript/TypeScript part (static). The texts a server registers in its source
+ * (source-text.ts: names, titles, descriptions, schema descriptions, resource URIs, server instructions)
+ * are judged with judgeText of patterns.ts, the function the dynamic part applies to served texts; each
+ * finding points at the line of the match. Beside the Python part (python.ts), which reads Python source:
+ * in a repository with both languages each part judges its own.
+ *   - no JS/TS source: not-applicable 'no-js-source' when there is Python source, else could-not-judge 'no-source';
+ *   - JS/TS source that registers nothing: not-applicable 'no-js-tools-python-source' when there is Python
+ *     source (the Python part judges it), else could-not-judge 'no-texts-in-source';
+ *   - registrations whose descriptions are all computed (none could be read): could-not-judge 'descriptions-not-literal'.
+ */
+
+/** The verdict when the source gives this part nothing to read, if so (shared with X-2). */
+export function textGap(repo: RepoFacts): Verdict | undefined {
+  const model = serverModel(repo);
+  if (model.files.length === 0) return hasPythonSource(repo) ? notApplicable('no-js-source') : couldNotJudge('no-source');
+  const st = sourceTexts(repo);
+  if (!st.registered) return hasPythonSource(repo) ? notApplicable('no-js-tools-python-source') : couldNotJudge('no-texts-in-source');
+  return undefined;
+}
+
+export default defineDetector({
+  ruleId: 'X-1',
+  genre: 'static',
+  needs: ['repo'],
+  messages: {
+    'source-model-directive': ['where'],
+    'source-hidden-markup': ['where'],
+    'source-credential-reference': ['where'],
+    'source-exfiltration-parameter': ['where', 'parameter'],
+    'source-invisible-characters': ['where', 'codepoints'],
+  },
+  judge({ inputs: { repo } }) {
+    const gap = textGap(repo);
+    if (gap) return gap;
+    const st = sourceTexts(repo);
+    const findings: Finding[] = [];
+    const seen = new Set<string>();
+    for (const t of st.texts) {
+      for (const h of judgeText(t)) {
+        const f: Finding = {
+          messageId: `source-${h.kind}`,
+          data: { where: visible(t.where), ...h.data },
+          location: { file: t.file, line: t.lineAt(h.index) },
+          evidence: excerpt(t.text, h.index, h.end),
+        };
+        const key = `${f.messageId}|${JSON.stringify(f.data)}|${t.file}:${f.location!.line}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        findings.push(f);
+      }
+    }
+    if (findings.length) return { state: 'non-conforming', findings };
+    if (st.proseRead === 0 && st.unreadDescriptions > 0) return couldNotJudge('descriptions-not-literal', { count: st.unreadDescriptions });
+    return present();
+  },
+});

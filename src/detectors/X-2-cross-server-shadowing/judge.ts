@@ -1,0 +1,68 @@
+import { CONFUSABLES, GLOBAL_RULES, NOT_A_TOOL, TOOL_REFERENCES, WELL_KNOWN_TOOLS } from './references.js';
+
+/**
+ * X-2 — judging one text and one tool name against the registry of references.ts. Shared by the dynamic
+ * part (served texts and names) and the JavaScript/TypeScript static part (the same texts read from the
+ * source).
+ */
+
+const INVISIBLE = /[\u{E0000}-\u{E007F}\u200B-\u200F\u2060-\u2064\u202A-\u202E\u2066-\u2069\uFEFF]/gu;
+
+/** What a name looks like: NFKC, invisible characters removed, lowercase, confusables mapped, separators dropped. */
+export const skeleton = (name: string): string =>
+  [...name.normalize('NFKC').replace(INVISIBLE, '').toLowerCase()].map((c) => CONFUSABLES[c] ?? c).join('').replace(/[_\-. ]/g, '');
+
+/** Levenshtein distance, stopping early above 1 (only "one edit" matters). */
+export function withinOneEdit(a: string, b: string): boolean {
+  if (a === b) return true;
+  if (Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  if (a.length === b.length) return a.slice(i + 1) === b.slice(i + 1);
+  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
+/** Non-ASCII characters of a name, shown as code points, so the evidence shows what the eye does not. */
+export const spelled = (name: string): string => {
+  const odd = [...new Set([...name].filter((c) => c.codePointAt(0)! > 0x7e || c.codePointAt(0)! < 0x20))];
+  return odd.length ? `${name} (${odd.map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`).join(', ')})` : name;
+};
+
+/** Fields that hold prose (names, keys, URIs and argument names are compared as names, not read as sentences). */
+export const readsProse = (field: string): boolean => !['name', 'key', 'uri', 'argument'].includes(field);
+
+export interface ReferenceHit {
+  kind: 'foreign-tool-reference' | 'global-tool-rule';
+  index: number;
+  end: number;
+  /** The tool named, for a foreign reference. */
+  tool?: string;
+}
+
+/** Sentences of `text` that steer a tool not in `ownLower` (lowercased own tool names), and rules laid down for all tools or other servers. */
+export function judgeReferences(text: string, ownLower: ReadonlySet<string>): ReferenceHit[] {
+  const hits: ReferenceHit[] = [];
+  for (const p of TOOL_REFERENCES) {
+    const g = new RegExp(p.re.source, p.re.flags.includes('g') ? p.re.flags : `${p.re.flags}g`);
+    for (const m of text.matchAll(g)) {
+      const { q, id, w, o } = m.groups ?? {};
+      const tool = (q ?? id ?? w ?? o ?? '').replace(/[.,;:]+$/, '');
+      if (!tool || ownLower.has(tool.toLowerCase())) continue;
+      if (w !== undefined && NOT_A_TOOL.has(w.toLowerCase())) continue;
+      if (o !== undefined && NOT_A_TOOL.has(o.toLowerCase())) continue;
+      hits.push({ kind: 'foreign-tool-reference', index: m.index ?? 0, end: (m.index ?? 0) + m[0].length, tool });
+    }
+  }
+  for (const p of GLOBAL_RULES) {
+    const m = p.re.exec(text);
+    if (m) hits.push({ kind: 'global-tool-rule', index: m.index, end: m.index + m[0].length });
+  }
+  return hits;
+}
+
+/** The well-known tool name `name` imitates (same skeleton, or one edit away for names of five characters or more), if any; the server's own names are never "imitated". */
+export function lookalikeOf(name: string, own: ReadonlySet<string>): string | undefined {
+  const sk = skeleton(name);
+  const lower = name.toLowerCase();
+  return WELL_KNOWN_TOOLS.find((w) => !own.has(w) && name !== w && (sk === skeleton(w) || (w.length >= 5 && withinOneEdit(lower, w))));
+}

@@ -1,0 +1,63 @@
+import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
+import type { Finding } from '../../engine/types.js';
+import { excerpt } from '../dynamic-text.js';
+import { visible } from '../python-support.js';
+import { sourceTexts } from '../source-text.js';
+import { textGap } from '../X-1-tool-poisoning/static.js';
+import { judgeReferences, lookalikeOf, readsProse, spelled } from './judge.js';
+
+/**
+ * X-2 — cross-server shadowing, JavaScript/TypeScript part (static). The texts a server registers in its
+ * source (source-text.ts) are judged with judge.ts, as the dynamic part judges served texts: sentences that
+ * steer a tool the source does not register, rules for all tools or other servers, and tool names that
+ * imitate a well-known one. Findings point at the line of the match or of the name.
+ * When a tool's name is computed at run time the list of own tools is incomplete: references to other
+ * tools are then not reported (could-not-judge 'tool-names-not-literal' when nothing else is red).
+ * No JS/TS source or no registration: as X-1's static part (textGap).
+ */
+
+export default defineDetector({
+  ruleId: 'X-2',
+  genre: 'static',
+  needs: ['repo'],
+  messages: {
+    'source-foreign-tool-reference': ['where', 'tool'],
+    'source-global-tool-rule': ['where'],
+    'source-lookalike-tool-name': ['tool', 'like'],
+  },
+  judge({ inputs: { repo } }) {
+    const gap = textGap(repo);
+    if (gap) return gap;
+    const st = sourceTexts(repo);
+    const ownLower = new Set([...st.toolNames].map((n) => n.toLowerCase()));
+    const findings: Finding[] = [];
+    const seen = new Set<string>();
+    const add = (f: Finding) => {
+      const key = `${f.messageId}|${JSON.stringify(f.data)}|${f.location?.file}:${f.location?.line}`;
+      if (!seen.has(key)) {
+        seen.add(key);
+        findings.push(f);
+      }
+    };
+    let skipped = 0;
+    for (const t of st.texts) {
+      if (!readsProse(t.field)) continue;
+      for (const h of judgeReferences(t.text, ownLower)) {
+        if (h.kind === 'foreign-tool-reference' && st.computedToolNames > 0) {
+          skipped++;
+          continue;
+        }
+        const data: Record<string, string> = h.tool === undefined ? { where: visible(t.where) } : { where: visible(t.where), tool: visible(h.tool) };
+        add({ messageId: `source-${h.kind}`, data, location: { file: t.file, line: t.lineAt(h.index) }, evidence: excerpt(t.text, h.index, h.end) });
+      }
+    }
+    for (const n of st.toolNameLines) {
+      const like = lookalikeOf(n.name, st.toolNames);
+      if (like) add({ messageId: 'source-lookalike-tool-name', data: { tool: visible(n.name), like }, location: { file: n.file, line: n.line }, evidence: spelled(n.name) });
+    }
+    if (findings.length) return { state: 'non-conforming', findings };
+    if (skipped > 0) return couldNotJudge('tool-names-not-literal', { count: st.computedToolNames });
+    if (st.proseRead === 0 && st.unreadDescriptions > 0) return couldNotJudge('descriptions-not-literal', { count: st.unreadDescriptions });
+    return present();
+  },
+});
