@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, ts, type Identifier } from 'ts-morph';
+import { Node, SyntaxKind, ts, type Identifier, type SourceFile } from 'ts-morph';
 import type { RepoFacts } from '../facts/repo.js';
 import { sinkSites } from '../facts/flow.js';
 import { declarationOf, functionOf, initializerOf, isFunctionLike, valueOfDeclaration, type FunctionLikeNode } from '../facts/scope.js';
@@ -93,6 +93,50 @@ function rootIdentifier(n: Node): Identifier | undefined {
   return undefined;
 }
 
+/** rootIdentifier on a compiler node: the name at the root of `a.b[c].d`, through parentheses, `as` and `!`. */
+function rawRootName(n: ts.Node): string | undefined {
+  let u: ts.Node = n;
+  for (let i = 0; i < 24; i++) {
+    if (ts.isIdentifier(u)) return u.text;
+    if (ts.isParenthesizedExpression(u) || ts.isAsExpression(u) || ts.isSatisfiesExpression(u) || ts.isNonNullExpression(u) || ts.isPropertyAccessExpression(u) || ts.isElementAccessExpression(u)) u = u.expression;
+    else return undefined;
+  }
+  return undefined;
+}
+
+const rawFunctionOrClass = (a: ts.Node): boolean =>
+  ts.isArrowFunction(a) || ts.isFunctionExpression(a) || ts.isFunctionDeclaration(a) || ts.isMethodDeclaration(a) || ts.isClassDeclaration(a);
+
+/** Names a file declares outside any function or class (a superset of what isModuleLevel accepts). */
+const levelMemo = new WeakMap<SourceFile, Set<string>>();
+function moduleLevelNames(sf: SourceFile): Set<string> {
+  const hit = levelMemo.get(sf);
+  if (hit) return hit;
+  const out = new Set<string>();
+  const addBinding = (b: ts.BindingName): void => {
+    if (ts.isIdentifier(b)) out.add(b.text);
+    else for (const el of b.elements) if (ts.isBindingElement(el)) addBinding(el.name);
+  };
+  ofKinds(sf, [SyntaxKind.VariableDeclaration], (cn) => {
+    let a = cn.parent;
+    while (a && !ts.isSourceFile(a) && !rawFunctionOrClass(a)) a = a.parent;
+    if (!a || ts.isSourceFile(a)) addBinding((cn as ts.VariableDeclaration).name);
+    return false;
+  });
+  for (const st of sf.compilerNode.statements) {
+    if ((ts.isFunctionDeclaration(st) || ts.isClassDeclaration(st) || ts.isEnumDeclaration(st)) && st.name) out.add(st.name.text);
+    if (ts.isImportDeclaration(st)) {
+      const c = st.importClause;
+      if (c?.name) out.add(c.name.text);
+      const nb = c?.namedBindings;
+      if (nb && ts.isNamespaceImport(nb)) out.add(nb.name.text);
+      else if (nb) for (const e of nb.elements) out.add(e.name.text);
+    }
+  }
+  levelMemo.set(sf, out);
+  return out;
+}
+
 const isModuleLevel = (decl: Identifier): boolean => !decl.getFirstAncestor((a) => isFunctionLike(a) || Node.isClassDeclaration(a));
 
 class Reader {
@@ -151,9 +195,13 @@ class Reader {
       out.set(d, list);
     };
     for (const [file, sf] of modelFiles(this.sources)) {
+      // Raw pre-filter: a write can only reach a module-level variable through a name declared at module level.
+      const names = moduleLevelNames(sf);
+      if (names.size === 0) continue;
+      const rooted = (e: ts.Node): boolean => names.has(rawRootName(e) ?? '');
       for (const n of ofKinds(sf, [SyntaxKind.CallExpression], (cn) => {
         const e = (cn as ts.CallExpression).expression;
-        return ts.isPropertyAccessExpression(e) && MUTATORS.has(e.name.text);
+        return ts.isPropertyAccessExpression(e) && MUTATORS.has(e.name.text) && rooted(e.expression);
       })) {
         if (!Node.isCallExpression(n)) continue;
         const callee = unwrap(n.getExpression());
@@ -161,11 +209,11 @@ class Reader {
       }
       for (const n of ofKinds(sf, [SyntaxKind.BinaryExpression], (cn) => {
         const k = (cn as ts.BinaryExpression).operatorToken.kind;
-        return k >= ts.SyntaxKind.FirstAssignment && k <= ts.SyntaxKind.LastAssignment;
+        return k >= ts.SyntaxKind.FirstAssignment && k <= ts.SyntaxKind.LastAssignment && rooted((cn as ts.BinaryExpression).left);
       })) {
         if (Node.isBinaryExpression(n)) add(rootIdentifier(n.getLeft()), n, file);
       }
-      for (const n of ofKinds(sf, [SyntaxKind.DeleteExpression])) {
+      for (const n of ofKinds(sf, [SyntaxKind.DeleteExpression], (cn) => rooted((cn as ts.DeleteExpression).expression))) {
         if (Node.isDeleteExpression(n)) add(rootIdentifier(n.getExpression()), n, file);
       }
     }

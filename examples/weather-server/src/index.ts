@@ -17,6 +17,8 @@ const build = () => {
       inputSchema: z.object({ city: z.string().min(1).max(80) }),
       outputSchema: z.object({ city: z.string(), forecast: z.string() }),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      // What the tool declares about itself (rules C-8, C-9, C-13 of the standard).
+      _meta: { 'dev.mcp-doctor/declarations': { authority: { read: 'public', write: 'admin' }, verb: 'get', targets: ['forecasts'], contextTokens: 150 } },
     },
     async ({ city }) => {
       const forecast = FORECASTS[city.toLowerCase()];
