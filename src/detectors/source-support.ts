@@ -3,7 +3,8 @@ import { couldNotJudge, notApplicable } from '../engine/detector.js';
 import type { Location, Verdict } from '../engine/types.js';
 import type { RepoFacts } from '../facts/repo.js';
 import { hasPythonSource } from '../facts/python-source.js';
-import { ofKinds, parsedSources, positionOf, propertyName, stringValue, unwrap } from '../facts/ts-source.js';
+import { ofKinds, parsedSources, positionOf, propertyName, stringValue, unwrap, type NamedFilter } from '../facts/ts-source.js';
+import { findNodes } from '../facts/scope.js';
 
 /**
  * Syntax-level helpers shared by the static transport and URL detectors (S-10, S-16, S-18, S-19, S-22,
@@ -73,7 +74,11 @@ export function sitesOf(files: [string, SourceFile][], kinds: readonly SyntaxKin
  * Raw pre-filters: a test on the compiler node, run before ts-morph wraps it. They must only drop nodes
  * the `pick` that follows would reject anyway (they are a speed-up, never a judgement).
  */
-export type RawFilter = (cn: ts.Node) => boolean;
+export type RawFilter = NamedFilter;
+
+/** Tag a raw filter with the names it can accept (see NamedFilter): the scan becomes an index lookup. */
+export const named = (names: ReadonlySet<string>, filter: (cn: ts.Node) => boolean, lower = false): RawFilter =>
+  Object.assign((cn: ts.Node) => filter(cn), { names, lower });
 
 /** The last name of a raw callee: `f` for f(), a.b.f(), new f(), a['f'](); through parentheses, `!` and `as`. */
 export function rawCalleeName(cn: ts.Node): string | undefined {
@@ -87,16 +92,11 @@ export function rawCalleeName(cn: ts.Node): string | undefined {
 }
 
 /** Raw filter: calls whose last callee name is in the set. */
-export const rawCallNamed =
-  (names: ReadonlySet<string>): RawFilter =>
-  (cn) =>
-    names.has(rawCalleeName(cn) ?? '');
+export const rawCallNamed = (names: ReadonlySet<string>): RawFilter => named(names, (cn) => names.has(rawCalleeName(cn) ?? ''));
 
 /** Raw filter: property assignments (and shorthands) whose key is in the set. */
-export const rawPropNamed =
-  (names: ReadonlySet<string>): RawFilter =>
-  (cn) =>
-    (ts.isPropertyAssignment(cn) || ts.isShorthandPropertyAssignment(cn)) && names.has(rawNameText(cn.name) ?? '');
+export const rawPropNamed = (names: ReadonlySet<string>): RawFilter =>
+  named(names, (cn) => (ts.isPropertyAssignment(cn) || ts.isShorthandPropertyAssignment(cn)) && names.has(rawNameText(cn.name) ?? ''));
 
 /** Raw filter: string literals whose value passes the test. */
 export const rawStringWhere =
@@ -344,17 +344,14 @@ export function functionName(fn: Node): string | undefined {
  * writeHead(403), c.text('', 403), a helper such as fail(res, 403)), or set as statusCode / { status: 403 }.
  */
 export function answersStatus(root: Node, code: number): boolean {
-  let found = false;
-  root.forEachDescendant((n, t) => {
-    if (!Node.isNumericLiteral(n) || Number(n.getLiteralValue()) !== code) return;
+  // Raw walk: only numeric literals spelling the code are wrapped.
+  return findNodes(root, (cn) => cn !== root.compilerNode && ts.isNumericLiteral(cn) && Number(cn.text) === code).some((n) => {
     const p = n.getParent();
-    if (!p) return;
-    if ((Node.isCallExpression(p) || Node.isNewExpression(p)) && (p.getArguments() as Node[]).includes(n)) found = true;
-    else if (Node.isPropertyAssignment(p) && ['status', 'statusCode', 'code'].includes(propertyName(p.getNameNode()) ?? '')) found = true;
-    else if (Node.isBinaryExpression(p) && /\.(statusCode|status)$/.test(p.getLeft().getText())) found = true;
-    if (found) t.stop();
+    if (!p) return false;
+    if ((Node.isCallExpression(p) || Node.isNewExpression(p)) && (p.getArguments() as Node[]).includes(n)) return true;
+    if (Node.isPropertyAssignment(p) && ['status', 'statusCode', 'code'].includes(propertyName(p.getNameNode()) ?? '')) return true;
+    return Node.isBinaryExpression(p) && /\.(statusCode|status)$/.test(p.getLeft().getText());
   });
-  return found;
 }
 
 /** A header named in a string literal, read (`headers['x']`, `headers.get('x')`, `req.header('x')`) rather than written. */
@@ -400,7 +397,7 @@ function isHeadersObject(obj: Node | undefined): boolean {
 }
 
 export function headerReads(files: [string, SourceFile][], header: string): Site[] {
-  return sitesOf(files, K.headerReads, (n) => isHeaderRead(n, header), (cn) => rawNameText(cn)?.toLowerCase() === header);
+  return sitesOf(files, K.headerReads, (n) => isHeaderRead(n, header), named(new Set([header]), (cn) => rawNameText(cn)?.toLowerCase() === header, true));
 }
 
 /** SDK classes and factories that implement Streamable HTTP (and validate its headers). */
@@ -585,16 +582,16 @@ export function calledFunction(call: Call): Node | undefined {
 /** answersStatus on a node, or on a local function it calls (a helper such as deny(res) that writes the 403). */
 export function answersStatusDeep(root: Node, code: number): boolean {
   if (answersStatus(root, code)) return true;
-  let found = false;
-  root.forEachDescendant((n, t) => {
-    if (!Node.isCallExpression(n)) return;
+  const identifierCallee = (cn: ts.CallExpression): boolean => {
+    let e: ts.Expression = cn.expression;
+    while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isNonNullExpression(e)) e = e.expression;
+    return ts.isIdentifier(e);
+  };
+  return findNodes(root, (cn) => cn !== root.compilerNode && ts.isCallExpression(cn) && identifierCallee(cn)).some((n) => {
+    if (!Node.isCallExpression(n)) return false;
     const fn = calledFunction(n);
-    if (fn && fn !== root && !fn.containsRange(root.getPos(), root.getEnd()) && answersStatus(fn, code)) {
-      found = true;
-      t.stop();
-    }
+    return !!fn && fn !== root && !fn.containsRange(root.getPos(), root.getEnd()) && answersStatus(fn, code);
   });
-  return found;
 }
 
 /** The listen sites that start the MCP transport: those in the transports' files, else every listen site. */
@@ -644,6 +641,16 @@ const callIndex = memo((files: [string, SourceFile][]) => {
   return out;
 });
 
+/** Per file, its bindings imported by a relative path (files without any are left out). */
+const relativeImports = memo((files: [string, SourceFile][]) => {
+  const out = new Map<SourceFile, [string, Binding][]>();
+  for (const [, sf] of files) {
+    const list = [...importsOf(sf)].filter(([, b]) => b.module.startsWith('.'));
+    if (list.length) out.set(sf, list);
+  }
+  return out;
+});
+
 function findCallers(fn: Node, files: [string, SourceFile][]): Site<CallExpression>[] {
   if (Node.isMethodDeclaration(fn) || Node.isSourceFile(fn)) return [];
   const p = fn.getParent();
@@ -652,13 +659,15 @@ function findCallers(fn: Node, files: [string, SourceFile][]): Site<CallExpressi
   if (!name) return [];
   const home = fn.getSourceFile();
   const index = callIndex(files);
+  const rel = relativeImports(files);
   const out: Site<CallExpression>[] = [];
   for (const [file, sf] of files) {
     const direct = new Set<string>();
     const namespaces = new Set<string>();
     if (sf === home) direct.add(name);
-    for (const [local, b] of importsOf(sf)) {
-      if (!b.module.startsWith('.')) continue;
+    const imports = rel.get(sf);
+    if (!imports && sf !== home) continue;
+    for (const [local, b] of imports ?? []) {
       if (b.imported === name) direct.add(local);
       else if (b.imported === '*') namespaces.add(local);
     }

@@ -1285,25 +1285,67 @@ function rawCalleeName(cn: ts.Node): string | undefined {
  * names that module in an import or require; without one, only importless names (eval, fetch…) and local
  * aliases of them (`const f = globalThis.fetch`) can be sinks.
  */
-function sinkPrefilter(sf: SourceFile): 'all' | ((cn: ts.Node) => boolean) {
-  if (namesAnyModule(sf, SINK_MODULES)) return 'all';
+function sinkPrefilter(sf: SourceFile): (cn: ts.Node) => boolean {
+  const text = sf.compilerNode.text;
   const aliases = new Set<string>();
-  for (const d of ofKinds(sf, [SyntaxKind.VariableDeclaration], (cn) => {
-    const v = cn as ts.VariableDeclaration;
+  const decls = ofKinds(sf, [SyntaxKind.VariableDeclaration], (cn) => !!(cn as ts.VariableDeclaration).initializer).map((d) => d.compilerNode as ts.VariableDeclaration);
+  for (const v of decls) {
     let init = v.initializer;
     while (init && (ts.isParenthesizedExpression(init) || ts.isNonNullExpression(init) || ts.isAsExpression(init) || ts.isAwaitExpression(init))) init = init.expression;
-    if (!init) return false;
+    if (!init) continue;
     const last = ts.isIdentifier(init) ? init.text : ts.isPropertyAccessExpression(init) ? init.name.text : ts.isCallExpression(init) ? rawCalleeName(init) : undefined;
-    return !!last && (IMPORTLESS_SINK_NAME.test(last) || last === 'promisify' || last === 'bind');
-  })) {
-    const name = (d.compilerNode as ts.VariableDeclaration).name;
-    if (ts.isIdentifier(name)) aliases.add(name.text);
+    if (last && (IMPORTLESS_SINK_NAME.test(last) || last === 'promisify' || last === 'bind') && ts.isIdentifier(v.name)) aliases.add(v.name.text);
   }
-  const filter = (cn: ts.Node): boolean => {
+  // Names that can lead to a sink module: its import bindings, then (to a fixpoint) the variables whose
+  // initializer mentions one of them (`const { exec } = cp`, `const run = promisify(exec)`, `const fsp = fs.promises`).
+  const rooted = new Set<string>();
+  if (namesAnyModule(sf, SINK_MODULES)) {
+    for (const st of sf.compilerNode.statements) {
+      if (!ts.isImportDeclaration(st) || !ts.isStringLiteralLike(st.moduleSpecifier) || !SINK_MODULES.has(st.moduleSpecifier.text.replace(/^node:/, ''))) continue;
+      const c = st.importClause;
+      if (c?.name) rooted.add(c.name.text);
+      const nb = c?.namedBindings;
+      if (nb && ts.isNamespaceImport(nb)) rooted.add(nb.name.text);
+      else if (nb) for (const e of nb.elements) rooted.add(e.name.text);
+    }
+    const bindingNames = (b: ts.BindingName, out: string[]): string[] => {
+      if (ts.isIdentifier(b)) out.push(b.text);
+      else for (const el of b.elements) if (ts.isBindingElement(el)) bindingNames(el.name, out);
+      return out;
+    };
+    const mentions = (v: ts.VariableDeclaration): boolean => {
+      const init = text.slice(v.initializer!.pos, v.initializer!.end);
+      if (/\b(?:require|import)\s*\(/.test(init)) return true;
+      for (const m of init.matchAll(/[A-Za-z_$][\w$]*/g)) if (rooted.has(m[0])) return true;
+      return false;
+    };
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const v of decls) {
+        const names = bindingNames(v.name, []);
+        if (names.every((n) => rooted.has(n)) || !mentions(v)) continue;
+        for (const n of names) rooted.add(n);
+        changed = true;
+      }
+    }
+  }
+  return (cn: ts.Node): boolean => {
     const name = rawCalleeName(cn);
-    return !!name && (IMPORTLESS_SINK_NAME.test(name) || aliases.has(name));
+    if (name && (IMPORTLESS_SINK_NAME.test(name) || aliases.has(name))) return true;
+    if (rooted.size === 0) return false;
+    // The root of the callee (`fs` in fs.promises.readFile): a name leading to a sink module, or require()/import() itself.
+    let e: ts.Node | undefined = ts.isCallExpression(cn) || ts.isNewExpression(cn) ? cn.expression : ts.isTaggedTemplateExpression(cn) ? cn.tag : undefined;
+    for (let i = 0; e && i < 32; i++) {
+      if (ts.isIdentifier(e)) return rooted.has(e.text);
+      if (ts.isCallExpression(e)) {
+        const c = e.expression;
+        if (c.kind === SyntaxKind.ImportKeyword || (ts.isIdentifier(c) && c.text === 'require')) return true;
+      }
+      if (ts.isParenthesizedExpression(e) || ts.isNonNullExpression(e) || ts.isAsExpression(e) || ts.isAwaitExpression(e) || ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e) || ts.isCallExpression(e)) e = e.expression;
+      else return false;
+    }
+    return false;
   };
-  return filter;
 }
 
 /** Every recognised sink call in the source, tainted or not (for rules about launches, file access or fetches as such). */
@@ -1313,8 +1355,7 @@ export function sinkSites(repo: RepoFacts): SinkSite[] {
   const sources = parsedSources(repo);
   const out: SinkSite[] = [];
   for (const [file, sf] of modelFiles(sources)) {
-    const filter = sinkPrefilter(sf);
-    for (const n of ofKinds(sf, SINK_KINDS, filter === 'all' ? undefined : filter)) {
+    for (const n of ofKinds(sf, SINK_KINDS, sinkPrefilter(sf))) {
       const m = classifySink(n, sources);
       if (!m) continue;
       out.push({

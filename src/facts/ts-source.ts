@@ -113,7 +113,54 @@ export function localConstInitializer(id: Node): Node | undefined {
 const rawByKind = new WeakMap<SourceFile, Map<SyntaxKind, ts.Node[]>>();
 const wrappedByKind = new WeakMap<SourceFile, Map<SyntaxKind, Node[]>>();
 
-export function ofKinds(sf: SourceFile, kinds: readonly SyntaxKind[], rawFilter?: (cn: ts.Node) => boolean): Node[] {
+/**
+ * A raw filter may carry the names it accepts (`names`, compared lower-cased when `lower`): ofKinds then looks
+ * the candidates up in a per-file index by name instead of testing every node of the kinds. The filter is
+ * still applied to the candidates, so the index only ever narrows what a plain scan would find.
+ */
+export type NamedFilter = ((cn: ts.Node) => boolean) & { names?: ReadonlySet<string>; lower?: boolean };
+
+/** The name a node is indexed by: a call's last callee name, a literal's value, a property key, an accessed name. */
+function indexName(cn: ts.Node): string | undefined {
+  if (ts.isCallExpression(cn) || ts.isNewExpression(cn) || ts.isTaggedTemplateExpression(cn)) {
+    let e: ts.Node = ts.isTaggedTemplateExpression(cn) ? cn.tag : cn.expression;
+    while (ts.isParenthesizedExpression(e) || ts.isNonNullExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isTypeAssertionExpression(e)) e = e.expression;
+    if (ts.isIdentifier(e)) return e.text;
+    if (ts.isPropertyAccessExpression(e)) return e.name.text;
+    if (ts.isElementAccessExpression(e) && ts.isStringLiteralLike(e.argumentExpression)) return e.argumentExpression.text;
+    return undefined;
+  }
+  if (ts.isStringLiteralLike(cn) || ts.isIdentifier(cn)) return cn.text;
+  if (ts.isPropertyAssignment(cn) || ts.isShorthandPropertyAssignment(cn)) {
+    const n = cn.name;
+    return ts.isIdentifier(n) || ts.isStringLiteralLike(n) || ts.isNumericLiteral(n) || ts.isPrivateIdentifier(n) ? n.text : undefined;
+  }
+  if (ts.isPropertyAccessExpression(cn)) return cn.name.text;
+  return undefined;
+}
+
+const nameIndex = new WeakMap<SourceFile, Map<string, Map<string, ts.Node[]>>>();
+function byName(sf: SourceFile, raw: Map<SyntaxKind, ts.Node[]>, kind: SyntaxKind, lower: boolean): Map<string, ts.Node[]> {
+  let perFile = nameIndex.get(sf);
+  if (!perFile) nameIndex.set(sf, (perFile = new Map()));
+  const key = `${kind}${lower ? 'l' : ''}`;
+  let idx = perFile.get(key);
+  if (!idx) {
+    idx = new Map();
+    for (const cn of raw.get(kind) ?? []) {
+      let name = indexName(cn);
+      if (name === undefined) continue;
+      if (lower) name = name.toLowerCase();
+      const list = idx.get(name);
+      if (list) list.push(cn);
+      else idx.set(name, [cn]);
+    }
+    perFile.set(key, idx);
+  }
+  return idx;
+}
+
+export function ofKinds(sf: SourceFile, kinds: readonly SyntaxKind[], rawFilter?: NamedFilter): Node[] {
   let raw = rawByKind.get(sf);
   if (!raw) {
     raw = new Map();
@@ -132,6 +179,14 @@ export function ofKinds(sf: SourceFile, kinds: readonly SyntaxKind[], rawFilter?
   const wrap = (sf as unknown as { _getNodeFromCompilerNode: (n: ts.Node) => Node })._getNodeFromCompilerNode.bind(sf);
   const out: Node[] = [];
   for (const k of kinds) {
+    if (rawFilter?.names) {
+      const idx = byName(sf, raw, k, !!rawFilter.lower);
+      const hits: ts.Node[] = [];
+      for (const name of rawFilter.names) for (const cn of idx.get(name) ?? []) if (rawFilter(cn)) hits.push(cn);
+      if (rawFilter.names.size > 1) hits.sort((a, b) => a.pos - b.pos || a.end - b.end);
+      for (const cn of hits) out.push(wrap(cn));
+      continue;
+    }
     if (rawFilter) {
       // Filter on the raw nodes first: only the few that pass are wrapped (and not cached: the filter varies).
       for (const cn of raw.get(k) ?? []) if (rawFilter(cn)) out.push(wrap(cn));

@@ -103,10 +103,24 @@ function spansOf(tool: ToolDef, sources: ParsedSources, depth = 2): Span[] {
   return spans;
 }
 
+/** The sink sites that change something (writes, deletions, writing requests), computed once per audit. */
+const effectMemo = new WeakMap<RepoFacts, { byPos: Map<string, SinkSite>; effects: { site: SinkSite; effect: Effect }[] }>();
+function effectSites(repo: RepoFacts, sources: ParsedSources) {
+  let hit = effectMemo.get(repo);
+  if (!hit) {
+    const sites = sinkSites(repo);
+    const effects = sites.flatMap((site) => {
+      const effect = effectOfSite(site, sources);
+      return effect ? [{ site, effect }] : [];
+    });
+    effectMemo.set(repo, (hit = { byPos: new Map(sites.map((s) => [`${s.file}:${s.line}:${s.column}`, s])), effects }));
+  }
+  return hit;
+}
+
 function effectsOf(tool: ToolDef, repo: RepoFacts, sources: ParsedSources): Effect[] {
   const out: Effect[] = [];
-  const sites = sinkSites(repo);
-  const byPos = new Map(sites.map((s) => [`${s.file}:${s.line}:${s.column}`, s]));
+  const { byPos, effects } = effectSites(repo, sources);
   for (const f of toolFlows(repo)) {
     if (f.entryKind !== 'tool' || f.tool !== tool.name) continue;
     const at = { call: f.sinkCall, file: f.file, line: f.line };
@@ -118,15 +132,12 @@ function effectsOf(tool: ToolDef, repo: RepoFacts, sources: ParsedSources): Effe
       if (site && httpWrites(site, sources)) out.push({ action: 'request', ...at });
     }
   }
-  const spans = spansOf(tool, sources);
-  if (spans.length) {
-    for (const s of sites) {
-      const sf = s.node.getSourceFile();
-      const pos = s.node.getStart();
-      if (!spans.some((sp) => sp.file === sf && sp.start <= pos && pos < sp.end)) continue;
-      const e = effectOfSite(s, sources);
-      if (e) out.push(e);
-    }
+  // The handler's own code and what it calls are read only when the source changes something somewhere.
+  const spans = effects.length ? spansOf(tool, sources) : [];
+  for (const { site, effect } of spans.length ? effects : []) {
+    const sf = site.node.getSourceFile();
+    const pos = site.node.getStart();
+    if (spans.some((sp) => sp.file === sf && sp.start <= pos && pos < sp.end)) out.push(effect);
   }
   // One effect per sink line and action, in source order.
   const seen = new Set<string>();

@@ -1,7 +1,7 @@
 import { SyntaxKind, Node, ts, type CallExpression, type ObjectLiteralExpression } from 'ts-morph';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { declarationOf, originOf } from '../../facts/scope.js';
+import { declarationOf, findNodes, originOf } from '../../facts/scope.js';
 import { objectLiteralOf, propertyValue, serverModel } from '../../facts/server-model.js';
 import { ofKinds, positionOf, unwrap } from '../../facts/ts-source.js';
 import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
@@ -130,9 +130,9 @@ function readsSignal(fn: Fn, ctxIndex: number): boolean | undefined {
   if (!Node.isIdentifier(nameNode)) return /\bsignal\b/.test(nameNode.getText());
   const name = nameNode.getText();
   let reads = false;
-  fn.forEachDescendant((n, walk) => {
-    if (reads) return walk.stop();
-    if (!Node.isIdentifier(n) || n.getText() !== name || n === nameNode) return;
+  for (const n of findNodes(fn, (cn) => ts.isIdentifier(cn) && cn.text === name)) {
+    if (reads) break;
+    if (!Node.isIdentifier(n) || n.getText() !== name || n === nameNode) continue;
     // climb the access chain: ctx.mcpReq.signal, extra.signal, ctx.mcpReq
     let top: Node = n;
     while (Node.isPropertyAccessExpression(top.getParent()) && (top.getParent() as Node & { getExpression(): Node }).getExpression() === top) top = top.getParent()!;
@@ -143,7 +143,7 @@ function readsSignal(fn: Fn, ctxIndex: number): boolean | undefined {
     // The context itself (or its request part) handed to another function, which may read the signal.
     const whole = top === n || chain === `${name}.mcpReq`;
     if (whole && (Node.isCallExpression(p) || Node.isNewExpression(p)) && (p.getArguments() as Node[]).includes(top)) reads = true;
-  });
+  }
   return reads;
 }
 
@@ -176,10 +176,10 @@ export default defineDetector({
       for (const fn of fns) {
         if (!outboundIn.has(fn)) {
           let here = false;
-          fn.forEachDescendant((n) => {
-            if (!Node.isCallExpression(n)) return;
+          for (const n of findNodes(fn, (cn) => cn !== fn.compilerNode && ts.isCallExpression(cn))) {
+            if (!Node.isCallExpression(n)) continue;
             const r = outbound(n, code, defaults);
-            if (!r) return;
+            if (!r) continue;
             here = true;
             if (!r.bounded && !seen.has(n)) {
               seen.add(n);
@@ -190,7 +190,7 @@ export default defineDetector({
                 evidence: n.getText().replace(/\s+/g, ' ').slice(0, 120),
               });
             }
-          });
+          }
           outboundIn.set(fn, here);
         }
         any = any || outboundIn.get(fn)!;

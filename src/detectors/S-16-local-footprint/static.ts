@@ -1,9 +1,9 @@
-import { Node, SyntaxKind, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, ts, type SourceFile } from 'ts-morph';
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
-import { originOf } from '../../facts/scope.js';
-import { stringValue, unwrap } from '../../facts/ts-source.js';
+import { findNodes, originOf } from '../../facts/scope.js';
+import { ofKinds, stringValue, unwrap } from '../../facts/ts-source.js';
 import {
   authChecks,
   calleeName,
@@ -131,9 +131,7 @@ function reachesFs(start: Node): boolean {
   if (p && Node.isVariableDeclaration(p) && Node.isIdentifier(p.getNameNode())) {
     const name = p.getName();
     const scope = p.getFirstAncestor((a) => Node.isBlock(a) || Node.isSourceFile(a));
-    scope?.forEachDescendant((d) => {
-      if (Node.isIdentifier(d) && d.getText() === name && d !== p.getNameNode()) uses.push(d);
-    });
+    if (scope) for (const d of findNodes(scope, (cn) => ts.isIdentifier(cn) && cn.text === name)) if (Node.isIdentifier(d) && d !== p.getNameNode()) uses.push(d);
   }
   return uses.some((u) => {
     const c = u.getParent();
@@ -155,7 +153,8 @@ function credentialReads(files: [string, SourceFile][]): Read[] {
   for (const [file, sf] of files) {
     // A file whose text names no credential store has no credential read: skip it without walking it.
     if (!STORE_HINT.test(sf.getFullText())) continue;
-    for (const n of nodesOf(sf, PATH_KINDS)) {
+    const text = sf.getFullText();
+    for (const n of ofKinds(sf, PATH_KINDS, (cn) => STORE_HINT.test(text.slice(cn.getStart(sf.compilerNode), cn.end)))) {
       if (!(Node.isStringLiteral(n) || Node.isNoSubstitutionTemplateLiteral(n) || Node.isTemplateExpression(n) || Node.isCallExpression(n))) continue;
       if (Node.isImportDeclaration(n.getParent()) || Node.isExternalModuleReference(n.getParent())) continue;
       // Cheap test first: only expressions whose text names a store are read further.

@@ -19,6 +19,7 @@ import {
   resolveValue,
   sitesOf,
   rawNameText,
+  named,
   K,
   type Site,
 } from '../source-support.js';
@@ -44,8 +45,12 @@ interface Issuer extends Site {
 
 function issuers(files: [string, SourceFile][]): Issuer[] {
   const out: Issuer[] = [];
-  const raw = (cn: ts.Node): boolean =>
-    ts.isPropertyAssignment(cn) || ts.isShorthandPropertyAssignment(cn) ? rawNameText(cn.name) === 'sessionIdGenerator' : rawNameText(cn)?.toLowerCase() === HEADER;
+  const raw = named(
+    new Set(['sessionidgenerator', HEADER]),
+    (cn: ts.Node): boolean =>
+      ts.isPropertyAssignment(cn) || ts.isShorthandPropertyAssignment(cn) ? rawNameText(cn.name) === 'sessionIdGenerator' : rawNameText(cn)?.toLowerCase() === HEADER,
+    true,
+  );
   for (const s of sitesOf(files, [...K.properties, ...K.strings], (n) => Node.isPropertyAssignment(n) || Node.isShorthandPropertyAssignment(n) || isHeaderWrite(n, HEADER), raw)) {
     const n = s.node;
     if (Node.isPropertyAssignment(n) && propertyName(n.getNameNode()) === 'sessionIdGenerator') {

@@ -4,7 +4,7 @@ import type { Finding, Verdict } from '../../engine/types.js';
 import { serverModel } from '../../facts/server-model.js';
 import { propertyName, stringValue } from '../../facts/ts-source.js';
 import { stringList } from '../oauth-support.js';
-import { calleeName, isCall, locationOf, rawCallNamed, rawNameText, readSources, receiverOf, sitesOf, K } from '../source-support.js';
+import { calleeName, isCall, locationOf, named, rawCallNamed, rawNameText, readSources, receiverOf, sitesOf, K } from '../source-support.js';
 
 /**
  * S-20 — minimal scopes, and scopes never suffice alone (static). Reads the scopes written in code: the
@@ -43,7 +43,7 @@ function scopes(files: [string, SourceFile][]) {
   const challenged: ScopeLiteral[] = [];
   const listed: ScopeLiteral[] = [];
   const props = new Set(['requiredScopes', 'scopesSupported', 'scopes_supported']);
-  for (const s of sitesOf(files, K.properties, Node.isPropertyAssignment, (cn) => ts.isPropertyAssignment(cn) && props.has(rawNameText(cn.name) ?? ''))) {
+  for (const s of sitesOf(files, K.properties, Node.isPropertyAssignment, named(props, (cn) => ts.isPropertyAssignment(cn) && props.has(rawNameText(cn.name) ?? '')))) {
     const name = propertyName(s.node.getNameNode());
     const list = stringList(s.node.getInitializer());
     if (name === 'requiredScopes') baseline.push(...list.map((l) => ({ file: s.file, ...l })));

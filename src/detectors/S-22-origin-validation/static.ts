@@ -19,6 +19,7 @@ import {
   rawCalleeName,
   rawNameText,
   type RawFilter,
+  named,
   K,
   staticString,
   transportListenSites,
@@ -58,12 +59,16 @@ interface Guards {
 function originGuards(files: [string, SourceFile][]): Guards {
   const rejecting: Site[] = [];
   const unanswered: Site[] = [];
-  const raw: RawFilter = (cn) =>
-    ts.isCallExpression(cn) || ts.isNewExpression(cn)
-      ? RAW_CALLS.has(rawCalleeName(cn) ?? '')
-      : ts.isPropertyAssignment(cn)
-        ? rawNameText(cn.name) === 'enableDnsRebindingProtection'
-        : rawNameText(cn)?.toLowerCase() === 'origin';
+  const raw: RawFilter = named(
+    new Set([...RAW_CALLS, 'enableDnsRebindingProtection', 'origin'].map((x) => x.toLowerCase())),
+    (cn) =>
+      ts.isCallExpression(cn) || ts.isNewExpression(cn)
+        ? RAW_CALLS.has(rawCalleeName(cn) ?? '')
+        : ts.isPropertyAssignment(cn)
+          ? rawNameText(cn.name) === 'enableDnsRebindingProtection'
+          : rawNameText(cn)?.toLowerCase() === 'origin',
+    true,
+  );
   const kinds = [...K.calls, ...K.properties, ...K.headerReads];
   for (const s of sitesOf(files, kinds, (n) => isCall(n) || Node.isPropertyAssignment(n) || isHeaderRead(n, 'origin'), raw)) {
     const n = s.node;

@@ -5,7 +5,7 @@ import { declarationOf, functionOf, originOf } from '../../facts/scope.js';
 import { serverModel, type ToolDef } from '../../facts/server-model.js';
 import { namesAnyModule, ofKinds, positionOf, unwrap } from '../../facts/ts-source.js';
 import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
-import { rawCalleeName } from '../source-support.js';
+import { rawCalleeName, rawCallNamed } from '../source-support.js';
 
 /**
  * S-24 — every tool invocation is rate limited (static). A rate guard is recognised as:
@@ -95,7 +95,7 @@ function usesLimiter(fn: Fn, lim: Limiters): boolean {
 /** Middleware mounting: `app.use(rateLimit(…))`, `app.post('/mcp', limiter, handler)`. */
 function mountedGlobally(code: Code, lim: Limiters): boolean {
   return code.files.some(([, sf]: [string, SourceFile]) =>
-    ofKinds(sf, [SyntaxKind.CallExpression], (cn) => ROUTE_METHODS.has(rawCalleeName(cn) ?? '')).some((n) => {
+    ofKinds(sf, [SyntaxKind.CallExpression], rawCallNamed(ROUTE_METHODS)).some((n) => {
       if (!Node.isCallExpression(n)) return false;
       const c = unwrap(n.getExpression());
       if (!Node.isPropertyAccessExpression(c) || !ROUTE_METHODS.has(c.getName())) return false;

@@ -3,7 +3,7 @@ import { couldNotJudge, defineDetector, notApplicable, present } from '../../eng
 import type { Finding, Location, Verdict } from '../../engine/types.js';
 import { namesAnyModule, parsedSources, propertyName, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { carriesClientToken, functionValue, memberFunction, mentions, valueAcross, type Files } from '../oauth-support.js';
-import { args, calledFunction, calleeImport, calleeName, enclosingFunction, headerReads, isCall, locationOf, propertyOf, rawCalleeName, rawNameText, readSources, receiverOf, resolveValue, sitesOf, K, type Call, rawCallNamed } from '../source-support.js';
+import { args, calledFunction, calleeImport, calleeName, enclosingFunction, headerReads, isCall, locationOf, propertyOf, named, rawCalleeName, rawNameText, readSources, receiverOf, resolveValue, sitesOf, K, type Call, rawCallNamed } from '../source-support.js';
 
 /**
  * S-8 — no token passthrough, audience checked (static).
@@ -49,10 +49,14 @@ function passthroughs(files: Files): Finding[] {
     if (fn && VALIDATION_CALL.test(fn.getText())) return;
     out.push({ messageId: 'token-passthrough', data: { header }, location: locationOf(file, at) });
   };
-  const rawProp = (cn: ts.Node): boolean => {
-    const key = (ts.isPropertyAssignment(cn) || ts.isShorthandPropertyAssignment(cn) ? rawNameText(cn.name) : undefined)?.toLowerCase() ?? '';
-    return key === 'authorization' || CREDENTIAL_OPTIONS.has(key);
-  };
+  const rawProp = named(
+    new Set(['authorization', ...CREDENTIAL_OPTIONS]),
+    (cn: ts.Node): boolean => {
+      const key = (ts.isPropertyAssignment(cn) || ts.isShorthandPropertyAssignment(cn) ? rawNameText(cn.name) : undefined)?.toLowerCase() ?? '';
+      return key === 'authorization' || CREDENTIAL_OPTIONS.has(key);
+    },
+    true,
+  );
   for (const s of sitesOf(files, K.properties, (n) => Node.isPropertyAssignment(n) || Node.isShorthandPropertyAssignment(n), rawProp)) {
     const p = s.node;
     const name = (Node.isPropertyAssignment(p) ? propertyName(p.getNameNode()) : Node.isShorthandPropertyAssignment(p) ? p.getName() : undefined) ?? '';
@@ -65,10 +69,10 @@ function passthroughs(files: Files): Finding[] {
       if (call && isCall(call) && (call.getArguments() as Node[]).some((a) => unwrap(a) === obj)) report(s.file, p, value, name);
     }
   }
-  const rawCall = (cn: ts.Node): boolean => {
+  const rawCall = named(HEADER_SETTERS, (cn: ts.Node): boolean => {
     const first = (cn as ts.CallExpression).arguments[0];
     return HEADER_SETTERS.has(rawCalleeName(cn) ?? '') && !!first && ts.isStringLiteralLike(first) && first.text.toLowerCase() === 'authorization';
-  };
+  });
   for (const s of sitesOf(files, K.call, Node.isCallExpression, rawCall)) {
     const name = calleeName(s.node) ?? '';
     if (!HEADER_SETTERS.has(name)) continue;
