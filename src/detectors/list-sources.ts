@@ -1,7 +1,7 @@
 import { Node, SyntaxKind, ts, type Identifier, type SourceFile } from 'ts-morph';
 import type { RepoFacts } from '../facts/repo.js';
 import { sinkSites } from '../facts/flow.js';
-import { declarationOf, functionOf, initializerOf, isFunctionLike, valueOfDeclaration, type FunctionLikeNode } from '../facts/scope.js';
+import { declarationOf, findNodes, functionOf, initializerOf, isFunctionLike, valueOfDeclaration, type FunctionLikeNode } from '../facts/scope.js';
 import { modelFiles, objectLiteralOf, propertyValue, returnedExpressions, serverModel } from '../facts/server-model.js';
 import { ofKinds, parsedSources, positionOf, unwrap, type ParsedSources } from '../facts/ts-source.js';
 
@@ -140,13 +140,16 @@ function moduleLevelNames(sf: SourceFile): Set<string> {
 const isModuleLevel = (decl: Identifier): boolean => !decl.getFirstAncestor((a) => isFunctionLike(a) || Node.isClassDeclaration(a));
 
 class Reader {
-  private readonly writeIndex: Map<Identifier, Write[]>;
+  private index?: Map<Identifier, Write[]>;
   private siteIndex?: Map<Node, ReturnType<typeof sinkSites>[number]>;
   constructor(
     private readonly repo: RepoFacts,
     private readonly sources: ParsedSources,
-  ) {
-    this.writeIndex = this.indexWrites();
+  ) {}
+
+  /** Built on first use: a server without list handlers never pays for it. */
+  private get writeIndex(): Map<Identifier, Write[]> {
+    return (this.index ??= this.indexWrites());
   }
 
   private spans?: { file: object; start: number; end: number }[];
@@ -164,7 +167,8 @@ class Reader {
         seen.add(fn);
         spans.push({ file: fn.getSourceFile(), start: fn.getStart(), end: fn.getEnd() });
         if (d === 2) continue;
-        for (const call of fn.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+        for (const call of findNodes(fn, (cn) => cn !== fn.compilerNode && ts.isCallExpression(cn))) {
+          if (!Node.isCallExpression(call)) continue;
           const f = functionOf(call.getExpression(), this.sources);
           if (f && !seen.has(f) && this.sources.files.has(this.sources.rel(f.getSourceFile()))) next.push(f);
         }

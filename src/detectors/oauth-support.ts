@@ -1,4 +1,4 @@
-import { Node, type SourceFile } from 'ts-morph';
+import { Node, ts, type SourceFile } from 'ts-morph';
 import { declarationOf as declaringId, valueOfDeclaration } from '../facts/scope.js';
 import { propertyName, stringValue, unwrap, type ParsedSources } from '../facts/ts-source.js';
 import { callersOf, declarationOf, initializerOf, isHeaderRead, propertyOf, resolveValue } from './source-support.js';
@@ -150,13 +150,17 @@ export function stringList(node: Node | undefined): { value: string; node: Node 
 }
 
 /** Does a subtree mention a name matching `re` (identifier, property name or string literal)? */
-export function mentions(root: Node, re: RegExp): boolean {
+export function mentions(root: Node, re: RegExp, skip?: (cn: ts.Node) => boolean): boolean {
+  // Raw walk (nothing is wrapped); `skip` leaves out subtrees, e.g. branches that do not hold a call.
   let found = false;
-  root.forEachDescendant((n, t) => {
-    if ((Node.isIdentifier(n) || Node.isStringLiteral(n) || Node.isNoSubstitutionTemplateLiteral(n)) && re.test(Node.isIdentifier(n) ? n.getText() : n.getLiteralValue())) {
+  const visit = (cn: ts.Node): void => {
+    if (found || skip?.(cn)) return;
+    if ((ts.isIdentifier(cn) || ts.isStringLiteral(cn) || ts.isNoSubstitutionTemplateLiteral(cn)) && re.test(cn.text)) {
       found = true;
-      t.stop();
+      return;
     }
-  });
+    ts.forEachChild(cn, visit);
+  };
+  ts.forEachChild(root.compilerNode, visit);
   return found;
 }

@@ -77,8 +77,8 @@ export function sitesOf(files: [string, SourceFile][], kinds: readonly SyntaxKin
 export type RawFilter = NamedFilter;
 
 /** Tag a raw filter with the names it can accept (see NamedFilter): the scan becomes an index lookup. */
-export const named = (names: ReadonlySet<string>, filter: (cn: ts.Node) => boolean, lower = false): RawFilter =>
-  Object.assign((cn: ts.Node) => filter(cn), { names, lower });
+export const named = (names: ReadonlySet<string>, filter: (cn: ts.Node) => boolean): RawFilter =>
+  Object.assign((cn: ts.Node) => filter(cn), { names: new Set([...names].map((n) => n.toLowerCase())) });
 
 /** The last name of a raw callee: `f` for f(), a.b.f(), new f(), a['f'](); through parentheses, `!` and `as`. */
 export function rawCalleeName(cn: ts.Node): string | undefined {
@@ -245,8 +245,12 @@ function boundNames(name: Node, owner: Node, out: Map<string, Node>): void {
   }
 }
 
+const scopeMemo = new WeakMap<object, Map<string, Node>>();
 function scopeDeclarations(scope: Node): Map<string, Node> {
+  const hit = scopeMemo.get(scope.compilerNode);
+  if (hit) return hit;
   const out = new Map<string, Node>();
+  scopeMemo.set(scope.compilerNode, out);
   if (Node.isFunctionLikeDeclaration(scope) || Node.isArrowFunction(scope) || Node.isFunctionExpression(scope)) {
     for (const p of scope.getParameters()) boundNames(p.getNameNode(), p, out);
   }
@@ -271,13 +275,18 @@ function scopeDeclarations(scope: Node): Map<string, Node> {
 }
 
 /** The declaration an identifier refers to, searched through its enclosing scopes in the same file. */
+const declMemo = new WeakMap<object, Declaration | null>();
 export function declarationOf(id: Identifier): Declaration | undefined {
+  const hit = declMemo.get(id.compilerNode);
+  if (hit !== undefined) return hit ?? undefined;
   const name = id.getText();
-  for (let a: Node | undefined = id.getParent(); a; a = a.getParent()) {
+  let found: Declaration | undefined;
+  for (let a: Node | undefined = id.getParent(); a && !found; a = a.getParent()) {
     const d = scopeDeclarations(a).get(name);
-    if (d && d !== id.getParent()) return d;
+    if (d && d !== id.getParent()) found = d;
   }
-  return undefined;
+  declMemo.set(id.compilerNode, found ?? null);
+  return found;
 }
 
 /** The initializer behind a variable or destructured element (undefined for parameters and others). */
@@ -397,7 +406,7 @@ function isHeadersObject(obj: Node | undefined): boolean {
 }
 
 export function headerReads(files: [string, SourceFile][], header: string): Site[] {
-  return sitesOf(files, K.headerReads, (n) => isHeaderRead(n, header), named(new Set([header]), (cn) => rawNameText(cn)?.toLowerCase() === header, true));
+  return sitesOf(files, K.headerReads, (n) => isHeaderRead(n, header), named(new Set([header]), (cn) => rawNameText(cn)?.toLowerCase() === header));
 }
 
 /** SDK classes and factories that implement Streamable HTTP (and validate its headers). */

@@ -1288,7 +1288,11 @@ function rawCalleeName(cn: ts.Node): string | undefined {
 function sinkPrefilter(sf: SourceFile): (cn: ts.Node) => boolean {
   const text = sf.compilerNode.text;
   const aliases = new Set<string>();
-  const decls = ofKinds(sf, [SyntaxKind.VariableDeclaration], (cn) => !!(cn as ts.VariableDeclaration).initializer).map((d) => d.compilerNode as ts.VariableDeclaration);
+  const decls: ts.VariableDeclaration[] = [];
+  ofKinds(sf, [SyntaxKind.VariableDeclaration], (cn) => {
+    if ((cn as ts.VariableDeclaration).initializer) decls.push(cn as ts.VariableDeclaration);
+    return false; // collected raw: nothing to wrap
+  });
   for (const v of decls) {
     let init = v.initializer;
     while (init && (ts.isParenthesizedExpression(init) || ts.isNonNullExpression(init) || ts.isAsExpression(init) || ts.isAwaitExpression(init))) init = init.expression;

@@ -361,8 +361,23 @@ export function importOf(declId: Identifier): { spec: string; imported: string }
   return undefined;
 }
 
-/** Follow an expression to a function written in the audited source (see the file header), or undefined. */
+const functionMemo = new WeakMap<object, FunctionLikeNode | null>();
+
+/**
+ * Follow an expression to a function written in the audited source (see the file header), or undefined.
+ * Memoised per compiler node (the trees are shared by an audit's detectors).
+ */
 export function functionOf(expr: Node, sources: ParsedSources, depth = 0): FunctionLikeNode | undefined {
+  if (depth > 0) return functionOfUncached(expr, sources, depth);
+  const key = expr.compilerNode;
+  const hit = functionMemo.get(key);
+  if (hit !== undefined) return hit ?? undefined;
+  const f = functionOfUncached(expr, sources, 0);
+  functionMemo.set(key, f ?? null);
+  return f;
+}
+
+function functionOfUncached(expr: Node, sources: ParsedSources, depth: number): FunctionLikeNode | undefined {
   if (depth > 6) return undefined;
   const n = unwrap(expr);
   if (isFunctionLike(n)) return n;

@@ -1,7 +1,7 @@
 import { Node, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
 import type { RepoFacts } from './repo.js';
 import { declarationOf, findNodes, functionOf, initializerOf, valueOfDeclaration, type FunctionLikeNode } from './scope.js';
-import { moduleSpecs, ofKinds, parsedSources, positionOf, propertyName, stringValue, unwrap, type ParsedSources } from './ts-source.js';
+import { moduleSpecs, ofKinds, parsedSources, wrapNode, positionOf, propertyName, stringValue, unwrap, type ParsedSources } from './ts-source.js';
 
 /**
  * The server as written in its JavaScript/TypeScript source: the tools, prompts and resources it
@@ -860,18 +860,18 @@ export function returnedExpressions(fn: FunctionLikeNode): Node[] {
   const body = fn.getBody();
   if (!body) return [];
   if (!Node.isBlock(body)) return [body];
-  const out: Node[] = [];
-  body.forEachDescendant((n, trav) => {
-    if (n !== fn && (Node.isArrowFunction(n) || Node.isFunctionExpression(n) || Node.isFunctionDeclaration(n) || Node.isMethodDeclaration(n) || Node.isClassDeclaration(n))) {
-      trav.skip();
-      return;
-    }
-    if (Node.isReturnStatement(n)) {
-      const e = n.getExpression();
-      if (e) out.push(e);
-    }
-  });
-  return out;
+  // Raw walk, not entering nested functions or classes: only the return statements are wrapped.
+  const nested = (cn: ts.Node): boolean =>
+    ts.isArrowFunction(cn) || ts.isFunctionExpression(cn) || ts.isFunctionDeclaration(cn) || ts.isMethodDeclaration(cn) || ts.isClassDeclaration(cn);
+  const returns: ts.ReturnStatement[] = [];
+  const visit = (cn: ts.Node): void => {
+    if (nested(cn)) return;
+    if (ts.isReturnStatement(cn) && cn.expression) returns.push(cn);
+    ts.forEachChild(cn, visit);
+  };
+  ts.forEachChild(body.compilerNode, visit);
+  const sf = body.getSourceFile();
+  return returns.map((r) => wrapNode(sf, r.expression!));
 }
 
 /** Object literals listed under `key` in what a list handler returns (arrays and consts followed, spreads of arrays included). */

@@ -114,11 +114,11 @@ const rawByKind = new WeakMap<SourceFile, Map<SyntaxKind, ts.Node[]>>();
 const wrappedByKind = new WeakMap<SourceFile, Map<SyntaxKind, Node[]>>();
 
 /**
- * A raw filter may carry the names it accepts (`names`, compared lower-cased when `lower`): ofKinds then looks
- * the candidates up in a per-file index by name instead of testing every node of the kinds. The filter is
- * still applied to the candidates, so the index only ever narrows what a plain scan would find.
+ * A raw filter may carry the names it accepts (`names`, lower-cased): ofKinds then looks the candidates up
+ * in a per-file index by lower-cased name instead of testing every node of the kinds. The filter is still
+ * applied to the candidates, so the index only ever narrows what a plain scan would find.
  */
-export type NamedFilter = ((cn: ts.Node) => boolean) & { names?: ReadonlySet<string>; lower?: boolean };
+export type NamedFilter = ((cn: ts.Node) => boolean) & { names?: ReadonlySet<string> };
 
 /** The name a node is indexed by: a call's last callee name, a literal's value, a property key, an accessed name. */
 function indexName(cn: ts.Node): string | undefined {
@@ -140,17 +140,17 @@ function indexName(cn: ts.Node): string | undefined {
 }
 
 const nameIndex = new WeakMap<SourceFile, Map<string, Map<string, ts.Node[]>>>();
-function byName(sf: SourceFile, raw: Map<SyntaxKind, ts.Node[]>, kind: SyntaxKind, lower: boolean): Map<string, ts.Node[]> {
+function byName(sf: SourceFile, raw: Map<SyntaxKind, ts.Node[]>, kind: SyntaxKind): Map<string, ts.Node[]> {
   let perFile = nameIndex.get(sf);
   if (!perFile) nameIndex.set(sf, (perFile = new Map()));
-  const key = `${kind}${lower ? 'l' : ''}`;
+  const key = String(kind);
   let idx = perFile.get(key);
   if (!idx) {
     idx = new Map();
     for (const cn of raw.get(kind) ?? []) {
       let name = indexName(cn);
       if (name === undefined) continue;
-      if (lower) name = name.toLowerCase();
+      name = name.toLowerCase();
       const list = idx.get(name);
       if (list) list.push(cn);
       else idx.set(name, [cn]);
@@ -180,7 +180,7 @@ export function ofKinds(sf: SourceFile, kinds: readonly SyntaxKind[], rawFilter?
   const out: Node[] = [];
   for (const k of kinds) {
     if (rawFilter?.names) {
-      const idx = byName(sf, raw, k, !!rawFilter.lower);
+      const idx = byName(sf, raw, k);
       const hits: ts.Node[] = [];
       for (const name of rawFilter.names) for (const cn of idx.get(name) ?? []) if (rawFilter(cn)) hits.push(cn);
       if (rawFilter.names.size > 1) hits.sort((a, b) => a.pos - b.pos || a.end - b.end);
@@ -240,4 +240,9 @@ export function namesAnyModule(sf: SourceFile, modules: Iterable<string>): boole
   const specs = moduleSpecs(sf);
   for (const m of modules) if (specs.has(m)) return true;
   return false;
+}
+
+/** The ts-morph wrapper of a compiler node of `sf` (cached by ts-morph, so cheap when it already exists). */
+export function wrapNode(sf: SourceFile, cn: ts.Node): Node {
+  return (sf as unknown as { _getNodeFromCompilerNode: (n: ts.Node) => Node })._getNodeFromCompilerNode(cn);
 }

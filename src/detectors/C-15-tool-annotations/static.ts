@@ -175,7 +175,7 @@ export default defineDetector({
   },
   judge({ inputs: { repo } }) {
     const model = serverModel(repo);
-    if (model.files.length === 0) return hasPythonSource(repo) ? notApplicable('no-js-source') : couldNotJudge('no-source');
+    if (model.files.length === 0) return hasPythonSource(repo) ? couldNotJudge('source-language-not-read') : couldNotJudge('no-source');
     if (model.tools.length === 0) return notApplicable('no-tools-registered');
     const sources = parsedSources(repo);
     const findings: Finding[] = [];

@@ -5,6 +5,7 @@ import { originOf } from '../../facts/scope.js';
 import { serverModel } from '../../facts/server-model.js';
 import { ofKinds, positionOf, propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
 import { codeOf, isFn, passThrough, sinkOf, type Code, type Fn } from '../code-paths.js';
+import { named } from '../source-support.js';
 
 /**
  * C-6 — no secrets in logs, no raw traces to clients (static part). Two looks at the source:
@@ -99,7 +100,8 @@ function logCall(call: CallExpression): string | undefined {
 
 /** Raw pre-filter: only `x.stack` reads and calls of a logging-shaped method are worth wrapping and judging. */
 const LOG_METHOD_NAMES = new Set([...CONSOLE_METHODS, ...LOGGER_METHODS, 'sendLoggingMessage']);
-function mayMatter(cn: ts.Node): boolean {
+const mayMatter = named(new Set([...LOG_METHOD_NAMES, 'stack']), (cn) => mayMatterRaw(cn));
+function mayMatterRaw(cn: ts.Node): boolean {
   if (ts.isPropertyAccessExpression(cn)) return cn.name.text === 'stack';
   if (!ts.isCallExpression(cn)) return false;
   let e: ts.Expression = cn.expression;

@@ -1,10 +1,10 @@
 import python from './python.js';
-import { Node, type SourceFile } from 'ts-morph';
+import { Node, ts, type SourceFile } from 'ts-morph';
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { sinkSites, toolFlows, type Flow } from '../../facts/flow.js';
-import { functionOf, originOf, GLOBAL } from '../../facts/scope.js';
+import { findNodes, functionOf, originOf, GLOBAL } from '../../facts/scope.js';
 import { namesAnyModule, parsedSources, positionOf, propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
 import {
   args,
@@ -218,9 +218,9 @@ function scopeOf(site: Node, files: [string, SourceFile][], sources: ReturnType<
     level = next.filter((f) => !out.includes(f));
   }
   for (const fn of [...out]) {
-    fn.forEachDescendant((n) => {
+    for (const n of findNodes(fn, (cn) => cn !== fn.compilerNode && ts.isCallExpression(cn))) {
       if (Node.isCallExpression(n)) add(functionOf(n.getExpression(), sources));
-    });
+    }
   }
   return out;
 }

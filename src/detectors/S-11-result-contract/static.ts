@@ -91,7 +91,7 @@ export default defineDetector({
   },
   judge({ inputs: { repo } }) {
     const model = serverModel(repo);
-    if (model.files.length === 0) return hasPythonSource(repo) ? notApplicable('no-js-source') : couldNotJudge('no-source');
+    if (model.files.length === 0) return hasPythonSource(repo) ? couldNotJudge('source-language-not-read') : couldNotJudge('no-source');
     const sources = parsedSources(repo);
     const findings: Finding[] = [];
     const at = (n: Node) => ({ file: sources.rel(n.getSourceFile()), line: positionOf(n).line });

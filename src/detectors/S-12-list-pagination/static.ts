@@ -29,7 +29,7 @@ export default defineDetector({
   },
   judge({ inputs: { repo } }) {
     const model = serverModel(repo);
-    if (model.files.length === 0) return hasPythonSource(repo) ? notApplicable('no-js-source') : couldNotJudge('no-source');
+    if (model.files.length === 0) return hasPythonSource(repo) ? couldNotJudge('source-language-not-read') : couldNotJudge('no-source');
     const { sources } = listFacts(repo);
     const findings: Finding[] = [];
     let unknown = 0;

@@ -24,7 +24,7 @@ import { callersOf, calleeImport, calleeName, enclosingFunction, importsOf, isCa
 const CODE_READ = /query\.code\b|query\[['"]code['"]\]|searchParams\.get\(\s*['"]code['"]\s*\)|query\(\s*['"]code['"]\s*\)|\{[^}]*\bcode\b[^}]*\}\s*=\s*(?:req|request|ctx|c\.req)\.query\b/;
 const SDK_CLIENT_AUTH = /^@modelcontextprotocol\/(sdk\/client\/auth(\.js)?|client)$/;
 const SDK_AUTH_NAMES = new Set(['auth', 'exchangeAuthorization', 'registerClient', 'startAuthorization']);
-const LIBRARIES = ['openid-client', 'oauth4webapi', 'simple-oauth2', '@badgateway/oauth2-client', 'client-oauth2'];
+const LIBRARIES = ['openid-client', 'oauth4webapi', 'simple-oauth2', '@badgateway/oauth2-client', 'client-oauth2', '@google-cloud/local-auth'];
 
 /** Token requests redeeming an authorization code: grant_type authorization_code, or the SDK's exchangeAuthorization. */
 function redemptions(files: [string, SourceFile][]): Site[] {

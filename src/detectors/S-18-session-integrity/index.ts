@@ -49,7 +49,6 @@ function issuers(files: [string, SourceFile][]): Issuer[] {
     new Set(['sessionidgenerator', HEADER]),
     (cn: ts.Node): boolean =>
       ts.isPropertyAssignment(cn) || ts.isShorthandPropertyAssignment(cn) ? rawNameText(cn.name) === 'sessionIdGenerator' : rawNameText(cn)?.toLowerCase() === HEADER,
-    true,
   );
   for (const s of sitesOf(files, [...K.properties, ...K.strings], (n) => Node.isPropertyAssignment(n) || Node.isShorthandPropertyAssignment(n) || isHeaderWrite(n, HEADER), raw)) {
     const n = s.node;

@@ -67,7 +67,6 @@ function originGuards(files: [string, SourceFile][]): Guards {
         : ts.isPropertyAssignment(cn)
           ? rawNameText(cn.name) === 'enableDnsRebindingProtection'
           : rawNameText(cn)?.toLowerCase() === 'origin',
-    true,
   );
   const kinds = [...K.calls, ...K.properties, ...K.headerReads];
   for (const s of sitesOf(files, kinds, (n) => isCall(n) || Node.isPropertyAssignment(n) || isHeaderRead(n, 'origin'), raw)) {

@@ -27,7 +27,7 @@ const HEADER = 'mcp-protocol-version';
 
 /** `delete req.headers['mcp-protocol-version']`, `headers.delete(...)`, `headers.set(...)`, `req.headers[...] = …`. */
 function rewrites(files: Parameters<typeof sitesOf>[0]): Site[] {
-  const raw = named(new Set([HEADER]), (cn: ts.Node): boolean => (cn as ts.StringLiteralLike).text?.toLowerCase() === HEADER, true);
+  const raw = named(new Set([HEADER]), (cn: ts.Node): boolean => (cn as ts.StringLiteralLike).text?.toLowerCase() === HEADER);
   return sitesOf(files, K.strings, (n) => {
     if (stringValue(n)?.toLowerCase() !== HEADER) return false;
     const p = n.getParent();

@@ -146,7 +146,7 @@ export default defineDetector({
   messages: { 'change-not-notified-in-source': ['kind', 'store'] },
   judge({ inputs: { repo } }) {
     const model = serverModel(repo);
-    if (model.files.length === 0) return hasPythonSource(repo) ? notApplicable('no-js-source') : couldNotJudge('no-source');
+    if (model.files.length === 0) return hasPythonSource(repo) ? couldNotJudge('source-language-not-read') : couldNotJudge('no-source');
     const sources = parsedSources(repo);
     const declared = declaredInCapabilities(sources);
     if (model.prompts.some((p) => p.api === 'registerPrompt' || p.api === 'prompt')) declared.add('prompts');

@@ -4,6 +4,7 @@ import type { Finding, Location, Verdict } from '../../engine/types.js';
 import { namesAnyModule, parsedSources, propertyName, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { carriesClientToken, functionValue, memberFunction, mentions, valueAcross, type Files } from '../oauth-support.js';
 import { args, calledFunction, calleeImport, calleeName, enclosingFunction, headerReads, isCall, locationOf, propertyOf, named, rawCalleeName, rawNameText, readSources, receiverOf, resolveValue, sitesOf, K, type Call, rawCallNamed } from '../source-support.js';
+import { findNodes } from '../../facts/scope.js';
 
 /**
  * S-8 — no token passthrough, audience checked (static).
@@ -55,7 +56,6 @@ function passthroughs(files: Files): Finding[] {
       const key = (ts.isPropertyAssignment(cn) || ts.isShorthandPropertyAssignment(cn) ? rawNameText(cn.name) : undefined)?.toLowerCase() ?? '';
       return key === 'authorization' || CREDENTIAL_OPTIONS.has(key);
     },
-    true,
   );
   for (const s of sitesOf(files, K.properties, (n) => Node.isPropertyAssignment(n) || Node.isShorthandPropertyAssignment(n), rawProp)) {
     const p = s.node;
@@ -68,6 +68,17 @@ function passthroughs(files: Files): Finding[] {
       const call = obj?.getParent();
       if (call && isCall(call) && (call.getArguments() as Node[]).some((a) => unwrap(a) === obj)) report(s.file, p, value, name);
     }
+  }
+  // headers['Authorization'] = value, on an object named like request headers.
+  for (const s of sitesOf(files, K.strings, (n) => stringValue(n)?.toLowerCase() === 'authorization', named(new Set(['authorization']), (cn) => ts.isStringLiteralLike(cn) && cn.text.toLowerCase() === 'authorization'))) {
+    const access = s.node.getParent();
+    if (!access || !Node.isElementAccessExpression(access) || access.getArgumentExpression() !== s.node) continue;
+    const assign = access.getParent();
+    if (!assign || !Node.isBinaryExpression(assign) || assign.getLeft() !== access || assign.getOperatorToken().getText() !== '=') continue;
+    const target = unwrap(access.getExpression());
+    if (!/headers$/i.test(Node.isIdentifier(target) ? target.getText() : Node.isPropertyAccessExpression(target) ? target.getName() : '')) continue;
+    if (RESPONSE_OBJECTS.test(Node.isPropertyAccessExpression(target) ? unwrap(target.getExpression()).getText() : '')) continue;
+    report(s.file, assign, assign.getRight(), stringValue(s.node)!);
   }
   const rawCall = named(HEADER_SETTERS, (cn: ts.Node): boolean => {
     const first = (cn as ts.CallExpression).arguments[0];
@@ -91,7 +102,19 @@ const optionsOf = (n: Node | undefined): Node | undefined => {
   return v && Node.isObjectLiteralExpression(v) ? v : undefined;
 };
 
-const checksAudience = (fn: Node): boolean => mentions(fn, /^(aud|audience|expectedAudience|checkResourceAllowed)$/);
+const AUDIENCE = /^(aud|audience|expectedAudience|checkResourceAllowed)$/;
+const checksAudience = (fn: Node): boolean => mentions(fn, AUDIENCE);
+
+/** The audience is checked on the call's own path: branches (if / else / case) that do not hold the call are not read. */
+function checksAudienceAround(fn: Node, call: Node): boolean {
+  const c = call.compilerNode;
+  const offPath = (cn: ts.Node): boolean => {
+    const p = cn.parent;
+    const branch = (!!p && ts.isIfStatement(p) && (p.thenStatement === cn || p.elseStatement === cn)) || ts.isCaseClause(cn) || ts.isDefaultClause(cn);
+    return branch && !(cn.pos <= c.pos && c.end <= cn.end);
+  };
+  return mentions(fn, AUDIENCE, offPath);
+}
 const verifiesJwt = (fn: Node): boolean => /\bjwtVerify\(|\bjwt\.verify\(/.test(fn.getText());
 
 /** jose jwtVerify(token, key, options) / jsonwebtoken verify(token, secret, options). */
@@ -101,7 +124,7 @@ function judgeJwt(file: string, call: Call, label: string): Judgement {
   if (opts && !obj) return { kind: 'unknown', at: locationOf(file, call) };
   if (obj && propertyOf(obj, 'audience')) return { kind: 'ok' };
   const fn = enclosingFunction(call) ?? call.getSourceFile();
-  if (checksAudience(fn)) return { kind: 'ok' };
+  if (checksAudienceAround(fn, call)) return { kind: 'ok' };
   return { kind: 'red', finding: { messageId: 'audience-unchecked', data: { verifier: label }, location: locationOf(file, call) } };
 }
 
@@ -147,8 +170,12 @@ function judgeHeaderRead(file: string, read: Node, files: Files): Judgement | un
   const fn = enclosingFunction(read);
   if (!fn) return { kind: 'unknown', at: locationOf(file, read) };
   let seen: 'secret' | 'verified' | undefined;
-  const scan = (root: Node, depth: number): void =>
-    root.forEachDescendant((n, t) => {
+  const EQUALITY = new Set([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken]);
+  const wanted = (cn: ts.Node): boolean => (ts.isBinaryExpression(cn) && EQUALITY.has(cn.operatorToken.kind)) || ts.isCallExpression(cn);
+  // Raw walk: only comparisons and calls are wrapped.
+  const scan = (root: Node, depth: number): void => {
+    for (const n of findNodes(root, (cn) => cn !== root.compilerNode && wanted(cn))) {
+      if (seen === 'secret') return;
       if (Node.isBinaryExpression(n) && ['===', '!==', '==', '!='].includes(n.getOperatorToken().getText())) {
         const l = carriesClientToken(n.getLeft(), files);
         const other = l ? n.getRight() : n.getLeft();
@@ -160,8 +187,8 @@ function judgeHeaderRead(file: string, read: Node, files: Files): Judgement | un
         else if (local && local !== root) scan(local, depth + 1);
         else if (/verif|validat|authenticat|introspect/i.test(name)) seen ??= 'verified';
       }
-      if (seen === 'secret') t.stop();
-    });
+    }
+  };
   scan(fn, 0);
   if (seen === 'secret') return { kind: 'ok' };
   // Verified by a call judged on its own (jwtVerify, an SDK gate) or by one we cannot read.

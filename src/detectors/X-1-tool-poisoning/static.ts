@@ -21,11 +21,13 @@ import { judgeText } from './patterns.js';
  */
 
 /** The verdict when the source gives this part nothing to read, if so (shared with X-2). */
-export function textGap(repo: RepoFacts): Verdict | undefined {
+export function textGap(repo: RepoFacts, opts: { pythonPart: boolean } = { pythonPart: true }): Verdict | undefined {
   const model = serverModel(repo);
-  if (model.files.length === 0) return hasPythonSource(repo) ? notApplicable('no-js-source') : couldNotJudge('no-source');
+  // A Python tree is judged by the rule's Python part when it has one; without one, it is unread here.
+  const python = hasPythonSource(repo);
+  if (model.files.length === 0) return python ? (opts.pythonPart ? notApplicable('no-js-source') : couldNotJudge('source-language-not-read')) : couldNotJudge('no-source');
   const st = sourceTexts(repo);
-  if (!st.registered) return hasPythonSource(repo) ? notApplicable('no-js-tools-python-source') : couldNotJudge('no-texts-in-source');
+  if (!st.registered) return python ? (opts.pythonPart ? notApplicable('no-js-tools-python-source') : couldNotJudge('source-language-not-read')) : couldNotJudge('no-texts-in-source');
   return undefined;
 }
 

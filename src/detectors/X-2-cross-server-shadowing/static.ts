@@ -26,7 +26,7 @@ export default defineDetector({
     'source-lookalike-tool-name': ['tool', 'like'],
   },
   judge({ inputs: { repo } }) {
-    const gap = textGap(repo);
+    const gap = textGap(repo, { pythonPart: false });
     if (gap) return gap;
     const st = sourceTexts(repo);
     const ownLower = new Set([...st.toolNames].map((n) => n.toLowerCase()));
