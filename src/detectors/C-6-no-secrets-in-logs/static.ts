@@ -55,6 +55,9 @@ type Logged = { kind: 'secret' | 'object'; name: string; node: Node };
 function loggedValues(arg: Node): Logged[] {
   const out: Logged[] = [];
   const consider = (leaf: Node) => {
+    // Cheap test first: only secret-named values, whole request objects and process.env are of interest.
+    const name = lastName(leaf);
+    if (!name || !(name === 'env' || WHOLE_OBJECTS.has(name) || isSecretName(name))) return;
     // The value must reach the argument through pass-through nodes only.
     let cur: Node = leaf;
     while (cur !== arg) {
@@ -63,7 +66,6 @@ function loggedValues(arg: Node): Logged[] {
       cur = up;
     }
     const text = leaf.getText().replace(/\s+/g, '');
-    const name = lastName(leaf);
     if (text === 'process.env') out.push({ kind: 'object', name: text, node: leaf });
     else if (name && WHOLE_OBJECTS.has(name)) out.push({ kind: 'object', name: text.slice(0, 60), node: leaf });
     else if (name && isSecretName(name)) out.push({ kind: 'secret', name: text.slice(0, 60), node: leaf });

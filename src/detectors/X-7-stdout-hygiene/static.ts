@@ -3,7 +3,7 @@ import { defineDetector, notApplicable, present } from '../../engine/detector.js
 import type { Finding } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { originOf, resolveRelativeModule } from '../../facts/scope.js';
-import { ofKinds, positionOf, stringValue, unwrap } from '../../facts/ts-source.js';
+import { namesAnyModule, ofKinds, positionOf, stringValue, unwrap } from '../../facts/ts-source.js';
 import { codeOf, type Code } from '../code-paths.js';
 import { rawCallNamed } from '../source-support.js';
 
@@ -22,6 +22,7 @@ import { rawCallNamed } from '../source-support.js';
  */
 
 const STDOUT_CONSOLE = new Set(['log', 'info', 'debug', 'table', 'dir']);
+const STDOUT_CALLS: ReadonlySet<string> = new Set([...STDOUT_CONSOLE, 'write']);
 const MANIFEST = 'mcp.json';
 
 /** What mcp.json declares: 'stdio' among its transports, 'other' transports only, or undefined (no manifest or no transport). */
@@ -162,7 +163,9 @@ export default defineDetector({
     const findings: Finding[] = [];
     for (const sf of files) {
       const file = code.rel(sf);
-      for (const n of ofKinds(sf, [SyntaxKind.CallExpression])) {
+      // Without pino named in the file (origins are read within a file), only console.* and .write calls can matter.
+      const raw = namesAnyModule(sf, ['pino']) ? undefined : rawCallNamed(STDOUT_CALLS);
+      for (const n of ofKinds(sf, [SyntaxKind.CallExpression], raw)) {
         if (!Node.isCallExpression(n)) continue;
         const callee = unwrap(n.getExpression());
         const at = { file, line: positionOf(n).line };
