@@ -108,7 +108,9 @@ export default defineDetector({
         if (!sc) continue;
         const scAt = at(sc.getParent() ?? sc);
         if (!t.outputSchema) findings.push({ messageId: 'structured-without-schema-in-source', data: { tool: t.name }, location: scAt });
-        if (hasTextBlock(r, sources) === false) findings.push({ messageId: 'structured-without-text-in-source', data: { tool: t.name }, location: scAt });
+        // SDK v2's McpServer appends the text block itself (SEP-2106 §4.3, projectCallToolResult); v1 and hand-written handlers do not.
+        const appended = t.flavour === 'sdk-v2' && !lowLevel;
+        if (!appended && hasTextBlock(r, sources) === false) findings.push({ messageId: 'structured-without-text-in-source', data: { tool: t.name }, location: scAt });
       }
     }
 

@@ -3,7 +3,7 @@ import { couldNotJudge, defineDetector, notApplicable, present } from '../../eng
 import type { Finding, Location, Verdict } from '../../engine/types.js';
 import { namesAnyModule, parsedSources, propertyName, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { carriesClientToken, functionValue, memberFunction, mentions, valueAcross, type Files } from '../oauth-support.js';
-import { args, calledFunction, calleeImport, calleeName, enclosingFunction, headerReads, isCall, locationOf, propertyOf, named, rawCalleeName, rawNameText, readSources, receiverOf, resolveValue, sitesOf, K, type Call, rawCallNamed } from '../source-support.js';
+import { args, calledFunction, calleeImport, calleeName, calleeText, enclosingFunction, headerReads, isCall, locationOf, propertyOf, named, rawCalleeName, rawNameText, readSources, receiverOf, resolveValue, sitesOf, K, type Call, rawCallNamed } from '../source-support.js';
 import { findNodes } from '../../facts/scope.js';
 
 /**
@@ -28,6 +28,8 @@ const JWT_VERIFIERS: Record<string, string> = { jose: 'jwtVerify', jsonwebtoken:
 const SDK_GATES = new Set(['requireBearerAuth', 'verifyBearerToken']);
 const VALIDATION_CALL = /userinfo|introspect|tokeninfo/i;
 const CREDENTIAL_OPTIONS = new Set(['auth', 'accesstoken', 'bearertoken']);
+/** Calls that copy an object locally rather than send it. */
+const LOCAL_MERGES = /^(?:Object\.(?:assign|freeze|entries|keys|values|fromEntries)|structuredClone|(?:_|lodash)\.(?:merge|assign|extend|defaults|clone|cloneDeep)|merge|extend|deepmerge|JSON\.stringify)$/;
 const HEADER_SETTERS: ReadonlySet<string> = new Set(['set', 'append', 'setHeader', 'header']);
 const RESPONSE_OBJECTS = /^(res|response|reply|c|ctx)$/;
 
@@ -66,7 +68,8 @@ function passthroughs(files: Files): Finding[] {
     else if (CREDENTIAL_OPTIONS.has(key)) {
       const obj = p.getParent();
       const call = obj?.getParent();
-      if (call && isCall(call) && (call.getArguments() as Node[]).some((a) => unwrap(a) === obj)) report(s.file, p, value, name);
+      // Only options given to something that sends requests: `Object.assign(req, { auth })` attaches, it does not send.
+      if (call && isCall(call) && (call.getArguments() as Node[]).some((a) => unwrap(a) === obj) && !LOCAL_MERGES.test(calleeText(call))) report(s.file, p, value, name);
     }
   }
   // headers['Authorization'] = value, on an object named like request headers.
