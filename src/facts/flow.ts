@@ -1171,6 +1171,16 @@ function relevant(c: Check, f: RawFlow, rootKeys: ReadonlySet<string>): boolean 
   return false;
 }
 
+/**
+ * A check made while computing an argument of the call a flow goes through (`readFile(insideRoot(name))`):
+ * arguments are evaluated before the call, so it counts as coming first — unless it sits in a callback.
+ */
+function argumentOf(inner: Node, call: Node): boolean {
+  if (inner === call || inner.getStart() < call.getStart() || inner.getEnd() > call.getEnd()) return false;
+  for (let p = inner.getParent(); p && p !== call; p = p.getParent()) if (isFunctionLike(p)) return false;
+  return true;
+}
+
 function judge(f: RawFlow, checks: Check[], rootKeys: ReadonlySet<string>): { guard: Guard; detail?: GuardDetail; at?: Node } {
   if (f.kind === 'argument') return { guard: 'sound', detail: 'argv-no-shell' };
   if (f.kind === 'fs' && f.taint.basename) return { guard: 'sound', detail: 'basename' };
@@ -1187,7 +1197,7 @@ function judge(f: RawFlow, checks: Check[], rootKeys: ReadonlySet<string>): { gu
     if (!link) continue;
     if (c.scope) {
       if (!(link.at.getStart() >= c.scope.getStart() && link.at.getEnd() <= c.scope.getEnd())) continue;
-    } else if (c.at.getStart() >= link.at.getStart()) continue;
+    } else if (c.at.getStart() >= link.at.getStart() && !argumentOf(c.at, link.at)) continue;
     if (rank[verdict.guard] > rank[best.guard] || (verdict.guard === best.guard && detailRank(verdict.detail) > detailRank(best.detail))) {
       best = { guard: verdict.guard, detail: verdict.detail, at: c.node };
     }
