@@ -177,14 +177,15 @@ export function sinkOf(node: Node, depth = 0): Sink | undefined {
       const name = p.getName();
       const scope = p.getFirstAncestor((a) => Node.isBlock(a) || Node.isSourceFile(a)) ?? p.getSourceFile();
       let found: Sink | undefined;
-      scope.forEachDescendant((ref, walk) => {
-        if (found) return walk.stop();
-        if (!Node.isIdentifier(ref) || ref.getText() !== name || ref === p.getNameNode()) return;
+      // Raw walk: only the identifiers spelling the name are wrapped.
+      for (const ref of findNodes(scope, (cn) => ts.isIdentifier(cn) && cn.text === name)) {
+        if (found) break;
+        if (!Node.isIdentifier(ref) || ref === p.getNameNode()) continue;
         const rp = ref.getParent();
-        if (Node.isPropertyAccessExpression(rp) && rp.getNameNode() === ref) return;
-        if (Node.isPropertyAssignment(rp) && rp.getNameNode() === ref) return;
+        if (Node.isPropertyAccessExpression(rp) && rp.getNameNode() === ref) continue;
+        if (Node.isPropertyAssignment(rp) && rp.getNameNode() === ref) continue;
         found = sinkOf(ref, depth + 1);
-      });
+      }
       return found;
     }
     return undefined;

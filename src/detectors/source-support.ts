@@ -628,28 +628,6 @@ export function callersOf(fn: Node, files: [string, SourceFile][]): Site<CallExp
 
 const callersMemo = new WeakMap<object, WeakMap<Node, Site<CallExpression>[]>>();
 
-/** Calls by the name they call (`f` for f(…) and m.f(…)), per file, as raw compiler nodes (wrapped on use). */
-const callIndex = memo((files: [string, SourceFile][]) => {
-  const out = new Map<SourceFile, Map<string, ts.CallExpression[]>>();
-  for (const [, sf] of files) {
-    const byName = new Map<string, ts.CallExpression[]>();
-    ofKinds(sf, K.call, (cn) => {
-      const c = cn as ts.CallExpression;
-      let e: ts.Expression = c.expression;
-      while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isNonNullExpression(e)) e = e.expression;
-      const name = ts.isIdentifier(e) ? e.text : ts.isPropertyAccessExpression(e) ? e.name.text : undefined;
-      if (name) {
-        const list = byName.get(name);
-        if (list) list.push(c);
-        else byName.set(name, [c]);
-      }
-      return false;
-    });
-    out.set(sf, byName);
-  }
-  return out;
-});
-
 /** Per file, its bindings imported by a relative path (files without any are left out). */
 const relativeImports = memo((files: [string, SourceFile][]) => {
   const out = new Map<SourceFile, [string, Binding][]>();
@@ -667,7 +645,6 @@ function findCallers(fn: Node, files: [string, SourceFile][]): Site<CallExpressi
   const name = functionName(fn);
   if (!name) return [];
   const home = fn.getSourceFile();
-  const index = callIndex(files);
   const rel = relativeImports(files);
   const out: Site<CallExpression>[] = [];
   for (const [file, sf] of files) {
@@ -681,11 +658,10 @@ function findCallers(fn: Node, files: [string, SourceFile][]): Site<CallExpressi
       else if (b.imported === '*') namespaces.add(local);
     }
     if (direct.size === 0 && namespaces.size === 0) continue;
-    const byName = index.get(sf);
-    const raw = new Set([...direct, name].flatMap((k) => byName?.get(k) ?? []));
-    if (raw.size === 0) continue;
-    const wrap = (sf as unknown as { _getNodeFromCompilerNode: (n: ts.Node) => CallExpression })._getNodeFromCompilerNode.bind(sf);
-    for (const n of [...raw].map(wrap)) {
+    // Calls by the name they call (`f` for f(…), m.f(…)), from the shared per-file name index.
+    const names = new Set([...direct, name]);
+    const calls = ofKinds(sf, K.call, named(names, (cn) => names.has(rawCalleeName(cn) ?? ''))) as CallExpression[];
+    for (const n of calls) {
       if (sf === home && fn.containsRange(n.getPos(), n.getEnd())) continue;
       const e = unwrap(n.getExpression());
       if (Node.isIdentifier(e) && direct.has(e.getText())) out.push({ file, node: n });

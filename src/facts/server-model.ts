@@ -926,7 +926,8 @@ function isNameExpression(expr: Node): boolean {
 /** Branches of a dispatcher: `switch (name) { case 'x': … }` clauses and `if (name === 'x')` statements. */
 export function dispatchBranches(fn: FunctionLikeNode): { name: string; node: Node }[] {
   const out: { name: string; node: Node }[] = [];
-  fn.forEachDescendant((n) => {
+  // Raw walk: only switch and if statements are wrapped.
+  for (const n of findNodes(fn, (cn) => cn !== fn.compilerNode && (ts.isSwitchStatement(cn) || ts.isIfStatement(cn)))) {
     if (Node.isSwitchStatement(n) && isNameExpression(n.getExpression())) {
       for (const c of n.getCaseBlock().getClauses()) {
         if (!Node.isCaseClause(c)) continue;
@@ -935,11 +936,11 @@ export function dispatchBranches(fn: FunctionLikeNode): { name: string; node: No
       }
     } else if (Node.isIfStatement(n)) {
       const cond = unwrap(n.getExpression());
-      if (!Node.isBinaryExpression(cond) || !['===', '=='].includes(cond.getOperatorToken().getText())) return;
+      if (!Node.isBinaryExpression(cond) || !['===', '=='].includes(cond.getOperatorToken().getText())) continue;
       const [l, r] = [cond.getLeft(), cond.getRight()];
       const s = isNameExpression(l) ? constString(r) : isNameExpression(r) ? constString(l) : undefined;
       if (s) out.push({ name: s.value, node: n.getThenStatement() });
     }
-  });
+  }
   return out;
 }

@@ -71,6 +71,8 @@ function limiterRefs(code: Code): Limiters {
     if (first) break;
     // Origins are resolved within a file: without a limiter package named in it, only limiter-named symbols count.
     const pkg = namesAnyModule(sf, LIMITER_PACKAGES);
+    // A file whose text names no limiter (package or limiter-like name) has none: skip it without a scan.
+    if (!pkg && !LIMITER_NAME.test(sf.getFullText())) continue;
     const raw = (cn: ts.Node): boolean =>
       ts.isClassDeclaration(cn) || ts.isFunctionDeclaration(cn) ? LIMITER_NAME.test(cn.name?.text ?? '') : pkg || LIMITER_NAME.test(rawCalleeName(cn) ?? '');
     for (const n of ofKinds(sf, [SyntaxKind.NewExpression, SyntaxKind.CallExpression, SyntaxKind.ClassDeclaration, SyntaxKind.FunctionDeclaration], raw)) {
