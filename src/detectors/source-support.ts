@@ -3,7 +3,7 @@ import { couldNotJudge, notApplicable } from '../engine/detector.js';
 import type { Location, Verdict } from '../engine/types.js';
 import type { RepoFacts } from '../facts/repo.js';
 import { hasPythonSource } from '../facts/python-source.js';
-import { ofKinds, parsedSources, positionOf, propertyName, stringValue, unwrap, type NamedFilter } from '../facts/ts-source.js';
+import { ofKinds, parsedSources, positionOf, propertyName, rawCalleeName, stringValue, unwrap, type NamedFilter } from '../facts/ts-source.js';
 import { findNodes } from '../facts/scope.js';
 
 /**
@@ -80,16 +80,7 @@ export type RawFilter = NamedFilter;
 export const named = (names: ReadonlySet<string>, filter: (cn: ts.Node) => boolean): RawFilter =>
   Object.assign((cn: ts.Node) => filter(cn), { names: new Set([...names].map((n) => n.toLowerCase())) });
 
-/** The last name of a raw callee: `f` for f(), a.b.f(), new f(), a['f'](); through parentheses, `!` and `as`. */
-export function rawCalleeName(cn: ts.Node): string | undefined {
-  let e: ts.Node | undefined = ts.isCallExpression(cn) || ts.isNewExpression(cn) ? cn.expression : ts.isTaggedTemplateExpression(cn) ? cn.tag : undefined;
-  while (e && (ts.isParenthesizedExpression(e) || ts.isNonNullExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isTypeAssertionExpression(e))) e = e.expression;
-  if (!e) return undefined;
-  if (ts.isIdentifier(e)) return e.text;
-  if (ts.isPropertyAccessExpression(e)) return e.name.text;
-  if (ts.isElementAccessExpression(e) && ts.isStringLiteralLike(e.argumentExpression)) return e.argumentExpression.text;
-  return undefined;
-}
+export { rawCalleeName };
 
 /** Raw filter: calls whose last callee name is in the set. */
 export const rawCallNamed = (names: ReadonlySet<string>): RawFilter => named(names, (cn) => names.has(rawCalleeName(cn) ?? ''));

@@ -2,7 +2,7 @@ import { Node, SyntaxKind, ts, type CallExpression, type SourceFile, type Identi
 import type { RepoFacts } from './repo.js';
 import { bindingNames, declarationOf, findNodes, functionOf, initializerOf, isFunctionLike, originOf, GLOBAL, type FunctionLikeNode, type Origin } from './scope.js';
 import { constString, constrainedArguments, modelFiles, objectLiteralOf, patternSafety, propertyValue, regexSource, serverModel, type EntryKind, type HandlerEntry } from './server-model.js';
-import { namesAnyModule, ofKinds, parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from './ts-source.js';
+import { namesAnyModule, ofKinds, parsedSources, rawCalleeName, positionOf, propertyName, unwrap, type ParsedSources } from './ts-source.js';
 
 /**
  * Taint flow from what a client sends to a handler (facts/server-model entries) to dangerous calls
@@ -1277,17 +1277,6 @@ const SINK_MODULES = new Set([
 ]);
 /** Names a sink can have without an import: globals (eval, Function, fetch) and the SDK's StdioClientTransport. */
 const IMPORTLESS_SINK_NAME = /^(?:eval|Function|fetch|StdioClientTransport)$/;
-
-/** The last name of a raw callee: `fetch` for fetch(), globalThis.fetch(), (0, fetch)() is not followed. */
-function rawCalleeName(cn: ts.Node): string | undefined {
-  let e: ts.Node | undefined = ts.isCallExpression(cn) || ts.isNewExpression(cn) ? cn.expression : ts.isTaggedTemplateExpression(cn) ? cn.tag : undefined;
-  while (e && (ts.isParenthesizedExpression(e) || ts.isNonNullExpression(e) || ts.isAsExpression(e))) e = e.expression;
-  if (!e) return undefined;
-  if (ts.isIdentifier(e)) return e.text;
-  if (ts.isPropertyAccessExpression(e)) return e.name.text;
-  if (ts.isElementAccessExpression(e) && ts.isStringLiteralLike(e.argumentExpression)) return e.argumentExpression.text;
-  return undefined;
-}
 
 /**
  * Which calls of a file can be sinks, decided on raw nodes before anything is wrapped or resolved. Origins

@@ -12,7 +12,7 @@ import {
   type SourceFile,
 } from 'ts-morph';
 import type { ParsedSources } from './ts-source.js';
-import { propertyName, stringValue, unwrap } from './ts-source.js';
+import { propertyName, stringValue, unwrap, wrapNode } from './ts-source.js';
 
 /**
  * Name resolution without a type checker, shared by facts/server-model and facts/flow.
@@ -134,7 +134,7 @@ export function declarationOf(id: Identifier): Identifier | undefined {
     }
     cur = cur.parent;
   }
-  const wrapped = found ? (wrapRaw(id.getSourceFile(), found) as Identifier) : undefined;
+  const wrapped = found ? (wrapNode(id.getSourceFile(), found) as Identifier) : undefined;
   declCache.set(key, wrapped ?? null);
   return wrapped;
 }
@@ -142,17 +142,9 @@ export function declarationOf(id: Identifier): Identifier | undefined {
 /** The identifier a file declares at its top level under `name` (wrapped), or undefined. */
 function localDeclaration(sf: SourceFile, name: string): Identifier | undefined {
   const found = scopeIndex(sf.compilerNode).get(name);
-  return found ? (wrapRaw(sf, found) as Identifier) : undefined;
+  return found ? (wrapNode(sf, found) as Identifier) : undefined;
 }
 
-/** The ts-morph wrapper of a compiler node of the same file (ts-morph caches wrappers, so this is cheap when it exists). */
-function wrapRaw(sf: SourceFile, cn: ts.Node): Node {
-  const w = sf as unknown as Wrapping;
-  if (typeof w._getNodeFromCompilerNode === 'function') return w._getNodeFromCompilerNode.call(sf, cn);
-  let n: Node | undefined = sf.getDescendantAtStartWithWidth(cn.getStart(sf.compilerNode), cn.getWidth(sf.compilerNode));
-  while (n && n.compilerNode !== cn) n = n.getParent();
-  return n ?? sf;
-}
 
 /** The declaration node (VariableDeclaration, Parameter, BindingElement, FunctionDeclaration, import binding…) of a declaring identifier. */
 export function declarationNode(declId: Identifier): Node | undefined {
@@ -171,8 +163,6 @@ export function initializerOf(declId: Identifier): Node | undefined {
 
 /* ------------------------------------------------------------- searching */
 
-type Wrapping = { _getNodeFromCompilerNode?: (cn: ts.Node) => Node };
-
 /**
  * The descendants of a node (a file, a function body) whose compiler node passes `test`, found by walking
  * the compiler tree (cheap) and wrapping only the matches in ts-morph nodes (a full forEachDescendant
@@ -187,13 +177,7 @@ export function findNodes(root: Node, test: (cn: ts.Node) => boolean): Node[] {
   };
   if (!Node.isSourceFile(root)) visit(root.compilerNode);
   else ts.forEachChild(root.compilerNode, visit);
-  const w = sf as unknown as Wrapping;
-  return matches.map((cn) => {
-    if (typeof w._getNodeFromCompilerNode === 'function') return w._getNodeFromCompilerNode.call(sf, cn);
-    let n: Node | undefined = sf.getDescendantAtStartWithWidth(cn.getStart(sf.compilerNode), cn.getWidth(sf.compilerNode));
-    while (n && n.compilerNode !== cn) n = n.getParent();
-    return n ?? sf;
-  });
+  return matches.map((cn) => wrapNode(sf, cn));
 }
 
 /* ---------------------------------------------------------------- modules */

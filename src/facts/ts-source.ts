@@ -124,16 +124,20 @@ const wrappedByKind = new WeakMap<SourceFile, Map<SyntaxKind, Node[]>>();
  */
 export type NamedFilter = ((cn: ts.Node) => boolean) & { names?: ReadonlySet<string> };
 
+/** The last name of a raw callee: `f` for f(), a.b.f(), new f(), a['f'](), f`…`; through parentheses, `!`, `as`, `satisfies`. */
+export function rawCalleeName(cn: ts.Node): string | undefined {
+  let e: ts.Node | undefined = ts.isCallExpression(cn) || ts.isNewExpression(cn) ? cn.expression : ts.isTaggedTemplateExpression(cn) ? cn.tag : undefined;
+  while (e && (ts.isParenthesizedExpression(e) || ts.isNonNullExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isTypeAssertionExpression(e))) e = e.expression;
+  if (!e) return undefined;
+  if (ts.isIdentifier(e)) return e.text;
+  if (ts.isPropertyAccessExpression(e)) return e.name.text;
+  if (ts.isElementAccessExpression(e) && ts.isStringLiteralLike(e.argumentExpression)) return e.argumentExpression.text;
+  return undefined;
+}
+
 /** The name a node is indexed by: a call's last callee name, a literal's value, a property key, an accessed name. */
 function indexName(cn: ts.Node): string | undefined {
-  if (ts.isCallExpression(cn) || ts.isNewExpression(cn) || ts.isTaggedTemplateExpression(cn)) {
-    let e: ts.Node = ts.isTaggedTemplateExpression(cn) ? cn.tag : cn.expression;
-    while (ts.isParenthesizedExpression(e) || ts.isNonNullExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isTypeAssertionExpression(e)) e = e.expression;
-    if (ts.isIdentifier(e)) return e.text;
-    if (ts.isPropertyAccessExpression(e)) return e.name.text;
-    if (ts.isElementAccessExpression(e) && ts.isStringLiteralLike(e.argumentExpression)) return e.argumentExpression.text;
-    return undefined;
-  }
+  if (ts.isCallExpression(cn) || ts.isNewExpression(cn) || ts.isTaggedTemplateExpression(cn)) return rawCalleeName(cn);
   if (ts.isStringLiteralLike(cn) || ts.isIdentifier(cn)) return cn.text;
   if (ts.isPropertyAssignment(cn) || ts.isShorthandPropertyAssignment(cn)) {
     const n = cn.name;
@@ -178,7 +182,7 @@ export function ofKinds(sf: SourceFile, kinds: readonly SyntaxKind[], rawFilter?
   }
   let wrapped = wrappedByKind.get(sf);
   if (!wrapped) wrappedByKind.set(sf, (wrapped = new Map()));
-  const wrap = (sf as unknown as { _getNodeFromCompilerNode: (n: ts.Node) => Node })._getNodeFromCompilerNode.bind(sf);
+  const wrap = (cn: ts.Node): Node => wrapNode(sf, cn);
   const out: Node[] = [];
   for (const k of kinds) {
     if (rawFilter?.names) {
@@ -246,5 +250,10 @@ export function namesAnyModule(sf: SourceFile, modules: Iterable<string>): boole
 
 /** The ts-morph wrapper of a compiler node of `sf` (cached by ts-morph, so cheap when it already exists). */
 export function wrapNode(sf: SourceFile, cn: ts.Node): Node {
-  return (sf as unknown as { _getNodeFromCompilerNode: (n: ts.Node) => Node })._getNodeFromCompilerNode(cn);
+  const w = sf as unknown as { _getNodeFromCompilerNode?: (n: ts.Node) => Node };
+  if (typeof w._getNodeFromCompilerNode === 'function') return w._getNodeFromCompilerNode.call(sf, cn);
+  // Without ts-morph's internal entry point: find the wrapper by position.
+  let n: Node | undefined = sf.getDescendantAtStartWithWidth(cn.getStart(sf.compilerNode), cn.getWidth(sf.compilerNode));
+  while (n && n.compilerNode !== cn) n = n.getParent();
+  return n ?? sf;
 }
