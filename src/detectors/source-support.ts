@@ -622,11 +622,23 @@ const callersMemo = new WeakMap<object, WeakMap<Node, Site<CallExpression>[]>>()
 /** Per file, its bindings imported by a relative path (files without any are left out). */
 const relativeImports = memo((files: [string, SourceFile][]) => {
   const out = new Map<SourceFile, [string, Binding][]>();
+  /** The files importing a name (by its exported name), and the files with a namespace import. */
+  const byImported = new Map<string, Set<SourceFile>>();
+  const namespaced = new Set<SourceFile>();
   for (const [, sf] of files) {
     const list = [...importsOf(sf)].filter(([, b]) => b.module.startsWith('.'));
-    if (list.length) out.set(sf, list);
+    if (!list.length) continue;
+    out.set(sf, list);
+    for (const [, b] of list) {
+      if (b.imported === '*') namespaced.add(sf);
+      else {
+        let set = byImported.get(b.imported);
+        if (!set) byImported.set(b.imported, (set = new Set()));
+        set.add(sf);
+      }
+    }
   }
-  return out;
+  return { of: out, byImported, namespaced };
 });
 
 function findCallers(fn: Node, files: [string, SourceFile][]): Site<CallExpression>[] {
@@ -638,12 +650,13 @@ function findCallers(fn: Node, files: [string, SourceFile][]): Site<CallExpressi
   const home = fn.getSourceFile();
   const rel = relativeImports(files);
   const out: Site<CallExpression>[] = [];
+  const importers = rel.byImported.get(name);
   for (const [file, sf] of files) {
+    if (sf !== home && !importers?.has(sf) && !rel.namespaced.has(sf)) continue;
     const direct = new Set<string>();
     const namespaces = new Set<string>();
     if (sf === home) direct.add(name);
-    const imports = rel.get(sf);
-    if (!imports && sf !== home) continue;
+    const imports = rel.of.get(sf);
     for (const [local, b] of imports ?? []) {
       if (b.imported === name) direct.add(local);
       else if (b.imported === '*') namespaces.add(local);

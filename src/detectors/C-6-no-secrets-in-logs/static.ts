@@ -5,7 +5,7 @@ import { originOf } from '../../facts/scope.js';
 import { serverModel } from '../../facts/server-model.js';
 import { ofKinds, positionOf, propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
 import { codeOf, isFn, passThrough, sinkOf, type Code, type Fn } from '../code-paths.js';
-import { named } from '../source-support.js';
+import { named, rawNameText } from '../source-support.js';
 
 /**
  * C-6 — no secrets in logs, no raw traces to clients (static part). Two looks at the source:
@@ -114,7 +114,7 @@ function mayMatterRaw(cn: ts.Node): boolean {
 /** A pino `redact` option anywhere in the source. */
 function redactionConfigured(code: Code): boolean {
   return code.files.some(([, sf]) =>
-    ofKinds(sf, [SyntaxKind.PropertyAssignment], (cn) => ts.isPropertyAssignment(cn) && cn.name.getText(cn.getSourceFile()).replace(/['"]/g, '') === 'redact').some((n) => Node.isPropertyAssignment(n) && propertyName(n.getNameNode()) === 'redact' && !!n.getFirstAncestor((a) => Node.isCallExpression(a) && /pino/i.test(a.getExpression().getText()))),
+    ofKinds(sf, [SyntaxKind.PropertyAssignment], named(new Set(['redact']), (cn) => ts.isPropertyAssignment(cn) && rawNameText(cn.name) === 'redact')).some((n) => Node.isPropertyAssignment(n) && propertyName(n.getNameNode()) === 'redact' && !!n.getFirstAncestor((a) => Node.isCallExpression(a) && /pino/i.test(a.getExpression().getText()))),
   );
 }
 

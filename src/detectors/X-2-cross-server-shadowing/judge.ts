@@ -40,10 +40,12 @@ export interface ReferenceHit {
 }
 
 /** Sentences of `text` that steer a tool not in `ownLower` (lowercased own tool names), and rules laid down for all tools or other servers. */
+/** The reference patterns, compiled once with the g flag (matchAll needs it). */
+const GLOBAL_REFERENCES = TOOL_REFERENCES.map((p) => new RegExp(p.re.source, p.re.flags.includes('g') ? p.re.flags : `${p.re.flags}g`));
+
 export function judgeReferences(text: string, ownLower: ReadonlySet<string>): ReferenceHit[] {
   const hits: ReferenceHit[] = [];
-  for (const p of TOOL_REFERENCES) {
-    const g = new RegExp(p.re.source, p.re.flags.includes('g') ? p.re.flags : `${p.re.flags}g`);
+  for (const g of GLOBAL_REFERENCES) {
     for (const m of text.matchAll(g)) {
       const { q, id, w, o } = m.groups ?? {};
       const tool = (q ?? id ?? w ?? o ?? '').replace(/[.,;:]+$/, '');
@@ -61,8 +63,10 @@ export function judgeReferences(text: string, ownLower: ReadonlySet<string>): Re
 }
 
 /** The well-known tool name `name` imitates (same skeleton, or one edit away for names of five characters or more), if any; the server's own names are never "imitated". */
+let knownSkeletons: Map<string, string> | undefined;
 export function lookalikeOf(name: string, own: ReadonlySet<string>): string | undefined {
+  knownSkeletons ??= new Map(WELL_KNOWN_TOOLS.map((w) => [w, skeleton(w)]));
   const sk = skeleton(name);
   const lower = name.toLowerCase();
-  return WELL_KNOWN_TOOLS.find((w) => !own.has(w) && name !== w && (sk === skeleton(w) || (w.length >= 5 && withinOneEdit(lower, w))));
+  return WELL_KNOWN_TOOLS.find((w) => !own.has(w) && name !== w && (sk === knownSkeletons!.get(w) || (w.length >= 5 && withinOneEdit(lower, w))));
 }

@@ -5,6 +5,7 @@ import type { RepoFacts } from '../../facts/repo.js';
 import { ofKinds, isTestPath, positionOf, propertyName, unwrap } from '../../facts/ts-source.js';
 import { codeOf, sinkOf, type Code } from '../code-paths.js';
 import { isSecretName, looksLikeSecretValue, matchShape, redact, withoutScheme } from './patterns.js';
+import { named } from '../source-support.js';
 
 /**
  * X-6 — secret exposure (static part). Three looks at the source, one finding per occurrence, the
@@ -111,7 +112,7 @@ function envFileFindings(repo: RepoFacts): Finding[] {
 function envFindings(code: Code): Finding[] {
   const out: Finding[] = [];
   for (const [file, sf] of code.files) {
-    for (const n of ofKinds(sf, [SyntaxKind.PropertyAccessExpression], (cn) => ts.isPropertyAccessExpression(cn) && cn.name.text === 'env' && /^\(*process\b/.test(cn.expression.getText()))) {
+    for (const n of ofKinds(sf, [SyntaxKind.PropertyAccessExpression], named(new Set(['env']), (cn) => ts.isPropertyAccessExpression(cn) && cn.name.text === 'env' && /^\(*process\b/.test(cn.expression.getText())))) {
       if (!Node.isPropertyAccessExpression(n) || n.getName() !== 'env' || unwrap(n.getExpression()).getText() !== 'process') continue;
       const p = n.getParent();
       let from: Node = n;
