@@ -105,11 +105,6 @@ export function localConstInitializer(id: Node): Node | undefined {
   return undefined;
 }
 
-/**
- * All nodes of some syntax kinds in a file, in source order. The compiler tree is walked once per file
- * (raw TypeScript nodes, bucketed by kind) and only the nodes asked for are wrapped by ts-morph: a detector
- * that needs every call of a file pays for the calls, not for every token. Shared by all detectors of an audit.
- */
 /** The nodes of a file by kind (an array indexed by kind: cheaper to fill than a Map). */
 interface Buckets {
   get(kind: SyntaxKind): ts.Node[] | undefined;
@@ -168,6 +163,11 @@ function byName(sf: SourceFile, raw: Buckets, kind: SyntaxKind): Map<string, ts.
   return idx;
 }
 
+/**
+ * All nodes of some syntax kinds in a file, in source order. The compiler tree is walked once per file
+ * (raw TypeScript nodes, bucketed by kind) and only the nodes asked for are wrapped by ts-morph: a detector
+ * that needs every call of a file pays for the calls, not for every token. Shared by all detectors of an audit.
+ */
 export function ofKinds(sf: SourceFile, kinds: readonly SyntaxKind[], rawFilter?: NamedFilter): Node[] {
   let raw = rawByKind.get(sf);
   if (!raw) {
