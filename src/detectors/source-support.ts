@@ -3,7 +3,7 @@ import { couldNotJudge, notApplicable } from '../engine/detector.js';
 import type { Location, Verdict } from '../engine/types.js';
 import type { RepoFacts } from '../facts/repo.js';
 import { hasPythonSource } from '../facts/python-source.js';
-import { ofKinds, parsedSources, positionOf, propertyName, rawCalleeName, stringValue, unwrap, type NamedFilter } from '../facts/ts-source.js';
+import { importsOf, ofKinds, parsedSources, positionOf, propertyName, rawCalleeName, stringValue, unwrap, type Binding, type NamedFilter } from '../facts/ts-source.js';
 import { findNodes } from '../facts/scope.js';
 
 /**
@@ -145,57 +145,7 @@ export function propertyOf(obj: Node | undefined, name: string): Node | undefine
 
 /* ---------- imports ---------- */
 
-export interface Binding {
-  /** Module specifier without the node: prefix. */
-  module: string;
-  /** 'default', '*' (namespace or whole require), or the exported name. */
-  imported: string;
-}
-
-const importMemo = new WeakMap<SourceFile, Map<string, Binding>>();
-const bare = (m: string): string => m.replace(/^node:/, '');
-
-/** Local name -> imported binding, from import declarations and `require('m')` declarations (read on compiler nodes). */
-export function importsOf(sf: SourceFile): Map<string, Binding> {
-  const hit = importMemo.get(sf);
-  if (hit) return hit;
-  const out = new Map<string, Binding>();
-  for (const st of sf.compilerNode.statements) {
-    if (!ts.isImportDeclaration(st) || !ts.isStringLiteralLike(st.moduleSpecifier)) continue;
-    const module = bare(st.moduleSpecifier.text);
-    const clause = st.importClause;
-    if (clause?.name) out.set(clause.name.text, { module, imported: 'default' });
-    const nb = clause?.namedBindings;
-    if (nb && ts.isNamespaceImport(nb)) out.set(nb.name.text, { module, imported: '*' });
-    else if (nb) for (const sp of nb.elements) out.set(sp.name.text, { module, imported: (sp.propertyName ?? sp.name).text });
-  }
-  // `const x = require('m')`, `const { a, b: c } = await import('m')`: only declarations whose initializer is such a call.
-  const requireOf = (cn: ts.Node): ts.CallExpression | undefined => {
-    let i = (cn as ts.VariableDeclaration).initializer;
-    while (i && (ts.isParenthesizedExpression(i) || ts.isAsExpression(i) || ts.isSatisfiesExpression(i) || ts.isNonNullExpression(i) || ts.isAwaitExpression(i))) i = i.expression;
-    if (!i || !ts.isCallExpression(i)) return undefined;
-    const c = i.expression;
-    return c.kind === SyntaxKind.ImportKeyword || (ts.isIdentifier(c) && c.text === 'require') ? i : undefined;
-  };
-  for (const n of ofKinds(sf, [SyntaxKind.VariableDeclaration], (cn) => !!requireOf(cn))) {
-    const cn = n.compilerNode as ts.VariableDeclaration;
-    const first = requireOf(cn)!.arguments[0];
-    if (!first || !ts.isStringLiteralLike(first)) continue;
-    const module = bare(first.text);
-    const name = cn.name;
-    if (ts.isIdentifier(name)) out.set(name.text, { module, imported: '*' });
-    else if (ts.isObjectBindingPattern(name)) {
-      for (const el of name.elements) {
-        if (!ts.isIdentifier(el.name)) continue;
-        const prop = el.propertyName;
-        const imported = !prop ? el.name.text : ts.isIdentifier(prop) || ts.isStringLiteralLike(prop) || ts.isNumericLiteral(prop) ? prop.text : el.name.text;
-        out.set(el.name.text, { module, imported });
-      }
-    }
-  }
-  importMemo.set(sf, out);
-  return out;
-}
+export { importsOf, type Binding };
 
 /**
  * Where a called function comes from: `{ module: 'axios', name: 'get' }` for axios.get(...) with axios

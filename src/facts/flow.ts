@@ -2,7 +2,7 @@ import { Node, SyntaxKind, ts, type CallExpression, type SourceFile, type Identi
 import type { RepoFacts } from './repo.js';
 import { bindingNames, declarationOf, findNodes, functionOf, initializerOf, isFunctionLike, originOf, GLOBAL, type FunctionLikeNode, type Origin } from './scope.js';
 import { constString, constrainedArguments, modelFiles, objectLiteralOf, patternSafety, propertyValue, regexSource, serverModel, type EntryKind, type HandlerEntry } from './server-model.js';
-import { namesAnyModule, ofKinds, parsedSources, rawCalleeName, positionOf, propertyName, unwrap, type ParsedSources } from './ts-source.js';
+import { importsOf, namesAnyModule, ofKinds, parsedSources, rawCalleeName, positionOf, propertyName, unwrap, type ParsedSources } from './ts-source.js';
 
 /**
  * Taint flow from what a client sends to a handler (facts/server-model entries) to dangerous calls
@@ -1303,14 +1303,7 @@ function sinkPrefilter(sf: SourceFile): (cn: ts.Node) => boolean {
   // initializer mentions one of them (`const { exec } = cp`, `const run = promisify(exec)`, `const fsp = fs.promises`).
   const rooted = new Set<string>();
   if (namesAnyModule(sf, SINK_MODULES)) {
-    for (const st of sf.compilerNode.statements) {
-      if (!ts.isImportDeclaration(st) || !ts.isStringLiteralLike(st.moduleSpecifier) || !SINK_MODULES.has(st.moduleSpecifier.text.replace(/^node:/, ''))) continue;
-      const c = st.importClause;
-      if (c?.name) rooted.add(c.name.text);
-      const nb = c?.namedBindings;
-      if (nb && ts.isNamespaceImport(nb)) rooted.add(nb.name.text);
-      else if (nb) for (const e of nb.elements) rooted.add(e.name.text);
-    }
+    for (const [local, b] of importsOf(sf)) if (SINK_MODULES.has(b.module)) rooted.add(local);
     const bindingNames = (b: ts.BindingName, out: string[]): string[] => {
       if (ts.isIdentifier(b)) out.push(b.text);
       else for (const el of b.elements) if (ts.isBindingElement(el)) bindingNames(el.name, out);

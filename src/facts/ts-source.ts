@@ -257,3 +257,56 @@ export function wrapNode(sf: SourceFile, cn: ts.Node): Node {
   while (n && n.compilerNode !== cn) n = n.getParent();
   return n ?? sf;
 }
+
+const stripNode = (m: string): string => m.replace(/^node:/, '');
+
+export interface Binding {
+  /** Module specifier without the node: prefix. */
+  module: string;
+  /** 'default', '*' (namespace or whole require), or the exported name. */
+  imported: string;
+}
+
+const importMemo = new WeakMap<SourceFile, Map<string, Binding>>();
+
+/** Local name -> imported binding, from import declarations and `require('m')` declarations (read on compiler nodes). */
+export function importsOf(sf: SourceFile): Map<string, Binding> {
+  const hit = importMemo.get(sf);
+  if (hit) return hit;
+  const out = new Map<string, Binding>();
+  for (const st of sf.compilerNode.statements) {
+    if (!ts.isImportDeclaration(st) || !ts.isStringLiteralLike(st.moduleSpecifier)) continue;
+    const module = stripNode(st.moduleSpecifier.text);
+    const clause = st.importClause;
+    if (clause?.name) out.set(clause.name.text, { module, imported: 'default' });
+    const nb = clause?.namedBindings;
+    if (nb && ts.isNamespaceImport(nb)) out.set(nb.name.text, { module, imported: '*' });
+    else if (nb) for (const sp of nb.elements) out.set(sp.name.text, { module, imported: (sp.propertyName ?? sp.name).text });
+  }
+  // `const x = require('m')`, `const { a, b: c } = await import('m')`: only declarations whose initializer is such a call.
+  const requireOf = (cn: ts.Node): ts.CallExpression | undefined => {
+    let i = (cn as ts.VariableDeclaration).initializer;
+    while (i && (ts.isParenthesizedExpression(i) || ts.isAsExpression(i) || ts.isSatisfiesExpression(i) || ts.isNonNullExpression(i) || ts.isAwaitExpression(i))) i = i.expression;
+    if (!i || !ts.isCallExpression(i)) return undefined;
+    const c = i.expression;
+    return c.kind === SyntaxKind.ImportKeyword || (ts.isIdentifier(c) && c.text === 'require') ? i : undefined;
+  };
+  for (const n of ofKinds(sf, [SyntaxKind.VariableDeclaration], (cn) => !!requireOf(cn))) {
+    const cn = n.compilerNode as ts.VariableDeclaration;
+    const first = requireOf(cn)!.arguments[0];
+    if (!first || !ts.isStringLiteralLike(first)) continue;
+    const module = stripNode(first.text);
+    const name = cn.name;
+    if (ts.isIdentifier(name)) out.set(name.text, { module, imported: '*' });
+    else if (ts.isObjectBindingPattern(name)) {
+      for (const el of name.elements) {
+        if (!ts.isIdentifier(el.name)) continue;
+        const prop = el.propertyName;
+        const imported = !prop ? el.name.text : ts.isIdentifier(prop) || ts.isStringLiteralLike(prop) || ts.isNumericLiteral(prop) ? prop.text : el.name.text;
+        out.set(el.name.text, { module, imported });
+      }
+    }
+  }
+  importMemo.set(sf, out);
+  return out;
+}
