@@ -4,6 +4,7 @@ import { sinkSites } from '../facts/flow.js';
 import { declarationOf, findNodes, functionOf, initializerOf, isFunctionLike, valueOfDeclaration, type FunctionLikeNode } from '../facts/scope.js';
 import { modelFiles, objectLiteralOf, propertyValue, returnedExpressions, serverModel } from '../facts/server-model.js';
 import { ofKinds, parsedSources, positionOf, unwrap, type ParsedSources } from '../facts/ts-source.js';
+import { named } from './source-support.js';
 
 /**
  * Where the protocol lists of a JavaScript/TypeScript server come from, read from its source (shared by
@@ -203,10 +204,14 @@ class Reader {
       const names = moduleLevelNames(sf);
       if (names.size === 0) continue;
       const rooted = (e: ts.Node): boolean => names.has(rawRootName(e) ?? '');
-      for (const n of ofKinds(sf, [SyntaxKind.CallExpression], (cn) => {
-        const e = (cn as ts.CallExpression).expression;
-        return ts.isPropertyAccessExpression(e) && MUTATORS.has(e.name.text) && rooted(e.expression);
-      })) {
+      for (const n of ofKinds(
+        sf,
+        [SyntaxKind.CallExpression],
+        named(MUTATORS, (cn) => {
+          const e = (cn as ts.CallExpression).expression;
+          return ts.isPropertyAccessExpression(e) && MUTATORS.has(e.name.text) && rooted(e.expression);
+        }),
+      )) {
         if (!Node.isCallExpression(n)) continue;
         const callee = unwrap(n.getExpression());
         if (Node.isPropertyAccessExpression(callee)) add(rootIdentifier(callee.getExpression()), n, file);

@@ -3,7 +3,7 @@ import { couldNotJudge, notApplicable } from '../engine/detector.js';
 import type { Location, Verdict } from '../engine/types.js';
 import type { RepoFacts } from '../facts/repo.js';
 import { hasPythonSource } from '../facts/python-source.js';
-import { importsOf, ofKinds, parsedSources, positionOf, propertyName, rawCalleeName, stringValue, unwrap, type Binding, type NamedFilter } from '../facts/ts-source.js';
+import { importsOf, ofKinds, parsedSources, positionOf, propertyName, rawCalleeName, rawUnwrap, stringValue, unwrap, wrapNode, type Binding, type NamedFilter } from '../facts/ts-source.js';
 import { findNodes } from '../facts/scope.js';
 
 /**
@@ -109,10 +109,14 @@ export const isCall = (n: Node): n is Call => Node.isCallExpression(n) || Node.i
 
 /** The called name: `fetch` for fetch(...), `get` for axios.get(...), `Foo` for new Foo(...). */
 export function calleeName(call: Call): string | undefined {
-  const e = unwrap(call.getExpression());
-  if (Node.isIdentifier(e)) return e.getText();
-  if (Node.isPropertyAccessExpression(e)) return e.getName();
-  if (Node.isElementAccessExpression(e)) return stringValue(e.getArgumentExpression());
+  // On compiler nodes: asked of many calls, most of which are never wrapped further.
+  const e = rawUnwrap(call.compilerNode.expression);
+  if (ts.isIdentifier(e)) return e.text;
+  if (ts.isPropertyAccessExpression(e)) return e.name.text;
+  if (ts.isElementAccessExpression(e)) {
+    const a = rawUnwrap(e.argumentExpression);
+    return ts.isStringLiteral(a) || ts.isNoSubstitutionTemplateLiteral(a) ? a.text : undefined;
+  }
   return undefined;
 }
 
@@ -176,40 +180,39 @@ export function calleeImport(call: Call): { module: string; name: string } | und
 
 export type Declaration = Node; // VariableDeclaration | BindingElement | ParameterDeclaration | FunctionDeclaration
 
+/* Read on compiler nodes: only the declaration found is wrapped (ts-morph wrappers are costly to make). */
+
 /** Names bound by a binding name (identifier or destructuring pattern), each with its declaring node. */
-function boundNames(name: Node, owner: Node, out: Map<string, Node>): void {
-  if (Node.isIdentifier(name)) out.set(name.getText(), owner);
-  else if (Node.isObjectBindingPattern(name) || Node.isArrayBindingPattern(name)) {
-    for (const el of name.getElements()) {
-      if (Node.isBindingElement(el)) boundNames(el.getNameNode(), el, out);
+function boundNames(name: ts.BindingName, owner: ts.Node, out: Map<string, ts.Node>): void {
+  if (ts.isIdentifier(name)) out.set(name.text, owner);
+  else {
+    for (const el of name.elements) {
+      if (ts.isBindingElement(el)) boundNames(el.name, el, out);
     }
   }
 }
 
-const scopeMemo = new WeakMap<object, Map<string, Node>>();
-function scopeDeclarations(scope: Node): Map<string, Node> {
-  const hit = scopeMemo.get(scope.compilerNode);
+const hasParameters = (n: ts.Node): n is ts.SignatureDeclarationBase =>
+  ts.isArrowFunction(n) || ts.isFunctionExpression(n) || ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isConstructorDeclaration(n) || ts.isGetAccessorDeclaration(n) || ts.isSetAccessorDeclaration(n);
+
+const scopeMemo = new WeakMap<ts.Node, Map<string, ts.Node>>();
+function scopeDeclarations(scope: ts.Node): Map<string, ts.Node> {
+  const hit = scopeMemo.get(scope);
   if (hit) return hit;
-  const out = new Map<string, Node>();
-  scopeMemo.set(scope.compilerNode, out);
-  if (Node.isFunctionLikeDeclaration(scope) || Node.isArrowFunction(scope) || Node.isFunctionExpression(scope)) {
-    for (const p of scope.getParameters()) boundNames(p.getNameNode(), p, out);
-  }
-  if (Node.isCatchClause(scope)) {
-    const v = scope.getVariableDeclaration();
-    if (v) boundNames(v.getNameNode(), v, out);
-  }
-  if (Node.isForOfStatement(scope) || Node.isForInStatement(scope) || Node.isForStatement(scope)) {
-    const init = scope.getInitializer();
-    if (init && Node.isVariableDeclarationList(init)) for (const d of init.getDeclarations()) boundNames(d.getNameNode(), d, out);
-  }
-  if (Node.isBlock(scope) || Node.isSourceFile(scope) || Node.isCaseClause(scope) || Node.isDefaultClause(scope) || Node.isModuleBlock(scope)) {
-    for (const st of scope.getStatements()) {
-      if (Node.isVariableStatement(st)) for (const d of st.getDeclarations()) boundNames(d.getNameNode(), d, out);
-      else if (Node.isFunctionDeclaration(st) || Node.isClassDeclaration(st)) {
-        const n = st.getName();
-        if (n) out.set(n, st);
-      }
+  const out = new Map<string, ts.Node>();
+  scopeMemo.set(scope, out);
+  if (hasParameters(scope)) {
+    for (const p of scope.parameters) boundNames(p.name, p, out);
+  } else if (ts.isCatchClause(scope)) {
+    const v = scope.variableDeclaration;
+    if (v) boundNames(v.name, v, out);
+  } else if (ts.isForOfStatement(scope) || ts.isForInStatement(scope) || ts.isForStatement(scope)) {
+    const init = scope.initializer;
+    if (init && ts.isVariableDeclarationList(init)) for (const d of init.declarations) boundNames(d.name, d, out);
+  } else if (ts.isBlock(scope) || ts.isSourceFile(scope) || ts.isCaseClause(scope) || ts.isDefaultClause(scope) || ts.isModuleBlock(scope)) {
+    for (const st of scope.statements) {
+      if (ts.isVariableStatement(st)) for (const d of st.declarationList.declarations) boundNames(d.name, d, out);
+      else if ((ts.isFunctionDeclaration(st) || ts.isClassDeclaration(st)) && st.name) out.set(st.name.text, st);
     }
   }
   return out;
@@ -218,16 +221,18 @@ function scopeDeclarations(scope: Node): Map<string, Node> {
 /** The declaration an identifier refers to, searched through its enclosing scopes in the same file. */
 const declMemo = new WeakMap<object, Declaration | null>();
 export function declarationOf(id: Identifier): Declaration | undefined {
-  const hit = declMemo.get(id.compilerNode);
+  const cn = id.compilerNode;
+  const hit = declMemo.get(cn);
   if (hit !== undefined) return hit ?? undefined;
-  const name = id.getText();
-  let found: Declaration | undefined;
-  for (let a: Node | undefined = id.getParent(); a && !found; a = a.getParent()) {
+  const name = cn.text;
+  let found: ts.Node | undefined;
+  for (let a: ts.Node | undefined = cn.parent; a && !found; a = a.parent) {
     const d = scopeDeclarations(a).get(name);
-    if (d && d !== id.getParent()) found = d;
+    if (d && d !== cn.parent) found = d;
   }
-  declMemo.set(id.compilerNode, found ?? null);
-  return found;
+  const decl = found ? wrapNode(id.getSourceFile(), found) : undefined;
+  declMemo.set(cn, decl ?? null);
+  return decl;
 }
 
 /** The initializer behind a variable or destructured element (undefined for parameters and others). */

@@ -12,7 +12,7 @@ import {
   type SourceFile,
 } from 'ts-morph';
 import type { ParsedSources } from './ts-source.js';
-import { propertyName, stringValue, unwrap, wrapNode } from './ts-source.js';
+import { propertyName, rawUnwrap, stringValue, unwrap, wrapNode } from './ts-source.js';
 
 /**
  * Name resolution without a type checker, shared by facts/server-model and facts/flow.
@@ -108,6 +108,18 @@ export function declarationOf(id: Identifier): Identifier | undefined {
   const key = id.compilerNode;
   const hit = declCache.get(key);
   if (hit !== undefined) return hit ?? undefined;
+  const found = rawDeclarationOf(key);
+  const wrapped = found ? (wrapNode(id.getSourceFile(), found) as Identifier) : undefined;
+  declCache.set(key, wrapped ?? null);
+  return wrapped;
+}
+
+const rawDeclCache = new WeakMap<ts.Identifier, ts.Identifier | null>();
+
+/** declarationOf on compiler nodes (memoised): the declaring identifier, not wrapped. */
+export function rawDeclarationOf(key: ts.Identifier): ts.Identifier | undefined {
+  const hit = rawDeclCache.get(key);
+  if (hit !== undefined) return hit ?? undefined;
   const name = key.text;
   let found: ts.Identifier | undefined;
   let cur: ts.Node | undefined = key.parent;
@@ -134,9 +146,8 @@ export function declarationOf(id: Identifier): Identifier | undefined {
     }
     cur = cur.parent;
   }
-  const wrapped = found ? (wrapNode(id.getSourceFile(), found) as Identifier) : undefined;
-  declCache.set(key, wrapped ?? null);
-  return wrapped;
+  rawDeclCache.set(key, found ?? null);
+  return found;
 }
 
 /** The identifier a file declares at its top level under `name` (wrapped), or undefined. */
@@ -328,19 +339,24 @@ export function valueOfDeclaration(declId: Identifier, sources: ParsedSources, d
 
 /** For an import binding: the module specifier and the imported name ('default', '*' for a namespace, or the export name). */
 export function importOf(declId: Identifier): { spec: string; imported: string } | undefined {
-  const p = declId.getParent();
+  return rawImportOf(declId.compilerNode);
+}
+
+/** The module specifier's value (a string literal in any import that parses). */
+const specOf = (decl: ts.ImportDeclaration): string => (decl.moduleSpecifier as ts.StringLiteral).text;
+
+function rawImportOf(declId: ts.Identifier): { spec: string; imported: string } | undefined {
+  const p = declId.parent;
   if (!p) return undefined;
-  if (Node.isImportSpecifier(p)) {
-    const decl = p.getImportDeclaration();
-    return { spec: decl.getModuleSpecifierValue(), imported: p.getNameNode().getText() };
+  if (ts.isImportSpecifier(p)) {
+    const decl = p.parent.parent.parent;
+    return ts.isImportDeclaration(decl) ? { spec: specOf(decl), imported: (p.propertyName ?? p.name).getText() } : undefined;
   }
-  if (Node.isImportClause(p)) {
-    const decl = p.getParent();
-    if (Node.isImportDeclaration(decl)) return { spec: decl.getModuleSpecifierValue(), imported: 'default' };
-  }
-  if (Node.isNamespaceImport(p)) {
-    const decl = p.getFirstAncestor((a) => Node.isImportDeclaration(a));
-    if (decl && Node.isImportDeclaration(decl)) return { spec: decl.getModuleSpecifierValue(), imported: '*' };
+  if (ts.isImportClause(p)) return ts.isImportDeclaration(p.parent) ? { spec: specOf(p.parent), imported: 'default' } : undefined;
+  if (ts.isNamespaceImport(p)) {
+    let decl: ts.Node | undefined = p.parent;
+    while (decl && !ts.isImportDeclaration(decl)) decl = decl.parent;
+    return decl ? { spec: specOf(decl as ts.ImportDeclaration), imported: '*' } : undefined;
   }
   return undefined;
 }
@@ -422,21 +438,34 @@ function memberFunction(obj: Node, name: string, sources: ParsedSources, depth: 
 
 const normModule = (spec: string): string => spec.replace(/^node:/, '');
 
+/* Origins are read on compiler nodes: they are asked of every callee a sink table looks at, and give data, not nodes. */
+
 /** The value without `await` and wrapping parentheses or type assertions. */
-function unawait(n: Node): Node {
-  let u = unwrap(n);
-  while (Node.isAwaitExpression(u)) u = unwrap(u.getExpression());
+function unawait(n: ts.Node): ts.Node {
+  let u = rawUnwrap(n);
+  while (ts.isAwaitExpression(u)) u = rawUnwrap(u.expression);
   return u;
 }
 
-function requireOrImportSpec(n: Node): string | undefined {
+/** The value of a string literal or a template without substitutions (compiler node), else undefined. */
+function rawString(n: ts.Node | undefined): string | undefined {
+  if (!n) return undefined;
+  const u = rawUnwrap(n);
+  return ts.isStringLiteral(u) || ts.isNoSubstitutionTemplateLiteral(u) ? u.text : undefined;
+}
+
+function requireOrImportSpec(n: ts.Node): string | undefined {
   const u = unawait(n);
-  if (Node.isCallExpression(u)) {
-    const c = u.getExpression();
-    if ((Node.isIdentifier(c) && c.getText() === 'require') || c.getKind() === SyntaxKind.ImportKeyword) {
-      return stringValue(u.getArguments()[0]);
-    }
+  if (ts.isCallExpression(u)) {
+    const c = u.expression;
+    if ((ts.isIdentifier(c) && c.text === 'require') || c.kind === SyntaxKind.ImportKeyword) return rawString(u.arguments[0]);
   }
+  return undefined;
+}
+
+/** A property name's text (identifier, string or numeric literal); undefined for a computed name. */
+function rawPropertyName(n: ts.Node): string | undefined {
+  if (ts.isIdentifier(n) || ts.isPrivateIdentifier(n) || ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n) || ts.isNumericLiteral(n)) return n.text;
   return undefined;
 }
 
@@ -445,86 +474,90 @@ const originMemo = new WeakMap<object, Origin | null>();
 
 /** Where a value comes from (memoised per compiler node: the trees are shared by every detector of an audit). */
 export function originOf(expr: Node, depth = 0): Origin | undefined {
-  if (depth > 0) return originUncached(expr, depth);
-  const key = expr.compilerNode;
+  return rawOriginOf(expr.compilerNode, depth);
+}
+
+/** originOf on a compiler node. */
+export function rawOriginOf(key: ts.Node, depth = 0): Origin | undefined {
+  if (depth > 0) return originUncached(key, depth);
   const hit = originMemo.get(key);
   if (hit !== undefined) return hit ?? undefined;
-  const o = originUncached(expr, 0);
+  const o = originUncached(key, 0);
   originMemo.set(key, o ?? null);
   return o;
 }
 
-function originUncached(expr: Node, depth: number): Origin | undefined {
+function originUncached(expr: ts.Node, depth: number): Origin | undefined {
   if (depth > 8) return undefined;
-  const n = unwrap(expr);
-  if (Node.isIdentifier(n)) {
-    const d = declarationOf(n);
-    if (!d) return { module: GLOBAL, path: [n.getText()] };
-    const imp = importOf(d);
+  const n = rawUnwrap(expr);
+  if (ts.isIdentifier(n)) {
+    const d = rawDeclarationOf(n);
+    if (!d) return { module: GLOBAL, path: [n.text] };
+    const imp = rawImportOf(d);
     if (imp) {
       if (imp.imported === '*' || imp.imported === 'default') return { module: normModule(imp.spec), path: [] };
       return { module: normModule(imp.spec), path: [imp.imported] };
     }
-    const decl = d.getParent();
-    if (Node.isVariableDeclaration(decl) && decl.getNameNode() === d) {
-      const init = decl.getInitializer();
+    const decl = d.parent;
+    if (ts.isVariableDeclaration(decl) && decl.name === d) {
+      const init = decl.initializer;
       return init ? valueOrigin(init, depth) : undefined;
     }
-    if (Node.isBindingElement(decl)) return bindingOrigin(decl, depth);
+    if (ts.isBindingElement(decl)) return bindingOrigin(decl, depth);
     return undefined;
   }
-  if (Node.isPropertyAccessExpression(n)) {
-    const o = originOf(n.getExpression(), depth + 1);
-    return o ? { module: o.module, path: [...o.path, n.getName()] } : undefined;
+  if (ts.isPropertyAccessExpression(n)) {
+    const o = rawOriginOf(n.expression, depth + 1);
+    return o ? { module: o.module, path: [...o.path, n.name.text] } : undefined;
   }
   // require('m').f
   const spec = requireOrImportSpec(n);
   if (spec) return { module: normModule(spec), path: [] };
-  if (Node.isElementAccessExpression(n)) {
-    const key = stringValue(n.getArgumentExpression());
-    const o = key !== undefined ? originOf(n.getExpression(), depth + 1) : undefined;
+  if (ts.isElementAccessExpression(n)) {
+    const key = rawString(n.argumentExpression);
+    const o = key !== undefined ? rawOriginOf(n.expression, depth + 1) : undefined;
     return o ? { module: o.module, path: [...o.path, key!] } : undefined;
   }
   return undefined;
 }
 
-function valueOrigin(init: Node, depth: number): Origin | undefined {
+function valueOrigin(init: ts.Node, depth: number): Origin | undefined {
   const spec = requireOrImportSpec(init);
   if (spec) return { module: normModule(spec), path: [] };
   const u = unawait(init);
-  if (Node.isCallExpression(u)) {
-    const c = unwrap(u.getExpression());
-    const cn = Node.isIdentifier(c) ? c.getText() : Node.isPropertyAccessExpression(c) ? c.getName() : '';
-    if (cn === 'promisify' && u.getArguments()[0]) return originOf(u.getArguments()[0]!, depth + 1);
+  if (ts.isCallExpression(u)) {
+    const c = rawUnwrap(u.expression);
+    const cn = ts.isIdentifier(c) ? c.text : ts.isPropertyAccessExpression(c) ? c.name.text : '';
+    if (cn === 'promisify' && u.arguments[0]) return rawOriginOf(u.arguments[0], depth + 1);
     // require('x').y
     return undefined;
   }
-  if (Node.isIdentifier(u) || Node.isPropertyAccessExpression(u) || Node.isElementAccessExpression(u)) {
+  if (ts.isIdentifier(u) || ts.isPropertyAccessExpression(u) || ts.isElementAccessExpression(u)) {
     // const x = require('m').y is a property access on a call
-    if (Node.isPropertyAccessExpression(u)) {
-      const s = requireOrImportSpec(u.getExpression());
-      if (s) return { module: normModule(s), path: [u.getName()] };
+    if (ts.isPropertyAccessExpression(u)) {
+      const s = requireOrImportSpec(u.expression);
+      if (s) return { module: normModule(s), path: [u.name.text] };
     }
-    return originOf(u, depth + 1);
+    return rawOriginOf(u, depth + 1);
   }
   return undefined;
 }
 
 /** `const { exec } = require('child_process')`, `const { promises: fsp } = fs`, nested patterns included. */
-function bindingOrigin(el: BindingElement, depth: number): Origin | undefined {
+function bindingOrigin(el: ts.BindingElement, depth: number): Origin | undefined {
   const path: string[] = [];
-  let cur: Node = el;
+  let cur: ts.Node = el;
   for (;;) {
-    if (!Node.isBindingElement(cur)) break;
-    const prop = cur.getPropertyNameNode();
-    const key = prop ? propertyName(prop) : cur.getNameNode().getText();
+    if (!ts.isBindingElement(cur)) break;
+    const prop = cur.propertyName;
+    const key = prop ? rawPropertyName(prop) : cur.name.getText();
     if (key === undefined) return undefined;
     path.unshift(key);
-    const pattern = cur.getParent();
-    const holder = pattern?.getParent();
+    const pattern = cur.parent;
+    const holder = pattern?.parent;
     if (!holder) return undefined;
-    if (Node.isVariableDeclaration(holder)) {
-      const init = holder.getInitializer();
+    if (ts.isVariableDeclaration(holder)) {
+      const init = holder.initializer;
       const base = init ? valueOrigin(init, depth + 1) : undefined;
       return base ? { module: base.module, path: [...base.path, ...path] } : undefined;
     }

@@ -156,13 +156,24 @@ const GENERATED_DIRS = new Set(['dist', 'build', 'out', 'coverage']);
 const isGenerated = (rel: string): boolean => rel.split('/').slice(0, -1).some((s) => GENERATED_DIRS.has(s)) || /\.min\.[cm]?js$/.test(rel);
 
 /** The files the model reads: parsed sources minus generated output, unless that is all there is. */
+const modelFilesMemo = new WeakMap<ParsedSources, [string, SourceFile][]>();
 export function modelFiles(parsed: ParsedSources): [string, SourceFile][] {
+  const hit = modelFilesMemo.get(parsed);
+  if (hit) return hit;
   const all = [...parsed.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const own = all.filter(([f]) => !isGenerated(f));
-  return own.length ? own : all;
+  const out = own.length ? own : all;
+  modelFilesMemo.set(parsed, out);
+  return out;
 }
 
+const flavourMemo = new WeakMap<SourceFile, Flavour>();
 function flavourOf(sf: SourceFile): Flavour {
+  let f = flavourMemo.get(sf);
+  if (!f) flavourMemo.set(sf, (f = flavourUncached(sf)));
+  return f;
+}
+function flavourUncached(sf: SourceFile): Flavour {
   const specs = [...moduleSpecs(sf)];
   if (specs.some((s) => s === 'fastmcp' || s.startsWith('fastmcp/'))) return 'fastmcp';
   if (specs.some((s) => s.startsWith('@modelcontextprotocol/sdk'))) return 'sdk-v1';

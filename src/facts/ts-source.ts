@@ -74,6 +74,13 @@ export function unwrap(node: Node): Node {
   }
 }
 
+/** unwrap() on a compiler node: through parentheses, `as`, `satisfies` and `!`. */
+export function rawUnwrap(n: ts.Node): ts.Node {
+  let u = n;
+  while (ts.isParenthesizedExpression(u) || ts.isAsExpression(u) || ts.isSatisfiesExpression(u) || ts.isNonNullExpression(u)) u = u.expression;
+  return u;
+}
+
 /** The value of a string literal or a template without substitutions, else undefined. */
 export function stringValue(node: Node | undefined): string | undefined {
   if (!node) return undefined;
@@ -108,8 +115,36 @@ export function localConstInitializer(id: Node): Node | undefined {
 /** The nodes of a file by kind (an array indexed by kind: cheaper to fill than a Map). */
 interface Buckets {
   get(kind: SyntaxKind): ts.Node[] | undefined;
+  /** Nodes of the INDEXED kinds by lower-cased name (see indexName). */
+  names: Map<string, ts.Node[]>;
 }
 const rawByKind = new WeakMap<SourceFile, Buckets>();
+
+/** One walk of a file's compiler tree: its nodes by kind, and the name index, filled together. */
+function bucketsOf(sf: SourceFile): Buckets {
+  let raw = rawByKind.get(sf);
+  if (raw) return raw;
+  const lists: ts.Node[][] = [];
+  const names = new Map<string, ts.Node[]>();
+  const visit = (n: ts.Node): void => {
+    const k = n.kind;
+    (lists[k] ??= []).push(n);
+    if (INDEXED.has(k)) {
+      const name = indexName(n);
+      if (name !== undefined && name.length <= MAX_INDEXED_NAME) {
+        const l = name.toLowerCase();
+        const list = names.get(l);
+        if (list) list.push(n);
+        else names.set(l, [n]);
+      }
+    }
+    ts.forEachChild(n, visit);
+  };
+  ts.forEachChild(sf.compilerNode, visit);
+  raw = { get: (kind) => lists[kind], names };
+  rawByKind.set(sf, raw);
+  return raw;
+}
 const wrappedByKind = new WeakMap<SourceFile, Map<SyntaxKind, Node[]>>();
 
 /**
@@ -142,26 +177,25 @@ function indexName(cn: ts.Node): string | undefined {
   return undefined;
 }
 
-const nameIndex = new WeakMap<SourceFile, Map<string, Map<string, ts.Node[]>>>();
-function byName(sf: SourceFile, raw: Buckets, kind: SyntaxKind): Map<string, ts.Node[]> {
-  let perFile = nameIndex.get(sf);
-  if (!perFile) nameIndex.set(sf, (perFile = new Map()));
-  const key = String(kind);
-  let idx = perFile.get(key);
-  if (!idx) {
-    idx = new Map();
-    for (const cn of raw.get(kind) ?? []) {
-      let name = indexName(cn);
-      if (name === undefined) continue;
-      name = name.toLowerCase();
-      const list = idx.get(name);
-      if (list) list.push(cn);
-      else idx.set(name, [cn]);
-    }
-    perFile.set(key, idx);
-  }
-  return idx;
-}
+/** Kinds that the per-file name index holds (see indexName). */
+const INDEXED = new Set<SyntaxKind>([
+  SyntaxKind.CallExpression,
+  SyntaxKind.NewExpression,
+  SyntaxKind.TaggedTemplateExpression,
+  SyntaxKind.StringLiteral,
+  SyntaxKind.NoSubstitutionTemplateLiteral,
+  SyntaxKind.PropertyAssignment,
+  SyntaxKind.ShorthandPropertyAssignment,
+  SyntaxKind.PropertyAccessExpression,
+]);
+
+/** Names longer than this are not indexed (long literals are texts, not names); a filter naming one scans instead. */
+const MAX_INDEXED_NAME = 64;
+
+const longName = (names: ReadonlySet<string>): boolean => {
+  for (const n of names) if (n.length > MAX_INDEXED_NAME) return true;
+  return false;
+};
 
 /**
  * All nodes of some syntax kinds in a file, in source order. The compiler tree is walked once per file
@@ -169,26 +203,16 @@ function byName(sf: SourceFile, raw: Buckets, kind: SyntaxKind): Map<string, ts.
  * that needs every call of a file pays for the calls, not for every token. Shared by all detectors of an audit.
  */
 export function ofKinds(sf: SourceFile, kinds: readonly SyntaxKind[], rawFilter?: NamedFilter): Node[] {
-  let raw = rawByKind.get(sf);
-  if (!raw) {
-    const lists: ts.Node[][] = [];
-    const visit = (n: ts.Node): void => {
-      (lists[n.kind] ??= []).push(n);
-      ts.forEachChild(n, visit);
-    };
-    ts.forEachChild(sf.compilerNode, visit);
-    raw = { get: (kind) => lists[kind] };
-    rawByKind.set(sf, raw);
-  }
+  const raw = bucketsOf(sf);
   let wrapped = wrappedByKind.get(sf);
   if (!wrapped) wrappedByKind.set(sf, (wrapped = new Map()));
   const wrap = (cn: ts.Node): Node => wrapNode(sf, cn);
   const out: Node[] = [];
   for (const k of kinds) {
-    if (rawFilter?.names) {
-      const idx = byName(sf, raw, k);
+    if (rawFilter?.names && INDEXED.has(k) && !longName(rawFilter.names)) {
+      const idx = raw.names;
       const hits: ts.Node[] = [];
-      for (const name of rawFilter.names) for (const cn of idx.get(name) ?? []) if (rawFilter(cn)) hits.push(cn);
+      for (const name of rawFilter.names) for (const cn of idx.get(name) ?? []) if (cn.kind === k && rawFilter(cn)) hits.push(cn);
       if (rawFilter.names.size > 1) hits.sort((a, b) => a.pos - b.pos || a.end - b.end);
       for (const cn of hits) out.push(wrap(cn));
       continue;
@@ -216,11 +240,7 @@ export function moduleSpecs(sf: SourceFile): ReadonlySet<string> {
   const hit = specsMemo.get(sf);
   if (hit) return hit;
   const out = new Set<string>();
-  let raw = rawByKind.get(sf);
-  if (!raw) {
-    ofKinds(sf, []);
-    raw = rawByKind.get(sf)!;
-  }
+  const raw = bucketsOf(sf);
   for (const k of [SyntaxKind.StringLiteral, SyntaxKind.NoSubstitutionTemplateLiteral]) {
     for (const cn of raw.get(k) ?? []) {
       const p = cn.parent;

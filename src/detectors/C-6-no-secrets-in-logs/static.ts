@@ -1,9 +1,9 @@
-import { SyntaxKind, Node, type CallExpression, ts } from 'ts-morph';
+import { SyntaxKind, Node, type CallExpression, type SourceFile, ts } from 'ts-morph';
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { originOf } from '../../facts/scope.js';
 import { serverModel } from '../../facts/server-model.js';
-import { ofKinds, positionOf, propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
+import { ofKinds, positionOf, propertyName, rawUnwrap, unwrap, wrapNode } from '../../facts/ts-source.js';
 import { codeOf, isFn, passThrough, sinkOf, type Code, type Fn } from '../code-paths.js';
 import { named, rawNameText } from '../source-support.js';
 
@@ -42,22 +42,31 @@ const isSecretName = (name: string): boolean => {
 };
 
 /** The last name of a value expression: `token`, `apiKey` for cfg.apiKey, `cookie` for h['cookie']. */
-function lastName(n: Node): string | undefined {
-  if (Node.isIdentifier(n)) return n.getText();
-  if (Node.isPropertyAccessExpression(n)) return n.getName();
-  if (Node.isElementAccessExpression(n)) return stringValue(n.getArgumentExpression());
+function lastName(n: ts.Node): string | undefined {
+  if (ts.isIdentifier(n)) return n.text;
+  if (ts.isPropertyAccessExpression(n)) return n.name.text;
+  if (ts.isElementAccessExpression(n)) {
+    const a = rawUnwrap(n.argumentExpression);
+    return ts.isStringLiteral(a) || ts.isNoSubstitutionTemplateLiteral(a) ? a.text : undefined;
+  }
   return undefined;
 }
 
+const isRawFn = (n: ts.Node): boolean => ts.isArrowFunction(n) || ts.isFunctionExpression(n) || ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n);
+
 type Logged = { kind: 'secret' | 'object'; name: string; node: Node };
 
-/** What a log argument carries as a value: secret-named values and whole request / env objects. */
-function loggedValues(arg: Node): Logged[] {
+/**
+ * What a log argument carries as a value: secret-named values and whole request / env objects. The
+ * argument is read on compiler nodes; only a leaf with a name of interest is wrapped, to follow it up.
+ */
+function loggedValues(sf: SourceFile, arg: Node): Logged[] {
   const out: Logged[] = [];
-  const consider = (leaf: Node) => {
+  const consider = (raw: ts.Node) => {
     // Cheap test first: only secret-named values, whole request objects and process.env are of interest.
-    const name = lastName(leaf);
+    const name = lastName(raw);
     if (!name || !(name === 'env' || WHOLE_OBJECTS.has(name) || isSecretName(name))) return;
+    const leaf = wrapNode(sf, raw);
     // The value must reach the argument through pass-through nodes only.
     let cur: Node = leaf;
     while (cur !== arg) {
@@ -67,36 +76,37 @@ function loggedValues(arg: Node): Logged[] {
     }
     const text = leaf.getText().replace(/\s+/g, '');
     if (text === 'process.env') out.push({ kind: 'object', name: text, node: leaf });
-    else if (name && WHOLE_OBJECTS.has(name)) out.push({ kind: 'object', name: text.slice(0, 60), node: leaf });
-    else if (name && isSecretName(name)) out.push({ kind: 'secret', name: text.slice(0, 60), node: leaf });
+    else if (WHOLE_OBJECTS.has(name)) out.push({ kind: 'object', name: text.slice(0, 60), node: leaf });
+    else if (isSecretName(name)) out.push({ kind: 'secret', name: text.slice(0, 60), node: leaf });
   };
-  const visit = (n: Node) => {
-    if (Node.isShorthandPropertyAssignment(n)) {
-      consider(n.getNameNode());
+  const visit = (n: ts.Node): void => {
+    if (ts.isShorthandPropertyAssignment(n)) {
+      consider(n.name);
       return;
     }
-    if (Node.isIdentifier(n) || Node.isPropertyAccessExpression(n) || Node.isElementAccessExpression(n)) {
+    if (ts.isIdentifier(n) || ts.isPropertyAccessExpression(n) || ts.isElementAccessExpression(n)) {
       consider(n);
       return; // the maximal access is the value; its parts are not
     }
-    if (isFn(n)) return;
-    n.forEachChild(visit);
+    if (isRawFn(n)) return;
+    ts.forEachChild(n, visit);
   };
-  visit(arg);
+  visit(arg.compilerNode);
   return out;
 }
 
-/** Is this call a log statement? Returns its callee text. */
+/** Is this call a log statement? Returns its callee text (read on compiler nodes). */
 function logCall(call: CallExpression): string | undefined {
-  const c = unwrap(call.getExpression());
-  if (!Node.isPropertyAccessExpression(c)) return undefined;
-  const m = c.getName();
-  const recv = unwrap(c.getExpression());
-  if (m === 'sendLoggingMessage') return c.getText();
-  if (Node.isIdentifier(recv) && recv.getText() === 'console') {
-    return CONSOLE_METHODS.has(m) && originOf(recv)?.module === '<global>' ? `console.${m}` : undefined;
+  const cn = call.compilerNode;
+  const c = rawUnwrap(cn.expression);
+  if (!ts.isPropertyAccessExpression(c)) return undefined;
+  const m = c.name.text;
+  const recv = rawUnwrap(c.expression);
+  if (m === 'sendLoggingMessage') return c.getText(cn.getSourceFile());
+  if (ts.isIdentifier(recv) && recv.text === 'console') {
+    return CONSOLE_METHODS.has(m) && originOf(wrapNode(call.getSourceFile(), recv))?.module === '<global>' ? `console.${m}` : undefined;
   }
-  const rname = Node.isIdentifier(recv) ? recv.getText() : Node.isPropertyAccessExpression(recv) ? recv.getName() : undefined;
+  const rname = ts.isIdentifier(recv) ? recv.text : ts.isPropertyAccessExpression(recv) ? recv.name.text : undefined;
   return rname && LOGGER_NAME.test(rname) && LOGGER_METHODS.has(m) ? `${rname}.${m}` : undefined;
 }
 
@@ -157,7 +167,7 @@ export default defineDetector({
           if (!call || (redacted && !call.startsWith('console.'))) continue;
           const seen = new Set<string>();
           for (const arg of n.getArguments()) {
-            for (const v of loggedValues(arg)) {
+            for (const v of loggedValues(sf, arg)) {
               const key = `${v.kind}:${v.name}`;
               if (seen.has(key)) continue;
               seen.add(key);
