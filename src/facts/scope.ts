@@ -12,7 +12,7 @@ import {
   type SourceFile,
 } from 'ts-morph';
 import type { ParsedSources } from './ts-source.js';
-import { propertyName, rawUnwrap, stringValue, unwrap, wrapNode } from './ts-source.js';
+import { propertyName, rawPropertyName, rawUnwrap, stringValue, unwrap, wrapNode } from './ts-source.js';
 
 /**
  * Name resolution without a type checker, shared by facts/server-model and facts/flow.
@@ -460,12 +460,6 @@ function requireOrImportSpec(n: ts.Node): string | undefined {
     const c = u.expression;
     if ((ts.isIdentifier(c) && c.text === 'require') || c.kind === SyntaxKind.ImportKeyword) return rawString(u.arguments[0]);
   }
-  return undefined;
-}
-
-/** A property name's text (identifier, string or numeric literal); undefined for a computed name. */
-function rawPropertyName(n: ts.Node): string | undefined {
-  if (ts.isIdentifier(n) || ts.isPrivateIdentifier(n) || ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n) || ts.isNumericLiteral(n)) return n.text;
   return undefined;
 }
 

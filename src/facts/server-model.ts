@@ -1,7 +1,7 @@
 import { Node, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
 import type { RepoFacts } from './repo.js';
 import { declarationOf, findNodes, functionOf, initializerOf, valueOfDeclaration, type FunctionLikeNode } from './scope.js';
-import { moduleSpecs, ofKinds, parsedSources, wrapNode, positionOf, propertyName, stringValue, unwrap, type ParsedSources } from './ts-source.js';
+import { moduleSpecs, ofKinds, parsedSources, wrapNode, positionOf, propertyName, rawPropertyName, stringValue, unwrap, type ParsedSources } from './ts-source.js';
 
 /**
  * The server as written in its JavaScript/TypeScript source: the tools, prompts and resources it
@@ -220,10 +220,11 @@ export function objectLiteralOf(node: Node | undefined, sources: ParsedSources, 
 /** The value node of property `key` of an object literal (the name node for a shorthand, the method itself for a method). */
 export function propertyValue(obj: ObjectLiteralExpression | undefined, key: string): Node | undefined {
   if (!obj) return undefined;
-  for (const p of obj.getProperties()) {
-    if (Node.isPropertyAssignment(p) && propertyName(p.getNameNode()) === key) return p.getInitializer();
-    if (Node.isShorthandPropertyAssignment(p) && p.getName() === key) return p.getNameNode();
-    if (Node.isMethodDeclaration(p) && propertyName(p.getNameNode()) === key) return p;
+  // Keys compared on compiler nodes: only the value found is wrapped.
+  for (const p of obj.compilerNode.properties) {
+    if (ts.isPropertyAssignment(p) && rawPropertyName(p.name) === key) return wrapNode(obj.getSourceFile(), p.initializer);
+    if (ts.isShorthandPropertyAssignment(p) && p.name.text === key) return wrapNode(obj.getSourceFile(), p.name);
+    if (ts.isMethodDeclaration(p) && rawPropertyName(p.name) === key) return wrapNode(obj.getSourceFile(), p);
   }
   return undefined;
 }

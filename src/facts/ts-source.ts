@@ -97,6 +97,13 @@ export function propertyName(nameNode: Node): string | undefined {
   return undefined;
 }
 
+/** propertyName on a compiler node. */
+export function rawPropertyName(n: ts.Node): string | undefined {
+  if (ts.isIdentifier(n) || ts.isPrivateIdentifier(n) || ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) return n.text;
+  if (ts.isNumericLiteral(n)) return n.getText();
+  return undefined;
+}
+
 /** Follow an identifier to the initializer of a `const` declared at the top level of the same file. */
 export function localConstInitializer(id: Node): Node | undefined {
   if (!Node.isIdentifier(id)) return undefined;
@@ -203,30 +210,46 @@ const longName = (names: ReadonlySet<string>): boolean => {
  * that needs every call of a file pays for the calls, not for every token. Shared by all detectors of an audit.
  */
 export function ofKinds(sf: SourceFile, kinds: readonly SyntaxKind[], rawFilter?: NamedFilter): Node[] {
-  const raw = bucketsOf(sf);
+  if (rawFilter) return rawOfKinds(sf, kinds, rawFilter).map((cn) => wrapNode(sf, cn));
   let wrapped = wrappedByKind.get(sf);
   if (!wrapped) wrappedByKind.set(sf, (wrapped = new Map()));
-  const wrap = (cn: ts.Node): Node => wrapNode(sf, cn);
+  const raw = bucketsOf(sf);
   const out: Node[] = [];
   for (const k of kinds) {
-    if (rawFilter?.names && INDEXED.has(k) && !longName(rawFilter.names)) {
-      const idx = raw.names;
-      const hits: ts.Node[] = [];
-      for (const name of rawFilter.names) for (const cn of idx.get(name) ?? []) if (cn.kind === k && rawFilter(cn)) hits.push(cn);
-      if (rawFilter.names.size > 1) hits.sort((a, b) => a.pos - b.pos || a.end - b.end);
-      for (const cn of hits) out.push(wrap(cn));
-      continue;
-    }
-    if (rawFilter) {
-      // Filter on the raw nodes first: only the few that pass are wrapped (and not cached: the filter varies).
-      for (const cn of raw.get(k) ?? []) if (rawFilter(cn)) out.push(wrap(cn));
-      continue;
-    }
     let w = wrapped.get(k);
-    if (!w) wrapped.set(k, (w = (raw.get(k) ?? []).map(wrap)));
+    if (!w) wrapped.set(k, (w = (raw.get(k) ?? []).map((cn) => wrapNode(sf, cn))));
     out.push(...w);
   }
   return kinds.length > 1 ? out.sort((a, b) => a.getPos() - b.getPos() || a.getEnd() - b.getEnd()) : out;
+}
+
+/**
+ * ofKinds without the wrapping: the compiler nodes of some kinds that pass the filter, in source order.
+ * For detectors that decide on compiler nodes and wrap only what they report or follow further.
+ */
+export function rawOfKinds(sf: SourceFile, kinds: readonly SyntaxKind[], rawFilter: NamedFilter): ts.Node[] {
+  const raw = bucketsOf(sf);
+  const byPos = (a: ts.Node, b: ts.Node): number => a.pos - b.pos || a.end - b.end;
+  const out: ts.Node[] = [];
+  for (const k of kinds) {
+    if (rawFilter.names && INDEXED.has(k) && !longName(rawFilter.names)) {
+      const hits: ts.Node[] = [];
+      for (const name of rawFilter.names) for (const cn of raw.names.get(name) ?? []) if (cn.kind === k && rawFilter(cn)) hits.push(cn);
+      // Several names: merged back into one order (by position; a scan gives the walk's order).
+      if (rawFilter.names.size > 1) hits.sort(byPos);
+      out.push(...hits);
+      continue;
+    }
+    for (const cn of raw.get(k) ?? []) if (rawFilter(cn)) out.push(cn);
+  }
+  return kinds.length > 1 ? out.sort(byPos) : out;
+}
+
+/** positionOf on a compiler node. */
+export function rawPositionOf(cn: ts.Node): { line: number; column: number } {
+  const sf = cn.getSourceFile();
+  const { line, character } = ts.getLineAndCharacterOfPosition(sf, cn.getStart(sf));
+  return { line: line + 1, column: character + 1 };
 }
 
 /**

@@ -1,9 +1,9 @@
 import { SyntaxKind, Node, type CallExpression, type SourceFile, ts } from 'ts-morph';
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { originOf } from '../../facts/scope.js';
+import { rawOriginOf } from '../../facts/scope.js';
 import { serverModel } from '../../facts/server-model.js';
-import { ofKinds, positionOf, propertyName, rawUnwrap, unwrap, wrapNode } from '../../facts/ts-source.js';
+import { ofKinds, positionOf, propertyName, rawOfKinds, rawPositionOf, rawUnwrap, unwrap, wrapNode } from '../../facts/ts-source.js';
 import { codeOf, isFn, passThrough, sinkOf, type Code, type Fn } from '../code-paths.js';
 import { named, rawNameText } from '../source-support.js';
 
@@ -60,7 +60,7 @@ type Logged = { kind: 'secret' | 'object'; name: string; node: Node };
  * What a log argument carries as a value: secret-named values and whole request / env objects. The
  * argument is read on compiler nodes; only a leaf with a name of interest is wrapped, to follow it up.
  */
-function loggedValues(sf: SourceFile, arg: Node): Logged[] {
+function loggedValues(sf: SourceFile, arg: ts.Node): Logged[] {
   const out: Logged[] = [];
   const consider = (raw: ts.Node) => {
     // Cheap test first: only secret-named values, whole request objects and process.env are of interest.
@@ -69,7 +69,7 @@ function loggedValues(sf: SourceFile, arg: Node): Logged[] {
     const leaf = wrapNode(sf, raw);
     // The value must reach the argument through pass-through nodes only.
     let cur: Node = leaf;
-    while (cur !== arg) {
+    while (cur.compilerNode !== arg) {
       const up = passThrough(cur);
       if (!up) return;
       cur = up;
@@ -91,20 +91,19 @@ function loggedValues(sf: SourceFile, arg: Node): Logged[] {
     if (isRawFn(n)) return;
     ts.forEachChild(n, visit);
   };
-  visit(arg.compilerNode);
+  visit(arg);
   return out;
 }
 
 /** Is this call a log statement? Returns its callee text (read on compiler nodes). */
-function logCall(call: CallExpression): string | undefined {
-  const cn = call.compilerNode;
+function logCall(cn: ts.CallExpression): string | undefined {
   const c = rawUnwrap(cn.expression);
   if (!ts.isPropertyAccessExpression(c)) return undefined;
   const m = c.name.text;
   const recv = rawUnwrap(c.expression);
   if (m === 'sendLoggingMessage') return c.getText(cn.getSourceFile());
   if (ts.isIdentifier(recv) && recv.text === 'console') {
-    return CONSOLE_METHODS.has(m) && originOf(wrapNode(call.getSourceFile(), recv))?.module === '<global>' ? `console.${m}` : undefined;
+    return CONSOLE_METHODS.has(m) && rawOriginOf(recv)?.module === '<global>' ? `console.${m}` : undefined;
   }
   const rname = ts.isIdentifier(recv) ? recv.text : ts.isPropertyAccessExpression(recv) ? recv.name.text : undefined;
   return rname && LOGGER_NAME.test(rname) && LOGGER_METHODS.has(m) ? `${rname}.${m}` : undefined;
@@ -161,12 +160,12 @@ export default defineDetector({
 
     const findings: Finding[] = [];
     for (const [file, sf] of code.files) {
-      for (const n of ofKinds(sf, [SyntaxKind.CallExpression, SyntaxKind.PropertyAccessExpression], mayMatter)) {
-        if (Node.isCallExpression(n)) {
-          const call = logCall(n);
+      for (const cn of rawOfKinds(sf, [SyntaxKind.CallExpression, SyntaxKind.PropertyAccessExpression], mayMatter)) {
+        if (ts.isCallExpression(cn)) {
+          const call = logCall(cn);
           if (!call || (redacted && !call.startsWith('console.'))) continue;
           const seen = new Set<string>();
-          for (const arg of n.getArguments()) {
+          for (const arg of cn.arguments) {
             for (const v of loggedValues(sf, arg)) {
               const key = `${v.kind}:${v.name}`;
               if (seen.has(key)) continue;
@@ -174,13 +173,14 @@ export default defineDetector({
               findings.push({
                 messageId: v.kind === 'secret' ? 'secret-in-log' : 'object-in-log',
                 data: { name: v.name, call },
-                location: { file, line: positionOf(n).line },
-                evidence: n.getText().replace(/\s+/g, ' ').slice(0, 120),
+                location: { file, line: rawPositionOf(cn).line },
+                evidence: cn.getText(sf.compilerNode).replace(/\s+/g, ' ').slice(0, 120),
               });
             }
           }
           continue;
         }
+        const n = wrapNode(sf, cn);
         if (!isErrorStack(n)) continue;
         const sink = sinkOf(n);
         let channel: string | undefined;
