@@ -141,17 +141,18 @@ function moduleLevelNames(sf: SourceFile): Set<string> {
 const isModuleLevel = (decl: Identifier): boolean => !decl.getFirstAncestor((a) => isFunctionLike(a) || Node.isClassDeclaration(a));
 
 class Reader {
-  private index?: Map<Identifier, Write[]>;
   private siteIndex?: Map<Node, ReturnType<typeof sinkSites>[number]>;
   constructor(
     private readonly repo: RepoFacts,
     private readonly sources: ParsedSources,
   ) {}
 
-  /** Built on first use: a server without list handlers never pays for it. */
-  private get writeIndex(): Map<Identifier, Write[]> {
-    return (this.index ??= this.indexWrites());
-  }
+  /**
+   * Writes are indexed per file, on first use: declarationOf resolves within a file, so the writes keyed
+   * to a declaration are all in the declaration's own file, and only the files asked about are read.
+   */
+  private fileWrites = new Map<SourceFile, Map<Identifier, Write[]>>();
+  private ownFiles?: Map<SourceFile, string>;
 
   private spans?: { file: object; start: number; end: number }[];
 
@@ -186,8 +187,8 @@ class Reader {
     return this.requestSpans().some((s) => s.file === sf && s.start <= pos && pos < s.end);
   }
 
-  /** Mutations of module-level variables, by declaring identifier. */
-  private indexWrites(): Map<Identifier, Write[]> {
+  /** Mutations of module-level variables of one file (one of the model's files), by declaring identifier. */
+  private indexWrites(file: string, sf: SourceFile): Map<Identifier, Write[]> {
     const out = new Map<Identifier, Write[]>();
     const add = (target: Identifier | undefined, node: Node, file: string) => {
       if (!target) return;
@@ -199,10 +200,10 @@ class Reader {
       list.push({ node, file, line: positionOf(node).line, target: d });
       out.set(d, list);
     };
-    for (const [file, sf] of modelFiles(this.sources)) {
+    {
       // Raw pre-filter: a write can only reach a module-level variable through a name declared at module level.
       const names = moduleLevelNames(sf);
-      if (names.size === 0) continue;
+      if (names.size === 0) return out;
       const rooted = (e: ts.Node): boolean => names.has(rawRootName(e) ?? '');
       for (const n of ofKinds(
         sf,
@@ -230,7 +231,15 @@ class Reader {
   }
 
   writesOf(decl: Identifier): Write[] {
-    return this.writeIndex.get(decl) ?? [];
+    const sf = decl.getSourceFile();
+    let idx = this.fileWrites.get(sf);
+    if (!idx) {
+      this.ownFiles ??= new Map(modelFiles(this.sources).map(([file, f]) => [f, file]));
+      const file = this.ownFiles.get(sf);
+      idx = file === undefined ? new Map() : this.indexWrites(file, sf);
+      this.fileWrites.set(sf, idx);
+    }
+    return idx.get(decl) ?? [];
   }
 
   /** File writes and deletions whose path mentions the variable naming a folder. */
