@@ -3,9 +3,9 @@ import { couldNotJudge, notApplicable } from '../engine/detector.js';
 import type { Verdict } from '../engine/types.js';
 import { hasPythonSource } from '../facts/python-source.js';
 import type { RepoFacts } from '../facts/repo.js';
-import { findNodes, functionOf, isFunctionLike, type FunctionLikeNode } from '../facts/scope.js';
+import { findNodes, functionOf, isFunctionLike, rawDeclarationOf, type FunctionLikeNode } from '../facts/scope.js';
 import { modelFiles } from '../facts/server-model.js';
-import { parsedSources, propertyName, sourceFilesOf, unwrap, type ParsedSources } from '../facts/ts-source.js';
+import { parsedSources, propertyName, rawUnwrap, sourceFilesOf, unwrap, wrapNode, type ParsedSources } from '../facts/ts-source.js';
 
 /**
  * Small syntactic helpers shared by the static detectors that read code paths (X-6, X-7, C-4, C-6, S-13,
@@ -58,22 +58,11 @@ export function reachable(code: Code, start: readonly Fn[], maxDepth = 6): Fn[] 
   let frontier = [...start];
   for (let depth = 0; depth < maxDepth && frontier.length; depth++) {
     const next: Fn[] = [];
-    const visit = (t: Fn | undefined) => {
-      if (t && !seen.has(t)) {
-        seen.add(t);
-        next.push(t);
-      }
-    };
     for (const fn of frontier) {
-      // Raw walk: only the calls of the body are wrapped.
-      for (const n of findNodes(fn, (cn) => cn !== fn.compilerNode && (ts.isCallExpression(cn) || ts.isNewExpression(cn)))) {
-        if (!Node.isCallExpression(n) && !Node.isNewExpression(n)) continue;
-        const c = unwrap(n.getExpression());
-        if (Node.isPropertyAccessExpression(c) && Node.isThisExpression(unwrap(c.getExpression()))) visit(thisMethod(n, c.getName()));
-        else if (Node.isIdentifier(c) || Node.isPropertyAccessExpression(c)) visit(safeFunctionOf(c, code));
-        for (const a of n.getArguments?.() ?? []) {
-          const u = unwrap(a);
-          if (Node.isIdentifier(u)) visit(safeFunctionOf(u, code));
+      for (const t of calleesOf(fn, code)) {
+        if (!seen.has(t)) {
+          seen.add(t);
+          next.push(t);
         }
       }
     }
@@ -81,6 +70,47 @@ export function reachable(code: Code, start: readonly Fn[], maxDepth = 6): Fn[] 
   }
   return [...seen];
 }
+
+/**
+ * The functions one step from `fn`, in the order its body calls them (duplicates kept out), memoised per
+ * function: the call graph is shared by every detector and handler of an audit. Calls are read on compiler
+ * nodes; only a callee that may resolve (a name declared in the file, a member of one, of an object literal
+ * or of `this`) is wrapped and followed.
+ */
+const calleesMemo = new WeakMap<ts.Node, Fn[]>();
+function calleesOf(fn: Fn, code: Code): Fn[] {
+  const hit = calleesMemo.get(fn.compilerNode);
+  if (hit) return hit;
+  const out: Fn[] = [];
+  const seen = new Set<Fn>();
+  const add = (t: Fn | undefined) => {
+    if (t && !seen.has(t)) {
+      seen.add(t);
+      out.push(t);
+    }
+  };
+  const sf = fn.getSourceFile();
+  const declared = (cn: ts.Node): boolean => ts.isIdentifier(cn) && rawDeclarationOf(cn) !== undefined;
+  const visit = (cn: ts.Node): void => {
+    if (cn !== fn.compilerNode && (ts.isCallExpression(cn) || ts.isNewExpression(cn))) {
+      const c = rawUnwrap(cn.expression);
+      if (ts.isPropertyAccessExpression(c) && rawUnwrap(c.expression).kind === ts.SyntaxKind.ThisKeyword) add(thisMethod(wrapNode(sf, cn), c.name.text));
+      else if (ts.isIdentifier(c) ? declared(c) : ts.isPropertyAccessExpression(c) && mayResolveMember(rawUnwrap(c.expression))) add(safeFunctionOf(wrapNode(sf, c), code));
+      for (const a of cn.arguments ?? []) {
+        const u = rawUnwrap(a);
+        if (declared(u)) add(safeFunctionOf(wrapNode(sf, u), code));
+      }
+    }
+    ts.forEachChild(cn, visit);
+  };
+  visit(fn.compilerNode);
+  calleesMemo.set(fn.compilerNode, out);
+  return out;
+}
+
+/** Whether functionOf can resolve a member of this object: a declared name, an object literal, or `this`. */
+const mayResolveMember = (obj: ts.Node): boolean =>
+  (ts.isIdentifier(obj) && rawDeclarationOf(obj) !== undefined) || ts.isObjectLiteralExpression(obj) || obj.kind === ts.SyntaxKind.ThisKeyword;
 
 function safeFunctionOf(n: Node, code: Code): Fn | undefined {
   try {

@@ -364,6 +364,11 @@ const SDK_HTTP_TRANSPORTS = new Set([
 ]);
 const SDK_HANDLERS = new Set(['createMcpHandler']);
 const HTTP_SERVER_FACTORIES = new Set(['createServer', 'createSecureServer']);
+const ROUTE_METHODS = ['post', 'all', 'get', 'use', 'route', 'on'];
+/** Raw pre-filters of the hand-built transport search (they only narrow what the checks below read). */
+const JSONRPC_STRING = named(new Set(['jsonrpc']), (cn) => ts.isStringLiteralLike(cn) && cn.text === 'jsonrpc');
+const JSONRPC_KEY = rawPropNamed(new Set(['jsonrpc']));
+const HAND_BUILT_CALLS = rawCallNamed(new Set([...ROUTE_METHODS, ...HTTP_SERVER_FACTORIES, 'serve']));
 const TRANSPORT_NAMES: ReadonlySet<string> = new Set([...SDK_HTTP_TRANSPORTS, ...SDK_HANDLERS, 'SSEServerTransport']);
 
 export interface HttpTransport extends Site {
@@ -396,13 +401,13 @@ function findHttpTransports(files: [string, SourceFile][]): HttpTransport[] {
   if (out.length > 0) return out;
   for (const [file, sf] of files) {
     const speaksJsonRpc =
-      nodesOf(sf, K.strings).some((n) => stringValue(n) === 'jsonrpc') ||
-      nodesOf(sf, K.properties).some((n) => (Node.isPropertyAssignment(n) || Node.isShorthandPropertyAssignment(n)) && propertyName(n.getNameNode()) === 'jsonrpc');
-    for (const n of nodesOf(sf, K.call)) {
+      ofKinds(sf, K.strings, JSONRPC_STRING).some((n) => stringValue(n) === 'jsonrpc') ||
+      ofKinds(sf, K.properties, JSONRPC_KEY).some((n) => (Node.isPropertyAssignment(n) || Node.isShorthandPropertyAssignment(n)) && propertyName(n.getNameNode()) === 'jsonrpc');
+    for (const n of ofKinds(sf, K.call, HAND_BUILT_CALLS)) {
       if (!Node.isCallExpression(n)) continue;
       const name = calleeName(n) ?? '';
       const first = n.getArguments()[0];
-      if (['post', 'all', 'get', 'use', 'route', 'on'].includes(name) && receiverOf(n) && isMcpRoute(stringValue(first))) {
+      if (ROUTE_METHODS.includes(name) && receiverOf(n) && isMcpRoute(stringValue(first))) {
         out.push({ file, node: n, kind: 'hand-built', name: `${name}('${stringValue(first)}')` });
       } else if (speaksJsonRpc && (HTTP_SERVER_FACTORIES.has(name) || /^(Bun|Deno)\.serve$/.test(calleeText(n)))) {
         out.push({ file, node: n, kind: 'hand-built', name: calleeText(n) });
@@ -436,11 +441,14 @@ function hostOf(n: Node | undefined): ListenSite['host'] {
 
 /** Where HTTP servers start listening: x.listen(port[, host]), x.listen({ port, host }), serve({ fetch, hostname }), Bun.serve({ hostname }). */
 export const listenSites = memo(findListenSites);
+/** Raw pre-filter of findListenSites: only `listen` and `serve` calls are read. */
+const LISTEN_CALLS = rawCallNamed(new Set(['listen', 'serve']));
+
 function findListenSites(files: [string, SourceFile][]): ListenSite[] {
   const out: ListenSite[] = [];
   for (const [file, sf] of files) {
     if (!servesHttp(sf) && !/\bBun\.serve\b|\bDeno\.serve\b/.test(sf.getFullText())) continue;
-    for (const n of nodesOf(sf, K.call)) {
+    for (const n of ofKinds(sf, K.call, LISTEN_CALLS)) {
       if (!Node.isCallExpression(n)) continue;
       const name = calleeName(n);
       const a = args(n);

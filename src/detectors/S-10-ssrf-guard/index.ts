@@ -4,8 +4,8 @@ import { defineDetector, notApplicable, present } from '../../engine/detector.js
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { sinkSites, toolFlows, type Flow } from '../../facts/flow.js';
-import { findNodes, functionOf, originOf, GLOBAL } from '../../facts/scope.js';
-import { namesAnyModule, parsedSources, positionOf, propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
+import { findNodes, functionOf, originOf, rawOriginOf, GLOBAL } from '../../facts/scope.js';
+import { namesAnyModule, parsedSources, positionOf, propertyName, rawOfKinds, stringValue, unwrap } from '../../facts/ts-source.js';
 import {
   args,
   calleeName,
@@ -294,13 +294,18 @@ function guardsIn(scope: Node[], influence: Influence): Guards {
 /** True when the source resolves host names itself (dns lookup / resolve) or uses a resolving filter. */
 function resolves(files: [string, SourceFile][]): boolean {
   const modules = ['dns', 'dns/promises', ...RESOLVING_LIBRARIES];
-  return sitesOf(files.filter(([, sf]) => namesAnyModule(sf, modules)), K.call, (n) => {
-    if (!Node.isCallExpression(n)) return false;
-    const o = originOf(n.getExpression());
-    if (!o) return false;
-    if ((o.module === 'dns' || o.module === 'dns/promises') && /^(lookup|resolve|resolve4|resolve6|resolveAny)$/.test(o.path[o.path.length - 1] ?? '')) return true;
-    return RESOLVING_LIBRARIES.has(o.module);
-  }).length > 0;
+  // Judged on compiler nodes (origins are read on them): no call is wrapped.
+  return files.some(
+    ([, sf]) =>
+      namesAnyModule(sf, modules) &&
+      rawOfKinds(sf, K.call, (cn) => {
+        if (!ts.isCallExpression(cn)) return false;
+        const o = rawOriginOf(cn.expression);
+        if (!o) return false;
+        if ((o.module === 'dns' || o.module === 'dns/promises') && /^(lookup|resolve|resolve4|resolve6|resolveAny)$/.test(o.path[o.path.length - 1] ?? '')) return true;
+        return RESOLVING_LIBRARIES.has(o.module);
+      }).length > 0,
+  );
 }
 
 /* ---------------- clients ---------------- */

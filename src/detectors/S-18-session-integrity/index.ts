@@ -20,6 +20,7 @@ import {
   sitesOf,
   rawNameText,
   named,
+  headerReads,
   K,
   type Site,
 } from '../source-support.js';
@@ -143,7 +144,7 @@ function weakness(expr: Node): { node: Node; source: Weak } | undefined {
 /** Lookups of the session id in a store (`sessions.has(id)`, `transports[id]`, `id in sessions`) that decide an if. */
 function sessionGates(files: [string, SourceFile][]): { lookup: Node; gate: Node; file: string }[] {
   const out: { lookup: Node; gate: Node; file: string }[] = [];
-  for (const read of sitesOf(files, K.headerReads, (n) => isHeaderRead(n, HEADER))) {
+  for (const read of headerReads(files, HEADER)) {
     const fn = enclosingFunction(read.node) ?? read.node.getSourceFile();
     const ids = new Set<string>();
     const decl = read.node.getFirstAncestor((a) => Node.isVariableDeclaration(a));

@@ -1,7 +1,7 @@
-import { Node, type SourceFile } from 'ts-morph';
+import { Node, ts, type SourceFile } from 'ts-morph';
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
-import { originOf } from '../../facts/scope.js';
+import { originOf, rawOriginOf } from '../../facts/scope.js';
 import { namesAnyModule, stringValue, unwrap } from '../../facts/ts-source.js';
 import {
   args,
@@ -126,7 +126,10 @@ const fixedScheme = (n: Node | undefined): boolean => /^https?:\/\//i.test(prefi
 function openers(files: [string, SourceFile][]): Opener[] {
   const out: Opener[] = [];
   const modules = ['child_process', 'cross-spawn', 'execa', 'electron', ...OPEN_PACKAGES];
-  for (const s of sitesOf(files.filter(([, sf]) => namesAnyModule(sf, modules)), K.call, Node.isCallExpression)) {
+  const moduleSet = new Set(modules);
+  // Raw pre-filter: every branch below needs a callee from one of these modules.
+  const fromModules = (cn: ts.Node): boolean => ts.isCallExpression(cn) && moduleSet.has(rawOriginOf(cn.expression)?.module ?? '');
+  for (const s of sitesOf(files.filter(([, sf]) => namesAnyModule(sf, modules)), K.call, Node.isCallExpression, fromModules)) {
     const call = s.node;
     const o = originOf(call.getExpression());
     if (!o) continue;
