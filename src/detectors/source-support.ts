@@ -3,7 +3,7 @@ import { couldNotJudge, notApplicable } from '../engine/detector.js';
 import type { Location, Verdict } from '../engine/types.js';
 import type { RepoFacts } from '../facts/repo.js';
 import { hasPythonSource } from '../facts/python-source.js';
-import { importsOf, ofKinds, parsedSources, positionOf, propertyName, rawCalleeName, rawUnwrap, stringValue, unwrap, wrapNode, type Binding, type NamedFilter } from '../facts/ts-source.js';
+import { importsOf, ofKinds, parsedSources, positionOf, propertyName, namedFilter, rawCalleeName, rawUnwrap, stringValue, unwrap, wrapNode, type Binding, type NamedFilter } from '../facts/ts-source.js';
 import { findNodes } from '../facts/scope.js';
 
 /**
@@ -77,8 +77,7 @@ export function sitesOf(files: [string, SourceFile][], kinds: readonly SyntaxKin
 export type RawFilter = NamedFilter;
 
 /** Tag a raw filter with the names it can accept (see NamedFilter): the scan becomes an index lookup. */
-export const named = (names: ReadonlySet<string>, filter: (cn: ts.Node) => boolean): RawFilter =>
-  Object.assign((cn: ts.Node) => filter(cn), { names: new Set([...names].map((n) => n.toLowerCase())) });
+export const named = (names: ReadonlySet<string>, filter: (cn: ts.Node) => boolean): RawFilter => namedFilter(names, filter);
 
 export { rawCalleeName };
 

@@ -2,7 +2,7 @@ import { Node, SyntaxKind, ts } from 'ts-morph';
 import type { RepoFacts } from '../facts/repo.js';
 import { declarationOf, valueOfDeclaration } from '../facts/scope.js';
 import { modelFiles, objectLiteralOf, propertyValue, serverModel, type Registered } from '../facts/server-model.js';
-import { ofKinds, parsedSources, propertyName, unwrap, type ParsedSources } from '../facts/ts-source.js';
+import { ofKinds, parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from '../facts/ts-source.js';
 
 /**
  * What a JavaScript/TypeScript server puts in front of the model, read from its source (facts/server-model):
@@ -103,7 +103,7 @@ function lineMapper(read: Read): (index: number) => number {
   return (index: number) => {
     let piece = read.pieces[0]!;
     for (const p of read.pieces) if (p.from <= index) piece = p;
-    const start = piece.node.getStartLineNumber();
+    const start = positionOf(piece.node).line;
     if (!piece.multiline) return start;
     return start + (read.value.slice(piece.from, index).match(/\n/g)?.length ?? 0);
   };

@@ -1237,7 +1237,7 @@ function entryFlows(entry: HandlerEntry, run: Run, sources: ParsedSources): Flow
     };
   }
   const r = run.analyze(entry.fn, params, 0);
-  const at = (n: Node): FlowStep => ({ file: sources.rel(n.getSourceFile()), line: n.getStartLineNumber() });
+  const at = (n: Node): FlowStep => ({ file: sources.rel(n.getSourceFile()), line: positionOf(n).line });
   const bySink = new Map<string, Flow>();
   for (const f of r.flows) {
     const g = judge(f, r.checks, run.rootKeys);

@@ -1,7 +1,7 @@
 import { Node, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
 import type { RepoFacts } from './repo.js';
 import { declarationOf, findNodes, functionOf, initializerOf, valueOfDeclaration, type FunctionLikeNode } from './scope.js';
-import { moduleSpecs, ofKinds, parsedSources, wrapNode, positionOf, propertyName, rawPropertyName, stringValue, unwrap, type ParsedSources } from './ts-source.js';
+import { inTreeOrder, moduleSpecs, namedFilter, ofKinds, parsedSources, rawOfKinds, wrapNode, positionOf, propertyName, rawPropertyName, stringValue, unwrap, type ParsedSources } from './ts-source.js';
 
 /**
  * The server as written in its JavaScript/TypeScript source: the tools, prompts and resources it
@@ -501,7 +501,7 @@ interface NameInfo {
 function nameInfo(node: Node | undefined, fallbackLine: number): NameInfo | undefined {
   if (!node) return undefined;
   const s = constString(node);
-  if (s) return { name: s.value, nameIsLiteral: true, nameLine: s.literal.getStartLineNumber() };
+  if (s) return { name: s.value, nameIsLiteral: true, nameLine: positionOf(s.literal).line };
   return { name: unwrap(node).getText(), nameIsLiteral: false, nameLine: fallbackLine };
 }
 
@@ -509,6 +509,20 @@ const REGISTRATION_METHODS = new Set([
   'registerTool', 'tool', 'addTool', 'registerPrompt', 'prompt', 'addPrompt',
   'registerResource', 'resource', 'addResource', 'addResourceTemplate', 'setRequestHandler',
 ]);
+
+/** Raw pre-filters of build(): registration calls, and members named inputSchema of an object literal. */
+const REGISTRATION_CALL = namedFilter(
+  REGISTRATION_METHODS,
+  (cn) => ts.isCallExpression(cn) && ts.isPropertyAccessExpression(cn.expression) && REGISTRATION_METHODS.has(cn.expression.name.text),
+);
+const INPUT_SCHEMA_MEMBER_KINDS = [SyntaxKind.PropertyAssignment, SyntaxKind.ShorthandPropertyAssignment, SyntaxKind.MethodDeclaration, SyntaxKind.GetAccessor, SyntaxKind.SetAccessor];
+const INPUT_SCHEMA_MEMBER = namedFilter(
+  ['inputSchema'],
+  (cn) => {
+    const name = (cn as ts.ObjectLiteralElementLike).name;
+    return ts.isObjectLiteralExpression(cn.parent) && name !== undefined && ts.isIdentifier(name) && name.text === 'inputSchema';
+  },
+);
 
 function build(sources: ParsedSources): ServerModel {
   const files = modelFiles(sources);
@@ -525,7 +539,7 @@ function build(sources: ParsedSources): ServerModel {
   for (const [file, sf] of files) {
     const flavour = flavourOf(sf);
     if (flavour !== 'unknown') flavours.add(flavour);
-    const calls = ofKinds(sf, [SyntaxKind.CallExpression], (cn) => ts.isCallExpression(cn) && ts.isPropertyAccessExpression(cn.expression) && REGISTRATION_METHODS.has(cn.expression.name.text));
+    const calls = inTreeOrder(rawOfKinds(sf, [SyntaxKind.CallExpression], REGISTRATION_CALL)).map((cn) => wrapNode(sf, cn));
     for (const node of calls) {
       if (!Node.isCallExpression(node)) continue;
       const callee = unwrap(node.getExpression());
@@ -746,11 +760,9 @@ function build(sources: ParsedSources): ServerModel {
   // Tool definitions anywhere: `{ name: '<literal>', inputSchema: … }`.
   for (const [file, sf] of files) {
     const flavour = flavourOf(sf);
-    const objects = ofKinds(
-      sf,
-      [SyntaxKind.ObjectLiteralExpression],
-      (cn) => ts.isObjectLiteralExpression(cn) && cn.properties.some((p) => p.name !== undefined && ts.isIdentifier(p.name) && p.name.text === 'inputSchema'),
-    );
+    // Object literals with an `inputSchema` member, found through the members (indexed by name).
+    const holders = new Set(rawOfKinds(sf, INPUT_SCHEMA_MEMBER_KINDS, INPUT_SCHEMA_MEMBER).map((m) => m.parent));
+    const objects = inTreeOrder([...holders]).map((cn) => wrapNode(sf, cn));
     for (const node of objects) {
       if (!Node.isObjectLiteralExpression(node) || usedObjects.has(node)) continue;
       if (!propertyValue(node, 'inputSchema')) continue;
@@ -763,7 +775,7 @@ function build(sources: ParsedSources): ServerModel {
         ...at,
         name: s.value,
         nameIsLiteral: true,
-        nameLine: s.literal.getStartLineNumber(),
+        nameLine: positionOf(s.literal).line,
         api: 'definition',
         flavour,
         node,

@@ -161,6 +161,13 @@ const wrappedByKind = new WeakMap<SourceFile, Map<SyntaxKind, Node[]>>();
  */
 export type NamedFilter = ((cn: ts.Node) => boolean) & { names?: ReadonlySet<string> };
 
+/** Tag a raw filter with the names it can accept (lower-cased for the index; see NamedFilter). */
+export const namedFilter = (names: Iterable<string>, filter: (cn: ts.Node) => boolean): NamedFilter =>
+  Object.assign((cn: ts.Node) => filter(cn), { names: new Set([...names].map((n) => n.toLowerCase())) });
+
+/** Compiler nodes in the order of a walk of the tree (an ancestor before its descendants). */
+export const inTreeOrder = (nodes: ts.Node[]): ts.Node[] => nodes.sort((a, b) => a.pos - b.pos || b.end - a.end);
+
 /** The last name of a raw callee: `f` for f(), a.b.f(), new f(), a['f'](), f`…`; through parentheses, `!`, `as`, `satisfies`. */
 export function rawCalleeName(cn: ts.Node): string | undefined {
   let e: ts.Node | undefined = ts.isCallExpression(cn) || ts.isNewExpression(cn) ? cn.expression : ts.isTaggedTemplateExpression(cn) ? cn.tag : undefined;
