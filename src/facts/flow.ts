@@ -2,7 +2,7 @@ import { Node, SyntaxKind, ts, type CallExpression, type SourceFile, type Identi
 import type { RepoFacts } from './repo.js';
 import { bindingNames, declarationOf, findNodes, functionOf, initializerOf, isFunctionLike, originOf, GLOBAL, type FunctionLikeNode, type Origin } from './scope.js';
 import { constString, constrainedArguments, modelFiles, objectLiteralOf, patternSafety, propertyValue, regexSource, serverModel, type EntryKind, type HandlerEntry } from './server-model.js';
-import { importsOf, namesAnyModule, ofKinds, parsedSources, rawCalleeName, positionOf, propertyName, unwrap, type ParsedSources } from './ts-source.js';
+import { importsOf, namesAnyModule, ofKinds, parsedSources, rawCalleeName, positionOf, propertyName, unwrap, wrapNode, type ParsedSources } from './ts-source.js';
 
 /**
  * Taint flow from what a client sends to a handler (facts/server-model entries) to dangerous calls
@@ -496,32 +496,39 @@ const BODY_KINDS = new Set([
   ts.SyntaxKind.TaggedTemplateExpression,
   ts.SyntaxKind.SwitchStatement,
 ]);
-const bodyCache = new WeakMap<object, Node[]>();
+const bodyCache = new WeakMap<object, ts.Node[]>();
 
-/** The `return` statements of a function itself, not of the functions nested in it. */
-function ownReturns(fn: FunctionLikeNode): Node[] {
+/** The return statements of a function itself (not of the functions nested in it), as compiler nodes. */
+function ownReturns(fn: FunctionLikeNode): ts.ReturnStatement[] {
   const body = fn.getBody();
   if (!body) return [];
-  const own = new Set<ts.Node>();
+  const own: ts.ReturnStatement[] = [];
   const visit = (cn: ts.Node): void => {
-    if (ts.isReturnStatement(cn)) own.add(cn);
+    if (ts.isReturnStatement(cn)) own.push(cn);
     if (ts.isFunctionLike(cn) || ts.isClassLike(cn)) return;
     ts.forEachChild(cn, visit);
   };
   ts.forEachChild(body.compilerNode, visit);
-  return own.size ? findNodes(body, (cn) => own.has(cn)) : [];
+  return own;
 }
 
-/** The nodes of a function body the analysis looks at, nested functions included (closures run with the same variables). */
-function bodyNodes(fn: FunctionLikeNode): Node[] {
+/**
+ * The nodes of a function body the analysis looks at, nested functions included (closures run with the
+ * same variables), as compiler nodes in source order: the analysis wraps only those that can carry taint.
+ */
+function bodyNodes(fn: FunctionLikeNode): ts.Node[] {
   const hit = bodyCache.get(fn.compilerNode);
   if (hit) return hit;
   const body = fn.getBody();
-  const out = body ? findNodes(body, (cn) => BODY_KINDS.has(cn.kind)) : [];
+  const out: ts.Node[] = [];
+  const visit = (cn: ts.Node): void => {
+    if (BODY_KINDS.has(cn.kind)) out.push(cn);
+    ts.forEachChild(cn, visit);
+  };
+  if (body) visit(body.compilerNode);
   bodyCache.set(fn.compilerNode, out);
   return out;
 }
-
 
 function isSep(n: Node): boolean {
   const u = unwrap(n);
@@ -652,6 +659,8 @@ class Run {
 
 class FnAnalysis {
   private readonly env = new Map<string, Taint>();
+  /** The names of the variables in env (a superset test for taintOf). */
+  private readonly taintedNames = new Set<string>();
   private changed = false;
   constructor(
     private readonly run_: Run,
@@ -667,14 +676,19 @@ class FnAnalysis {
     });
     const nodes = bodyNodes(this.fn);
     const body = this.fn.getBody();
+    const sf = this.fn.getSourceFile();
+    // Propagation, checks and flows all need a tainted value inside the node (see taintOf): a node that
+    // mentions no tainted name is skipped before it is wrapped.
     for (let round = 0; round < 8; round++) {
       this.changed = false;
-      for (const n of nodes) this.propagate(n);
+      for (const cn of nodes) if (this.mayTaint(cn)) this.propagate(wrapNode(sf, cn));
       if (!this.changed) break;
     }
     const flows: RawFlow[] = [];
     const checks: Check[] = [];
-    for (const n of nodes) {
+    for (const cn of nodes) {
+      if (!this.mayTaint(cn)) continue;
+      const n = wrapNode(sf, cn);
       this.collectCheck(n, checks);
       if (Node.isCallExpression(n) || Node.isNewExpression(n) || Node.isTaggedTemplateExpression(n)) this.visitCall(n, flows, checks);
     }
@@ -682,7 +696,7 @@ class FnAnalysis {
     if (body && !Node.isBlock(body)) ret = this.taintOf(body);
     else {
       const rets: (Taint | undefined)[] = [];
-      for (const n of ownReturns(this.fn)) if (Node.isReturnStatement(n) && n.getExpression()) rets.push(this.taintOf(n.getExpression()!));
+      for (const r of ownReturns(this.fn)) if (r.expression && this.mayTaint(r.expression)) rets.push(this.taintOf(wrapNode(sf, r.expression)));
       const tainted = rets.filter((t): t is Taint => !!t);
       ret = tainted.length === 1 ? tainted[0] : merge(tainted);
     }
@@ -712,6 +726,7 @@ class FnAnalysis {
       return;
     }
     if (t.root) this.run_.rootKeys.add(key);
+    this.taintedNames.add(id.compilerNode.text);
     this.env.set(key, { ...t, keys: withKeys(t.keys, key, extraKey), steps: [...t.steps, step] });
     this.changed = true;
   }
@@ -808,46 +823,62 @@ class FnAnalysis {
 
   /* ---- expressions */
 
+  /**
+   * The taint of an expression. Taint only ever starts at a variable set in this analysis (see set()), so an
+   * expression that mentions none of their names is clean: that is decided on compiler nodes, before any
+   * part of it is wrapped.
+   */
   taintOf(e: Node): Taint | undefined {
+    return this.mayTaint(e.compilerNode) ? this.taint(e) : undefined;
+  }
+
+  private mayTaint(cn: ts.Node): boolean {
+    const names = this.taintedNames;
+    if (names.size === 0) return false;
+    const visit = (n: ts.Node): boolean => (ts.isIdentifier(n) ? names.has(n.text) : !!ts.forEachChild(n, visit));
+    return visit(cn);
+  }
+
+  private taint(e: Node): Taint | undefined {
     const n = stripAwait(e);
     if (Node.isIdentifier(n)) {
       const d = declarationOf(n);
       return d ? this.env.get(declKey(d)) : undefined;
     }
     if (Node.isPropertyAccessExpression(n)) {
-      const t = this.taintOf(n.getExpression());
+      const t = this.taint(n.getExpression());
       return t && this.member(t, n.getName(), exprKey(n));
     }
     if (Node.isElementAccessExpression(n)) {
-      const t = this.taintOf(n.getExpression());
+      const t = this.taint(n.getExpression());
       if (!t) return undefined;
       const key = constString(n.getArgumentExpression())?.value;
       return key !== undefined ? this.member(t, key, exprKey(n)) : this.element(t);
     }
-    if (Node.isTemplateExpression(n)) return merge(n.getTemplateSpans().map((s) => this.taintOf(s.getExpression())));
+    if (Node.isTemplateExpression(n)) return merge(n.getTemplateSpans().map((s) => this.taint(s.getExpression())));
     if (Node.isBinaryExpression(n)) {
       const op = n.getOperatorToken().getText();
-      if (op === '+' || op === '??' || op === '||' || op === '+=') return merge([this.taintOf(n.getLeft()), this.taintOf(n.getRight())]);
-      if (op === '&&' || op === ',' || op === '=' || op === '??=' || op === '||=') return this.taintOf(n.getRight());
+      if (op === '+' || op === '??' || op === '||' || op === '+=') return merge([this.taint(n.getLeft()), this.taint(n.getRight())]);
+      if (op === '&&' || op === ',' || op === '=' || op === '??=' || op === '||=') return this.taint(n.getRight());
       return undefined;
     }
-    if (Node.isConditionalExpression(n)) return merge([this.taintOf(n.getWhenTrue()), this.taintOf(n.getWhenFalse())]);
-    if (Node.isArrayLiteralExpression(n)) return merge(n.getElements().map((el) => this.taintOf(Node.isSpreadElement(el) ? el.getExpression() : el)));
+    if (Node.isConditionalExpression(n)) return merge([this.taint(n.getWhenTrue()), this.taint(n.getWhenFalse())]);
+    if (Node.isArrayLiteralExpression(n)) return merge(n.getElements().map((el) => this.taint(Node.isSpreadElement(el) ? el.getExpression() : el)));
     if (Node.isObjectLiteralExpression(n)) {
       // Field-sensitive: `{ path: p, rules }` keeps each property's own taint.
       const props = new Map<string, Taint>();
       const rests: Taint[] = [];
       for (const p of n.getProperties()) {
         if (Node.isPropertyAssignment(p)) {
-          const t = this.taintOf(p.getInitializerOrThrow());
+          const t = this.taint(p.getInitializerOrThrow());
           const name = propertyName(p.getNameNode());
           if (t && name !== undefined) props.set(name, t);
           else if (t) rests.push(t);
         } else if (Node.isShorthandPropertyAssignment(p)) {
-          const t = this.taintOf(p.getNameNode());
+          const t = this.taint(p.getNameNode());
           if (t) props.set(p.getName(), t);
         } else if (Node.isSpreadAssignment(p)) {
-          const t = this.taintOf(p.getExpression());
+          const t = this.taint(p.getExpression());
           if (t?.props) for (const [k, v] of t.props) props.set(k, v);
           if (t?.rest) rests.push(t.rest);
           else if (t && !t.props) rests.push(t);
@@ -862,12 +893,12 @@ class FnAnalysis {
     if (Node.isCallExpression(n)) return this.callTaint(n);
     if (Node.isNewExpression(n)) {
       const name = n.getExpression().getText();
-      if (name === 'URL' || name === 'String') return merge((n.getArguments() ?? []).slice(0, 1).map((a) => this.taintOf(a)));
+      if (name === 'URL' || name === 'String') return merge((n.getArguments() ?? []).slice(0, 1).map((a) => this.taint(a)));
       return undefined;
     }
     if (Node.isTaggedTemplateExpression(n) && n.getTag().getText() === 'String.raw') {
       const tpl = n.getTemplate();
-      return Node.isTemplateExpression(tpl) ? merge(tpl.getTemplateSpans().map((s) => this.taintOf(s.getExpression()))) : undefined;
+      return Node.isTemplateExpression(tpl) ? merge(tpl.getTemplateSpans().map((s) => this.taint(s.getExpression()))) : undefined;
     }
     return undefined;
   }
