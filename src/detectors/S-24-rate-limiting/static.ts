@@ -1,11 +1,11 @@
 import { SyntaxKind, Node, ts, type SourceFile } from 'ts-morph';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { declarationOf, functionOf, originOf } from '../../facts/scope.js';
+import { declarationOf, functionOf, originOf, rawDeclarationOf, rawOriginOf } from '../../facts/scope.js';
 import { serverModel, type ToolDef } from '../../facts/server-model.js';
-import { namesAnyModule, ofKinds, positionOf, unwrap } from '../../facts/ts-source.js';
+import { namesAnyModule, ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
-import { rawCalleeName, rawCallNamed } from '../source-support.js';
+import { named, rawCalleeName, rawCallNamed } from '../source-support.js';
 
 /**
  * S-24 — every tool invocation is rate limited (static). A rate guard is recognised as:
@@ -33,36 +33,35 @@ const APP_NAME = /app|router|server|fastify|hono|api|route/i;
 interface Limiters {
   /** Where the first limiter was seen (for the reason). */
   first?: { file: string; line: number };
-  isLimiterRef(n: Node): boolean;
+  isLimiterRef(n: ts.Node): boolean;
 }
 
 /** Is this expression a limiter: a package import, a limiter-named class/function/value, or a value built from one? */
 function limiterRefs(code: Code): Limiters {
-  const memo = new Map<Node, boolean>();
-  const isSymbol = (n: Node): boolean => {
-    const u = unwrap(n);
-    const o = Node.isIdentifier(u) || Node.isPropertyAccessExpression(u) ? originOf(u) : undefined;
+  // Read on compiler nodes: asked of every name in the functions a tool reaches.
+  const memo = new Map<ts.Node, boolean>();
+  const isSymbol = (u: ts.Node): boolean => {
+    const o = ts.isIdentifier(u) || ts.isPropertyAccessExpression(u) ? rawOriginOf(u) : undefined;
     if (o && LIMITER_PACKAGES.has(o.module)) return true;
-    const name = Node.isIdentifier(u) ? u.getText() : Node.isPropertyAccessExpression(u) ? u.getName() : '';
+    const name = ts.isIdentifier(u) ? u.text : ts.isPropertyAccessExpression(u) ? u.name.text : '';
     return LIMITER_NAME.test(name);
   };
-  const isRef = (n: Node, depth = 0): boolean => {
-    const u = unwrap(n);
+  const isRef = (n: ts.Node, depth = 0): boolean => {
+    const u = rawUnwrap(n);
     const hit = memo.get(u);
     if (hit !== undefined) return hit;
     memo.set(u, false);
     let r = isSymbol(u);
-    if (!r && Node.isIdentifier(u) && depth < 4) {
-      const d = declarationOf(u);
-      const decl = d?.getParent();
-      if (Node.isVariableDeclaration(decl) && decl.getNameNode() === d) {
-        const init = decl.getInitializer();
-        const i = init ? unwrap(init) : undefined;
-        if (i && (Node.isNewExpression(i) || Node.isCallExpression(i))) r = isRef(i.getExpression(), depth + 1);
+    if (!r && ts.isIdentifier(u) && depth < 4) {
+      const d = rawDeclarationOf(u);
+      const decl = d?.parent;
+      if (decl && ts.isVariableDeclaration(decl) && decl.name === d) {
+        const i = decl.initializer ? rawUnwrap(decl.initializer) : undefined;
+        if (i && (ts.isNewExpression(i) || ts.isCallExpression(i))) r = isRef(i.expression, depth + 1);
         else if (i) r = isRef(i, depth + 1);
       }
     }
-    if (!r && Node.isPropertyAccessExpression(u)) r = isRef(u.getExpression(), depth + 1);
+    if (!r && ts.isPropertyAccessExpression(u)) r = isRef(u.expression, depth + 1);
     memo.set(u, r);
     return r;
   };
@@ -77,7 +76,7 @@ function limiterRefs(code: Code): Limiters {
       ts.isClassDeclaration(cn) || ts.isFunctionDeclaration(cn) ? LIMITER_NAME.test(cn.name?.text ?? '') : pkg || LIMITER_NAME.test(rawCalleeName(cn) ?? '');
     for (const n of ofKinds(sf, [SyntaxKind.NewExpression, SyntaxKind.CallExpression, SyntaxKind.ClassDeclaration, SyntaxKind.FunctionDeclaration], raw)) {
       if (first) break;
-      if ((Node.isNewExpression(n) || Node.isCallExpression(n)) && isSymbol(n.getExpression())) first = { file, line: positionOf(n).line };
+      if ((Node.isNewExpression(n) || Node.isCallExpression(n)) && isSymbol(rawUnwrap(n.compilerNode.expression))) first = { file, line: positionOf(n).line };
       else if ((Node.isClassDeclaration(n) || Node.isFunctionDeclaration(n)) && LIMITER_NAME.test(n.getName() ?? '')) first = { file, line: positionOf(n).line };
     }
   }
@@ -86,18 +85,23 @@ function limiterRefs(code: Code): Limiters {
 
 /** Does this function's own body use a limiter? */
 function usesLimiter(fn: Fn, lim: Limiters): boolean {
-  let found = false;
-  fn.forEachDescendant((n, walk) => {
-    if (found) return walk.stop();
-    if ((Node.isIdentifier(n) || Node.isPropertyAccessExpression(n)) && lim.isLimiterRef(n)) found = true;
-  });
-  return found;
+  const visit = (n: ts.Node): boolean => ((ts.isIdentifier(n) || ts.isPropertyAccessExpression(n)) && lim.isLimiterRef(n)) || !!ts.forEachChild(n, visit);
+  return !!ts.forEachChild(fn.compilerNode, visit);
 }
+
+/** Raw pre-filter of mountedGlobally: a route method called on something named like an app (its first checks, on compiler nodes). */
+const MOUNT_CALL = named(ROUTE_METHODS, (cn) => {
+  if (!ts.isCallExpression(cn)) return false;
+  const c = rawUnwrap(cn.expression);
+  if (!ts.isPropertyAccessExpression(c) || !ROUTE_METHODS.has(c.name.text)) return false;
+  const recv = rawUnwrap(c.expression);
+  return APP_NAME.test(ts.isIdentifier(recv) ? recv.text : ts.isPropertyAccessExpression(recv) ? recv.name.text : ts.isCallExpression(recv) ? 'route' : '');
+});
 
 /** Middleware mounting: `app.use(rateLimit(…))`, `app.post('/mcp', limiter, handler)`. */
 function mountedGlobally(code: Code, lim: Limiters): boolean {
   return code.files.some(([, sf]: [string, SourceFile]) =>
-    ofKinds(sf, [SyntaxKind.CallExpression], rawCallNamed(ROUTE_METHODS)).some((n) => {
+    ofKinds(sf, [SyntaxKind.CallExpression], MOUNT_CALL).some((n) => {
       if (!Node.isCallExpression(n)) return false;
       const c = unwrap(n.getExpression());
       if (!Node.isPropertyAccessExpression(c) || !ROUTE_METHODS.has(c.getName())) return false;
@@ -106,8 +110,8 @@ function mountedGlobally(code: Code, lim: Limiters): boolean {
       if (!APP_NAME.test(recvName)) return false;
       return n.getArguments().some((a) => {
         const u = unwrap(a);
-        if (Node.isCallExpression(u) || Node.isNewExpression(u)) return lim.isLimiterRef(u.getExpression());
-        return Node.isIdentifier(u) && lim.isLimiterRef(u);
+        if (Node.isCallExpression(u) || Node.isNewExpression(u)) return lim.isLimiterRef(u.compilerNode.expression);
+        return Node.isIdentifier(u) && lim.isLimiterRef(u.compilerNode);
       });
     }),
   );
@@ -145,7 +149,7 @@ export default defineDetector({
       const last = args[args.length - 1] && unwrap(args[args.length - 1]!);
       if (!last || !Node.isCallExpression(last)) return undefined;
       const callee = last.getExpression();
-      if (lim.isLimiterRef(callee)) return true;
+      if (lim.isLimiterRef(callee.compilerNode)) return true;
       const f = functionOf(callee, code.sources);
       return f ? pathGuarded(f) : undefined;
     };
