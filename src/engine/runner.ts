@@ -18,7 +18,7 @@ import {
 } from './types.js';
 import { RepoFacts } from '../facts/repo.js';
 import { SessionFacts } from '../facts/session.js';
-import { loadPythonParser } from '../facts/python-source.js';
+import { hasPythonSource, loadPythonParser } from '../facts/python-source.js';
 import { serverModel } from '../facts/server-model.js';
 import type { RecordedSession } from '../probe/session.js';
 import { registry } from '../detectors/index.js';
@@ -200,8 +200,6 @@ function linkServedToSource(results: RuleResult[], repo: RepoFacts): void {
 
 /** Run an audit: gather inputs once, judge every rule of the catalog (or the selected ones). */
 export async function audit(opts: AuditOptions): Promise<Report> {
-  // The Python grammar is WebAssembly, loaded once (idempotent); detectors stay synchronous.
-  await loadPythonParser();
   const catalog = loadCatalog();
   const detectors = opts.detectors ?? registry;
   const wanted = opts.rules?.length ? opts.rules : undefined;
@@ -229,6 +227,9 @@ export async function audit(opts: AuditOptions): Promise<Report> {
   } else {
     gathered.repo = { ok: false, reason: { code: 'needs-repo' } };
   }
+  // The Python grammar is WebAssembly, loaded once per process (idempotent) and only for a tree that has
+  // Python source; detectors stay synchronous.
+  if (gathered.repo.ok && hasPythonSource(gathered.repo.value)) await loadPythonParser();
   gathered.session = opts.session !== undefined ? { ok: true, value: new SessionFacts(opts.session) } : { ok: false, reason: { code: 'needs-session' } };
   gathered.gate = { ok: false, reason: { code: 'needs-gate' } };
 

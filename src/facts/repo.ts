@@ -46,8 +46,9 @@ export class RepoFacts {
     return new RepoFacts(root, files);
   }
 
+  private fileSet?: Set<string>;
   has(rel: string): boolean {
-    return this.files.includes(rel);
+    return (this.fileSet ??= new Set(this.files)).has(rel);
   }
 
   /** Files under a folder (prefix match on a path segment). */

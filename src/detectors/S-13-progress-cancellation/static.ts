@@ -1,9 +1,9 @@
 import { SyntaxKind, Node, ts, type CallExpression, type ObjectLiteralExpression } from 'ts-morph';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { declarationOf, findNodes, originOf } from '../../facts/scope.js';
+import { declarationOf, findNodes, originOf, rawOriginOf } from '../../facts/scope.js';
 import { objectLiteralOf, propertyValue, serverModel } from '../../facts/server-model.js';
-import { ofKinds, positionOf, unwrap } from '../../facts/ts-source.js';
+import { ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
 
 /**
@@ -50,6 +50,20 @@ function axiosInstanceConfig(id: Node): { config: Node | undefined } | undefined
   const o = originOf(call.getExpression());
   if (o?.module !== 'axios' || o.path[o.path.length - 1] !== 'create') return undefined;
   return { config: call.getArguments()[0] };
+}
+
+/**
+ * Raw pre-filter of outbound(): the calls it can recognise — a callee from fetch, node-fetch, undici, axios,
+ * http or https, or a method an axios instance has — decided on compiler nodes before anything is wrapped.
+ */
+const OUTBOUND_MODULES = new Set(['node-fetch', 'undici', 'axios', 'http', 'https']);
+function mayBeOutbound(cn: ts.CallExpression): boolean {
+  const c = rawUnwrap(cn.expression);
+  if (ts.isPropertyAccessExpression(c) && c.name.text in AXIOS_CONFIG_INDEX) return true;
+  const o = rawOriginOf(c);
+  if (!o) return false;
+  if (o.module === '<global>') return o.path.join('.') === 'fetch' || o.path.join('.') === 'globalThis.fetch';
+  return OUTBOUND_MODULES.has(o.module);
 }
 
 /** An outbound request call and whether it has a ceiling. */
@@ -176,7 +190,7 @@ export default defineDetector({
       for (const fn of fns) {
         if (!outboundIn.has(fn)) {
           let here = false;
-          for (const n of findNodes(fn, (cn) => cn !== fn.compilerNode && ts.isCallExpression(cn))) {
+          for (const n of findNodes(fn, (cn) => cn !== fn.compilerNode && ts.isCallExpression(cn) && mayBeOutbound(cn))) {
             if (!Node.isCallExpression(n)) continue;
             const r = outbound(n, code, defaults);
             if (!r) continue;
