@@ -513,9 +513,16 @@ const AUTH_CALLS = new Set(['requireBearerAuth', 'verifyBearerToken', 'bearerAut
 
 /** Places where requests are checked for a credential: an auth middleware or verifier, or the Authorization header read. */
 export const authChecks = memo(findAuthChecks);
+/** The names of AUTH_CALLS as a text search: a file that spells none of them (and has no unicode escape) has no such call. */
+const AUTH_NAME_TEXT = new RegExp([...AUTH_CALLS].join('|'));
+
 function findAuthChecks(files: [string, SourceFile][]): Site[] {
+  const spelled = files.filter(([, sf]) => {
+    const text = sf.getFullText();
+    return AUTH_NAME_TEXT.test(text) || text.includes('\\u');
+  });
   const calls = sitesOf(
-    files,
+    spelled,
     K.calls,
     (n) => {
       if (!isCall(n)) return false;

@@ -880,7 +880,16 @@ function templateUri(n: Node): string | undefined {
 }
 
 /** Expressions a function returns: `return x` statements of its own body, or its expression body. */
+const returnedMemo = new WeakMap<ts.Node, Node[]>();
+
+/** The expressions a function returns (memoised per function: dispatchers are asked once per branch). Do not mutate. */
 export function returnedExpressions(fn: FunctionLikeNode): Node[] {
+  let hit = returnedMemo.get(fn.compilerNode);
+  if (!hit) returnedMemo.set(fn.compilerNode, (hit = returnedUncached(fn)));
+  return hit;
+}
+
+function returnedUncached(fn: FunctionLikeNode): Node[] {
   const body = fn.getBody();
   if (!body) return [];
   if (!Node.isBlock(body)) return [body];

@@ -5,7 +5,7 @@ import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { sinkSites, toolFlows, type Flow } from '../../facts/flow.js';
 import { findNodes, functionOf, originOf, rawOriginOf, GLOBAL } from '../../facts/scope.js';
-import { namesAnyModule, parsedSources, positionOf, propertyName, rawOfKinds, stringValue, unwrap } from '../../facts/ts-source.js';
+import { namesAnyModule, parsedSources, positionOf, propertyName, rawCalleeName, rawOfKinds, stringValue, unwrap } from '../../facts/ts-source.js';
 import {
   args,
   calleeName,
@@ -225,6 +225,10 @@ function scopeOf(site: Node, files: [string, SourceFile][], sources: ReturnType<
   return out;
 }
 
+const EQUALITY = new Set<ts.SyntaxKind>([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken]);
+/** Every callee name guardsIn reads a check from. */
+const GUARD_METHODS = new Set(['has', 'includes', 'startsWith', 'endsWith', 'test', 'exec', 'match', 'split']);
+
 function guardsIn(scope: Node[], influence: Influence): Guards {
   const g: Guards = { allowlist: false, library: false };
   /** The expression mentions the influenced value (an identifier it went through). */
@@ -254,8 +258,16 @@ function guardsIn(scope: Node[], influence: Influence): Guards {
   const hand = (n: Node): void => {
     g.handWritten ??= n;
   };
+  // Only calls and equality tests are read: found on compiler nodes, the rest is never wrapped.
+  const interesting = (cn: ts.Node): boolean => {
+    if (ts.isBinaryExpression(cn)) return EQUALITY.has(cn.operatorToken.kind);
+    if (!ts.isCallExpression(cn)) return false;
+    if (GUARD_METHODS.has(rawCalleeName(cn) ?? '')) return true;
+    const o = rawOriginOf(cn.expression);
+    return !!o && o.module !== GLOBAL && !!libraryOf(o.module);
+  };
   for (const fn of scope) {
-    fn.forEachDescendant((n) => {
+    for (const n of findNodes(fn, (cn) => cn !== fn.compilerNode && interesting(cn))) {
       if (Node.isCallExpression(n)) {
         const o = originOf(n.getExpression());
         if (o && o.module !== GLOBAL && libraryOf(o.module) && !Node.isExpressionStatement(n.getParent())) g.library = true;
@@ -279,14 +291,14 @@ function guardsIn(scope: Node[], influence: Influence): Guards {
       } else if (Node.isBinaryExpression(n) && ['===', '!==', '==', '!='].includes(n.getOperatorToken().getText())) {
         const [l, r] = [n.getLeft(), n.getRight()];
         const side = onPath(l) ? r : onPath(r) ? l : undefined;
-        if (!side) return;
+        if (!side) continue;
         const lit = stringValue(side);
         if (lit === undefined) {
           if (!Node.isIdentifier(unwrap(side)) || !influence.names.has(unwrap(side).getText())) g.allowlist = true;
         } else if (ADDRESS_LITERAL.test(lit)) hand(n);
         else if (/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(lit)) g.allowlist = true;
       }
-    });
+    }
   }
   return g;
 }
