@@ -1340,21 +1340,29 @@ function sinkPrefilter(sf: SourceFile): (cn: ts.Node) => boolean {
       else for (const el of b.elements) if (ts.isBindingElement(el)) bindingNames(el.name, out);
       return out;
     };
-    const mentions = (v: ts.VariableDeclaration): boolean => {
-      const init = text.slice(v.initializer!.pos, v.initializer!.end);
-      if (/\b(?:require|import)\s*\(/.test(init)) return true;
-      for (const m of init.matchAll(/[A-Za-z_$][\w$]*/g)) if (rooted.has(m[0])) return true;
-      return false;
-    };
-    for (let changed = true; changed; ) {
-      changed = false;
-      for (const v of decls) {
-        const names = bindingNames(v.name, []);
-        if (names.every((n) => rooted.has(n)) || !mentions(v)) continue;
-        for (const n of names) rooted.add(n);
-        changed = true;
+    // The least fixpoint, by a worklist: each initializer's text is read once, into an index from the names it
+    // mentions to the declarations; a declaration joins when its initializer calls require()/import() or
+    // mentions a name already rooted.
+    const byName = new Map<string, number[]>();
+    const queue = [...rooted];
+    const join = (v: ts.VariableDeclaration): void => {
+      for (const n of bindingNames(v.name, [])) {
+        if (!rooted.has(n)) {
+          rooted.add(n);
+          queue.push(n);
+        }
       }
-    }
+    };
+    decls.forEach((v, i) => {
+      const init = text.slice(v.initializer!.pos, v.initializer!.end);
+      if (/\b(?:require|import)\s*\(/.test(init)) join(v);
+      for (const m of new Set(init.match(/[A-Za-z_$][\w$]*/g))) {
+        const list = byName.get(m);
+        if (list) list.push(i);
+        else byName.set(m, [i]);
+      }
+    });
+    for (let name = queue.pop(); name !== undefined; name = queue.pop()) for (const i of byName.get(name) ?? []) join(decls[i]!);
   }
   return (cn: ts.Node): boolean => {
     const name = rawCalleeName(cn);
