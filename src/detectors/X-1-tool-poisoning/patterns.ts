@@ -104,6 +104,9 @@ export interface JudgedText {
   keyword?: string;
 }
 
+/** Every regex judgeText runs on a text (for liveRegexes: a pattern that matches none of a batch is skipped). */
+export const TEXT_REGEXES: readonly RegExp[] = [...PATTERNS.map((p) => p.re), ...EXFIL_ASK, INVISIBLE];
+
 /** Which fields each category reads: names and URIs hold no prose, so only credential paths and invisible characters are looked for there. */
 const READS: Record<Category, (t: JudgedText) => boolean> = {
   'model-directive': (t) => !['name', 'key', 'uri', 'argument'].includes(t.field),
@@ -126,12 +129,14 @@ const codepoint = (c: string): string => `U+${c.codePointAt(0)!.toString(16).toU
 /**
  * Judge one text with the registry: per category, the earliest match; an exfiltration ask in the
  * description of a covert-channel parameter; invisible characters (their code points, at most eight).
+ * `live`, when given, holds the regexes worth running (liveRegexes over the batch the text belongs to).
  */
-export function judgeText(t: JudgedText): Hit[] {
+export function judgeText(t: JudgedText, live?: ReadonlySet<RegExp>): Hit[] {
   const hits: Hit[] = [];
   const first = new Map<Category, RegExpExecArray>();
+  const may = (re: RegExp): boolean => !live || live.has(re);
   for (const p of PATTERNS) {
-    if (!READS[p.category](t)) continue;
+    if (!READS[p.category](t) || !may(p.re)) continue;
     const m = p.re.exec(t.text);
     const prev = first.get(p.category);
     if (m && (!prev || m.index < prev.index)) first.set(p.category, m);
@@ -139,6 +144,7 @@ export function judgeText(t: JudgedText): Hit[] {
   for (const [category, m] of first) hits.push({ kind: category, index: m.index, end: m.index + m[0].length, data: {} });
   if (t.property && t.keyword === 'description' && EXFIL_PARAMETER.test(t.property)) {
     for (const re of EXFIL_ASK) {
+      if (!may(re)) continue;
       const m = re.exec(t.text);
       if (m) {
         hits.push({ kind: 'exfiltration-parameter', index: m.index, end: m.index + m[0].length, data: { parameter: t.property } });
@@ -146,7 +152,7 @@ export function judgeText(t: JudgedText): Hit[] {
       }
     }
   }
-  const hidden = [...t.text.matchAll(INVISIBLE)];
+  const hidden = may(INVISIBLE) ? [...t.text.matchAll(INVISIBLE)] : [];
   if (hidden.length) {
     const cps = [...new Set(hidden.map((h) => codepoint(h[0])))];
     const codepoints = cps.length > 8 ? `${cps.slice(0, 8).join(', ')}, …` : cps.join(', ');

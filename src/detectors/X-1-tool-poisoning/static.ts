@@ -6,7 +6,8 @@ import { serverModel } from '../../facts/server-model.js';
 import { excerpt } from '../dynamic-text.js';
 import { visible } from '../python-support.js';
 import { sourceTexts } from '../source-text.js';
-import { judgeText } from './patterns.js';
+import { judgeText, TEXT_REGEXES } from './patterns.js';
+import { liveRegexes } from '../regex-prescreen.js';
 
 /**
  * X-1 — tool poisoning, JavaScript/TypeScript part (static). The texts a server registers in its source
@@ -48,8 +49,12 @@ export default defineDetector({
     const st = sourceTexts(repo);
     const findings: Finding[] = [];
     const seen = new Set<string>();
+    const live = liveRegexes(
+      st.texts.map((t) => t.text),
+      TEXT_REGEXES,
+    );
     for (const t of st.texts) {
-      for (const h of judgeText(t)) {
+      for (const h of judgeText(t, live)) {
         const f: Finding = {
           messageId: `source-${h.kind}`,
           data: { where: visible(t.where), ...h.data },

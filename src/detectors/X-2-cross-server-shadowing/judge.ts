@@ -43,9 +43,14 @@ export interface ReferenceHit {
 /** The reference patterns, compiled once with the g flag (matchAll needs it). */
 const GLOBAL_REFERENCES = TOOL_REFERENCES.map((p) => new RegExp(p.re.source, p.re.flags.includes('g') ? p.re.flags : `${p.re.flags}g`));
 
-export function judgeReferences(text: string, ownLower: ReadonlySet<string>): ReferenceHit[] {
+/** Every regex judgeReferences runs on a text (for liveRegexes). */
+export const REFERENCE_REGEXES: readonly RegExp[] = [...GLOBAL_REFERENCES, ...GLOBAL_RULES.map((p) => p.re)];
+
+/** `live`, when given, holds the regexes worth running (liveRegexes over the batch the text belongs to). */
+export function judgeReferences(text: string, ownLower: ReadonlySet<string>, live?: ReadonlySet<RegExp>): ReferenceHit[] {
   const hits: ReferenceHit[] = [];
   for (const g of GLOBAL_REFERENCES) {
+    if (live && !live.has(g)) continue;
     for (const m of text.matchAll(g)) {
       const { q, id, w, o } = m.groups ?? {};
       const tool = (q ?? id ?? w ?? o ?? '').replace(/[.,;:]+$/, '');
@@ -56,6 +61,7 @@ export function judgeReferences(text: string, ownLower: ReadonlySet<string>): Re
     }
   }
   for (const p of GLOBAL_RULES) {
+    if (live && !live.has(p.re)) continue;
     const m = p.re.exec(text);
     if (m) hits.push({ kind: 'global-tool-rule', index: m.index, end: m.index + m[0].length });
   }

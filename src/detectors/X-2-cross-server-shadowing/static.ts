@@ -4,7 +4,8 @@ import { excerpt } from '../dynamic-text.js';
 import { visible } from '../python-support.js';
 import { sourceTexts } from '../source-text.js';
 import { textGap } from '../X-1-tool-poisoning/static.js';
-import { judgeReferences, lookalikeOf, readsProse, spelled } from './judge.js';
+import { judgeReferences, lookalikeOf, readsProse, REFERENCE_REGEXES, spelled } from './judge.js';
+import { liveRegexes } from '../regex-prescreen.js';
 
 /**
  * X-2 — cross-server shadowing, JavaScript/TypeScript part (static). The texts a server registers in its
@@ -40,9 +41,13 @@ export default defineDetector({
       }
     };
     let skipped = 0;
-    for (const t of st.texts) {
-      if (!readsProse(t.field)) continue;
-      for (const h of judgeReferences(t.text, ownLower)) {
+    const prose = st.texts.filter((t) => readsProse(t.field));
+    const live = liveRegexes(
+      prose.map((t) => t.text),
+      REFERENCE_REGEXES,
+    );
+    for (const t of prose) {
+      for (const h of judgeReferences(t.text, ownLower, live)) {
         if (h.kind === 'foreign-tool-reference' && st.computedToolNames > 0) {
           skipped++;
           continue;
