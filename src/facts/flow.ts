@@ -499,10 +499,14 @@ const BODY_KINDS = new Set([
 const bodyCache = new WeakMap<object, ts.Node[]>();
 
 /** The return statements of a function itself (not of the functions nested in it), as compiler nodes. */
+const returnsCache = new WeakMap<object, ts.ReturnStatement[]>();
 function ownReturns(fn: FunctionLikeNode): ts.ReturnStatement[] {
+  const hit = returnsCache.get(fn.compilerNode);
+  if (hit) return hit;
   const body = fn.getBody();
   if (!body) return [];
   const own: ts.ReturnStatement[] = [];
+  returnsCache.set(fn.compilerNode, own);
   const visit = (cn: ts.Node): void => {
     if (ts.isReturnStatement(cn)) own.push(cn);
     if (ts.isFunctionLike(cn) || ts.isClassLike(cn)) return;

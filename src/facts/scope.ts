@@ -73,7 +73,17 @@ function rawBindingNames(name: ts.BindingName | undefined, out: ts.Identifier[])
   return out;
 }
 
-const findName = (names: ts.Identifier[], name: string): ts.Identifier | undefined => names.find((i) => i.text === name);
+/** The identifier a binding name declares under `name` (nested destructuring patterns included), without building a list. */
+function findName(b: ts.BindingName | undefined, name: string): ts.Identifier | undefined {
+  if (!b) return undefined;
+  if (ts.isIdentifier(b)) return b.text === name ? b : undefined;
+  for (const el of b.elements) {
+    if (!ts.isBindingElement(el)) continue;
+    const f = findName(el.name, name);
+    if (f) return f;
+  }
+  return undefined;
+}
 
 /** The names a block (or file, module block, case clause) declares directly, built once per block. */
 function scopeIndex(block: ts.Node & { statements: ts.NodeArray<ts.Statement> }): Map<string, ts.Identifier> {
@@ -126,7 +136,7 @@ export function rawDeclarationOf(key: ts.Identifier): ts.Identifier | undefined 
   while (cur && !found) {
     if (isRawFunctionLike(cur)) {
       for (const p of cur.parameters) {
-        found = findName(rawBindingNames(p.name, []), name);
+        found = findName(p.name, name);
         if (found) break;
       }
       if (!found && ts.isFunctionExpression(cur) && cur.name?.text === name) found = cur.name;
@@ -136,13 +146,13 @@ export function rawDeclarationOf(key: ts.Identifier): ts.Identifier | undefined 
       const init = cur.initializer;
       if (init && ts.isVariableDeclarationList(init)) {
         for (const d of init.declarations) {
-          found = findName(rawBindingNames(d.name, []), name);
+          found = findName(d.name, name);
           if (found) break;
         }
       }
     } else if (ts.isCatchClause(cur)) {
       const d = cur.variableDeclaration;
-      if (d) found = findName(rawBindingNames(d.name, []), name);
+      if (d) found = findName(d.name, name);
     }
     cur = cur.parent;
   }
