@@ -2,7 +2,7 @@ import { Node, SyntaxKind, ts } from 'ts-morph';
 import type { RepoFacts } from '../facts/repo.js';
 import { declarationOf, valueOfDeclaration } from '../facts/scope.js';
 import { modelFiles, objectLiteralOf, propertyValue, serverModel, type Registered } from '../facts/server-model.js';
-import { ofKinds, parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from '../facts/ts-source.js';
+import { ofKinds, parsedSources, positionOf, propertyName, rawPropertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../facts/ts-source.js';
 
 /**
  * What a JavaScript/TypeScript server puts in front of the model, read from its source (facts/server-model):
@@ -162,18 +162,20 @@ class Collector {
     if (!root) return;
     const label = `${owner.kind} ${owner.name}`;
     const texts: { node: Node; keyword: string }[] = [];
-    const visit = (n: Node, depth: number): void => {
+    // Walked on compiler nodes: only the texts found are wrapped.
+    const sf = root.getSourceFile();
+    const visit = (n: ts.Node, depth: number): void => {
       if (depth > 40) return;
-      if (Node.isPropertyAssignment(n)) {
-        const k = propertyName(n.getNameNode());
-        if (k === 'description' || k === 'title') texts.push({ node: n.getInitializerOrThrow(), keyword: k });
-      } else if (Node.isCallExpression(n)) {
-        const c = unwrap(n.getExpression());
-        if (Node.isPropertyAccessExpression(c) && c.getName() === 'describe' && n.getArguments()[0]) texts.push({ node: n.getArguments()[0]!, keyword: 'description' });
+      if (ts.isPropertyAssignment(n)) {
+        const k = rawPropertyName(n.name);
+        if (k === 'description' || k === 'title') texts.push({ node: wrapNode(sf, n.initializer), keyword: k });
+      } else if (ts.isCallExpression(n)) {
+        const c = rawUnwrap(n.expression);
+        if (ts.isPropertyAccessExpression(c) && c.name.text === 'describe' && n.arguments[0]) texts.push({ node: wrapNode(sf, n.arguments[0]), keyword: 'description' });
       }
-      n.forEachChild((c) => visit(c, depth + 1));
+      ts.forEachChild(n, (c) => visit(c, depth + 1));
     };
-    visit(root, 0);
+    visit(root.compilerNode, 0);
     for (const t of texts) {
       const property = propertyOfText(t.node, root);
       const where = `${label} ${[base, property, t.keyword].filter(Boolean).join('.')}`;
