@@ -148,13 +148,45 @@ interface Read {
   store: Store;
 }
 
+/** Every position of a text where STORE_HINT matches (overlapping starts included), in order. */
+const STORE_HINT_ALL = new RegExp(STORE_HINT.source, 'g');
+function hintStarts(text: string): number[] {
+  const out: number[] = [];
+  STORE_HINT_ALL.lastIndex = 0;
+  for (let m = STORE_HINT_ALL.exec(text); m; m = STORE_HINT_ALL.exec(text)) {
+    out.push(m.index);
+    STORE_HINT_ALL.lastIndex = m.index + 1;
+  }
+  return out;
+}
+
+/** The index of the first element of a sorted array that is >= x. */
+function firstAtOrAfter(sorted: number[], x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 function credentialReads(files: [string, SourceFile][]): Read[] {
   const hits: Read[] = [];
   for (const [file, sf] of files) {
     // A file whose text names no credential store has no credential read: skip it without walking it.
-    if (!STORE_HINT.test(sf.getFullText())) continue;
     const text = sf.getFullText();
-    for (const n of ofKinds(sf, PATH_KINDS, (cn) => STORE_HINT.test(text.slice(cn.getStart(sf.compilerNode), cn.end)))) {
+    const starts = hintStarts(text);
+    if (starts.length === 0) continue;
+    // A node's text can name a store only if a hint starts inside it (checked by a binary search, so that
+    // nested calls do not each rescan their text); the node's own text is then tested as before.
+    const hinted = (cn: ts.Node): boolean => {
+      const from = cn.getStart(sf.compilerNode);
+      const i = firstAtOrAfter(starts, from);
+      return i < starts.length && starts[i]! < cn.end && STORE_HINT.test(text.slice(from, cn.end));
+    };
+    for (const n of ofKinds(sf, PATH_KINDS, hinted)) {
       if (!(Node.isStringLiteral(n) || Node.isNoSubstitutionTemplateLiteral(n) || Node.isTemplateExpression(n) || Node.isCallExpression(n))) continue;
       if (Node.isImportDeclaration(n.getParent()) || Node.isExternalModuleReference(n.getParent())) continue;
       // Cheap test first: only expressions whose text names a store are read further.
