@@ -44,16 +44,23 @@ if (mode === 'bare' || mode === 'audit') {
     return JSON.parse(r.stdout.trim().split('\n').pop()!) as { ms: number; files: number; maxRssMb: number };
   };
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const bare = Array.from({ length: rounds }, () => run('bare'));
-  const full = Array.from({ length: rounds }, () => run('audit'));
+  // Interleaved (baseline, audit, baseline, audit…): a slower or faster spell of a shared machine then
+  // weighs on both sides alike, and each round gives its own ratio.
+  const bare: ReturnType<typeof run>[] = [];
+  const full: ReturnType<typeof run>[] = [];
+  for (let i = 0; i < rounds; i++) {
+    bare.push(run('bare'));
+    full.push(run('audit'));
+  }
   const mb = median(bare.map((x) => x.ms));
   const mf = median(full.map((x) => x.ms));
+  const ratios = bare.map((b, i) => full[i]!.ms / b.ms).sort((a, b) => a - b);
   process.stdout.write(
     [
-      `target: ${dir} (${bare[0]!.files} source files), ${rounds} rounds each, medians, one process per run`,
+      `target: ${dir} (${bare[0]!.files} source files), ${rounds} rounds each, interleaved, medians, one process per run`,
       `baseline (bare ts-morph parse of the same files): ${mb.toFixed(0)} ms, peak ${Math.max(...bare.map((x) => x.maxRssMb)).toFixed(0)} MB`,
       `full static audit (${full[0]!.files} rules): ${mf.toFixed(0)} ms, peak ${Math.max(...full.map((x) => x.maxRssMb)).toFixed(0)} MB`,
-      `ratio audit/baseline: ${(mf / mb).toFixed(2)}`,
+      `ratio audit/baseline: ${(mf / mb).toFixed(2)} (per round: ${ratios[0]!.toFixed(2)}–${ratios[ratios.length - 1]!.toFixed(2)}, median ${median(ratios).toFixed(2)})`,
     ].join('\n') + '\n',
   );
   void self;

@@ -2,7 +2,7 @@ import { Node, SyntaxKind, ts, type CallExpression, type SourceFile, type Identi
 import type { RepoFacts } from './repo.js';
 import { bindingNames, declarationOf, findNodes, functionOf, initializerOf, isFunctionLike, originOf, GLOBAL, type FunctionLikeNode, type Origin } from './scope.js';
 import { constString, constrainedArguments, modelFiles, objectLiteralOf, patternSafety, propertyValue, regexSource, serverModel, type EntryKind, type HandlerEntry } from './server-model.js';
-import { importsOf, namesAnyModule, ofKinds, parsedSources, rawCalleeName, positionOf, propertyName, unwrap, wrapNode, type ParsedSources } from './ts-source.js';
+import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCalleeName, positionOf, propertyName, unwrap, wrapNode, type NamedFilter, type ParsedSources } from './ts-source.js';
 
 /**
  * Taint flow from what a client sends to a handler (facts/server-model entries) to dangerous calls
@@ -1311,7 +1311,8 @@ const SINK_MODULES = new Set([
   'axios', 'got', 'node-fetch', 'cross-fetch', 'undici', 'ky',
 ]);
 /** Names a sink can have without an import: globals (eval, Function, fetch) and the SDK's StdioClientTransport. */
-const IMPORTLESS_SINK_NAME = /^(?:eval|Function|fetch|StdioClientTransport)$/;
+const IMPORTLESS_SINK_NAMES = ['eval', 'Function', 'fetch', 'StdioClientTransport'];
+const IMPORTLESS_SINK_NAME = new RegExp(`^(?:${IMPORTLESS_SINK_NAMES.join('|')})$`);
 
 /**
  * Which calls of a file can be sinks, decided on raw nodes before anything is wrapped or resolved. Origins
@@ -1319,7 +1320,7 @@ const IMPORTLESS_SINK_NAME = /^(?:eval|Function|fetch|StdioClientTransport)$/;
  * names that module in an import or require; without one, only importless names (eval, fetch…) and local
  * aliases of them (`const f = globalThis.fetch`) can be sinks.
  */
-function sinkPrefilter(sf: SourceFile): (cn: ts.Node) => boolean {
+function sinkPrefilter(sf: SourceFile): NamedFilter {
   const text = sf.compilerNode.text;
   const aliases = new Set<string>();
   const decls: ts.VariableDeclaration[] = [];
@@ -1368,10 +1369,14 @@ function sinkPrefilter(sf: SourceFile): (cn: ts.Node) => boolean {
     });
     for (let name = queue.pop(); name !== undefined; name = queue.pop()) for (const i of byName.get(name) ?? []) join(decls[i]!);
   }
-  return (cn: ts.Node): boolean => {
+  const byName = (cn: ts.Node): boolean => {
     const name = rawCalleeName(cn);
-    if (name && (IMPORTLESS_SINK_NAME.test(name) || aliases.has(name))) return true;
-    if (rooted.size === 0) return false;
+    return !!name && (IMPORTLESS_SINK_NAME.test(name) || aliases.has(name));
+  };
+  // A file with no name leading to a sink module: only the names decide, so the name index finds the calls.
+  if (rooted.size === 0) return namedFilter([...IMPORTLESS_SINK_NAMES, ...aliases], byName);
+  return (cn: ts.Node): boolean => {
+    if (byName(cn)) return true;
     // The root of the callee (`fs` in fs.promises.readFile): a name leading to a sink module, or require()/import() itself.
     let e: ts.Node | undefined = ts.isCallExpression(cn) || ts.isNewExpression(cn) ? cn.expression : ts.isTaggedTemplateExpression(cn) ? cn.tag : undefined;
     for (let i = 0; e && i < 32; i++) {
