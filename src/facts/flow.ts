@@ -1,8 +1,8 @@
 import { Node, SyntaxKind, ts, type CallExpression, type SourceFile, type Identifier, type NewExpression, type TaggedTemplateExpression } from 'ts-morph';
 import type { RepoFacts } from './repo.js';
-import { bindingNames, declarationOf, findNodes, functionOf, initializerOf, isFunctionLike, originOf, GLOBAL, type FunctionLikeNode, type Origin } from './scope.js';
+import { bindingNames, declarationOf, findNodes, functionOf, initializerOf, isFunctionLike, originOf, rawOriginOf, GLOBAL, type FunctionLikeNode, type Origin } from './scope.js';
 import { constString, constrainedArguments, modelFiles, objectLiteralOf, patternSafety, propertyValue, regexSource, serverModel, type EntryKind, type HandlerEntry } from './server-model.js';
-import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCalleeName, positionOf, propertyName, unwrap, wrapNode, type NamedFilter, type ParsedSources } from './ts-source.js';
+import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCalleeName, rawOfKinds, rawUnwrap, positionOf, propertyName, unwrap, wrapNode, type NamedFilter, type ParsedSources } from './ts-source.js';
 
 /**
  * Taint flow from what a client sends to a handler (facts/server-model entries) to dangerous calls
@@ -273,54 +273,59 @@ function classifySink(node: Node, sources: ParsedSources): SinkMatch | undefined
   if (!Node.isCallExpression(node)) return undefined;
   const callee = unwrap(node.getExpression());
   const o = originCached(callee);
-  if (!o) return undefined;
+  const kind = o && callSinkKind(o);
+  if (!kind) return undefined;
   const args = node.getArguments();
   const call = calleeText(callee);
   const m = last(o);
+  switch (kind) {
+    case 'shell-exec':
+      return { family: 'process', call, launcher: o.module === 'shelljs' ? 'shelljs' : 'child_process', shell: true, parts: [{ kind: 'shell', exprs: args.slice(0, 1) }] };
+    case 'spawn':
+      return spawnLike(call, o.module as 'child_process' | 'cross-spawn' | 'execa', args, sources);
+    case 'execa': {
+      // `$({ shell: true })` only binds options.
+      if (args.length === 1 && Node.isObjectLiteralExpression(unwrap(args[0]!))) return undefined;
+      if (m === 'execaCommand' || m === 'execaCommandSync') {
+        const shell = shellOption(args.slice(1), sources);
+        return { family: 'process', call, launcher: 'execa', shell, parts: [{ kind: shell ? 'shell' : 'process', exprs: args.slice(0, 1) }] };
+      }
+      return spawnLike(call, 'execa', args, sources);
+    }
+    case 'eval':
+      return { family: 'code', call, parts: [{ kind: 'eval', exprs: m === 'eval' ? args.slice(0, 1) : args }] };
+    case 'vm':
+      return { family: 'code', call, parts: [{ kind: 'eval', exprs: args.slice(0, 1) }] };
+    case 'fs':
+      return { family: 'fs', call, access: fsAccess(m)!, parts: [{ kind: 'fs', exprs: args.slice(0, TWO_PATHS.test(m) ? 2 : 1) }] };
+    case 'http':
+      return { family: 'http', call, parts: [{ kind: 'http', exprs: args.slice(0, 1) }] };
+  }
+}
+
+type CallSinkKind = 'shell-exec' | 'spawn' | 'execa' | 'eval' | 'vm' | 'fs' | 'http';
+
+/**
+ * Which kind of sink a call is, from its callee's origin alone (undefined: not a sink). classifySink then
+ * reads the arguments; sinkSites asks this first, on compiler nodes, so that only sinks are wrapped.
+ */
+function callSinkKind(o: Origin): CallSinkKind | undefined {
+  const m = last(o);
   const mod = o.module;
   if (mod === 'child_process') {
-    if (m === 'exec' || m === 'execSync') return { family: 'process', call, launcher: 'child_process', shell: true, parts: [{ kind: 'shell', exprs: args.slice(0, 1) }] };
-    if (/^(?:spawn|spawnSync|execFile|execFileSync)$/.test(m)) return spawnLike(call, 'child_process', args, sources);
-    if (m === 'fork') return spawnLike(call, 'child_process', args, sources);
+    if (m === 'exec' || m === 'execSync') return 'shell-exec';
+    if (/^(?:spawn|spawnSync|execFile|execFileSync|fork)$/.test(m)) return 'spawn';
     return undefined;
   }
-  if (mod === 'cross-spawn') {
-    if (m === '' || m === 'spawn' || m === 'sync') return spawnLike(call, 'cross-spawn', args, sources);
-    return undefined;
-  }
-  if (mod === 'execa') {
-    // `$({ shell: true })` only binds options.
-    if (args.length === 1 && Node.isObjectLiteralExpression(unwrap(args[0]!))) return undefined;
-    if (/^(?:execa|execaSync|execaNode|\$|\$sync)$/.test(m)) return spawnLike(call, 'execa', args, sources);
-    if (m === 'execaCommand' || m === 'execaCommandSync') {
-      const shell = shellOption(args.slice(1), sources);
-      return { family: 'process', call, launcher: 'execa', shell, parts: [{ kind: shell ? 'shell' : 'process', exprs: args.slice(0, 1) }] };
-    }
-    return undefined;
-  }
-  if (mod === 'shelljs' && m === 'exec') return { family: 'process', call, launcher: 'shelljs', shell: true, parts: [{ kind: 'shell', exprs: args.slice(0, 1) }] };
-  if (mod === GLOBAL) {
-    if (m === 'eval' || m === 'Function') return { family: 'code', call, parts: [{ kind: 'eval', exprs: m === 'eval' ? args.slice(0, 1) : args }] };
-    if (m === 'fetch') return { family: 'http', call, parts: [{ kind: 'http', exprs: args.slice(0, 1) }] };
-    return undefined;
-  }
-  if (mod === 'vm') {
-    if (/^(?:runInNewContext|runInThisContext|runInContext|compileFunction)$/.test(m)) return { family: 'code', call, parts: [{ kind: 'eval', exprs: args.slice(0, 1) }] };
-    return undefined;
-  }
-  if (FS_MODULES.has(mod)) {
-    const access = fsAccess(m);
-    if (!access) return undefined;
-    return { family: 'fs', call, access, parts: [{ kind: 'fs', exprs: args.slice(0, TWO_PATHS.test(m) ? 2 : 1) }] };
-  }
-  if (HTTP_MODULES.has(mod)) {
-    if (m === 'request' || m === 'get') return { family: 'http', call, parts: [{ kind: 'http', exprs: args.slice(0, 1) }] };
-    return undefined;
-  }
+  if (mod === 'cross-spawn') return m === '' || m === 'spawn' || m === 'sync' ? 'spawn' : undefined;
+  if (mod === 'execa') return /^(?:execa|execaSync|execaNode|\$|\$sync|execaCommand|execaCommandSync)$/.test(m) ? 'execa' : undefined;
+  if (mod === 'shelljs') return m === 'exec' ? 'shell-exec' : undefined;
+  if (mod === GLOBAL) return m === 'eval' || m === 'Function' ? 'eval' : m === 'fetch' ? 'http' : undefined;
+  if (mod === 'vm') return /^(?:runInNewContext|runInThisContext|runInContext|compileFunction)$/.test(m) ? 'vm' : undefined;
+  if (FS_MODULES.has(mod)) return fsAccess(m) ? 'fs' : undefined;
+  if (HTTP_MODULES.has(mod)) return m === 'request' || m === 'get' ? 'http' : undefined;
   if (mod === 'axios' || mod === 'got' || mod === 'node-fetch' || mod === 'cross-fetch' || mod === 'undici' || mod === 'ky') {
-    const verbs = /^(?:|get|post|put|patch|delete|head|options|request|stream|fetch|pipeline)$/;
-    if (verbs.test(m)) return { family: 'http', call, parts: [{ kind: 'http', exprs: args.slice(0, 1) }] };
-    return undefined;
+    return /^(?:|get|post|put|patch|delete|head|options|request|stream|fetch|pipeline)$/.test(m) ? 'http' : undefined;
   }
   return undefined;
 }
@@ -1399,7 +1404,16 @@ export function sinkSites(repo: RepoFacts): SinkSite[] {
   const sources = parsedSources(repo);
   const out: SinkSite[] = [];
   for (const [file, sf] of modelFiles(sources)) {
-    for (const n of ofKinds(sf, SINK_KINDS, sinkPrefilter(sf))) {
+    const candidate = sinkPrefilter(sf);
+    // A call is a sink only if its callee's origin says so (callSinkKind): decided before wrapping.
+    const isSinkCall = (cn: ts.Node): boolean => {
+      if (!ts.isCallExpression(cn)) return true;
+      const o = rawOriginOf(rawUnwrap(cn.expression));
+      return !!o && !!callSinkKind(o);
+    };
+    for (const cn of rawOfKinds(sf, SINK_KINDS, candidate)) {
+      if (!isSinkCall(cn)) continue;
+      const n = wrapNode(sf, cn);
       const m = classifySink(n, sources);
       if (!m) continue;
       out.push({
