@@ -18,6 +18,7 @@ const [, self, mode, dirArg, roundsArg] = process.argv;
 if (mode === 'bare' || mode === 'audit') {
   const dir = resolve(dirArg!);
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   let files = 0;
   if (mode === 'bare') {
     const repo = RepoFacts.gather(dir);
@@ -34,14 +35,15 @@ if (mode === 'bare' || mode === 'audit') {
     files = report.results.length;
   }
   const ms = performance.now() - t0;
-  process.stdout.write(JSON.stringify({ ms, files, maxRssMb: process.resourceUsage().maxRSS / 1024 }) + '\n');
+  const cpu = process.cpuUsage(c0);
+  process.stdout.write(JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, files, maxRssMb: process.resourceUsage().maxRSS / 1024 }) + '\n');
 } else {
   const dir = resolve(mode ?? '.');
   const rounds = Number(dirArg ?? 3);
   const run = (m: string) => {
     const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), m, dir], { encoding: 'utf8', maxBuffer: 1 << 20 });
     if (r.status !== 0) throw new Error(r.stderr);
-    return JSON.parse(r.stdout.trim().split('\n').pop()!) as { ms: number; files: number; maxRssMb: number };
+    return JSON.parse(r.stdout.trim().split('\n').pop()!) as { ms: number; cpuMs: number; files: number; maxRssMb: number };
   };
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   // Interleaved (baseline, audit, baseline, audit…): a slower or faster spell of a shared machine then
@@ -61,6 +63,7 @@ if (mode === 'bare' || mode === 'audit') {
       `baseline (bare ts-morph parse of the same files): ${mb.toFixed(0)} ms, peak ${Math.max(...bare.map((x) => x.maxRssMb)).toFixed(0)} MB`,
       `full static audit (${full[0]!.files} rules): ${mf.toFixed(0)} ms, peak ${Math.max(...full.map((x) => x.maxRssMb)).toFixed(0)} MB`,
       `ratio audit/baseline: ${(mf / mb).toFixed(2)} (per round: ${ratios[0]!.toFixed(2)}–${ratios[ratios.length - 1]!.toFixed(2)}, median ${median(ratios).toFixed(2)})`,
+      `CPU time (all threads, garbage collector included): baseline ${median(bare.map((x) => x.cpuMs)).toFixed(0)} ms, audit ${median(full.map((x) => x.cpuMs)).toFixed(0)} ms, ratio ${(median(full.map((x) => x.cpuMs)) / median(bare.map((x) => x.cpuMs))).toFixed(2)}`,
     ].join('\n') + '\n',
   );
   void self;
