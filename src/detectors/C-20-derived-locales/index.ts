@@ -1,9 +1,9 @@
 import dynamicPart from './dynamic.js';
-import { SyntaxKind, Node, type PropertyAccessExpression } from 'ts-morph';
+import { SyntaxKind, Node, ts, type PropertyAccessExpression } from 'ts-morph';
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { Read, RepoFacts } from '../../facts/repo.js';
-import { ofKinds, parsedSources, positionOf, stringValue, unwrap } from '../../facts/ts-source.js';
+import { ofKinds, parsedSources, positionOf, rawUnwrap, stringValue, unwrap } from '../../facts/ts-source.js';
 import { unreadable } from '../support.js';
 import { flatKeys, keyLines } from './json-keys.js';
 
@@ -48,6 +48,21 @@ function localeFiles(repo: RepoFacts, folder: string): LocaleFile[] {
 
 type EnumerationKind = 'hardcoded-locale-array' | 'hardcoded-locale-union' | 'hardcoded-locale-enum' | 'hardcoded-locale-zod';
 
+/**
+ * Raw pre-filter of enumerations(): judge() needs two values or more, all read; an array element is read
+ * only from a string or a call (z.literal), a union member only from a literal type.
+ */
+const mayEnumerate = (cn: ts.Node): boolean => {
+  if (ts.isArrayLiteralExpression(cn)) {
+    return cn.elements.length >= 2 && cn.elements.every((e) => {
+      const u = rawUnwrap(e);
+      return ts.isStringLiteral(u) || ts.isNoSubstitutionTemplateLiteral(u) || ts.isCallExpression(u);
+    });
+  }
+  if (ts.isUnionTypeNode(cn)) return cn.types.length >= 2 && cn.types.every((t) => ts.isLiteralTypeNode(t));
+  return true;
+};
+
 /** Hand-written enumerations of at least two of the folder's locales, in the object's source files. */
 function enumerations(repo: RepoFacts, locales: Set<string>): Finding[] {
   const out: Finding[] = [];
@@ -78,7 +93,7 @@ function enumerations(repo: RepoFacts, locales: Set<string>): Finding[] {
     return undefined;
   };
   for (const [file, sf] of files) {
-    for (const node of ofKinds(sf, [SyntaxKind.ArrayLiteralExpression, SyntaxKind.UnionType, SyntaxKind.EnumDeclaration])) {
+    for (const node of ofKinds(sf, [SyntaxKind.ArrayLiteralExpression, SyntaxKind.UnionType, SyntaxKind.EnumDeclaration], mayEnumerate)) {
       if (Node.isArrayLiteralExpression(node)) {
         const parent = node.getParent();
         const zod =

@@ -87,7 +87,7 @@ export default [
       const { baseline, published, perOperation, challenged, listed } = scopes(files);
       const all = [...baseline, ...perOperation, ...challenged, ...listed].sort((a, b) => a.node.getPos() - b.node.getPos());
       if (all.length === 0 && published.length === 0) {
-        const gated = sitesOf(src.files, K.calls, (n) => isCall(n) && GATES.has(calleeName(n) ?? '')).length > 0;
+        const gated = sitesOf(src.files, K.calls, (n) => isCall(n) && GATES.has(calleeName(n) ?? ''), rawCallNamed(GATES)).length > 0;
         return gated ? couldNotJudge('scopes-not-in-source') : notApplicable('no-oauth-scopes');
       }
       const findings: Finding[] = [];
