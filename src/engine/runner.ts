@@ -87,12 +87,22 @@ export function combine(parts: PartResult[]): { state: State; reason?: Reason; f
 /** Code-point comparison: the same order on every machine, whatever its locale. */
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-const findingOrder = (a: Finding, b: Finding): number =>
-  cmp(a.location?.file ?? '', b.location?.file ?? '') ||
-  (a.location?.line ?? 0) - (b.location?.line ?? 0) ||
-  (a.location?.column ?? 0) - (b.location?.column ?? 0) ||
-  cmp(a.messageId, b.messageId) ||
-  cmp(JSON.stringify(a.data ?? {}), JSON.stringify(b.data ?? {}));
+/**
+ * Findings in a stable order: file, line, column, message id, then data (serialised once per finding, not at
+ * every comparison).
+ */
+function sortFindings(findings: Finding[]): Finding[] {
+  const keyed = findings.map((f) => ({ f, data: JSON.stringify(f.data ?? {}) }));
+  keyed.sort(
+    (x, y) =>
+      cmp(x.f.location?.file ?? '', y.f.location?.file ?? '') ||
+      (x.f.location?.line ?? 0) - (y.f.location?.line ?? 0) ||
+      (x.f.location?.column ?? 0) - (y.f.location?.column ?? 0) ||
+      cmp(x.f.messageId, y.f.messageId) ||
+      cmp(x.data, y.data),
+  );
+  return keyed.map((k) => k.f);
+}
 
 function runDetector(d: Detector, gathered: Gathered, config: Config, kind: TargetKind): Verdict {
   for (const n of d.needs) {
@@ -111,7 +121,7 @@ function runDetector(d: Detector, gathered: Gathered, config: Config, kind: Targ
       if (!(f.messageId in d.messages)) throw new Error(`detector ${d.ruleId}/${d.genre} emitted undeclared message id ${f.messageId}`);
     }
     if (v.state === 'could-not-judge' && !v.reason) throw new Error(`detector ${d.ruleId}/${d.genre} said could-not-judge without a reason`);
-    return { ...v, findings: [...v.findings].sort(findingOrder) };
+    return { ...v, findings: sortFindings(v.findings) };
   } catch (e) {
     return { state: 'could-not-judge', findings: [], reason: { code: 'detector-error', data: { error: (e as Error).message } } };
   }
@@ -142,7 +152,7 @@ export function judgeRule(
     }
   }
   const c = combine(parts);
-  return { ruleId: rule.id, state: c.state, severity: rule.severity, findings: c.findings.sort(findingOrder), reason: c.reason, parts };
+  return { ruleId: rule.id, state: c.state, severity: rule.severity, findings: sortFindings(c.findings), reason: c.reason, parts };
 }
 
 /** Fingerprint of a red finding, for baselines. */
@@ -194,7 +204,7 @@ function linkServedToSource(results: RuleResult[], repo: RepoFacts): void {
         if (at) f.location = { file: at.file, line: at.line };
       }
     }
-    r.findings.sort(findingOrder);
+    r.findings = sortFindings(r.findings);
   }
 }
 
