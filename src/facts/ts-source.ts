@@ -241,9 +241,16 @@ for (const k of INDEXED) INDEXED_KIND[k] = 1;
 /** Names longer than this are not indexed (long literals are texts, not names); a filter naming one scans instead. */
 const MAX_INDEXED_NAME = 64;
 
+/** Whether a name set holds one the index does not keep (memoised per set: filters are reused across files). */
+const longMemo = new WeakMap<ReadonlySet<string>, boolean>();
 const longName = (names: ReadonlySet<string>): boolean => {
-  for (const n of names) if (n.length > MAX_INDEXED_NAME) return true;
-  return false;
+  let hit = longMemo.get(names);
+  if (hit === undefined) {
+    hit = false;
+    for (const n of names) if (n.length > MAX_INDEXED_NAME) hit = true;
+    longMemo.set(names, hit);
+  }
+  return hit;
 };
 
 /**
