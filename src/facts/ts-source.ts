@@ -168,19 +168,33 @@ export const namedFilter = (names: Iterable<string>, filter: (cn: ts.Node) => bo
 /** Compiler nodes in the order of a walk of the tree (an ancestor before its descendants). */
 export const inTreeOrder = (nodes: ts.Node[]): ts.Node[] => nodes.sort((a, b) => a.pos - b.pos || b.end - a.end);
 
-/** The last name of a raw callee: `f` for f(), a.b.f(), new f(), a['f'](), f`…`; through parentheses, `!`, `as`, `satisfies`. */
-export function rawCalleeName(cn: ts.Node): string | undefined {
-  let e: ts.Node | undefined = ts.isCallExpression(cn) || ts.isNewExpression(cn) ? cn.expression : ts.isTaggedTemplateExpression(cn) ? cn.tag : undefined;
-  while (e && (ts.isParenthesizedExpression(e) || ts.isNonNullExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isTypeAssertionExpression(e))) e = e.expression;
-  if (!e) return undefined;
-  if (ts.isIdentifier(e)) return e.text;
-  if (ts.isPropertyAccessExpression(e)) return e.name.text;
-  if (ts.isElementAccessExpression(e) && ts.isStringLiteralLike(e.argumentExpression)) return e.argumentExpression.text;
-  return undefined;
-}
-
 /** An identifier's text, read from escapedText without the getter (unescapeLeadingUnderscores inlined). */
 const idName = (t: string): string => (t.length >= 3 && t.charCodeAt(0) === 95 && t.charCodeAt(1) === 95 && t.charCodeAt(2) === 95 ? t.slice(1) : t);
+
+/**
+ * The last name of a raw callee: `f` for f(), a.b.f(), new f(), a['f'](), f`…`; through parentheses, `!`,
+ * `as`, `satisfies` and type assertions. Read by kind (the first walk asks it of every call).
+ */
+export function rawCalleeName(cn: ts.Node): string | undefined {
+  const kind = cn.kind;
+  let e: ts.Node;
+  if (kind === SyntaxKind.CallExpression || kind === SyntaxKind.NewExpression) e = (cn as ts.CallExpression).expression;
+  else if (kind === SyntaxKind.TaggedTemplateExpression) e = (cn as ts.TaggedTemplateExpression).tag;
+  else return undefined;
+  for (;;) {
+    const k = e.kind;
+    if (k === SyntaxKind.ParenthesizedExpression || k === SyntaxKind.NonNullExpression || k === SyntaxKind.AsExpression || k === SyntaxKind.SatisfiesExpression || k === SyntaxKind.TypeAssertionExpression) {
+      e = (e as ts.ParenthesizedExpression).expression;
+    } else break;
+  }
+  if (e.kind === SyntaxKind.Identifier) return idName((e as ts.Identifier).escapedText as string);
+  if (e.kind === SyntaxKind.PropertyAccessExpression) return idName((e as ts.PropertyAccessExpression).name.escapedText as string);
+  if (e.kind === SyntaxKind.ElementAccessExpression) {
+    const a = (e as ts.ElementAccessExpression).argumentExpression;
+    return a.kind === SyntaxKind.StringLiteral || a.kind === SyntaxKind.NoSubstitutionTemplateLiteral ? (a as ts.StringLiteralLike).text : undefined;
+  }
+  return undefined;
+}
 
 /**
  * The name a node is indexed by: a call's last callee name (rawCalleeName), a literal's value, a property
@@ -190,22 +204,8 @@ function indexName(cn: ts.Node): string | undefined {
   switch (cn.kind) {
     case SyntaxKind.CallExpression:
     case SyntaxKind.NewExpression:
-    case SyntaxKind.TaggedTemplateExpression: {
-      let e: ts.Node = cn.kind === SyntaxKind.TaggedTemplateExpression ? (cn as ts.TaggedTemplateExpression).tag : (cn as ts.CallExpression).expression;
-      for (;;) {
-        const k = e.kind;
-        if (k === SyntaxKind.ParenthesizedExpression || k === SyntaxKind.NonNullExpression || k === SyntaxKind.AsExpression || k === SyntaxKind.SatisfiesExpression || k === SyntaxKind.TypeAssertionExpression) {
-          e = (e as ts.ParenthesizedExpression).expression;
-        } else break;
-      }
-      if (e.kind === SyntaxKind.Identifier) return idName((e as ts.Identifier).escapedText as string);
-      if (e.kind === SyntaxKind.PropertyAccessExpression) return idName((e as ts.PropertyAccessExpression).name.escapedText as string);
-      if (e.kind === SyntaxKind.ElementAccessExpression) {
-        const a = (e as ts.ElementAccessExpression).argumentExpression;
-        return a.kind === SyntaxKind.StringLiteral || a.kind === SyntaxKind.NoSubstitutionTemplateLiteral ? (a as ts.StringLiteralLike).text : undefined;
-      }
-      return undefined;
-    }
+    case SyntaxKind.TaggedTemplateExpression:
+      return rawCalleeName(cn);
     case SyntaxKind.StringLiteral:
     case SyntaxKind.NoSubstitutionTemplateLiteral:
       return (cn as ts.StringLiteralLike).text;
