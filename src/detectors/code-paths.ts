@@ -3,7 +3,7 @@ import { couldNotJudge, notApplicable } from '../engine/detector.js';
 import type { Verdict } from '../engine/types.js';
 import { hasPythonSource } from '../facts/python-source.js';
 import type { RepoFacts } from '../facts/repo.js';
-import { findNodes, functionOf, isFunctionLike, rawDeclarationOf, type FunctionLikeNode } from '../facts/scope.js';
+import { findNodes, functionOf, isFunctionLike, mayResolveFunction, type FunctionLikeNode } from '../facts/scope.js';
 import { modelFiles } from '../facts/server-model.js';
 import { parsedSources, propertyName, rawUnwrap, sourceFilesOf, unwrap, wrapNode, type ParsedSources } from '../facts/ts-source.js';
 
@@ -90,15 +90,14 @@ function calleesOf(fn: Fn, code: Code): Fn[] {
     }
   };
   const sf = fn.getSourceFile();
-  const declared = (cn: ts.Node): boolean => ts.isIdentifier(cn) && rawDeclarationOf(cn) !== undefined;
   const visit = (cn: ts.Node): void => {
     if (cn !== fn.compilerNode && (ts.isCallExpression(cn) || ts.isNewExpression(cn))) {
       const c = rawUnwrap(cn.expression);
       if (ts.isPropertyAccessExpression(c) && rawUnwrap(c.expression).kind === ts.SyntaxKind.ThisKeyword) add(thisMethod(wrapNode(sf, cn), c.name.text));
-      else if (ts.isIdentifier(c) ? declared(c) : ts.isPropertyAccessExpression(c) && mayResolveMember(rawUnwrap(c.expression))) add(safeFunctionOf(wrapNode(sf, c), code));
+      else if ((ts.isIdentifier(c) || ts.isPropertyAccessExpression(c)) && mayResolveFunction(c)) add(safeFunctionOf(wrapNode(sf, c), code));
       for (const a of cn.arguments ?? []) {
         const u = rawUnwrap(a);
-        if (declared(u)) add(safeFunctionOf(wrapNode(sf, u), code));
+        if (ts.isIdentifier(u) && mayResolveFunction(u)) add(safeFunctionOf(wrapNode(sf, u), code));
       }
     }
     ts.forEachChild(cn, visit);
@@ -107,10 +106,6 @@ function calleesOf(fn: Fn, code: Code): Fn[] {
   calleesMemo.set(fn.compilerNode, out);
   return out;
 }
-
-/** Whether functionOf can resolve a member of this object: a declared name, an object literal, or `this`. */
-const mayResolveMember = (obj: ts.Node): boolean =>
-  (ts.isIdentifier(obj) && rawDeclarationOf(obj) !== undefined) || ts.isObjectLiteralExpression(obj) || obj.kind === ts.SyntaxKind.ThisKeyword;
 
 function safeFunctionOf(n: Node, code: Code): Fn | undefined {
   try {

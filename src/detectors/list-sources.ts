@@ -1,7 +1,7 @@
 import { Node, SyntaxKind, ts, type Identifier, type SourceFile } from 'ts-morph';
 import type { RepoFacts } from '../facts/repo.js';
 import { sinkSites } from '../facts/flow.js';
-import { declarationOf, findNodes, functionOf, initializerOf, isFunctionLike, valueOfDeclaration, type FunctionLikeNode } from '../facts/scope.js';
+import { declarationOf, findNodes, functionOf, initializerOf, isFunctionLike, mayResolveFunction, valueOfDeclaration, type FunctionLikeNode } from '../facts/scope.js';
 import { modelFiles, objectLiteralOf, propertyValue, returnedExpressions, serverModel } from '../facts/server-model.js';
 import { ofKinds, parsedSources, positionOf, unwrap, type ParsedSources } from '../facts/ts-source.js';
 import { named } from './source-support.js';
@@ -169,7 +169,7 @@ class Reader {
         seen.add(fn);
         spans.push({ file: fn.getSourceFile(), start: fn.getStart(), end: fn.getEnd() });
         if (d === 2) continue;
-        for (const call of findNodes(fn, (cn) => cn !== fn.compilerNode && ts.isCallExpression(cn))) {
+        for (const call of findNodes(fn, (cn) => cn !== fn.compilerNode && ts.isCallExpression(cn) && mayResolveFunction(cn.expression))) {
           if (!Node.isCallExpression(call)) continue;
           const f = functionOf(call.getExpression(), this.sources);
           if (f && !seen.has(f) && this.sources.files.has(this.sources.rel(f.getSourceFile()))) next.push(f);

@@ -371,6 +371,22 @@ function rawImportOf(declId: ts.Identifier): { spec: string; imported: string } 
   return undefined;
 }
 
+/**
+ * Whether functionOf may find a function behind this expression, decided on compiler nodes (a superset: a
+ * `false` is certain). Lets a caller skip, before wrapping, the many calls of globals, parameters and
+ * values computed at run time.
+ */
+export function mayResolveFunction(cn: ts.Node): boolean {
+  const n = rawUnwrap(cn);
+  if (isRawFunctionLike(n) || ts.isCallExpression(n)) return true;
+  if (ts.isIdentifier(n)) return rawDeclarationOf(n) !== undefined;
+  if (ts.isPropertyAccessExpression(n)) {
+    const obj = rawUnwrap(n.expression);
+    return (ts.isIdentifier(obj) && rawDeclarationOf(obj) !== undefined) || ts.isObjectLiteralExpression(obj) || obj.kind === SyntaxKind.ThisKeyword;
+  }
+  return false;
+}
+
 const functionMemo = new WeakMap<object, FunctionLikeNode | null>();
 
 /**
