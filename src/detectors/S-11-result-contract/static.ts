@@ -4,7 +4,7 @@ import type { Finding } from '../../engine/types.js';
 import { hasPythonSource } from '../../facts/python-source.js';
 import { dispatchBranches, modelFiles, objectLiteralOf, propertyValue, returnedExpressions, serverModel, type ToolDef } from '../../facts/server-model.js';
 import { constString } from '../../facts/server-model.js';
-import { ofKinds, parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from '../../facts/ts-source.js';
+import { ofKinds, parsedSources, positionOf, propertyName, rawUnwrap, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import type { FunctionLikeNode } from '../../facts/scope.js';
 
 /**
@@ -39,6 +39,13 @@ function numberOf(n: Node): number | undefined {
     if (Node.isNumericLiteral(o)) return -Number(o.getLiteralValue());
   }
   return undefined;
+}
+
+/** numberOf's shapes on a compiler node: a numeric literal, or minus one (through parentheses and casts). */
+function rawNumber(cn: ts.Node): boolean {
+  const u = rawUnwrap(cn);
+  if (ts.isNumericLiteral(u)) return true;
+  return ts.isPrefixUnaryExpression(u) && u.operator === SyntaxKind.MinusToken && ts.isNumericLiteral(rawUnwrap(u.operand));
 }
 
 const reservedUnknown = (c: number) => Number.isInteger(c) && c >= RESERVED.low && c <= RESERVED.high && !DEFINED_RESERVED.has(c);
@@ -151,6 +158,9 @@ export default defineDetector({
       if (!/-\s*320[2-9]\d|Error\s*\(/.test(text)) continue;
       for (const n of ofKinds(sf, [SyntaxKind.NewExpression], (cn) => {
         const e = (cn as ts.NewExpression).expression;
+        const a0 = (cn as ts.NewExpression).arguments?.[0];
+        // Only a code written as a number or a string is read below.
+        if (!a0 || !(rawNumber(a0) || ts.isStringLiteral(rawUnwrap(a0)) || ts.isNoSubstitutionTemplateLiteral(rawUnwrap(a0)))) return false;
         return ERROR_CTOR.test(ts.isIdentifier(e) ? e.text : ts.isPropertyAccessExpression(e) ? `.${e.name.text}` : '');
       })) {
         if (!Node.isNewExpression(n)) continue;
@@ -167,7 +177,7 @@ export default defineDetector({
         }
       }
       if (!/-\s*320[2-9]\d/.test(text)) continue;
-      for (const n of ofKinds(sf, [SyntaxKind.PrefixUnaryExpression])) {
+      for (const n of ofKinds(sf, [SyntaxKind.PrefixUnaryExpression], rawNumber)) {
         const c = numberOf(n);
         if (c === undefined || !reservedUnknown(c) || seen.has(`${file}:${n.getStart()}`)) continue;
         const p = n.getParent();
