@@ -110,7 +110,8 @@ function scopeIndex(block: ts.Node & { statements: ts.NodeArray<ts.Statement> })
   return index;
 }
 
-const isRawFunctionLike = (n: ts.Node): n is ts.ArrowFunction | ts.FunctionExpression | ts.FunctionDeclaration | ts.MethodDeclaration =>
+/** isFunctionLike on a compiler node. */
+export const isRawFunctionLike = (n: ts.Node): n is ts.ArrowFunction | ts.FunctionExpression | ts.FunctionDeclaration | ts.MethodDeclaration =>
   ts.isArrowFunction(n) || ts.isFunctionExpression(n) || ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n);
 
 /** The identifier that declares `id` (a parameter, variable, function, class, enum or import binding), or undefined for a global. */

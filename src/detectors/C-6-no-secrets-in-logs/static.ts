@@ -1,7 +1,7 @@
 import { SyntaxKind, Node, type CallExpression, type SourceFile, ts } from 'ts-morph';
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { rawOriginOf } from '../../facts/scope.js';
+import { isRawFunctionLike, rawOriginOf } from '../../facts/scope.js';
 import { serverModel } from '../../facts/server-model.js';
 import { ofKinds, positionOf, propertyName, rawOfKinds, rawPositionOf, rawUnwrap, unwrap, wrapNode } from '../../facts/ts-source.js';
 import { codeOf, isFn, passThrough, sinkOf, type Code, type Fn } from '../code-paths.js';
@@ -52,8 +52,6 @@ function lastName(n: ts.Node): string | undefined {
   return undefined;
 }
 
-const isRawFn = (n: ts.Node): boolean => ts.isArrowFunction(n) || ts.isFunctionExpression(n) || ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n);
-
 type Logged = { kind: 'secret' | 'object'; name: string; node: Node };
 
 /**
@@ -88,7 +86,7 @@ function loggedValues(sf: SourceFile, arg: ts.Node): Logged[] {
       consider(n);
       return; // the maximal access is the value; its parts are not
     }
-    if (isRawFn(n)) return;
+    if (isRawFunctionLike(n)) return;
     ts.forEachChild(n, visit);
   };
   visit(arg);
