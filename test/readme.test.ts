@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { globSync } from 'tinyglobby';
 import { locales } from '../src/engine/i18n.js';
 import { readmeFile, withTable } from '../src/docs/readme.js';
 
@@ -16,6 +17,11 @@ describe('README', () => {
       assert.equal(blocks[1], 'npm ci && npm test');
     });
   }
+  it('what users get never points at the developers\' ../shared folder', () => {
+    const shipped = ['README.md', 'README.fr.md', ...globSync(['rules/**/*', 'i18n/**/*', 'src/**/*.ts', 'mcp.json'], { ignore: ['src/**/fixtures/**'] })];
+    const offenders = shipped.filter((f) => /\.\.\/shared\b|\bshared\/(?:seeds|notes|reference)\b/.test(readFileSync(f, 'utf8')));
+    assert.deepEqual(offenders, []);
+  });
   it('.ci/run runs exactly the README test command', () => {
     assert.match(readFileSync('.ci/run', 'utf8'), /^npm ci && npm test$/m);
   });

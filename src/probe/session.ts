@@ -1,7 +1,7 @@
 /**
  * A recorded live session: every message that crossed the wire, in each protocol era, on its own
  * connection. Detectors judge these records only — never a client SDK's parsed objects, which strip
- * `resultType` and invent `ttlMs`/`cacheScope` (shared/notes/sdk-v2.md §3).
+ * `resultType` and invent `ttlMs`/`cacheScope` (observed on SDK 2.4.0).
  * A session is saved as JSON (`--save-session`) and judged again offline (`--from-session`).
  */
 
