@@ -126,7 +126,7 @@ export async function checkUrl(raw: string, policy: SsrfPolicy, resolver: typeof
   for (const a of addresses) {
     if (typeof a?.address !== 'string' || !ipaddr.isValid(a.address)) return { ok: false, code: 'ssrf-resolve', data: { host, error: 'not an IP address' } };
     // Metadata endpoints first, on every address, whatever the policy.
-    if (isMetadataAddress(a.address)) return { ok: false, code: 'ssrf-metadata', data: { host: host === a.address ? host : `${host} (${a.address})` } };
+    if (isMetadataAddress(a.address)) return { ok: false, code: 'ssrf-metadata', data: { host: host === a.address ? host : `${host} (${a.address})`, address: a.address } };
     const c = classify(a.address);
     if (!c.allowed(policy)) return { ok: false, code: 'ssrf-range', data: { host, address: a.address, range: c.range } };
     checked.push({ address: a.address, family: ipaddr.parse(a.address).kind() === 'ipv6' ? 6 : 4 });
