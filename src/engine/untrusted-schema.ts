@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { ValidateFunction } from 'ajv';
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
 
 /**
  * JSON Schemas served by a target are untrusted input: the patterns they carry (`pattern`, the keys of
@@ -22,9 +22,17 @@ import { RE2JS } from 're2js';
 const require = createRequire(import.meta.url);
 type AjvInstance = { compile(s: object): ValidateFunction; errorsText(e?: unknown): string };
 type AjvCtor = new (o: object) => AjvInstance;
-const Ajv2020 = (require('ajv/dist/2020') as { default: AjvCtor }).default;
-const AjvDraft7 = (require('ajv') as { default: AjvCtor }).default;
-const addFormats = (require('ajv-formats') as { default: (a: unknown) => void }).default;
+/** ajv and re2js are loaded on first use: most runs (a static audit, a probe without --exercise) never need them. */
+let libs: { Ajv2020: AjvCtor; AjvDraft7: AjvCtor; addFormats: (a: unknown) => void; RE2JS: typeof RE2JS } | undefined;
+function load() {
+  libs ??= {
+    Ajv2020: (require('ajv/dist/2020') as { default: AjvCtor }).default,
+    AjvDraft7: (require('ajv') as { default: AjvCtor }).default,
+    addFormats: (require('ajv-formats') as { default: (a: unknown) => void }).default,
+    RE2JS: (require('re2js') as { RE2JS: typeof RE2JS }).RE2JS,
+  };
+  return libs;
+}
 
 export const MAX_PROGRAM = 4000;
 export const MAX_STEPS = 50_000_000;
@@ -57,7 +65,8 @@ class LinearPattern {
 
   constructor(private readonly source: string) {
     try {
-      this.re = RE2JS.compile(RE2JS.translateRegExp(source));
+      const { RE2JS: R } = load();
+      this.re = R.compile(R.translateRegExp(source));
     } catch (e) {
       throw new PatternNotEvaluated({ cause: 'unsupported', pattern: cut(source), detail: (e as Error).message.slice(0, QUOTED) });
     }
@@ -87,6 +96,7 @@ export const dialectOf = (schema: object): Dialect => {
 };
 
 function makeAjv(dialect: Dialect, o: { allErrors?: boolean; validateSchema?: boolean }): AjvInstance {
+  const { Ajv2020, AjvDraft7, addFormats } = load();
   const ajv = new (dialect === 'draft-07' ? AjvDraft7 : Ajv2020)({
     strict: false,
     strictSchema: false,
