@@ -10,7 +10,7 @@ import { ownPackage } from './engine/paths.js';
 import { renderJson } from './report/json.js';
 import { renderMarkdown } from './report/markdown.js';
 import { renderSarif } from './report/sarif.js';
-import { summarize } from './report/text.js';
+import { formatUntrusted, quoteInert, summarize, terminalInert } from './report/text.js';
 import { parseEnvPairs } from './probe/env.js';
 import { probeAndJudge, ProbeInputError, ProbeUnreachable, recordSession } from './probe/run.js';
 import { buildLock, LOCK_FILE } from './probe/lock.js';
@@ -172,7 +172,7 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
   const tty = process.stderr.isTTY && !values.quiet;
   if (mode === 'pin') {
     const session = await recordSession({ command, url: values.url, headers, allowPrivate: values['allow-private'], cwd: values.cwd, env, timeoutMs, fromSession: values['from-session'] }).catch((e: unknown) => {
-      if (e instanceof ProbeInputError) throw new UsageError(t(locale, `cli.errors.${e.code}`, e.data));
+      if (e instanceof ProbeInputError) throw new UsageError(formatUntrusted(locale, `cli.errors.${e.code}`, e.data, quoteInert));
       throw e;
     });
     const lock = buildLock(session);
@@ -199,15 +199,16 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
       saveSession: values['save-session'],
       fromSession: values['from-session'],
       rules: values.rules?.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean),
-      onStep: values.quiet ? undefined : (step) => process.stderr.write(tty ? `\r\x1b[2K${t(locale, 'cli.probeStep', { step })}` : `${t(locale, 'cli.probeStep', { step })}\n`),
+      // A step names served tools: their control characters are escaped before they reach the terminal.
+      onStep: values.quiet ? undefined : (step) => process.stderr.write(tty ? `\r\x1b[2K${t(locale, 'cli.probeStep', { step: terminalInert(step) })}` : `${t(locale, 'cli.probeStep', { step: terminalInert(step) })}\n`),
     });
   } catch (e) {
     if (e instanceof ProbeUnreachable) {
-      process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.unreachable', { detail: e.detail })}\n`);
+      process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.unreachable', { detail: quoteInert(e.detail) })}\n`);
       return EXIT.failed;
     }
     if (e instanceof ProbeInputError) {
-      const msg = t(locale, `cli.errors.${e.code}`, e.data);
+      const msg = formatUntrusted(locale, `cli.errors.${e.code}`, e.data, quoteInert);
       throw new UsageError(msg);
     }
     throw e;
@@ -256,11 +257,11 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.usage;
     }
     if (e instanceof ConfigError) {
-      process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.config', { file: e.file, issues: e.issues.join('; ') })}\n`);
+      process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.config', { file: terminalInert(e.file), issues: terminalInert(e.issues.join('; ')) })}\n`);
       return EXIT.usage;
     }
     log.error({ err: e }, 'audit failed');
-    process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.failed', { error: (e as Error).message })}\n`);
+    process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.failed', { error: terminalInert(String((e as Error)?.message ?? e)) })}\n`);
     return EXIT.failed;
   }
 }

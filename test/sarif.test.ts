@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import Ajv from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
 import { packageRoot } from '../src/engine/paths.js';
+import { fileUri } from '../src/report/sarif.js';
 import { runCli } from './support/run.js';
 
 const require = createRequire(import.meta.url);
@@ -37,4 +38,14 @@ describe('SARIF output', () => {
       assert.equal(log.runs[0]!.tool.driver.language, locale);
     });
   }
+  it('artifact URIs are relative references that decode back to the file name', () => {
+    const names = ['src/a b.ts', 'src/new\nline.ts', 'src/100%.ts', 'src/#hash?.ts', 'src/\u001b[31mred.ts', 'src/caf\u00e9/\u6f22.ts', 'c:/x.ts', 'a:b/c.ts', 'src/[x](y).ts'];
+    for (const n of names) {
+      const uri = fileUri(n);
+      assert.match(uri, /^(?:[A-Za-z0-9\-._~!$&'()*+,;=@/]|%[0-9A-F]{2})+$/, uri);
+      assert.doesNotMatch(uri.split('/')[0]!, /:/, uri);
+      assert.equal(decodeURIComponent(new URL(uri, 'file:///base/').pathname.slice('/base/'.length)), n, uri);
+    }
+    assert.equal(fileUri('src/\ud800x.ts'), 'src/%EF%BF%BDx.ts', 'a lone surrogate becomes U+FFFD instead of throwing');
+  });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { pinnedLookup } from '../src/probe/http.js';
 import { checkUrl } from '../src/probe/ssrf.js';
 
 const resolver = (answers: Record<string, string[]>) =>
@@ -34,5 +35,16 @@ describe('SSRF policy for probe --url', () => {
     assert.equal(!v.ok && v.data.address, '169.254.169.254');
     assert.equal((await checkUrl('http://ok.test/mcp', policy, resolver({ 'ok.test': ['127.0.0.5'] }))).ok, true);
     assert.equal((await checkUrl('http://nothing.test/', policy, resolver({}))).ok, false);
+  });
+  it('the pinned lookup answers one-address and all-addresses lookups with checked addresses only', async () => {
+    const lookup = pinnedLookup({ address: '::1', family: 6, addresses: [{ address: '::1', family: 6 }, { address: '127.0.0.1', family: 4 }] });
+    const ask = (o: { all?: boolean; family?: number | string }) => new Promise<unknown[]>((r) => lookup('any.name', o, (...a: unknown[]) => r(a)));
+    assert.deepEqual(await ask({}), [null, '::1', 6]);
+    assert.deepEqual(await ask({ all: true }), [null, [{ address: '::1', family: 6 }, { address: '127.0.0.1', family: 4 }]]);
+    assert.deepEqual(await ask({ all: true, family: 4 }), [null, [{ address: '127.0.0.1', family: 4 }]]);
+    assert.deepEqual(await ask({ family: 'IPv4' }), [null, '127.0.0.1', 4]);
+    const onlyV6 = pinnedLookup({ address: '::1', family: 6 });
+    const [err] = await new Promise<unknown[]>((r) => onlyV6('any.name', { family: 4 }, (...a: unknown[]) => r(a)));
+    assert.ok(err instanceof Error, 'no checked address of that family: an error, never an unchecked address');
   });
 });

@@ -1,20 +1,17 @@
-import { createRequire } from 'node:module';
-import type { ValidateFunction } from 'ajv';
+import { compileUntrusted, type NotEvaluated, type UntrustedValidator } from '../engine/untrusted-schema.js';
 
 /**
  * Opt-in exercise (`--exercise read-only`): the probe may call tools for real, but only tools annotated
  * readOnlyHint true, not destructive and not open-world, with arguments generated from their declared
- * input schema and checked against that schema (ajv) before anything is sent. Every call is listed in the
- * session's actions.
+ * input schema and checked against that schema (ajv, with the target's patterns run by a linear-time engine:
+ * see engine/untrusted-schema.ts) before anything is sent. Every call is listed in the session's actions.
  */
 
-const require = createRequire(import.meta.url);
-type AjvCtor = new (o: object) => { compile(s: object): ValidateFunction };
-const Ajv2020 = (require('ajv/dist/2020') as { default: AjvCtor }).default;
-const AjvDraft7 = (require('ajv') as { default: AjvCtor }).default;
-const addFormats = (require('ajv-formats') as { default: (a: unknown) => void }).default;
-
 type Schema = Record<string, unknown>;
+
+/** Bounds on generated values: a served minLength or minItems of a billion must not allocate a billion. */
+export const MAX_SAMPLE_LENGTH = 4096;
+export const MAX_SAMPLE_ITEMS = 64;
 
 /** A minimal value for a JSON Schema: required properties only, lower bounds, first enum value. */
 export function sample(schema: unknown, depth = 0): unknown {
@@ -28,6 +25,7 @@ export function sample(schema: unknown, depth = 0): unknown {
   switch (type) {
     case 'string': {
       const min = typeof s.minLength === 'number' ? s.minLength : 1;
+      if (!(min <= MAX_SAMPLE_LENGTH)) return undefined;
       const base = s.format === 'uri' || s.format === 'url' ? 'https://example.invalid/mcp-doctor' : s.format === 'email' ? 'probe@example.invalid' : 'mcp-doctor';
       return base.length >= min ? base : base.padEnd(min, 'x');
     }
@@ -42,6 +40,7 @@ export function sample(schema: unknown, depth = 0): unknown {
       return false;
     case 'array': {
       const n = typeof s.minItems === 'number' ? s.minItems : 0;
+      if (!(n <= MAX_SAMPLE_ITEMS)) return undefined;
       return Array.from({ length: n }, () => sample(s.items, depth + 1));
     }
     case 'null':
@@ -55,15 +54,16 @@ export function sample(schema: unknown, depth = 0): unknown {
   }
 }
 
-export function validator(schema: object): ValidateFunction | undefined {
-  try {
-    const draft7 = typeof (schema as Schema).$schema === 'string' && /draft-0[4-7]/.test((schema as Schema).$schema as string);
-    const ajv = new (draft7 ? AjvDraft7 : Ajv2020)({ strict: false, allErrors: false });
-    addFormats(ajv);
-    return ajv.compile(schema);
-  } catch {
-    return undefined;
-  }
+/** A validator for a served schema, or why it cannot be evaluated (a pattern the linear engine cannot run…). */
+export function validator(schema: object): UntrustedValidator | NotEvaluated {
+  const c = compileUntrusted(schema);
+  return c.ok ? c.validate : c.why;
+}
+
+/** Why a tool is skipped when its schema or its generated arguments could not be evaluated (recorded as data). */
+export function notEvaluatedWhy(n: NotEvaluated): string {
+  const what = { unsupported: 'a pattern the linear-time engine cannot run (backreference or lookaround)', 'too-large': 'a pattern too large to run', 'input-too-long': 'a pattern too costly to run on the generated value', 'too-costly': 'a check too costly to run', 'schema-unreadable': 'a schema ajv cannot compile' }[n.cause];
+  return `its schema was not evaluated: ${what}${n.pattern !== undefined ? ` ${JSON.stringify(n.pattern)}` : ''}`;
 }
 
 export interface ExerciseTarget {
@@ -86,7 +86,9 @@ export function plan(tools: Record<string, unknown>[]): { calls: ExerciseTarget[
       const schema = (t.inputSchema ?? { type: 'object' }) as object;
       const args = sample(schema) as Record<string, unknown>;
       const v = validator(schema);
-      if (!v || !v(args)) skipped.push({ name, why: 'no argument value could be generated that satisfies its schema' });
+      const r = typeof v === 'function' ? v(args) : ({ valid: 'not-evaluated', why: v } as const);
+      if (r.valid === 'not-evaluated') skipped.push({ name, why: notEvaluatedWhy(r.why) });
+      else if (!r.valid) skipped.push({ name, why: 'no argument value could be generated that satisfies its schema' });
       else calls.push({ name, args: args ?? {} });
     }
   }

@@ -14,7 +14,28 @@ export interface HttpTarget {
   /** The address checked by the SSRF policy; the socket connects there whatever DNS says later. */
   address: string;
   family: 4 | 6;
+  /** Every address the SSRF policy checked for the name (the socket may use any of them, no other). */
+  addresses?: { address: string; family: 4 | 6 }[];
   headers: Record<string, string>;
+}
+
+/**
+ * The DNS lookup of a request, pinned to the checked addresses. Node asks with `{ all: true }` when it
+ * tries several addresses in turn (happy eyeballs, autoSelectFamily), and then wants an array; otherwise
+ * one address. Either way only checked addresses are given, and a family filter is honoured.
+ */
+export function pinnedLookup(target: Pick<HttpTarget, 'address' | 'family' | 'addresses'>) {
+  const checked = target.addresses?.length ? target.addresses : [{ address: target.address, family: target.family }];
+  return (_host: string, o: { all?: boolean; family?: number | string }, cb: (...a: unknown[]) => void): void => {
+    const fam = o.family === 'IPv4' ? 4 : o.family === 'IPv6' ? 6 : Number(o.family) || 0;
+    const list = fam ? checked.filter((a) => a.family === fam) : checked;
+    if (!list.length) {
+      cb(Object.assign(new Error('no checked address of the family asked for'), { code: 'ENOTFOUND' }));
+      return;
+    }
+    if (o.all) cb(null, list.map((a) => ({ address: a.address, family: a.family })));
+    else cb(null, list[0]!.address, list[0]!.family);
+  };
 }
 
 const MAX_BODY = 4 * 1024 * 1024;
@@ -57,7 +78,7 @@ export function send(
   const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
     method: ex.request.method,
     headers: { ...headers, ...(opts.body !== undefined ? { 'content-length': String(Buffer.byteLength(opts.body)) } : {}) },
-    lookup: (_host, _o, cb) => cb(null, target.address, target.family),
+    lookup: pinnedLookup(target) as never,
     timeout: opts.timeoutMs,
   });
   return new Promise((resolve) => {

@@ -142,7 +142,7 @@ export async function probeHttp(opts: HttpProbeOptions): Promise<RecordedSession
   const limits = { ...DEFAULT_LIMITS, ...opts.limits };
   const verdict = await checkUrl(opts.url, { allowPrivate: !!opts.allowPrivate });
   if (!verdict.ok) throw new SsrfRefused(verdict.code, verdict.data);
-  const target: HttpTarget = { url: verdict.url, address: verdict.address, family: verdict.family, headers: { ...(opts.headers ?? {}) } };
+  const target: HttpTarget = { url: verdict.url, address: verdict.address, family: verdict.family, addresses: verdict.addresses, headers: { ...(opts.headers ?? {}) } };
   const started = Date.now();
   const actions: RecordedSession['actions'] = [];
   const step = (s: string) => opts.onStep?.(s);

@@ -1,12 +1,18 @@
 import { t } from '../engine/i18n.js';
 import type { Report } from '../engine/runner.js';
 import type { State } from '../engine/types.js';
-import { findingFix, findingMessage, quoteInert, reasonText, ruleTitle, summarize, where } from './text.js';
+import { codeSpan, findingFix, findingMessage, quoteInert, reasonText, ruleTitle, summarize, where } from './text.js';
 
 const ORDER: State[] = ['non-conforming', 'absent', 'could-not-judge', 'present', 'not-applicable'];
 
-/** Escape Markdown so text from a finding cannot open links, HTML or code fences. */
-const md = (s: string): string => s.replace(/[\\`*_{}[\]<>()#+!|~]/g, (c) => `\\${c}`);
+/**
+ * Text from a target (finding data, reasons, the target's name, suppression reasons from its configuration,
+ * locations, evidence) enters the Markdown only as a code span with its control characters escaped: it can
+ * open no link, HTML, heading or list item, and cannot start a line of its own (see text.ts).
+ */
+const md = (s: string): string => codeSpan(s);
+/** Our own catalog text (rule titles): Markdown punctuation escaped so a title reads as written. */
+const plain = (s: string): string => s.replace(/[\\`*_{}[\]<>()#+!|~]/g, (c) => `\\${c}`);
 
 /** Markdown report grouped by state, each finding with file:line and its remediation. */
 export function renderMarkdown(report: Report, locale: string): string {
@@ -34,7 +40,7 @@ export function renderMarkdown(report: Report, locale: string): string {
             ? ` (${r.parts.map((p) => `${t(locale, `genres.${p.genre}`)}: ${t(locale, `states.${p.state}`)}`).join(', ')})`
             : '';
         const why = state === 'present' ? '' : ` — ${reasonText(r.reason, locale, md) ?? ''}`;
-        out.push(`- **${r.ruleId}** ${md(ruleTitle(r.ruleId, locale))}${parts}${why}`);
+        out.push(`- **${r.ruleId}** ${plain(ruleTitle(r.ruleId, locale))}${parts}${why}`);
       }
       out.push('');
       continue;
@@ -42,15 +48,15 @@ export function renderMarkdown(report: Report, locale: string): string {
     for (const r of rs) {
       const sev = t(locale, `severities.${r.severity}`);
       const sup = r.suppressed ? ` — ${L('suppressed', { reason: md(r.suppressed.reason) })}` : '';
-      out.push(`### ${r.ruleId} — ${md(ruleTitle(r.ruleId, locale))} (${sev})${sup}`, '');
+      out.push(`### ${r.ruleId} — ${plain(ruleTitle(r.ruleId, locale))} (${sev})${sup}`, '');
       if (r.parts.length > 1) {
         out.push(r.parts.map((p) => `- ${t(locale, `genres.${p.genre}`)}: ${t(locale, `states.${p.state}`)}${p.reason ? ` — ${reasonText(p.reason, locale, md) ?? ''}` : ''}`).join('\n'), '');
       }
       for (const f of r.findings) {
         const loc = where(f);
-        out.push(`- ${loc ? `\`${loc.replace(/`/g, "'")}\` — ` : ''}${findingMessage(r.ruleId, f, locale, md)}`);
+        out.push(`- ${loc ? `${codeSpan(loc)} — ` : ''}${findingMessage(r.ruleId, f, locale, md)}`);
         out.push(`  - ${L('fix')}: ${findingFix(r.ruleId, f, locale, md)}`);
-        if (f.evidence !== undefined) out.push(`  - ${L('evidence')}: \`${quoteInert(f.evidence).replace(/`/g, '\\u0060')}\``);
+        if (f.evidence !== undefined) out.push(`  - ${L('evidence')}: ${codeSpan(quoteInert(f.evidence))}`);
       }
       if (r.findings.length) out.push('');
     }

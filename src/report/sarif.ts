@@ -3,7 +3,7 @@ import { SarifBuilder, SarifResultBuilder, SarifRuleBuilder, SarifRunBuilder } f
 import { loadCatalog } from '../engine/catalog.js';
 import type { Report } from '../engine/runner.js';
 import type { Severity, State } from '../engine/types.js';
-import { findingFix, findingMessage, reasonText, ruleTitle } from './text.js';
+import { findingFix, findingMessage, reasonText, ruleTitle, sarifInert, terminalInert } from './text.js';
 
 const LEVEL: Record<Severity, Result.level> = { error: 'error', warning: 'warning', note: 'note' };
 const KIND: Record<State, Result.kind> = {
@@ -13,6 +13,16 @@ const KIND: Record<State, Result.kind> = {
   'could-not-judge': 'open',
   'not-applicable': 'notApplicable',
 };
+
+/**
+ * A file path relative to the audited root as a SARIF `artifactLocation.uri`: a relative URI reference
+ * (RFC 3986), each segment percent-encoded as UTF-8 (spaces, line breaks, escapes, `%`, `#`, `?`, `:`,
+ * non-ASCII), so that decoding it gives the file name back. Lone surrogates become U+FFFD first.
+ */
+export function fileUri(file: string): string {
+  const wellFormed = file.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+  return wellFormed.split('/').map(encodeURIComponent).join('/');
+}
 
 /** SARIF 2.1.0: one reportingDescriptor per rule (help from the catalog in `locale`), one result per finding. */
 export function renderSarif(report: Report, locale: string): string {
@@ -40,10 +50,10 @@ export function renderSarif(report: Report, locale: string): string {
       ruleId: r.ruleId,
       ruleIndex: index.get(r.ruleId),
       kind: KIND[r.state],
-      ...(r.suppressed ? { suppressions: [{ kind: 'external' as const, justification: r.suppressed.reason }] } : {}),
+      ...(r.suppressed ? { suppressions: [{ kind: 'external' as const, justification: terminalInert(r.suppressed.reason) }] } : {}),
     };
     if (r.findings.length === 0) {
-      const msg = reasonText(r.reason, locale) ?? ruleTitle(r.ruleId, locale);
+      const msg = reasonText(r.reason, locale, sarifInert) ?? ruleTitle(r.ruleId, locale);
       run.addResult(new SarifResultBuilder({ ...base, level: r.state === 'absent' || r.state === 'non-conforming' ? LEVEL[r.severity] : 'none', message: { text: msg } }));
       continue;
     }
@@ -51,7 +61,7 @@ export function renderSarif(report: Report, locale: string): string {
       const res: Result = {
         ...base,
         level: LEVEL[r.severity],
-        message: { text: `${findingMessage(r.ruleId, f, locale)} ${findingFix(r.ruleId, f, locale)}` },
+        message: { text: `${findingMessage(r.ruleId, f, locale, sarifInert)} ${findingFix(r.ruleId, f, locale, sarifInert)}` },
         partialFingerprints: { 'mcpDoctor/v1': `${r.ruleId}|${f.messageId}|${f.location?.file ?? ''}` },
         properties: { messageId: f.messageId, ...(f.evidence !== undefined ? { evidence: f.evidence } : {}) },
       };
@@ -59,7 +69,7 @@ export function renderSarif(report: Report, locale: string): string {
         res.locations = [
           {
             physicalLocation: {
-              artifactLocation: { uri: f.location.file, uriBaseId: '%SRCROOT%' },
+              artifactLocation: { uri: fileUri(f.location.file), uriBaseId: '%SRCROOT%' },
               ...(f.location.line ? { region: { startLine: f.location.line, ...(f.location.column ? { startColumn: f.location.column } : {}) } } : {}),
             },
           },

@@ -10,7 +10,7 @@ import { defaultLocale, locales, t } from '../engine/i18n.js';
 import { log } from '../engine/log.js';
 import { ownPackage } from '../engine/paths.js';
 import { toJson } from '../report/json.js';
-import { findingMessage, quoteInert, where } from '../report/text.js';
+import { findingMessage, formatUntrusted, quoteInert, terminalInert, where } from '../report/text.js';
 import { RateLimiter } from './rate-limit.js';
 import { probeAndJudge, ProbeInputError, ProbeUnreachable } from '../probe/run.js';
 import { ProbeCancelled } from '../probe/probe.js';
@@ -54,7 +54,8 @@ function reportResult(report: Report, loc: string, failOn: FailOn, target: strin
   const red = failing(report.results, failOn);
   const lines = [t(loc, 'server.auditSummary', { ...json.summary, failing: red.length, path: target })];
   for (const r of red.slice(0, 10)) {
-    for (const f of r.findings.slice(0, 3)) lines.push(`- ${r.ruleId}: ${findingMessage(r.ruleId, f, loc)}${where(f) ? ` (${where(f)})` : ''}`);
+    // Finding data and locations come from the target: quoted inertly, one line each (report/text.ts).
+    for (const f of r.findings.slice(0, 3)) lines.push(`- ${r.ruleId}: ${findingMessage(r.ruleId, f, loc, quoteInert)}${where(f) ? ` (${quoteInert(where(f)!)})` : ''}`);
   }
   return { content: text(lines.join('\n')), structuredContent: { ...json, failing: red.length } };
 }
@@ -128,7 +129,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       } catch (e) {
         if (e instanceof AuditCancelled) throw e;
         if (e instanceof UnknownRuleError) return toolError(t(loc, 'cli.errors.unknownRule', { id: e.ids.join(', ') }));
-        if (e instanceof ConfigError) return toolError(t(loc, 'cli.errors.config', { file: e.file, issues: e.issues.join('; ') }));
+        if (e instanceof ConfigError) return toolError(t(loc, 'cli.errors.config', { file: terminalInert(e.file), issues: terminalInert(e.issues.join('; ')) }));
         log.error({ err: e }, 'audit_repository failed');
         return toolError(t(loc, 'server.errors.auditFailed'));
       }
@@ -182,7 +183,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       const notify = (message: string) =>
         token === undefined
           ? undefined
-          : void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: ++step, message } }).catch(() => undefined);
+          : void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: ++step, message: terminalInert(message) } }).catch(() => undefined);
       try {
         const { report } = await probeAndJudge({
           command,
@@ -199,7 +200,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         });
         return reportResult(report, loc, fail_on ?? 'note', quoteInert((command ?? [url ?? '']).join(' ')));
       } catch (e) {
-        if (e instanceof ProbeInputError) return toolError(t(loc, `cli.errors.${e.code}`, e.data));
+        if (e instanceof ProbeInputError) return toolError(formatUntrusted(loc, `cli.errors.${e.code}`, e.data, quoteInert));
         if (e instanceof ProbeUnreachable) return toolError(t(loc, 'cli.errors.unreachable', { detail: quoteInert(e.detail) }));
         if (e instanceof AuditCancelled || e instanceof ProbeCancelled) throw e;
         if (e instanceof UnknownRuleError) return toolError(t(loc, 'cli.errors.unknownRule', { id: e.ids.join(', ') }));

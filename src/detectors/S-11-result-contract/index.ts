@@ -1,7 +1,6 @@
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
+import { compileUntrusted, type NotEvaluated } from '../../engine/untrusted-schema.js';
 import { SessionFacts, type Exchange } from '../../facts/session.js';
 import type { ConnectionLabel } from '../../probe/session.js';
 import { UNKNOWN_TOOL } from '../../probe/scenario.js';
@@ -25,25 +24,19 @@ const ERAS: ConnectionLabel[] = ['modern', 'legacy', 'negotiation'];
 
 const inReserved = (code: number) => code >= RESERVED.low && code <= RESERVED.high;
 
-type AjvCtor = typeof Ajv2020.default;
-let ajv: InstanceType<AjvCtor> | undefined;
-function validator() {
-  if (!ajv) {
-    ajv = new (Ajv2020 as unknown as AjvCtor)({ strict: false, allErrors: true, validateSchema: false });
-    (addFormats as unknown as typeof addFormats.default)(ajv);
-  }
-  return ajv;
-}
-
-/** Validate a value against a served JSON Schema; the dialect keyword is dropped so draft-07 schemas load too. */
-function validate(schema: Obj, value: unknown): { ok: true } | { ok: false; errors: string } {
+/**
+ * Validate a value against a served JSON Schema; the dialect keyword is dropped so draft-07 schemas load too.
+ * The target wrote both the schema and the value: its patterns run on a linear-time engine, and a pattern
+ * that engine cannot run leaves the value not evaluated (never the backtracking engine).
+ */
+function validate(schema: Obj, value: unknown): { ok: true } | { ok: false; errors: string } | { ok: 'not-evaluated'; why: NotEvaluated } {
   const { $schema: _dialect, $id: _id, ...rest } = schema;
-  try {
-    const v = validator().compile(rest);
-    return v(value) ? { ok: true } : { ok: false, errors: validator().errorsText(v.errors) };
-  } catch (e) {
-    return { ok: false, errors: (e as Error).message };
-  }
+  const c = compileUntrusted(rest, { dialect: '2020-12', allErrors: true, validateSchema: false });
+  if (!c.ok) return c.why.cause === 'schema-unreadable' ? { ok: false, errors: c.why.detail ?? '' } : { ok: 'not-evaluated', why: c.why };
+  const v = c.validate(value);
+  if (v.valid === true) return { ok: true };
+  if (v.valid === false) return { ok: false, errors: v.errors };
+  return { ok: 'not-evaluated', why: v.why };
 }
 
 /** The call the probe made with schema-invalid arguments, from its recorded action ("<tool> <json args>"). */
@@ -78,6 +71,8 @@ export default [
         if (!keys.has(k)) keys.add(k), findings.push(f);
       };
       let calls = 0;
+      /** The first structured result whose schema could not be run (a pattern the linear engine refuses…). */
+      let notEvaluated: { tool: string; cause: string; pattern?: string } | undefined;
 
       for (const era of ERAS) {
         const exchanges = session.exchanges(era);
@@ -115,7 +110,8 @@ export default [
           if (!isObj(schema)) add({ messageId: 'structured-without-schema', data: { era, tool } });
           else {
             const v = validate(schema, result.structuredContent);
-            if (!v.ok) add({ messageId: 'structured-content-invalid', data: { era, tool }, evidence: evidenceOf(v.errors, 300) });
+            if (v.ok === 'not-evaluated') notEvaluated ??= { tool, cause: v.why.cause.replace(/-/g, '_'), ...(v.why.pattern !== undefined ? { pattern: v.why.pattern } : {}) };
+            else if (!v.ok) add({ messageId: 'structured-content-invalid', data: { era, tool }, evidence: evidenceOf(v.errors, 300) });
           }
           const content = Array.isArray(result.content) ? result.content : [];
           if (!content.some((c) => isObj(c) && c.type === 'text')) add({ messageId: 'structured-without-text', data: { era, tool } });
@@ -123,6 +119,7 @@ export default [
       }
       if (findings.length) return { state: 'non-conforming', findings };
       if (calls === 0) return couldNotJudge('no-tool-call-observed');
+      if (notEvaluated) return couldNotJudge('schema-not-evaluated', { ...notEvaluated, pattern: notEvaluated.pattern ?? '' });
       return present();
     },
   }),
