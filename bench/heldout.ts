@@ -59,7 +59,7 @@ const overall = zero();
 const rows: string[] = [];
 const failures: string[] = [];
 
-const tally = (id: string, rule: string, genre: string, want: State, got: State) => {
+const tally = (id: string, rule: string, genre: string, want: State, got: State, why?: string) => {
   const family = rule.split('-')[0]!;
   if (!byFamily.has(family)) byFamily.set(family, zero());
   if (!byGenre.has(genre)) byGenre.set(genre, zero());
@@ -74,13 +74,18 @@ const tally = (id: string, rule: string, genre: string, want: State, got: State)
     else if (wr) t.fn++;
     else t.tn++;
   }
-  if (got !== want) rows.push(`  DISAGREE ${id} ${rule} (${genre}): label ${want}, verdict ${got}`);
+  if (got !== want) rows.push(`  DISAGREE ${id} ${rule} (${genre}): label ${want}, verdict ${got}${why ? ` [${why}]` : ''}`);
 };
 
-/** State of one genre of a rule in a report; a rule can have several parts of one genre (TypeScript and Python). */
-const stateOf = (report: Report | undefined, rule: string, genre: 'static' | 'dynamic'): State => {
+/**
+ * State of one genre of a rule in a report (a rule can have several parts of one genre: TypeScript and
+ * Python), with the reason code or the first finding's message id, to say in one word why it disagrees.
+ */
+const stateOf = (report: Report | undefined, rule: string, genre: 'static' | 'dynamic'): [State, string | undefined] => {
   const parts = report?.results.find((r) => r.ruleId === rule)?.parts.filter((p) => p.genre === genre) ?? [];
-  return parts.length ? combine(parts).state : 'could-not-judge';
+  if (!parts.length) return ['could-not-judge', report ? 'no-part' : 'no-report'];
+  const c = combine(parts);
+  return [c.state, c.reason?.code ?? c.findings[0]?.messageId];
 };
 
 const resolveArg = (a: string, i: number) => {
@@ -112,8 +117,8 @@ for (const c of cases) {
   } else if (staticPath) {
     report = await audit({ target: { path: isAbsolute(staticPath) ? staticPath : join(dir, staticPath) }, rules });
   }
-  for (const [rule, want] of Object.entries(c.static?.labels ?? {})) tally(c.id, rule, 'static', want, stateOf(report, rule, 'static'));
-  for (const [rule, want] of Object.entries(c.labels ?? {})) tally(c.id, rule, 'dynamic', want, stateOf(report, rule, 'dynamic'));
+  for (const [rule, want] of Object.entries(c.static?.labels ?? {})) tally(c.id, rule, 'static', want, ...stateOf(report, rule, 'static'));
+  for (const [rule, want] of Object.entries(c.labels ?? {})) tally(c.id, rule, 'dynamic', want, ...stateOf(report, rule, 'dynamic'));
 }
 
 const ratio = (n: number, d: number) => (d ? n / d : undefined);
