@@ -10,7 +10,7 @@
 // It never calls a served tool with valid arguments. Usage:
 //   node wire.mjs <out.jsonl> [--cwd DIR] [--timeout MS] [--env K=V]... -- <command> [args...]
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -145,4 +145,5 @@ await connection('negotiation', async ({ request }) => {
   await request('initialize', { protocolVersion: '2099-01-01', capabilities: {}, clientInfo: { name: 'heldout-wire', version: '0.0.0' } });
 });
 writeFileSync(out, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+rmSync(env.HOME, { recursive: true, force: true });
 process.stdout.write(`${records.length} records -> ${out}\n`);
