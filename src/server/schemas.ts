@@ -43,9 +43,19 @@ export const ReportOut = z.object({
           evidence: z.string().optional(),
         }),
       ),
+      omittedFindings: z.number().int().optional(),
     }),
   ),
   failing: z.number().int().describe('Red results at or above fail_on that are not suppressed.'),
+  truncated: z
+    .object({
+      findingsPerRule: z.number().int(),
+      omittedFindings: z.number().int(),
+      detailsDropped: z.boolean(),
+      maxBytes: z.number().int(),
+      fullReport: z.string(),
+    })
+    .optional(),
 });
 
 const SourceOut = z.object({ kind: z.string(), ref: z.string(), section: z.string().optional(), anchor: z.string().optional() });
