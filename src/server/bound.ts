@@ -19,7 +19,6 @@ export interface Truncation {
   findingsPerRule: number;
   omittedFindings: number;
   detailsDropped: boolean;
-  maxBytes: number;
   fullReport: string;
 }
 export type BoundedJson = Omit<Json, 'results'> & { results: ResultOut[]; truncated?: Truncation };
@@ -41,7 +40,7 @@ export function boundedJson(report: Report, locale: string, fullReport: string, 
     const json = toJson(capped, locale);
     const results: ResultOut[] = json.results.map((r, i) => (counts[i]! > cap ? { ...r, omittedFindings: counts[i]! - cap } : r));
     const omitted = omittedAt(cap);
-    out = { ...json, results, ...(omitted ? { truncated: { findingsPerRule: cap, omittedFindings: omitted, detailsDropped: false, maxBytes: limits.maxBytes, fullReport } } : {}) };
+    out = { ...json, results, ...(omitted ? { truncated: { findingsPerRule: cap, omittedFindings: omitted, detailsDropped: false, fullReport } } : {}) };
     if (bytes(out) <= limits.maxBytes) return out;
   }
   if (signal?.aborted) throw new AuditCancelled();
@@ -57,5 +56,5 @@ export function boundedJson(report: Report, locale: string, fullReport: string, 
     findings: [],
     ...(counts[i] ? { omittedFindings: counts[i] } : {}),
   }));
-  return { ...json, results, truncated: { findingsPerRule: 0, omittedFindings: omittedAt(0), detailsDropped: true, maxBytes: limits.maxBytes, fullReport } };
+  return { ...json, results, truncated: { findingsPerRule: 0, omittedFindings: omittedAt(0), detailsDropped: true, fullReport } };
 }
