@@ -3,10 +3,12 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, 
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { audit } from '../../src/engine/runner.js';
+import { audit, AuditCancelled } from '../../src/engine/runner.js';
 import { packageRoot } from '../../src/engine/paths.js';
-import { FINDINGS_PER_RULE, MAX_RESULT_BYTES } from '../../src/server/bound.js';
-import { MAX_MESSAGE_BYTES } from '../../src/server/bounded-stdio.js';
+import { boundedJson, FINDINGS_PER_RULE, MAX_RESULT_BYTES } from '../../src/server/bound.js';
+import { LineGate, MAX_MESSAGE_BYTES, recoverId, screenLine } from '../../src/server/bounded-stdio.js';
+import { commandAllowed, readAllowList } from '../../src/server/confirm.js';
+import { ReportOut } from '../../src/server/schemas.js';
 import { MODERN, RawStdio } from '../support/raw-stdio.js';
 
 /**
@@ -460,4 +462,70 @@ describe('a long audit: cancellation honoured, result bounded', () => {
       assert.equal(d.received.some((m) => (m as Msg).id === id), false, 'a cancelled request gets no answer');
     });
   }
+});
+
+describe('the pure parts: line gate, id recovery, screening, bounding, allow-list', () => {
+  it('LineGate: lines split across chunks are joined; a line at the limit passes; one byte over is dropped with its edges', () => {
+    const lines: string[] = [];
+    const long: { size: number; head: string; tail: string }[] = [];
+    const gate = new LineGate(
+      10,
+      (l) => lines.push(l.toString()),
+      (size, head, tail) => long.push({ size, head: head.toString(), tail: tail.toString() }),
+    );
+    gate.push(Buffer.from('ab'));
+    gate.push(Buffer.from('c\n0123456789\n'));
+    gate.push(Buffer.from('0123456789'));
+    gate.push(Buffer.from('X\nafter\n\npartial'));
+    assert.deepEqual(lines, ['abc', '0123456789', 'after']);
+    assert.deepEqual(long, [{ size: 11, head: '0123456789X', tail: '0123456789X' }]);
+  });
+
+  it('recoverId: first member, after jsonrpc/method, or last member; never a nested id', () => {
+    assert.equal(recoverId('{"id":7,"method":"x","params":{', ''), 7);
+    assert.equal(recoverId('{"jsonrpc":"2.0","method":"tools/call","id":"a\\"b","params":{', ''), 'a"b');
+    assert.equal(recoverId('{"method":"x","params":{"a":"', '","b":1},"jsonrpc":"2.0","id":12}\n'), 12);
+    assert.equal(recoverId('{"method":"x","params":{"id":5,"a":"', '"}}'), null);
+    assert.equal(recoverId('{"method":"x","params":{"a":"', '"},"id":{"x":1}}'), null);
+    assert.equal(recoverId('[{"id":1}', ''), null);
+  });
+
+  it('screenLine: blank lines are skipped, non-JSON is -32700, JSON that is not JSON-RPC is -32600 with its id', () => {
+    assert.deepEqual(screenLine(Buffer.from('  \r')), { forward: false });
+    assert.deepEqual(screenLine(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}')), { forward: true });
+    assert.deepEqual(screenLine(Buffer.from('{oops')), { forward: false, rejection: { code: -32700, id: null, cause: 'not-json' } });
+    assert.deepEqual(screenLine(Buffer.from('{"id":"q","x":1}')), { forward: false, rejection: { code: -32600, id: 'q', cause: 'not-json-rpc' } });
+    assert.deepEqual(screenLine(Buffer.from('[1,2]')), { forward: false, rejection: { code: -32600, id: null, cause: 'not-json-rpc' } });
+  });
+
+  it('boundedJson: fewer findings per rule, then verdicts only, when the budget is small; always valid; cancellable', async () => {
+    const report = await audit({ target: { path: realpathSync(repo) } });
+    const small = boundedJson(report, 'en', 'hint', undefined, { perRule: FINDINGS_PER_RULE, maxBytes: 60_000 });
+    assert.ok(small.truncated && small.truncated.findingsPerRule < FINDINGS_PER_RULE && !small.truncated.detailsDropped, JSON.stringify(small.truncated));
+    assert.ok(Buffer.byteLength(JSON.stringify(small)) <= 60_000);
+    const tiny = boundedJson(report, 'en', 'hint', undefined, { perRule: FINDINGS_PER_RULE, maxBytes: 1000 });
+    assert.equal(tiny.truncated?.detailsDropped, true);
+    assert.ok(tiny.results.every((r) => r.findings.length === 0 && r.parts.length === 0));
+    assert.equal(
+      tiny.results.reduce((a, r) => a + (r.omittedFindings ?? 0), 0),
+      report.results.reduce((a, r) => a + r.findings.length, 0),
+    );
+    for (const j of [small, tiny]) assert.ok(ReportOut.safeParse({ ...j, failing: 0 }).success);
+    assert.throws(() => boundedJson(report, 'en', 'hint', AbortSignal.abort()), AuditCancelled);
+  });
+
+  it('readAllowList: environment (JSON argv prefixes, names) and the config file; anything unreadable is ignored and named', () => {
+    const dir = join(scratch, 'allow-unit');
+    mkdirSync(dir);
+    writeFileSync(join(dir, '.mcp-doctor.json'), JSON.stringify({ probe: { allowCommands: [['npx', '-y', 'some-mcp@1.2.3']], allowEnv: ['API_TOKEN'] } }));
+    const list = readAllowList({ MCP_DOCTOR_ALLOW_COMMANDS: '[["node","dist/index.js"]]', MCP_DOCTOR_ALLOW_ENV: 'A, B' }, dir);
+    assert.deepEqual(list, { commands: [['node', 'dist/index.js'], ['npx', '-y', 'some-mcp@1.2.3']], envNames: ['A', 'B', 'API_TOKEN'], invalid: [] });
+    assert.equal(commandAllowed(list, ['node', 'dist/index.js', '--stdio']), true);
+    assert.equal(commandAllowed(list, ['node', 'dist/index.jsx']), false);
+    assert.equal(commandAllowed(list, ['node']), false);
+    assert.equal(commandAllowed(list, ['npx', '-y', 'some-mcp@1.2.4']), false);
+    const bad = readAllowList({ MCP_DOCTOR_ALLOW_COMMANDS: 'node dist/index.js', MCP_DOCTOR_ALLOW_ENV: 'A;rm' }, join(scratch, 'no-such-dir'));
+    assert.deepEqual(bad, { commands: [], envNames: [], invalid: ['MCP_DOCTOR_ALLOW_COMMANDS', 'MCP_DOCTOR_ALLOW_ENV'] });
+    assert.deepEqual(readAllowList({ MCP_DOCTOR_ALLOW_COMMANDS: '[[]]' }, join(scratch, 'no-such-dir')).invalid, ['MCP_DOCTOR_ALLOW_COMMANDS']);
+  });
 });
