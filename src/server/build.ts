@@ -9,7 +9,6 @@ import { DECLARATIONS_KEY } from '../facts/declarations.js';
 import { defaultLocale, locales, t } from '../engine/i18n.js';
 import { log } from '../engine/log.js';
 import { ownPackage } from '../engine/paths.js';
-import { toJson } from '../report/json.js';
 import { findingMessage, quoteInert, where } from '../report/text.js';
 import { RateLimiter } from './rate-limit.js';
 import { probeAndJudge, ProbeInputError, ProbeUnreachable } from '../probe/run.js';
