@@ -14,7 +14,8 @@ interface Eval {
 const suite = JSON.parse(readFileSync('evals/evals.json', 'utf8')) as { evals: Eval[] };
 
 describe('evals/evals.json against the real server (2026-07-28 era)', () => {
-  const c = new RawStdio();
+  // The client here cannot elicit: eval #10 probes our own server, which the user allow-lists beforehand.
+  const c = new RawStdio({ MCP_DOCTOR_ALLOW_COMMANDS: JSON.stringify([['node', 'dist/src/cli.js', 'serve']]), MCP_DOCTOR_ALLOW_ENV: '' });
   let tools: string[] = [];
   before(async () => {
     await c.request('server/discover', envelope());

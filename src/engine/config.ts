@@ -55,6 +55,18 @@ export const ConfigSchema = z
     suppressions: z.array(Suppression).default([]),
     /** Path (relative to the config file) of a baseline JSON report. */
     baseline: z.string().optional(),
+    /**
+     * The MCP tool probe_endpoint, when the client cannot ask the user to confirm: the commands it may run
+     * (exact argv prefixes) and the names of the extra environment variables it may pass. Read only from the
+     * folder the server was started in, never from an audited repository.
+     */
+    probe: z
+      .object({
+        allowCommands: z.array(z.array(z.string().min(1)).min(1)).default([]),
+        allowEnv: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')).default([]),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict();
 

@@ -1,20 +1,21 @@
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, relative, resolve } from 'node:path';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import { audit, AuditCancelled, explainRule, failing, FAIL_ON, listRules, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from '../engine/api.js';
 import { loadCatalog } from '../engine/catalog.js';
-import { ConfigError } from '../engine/config.js';
+import { CONFIG_FILE, ConfigError } from '../engine/config.js';
 import { DECLARATIONS_KEY } from '../facts/declarations.js';
 import { defaultLocale, locales, t } from '../engine/i18n.js';
 import { log } from '../engine/log.js';
 import { ownPackage } from '../engine/paths.js';
-import { toJson } from '../report/json.js';
 import { findingMessage, formatUntrusted, quoteInert, terminalInert, where } from '../report/text.js';
 import { RateLimiter } from './rate-limit.js';
 import { probeAndJudge, ProbeInputError, ProbeUnreachable } from '../probe/run.js';
 import { ProbeCancelled } from '../probe/probe.js';
 import { ExplainOut, ReportOut, RulesOut } from './schemas.js';
+import { boundedJson } from './bound.js';
+import { confirmPlan, verifyRequestState, type Plan } from './confirm.js';
 
 /**
  * The MCP face: a thin adapter over the engine. Served text is in MCP_DOCTOR_LOCALE (English by default);
@@ -45,21 +46,57 @@ export function allowedRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   });
 }
 
+/** Whether `dir` is `root` or lies below it (both real paths). */
+const inside = (root: string, dir: string) => {
+  const rel = relative(root, dir);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+};
+
+/**
+ * The real path of a folder the tools may use, or undefined. A missing path, a file, an unreadable path and a
+ * folder outside the roots all give undefined, so that the one refusal built on it tells nothing about what
+ * exists outside the roots, nor where the roots are.
+ */
+export function confinedFolder(path: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  try {
+    const real = realpathSync(resolve(path));
+    if (!statSync(real).isDirectory()) return undefined;
+    return allowedRoots(env).some((root) => inside(root, real)) ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 type Content = { type: 'text'; text: string };
 const text = (s: string): Content[] => [{ type: 'text', text: s }];
 
-/** A report as a tool result: the whole JSON report as structured content, a short text for clients without it. */
-function reportResult(report: Report, loc: string, failOn: FailOn, target: string) {
-  const json = toJson(report, loc);
+/**
+ * A report as a tool result: the JSON report as structured content, bounded (see bound.ts), and a short text for
+ * clients without structured content. `cli` is the command line that gives the full report.
+ */
+function reportResult(report: Report, loc: string, failOn: FailOn, target: string, cli: string, signal: AbortSignal) {
   const red = failing(report.results, failOn);
+  if (signal.aborted) throw new AuditCancelled();
+  const json = boundedJson(report, loc, t(loc, 'server.truncated', { cli }), signal);
   const lines = [t(loc, 'server.auditSummary', { ...json.summary, failing: red.length, path: target })];
   for (const r of red.slice(0, 10)) {
     // Finding data and locations come from the target: quoted inertly, one line each (report/text.ts).
     for (const f of r.findings.slice(0, 3)) lines.push(`- ${r.ruleId}: ${findingMessage(r.ruleId, f, loc, quoteInert)}${where(f) ? ` (${quoteInert(where(f)!)})` : ''}`);
   }
+  if (json.truncated) lines.push(json.truncated.fullReport);
   return { content: text(lines.join('\n')), structuredContent: { ...json, failing: red.length } };
 }
 const toolError = (s: string) => ({ content: text(s), isError: true as const });
+
+/** A shell-safe rendering of an argv for the CLI hint (POSIX single quotes). */
+const shellQuote = (args: string[]) => args.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+
+/** Bounds of our tools' arguments: a bad argument gets a clear error before anything runs. */
+const MAX_PATH = 4096;
+const MAX_ARG = 4096;
+const NUL = /\u0000/;
+const NUL_OR_LINE_BREAK = /[\u0000\r\n]/;
+const RULE_ID = /^[CSAEXcsaex]-\d{1,3}$/;
 
 export function buildServer(opts: { locale?: string } = {}): McpServer {
   const L = opts.locale ?? defaultLocale();
@@ -67,6 +104,15 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
   const localeEnum = z.enum(locales() as [string, ...string[]]);
   const limiter = new RateLimiter();
   const pkg = ownPackage();
+
+  // Bounded strings free of NUL (and of line breaks where asked): a path, a command-line argument, a header
+  // value. The character check is a refinement, kept out of the advertised schema (each token is paid, C-21).
+  const bounded = (max: number, forbidden: RegExp = NUL) =>
+    z
+      .string()
+      .max(max, { error: S('validation.tooLong', { max }) })
+      .refine((v) => !forbidden.test(v), { error: S('validation.control') });
+  const ruleIds = z.array(z.string().max(8).regex(RULE_ID, { error: S('validation.ruleId') })).max(100);
 
   const server = new McpServer(
     { name: pkg.name, version: pkg.version, title: S('title') },
@@ -78,10 +124,13 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         'resources/list': { ttlMs: 3_600_000, cacheScope: 'public' },
         'resources/templates/list': { ttlMs: 3_600_000, cacheScope: 'public' },
       },
+      // probe_endpoint's confirmation round-trips a sealed state: check its HMAC before the handler runs.
+      requestState: { verify: verifyRequestState },
     },
   );
 
   const limited = (tool: string) => (limiter.take(tool) ? undefined : toolError(S('errors.rateLimited', { tool })));
+  const refused = (loc: string, arg: 'path' | 'cwd') => toolError(t(loc, 'server.errors.pathRefused', { arg }));
 
   // --- audit_repository ---------------------------------------------------------------------------
   server.registerTool(
@@ -90,9 +139,9 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       title: S('tools.audit_repository.title'),
       description: S('tools.audit_repository.description'),
       inputSchema: z.object({
-        path: z.string().min(1).describe(S('tools.audit_repository.args.path')),
+        path: bounded(MAX_PATH).min(1).describe(S('tools.audit_repository.args.path')),
         locale: localeEnum.optional().describe(S('args.locale')),
-        rules: z.array(z.string().regex(/^[CSAEXcsaex]-\d+$/)).max(100).optional().describe(S('tools.audit_repository.args.rules')),
+        rules: ruleIds.optional().describe(S('tools.audit_repository.args.rules')),
         fail_on: z.enum(FAIL_ON as [FailOn, ...FailOn[]]).optional().describe(S('tools.audit_repository.args.fail_on')),
       }),
       outputSchema: ReportOut,
@@ -105,18 +154,17 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       const lim = limited('audit_repository');
       if (lim) return lim;
       const loc = locale ?? L;
-      if (!existsSync(resolve(path)) || !statSync(resolve(path)).isDirectory()) return toolError(t(loc, 'server.errors.notAFolder', { path: quoteInert(path) }));
-      // Confinement (X-5, S-16): the folder must lie inside one of the allowed roots, checked on the real path.
-      const dir = realpathSync(resolve(path));
-      if (!allowedRoots().some((root) => !relative(root, dir).startsWith('..') && !isAbsolute(relative(root, dir)))) {
-        return toolError(t(loc, 'server.errors.outsideRoots', { path: quoteInert(path), roots: allowedRoots().join(', ') }));
-      }
+      // Confinement (X-5, S-16): a folder inside one of the allowed roots, checked on the real path. One refusal
+      // for a missing path, a file and a folder outside the roots.
+      const dir = confinedFolder(path);
+      if (!dir) return refused(loc, 'path');
+      const signal = ctx.mcpReq.signal;
       const token = ctx.mcpReq._meta?.progressToken;
       try {
         const report = await audit({
           target: { path: dir },
           rules: rules?.map((r) => r.toUpperCase()),
-          signal: ctx.mcpReq.signal,
+          signal,
           onProgress:
             token === undefined
               ? undefined
@@ -125,11 +173,14 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
                     .notify({ method: 'notifications/progress', params: { progressToken: token, progress: done, total, message: ruleId } })
                     .catch(() => undefined),
         });
-        return reportResult(report, loc, fail_on ?? 'note', quoteInert(path));
+        return reportResult(report, loc, fail_on ?? 'note', quoteInert(path), shellQuote(['mcp-doctor', 'audit', path, '--format', 'json']), signal);
       } catch (e) {
         if (e instanceof AuditCancelled) throw e;
         if (e instanceof UnknownRuleError) return toolError(t(loc, 'cli.errors.unknownRule', { id: e.ids.join(', ') }));
-        if (e instanceof ConfigError) return toolError(t(loc, 'cli.errors.config', { file: terminalInert(e.file), issues: terminalInert(e.issues.join('; ')) }));
+        if (e instanceof ConfigError) {
+          const rel = relative(dir, e.file);
+          return toolError(t(loc, 'cli.errors.config', { file: terminalInert(rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : CONFIG_FILE), issues: terminalInert(e.issues.join('; ')) }));
+        }
         log.error({ err: e }, 'audit_repository failed');
         return toolError(t(loc, 'server.errors.auditFailed'));
       }
@@ -143,15 +194,21 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       title: S('tools.probe_endpoint.title'),
       description: S('tools.probe_endpoint.description'),
       inputSchema: z.object({
-        command: z.array(z.string().min(1)).min(1).max(64).optional().describe(S('tools.probe_endpoint.args.command')),
-        url: z.string().url().optional().describe(S('tools.probe_endpoint.args.url')),
-        headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/), z.string()).optional().describe(S('tools.probe_endpoint.args.headers')),
+        command: z.array(bounded(MAX_ARG).min(1)).min(1).max(64).optional().describe(S('tools.probe_endpoint.args.command')),
+        url: bounded(2048, NUL_OR_LINE_BREAK).url().optional().describe(S('tools.probe_endpoint.args.url')),
+        headers: z
+          .record(z.string().regex(/^[A-Za-z0-9-]+$/), bounded(8192, NUL_OR_LINE_BREAK))
+          .optional()
+          .describe(S('tools.probe_endpoint.args.headers')),
         allow_private: z.boolean().optional().describe(S('tools.probe_endpoint.args.allow_private')),
         exercise: z.enum(['read-only']).optional().describe(S('tools.probe_endpoint.args.exercise')),
-        cwd: z.string().optional().describe(S('tools.probe_endpoint.args.cwd')),
-        env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).optional().describe(S('tools.probe_endpoint.args.env')),
+        cwd: bounded(MAX_PATH).min(1).optional().describe(S('tools.probe_endpoint.args.cwd')),
+        env: z
+          .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), bounded(MAX_ARG))
+          .optional()
+          .describe(S('tools.probe_endpoint.args.env')),
         timeout_ms: z.number().int().min(1000).max(600_000).optional().describe(S('tools.probe_endpoint.args.timeout_ms')),
-        rules: z.array(z.string().regex(/^[CSAEXcsaex]-\d+$/)).max(100).optional().describe(S('tools.audit_repository.args.rules')),
+        rules: ruleIds.optional().describe(S('tools.audit_repository.args.rules')),
         fail_on: z.enum(FAIL_ON as [FailOn, ...FailOn[]]).optional().describe(S('tools.audit_repository.args.fail_on')),
         locale: localeEnum.optional().describe(S('args.locale')),
       }),
@@ -171,13 +228,27 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       if (lim) return lim;
       const loc = locale ?? L;
       if ((command ? 1 : 0) + (url ? 1 : 0) !== 1) return toolError(t(loc, 'server.errors.probeTarget'));
-      if (cwd !== undefined) {
-        if (!existsSync(resolve(cwd)) || !statSync(resolve(cwd)).isDirectory()) return toolError(t(loc, 'server.errors.notAFolder', { path: quoteInert(cwd) }));
-        const real = realpathSync(resolve(cwd));
-        if (!allowedRoots().some((root) => !relative(root, real).startsWith('..') && !isAbsolute(relative(root, real)))) {
-          return toolError(t(loc, 'server.errors.outsideRoots', { path: quoteInert(cwd), roots: allowedRoots().join(', ') }));
-        }
+      if (env && Object.keys(env).length > 64) return toolError(t(loc, 'server.validation.tooMany', { arg: 'env', max: 64 }));
+      if (headers && Object.keys(headers).length > 64) return toolError(t(loc, 'server.validation.tooMany', { arg: 'headers', max: 64 }));
+      // Where a command runs: cwd, else the server's working directory; either way inside the roots.
+      let dir: string | undefined;
+      if (command || cwd !== undefined) {
+        dir = confinedFolder(cwd ?? '.');
+        if (!dir) return refused(loc, 'cwd');
       }
+      // The human confirms what will run (or reach a private network); nothing starts before.
+      const plan: Plan | undefined = command
+        ? { kind: 'command', command, cwd: dir!, env: env ?? {}, exercise: !!exercise }
+        : allow_private
+          ? { kind: 'url', url: url!, allowPrivate: true, exercise: !!exercise }
+          : undefined;
+      if (plan) {
+        const gate = await confirmPlan(ctx, plan, loc, () => server.server.getClientCapabilities());
+        if (!gate.go) return gate.result;
+        log.info({ plan: plan.kind, how: gate.how }, 'probe_endpoint starts');
+      }
+      const signal = ctx.mcpReq.signal;
+      if (signal.aborted) throw new ProbeCancelled();
       const token = ctx.mcpReq._meta?.progressToken;
       let step = 0;
       const notify = (message: string) =>
@@ -191,14 +262,17 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           headers: headers && Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
           allowPrivate: allow_private,
           exercise,
-          cwd,
+          cwd: cwd !== undefined ? dir : undefined,
           env,
           timeoutMs: timeout_ms,
           rules: rules?.map((r) => r.toUpperCase()),
-          signal: ctx.mcpReq.signal,
+          signal,
           onStep: (s) => notify(s),
         });
-        return reportResult(report, loc, fail_on ?? 'note', quoteInert((command ?? [url ?? '']).join(' ')));
+        const cli = command
+          ? shellQuote(['mcp-doctor', 'probe', '--format', 'json', ...(cwd !== undefined ? ['--cwd', cwd] : []), '--', ...command])
+          : shellQuote(['mcp-doctor', 'probe', '--format', 'json', '--url', url!, ...(allow_private ? ['--allow-private'] : [])]);
+        return reportResult(report, loc, fail_on ?? 'note', quoteInert((command ?? [url ?? '']).join(' ')), cli, signal);
       } catch (e) {
         if (e instanceof ProbeInputError) return toolError(formatUntrusted(loc, `cli.errors.${e.code}`, e.data, quoteInert));
         if (e instanceof ProbeUnreachable) return toolError(t(loc, 'cli.errors.unreachable', { detail: quoteInert(e.detail) }));
@@ -217,7 +291,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       title: S('tools.explain_rule.title'),
       description: S('tools.explain_rule.description'),
       inputSchema: z.object({
-        rule_id: z.string().regex(/^[CSAEXcsaex]-\d+$/).describe(S('tools.explain_rule.args.rule_id')),
+        rule_id: z.string().max(8).regex(RULE_ID, { error: S('validation.ruleId') }).describe(S('tools.explain_rule.args.rule_id')),
         locale: localeEnum.optional().describe(S('args.locale')),
       }),
       outputSchema: ExplainOut,
@@ -254,7 +328,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       description: S('tools.list_rules.description'),
       inputSchema: z.object({
         family: z.enum(['C', 'S', 'A', 'E', 'X']).optional().describe(S('tools.list_rules.args.family')),
-        cursor: z.string().regex(/^\d+$/).optional().describe(S('tools.list_rules.args.cursor')),
+        cursor: z.string().max(9).regex(/^\d+$/).optional().describe(S('tools.list_rules.args.cursor')),
         limit: z.number().int().min(1).max(PAGE_MAX).optional().describe(S('tools.list_rules.args.limit')),
         locale: localeEnum.optional().describe(S('args.locale')),
       }),
@@ -306,8 +380,8 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       title: S('prompts.remediate.title'),
       description: S('prompts.remediate.description'),
       argsSchema: z.object({
-        rule_id: z.string().describe(S('prompts.remediate.args.rule_id')),
-        path: z.string().optional().describe(S('prompts.remediate.args.path')),
+        rule_id: z.string().max(16).describe(S('prompts.remediate.args.rule_id')),
+        path: bounded(MAX_PATH).optional().describe(S('prompts.remediate.args.path')),
       }),
     },
     ({ rule_id, path }) => {

@@ -3,9 +3,17 @@ import { STATES, SEVERITIES, GENRES, TARGET_KINDS, FAMILIES } from '../engine/ty
 
 /** Output schemas of our tools: exact shapes of what the engine's JSON renderers produce. */
 
-const Data = z.record(z.string(), z.union([z.string(), z.number()]));
-const ReasonOut = z.object({ code: z.string(), data: Data.optional(), message: z.string().optional() });
-const LocationOut = z.object({ file: z.string(), line: z.number().int().optional(), column: z.number().int().optional() });
+/**
+ * A count or a line number. Written as a plain non-negative number: zod's int() adds the safe-integer bounds to
+ * the JSON Schema, about twenty tokens each, and every token of a definition is paid at each connection (C-21).
+ */
+const Count = z.number().min(0);
+
+// Shapes used more than once are advertised once, under $defs (an id in zod's registry), and referenced.
+const Data = z.record(z.string(), z.union([z.string(), z.number()])).meta({ id: 'Data' });
+const ReasonOut = z.object({ code: z.string(), data: Data.optional(), message: z.string().optional() }).meta({ id: 'Reason' });
+const State = z.enum(STATES).meta({ id: 'State' });
+const LocationOut = z.object({ file: z.string(), line: Count.optional(), column: Count.optional() });
 
 export const ReportOut = z.object({
   tool: z.object({ name: z.string(), version: z.string() }),
@@ -17,22 +25,22 @@ export const ReportOut = z.object({
   }),
   locale: z.string(),
   summary: z.object({
-    present: z.number().int(),
-    absent: z.number().int(),
-    nonConforming: z.number().int(),
-    couldNotJudge: z.number().int(),
-    notApplicable: z.number().int(),
-    suppressed: z.number().int(),
+    present: Count,
+    absent: Count,
+    nonConforming: Count,
+    couldNotJudge: Count,
+    notApplicable: Count,
+    suppressed: Count,
   }),
   results: z.array(
     z.object({
       ruleId: z.string(),
       title: z.string(),
-      state: z.enum(STATES),
+      state: State,
       severity: z.enum(SEVERITIES),
       reason: ReasonOut.optional(),
       suppressed: z.object({ reason: z.string(), source: z.enum(['config', 'baseline']) }).optional(),
-      parts: z.array(z.object({ genre: z.enum(GENRES), state: z.enum(STATES), reason: ReasonOut.optional() })),
+      parts: z.array(z.object({ genre: z.enum(GENRES), state: State, reason: ReasonOut.optional() })),
       findings: z.array(
         z.object({
           messageId: z.string(),
@@ -43,9 +51,18 @@ export const ReportOut = z.object({
           evidence: z.string().optional(),
         }),
       ),
+      omittedFindings: Count.optional(),
     }),
   ),
-  failing: z.number().int().describe('Red results at or above fail_on that are not suppressed.'),
+  failing: Count.describe('Red results at or above fail_on that are not suppressed.'),
+  truncated: z
+    .object({
+      findingsPerRule: Count,
+      omittedFindings: Count,
+      detailsDropped: z.boolean(),
+      fullReport: z.string(),
+    })
+    .optional(),
 });
 
 const SourceOut = z.object({ kind: z.string(), ref: z.string(), section: z.string().optional(), anchor: z.string().optional() });

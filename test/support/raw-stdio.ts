@@ -10,8 +10,12 @@ export class RawStdio {
   private waiters = new Map<string | number, (m: Record<string, unknown>) => void>();
   private nextId = 1;
 
-  constructor(env: NodeJS.ProcessEnv = {}) {
-    this.child = spawn(process.execPath, [CLI, 'serve'], { env: { ...process.env, MCP_DOCTOR_LOCALE: '', LC_ALL: 'C', LC_MESSAGES: 'C', LANG: 'C', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  constructor(env: NodeJS.ProcessEnv = {}, opts: { cwd?: string } = {}) {
+    this.child = spawn(process.execPath, [CLI, 'serve'], {
+      cwd: opts.cwd,
+      env: { ...process.env, MCP_DOCTOR_LOCALE: '', LC_ALL: 'C', LC_MESSAGES: 'C', LANG: 'C', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     this.child.stderr.resume();
     createInterface({ input: this.child.stdout }).on('line', (line) => {
       let msg: Record<string, unknown>;
