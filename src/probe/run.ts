@@ -4,6 +4,7 @@ import { audit, type Report } from '../engine/runner.js';
 import { scrubbedEnv } from './env.js';
 import { probeHttp, probeStdio, SsrfRefused } from './probe.js';
 import { isSession, type RecordedSession } from './session.js';
+import type { ExerciseOption } from './scenario.js';
 
 /**
  * The dynamic audit, shared by the CLI (`mcp-doctor probe`) and the MCP tool (`probe_endpoint`):
@@ -21,8 +22,8 @@ export interface ProbeRequest {
   allowPrivate?: boolean;
   timeoutMs?: number;
   fromSession?: string;
-  /** Opt-in: call read-only tools with generated arguments. */
-  exercise?: 'read-only';
+  /** Opt-ins beyond the default requests (scenario.ts): send invalid arguments to a tool, call read-only tools. */
+  exercise?: ExerciseOption;
   saveSession?: string;
   rules?: string[];
   signal?: AbortSignal;

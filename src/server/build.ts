@@ -14,6 +14,7 @@ import { findingMessage, quoteInert, where } from '../report/text.js';
 import { RateLimiter } from './rate-limit.js';
 import { probeAndJudge, ProbeInputError, ProbeUnreachable } from '../probe/run.js';
 import { ProbeCancelled } from '../probe/probe.js';
+import { EXERCISES } from '../probe/scenario.js';
 import { ExplainOut, ReportOut, RulesOut } from './schemas.js';
 
 /**
@@ -146,7 +147,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         url: z.string().url().optional().describe(S('tools.probe_endpoint.args.url')),
         headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/), z.string()).optional().describe(S('tools.probe_endpoint.args.headers')),
         allow_private: z.boolean().optional().describe(S('tools.probe_endpoint.args.allow_private')),
-        exercise: z.enum(['read-only']).optional().describe(S('tools.probe_endpoint.args.exercise')),
+        exercise: z.union([z.enum(EXERCISES), z.array(z.enum(EXERCISES)).max(EXERCISES.length)]).optional().describe(S('tools.probe_endpoint.args.exercise')),
         cwd: z.string().optional().describe(S('tools.probe_endpoint.args.cwd')),
         env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).optional().describe(S('tools.probe_endpoint.args.env')),
         timeout_ms: z.number().int().min(1000).max(600_000).optional().describe(S('tools.probe_endpoint.args.timeout_ms')),
