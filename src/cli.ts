@@ -150,6 +150,7 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
     options: {
       ...REPORT_OPTIONS,
       cwd: { type: 'string' },
+      source: { type: 'string' },
       env: { type: 'string', multiple: true },
       'timeout-ms': { type: 'string' },
       url: { type: 'string' },
@@ -205,6 +206,7 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
       exercise,
       allowPrivate: values['allow-private'],
       cwd: values.cwd,
+      source: values.source,
       env,
       timeoutMs,
       saveSession: values['save-session'],

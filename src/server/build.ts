@@ -149,6 +149,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         allow_private: z.boolean().optional().describe(S('tools.probe_endpoint.args.allow_private')),
         exercise: z.union([z.enum(EXERCISES), z.array(z.enum(EXERCISES)).max(EXERCISES.length)]).optional().describe(S('tools.probe_endpoint.args.exercise')),
         cwd: z.string().optional().describe(S('tools.probe_endpoint.args.cwd')),
+        source: z.string().min(1).optional().describe(S('tools.probe_endpoint.args.source')),
         env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).optional().describe(S('tools.probe_endpoint.args.env')),
         timeout_ms: z.number().int().min(1000).max(600_000).optional().describe(S('tools.probe_endpoint.args.timeout_ms')),
         rules: z.array(z.string().regex(/^[CSAEXcsaex]-\d+$/)).max(100).optional().describe(S('tools.audit_repository.args.rules')),
@@ -166,7 +167,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         },
       },
     },
-    async ({ locale, command, url, headers, allow_private, exercise, cwd, env, timeout_ms, rules, fail_on }, ctx) => {
+    async ({ locale, command, url, headers, allow_private, exercise, cwd, source, env, timeout_ms, rules, fail_on }, ctx) => {
       const lim = limited('probe_endpoint');
       if (lim) return lim;
       const loc = locale ?? L;
@@ -176,6 +177,13 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         const real = realpathSync(resolve(cwd));
         if (!allowedRoots().some((root) => !relative(root, real).startsWith('..') && !isAbsolute(relative(root, real)))) {
           return toolError(t(loc, 'server.errors.outsideRoots', { path: quoteInert(cwd), roots: allowedRoots().join(', ') }));
+        }
+      }
+      // The package folder to read, like cwd, lies inside the allowed roots.
+      if (source !== undefined) {
+        if (!existsSync(resolve(source)) || !statSync(resolve(source)).isDirectory()) return toolError(t(loc, 'server.errors.notAFolder', { path: quoteInert(source) }));
+        if (!allowedRoots().some((root) => !relative(root, realpathSync(resolve(source))).startsWith('..') && !isAbsolute(relative(root, realpathSync(resolve(source)))))) {
+          return toolError(t(loc, 'server.errors.outsideRoots', { path: quoteInert(source), roots: allowedRoots().join(', ') }));
         }
       }
       const token = ctx.mcpReq._meta?.progressToken;
@@ -192,6 +200,8 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           allowPrivate: allow_private,
           exercise,
           cwd,
+          source,
+          sourceRoots: allowedRoots(),
           env,
           timeoutMs: timeout_ms,
           rules: rules?.map((r) => r.toUpperCase()),
