@@ -147,7 +147,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         url: z.string().url().optional().describe(S('tools.probe_endpoint.args.url')),
         headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/), z.string()).optional().describe(S('tools.probe_endpoint.args.headers')),
         allow_private: z.boolean().optional().describe(S('tools.probe_endpoint.args.allow_private')),
-        exercise: z.union([z.enum(EXERCISES), z.array(z.enum(EXERCISES)).max(EXERCISES.length)]).optional().describe(S('tools.probe_endpoint.args.exercise')),
+        exercise: z.array(z.enum(EXERCISES)).max(EXERCISES.length).optional().describe(S('tools.probe_endpoint.args.exercise')),
         cwd: z.string().optional().describe(S('tools.probe_endpoint.args.cwd')),
         source: z.string().min(1).optional().describe(S('tools.probe_endpoint.args.source')),
         env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).optional().describe(S('tools.probe_endpoint.args.env')),

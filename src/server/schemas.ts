@@ -3,9 +3,11 @@ import { STATES, SEVERITIES, GENRES, TARGET_KINDS, FAMILIES } from '../engine/ty
 
 /** Output schemas of our tools: exact shapes of what the engine's JSON renderers produce. */
 
+/** An integer without zod's safe-integer bounds in the JSON Schema: they only cost context tokens (C-21). */
+const Int = () => z.number().int().meta({ minimum: undefined, maximum: undefined });
 const Data = z.record(z.string(), z.union([z.string(), z.number()]));
 const ReasonOut = z.object({ code: z.string(), data: Data.optional(), message: z.string().optional() });
-const LocationOut = z.object({ file: z.string(), line: z.number().int().optional(), column: z.number().int().optional() });
+const LocationOut = z.object({ file: z.string(), line: Int().optional(), column: Int().optional() });
 
 export const ReportOut = z.object({
   tool: z.object({ name: z.string(), version: z.string() }),
@@ -15,27 +17,19 @@ export const ReportOut = z.object({
     command: z.array(z.string()).optional(),
     url: z.string().optional(),
   }),
+  // The shared `inputs` contract (runner.ts ReportInputs): the package is typed, the other fields pass as they are.
   inputs: z
-    .object({
-      package: z
-        .object({ folder: z.string(), name: z.string().optional(), version: z.string().optional(), from: z.enum(['path', 'cwd', 'source', 'command']) })
-        .optional(),
-      command: z.array(z.string()).optional(),
-      url: z.string().optional(),
-      files: z.object({ read: z.number().int(), list: z.array(z.string()).optional() }).optional(),
-      skipped: z.array(z.object({ file: z.string(), cause: z.string(), size: z.number().optional(), limit: z.number().optional() })).optional(),
-      containment: z.object({ method: z.enum(['pid-namespace', 'process-group']), reason: z.string().optional() }).optional(),
-    })
-    .optional()
-    .describe('What the audit read and ran: the package folder and how it was chosen, the command or URL.'),
+    .object({ package: z.object({ folder: z.string(), name: z.string().optional(), version: z.string().optional(), from: z.enum(['path', 'cwd', 'source', 'command']) }).optional() })
+    .loose()
+    .optional(),
   locale: z.string(),
   summary: z.object({
-    present: z.number().int(),
-    absent: z.number().int(),
-    nonConforming: z.number().int(),
-    couldNotJudge: z.number().int(),
-    notApplicable: z.number().int(),
-    suppressed: z.number().int(),
+    present: Int(),
+    absent: Int(),
+    nonConforming: Int(),
+    couldNotJudge: Int(),
+    notApplicable: Int(),
+    suppressed: Int(),
   }),
   results: z.array(
     z.object({
@@ -58,7 +52,7 @@ export const ReportOut = z.object({
       ),
     }),
   ),
-  failing: z.number().int().describe('Red results at or above fail_on that are not suppressed.'),
+  failing: Int().describe('Red results at or above fail_on that are not suppressed.'),
 });
 
 const SourceOut = z.object({ kind: z.string(), ref: z.string(), section: z.string().optional(), anchor: z.string().optional() });
