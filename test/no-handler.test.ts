@@ -98,6 +98,8 @@ describe('the default probe calls no tool handler', () => {
       assert.ok(r.code === 0 || r.code === 1, r.stderr);
       assert.deepEqual(logged(log), []);
       assert.equal(s11(JSON.parse(r.stdout) as Rep).reason?.code, 'invalid-arguments-not-sent');
+      // The report says what it probed: the URL, and no package (nothing tells which package serves a URL).
+      assert.deepEqual((JSON.parse(r.stdout) as { inputs?: unknown }).inputs, { url });
       const opted = await runCli(['probe', '--format', 'json', '--rules', 'S-11', '--exercise', 'invalid-arguments', '--url', url]);
       assert.equal(opted.code, 1, opted.stderr);
       assert.deepEqual(logged(log), ['get_status {}', 'get_status {}']);
