@@ -193,11 +193,21 @@ describe('the source a probe reads', () => {
     const p = probeSource({ command: ['npx', '-y', '@acme/remote@1.2.3'], env: { HOME: join(root, 'home') } });
     assert.equal(p.source?.version, '1.2.3');
   });
-  it('confined (the MCP server): an inferred package outside the allowed roots is not read and says why; a cached one is', () => {
+  it('confined (the MCP server): an inferred package outside the allowed roots is not read and says why; one in our own npx cache is', () => {
     const out = probeSource({ command: ['node', join(root, 'pkg/dist/index.js')], sourceRoots: [at('proj')] });
     assert.deepEqual(out, { refused: { code: 'package-outside-roots', data: { folder: at('pkg') } } });
-    const cached = probeSource({ command: ['npx', '-y', '@acme/remote@1.2.3'], env: { HOME: join(root, 'home') }, sourceRoots: [at('proj')] });
-    assert.equal(cached.source?.from, 'command');
+    // npx's cache of this process's own environment is exempt: the command named the package for download.
+    const home = process.env.HOME;
+    process.env.HOME = join(root, 'home');
+    try {
+      const cached = probeSource({ command: ['npx', '-y', '@acme/remote@1.2.3'], sourceRoots: [at('proj')] });
+      assert.equal(cached.source?.from, 'command');
+    } finally {
+      process.env.HOME = home;
+    }
+    // A cache folder the caller points elsewhere through env is not: it could name any folder.
+    const pointed = probeSource({ command: ['npx', '-y', '@acme/remote@1.2.3'], env: { npm_config_cache: join(root, 'cache2') }, sourceRoots: [at('proj')] });
+    assert.equal(pointed.refused?.code, 'package-outside-roots');
   });
   it('a --source that is not a folder is an input error', () => {
     assert.throws(() => probeSource({ command: ['node', 'x.js'], source: join(root, 'nope') }), /notAFolder/);

@@ -270,7 +270,7 @@ function distMetadata(distInfo: string): { name?: string; version?: string } {
 function distTopLevel(distInfo: string): string[] {
   const top = readSmall(join(distInfo, 'top_level.txt'));
   if (top) return top.split(/\r?\n/).map((s) => s.trim()).filter(Boolean);
-  const record = readSmall(join(distInfo, 'RECORD'), 8 * 1024 * 1024) ?? '';
+  const record = readSmall(join(distInfo, 'RECORD'), 2 * 1024 * 1024) ?? '';
   const out = new Set<string>();
   for (const line of record.split(/\r?\n/)) {
     const first = line.split(',')[0]?.split('/')[0];
@@ -762,6 +762,17 @@ export function inferPackage(command: readonly string[], ctx: LaunchContext, dep
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The package managers' own folders (npx's cache, uv's cache and tool folder) for an environment: a package
+ * found there was downloaded because the command named it, not picked from the user's files.
+ */
+export function packageCacheRoots(env: LaunchContext['env']): string[] {
+  const ctx: LaunchContext = { cwd: '/', env };
+  const npm = npmCache(env);
+  const roots = [npm ? join(npm, '_npx') : undefined, uvCacheDir(new Map(), ctx), uvToolDir(ctx)];
+  return roots.filter((r): r is string => !!r && isAbsolute(r)).map((r) => real(r) ?? r);
 }
 
 /** Whether `dir` lies inside one of `roots` (real paths). */

@@ -5,7 +5,7 @@ import { scrubbedEnv } from './env.js';
 import { probeHttp, probeStdio, SsrfRefused } from './probe.js';
 import { isSession, type RecordedSession } from './session.js';
 import type { ExerciseOption } from './scenario.js';
-import { inferPackage, isInside, readManifest, type PackageFrom } from './package-of.js';
+import { inferPackage, isInside, packageCacheRoots, readManifest, type PackageFrom } from './package-of.js';
 import type { Reason } from '../engine/types.js';
 
 /**
@@ -21,7 +21,7 @@ export interface ProbeRequest {
    * the package of the launched command (package-of.ts), else a package in --cwd. */
   source?: string;
   /** When set (the MCP server's allowed roots), a package inferred from the command is read only inside them
-   * (a package in npx's or uv's cache excepted: the command itself named it for download). */
+   * (a package in npx's or uv's cache of this process's environment excepted: the command named it for download). */
   sourceRoots?: string[];
   env?: Record<string, string>;
   /** Extra HTTP headers (e.g. Authorization) for --url. */
@@ -104,7 +104,10 @@ export function probeSource(req: ProbeRequest, session?: RecordedSession): { sou
   if (command?.length) {
     const inferred = inferPackage(command, { cwd, env: scrubbedEnv(req.env ?? {}) });
     if (inferred) {
-      if (req.sourceRoots && !inferred.cached && !isInside(inferred.folder, req.sourceRoots)) {
+      // The cache exemption holds for the caches of this process's own environment, not for a cache folder the
+      // caller could point anywhere through env.
+      const cached = inferred.cached && isInside(inferred.folder, packageCacheRoots(scrubbedEnv()));
+      if (req.sourceRoots && !cached && !isInside(inferred.folder, req.sourceRoots)) {
         return { refused: { code: 'package-outside-roots', data: { folder: inferred.folder } } };
       }
       const { folder, name, version } = inferred;
