@@ -5,6 +5,8 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { inferPackage, npxHash, type LaunchContext } from '../src/probe/package-of.js';
 import { probeSource } from '../src/probe/run.js';
+import { RepoFacts } from '../src/facts/repo.js';
+import { referenceVersion } from '../src/detectors/S-7-observable-version/index.js';
 
 /**
  * Which package a probed command runs, for each launcher form, on real package layouts built at test time:
@@ -178,6 +180,17 @@ describe('package of a Python entry', () => {
     const p = inferPackage([join(root, 'home/.local/share/uv/tools/weather-tool/bin/weather-tool')], ctx('.'));
     assert.equal(p?.via, 'console-script');
     assert.equal(p?.version, '1.0.0');
+  });
+});
+
+describe("S-7's reference version, read from the package folder", () => {
+  it('package.json, else pyproject.toml ([project], else [tool.poetry]); a dynamic or missing version is none, and says why', () => {
+    assert.deepEqual(referenceVersion(RepoFacts.gather(join(root, 'pkg'))), { ok: true, version: '2026.8.31', file: 'package.json', line: 3 });
+    assert.deepEqual(referenceVersion(RepoFacts.gather(join(root, 'py'))), { ok: true, version: '0.4.2', file: 'pyproject.toml', line: 3 });
+    assert.deepEqual(referenceVersion(RepoFacts.gather(join(root, 'poetry'))), { ok: true, version: '1.1.0', file: 'pyproject.toml', line: 3 });
+    assert.deepEqual(referenceVersion(RepoFacts.gather(join(root, 'pydyn'))), { ok: false, why: 'dynamic_version' });
+    assert.deepEqual(referenceVersion(RepoFacts.gather(join(root, 'pkg/bin'))), { ok: false, why: 'no_manifest' });
+    assert.deepEqual(referenceVersion(undefined), { ok: false, why: 'no_package' });
   });
 });
 
