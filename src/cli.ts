@@ -14,6 +14,7 @@ import { formatUntrusted, quoteInert, summarize, terminalInert } from './report/
 import { parseEnvPairs } from './probe/env.js';
 import { probeAndJudge, ProbeInputError, ProbeUnreachable, recordSession } from './probe/run.js';
 import { buildLock, LOCK_FILE } from './probe/lock.js';
+import { EXERCISES, type Exercise } from './probe/scenario.js';
 
 /**
  * The CLI face. Exit codes: 0 no red finding at or above --fail-on; 1 red findings; 2 usage error;
@@ -128,6 +129,17 @@ async function cmdServe(): Promise<number> {
   return -1; // keep running
 }
 
+/** `--exercise` values, repeated or comma-separated: the opt-ins beyond the default requests. */
+function parseExercise(values: string[] | undefined, locale: string): Exercise[] | undefined {
+  if (!values?.length) return undefined;
+  const out = new Set<Exercise>();
+  for (const v of values.flatMap((x) => x.split(',')).map((x) => x.trim())) {
+    if (!(EXERCISES as readonly string[]).includes(v)) throw new UsageError(t(locale, 'cli.errors.exercise', { value: v, values: EXERCISES.join(', ') }));
+    out.add(v as Exercise);
+  }
+  return [...out].sort();
+}
+
 async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promise<number> {
   const dash = argv.indexOf('--');
   const own = dash >= 0 ? argv.slice(0, dash) : argv;
@@ -138,12 +150,13 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
     options: {
       ...REPORT_OPTIONS,
       cwd: { type: 'string' },
+      source: { type: 'string' },
       env: { type: 'string', multiple: true },
       'timeout-ms': { type: 'string' },
       url: { type: 'string' },
       header: { type: 'string', multiple: true },
       'allow-private': { type: 'boolean' },
-      exercise: { type: 'string' },
+      exercise: { type: 'string', multiple: true },
       'save-session': { type: 'string' },
       'from-session': { type: 'string' },
     },
@@ -161,8 +174,7 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  if (values.exercise !== undefined && values.exercise !== 'read-only') throw new UsageError(t(locale, 'cli.errors.exercise', { value: values.exercise }));
-  const exercise = values.exercise as 'read-only' | undefined;
+  const exercise = parseExercise(values.exercise, locale);
   const headers: Record<string, string> = {};
   for (const h of values.header ?? []) {
     const i = h.indexOf(':');
@@ -194,6 +206,7 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
       exercise,
       allowPrivate: values['allow-private'],
       cwd: values.cwd,
+      source: values.source,
       env,
       timeoutMs,
       saveSession: values['save-session'],

@@ -48,7 +48,7 @@ describe('mcp-doctor probe, stdio', () => {
 
 describe('mcp-doctor probe with the package folder', () => {
   it('links a finding about a served tool to the line that registers it', async () => {
-    const r = await runCli(['probe', '--format', 'json', '--rules', 'C-2', '--cwd', 'evals/heldout/servers', '--', 'node', 'legacy-wired.mjs']);
+    const r = await runCli(['probe', '--format', 'json', '--rules', 'C-2', '--cwd', 'evals/heldout/servers', '--source', 'evals/heldout/servers', '--', 'node', 'legacy-wired.mjs']);
     const rep = JSON.parse(r.stdout) as { results: { ruleId: string; findings: { messageId: string; location?: { file: string; line: number } }[] }[] };
     const c2 = rep.results.find((x) => x.ruleId === 'C-2')!;
     assert.ok(c2.findings.length >= 2, 'a static and a dynamic finding');

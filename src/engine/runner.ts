@@ -21,6 +21,7 @@ import { SessionFacts } from '../facts/session.js';
 import { hasPythonSource, loadPythonParser } from '../facts/python-source.js';
 import { serverModel } from '../facts/server-model.js';
 import type { RecordedSession } from '../probe/session.js';
+import { readManifest, type PackageFrom } from '../probe/package-of.js';
 import { registry } from '../detectors/index.js';
 
 export interface Target {
@@ -33,6 +34,11 @@ export interface Target {
 
 export interface AuditOptions {
   target: Target;
+  /** How the folder in target.path was chosen, and its name and version when known otherwise than from its
+   * manifest (default: 'path', name and version read from its package.json or pyproject.toml). */
+  package?: { from: PackageFrom; name?: string; version?: string };
+  /** Why no folder is read, when target.path is absent for a reason worth saying (instead of needs-repo). */
+  repoReason?: Reason;
   /** A recorded live session (dynamic genre). */
   session?: RecordedSession;
   /** Only these rule ids. */
@@ -44,10 +50,39 @@ export interface AuditOptions {
   signal?: AbortSignal;
 }
 
+/** What the audit read and ran (the JSON report's `inputs`; shared contract, each stream fills its fields). */
+export interface ReportInputs {
+  /** The package folder read, its name and version, and how it was chosen. */
+  package?: { folder: string; name?: string; version?: string; from: PackageFrom };
+  /** The command launched (stdio probe). */
+  command?: string[];
+  /** The URL probed (HTTP probe). */
+  url?: string;
+  files?: { read: number; list?: string[] };
+  skipped?: { file: string; cause: string; size?: number; limit?: number }[];
+  containment?: { method: 'pid-namespace' | 'process-group'; reason?: string };
+}
+
 export interface Report {
   tool: { name: string; version: string };
   target: Target & { kind: TargetKind };
+  inputs?: ReportInputs;
   results: RuleResult[];
+}
+
+/** The package, command and URL parts of the report's inputs. */
+function packageInputs(opts: AuditOptions): ReportInputs {
+  const out: ReportInputs = {};
+  if (opts.target.path) {
+    const folder = resolve(opts.target.path);
+    const m = readManifest(folder);
+    const name = opts.package?.name ?? m?.name;
+    const version = opts.package?.version ?? m?.version;
+    out.package = { folder, ...(name ? { name } : {}), ...(version ? { version } : {}), from: opts.package?.from ?? 'path' };
+  }
+  if (opts.target.command) out.command = [...opts.target.command];
+  if (opts.target.url) out.url = opts.target.url;
+  return out;
 }
 
 export class UnknownRuleError extends Error {
@@ -235,7 +270,7 @@ export async function audit(opts: AuditOptions): Promise<Report> {
       gathered.repo = { ok: false, reason: { code: 'repo-unreadable', data: { error: (e as Error).message } } };
     }
   } else {
-    gathered.repo = { ok: false, reason: { code: 'needs-repo' } };
+    gathered.repo = { ok: false, reason: opts.repoReason ?? { code: 'needs-repo' } };
   }
   // The Python grammar is WebAssembly, loaded once per process (idempotent) and only for a tree that has
   // Python source; detectors stay synchronous.
@@ -259,5 +294,6 @@ export async function audit(opts: AuditOptions): Promise<Report> {
   if (gathered.repo.ok && gathered.session?.ok) linkServedToSource(results, gathered.repo.value);
   applySuppressions(results, config, configFile);
   const pkg = ownPackage();
-  return { tool: { name: pkg.name, version: pkg.version }, target: { ...opts.target, kind }, results };
+  const inputs = packageInputs(opts);
+  return { tool: { name: pkg.name, version: pkg.version }, target: { ...opts.target, kind }, ...(Object.keys(inputs).length ? { inputs } : {}), results };
 }

@@ -1,5 +1,5 @@
 import { ownPackage } from '../engine/paths.js';
-import { capabilitiesOf, CLIENT_INFO, envelope, exploreServer, LEGACY, MODERN, resultOf, type ExerciseState } from './scenario.js';
+import { capabilitiesOf, CLIENT_INFO, envelope, exploreServer, LEGACY, MODERN, resultOf, type ExerciseOption, type ExerciseState } from './scenario.js';
 import { SESSION_FORMAT, type Connection, type ConnectionLabel, type HttpExchange, type RecordedSession } from './session.js';
 import { HttpConnection, send, type HttpTarget } from './http.js';
 import { checkUrl } from './ssrf.js';
@@ -7,8 +7,8 @@ import { DEFAULT_LIMITS, StdioConnection, type Limits, type StdioTarget } from '
 
 export interface StdioProbeOptions {
   target: StdioTarget;
-  /** Opt-in: also call tools annotated read-only with generated, schema-valid arguments. */
-  exercise?: 'read-only';
+  /** Opt-ins beyond the default requests (scenario.ts): invalid arguments, read-only calls. */
+  exercise?: ExerciseOption;
   /** Locales the package declares (C-20): one more connection each, started with LANG/LC_ALL set to it. */
   locales?: string[];
   limits?: Partial<Limits>;
@@ -120,7 +120,7 @@ export async function probeStdio(opts: StdioProbeOptions): Promise<RecordedSessi
 
 export interface HttpProbeOptions {
   url: string;
-  exercise?: 'read-only';
+  exercise?: ExerciseOption;
   headers?: Record<string, string>;
   allowPrivate?: boolean;
   limits?: Partial<Limits>;

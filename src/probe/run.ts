@@ -1,9 +1,12 @@
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { audit, type Report } from '../engine/runner.js';
 import { scrubbedEnv } from './env.js';
 import { probeHttp, probeStdio, SsrfRefused } from './probe.js';
 import { isSession, type RecordedSession } from './session.js';
+import type { ExerciseOption } from './scenario.js';
+import { inferPackage, isInside, packageCacheRoots, readManifest, type PackageFrom } from './package-of.js';
+import type { Reason } from '../engine/types.js';
 
 /**
  * The dynamic audit, shared by the CLI (`mcp-doctor probe`) and the MCP tool (`probe_endpoint`):
@@ -14,6 +17,12 @@ export interface ProbeRequest {
   command?: string[];
   url?: string;
   cwd?: string;
+  /** The package folder to read with the session (static parts, S-7's reference version, X-3's lock). Default:
+   * the package of the launched command (package-of.ts), else a package in --cwd. */
+  source?: string;
+  /** When set (the MCP server's allowed roots), a package inferred from the command is read only inside them
+   * (a package in npx's or uv's cache of this process's environment excepted: the command named it for download). */
+  sourceRoots?: string[];
   env?: Record<string, string>;
   /** Extra HTTP headers (e.g. Authorization) for --url. */
   headers?: Record<string, string>;
@@ -21,8 +30,8 @@ export interface ProbeRequest {
   allowPrivate?: boolean;
   timeoutMs?: number;
   fromSession?: string;
-  /** Opt-in: call read-only tools with generated arguments. */
-  exercise?: 'read-only';
+  /** Opt-ins beyond the default requests (scenario.ts): send invalid arguments to a tool, call read-only tools. */
+  exercise?: ExerciseOption;
   saveSession?: string;
   rules?: string[];
   signal?: AbortSignal;
@@ -68,6 +77,50 @@ export function declaredLocales(dir: string): string[] {
   return [];
 }
 
+/** The package folder a probe reads with its session, and where it came from. */
+export interface ProbeSource {
+  folder: string;
+  from: PackageFrom;
+  name?: string;
+  version?: string;
+}
+
+/**
+ * Which package folder to read with the session: --source as given; else the package of the launched
+ * command (the recorded command and working directory when judging a saved session); else --cwd when it
+ * holds a package manifest. `refused` says why an inferred package is not read (outside the allowed roots).
+ */
+export function probeSource(req: ProbeRequest, session?: RecordedSession): { source?: ProbeSource; refused?: Reason } {
+  if (req.source !== undefined) {
+    const dir = resolve(req.source);
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ProbeInputError('notAFolder', { path: req.source });
+    const folder = realpathSync(dir);
+    const m = readManifest(folder);
+    return { source: { folder, from: 'source', ...(m?.name ? { name: m.name } : {}), ...(m?.version ? { version: m.version } : {}) } };
+  }
+  const recorded = session?.target.transport === 'stdio' ? session.target : undefined;
+  const command = req.command ?? recorded?.command;
+  const cwd = req.cwd ? resolve(req.cwd) : (recorded?.cwd ?? process.cwd());
+  if (command?.length) {
+    const inferred = inferPackage(command, { cwd, env: scrubbedEnv(req.env ?? {}) });
+    if (inferred) {
+      // The cache exemption holds for the caches of this process's own environment, not for a cache folder the
+      // caller could point anywhere through env.
+      const cached = inferred.cached && isInside(inferred.folder, packageCacheRoots(scrubbedEnv()));
+      if (req.sourceRoots && !cached && !isInside(inferred.folder, req.sourceRoots)) {
+        return { refused: { code: 'package-outside-roots', data: { folder: inferred.folder } } };
+      }
+      const { folder, name, version } = inferred;
+      return { source: { folder, from: 'command', ...(name ? { name } : {}), ...(version ? { version } : {}) } };
+    }
+  }
+  if (req.cwd) {
+    const m = readManifest(cwd);
+    if (m) return { source: { folder: realpathSync(cwd), from: 'cwd', ...(m.name ? { name: m.name } : {}), ...(m.version ? { version: m.version } : {}) } };
+  }
+  return {};
+}
+
 export async function recordSession(req: ProbeRequest): Promise<RecordedSession> {
   if (req.fromSession) return loadSession(req.fromSession);
   if (req.url) {
@@ -83,8 +136,10 @@ export async function recordSession(req: ProbeRequest): Promise<RecordedSession>
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new ProbeInputError('notAFolder', { path: req.cwd ?? cwd });
   const overall = req.timeoutMs ?? 60_000;
   const [command, ...args] = req.command;
+  // Locales come from the package read with the session (C-20); an npx package not yet downloaded has none yet.
+  const before = probeSource(req).source;
   return probeStdio({
-    locales: req.cwd ? declaredLocales(cwd) : undefined,
+    locales: before ? declaredLocales(before.folder) : undefined,
     target: { command: command!, args, cwd, env: scrubbedEnv(req.env ?? {}) },
     limits: { connectionTimeoutMs: Math.max(2000, Math.floor(overall / 3)), requestTimeoutMs: Math.min(10_000, Math.max(1000, Math.floor(overall / 6))) },
     signal: req.signal,
@@ -101,17 +156,20 @@ export class ProbeUnreachable extends Error {
 }
 
 export async function probeAndJudge(req: ProbeRequest): Promise<{ session: RecordedSession; report: Report }> {
+  if (req.source !== undefined) probeSource(req); // a wrong --source is a usage error before anything runs
   const session = await recordSession(req);
   if (session.connections.every((c) => (c.outcome === 'spawn-failed' || c.outcome === 'http-error') && !c.messages.some((m) => m.dir === 'in'))) {
     throw new ProbeUnreachable(session.connections.map((c) => c.detail).find(Boolean) ?? 'unreachable');
   }
   if (req.saveSession) writeFileSync(req.saveSession, JSON.stringify(session, null, 2) + '\n');
-  const pkgDir = req.cwd ? resolve(req.cwd) : undefined;
-  // An explicit --cwd is the package folder: its tree is read too (S-7 version, X-3 lock, source links).
-  const withRepo = !!pkgDir;
+  // The package is read with the session: static parts, S-7's reference version, X-3's lock, source links.
+  // Inferred after the run too, so that a package npx has just downloaded is found.
+  const { source, refused } = probeSource(req, session);
   const target = session.target.transport === 'stdio' ? { command: session.target.command } : { url: session.target.url };
   const report = await audit({
-    target: { ...target, ...(withRepo ? { path: pkgDir } : {}) },
+    target: { ...target, ...(source ? { path: source.folder } : {}) },
+    ...(source ? { package: { from: source.from, name: source.name, version: source.version } } : {}),
+    ...(refused ? { repoReason: refused } : {}),
     session,
     rules: req.rules,
     signal: req.signal,

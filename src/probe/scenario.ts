@@ -4,9 +4,15 @@ import type { JsonRpc, RecordedSession } from './session.js';
 
 /**
  * What the probe asks a server, the same in both eras: list everything the server declares, repeat
- * tools/list (ordering), send an invalid cursor, call an unknown tool, and call one tool with arguments
- * that fail its declared schema; with completions declared, ask for completions with valid and invalid
- * input and in a burst. No tool is called with valid arguments unless the user opts in.
+ * tools/list (ordering), send an invalid cursor, call an unknown tool (a name no tool has, so no handler
+ * runs); with completions declared, ask for completions with valid and invalid input and in a burst.
+ * By default no request can reach a tool handler. Two opt-ins (EXERCISES) do more:
+ * - 'invalid-arguments': one tools/call per era with arguments that fail a tool's declared schema. A server
+ *   that does not validate its input runs that handler (on an API wrapper: a live request to the vendor), so
+ *   the target is a tool annotated read-only, not destructive and closed-world when one takes arguments, else
+ *   the first tool that does.
+ * - 'read-only': call the read-only, non-destructive, closed-world tools with schema-valid arguments; the
+ *   invalid-arguments call is then sent too, but only to such a tool.
  */
 
 export const MODERN = '2026-07-28';
@@ -63,10 +69,43 @@ async function listAll(c: Requester, method: string, p: (x?: Record<string, unkn
   return pages;
 }
 
-/** Opt-in: call read-only tools for real, once per probe (in the first era that answers). */
+/** What the probe may do beyond the default requests, each only on explicit opt-in (see the top of this file). */
+export const EXERCISES = ['invalid-arguments', 'read-only'] as const;
+export type Exercise = (typeof EXERCISES)[number];
+/** One opt-in or several. */
+export type ExerciseOption = Exercise | readonly Exercise[];
+
+export const exercisesOf = (x: ExerciseOption | undefined): Exercise[] => (x === undefined ? [] : typeof x === 'string' ? [x] : [...x]);
+
+/** The action recorded when a tool could have received invalid arguments but the probe did not send them. */
+export const SKIP_INVALID_ARGUMENTS = 'skip-invalid-arguments';
+
+/** Opt-ins of this probe; the read-only calls are made once per probe (in the first era that answers). */
 export interface ExerciseState {
-  mode?: 'read-only';
+  mode?: ExerciseOption;
   done: boolean;
+}
+
+type ListedTool = { name?: unknown; inputSchema?: unknown; annotations?: unknown };
+
+/** Annotated read-only, not destructive and closed-world: the only tools a read-only opt-in may reach. */
+export function isReadOnlyClosedWorld(t: ListedTool): boolean {
+  const a = (typeof t.annotations === 'object' && t.annotations !== null ? t.annotations : {}) as Record<string, unknown>;
+  return a.readOnlyHint === true && a.destructiveHint !== true && a.openWorldHint === false;
+}
+
+/**
+ * The tool that gets schema-invalid arguments under the given opt-ins, or none. `candidate` is the tool that
+ * would get them if the user opted in (to say what was not sent).
+ */
+export function invalidArgumentsTarget(tools: ListedTool[], mode: ExerciseOption | undefined): { target?: ListedTool; candidate?: ListedTool } {
+  const takes = tools.filter((t) => typeof t.name === 'string' && invalidArguments(t.inputSchema));
+  const safe = takes.find(isReadOnlyClosedWorld);
+  const candidate = safe ?? takes[0];
+  const opted = exercisesOf(mode);
+  if (opted.includes('invalid-arguments')) return { target: candidate, candidate };
+  if (opted.includes('read-only')) return { target: safe, candidate };
+  return { candidate };
 }
 
 export async function exploreServer(
@@ -86,15 +125,19 @@ export async function exploreServer(
     step('tools/call (unknown tool)');
     await c.request('tools/call', p({ name: UNKNOWN_TOOL, arguments: {} }));
     actions.push({ kind: 'call-unknown-tool', detail: UNKNOWN_TOOL });
-    const tools = pages.flatMap((pg) => (Array.isArray(pg.tools) ? (pg.tools as { name?: unknown; inputSchema?: unknown }[]) : []));
-    const target = tools.find((t) => typeof t.name === 'string' && invalidArguments(t.inputSchema));
+    const tools = pages.flatMap((pg) => (Array.isArray(pg.tools) ? (pg.tools as ListedTool[]) : []));
+    const { target, candidate } = invalidArgumentsTarget(tools, exercise.mode);
     if (target) {
       const args = invalidArguments(target.inputSchema)!;
-      step('tools/call (invalid arguments)');
+      step('tools/call (invalid arguments, opt-in)');
       await c.request('tools/call', p({ name: target.name, arguments: args }));
       actions.push({ kind: 'call-invalid-arguments', detail: `${String(target.name)} ${JSON.stringify(args)}` });
+    } else if (candidate) {
+      // Said once per probe, not once per era.
+      const detail = String(candidate.name);
+      if (!actions.some((a) => a.kind === SKIP_INVALID_ARGUMENTS && a.detail === detail)) actions.push({ kind: SKIP_INVALID_ARGUMENTS, detail });
     }
-    if (exercise.mode === 'read-only' && !exercise.done) {
+    if (exercisesOf(exercise.mode).includes('read-only') && !exercise.done) {
       exercise.done = true;
       const { calls, skipped } = plan(tools as Record<string, unknown>[]);
       for (const x of skipped) actions.push({ kind: 'skip-tool', detail: `${x.name}: ${x.why}` });

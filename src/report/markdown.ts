@@ -22,6 +22,8 @@ export function renderMarkdown(report: Report, locale: string): string {
   const out: string[] = [];
   out.push(`# ${L('title', { target: md(target) })}`, '');
   out.push(L('tool', { name: report.tool.name, version: report.tool.version, kind: t(locale, `kinds.${report.target.kind}`) }), '');
+  const pkg = report.inputs?.package;
+  if (pkg) out.push(L('package', { name: md(pkg.name ?? '—'), version: md(pkg.version ?? '—'), folder: md(pkg.folder), from: pkg.from }), '');
   out.push(
     `| ${t(locale, 'states.non-conforming')} | ${t(locale, 'states.absent')} | ${t(locale, 'states.could-not-judge')} | ${t(locale, 'states.present')} | ${t(locale, 'states.not-applicable')} |`,
     '|---:|---:|---:|---:|---:|',

@@ -13,6 +13,7 @@ import { findingMessage, formatUntrusted, quoteInert, terminalInert, where } fro
 import { RateLimiter } from './rate-limit.js';
 import { probeAndJudge, ProbeInputError, ProbeUnreachable } from '../probe/run.js';
 import { ProbeCancelled } from '../probe/probe.js';
+import { EXERCISES } from '../probe/scenario.js';
 import { ExplainOut, ReportOut, RulesOut } from './schemas.js';
 import { boundedJson } from './bound.js';
 import { confirmPlan, verifyRequestState, type Plan } from './confirm.js';
@@ -130,7 +131,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
   );
 
   const limited = (tool: string) => (limiter.take(tool) ? undefined : toolError(S('errors.rateLimited', { tool })));
-  const refused = (loc: string, arg: 'path' | 'cwd') => toolError(t(loc, 'server.errors.pathRefused', { arg }));
+  const refused = (loc: string, arg: 'path' | 'cwd' | 'source') => toolError(t(loc, 'server.errors.pathRefused', { arg }));
 
   // --- audit_repository ---------------------------------------------------------------------------
   server.registerTool(
@@ -201,8 +202,9 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           .optional()
           .describe(S('tools.probe_endpoint.args.headers')),
         allow_private: z.boolean().optional().describe(S('tools.probe_endpoint.args.allow_private')),
-        exercise: z.enum(['read-only']).optional().describe(S('tools.probe_endpoint.args.exercise')),
+        exercise: z.array(z.enum(EXERCISES)).max(EXERCISES.length).optional().describe(S('tools.probe_endpoint.args.exercise')),
         cwd: bounded(MAX_PATH).min(1).optional().describe(S('tools.probe_endpoint.args.cwd')),
+        source: bounded(MAX_PATH).min(1).optional().describe(S('tools.probe_endpoint.args.source')),
         env: z
           .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), bounded(MAX_ARG))
           .optional()
@@ -223,7 +225,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         },
       },
     },
-    async ({ locale, command, url, headers, allow_private, exercise, cwd, env, timeout_ms, rules, fail_on }, ctx) => {
+    async ({ locale, command, url, headers, allow_private, exercise, cwd, source, env, timeout_ms, rules, fail_on }, ctx) => {
       const lim = limited('probe_endpoint');
       if (lim) return lim;
       const loc = locale ?? L;
@@ -236,11 +238,17 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         dir = confinedFolder(cwd ?? '.');
         if (!dir) return refused(loc, 'cwd');
       }
+      // The package folder to read, like cwd, lies inside the allowed roots (the same refusal whatever the cause).
+      let sourceDir: string | undefined;
+      if (source !== undefined) {
+        sourceDir = confinedFolder(source);
+        if (!sourceDir) return refused(loc, 'source');
+      }
       // The human confirms what will run (or reach a private network); nothing starts before.
       const plan: Plan | undefined = command
-        ? { kind: 'command', command, cwd: dir!, env: env ?? {}, exercise: !!exercise }
+        ? { kind: 'command', command, cwd: dir!, env: env ?? {}, exercise: !!exercise?.length }
         : allow_private
-          ? { kind: 'url', url: url!, allowPrivate: true, exercise: !!exercise }
+          ? { kind: 'url', url: url!, allowPrivate: true, exercise: !!exercise?.length }
           : undefined;
       if (plan) {
         const gate = await confirmPlan(ctx, plan, loc, () => server.server.getClientCapabilities());
@@ -263,6 +271,8 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           allowPrivate: allow_private,
           exercise,
           cwd: cwd !== undefined ? dir : undefined,
+          source: sourceDir,
+          sourceRoots: allowedRoots(),
           env,
           timeoutMs: timeout_ms,
           rules: rules?.map((r) => r.toUpperCase()),

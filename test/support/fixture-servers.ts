@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { probeHttp, probeStdio } from '../../src/probe/probe.js';
 import { killTree } from '../../src/probe/stdio.js';
 import type { RecordedSession } from '../../src/probe/session.js';
+import type { ExerciseOption } from '../../src/probe/scenario.js';
 
 /**
  * Dynamic fixtures are real little servers: `fixtures/<state>/<name>/server.mjs` (or a command in
@@ -21,8 +22,8 @@ export interface FixtureServer {
   env: Record<string, string>;
   /** An HTTP fixture: the command starts a server that prints "listening <port>" on stderr. */
   http?: boolean;
-  /** Opt-in exercise of read-only tools during the probe. */
-  exercise?: 'read-only';
+  /** Opt-ins during the probe: invalid arguments, read-only calls. */
+  exercise?: ExerciseOption;
   /** Locales to ask for, one connection each (C-20). */
   locales?: string[];
 }
@@ -38,7 +39,7 @@ export function fixtureServers(): FixtureServer[] {
         const dir = join(fx, state, name);
         const pj = join(dir, 'probe.json');
         if (existsSync(pj)) {
-          const spec = JSON.parse(readFileSync(pj, 'utf8')) as { command: string[]; env?: Record<string, string>; http?: boolean; exercise?: 'read-only'; locales?: string[] };
+          const spec = JSON.parse(readFileSync(pj, 'utf8')) as { command: string[]; env?: Record<string, string>; http?: boolean; exercise?: ExerciseOption; locales?: string[] };
           out.push({ folder, dir, command: spec.command, env: spec.env ?? {}, http: spec.http, exercise: spec.exercise, locales: spec.locales });
         } else if (existsSync(join(dir, 'server.mjs'))) out.push({ folder, dir, command: ['node', 'server.mjs'], env: {} });
       }

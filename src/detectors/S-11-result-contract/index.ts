@@ -3,7 +3,7 @@ import type { Finding } from '../../engine/types.js';
 import { compileUntrusted, type NotEvaluated } from '../../engine/untrusted-schema.js';
 import { SessionFacts, type Exchange } from '../../facts/session.js';
 import type { ConnectionLabel } from '../../probe/session.js';
-import { UNKNOWN_TOOL } from '../../probe/scenario.js';
+import { SKIP_INVALID_ARGUMENTS, UNKNOWN_TOOL } from '../../probe/scenario.js';
 import { evidenceOf, isObj, noEraServed, paramsOf, short, type Obj } from '../dynamic-support.js';
 import staticPart from './static.js';
 
@@ -12,7 +12,8 @@ import staticPart from './static.js';
  * exchanges the probe made in each era: the unknown tool must get a JSON-RPC error, not a result; the call
  * with schema-invalid arguments must get an isError result or -32602; every error code on the wire must be
  * an integer outside the range the specification reserves (-32099..-32020), unless the specification
- * defines it there. A structuredContent the probe saw (opt-in calls) is validated against the tool's
+ * defines it there. The invalid-arguments call is an opt-in (a server that does not validate would run the
+ * handler): when the probe recorded that it left it out, the part stays could-not-judge and says how to send it. A structuredContent the probe saw (opt-in calls) is validated against the tool's
  * outputSchema (JSON Schema 2020-12) and needs a text block beside it.
  */
 const RESERVED = { low: -32099, high: -32020 };
@@ -120,6 +121,8 @@ export default [
       if (findings.length) return { state: 'non-conforming', findings };
       if (calls === 0) return couldNotJudge('no-tool-call-observed');
       if (notEvaluated) return couldNotJudge('schema-not-evaluated', { ...notEvaluated, pattern: notEvaluated.pattern ?? '' });
+      const skipped = session.session.actions.find((a) => a.kind === SKIP_INVALID_ARGUMENTS);
+      if (skipped && details.size === 0) return couldNotJudge('invalid-arguments-not-sent', { tool: short(skipped.detail) });
       return present();
     },
   }),

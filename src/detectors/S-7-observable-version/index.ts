@@ -1,15 +1,40 @@
-import { defineDetector, present } from '../../engine/detector.js';
+import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
+import type { RepoFacts } from '../../facts/repo.js';
 import type { ConnectionLabel } from '../../probe/session.js';
+import { pyprojectFields } from '../../probe/package-of.js';
 import { noEraServed, short } from '../dynamic-support.js';
 
 /**
  * S-7 — the running version is observable before authentication (dynamic). Reads the version the server
  * serves without credentials in each era it answered: `_meta["io.modelcontextprotocol/serverInfo"].version`
- * in the DiscoverResult (2026-07-28), `serverInfo.version` in the InitializeResult (2025). When the package
- * folder is known and package.json has a version, the served version must equal it.
+ * in the DiscoverResult (2026-07-28), `serverInfo.version` in the InitializeResult (2025). The served version
+ * must equal the package's own (package.json, else pyproject.toml): the probe reads the package of the
+ * launched command, or the folder named with --source. Without a reference version the equality half is
+ * could-not-judge, never present: a hard-coded "2.0.0" in a package at 2026.8.31 would otherwise pass.
  */
-const MANIFEST = 'package.json';
+
+type Reference =
+  | { ok: true; version: string; file: string; line: number }
+  | { ok: false; why: 'no_package' | 'no_manifest' | 'no_version' | 'dynamic_version' };
+
+/** The version the package declares, and where. */
+export function referenceVersion(repo: RepoFacts | undefined): Reference {
+  if (!repo) return { ok: false, why: 'no_package' };
+  if (repo.has('package.json')) {
+    const pj = repo.object('package.json');
+    const v = pj.ok && typeof pj.value.version === 'string' && pj.value.version.trim() !== '' ? pj.value.version : undefined;
+    if (v !== undefined) return { ok: true, version: v, file: 'package.json', line: repo.keyLine('package.json', 'version') ?? 1 };
+    if (!repo.has('pyproject.toml')) return { ok: false, why: 'no_version' };
+  }
+  if (repo.has('pyproject.toml')) {
+    const t = repo.text('pyproject.toml');
+    const f = t.ok ? pyprojectFields(t.value) : undefined;
+    if (f?.version) return { ok: true, version: f.version, file: 'pyproject.toml', line: repo.lineOf('pyproject.toml', /^\s*version\s*=/) ?? 1 };
+    return { ok: false, why: f?.dynamic ? 'dynamic_version' : 'no_version' };
+  }
+  return { ok: false, why: 'no_manifest' };
+}
 
 export default [
   defineDetector({
@@ -38,21 +63,22 @@ export default [
       if (modern !== undefined && legacy !== undefined && modern !== legacy) {
         findings.push({ messageId: 'versions-differ-between-eras', data: { modern: short(modern), legacy: short(legacy) } });
       }
-      const pj = repo?.has(MANIFEST) ? repo.object(MANIFEST) : undefined;
-      const expected = pj?.ok && typeof pj.value.version === 'string' && pj.value.version.trim() !== '' ? pj.value.version : undefined;
-      if (repo && expected !== undefined) {
+      const ref = referenceVersion(repo);
+      if (ref.ok) {
         const reported = new Set<string>();
         for (const [era, v] of served) {
-          if (v === expected || reported.has(v)) continue;
+          if (v === ref.version || reported.has(v)) continue;
           reported.add(v);
           findings.push({
             messageId: 'version-differs-from-package',
-            data: { era, served: short(v), expected: short(expected), file: MANIFEST },
-            location: { file: MANIFEST, line: repo.keyLine(MANIFEST, 'version') ?? 1 },
+            data: { era, served: short(v), expected: short(ref.version), file: ref.file },
+            location: { file: ref.file, line: ref.line },
           });
         }
       }
-      return findings.length ? { state: 'non-conforming', findings } : present();
+      if (findings.length) return { state: 'non-conforming', findings };
+      if (!ref.ok) return couldNotJudge('no-reference-version', { served: short([...served.values()][0]), why: ref.why });
+      return present();
     },
   }),
 ];
