@@ -2,6 +2,7 @@ import { Node, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression
 import type { RepoFacts } from './repo.js';
 import { declarationOf, findNodes, functionOf, initializerOf, valueOfDeclaration, type FunctionLikeNode } from './scope.js';
 import { inTreeOrder, moduleSpecs, namedFilter, ofKinds, parsedSources, rawOfKinds, wrapNode, positionOf, propertyName, rawPropertyName, stringValue, unwrap, type ParsedSources } from './ts-source.js';
+import { noteSourceRead } from './not-read.js';
 
 /**
  * The server as written in its JavaScript/TypeScript source: the tools, prompts and resources it
@@ -484,6 +485,7 @@ export function sourceGap(repo: RepoFacts): 'no-source' | 'no-js-source' | 'no-t
 const memo = new WeakMap<RepoFacts, ServerModel>();
 
 export function serverModel(repo: RepoFacts): ServerModel {
+  noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
   const hit = memo.get(repo);
   if (hit) return hit;
   const model = build(parsedSources(repo));
