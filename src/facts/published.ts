@@ -20,8 +20,9 @@ import { isGeneratedPath, SCREEN_PATTERNS, SOURCE_LIMITS } from './ts-source.js'
  *     (not an MCP SDK), is a wrapper: the import is followed into the dependency's installed folder
  *     (node_modules next to the package or up the tree), through the files its entry reaches by relative
  *     imports, bounded by DEPENDENCY_LIMITS; its files join the parsed sources as `node_modules/<name>/<path>`
- *     when they register something. A dependency that cannot be read this way (not installed, too large) is
- *     named in the parsed sources' `unread` list, so the rules that read code say could-not-judge naming it.
+ *     when they register something. A dependency that cannot be read this way (too large; not installed, for a
+ *     package with a `bin` that uses no MCP framework itself) is named in the parsed sources' `unread` list, so
+ *     the rules that read code say could-not-judge naming it.
  */
 
 export const DEPENDENCY_LIMITS = {
@@ -336,10 +337,13 @@ export function followDependencies(repo: RepoFacts, set: SourceSet): void {
     frontier = next;
   }
   if (registered) return;
-  // Nothing registered anywhere we could read: a dependency we could not read may hold the tools. When the
-  // package uses an MCP framework itself, the server is its own code and a missing dependency is not named.
+  // Nothing registered anywhere we could read: a dependency we could not read may hold the tools. A dependency
+  // that is not installed is named only for a runnable package (it declares a `bin`, as a server launcher does)
+  // that does not use an MCP framework itself (then the server is its own code): a library or an extension that
+  // imports a helper package is not a wrapper.
+  const runnable = typeof pkg.bin === 'string' || Object.keys(asObject(pkg.bin) ?? {}).length > 0;
   for (const [name, cause] of [...failed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (usesFramework && cause === 'dependency-not-installed') continue;
+    if ((usesFramework || !runnable) && cause === 'dependency-not-installed') continue;
     set.unread.push({ file: `node_modules/${name}/`, cause, ...(cause === 'dependency-too-large' ? { limit: DEPENDENCY_LIMITS.bytes } : {}) });
   }
 }
