@@ -1,5 +1,5 @@
 import { realpathSync, statSync } from 'node:fs';
-import { dirname, join, posix } from 'node:path';
+import { join, posix, sep } from 'node:path';
 import { exports as resolveExports } from 'resolve.exports';
 import { ts, type SourceFile } from 'ts-morph';
 import type { RepoFacts } from './repo.js';
@@ -20,9 +20,11 @@ import { isGeneratedPath, SCREEN_PATTERNS, SOURCE_LIMITS } from './ts-source.js'
  *     (not an MCP SDK), is a wrapper: the import is followed into the dependency's installed folder
  *     (node_modules next to the package or up the tree), through the files its entry reaches by relative
  *     imports, bounded by DEPENDENCY_LIMITS; its files join the parsed sources as `node_modules/<name>/<path>`
- *     when they register something. A dependency that cannot be read this way (too large; not installed, for a
- *     package with a `bin` that uses no MCP framework itself) is named in the parsed sources' `unread` list, so
- *     the rules that read code say could-not-judge naming it.
+ *     when they register something. For a package with a `bin` that uses no MCP framework itself, a dependency
+ *     that cannot be read this way (not installed, too large) is named in the parsed sources' `unread` list, so
+ *     the rules that read code say could-not-judge naming it. Dependencies are looked up in the package's own
+ *     node_modules, and up the tree only while the package itself lies in a node_modules folder (an installed
+ *     package), as Node resolves them — never in the node_modules of an unrelated folder above a checkout.
  */
 
 export const DEPENDENCY_LIMITS = {
@@ -150,7 +152,10 @@ export function selectModelFiles(files: ReadonlyMap<string, SourceFile>, repo: R
 
 /* ------------------------------------------------------------------ dependencies */
 
-/** The installed folder of a package: node_modules beside `from` or in a folder above it (real path), or undefined. */
+/**
+ * The installed folder of a package (real path), or undefined: in `<from>/node_modules`, then — only while
+ * `from` lies inside a node_modules folder (an installed package) — in the node_modules folders above it.
+ */
 function installedFolder(from: string, name: string): string | undefined {
   let dir: string;
   try {
@@ -158,16 +163,19 @@ function installedFolder(from: string, name: string): string | undefined {
   } catch {
     return undefined;
   }
-  for (let i = 0; i < 64; i++) {
-    const candidate = join(dir, 'node_modules', ...name.split('/'));
+  const parts = dir.split(sep);
+  const inside = parts.lastIndexOf('node_modules');
+  const candidates = [join(dir, 'node_modules', ...name.split('/'))];
+  // Above an installed package: every node_modules folder between it and the outermost one that holds it.
+  for (let i = parts.length - 1; inside >= 0 && i >= 0; i--) {
+    if (parts[i] === 'node_modules' && i <= inside) candidates.push(join(parts.slice(0, i + 1).join(sep) || sep, ...name.split('/')));
+  }
+  for (const c of candidates) {
     try {
-      if (statSync(candidate).isDirectory()) return realpathSync(candidate);
+      if (statSync(c).isDirectory()) return realpathSync(c);
     } catch {
       /* not here */
     }
-    const up = dirname(dir);
-    if (up === dir) return undefined;
-    dir = up;
   }
   return undefined;
 }
@@ -337,13 +345,13 @@ export function followDependencies(repo: RepoFacts, set: SourceSet): void {
     frontier = next;
   }
   if (registered) return;
-  // Nothing registered anywhere we could read: a dependency we could not read may hold the tools. A dependency
-  // that is not installed is named only for a runnable package (it declares a `bin`, as a server launcher does)
-  // that does not use an MCP framework itself (then the server is its own code): a library or an extension that
-  // imports a helper package is not a wrapper.
+  // Nothing registered anywhere we could read: a dependency we could not read may hold the tools. It is named
+  // only for a runnable package (it declares a `bin`, as a server launcher does) that does not use an MCP
+  // framework itself (then the server is its own code): a library or an extension that imports a helper
+  // package is not a wrapper.
   const runnable = typeof pkg.bin === 'string' || Object.keys(asObject(pkg.bin) ?? {}).length > 0;
+  if (usesFramework || !runnable) return;
   for (const [name, cause] of [...failed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if ((usesFramework || !runnable) && cause === 'dependency-not-installed') continue;
     set.unread.push({ file: `node_modules/${name}/`, cause, ...(cause === 'dependency-too-large' ? { limit: DEPENDENCY_LIMITS.bytes } : {}) });
   }
 }
