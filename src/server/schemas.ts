@@ -15,19 +15,6 @@ export const ReportOut = z.object({
     command: z.array(z.string()).optional(),
     url: z.string().optional(),
   }),
-  /** What the audit read (package, command, files read and skipped, containment): the report's `inputs`. */
-  inputs: z
-    .object({
-      package: z
-        .object({ folder: z.string(), name: z.string().optional(), version: z.string().optional(), from: z.enum(['path', 'cwd', 'source', 'command']) })
-        .optional(),
-      command: z.array(z.string()).optional(),
-      url: z.string().optional(),
-      files: z.object({ read: z.number().int(), list: z.array(z.string()).optional() }).optional(),
-      skipped: z.array(z.object({ file: z.string(), cause: z.string(), size: z.number().optional(), limit: z.number().optional() })).optional(),
-      containment: z.object({ method: z.enum(['pid-namespace', 'process-group']), reason: z.string().optional() }).optional(),
-    })
-    .optional(),
   locale: z.string(),
   summary: z.object({
     present: z.number().int(),
