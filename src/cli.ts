@@ -3,7 +3,8 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { audit, explainRule, failing, FAIL_ON, listRules, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from './engine/api.js';
-import { ConfigError } from './engine/config.js';
+import { ConfigError, configErrorText } from './engine/config.js';
+import { RootUnreadable } from './engine/runner.js';
 import { defaultLocale, isLocale, locales, t } from './engine/i18n.js';
 import { log } from './engine/log.js';
 import { ownPackage } from './engine/paths.js';
@@ -75,7 +76,7 @@ async function cmdAudit(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { ...REPORT_OPTIONS, config: { type: 'string' } },
+    options: { ...REPORT_OPTIONS, config: { type: 'string' }, verbose: { type: 'boolean' } },
   });
   const settings = reportSettings(values);
   const { locale } = settings;
@@ -88,6 +89,7 @@ async function cmdAudit(argv: string[]): Promise<number> {
     target: { path: dir },
     rules,
     configPath: values.config ? resolve(values.config) : undefined,
+    verbose: values.verbose,
     onProgress: tty ? ({ done, total, ruleId }) => process.stderr.write(`\r${t(locale, 'cli.progress', { done, total, ruleId })}   `) : undefined,
   });
   if (tty) process.stderr.write('\r\x1b[2K');
@@ -270,8 +272,12 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.usage;
     }
     if (e instanceof ConfigError) {
-      process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.config', { file: terminalInert(e.file), issues: terminalInert(e.issues.join('; ')) })}\n`);
+      process.stderr.write(`mcp-doctor: ${configErrorText(e, locale)}\n`);
       return EXIT.usage;
+    }
+    if (e instanceof RootUnreadable) {
+      process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.rootUnreadable', { path: e.path })}\n`);
+      return EXIT.failed;
     }
     log.error({ err: e }, 'audit failed');
     process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.failed', { error: terminalInert(String((e as Error)?.message ?? e)) })}\n`);

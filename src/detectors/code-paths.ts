@@ -5,7 +5,8 @@ import { hasPythonSource } from '../facts/python-source.js';
 import type { RepoFacts } from '../facts/repo.js';
 import { findNodes, functionOf, isFunctionLike, mayResolveFunction, type FunctionLikeNode } from '../facts/scope.js';
 import { modelFiles } from '../facts/server-model.js';
-import { parsedSources, propertyName, rawUnwrap, sourceFilesOf, unwrap, wrapNode, type ParsedSources } from '../facts/ts-source.js';
+import { parsedSources, propertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../facts/ts-source.js';
+import { fileNotReadData } from '../facts/not-read.js';
 
 /**
  * Small syntactic helpers shared by the static detectors that read code paths (X-6, X-7, C-4, C-6, S-13,
@@ -31,8 +32,8 @@ export interface Code {
 export function codeOf(repo: RepoFacts, opts: { pythonPart?: boolean } = {}): { ok: true; code: Code } | { ok: false; verdict: Verdict } {
   const sources = parsedSources(repo);
   if (sources.files.size === 0) {
-    const listed = sourceFilesOf(repo);
-    if (listed.length > 0) return { ok: false, verdict: couldNotJudge('js-source-unreadable', { file: listed[0]!, count: listed.length }) };
+    const unread = sources.unread[0];
+    if (unread) return { ok: false, verdict: couldNotJudge('file-not-read', fileNotReadData(unread)) };
     if (opts.pythonPart && hasPythonSource(repo)) return { ok: false, verdict: notApplicable('no-js-source') };
     return { ok: false, verdict: couldNotJudge('no-source') };
   }

@@ -5,6 +5,7 @@ import type { RepoFacts } from '../facts/repo.js';
 import { hasPythonSource } from '../facts/python-source.js';
 import { importsOf, ofKinds, parsedSources, positionOf, propertyName, namedFilter, rawCalleeName, rawUnwrap, stringValue, unwrap, wrapNode, type Binding, type NamedFilter } from '../facts/ts-source.js';
 import { findNodes } from '../facts/scope.js';
+import { noteSourceRead } from '../facts/not-read.js';
 
 /**
  * Syntax-level helpers shared by the static transport and URL detectors (S-10, S-16, S-18, S-19, S-22,
@@ -28,6 +29,7 @@ export const locationOf = (file: string, node: Node): Location => ({ file, ...po
 const filesMemo = new WeakMap<RepoFacts, [string, SourceFile][]>();
 
 export function readSources(repo: RepoFacts, opts: { pythonPart?: boolean } = {}): { files: [string, SourceFile][] } | { verdict: Verdict } {
+  noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
   let files = filesMemo.get(repo);
   if (!files) {
     files = [...parsedSources(repo).files.entries()];

@@ -3,6 +3,7 @@ import type { RepoFacts } from './repo.js';
 import { bindingNames, declarationOf, findNodes, functionOf, initializerOf, isFunctionLike, originOf, rawOriginOf, GLOBAL, type FunctionLikeNode, type Origin } from './scope.js';
 import { constString, constrainedArguments, modelFiles, objectLiteralOf, patternSafety, propertyValue, regexSource, serverModel, type EntryKind, type HandlerEntry } from './server-model.js';
 import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCalleeName, rawOfKinds, rawUnwrap, positionOf, propertyName, unwrap, wrapNode, type NamedFilter, type ParsedSources } from './ts-source.js';
+import { noteSourceRead } from './not-read.js';
 
 /**
  * Taint flow from what a client sends to a handler (facts/server-model entries) to dangerous calls
@@ -1252,6 +1253,7 @@ const siteMemo = new WeakMap<RepoFacts, SinkSite[]>();
 
 /** Flows from every handler entry of the server model to sinks, one per (entry, sink, kind), sorted by location. */
 export function toolFlows(repo: RepoFacts): Flow[] {
+  noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
   const hit = flowMemo.get(repo);
   if (hit) return hit;
   const sources = parsedSources(repo);
@@ -1399,6 +1401,7 @@ function sinkPrefilter(sf: SourceFile): NamedFilter {
 
 /** Every recognised sink call in the source, tainted or not (for rules about launches, file access or fetches as such). */
 export function sinkSites(repo: RepoFacts): SinkSite[] {
+  noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
   const hit = siteMemo.get(repo);
   if (hit) return hit;
   const sources = parsedSources(repo);

@@ -30,6 +30,7 @@ export function renderMarkdown(report: Report, locale: string): string {
     `| ${s.nonConforming} | ${s.absent} | ${s.couldNotJudge} | ${s.present} | ${s.notApplicable} |`,
     '',
   );
+  out.push(...inputsSection(report, locale));
   for (const state of ORDER) {
     const rs = report.results.filter((r) => r.state === state);
     if (!rs.length) continue;
@@ -64,4 +65,28 @@ export function renderMarkdown(report: Report, locale: string): string {
     }
   }
   return out.join('\n').replace(/\n{3,}/g, '\n\n') + '\n';
+}
+
+/** At most this many skipped files are listed in Markdown (the JSON report has them all). */
+const SKIPPED_SHOWN = 20;
+
+/** A short "Inputs" section: how many files were read, and each file that was not, with its cause. */
+function inputsSection(report: Report, locale: string): string[] {
+  const files = report.inputs?.files;
+  const skipped = report.inputs?.skipped ?? [];
+  if (!files && !skipped.length) return [];
+  const L = (k: string, d?: Record<string, string | number>) => t(locale, `report.${k}`, d);
+  const out = [`## ${L('inputs')}`, ''];
+  if (files) out.push(L('filesRead', { count: files.read }), '');
+  if (skipped.length) {
+    out.push(L('skippedCount', { count: skipped.length }), '');
+    for (const f of skipped.slice(0, SKIPPED_SHOWN)) {
+      const data: Record<string, string | number> = { cause: f.cause, ...(f.size !== undefined ? { size: f.size } : {}), ...(f.limit !== undefined ? { limit: f.limit } : {}) };
+      // The file name comes from the target: a code span on its own line, with no backtick or control character.
+      out.push(`- \`${quoteInert(f.file).replace(/`/g, "'")}\` — ${md(L('skippedCause', data))}`);
+    }
+    if (skipped.length > SKIPPED_SHOWN) out.push(`- ${md(L('skippedMore', { count: skipped.length - SKIPPED_SHOWN }))}`);
+    out.push('');
+  }
+  return out;
 }

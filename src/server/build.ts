@@ -4,7 +4,8 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import { audit, AuditCancelled, explainRule, failing, FAIL_ON, listRules, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from '../engine/api.js';
 import { loadCatalog } from '../engine/catalog.js';
-import { CONFIG_FILE, ConfigError } from '../engine/config.js';
+import { ConfigError, configErrorText } from '../engine/config.js';
+import { RootUnreadable } from '../engine/runner.js';
 import { DECLARATIONS_KEY } from '../facts/declarations.js';
 import { defaultLocale, locales, t } from '../engine/i18n.js';
 import { log } from '../engine/log.js';
@@ -178,10 +179,8 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       } catch (e) {
         if (e instanceof AuditCancelled) throw e;
         if (e instanceof UnknownRuleError) return toolError(t(loc, 'cli.errors.unknownRule', { id: e.ids.join(', ') }));
-        if (e instanceof ConfigError) {
-          const rel = relative(dir, e.file);
-          return toolError(t(loc, 'cli.errors.config', { file: terminalInert(rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : CONFIG_FILE), issues: terminalInert(e.issues.join('; ')) }));
-        }
+        if (e instanceof ConfigError) return toolError(configErrorText(e, loc));
+        if (e instanceof RootUnreadable) return toolError(t(loc, 'server.errors.rootUnreadable', { path: quoteInert(path) }));
         log.error({ err: e }, 'audit_repository failed');
         return toolError(t(loc, 'server.errors.auditFailed'));
       }

@@ -8,6 +8,7 @@ import { findNodes, functionOf } from '../../facts/scope.js';
 import { constString, objectLiteralOf, propertyValue, serverModel, type ToolDef } from '../../facts/server-model.js';
 import { parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { HINTS } from './dynamic.js';
+import { noteSourceRead } from '../../facts/not-read.js';
 
 /**
  * C-15 — tool annotations declared and honest (static part, JavaScript/TypeScript). For every tool
@@ -106,6 +107,7 @@ function spansOf(tool: ToolDef, sources: ParsedSources, depth = 2): Span[] {
 /** The sink sites that change something (writes, deletions, writing requests), computed once per audit. */
 const effectMemo = new WeakMap<RepoFacts, { byPos: Map<string, SinkSite>; effects: { site: SinkSite; effect: Effect }[] }>();
 function effectSites(repo: RepoFacts, sources: ParsedSources) {
+  noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
   let hit = effectMemo.get(repo);
   if (!hit) {
     const sites = sinkSites(repo);
