@@ -20,7 +20,7 @@ import { RepoFacts } from '../facts/repo.js';
 import { SessionFacts } from '../facts/session.js';
 import { hasPythonSource, loadPythonParser } from '../facts/python-source.js';
 import { serverModel } from '../facts/server-model.js';
-import type { RecordedSession } from '../probe/session.js';
+import type { RecordedSession, SessionNote } from '../probe/session.js';
 import { registry } from '../detectors/index.js';
 
 export interface Target {
@@ -44,10 +44,19 @@ export interface AuditOptions {
   signal?: AbortSignal;
 }
 
+/** What the audit read and how (the JSON report's `inputs`; each stream adds its own fields). */
+export interface ReportInputs {
+  /** How a probed stdio target was contained; `reason` says why there was no PID namespace. */
+  containment?: { method: 'pid-namespace' | 'process-group'; reason?: string };
+  /** What the probe noticed on the wire beyond the messages (duplicate responses, over-deep messages), as data. */
+  notes?: ({ connection: string } & SessionNote)[];
+}
+
 export interface Report {
   tool: { name: string; version: string };
   target: Target & { kind: TargetKind };
   results: RuleResult[];
+  inputs?: ReportInputs;
 }
 
 export class UnknownRuleError extends Error {

@@ -6,6 +6,7 @@ export function toJson(report: Report, locale: string) {
   return {
     tool: report.tool,
     target: report.target,
+    ...(report.inputs ? { inputs: report.inputs } : {}),
     locale,
     summary: summarize(report.results),
     results: report.results.map((r) => ({

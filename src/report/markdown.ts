@@ -55,5 +55,25 @@ export function renderMarkdown(report: Report, locale: string): string {
       if (r.findings.length) out.push('');
     }
   }
+  out.push(...probeSection(report, locale));
   return out.join('\n').replace(/\n{3,}/g, '\n\n') + '\n';
+}
+
+/** How the probed server was contained, and what the probe noticed on the wire (duplicates, over-deep messages). */
+function probeSection(report: Report, locale: string): string[] {
+  const c = report.inputs?.containment;
+  const notes = report.inputs?.notes ?? [];
+  if (!c && !notes.length) return [];
+  const P = (k: string, d?: Record<string, string | number>) => t(locale, `report.probe.${k}`, d);
+  const out = [`## ${P('title')}`, ''];
+  if (c) out.push(`- ${c.method === 'pid-namespace' ? P('namespace') : P('processGroup', { reason: c.reason ? P(`reasons.${c.reason}`) : '' })}`);
+  for (const n of notes) {
+    const data: Record<string, string | number> = { connection: n.connection, method: n.method ?? '', id: '', limit: '', bytes: '' };
+    if (n.kind === 'duplicate-response') data.id = `\`${quoteInert(String(n.id)).replace(/`/g, '\\u0060')}\``;
+    else Object.assign(data, { limit: n.limit, bytes: n.bytes });
+    data.method = md(String(data.method));
+    out.push(`- ${P(n.kind, data)}`);
+  }
+  out.push('');
+  return out;
 }
