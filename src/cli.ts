@@ -15,6 +15,7 @@ import { parseEnvPairs } from './probe/env.js';
 import { neverAnswered, probeAndJudge, ProbeInputError, ProbeUnreachable, recordSession, unreachableText } from './probe/run.js';
 import { buildLock, LOCK_FILE } from './probe/lock.js';
 import { installSignalCleanup } from './probe/contain.js';
+import type { RecordedSession } from './probe/session.js';
 
 /**
  * The CLI face. Exit codes: 0 no red finding at or above --fail-on; 1 red findings; 2 usage error;
@@ -124,8 +125,8 @@ function cmdRules(argv: string[]): number {
 }
 
 async function cmdServe(): Promise<number> {
-  // probe_endpoint starts targets: a signal to the server kills them before it exits.
-  installSignalCleanup();
+  // probe_endpoint starts targets: the server's own SIGTERM/SIGINT handler ends with process.exit, and every
+  // run in flight is swept at exit (src/probe/contain.ts).
   const { serve } = await import('./server/stdio.js');
   await serve();
   return -1; // keep running
@@ -181,7 +182,7 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
     return EXIT.failed;
   };
   if (mode === 'pin') {
-    let session;
+    let session: RecordedSession;
     try {
       session = await recordSession({ command, url: values.url, headers, allowPrivate: values['allow-private'], cwd: values.cwd, env, timeoutMs, fromSession: values['from-session'] });
       const silent = neverAnswered(session);

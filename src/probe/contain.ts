@@ -50,6 +50,8 @@ const NAMESPACE_FLAGS = [
 async function works(file: string, args: string[]): Promise<boolean> {
   // Inside a working namespace the first process is pid 1 and /proc shows only the namespace.
   const check = "process.exit(process.pid === 1 && require('fs').readdirSync('/proc').filter((d) => /^\\d+$/.test(d)).length <= 2 ? 0 : 1)";
+  // Every launched process is logged (S-21): here a one-line check of the namespace, run once per process.
+  log.debug({ file, args }, 'probe: checking whether targets can run in their own PID namespace');
   try {
     const r = await execa(file, [...args, '--', process.execPath, '-e', check], { reject: false, timeout: 10_000, env: { PATH: process.env.PATH ?? '' }, extendEnv: false, stdin: 'ignore' });
     return r.exitCode === 0;

@@ -200,7 +200,7 @@ export function neverAnswered(session: RecordedSession): Unreachable | undefined
 export function unreachableText(u: Unreachable, locale: string, quote: (s: string) => string = (s) => s): string {
   const q = (s: string | undefined) => quote(s ?? '');
   let line: string;
-  if (u.cause === 'not-found') line = t(locale, 'cli.errors.notFound', { command: q(u.command), cwd: q(u.cwd) });
+  if (u.cause === 'not-found') line = t(locale, 'cli.errors.notFound', { command: q(u.command) });
   else {
     const why =
       u.cause === 'exited'
