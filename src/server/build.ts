@@ -50,7 +50,9 @@ const text = (s: string): Content[] => [{ type: 'text', text: s }];
 
 /** A report as a tool result: the whole JSON report as structured content, a short text for clients without it. */
 function reportResult(report: Report, loc: string, failOn: FailOn, target: string) {
-  const json = toJson(report, loc);
+  // The report's `inputs` (containment, wire notes…) stay in the CLI's JSON: declaring them in this tool's output
+  // schema would cost every client context tokens on each connection (C-21).
+  const { inputs: _inputs, ...json } = toJson(report, loc);
   const red = failing(report.results, failOn);
   const lines = [t(loc, 'server.auditSummary', { ...json.summary, failing: red.length, path: target })];
   for (const r of red.slice(0, 10)) {

@@ -15,8 +15,6 @@ export const ReportOut = z.object({
     command: z.array(z.string()).optional(),
     url: z.string().optional(),
   }),
-  // What the audit read and how (containment, wire notes…): open, and kept short (it is served with each tool, C-21).
-  inputs: z.looseObject({}).optional(),
   locale: z.string(),
   summary: z.object({
     present: z.number().int(),

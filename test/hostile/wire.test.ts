@@ -40,6 +40,11 @@ describe('hostile: duplicate responses', () => {
     assert.ok(notes.some((n) => n.kind === 'duplicate-response' && n.method === 'tools/list'), JSON.stringify(rep.inputs));
     const session = JSON.parse(readFileSync(saved, 'utf8')) as RecordedSession;
     assert.ok(session.connections.some((c) => c.notes?.some((n) => n.kind === 'duplicate-response')));
+    // The Markdown report says it too, in both languages, from the saved session.
+    const en = await runCli(['probe', '--from-session', saved, '--rules', 'X-1']);
+    assert.match(en.stdout, /## Probe\n\n[^]*legacy: a second response came for request `\d+` \(tools\/list\)/);
+    const fr = await runCli(['probe', '--from-session', saved, '--rules', 'X-1', '--locale', 'fr']);
+    assert.match(fr.stdout, /## Sonde\n\n[^]*une seconde réponse est arrivée pour la requête/);
   });
 
   it('a clean first answer followed by a poisoned duplicate: the client never reads the duplicate, the live part of X-1 is present, the duplicate still reported', async () => {
