@@ -22,7 +22,7 @@ import { killMarked, MARKER_VAR, signal } from './proc.js';
  */
 
 export type ContainmentMethod = 'pid-namespace' | 'process-group';
-/** Why there is no PID namespace: a stable code, rendered through i18n (report.containment.<reason>). */
+/** Why there is no PID namespace: a stable code, rendered through i18n (report.probe.reasons.<reason>). */
 export type ContainmentReason = 'not-linux' | 'disabled' | 'unshare-missing' | 'unshare-refused';
 
 export interface Containment {
@@ -134,14 +134,14 @@ export function untrackPid(marker: string, pid: number): void {
 export function endRun(marker: string): void {
   for (const pid of live.get(marker) ?? []) killTarget(pid, undefined);
   const n = killMarked(marker);
-  if (n) log.warn({ count: n }, 'probe: killed processes of the target that outlived their connection');
+  if (n) log.info({ count: n }, 'probe: killed processes of the target that outlived their connection');
   live.delete(marker);
 }
 
 let handlers = false;
 
 /**
- * For the CLI (probe, pin, serve): on SIGINT, SIGTERM or SIGHUP, kill every target of every run in flight,
+ * For the CLI (probe, pin): on SIGINT, SIGTERM or SIGHUP, kill every target of every run in flight,
  * then exit with 128 + the signal number. Installed once.
  */
 export function installSignalCleanup(): void {

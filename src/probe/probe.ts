@@ -85,6 +85,9 @@ export async function probeStdio(opts: StdioProbeOptions): Promise<RecordedSessi
 
 async function stdioScenario(opts: StdioProbeOptions, limits: Limits, run: RunContext): Promise<RecordedSession> {
   const started = Date.now();
+  // The opening request also waits for the program to start (a cold npx, a large bundle): it may take the
+  // connection's whole budget, later requests one request timeout each.
+  const opening = Math.max(limits.requestTimeoutMs, limits.connectionTimeoutMs);
   const actions: RecordedSession['actions'] = [];
   const step = (s: string) => opts.onStep?.(s);
   const check = () => {
@@ -95,7 +98,7 @@ async function stdioScenario(opts: StdioProbeOptions, limits: Limits, run: RunCo
   check();
   step('server/discover');
   const modern = await onConnection('modern', opts, limits, run, async (c) => {
-    const a = await c.request('server/discover', envelope());
+    const a = await c.request('server/discover', envelope(), opening);
     outcome(c, a);
     const r = resultOf(a);
     if (r) await exploreServer(c, capabilitiesOf(r), (x) => envelope(x), actions, (s) => step(`2026-07-28 ${s}`), exercise);
@@ -103,7 +106,7 @@ async function stdioScenario(opts: StdioProbeOptions, limits: Limits, run: RunCo
   check();
   step('initialize');
   const legacy = await onConnection('legacy', opts, limits, run, async (c) => {
-    const a = await c.request('initialize', { protocolVersion: LEGACY, capabilities: {}, clientInfo: CLIENT_INFO });
+    const a = await c.request('initialize', { protocolVersion: LEGACY, capabilities: {}, clientInfo: CLIENT_INFO }, opening);
     outcome(c, a);
     const r = resultOf(a);
     if (r) {
@@ -114,7 +117,7 @@ async function stdioScenario(opts: StdioProbeOptions, limits: Limits, run: RunCo
   check();
   step('version negotiation');
   const negotiation = await onConnection('negotiation', opts, limits, run, async (c) => {
-    const a = await c.request('initialize', { protocolVersion: FUTURE_VERSION, capabilities: {}, clientInfo: CLIENT_INFO });
+    const a = await c.request('initialize', { protocolVersion: FUTURE_VERSION, capabilities: {}, clientInfo: CLIENT_INFO }, opening);
     outcome(c, a);
   });
   check();
@@ -125,7 +128,7 @@ async function stdioScenario(opts: StdioProbeOptions, limits: Limits, run: RunCo
     const posix = `${locale}_${locale.toUpperCase()}.UTF-8`;
     const env = { ...opts.target.env, LANG: posix, LC_ALL: posix, LC_MESSAGES: posix };
     const conn = await onConnection('locale', { ...opts, target: { ...opts.target, env } }, limits, run, async (c) => {
-      const a = await c.request('initialize', { protocolVersion: LEGACY, capabilities: {}, clientInfo: CLIENT_INFO });
+      const a = await c.request('initialize', { protocolVersion: LEGACY, capabilities: {}, clientInfo: CLIENT_INFO }, opening);
       outcome(c, a);
       if (resultOf(a)) {
         c.notify('notifications/initialized');

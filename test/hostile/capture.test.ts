@@ -24,7 +24,7 @@ async function probeHostile(mode: string) {
   try {
     const session = await probeStdio({
       target: { command: process.execPath, args: [server], env: scrubbedEnv({ MODE: mode, PIDFILE: pidfile }) },
-      limits: { requestTimeoutMs: 3000, connectionTimeoutMs: 8000, maxLineBytes: 1024 * 1024 },
+      limits: { requestTimeoutMs: 3000, connectionTimeoutMs: 5000, maxLineBytes: 1024 * 1024 },
     });
     const pids = readFileSync(pidfile, 'utf8').split('\n').filter(Boolean).map(Number);
     return { session, pids };
