@@ -205,12 +205,15 @@ export function unreachableText(u: Unreachable, locale: string, quote: (s: strin
     const why =
       u.cause === 'exited'
         ? u.exit?.signal
-          ? t(locale, 'cli.errors.never.signal', { signal: u.exit.signal })
-          : t(locale, 'cli.errors.never.exited', { code: String(u.exit?.code ?? '?') })
-        : u.cause === 'timeout'
-          ? t(locale, 'cli.errors.never.timeout')
-          : t(locale, 'cli.errors.never.failed', { error: q(u.error ?? u.cause) });
-    line = t(locale, 'cli.errors.neverAnswered', { target: q(u.command ?? u.url), why });
+          ? t(locale, 'cli.errors.never.signal', { signal: q(String(u.exit.signal)) })
+          : t(locale, 'cli.errors.never.exited', { code: q(String(u.exit?.code ?? '?')) })
+        : t(locale, 'cli.errors.never.timeout');
+    // Nothing to talk to (the connection or the start failed) is "could not be reached"; a program that ran and
+    // said nothing (it exited or stayed silent) "never answered".
+    line =
+      u.cause === 'http-error' || u.cause === 'spawn-failed' || u.cause === 'blocked'
+        ? t(locale, 'cli.errors.unreachable', { detail: `${q(u.command ?? u.url)}: ${q(u.error ?? u.cause)}` })
+        : t(locale, 'cli.errors.neverAnswered', { target: q(u.command ?? u.url), why });
   }
   if (!u.stderr) return line;
   return `${line}\n${t(locale, 'cli.errors.stderrTail')}\n${u.stderr
