@@ -13,9 +13,11 @@ import { renderMarkdown } from './report/markdown.js';
 import { renderSarif } from './report/sarif.js';
 import { formatUntrusted, quoteInert, summarize, terminalInert } from './report/text.js';
 import { parseEnvPairs } from './probe/env.js';
-import { probeAndJudge, ProbeInputError, ProbeUnreachable, recordSession } from './probe/run.js';
+import { neverAnswered, probeAndJudge, ProbeInputError, ProbeUnreachable, recordSession, unreachableText } from './probe/run.js';
 import { buildLock, LOCK_FILE } from './probe/lock.js';
 import { EXERCISES, type Exercise } from './probe/scenario.js';
+import { installSignalCleanup } from './probe/contain.js';
+import type { RecordedSession } from './probe/session.js';
 
 /**
  * The CLI face. Exit codes: 0 no red finding at or above --fail-on; 1 red findings; 2 usage error;
@@ -126,6 +128,8 @@ function cmdRules(argv: string[]): number {
 }
 
 async function cmdServe(): Promise<number> {
+  // probe_endpoint starts targets: the server's own SIGTERM/SIGINT handler ends with process.exit, and every
+  // run in flight is swept at exit (src/probe/contain.ts).
   const { serve } = await import('./server/stdio.js');
   await serve();
   return -1; // keep running
@@ -184,11 +188,24 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
     headers[h.slice(0, i).trim().toLowerCase()] = h.slice(i + 1).trim();
   }
   const tty = process.stderr.isTTY && !values.quiet;
+  // Ctrl-C or SIGTERM mid-probe: every process of the target is killed before mcp-doctor exits (130, 143).
+  installSignalCleanup();
+  const unreachable = (e: ProbeUnreachable) => {
+    if (tty) process.stderr.write('\r\x1b[2K');
+    process.stderr.write(`mcp-doctor: ${unreachableText(e.data, locale)}\n`);
+    return EXIT.failed;
+  };
   if (mode === 'pin') {
-    const session = await recordSession({ command, url: values.url, headers, allowPrivate: values['allow-private'], cwd: values.cwd, env, timeoutMs, fromSession: values['from-session'] }).catch((e: unknown) => {
+    let session: RecordedSession;
+    try {
+      session = await recordSession({ command, url: values.url, headers, allowPrivate: values['allow-private'], cwd: values.cwd, env, timeoutMs, fromSession: values['from-session'] });
+      const silent = neverAnswered(session);
+      if (silent) throw new ProbeUnreachable(silent);
+    } catch (e) {
       if (e instanceof ProbeInputError) throw new UsageError(formatUntrusted(locale, `cli.errors.${e.code}`, e.data, quoteInert));
+      if (e instanceof ProbeUnreachable) return unreachable(e);
       throw e;
-    });
+    }
     const lock = buildLock(session);
     if (!lock) {
       process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.pinNoAnswer')}\n`);
@@ -218,10 +235,7 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
       onStep: values.quiet ? undefined : (step) => process.stderr.write(tty ? `\r\x1b[2K${t(locale, 'cli.probeStep', { step: terminalInert(step) })}` : `${t(locale, 'cli.probeStep', { step: terminalInert(step) })}\n`),
     });
   } catch (e) {
-    if (e instanceof ProbeUnreachable) {
-      process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.unreachable', { detail: quoteInert(e.detail) })}\n`);
-      return EXIT.failed;
-    }
+    if (e instanceof ProbeUnreachable) return unreachable(e);
     if (e instanceof ProbeInputError) {
       const msg = formatUntrusted(locale, `cli.errors.${e.code}`, e.data, quoteInert);
       throw new UsageError(msg);

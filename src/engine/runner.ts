@@ -21,7 +21,7 @@ import { hasPythonSource, loadPythonParser, peekPythonSources, pythonSources } f
 import { serverModel } from '../facts/server-model.js';
 import { fileNotReadData, watchSourceReads, type FileNotRead, type SourceKind } from '../facts/not-read.js';
 import { parsedSources, peekParsedSources } from '../facts/ts-source.js';
-import type { RecordedSession } from '../probe/session.js';
+import type { RecordedSession, SessionNote } from '../probe/session.js';
 import { readManifest, type PackageFrom } from '../probe/package-of.js';
 import { registry } from '../detectors/index.js';
 
@@ -65,7 +65,10 @@ export interface ReportInputs {
   files?: { read: number; list?: string[] };
   /** Files (and folders, with a trailing '/') of the target that were not read, each with its cause. */
   skipped?: { file: string; cause: string; size?: number; limit?: number }[];
+  /** How a probed stdio target was contained; `reason` says why there was no PID namespace. */
   containment?: { method: 'pid-namespace' | 'process-group'; reason?: string };
+  /** What the probe noticed on the wire beyond the messages (duplicate responses, over-deep messages), as data. */
+  notes?: ({ connection: string } & SessionNote)[];
 }
 
 export interface Report {

@@ -12,7 +12,7 @@ import { log } from '../engine/log.js';
 import { ownPackage } from '../engine/paths.js';
 import { findingMessage, formatUntrusted, quoteInert, terminalInert, where } from '../report/text.js';
 import { RateLimiter } from './rate-limit.js';
-import { probeAndJudge, ProbeInputError, ProbeUnreachable } from '../probe/run.js';
+import { probeAndJudge, ProbeInputError, ProbeUnreachable, unreachableText } from '../probe/run.js';
 import { ProbeCancelled } from '../probe/probe.js';
 import { EXERCISES } from '../probe/scenario.js';
 import { ExplainOut, ReportOut, RulesOut } from './schemas.js';
@@ -284,7 +284,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         return reportResult(report, loc, fail_on ?? 'note', quoteInert((command ?? [url ?? '']).join(' ')), cli, signal);
       } catch (e) {
         if (e instanceof ProbeInputError) return toolError(formatUntrusted(loc, `cli.errors.${e.code}`, e.data, quoteInert));
-        if (e instanceof ProbeUnreachable) return toolError(t(loc, 'cli.errors.unreachable', { detail: quoteInert(e.detail) }));
+        if (e instanceof ProbeUnreachable) return toolError(unreachableText(e.data, loc, quoteInert));
         if (e instanceof AuditCancelled || e instanceof ProbeCancelled) throw e;
         if (e instanceof UnknownRuleError) return toolError(t(loc, 'cli.errors.unknownRule', { id: e.ids.join(', ') }));
         log.error({ err: e }, 'probe_endpoint failed');
