@@ -71,6 +71,10 @@ describe('runner', () => {
         ['missing-hint', 'c', null],
       ],
     );
+    // The same defect located in two files (a TypeScript and a Python part) is two findings.
+    const ts: PartResult = { genre: 'static', state: 'non-conforming', findings: [{ messageId: 'source-model-directive', data: { where: 'tool a description' }, location: { file: 'src/a.ts', line: 5 } }] };
+    const py: PartResult = { genre: 'static', state: 'non-conforming', findings: [{ messageId: 'python-model-directive', data: { where: 'tool a description' }, location: { file: 'a.py', line: 7 } }] };
+    assert.equal(combine([ts, py]).findings.length, 2);
     // The evidence of the dropped twin is kept when the located finding had none.
     assert.equal(c.findings.find((f) => f.messageId === 'source-model-directive')?.evidence, 'ignore previous instructions');
   });

@@ -4,7 +4,7 @@ import type { Finding, Location, Verdict } from '../engine/types.js';
 import { DECLARATIONS_KEY, declField, sourceDeclarations, UNKNOWN, type DeclValue } from '../facts/declarations.js';
 import type { RepoFacts } from '../facts/repo.js';
 import { isObj, short } from './dynamic-support.js';
-import { servedTools, toolName } from './dynamic-text.js';
+import { earnedOn, servedTools, toolName, unreadToolPages } from './dynamic-text.js';
 import { readSources } from './source-support.js';
 
 /**
@@ -66,12 +66,16 @@ export function toolsFromSource(repo: RepoFacts, outputKey?: (repo: RepoFacts) =
 }
 
 /** The tools served in a recorded session, with the declarations in their `_meta`. */
-export function toolsFromSession(session: Parameters<typeof servedTools>[0]): { ok: true; tools: DeclaredTool[] } | { ok: false; verdict: Verdict } {
+export function toolsFromSession(
+  session: Parameters<typeof servedTools>[0],
+): { ok: true; tools: DeclaredTool[]; gap?: Verdict } | { ok: false; verdict: Verdict } {
   const served = servedTools(session);
   if (!served.ok) return served;
-  if (served.tools.length === 0) return { ok: false, verdict: notApplicable('no-tools-served') };
+  const gap = unreadToolPages(served);
+  if (served.tools.length === 0) return { ok: false, verdict: gap ?? notApplicable('no-tools-served') };
   return {
     ok: true,
+    gap,
     tools: served.tools.map((t) => {
       const value = isObj(t._meta) ? (t._meta[DECLARATIONS_KEY] as DeclValue) : undefined;
       return { name: toolName(t), status: value === undefined ? 'none' : 'declared', value, at: () => undefined };
@@ -123,7 +127,8 @@ export function declarationParts(
         messages,
         judge({ inputs: { session }, config }) {
           const served = toolsFromSession(session);
-          return served.ok ? judge(served.tools, config) : served.verdict;
+          // Red stands on the pages read; a clean verdict needs every page of tools/list.
+          return served.ok ? earnedOn(judge(served.tools, config), served.gap) : served.verdict;
         },
       }),
     );

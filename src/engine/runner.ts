@@ -82,10 +82,12 @@ const defectOf = (messageId: string): string => messageId.replace(/^(?:source|py
 /**
  * Two findings of different parts describe one defect when they say the same thing (defectOf) about the
  * same subject: every data field they both carry is equal, and they share at least one (the tool, the
- * place of a text…).
+ * place of a text…); and they are not located at two different places.
  */
 function sameDefect(a: Finding, b: Finding): boolean {
   if (defectOf(a.messageId) !== defectOf(b.messageId)) return false;
+  // Two located findings at different places are two defects (the same text written in two files).
+  if (a.location && b.location && (a.location.file !== b.location.file || a.location.line !== b.location.line)) return false;
   const da = a.data ?? {};
   const db = b.data ?? {};
   const common = Object.keys(da).filter((k) => k in db);

@@ -1,7 +1,7 @@
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { isObj } from '../dynamic-support.js';
-import { servedTools, toolName } from '../dynamic-text.js';
+import { earnedOn, servedTools, toolName, unreadToolPages } from '../dynamic-text.js';
 
 /**
  * C-15 — tool annotations (dynamic). Reads `annotations` of every tool the running server serves: the four
@@ -23,7 +23,8 @@ export default defineDetector({
   judge({ inputs: { session } }) {
     const served = servedTools(session);
     if (!served.ok) return served.verdict;
-    if (served.tools.length === 0) return notApplicable('no-tools-served');
+    const gap = unreadToolPages(served);
+    if (served.tools.length === 0) return gap ?? notApplicable('no-tools-served');
     const findings: Finding[] = [];
     for (const t of served.tools) {
       const tool = toolName(t);
@@ -37,7 +38,7 @@ export default defineDetector({
         else if (typeof ann[hint] !== 'boolean') findings.push({ messageId: 'hint-not-boolean', data: { tool, hint }, evidence: JSON.stringify(ann[hint]).slice(0, 200) });
       }
     }
-    if (findings.length === 0) return present();
+    if (findings.length === 0) return gap ?? present();
     return { state: findings.every((f) => f.messageId === 'missing-annotations') ? 'absent' : 'non-conforming', findings };
   },
 });

@@ -1,7 +1,7 @@
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { evidenceOf, isObj, type Obj } from '../dynamic-support.js';
-import { servedTools, toolName } from '../dynamic-text.js';
+import { earnedOn, servedTools, toolName, unreadToolPages } from '../dynamic-text.js';
 
 /**
  * C-4 — typed input and output schemas (dynamic). Reads the JSON Schemas the running server serves for
@@ -74,7 +74,8 @@ export default defineDetector({
   judge({ inputs: { session } }) {
     const served = servedTools(session);
     if (!served.ok) return served.verdict;
-    if (served.tools.length === 0) return notApplicable('no-tools-served');
+    const gap = unreadToolPages(served);
+    if (served.tools.length === 0) return gap ?? notApplicable('no-tools-served');
     const findings: Finding[] = [];
     for (const t of served.tools) {
       const tool = toolName(t);
@@ -92,6 +93,6 @@ export default defineDetector({
         for (const c of catchAlls(s, schema, !isObject)) findings.push({ messageId: 'catch-all-schema', data: { tool, path: c.path }, evidence: evidenceOf(c.node) });
       }
     }
-    return findings.length ? { state: 'non-conforming', findings } : present();
+    return earnedOn(findings.length ? { state: 'non-conforming', findings } : present(), gap);
   },
 });
