@@ -1,5 +1,5 @@
 import { Node, ts } from 'ts-morph';
-import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
+import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { sinkSites, toolFlows, type SinkSite } from '../../facts/flow.js';
 import type { RepoFacts } from '../../facts/repo.js';
@@ -8,6 +8,7 @@ import { findNodes, functionOf } from '../../facts/scope.js';
 import { constString, objectLiteralOf, propertyValue, serverModel, type ToolDef } from '../../facts/server-model.js';
 import { parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { HINTS } from './dynamic.js';
+import { noToolsFound } from '../tool-absence.js';
 
 /**
  * C-15 — tool annotations declared and honest (static part, JavaScript/TypeScript). For every tool
@@ -165,6 +166,7 @@ export default defineDetector({
   ruleId: 'C-15',
   genre: 'static',
   needs: ['repo'],
+  wants: ['session'],
   partial: true,
   messages: {
     'missing-annotations-in-source': ['tool'],
@@ -173,10 +175,10 @@ export default defineDetector({
     'read-only-tool-changes-things': ['tool', 'action', 'call', 'file', 'line'],
     'non-destructive-tool-deletes': ['tool', 'call', 'file', 'line'],
   },
-  judge({ inputs: { repo } }) {
+  judge({ inputs: { repo, session } }) {
     const model = serverModel(repo);
     if (model.files.length === 0) return hasPythonSource(repo) ? couldNotJudge('source-language-not-read') : couldNotJudge('no-source');
-    if (model.tools.length === 0) return notApplicable('no-tools-registered');
+    if (model.tools.length === 0) return noToolsFound(repo, session);
     const sources = parsedSources(repo);
     const findings: Finding[] = [];
     let unread = 0;

@@ -1,10 +1,11 @@
 import { Node } from 'ts-morph';
-import { defineDetector, notApplicable, present } from '../../engine/detector.js';
+import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { declarationOf, valueOfDeclaration } from '../../facts/scope.js';
 import { constString, propertyValue, serverModel, type ToolDef } from '../../facts/server-model.js';
 import { positionOf, propertyName, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { codeOf } from '../code-paths.js';
+import { noToolsFound } from '../tool-absence.js';
 
 /**
  * C-4 — typed input and output schemas (static part). For every tool registered in the source
@@ -146,15 +147,16 @@ export default defineDetector({
   ruleId: 'C-4',
   genre: 'static',
   needs: ['repo'],
+  wants: ['session'],
   messages: {
     'source-missing-schema': ['tool', 'schema'],
     'source-catch-all': ['tool', 'schema', 'construct'],
   },
-  judge({ inputs: { repo } }) {
+  judge({ inputs: { repo, session } }) {
     const src = codeOf(repo);
     if (!src.ok) return src.verdict;
     const tools = serverModel(repo).tools;
-    if (tools.length === 0) return notApplicable('no-tools-registered');
+    if (tools.length === 0) return noToolsFound(repo, session);
     const findings: Finding[] = [];
     const reported = new Set<Node>();
     const check = (t: ToolDef, schema: 'input' | 'output', node: Node | undefined) => {

@@ -1,11 +1,12 @@
 import { SyntaxKind, Node, ts, type SourceFile } from 'ts-morph';
-import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
+import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { declarationOf, functionOf, originOf, rawDeclarationOf, rawOriginOf } from '../../facts/scope.js';
 import { serverModel, type ToolDef } from '../../facts/server-model.js';
 import { namesAnyModule, ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
 import { named, rawCalleeName, rawCallNamed } from '../source-support.js';
+import { noToolsFound } from '../tool-absence.js';
 
 /**
  * S-24 — every tool invocation is rate limited (static). A rate guard is recognised as:
@@ -121,15 +122,16 @@ export default defineDetector({
   ruleId: 'S-24',
   genre: 'static',
   needs: ['repo'],
+  wants: ['session'],
   messages: {
     'tool-not-rate-limited': ['tool'],
   },
-  judge({ inputs: { repo } }) {
+  judge({ inputs: { repo, session } }) {
     const src = codeOf(repo);
     if (!src.ok) return src.verdict;
     const code = src.code;
     const tools = serverModel(repo).tools;
-    if (tools.length === 0) return notApplicable('no-tools-registered');
+    if (tools.length === 0) return noToolsFound(repo, session);
     const lim = limiterRefs(code);
     if (!lim.first) return couldNotJudge('no-rate-limiter-found', { tools: tools.length });
     if (mountedGlobally(code, lim)) return present();

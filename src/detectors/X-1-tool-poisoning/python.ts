@@ -1,7 +1,8 @@
-import { defineDetector, notApplicable, present } from '../../engine/detector.js';
+import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import type { PyText } from '../../facts/python-model.js';
 import { excerptOf, isVerdict, pythonModelOrVerdict, unreadableVerdict, visible } from '../python-support.js';
+import { sourceTexts } from '../source-text.js';
 
 /**
  * X-1 — tool poisoning, Python part (static). Reads the texts a Python server puts in front of the model,
@@ -88,7 +89,9 @@ export default defineDetector({
     if (findings.length) return { state: 'non-conforming', findings };
     const unread = unreadableVerdict(model);
     if (unread) return unread;
-    if (model.tools.length === 0) return notApplicable('no-python-tools');
+    // No Python tool: this part steps aside only when the JavaScript/TypeScript part has registrations to
+    // judge; otherwise nothing shows the server serves no text, and the rule must not read as not-applicable.
+    if (model.tools.length === 0) return sourceTexts(repo).registered ? notApplicable('no-python-tools') : couldNotJudge('no-tools-in-python-source');
     return present();
   },
 });
