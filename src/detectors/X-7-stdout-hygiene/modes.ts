@@ -1,5 +1,6 @@
 import { Node, SyntaxKind, ts, type SourceFile } from 'ts-morph';
-import { declarationOf, functionOf, initializerOf, isFunctionLike, type FunctionLikeNode } from '../../facts/scope.js';
+import { declarationOf, initializerOf, isFunctionLike, type FunctionLikeNode } from '../../facts/scope.js';
+import { callSitesOf } from '../call-sites.js';
 import { constString } from '../../facts/server-model.js';
 import { ofKinds, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 
@@ -172,40 +173,13 @@ export interface ModeContext {
   sources: ParsedSources;
 }
 
-const callSiteMemo = new WeakMap<ParsedSources, Map<FunctionLikeNode, Node[]>>();
-
-/** Every call of a function of the source, in the files read. */
-function callSitesOf(fn: FunctionLikeNode, ctx: ModeContext): Node[] {
-  let byFn = callSiteMemo.get(ctx.sources);
-  if (!byFn) {
-    byFn = new Map();
-    for (const sf of ctx.files) {
-      for (const call of ofKinds(sf, [SyntaxKind.CallExpression])) {
-        if (!Node.isCallExpression(call)) continue;
-        let target: FunctionLikeNode | undefined;
-        try {
-          target = functionOf(call.getExpression(), ctx.sources);
-        } catch {
-          target = undefined;
-        }
-        if (!target || target === call.getExpression()) continue;
-        const list = byFn.get(target) ?? [];
-        list.push(call);
-        byFn.set(target, list);
-      }
-    }
-    callSiteMemo.set(ctx.sources, byFn);
-  }
-  return byFn.get(fn) ?? [];
-}
-
 /** Does `node` sit on a path that never runs when the server is started on stdio (see the file header)? */
 export function neverRunsOnStdio(node: Node, ctx: ModeContext, depth = 0): boolean {
   if (guardedHere(node)) return true;
   if (depth >= 3) return false;
   const fn = node.getFirstAncestor((a) => isFunctionLike(a)) as FunctionLikeNode | undefined;
   if (!fn) return false;
-  let sites = callSitesOf(fn, ctx);
+  let sites = callSitesOf(fn, ctx.files, ctx.sources);
   // A callback runs when the call it is given to runs: `app.listen(port, () => console.log(…))`.
   const p = fn.getParent();
   if (sites.length === 0 && p && (Node.isCallExpression(p) || Node.isNewExpression(p)) && (p.getArguments() as Node[]).includes(fn)) sites = [p];
