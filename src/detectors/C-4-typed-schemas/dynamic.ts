@@ -10,6 +10,10 @@ import { earnedOn, servedTools, toolName, unreadToolPages } from '../dynamic-tex
  * node with no `type` (and no enum/const/$ref/composition that would type it), an object with no
  * properties whose additional properties are absent or untyped, an array with no `items`.
  * Extra properties left open beside declared ones are not flagged (the SDK's own input schemas).
+ * An input schema whose root is an object without properties, its additional properties absent or false
+ * (`{ "type": "object" }`, `{ "type": "object", "properties": {} }`), is the specification's way of saying
+ * "no arguments" (what the SDKs serve for a tool without input shape): not a catch-all. An explicitly open
+ * root (`additionalProperties: true` or `{}`) still is.
  */
 
 /** Keywords that describe a schema without constraining what it accepts. */
@@ -22,6 +26,15 @@ const typesOf = (n: Obj): string[] => (typeof n.type === 'string' ? [n.type] : A
 
 /** Does this schema accept any value? */
 export const acceptsAnything = (s: unknown): boolean => s === true || (isObj(s) && Object.keys(s).every((k) => ANNOTATIONS.has(k)));
+
+/** An input schema's root that says "no arguments": type object, no properties, additional properties absent or false. */
+export const noArgumentsRoot = (s: unknown): boolean =>
+  isObj(s) &&
+  typesOf(s).length === 1 &&
+  typesOf(s)[0] === 'object' &&
+  !(isObj(s.properties) && Object.keys(s.properties).length > 0) &&
+  !(isObj(s.patternProperties) && Object.keys(s.patternProperties).length > 0) &&
+  (s.additionalProperties === undefined || s.additionalProperties === false);
 
 /** Paths (dotted, from the schema's name) of the catch-all nodes in a schema. `root` is checked only for its children when `skipSelf`. */
 export function catchAlls(schema: unknown, base: string, skipSelf = false): { path: string; node: unknown }[] {
@@ -90,7 +103,9 @@ export default defineDetector({
           const type = isObj(s) ? (s.type === undefined ? 'none' : evidenceOf(s.type, 60)) : evidenceOf(s, 60);
           findings.push({ messageId: 'schema-not-object', data: { tool, schema, type }, evidence: evidenceOf(s) });
         }
-        for (const c of catchAlls(s, schema, !isObject)) findings.push({ messageId: 'catch-all-schema', data: { tool, path: c.path }, evidence: evidenceOf(c.node) });
+        // The root of an input schema that declares no arguments is no catch-all (see the header).
+        const skipRoot = !isObject || (schema === 'inputSchema' && noArgumentsRoot(s));
+        for (const c of catchAlls(s, schema, skipRoot)) findings.push({ messageId: 'catch-all-schema', data: { tool, path: c.path }, evidence: evidenceOf(c.node) });
       }
     }
     return earnedOn(findings.length ? { state: 'non-conforming', findings } : present(), gap);
