@@ -32,6 +32,10 @@ describe('X-1: the live part decides over computed texts', () => {
     assert.equal(result.state, 'non-conforming');
     assert.deepEqual(result.findings.map((f) => f.messageId), ['credential-reference', 'model-directive']);
   });
+  it('a file tool naming .env as an example is clean in the source and on the wire', () => {
+    const { result } = judgeFolder('X-1', detectors, join(fixtures, 'present', 'file-search-examples'));
+    assert.deepEqual(result.parts.filter((p) => p.state !== 'not-applicable').map((p) => [p.genre, p.state]), [['static', 'present'], ['dynamic', 'present']]);
+  });
   it('a listing the probe could not read to its end decides nothing', () => {
     const { result } = judgeFolder('X-1', detectors, join(fixtures, 'could-not-judge', 'truncated-listing'));
     assert.equal(result.parts.find((p) => p.genre === 'dynamic')?.reason?.code, 'served-list-incomplete');
