@@ -30,6 +30,10 @@ describe('X-7 (static): a clean live stdout is evidence about start-up writes', 
     assert.deepEqual(lines(v), ['src/tools.ts:8', 'src/tools.ts:14', 'src/tools.ts:15']);
     assert.deepEqual(lines(judge('non-conforming/banners-and-loggers')), ['src/index.ts:7', 'src/index.ts:10', 'src/log.ts:3', 'src/tools.ts:8', 'src/tools.ts:14', 'src/tools.ts:15']);
   });
+  it('a recorded stdio session shows the server runs on stdio: no not-applicable from a manifest that declares HTTP only', () => {
+    assert.equal(judge('not-applicable/http-only').state, 'not-applicable');
+    assert.notEqual(judge('not-applicable/http-only', session('present/start-up-write-not-seen')).state, 'not-applicable');
+  });
   it('a session with noise on stdout, or over HTTP, is no such evidence', () => {
     const noisy = judge('present/start-up-write-not-seen', session('non-conforming/console-log'));
     assert.equal(noisy.state, 'non-conforming');

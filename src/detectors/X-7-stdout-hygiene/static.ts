@@ -174,7 +174,9 @@ export default defineDetector({
     'pino-stdout': [],
   },
   judge({ inputs: { repo, session } }) {
-    const declared = declaredTransport(repo);
+    // A recorded stdio session shows the server runs on stdio, whatever the manifest and the source reading say.
+    const servedOnStdio = session?.session.target.transport === 'stdio';
+    const declared = servedOnStdio ? 'stdio' : declaredTransport(repo);
     const src = codeOf(repo);
     if (!src.ok) return declared === 'other' ? notApplicable('no-stdio-transport') : src.verdict;
     const code = src.code;
