@@ -51,8 +51,8 @@ export interface RuleMeta {
   slug: string;
   family: Family;
   genres: Genre[];
-  /** How the parts combine into the rule's verdict. */
-  combine: Combination;
+  /** How the parts combine into the rule's verdict (every catalog entry says it; 'any-unjudged' when absent). */
+  combine?: Combination;
   severity: Severity;
   appliesTo: TargetKind[];
   conditional: boolean;
