@@ -6,6 +6,7 @@ import { ownPackage } from './paths.js';
 import {
   byRuleId,
   isRed,
+  type Combination,
   type Finding,
   type PartResult,
   type Reason,
@@ -117,15 +118,70 @@ const STATE_WEIGHT: Record<State, number> = {
   'not-applicable': 0,
 };
 
-/** Combine the parts of one rule: any red part makes the rule red; otherwise any unjudged part keeps it unjudged. */
-export function combine(parts: PartResult[]): { state: State; reason?: Reason; findings: Finding[] } {
+/**
+ * What a finding says, whatever part found it: its message id without the part's marks (`source-x`,
+ * `python-x`, `x-in-source` all say `x`). Two parts that report the same defect use the same words for it.
+ */
+const defectOf = (messageId: string): string => messageId.replace(/^(?:source|python)-/, '').replace(/-in-source$/, '');
+
+/**
+ * Two findings of different parts describe one defect when they say the same thing (defectOf) about the
+ * same subject: every data field they both carry is equal, and they share at least one (the tool, the
+ * place of a text…); and they are not located at two different places.
+ */
+function sameDefect(a: Finding, b: Finding): boolean {
+  if (defectOf(a.messageId) !== defectOf(b.messageId)) return false;
+  // Two located findings at different places are two defects (the same text written in two files).
+  if (a.location && b.location && (a.location.file !== b.location.file || a.location.line !== b.location.line)) return false;
+  const da = a.data ?? {};
+  const db = b.data ?? {};
+  const common = Object.keys(da).filter((k) => k in db);
+  return common.length > 0 && common.every((k) => String(da[k]) === String(db[k]));
+}
+
+/**
+ * The findings of the red parts, one per defect: a defect reported by two parts (the source and the live
+ * server) is kept once, preferring the finding that carries a location; findings of one part are never
+ * merged (two lines of one part are two defects).
+ */
+function dedupeAcrossParts(red: PartResult[]): Finding[] {
+  const all = red.flatMap((p, part) => p.findings.map((f) => ({ f, part })));
+  // Located findings first, so that they are the ones kept; the order is restored by sortFindings later.
+  const ordered = [...all.filter((x) => x.f.location), ...all.filter((x) => !x.f.location)];
+  const kept: { f: Finding; part: number }[] = [];
+  for (const x of ordered) {
+    const twin = kept.find((k) => k.part !== x.part && sameDefect(k.f, x.f));
+    if (twin) {
+      if (!twin.f.evidence && x.f.evidence) twin.f = { ...twin.f, evidence: x.f.evidence };
+      continue;
+    }
+    kept.push(x);
+  }
+  return kept.map((k) => k.f);
+}
+
+/**
+ * Combine the parts of one rule (see Combination in types.ts):
+ *   - any red part makes the rule red (non-conforming before absent), with the red parts' findings, one
+ *     per defect (dedupeAcrossParts);
+ *   - otherwise, with `live-decides`, when some part could not judge and every live (dynamic) part judged
+ *     (present, or not-applicable on what was served), the live parts decide: present when one is;
+ *   - otherwise any unjudged part keeps the rule unjudged; parts that are all not-applicable make it
+ *     not-applicable; else present.
+ */
+export function combine(parts: PartResult[], mode: Combination = 'any-unjudged'): { state: State; reason?: Reason; findings: Finding[] } {
   const judged = parts.filter((p) => p.state !== 'not-applicable');
   if (judged.length === 0) return { state: 'not-applicable', reason: parts[0]?.reason, findings: [] };
   const worst = judged.reduce((a, b) => (STATE_WEIGHT[b.state] > STATE_WEIGHT[a.state] ? b : a));
-  if (isRed(worst.state)) {
-    return { state: worst.state, findings: judged.filter((p) => isRed(p.state)).flatMap((p) => p.findings) };
+  if (isRed(worst.state)) return { state: worst.state, findings: dedupeAcrossParts(judged.filter((p) => isRed(p.state))) };
+  if (worst.state === 'could-not-judge') {
+    const live = parts.filter((p) => p.genre === 'dynamic');
+    if (mode === 'live-decides' && live.length > 0 && live.every((p) => p.state === 'present' || p.state === 'not-applicable')) {
+      const decided = live.find((p) => p.state === 'present');
+      return decided ? { state: 'present', findings: [] } : { state: 'not-applicable', reason: live[0]!.reason, findings: [] };
+    }
+    return { state: 'could-not-judge', reason: worst.reason, findings: [] };
   }
-  if (worst.state === 'could-not-judge') return { state: 'could-not-judge', reason: worst.reason, findings: [] };
   return { state: 'present', findings: [] };
 }
 
@@ -232,7 +288,7 @@ export function judgeRule(
       parts.push({ genre, state: v.state, reason: v.reason, findings: v.findings });
     }
   }
-  const c = combine(parts);
+  const c = combine(parts, rule.combine);
   return { ruleId: rule.id, state: c.state, severity: rule.severity, findings: sortFindings(c.findings), reason: c.reason, parts };
 }
 
