@@ -26,9 +26,12 @@ import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCall
  * declared in the audited source (same file, or imported by a relative path, ESM or CommonJS; `this.m()` in
  * a class; every function of a dispatch table called with a computed key, `handlers[name](args)`): tainted
  * arguments taint its parameters, its sinks are reported with the call on the path, and its return value is
- * tainted when what it returns is. Calls are followed at most MAX_DEPTH levels below the handler (the
- * handler is level 0; a sink in a function reached through four nested calls is not seen). Unknown library
- * calls do not propagate taint; class fields (`this.x`) are not followed.
+ * tainted when what it returns is. Methods are followed on class instances of the audited source (`new Cls()`,
+ * a typed parameter or field, an instance exported by another module, a `getInstance()` singleton, inherited
+ * methods), and `new Cls(x)` runs the constructor. A client value kept in a field (`this.command = cmd`, a
+ * constructor parameter property) is read by the methods of that class the analysis runs afterwards, and a
+ * method of such a class is followed whatever its arguments. Calls are followed at most MAX_DEPTH levels
+ * below the handler (the handler is level 0). Unknown library calls do not propagate taint.
  *
  * Sinks (by where the callee is imported from, see facts/scope `originOf`):
  *   process — child_process exec/execSync ('shell'); spawn/spawnSync/execFile/execFileSync/fork: a tainted
@@ -43,8 +46,17 @@ import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCall
  *     file-descriptor reads), open, opendir, createReadStream ('read'); the write, append, mkdir, output
  *     families, copyFile, cp, copy, rename, move, truncate, symlink, link, createWriteStream ('write'); rm,
  *     rmdir, unlink, remove, emptyDir ('delete'); the path arguments only.
- *   http — fetch (global, undici, node-fetch), http/https request/get, axios and its verbs, got, undici
- *     request/stream; the URL or options argument only.
+ *   http — fetch (global, undici, node-fetch), http/https request/get, axios and its verbs, got, ky, undici
+ *     request/stream, and instances of axios/got/ky (`axios.create`, `got.extend`, `ky.create`) wherever
+ *     they are kept (a variable, a field, an export of another module); the URL (or the destination fields
+ *     of an options object given first). Each flow says how much of the destination the value reaches
+ *     (Flow.urlShape): a template or concatenation whose scheme and host are written in the code or come from
+ *     a value the client does not reach, followed by a path delimiter (`${BASE}/items/${id}`), a relative
+ *     reference against a fixed base (`new URL(\`/items/${id}\`, BASE)`, an axios `baseURL`, a got/ky
+ *     `prefixUrl`) is 'path'; `https://${host}/…` is 'host'; anything else 'url'.
+ *   browser — when the package uses a browser automation module (playwright, puppeteer, CDP, selenium): a
+ *     navigation (`page.goto(url)`, `Page.navigate({ url })`, `driver.get(url)`) is an outbound request
+ *     ('navigate' kind).
  *
  * Guards (mechanical). A check counts for a flow when
  *   - it tests the value on the flow's path: the same variable or expression, or a value derived from the
@@ -71,11 +83,17 @@ import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCall
  *     its parts (`ALLOWED_HOSTS.has(url.hostname)`) is an allowlist for http sinks.
  *   process/code/http, unsound — 'blocklist': `x.includes(';')`, `!x.includes('..')`, an unanchored regex,
  *     a value cleaned with `replace(/[;&|]/g, '')`, a prefix test, `DENYLIST.includes(x)`.
+ *   fs, open — 'default-open': a sound confinement in a function that lets everything through while its
+ *     allow-list is empty (`if (allowed.length === 0) return true`, `allowed.length === 0 || …`), when that
+ *     list may be empty by default (an empty array or Set as its value or default); 'roots-writable': the
+ *     allowed roots (or names) a sound check compares with are written, in some handler, from client values
+ *     (`config[key] = value` on the object they are read from, `roots.push(dir)`), in a module-level
+ *     variable or a class field.
  * A sound check wins over an unsound one; with no check the guard is 'none'.
  */
 
 /** How many nested calls below a handler a flow is followed. */
-export const MAX_DEPTH = 3;
+export const MAX_DEPTH = 6;
 
 export type SinkFamily = 'process' | 'code' | 'fs' | 'http' | 'browser';
 export type SinkKind = 'shell' | 'process' | 'argument' | 'eval' | 'fs' | 'http' | 'navigate';
@@ -91,7 +109,9 @@ export type GuardDetail =
   | 'argv-no-shell'
   | 'prefix-without-separator'
   | 'raw-path-check'
-  | 'blocklist';
+  | 'blocklist'
+  | 'default-open'
+  | 'roots-writable';
 export type Launcher = 'child_process' | 'execa' | 'cross-spawn' | 'shelljs' | 'zx' | 'stdio-transport';
 
 export interface FlowStep {
@@ -115,8 +135,13 @@ export interface Flow {
   column: number;
   guard: Guard;
   guardDetail?: GuardDetail;
-  /** Where the deciding check is written. */
+  /**
+   * Where the deciding check is written; for 'default-open', the branch that accepts everything when the list
+   * is empty; for 'roots-writable', the write of the allowed roots.
+   */
   guardAt?: FlowStep;
+  /** 'roots-writable': the tool (prompt, resource) whose arguments are written into the allowed roots. */
+  guardWriter?: string;
   /** From the source (the handler parameter) through assignments and calls to the sink. */
   path: FlowStep[];
   /**
@@ -605,6 +630,19 @@ interface Check {
   verdict: Partial<Record<Family, Verdict>>;
   /** Valid only for flows whose position in `fn` lies inside this node (a switch case). */
   scope?: Node;
+  /** The values a confinement check compares with (the allowed roots or names), for 'roots-writable'. */
+  roots?: Node[];
+}
+
+/** A client value written into a module-level variable or a field (`config[key] = value`, `allowed.push(dir)`). */
+interface StoreWrite {
+  /** Storage keys (see storageKeys): `m:<decl>.<prop>…`, `this@<class>.<field>…`; a trailing `.*` is any property. */
+  key: string;
+  node: Node;
+  /** The call (or the write itself) in the function that reported it, for naming a dispatcher's branch. */
+  at: Node;
+  /** The tool (prompt, resource) whose handler makes it, set once every entry is read. */
+  tool: string;
 }
 
 interface Link {
@@ -628,6 +666,8 @@ interface FnResult {
   flows: RawFlow[];
   checks: Check[];
   ret?: Taint;
+  /** Client values the function (or a function it calls) writes into module-level variables and fields. */
+  writes: StoreWrite[];
 }
 
 const declKeys = new WeakMap<object, string>();
@@ -1006,6 +1046,8 @@ class Run {
   readonly fieldNames = new Set<string>();
   /** Per class id, how many times its fields' taint changed (part of the summaries' signature). */
   readonly fieldVersion = new Map<string, number>();
+  /** Client values written into module-level variables and fields, by any handler (filled once every entry is read). */
+  readonly writes: StoreWrite[] = [];
   constructor(readonly ctx: SinkContext) {
     this.sources = ctx.sources;
   }
@@ -1037,7 +1079,7 @@ class Run {
     if (!byFn) this.summaries.set(fn, (byFn = new Map()));
     const hit = byFn.get(sig);
     if (hit) return hit;
-    const placeholder: FnResult = { flows: [], checks: [] };
+    const placeholder: FnResult = { flows: [], checks: [], writes: [] };
     byFn.set(sig, placeholder); // cuts recursion
     const result = new FnAnalysis(this, fn, depth).run(params);
     byFn.set(sig, result);
@@ -1047,6 +1089,8 @@ class Run {
 
 class FnAnalysis {
   private readonly env = new Map<string, Taint>();
+  /** Writes of client values into module-level variables and fields (see recordWrite), by key and position. */
+  private readonly writes = new Map<string, StoreWrite>();
   /** The names of the variables in env (a superset test for taintOf). */
   private readonly taintedNames = new Set<string>();
   private changed = false;
@@ -1093,7 +1137,7 @@ class FnAnalysis {
       const tainted = rets.filter((t): t is Taint => !!t);
       ret = tainted.length === 1 ? tainted[0] : merge(tainted);
     }
-    return { flows, checks, ret };
+    return { flows, checks, ret, writes: [...this.writes.values()] };
   }
 
   /* ---- binding */
@@ -1182,6 +1226,7 @@ class FnAnalysis {
       if (!t) return;
       // `url += \`?q=${q}\`` on a URL the client does not reach: the value lands after its origin.
       if (op === '+=' && t.relPath && !this.taintOf(left)) t = { ...t, urlFixed: true };
+      if (!Node.isObjectLiteralExpression(left) && !Node.isArrayLiteralExpression(left)) this.recordWrite(left, n);
       if (Node.isIdentifier(left)) {
         const d = declarationOf(left);
         if (d) this.set(d, t, n);
@@ -1207,6 +1252,9 @@ class FnAnalysis {
       for (const d of init.getDeclarations()) this.bind(d.getNameNode(), el, d);
     } else if (Node.isCallExpression(n)) {
       const callee = unwrap(n.getExpression());
+      // allowed.push(dir), roots.add(dir), settings.set(key, value), Object.assign(config, changes): a write of the collection.
+      if (Node.isPropertyAccessExpression(callee) && STORE_MUTATORS.has(callee.getName()) && n.getArguments().some((a) => this.taintOf(a))) this.recordWrite(callee.getExpression(), n);
+      if (Node.isPropertyAccessExpression(callee) && callee.getText() === 'Object.assign' && n.getArguments().slice(1).some((a) => this.taintOf(a)) && n.getArguments()[0]) this.recordWrite(n.getArguments()[0]!, n, true);
       if (!Node.isPropertyAccessExpression(callee)) return;
       const idx = ITERATING.get(callee.getName());
       if (idx === undefined) return;
@@ -1216,6 +1264,15 @@ class FnAnalysis {
       if (!el || !cb || !isFunctionLike(unwrap(cb))) return;
       const p = (unwrap(cb) as FunctionLikeNode).getParameters()[idx];
       if (p) this.bind(p.getNameNode(), el, p);
+    }
+  }
+
+  /** A client value written into `target` (a module-level variable, a field, or a property of one): kept for 'roots-writable'. */
+  private recordWrite(target: Node, node: Node, anyProperty = false): void {
+    for (const k of storageKeys(target, this.run_.sources)) {
+      const key = anyProperty ? `${k}.*` : k;
+      const id = `${key}@${node.getStart()}`;
+      if (!this.writes.has(id)) this.writes.set(id, { key, node, at: node, tool: '' });
     }
   }
 
@@ -1500,18 +1557,31 @@ class FnAnalysis {
       checks.push(c);
       if (!c.scope) checks.push({ ...c, fn: this.fn, at: n, keys: liftKeys(f, ats, c.keys) });
     }
+    for (const w of r.writes) {
+      const id = `${w.key}@${w.node.getStart()}`;
+      if (!this.writes.has(id)) this.writes.set(id, { ...w, at: n });
+    }
   }
 
   /* ---- checks */
 
-  private addCheck(checks: Check[], node: Node, subjectNode: Node, subject: Taint | undefined, verdict: Partial<Record<Family, Verdict>>, scope?: Node): void {
+  private addCheck(checks: Check[], node: Node, subjectNode: Node, subject: Taint | undefined, verdict: Partial<Record<Family, Verdict>>, scope?: Node, roots?: Node[]): void {
     if (!subject) return;
     if (!scope) {
       const g = guarding(node);
       if (!g) return;
       if (g !== 'after') scope = g;
     }
-    checks.push({ node, fn: this.fn, at: node, keys: subject.keys, subjectKey: exprKey(subjectNode), part: subject.part, verdict, scope });
+    let shown = node;
+    if (verdict.fs?.guard === 'sound' && roots?.length) {
+      // An allow-list that means "everything" while it is empty, and is empty unless configured.
+      const bypass = openWhenEmpty(this.fn, node, this.run_.sources);
+      if (bypass) {
+        verdict = { ...verdict, fs: v('unsound', 'default-open') };
+        shown = bypass;
+      }
+    }
+    checks.push({ node: shown, fn: this.fn, at: node, keys: subject.keys, subjectKey: exprKey(subjectNode), part: subject.part, verdict, scope, ...(roots?.length ? { roots } : {}) });
   }
 
   private collectCheck(n: Node, checks: Check[]): void {
@@ -1532,14 +1602,14 @@ class FnAnalysis {
             return this.addCheck(checks, n, recvNode, recv, root && recv.resolved ? { fs: v('sound', 'separator-prefix'), process: v('unsound', 'blocklist') } : DENY);
           }
           if (b && isSep(b) && constString(b) === undefined) return this.addCheck(checks, n, recvNode, recv, DENY); // startsWith(path.sep): only absoluteness
-          if (hasSeparator(b)) return this.addCheck(checks, n, recvNode, recv, { fs: recv.resolved ? v('sound', 'separator-prefix') : v('unsound', 'raw-path-check'), process: v('unsound', 'blocklist') });
+          if (hasSeparator(b)) return this.addCheck(checks, n, recvNode, recv, { fs: recv.resolved ? v('sound', 'separator-prefix') : v('unsound', 'raw-path-check'), process: v('unsound', 'blocklist') }, undefined, b ? [b] : undefined);
           return this.addCheck(checks, n, recvNode, recv, { fs: v('unsound', 'prefix-without-separator'), process: v('unsound', 'blocklist') });
         }
         if (['includes', 'indexOf', 'lastIndexOf', 'has', 'hasOwnProperty'].includes(m) && args[0]) {
           const arg = this.taintOf(args[0]);
           if (arg && !recv) {
             const denied = DENY_NAME.test(recvNode.getText());
-            this.addCheck(checks, n, args[0], arg, denied ? DENY : ALLOW);
+            this.addCheck(checks, n, args[0], arg, denied ? DENY : ALLOW, undefined, [recvNode]);
             checks[checks.length - 1]!.lookup = true;
             return;
           }
@@ -1589,6 +1659,260 @@ class FnAnalysis {
       }
     }
   }
+}
+
+/* ------------------------------------------------------- allowed roots */
+
+/** Calls that change what a collection holds (for writes of allowed roots). */
+const STORE_MUTATORS = new Set(['push', 'unshift', 'splice', 'add', 'set']);
+/** Methods that give a collection derived from their receiver. */
+const DERIVING_METHODS = new Set(['map', 'filter', 'slice', 'concat', 'flat', 'flatMap', 'values', 'keys', 'entries', 'toSorted']);
+const CALLBACK_METHODS = new Set(['some', 'every', 'find', 'findIndex', 'filter', 'forEach', 'map', 'flatMap']);
+
+const isModuleLevel = (id: Node): boolean => !id.getFirstAncestor((a) => isFunctionLike(a) || Node.isClassDeclaration(a) || Node.isClassExpression(a) || Node.isConstructorDeclaration(a));
+
+/** The top-level declaring identifier of a variable a module exports under `name` (`export let roots = []`, `export { roots }`). */
+function exportedVariable(sf: SourceFile, name: string): Identifier | undefined {
+  let local = name;
+  for (const ed of sf.getExportDeclarations()) {
+    if (ed.getModuleSpecifierValue()) continue;
+    for (const ne of ed.getNamedExports()) if ((ne.getAliasNode()?.getText() ?? ne.getName()) === name) local = ne.getName();
+  }
+  for (const st of sf.getVariableStatements()) for (const d of st.getDeclarations()) if (d.getName() === local && Node.isIdentifier(d.getNameNode())) return d.getNameNode() as Identifier;
+  return undefined;
+}
+
+/**
+ * Where a value is kept, as storage keys: `m:<decl>` for a module-level variable (through imports of it from
+ * another module), `this@<class>` for an instance, with property paths (`.allowedDirectories`, `.*` for a
+ * computed key); followed through local variables, destructuring, the collection a callback iterates
+ * (`roots.some((r) => …)` reads `roots`), what a function of the audited source returns, spreads and
+ * derived collections. [] when the value is not kept anywhere the analysis can name.
+ */
+function storageKeys(expr: Node, sources: ParsedSources, depth = 0): string[] {
+  if (depth > 8) return [];
+  const n = stripAwait(expr);
+  const union = (xs: Node[]): string[] => [...new Set(xs.flatMap((x) => storageKeys(x, sources, depth + 1)))];
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    if (!d) return [];
+    const imp = importOfDecl(d);
+    if (imp) {
+      const target = resolveRelativeModule(sources.rel(d.getSourceFile()), imp.spec, sources);
+      const decl = target && imp.imported !== '*' ? exportedVariable(target, imp.imported) : undefined;
+      return decl ? [`m:${declKey(decl)}`] : [];
+    }
+    const p = d.getParent();
+    if (isModuleLevel(d) && (Node.isVariableDeclaration(p) || Node.isBindingElement(p))) return [`m:${declKey(d)}`];
+    if (Node.isVariableDeclaration(p) && p.getNameNode() === d) {
+      const init = p.getInitializer();
+      return init ? storageKeys(init, sources, depth + 1) : [];
+    }
+    if (Node.isBindingElement(p)) {
+      const holder = p.getFirstAncestor((a) => Node.isVariableDeclaration(a));
+      const pn = p.getPropertyNameNode();
+      const prop = pn ? propertyName(pn) : p.getName();
+      const init = Node.isVariableDeclaration(holder) ? holder.getInitializer() : undefined;
+      return init && prop !== undefined && p.getParent() === holder!.getNameNode() ? storageKeys(init, sources, depth + 1).map((k) => `${k}.${prop}`) : [];
+    }
+    if (Node.isParameterDeclaration(p)) {
+      // roots.some((root) => …): the parameter is an element of the collection.
+      const cb = p.getParent();
+      const call = cb?.getParent();
+      if (isFunctionLike(cb) && Node.isCallExpression(call) && (call.getArguments() as Node[]).includes(cb)) {
+        const c = unwrap(call.getExpression());
+        if (Node.isPropertyAccessExpression(c) && CALLBACK_METHODS.has(c.getName())) return storageKeys(c.getExpression(), sources, depth + 1);
+      }
+    }
+    return [];
+  }
+  if (Node.isThisExpression(n)) {
+    const cls = rawEnclosingClass(n.compilerNode);
+    return cls ? [`this@${classId(cls)}`] : [];
+  }
+  if (Node.isPropertyAccessExpression(n)) return storageKeys(n.getExpression(), sources, depth + 1).map((k) => `${k}.${n.getName()}`);
+  if (Node.isElementAccessExpression(n)) {
+    const key = constString(n.getArgumentExpression())?.value;
+    return storageKeys(n.getExpression(), sources, depth + 1).map((k) => `${k}.${key ?? '*'}`);
+  }
+  if (Node.isCallExpression(n)) {
+    const callee = unwrap(n.getExpression());
+    if (Node.isPropertyAccessExpression(callee) && DERIVING_METHODS.has(callee.getName())) return storageKeys(callee.getExpression(), sources, depth + 1);
+    const fn = functionCached(callee, sources);
+    return union(fn ? returnedOf(fn) : n.getArguments());
+  }
+  if (Node.isBinaryExpression(n) && ['+', '??', '||'].includes(n.getOperatorToken().getText())) return union([n.getLeft(), n.getRight()]);
+  if (Node.isConditionalExpression(n)) return union([n.getWhenTrue(), n.getWhenFalse()]);
+  if (Node.isTemplateExpression(n)) return union(n.getTemplateSpans().map((sp) => sp.getExpression()));
+  if (Node.isObjectLiteralExpression(n)) return union(n.getProperties().flatMap((pr) => (Node.isSpreadAssignment(pr) ? [pr.getExpression()] : [])));
+  if (Node.isArrayLiteralExpression(n)) return union(n.getElements().map((e) => (Node.isSpreadElement(e) ? e.getExpression() : e)));
+  return [];
+}
+
+/** A write of `write` changes what `root` holds: the same place, a place holding it, or a part of it. */
+function keysMatch(root: string, write: string): boolean {
+  const w = write.endsWith('.*') ? write.slice(0, -2) : write;
+  return root === w || root.startsWith(w + '.') || w.startsWith(root + '.');
+}
+
+/** `E.length === 0`, `!E.length`, `E.size === 0`, `!E || E.length === 0` → E. */
+function emptyTested(cond: Node): Node | undefined {
+  const u = unwrap(cond);
+  const lengthOf = (x: Node): Node | undefined => {
+    const v = unwrap(x);
+    return Node.isPropertyAccessExpression(v) && (v.getName() === 'length' || v.getName() === 'size') ? v.getExpression() : undefined;
+  };
+  if (Node.isPrefixUnaryExpression(u) && u.getOperatorToken() === SyntaxKind.ExclamationToken) return lengthOf(u.getOperand());
+  if (Node.isBinaryExpression(u)) {
+    const op = u.getOperatorToken().getText();
+    if (op === '||') return emptyTested(u.getLeft()) ?? emptyTested(u.getRight());
+    const l = u.getLeft();
+    const r = u.getRight();
+    const num = (x: Node): string | undefined => (Node.isNumericLiteral(unwrap(x)) ? unwrap(x).getText() : undefined);
+    if ((op === '===' || op === '==' || op === '<=') && num(r) === '0') return lengthOf(l);
+    if (op === '<' && num(r) === '1') return lengthOf(l);
+    if ((op === '===' || op === '==') && num(l) === '0') return lengthOf(r);
+  }
+  return undefined;
+}
+
+/** `E.length > 0`, `E.length !== 0`, `E.length >= 1`, `E.length` (truthy), `E.size > 0` → E. */
+function nonEmptyTested(cond: Node): Node | undefined {
+  const u = unwrap(cond);
+  const lengthOf = (x: Node): Node | undefined => {
+    const v = unwrap(x);
+    return Node.isPropertyAccessExpression(v) && (v.getName() === 'length' || v.getName() === 'size') ? v.getExpression() : undefined;
+  };
+  if (Node.isPropertyAccessExpression(u)) return lengthOf(u);
+  if (Node.isBinaryExpression(u)) {
+    const op = u.getOperatorToken().getText();
+    const num = Node.isNumericLiteral(unwrap(u.getRight())) ? unwrap(u.getRight()).getText() : undefined;
+    if ((op === '>' || op === '!==' || op === '!=') && num === '0') return lengthOf(u.getLeft());
+    if (op === '>=' && num === '1') return lengthOf(u.getLeft());
+  }
+  return undefined;
+}
+
+/** Does a branch let the value through (return it, or true), without throwing or returning a refusal? */
+function accepts(stmt: Node | undefined): boolean {
+  if (!stmt) return false;
+  let ok = false;
+  let refused = false;
+  const test = (n: Node): void => {
+    if (Node.isThrowStatement(n)) refused = true;
+    else if (Node.isReturnStatement(n)) {
+      const e = n.getExpression() && unwrap(n.getExpression()!);
+      if (!e || Node.isFalseLiteral(e) || Node.isNullLiteral(e) || e.getText() === 'undefined') refused = true;
+      else if (Node.isObjectLiteralExpression(e) && propertyValue(e, 'isError')) refused = true;
+      else if ((Node.isCallExpression(e) || Node.isNewExpression(e)) && REJECT_CALL.test(e.getExpression().getText())) refused = true;
+      else ok = true;
+    }
+  };
+  test(stmt);
+  stmt.forEachDescendant((n, trav) => {
+    if (isFunctionLike(n)) return trav.skip();
+    test(n);
+  });
+  return ok && !refused;
+}
+
+/**
+ * Whether a collection may be empty when nothing is configured: an empty array or Set written as its value
+ * or as a default (`config.allowedDirectories ?? []`, `{ allowedDirectories: [] }`), followed through
+ * variables, imports, fields, object properties (spreads included) and what functions return.
+ */
+function mayBeEmpty(expr: Node | undefined, sources: ParsedSources, depth = 0): boolean {
+  if (!expr || depth > 8) return false;
+  const n = stripAwait(expr);
+  const again = (x: Node | undefined): boolean => mayBeEmpty(x, sources, depth + 1);
+  if (Node.isArrayLiteralExpression(n)) return n.getElements().length === 0;
+  if (Node.isNewExpression(n)) return /^(?:Set|Map|Array)$/.test(n.getExpression().getText()) && n.getArguments().length === 0;
+  if (Node.isBinaryExpression(n) && ['??', '||'].includes(n.getOperatorToken().getText())) return again(n.getRight()) || again(n.getLeft());
+  if (Node.isConditionalExpression(n)) return again(n.getWhenTrue()) || again(n.getWhenFalse());
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    if (!d) return false;
+    const p = d.getParent();
+    if (Node.isBindingElement(p)) {
+      const holder = p.getFirstAncestor((a) => Node.isVariableDeclaration(a));
+      const pn = p.getPropertyNameNode();
+      const prop = pn ? propertyName(pn) : p.getName();
+      const init = Node.isVariableDeclaration(holder) ? holder.getInitializer() : undefined;
+      return (!!p.getInitializer() && again(p.getInitializer())) || (!!init && prop !== undefined && propertyMayBeEmpty(init, prop, sources, depth + 1));
+    }
+    if (Node.isVariableDeclaration(p) && !p.getInitializer()) return assignedValues(d).some((x) => again(x));
+    const v = valueOfDeclaration(d, sources);
+    return !!v && v !== n && !Node.isSourceFile(v) && again(v);
+  }
+  if (Node.isPropertyAccessExpression(n)) {
+    if (Node.isThisExpression(unwrap(n.getExpression()))) return fieldValues(n).some((x) => again(x));
+    return propertyMayBeEmpty(n.getExpression(), n.getName(), sources, depth + 1);
+  }
+  if (Node.isCallExpression(n)) {
+    const callee = unwrap(n.getExpression());
+    if (Node.isPropertyAccessExpression(callee) && DERIVING_METHODS.has(callee.getName())) return again(callee.getExpression());
+    const fn = functionCached(callee, sources);
+    return !!fn && returnedOf(fn).some((x) => again(x));
+  }
+  return false;
+}
+
+/** What a function returns: its expression body, or the expressions of its own return statements. */
+function returnedOf(fn: Analyzable): Node[] {
+  const body = fn.getBody();
+  if (body && !Node.isBlock(body)) return [body];
+  return ownReturns(fn).flatMap((r) => (r.expression ? [wrapNode(fn.getSourceFile(), r.expression)] : []));
+}
+
+/** Whether property `prop` of the object an expression holds may be an empty collection (see mayBeEmpty). */
+function propertyMayBeEmpty(obj: Node, prop: string, sources: ParsedSources, depth: number): boolean {
+  if (depth > 8) return false;
+  const o = stripAwait(obj);
+  const lit = Node.isObjectLiteralExpression(o) ? o : objectLiteralOf(o, sources);
+  if (lit) {
+    const v = propertyValue(lit, prop);
+    if (v) return mayBeEmpty(v, sources, depth + 1);
+    return lit.getProperties().some((p) => Node.isSpreadAssignment(p) && propertyMayBeEmpty(p.getExpression(), prop, sources, depth + 1));
+  }
+  if (Node.isPropertyAccessExpression(o) && Node.isThisExpression(unwrap(o.getExpression()))) return fieldValues(o).some((x) => propertyMayBeEmpty(x, prop, sources, depth + 1));
+  if (Node.isIdentifier(o)) {
+    const d = declarationOf(o);
+    if (!d) return false;
+    const p = d.getParent();
+    if (Node.isVariableDeclaration(p) && !p.getInitializer()) return assignedValues(d).some((x) => propertyMayBeEmpty(x, prop, sources, depth + 1));
+    const v = valueOfDeclaration(d, sources);
+    return !!v && v !== o && !Node.isSourceFile(v) && propertyMayBeEmpty(v, prop, sources, depth + 1);
+  }
+  if (Node.isCallExpression(o)) {
+    const fn = functionCached(unwrap(o.getExpression()), sources);
+    return !!fn && returnedOf(fn).some((x) => propertyMayBeEmpty(x, prop, sources, depth + 1));
+  }
+  return false;
+}
+
+/**
+ * The branch that makes a confinement check open to everything while its allow-list is empty, when the list
+ * may be empty by default: an earlier `if (allowed.length === 0) return true` (or return the path) in the
+ * function of the check, or the check written as `allowed.length === 0 || …` / `allowed.length > 0 && !ok`.
+ */
+function openWhenEmpty(fn: Analyzable, check: Node, sources: ParsedSources): Node | undefined {
+  const body = fn.getBody();
+  if (!body) return undefined;
+  for (let cur: Node = check, p = check.getParent(); p && p !== body; cur = p, p = p.getParent()) {
+    if (Node.isBinaryExpression(p)) {
+      const op = p.getOperatorToken().getText();
+      const other = p.getLeft() === cur ? p.getRight() : p.getLeft();
+      const e = op === '||' ? emptyTested(other) : op === '&&' ? nonEmptyTested(other) : undefined;
+      if (e && mayBeEmpty(e, sources)) return p;
+    }
+    if (Node.isStatement(p)) break;
+  }
+  for (const st of findNodes(body, (cn) => ts.isIfStatement(cn) && cn.getStart() < check.getStart())) {
+    if (!Node.isIfStatement(st) || st.getThenStatement().containsRange(check.getPos(), check.getEnd())) continue;
+    const e = emptyTested(st.getExpression());
+    if (e && accepts(st.getThenStatement()) && mayBeEmpty(e, sources)) return st;
+  }
+  return undefined;
 }
 
 /* ------------------------------------------------------------ guarding */
@@ -1670,7 +1994,7 @@ function guarding(check: Node): 'after' | Node | undefined {
 
 const rank: Record<Guard, number> = { none: 0, unsound: 1, sound: 2 };
 /** Among unsound checks, the one closest to a real confinement is reported. */
-const detailRank = (d: GuardDetail | undefined): number => (d === 'prefix-without-separator' ? 2 : d ? 1 : 0);
+const detailRank = (d: GuardDetail | undefined): number => (d === 'roots-writable' ? 4 : d === 'default-open' ? 3 : d === 'prefix-without-separator' ? 2 : d ? 1 : 0);
 
 /**
  * Does a check test the value that reaches the sink? Yes when the checked expression is one the value went
@@ -1695,25 +2019,41 @@ function argumentOf(inner: Node, call: Node): boolean {
   return true;
 }
 
-function judge(f: RawFlow, checks: Check[], rootKeys: ReadonlySet<string>): { guard: Guard; detail?: GuardDetail; at?: Node } {
+/** The tool's write that changes the allowed roots a check compares with (memoised per check), or undefined. */
+const writerMemo = new WeakMap<Check, StoreWrite | null>();
+function rootsWriter(c: Check, run: Run): StoreWrite | undefined {
+  if (!c.roots || run.writes.length === 0) return undefined;
+  const hit = writerMemo.get(c);
+  if (hit !== undefined) return hit ?? undefined;
+  const keys = [...new Set(c.roots.flatMap((r) => storageKeys(r, run.sources)))];
+  const w = run.writes.find((x) => keys.some((k) => keysMatch(k, x.key)));
+  writerMemo.set(c, w ?? null);
+  return w;
+}
+
+function judge(f: RawFlow, checks: Check[], run: Run): { guard: Guard; detail?: GuardDetail; at?: Node; writer?: string } {
+  const rootKeys = run.rootKeys;
   if (f.kind === 'argument') return { guard: 'sound', detail: 'argv-no-shell' };
   if (f.kind === 'fs' && f.taint.basename) return { guard: 'sound', detail: 'basename' };
   if (f.kind === 'shell' && f.taint.escaped) return { guard: 'sound', detail: 'escaped' };
   const family: Family = f.kind === 'fs' ? 'fs' : 'process';
-  let best: { guard: Guard; detail?: GuardDetail; at?: Node } = f.taint.replaced
+  let best: { guard: Guard; detail?: GuardDetail; at?: Node; writer?: string } = f.taint.replaced
     ? { guard: 'unsound', detail: family === 'fs' ? 'raw-path-check' : 'blocklist', at: f.steps.find((s) => /\.replace(?:All)?\(/.test(s.getText())) }
     : { guard: 'none' };
   for (const c of checks) {
-    const verdict = c.verdict[family];
+    let verdict = c.verdict[family];
     if (!verdict) continue;
     if (!relevant(c, f, rootKeys)) continue;
+    // A confinement whose allowed roots a tool can rewrite confines nothing.
+    const writer = family === 'fs' && verdict.guard === 'sound' ? rootsWriter(c, run) : undefined;
+    if (writer) verdict = { guard: 'unsound', detail: 'roots-writable' };
     const link = f.chain.find((l) => l.fn === c.fn);
     if (!link) continue;
     if (c.scope) {
       if (!(link.at.getStart() >= c.scope.getStart() && link.at.getEnd() <= c.scope.getEnd())) continue;
     } else if (c.at.getStart() >= link.at.getStart() && !argumentOf(c.at, link.at)) continue;
     if (rank[verdict.guard] > rank[best.guard] || (verdict.guard === best.guard && detailRank(verdict.detail) > detailRank(best.detail))) {
-      best = { guard: verdict.guard, detail: verdict.detail, at: c.node };
+      best = writer ? { guard: verdict.guard, detail: verdict.detail, at: writer.node, writer: writer.tool } : { guard: verdict.guard, detail: verdict.detail, at: c.node };
     }
   }
   return best;
@@ -1732,14 +2072,22 @@ export function toolFlows(repo: RepoFacts): Flow[] {
   const model = serverModel(repo);
   const run = new Run(sinkContext(repo, sources));
   const out: Flow[] = [];
-  for (const entry of model.entries) out.push(...entryFlows(entry, run, sources));
+  // Every entry is read before any flow is judged: a tool may change what another tool's check relies on.
+  const results = model.entries.map((entry) => ({ entry, r: analyzeEntry(entry, run) }));
+  for (const { entry, r } of results) {
+    for (const w of r?.writes ?? []) {
+      const branch = entry.branches?.find((b) => w.at.getStart() >= b.node.getStart() && w.at.getEnd() <= b.node.getEnd());
+      run.writes.push({ ...w, tool: branch?.name ?? entry.name });
+    }
+  }
+  for (const { entry, r } of results) if (r) out.push(...entryFlows(entry, r, run, sources));
   out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0)));
   flowMemo.set(repo, out);
   return out;
 }
 
-function entryFlows(entry: HandlerEntry, run: Run, sources: ParsedSources): Flow[] {
-  if (!entry.inputs.length) return [];
+function analyzeEntry(entry: HandlerEntry, run: Run): FnResult | undefined {
+  if (!entry.inputs.length) return undefined;
   const params: (Taint | undefined)[] = [];
   for (const input of entry.inputs) {
     params[input.param] = {
@@ -1750,11 +2098,14 @@ function entryFlows(entry: HandlerEntry, run: Run, sources: ParsedSources): Flow
       steps: [],
     };
   }
-  const r = run.analyze(entry.fn, params, 0);
+  return run.analyze(entry.fn, params, 0);
+}
+
+function entryFlows(entry: HandlerEntry, r: FnResult, run: Run, sources: ParsedSources): Flow[] {
   const at = (n: Node): FlowStep => ({ file: sources.rel(n.getSourceFile()), line: positionOf(n).line });
   const bySink = new Map<string, Flow>();
   for (const f of r.flows) {
-    const g = judge(f, r.checks, run.rootKeys);
+    const g = judge(f, r.checks, run);
     const pos = { file: sources.rel(f.sink.getSourceFile()), ...positionOf(f.sink) };
     const branch = entry.branches?.find((b) => f.chain[0]!.at.getStart() >= b.node.getStart() && f.chain[0]!.at.getEnd() <= b.node.getEnd());
     const path: FlowStep[] = [];
@@ -1774,6 +2125,7 @@ function entryFlows(entry: HandlerEntry, run: Run, sources: ParsedSources): Flow
       guard: g.guard,
       ...(g.detail ? { guardDetail: g.detail } : {}),
       ...(g.at ? { guardAt: at(g.at) } : {}),
+      ...(g.writer ? { guardWriter: g.writer } : {}),
       path,
       ...(f.urlShape ? { urlShape: f.urlShape } : {}),
     };
