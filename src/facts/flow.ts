@@ -2004,7 +2004,7 @@ const detailRank = (d: GuardDetail | undefined): number => (d === 'roots-writabl
  */
 function relevant(c: Check, f: RawFlow, rootKeys: ReadonlySet<string>): boolean {
   if (c.subjectKey && f.taint.keys.has(c.subjectKey) && !rootKeys.has(c.subjectKey)) return true;
-  if (c.part && !(f.kind === 'http' && c.lookup)) return false;
+  if (c.part && !((f.kind === 'http' || f.kind === 'navigate') && c.lookup)) return false;
   for (const k of c.keys) if (f.taint.keys.has(k) && !rootKeys.has(k)) return true;
   return false;
 }
@@ -2086,6 +2086,37 @@ export function toolFlows(repo: RepoFacts): Flow[] {
   return out;
 }
 
+const TOOL_NAME_PARAM = /^(?:name|toolName|tool_name|tool|method)$/;
+const helperMemo = new WeakMap<ts.Node, { name: string; node: Node }[]>();
+
+/**
+ * The branch of a dispatcher that a flow goes through when the dispatcher hands the tool's name to a helper
+ * (`handleToolCall(request.params.name, args)` then `switch (name) { case 'browser_navigate': … }`): the
+ * first function on the flow's chain, below the handler, that branches on a parameter named like a tool name.
+ */
+function helperBranch(chain: Link[]): { name: string; node: Node } | undefined {
+  for (const link of chain.slice(1)) {
+    let branches = helperMemo.get(link.fn.compilerNode);
+    if (!branches) {
+      branches = [];
+      const params = new Set(link.fn.getParameters().map((p) => p.getName()).filter((n) => TOOL_NAME_PARAM.test(n)));
+      if (params.size) {
+        for (const n of findNodes(link.fn, (cn) => ts.isSwitchStatement(cn) && ts.isIdentifier(rawUnwrap(cn.expression)) && params.has((rawUnwrap(cn.expression) as ts.Identifier).text))) {
+          if (!Node.isSwitchStatement(n)) continue;
+          for (const c of n.getCaseBlock().getClauses()) {
+            const v = Node.isCaseClause(c) ? constString(c.getExpression())?.value : undefined;
+            if (v !== undefined) branches.push({ name: v, node: c });
+          }
+        }
+      }
+      helperMemo.set(link.fn.compilerNode, branches);
+    }
+    const hit = branches.find((b) => link.at.getStart() >= b.node.getStart() && link.at.getEnd() <= b.node.getEnd());
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
 function analyzeEntry(entry: HandlerEntry, run: Run): FnResult | undefined {
   if (!entry.inputs.length) return undefined;
   const params: (Taint | undefined)[] = [];
@@ -2107,7 +2138,7 @@ function entryFlows(entry: HandlerEntry, r: FnResult, run: Run, sources: ParsedS
   for (const f of r.flows) {
     const g = judge(f, r.checks, run);
     const pos = { file: sources.rel(f.sink.getSourceFile()), ...positionOf(f.sink) };
-    const branch = entry.branches?.find((b) => f.chain[0]!.at.getStart() >= b.node.getStart() && f.chain[0]!.at.getEnd() <= b.node.getEnd());
+    const branch = entry.branches?.find((b) => f.chain[0]!.at.getStart() >= b.node.getStart() && f.chain[0]!.at.getEnd() <= b.node.getEnd()) ?? (entry.branches ? helperBranch(f.chain) : undefined);
     const path: FlowStep[] = [];
     for (const s of f.steps) {
       const step = at(s);
