@@ -1,6 +1,6 @@
 import { Node, SyntaxKind, ts, type CallExpression, type ConstructorDeclaration, type SourceFile, type Identifier, type NewExpression, type TaggedTemplateExpression } from 'ts-morph';
 import type { RepoFacts } from './repo.js';
-import { assignedValues, baseClassOf, bindingNames, classValueOf, declarationOf, exportedNode, fieldValues, findNodes, functionOf, importOf as importOfDecl, initializerOf, isFunctionLike, originOf, rawOriginOf, resolveRelativeModule, valueOfDeclaration, valueOriginOf, GLOBAL, INSTANCE_FACTORIES, type FunctionLikeNode, type Origin } from './scope.js';
+import { assignedValues, baseClassOf, bindingNames, classValueOf, declarationOf, mayResolveFunction, exportedNode, fieldValues, findNodes, functionOf, importOf as importOfDecl, initializerOf, isFunctionLike, originOf, rawOriginOf, resolveRelativeModule, valueOfDeclaration, valueOriginOf, GLOBAL, INSTANCE_FACTORIES, type FunctionLikeNode, type Origin } from './scope.js';
 import { constString, constrainedArguments, modelFiles, objectLiteralOf, patternSafety, propertyValue, regexSource, serverModel, type EntryKind, type HandlerEntry } from './server-model.js';
 import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCalleeName, rawOfKinds, rawUnwrap, positionOf, propertyName, unwrap, wrapNode, type NamedFilter, type ParsedSources } from './ts-source.js';
 
@@ -83,6 +83,10 @@ import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCall
  *     its parts (`ALLOWED_HOSTS.has(url.hostname)`) is an allowlist for http sinks.
  *   process/code/http, unsound — 'blocklist': `x.includes(';')`, `!x.includes('..')`, an unanchored regex,
  *     a value cleaned with `replace(/[;&|]/g, '')`, a prefix test, `DENYLIST.includes(x)`.
+ *   process, sound — 'confirmed': the value is handed, before the sink, to a function that asks the human
+ *     (an elicitation: `elicitInput`, the SDK's `inputRequired.elicit`, 'elicitation/create'), and the call's
+ *     result decides whether the function goes on (an `if` on it, or on the variable holding it, that returns
+ *     or throws).
  *   fs, open — 'default-open': a sound confinement in a function that lets everything through while its
  *     allow-list is empty (`if (allowed.length === 0) return true`, `allowed.length === 0 || …`), when that
  *     list may be empty by default (an empty array or Set as its value or default); 'roots-writable': the
@@ -111,7 +115,8 @@ export type GuardDetail =
   | 'raw-path-check'
   | 'blocklist'
   | 'default-open'
-  | 'roots-writable';
+  | 'roots-writable'
+  | 'confirmed';
 export type Launcher = 'child_process' | 'execa' | 'cross-spawn' | 'shelljs' | 'zx' | 'stdio-transport';
 
 export interface FlowStep {
@@ -1267,9 +1272,32 @@ class FnAnalysis {
     }
   }
 
+  /**
+   * Whether the result of a call decides if the function goes on: the call is the condition of an `if` that
+   * leaves (return, throw), or its result is kept in a variable that such an `if` tests.
+   */
+  private gates(call: Node): boolean {
+    const leaves = (st: Node): boolean => Node.isReturnStatement(st) || Node.isThrowStatement(st) || st.getDescendants().some((d) => Node.isReturnStatement(d) || Node.isThrowStatement(d));
+    let cur: Node = call;
+    let p = cur.getParent();
+    while (p && (Node.isAwaitExpression(p) || Node.isParenthesizedExpression(p) || Node.isPrefixUnaryExpression(p) || Node.isPropertyAccessExpression(p))) {
+      cur = p;
+      p = p.getParent();
+    }
+    if (Node.isIfStatement(p) && p.getExpression() === cur) return leaves(p.getThenStatement());
+    if (Node.isVariableDeclaration(p) && Node.isIdentifier(p.getNameNode())) {
+      const name = p.getName();
+      const body = this.fn.getBody();
+      return !!body && findNodes(body, (cn) => ts.isIfStatement(cn) && cn.getStart() > call.getStart()).some(
+        (st) => Node.isIfStatement(st) && new RegExp(`\\b${name}\\b`).test(st.getExpression().getText()) && leaves(st.getThenStatement()),
+      );
+    }
+    return false;
+  }
+
   /** A client value written into `target` (a module-level variable, a field, or a property of one): kept for 'roots-writable'. */
   private recordWrite(target: Node, node: Node, anyProperty = false): void {
-    for (const k of storageKeys(target, this.run_.sources)) {
+    for (const k of storageKeys(target, this.run_.sources, 0, true)) {
       const key = anyProperty ? `${k}.*` : k;
       const id = `${key}@${node.getStart()}`;
       if (!this.writes.has(id)) this.writes.set(id, { key, node, at: node, tool: '' });
@@ -1575,7 +1603,7 @@ class FnAnalysis {
     let shown = node;
     if (verdict.fs?.guard === 'sound' && roots?.length) {
       // An allow-list that means "everything" while it is empty, and is empty unless configured.
-      const bypass = openWhenEmpty(this.fn, node, this.run_.sources);
+      const bypass = openWhenEmpty(this.fn, node, roots, this.run_.sources, (e) => !!this.taintOf(e));
       if (bypass) {
         verdict = { ...verdict, fs: v('unsound', 'default-open') };
         shown = bypass;
@@ -1588,6 +1616,15 @@ class FnAnalysis {
     if (Node.isCallExpression(n)) {
       const callee = unwrap(n.getExpression());
       const args = n.getArguments();
+      // A confirmation the human gives: the value is shown in an elicitation and nothing runs unless accepted.
+      const gate = mayResolveFunction(callee.compilerNode) ? functionCached(callee, this.run_.sources) : undefined;
+      if (gate && asksHuman(gate, this.run_.sources) && this.gates(n)) {
+        for (const a of args) {
+          const t = this.taintOf(a);
+          if (t) this.addCheck(checks, n, a, t, CONFIRMED);
+        }
+        return;
+      }
       if (Node.isPropertyAccessExpression(callee)) {
         const m = callee.getName();
         const recvNode = callee.getExpression();
@@ -1661,6 +1698,41 @@ class FnAnalysis {
   }
 }
 
+/* ---------------------------------------------------------- confirmation */
+
+const CONFIRMED: Partial<Record<Family, Verdict>> = { process: v('sound', 'confirmed') };
+const humanMemo = new WeakMap<ts.Node, boolean>();
+
+/**
+ * Whether a function asks the human (itself, or a helper of the audited source it calls): an elicitation
+ * request (`elicitInput(…)`, the SDK's `inputRequired.elicit(…)`, a request for 'elicitation/create').
+ */
+function asksHuman(fn: Analyzable, sources: ParsedSources, depth = 0): boolean {
+  const hit = humanMemo.get(fn.compilerNode);
+  if (hit !== undefined) return hit;
+  humanMemo.set(fn.compilerNode, false);
+  const elicits = (cn: ts.Node): boolean => {
+    if (ts.isStringLiteralLike(cn)) return cn.text === 'elicitation/create';
+    if (!ts.isCallExpression(cn)) return false;
+    const c = rawUnwrap(cn.expression);
+    if (ts.isIdentifier(c)) return c.text === 'elicitInput';
+    return ts.isPropertyAccessExpression(c) && (c.name.text === 'elicitInput' || (c.name.text === 'elicit' && ts.isIdentifier(c.expression) && c.expression.text === 'inputRequired'));
+  };
+  let found = findNodes(fn, elicits).length > 0;
+  if (!found && depth < 2) {
+    for (const call of findNodes(fn, (cn) => cn !== fn.compilerNode && ts.isCallExpression(cn) && mayResolveFunction(cn.expression))) {
+      if (!Node.isCallExpression(call)) continue;
+      const g = functionCached(unwrap(call.getExpression()), sources);
+      if (g && g !== fn && asksHuman(g, sources, depth + 1)) {
+        found = true;
+        break;
+      }
+    }
+  }
+  humanMemo.set(fn.compilerNode, found);
+  return found;
+}
+
 /* ------------------------------------------------------- allowed roots */
 
 /** Calls that change what a collection holds (for writes of allowed roots). */
@@ -1689,10 +1761,10 @@ function exportedVariable(sf: SourceFile, name: string): Identifier | undefined 
  * (`roots.some((r) => …)` reads `roots`), what a function of the audited source returns, spreads and
  * derived collections. [] when the value is not kept anywhere the analysis can name.
  */
-function storageKeys(expr: Node, sources: ParsedSources, depth = 0): string[] {
+function storageKeys(expr: Node, sources: ParsedSources, depth = 0, forWrite = false): string[] {
   if (depth > 8) return [];
   const n = stripAwait(expr);
-  const union = (xs: Node[]): string[] => [...new Set(xs.flatMap((x) => storageKeys(x, sources, depth + 1)))];
+  const union = (xs: Node[]): string[] => (forWrite ? [] : [...new Set(xs.flatMap((x) => storageKeys(x, sources, depth + 1)))]);
   if (Node.isIdentifier(n)) {
     const d = declarationOf(n);
     if (!d) return [];
@@ -1704,9 +1776,11 @@ function storageKeys(expr: Node, sources: ParsedSources, depth = 0): string[] {
     }
     const p = d.getParent();
     if (isModuleLevel(d) && (Node.isVariableDeclaration(p) || Node.isBindingElement(p))) return [`m:${declKey(d)}`];
+    // Assigning a local variable changes nothing stored; writing through it (`cfg.roots = …`) does.
+    if (forWrite && depth === 0) return [];
     if (Node.isVariableDeclaration(p) && p.getNameNode() === d) {
       const init = p.getInitializer();
-      return init ? storageKeys(init, sources, depth + 1) : [];
+      return init ? storageKeys(init, sources, depth + 1, forWrite) : [];
     }
     if (Node.isBindingElement(p)) {
       const holder = p.getFirstAncestor((a) => Node.isVariableDeclaration(a));
@@ -1730,16 +1804,18 @@ function storageKeys(expr: Node, sources: ParsedSources, depth = 0): string[] {
     const cls = rawEnclosingClass(n.compilerNode);
     return cls ? [`this@${classId(cls)}`] : [];
   }
-  if (Node.isPropertyAccessExpression(n)) return storageKeys(n.getExpression(), sources, depth + 1).map((k) => `${k}.${n.getName()}`);
+  if (Node.isPropertyAccessExpression(n)) return storageKeys(n.getExpression(), sources, depth + 1, forWrite).map((k) => `${k}.${n.getName()}`);
   if (Node.isElementAccessExpression(n)) {
     const key = constString(n.getArgumentExpression())?.value;
-    return storageKeys(n.getExpression(), sources, depth + 1).map((k) => `${k}.${key ?? '*'}`);
+    return storageKeys(n.getExpression(), sources, depth + 1, forWrite).map((k) => `${k}.${key ?? '*'}`);
   }
   if (Node.isCallExpression(n)) {
     const callee = unwrap(n.getExpression());
-    if (Node.isPropertyAccessExpression(callee) && DERIVING_METHODS.has(callee.getName())) return storageKeys(callee.getExpression(), sources, depth + 1);
+    // A derived collection is a copy: writing into it changes nothing stored.
+    if (Node.isPropertyAccessExpression(callee) && DERIVING_METHODS.has(callee.getName())) return forWrite ? [] : storageKeys(callee.getExpression(), sources, depth + 1);
     const fn = functionCached(callee, sources);
-    return union(fn ? returnedOf(fn) : n.getArguments());
+    if (fn) return [...new Set(returnedOf(fn).flatMap((x) => storageKeys(x, sources, depth + 1, forWrite)))];
+    return union(n.getArguments());
   }
   if (Node.isBinaryExpression(n) && ['+', '??', '||'].includes(n.getOperatorToken().getText())) return union([n.getLeft(), n.getRight()]);
   if (Node.isConditionalExpression(n)) return union([n.getWhenTrue(), n.getWhenFalse()]);
@@ -1793,8 +1869,8 @@ function nonEmptyTested(cond: Node): Node | undefined {
   return undefined;
 }
 
-/** Does a branch let the value through (return it, or true), without throwing or returning a refusal? */
-function accepts(stmt: Node | undefined): boolean {
+/** Does a branch let the value through (return true, or the client's value itself), without throwing or returning anything else? */
+function accepts(stmt: Node | undefined, carriesValue: (n: Node) => boolean): boolean {
   if (!stmt) return false;
   let ok = false;
   let refused = false;
@@ -1802,10 +1878,8 @@ function accepts(stmt: Node | undefined): boolean {
     if (Node.isThrowStatement(n)) refused = true;
     else if (Node.isReturnStatement(n)) {
       const e = n.getExpression() && unwrap(n.getExpression()!);
-      if (!e || Node.isFalseLiteral(e) || Node.isNullLiteral(e) || e.getText() === 'undefined') refused = true;
-      else if (Node.isObjectLiteralExpression(e) && propertyValue(e, 'isError')) refused = true;
-      else if ((Node.isCallExpression(e) || Node.isNewExpression(e)) && REJECT_CALL.test(e.getExpression().getText())) refused = true;
-      else ok = true;
+      if (e && (Node.isTrueLiteral(e) || carriesValue(e))) ok = true;
+      else refused = true;
     }
   };
   test(stmt);
@@ -1895,22 +1969,31 @@ function propertyMayBeEmpty(obj: Node, prop: string, sources: ParsedSources, dep
  * may be empty by default: an earlier `if (allowed.length === 0) return true` (or return the path) in the
  * function of the check, or the check written as `allowed.length === 0 || …` / `allowed.length > 0 && !ok`.
  */
-function openWhenEmpty(fn: Analyzable, check: Node, sources: ParsedSources): Node | undefined {
+function openWhenEmpty(fn: Analyzable, check: Node, roots: Node[], sources: ParsedSources, carriesValue: (n: Node) => boolean): Node | undefined {
   const body = fn.getBody();
   if (!body) return undefined;
+  // The tested list must be the one the check compares with (the same storage, or the same expression).
+  let rootKeys: string[] | undefined;
+  const rootText = roots.map((r) => r.getText()).join(' ') + ' ' + check.getAncestors().slice(0, 6).map((a) => (Node.isCallExpression(a) ? a.getExpression().getText() : '')).join(' ');
+  const sameList = (e: Node): boolean => {
+    rootKeys ??= [...new Set(roots.flatMap((r) => storageKeys(r, sources)))];
+    const keys = storageKeys(e, sources);
+    return keys.some((k) => rootKeys!.includes(k)) || rootText.includes(e.getText());
+  };
+  const open = (e: Node | undefined): boolean => !!e && sameList(e) && mayBeEmpty(e, sources);
   for (let cur: Node = check, p = check.getParent(); p && p !== body; cur = p, p = p.getParent()) {
     if (Node.isBinaryExpression(p)) {
       const op = p.getOperatorToken().getText();
       const other = p.getLeft() === cur ? p.getRight() : p.getLeft();
       const e = op === '||' ? emptyTested(other) : op === '&&' ? nonEmptyTested(other) : undefined;
-      if (e && mayBeEmpty(e, sources)) return p;
+      if (open(e)) return p;
     }
     if (Node.isStatement(p)) break;
   }
   for (const st of findNodes(body, (cn) => ts.isIfStatement(cn) && cn.getStart() < check.getStart())) {
     if (!Node.isIfStatement(st) || st.getThenStatement().containsRange(check.getPos(), check.getEnd())) continue;
     const e = emptyTested(st.getExpression());
-    if (e && accepts(st.getThenStatement()) && mayBeEmpty(e, sources)) return st;
+    if (e && accepts(st.getThenStatement(), carriesValue) && open(e)) return st;
   }
   return undefined;
 }
