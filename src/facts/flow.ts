@@ -97,7 +97,7 @@ import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCall
  */
 
 /** How many nested calls below a handler a flow is followed. */
-export const MAX_DEPTH = 6;
+export const MAX_DEPTH = 5;
 
 export type SinkFamily = 'process' | 'code' | 'fs' | 'http' | 'browser';
 export type SinkKind = 'shell' | 'process' | 'argument' | 'eval' | 'fs' | 'http' | 'navigate';
@@ -1053,8 +1053,11 @@ class Run {
   readonly fieldVersion = new Map<string, number>();
   /** Client values written into module-level variables and fields, by any handler (filled once every entry is read). */
   readonly writes: StoreWrite[] = [];
+  /** Some file can ask the human (names an elicitation API): only then are confirmation gates looked for. */
+  readonly elicits: boolean;
   constructor(readonly ctx: SinkContext) {
     this.sources = ctx.sources;
+    this.elicits = [...ctx.sources.files.values()].some((sf) => /elicitInput|elicitation\/create|inputRequired/.test(sf.getFullText()));
   }
 
   /** Record a client value stored in a field; true when it changes what is known. */
@@ -1096,6 +1099,8 @@ class FnAnalysis {
   private readonly env = new Map<string, Taint>();
   /** Writes of client values into module-level variables and fields (see recordWrite), by key and position. */
   private readonly writes = new Map<string, StoreWrite>();
+  /** Checks of called functions already taken in (a function called at several places reports them once). */
+  private readonly seenChecks = new Set<Check>();
   /** The names of the variables in env (a superset test for taintOf). */
   private readonly taintedNames = new Set<string>();
   private changed = false;
@@ -1582,8 +1587,12 @@ class FnAnalysis {
       });
     }
     for (const c of r.checks) {
+      if (this.seenChecks.has(c)) continue;
+      this.seenChecks.add(c);
       checks.push(c);
-      if (!c.scope) checks.push({ ...c, fn: this.fn, at: n, keys: liftKeys(f, ats, c.keys) });
+      // A check of the callee itself counts at this call, for the arguments that reach it (its own lifted
+      // checks carry the deeper ones up, one level at a time).
+      if (!c.scope && c.fn === f) checks.push({ ...c, fn: this.fn, at: n, keys: liftKeys(f, ats, c.keys) });
     }
     for (const w of r.writes) {
       const id = `${w.key}@${w.node.getStart()}`;
@@ -1617,7 +1626,7 @@ class FnAnalysis {
       const callee = unwrap(n.getExpression());
       const args = n.getArguments();
       // A confirmation the human gives: the value is shown in an elicitation and nothing runs unless accepted.
-      const gate = mayResolveFunction(callee.compilerNode) ? functionCached(callee, this.run_.sources) : undefined;
+      const gate = this.run_.elicits && mayResolveFunction(callee.compilerNode) ? functionCached(callee, this.run_.sources) : undefined;
       if (gate && asksHuman(gate, this.run_.sources) && this.gates(n)) {
         for (const a of args) {
           const t = this.taintOf(a);

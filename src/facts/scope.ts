@@ -473,6 +473,17 @@ function functionOfUncached(expr: Node, sources: ParsedSources, depth: number): 
     // A wrapper around a function literal, `withTelemetry(async (request) => …)`: the function it wraps.
     const literals = n.getArguments().map(unwrap).filter(isFunctionLike);
     if (literals.length === 1) return literals[0];
+    // Wrappers nested or around a named function: `log.wrapHandler('CallTool', withMetrics(async (r) => …))`,
+    // `middleware.wrapToolHandler(handleToolCall)`: the one argument that is itself a function.
+    if (literals.length === 0) {
+      const inner = n
+        .getArguments()
+        .map(unwrap)
+        .filter((a) => Node.isCallExpression(a) || Node.isIdentifier(a) || Node.isPropertyAccessExpression(a))
+        .map((a) => functionOf(a, sources, depth + 1))
+        .filter((f): f is FunctionLikeNode => !!f);
+      if (inner.length === 1) return inner[0];
+    }
   }
   return undefined;
 }
@@ -608,7 +619,9 @@ function classOfUncached(expr: Node, sources: ParsedSources, depth: number): Cla
         const c = classOf(v, sources, depth + 1);
         if (c) return c;
       }
-      return assignedClass(d, sources, depth);
+      // `let manager;` (or `= null`) assigned later in the file.
+      const empty = !init || Node.isNullLiteral(unwrap(init)) || unwrap(init).getText() === 'undefined';
+      return empty ? assignedClass(d, sources, depth) : undefined;
     }
     if (Node.isParameterDeclaration(p)) {
       const t = p.getTypeNode();
