@@ -77,17 +77,26 @@ describe('hostile: containment of what the probe starts', { skip: !linux && 'nee
     for (const [mode, env] of [['namespace when permitted', {}], ['process-group fallback', FALLBACK]] as const) {
       it(`mcp-doctor interrupted by ${signal} mid-probe leaves no process of the target (${mode})`, { timeout: 180_000 }, async () => {
         const ready = s.file(`ready-${randomBytes(4).toString('hex')}`);
+        const hung = s.file(`hung-${randomBytes(4).toString('hex')}`);
         const tag = newTag();
         // Ignores SIGTERM, starts a daemon, answers initialize, never answers tools/list: mid-flight when the signal comes.
+        // The probe opens several connections (one per era), each starting the target anew: the signal waits for the
+        // connection that hangs on tools/list, not for the first daemon (whose connection may already be over).
         const file = writeServer(s, `hang-${randomBytes(4).toString('hex')}.mjs`, {
           setup: daemonSetup({ ready }) + '\n' + IGNORE_SIGTERM_SETUP,
-          onRequest: "  if (msg.method === 'tools/list') return;",
+          onRequest: `  if (msg.method === 'tools/list') { fs.writeFileSync(${JSON.stringify(hung)}, '1'); return; }`,
         });
         const run = startCli(['probe', '--format', 'json', '--timeout-ms', '120000', '--', process.execPath, file, tag], { env });
         const markerPrefix = `${run.child.pid}.`;
         try {
-          assert.ok(await waitForFile(ready, 2400), 'the daemon came up');
-          assert.ok(leftovers({ markerPrefix, tag }).length >= 3, 'the target is running when the signal comes');
+          assert.ok(await waitForFile(hung, 2400), 'the target hangs on tools/list');
+          let running = leftovers({ markerPrefix, tag });
+          for (let i = 0; i < 100 && running.length < 4; i++) {
+            await new Promise((r) => setTimeout(r, 100));
+            running = leftovers({ markerPrefix, tag });
+          }
+          // mcp-doctor itself (tagged by its command line), the server, its child and the daemon.
+          assert.ok(running.length >= 4, `the target is running when the signal comes: ${JSON.stringify(running)}`);
           run.child.kill(signal);
           const r = await run.done;
           if (signal === 'SIGKILL') assert.equal(r.signal, 'SIGKILL');
