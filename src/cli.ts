@@ -192,7 +192,8 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
   installSignalCleanup();
   const unreachable = (e: ProbeUnreachable) => {
     if (tty) process.stderr.write('\r\x1b[2K');
-    process.stderr.write(`mcp-doctor: ${unreachableText(e.data, locale)}\n`);
+    // The command, the exit data and the stderr tail come from the target: escaped for the terminal.
+    process.stderr.write(`mcp-doctor: ${unreachableText(e.data, locale, (v) => terminalInert(v))}\n`);
     return EXIT.failed;
   };
   if (mode === 'pin') {

@@ -64,7 +64,12 @@ let canaries = 0;
 /** A command that writes a file when it runs (and then exits: the probe finds no MCP server there). */
 function canary(): { command: string[]; file: string } {
   const file = join(scratch, `canary-${++canaries}`);
-  return { command: [process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(file)}, 'ran')`], file };
+  // It leaves a trace, then answers like a minimal MCP server (a target that never answers is exit 3, not a report).
+  const serve =
+    "require('readline').createInterface({ input: process.stdin }).on('line', (l) => { let m; try { m = JSON.parse(l); } catch { return; } if (m.id === undefined) return;" +
+    " const r = m.method === 'initialize' ? { result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'canary', version: '1.0.0' } } } : { error: { code: -32601, message: 'Method not found' } };" +
+    " process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, ...r }) + '\\n'); });";
+  return { command: [process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(file)}, 'ran'); ${serve}`], file };
 }
 
 /**
