@@ -26,7 +26,12 @@ describe('no tool found in the source: not-applicable only on evidence', () => {
   });
   for (const rule of RULES) {
     it(`${rule}: a launcher over a dependency is could-not-judge, not not-applicable`, () => {
-      assert.deepEqual(staticPart(rule, fx('S-24-rate-limiting', 'could-not-judge', 'launcher-over-dependency')), ['could-not-judge', 'no-tools-in-source', { unread: 0 }]);
+      // The dependency that would register the tools is not installed: named when the part reads the files not
+      // read first (file-not-read), otherwise the plain absence of registrations (never not-applicable).
+      const [state, code, data] = staticPart(rule, fx('S-24-rate-limiting', 'could-not-judge', 'launcher-over-dependency'));
+      assert.equal(state, 'could-not-judge');
+      if (code === 'file-not-read') assert.deepEqual(data, { file: 'node_modules/@acme/notes-mcp-core/', cause: 'dependency-not-installed' });
+      else assert.deepEqual([code, data], ['no-tools-in-source', { unread: 0 }]);
     });
     it(`${rule}: tools served in the same run that the source reading missed are counted`, () => {
       assert.deepEqual(staticPart(rule, fx('C-4-typed-schemas', 'present', 'registered-through-a-table')), ['could-not-judge', 'served-tools-not-in-source', { served: 2 }]);
