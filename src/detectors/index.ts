@@ -51,6 +51,8 @@ import e1 from './E-1-reverse-dns-identifier/index.js';
 import e2 from './E-2-graceful-degradation/index.js';
 import e3 from './E-3-single-type/index.js';
 import e4 from './E-4-declared-hooks/index.js';
+import e5 from './E-5-no-global-effects/index.js';
+import e6 from './E-6-hook-timeouts/index.js';
 import x1 from './X-1-tool-poisoning/index.js';
 import x2 from './X-2-cross-server-shadowing/index.js';
 import x3 from './X-3-definition-drift/index.js';
@@ -120,6 +122,8 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'E-2-graceful-degradation', detectors: e2 },
   { folder: 'E-3-single-type', detectors: e3 },
   { folder: 'E-4-declared-hooks', detectors: e4 },
+  { folder: 'E-5-no-global-effects', detectors: e5 },
+  { folder: 'E-6-hook-timeouts', detectors: e6 },
   { folder: 'X-1-tool-poisoning', detectors: x1 },
   { folder: 'X-2-cross-server-shadowing', detectors: x2 },
   { folder: 'X-3-definition-drift', detectors: x3 },

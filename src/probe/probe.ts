@@ -1,5 +1,5 @@
 import { ownPackage } from '../engine/paths.js';
-import { capabilitiesOf, CLIENT_INFO, envelope, exploreServer, LEGACY, MODERN, resultOf, type ExerciseOption, type ExerciseState } from './scenario.js';
+import { capabilitiesOf, CLIENT_CAPABILITIES, CLIENT_INFO, envelope, exploreServer, LEGACY, MODERN, resultOf, type ExerciseOption, type ExerciseState } from './scenario.js';
 import { SESSION_FORMAT, type Connection, type ConnectionLabel, type HttpExchange, type RecordedSession } from './session.js';
 import { beginRun, endRun, launchPlan, newRunMarker } from './contain.js';
 import { HttpConnection, send, type HttpTarget } from './http.js';
@@ -106,7 +106,7 @@ async function stdioScenario(opts: StdioProbeOptions, limits: Limits, run: RunCo
   check();
   step('initialize');
   const legacy = await onConnection('legacy', opts, limits, run, async (c) => {
-    const a = await c.request('initialize', { protocolVersion: LEGACY, capabilities: {}, clientInfo: CLIENT_INFO }, opening);
+    const a = await c.request('initialize', { protocolVersion: LEGACY, capabilities: CLIENT_CAPABILITIES, clientInfo: CLIENT_INFO }, opening);
     outcome(c, a);
     const r = resultOf(a);
     if (r) {
@@ -128,7 +128,7 @@ async function stdioScenario(opts: StdioProbeOptions, limits: Limits, run: RunCo
     const posix = `${locale}_${locale.toUpperCase()}.UTF-8`;
     const env = { ...opts.target.env, LANG: posix, LC_ALL: posix, LC_MESSAGES: posix };
     const conn = await onConnection('locale', { ...opts, target: { ...opts.target, env } }, limits, run, async (c) => {
-      const a = await c.request('initialize', { protocolVersion: LEGACY, capabilities: {}, clientInfo: CLIENT_INFO }, opening);
+      const a = await c.request('initialize', { protocolVersion: LEGACY, capabilities: CLIENT_CAPABILITIES, clientInfo: CLIENT_INFO }, opening);
       outcome(c, a);
       if (resultOf(a)) {
         c.notify('notifications/initialized');

@@ -20,6 +20,12 @@ export const LEGACY = '2025-06-18';
 export const UNKNOWN_TOOL = 'mcp_doctor_probe_unknown_tool';
 export const INVALID_CURSOR = 'mcp-doctor:not-a-cursor';
 export const CLIENT_INFO = { name: 'mcp-doctor-probe', version: '1' };
+/**
+ * What the probe says it can do as a client: form elicitation, so that a server that asks the user for input
+ * mid-call shows it (S-27 reads what it asks for). The probe never fills a form: it declines every
+ * `elicitation/create` (stdio.ts), and never answers an `input_required` result.
+ */
+export const CLIENT_CAPABILITIES = { elicitation: {} };
 /** completion/complete probes (S-15): an unknown prompt, an oversized value, control characters, a burst. */
 export const UNKNOWN_PROMPT = 'mcp_doctor_probe_unknown_prompt';
 export const OVERSIZED_LENGTH = 10_000;
@@ -35,7 +41,7 @@ export const envelope = (extra: Record<string, unknown> = {}) => ({
   ...extra,
   _meta: {
     'io.modelcontextprotocol/protocolVersion': MODERN,
-    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientCapabilities': CLIENT_CAPABILITIES,
     'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
     ...((extra._meta as object) ?? {}),
   },
@@ -43,6 +49,12 @@ export const envelope = (extra: Record<string, unknown> = {}) => ({
 
 const result = (a: Answer): Record<string, unknown> | undefined =>
   a.kind === 'response' && typeof a.message.result === 'object' && a.message.result !== null ? (a.message.result as Record<string, unknown>) : undefined;
+
+/** A modern result that asks the user for input (an elicitation among its input requests). */
+function asksForInput(r: Record<string, unknown> | undefined): boolean {
+  if (!r || r.resultType !== 'input_required' || typeof r.inputRequests !== 'object' || r.inputRequests === null) return false;
+  return Object.values(r.inputRequests as Record<string, unknown>).some((x) => typeof x === 'object' && x !== null && (x as { method?: unknown }).method === 'elicitation/create');
+}
 
 /** Arguments that violate a JSON Schema (an empty object when something is required, else a wrongly typed property). */
 export function invalidArguments(schema: unknown): Record<string, unknown> | undefined {
@@ -84,6 +96,12 @@ export const SKIP_INVALID_ARGUMENTS = 'skip-invalid-arguments';
 export interface ExerciseState {
   mode?: ExerciseOption;
   done: boolean;
+  /**
+   * Read-only calls that answered `input_required` with an elicitation: repeated once in the next era that
+   * answers, so that S-27 sees whether 2025 clients are asked too (the SDK's shim sends elicitation/create).
+   */
+  elicited?: { name: unknown; args: unknown }[];
+  replayed?: boolean;
 }
 
 type ListedTool = { name?: unknown; inputSchema?: unknown; annotations?: unknown };
@@ -137,14 +155,24 @@ export async function exploreServer(
       const detail = String(candidate.name);
       if (!actions.some((a) => a.kind === SKIP_INVALID_ARGUMENTS && a.detail === detail)) actions.push({ kind: SKIP_INVALID_ARGUMENTS, detail });
     }
+    if (exercise.done && exercise.elicited?.length && !exercise.replayed) {
+      // The same read-only calls again, in this era: does a question asked through input_required reach it?
+      exercise.replayed = true;
+      for (const call of exercise.elicited) {
+        step(`tools/call ${String(call.name)} (read-only, opt-in, asked for input in another era)`);
+        await c.request('tools/call', p({ name: call.name, arguments: call.args }));
+        actions.push({ kind: 'call-read-only-tool-again', detail: `${String(call.name)} ${JSON.stringify(call.args)}` });
+      }
+    }
     if (exercisesOf(exercise.mode).includes('read-only') && !exercise.done) {
       exercise.done = true;
       const { calls, skipped } = plan(tools as Record<string, unknown>[]);
       for (const x of skipped) actions.push({ kind: 'skip-tool', detail: `${x.name}: ${x.why}` });
       for (const call of calls) {
         step(`tools/call ${call.name} (read-only, opt-in)`);
-        await c.request('tools/call', p({ name: call.name, arguments: call.args, _meta: { progressToken: `mcp-doctor-progress-${call.name}` } }));
+        const answer = await c.request('tools/call', p({ name: call.name, arguments: call.args, _meta: { progressToken: `mcp-doctor-progress-${call.name}` } }));
         actions.push({ kind: 'call-read-only-tool', detail: `${call.name} ${JSON.stringify(call.args)}` });
+        if (asksForInput(result(answer))) (exercise.elicited ??= []).push({ name: call.name, args: call.args });
         // A paginated read-only tool also gets a cursor it never issued (C-11): it must refuse it.
         const schema = (tools.find((t) => t.name === call.name)?.inputSchema ?? {}) as { properties?: Record<string, unknown> };
         if (schema.properties && 'cursor' in schema.properties) {

@@ -257,8 +257,11 @@ export class StdioConnection {
     const m = msg as JsonRpc;
     this.log('in', m);
     if (m.method !== undefined && m.id !== undefined && m.id !== null) {
-      // A request from the server (ping, roots/list, elicitation/create…): we are not a full client.
-      this.send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'mcp-doctor probe does not serve client requests' } });
+      // A request from the server. An elicitation is declined (the probe declares form elicitation so that a
+      // server shows what it asks for; no user is there to answer). Anything else (ping, roots/list…): we are
+      // not a full client.
+      if (m.method === 'elicitation/create') this.send({ jsonrpc: '2.0', id: m.id, result: { action: 'decline' } });
+      else this.send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'mcp-doctor probe does not serve client requests' } });
       return;
     }
     if (m.id !== undefined && m.id !== null && m.method === undefined) this.answer(m);

@@ -1,6 +1,7 @@
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Verdict } from '../../engine/types.js';
 import { unreadable } from '../support.js';
+import dynamicPart from './dynamic.js';
 
 /**
  * E-2 — graceful degradation (static half). extension.json sets `graceful_degradation` to the boolean
@@ -40,4 +41,5 @@ export default [
       };
     },
   }),
+  dynamicPart,
 ];

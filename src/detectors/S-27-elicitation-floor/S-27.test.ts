@@ -2,8 +2,8 @@ import detectors from './index.js';
 import { testDetectorFolder } from '../../../test/support/detector-tester.js';
 import { testLineMarks } from '../../../test/support/line-marks.js';
 
-testDetectorFolder('S-27', detectors, import.meta.url);
-testLineMarks('S-27', detectors, import.meta.url);
+testDetectorFolder('S-27', detectors, import.meta.url, { skipServerFixtures: true });
+testLineMarks('S-27', detectors, import.meta.url, { skipServerFixtures: true });
 
 import assert from 'node:assert/strict';
 import { it } from 'node:test';

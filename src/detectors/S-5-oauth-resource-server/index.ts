@@ -1,11 +1,12 @@
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
+import staticPart from './static.js';
 
 /**
  * S-5, dynamic part: a server that protects itself answers 401 with a Bearer challenge naming its
  * resource_metadata, serves RFC 9728 metadata at /.well-known/oauth-protected-resource, lists its
  * authorization servers (within policy.authorizationServers when set), and refuses forged tokens.
- * Signature keys and audiences beyond forgery cannot be checked from outside: the static part reads code.
+ * Signature keys and audiences beyond forgery cannot be checked from outside: the static part (static.ts) reads code.
  */
 export default [
   defineDetector({
@@ -49,4 +50,5 @@ export default [
       return { state: findings.some((f) => f.messageId === 'metadata-missing') && findings.length === 1 ? 'absent' : 'non-conforming', findings };
     },
   }),
+  staticPart,
 ];

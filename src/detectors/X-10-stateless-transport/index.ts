@@ -1,7 +1,8 @@
 import { defineDetector, couldNotJudge, notApplicable, present } from '../../engine/detector.js';
 import { requireHttp } from '../http-support.js';
+import staticPart from './static.js';
 
-/** X-10, dynamic part: a 2026-07-28 exchange carries no protocol session (no Mcp-Session-Id header served). */
+/** X-10, dynamic part: a 2026-07-28 exchange carries no protocol session (no Mcp-Session-Id header served). The static part (static.ts) reads the modern request path for session state. */
 export default [
   defineDetector({
     ruleId: 'X-10',
@@ -22,4 +23,5 @@ export default [
       return { state: 'non-conforming', findings: [{ messageId: 'session-id-served', data: { method }, evidence: hit.response!.headers['mcp-session-id'] }] };
     },
   }),
+  staticPart,
 ];
