@@ -9,6 +9,7 @@ import { schemaPropertyNames, serverModel } from '../../facts/server-model.js';
 import { Node } from 'ts-morph';
 import { parsedSources, unwrap } from '../../facts/ts-source.js';
 import { asksUser, pyReachedPieces, reachedPieces, rootModule, usesModule } from './reach.js';
+import { noToolsFound } from '../tool-absence.js';
 import { addHits, classifyTool, emptyLegs, isTrifecta, legEvidence, toolList, type LegHit, type LegMap, type Leg } from './legs.js';
 
 /**
@@ -86,7 +87,7 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
   if (model.files.length === 0 && !python) return { ok: false, verdict: couldNotJudge('no-source') };
   if (model.tools.length === 0 && pyTools.length === 0) {
     if (python && !py) return { ok: false, verdict: couldNotJudge('source-language-not-read') };
-    return { ok: false, verdict: couldNotJudge('no-tools-in-source') };
+    return { ok: false, verdict: noToolsFound(repo) };
   }
   const legs = emptyLegs();
   const at = new Map<string, Located>();
