@@ -98,25 +98,27 @@ function setPart(rule: string, d: Discovery, probed: readonly ProbedServer[] | u
   if (!probed) return { genre: 'dynamic', state: 'could-not-judge', reason: { code: 'scan-not-probed' }, findings: [] };
   const ok = probed.filter((p) => p.facts);
   const failed = probed.filter((p) => !p.facts);
-  const bySever = new Map(probed.map((p) => [p.label, p.server]));
+  const byServer = new Map(probed.map((p) => [p.label, p.server]));
   const findings: Finding[] = [];
   if (rule === 'X-2') {
     for (const h of crossServerShadowing(ok.map((p) => ({ server: p.label, facts: p.facts! })))) {
       const data: Finding['data'] = h.messageId === 'set-reference'
         ? { server: h.server, tool: h.tool, otherServer: h.otherServer, otherTool: h.otherTool, field: h.field ?? '' }
         : { server: h.server, tool: h.tool, otherServer: h.otherServer, otherTool: h.otherTool };
-      findings.push({ messageId: h.messageId, data, location: at(bySever.get(h.server)!), evidence: h.evidence });
+      findings.push({ messageId: h.messageId, data, location: at(byServer.get(h.server)!), evidence: h.evidence });
     }
   } else if (rule === 'X-8') {
     const s = setLegs(ok.map((p) => ({ server: p.label, facts: p.facts! })));
     for (const p of s.perServer) {
       if (!isTrifecta(p.legs)) continue;
       const tool = [...p.legs.outbound.map((x) => x.tool)].sort()[0]!;
-      findings.push({ messageId: 'served-trifecta', data: { private: toolList(p.legs.private), untrusted: toolList(p.legs.untrusted), outbound: toolList(p.legs.outbound), tool: `${p.server}/${tool}` }, location: at(bySever.get(p.server)!), evidence: legEvidence(p.legs) });
+      findings.push({ messageId: 'served-trifecta', data: { private: toolList(p.legs.private), untrusted: toolList(p.legs.untrusted), outbound: toolList(p.legs.outbound), tool: `${p.server}/${tool}` }, location: at(byServer.get(p.server)!), evidence: legEvidence(p.legs) });
     }
     const set = setTrifecta(s);
     if (set) {
-      const first = bySever.get(set.servers[0]!)!;
+      // The finding sits at the declaration of a server that can send the data out.
+      const out = s.perServer.find((p) => p.legs.outbound.length > 0)?.server ?? set.servers[0]!;
+      const first = byServer.get(out)!;
       findings.push({ messageId: 'set-trifecta', data: { private: toolList(s.all.private), untrusted: toolList(s.all.untrusted), outbound: toolList(s.all.outbound), servers: set.servers.join(', ') }, location: at(first), evidence: legEvidence(s.all) });
     }
   } else if (rule === 'X-3') {
