@@ -46,7 +46,7 @@ describe('mcp-doctor serve, 2026-07-28 client (server/discover)', () => {
       assert.ok(['public', 'private'].includes(m.result.cacheScope), name);
     }
     const names = lists.tools.result.tools.map((t: Msg) => t.name).sort();
-    assert.deepEqual(names, ['audit_repository', 'explain_rule', 'list_rules', 'probe_endpoint']);
+    assert.deepEqual(names, ['audit_client_config', 'audit_repository', 'explain_rule', 'list_rules', 'probe_endpoint']);
     for (const t of lists.tools.result.tools) {
       assert.ok(t.title && t.description && t.inputSchema && t.outputSchema && t.annotations, t.name);
       assert.ok(t._meta?.['dev.mcp-doctor/declarations']?.verb, `${t.name} declares its verb`);

@@ -253,7 +253,7 @@ export function normalizeEntry(loc: ConfigLocation, name: string, value: unknown
 }
 
 /** Find every configured server of the chosen clients, with the state of every file looked at. */
-export function discover(opts: { project: string; home?: string; clients?: readonly ClientId[] }): Discovery {
+export function discover(opts: { project: string; home?: string; clients?: readonly ClientId[]; /** Only the files inside the project (the MCP tool's default). */ projectOnly?: boolean }): Discovery {
   const project = resolve(opts.project);
   const home = resolve(opts.home ?? homedir());
   const want = new Set(opts.clients ?? CLIENTS);
@@ -261,7 +261,7 @@ export function discover(opts: { project: string; home?: string; clients?: reado
   const servers: ConfiguredServer[] = [];
   const texts = new Map<string, ReturnType<typeof readInside>>();
   for (const loc of configLocations(project, home)) {
-    if (!want.has(loc.client)) continue;
+    if (!want.has(loc.client) || (opts.projectOnly && !loc.inProject)) continue;
     const file = displayPath(loc.path, project, home);
     // A file of the project is read inside the project (a link out of it is refused); the user's own files may be links (dotfiles).
     let read = texts.get(loc.path);
