@@ -155,8 +155,9 @@ export function scanReport(d: Discovery, opts: { probed?: ProbedServer[]; lock?:
     results.push({ ruleId: rule, state: c.state, severity: meta.severity, findings: [...c.findings].sort(byLocation), ...(c.reason ? { reason: c.reason } : {}), parts });
   }
   const probedBy = new Map(opts.probed?.map((p) => [p.server, p]) ?? []);
+  const pkg = ownPackage();
   return {
-    tool: ownPackage(),
+    tool: { name: pkg.name, version: pkg.version },
     target: { kind: 'server', path: d.project },
     results,
     scan: {
