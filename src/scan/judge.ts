@@ -46,7 +46,8 @@ export const SCAN_MESSAGES: Record<string, Record<string, readonly string[]>> = 
 /** A scan finding: the server it is about travels with it (for the per-server listing). */
 export type ScanFinding = Finding & { ruleId: string };
 
-const at = (s: ConfiguredServer, field?: string): { file: string; line: number } => ({ file: s.file, line: (field && s.lines[field]) || s.line });
+/** The line of a field (`env.KEY`, else the line of `env`), else of the server's name. */
+const at = (s: ConfiguredServer, field?: string): { file: string; line: number } => ({ file: s.file, line: (field && (s.lines[field] ?? s.lines[field.split('.')[0]!])) || s.line });
 
 // ---------------------------------------------------------------- secrets (X-6)
 
