@@ -93,6 +93,24 @@ describe('scan: discovery of configured servers', () => {
     });
   });
 
+  it('reports a file nested deeper than the parser can follow as malformed, without a crash', () => {
+    const s = scratch({ 'project/.mcp.json': `{"mcpServers":${'['.repeat(200_000)}${']'.repeat(200_000)}}`, 'home/.cursor/mcp.json': '{"mcpServers":{"ok":{"command":"node"}}}' });
+    roots.push(s.root);
+    const d = discover({ project: s.project, home: s.home });
+    assert.deepEqual(d.files.map((f) => `${f.file} ${f.status} ${f.detail ?? ''}`), ['.mcp.json malformed too-deep', '~/.cursor/mcp.json read ']);
+    assert.deepEqual(d.servers.map((x) => x.name), ['ok']);
+  });
+
+  it('keeps names and values from a hostile file as data (control characters, odd types)', () => {
+    const s = scratch({ 'project/.mcp.json': JSON.stringify({ mcpServers: { 'evil\u001b[2J\nname': { command: 42, args: 'rm -rf /', env: ['x'] }, plain: 'not an object' } }) });
+    roots.push(s.root);
+    const d = discover({ project: s.project, home: s.home });
+    assert.equal(d.servers[0]!.name, 'evil\u001b[2J\nname');
+    assert.deepEqual(d.servers[0]!.odd, ['command', 'args', 'env']);
+    assert.equal(d.servers[0]!.transport, 'unknown');
+    assert.deepEqual(d.servers[1]!.odd, ['entry']);
+  });
+
   it('does not follow a project file that links out of the project', () => {
     const s = scratch({ 'outside.json': '{"mcpServers":{"x":{"command":"node"}}}' });
     roots.push(s.root);

@@ -154,7 +154,14 @@ function jsonLines(text: string, entry: JsonNode): Record<string, number> {
 
 function parseJson(text: string, at: (string | number)[], comments: boolean): ParseOutcome {
   const errors: ParseError[] = [];
-  const root = parseTree(text, errors, { allowTrailingComma: comments, disallowComments: !comments });
+  let root: JsonNode | undefined;
+  try {
+    root = parseTree(text, errors, { allowTrailingComma: comments, disallowComments: !comments });
+  } catch (e) {
+    // A hostile file nested deeper than the parser's stack: a cause, not a crash.
+    if (e instanceof RangeError) return { ok: false, detail: 'too-deep' };
+    throw e;
+  }
   if (errors.length || !root) {
     const e = errors[0];
     return { ok: false, ...(e ? { line: lineAt(text, e.offset) } : {}), detail: e ? printParseErrorCode(e.error) : 'empty' };
