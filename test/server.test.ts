@@ -104,7 +104,7 @@ describe('mcp-doctor serve, 2025-06-18 client (initialize)', () => {
     assert.ok(init.result.capabilities.tools && init.result.capabilities.prompts && init.result.capabilities.resources);
   });
   it('answers every list completely', () => {
-    assert.equal(lists.tools.result.tools.length, 4);
+    assert.equal(lists.tools.result.tools.length, 5);
     assert.equal(lists.prompts.result.prompts.length, 1);
     assert.equal(lists.resources.result.resources.length, expectedResources);
     assert.match(lists.read.result.contents[0].text, /^# C-1 — /);
