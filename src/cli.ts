@@ -18,6 +18,10 @@ import { buildLock, LOCK_FILE } from './probe/lock.js';
 import { EXERCISES, type Exercise } from './probe/scenario.js';
 import { installSignalCleanup } from './probe/contain.js';
 import type { RecordedSession } from './probe/session.js';
+import { SET_LOCK_FILE, type SetLock } from './probe/lock.js';
+import { CLIENTS, discover, type ClientId } from './scan/discover.js';
+import { probeSet, readSetLock, setLockOf, type ProbedServer } from './scan/probe-set.js';
+import { scanReport } from './scan/report.js';
 
 /**
  * The CLI face. Exit codes: 0 no red finding at or above --fail-on; 1 red findings; 2 usage error;
@@ -247,6 +251,83 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
   return finish(result.report, settings, values);
 }
 
+/** `--client` values, comma-separated or repeated. */
+function parseClients(values: string[] | undefined, locale: string): ClientId[] | undefined {
+  if (!values?.length) return undefined;
+  const out = new Set<ClientId>();
+  for (const v of values.flatMap((x) => x.split(',')).map((x) => x.trim().toLowerCase()).filter(Boolean)) {
+    if (!(CLIENTS as readonly string[]).includes(v)) throw new UsageError(t(locale, 'cli.errors.scanClient', { value: v, values: CLIENTS.join(', ') }));
+    out.add(v as ClientId);
+  }
+  return [...out];
+}
+
+/**
+ * `mcp-doctor scan`: the MCP servers configured for a project and a user, judged from their configuration
+ * files; with --probe, every one is started (as `probe` does) and the set is judged across servers (X-2, X-8)
+ * and against the set lock (X-3). `pin --scan` writes that lock.
+ */
+async function cmdScan(argv: string[], mode: 'scan' | 'pin' = 'scan'): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      ...REPORT_OPTIONS,
+      project: { type: 'string' },
+      home: { type: 'string' },
+      client: { type: 'string', multiple: true },
+      probe: { type: 'boolean' },
+      lock: { type: 'string' },
+      'allow-private': { type: 'boolean' },
+      'timeout-ms': { type: 'string' },
+      concurrency: { type: 'string' },
+    },
+  });
+  const settings = reportSettings(values);
+  const { locale } = settings;
+  if (positionals.length) throw new UsageError(t(locale, 'cli.errors.command', { command: positionals[0]! }));
+  const project = resolve(values.project ?? '.');
+  if (!existsSync(project) || !statSync(project).isDirectory()) throw new UsageError(t(locale, 'cli.errors.notAFolder', { path: values.project ?? '.' }));
+  if (values.home !== undefined && (!existsSync(values.home) || !statSync(values.home).isDirectory())) throw new UsageError(t(locale, 'cli.errors.notAFolder', { path: values.home }));
+  const timeoutMs = values['timeout-ms'] !== undefined ? Number(values['timeout-ms']) : undefined;
+  if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs < 1000)) throw new UsageError(t(locale, 'cli.errors.timeout'));
+  const concurrency = values.concurrency !== undefined ? Number(values.concurrency) : 4;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 16) throw new UsageError(t(locale, 'cli.errors.command', { command: `--concurrency ${values.concurrency}` }));
+  const discovery = discover({ project, home: values.home, clients: parseClients(values.client, locale) });
+  const lockFile = values.lock ? resolve(values.lock) : resolve(project, SET_LOCK_FILE);
+  const probeNeeded = mode === 'pin' || values.probe;
+  let probed: ProbedServer[] | undefined;
+  if (probeNeeded) {
+    installSignalCleanup();
+    probed = await probeSet(discovery.servers, {
+      project,
+      concurrency,
+      timeoutMs,
+      allowPrivate: values['allow-private'],
+      onServer: values.quiet ? undefined : (label) => process.stderr.write(`${t(locale, 'cli.scanProbing', { server: terminalInert(label) })}\n`),
+    });
+  }
+  if (mode === 'pin') {
+    const lock = setLockOf(probed ?? []);
+    if (!lock.servers.length) {
+      process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.scanNothing')}\n`);
+      return EXIT.failed;
+    }
+    const file = values.output ? resolve(values.output) : lockFile;
+    writeFileSync(file, JSON.stringify(lock, null, 2) + '\n');
+    if (!values.quiet) process.stderr.write(t(locale, 'cli.pinnedSet', { count: lock.servers.length, file }) + '\n');
+    return EXIT.ok;
+  }
+  let lock: SetLock | undefined;
+  if (probed) {
+    const read = readSetLock(lockFile);
+    if (read === 'invalid') throw new UsageError(t(locale, 'cli.errors.lockInvalid', { file: lockFile }));
+    lock = read;
+  }
+  const rules = values.rules?.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean);
+  return finish(scanReport(discovery, { probed, lock, rules }), settings, values);
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   const locale = defaultLocale();
@@ -257,7 +338,9 @@ export async function main(argv: string[]): Promise<number> {
       case 'probe':
         return await cmdProbe(rest);
       case 'pin':
-        return await cmdProbe(rest, 'pin');
+        return rest.includes('--scan') ? await cmdScan(rest.filter((a) => a !== '--scan'), 'pin') : await cmdProbe(rest, 'pin');
+      case 'scan':
+        return await cmdScan(rest);
       case 'explain':
         return cmdExplain(rest);
       case 'rules':

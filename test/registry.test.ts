@@ -6,6 +6,7 @@ import { loadCatalog } from '../src/engine/catalog.js';
 import { keysOf, locales, placeholders, raw } from '../src/engine/i18n.js';
 import { packageRoot } from '../src/engine/paths.js';
 import { folders, registry } from '../src/detectors/index.js';
+import { SCAN_MESSAGES } from '../src/scan/judge.js';
 
 const detectorsDir = join(packageRoot(), 'src', 'detectors');
 
@@ -61,6 +62,8 @@ describe('detector registry', () => {
   });
   it('has no message text that no detector declares', () => {
     const declared = new Set(registry.flatMap((d) => Object.keys(d.messages).map((m) => `findings.${d.ruleId}.${m}.`)));
+    // The scan's findings on configuration files and sets (src/scan/judge.ts) are declared there.
+    for (const [rule, msgs] of Object.entries(SCAN_MESSAGES)) for (const m of Object.keys(msgs)) declared.add(`findings.${rule}.${m}.`);
     for (const k of keysOf('en').filter((k) => k.startsWith('findings.'))) {
       assert.ok([...declared].some((p) => k.startsWith(p)), `${k} belongs to a declared message`);
     }

@@ -60,6 +60,7 @@ import x4 from './X-4-command-execution/index.js';
 import x5 from './X-5-unconfined-file-access/index.js';
 import x6 from './X-6-secret-exposure/index.js';
 import x7 from './X-7-stdout-hygiene/index.js';
+import x8 from './X-8-lethal-trifecta/index.js';
 import x9 from './X-9-header-body-mirroring/index.js';
 import x10 from './X-10-stateless-transport/index.js';
 import x11 from './X-11-deterministic-catalog/index.js';
@@ -131,6 +132,7 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'X-5-unconfined-file-access', detectors: x5 },
   { folder: 'X-6-secret-exposure', detectors: x6 },
   { folder: 'X-7-stdout-hygiene', detectors: x7 },
+  { folder: 'X-8-lethal-trifecta', detectors: x8 },
   { folder: 'X-9-header-body-mirroring', detectors: x9 },
   { folder: 'X-10-stateless-transport', detectors: x10 },
   { folder: 'X-11-deterministic-catalog', detectors: x11 },

@@ -77,6 +77,8 @@ export interface Report {
   target: Target & { kind: TargetKind };
   inputs?: ReportInputs;
   results: RuleResult[];
+  /** The configured servers and client files of `mcp-doctor scan` (src/scan/report.ts). */
+  scan?: import('../scan/report.js').ScanSection;
 }
 
 /** The package, command and URL parts of the report's inputs. */

@@ -310,6 +310,16 @@ function schemaShape(node: Node | undefined, sources: ParsedSources): { kind: 'z
   return { kind: 'zod', obj: n };
 }
 
+/** The top-level property names of an input schema (zod object, raw shape or JSON Schema `properties`), as written. */
+export function schemaPropertyNames(schema: Node | undefined, sources: ParsedSources): string[] {
+  const shape = schemaShape(schema, sources);
+  if (!shape) return [];
+  return shape.obj.getProperties().flatMap((p) => {
+    const k = Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p) ? propertyName(p.getNameNode()) : undefined;
+    return k ? [k] : [];
+  });
+}
+
 const CONSTRAINED_ZOD = new Set(['enum', 'nativeEnum', 'literal', 'number', 'int', 'boolean', 'bigint', 'nan', 'date', 'uuid', 'ipv4', 'ipv6']);
 
 /** The safety of a `.regex(/…/)` in a zod chain, if any. */

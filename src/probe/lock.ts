@@ -71,3 +71,50 @@ export function buildLock(session: RecordedSession): Lock | undefined {
 }
 
 export const isLock = (v: unknown): v is Lock => typeof v === 'object' && v !== null && (v as Lock).format === LOCK_FORMAT && Array.isArray((v as Lock).items);
+
+/**
+ * One lock for a set of configured servers (`mcp-doctor pin --scan`): each server's served definitions under a
+ * key that says where it is configured (client, scope, name). `scan --probe` compares what each server serves
+ * now with its entry and reports drift per server and item.
+ */
+export const SET_LOCK_FORMAT = 'mcp-doctor-set-lock/1';
+export const SET_LOCK_FILE = 'mcp-doctor.scan-lock.json';
+
+export interface SetLockEntry {
+  key: string;
+  client: string;
+  scope: string;
+  name: string;
+  server: Lock['server'];
+  items: LockItem[];
+}
+
+export interface SetLock {
+  format: typeof SET_LOCK_FORMAT;
+  servers: SetLockEntry[];
+}
+
+export const isSetLock = (v: unknown): v is SetLock =>
+  typeof v === 'object' && v !== null && (v as SetLock).format === SET_LOCK_FORMAT && Array.isArray((v as SetLock).servers) && (v as SetLock).servers.every((s) => typeof s?.key === 'string' && Array.isArray(s.items));
+
+export interface Drift {
+  kind: LockKind;
+  key: string;
+  change: 'added' | 'removed' | 'changed';
+}
+
+/** What changed between locked and served items (sorted by kind, key). */
+export function itemDrift(locked: readonly LockItem[], served: readonly LockItem[]): Drift[] {
+  const id = (i: LockItem) => `${i.kind}\0${i.key}`;
+  const before = new Map(locked.map((i) => [id(i), i]));
+  const after = new Map(served.map((i) => [id(i), i]));
+  const out: Drift[] = [];
+  for (const [k, i] of after) {
+    const b = before.get(k);
+    if (!b) out.push({ kind: i.kind, key: i.key, change: 'added' });
+    else if (b.sha256 !== i.sha256) out.push({ kind: i.kind, key: i.key, change: 'changed' });
+  }
+  for (const [k, i] of before) if (!after.has(k)) out.push({ kind: i.kind, key: i.key, change: 'removed' });
+  const order = ['tool', 'prompt', 'resource', 'template'];
+  return out.sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}

@@ -7,6 +7,7 @@ export function toJson(report: Report, locale: string) {
     tool: report.tool,
     target: report.target,
     ...(report.inputs ? { inputs: report.inputs } : {}),
+    ...(report.scan ? { scan: report.scan } : {}),
     locale,
     summary: summarize(report.results),
     results: report.results.map((r) => ({

@@ -1,6 +1,7 @@
 import { has, t } from '../engine/i18n.js';
 import type { Report } from '../engine/runner.js';
 import type { State } from '../engine/types.js';
+import { scanSection } from '../scan/markdown.js';
 import { codeSpan, findingFix, findingMessage, quoteInert, reasonText, ruleTitle, summarize, where } from './text.js';
 
 const ORDER: State[] = ['non-conforming', 'absent', 'could-not-judge', 'present', 'not-applicable'];
@@ -31,6 +32,7 @@ export function renderMarkdown(report: Report, locale: string): string {
     '',
   );
   out.push(...inputsSection(report, locale));
+  out.push(...scanSection(report, locale));
   for (const state of ORDER) {
     const rs = report.results.filter((r) => r.state === state);
     if (!rs.length) continue;

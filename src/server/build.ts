@@ -18,6 +18,10 @@ import { EXERCISES } from '../probe/scenario.js';
 import { ExplainOut, ReportOut, RulesOut } from './schemas.js';
 import { boundedJson } from './bound.js';
 import { confirmPlan, verifyRequestState, type Plan } from './confirm.js';
+import { SET_LOCK_FILE, type SetLock } from '../probe/lock.js';
+import { CLIENTS, discover } from '../scan/discover.js';
+import { probeSet, readSetLock, type ProbedServer } from '../scan/probe-set.js';
+import { scanReport } from '../scan/report.js';
 
 /**
  * The MCP face: a thin adapter over the engine. Served text is in MCP_DOCTOR_LOCALE (English by default);
@@ -288,6 +292,72 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         if (e instanceof AuditCancelled || e instanceof ProbeCancelled) throw e;
         if (e instanceof UnknownRuleError) return toolError(t(loc, 'cli.errors.unknownRule', { id: e.ids.join(', ') }));
         log.error({ err: e }, 'probe_endpoint failed');
+        return toolError(t(loc, 'server.errors.auditFailed'));
+      }
+    },
+  );
+
+  // --- audit_client_config ------------------------------------------------------------------------
+  server.registerTool(
+    'audit_client_config',
+    {
+      title: S('tools.audit_client_config.title'),
+      description: S('tools.audit_client_config.description'),
+      inputSchema: z.object({
+        path: bounded(MAX_PATH).min(1).optional().describe(S('tools.audit_client_config.args.path')),
+        include_user: z.boolean().optional().describe(S('tools.audit_client_config.args.include_user')),
+        clients: z.array(z.enum(CLIENTS)).max(CLIENTS.length).optional().describe(S('tools.audit_client_config.args.clients')),
+        probe: z.boolean().optional().describe(S('tools.audit_client_config.args.probe')),
+        allow_private: z.boolean().optional().describe(S('tools.audit_client_config.args.allow_private')),
+        rules: ruleIds.optional().describe(S('tools.audit_repository.args.rules')),
+        fail_on: z.enum(FAIL_ON as [FailOn, ...FailOn[]]).optional().describe(S('tools.audit_repository.args.fail_on')),
+        locale: localeEnum.optional().describe(S('args.locale')),
+      }),
+      outputSchema: ReportOut,
+      // Reading is harmless; `probe: true` starts the configured programs (after the user confirms them).
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+      _meta: {
+        [DECLARATIONS_KEY]: {
+          authority: { read: 'public', write: 'admin' },
+          verb: 'introspect',
+          touches: 'MCP client configuration files of the project (and of the user with include_user); with probe, the configured servers',
+          contextTokens: 330,
+        },
+      },
+    },
+    async ({ path, include_user, clients, probe, allow_private, rules, fail_on, locale }, ctx) => {
+      const lim = limited('audit_client_config');
+      if (lim) return lim;
+      const loc = locale ?? L;
+      const dir = confinedFolder(path ?? '.');
+      if (!dir) return refused(loc, 'path');
+      const signal = ctx.mcpReq.signal;
+      try {
+        const d = discover({ project: dir, clients, projectOnly: !include_user });
+        let probed: ProbedServer[] | undefined;
+        let lock: SetLock | undefined;
+        if (probe && d.servers.length) {
+          const live = d.servers.filter((x) => !x.disabled);
+          const plan: Plan = {
+            kind: 'set',
+            commands: live.filter((x) => x.transport === 'stdio' && x.command).map((x) => ({ name: x.name, command: [x.command!, ...(x.args ?? [])], cwd: x.cwd ?? dir, env: x.env ?? {} })),
+            urls: live.filter((x) => x.url && x.transport !== 'stdio').map((x) => x.url!),
+            allowPrivate: !!allow_private,
+          };
+          const gate = await confirmPlan(ctx, plan, loc, () => server.server.getClientCapabilities());
+          if (!gate.go) return gate.result;
+          log.info({ servers: plan.commands.length + plan.urls.length, how: gate.how }, 'audit_client_config probes the set');
+          probed = await probeSet(d.servers, { project: dir, allowPrivate: allow_private, signal });
+          const read = readSetLock(resolve(dir, SET_LOCK_FILE));
+          lock = read === 'invalid' ? undefined : read;
+        }
+        if (signal.aborted) throw new AuditCancelled();
+        const report = scanReport(d, { probed, lock, rules: rules?.map((r) => r.toUpperCase()) });
+        const cli = shellQuote(['mcp-doctor', 'scan', '--project', path ?? '.', '--format', 'json', ...(probe ? ['--probe'] : [])]);
+        return reportResult(report, loc, fail_on ?? 'note', quoteInert(path ?? '.'), cli, signal);
+      } catch (e) {
+        if (e instanceof AuditCancelled || e instanceof ProbeCancelled) throw e;
+        log.error({ err: e }, 'audit_client_config failed');
         return toolError(t(loc, 'server.errors.auditFailed'));
       }
     },

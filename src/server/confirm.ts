@@ -36,7 +36,9 @@ const TTL_SECONDS = 600;
 
 export type Plan =
   | { kind: 'command'; command: string[]; cwd: string; env: Record<string, string>; exercise: boolean }
-  | { kind: 'url'; url: string; allowPrivate: true; exercise: boolean };
+  | { kind: 'url'; url: string; allowPrivate: true; exercise: boolean }
+  /** audit_client_config with probe: every configured stdio server of the set is started (remote ones go through the SSRF policy). */
+  | { kind: 'set'; commands: { name: string; command: string[]; cwd: string; env: Record<string, string> }[]; urls: string[]; allowPrivate: boolean };
 
 type State = { d: string; n: string };
 const codec = createRequestStateCodec<State>({ key: randomBytes(32), ttlSeconds: TTL_SECONDS });
@@ -116,6 +118,13 @@ export const commandAllowed = (list: AllowList, argv: string[]): boolean =>
 const shown = (s: string) => quoteInert(s, Number.POSITIVE_INFINITY);
 
 function confirmMessage(plan: Plan, loc: string): string {
+  if (plan.kind === 'set') {
+    const lines = plan.commands.map((c) => {
+      const env = Object.keys(c.env);
+      return `- ${shown(c.name)}: ${c.command.map(shown).join(' ')}${env.length ? ` (${t(loc, 'server.confirm.setEnv', { names: env.join(', ') })})` : ''}`;
+    });
+    return t(loc, 'server.confirm.messageSet', { count: plan.commands.length, servers: lines.join('\n'), cwd: shown(plan.commands[0]?.cwd ?? ''), urls: plan.urls.length ? plan.urls.map(shown).join(' ') : t(loc, 'server.confirm.noEnv'), private: plan.allowPrivate ? 'yes' : 'no' });
+  }
   if (plan.kind === 'url') {
     return t(loc, 'server.confirm.messageUrl', { url: shown(plan.url), exercise: plan.exercise ? t(loc, 'server.confirm.exercise') : '' });
   }
@@ -146,6 +155,7 @@ export async function confirmPlan(
   const digest = digestOf(plan);
   if (!canElicitForm(ctx, clientCapabilities)) {
     if (plan.kind === 'url') return { go: false, result: refusal(t(loc, 'server.confirm.privateNoElicitation')) };
+    if (plan.kind === 'set') return setWithoutElicitation(plan, loc, allowList());
     const list = allowList();
     const invalid = list.invalid.length ? ' ' + t(loc, 'server.confirm.allowListInvalid', { sources: list.invalid.join(', ') }) : '';
     if (!commandAllowed(list, plan.command)) {
@@ -177,7 +187,7 @@ export async function confirmPlan(
               properties: {
                 run: {
                   type: 'boolean',
-                  title: t(loc, plan.kind === 'url' ? 'server.confirm.fieldUrl' : 'server.confirm.field'),
+                  title: t(loc, plan.kind === 'url' ? 'server.confirm.fieldUrl' : plan.kind === 'set' ? 'server.confirm.fieldSet' : 'server.confirm.field'),
                   description: t(loc, 'server.confirm.fieldHelp'),
                   default: false,
                 },
@@ -203,4 +213,22 @@ export async function confirmPlan(
   }
   log.info({ plan: plan.kind, action: answer.kind === 'elicit' ? answer.action : answer.kind }, 'probe_endpoint not confirmed: nothing started');
   return { go: false, result: refusal(t(loc, 'server.confirm.declined')) };
+}
+
+/**
+ * A set to probe when the client cannot ask the user: every command must be allow-listed with every variable its
+ * configuration gives it, and a private network needs a confirmation that cannot be asked, so it is refused.
+ */
+function setWithoutElicitation(plan: Extract<Plan, { kind: 'set' }>, loc: string, list: AllowList): Gate {
+  const invalid = list.invalid.length ? ' ' + t(loc, 'server.confirm.allowListInvalid', { sources: list.invalid.join(', ') }) : '';
+  if (plan.allowPrivate) return { go: false, result: refusal(t(loc, 'server.confirm.privateNoElicitation')) };
+  for (const c of plan.commands) {
+    if (!commandAllowed(list, c.command)) {
+      log.warn({ program: c.command[0] }, 'audit_client_config refused a configured command: no elicitation, not allow-listed');
+      return { go: false, result: refusal(t(loc, 'server.confirm.noElicitation', { command: quoteInert(c.command.join(' ')) }) + invalid) };
+    }
+    const extra = Object.keys(c.env).filter((n) => !list.envNames.includes(n));
+    if (extra.length) return { go: false, result: refusal(t(loc, 'server.confirm.envNotAllowed', { names: extra.join(', ') }) + invalid) };
+  }
+  return { go: true, how: 'allow-listed' };
 }

@@ -389,7 +389,7 @@ describe('oversized and malformed messages get a JSON-RPC error and the server s
     assert.equal(err.error.data.limit, MAX_MESSAGE_BYTES);
     assert.ok(err.error.data.size > 50 * 1024 * 1024);
     const list = (await c.request('tools/list', modern())) as Msg;
-    assert.equal(list.result.tools.length, 4);
+    assert.equal(list.result.tools.length, 5);
     assert.equal(c.child.exitCode, null);
   });
 
@@ -532,5 +532,30 @@ describe('the pure parts: line gate, id recovery, screening, bounding, allow-lis
     const bad = readAllowList({ MCP_DOCTOR_ALLOW_COMMANDS: 'node dist/index.js', MCP_DOCTOR_ALLOW_ENV: 'A;rm' }, join(scratch, 'no-such-dir'));
     assert.deepEqual(bad, { commands: [], envNames: [], invalid: ['MCP_DOCTOR_ALLOW_COMMANDS', 'MCP_DOCTOR_ALLOW_ENV'] });
     assert.deepEqual(readAllowList({ MCP_DOCTOR_ALLOW_COMMANDS: '[[]]' }, join(scratch, 'no-such-dir')).invalid, ['MCP_DOCTOR_ALLOW_COMMANDS']);
+  });
+});
+
+describe('audit_client_config: reads only inside the roots, starts nothing the user did not approve', () => {
+  const call = (args: Record<string, unknown>) => confined.request('tools/call', modern({}, { name: 'audit_client_config', arguments: args }), 120_000) as Promise<Msg>;
+
+  it('a project outside the roots gets the one path refusal; inside, the .mcp.json is judged without starting anything', async () => {
+    const k = canary();
+    const project = join(root, 'configured');
+    mkdirSync(project, { recursive: true });
+    // A shell launch that would write the canary if anything started it.
+    writeFileSync(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { canary: { command: '/bin/sh', args: ['-c', `echo ran > ${k.file}`] } } }));
+    const out = await call({ path: outside });
+    assert.equal(out.result.isError, true);
+    assert.match(textOf(out), /path/);
+    assert.ok(!textOf(out).includes(scratch));
+    const r = await call({ path: project });
+    assert.equal(r.result.isError, undefined, textOf(r));
+    assert.deepEqual(r.result.structuredContent.scan.servers.map((s: Msg) => s.name), ['canary']);
+    assert.ok(r.result.structuredContent.results.some((x: Msg) => x.ruleId === 'X-4' && x.state === 'non-conforming'));
+    // probe: true from a client that cannot ask: /bin/sh is not allow-listed (only node is), so nothing runs.
+    const p = await call({ path: project, probe: true });
+    assert.equal(p.result.isError, true);
+    assert.match(textOf(p), /MCP_DOCTOR_ALLOW_COMMANDS/);
+    assert.equal(existsSync(k.file), false);
   });
 });

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { addHits, classifyTool, emptyLegs, isTrifecta, LEG_RULES, nameWords, toolList, verbOf, type Leg, type ToolView } from './legs.js';
+
+const legs = (t: ToolView): Leg[] => classifyTool(t).map((h) => h.leg);
+const rules = (t: ToolView): string[] => classifyTool(t).map((h) => h.rule);
+
+describe('X-8 classification rules (legs.ts)', () => {
+  it('gives every rule a unique id and at least one leg', () => {
+    const ids = LEG_RULES.map((r) => r.id);
+    assert.equal(new Set(ids).size, ids.length);
+    for (const r of LEG_RULES) assert.ok(r.legs.length > 0, r.id);
+  });
+  it('splits names on separators and camelCase, and finds the verb', () => {
+    assert.deepEqual(nameWords('getFileContents'), ['get', 'file', 'contents']);
+    assert.deepEqual(nameWords('slack_post_message'), ['slack', 'post', 'message']);
+    assert.deepEqual(nameWords('API-post-page'), ['api', 'post', 'page']);
+    assert.ok(nameWords('fetch_web_page').includes('webpage'));
+    assert.equal(verbOf(nameWords('get_post')).verb, 'get');
+    assert.equal(verbOf(nameWords('slack_post_message')).verb, 'post');
+  });
+
+  // Tool definitions shaped like the published servers' (filesystem, fetch, search, forges, chat, browsers, mail,
+  // databases), written here in our own words.
+  const cases: [ToolView, Leg[]][] = [
+    [{ name: 'read_file', description: 'Read the complete contents of a file.', properties: ['path'] }, ['private']],
+    [{ name: 'list_directory', properties: ['path'] }, ['private']],
+    [{ name: 'search_files', properties: ['path', 'pattern'] }, ['private']],
+    [{ name: 'write_file', properties: ['path', 'content'] }, []],
+    [{ name: 'create_directory', properties: ['path'] }, []],
+    [{ name: 'fetch', description: 'Fetches a URL from the internet and extracts its contents as markdown.', properties: ['url', 'max_length'] }, ['untrusted', 'outbound']],
+    [{ name: 'fetch_web_page', properties: ['address'] }, ['untrusted', 'outbound']],
+    [{ name: 'brave_web_search', properties: ['query', 'count'] }, ['untrusted']],
+    [{ name: 'get_file_contents', properties: ['owner', 'repo', 'path'] }, ['private']],
+    [{ name: 'list_issues', properties: ['owner', 'repo', 'state'] }, ['untrusted']],
+    [{ name: 'create_issue', properties: ['owner', 'repo', 'title', 'body'] }, ['outbound']],
+    [{ name: 'add_issue_comment', properties: ['owner', 'repo', 'issue_number', 'body'] }, ['outbound']],
+    [{ name: 'slack_post_message', properties: ['channel_id', 'text'] }, ['outbound']],
+    [{ name: 'slack_get_channel_history', properties: ['channel_id', 'limit'] }, ['private', 'untrusted']],
+    [{ name: 'browser_navigate', properties: ['url'] }, ['untrusted', 'outbound']],
+    [{ name: 'browser_snapshot', properties: [] }, ['untrusted']],
+    [{ name: 'browser_file_upload', properties: ['paths'] }, ['private', 'untrusted', 'outbound']],
+    [{ name: 'search_emails', properties: ['query'] }, ['private', 'untrusted']],
+    [{ name: 'send_email', properties: ['to', 'subject', 'body'] }, ['outbound']],
+    [{ name: 'execute_sql', properties: ['sql'] }, ['private']],
+    [{ name: 'query', properties: ['sql'] }, ['private']],
+    [{ name: 'describe_table', properties: ['table_name'] }, ['private']],
+    [{ name: 'printEnv', description: 'Prints all environment variables, helpful for debugging MCP server configuration.' }, ['private']],
+    [{ name: 'get_post', properties: ['id'] }, ['untrusted']],
+    [{ name: 'get_forecast', description: 'Forecast for a city.', properties: ['city', 'days'], annotations: { readOnlyHint: true, openWorldHint: true } }, []],
+    [{ name: 'echo', properties: ['message'] }, []],
+    [{ name: 'get_stats', properties: ['from', 'to'] }, []],
+    [{ name: 'render_chart', properties: ['data', 'image_url'] }, ['outbound']],
+    [{ name: 'notify', description: 'Ping the on-call phone.', properties: ['recipient', 'text'] }, ['outbound']],
+    [{ name: 'create_event', properties: ['title', 'attendees'], annotations: { readOnlyHint: false, openWorldHint: true } }, ['outbound']],
+    [{ name: 'lookup', description: 'Returns the user’s private notes that match a word.' }, ['private']],
+    [{ name: 'partager', description: 'Envoie un message à un canal de discussion.' }, ['outbound']],
+    [{ name: 'lire', description: 'Lit vos fichiers du dossier de travail.' }, ['private']],
+    [{ name: 'recherche', description: 'Cherche sur des pages web publiques.' }, ['untrusted']],
+    // mcp-doctor's own tools, as served.
+    [{ name: 'probe_endpoint', properties: ['command', 'url', 'headers', 'allow_private', 'cwd', 'env'], annotations: { readOnlyHint: false, openWorldHint: true } }, ['untrusted', 'outbound']],
+    [{ name: 'audit_repository', properties: ['path', 'locale', 'rules', 'fail_on'], annotations: { readOnlyHint: true, openWorldHint: false } }, []],
+    [{ name: 'list_rules', properties: ['family', 'cursor', 'limit'] }, []],
+  ];
+  for (const [tool, want] of cases) {
+    it(`${tool.name} → ${want.join(' + ') || 'no leg'}`, () => assert.deepEqual(legs(tool), want, rules(tool).join(', ')));
+  }
+
+  it('counts an absent annotation as nothing (the protocol defaults say nothing about a tool)', () => {
+    assert.deepEqual(legs({ name: 'do_thing', annotations: {} }), []);
+    assert.deepEqual(legs({ name: 'do_thing', annotations: { openWorldHint: true } }), []);
+  });
+  it('sees a trifecta only when every leg has a tool, and lists tools in a bounded order', () => {
+    const m = emptyLegs();
+    addHits(m, 'search_emails', classifyTool({ name: 'search_emails' }));
+    assert.equal(isTrifecta(m), false);
+    addHits(m, 'send_email', classifyTool({ name: 'send_email' }));
+    assert.equal(isTrifecta(m), true);
+    assert.equal(toolList([{ tool: 'e' }, { tool: 'a' }, { tool: 'd' }, { tool: 'c' }, { tool: 'b' }, { tool: 'a' }]), 'a, b, c, d (+1)');
+  });
+});

@@ -1,0 +1,221 @@
+/**
+ * X-8 — the reviewed classification data of the lethal trifecta. Every tool is sorted into zero or more of
+ * three legs:
+ *
+ *  - private: it reads the user's files, mail, databases, documents, records or accounts;
+ *  - untrusted: it returns content third parties can write (web pages, incoming mail, issues, comments,
+ *    posts, search results);
+ *  - outbound: it can send information to a destination chosen at call time (a message, a post, a public
+ *    comment, a request to an argument-supplied URL, a write to a shared space).
+ *
+ * The rules are data, each with a stable id that findings and the scan summary show, and each tested on
+ * tool definitions shaped like real servers' (legs.test.ts). A rule reads one of:
+ *
+ *  - `name`: the words of the tool name (split on separators and camelCase, lower-cased). `verbs` are
+ *    matched against the name's verb — its first word that belongs to the verb vocabulary (VERBS), so
+ *    `get_post` reads posts while `slack_post_message` posts one — and `objects` against its other words;
+ *    `words` matches any word; `names` the whole name.
+ *  - `properties`: the top-level property names of the input schema (exact, or by `suffix`).
+ *  - `annotations`: explicit annotation values (an absent hint never counts: the protocol's defaults say
+ *    nothing about a tool).
+ *  - `text`: a phrase of the title or description (English and French).
+ */
+
+export const LEGS = ['private', 'untrusted', 'outbound'] as const;
+export type Leg = (typeof LEGS)[number];
+
+export interface LegRule {
+  id: string;
+  legs: readonly Leg[];
+  name?: { verbs?: readonly string[]; objects?: readonly string[]; words?: readonly string[]; names?: readonly string[] };
+  properties?: { exact?: readonly string[]; suffix?: readonly string[] };
+  annotations?: { readOnlyHint?: boolean; openWorldHint?: boolean };
+  text?: RegExp;
+}
+
+/** Verbs that read or look something up. */
+const READ = ['read', 'get', 'list', 'search', 'find', 'open', 'view', 'show', 'cat', 'fetch', 'retrieve', 'load', 'query', 'lookup', 'browse', 'describe', 'export', 'grep', 'glob', 'tree', 'stat', 'check', 'inspect', 'summarize', 'print', 'dump'];
+/** Verbs that send information somewhere. */
+const SEND = ['send', 'post', 'publish', 'reply', 'respond', 'forward', 'share', 'notify', 'tweet', 'upload', 'submit', 'broadcast', 'email', 'mail', 'sms', 'dm', 'invite', 'message', 'ping', 'webhook', 'announce'];
+/** Verbs that create or change something. */
+const WRITE = ['create', 'add', 'write', 'update', 'edit', 'comment', 'make', 'new', 'put', 'append', 'set', 'insert', 'save', 'modify', 'patch', 'delete', 'remove', 'move', 'rename', 'copy', 'merge', 'close', 'assign', 'attach', 'download', 'execute', 'run', 'exec', 'call', 'invoke', 'scrape', 'crawl', 'navigate', 'visit', 'goto', 'click', 'type', 'fill', 'press', 'hover', 'select', 'take', 'capture', 'extract', 'convert', 'analyze', 'ask'];
+
+/** The verb vocabulary: the first name word found here is the name's verb. */
+export const VERBS: ReadonlySet<string> = new Set([...READ, ...SEND, ...WRITE]);
+
+const FILES = ['file', 'files', 'dir', 'dirs', 'directory', 'directories', 'folder', 'folders', 'filesystem', 'fs', 'path', 'paths'];
+const MAIL = ['email', 'emails', 'mail', 'mails', 'mailbox', 'inbox', 'gmail', 'outlook', 'imap'];
+const DATABASE = ['sql', 'db', 'database', 'databases', 'table', 'tables', 'record', 'records', 'row', 'rows', 'collection', 'collections', 'query', 'queries', 'schema', 'schemas', 'postgres', 'mysql', 'sqlite', 'mongo', 'mongodb', 'redis', 'bigquery', 'snowflake'];
+const PERSONAL = [
+  'document', 'documents', 'doc', 'docs', 'note', 'notes', 'drive', 'calendar', 'calendars', 'event', 'events', 'contact', 'contacts',
+  'customer', 'customers', 'account', 'accounts', 'payment', 'payments', 'invoice', 'invoices', 'order', 'orders', 'transaction', 'transactions',
+  'secret', 'secrets', 'credential', 'credentials', 'password', 'passwords', 'env', 'environment', 'clipboard', 'history', 'memory', 'memories',
+  'notebook', 'notebooks', 'spreadsheet', 'spreadsheets', 'sheet', 'sheets', 'workspace', 'vault', 'keychain', 'profile', 'profiles', 'user', 'users',
+];
+const WEB = ['url', 'urls', 'webpage', 'webpages', 'website', 'websites', 'html', 'link', 'links', 'http', 'https', 'internet'];
+const SEARCH_ENGINES = ['web', 'internet', 'online', 'news', 'google', 'bing', 'brave', 'duckduckgo', 'ddg', 'tavily', 'exa', 'serp', 'serper', 'perplexity', 'searxng', 'kagi'];
+const THIRD_PARTY_POSTS = [
+  'issue', 'issues', 'comment', 'comments', 'ticket', 'tickets', 'pull', 'pr', 'prs', 'review', 'reviews', 'discussion', 'discussions', 'post', 'posts',
+  'tweet', 'tweets', 'timeline', 'message', 'messages', 'chat', 'chats', 'channel', 'channels', 'thread', 'threads', 'conversation', 'conversations',
+  'transcript', 'transcripts', 'video', 'videos', 'youtube', 'reddit', 'notification', 'notifications', 'mention', 'mentions', 'article', 'articles',
+  'story', 'stories', 'forum', 'inbox', 'feed', 'feeds', 'rss',
+];
+const PUBLIC_CONTENT = [
+  'issue', 'issues', 'comment', 'comments', 'pull', 'pr', 'discussion', 'post', 'gist', 'ticket', 'message', 'page', 'pages', 'document', 'doc',
+  'wiki', 'release', 'review', 'tweet', 'status', 'spreadsheet', 'sheet', 'event', 'invite', 'draft', 'webhook', 'reaction', 'reply',
+];
+
+export const LEG_RULES: readonly LegRule[] = [
+  // --- names -------------------------------------------------------------------------------------------
+  { id: 'reads-local-files', legs: ['private'], name: { verbs: READ, objects: FILES } },
+  { id: 'reads-mail', legs: ['private', 'untrusted'], name: { verbs: READ, objects: MAIL } },
+  { id: 'reads-database', legs: ['private'], name: { verbs: [...READ, 'execute', 'run', 'exec'], objects: DATABASE } },
+  { id: 'sql-tool', legs: ['private'], name: { names: ['query', 'sql', 'execute_sql', 'run_sql', 'sql_query', 'run_query', 'execute_query', 'read_query'] } },
+  { id: 'reads-personal-records', legs: ['private'], name: { verbs: READ, objects: PERSONAL } },
+  { id: 'reads-web-page', legs: ['untrusted', 'outbound'], name: { verbs: [...READ, 'scrape', 'crawl', 'visit', 'extract', 'convert'], objects: WEB } },
+  { id: 'fetch-tool', legs: ['untrusted', 'outbound'], name: { names: ['fetch', 'scrape', 'crawl', 'curl', 'wget', 'browse', 'http_get', 'http_request', 'fetch_url', 'read_url'] } },
+  { id: 'web-search', legs: ['untrusted'], name: { verbs: ['search', 'find', 'lookup', 'query', 'ask', 'get'], objects: SEARCH_ENGINES } },
+  { id: 'search-tool', legs: ['untrusted'], name: { names: ['web_search', 'search_web', 'websearch', 'google_search', 'brave_search', 'brave_web_search', 'tavily_search', 'search_news'] } },
+  { id: 'browser-content', legs: ['untrusted'], name: { words: ['browser', 'playwright', 'puppeteer', 'selenium', 'webdriver'] } },
+  { id: 'browser-navigation', legs: ['untrusted', 'outbound'], name: { words: ['navigate', 'goto'] } },
+  { id: 'reads-third-party-posts', legs: ['untrusted'], name: { verbs: READ, objects: THIRD_PARTY_POSTS } },
+  { id: 'uploads-local-files', legs: ['private', 'outbound'], name: { verbs: ['upload', 'attach', 'share', 'send', 'email', 'mail'], objects: FILES } },
+  { id: 'sends', legs: ['outbound'], name: { verbs: SEND } },
+  { id: 'creates-public-content', legs: ['outbound'], name: { verbs: ['create', 'add', 'open', 'write', 'update', 'edit', 'comment', 'make', 'new', 'put', 'append', 'insert', 'save'], objects: PUBLIC_CONTENT } },
+  { id: 'http-request', legs: ['outbound', 'untrusted'], name: { verbs: ['make', 'send', 'call', 'execute', 'run', 'invoke'], objects: ['request', 'requests', 'http', 'api', 'endpoint', 'webhook'] } },
+
+  // --- input schema ------------------------------------------------------------------------------------
+  { id: 'url-argument', legs: ['outbound', 'untrusted'], properties: { exact: ['url', 'urls', 'href', 'link', 'links', 'endpoint', 'website', 'webpage', 'uri_to_fetch'] } },
+  { id: 'url-valued-argument', legs: ['outbound'], properties: { suffix: ['_url', '_urls', '_webhook', '_endpoint'] } },
+  { id: 'recipient-argument', legs: ['outbound'], properties: { exact: ['recipient', 'recipients', 'cc', 'bcc', 'to_email', 'to_address', 'email_to', 'phone_number', 'webhook'] } },
+
+  // --- annotations -------------------------------------------------------------------------------------
+  { id: 'open-world-write', legs: ['outbound'], annotations: { openWorldHint: true, readOnlyHint: false } },
+
+  // --- descriptions (English, French) -------------------------------------------------------------------
+  {
+    id: 'describes-private-data',
+    legs: ['private'],
+    text: /\b(?:the\s+user['’]s|your|private|personal|internal|confidential)\s+(?:local\s+)?(?:files?|e-?mails?|mailbox|inbox|messages|documents?|notes|calendars?|contacts|databases?|data|records|accounts?|repositor(?:y|ies)|drive|workspace|secrets?|credentials?)\b/i,
+  },
+  { id: 'describes-file-contents', legs: ['private'], text: /\b(?:reads?|returns?|shows?|gets?)\s+(?:the\s+)?(?:complete\s+|full\s+|raw\s+)?contents?\s+of\s+(?:a\s+|the\s+|any\s+)?(?:local\s+)?files?\b/i },
+  { id: 'decrit-donnees-privees', legs: ['private'], text: /(?<!\p{L})(?:vos|ses|leurs|les)\s+(?:fichiers|e-?mails|courriels|messages|documents|notes|contacts|données\s+(?:privées|personnelles))(?!\p{L})/iu },
+  {
+    id: 'describes-untrusted-content',
+    legs: ['untrusted'],
+    text: /\b(?:web\s*pages?|websites?|the\s+(?:open\s+)?web|the\s+internet|search\s+results|incoming\s+(?:e-?mails?|messages)|user[- ]generated|third[- ]party\s+content|any\s+URL)\b/i,
+  },
+  { id: 'decrit-contenu-externe', legs: ['untrusted'], text: /(?<!\p{L})(?:pages?\s+web|sites?\s+web|résultats\s+de\s+recherche|l['’]internet|n['’]importe\s+quelle\s+URL)(?!\p{L})/iu },
+  {
+    id: 'describes-sending',
+    legs: ['outbound'],
+    text: /\b(?:sends?|posts?|publish(?:es)?|forwards?|uploads?)\s+(?:an?\s+|the\s+|new\s+)?(?:e-?mails?|messages?|sms|texts?|notifications?|comments?|tweets?|webhooks?|replies|files?\s+to)\b/i,
+  },
+  { id: 'describes-request-to-url', legs: ['outbound', 'untrusted'], text: /\b(?:HTTP\s+)?requests?\s+to\s+(?:any|an?\s+arbitrary|the\s+given|a\s+given|the\s+specified|the\s+provided)\s+(?:URL|endpoint|address)\b/i },
+  { id: 'decrit-envoi', legs: ['outbound'], text: /(?<!\p{L})(?:envoie|publie|poste|transfère)\s+(?:un|une|des|le|la|les)\s+(?:e-?mails?|courriels?|messages?|sms|commentaires?|notifications?)(?!\p{L})/iu },
+];
+
+/** What the classifier reads of a tool: the served definition, or the same fields read from the source. */
+export interface ToolView {
+  name: string;
+  title?: string;
+  description?: string;
+  /** Top-level property names of the input schema. */
+  properties?: readonly string[];
+  annotations?: Record<string, unknown>;
+}
+
+export interface LegHit {
+  leg: Leg;
+  /** The rule (or source API) that put the tool on this leg. */
+  rule: string;
+}
+
+/**
+ * The words of a name: split on anything not a letter or digit and on camelCase humps, lower-cased; `web` followed
+ * by `page(s)` or `site(s)` also reads as one word (`fetch_web_page` reads a webpage).
+ */
+export function nameWords(name: string): string[] {
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
+  const joined: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const next = words[i + 1];
+    if (words[i] === 'web' && next !== undefined && /^(?:page|site)s?$/.test(next)) joined.push(`web${next}`);
+  }
+  return [...words, ...joined];
+}
+
+/** The name's verb (its first word in VERBS), and the other words. */
+export function verbOf(words: readonly string[]): { verb?: string; rest: string[] } {
+  const i = words.findIndex((w) => VERBS.has(w));
+  return i < 0 ? { rest: [...words] } : { verb: words[i], rest: words.filter((_, j) => j !== i) };
+}
+
+const normProp = (p: string): string => p.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+
+function ruleMatches(r: LegRule, t: ToolView, words: string[], verb: { verb?: string; rest: string[] }): boolean {
+  if (r.name) {
+    const n = r.name;
+    if (n.names) return n.names.includes(t.name.toLowerCase()) || n.names.includes(words.join('_'));
+    if (n.words) return words.some((w) => n.words!.includes(w));
+    if (n.verbs && (!verb.verb || !n.verbs.includes(verb.verb))) return false;
+    if (n.objects && !verb.rest.some((w) => n.objects!.includes(w))) return false;
+    return true;
+  }
+  if (r.properties) {
+    const props = (t.properties ?? []).map(normProp);
+    const p = r.properties;
+    return props.some((x) => (p.exact?.includes(x) ?? false) || (p.suffix?.some((s) => x.endsWith(s)) ?? false));
+  }
+  if (r.annotations) {
+    const a = t.annotations ?? {};
+    return Object.entries(r.annotations).every(([k, v]) => a[k] === v);
+  }
+  if (r.text) return [t.title, t.description].some((s) => typeof s === 'string' && r.text!.test(s));
+  return false;
+}
+
+/** The legs of one tool, each with the first rule that put it there (rules in LEG_RULES order). */
+export function classifyTool(t: ToolView): LegHit[] {
+  const words = nameWords(t.name);
+  const verb = verbOf(words);
+  const out: LegHit[] = [];
+  for (const r of LEG_RULES) {
+    if (!ruleMatches(r, t, words, verb)) continue;
+    for (const leg of r.legs) if (!out.some((h) => h.leg === leg)) out.push({ leg, rule: r.id });
+  }
+  return out.sort((a, b) => LEGS.indexOf(a.leg) - LEGS.indexOf(b.leg));
+}
+
+/** Tools on each leg, for one server or a set: tool label -> the rules that put it there. */
+export type LegMap = Record<Leg, { tool: string; rules: string[] }[]>;
+
+export const emptyLegs = (): LegMap => ({ private: [], untrusted: [], outbound: [] });
+
+/** Add one tool's hits to a leg map (the same tool once per leg, its rules merged). */
+export function addHits(map: LegMap, tool: string, hits: readonly LegHit[]): void {
+  for (const h of hits) {
+    const row = map[h.leg].find((x) => x.tool === tool);
+    if (row) {
+      if (!row.rules.includes(h.rule)) row.rules.push(h.rule);
+    } else map[h.leg].push({ tool, rules: [h.rule] });
+  }
+}
+
+export const isTrifecta = (m: LegMap): boolean => LEGS.every((l) => m[l].length > 0);
+
+/** A bounded, sorted list of the tools on a leg, for message data: `a, b, c (+2)`. */
+export function toolList(rows: readonly { tool: string }[], max = 4): string {
+  const names = [...new Set(rows.map((r) => r.tool))].sort();
+  return names.length > max ? `${names.slice(0, max).join(', ')} (+${names.length - max})` : names.join(', ');
+}
+
+/** Evidence for a trifecta: each leg with its tools and rules. */
+export function legEvidence(m: LegMap): string {
+  return LEGS.map((l) => `${l}: ${m[l].slice(0, 4).map((r) => `${r.tool} [${r.rules.join(', ')}]`).join('; ')}${m[l].length > 4 ? '; …' : ''}`).join(' | ');
+}

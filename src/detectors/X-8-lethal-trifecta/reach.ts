@@ -1,0 +1,121 @@
+import { Node, type SourceFile } from 'ts-morph';
+import { moduleAssignments } from '../../facts/python-model.js';
+import type { PythonFile } from '../../facts/python-source.js';
+import { resolveRelativeModule } from '../../facts/scope.js';
+import type { ParsedSources } from '../../facts/ts-source.js';
+
+/**
+ * X-8 — the code a handler reaches, to tell which client libraries it uses and whether it asks the user
+ * before it acts. Read syntactically and kept shallow on purpose: the handler's own text, the top-level
+ * declarations of its file that it names, and the top-level declarations it imports by relative path (one
+ * hop). A library counts when one of these pieces names a binding imported from it (`import`, `require`,
+ * Python `import` / `from … import`), or a module-level value built from one.
+ */
+
+export interface Piece {
+  text: string;
+  /** The JavaScript/TypeScript file the text belongs to. */
+  sf?: SourceFile;
+  /** The Python file the text belongs to. */
+  py?: PythonFile;
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Whether `text` names one of `names` as a whole identifier. */
+export const names = (text: string, list: readonly string[]): boolean => list.some((n) => new RegExp(`(?<![\\w$])${escapeRe(n)}(?![\\w$])`).test(text));
+/** Whether `text` calls `name` (`name(`, `x.name(`). */
+export const calls = (text: string, name: string): boolean => new RegExp(`(?<![\\w$])${escapeRe(name)}\\s*\\(`).test(text);
+
+export const rootModule = (spec: string): string => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+
+/** Local names a JS/TS file binds to a package (its root module): imports and `const x = require('m')`. */
+export function bindingsOf(sf: SourceFile, module: string): string[] {
+  const out: string[] = [];
+  for (const d of sf.getImportDeclarations()) {
+    if (rootModule(d.getModuleSpecifierValue()) !== module) continue;
+    const def = d.getDefaultImport();
+    if (def) out.push(def.getText());
+    const ns = d.getNamespaceImport();
+    if (ns) out.push(ns.getText());
+    for (const n of d.getNamedImports()) out.push((n.getAliasNode() ?? n.getNameNode()).getText());
+  }
+  for (const v of sf.getVariableDeclarations()) {
+    const init = v.getInitializer();
+    if (!init || !Node.isCallExpression(init) || init.getExpression().getText() !== 'require') continue;
+    const arg = init.getArguments()[0];
+    if (arg && Node.isStringLiteral(arg) && rootModule(arg.getLiteralValue()) === module) out.push(v.getName());
+  }
+  // Module-level values built from a binding (`const transport = nodemailer.createTransport(…)`).
+  const direct = [...out];
+  if (direct.length) for (const v of sf.getVariableDeclarations()) if (!out.includes(v.getName()) && names(v.getInitializer()?.getText() ?? '', direct)) out.push(v.getName());
+  return out;
+}
+
+/** The text of a top-level function, variable or class of a file, by name. */
+function declText(sf: SourceFile, name: string): string | undefined {
+  return sf.getFunction(name)?.getText() ?? sf.getVariableDeclaration(name)?.getText() ?? sf.getClass(name)?.getText();
+}
+
+/** The pieces of code a JS/TS handler reaches (itself, same-file declarations it names, relative imports it names). */
+export function reachedPieces(handler: Node, sources: ParsedSources): Piece[] {
+  const sf = handler.getSourceFile();
+  const text = handler.getText();
+  const out: Piece[] = [{ text, sf }];
+  const local = [
+    ...sf.getFunctions().map((f) => f.getName()),
+    ...sf.getVariableStatements().flatMap((s) => s.getDeclarations().map((d) => d.getName())),
+    ...sf.getClasses().map((c) => c.getName()),
+  ].filter((n): n is string => !!n);
+  for (const n of local) {
+    const t = declText(sf, n);
+    if (t && !t.includes(text) && names(text, [n])) out.push({ text: t, sf });
+  }
+  for (const d of sf.getImportDeclarations()) {
+    const spec = d.getModuleSpecifierValue();
+    if (!spec.startsWith('.')) continue;
+    const target = resolveRelativeModule(sources.rel(sf), spec, sources);
+    if (!target) continue;
+    for (const n of d.getNamedImports()) {
+      const local = (n.getAliasNode() ?? n.getNameNode()).getText();
+      if (!names(text, [local])) continue;
+      const t = declText(target, n.getNameNode().getText());
+      if (t) out.push({ text: t, sf: target });
+    }
+  }
+  return out;
+}
+
+/** Local names a Python file binds to a module (`import m`, `import m as x`, `from m import y`), and module-level values built from them. */
+export function pyBindingsOf(file: PythonFile, module: string): string[] {
+  const out = [...file.imports].filter(([, dotted]) => dotted.replace(/^\.+/, '').split('.')[0] === module).map(([local]) => local);
+  if (out.length) {
+    const direct = [...out];
+    for (const [name, value] of moduleAssignments(file)) if (!out.includes(name) && names(value.text, direct)) out.push(name);
+  }
+  return out;
+}
+
+/** The pieces of code a Python handler reaches: itself and the module-level values it names. */
+export function pyReachedPieces(handler: { text: string }, file: PythonFile): Piece[] {
+  const out: Piece[] = [{ text: handler.text, py: file }];
+  for (const [name, value] of moduleAssignments(file)) if (names(handler.text, [name])) out.push({ text: value.text, py: file });
+  return out;
+}
+
+/** Whether the pieces use a package: a piece names one of its bindings and, when `callNames` is given, some piece calls one of them. */
+export function usesModule(pieces: readonly Piece[], module: string, callNames?: readonly string[]): boolean {
+  const bound = pieces.some((p) => {
+    const b = p.sf ? bindingsOf(p.sf, module) : p.py ? pyBindingsOf(p.py, module) : [];
+    return b.length > 0 && names(p.text, b);
+  });
+  return bound && (!callNames || pieces.some((p) => callNames.some((c) => calls(p.text, c))));
+}
+
+/**
+ * Calls that ask the user before going on: an elicitation (SDK v2 `inputRequired(…)` / `inputRequired.elicit(…)`,
+ * SDK v1 `server.elicitInput(…)`, FastMCP `ctx.elicit(…)`).
+ */
+export const CONFIRMATION_CALLS: readonly string[] = ['inputRequired', 'elicitInput', 'elicit'];
+
+/** Whether a handler asks the user before it acts (one of its pieces calls a confirmation API). */
+export const asksUser = (pieces: readonly Piece[]): boolean => pieces.some((p) => CONFIRMATION_CALLS.some((c) => calls(p.text, c)));

@@ -1,0 +1,197 @@
+import { couldNotJudge, defineDetector } from '../../engine/detector.js';
+import type { Finding, Verdict } from '../../engine/types.js';
+import { sinkSites, toolFlows } from '../../facts/flow.js';
+import { pythonFlows } from '../../facts/python-flow.js';
+import { pythonModel } from '../../facts/python-model.js';
+import { hasPythonSource } from '../../facts/python-source.js';
+import type { RepoFacts } from '../../facts/repo.js';
+import { schemaPropertyNames, serverModel } from '../../facts/server-model.js';
+import { Node } from 'ts-morph';
+import { parsedSources, unwrap } from '../../facts/ts-source.js';
+import { asksUser, pyReachedPieces, reachedPieces, rootModule, usesModule } from './reach.js';
+import { noToolsFound } from '../tool-absence.js';
+import { addHits, classifyTool, emptyLegs, isTrifecta, legEvidence, toolList, type LegHit, type LegMap, type Leg } from './legs.js';
+
+/**
+ * X-8 — lethal trifecta in one server (static). Reads the tools a server registers in its source — the
+ * JavaScript/TypeScript server model and the Python model — and sorts each into the legs of legs.ts from
+ * what the source says of it (name, title, description, input schema property names, literal annotations)
+ * and from what its handler does:
+ *
+ *  - the flows of facts/flow (JS/TS) and facts/python-flow: a request to a URL that comes from the tool's
+ *    arguments is an outbound channel and untrusted content (only untrusted content when the URL is checked
+ *    against an allowlist first: the destinations are then fixed by the operator); a file read at a path that
+ *    comes from the arguments is private data;
+ *  - the APIs of SOURCE_APIS: a client library for mail, chat, databases or browsers, imported by the
+ *    handler's file (and, when the entry lists calls, one of them written in the handler).
+ *
+ * Red when the tools together cover the three legs; the finding sits at the registration of an outbound tool.
+ * could-not-judge when there is no source, no registration, or when tool names computed at run time leave
+ * legs unread and fewer than three legs were found.
+ */
+
+/** Client libraries whose use puts a handler on a leg. `calls`, when given, must appear in the handler. */
+export const SOURCE_APIS: readonly { id: string; lang: 'js' | 'py'; modules: readonly string[]; calls?: readonly string[]; legs: readonly Leg[] }[] = [
+  { id: 'api-mail-send', lang: 'js', modules: ['nodemailer', '@sendgrid/mail', 'resend', 'postmark', 'mailgun.js'], calls: ['sendMail', 'send', 'sendEmail'], legs: ['outbound'] },
+  { id: 'api-mail-read', lang: 'js', modules: ['imapflow', 'imap', 'node-imap', 'imap-simple', 'mailparser'], legs: ['private', 'untrusted'] },
+  { id: 'api-database', lang: 'js', modules: ['pg', 'mysql', 'mysql2', 'mysql2/promise', 'better-sqlite3', 'sqlite3', 'sqlite', 'mssql', 'oracledb', 'mongodb', 'mongoose', '@prisma/client', 'knex', 'redis', 'ioredis', '@supabase/supabase-js'], legs: ['private'] },
+  { id: 'api-chat-post', lang: 'js', modules: ['@slack/web-api', '@slack/bolt', 'discord.js', 'telegraf', 'twilio'], calls: ['postMessage', 'uploadV2', 'send', 'sendMessage', 'create'], legs: ['outbound'] },
+  { id: 'api-chat-read', lang: 'js', modules: ['@slack/web-api', 'discord.js'], calls: ['history', 'replies', 'fetch'], legs: ['private', 'untrusted'] },
+  { id: 'api-browser', lang: 'js', modules: ['playwright', 'playwright-core', 'puppeteer', 'puppeteer-core', 'selenium-webdriver'], calls: ['goto', 'get'], legs: ['untrusted', 'outbound'] },
+  { id: 'api-html-parse', lang: 'js', modules: ['cheerio', 'jsdom', '@mozilla/readability', 'turndown', 'node-html-parser'], legs: ['untrusted'] },
+  { id: 'api-forge-write', lang: 'js', modules: ['@octokit/rest', 'octokit', '@octokit/core', '@gitbeaker/rest', '@linear/sdk', 'jira-client'], calls: ['createComment', 'createIssue', 'createPullRequest', 'addComment'], legs: ['outbound'] },
+  { id: 'api-mail-send', lang: 'py', modules: ['smtplib', 'aiosmtplib', 'sendgrid', 'yagmail'], legs: ['outbound'] },
+  { id: 'api-mail-read', lang: 'py', modules: ['imaplib', 'aioimaplib', 'imap_tools', 'poplib'], legs: ['private', 'untrusted'] },
+  { id: 'api-database', lang: 'py', modules: ['sqlite3', 'aiosqlite', 'psycopg', 'psycopg2', 'asyncpg', 'pymysql', 'mysql', 'sqlalchemy', 'pymongo', 'motor', 'redis', 'duckdb'], legs: ['private'] },
+  { id: 'api-chat-post', lang: 'py', modules: ['slack_sdk', 'discord', 'telegram', 'twilio'], legs: ['outbound'] },
+  { id: 'api-browser', lang: 'py', modules: ['playwright', 'selenium', 'pyppeteer'], legs: ['untrusted', 'outbound'] },
+  { id: 'api-html-parse', lang: 'py', modules: ['bs4', 'trafilatura', 'readability', 'markdownify', 'html2text', 'lxml'], legs: ['untrusted'] },
+];
+
+/** The leftmost literal text of an expression built by `+` or a template, if any. */
+function leadingText(n: Node | undefined, depth = 0): string | undefined {
+  if (!n || depth > 8) return undefined;
+  const u = unwrap(n);
+  if (Node.isStringLiteral(u) || Node.isNoSubstitutionTemplateLiteral(u)) return u.getLiteralValue();
+  if (Node.isTemplateExpression(u)) return u.getHead().getLiteralText();
+  if (Node.isBinaryExpression(u) && u.getOperatorToken().getText() === '+') return leadingText(u.getLeft(), depth + 1);
+  if (Node.isNewExpression(u) || Node.isCallExpression(u)) {
+    // new URL(path, 'https://api.example.com') — the base fixes the host when the first argument is a path.
+    const [first, base] = u.getArguments();
+    const lead = leadingText(first, depth + 1);
+    if (lead !== undefined && /^\//.test(lead)) return leadingText(base, depth + 1);
+    return lead;
+  }
+  return undefined;
+}
+
+/** Whether a request call's URL starts with a literal scheme and host: its destination is fixed in the code. */
+function fixedHost(site: Node): boolean {
+  const call = Node.isCallExpression(site) || Node.isNewExpression(site) ? site : site.getFirstAncestor((a) => Node.isCallExpression(a));
+  if (!call || !(Node.isCallExpression(call) || Node.isNewExpression(call))) return false;
+  const lead = leadingText(call.getArguments()[0]);
+  return lead !== undefined && /^https?:\/\/[^/?#\s]+[/?#]/i.test(lead);
+}
+
+interface Located {
+  file: string;
+  line: number;
+}
+
+/** Legs of the tools a repository registers, with where each tool is registered; a Verdict when unreadable. */
+export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<string, Located>; tools: number; computed: number; confirmed: string[] } | { ok: false; verdict: Verdict } {
+  const model = serverModel(repo);
+  const python = hasPythonSource(repo);
+  const py = python ? pythonModel(repo) : undefined;
+  const pyTools = (py?.tools ?? []).filter((t) => t.kind === 'tool');
+  if (model.files.length === 0 && !python) return { ok: false, verdict: couldNotJudge('no-source') };
+  if (model.tools.length === 0 && pyTools.length === 0) {
+    if (python && !py) return { ok: false, verdict: couldNotJudge('source-language-not-read') };
+    return { ok: false, verdict: noToolsFound(repo) };
+  }
+  const legs = emptyLegs();
+  const at = new Map<string, Located>();
+  /** Tools whose handler asks the user before it acts: their requests go out only with the user's approval. */
+  const confirmed = new Set<string>();
+  let computed = 0;
+
+  // JavaScript / TypeScript.
+  if (model.tools.length) {
+    const sources = parsedSources(repo);
+    const flowHits = new Map<string, LegHit[]>();
+    const sites = new Map(sinkSites(repo).map((x) => [`${x.file}:${x.line}:${x.column}`, x]));
+    for (const f of toolFlows(repo)) {
+      const hits = flowHits.get(f.tool) ?? [];
+      if (f.sinkKind === 'http') {
+        const site = sites.get(`${f.file}:${f.line}:${f.column}`);
+        if (f.guard === 'sound') hits.push({ leg: 'untrusted', rule: 'request-to-allowlisted-url' });
+        else if (site && fixedHost(site.node)) hits.push({ leg: 'untrusted', rule: 'request-to-fixed-host' });
+        else hits.push({ leg: 'untrusted', rule: 'request-to-argument-url' }, { leg: 'outbound', rule: 'request-to-argument-url' });
+      }
+      if (f.sinkKind === 'fs' && f.access === 'read') hits.push({ leg: 'private', rule: 'reads-argument-path' });
+      flowHits.set(f.tool, hits);
+    }
+    for (const t of model.tools) {
+      if (!t.nameIsLiteral) {
+        computed++;
+        continue;
+      }
+      const hits: LegHit[] = classifyTool({
+        name: t.name,
+        ...(t.title !== undefined ? { title: t.title } : {}),
+        ...(t.description !== undefined ? { description: t.description } : {}),
+        properties: schemaPropertyNames(t.inputSchema, sources),
+        annotations: t.annotations ?? {},
+      });
+      hits.push(...(flowHits.get(t.name) ?? []));
+      if (t.handler) {
+        const pieces = reachedPieces(t.handler, sources);
+        for (const api of SOURCE_APIS.filter((a) => a.lang === 'js')) {
+          if (api.modules.map(rootModule).some((m) => usesModule(pieces, m, api.calls))) for (const leg of api.legs) hits.push({ leg, rule: api.id });
+        }
+        if (asksUser(pieces)) confirmed.add(t.name);
+      }
+      addHits(legs, t.name, hits);
+      if (!at.has(t.name)) at.set(t.name, { file: t.file, line: t.nameLine ?? t.line });
+    }
+  }
+
+  // Python.
+  if (py && pyTools.length) {
+    const flowHits = new Map<string, LegHit[]>();
+    for (const f of pythonFlows(py, 'http')) {
+      const hits = flowHits.get(f.handler) ?? [];
+      hits.push(...(f.problem === undefined ? [{ leg: 'untrusted' as const, rule: 'request-to-allowlisted-url' }] : [{ leg: 'untrusted' as const, rule: 'request-to-argument-url' }, { leg: 'outbound' as const, rule: 'request-to-argument-url' }]));
+      flowHits.set(f.handler, hits);
+    }
+    for (const f of pythonFlows(py, 'file')) {
+      if (!/open|read|load|glob|iterdir|listdir|scandir|walk/i.test(f.sink)) continue;
+      flowHits.set(f.handler, [...(flowHits.get(f.handler) ?? []), { leg: 'private', rule: 'reads-argument-path' }]);
+    }
+    for (const t of pyTools) {
+      const hits: LegHit[] = classifyTool({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), properties: t.params.map((p) => p.name) });
+      hits.push(...(flowHits.get(t.name) ?? []));
+      const file = py.sources.files.get(t.file);
+      if (file && t.handler) {
+        const pieces = pyReachedPieces(t.handler, file);
+        for (const api of SOURCE_APIS.filter((a) => a.lang === 'py')) {
+          if (api.modules.some((m) => usesModule(pieces, m, api.calls))) for (const leg of api.legs) hits.push({ leg, rule: api.id });
+        }
+        if (asksUser(pieces)) confirmed.add(t.name);
+      }
+      addHits(legs, t.name, hits);
+      if (!at.has(t.name)) at.set(t.name, { file: t.file, line: t.line });
+    }
+  }
+  // An outbound channel the user approves call by call, with its arguments shown, is not open to an injected
+  // instruction (the field guide's fallback when the triangle cannot be broken).
+  for (const name of confirmed) legs.outbound = legs.outbound.filter((x) => x.tool !== name);
+  return { ok: true, legs, at, tools: model.tools.length + pyTools.length, computed, confirmed: [...confirmed].sort() };
+}
+
+export default defineDetector({
+  ruleId: 'X-8',
+  genre: 'static',
+  needs: ['repo'],
+  messages: {
+    'source-trifecta': ['private', 'untrusted', 'outbound', 'tool'],
+  },
+  judge({ inputs: { repo } }) {
+    const r = sourceLegs(repo);
+    if (!r.ok) return r.verdict;
+    const { legs, at } = r;
+    if (isTrifecta(legs)) {
+      const tool = [...legs.outbound.map((x) => x.tool)].sort()[0]!;
+      const f: Finding = {
+        messageId: 'source-trifecta',
+        data: { private: toolList(legs.private), untrusted: toolList(legs.untrusted), outbound: toolList(legs.outbound), tool },
+        evidence: legEvidence(legs),
+      };
+      const loc = at.get(tool);
+      if (loc) f.location = { file: loc.file, line: loc.line };
+      return { state: 'non-conforming', findings: [f] };
+    }
+    if (r.computed) return couldNotJudge('tool-legs-incomplete', { count: r.computed });
+    return { state: 'present', findings: [], reason: { code: 'trifecta-legs', data: { private: legs.private.length, untrusted: legs.untrusted.length, outbound: legs.outbound.length, tools: r.tools, confirmed: r.confirmed.length } } };
+  },
+});
