@@ -1283,7 +1283,7 @@ class FnAnalysis {
    * leaves (return, throw), or its result is kept in a variable that such an `if` tests.
    */
   private gates(call: Node): boolean {
-    const leaves = (st: Node): boolean => Node.isReturnStatement(st) || Node.isThrowStatement(st) || st.getDescendants().some((d) => Node.isReturnStatement(d) || Node.isThrowStatement(d));
+    const leaves = (st: Node): boolean => Node.isReturnStatement(st) || Node.isThrowStatement(st) || findNodes(st, (d) => ts.isReturnStatement(d) || ts.isThrowStatement(d)).length > 0;
     let cur: Node = call;
     let p = cur.getParent();
     while (p && (Node.isAwaitExpression(p) || Node.isParenthesizedExpression(p) || Node.isPrefixUnaryExpression(p) || Node.isPropertyAccessExpression(p))) {

@@ -192,6 +192,13 @@ export function initializerOf(declId: Identifier): Node | undefined {
  * the compiler tree (cheap) and wrapping only the matches in ts-morph nodes (a full forEachDescendant
  * wraps every node).
  */
+/** Whether `node` lies strictly inside `ancestor` (compiler parents: no children list is built). */
+export function isDescendantOf(node: Node, ancestor: Node): boolean {
+  const a = ancestor.compilerNode;
+  for (let p = node.compilerNode.parent; p; p = p.parent) if (p === a) return true;
+  return false;
+}
+
 export function findNodes(root: Node, test: (cn: ts.Node) => boolean): Node[] {
   const sf = root.getSourceFile();
   const matches: ts.Node[] = [];

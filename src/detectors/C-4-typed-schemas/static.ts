@@ -1,7 +1,7 @@
-import { Node, SyntaxKind } from 'ts-morph';
+import { Node, ts } from 'ts-morph';
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { declarationOf, valueOfDeclaration } from '../../facts/scope.js';
+import { declarationOf, rawDeclarationOf, valueOfDeclaration } from '../../facts/scope.js';
 import { constString, propertyValue, serverModel, type ToolDef } from '../../facts/server-model.js';
 import { positionOf, propertyName, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { codeOf } from '../code-paths.js';
@@ -123,7 +123,18 @@ function takesNothing(t: ToolDef): boolean | undefined {
   if (!Node.isIdentifier(name)) return false;
   const id = name.getText();
   const body = h.getBody();
-  return !!body && !body.getDescendantsOfKind(SyntaxKind.Identifier).some((x) => x.getText() === id && declarationOf(x) === name);
+  if (!body) return false;
+  // Read on compiler nodes: getDescendantsOfKind(Identifier) would build (and keep) the token children of the
+  // whole body and a wrapper for every identifier in it, for every tool of the audit.
+  const decl = name.compilerNode;
+  let used = false;
+  const visit = (cn: ts.Node): void => {
+    if (used) return;
+    if (ts.isIdentifier(cn) && cn.text === id && rawDeclarationOf(cn) === decl) used = true;
+    else ts.forEachChild(cn, visit);
+  };
+  visit(body.compilerNode);
+  return !used;
 }
 
 /** APIs whose input schema may be a raw zod shape, where `{}` means "no arguments". */
@@ -188,8 +199,10 @@ function inputRootExempt(t: ToolDef, sources: ParsedSources): ((h: Hit) => boole
   if (!t.inputSchema) return undefined;
   const root = resolvedRoot(t.inputSchema, sources);
   const rawEmpty = RAW_SHAPE_APIS.has(t.api) && Node.isObjectLiteralExpression(root) && root.getProperties().length === 0;
-  const nothing = takesNothing(t) === true;
-  return (h) => h.node === root && ((rawEmpty && h.construct === 'empty_json_schema') || (nothing && (h.construct === 'open_json_object' || h.construct === 'open_zod_object')));
+  // Asked only of an open object root (the handler's body is walked for it).
+  let nothing: boolean | undefined;
+  const takes = (): boolean => (nothing ??= takesNothing(t) === true);
+  return (h) => h.node === root && ((rawEmpty && h.construct === 'empty_json_schema') || ((h.construct === 'open_json_object' || h.construct === 'open_zod_object') && takes()));
 }
 
 export default defineDetector({

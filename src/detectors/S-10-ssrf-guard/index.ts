@@ -256,7 +256,7 @@ function guardsIn(scope: Node[], influence: Influence): Guards {
   /** The expression mentions the influenced value (an identifier it went through). */
   const related = (x: Node | undefined, depth = 0): boolean => {
     if (!x || depth > 3) return false;
-    return [x, ...x.getDescendants()].some((d) => {
+    return findNodes(x, ts.isIdentifier).some((d) => {
       if (!Node.isIdentifier(d)) return false;
       if (influence.names.has(d.getText())) return true;
       const i = initializerOf(declarationOf(d));

@@ -120,7 +120,7 @@ function setsTimeoutOn(call: CallExpression): boolean {
   if (!Node.isVariableDeclaration(p) || !Node.isIdentifier(p.getNameNode())) return false;
   const name = p.getName();
   const scope = p.getFirstAncestor((a) => Node.isBlock(a) || Node.isSourceFile(a));
-  return !!scope?.getDescendants().some((n) => {
+  return !!scope && findNodes(scope, ts.isCallExpression).some((n) => {
     if (!Node.isCallExpression(n)) return false;
     const c = n.getExpression().getText().replace(/\s+/g, '');
     return c === `${name}.setTimeout` || (c === `${name}.on` && n.getArguments()[0]?.getText().includes('timeout'));

@@ -1,7 +1,7 @@
 import { Node, ts, type BinaryExpression, type SourceFile } from 'ts-morph';
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
-import { originOf } from '../../facts/scope.js';
+import { findNodes, isDescendantOf, originOf } from '../../facts/scope.js';
 import { propertyName, stringValue } from '../../facts/ts-source.js';
 import {
   answersStatusDeep,
@@ -75,7 +75,7 @@ function issuers(files: [string, SourceFile][]): Issuer[] {
 function echoes(value: Node | undefined): boolean {
   if (!value) return false;
   const v = resolveValue(value) ?? value;
-  return [value, v].some((x) => [x, ...x.getDescendants()].some((d) => stringValue(d)?.toLowerCase() === HEADER));
+  return [value, v].some((x) => findNodes(x, ts.isStringLiteralLike).some((d) => stringValue(d)?.toLowerCase() === HEADER));
 }
 
 /** The expressions a generator yields: a function's returned values, or the value itself, following local consts and functions. */
@@ -149,7 +149,7 @@ function sessionGates(files: [string, SourceFile][]): { lookup: Node; gate: Node
     const ids = new Set<string>();
     const decl = read.node.getFirstAncestor((a) => Node.isVariableDeclaration(a));
     if (decl && Node.isVariableDeclaration(decl) && Node.isIdentifier(decl.getNameNode())) ids.add(decl.getName());
-    const isId = (n: Node | undefined): boolean => !!n && (n === read.node || n.getDescendants().includes(read.node) || (Node.isIdentifier(n) && ids.has(n.getText())));
+    const isId = (n: Node | undefined): boolean => !!n && (n === read.node || isDescendantOf(read.node, n) || (Node.isIdentifier(n) && ids.has(n.getText())));
     const holders = new Set<string>(); // const t = transports[id]
     const lookups: Node[] = [];
     fn.forEachDescendant((n) => {
@@ -165,8 +165,8 @@ function sessionGates(files: [string, SourceFile][]): { lookup: Node; gate: Node
     fn.forEachDescendant((n) => {
       if (!Node.isIfStatement(n)) return;
       const cond = n.getExpression();
-      const lookup = lookups.find((l) => l === cond || cond.getDescendants().includes(l));
-      const holder = [cond, ...cond.getDescendants()].find((d) => Node.isIdentifier(d) && holders.has(d.getText()));
+      const lookup = lookups.find((l) => l === cond || isDescendantOf(l, cond));
+      const holder = findNodes(cond, ts.isIdentifier).find((d) => Node.isIdentifier(d) && holders.has(d.getText()));
       const at = lookup ?? holder;
       if (at) out.push({ lookup: at, gate: n, file: read.file });
     });

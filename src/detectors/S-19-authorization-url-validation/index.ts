@@ -109,7 +109,7 @@ const URLISH = /url|uri|href|link|endpoint|authori[sz]|redirect|location|https?:
 /** The value reads as a URL (its text or the initializer of a name in it), not a file path or an editor argument. */
 function urlLike(n: Node): boolean {
   if (URLISH.test(n.getText())) return true;
-  return [n, ...n.getDescendants()].some((d) => {
+  return findNodes(n, ts.isIdentifier).some((d) => {
     if (!Node.isIdentifier(d)) return false;
     const i = initializerOf(declarationOf(d));
     return !!i && URLISH.test(i.getText());
@@ -259,7 +259,7 @@ function collectionValues(n: Node): string[] {
 function parameterIndex(fn: Node, url: Node | undefined, depth = 0): number {
   if (!url || depth > 3 || !(Node.isFunctionDeclaration(fn) || Node.isArrowFunction(fn) || Node.isFunctionExpression(fn) || Node.isMethodDeclaration(fn))) return -1;
   const params = fn.getParameters();
-  for (const d of [url, ...url.getDescendants()]) {
+  for (const d of findNodes(url, ts.isIdentifier)) {
     if (!Node.isIdentifier(d)) continue;
     const decl = declarationOf(d);
     const i = params.findIndex((p) => p === decl);
@@ -300,7 +300,7 @@ const AUTH_WORDS = /authori[sz]|oauth|log_?in\b|sign_?in|consent|verification_?u
 function saysAuthorization(n: Node | undefined): boolean {
   if (!n) return false;
   if (AUTH_WORDS.test(n.getText())) return true;
-  return [n, ...n.getDescendants()].some((d) => {
+  return findNodes(n, ts.isIdentifier).some((d) => {
     if (!Node.isIdentifier(d)) return false;
     const i = initializerOf(declarationOf(d));
     return !!i && AUTH_WORDS.test(i.getText());

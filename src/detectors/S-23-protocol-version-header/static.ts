@@ -1,6 +1,7 @@
 import { Node, ts } from 'ts-morph';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
+import { findNodes, isDescendantOf } from '../../facts/scope.js';
 import { stringValue } from '../../facts/ts-source.js';
 import {
   answersStatusDeep,
@@ -63,8 +64,8 @@ function rejectsWith400(read: Node): boolean {
   const names = boundTo(read);
   const mentions = (cond: Node): boolean =>
     cond === read ||
-    cond.getDescendants().includes(read) ||
-    cond.getDescendants().some((d) => Node.isIdentifier(d) && names.includes(d.getText())) ||
+    isDescendantOf(read, cond) ||
+    findNodes(cond, ts.isIdentifier).some((d) => Node.isIdentifier(d) && names.includes(d.getText())) ||
     (Node.isIdentifier(cond) && names.includes(cond.getText()));
   let ok = false;
   fn.forEachDescendant((n, t) => {

@@ -1,8 +1,8 @@
-import { Node } from 'ts-morph';
+import { Node, ts } from 'ts-morph';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import { returnedExpressions } from '../../facts/server-model.js';
-import { isFunctionLike } from '../../facts/scope.js';
+import { findNodes, isFunctionLike } from '../../facts/scope.js';
 import { propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
 import { functionValue } from '../oauth-support.js';
 import { args, calledFunction, calleeImport, calleeName, declarationOf, initializerOf, isCall, locationOf, propertyOf, readSources, receiverOf, sitesOf, K, rawCallNamed } from '../source-support.js';
@@ -28,7 +28,7 @@ const CONSENT = /consent|approv/i;
 /** Does an expression depend on the parameters of `fn` (the request, the client, the params)? */
 function fromRequest(x: Node, fn: Node, depth = 0): boolean {
   if (depth > 4) return false;
-  const ids = Node.isIdentifier(x) ? [x] : x.getDescendants().filter(Node.isIdentifier);
+  const ids = Node.isIdentifier(x) ? [x] : findNodes(x, ts.isIdentifier).filter(Node.isIdentifier);
   for (const id of ids) {
     const d = declarationOf(id);
     if (!d || !fn.containsRange(d.getPos(), d.getEnd())) continue;
