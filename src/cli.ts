@@ -3,7 +3,8 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { audit, explainRule, failing, FAIL_ON, listRules, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from './engine/api.js';
-import { ConfigError } from './engine/config.js';
+import { ConfigError, configErrorText } from './engine/config.js';
+import { RootUnreadable } from './engine/runner.js';
 import { defaultLocale, isLocale, locales, t } from './engine/i18n.js';
 import { log } from './engine/log.js';
 import { ownPackage } from './engine/paths.js';
@@ -12,9 +13,11 @@ import { renderMarkdown } from './report/markdown.js';
 import { renderSarif } from './report/sarif.js';
 import { formatUntrusted, quoteInert, summarize, terminalInert } from './report/text.js';
 import { parseEnvPairs } from './probe/env.js';
-import { probeAndJudge, ProbeInputError, ProbeUnreachable, recordSession } from './probe/run.js';
+import { neverAnswered, probeAndJudge, ProbeInputError, ProbeUnreachable, recordSession, unreachableText } from './probe/run.js';
 import { buildLock, LOCK_FILE } from './probe/lock.js';
 import { EXERCISES, type Exercise } from './probe/scenario.js';
+import { installSignalCleanup } from './probe/contain.js';
+import type { RecordedSession } from './probe/session.js';
 
 /**
  * The CLI face. Exit codes: 0 no red finding at or above --fail-on; 1 red findings; 2 usage error;
@@ -75,7 +78,7 @@ async function cmdAudit(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { ...REPORT_OPTIONS, config: { type: 'string' } },
+    options: { ...REPORT_OPTIONS, config: { type: 'string' }, verbose: { type: 'boolean' } },
   });
   const settings = reportSettings(values);
   const { locale } = settings;
@@ -88,6 +91,7 @@ async function cmdAudit(argv: string[]): Promise<number> {
     target: { path: dir },
     rules,
     configPath: values.config ? resolve(values.config) : undefined,
+    verbose: values.verbose,
     onProgress: tty ? ({ done, total, ruleId }) => process.stderr.write(`\r${t(locale, 'cli.progress', { done, total, ruleId })}   `) : undefined,
   });
   if (tty) process.stderr.write('\r\x1b[2K');
@@ -124,6 +128,8 @@ function cmdRules(argv: string[]): number {
 }
 
 async function cmdServe(): Promise<number> {
+  // probe_endpoint starts targets: the server's own SIGTERM/SIGINT handler ends with process.exit, and every
+  // run in flight is swept at exit (src/probe/contain.ts).
   const { serve } = await import('./server/stdio.js');
   await serve();
   return -1; // keep running
@@ -182,11 +188,24 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
     headers[h.slice(0, i).trim().toLowerCase()] = h.slice(i + 1).trim();
   }
   const tty = process.stderr.isTTY && !values.quiet;
+  // Ctrl-C or SIGTERM mid-probe: every process of the target is killed before mcp-doctor exits (130, 143).
+  installSignalCleanup();
+  const unreachable = (e: ProbeUnreachable) => {
+    if (tty) process.stderr.write('\r\x1b[2K');
+    process.stderr.write(`mcp-doctor: ${unreachableText(e.data, locale)}\n`);
+    return EXIT.failed;
+  };
   if (mode === 'pin') {
-    const session = await recordSession({ command, url: values.url, headers, allowPrivate: values['allow-private'], cwd: values.cwd, env, timeoutMs, fromSession: values['from-session'] }).catch((e: unknown) => {
+    let session: RecordedSession;
+    try {
+      session = await recordSession({ command, url: values.url, headers, allowPrivate: values['allow-private'], cwd: values.cwd, env, timeoutMs, fromSession: values['from-session'] });
+      const silent = neverAnswered(session);
+      if (silent) throw new ProbeUnreachable(silent);
+    } catch (e) {
       if (e instanceof ProbeInputError) throw new UsageError(formatUntrusted(locale, `cli.errors.${e.code}`, e.data, quoteInert));
+      if (e instanceof ProbeUnreachable) return unreachable(e);
       throw e;
-    });
+    }
     const lock = buildLock(session);
     if (!lock) {
       process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.pinNoAnswer')}\n`);
@@ -216,10 +235,7 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
       onStep: values.quiet ? undefined : (step) => process.stderr.write(tty ? `\r\x1b[2K${t(locale, 'cli.probeStep', { step: terminalInert(step) })}` : `${t(locale, 'cli.probeStep', { step: terminalInert(step) })}\n`),
     });
   } catch (e) {
-    if (e instanceof ProbeUnreachable) {
-      process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.unreachable', { detail: quoteInert(e.detail) })}\n`);
-      return EXIT.failed;
-    }
+    if (e instanceof ProbeUnreachable) return unreachable(e);
     if (e instanceof ProbeInputError) {
       const msg = formatUntrusted(locale, `cli.errors.${e.code}`, e.data, quoteInert);
       throw new UsageError(msg);
@@ -270,8 +286,12 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.usage;
     }
     if (e instanceof ConfigError) {
-      process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.config', { file: terminalInert(e.file), issues: terminalInert(e.issues.join('; ')) })}\n`);
+      process.stderr.write(`mcp-doctor: ${configErrorText(e, locale)}\n`);
       return EXIT.usage;
+    }
+    if (e instanceof RootUnreadable) {
+      process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.rootUnreadable', { path: e.path })}\n`);
+      return EXIT.failed;
     }
     log.error({ err: e }, 'audit failed');
     process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.failed', { error: terminalInert(String((e as Error)?.message ?? e)) })}\n`);

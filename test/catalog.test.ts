@@ -3,7 +3,8 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadCatalog, ruleLocales, SECTION_KEYS } from '../src/engine/catalog.js';
-import { locales, subtree } from '../src/engine/i18n.js';
+import { locales, subtree, t } from '../src/engine/i18n.js';
+import { ruleMarkdown } from '../src/engine/api.js';
 import { packageRoot } from '../src/engine/paths.js';
 
 const numbered = [
@@ -45,6 +46,20 @@ describe('rule catalog', () => {
       }
     });
   }
+  it('every rule says how its parts combine, and explain says it in every locale for a rule with several parts', () => {
+    for (const r of c.rules) assert.ok(r.combine === 'any-unjudged' || r.combine === 'live-decides', r.id);
+    // Live-decides only where a live part exists to decide.
+    for (const r of c.rules.filter((x) => x.combine === 'live-decides')) assert.ok(r.genres.includes('dynamic'), r.id);
+    for (const loc of locales()) {
+      for (const r of c.rules.filter((x) => x.genres.length > 1)) {
+        const md = ruleMarkdown(r.id, loc)!;
+        assert.ok(md.includes(t(loc, `ruleDoc.combine.${r.combine}`)), `${loc} ${r.id}`);
+      }
+      assert.ok(!ruleMarkdown('C-1', loc)!.includes(t(loc, 'ruleDoc.labels.combine')), 'a single-part rule has nothing to combine');
+    }
+    assert.equal(c.byId.get('X-1')?.combine, 'live-decides');
+    assert.equal(c.byId.get('C-6')?.combine, 'any-unjudged');
+  });
   it('French texts are not the English ones', () => {
     for (const r of c.rules) assert.notEqual(c.text(r.id, 'fr')?.body, c.text(r.id, 'en')?.body, r.id);
   });

@@ -49,9 +49,13 @@ describe('mcp-doctor probe, stdio', () => {
 describe('mcp-doctor probe with the package folder', () => {
   it('links a finding about a served tool to the line that registers it', async () => {
     const r = await runCli(['probe', '--format', 'json', '--rules', 'C-2', '--cwd', 'evals/heldout/servers', '--source', 'evals/heldout/servers', '--', 'node', 'legacy-wired.mjs']);
-    const rep = JSON.parse(r.stdout) as { results: { ruleId: string; findings: { messageId: string; location?: { file: string; line: number } }[] }[] };
+    const rep = JSON.parse(r.stdout) as {
+      results: { ruleId: string; findings: { messageId: string; location?: { file: string; line: number } }[]; parts: { genre: string; state: string }[] }[];
+    };
     const c2 = rep.results.find((x) => x.ruleId === 'C-2')!;
-    assert.ok(c2.findings.length >= 2, 'a static and a dynamic finding');
+    // Both parts see the defect; the rule reports it once (one finding per defect), at the registering line.
+    assert.deepEqual(c2.parts.map((p) => [p.genre, p.state]), [['static', 'non-conforming'], ['dynamic', 'non-conforming']], 'a static and a dynamic finding');
+    assert.ok(c2.findings.length >= 1);
     for (const f of c2.findings) assert.deepEqual(f.location, { file: 'legacy-wired.mjs', line: 8 }, f.messageId);
   });
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { audit, AuditCancelled, combine } from '../src/engine/runner.js';
 import { defineDetector, present } from '../src/engine/detector.js';
+import type { PartResult } from '../src/engine/types.js';
 import { packageRoot } from '../src/engine/paths.js';
 import c1 from '../src/detectors/C-1-bilingual/index.js';
 import { runCli } from './support/run.js';
@@ -25,6 +26,57 @@ describe('runner', () => {
     assert.equal(combine([p('present'), p('could-not-judge', 'needs-session')]).state, 'could-not-judge');
     assert.equal(combine([p('present'), p('not-applicable', 'x')]).state, 'present');
     assert.equal(combine([p('not-applicable', 'x')]).state, 'not-applicable');
+  });
+  it('live-decides: a clean live part decides over a static part that could not judge; any-unjudged does not', () => {
+    const part = (genre: 'static' | 'dynamic', state: any, code?: string, findings: any[] = []) => ({ genre, state, findings, ...(code ? { reason: { code } } : {}) });
+    const computed = part('static', 'could-not-judge', 'descriptions-not-literal');
+    const clean = part('dynamic', 'present');
+    assert.equal(combine([computed, clean], 'any-unjudged').state, 'could-not-judge');
+    assert.equal(combine([computed, clean], 'any-unjudged').reason?.code, 'descriptions-not-literal');
+    assert.equal(combine([computed, clean], 'live-decides').state, 'present');
+    // The live part must itself have judged: an unjudged live part decides nothing.
+    const unread = part('dynamic', 'could-not-judge', 'tools-list-failed');
+    assert.equal(combine([part('static', 'present'), unread], 'live-decides').state, 'could-not-judge');
+    assert.equal(combine([computed, unread], 'live-decides').reason?.code, 'descriptions-not-literal');
+    // Red always wins, whatever the live part says.
+    const red = part('static', 'non-conforming', undefined, [{ messageId: 'source-x', data: { tool: 'a' }, location: { file: 'a.ts', line: 3 } }]);
+    assert.equal(combine([red, clean], 'live-decides').state, 'non-conforming');
+    // A live part that shows nothing is served on the subject makes the rule not-applicable, with its reason.
+    const none = part('dynamic', 'not-applicable', 'no-tools-served');
+    const na = combine([computed, none], 'live-decides');
+    assert.deepEqual([na.state, na.reason?.code], ['not-applicable', 'no-tools-served']);
+    // Without a live part, live-decides is any-unjudged.
+    assert.equal(combine([computed, part('static', 'present')], 'live-decides').state, 'could-not-judge');
+  });
+  it('one finding per defect: the same defect from two parts is kept once, with its location; two lines of one part stay two', () => {
+    const st: PartResult = { genre: 'static', state: 'non-conforming', findings: [
+      { messageId: 'missing-hint-in-source', data: { tool: 'a', hints: 'readOnlyHint' }, location: { file: 'src/a.ts', line: 4 } },
+      { messageId: 'missing-hint-in-source', data: { tool: 'b', hints: 'readOnlyHint' }, location: { file: 'src/a.ts', line: 9 } },
+      { messageId: 'source-model-directive', data: { where: 'tool a description' }, location: { file: 'src/a.ts', line: 5 } },
+      { messageId: 'source-model-directive', data: { where: 'tool a description' }, location: { file: 'src/a.ts', line: 6 } },
+    ] };
+    const dy: PartResult = { genre: 'dynamic', state: 'non-conforming', findings: [
+      { messageId: 'missing-hint', data: { tool: 'a', hints: 'readOnlyHint' } },
+      { messageId: 'missing-hint', data: { tool: 'c', hints: 'readOnlyHint' } },
+      { messageId: 'model-directive', data: { where: 'tool a description' }, evidence: 'ignore previous instructions' },
+    ] };
+    const c = combine([st, dy]);
+    assert.deepEqual(
+      c.findings.map((f) => [f.messageId, f.data?.tool ?? f.data?.where, f.location?.line ?? null]),
+      [
+        ['missing-hint-in-source', 'a', 4],
+        ['missing-hint-in-source', 'b', 9],
+        ['source-model-directive', 'tool a description', 5],
+        ['source-model-directive', 'tool a description', 6],
+        ['missing-hint', 'c', null],
+      ],
+    );
+    // The same defect located in two files (a TypeScript and a Python part) is two findings.
+    const ts: PartResult = { genre: 'static', state: 'non-conforming', findings: [{ messageId: 'source-model-directive', data: { where: 'tool a description' }, location: { file: 'src/a.ts', line: 5 } }] };
+    const py: PartResult = { genre: 'static', state: 'non-conforming', findings: [{ messageId: 'python-model-directive', data: { where: 'tool a description' }, location: { file: 'a.py', line: 7 } }] };
+    assert.equal(combine([ts, py]).findings.length, 2);
+    // The evidence of the dropped twin is kept when the located finding had none.
+    assert.equal(c.findings.find((f) => f.messageId === 'source-model-directive')?.evidence, 'ignore previous instructions');
   });
   it('reports a rule with no detector as could-not-judge "no-detector", never silently', async () => {
     const r = await audit({ target: { path: red }, rules: ['C-22'], detectors: [] });

@@ -5,7 +5,8 @@ import { hasPythonSource } from '../facts/python-source.js';
 import type { RepoFacts } from '../facts/repo.js';
 import { findNodes, functionOf, isFunctionLike, mayResolveFunction, type FunctionLikeNode } from '../facts/scope.js';
 import { modelFiles } from '../facts/server-model.js';
-import { parsedSources, propertyName, rawUnwrap, sourceFilesOf, unwrap, wrapNode, type ParsedSources } from '../facts/ts-source.js';
+import { parsedSources, propertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../facts/ts-source.js';
+import { fileNotReadData } from '../facts/not-read.js';
 
 /**
  * Small syntactic helpers shared by the static detectors that read code paths (X-6, X-7, C-4, C-6, S-13,
@@ -31,8 +32,8 @@ export interface Code {
 export function codeOf(repo: RepoFacts, opts: { pythonPart?: boolean } = {}): { ok: true; code: Code } | { ok: false; verdict: Verdict } {
   const sources = parsedSources(repo);
   if (sources.files.size === 0) {
-    const listed = sourceFilesOf(repo);
-    if (listed.length > 0) return { ok: false, verdict: couldNotJudge('js-source-unreadable', { file: listed[0]!, count: listed.length }) };
+    const unread = sources.unread[0];
+    if (unread) return { ok: false, verdict: couldNotJudge('file-not-read', fileNotReadData(unread)) };
     if (opts.pythonPart && hasPythonSource(repo)) return { ok: false, verdict: notApplicable('no-js-source') };
     return { ok: false, verdict: couldNotJudge('no-source') };
   }
@@ -41,17 +42,10 @@ export function codeOf(repo: RepoFacts, opts: { pythonPart?: boolean } = {}): { 
 
 export const isFn = isFunctionLike;
 
-/** The method `name` of the class around `from`, for `this.name(...)`. */
-function thisMethod(from: Node, name: string): Fn | undefined {
-  const cls = from.getFirstAncestor((a) => Node.isClassDeclaration(a) || Node.isClassExpression(a));
-  if (!cls || !(Node.isClassDeclaration(cls) || Node.isClassExpression(cls))) return undefined;
-  return cls.getMethods().find((m) => m.getName() === name);
-}
-
 /**
  * The functions reachable from `start`: callees and function-valued arguments that resolve to a function
- * of the audited source (facts/scope: locals, consts, relative imports), and `this.method(...)`, followed
- * up to `maxDepth` steps. `start` is included; nested function literals are part of their parent.
+ * of the audited source (facts/scope: locals, consts, relative imports, `this.method(...)` and inherited
+ * methods, methods of class instances and singletons), followed up to `maxDepth` steps. `start` is included; nested function literals are part of their parent.
  */
 export function reachable(code: Code, start: readonly Fn[], maxDepth = 6): Fn[] {
   const seen = new Set<Fn>(start);
@@ -93,8 +87,7 @@ function calleesOf(fn: Fn, code: Code): Fn[] {
   const visit = (cn: ts.Node): void => {
     if (cn !== fn.compilerNode && (ts.isCallExpression(cn) || ts.isNewExpression(cn))) {
       const c = rawUnwrap(cn.expression);
-      if (ts.isPropertyAccessExpression(c) && rawUnwrap(c.expression).kind === ts.SyntaxKind.ThisKeyword) add(thisMethod(wrapNode(sf, cn), c.name.text));
-      else if ((ts.isIdentifier(c) || ts.isPropertyAccessExpression(c)) && mayResolveFunction(c)) add(safeFunctionOf(wrapNode(sf, c), code));
+      if ((ts.isIdentifier(c) || ts.isPropertyAccessExpression(c)) && mayResolveFunction(c)) add(safeFunctionOf(wrapNode(sf, c), code));
       for (const a of cn.arguments ?? []) {
         const u = rawUnwrap(a);
         if (ts.isIdentifier(u) && mayResolveFunction(u)) add(safeFunctionOf(wrapNode(sf, u), code));

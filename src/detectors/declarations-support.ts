@@ -4,8 +4,10 @@ import type { Finding, Location, Verdict } from '../engine/types.js';
 import { DECLARATIONS_KEY, declField, sourceDeclarations, UNKNOWN, type DeclValue } from '../facts/declarations.js';
 import type { RepoFacts } from '../facts/repo.js';
 import { isObj, short } from './dynamic-support.js';
-import { servedTools, toolName } from './dynamic-text.js';
+import { earnedOn, servedTools, toolName, unreadToolPages } from './dynamic-text.js';
 import { readSources } from './source-support.js';
+import type { SessionFacts } from '../facts/session.js';
+import { noToolsFound } from './tool-absence.js';
 
 /**
  * The tools' declarations (`_meta["dev.mcp-doctor/declarations"]`) in one shape, whether read from the
@@ -47,11 +49,16 @@ export const field = (t: DeclaredTool, ...path: string[]): DeclValue => (t.statu
 export const shown = (v: DeclValue): string => (typeof v === 'string' ? short(v, 64) : short(v === undefined ? null : v, 64));
 
 /** The tools registered in the source, with their declarations, or the verdict when there are none to read. */
-export function toolsFromSource(repo: RepoFacts, outputKey?: (repo: RepoFacts) => Map<string, string>): { ok: true; tools: DeclaredTool[] } | { ok: false; verdict: Verdict } {
+export function toolsFromSource(
+  repo: RepoFacts,
+  outputKey?: (repo: RepoFacts) => Map<string, string>,
+  session?: SessionFacts,
+): { ok: true; tools: DeclaredTool[] } | { ok: false; verdict: Verdict } {
   const src = readSources(repo);
   if ('verdict' in src) return { ok: false, verdict: src.verdict };
   const decls = sourceDeclarations(repo);
-  if (decls.length === 0) return { ok: false, verdict: notApplicable('no-tools-registered') };
+  // Finding no registration is evidence of no tool only as tool-absence.ts says.
+  if (decls.length === 0) return { ok: false, verdict: noToolsFound(repo, session) };
   const keys = outputKey?.(repo);
   return {
     ok: true,
@@ -66,12 +73,16 @@ export function toolsFromSource(repo: RepoFacts, outputKey?: (repo: RepoFacts) =
 }
 
 /** The tools served in a recorded session, with the declarations in their `_meta`. */
-export function toolsFromSession(session: Parameters<typeof servedTools>[0]): { ok: true; tools: DeclaredTool[] } | { ok: false; verdict: Verdict } {
+export function toolsFromSession(
+  session: Parameters<typeof servedTools>[0],
+): { ok: true; tools: DeclaredTool[]; gap?: Verdict } | { ok: false; verdict: Verdict } {
   const served = servedTools(session);
   if (!served.ok) return served;
-  if (served.tools.length === 0) return { ok: false, verdict: notApplicable('no-tools-served') };
+  const gap = unreadToolPages(served);
+  if (served.tools.length === 0) return { ok: false, verdict: gap ?? notApplicable('no-tools-served') };
   return {
     ok: true,
+    gap,
     tools: served.tools.map((t) => {
       const value = isObj(t._meta) ? (t._meta[DECLARATIONS_KEY] as DeclValue) : undefined;
       return { name: toolName(t), status: value === undefined ? 'none' : 'declared', value, at: () => undefined };
@@ -107,9 +118,10 @@ export function declarationParts(
       ruleId,
       genre: 'static',
       needs: ['repo'],
+      wants: ['session'],
       messages,
-      judge({ inputs: { repo }, config }) {
-        const src = toolsFromSource(repo, opts.outputKey);
+      judge({ inputs: { repo, session }, config }) {
+        const src = toolsFromSource(repo, opts.outputKey, session);
         return src.ok ? judge(src.tools, config) : src.verdict;
       },
     }),
@@ -123,7 +135,8 @@ export function declarationParts(
         messages,
         judge({ inputs: { session }, config }) {
           const served = toolsFromSession(session);
-          return served.ok ? judge(served.tools, config) : served.verdict;
+          // Red stands on the pages read; a clean verdict needs every page of tools/list.
+          return served.ok ? earnedOn(judge(served.tools, config), served.gap) : served.verdict;
         },
       }),
     );

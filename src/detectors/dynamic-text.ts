@@ -2,7 +2,7 @@ import { couldNotJudge } from '../engine/detector.js';
 import type { Verdict } from '../engine/types.js';
 import { SessionFacts } from '../facts/session.js';
 import type { ConnectionLabel } from '../probe/session.js';
-import { isObj, LEGACY_REVISION, MODERN_REVISION, noEraServed, outcomeOf, short, type Obj } from './dynamic-support.js';
+import { isObj, LEGACY_REVISION, listingPages, MODERN_REVISION, noEraServed, outcomeOf, short, type Obj } from './dynamic-support.js';
 
 /**
  * What a server puts in front of the model, read from a recorded session: the served tools of the era
@@ -16,24 +16,77 @@ export const revisionOf = (era: ConnectionLabel): string => (era === 'modern' ? 
 /** The eras that answered their opening request, modern first. */
 export const answeredEras = (facts: SessionFacts): ConnectionLabel[] => (['modern', 'legacy'] as const).filter((l) => facts.answered(l));
 
-export type ServedTools = { ok: true; era: ConnectionLabel; tools: Obj[] } | { ok: false; verdict: Verdict };
+export type ServedTools = { ok: true; era: ConnectionLabel; tools: Obj[]; /** every page of tools/list was read */ complete: boolean } | { ok: false; verdict: Verdict };
 
 /**
  * The tools served by the era that answered (modern preferred). could-not-judge when no era answered or
  * when tools/list failed although the tools capability is declared; an empty list when it is not declared.
+ * `complete` says whether the listing was read to its last page: a clean verdict needs it (see
+ * unreadToolPages).
  */
 export function servedTools(facts: SessionFacts): ServedTools {
   const none = noEraServed(facts);
   if (none) return { ok: false, verdict: none };
   const era = facts.servingEra()!;
-  if (!facts.capabilities(era).tools) return { ok: true, era, tools: [] };
+  if (!facts.capabilities(era).tools) return { ok: true, era, tools: [], complete: true };
   const first = facts.calls(era, 'tools/list')[0];
   if (!SessionFacts.result(first)) {
     const err = SessionFacts.error(first);
     const detail = err ? short(`${String(err.code)} ${String(err.message ?? '')}`.trim(), 120) : outcomeOf(facts, era);
     return { ok: false, verdict: couldNotJudge('tools-list-failed', { revision: revisionOf(era), detail }) };
   }
-  return { ok: true, era, tools: facts.listed(era, 'tools/list') };
+  return { ok: true, era, tools: facts.listed(era, 'tools/list'), complete: listReadToEnd(facts, era, 'tools/list') };
+}
+
+type ListMethod = 'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list';
+const LISTS: [capability: string, method: ListMethod][] = [
+  ['tools', 'tools/list'],
+  ['prompts', 'prompts/list'],
+  ['resources', 'resources/list'],
+  ['resources', 'resources/templates/list'],
+];
+/** JSON-RPC "method not found": a server that answers so for a list serves nothing of that kind. */
+const METHOD_NOT_FOUND = -32601;
+
+/**
+ * Was this list read to its end in this era: asked, answered with a result on every page, and its last
+ * page has no nextCursor? A list the server does not implement (method not found) is read: it is empty.
+ */
+export function listReadToEnd(facts: SessionFacts, era: ConnectionLabel, method: ListMethod): boolean {
+  const pages = listingPages(facts, era, method);
+  const last = pages[pages.length - 1];
+  if (!last) return false;
+  const r = SessionFacts.result(last);
+  if (r) return typeof r.nextCursor !== 'string';
+  return pages.length === 1 && SessionFacts.error(last)?.code === METHOD_NOT_FOUND;
+}
+
+/**
+ * The first list a server declares (by its capabilities, in an era that answered) that the session did not
+ * read to its end, if any. A live part that judges "everything the server serves" is decided only when
+ * there is none: a failed or truncated list leaves texts unread, and a clean verdict on part of them is
+ * not earned. Item kinds the server does not declare are not served and need no reading.
+ */
+export function unreadServedList(facts: SessionFacts, kinds: readonly string[] = ['tools', 'prompts', 'resources']): { method: ListMethod; revision: string } | undefined {
+  for (const era of answeredEras(facts)) {
+    const caps = facts.capabilities(era);
+    for (const [cap, method] of LISTS) {
+      if (!kinds.includes(cap) || !caps[cap]) continue;
+      if (!listReadToEnd(facts, era, method)) return { method, revision: revisionOf(era) };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A verdict that is only earned on a complete reading: red stands on what was read, but a clean or
+ * not-applicable verdict over a reading with a gap (`gap`, when there is one) becomes that gap.
+ */
+export const earnedOn = (v: Verdict, gap: Verdict | undefined): Verdict => (gap && (v.state === 'present' || v.state === 'not-applicable') ? gap : v);
+
+/** The verdict for a clean judgement over a tools listing that was not read to its end, if so. */
+export function unreadToolPages(served: Extract<ServedTools, { ok: true }>): Verdict | undefined {
+  return served.complete ? undefined : couldNotJudge('served-list-incomplete', { method: 'tools/list', revision: revisionOf(served.era) });
 }
 
 /** A tool's name as served, or its JSON when it is not a string. */

@@ -5,6 +5,7 @@ import { declarationOf, findNodes, functionOf, initializerOf, isFunctionLike, ma
 import { modelFiles, objectLiteralOf, propertyValue, returnedExpressions, serverModel } from '../facts/server-model.js';
 import { ofKinds, parsedSources, positionOf, unwrap, type ParsedSources } from '../facts/ts-source.js';
 import { named } from './source-support.js';
+import { noteSourceRead } from '../facts/not-read.js';
 
 /**
  * Where the protocol lists of a JavaScript/TypeScript server come from, read from its source (shared by
@@ -382,6 +383,7 @@ export interface ListFacts {
 const memo = new WeakMap<RepoFacts, ListFacts>();
 
 export function listFacts(repo: RepoFacts): ListFacts {
+  noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
   const hit = memo.get(repo);
   if (hit) return hit;
   const sources = parsedSources(repo);

@@ -4,6 +4,7 @@ import type { RepoFacts } from '../facts/repo.js';
 import { hasPythonSource } from '../facts/python-source.js';
 import { pythonModel, type PythonModel } from '../facts/python-model.js';
 import type { FlowProblem, PyFlow } from '../facts/python-flow.js';
+import { fileNotReadData } from '../facts/not-read.js';
 
 /**
  * Shared steps of the Python detectors. Each judges only Python source:
@@ -11,7 +12,7 @@ import type { FlowProblem, PyFlow } from '../facts/python-flow.js';
  *   - the tree-sitter parser was not loaded (`loadPythonParser()` not awaited) -> could-not-judge
  *     'python-parser-unavailable';
  *   - a red finding wins; otherwise a file that could not be read or a tool definition with a syntax error
- *     -> could-not-judge ('python-file-unread', 'python-tool-unreadable');
+ *     -> could-not-judge ('file-not-read', 'python-tool-unreadable');
  *   - nothing to judge (no tool defined in Python) -> not-applicable 'no-python-tools'.
  */
 
@@ -27,7 +28,7 @@ export const isVerdict = (x: PythonModel | Verdict): x is Verdict => 'state' in 
 /** could-not-judge when part of the Python source could not be read. */
 export function unreadableVerdict(model: PythonModel, { files = true, tools = true } = {}): Verdict | undefined {
   const f = model.sources.unread[0];
-  if (files && f) return couldNotJudge('python-file-unread', { file: f.file, problem: f.problem });
+  if (files && f) return couldNotJudge('file-not-read', fileNotReadData(f));
   const t = model.unreadable[0];
   if (tools && t) return couldNotJudge('python-tool-unreadable', { file: t.file, line: t.line });
   return undefined;

@@ -5,6 +5,7 @@ import type { RepoFacts } from '../facts/repo.js';
 import { hasPythonSource } from '../facts/python-source.js';
 import { importsOf, ofKinds, parsedSources, positionOf, propertyName, namedFilter, rawCalleeName, rawUnwrap, stringValue, unwrap, wrapNode, type Binding, type NamedFilter } from '../facts/ts-source.js';
 import { findNodes } from '../facts/scope.js';
+import { noteSourceRead } from '../facts/not-read.js';
 
 /**
  * Syntax-level helpers shared by the static transport and URL detectors (S-10, S-16, S-18, S-19, S-22,
@@ -28,6 +29,7 @@ export const locationOf = (file: string, node: Node): Location => ({ file, ...po
 const filesMemo = new WeakMap<RepoFacts, [string, SourceFile][]>();
 
 export function readSources(repo: RepoFacts, opts: { pythonPart?: boolean } = {}): { files: [string, SourceFile][] } | { verdict: Verdict } {
+  noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
   let files = filesMemo.get(repo);
   if (!files) {
     files = [...parsedSources(repo).files.entries()];
@@ -408,7 +410,7 @@ function findHttpTransports(files: [string, SourceFile][]): HttpTransport[] {
       const first = n.getArguments()[0];
       if (ROUTE_METHODS.includes(name) && receiverOf(n) && isMcpRoute(stringValue(first))) {
         out.push({ file, node: n, kind: 'hand-built', name: `${name}('${stringValue(first)}')` });
-      } else if (speaksJsonRpc && (HTTP_SERVER_FACTORIES.has(name) || /^(Bun|Deno)\.serve$/.test(calleeText(n)))) {
+      } else if (speaksJsonRpc && (HTTP_SERVER_FACTORIES.has(name) || /^(Bun|Deno)\.serve$/.test(calleeText(n))) && servesMcp(n)) {
         out.push({ file, node: n, kind: 'hand-built', name: calleeText(n) });
       }
     }
@@ -416,6 +418,62 @@ function findHttpTransports(files: [string, SourceFile][]): HttpTransport[] {
   // A route registered on a hand-built server counts once: keep the routes when both are found in a file.
   const routed = new Set(out.filter((t) => t.name.includes("('")).map((t) => t.file));
   return out.filter((t) => t.name.includes("('") || !routed.has(t.file));
+}
+
+/** Modules whose servers are not HTTP: a listener of theirs is no HTTP transport (a socket for IPC, TLS, UDP). */
+const NOT_HTTP_MODULES = new Set(['net', 'tls', 'dgram']);
+/** What only an MCP message handler says: MCP method names, an SDK transport's entry points. */
+const MCP_SPEECH = /['"`](?:initialize|tools\/(?:list|call)|notifications\/initialized|server\/discover|prompts\/(?:list|get)|resources\/(?:list|read))['"`]|\.handle(?:Request|PostMessage)\s*\(/;
+/** A JSON-RPC envelope, and a handler that reads the request's body: together, a hand-written JSON-RPC endpoint. */
+const JSONRPC = /\bjsonrpc\b/;
+const READS_BODY = /\breq(?:uest)?\.body\b|\b(?:req|request)\.(?:json|text)\s*\(|\b(?:req|request)\.on\s*\(\s*['"]data['"]|for\s+await\s*\(\s*(?:const|let)\s+\w+\s+of\s+req(?:uest)?\b/;
+
+/**
+ * Is this server factory call (`createServer(…)`, `serve({ fetch })`, `Bun.serve(…)`) an MCP transport
+ * rather than another listener of the same process (an OAuth redirect callback, a health or metrics port,
+ * a socket for IPC)? Not when it comes from `net`, `tls` or `dgram`. When its request handler is written
+ * in the source (a function argument, or the `fetch` of an options object), only if that handler, or a
+ * function of the source it calls (one call deep), speaks MCP: MCP method names or an SDK transport's
+ * handleRequest; or the handler reads the request's body and writes a JSON-RPC envelope. A JSON-RPC
+ * client called from a health check is not that. A handler the reading cannot find (`createServer(app)`)
+ * keeps the file-level reading: the file speaks JSON-RPC.
+ */
+function servesMcp(call: CallExpression): boolean {
+  const callee = unwrap(call.getExpression());
+  const root = Node.isPropertyAccessExpression(callee) ? unwrap(callee.getExpression()) : callee;
+  if (Node.isIdentifier(root)) {
+    const b = importsOf(call.getSourceFile()).get(root.getText());
+    if (b && NOT_HTTP_MODULES.has(b.module.replace(/^node:/, ''))) return false;
+  }
+  const handlers: Node[] = [];
+  for (const a of call.getArguments()) {
+    const u = unwrap(a);
+    if (Node.isArrowFunction(u) || Node.isFunctionExpression(u)) handlers.push(u);
+    else if (Node.isObjectLiteralExpression(u)) {
+      const f = u.getProperty('fetch');
+      if (f) handlers.push(f);
+    } else if (Node.isIdentifier(u)) {
+      const decl = declarationOf(u);
+      if (decl && (Node.isFunctionDeclaration(decl) || (Node.isVariableDeclaration(decl) && decl.getInitializer()))) handlers.push(decl);
+    }
+  }
+  if (handlers.length === 0) return true;
+  return handlers.some((h) => speaksMcp(h, READS_BODY.test(h.getText()), 0));
+}
+
+/** Does this handler (or a function of the source it calls, one call deep) speak MCP? `readsBody`: the handler reads the request body. */
+function speaksMcp(h: Node, readsBody: boolean, depth: number): boolean {
+  const text = h.getText();
+  const body = readsBody || READS_BODY.test(text);
+  if (MCP_SPEECH.test(text) || (body && JSONRPC.test(text))) return true;
+  if (depth > 0) return false;
+  for (const call of h.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+    const c = unwrap(call.getExpression());
+    if (!Node.isIdentifier(c)) continue;
+    const decl = declarationOf(c);
+    if (decl && (Node.isFunctionDeclaration(decl) || Node.isVariableDeclaration(decl)) && speaksMcp(decl, body, depth + 1)) return true;
+  }
+  return false;
 }
 
 const HTTP_MODULES = new Set(['http', 'https', 'http2', 'express', 'fastify', 'hono', '@hono/node-server', 'koa', 'polka', '@modelcontextprotocol/node', '@modelcontextprotocol/sdk/server/express.js']);

@@ -3,6 +3,7 @@ import type { RepoFacts } from '../facts/repo.js';
 import { declarationOf, valueOfDeclaration } from '../facts/scope.js';
 import { modelFiles, objectLiteralOf, propertyValue, serverModel, type Registered } from '../facts/server-model.js';
 import { ofKinds, parsedSources, positionOf, propertyName, rawPropertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../facts/ts-source.js';
+import { noteSourceRead } from '../facts/not-read.js';
 
 /**
  * What a JavaScript/TypeScript server puts in front of the model, read from its source (facts/server-model):
@@ -243,6 +244,7 @@ export interface SourceTexts {
 const memo = new WeakMap<RepoFacts, SourceTexts>();
 
 export function sourceTexts(repo: RepoFacts): SourceTexts {
+  noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
   const hit = memo.get(repo);
   if (hit) return hit;
   const sources = parsedSources(repo);

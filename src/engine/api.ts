@@ -57,6 +57,8 @@ export function ruleMarkdown(id: string, locale: string): string | undefined {
     `- ${t(locale, 'ruleDoc.labels.genres')} ${genres}`,
     `- ${t(locale, 'ruleDoc.labels.severity')} ${t(locale, `severities.${e.meta.severity}`)}`,
   ];
+  // How the parts make the verdict, for a rule judged by more than one part.
+  if (e.meta.genres.length > 1) lines.push(`- ${t(locale, 'ruleDoc.labels.combine')} ${t(locale, `ruleDoc.combine.${e.meta.combine ?? 'any-unjudged'}`)}`);
   if (e.text.condition) lines.push(`- ${t(locale, 'ruleDoc.labels.condition')} ${e.text.condition}`);
   lines.push('', e.text.body, '');
   return lines.join('\n');

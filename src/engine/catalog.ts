@@ -4,7 +4,7 @@ import matter from 'gray-matter';
 import * as z from 'zod/v4';
 import { packageRoot } from './paths.js';
 import { locales, subtree } from './i18n.js';
-import { FAMILIES, GENRES, OBJECTIVES, SEVERITIES, TARGET_KINDS, byRuleId, type RuleMeta } from './types.js';
+import { COMBINATIONS, FAMILIES, GENRES, OBJECTIVES, SEVERITIES, TARGET_KINDS, byRuleId, type RuleMeta } from './types.js';
 
 /** One catalog feeds everything: rules/catalog/<family>.json (metadata) + rules/<locale>/<ID>.md (texts). */
 
@@ -20,6 +20,7 @@ export const RuleMetaSchema = z.object({
   slug: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/),
   family: z.enum(FAMILIES),
   genres: z.array(z.enum(GENRES)).min(1),
+  combine: z.enum(COMBINATIONS),
   severity: z.enum(SEVERITIES),
   appliesTo: z.array(z.enum(TARGET_KINDS)).min(1),
   conditional: z.boolean(),

@@ -1,7 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
 import * as z from 'zod/v4';
+import { t } from './i18n.js';
 import { TARGET_KINDS } from './types.js';
+import { jsonErrorWhere } from '../facts/repo.js';
+import { readInside, type ReadCause } from '../facts/safe-read.js';
 
 /**
  * Project configuration: `.mcp-doctor.json` at the audited root (or a path given with --config).
@@ -72,35 +74,76 @@ export const ConfigSchema = z
 
 export type Config = z.infer<typeof ConfigSchema>;
 
+/** Config files and baselines are small: a larger one is refused (never streamed, never quoted). */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+export const MAX_BASELINE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A config file (or the baseline it names) that cannot be used. `file` is the path as the user would name it
+ * (relative to the audited root when inside it), `cause` says why a file was not read at all, `issues` say
+ * what is wrong in one that was read. Neither ever holds the file's content.
+ */
 export class ConfigError extends Error {
   constructor(
     readonly file: string,
     readonly issues: string[],
+    readonly cause?: ReadCause | 'invalid-json',
   ) {
-    super(`${file}: ${issues.join('; ')}`);
+    super(`${file}: ${cause ?? issues.join('; ')}`);
   }
+}
+
+/** The localized text of a ConfigError (CLI and MCP tool alike). */
+export function configErrorText(e: ConfigError, locale: string): string {
+  if (e.cause) return t(locale, 'cli.errors.configUnread', { file: e.file, cause: e.cause, detail: e.issues.join('; ') });
+  return t(locale, 'cli.errors.config', { file: e.file, issues: e.issues.join('; ') });
 }
 
 export const defaultConfig = (): Config => ConfigSchema.parse({});
 
-/** Load the config of an audited root. A missing file gives the defaults; an invalid one throws ConfigError. */
-export function loadConfig(root: string, explicitPath?: string): { config: Config; file?: string } {
-  const file = explicitPath ?? join(root, CONFIG_FILE);
-  if (!existsSync(file)) {
-    if (explicitPath) throw new ConfigError(file, ['file not found']);
-    return { config: defaultConfig() };
+/** How a path is named in messages: relative to the audited root when inside it, else its base name. */
+function shown(root: string, file: string): string {
+  const rel = relative(resolve(root), resolve(file));
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split('\\').join('/') : basename(file);
+}
+
+/**
+ * Read a JSON file with the safe reader (regular file, inside `root`, at most `max` bytes). Undefined when it
+ * does not exist and `optional`; a ConfigError naming the cause otherwise. Parse errors give a position only.
+ */
+export function readJsonFile(root: string, file: string, max: number, optional: boolean): unknown {
+  const got = readInside(root, file, max);
+  if (!got.ok) {
+    if (got.cause === 'missing' && optional) return undefined;
+    throw new ConfigError(shown(root, file), got.cause === 'too-large' ? [`${got.size} > ${got.limit}`] : [], got.cause);
   }
-  let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    return JSON.parse(got.text);
   } catch (e) {
-    throw new ConfigError(file, [`not valid JSON (${(e as Error).message})`]);
+    throw new ConfigError(shown(root, file), [jsonErrorWhere(e, got.text)], 'invalid-json');
+  }
+}
+
+/**
+ * Load the config of an audited root. A missing file gives the defaults; an invalid one throws ConfigError.
+ * `.mcp-doctor.json` is read only when it is a regular file inside the root (a symlink that leaves the root,
+ * a FIFO or a device is refused). An explicit path (`--config`, typed by the person running the CLI) may lie
+ * anywhere, but is still read only if it is a regular file, within the size cap.
+ */
+export function loadConfig(root: string, explicitPath?: string): { config: Config; file?: string } {
+  const file = explicitPath ? resolve(explicitPath) : resolve(root, CONFIG_FILE);
+  const raw = readJsonFile(explicitPath ? dirname(file) : root, file, MAX_CONFIG_BYTES, !explicitPath);
+  if (raw === undefined) {
+    return { config: defaultConfig() };
   }
   const r = ConfigSchema.safeParse(raw);
   if (!r.success) {
     throw new ConfigError(
-      file,
-      r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`),
+      shown(root, file),
+      // Schema paths and messages only: an unknown key is counted, not quoted (it is the file's content).
+      r.error.issues.map((i) =>
+        i.code === 'unrecognized_keys' ? `${i.path.join('.') || '(root)'}: ${i.keys.length} unknown key(s)` : `${i.path.map((p) => (typeof p === 'number' ? p : String(p))).join('.') || '(root)'}: ${i.message}`,
+      ),
     );
   }
   return { config: r.data, file };

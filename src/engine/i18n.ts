@@ -73,12 +73,45 @@ export function raw(locale: string, key: string): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
+/**
+ * The `select` arguments of a template (memoised). ICU selector keys cannot contain '-', while some data values
+ * are hyphenated words (a cause such as 'too-large'): templates write those keys with '_' ('too_large') and the
+ * value of a select argument is matched with its '-' read as '_'.
+ */
+const selectArgs = new Map<string, ReadonlySet<string>>();
+function selectsOf(template: string): ReadonlySet<string> {
+  let hit = selectArgs.get(template);
+  if (!hit) {
+    const names = new Set<string>();
+    const walk = (els: MessageFormatElement[]) => {
+      for (const el of els) {
+        if (isSelectElement(el)) names.add(el.value);
+        if ('options' in el) for (const o of Object.values(el.options)) walk(o.value);
+        if ('children' in el) walk(el.children);
+      }
+    };
+    try {
+      walk(parse(template, { ignoreTag: true }));
+    } catch {
+      /* formatted as is below */
+    }
+    selectArgs.set(template, (hit = names));
+  }
+  return hit;
+}
+
 /** Format a message. Unknown keys come back as the key itself so a missing string is visible, never silent. */
 export function t(locale: string, key: string, data: MessageData = {}): string {
   const tpl = raw(locale, key);
   if (tpl === undefined) return key;
   try {
-    return String(new IntlMessageFormat(tpl, locale, undefined, { ignoreTag: true }).format(data));
+    const selects = selectsOf(tpl);
+    let values = data;
+    if (selects.size) {
+      values = { ...data };
+      for (const k of selects) if (typeof values[k] === 'string') values[k] = (values[k] as string).replace(/-/g, '_');
+    }
+    return String(new IntlMessageFormat(tpl, locale, undefined, { ignoreTag: true }).format(values));
   } catch {
     return tpl;
   }

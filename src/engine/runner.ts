@@ -1,12 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { loadCatalog } from './catalog.js';
-import { loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig, MAX_BASELINE_BYTES, readJsonFile, type Config } from './config.js';
 import type { Detector, InputName, Inputs } from './detector.js';
 import { ownPackage } from './paths.js';
 import {
   byRuleId,
   isRed,
+  type Combination,
   type Finding,
   type PartResult,
   type Reason,
@@ -16,11 +16,13 @@ import {
   type TargetKind,
   type Verdict,
 } from './types.js';
-import { RepoFacts } from '../facts/repo.js';
+import { RepoFacts, RootUnreadable } from '../facts/repo.js';
 import { SessionFacts } from '../facts/session.js';
-import { hasPythonSource, loadPythonParser } from '../facts/python-source.js';
+import { hasPythonSource, loadPythonParser, peekPythonSources, pythonSources } from '../facts/python-source.js';
 import { serverModel } from '../facts/server-model.js';
-import type { RecordedSession } from '../probe/session.js';
+import { fileNotReadData, watchSourceReads, type FileNotRead, type SourceKind } from '../facts/not-read.js';
+import { parsedSources, peekParsedSources } from '../facts/ts-source.js';
+import type { RecordedSession, SessionNote } from '../probe/session.js';
 import { readManifest, type PackageFrom } from '../probe/package-of.js';
 import { registry } from '../detectors/index.js';
 
@@ -48,6 +50,8 @@ export interface AuditOptions {
   detectors?: readonly Detector[];
   onProgress?: (p: { done: number; total: number; ruleId: string }) => void;
   signal?: AbortSignal;
+  /** List every file read in `inputs.files.list` (the CLI's --verbose). */
+  verbose?: boolean;
 }
 
 /** What the audit read and ran (the JSON report's `inputs`; shared contract, each stream fills its fields). */
@@ -58,9 +62,14 @@ export interface ReportInputs {
   command?: string[];
   /** The URL probed (HTTP probe). */
   url?: string;
+  /** Files read on behalf of the target (sources parsed, manifests and texts read); the list only with --verbose. */
   files?: { read: number; list?: string[] };
+  /** Files (and folders, with a trailing '/') of the target that were not read, each with its cause. */
   skipped?: { file: string; cause: string; size?: number; limit?: number }[];
+  /** How a probed stdio target was contained; `reason` says why there was no PID namespace. */
   containment?: { method: 'pid-namespace' | 'process-group'; reason?: string };
+  /** What the probe noticed on the wire beyond the messages (duplicate responses, over-deep messages), as data. */
+  notes?: ({ connection: string } & SessionNote)[];
 }
 
 export interface Report {
@@ -91,6 +100,8 @@ export class UnknownRuleError extends Error {
   }
 }
 
+export { RootUnreadable };
+
 export class AuditCancelled extends Error {
   constructor() {
     super('audit cancelled');
@@ -107,15 +118,70 @@ const STATE_WEIGHT: Record<State, number> = {
   'not-applicable': 0,
 };
 
-/** Combine the parts of one rule: any red part makes the rule red; otherwise any unjudged part keeps it unjudged. */
-export function combine(parts: PartResult[]): { state: State; reason?: Reason; findings: Finding[] } {
+/**
+ * What a finding says, whatever part found it: its message id without the part's marks (`source-x`,
+ * `python-x`, `x-in-source` all say `x`). Two parts that report the same defect use the same words for it.
+ */
+const defectOf = (messageId: string): string => messageId.replace(/^(?:source|python)-/, '').replace(/-in-source$/, '');
+
+/**
+ * Two findings of different parts describe one defect when they say the same thing (defectOf) about the
+ * same subject: every data field they both carry is equal, and they share at least one (the tool, the
+ * place of a text…); and they are not located at two different places.
+ */
+function sameDefect(a: Finding, b: Finding): boolean {
+  if (defectOf(a.messageId) !== defectOf(b.messageId)) return false;
+  // Two located findings at different places are two defects (the same text written in two files).
+  if (a.location && b.location && (a.location.file !== b.location.file || a.location.line !== b.location.line)) return false;
+  const da = a.data ?? {};
+  const db = b.data ?? {};
+  const common = Object.keys(da).filter((k) => k in db);
+  return common.length > 0 && common.every((k) => String(da[k]) === String(db[k]));
+}
+
+/**
+ * The findings of the red parts, one per defect: a defect reported by two parts (the source and the live
+ * server) is kept once, preferring the finding that carries a location; findings of one part are never
+ * merged (two lines of one part are two defects).
+ */
+function dedupeAcrossParts(red: PartResult[]): Finding[] {
+  const all = red.flatMap((p, part) => p.findings.map((f) => ({ f, part })));
+  // Located findings first, so that they are the ones kept; the order is restored by sortFindings later.
+  const ordered = [...all.filter((x) => x.f.location), ...all.filter((x) => !x.f.location)];
+  const kept: { f: Finding; part: number }[] = [];
+  for (const x of ordered) {
+    const twin = kept.find((k) => k.part !== x.part && sameDefect(k.f, x.f));
+    if (twin) {
+      if (!twin.f.evidence && x.f.evidence) twin.f = { ...twin.f, evidence: x.f.evidence };
+      continue;
+    }
+    kept.push(x);
+  }
+  return kept.map((k) => k.f);
+}
+
+/**
+ * Combine the parts of one rule (see Combination in types.ts):
+ *   - any red part makes the rule red (non-conforming before absent), with the red parts' findings, one
+ *     per defect (dedupeAcrossParts);
+ *   - otherwise, with `live-decides`, when some part could not judge and every live (dynamic) part judged
+ *     (present, or not-applicable on what was served), the live parts decide: present when one is;
+ *   - otherwise any unjudged part keeps the rule unjudged; parts that are all not-applicable make it
+ *     not-applicable; else present.
+ */
+export function combine(parts: PartResult[], mode: Combination = 'any-unjudged'): { state: State; reason?: Reason; findings: Finding[] } {
   const judged = parts.filter((p) => p.state !== 'not-applicable');
   if (judged.length === 0) return { state: 'not-applicable', reason: parts[0]?.reason, findings: [] };
   const worst = judged.reduce((a, b) => (STATE_WEIGHT[b.state] > STATE_WEIGHT[a.state] ? b : a));
-  if (isRed(worst.state)) {
-    return { state: worst.state, findings: judged.filter((p) => isRed(p.state)).flatMap((p) => p.findings) };
+  if (isRed(worst.state)) return { state: worst.state, findings: dedupeAcrossParts(judged.filter((p) => isRed(p.state))) };
+  if (worst.state === 'could-not-judge') {
+    const live = parts.filter((p) => p.genre === 'dynamic');
+    if (mode === 'live-decides' && live.length > 0 && live.every((p) => p.state === 'present' || p.state === 'not-applicable')) {
+      const decided = live.find((p) => p.state === 'present');
+      return decided ? { state: 'present', findings: [] } : { state: 'not-applicable', reason: live[0]!.reason, findings: [] };
+    }
+    return { state: 'could-not-judge', reason: worst.reason, findings: [] };
   }
-  if (worst.state === 'could-not-judge') return { state: 'could-not-judge', reason: worst.reason, findings: [] };
   return { state: 'present', findings: [] };
 }
 
@@ -139,6 +205,35 @@ function sortFindings(findings: Finding[]): Finding[] {
   return keyed.map((k) => k.f);
 }
 
+/**
+ * Reason codes that say "no code found/read": with a source file of the kind the part read left unread, the
+ * part says `file-not-read` instead (the file may hold what the part looks for).
+ */
+const NO_SOURCE_REASONS = new Set([
+  'no-source',
+  'no-source-code',
+  'js-source-unreadable',
+  'no-js-source',
+  'python-source-only',
+  'python-file-unread',
+  'no-tools-in-source',
+  'no-tools-registered',
+  'no-texts-in-source',
+  'no-handlers-in-source',
+  'tool-handlers-not-found',
+  'no-js-tools-python-source',
+  'no-python-tools',
+  'no-python-source',
+]);
+
+/** The first file of the kinds a part read that was not read (folders that could not be listed count for every kind). */
+function firstUnread(repo: RepoFacts, kinds: ReadonlySet<SourceKind>): FileNotRead | undefined {
+  const all: FileNotRead[] = [...repo.unlisted];
+  if (kinds.has('js')) all.push(...parsedSources(repo).unread);
+  if (kinds.has('python')) all.push(...(pythonSources(repo)?.unread ?? []));
+  return all.sort((a, b) => cmp(a.file, b.file))[0];
+}
+
 function runDetector(d: Detector, gathered: Gathered, config: Config, kind: TargetKind): Verdict {
   for (const n of d.needs) {
     const g = gathered[n];
@@ -151,11 +246,18 @@ function runDetector(d: Detector, gathered: Gathered, config: Config, kind: Targ
     if (g?.ok) (inputs as unknown as Record<string, unknown>)[w] = g.value;
   }
   try {
-    const v = d.judge({ inputs, config, kind });
+    const { value: v, kinds } = watchSourceReads(() => d.judge({ inputs, config, kind }));
     for (const f of v.findings) {
       if (!(f.messageId in d.messages)) throw new Error(`detector ${d.ruleId}/${d.genre} emitted undeclared message id ${f.messageId}`);
     }
     if (v.state === 'could-not-judge' && !v.reason) throw new Error(`detector ${d.ruleId}/${d.genre} said could-not-judge without a reason`);
+    // A part that read code never comes out clean over a source file it could not read: red read from other
+    // files stands; present, not-applicable and "no source" say which file was not read.
+    const repo = gathered.repo?.ok ? gathered.repo.value : undefined;
+    if (repo && kinds.size && !isRed(v.state) && (v.state !== 'could-not-judge' || NO_SOURCE_REASONS.has(v.reason?.code ?? ''))) {
+      const unread = firstUnread(repo, kinds);
+      if (unread) return { state: 'could-not-judge', findings: [], reason: { code: 'file-not-read', data: fileNotReadData(unread) } };
+    }
     return { ...v, findings: sortFindings(v.findings) };
   } catch (e) {
     return { state: 'could-not-judge', findings: [], reason: { code: 'detector-error', data: { error: (e as Error).message } } };
@@ -186,20 +288,31 @@ export function judgeRule(
       parts.push({ genre, state: v.state, reason: v.reason, findings: v.findings });
     }
   }
-  const c = combine(parts);
+  const c = combine(parts, rule.combine);
   return { ruleId: rule.id, state: c.state, severity: rule.severity, findings: sortFindings(c.findings), reason: c.reason, parts };
 }
 
 /** Fingerprint of a red finding, for baselines. */
 export const fingerprint = (ruleId: string, f: Finding): string => `${ruleId}|${f.messageId}|${f.location?.file ?? ''}`;
 
-function applySuppressions(results: RuleResult[], config: Config, configFile: string | undefined): void {
+/**
+ * Config suppressions, then the baseline the config names: a previous JSON report, read with the safe reader
+ * only when it is a regular file inside the audited root (`root`), within MAX_BASELINE_BYTES. A baseline that
+ * does not exist yet is no baseline; one that cannot be used is a ConfigError naming the cause, never quoting it.
+ */
+function applySuppressions(results: RuleResult[], config: Config, configFile: string | undefined, root: string): void {
   let baseline: Set<string> | undefined;
   if (config.baseline) {
-    const file = resolve(configFile ? dirname(configFile) : '.', config.baseline);
-    if (existsSync(file)) {
-      const prior = JSON.parse(readFileSync(file, 'utf8')) as { results?: RuleResult[] };
-      baseline = new Set((prior.results ?? []).filter((r) => isRed(r.state)).flatMap((r) => r.findings.map((f) => fingerprint(r.ruleId, f))));
+    const file = resolve(configFile ? dirname(configFile) : root, config.baseline);
+    const prior = readJsonFile(root, file, MAX_BASELINE_BYTES, true) as { results?: unknown } | undefined;
+    if (prior !== undefined) {
+      const list = typeof prior === 'object' && prior !== null && Array.isArray(prior.results) ? (prior.results as RuleResult[]) : undefined;
+      if (!list) throw new ConfigError(config.baseline, ['not a JSON report (no results)'], 'invalid-json');
+      baseline = new Set(
+        list
+          .filter((r) => r && typeof r === 'object' && isRed(r.state) && Array.isArray(r.findings))
+          .flatMap((r) => r.findings.filter((f) => f && typeof f === 'object').map((f) => fingerprint(String(r.ruleId), f))),
+      );
     }
   }
   for (const r of results) {
@@ -215,6 +328,30 @@ function applySuppressions(results: RuleResult[], config: Config, configFile: st
       r.suppressed = { reason: config.baseline!, source: 'baseline' };
     }
   }
+}
+
+/** What was read and what was skipped, from the facts the audit gathered (nothing is read here that was not). */
+function inputsOf(repo: RepoFacts, verbose: boolean): Pick<ReportInputs, 'files' | 'skipped'> {
+  const read = new Set(repo.readFiles());
+  const skipped: FileNotRead[] = [...repo.unlisted, ...repo.skippedTexts()];
+  const js = peekParsedSources(repo);
+  if (js) {
+    for (const f of js.files.keys()) read.add(f);
+    skipped.push(...js.unread, ...js.screened);
+  }
+  const py = peekPythonSources(repo);
+  if (py) {
+    for (const f of py.files.keys()) read.add(f);
+    skipped.push(...py.unread, ...py.screened);
+  }
+  const seen = new Set<string>();
+  const unique = skipped
+    .sort((a, b) => cmp(a.file, b.file) || cmp(a.cause, b.cause))
+    .filter((f) => (seen.has(f.file) ? false : (seen.add(f.file), true)))
+    .map((f) => ({ file: f.file, cause: f.cause, ...(f.size !== undefined ? { size: f.size } : {}), ...(f.limit !== undefined ? { limit: f.limit } : {}) }));
+  for (const f of unique) read.delete(f.file);
+  const list = [...read].sort(cmp);
+  return { files: { read: list.length, ...(verbose ? { list } : {}) }, skipped: unique };
 }
 
 /**
@@ -254,6 +391,8 @@ export async function audit(opts: AuditOptions): Promise<Report> {
   }
   const rules = catalog.rules.filter((r) => !wanted || wanted.includes(r.id));
 
+  // A root that exists but cannot be listed stops the audit (exit 3 / a tool error), before its config is looked for.
+  if (opts.target.path) RepoFacts.checkRoot(opts.target.path);
   let config = opts.config;
   let configFile: string | undefined;
   if (!config) {
@@ -267,6 +406,7 @@ export async function audit(opts: AuditOptions): Promise<Report> {
     try {
       gathered.repo = { ok: true, value: RepoFacts.gather(opts.target.path, config.ignorePaths) };
     } catch (e) {
+      if (e instanceof RootUnreadable) throw e;
       gathered.repo = { ok: false, reason: { code: 'repo-unreadable', data: { error: (e as Error).message } } };
     }
   } else {
@@ -292,8 +432,10 @@ export async function audit(opts: AuditOptions): Promise<Report> {
   }
   results.sort((a, b) => byRuleId(a.ruleId, b.ruleId));
   if (gathered.repo.ok && gathered.session?.ok) linkServedToSource(results, gathered.repo.value);
-  applySuppressions(results, config, configFile);
+  applySuppressions(results, config, configFile, opts.target.path ?? '.');
   const pkg = ownPackage();
-  const inputs = packageInputs(opts);
-  return { tool: { name: pkg.name, version: pkg.version }, target: { ...opts.target, kind }, ...(Object.keys(inputs).length ? { inputs } : {}), results };
+  const report: Report = { tool: { name: pkg.name, version: pkg.version }, target: { ...opts.target, kind }, results };
+  const inputs: ReportInputs = { ...packageInputs(opts), ...(gathered.repo.ok ? inputsOf(gathered.repo.value, opts.verbose ?? false) : {}) };
+  if (Object.keys(inputs).length) report.inputs = inputs;
+  return report;
 }

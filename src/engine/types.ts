@@ -13,6 +13,17 @@ export const isRed = (s: State): boolean => RED_STATES.includes(s);
 export const GENRES = ['static', 'dynamic', 'gate'] as const;
 export type Genre = (typeof GENRES)[number];
 
+/**
+ * How the parts of a rule make its verdict (rules/catalog `combine`).
+ *   any-unjudged  a red part makes the rule red; otherwise any unjudged part keeps it unjudged.
+ *   live-decides  as any-unjudged, except that a live (dynamic) part that read everything the server
+ *                 serves on the rule's subject and found it clean decides when another part could not judge:
+ *                 for rules whose live part observes the very thing the rule is about (served texts, names,
+ *                 schemas, declarations).
+ */
+export const COMBINATIONS = ['any-unjudged', 'live-decides'] as const;
+export type Combination = (typeof COMBINATIONS)[number];
+
 export const FAMILIES = ['C', 'S', 'A', 'E', 'X'] as const;
 export type Family = (typeof FAMILIES)[number];
 
@@ -40,6 +51,8 @@ export interface RuleMeta {
   slug: string;
   family: Family;
   genres: Genre[];
+  /** How the parts combine into the rule's verdict (every catalog entry says it; 'any-unjudged' when absent). */
+  combine?: Combination;
   severity: Severity;
   appliesTo: TargetKind[];
   conditional: boolean;

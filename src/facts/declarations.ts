@@ -3,6 +3,7 @@ import type { RepoFacts } from './repo.js';
 import { declarationOf, valueOfDeclaration } from './scope.js';
 import { serverModel, type ToolDef } from './server-model.js';
 import { parsedSources, positionOf, propertyName, stringValue, unwrap, type ParsedSources } from './ts-source.js';
+import { noteSourceRead } from './not-read.js';
 
 /**
  * The declarations a tool carries for the trunk's closed vocabularies (C-8 authority, C-9 verb, C-10
@@ -228,6 +229,7 @@ const memo = new WeakMap<RepoFacts, SourceDeclarations[]>();
 
 /** The declarations of every tool registered in the source (facts/server-model), in the model's order. */
 export function sourceDeclarations(repo: RepoFacts): SourceDeclarations[] {
+  noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
   const hit = memo.get(repo);
   if (hit) return hit;
   const sources = parsedSources(repo);

@@ -1,6 +1,7 @@
 import { Node, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
 import type { RepoFacts } from './repo.js';
 import { localConstInitializer, parsedSources, positionOf, propertyName, stringValue, unwrap } from './ts-source.js';
+import { noteSourceRead } from './not-read.js';
 
 /**
  * What an extension's source says about itself, read syntactically: the objects passed to `define*(...)`
@@ -163,6 +164,7 @@ function exportsOf(sf: SourceFile, file: string, isHookFile: boolean): Member[] 
 const cache = new WeakMap<RepoFacts, ExtensionSource>();
 
 export function extensionSource(repo: RepoFacts): ExtensionSource {
+  noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
   const hit = cache.get(repo);
   if (hit) return hit;
   // Files of a nested package (a folder with its own package.json or extension.json) belong to another object.

@@ -1,8 +1,9 @@
-import { Node, SyntaxKind, ts, type CallExpression, type SourceFile, type Identifier, type NewExpression, type TaggedTemplateExpression } from 'ts-morph';
+import { Node, SyntaxKind, ts, type CallExpression, type ConstructorDeclaration, type SourceFile, type Identifier, type NewExpression, type TaggedTemplateExpression } from 'ts-morph';
 import type { RepoFacts } from './repo.js';
-import { bindingNames, declarationOf, findNodes, functionOf, initializerOf, isFunctionLike, originOf, rawOriginOf, GLOBAL, type FunctionLikeNode, type Origin } from './scope.js';
+import { assignedValues, baseClassOf, bindingNames, classValueOf, declarationOf, mayResolveFunction, exportedNode, fieldValues, findNodes, functionOf, importOf as importOfDecl, initializerOf, isFunctionLike, originOf, rawOriginOf, resolveRelativeModule, valueOfDeclaration, valueOriginOf, GLOBAL, INSTANCE_FACTORIES, type FunctionLikeNode, type Origin } from './scope.js';
 import { constString, constrainedArguments, modelFiles, objectLiteralOf, patternSafety, propertyValue, regexSource, serverModel, type EntryKind, type HandlerEntry } from './server-model.js';
 import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCalleeName, rawOfKinds, rawUnwrap, positionOf, propertyName, unwrap, wrapNode, type NamedFilter, type ParsedSources } from './ts-source.js';
+import { noteSourceRead } from './not-read.js';
 
 /**
  * Taint flow from what a client sends to a handler (facts/server-model entries) to dangerous calls
@@ -26,9 +27,12 @@ import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCall
  * declared in the audited source (same file, or imported by a relative path, ESM or CommonJS; `this.m()` in
  * a class; every function of a dispatch table called with a computed key, `handlers[name](args)`): tainted
  * arguments taint its parameters, its sinks are reported with the call on the path, and its return value is
- * tainted when what it returns is. Calls are followed at most MAX_DEPTH levels below the handler (the
- * handler is level 0; a sink in a function reached through four nested calls is not seen). Unknown library
- * calls do not propagate taint; class fields (`this.x`) are not followed.
+ * tainted when what it returns is. Methods are followed on class instances of the audited source (`new Cls()`,
+ * a typed parameter or field, an instance exported by another module, a `getInstance()` singleton, inherited
+ * methods), and `new Cls(x)` runs the constructor. A client value kept in a field (`this.command = cmd`, a
+ * constructor parameter property) is read by the methods of that class the analysis runs afterwards, and a
+ * method of such a class is followed whatever its arguments. Calls are followed at most MAX_DEPTH levels
+ * below the handler (the handler is level 0). Unknown library calls do not propagate taint.
  *
  * Sinks (by where the callee is imported from, see facts/scope `originOf`):
  *   process — child_process exec/execSync ('shell'); spawn/spawnSync/execFile/execFileSync/fork: a tainted
@@ -43,8 +47,17 @@ import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCall
  *     file-descriptor reads), open, opendir, createReadStream ('read'); the write, append, mkdir, output
  *     families, copyFile, cp, copy, rename, move, truncate, symlink, link, createWriteStream ('write'); rm,
  *     rmdir, unlink, remove, emptyDir ('delete'); the path arguments only.
- *   http — fetch (global, undici, node-fetch), http/https request/get, axios and its verbs, got, undici
- *     request/stream; the URL or options argument only.
+ *   http — fetch (global, undici, node-fetch), http/https request/get, axios and its verbs, got, ky, undici
+ *     request/stream, and instances of axios/got/ky (`axios.create`, `got.extend`, `ky.create`) wherever
+ *     they are kept (a variable, a field, an export of another module); the URL (or the destination fields
+ *     of an options object given first). Each flow says how much of the destination the value reaches
+ *     (Flow.urlShape): a template or concatenation whose scheme and host are written in the code or come from
+ *     a value the client does not reach, followed by a path delimiter (`${BASE}/items/${id}`), a relative
+ *     reference against a fixed base (`new URL(\`/items/${id}\`, BASE)`, an axios `baseURL`, a got/ky
+ *     `prefixUrl`) is 'path'; `https://${host}/…` is 'host'; anything else 'url'.
+ *   browser — when the package uses a browser automation module (playwright, puppeteer, CDP, selenium): a
+ *     navigation (`page.goto(url)`, `Page.navigate({ url })`, `driver.get(url)`) is an outbound request
+ *     ('navigate' kind).
  *
  * Guards (mechanical). A check counts for a flow when
  *   - it tests the value on the flow's path: the same variable or expression, or a value derived from the
@@ -71,14 +84,24 @@ import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCall
  *     its parts (`ALLOWED_HOSTS.has(url.hostname)`) is an allowlist for http sinks.
  *   process/code/http, unsound — 'blocklist': `x.includes(';')`, `!x.includes('..')`, an unanchored regex,
  *     a value cleaned with `replace(/[;&|]/g, '')`, a prefix test, `DENYLIST.includes(x)`.
+ *   process, sound — 'confirmed': the value is handed, before the sink, to a function that asks the human
+ *     (an elicitation: `elicitInput`, the SDK's `inputRequired.elicit`, 'elicitation/create'), and the call's
+ *     result decides whether the function goes on (an `if` on it, or on the variable holding it, that returns
+ *     or throws).
+ *   fs, open — 'default-open': a sound confinement in a function that lets everything through while its
+ *     allow-list is empty (`if (allowed.length === 0) return true`, `allowed.length === 0 || …`), when that
+ *     list may be empty by default (an empty array or Set as its value or default); 'roots-writable': the
+ *     allowed roots (or names) a sound check compares with are written, in some handler, from client values
+ *     (`config[key] = value` on the object they are read from, `roots.push(dir)`), in a module-level
+ *     variable or a class field.
  * A sound check wins over an unsound one; with no check the guard is 'none'.
  */
 
 /** How many nested calls below a handler a flow is followed. */
-export const MAX_DEPTH = 3;
+export const MAX_DEPTH = 5;
 
-export type SinkFamily = 'process' | 'code' | 'fs' | 'http';
-export type SinkKind = 'shell' | 'process' | 'argument' | 'eval' | 'fs' | 'http';
+export type SinkFamily = 'process' | 'code' | 'fs' | 'http' | 'browser';
+export type SinkKind = 'shell' | 'process' | 'argument' | 'eval' | 'fs' | 'http' | 'navigate';
 export type FsAccess = 'read' | 'write' | 'delete';
 export type Guard = 'none' | 'sound' | 'unsound';
 export type GuardDetail =
@@ -91,7 +114,10 @@ export type GuardDetail =
   | 'argv-no-shell'
   | 'prefix-without-separator'
   | 'raw-path-check'
-  | 'blocklist';
+  | 'blocklist'
+  | 'default-open'
+  | 'roots-writable'
+  | 'confirmed';
 export type Launcher = 'child_process' | 'execa' | 'cross-spawn' | 'shelljs' | 'zx' | 'stdio-transport';
 
 export interface FlowStep {
@@ -115,11 +141,24 @@ export interface Flow {
   column: number;
   guard: Guard;
   guardDetail?: GuardDetail;
-  /** Where the deciding check is written. */
+  /**
+   * Where the deciding check is written; for 'default-open', the branch that accepts everything when the list
+   * is empty; for 'roots-writable', the write of the allowed roots.
+   */
   guardAt?: FlowStep;
+  /** 'roots-writable': the tool (prompt, resource) whose arguments are written into the allowed roots. */
+  guardWriter?: string;
   /** From the source (the handler parameter) through assignments and calls to the sink. */
   path: FlowStep[];
+  /**
+   * http and navigate sinks: what of the destination the value reaches — 'path' when the scheme and host are
+   * fixed (written in the code, configured, or the instance's base URL) and the value only fills the path or
+   * query; 'host' when the scheme is fixed; 'url' for the whole URL.
+   */
+  urlShape?: UrlShape;
 }
+
+export type UrlShape = 'url' | 'host' | 'path';
 
 export interface SinkSite {
   family: SinkFamily;
@@ -191,6 +230,48 @@ function shellOption(opts: Node[], sources: ParsedSources): boolean {
   return false;
 }
 
+/** The string values an expression may take: literals, consts, `??`/`||` defaults, both branches of `?:`. */
+function possibleStrings(n: Node | undefined, depth = 0): string[] {
+  if (!n || depth > 4) return [];
+  const u = unwrap(n);
+  const c = constString(u)?.value;
+  if (c !== undefined) return [c];
+  if (Node.isConditionalExpression(u)) return [...possibleStrings(u.getWhenTrue(), depth + 1), ...possibleStrings(u.getWhenFalse(), depth + 1)];
+  if (Node.isBinaryExpression(u) && ['??', '||'].includes(u.getOperatorToken().getText())) return [...possibleStrings(u.getLeft(), depth + 1), ...possibleStrings(u.getRight(), depth + 1)];
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    const init = d ? initializerOf(d) : undefined;
+    return init ? possibleStrings(init, depth + 1) : [];
+  }
+  return [];
+}
+
+/** Names that say a value is the user's shell (`process.env.SHELL`, `this.shell`, `getDefaultShell()`, `comspec`). */
+const SHELL_NAME = /(?:^|[^a-z])(?:shell|comspec)(?:path|bin|to ?use|executable)?$|^(?:bash|zsh|pwsh|powershell)$/i;
+
+/** Is the program a shell: one of its possible values, or a name that says so (a value from the environment or the configuration)? */
+function isShellProgram(program: Node | undefined): boolean {
+  if (!program) return false;
+  if (possibleStrings(program).some((v) => SHELLS.has(v) || SHELLS.has(v.split(/[\\/]/).pop() ?? ''))) return true;
+  let u = unwrap(program);
+  if (Node.isCallExpression(u)) u = unwrap(u.getExpression());
+  const name = Node.isIdentifier(u) ? u.getText() : Node.isPropertyAccessExpression(u) ? u.getName() : Node.isElementAccessExpression(u) ? (constString(u.getArgumentExpression())?.value ?? '') : '';
+  return SHELL_NAME.test(name.replace(/^get(?:Default|User)?/, ''));
+}
+
+/** An argument array written in place or in a local variable (`const argv = ['-c', cmd]`). */
+function arrayLiteralOf(n: Node | undefined): Node | undefined {
+  if (!n) return undefined;
+  const u = unwrap(n);
+  if (Node.isArrayLiteralExpression(u)) return u;
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    const init = d ? initializerOf(d) : undefined;
+    return init && Node.isArrayLiteralExpression(init) ? init : undefined;
+  }
+  return undefined;
+}
+
 /** spawn-like (program, [argv], [options]) */
 function spawnLike(call: string, launcher: Launcher, args: Node[], sources: ParsedSources, programKind: 'process' = 'process'): SinkMatch {
   const program = args[0];
@@ -199,13 +280,13 @@ function spawnLike(call: string, launcher: Launcher, args: Node[], sources: Pars
   const opts = args.slice(argv ? 2 : 1);
   const shell = shellOption(opts, sources);
   const parts: SinkPart[] = [];
-  const prog = constString(program)?.value;
+  // `spawn(shell, ['-c', command])`: a shell given -c, its path written in the code or read from the environment.
+  const argvList = arrayLiteralOf(argv);
   const shellC =
-    !!prog &&
-    SHELLS.has(prog) &&
-    !!argv &&
-    Node.isArrayLiteralExpression(argv) &&
-    argv.getElements().some((e) => SHELL_FLAGS.has(constString(e)?.value ?? ''));
+    !!argvList &&
+    Node.isArrayLiteralExpression(argvList) &&
+    argvList.getElements().some((e) => SHELL_FLAGS.has(constString(e)?.value ?? '')) &&
+    isShellProgram(program);
   if (shell) parts.push({ kind: 'shell', exprs: [program, argv].filter((x): x is Node => !!x) });
   else if (shellC) {
     parts.push({ kind: 'shell', exprs: [argv!] });
@@ -234,8 +315,16 @@ function execaTemplate(node: TaggedTemplateExpression, call: string, launcher: L
   return { family: 'process', call, launcher, shell, parts };
 }
 
+/** What an audit's sink reading needs besides the node: the parsed files, and whether the package drives a browser. */
+interface SinkContext {
+  sources: ParsedSources;
+  /** The package uses a browser automation library (playwright, puppeteer, CDP, selenium): navigations are outbound requests. */
+  browser: boolean;
+}
+
 /** What kind of sink a call, `new` or tagged template is, and which of its operands matter. */
-function classifySink(node: Node, sources: ParsedSources): SinkMatch | undefined {
+function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefined {
+  const sources = ctx.sources;
   if (Node.isTaggedTemplateExpression(node)) {
     let tag = unwrap(node.getTag());
     let opts: Node[] = [];
@@ -243,7 +332,7 @@ function classifySink(node: Node, sources: ParsedSources): SinkMatch | undefined
       opts = tag.getArguments();
       tag = unwrap(tag.getExpression());
     }
-    const o = originCached(tag);
+    const o = originCached(tag, sources);
     if (!o) return undefined;
     const m = last(o) || (o.path.length === 0 ? o.module : '');
     if (o.module === 'execa' && /^(?:\$|execa|execaSync|\$sync|execaNode)$/.test(m)) return execaTemplate(node, calleeText(node.getTag()), 'execa', opts, sources);
@@ -252,7 +341,7 @@ function classifySink(node: Node, sources: ParsedSources): SinkMatch | undefined
   }
   if (Node.isNewExpression(node)) {
     const callee = unwrap(node.getExpression());
-    const o = originCached(callee);
+    const o = originCached(callee, sources);
     const args = node.getArguments();
     const name = Node.isIdentifier(callee) ? callee.getText() : Node.isPropertyAccessExpression(callee) ? callee.getName() : '';
     if (o?.module === GLOBAL && name === 'Function') return { family: 'code', call: 'new Function', parts: [{ kind: 'eval', exprs: args }] };
@@ -272,9 +361,9 @@ function classifySink(node: Node, sources: ParsedSources): SinkMatch | undefined
   }
   if (!Node.isCallExpression(node)) return undefined;
   const callee = unwrap(node.getExpression());
-  const o = originCached(callee);
+  const o = originCached(callee, sources);
   const kind = o && callSinkKind(o);
-  if (!kind) return undefined;
+  if (!kind) return ctx.browser ? navigation(node) : undefined;
   const args = node.getArguments();
   const call = calleeText(callee);
   const m = last(o);
@@ -298,9 +387,167 @@ function classifySink(node: Node, sources: ParsedSources): SinkMatch | undefined
       return { family: 'code', call, parts: [{ kind: 'eval', exprs: args.slice(0, 1) }] };
     case 'fs':
       return { family: 'fs', call, access: fsAccess(m)!, parts: [{ kind: 'fs', exprs: args.slice(0, TWO_PATHS.test(m) ? 2 : 1) }] };
-    case 'http':
-      return { family: 'http', call, parts: [{ kind: 'http', exprs: args.slice(0, 1) }] };
+    case 'http': {
+      // axios(config), api.request(config), http.request(options): the destination is in the object.
+      const obj = args[0] ? objectLiteralOf(args[0], sources) : undefined;
+      const dest = obj ? URL_KEYS.map((k) => propertyValue(obj, k)).filter((x): x is Node => !!x) : [];
+      return { family: 'http', call, parts: [{ kind: 'http', exprs: obj && dest.length ? dest : args.slice(0, 1) }] };
+    }
   }
+}
+
+/** The properties of a request's options object that decide where it goes. */
+const URL_KEYS = ['url', 'baseURL', 'prefixUrl', 'host', 'hostname', 'path'];
+
+/** Modules that drive a browser: a navigation they make is an outbound request. */
+export const BROWSER_MODULES = [
+  'playwright', 'playwright-core', '@playwright/test', 'playwright-chromium', 'playwright-firefox', 'playwright-webkit',
+  'puppeteer', 'puppeteer-core', 'chrome-remote-interface', 'selenium-webdriver', 'webdriverio',
+];
+/** Method names a navigation is called by (see navigation()). */
+const NAVIGATION_NAMES = new Set(['goto', 'navigate', 'send', 'get', 'to']);
+
+/**
+ * A browser navigation, read by name (the page object comes from the library at run time, through
+ * parameters and fields): `page.goto(url)` (playwright, puppeteer), `Page.navigate({ url })` and
+ * `client.send('Page.navigate', { url })` (Chrome DevTools Protocol), `driver.get(url)` and
+ * `driver.navigate().to(url)` (selenium). Only asked when the package uses a browser module.
+ */
+function navigation(node: CallExpression): SinkMatch | undefined {
+  const callee = unwrap(node.getExpression());
+  if (!Node.isPropertyAccessExpression(callee)) return undefined;
+  const name = callee.getName();
+  const recv = callee.getExpression().getText();
+  const args = node.getArguments();
+  const urlOf = (n: Node | undefined): Node | undefined => {
+    const u = n && unwrap(n);
+    if (u && Node.isObjectLiteralExpression(u)) return propertyValue(u, 'url');
+    return u;
+  };
+  let url: Node | undefined;
+  if (name === 'goto') url = args[0];
+  else if (name === 'navigate' && /page|tab/i.test(recv)) url = urlOf(args[0]);
+  else if (name === 'send' && constString(args[0])?.value === 'Page.navigate') url = urlOf(args[1]);
+  else if (name === 'get' && /driver/i.test(recv)) url = args[0];
+  else if (name === 'to' && /driver.*\.navigate\(\)$/i.test(recv.replace(/\s+/g, ''))) url = args[0];
+  if (!url) return undefined;
+  return { family: 'browser', call: calleeText(callee), parts: [{ kind: 'navigate', exprs: [url] }] };
+}
+
+/* --------------------------------------------------------- HTTP requests */
+
+export type HttpLibrary = 'fetch' | 'axios' | 'got' | 'ky' | 'http' | 'undici';
+
+/** An outbound HTTP request call, read by its library's conventions (see httpRequestOf). */
+export interface HttpRequest {
+  library: HttpLibrary;
+  /** The method called ('' for the library or instance called as a function: `axios(cfg)`, `got(url)`, `fetch(url)`). */
+  method: string;
+  /** The URL argument, or the `url` of an options object given first. */
+  url?: Node;
+  /** The options the call passes (an object literal, or a value that cannot be read), if any. */
+  options?: Node;
+  /**
+   * The configurations of the instance the call is made on, nearest first (`api = axios.create(cfg)`,
+   * `got.extend(opts)`, `ky.create(opts)`, chained); an undefined entry is a configuration that cannot be read.
+   * Empty for a call on the library itself.
+   */
+  instance: (Node | undefined)[];
+}
+
+const AXIOS_DATA_METHODS = new Set(['post', 'put', 'patch', 'postForm', 'putForm', 'patchForm']);
+
+/**
+ * An outbound HTTP request: fetch (global, node-fetch, cross-fetch, undici), axios, got, ky (the libraries or
+ * an instance of them, wherever the instance was made: a variable, a field, another module), http/https/http2
+ * request and get, undici request and stream. Undefined for any other call.
+ */
+export function httpRequestOf(call: Node, sources: ParsedSources): HttpRequest | undefined {
+  if (!Node.isCallExpression(call)) return undefined;
+  const callee = unwrap(call.getExpression());
+  const o = originCached(callee, sources);
+  if (!o || callSinkKind(o) !== 'http') return undefined;
+  const m = last(o);
+  const a = call.getArguments();
+  const firstObj = a[0] && objectLiteralOf(a[0], sources);
+  let library: HttpLibrary;
+  let url: Node | undefined = a[0];
+  let options: Node | undefined = a[1];
+  if (o.module === GLOBAL || o.module === 'node-fetch' || o.module === 'cross-fetch' || (o.module === 'undici' && m === 'fetch')) library = 'fetch';
+  else if (o.module === 'axios') {
+    library = 'axios';
+    if ((m === '' || m === 'request') && firstObj) {
+      url = propertyValue(firstObj, 'url');
+      options = a[0];
+    } else options = AXIOS_DATA_METHODS.has(m) ? a[2] : a[1];
+  } else if (o.module === 'got' || o.module === 'ky') {
+    library = o.module;
+    if (firstObj) {
+      url = propertyValue(firstObj, 'url');
+      options = a[0];
+    }
+  } else if (o.module === 'undici') library = 'undici';
+  else {
+    library = 'http';
+    if (firstObj) {
+      url = undefined;
+      options = a[0];
+    }
+  }
+  const receiver = Node.isPropertyAccessExpression(callee) && m !== '' ? callee.getExpression() : callee;
+  return { library, method: m, url, options, instance: INSTANCE_FACTORIES[o.module] ? instanceConfigs(receiver, sources) : [] };
+}
+
+/** The configurations of the instance an expression holds (see HttpRequest.instance), nearest first. */
+function instanceConfigs(expr: Node, sources: ParsedSources, depth = 0): (Node | undefined)[] {
+  if (depth > 6) return [undefined];
+  const made = creationOf(expr, sources, depth);
+  if (made === 'library') return [];
+  if (!made) return [undefined];
+  const callee = unwrap(made.getExpression());
+  const outer = Node.isPropertyAccessExpression(callee) ? instanceConfigs(callee.getExpression(), sources, depth + 1) : [];
+  return [made.getArguments()[0], ...outer];
+}
+
+/** The call that made an instance (`axios.create(cfg)`), 'library' for the library itself, or undefined when it cannot be read. */
+function creationOf(expr: Node, sources: ParsedSources, depth: number): CallExpression | 'library' | undefined {
+  if (depth > 8) return undefined;
+  let u = unwrap(expr);
+  while (Node.isAwaitExpression(u)) u = unwrap(u.getExpression());
+  if (Node.isCallExpression(u)) {
+    const o = originCached(unwrap(u.getExpression()), sources);
+    const m = o?.path.filter((p) => p !== 'default');
+    return o && m && INSTANCE_FACTORIES[o.module]?.has(m[m.length - 1] ?? '') ? u : undefined;
+  }
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    if (!d) return undefined;
+    const p = d.getParent();
+    const imp = importOfDecl(d);
+    if (imp && !imp.spec.startsWith('.')) return 'library';
+    if (imp || (Node.isVariableDeclaration(p) && p.getInitializer())) {
+      const v = valueOfDeclaration(d, sources);
+      if (!v || Node.isSourceFile(v)) return imp && !imp.spec.startsWith('.') ? 'library' : undefined;
+      if (requireCall(v)) return 'library';
+      return creationOf(v, sources, depth + 1);
+    }
+    if (Node.isVariableDeclaration(p)) {
+      const values = assignedValues(d);
+      return values.length === 1 ? creationOf(values[0]!, sources, depth + 1) : undefined;
+    }
+    return undefined;
+  }
+  if (Node.isPropertyAccessExpression(u) && Node.isThisExpression(unwrap(u.getExpression()))) {
+    const values = fieldValues(u);
+    return values.length === 1 ? creationOf(values[0]!, sources, depth + 1) : undefined;
+  }
+  return undefined;
+}
+
+/** `require('x')` (the library itself). */
+function requireCall(n: Node): boolean {
+  const u = unwrap(n);
+  return Node.isCallExpression(u) && Node.isIdentifier(u.getExpression()) && u.getExpression().getText() === 'require';
 }
 
 type CallSinkKind = 'shell-exec' | 'spawn' | 'execa' | 'eval' | 'vm' | 'fs' | 'http';
@@ -354,6 +601,15 @@ interface Taint {
   /** An object literal: the taint of each property (`rest` for spreads of opaque tainted objects). */
   props?: ReadonlyMap<string, Taint>;
   rest?: Taint;
+  /**
+   * A URL whose scheme and host are fixed (written in the code or configured) and which the client reaches only
+   * in its path, query or fragment: `${BASE}/items/${id}`, `new URL(\`/items/${id}\`, BASE)`.
+   */
+  urlFixed?: boolean;
+  /** A URL whose scheme is fixed but whose host the client reaches (`https://${host}/x`). */
+  schemeFixed?: boolean;
+  /** A relative reference with a fixed start (`/items/${id}`, `items/${id}`): it cannot name another host. */
+  relPath?: boolean;
 }
 
 type Family = 'fs' | 'process';
@@ -362,9 +618,12 @@ interface Verdict {
   detail: GuardDetail;
 }
 
+/** What the analysis reads: functions, methods, and the constructors of the classes a handler instantiates. */
+type Analyzable = FunctionLikeNode | ConstructorDeclaration;
+
 interface Check {
   node: Node;
-  fn: FunctionLikeNode;
+  fn: Analyzable;
   /** Position that must come before the flow's position in `fn`. */
   at: Node;
   keys: ReadonlySet<string>;
@@ -377,10 +636,23 @@ interface Check {
   verdict: Partial<Record<Family, Verdict>>;
   /** Valid only for flows whose position in `fn` lies inside this node (a switch case). */
   scope?: Node;
+  /** The values a confinement check compares with (the allowed roots or names), for 'roots-writable'. */
+  roots?: Node[];
+}
+
+/** A client value written into a module-level variable or a field (`config[key] = value`, `allowed.push(dir)`). */
+interface StoreWrite {
+  /** Storage keys (see storageKeys): `m:<decl>.<prop>…`, `this@<class>.<field>…`; a trailing `.*` is any property. */
+  key: string;
+  node: Node;
+  /** The call (or the write itself) in the function that reported it, for naming a dispatcher's branch. */
+  at: Node;
+  /** The tool (prompt, resource) whose handler makes it, set once every entry is read. */
+  tool: string;
 }
 
 interface Link {
-  fn: FunctionLikeNode;
+  fn: Analyzable;
   at: Node;
 }
 
@@ -393,12 +665,15 @@ interface RawFlow {
   steps: Node[];
   /** The key of the dispatch-table entry the flow went through (`handlers[name]` → 'run'). */
   tableKey?: string;
+  urlShape?: UrlShape;
 }
 
 interface FnResult {
   flows: RawFlow[];
   checks: Check[];
   ret?: Taint;
+  /** Client values the function (or a function it calls) writes into module-level variables and fields. */
+  writes: StoreWrite[];
 }
 
 const declKeys = new WeakMap<object, string>();
@@ -418,6 +693,10 @@ function exprKey(e: Node): string | undefined {
   if (Node.isIdentifier(n)) {
     const d = declarationOf(n);
     return d ? declKey(d) : undefined;
+  }
+  if (Node.isThisExpression(n)) {
+    const cls = rawEnclosingClass(n.compilerNode);
+    return cls ? `this@${classId(cls)}` : undefined;
   }
   if (Node.isPropertyAccessExpression(n)) {
     const k = exprKey(n.getExpression());
@@ -457,12 +736,49 @@ function merge(ts: (Taint | undefined)[]): Taint | undefined {
     basename: list.every((t) => t.basename),
     escaped: list.every((t) => t.escaped),
     replaced: list.every((t) => t.replaced),
+    urlFixed: list.every((t) => t.urlFixed),
+    schemeFixed: list.every((t) => t.urlFixed || t.schemeFixed),
+    relPath: list.every((t) => t.relPath),
   };
 }
 
+type Piece = { text: string } | { expr: Node };
+
+/** A template literal or a `+` chain as its constant texts and its expressions, in order. */
+function piecesOf(n: Node): Piece[] | undefined {
+  if (Node.isTemplateExpression(n)) {
+    const out: Piece[] = [{ text: n.getHead().getLiteralText() }];
+    for (const span of n.getTemplateSpans()) out.push({ expr: span.getExpression() }, { text: span.getLiteral().getLiteralText() });
+    return out;
+  }
+  if (Node.isBinaryExpression(n) && n.getOperatorToken().getText() === '+') {
+    const out: Piece[] = [];
+    const add = (x: Node): void => {
+      const u = unwrap(x);
+      if (Node.isBinaryExpression(u) && u.getOperatorToken().getText() === '+') {
+        add(u.getLeft());
+        add(u.getRight());
+        return;
+      }
+      const c = Node.isStringLiteral(u) || Node.isNoSubstitutionTemplateLiteral(u) ? u.getLiteralValue() : undefined;
+      out.push(c !== undefined ? { text: c } : { expr: u });
+    };
+    add(n);
+    return out;
+  }
+  return undefined;
+}
+
+/** Scheme and host written in the code (`https://api.example.com/`), or a base (a value the client does not reach) followed by a path delimiter. */
+const CLOSED_ORIGIN = /^(?:[a-z][a-z0-9+.-]*|\0+):\/\/[^/?#@]+[/?#]/i;
+const CLOSED_BASE = /^\0+[\w.~%-]*(?:\/(?!\/)|[?#])/;
+const OPEN_HOST = /^(?:[a-z][a-z0-9+.-]*|\0+):\/\//i;
+const RELATIVE = /^(?:\/(?!\/)|[?#]|[\w.~%-]+\/)/;
+const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
+
 const signature = (t: Taint | undefined, depth = 0): string => {
   if (!t) return '-';
-  const flags = [t.prefix?.join('.') ?? '*', [...(t.safe ?? [])].sort().join(','), t.root, t.resolved, t.relative, t.basename, t.escaped, t.replaced, t.part].map((x) => (x === true ? 1 : x || 0)).join('|');
+  const flags = [t.prefix?.join('.') ?? '*', [...(t.safe ?? [])].sort().join(','), t.root, t.resolved, t.relative, t.basename, t.escaped, t.replaced, t.part, t.urlFixed, t.schemeFixed, t.relPath].map((x) => (x === true ? 1 : x || 0)).join('|');
   if (!t.props || depth > 2) return flags;
   const props = [...t.props].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}:${signature(v, depth + 1)}`);
   return `${flags}{${props.join(',')}${t.rest ? `,...${signature(t.rest, depth + 1)}` : ''}}`;
@@ -505,7 +821,7 @@ const bodyCache = new WeakMap<object, ts.Node[]>();
 
 /** The return statements of a function itself (not of the functions nested in it), as compiler nodes. */
 const returnsCache = new WeakMap<object, ts.ReturnStatement[]>();
-function ownReturns(fn: FunctionLikeNode): ts.ReturnStatement[] {
+function ownReturns(fn: Analyzable): ts.ReturnStatement[] {
   const hit = returnsCache.get(fn.compilerNode);
   if (hit) return hit;
   const body = fn.getBody();
@@ -525,7 +841,7 @@ function ownReturns(fn: FunctionLikeNode): ts.ReturnStatement[] {
  * The nodes of a function body the analysis looks at, nested functions included (closures run with the
  * same variables), as compiler nodes in source order: the analysis wraps only those that can carry taint.
  */
-function bodyNodes(fn: FunctionLikeNode): ts.Node[] {
+function bodyNodes(fn: Analyzable): ts.Node[] {
   const hit = bodyCache.get(fn.compilerNode);
   if (hit) return hit;
   const body = fn.getBody();
@@ -586,7 +902,7 @@ const patternVerdict = (re: string): Partial<Record<Family, Verdict>> =>
  * the value went through parameter i (an object literal argument already carries the caller's keys in its
  * properties).
  */
-function liftKeys(f: FunctionLikeNode, args: (Taint | undefined)[], keys: ReadonlySet<string>): Set<string> {
+function liftKeys(f: Analyzable, args: (Taint | undefined)[], keys: ReadonlySet<string>): Set<string> {
   const out = new Set(keys);
   const params = f.getParameters();
   args.forEach((t, i) => {
@@ -601,12 +917,56 @@ function liftKeys(f: FunctionLikeNode, args: (Taint | undefined)[], keys: Readon
 const originMemo = new WeakMap<object, Origin | null>();
 const functionMemo = new WeakMap<object, FunctionLikeNode | null>();
 
-function originCached(callee: Node): Origin | undefined {
+/**
+ * Where a callee comes from (facts/scope originOf), and through a relative import when what the other module
+ * exports is an HTTP client instance (`export const api = axios.create(…)`): then `api.get` is axios's get.
+ */
+function originCached(callee: Node, sources: ParsedSources): Origin | undefined {
   const hit = originMemo.get(callee.compilerNode);
   if (hit !== undefined) return hit ?? undefined;
   const o = originOf(callee);
-  originMemo.set(callee.compilerNode, o ?? null);
-  return o;
+  const r = o && o.module.startsWith('.') ? acrossModules(o, callee.getSourceFile(), sources) : o;
+  originMemo.set(callee.compilerNode, r ?? null);
+  return r;
+}
+
+/** An origin in a relative module, seen through what that module exports (an HTTP client instance), or the origin unchanged. */
+function acrossModules(o: Origin, from: SourceFile, sources: ParsedSources): Origin {
+  const target = resolveRelativeModule(sources.rel(from), o.module, sources);
+  if (!target) return o;
+  const name = o.path[0] ?? 'default';
+  const inst = instanceExports(sources).get(target)?.get(name);
+  return inst ? { module: inst.module, path: [...inst.path, ...o.path.slice(1)] } : o;
+}
+
+const instanceMemo = new WeakMap<ParsedSources, Map<SourceFile, Map<string, Origin>>>();
+
+/**
+ * Per file, the exports that are HTTP client instances (`export const api = axios.create(…)`,
+ * `export default got.extend(…)`, `const api = ky.create(…); export { api }`), with the library they stand for.
+ * Only files that name one of the libraries are read.
+ */
+function instanceExports(sources: ParsedSources): Map<SourceFile, Map<string, Origin>> {
+  const hit = instanceMemo.get(sources);
+  if (hit) return hit;
+  const out = new Map<SourceFile, Map<string, Origin>>();
+  const libs = Object.keys(INSTANCE_FACTORIES);
+  for (const [, sf] of sources.files) {
+    if (!namesAnyModule(sf, libs)) continue;
+    const names = new Set<string>();
+    for (const st of sf.getVariableStatements()) if (st.hasExportKeyword()) for (const d of st.getDeclarations()) names.add(d.getName());
+    for (const ed of sf.getExportDeclarations()) if (!ed.getModuleSpecifierValue()) for (const ne of ed.getNamedExports()) names.add(ne.getAliasNode()?.getText() ?? ne.getName());
+    if (sf.getExportAssignments().length) names.add('default');
+    const found = new Map<string, Origin>();
+    for (const name of names) {
+      const node = exportedNode(sf, name, sources);
+      const vo = node && node.getSourceFile() === sf ? (Node.isIdentifier(node) ? originOf(node) : valueOriginOf(node)) : undefined;
+      if (vo && INSTANCE_FACTORIES[vo.module] && vo.path.length === 0) found.set(name, vo);
+    }
+    if (found.size) out.set(sf, found);
+  }
+  instanceMemo.set(sources, out);
+  return out;
 }
 
 /**
@@ -644,21 +1004,91 @@ function functionCached(callee: Node, sources: ParsedSources): FunctionLikeNode 
   return f;
 }
 
-class Run {
-  readonly summaries = new Map<FunctionLikeNode, Map<string, FnResult>>();
-  readonly rootKeys = new Set<string>();
-  constructor(readonly sources: ParsedSources) {}
+const classIds = new WeakMap<ts.Node, string>();
+let nextClass = 0;
+/** A stable id for a class (the key of its fields' taint). */
+function classId(cls: ts.Node): string {
+  let id = classIds.get(cls);
+  if (!id) classIds.set(cls, (id = `c${++nextClass}`));
+  return id;
+}
 
-  analyze(fn: FunctionLikeNode, params: (Taint | undefined)[], depth: number): FnResult {
+/** The class whose `this` a node sees (through arrow functions), as a compiler node. */
+function rawEnclosingClass(cn: ts.Node): ts.ClassLikeDeclaration | undefined {
+  for (let a = cn.parent; a; a = a.parent) {
+    if (ts.isClassLike(a)) return a;
+    if (ts.isFunctionDeclaration(a) || ts.isFunctionExpression(a)) return undefined;
+  }
+  return undefined;
+}
+
+/** The class a function is a member of (a method or constructor), as a compiler node. */
+function ownerClass(fn: Analyzable): ts.ClassLikeDeclaration | undefined {
+  const p = fn.compilerNode.parent;
+  return (Node.isMethodDeclaration(fn) || Node.isConstructorDeclaration(fn)) && p && ts.isClassLike(p) ? p : undefined;
+}
+
+/** The constructor `new X(…)` runs, when X is a class of the audited source (its own, or the one it inherits). */
+function constructorOf(n: NewExpression, sources: ParsedSources): ConstructorDeclaration | undefined {
+  let cls = classValueOf(n.getExpression(), sources);
+  for (let i = 0; cls && i < 5; i++) {
+    const ctor = cls.getConstructors().find((c) => c.getBody());
+    if (ctor) return ctor;
+    cls = baseClassOf(cls, sources);
+  }
+  return undefined;
+}
+
+class Run {
+  readonly summaries = new Map<Analyzable, Map<string, FnResult>>();
+  readonly rootKeys = new Set<string>();
+  readonly sources: ParsedSources;
+  /**
+   * Client values kept in class fields (`this.command = cmd`), by `this@<class>.<field>`: read by any method of
+   * that class the analysis runs afterwards (a field is shared by the calls made on one instance).
+   */
+  readonly fields = new Map<string, Taint>();
+  /** The names of the tainted fields (a superset test for mayTaint). */
+  readonly fieldNames = new Set<string>();
+  /** Per class id, how many times its fields' taint changed (part of the summaries' signature). */
+  readonly fieldVersion = new Map<string, number>();
+  /** Client values written into module-level variables and fields, by any handler (filled once every entry is read). */
+  readonly writes: StoreWrite[] = [];
+  /** Some file can ask the human (names an elicitation API): only then are confirmation gates looked for. */
+  readonly elicits: boolean;
+  constructor(readonly ctx: SinkContext) {
+    this.sources = ctx.sources;
+    this.elicits = [...ctx.sources.files.values()].some((sf) => /elicitInput|elicitation\/create|inputRequired/.test(sf.getFullText()));
+  }
+
+  /** Record a client value stored in a field; true when it changes what is known. */
+  setField(key: string, name: string, t: Taint): boolean {
+    const cur = this.fields.get(key);
+    if (cur && signature(cur) === signature(t)) return false;
+    this.fields.set(key, cur ? { ...merge([cur, t])!, steps: cur.steps } : t);
+    this.fieldNames.add(name);
+    const cls = key.slice(5, key.indexOf('.'));
+    this.fieldVersion.set(cls, (this.fieldVersion.get(cls) ?? 0) + 1);
+    return true;
+  }
+
+  /** Whether a class has fields holding client values. */
+  hasTaintedFields(cls: ts.Node | undefined): boolean {
+    return !!cls && this.fieldVersion.has(classId(cls));
+  }
+
+  analyze(fn: Analyzable, params: (Taint | undefined)[], depth: number): FnResult {
+    const owner = ownerClass(fn);
     const sig =
       params.map((t) => signature(t)).join(';') +
       '@' +
-      depth;
+      depth +
+      (owner ? `#${this.fieldVersion.get(classId(owner)) ?? 0}` : '');
     let byFn = this.summaries.get(fn);
     if (!byFn) this.summaries.set(fn, (byFn = new Map()));
     const hit = byFn.get(sig);
     if (hit) return hit;
-    const placeholder: FnResult = { flows: [], checks: [] };
+    const placeholder: FnResult = { flows: [], checks: [], writes: [] };
     byFn.set(sig, placeholder); // cuts recursion
     const result = new FnAnalysis(this, fn, depth).run(params);
     byFn.set(sig, result);
@@ -668,20 +1098,28 @@ class Run {
 
 class FnAnalysis {
   private readonly env = new Map<string, Taint>();
+  /** Writes of client values into module-level variables and fields (see recordWrite), by key and position. */
+  private readonly writes = new Map<string, StoreWrite>();
+  /** Checks of called functions already taken in (a function called at several places reports them once). */
+  private readonly seenChecks = new Set<Check>();
   /** The names of the variables in env (a superset test for taintOf). */
   private readonly taintedNames = new Set<string>();
   private changed = false;
   constructor(
     private readonly run_: Run,
-    private readonly fn: FunctionLikeNode,
+    private readonly fn: Analyzable,
     private readonly depth: number,
   ) {}
 
   run(params: (Taint | undefined)[]): FnResult {
     const ps = this.fn.getParameters();
+    const owner = ownerClass(this.fn);
     ps.forEach((p, i) => {
       const t = p.getDotDotDotToken() ? merge(params.slice(i)) : params[i];
-      if (t) this.bind(p.getNameNode(), { ...t, keys: new Set(), steps: [] }, p);
+      if (!t) return;
+      this.bind(p.getNameNode(), { ...t, keys: new Set(), steps: [] }, p);
+      // constructor(private readonly command: string): the argument is kept in this.command.
+      if (owner && Node.isConstructorDeclaration(this.fn) && p.isParameterProperty()) this.run_.setField(`this@${classId(owner)}.${p.getName()}`, p.getName(), { ...t, steps: [p] });
     });
     const nodes = bodyNodes(this.fn);
     const body = this.fn.getBody();
@@ -696,7 +1134,8 @@ class FnAnalysis {
     const flows: RawFlow[] = [];
     const checks: Check[] = [];
     for (const cn of nodes) {
-      if (!this.mayTaint(cn)) continue;
+      // A method call runs with the fields of its instance: followed when some class keeps client values.
+      if (!this.mayTaint(cn) && !(this.run_.fieldNames.size && (ts.isCallExpression(cn) || ts.isNewExpression(cn)) && ts.isPropertyAccessExpression(cn.expression))) continue;
       const n = wrapNode(sf, cn);
       this.collectCheck(n, checks);
       if (Node.isCallExpression(n) || Node.isNewExpression(n) || Node.isTaggedTemplateExpression(n)) this.visitCall(n, flows, checks);
@@ -709,7 +1148,7 @@ class FnAnalysis {
       const tainted = rets.filter((t): t is Taint => !!t);
       ret = tainted.length === 1 ? tainted[0] : merge(tainted);
     }
-    return { flows, checks, ret };
+    return { flows, checks, ret, writes: [...this.writes.values()] };
   }
 
   /* ---- binding */
@@ -794,11 +1233,17 @@ class FnAnalysis {
       const op = n.getOperatorToken().getText();
       if (!['=', '+=', '??=', '||='].includes(op)) return;
       const left = unwrap(n.getLeft());
-      const t = this.taintOf(n.getRight());
+      let t = this.taintOf(n.getRight());
       if (!t) return;
+      // `url += \`?q=${q}\`` on a URL the client does not reach: the value lands after its origin.
+      if (op === '+=' && t.relPath && !this.taintOf(left)) t = { ...t, urlFixed: true };
+      if (!Node.isObjectLiteralExpression(left) && !Node.isArrayLiteralExpression(left)) this.recordWrite(left, n);
       if (Node.isIdentifier(left)) {
         const d = declarationOf(left);
         if (d) this.set(d, t, n);
+      } else if (Node.isPropertyAccessExpression(left) && Node.isThisExpression(unwrap(left.getExpression()))) {
+        const key = exprKey(left);
+        if (key && this.run_.setField(key, left.getName(), { ...t, steps: [...t.steps, n] })) this.changed = true;
       } else if (Node.isObjectLiteralExpression(left) || Node.isArrayLiteralExpression(left)) {
         // destructuring assignment: taint every identifier assigned
         left.forEachDescendant((x) => {
@@ -818,6 +1263,9 @@ class FnAnalysis {
       for (const d of init.getDeclarations()) this.bind(d.getNameNode(), el, d);
     } else if (Node.isCallExpression(n)) {
       const callee = unwrap(n.getExpression());
+      // allowed.push(dir), roots.add(dir), settings.set(key, value), Object.assign(config, changes): a write of the collection.
+      if (Node.isPropertyAccessExpression(callee) && STORE_MUTATORS.has(callee.getName()) && n.getArguments().some((a) => this.taintOf(a))) this.recordWrite(callee.getExpression(), n);
+      if (Node.isPropertyAccessExpression(callee) && callee.getText() === 'Object.assign' && n.getArguments().slice(1).some((a) => this.taintOf(a)) && n.getArguments()[0]) this.recordWrite(n.getArguments()[0]!, n, true);
       if (!Node.isPropertyAccessExpression(callee)) return;
       const idx = ITERATING.get(callee.getName());
       if (idx === undefined) return;
@@ -827,6 +1275,38 @@ class FnAnalysis {
       if (!el || !cb || !isFunctionLike(unwrap(cb))) return;
       const p = (unwrap(cb) as FunctionLikeNode).getParameters()[idx];
       if (p) this.bind(p.getNameNode(), el, p);
+    }
+  }
+
+  /**
+   * Whether the result of a call decides if the function goes on: the call is the condition of an `if` that
+   * leaves (return, throw), or its result is kept in a variable that such an `if` tests.
+   */
+  private gates(call: Node): boolean {
+    const leaves = (st: Node): boolean => Node.isReturnStatement(st) || Node.isThrowStatement(st) || st.getDescendants().some((d) => Node.isReturnStatement(d) || Node.isThrowStatement(d));
+    let cur: Node = call;
+    let p = cur.getParent();
+    while (p && (Node.isAwaitExpression(p) || Node.isParenthesizedExpression(p) || Node.isPrefixUnaryExpression(p) || Node.isPropertyAccessExpression(p))) {
+      cur = p;
+      p = p.getParent();
+    }
+    if (Node.isIfStatement(p) && p.getExpression() === cur) return leaves(p.getThenStatement());
+    if (Node.isVariableDeclaration(p) && Node.isIdentifier(p.getNameNode())) {
+      const name = p.getName();
+      const body = this.fn.getBody();
+      return !!body && findNodes(body, (cn) => ts.isIfStatement(cn) && cn.getStart() > call.getStart()).some(
+        (st) => Node.isIfStatement(st) && new RegExp(`\\b${name}\\b`).test(st.getExpression().getText()) && leaves(st.getThenStatement()),
+      );
+    }
+    return false;
+  }
+
+  /** A client value written into `target` (a module-level variable, a field, or a property of one): kept for 'roots-writable'. */
+  private recordWrite(target: Node, node: Node, anyProperty = false): void {
+    for (const k of storageKeys(target, this.run_.sources, 0, true)) {
+      const key = anyProperty ? `${k}.*` : k;
+      const id = `${key}@${node.getStart()}`;
+      if (!this.writes.has(id)) this.writes.set(id, { key, node, at: node, tool: '' });
     }
   }
 
@@ -843,8 +1323,9 @@ class FnAnalysis {
 
   private mayTaint(cn: ts.Node): boolean {
     const names = this.taintedNames;
-    if (names.size === 0) return false;
-    const visit = (n: ts.Node): boolean => (ts.isIdentifier(n) ? names.has(n.text) : !!ts.forEachChild(n, visit));
+    const fields = this.run_.fieldNames;
+    if (names.size === 0 && fields.size === 0) return false;
+    const visit = (n: ts.Node): boolean => (ts.isIdentifier(n) ? names.has(n.text) || fields.has(n.text) : n.kind === SyntaxKind.ThisKeyword ? fields.size > 0 : !!ts.forEachChild(n, visit));
     return visit(cn);
   }
 
@@ -855,6 +1336,10 @@ class FnAnalysis {
       return d ? this.env.get(declKey(d)) : undefined;
     }
     if (Node.isPropertyAccessExpression(n)) {
+      if (Node.isThisExpression(unwrap(n.getExpression()))) {
+        const key = exprKey(n);
+        return key ? this.run_.fields.get(key) : undefined;
+      }
       const t = this.taint(n.getExpression());
       return t && this.member(t, n.getName(), exprKey(n));
     }
@@ -864,10 +1349,11 @@ class FnAnalysis {
       const key = constString(n.getArgumentExpression())?.value;
       return key !== undefined ? this.member(t, key, exprKey(n)) : this.element(t);
     }
-    if (Node.isTemplateExpression(n)) return merge(n.getTemplateSpans().map((s) => this.taint(s.getExpression())));
+    if (Node.isTemplateExpression(n)) return this.shaped(n, merge(n.getTemplateSpans().map((s) => this.taint(s.getExpression()))));
     if (Node.isBinaryExpression(n)) {
       const op = n.getOperatorToken().getText();
-      if (op === '+' || op === '??' || op === '||' || op === '+=') return merge([this.taint(n.getLeft()), this.taint(n.getRight())]);
+      if (op === '+') return this.shaped(n, merge([this.taint(n.getLeft()), this.taint(n.getRight())]));
+      if (op === '??' || op === '||' || op === '+=') return merge([this.taint(n.getLeft()), this.taint(n.getRight())]);
       if (op === '&&' || op === ',' || op === '=' || op === '??=' || op === '||=') return this.taint(n.getRight());
       return undefined;
     }
@@ -902,7 +1388,17 @@ class FnAnalysis {
     if (Node.isCallExpression(n)) return this.callTaint(n);
     if (Node.isNewExpression(n)) {
       const name = n.getExpression().getText();
-      if (name === 'URL' || name === 'String') return merge((n.getArguments() ?? []).slice(0, 1).map((a) => this.taint(a)));
+      const [a, base] = n.getArguments() ?? [];
+      if (name === 'URL' && base) {
+        // new URL(ref, base): a relative reference with a fixed start keeps the base's scheme and host; any
+        // other reference the client reaches may be absolute and replace them.
+        const ta = a && this.taint(a);
+        const tb = this.taint(base);
+        if (!ta) return tb;
+        const t = merge([ta, tb])!;
+        return { ...t, urlFixed: !!ta.relPath && (!tb || !!tb.urlFixed), schemeFixed: false, relPath: false };
+      }
+      if (name === 'URL' || name === 'String') return a ? this.taint(a) : undefined;
       return undefined;
     }
     if (Node.isTaggedTemplateExpression(n) && n.getTag().getText() === 'String.raw') {
@@ -912,6 +1408,32 @@ class FnAnalysis {
     return undefined;
   }
 
+  /**
+   * The URL shape of a template or concatenation (see Taint.urlFixed): read from the constant text and the
+   * values the client does not reach before the first value it does.
+   */
+  private shaped(n: Node, t: Taint | undefined): Taint | undefined {
+    if (!t) return t;
+    const pieces = piecesOf(n);
+    if (!pieces) return t;
+    let prefix = '';
+    for (const p of pieces) {
+      if ('text' in p) {
+        prefix += p.text;
+        continue;
+      }
+      const pt = this.taintOf(p.expr);
+      if (!pt) {
+        prefix += constString(p.expr)?.value ?? '\0';
+        continue;
+      }
+      if (prefix === '') return { ...t, urlFixed: pt.urlFixed, schemeFixed: pt.schemeFixed, relPath: pt.relPath };
+      const urlFixed = CLOSED_ORIGIN.test(prefix) || CLOSED_BASE.test(prefix);
+      return { ...t, urlFixed, schemeFixed: !urlFixed && OPEN_HOST.test(prefix), relPath: !prefix.includes('\0') && RELATIVE.test(prefix) && !SCHEME.test(prefix) };
+    }
+    return t;
+  }
+
   private argTaints(call: CallExpression | NewExpression): (Taint | undefined)[] {
     return (call.getArguments() ?? []).map((a) => this.taintOf(a));
   }
@@ -919,7 +1441,7 @@ class FnAnalysis {
   private callTaint(call: CallExpression): Taint | undefined {
     const callee = unwrap(call.getExpression());
     const args = call.getArguments();
-    const o = originCached(callee);
+    const o = originCached(callee, this.run_.sources);
     const m = o ? last(o) : '';
     if (o && PATH_MODULES.has(o.module)) {
       if (m === 'resolve' || m === 'join' || m === 'normalize') {
@@ -980,11 +1502,11 @@ class FnAnalysis {
     const f = this.depth < MAX_DEPTH ? functionCached(callee, this.run_.sources) : undefined;
     if (f) {
       const ats = this.argTaints(call);
-      if (!ats.some(Boolean)) return undefined;
+      if (!ats.some(Boolean) && !(Node.isMethodDeclaration(f) && this.run_.hasTaintedFields(ownerClass(f)))) return undefined;
       const r = this.run_.analyze(f, ats, this.depth + 1);
       if (!r.ret) return undefined;
-      const first = ats.find(Boolean)!;
-      return { ...r.ret, keys: liftKeys(f, ats, r.ret.keys), steps: [...first.steps, call, ...r.ret.steps] };
+      const first = ats.find(Boolean);
+      return { ...r.ret, keys: liftKeys(f, ats, r.ret.keys), steps: [...(first?.steps ?? []), call, ...r.ret.steps] };
     }
     return undefined;
   }
@@ -992,58 +1514,127 @@ class FnAnalysis {
   /* ---- sinks and calls */
 
   private visitCall(n: CallExpression | NewExpression | TaggedTemplateExpression, flows: RawFlow[], checks: Check[]): void {
-    const match = classifySink(n, this.run_.sources);
+    const match = classifySink(n, this.run_.ctx);
     if (match) {
       for (const part of match.parts) {
         const ts = part.exprs.map((e) => this.taintOf(e));
         const t = merge(ts);
         if (!t) continue;
-        flows.push({ sink: n, match, kind: part.kind, taint: { ...t, keys: unionKeys(new Set(), ts.flatMap((x) => (x ? [...x.keys] : []))) }, chain: [{ fn: this.fn, at: n }], steps: [...t.steps, n] });
+        const urlShape = part.kind === 'http' || part.kind === 'navigate' ? this.destination(n, t) : undefined;
+        flows.push({
+          sink: n,
+          match,
+          kind: part.kind,
+          taint: { ...t, keys: unionKeys(new Set(), ts.flatMap((x) => (x ? [...x.keys] : []))) },
+          chain: [{ fn: this.fn, at: n }],
+          steps: [...t.steps, n],
+          ...(urlShape ? { urlShape } : {}),
+        });
       }
       return;
     }
-    if (!Node.isCallExpression(n) || this.depth >= MAX_DEPTH) return;
+    if (this.depth >= MAX_DEPTH) return;
+    if (Node.isNewExpression(n)) {
+      // new Session(command): the constructor runs with the arguments (and may keep them in fields).
+      const ats = this.argTaints(n);
+      const ctor = ats.some(Boolean) ? constructorOf(n, this.run_.sources) : undefined;
+      if (ctor && ctor !== this.fn) this.follow(n, ctor, ats, flows, checks);
+      return;
+    }
+    if (!Node.isCallExpression(n)) return;
     const fns = functionsOfCallee(unwrap(n.getExpression()), this.run_.sources).filter((x) => x.fn !== this.fn);
     if (!fns.length) return;
     const ats = this.argTaints(n);
-    if (!ats.some(Boolean)) return;
-    for (const { fn, key } of fns) this.follow(n, fn, ats, flows, checks, key);
+    const tainted = ats.some(Boolean);
+    for (const { fn, key } of fns) {
+      // A method of a class whose fields hold client values runs with them, whatever its arguments.
+      if (tainted || (Node.isMethodDeclaration(fn) && this.run_.hasTaintedFields(ownerClass(fn)))) this.follow(n, fn, ats, flows, checks, key);
+    }
   }
 
-  private follow(n: CallExpression, f: FunctionLikeNode, ats: (Taint | undefined)[], flows: RawFlow[], checks: Check[], tableKey?: string): void {
+  /**
+   * What of an outbound request's destination the client reaches (see Flow.urlShape): the URL's own shape, or
+   * a relative reference resolved against a base the client does not reach — an axios `baseURL`, a got or ky
+   * `prefixUrl` (which is always prepended), in the call's options or the instance's configuration.
+   */
+  private destination(n: Node, t: Taint): UrlShape {
+    if (t.urlFixed) return 'path';
+    const req = httpRequestOf(n, this.run_.sources);
+    if (req) {
+      const configs = [req.options, ...req.instance].map((c) => (c ? objectLiteralOf(c, this.run_.sources) : undefined));
+      const fixedKey = (key: string): boolean =>
+        configs.some((c) => {
+          const v = c && propertyValue(c, key);
+          return !!v && !this.taintOf(v);
+        });
+      const tu = req.url && this.taintOf(req.url);
+      if ((req.library === 'got' || req.library === 'ky') && fixedKey('prefixUrl')) return 'path';
+      if (req.library === 'axios' && fixedKey('baseURL') && (!tu || tu.relPath || tu.urlFixed)) return 'path';
+      if (tu && !tu.urlFixed && !tu.schemeFixed) return 'url';
+    }
+    return t.schemeFixed ? 'host' : 'url';
+  }
+
+  private follow(n: CallExpression | NewExpression, f: Analyzable, ats: (Taint | undefined)[], flows: RawFlow[], checks: Check[], tableKey?: string): void {
     const r = this.run_.analyze(f, ats, this.depth + 1);
-    const first = ats.find(Boolean)!;
+    const first = ats.find(Boolean);
     for (const rf of r.flows) {
       flows.push({
         ...rf,
         taint: { ...rf.taint, keys: liftKeys(f, ats, rf.taint.keys) },
         chain: [{ fn: this.fn, at: n }, ...rf.chain],
-        steps: [...first.steps, n, ...rf.steps],
+        steps: [...(first?.steps ?? []), n, ...rf.steps],
         tableKey: rf.tableKey ?? tableKey,
       });
     }
     for (const c of r.checks) {
+      if (this.seenChecks.has(c)) continue;
+      this.seenChecks.add(c);
       checks.push(c);
-      if (!c.scope) checks.push({ ...c, fn: this.fn, at: n, keys: liftKeys(f, ats, c.keys) });
+      // A check of the callee itself counts at this call, for the arguments that reach it (its own lifted
+      // checks carry the deeper ones up, one level at a time).
+      if (!c.scope && c.fn === f) checks.push({ ...c, fn: this.fn, at: n, keys: liftKeys(f, ats, c.keys) });
+    }
+    for (const w of r.writes) {
+      const id = `${w.key}@${w.node.getStart()}`;
+      if (!this.writes.has(id)) this.writes.set(id, { ...w, at: n });
     }
   }
 
   /* ---- checks */
 
-  private addCheck(checks: Check[], node: Node, subjectNode: Node, subject: Taint | undefined, verdict: Partial<Record<Family, Verdict>>, scope?: Node): void {
+  private addCheck(checks: Check[], node: Node, subjectNode: Node, subject: Taint | undefined, verdict: Partial<Record<Family, Verdict>>, scope?: Node, roots?: Node[]): void {
     if (!subject) return;
     if (!scope) {
       const g = guarding(node);
       if (!g) return;
       if (g !== 'after') scope = g;
     }
-    checks.push({ node, fn: this.fn, at: node, keys: subject.keys, subjectKey: exprKey(subjectNode), part: subject.part, verdict, scope });
+    let shown = node;
+    if (verdict.fs?.guard === 'sound' && roots?.length) {
+      // An allow-list that means "everything" while it is empty, and is empty unless configured.
+      const bypass = openWhenEmpty(this.fn, node, roots, this.run_.sources, (e) => !!this.taintOf(e));
+      if (bypass) {
+        verdict = { ...verdict, fs: v('unsound', 'default-open') };
+        shown = bypass;
+      }
+    }
+    checks.push({ node: shown, fn: this.fn, at: node, keys: subject.keys, subjectKey: exprKey(subjectNode), part: subject.part, verdict, scope, ...(roots?.length ? { roots } : {}) });
   }
 
   private collectCheck(n: Node, checks: Check[]): void {
     if (Node.isCallExpression(n)) {
       const callee = unwrap(n.getExpression());
       const args = n.getArguments();
+      // A confirmation the human gives: the value is shown in an elicitation and nothing runs unless accepted.
+      const gate = this.run_.elicits && mayResolveFunction(callee.compilerNode) ? functionCached(callee, this.run_.sources) : undefined;
+      if (gate && asksHuman(gate, this.run_.sources) && this.gates(n)) {
+        for (const a of args) {
+          const t = this.taintOf(a);
+          if (t) this.addCheck(checks, n, a, t, CONFIRMED);
+        }
+        return;
+      }
       if (Node.isPropertyAccessExpression(callee)) {
         const m = callee.getName();
         const recvNode = callee.getExpression();
@@ -1058,14 +1649,14 @@ class FnAnalysis {
             return this.addCheck(checks, n, recvNode, recv, root && recv.resolved ? { fs: v('sound', 'separator-prefix'), process: v('unsound', 'blocklist') } : DENY);
           }
           if (b && isSep(b) && constString(b) === undefined) return this.addCheck(checks, n, recvNode, recv, DENY); // startsWith(path.sep): only absoluteness
-          if (hasSeparator(b)) return this.addCheck(checks, n, recvNode, recv, { fs: recv.resolved ? v('sound', 'separator-prefix') : v('unsound', 'raw-path-check'), process: v('unsound', 'blocklist') });
+          if (hasSeparator(b)) return this.addCheck(checks, n, recvNode, recv, { fs: recv.resolved ? v('sound', 'separator-prefix') : v('unsound', 'raw-path-check'), process: v('unsound', 'blocklist') }, undefined, b ? [b] : undefined);
           return this.addCheck(checks, n, recvNode, recv, { fs: v('unsound', 'prefix-without-separator'), process: v('unsound', 'blocklist') });
         }
         if (['includes', 'indexOf', 'lastIndexOf', 'has', 'hasOwnProperty'].includes(m) && args[0]) {
           const arg = this.taintOf(args[0]);
           if (arg && !recv) {
             const denied = DENY_NAME.test(recvNode.getText());
-            this.addCheck(checks, n, args[0], arg, denied ? DENY : ALLOW);
+            this.addCheck(checks, n, args[0], arg, denied ? DENY : ALLOW, undefined, [recvNode]);
             checks[checks.length - 1]!.lookup = true;
             return;
           }
@@ -1115,6 +1706,306 @@ class FnAnalysis {
       }
     }
   }
+}
+
+/* ---------------------------------------------------------- confirmation */
+
+const CONFIRMED: Partial<Record<Family, Verdict>> = { process: v('sound', 'confirmed') };
+const humanMemo = new WeakMap<ts.Node, boolean>();
+
+/**
+ * Whether a function asks the human (itself, or a helper of the audited source it calls): an elicitation
+ * request (`elicitInput(…)`, the SDK's `inputRequired.elicit(…)`, a request for 'elicitation/create').
+ */
+function asksHuman(fn: Analyzable, sources: ParsedSources, depth = 0): boolean {
+  const hit = humanMemo.get(fn.compilerNode);
+  if (hit !== undefined) return hit;
+  humanMemo.set(fn.compilerNode, false);
+  const elicits = (cn: ts.Node): boolean => {
+    if (ts.isStringLiteralLike(cn)) return cn.text === 'elicitation/create';
+    if (!ts.isCallExpression(cn)) return false;
+    const c = rawUnwrap(cn.expression);
+    if (ts.isIdentifier(c)) return c.text === 'elicitInput';
+    return ts.isPropertyAccessExpression(c) && (c.name.text === 'elicitInput' || (c.name.text === 'elicit' && ts.isIdentifier(c.expression) && c.expression.text === 'inputRequired'));
+  };
+  let found = findNodes(fn, elicits).length > 0;
+  if (!found && depth < 2) {
+    for (const call of findNodes(fn, (cn) => cn !== fn.compilerNode && ts.isCallExpression(cn) && mayResolveFunction(cn.expression))) {
+      if (!Node.isCallExpression(call)) continue;
+      const g = functionCached(unwrap(call.getExpression()), sources);
+      if (g && g !== fn && asksHuman(g, sources, depth + 1)) {
+        found = true;
+        break;
+      }
+    }
+  }
+  humanMemo.set(fn.compilerNode, found);
+  return found;
+}
+
+/* ------------------------------------------------------- allowed roots */
+
+/** Calls that change what a collection holds (for writes of allowed roots). */
+const STORE_MUTATORS = new Set(['push', 'unshift', 'splice', 'add', 'set']);
+/** Methods that give a collection derived from their receiver. */
+const DERIVING_METHODS = new Set(['map', 'filter', 'slice', 'concat', 'flat', 'flatMap', 'values', 'keys', 'entries', 'toSorted']);
+const CALLBACK_METHODS = new Set(['some', 'every', 'find', 'findIndex', 'filter', 'forEach', 'map', 'flatMap']);
+
+const isModuleLevel = (id: Node): boolean => !id.getFirstAncestor((a) => isFunctionLike(a) || Node.isClassDeclaration(a) || Node.isClassExpression(a) || Node.isConstructorDeclaration(a));
+
+/** The top-level declaring identifier of a variable a module exports under `name` (`export let roots = []`, `export { roots }`). */
+function exportedVariable(sf: SourceFile, name: string): Identifier | undefined {
+  let local = name;
+  for (const ed of sf.getExportDeclarations()) {
+    if (ed.getModuleSpecifierValue()) continue;
+    for (const ne of ed.getNamedExports()) if ((ne.getAliasNode()?.getText() ?? ne.getName()) === name) local = ne.getName();
+  }
+  for (const st of sf.getVariableStatements()) for (const d of st.getDeclarations()) if (d.getName() === local && Node.isIdentifier(d.getNameNode())) return d.getNameNode() as Identifier;
+  return undefined;
+}
+
+/**
+ * Where a value is kept, as storage keys: `m:<decl>` for a module-level variable (through imports of it from
+ * another module), `this@<class>` for an instance, with property paths (`.allowedDirectories`, `.*` for a
+ * computed key); followed through local variables, destructuring, the collection a callback iterates
+ * (`roots.some((r) => …)` reads `roots`), what a function of the audited source returns, spreads and
+ * derived collections. [] when the value is not kept anywhere the analysis can name.
+ */
+function storageKeys(expr: Node, sources: ParsedSources, depth = 0, forWrite = false): string[] {
+  if (depth > 8) return [];
+  const n = stripAwait(expr);
+  const union = (xs: Node[]): string[] => (forWrite ? [] : [...new Set(xs.flatMap((x) => storageKeys(x, sources, depth + 1)))]);
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    if (!d) return [];
+    const imp = importOfDecl(d);
+    if (imp) {
+      const target = resolveRelativeModule(sources.rel(d.getSourceFile()), imp.spec, sources);
+      const decl = target && imp.imported !== '*' ? exportedVariable(target, imp.imported) : undefined;
+      return decl ? [`m:${declKey(decl)}`] : [];
+    }
+    const p = d.getParent();
+    if (isModuleLevel(d) && (Node.isVariableDeclaration(p) || Node.isBindingElement(p))) return [`m:${declKey(d)}`];
+    // Assigning a local variable changes nothing stored; writing through it (`cfg.roots = …`) does.
+    if (forWrite && depth === 0) return [];
+    if (Node.isVariableDeclaration(p) && p.getNameNode() === d) {
+      const init = p.getInitializer();
+      return init ? storageKeys(init, sources, depth + 1, forWrite) : [];
+    }
+    if (Node.isBindingElement(p)) {
+      const holder = p.getFirstAncestor((a) => Node.isVariableDeclaration(a));
+      const pn = p.getPropertyNameNode();
+      const prop = pn ? propertyName(pn) : p.getName();
+      const init = Node.isVariableDeclaration(holder) ? holder.getInitializer() : undefined;
+      return init && prop !== undefined && p.getParent() === holder!.getNameNode() ? storageKeys(init, sources, depth + 1).map((k) => `${k}.${prop}`) : [];
+    }
+    if (Node.isParameterDeclaration(p)) {
+      // roots.some((root) => …): the parameter is an element of the collection.
+      const cb = p.getParent();
+      const call = cb?.getParent();
+      if (isFunctionLike(cb) && Node.isCallExpression(call) && (call.getArguments() as Node[]).includes(cb)) {
+        const c = unwrap(call.getExpression());
+        if (Node.isPropertyAccessExpression(c) && CALLBACK_METHODS.has(c.getName())) return storageKeys(c.getExpression(), sources, depth + 1);
+      }
+    }
+    return [];
+  }
+  if (Node.isThisExpression(n)) {
+    const cls = rawEnclosingClass(n.compilerNode);
+    return cls ? [`this@${classId(cls)}`] : [];
+  }
+  if (Node.isPropertyAccessExpression(n)) return storageKeys(n.getExpression(), sources, depth + 1, forWrite).map((k) => `${k}.${n.getName()}`);
+  if (Node.isElementAccessExpression(n)) {
+    const key = constString(n.getArgumentExpression())?.value;
+    return storageKeys(n.getExpression(), sources, depth + 1, forWrite).map((k) => `${k}.${key ?? '*'}`);
+  }
+  if (Node.isCallExpression(n)) {
+    const callee = unwrap(n.getExpression());
+    // A derived collection is a copy: writing into it changes nothing stored.
+    if (Node.isPropertyAccessExpression(callee) && DERIVING_METHODS.has(callee.getName())) return forWrite ? [] : storageKeys(callee.getExpression(), sources, depth + 1);
+    const fn = functionCached(callee, sources);
+    if (fn) return [...new Set(returnedOf(fn).flatMap((x) => storageKeys(x, sources, depth + 1, forWrite)))];
+    return union(n.getArguments());
+  }
+  if (Node.isBinaryExpression(n) && ['+', '??', '||'].includes(n.getOperatorToken().getText())) return union([n.getLeft(), n.getRight()]);
+  if (Node.isConditionalExpression(n)) return union([n.getWhenTrue(), n.getWhenFalse()]);
+  if (Node.isTemplateExpression(n)) return union(n.getTemplateSpans().map((sp) => sp.getExpression()));
+  if (Node.isObjectLiteralExpression(n)) return union(n.getProperties().flatMap((pr) => (Node.isSpreadAssignment(pr) ? [pr.getExpression()] : [])));
+  if (Node.isArrayLiteralExpression(n)) return union(n.getElements().map((e) => (Node.isSpreadElement(e) ? e.getExpression() : e)));
+  return [];
+}
+
+/** A write of `write` changes what `root` holds: the same place, a place holding it, or a part of it. */
+function keysMatch(root: string, write: string): boolean {
+  const w = write.endsWith('.*') ? write.slice(0, -2) : write;
+  return root === w || root.startsWith(w + '.') || w.startsWith(root + '.');
+}
+
+/** `E.length === 0`, `!E.length`, `E.size === 0`, `!E || E.length === 0` → E. */
+function emptyTested(cond: Node): Node | undefined {
+  const u = unwrap(cond);
+  const lengthOf = (x: Node): Node | undefined => {
+    const v = unwrap(x);
+    return Node.isPropertyAccessExpression(v) && (v.getName() === 'length' || v.getName() === 'size') ? v.getExpression() : undefined;
+  };
+  if (Node.isPrefixUnaryExpression(u) && u.getOperatorToken() === SyntaxKind.ExclamationToken) return lengthOf(u.getOperand());
+  if (Node.isBinaryExpression(u)) {
+    const op = u.getOperatorToken().getText();
+    if (op === '||') return emptyTested(u.getLeft()) ?? emptyTested(u.getRight());
+    const l = u.getLeft();
+    const r = u.getRight();
+    const num = (x: Node): string | undefined => (Node.isNumericLiteral(unwrap(x)) ? unwrap(x).getText() : undefined);
+    if ((op === '===' || op === '==' || op === '<=') && num(r) === '0') return lengthOf(l);
+    if (op === '<' && num(r) === '1') return lengthOf(l);
+    if ((op === '===' || op === '==') && num(l) === '0') return lengthOf(r);
+  }
+  return undefined;
+}
+
+/** `E.length > 0`, `E.length !== 0`, `E.length >= 1`, `E.length` (truthy), `E.size > 0` → E. */
+function nonEmptyTested(cond: Node): Node | undefined {
+  const u = unwrap(cond);
+  const lengthOf = (x: Node): Node | undefined => {
+    const v = unwrap(x);
+    return Node.isPropertyAccessExpression(v) && (v.getName() === 'length' || v.getName() === 'size') ? v.getExpression() : undefined;
+  };
+  if (Node.isPropertyAccessExpression(u)) return lengthOf(u);
+  if (Node.isBinaryExpression(u)) {
+    const op = u.getOperatorToken().getText();
+    const num = Node.isNumericLiteral(unwrap(u.getRight())) ? unwrap(u.getRight()).getText() : undefined;
+    if ((op === '>' || op === '!==' || op === '!=') && num === '0') return lengthOf(u.getLeft());
+    if (op === '>=' && num === '1') return lengthOf(u.getLeft());
+  }
+  return undefined;
+}
+
+/** Does a branch let the value through (return true, or the client's value itself), without throwing or returning anything else? */
+function accepts(stmt: Node | undefined, carriesValue: (n: Node) => boolean): boolean {
+  if (!stmt) return false;
+  let ok = false;
+  let refused = false;
+  const test = (n: Node): void => {
+    if (Node.isThrowStatement(n)) refused = true;
+    else if (Node.isReturnStatement(n)) {
+      const e = n.getExpression() && unwrap(n.getExpression()!);
+      if (e && (Node.isTrueLiteral(e) || carriesValue(e))) ok = true;
+      else refused = true;
+    }
+  };
+  test(stmt);
+  stmt.forEachDescendant((n, trav) => {
+    if (isFunctionLike(n)) return trav.skip();
+    test(n);
+  });
+  return ok && !refused;
+}
+
+/**
+ * Whether a collection may be empty when nothing is configured: an empty array or Set written as its value
+ * or as a default (`config.allowedDirectories ?? []`, `{ allowedDirectories: [] }`), followed through
+ * variables, imports, fields, object properties (spreads included) and what functions return.
+ */
+function mayBeEmpty(expr: Node | undefined, sources: ParsedSources, depth = 0): boolean {
+  if (!expr || depth > 8) return false;
+  const n = stripAwait(expr);
+  const again = (x: Node | undefined): boolean => mayBeEmpty(x, sources, depth + 1);
+  if (Node.isArrayLiteralExpression(n)) return n.getElements().length === 0;
+  if (Node.isNewExpression(n)) return /^(?:Set|Map|Array)$/.test(n.getExpression().getText()) && n.getArguments().length === 0;
+  if (Node.isBinaryExpression(n) && ['??', '||'].includes(n.getOperatorToken().getText())) return again(n.getRight()) || again(n.getLeft());
+  if (Node.isConditionalExpression(n)) return again(n.getWhenTrue()) || again(n.getWhenFalse());
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    if (!d) return false;
+    const p = d.getParent();
+    if (Node.isBindingElement(p)) {
+      const holder = p.getFirstAncestor((a) => Node.isVariableDeclaration(a));
+      const pn = p.getPropertyNameNode();
+      const prop = pn ? propertyName(pn) : p.getName();
+      const init = Node.isVariableDeclaration(holder) ? holder.getInitializer() : undefined;
+      return (!!p.getInitializer() && again(p.getInitializer())) || (!!init && prop !== undefined && propertyMayBeEmpty(init, prop, sources, depth + 1));
+    }
+    if (Node.isVariableDeclaration(p) && !p.getInitializer()) return assignedValues(d).some((x) => again(x));
+    const v = valueOfDeclaration(d, sources);
+    return !!v && v !== n && !Node.isSourceFile(v) && again(v);
+  }
+  if (Node.isPropertyAccessExpression(n)) {
+    if (Node.isThisExpression(unwrap(n.getExpression()))) return fieldValues(n).some((x) => again(x));
+    return propertyMayBeEmpty(n.getExpression(), n.getName(), sources, depth + 1);
+  }
+  if (Node.isCallExpression(n)) {
+    const callee = unwrap(n.getExpression());
+    if (Node.isPropertyAccessExpression(callee) && DERIVING_METHODS.has(callee.getName())) return again(callee.getExpression());
+    const fn = functionCached(callee, sources);
+    return !!fn && returnedOf(fn).some((x) => again(x));
+  }
+  return false;
+}
+
+/** What a function returns: its expression body, or the expressions of its own return statements. */
+function returnedOf(fn: Analyzable): Node[] {
+  const body = fn.getBody();
+  if (body && !Node.isBlock(body)) return [body];
+  return ownReturns(fn).flatMap((r) => (r.expression ? [wrapNode(fn.getSourceFile(), r.expression)] : []));
+}
+
+/** Whether property `prop` of the object an expression holds may be an empty collection (see mayBeEmpty). */
+function propertyMayBeEmpty(obj: Node, prop: string, sources: ParsedSources, depth: number): boolean {
+  if (depth > 8) return false;
+  const o = stripAwait(obj);
+  const lit = Node.isObjectLiteralExpression(o) ? o : objectLiteralOf(o, sources);
+  if (lit) {
+    const v = propertyValue(lit, prop);
+    if (v) return mayBeEmpty(v, sources, depth + 1);
+    return lit.getProperties().some((p) => Node.isSpreadAssignment(p) && propertyMayBeEmpty(p.getExpression(), prop, sources, depth + 1));
+  }
+  if (Node.isPropertyAccessExpression(o) && Node.isThisExpression(unwrap(o.getExpression()))) return fieldValues(o).some((x) => propertyMayBeEmpty(x, prop, sources, depth + 1));
+  if (Node.isIdentifier(o)) {
+    const d = declarationOf(o);
+    if (!d) return false;
+    const p = d.getParent();
+    if (Node.isVariableDeclaration(p) && !p.getInitializer()) return assignedValues(d).some((x) => propertyMayBeEmpty(x, prop, sources, depth + 1));
+    const v = valueOfDeclaration(d, sources);
+    return !!v && v !== o && !Node.isSourceFile(v) && propertyMayBeEmpty(v, prop, sources, depth + 1);
+  }
+  if (Node.isCallExpression(o)) {
+    const fn = functionCached(unwrap(o.getExpression()), sources);
+    return !!fn && returnedOf(fn).some((x) => propertyMayBeEmpty(x, prop, sources, depth + 1));
+  }
+  return false;
+}
+
+/**
+ * The branch that makes a confinement check open to everything while its allow-list is empty, when the list
+ * may be empty by default: an earlier `if (allowed.length === 0) return true` (or return the path) in the
+ * function of the check, or the check written as `allowed.length === 0 || …` / `allowed.length > 0 && !ok`.
+ */
+function openWhenEmpty(fn: Analyzable, check: Node, roots: Node[], sources: ParsedSources, carriesValue: (n: Node) => boolean): Node | undefined {
+  const body = fn.getBody();
+  if (!body) return undefined;
+  // The tested list must be the one the check compares with (the same storage, or the same expression).
+  let rootKeys: string[] | undefined;
+  const rootText = roots.map((r) => r.getText()).join(' ') + ' ' + check.getAncestors().slice(0, 6).map((a) => (Node.isCallExpression(a) ? a.getExpression().getText() : '')).join(' ');
+  const sameList = (e: Node): boolean => {
+    rootKeys ??= [...new Set(roots.flatMap((r) => storageKeys(r, sources)))];
+    const keys = storageKeys(e, sources);
+    return keys.some((k) => rootKeys!.includes(k)) || rootText.includes(e.getText());
+  };
+  const open = (e: Node | undefined): boolean => !!e && sameList(e) && mayBeEmpty(e, sources);
+  for (let cur: Node = check, p = check.getParent(); p && p !== body; cur = p, p = p.getParent()) {
+    if (Node.isBinaryExpression(p)) {
+      const op = p.getOperatorToken().getText();
+      const other = p.getLeft() === cur ? p.getRight() : p.getLeft();
+      const e = op === '||' ? emptyTested(other) : op === '&&' ? nonEmptyTested(other) : undefined;
+      if (open(e)) return p;
+    }
+    if (Node.isStatement(p)) break;
+  }
+  for (const st of findNodes(body, (cn) => ts.isIfStatement(cn) && cn.getStart() < check.getStart())) {
+    if (!Node.isIfStatement(st) || st.getThenStatement().containsRange(check.getPos(), check.getEnd())) continue;
+    const e = emptyTested(st.getExpression());
+    if (e && accepts(st.getThenStatement(), carriesValue) && open(e)) return st;
+  }
+  return undefined;
 }
 
 /* ------------------------------------------------------------ guarding */
@@ -1196,7 +2087,7 @@ function guarding(check: Node): 'after' | Node | undefined {
 
 const rank: Record<Guard, number> = { none: 0, unsound: 1, sound: 2 };
 /** Among unsound checks, the one closest to a real confinement is reported. */
-const detailRank = (d: GuardDetail | undefined): number => (d === 'prefix-without-separator' ? 2 : d ? 1 : 0);
+const detailRank = (d: GuardDetail | undefined): number => (d === 'roots-writable' ? 4 : d === 'default-open' ? 3 : d === 'prefix-without-separator' ? 2 : d ? 1 : 0);
 
 /**
  * Does a check test the value that reaches the sink? Yes when the checked expression is one the value went
@@ -1206,7 +2097,7 @@ const detailRank = (d: GuardDetail | undefined): number => (d === 'prefix-withou
  */
 function relevant(c: Check, f: RawFlow, rootKeys: ReadonlySet<string>): boolean {
   if (c.subjectKey && f.taint.keys.has(c.subjectKey) && !rootKeys.has(c.subjectKey)) return true;
-  if (c.part && !(f.kind === 'http' && c.lookup)) return false;
+  if (c.part && !((f.kind === 'http' || f.kind === 'navigate') && c.lookup)) return false;
   for (const k of c.keys) if (f.taint.keys.has(k) && !rootKeys.has(k)) return true;
   return false;
 }
@@ -1221,25 +2112,41 @@ function argumentOf(inner: Node, call: Node): boolean {
   return true;
 }
 
-function judge(f: RawFlow, checks: Check[], rootKeys: ReadonlySet<string>): { guard: Guard; detail?: GuardDetail; at?: Node } {
+/** The tool's write that changes the allowed roots a check compares with (memoised per check), or undefined. */
+const writerMemo = new WeakMap<Check, StoreWrite | null>();
+function rootsWriter(c: Check, run: Run): StoreWrite | undefined {
+  if (!c.roots || run.writes.length === 0) return undefined;
+  const hit = writerMemo.get(c);
+  if (hit !== undefined) return hit ?? undefined;
+  const keys = [...new Set(c.roots.flatMap((r) => storageKeys(r, run.sources)))];
+  const w = run.writes.find((x) => keys.some((k) => keysMatch(k, x.key)));
+  writerMemo.set(c, w ?? null);
+  return w;
+}
+
+function judge(f: RawFlow, checks: Check[], run: Run): { guard: Guard; detail?: GuardDetail; at?: Node; writer?: string } {
+  const rootKeys = run.rootKeys;
   if (f.kind === 'argument') return { guard: 'sound', detail: 'argv-no-shell' };
   if (f.kind === 'fs' && f.taint.basename) return { guard: 'sound', detail: 'basename' };
   if (f.kind === 'shell' && f.taint.escaped) return { guard: 'sound', detail: 'escaped' };
   const family: Family = f.kind === 'fs' ? 'fs' : 'process';
-  let best: { guard: Guard; detail?: GuardDetail; at?: Node } = f.taint.replaced
+  let best: { guard: Guard; detail?: GuardDetail; at?: Node; writer?: string } = f.taint.replaced
     ? { guard: 'unsound', detail: family === 'fs' ? 'raw-path-check' : 'blocklist', at: f.steps.find((s) => /\.replace(?:All)?\(/.test(s.getText())) }
     : { guard: 'none' };
   for (const c of checks) {
-    const verdict = c.verdict[family];
+    let verdict = c.verdict[family];
     if (!verdict) continue;
     if (!relevant(c, f, rootKeys)) continue;
+    // A confinement whose allowed roots a tool can rewrite confines nothing.
+    const writer = family === 'fs' && verdict.guard === 'sound' ? rootsWriter(c, run) : undefined;
+    if (writer) verdict = { guard: 'unsound', detail: 'roots-writable' };
     const link = f.chain.find((l) => l.fn === c.fn);
     if (!link) continue;
     if (c.scope) {
       if (!(link.at.getStart() >= c.scope.getStart() && link.at.getEnd() <= c.scope.getEnd())) continue;
     } else if (c.at.getStart() >= link.at.getStart() && !argumentOf(c.at, link.at)) continue;
     if (rank[verdict.guard] > rank[best.guard] || (verdict.guard === best.guard && detailRank(verdict.detail) > detailRank(best.detail))) {
-      best = { guard: verdict.guard, detail: verdict.detail, at: c.node };
+      best = writer ? { guard: verdict.guard, detail: verdict.detail, at: writer.node, writer: writer.tool } : { guard: verdict.guard, detail: verdict.detail, at: c.node };
     }
   }
   return best;
@@ -1252,20 +2159,60 @@ const siteMemo = new WeakMap<RepoFacts, SinkSite[]>();
 
 /** Flows from every handler entry of the server model to sinks, one per (entry, sink, kind), sorted by location. */
 export function toolFlows(repo: RepoFacts): Flow[] {
+  noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
   const hit = flowMemo.get(repo);
   if (hit) return hit;
   const sources = parsedSources(repo);
   const model = serverModel(repo);
-  const run = new Run(sources);
+  const run = new Run(sinkContext(repo, sources));
   const out: Flow[] = [];
-  for (const entry of model.entries) out.push(...entryFlows(entry, run, sources));
+  // Every entry is read before any flow is judged: a tool may change what another tool's check relies on.
+  const results = model.entries.map((entry) => ({ entry, r: analyzeEntry(entry, run) }));
+  for (const { entry, r } of results) {
+    for (const w of r?.writes ?? []) {
+      const branch = entry.branches?.find((b) => w.at.getStart() >= b.node.getStart() && w.at.getEnd() <= b.node.getEnd());
+      run.writes.push({ ...w, tool: branch?.name ?? entry.name });
+    }
+  }
+  for (const { entry, r } of results) if (r) out.push(...entryFlows(entry, r, run, sources));
   out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0)));
   flowMemo.set(repo, out);
   return out;
 }
 
-function entryFlows(entry: HandlerEntry, run: Run, sources: ParsedSources): Flow[] {
-  if (!entry.inputs.length) return [];
+const TOOL_NAME_PARAM = /^(?:name|toolName|tool_name|tool|method)$/;
+const helperMemo = new WeakMap<ts.Node, { name: string; node: Node }[]>();
+
+/**
+ * The branch of a dispatcher that a flow goes through when the dispatcher hands the tool's name to a helper
+ * (`handleToolCall(request.params.name, args)` then `switch (name) { case 'browser_navigate': … }`): the
+ * first function on the flow's chain, below the handler, that branches on a parameter named like a tool name.
+ */
+function helperBranch(chain: Link[]): { name: string; node: Node } | undefined {
+  for (const link of chain.slice(1)) {
+    let branches = helperMemo.get(link.fn.compilerNode);
+    if (!branches) {
+      branches = [];
+      const params = new Set(link.fn.getParameters().map((p) => p.getName()).filter((n) => TOOL_NAME_PARAM.test(n)));
+      if (params.size) {
+        for (const n of findNodes(link.fn, (cn) => ts.isSwitchStatement(cn) && ts.isIdentifier(rawUnwrap(cn.expression)) && params.has((rawUnwrap(cn.expression) as ts.Identifier).text))) {
+          if (!Node.isSwitchStatement(n)) continue;
+          for (const c of n.getCaseBlock().getClauses()) {
+            const v = Node.isCaseClause(c) ? constString(c.getExpression())?.value : undefined;
+            if (v !== undefined) branches.push({ name: v, node: c });
+          }
+        }
+      }
+      helperMemo.set(link.fn.compilerNode, branches);
+    }
+    const hit = branches.find((b) => link.at.getStart() >= b.node.getStart() && link.at.getEnd() <= b.node.getEnd());
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+function analyzeEntry(entry: HandlerEntry, run: Run): FnResult | undefined {
+  if (!entry.inputs.length) return undefined;
   const params: (Taint | undefined)[] = [];
   for (const input of entry.inputs) {
     params[input.param] = {
@@ -1276,13 +2223,16 @@ function entryFlows(entry: HandlerEntry, run: Run, sources: ParsedSources): Flow
       steps: [],
     };
   }
-  const r = run.analyze(entry.fn, params, 0);
+  return run.analyze(entry.fn, params, 0);
+}
+
+function entryFlows(entry: HandlerEntry, r: FnResult, run: Run, sources: ParsedSources): Flow[] {
   const at = (n: Node): FlowStep => ({ file: sources.rel(n.getSourceFile()), line: positionOf(n).line });
   const bySink = new Map<string, Flow>();
   for (const f of r.flows) {
-    const g = judge(f, r.checks, run.rootKeys);
+    const g = judge(f, r.checks, run);
     const pos = { file: sources.rel(f.sink.getSourceFile()), ...positionOf(f.sink) };
-    const branch = entry.branches?.find((b) => f.chain[0]!.at.getStart() >= b.node.getStart() && f.chain[0]!.at.getEnd() <= b.node.getEnd());
+    const branch = entry.branches?.find((b) => f.chain[0]!.at.getStart() >= b.node.getStart() && f.chain[0]!.at.getEnd() <= b.node.getEnd()) ?? (entry.branches ? helperBranch(f.chain) : undefined);
     const path: FlowStep[] = [];
     for (const s of f.steps) {
       const step = at(s);
@@ -1300,7 +2250,9 @@ function entryFlows(entry: HandlerEntry, run: Run, sources: ParsedSources): Flow
       guard: g.guard,
       ...(g.detail ? { guardDetail: g.detail } : {}),
       ...(g.at ? { guardAt: at(g.at) } : {}),
+      ...(g.writer ? { guardWriter: g.writer } : {}),
       path,
+      ...(f.urlShape ? { urlShape: f.urlShape } : {}),
     };
     const key = `${flow.tool}|${flow.file}:${flow.line}:${flow.column}|${flow.sinkKind}`;
     const prev = bySink.get(key);
@@ -1325,7 +2277,7 @@ const IMPORTLESS_SINK_NAME = new RegExp(`^(?:${IMPORTLESS_SINK_NAMES.join('|')})
  * names that module in an import or require; without one, only importless names (eval, fetch…) and local
  * aliases of them (`const f = globalThis.fetch`) can be sinks.
  */
-function sinkPrefilter(sf: SourceFile): NamedFilter {
+function sinkPrefilter(sf: SourceFile, ctx: SinkContext): NamedFilter {
   const text = sf.compilerNode.text;
   const aliases = new Set<string>();
   const decls: ts.VariableDeclaration[] = [];
@@ -1343,8 +2295,20 @@ function sinkPrefilter(sf: SourceFile): NamedFilter {
   // Names that can lead to a sink module: its import bindings, then (to a fixpoint) the variables whose
   // initializer mentions one of them (`const { exec } = cp`, `const run = promisify(exec)`, `const fsp = fs.promises`).
   const rooted = new Set<string>();
-  if (namesAnyModule(sf, SINK_MODULES)) {
+  // HTTP client instances imported from another module of the audited source (`import { api } from './http.js'`).
+  const exported = instanceExports(ctx.sources);
+  const viaInstance: string[] = [];
+  if (exported.size) {
+    for (const [local, b] of importsOf(sf)) {
+      if (!b.module.startsWith('.')) continue;
+      const target = resolveRelativeModule(ctx.sources.rel(sf), b.module, ctx.sources);
+      const names = target && exported.get(target);
+      if (names && (b.imported === '*' || names.has(b.imported))) viaInstance.push(local);
+    }
+  }
+  if (namesAnyModule(sf, SINK_MODULES) || viaInstance.length) {
     for (const [local, b] of importsOf(sf)) if (SINK_MODULES.has(b.module)) rooted.add(local);
+    for (const local of viaInstance) rooted.add(local);
     const bindingNames = (b: ts.BindingName, out: string[]): string[] => {
       if (ts.isIdentifier(b)) out.push(b.text);
       else for (const el of b.elements) if (ts.isBindingElement(el)) bindingNames(el.name, out);
@@ -1376,16 +2340,18 @@ function sinkPrefilter(sf: SourceFile): NamedFilter {
   }
   const byName = (cn: ts.Node): boolean => {
     const name = rawCalleeName(cn);
-    return !!name && (IMPORTLESS_SINK_NAME.test(name) || aliases.has(name));
+    return !!name && (IMPORTLESS_SINK_NAME.test(name) || aliases.has(name) || (ctx.browser && NAVIGATION_NAMES.has(name) && ts.isCallExpression(cn)));
   };
   // A file with no name leading to a sink module: only the names decide, so the name index finds the calls.
-  if (rooted.size === 0) return namedFilter([...IMPORTLESS_SINK_NAMES, ...aliases], byName);
+  if (rooted.size === 0) return namedFilter([...IMPORTLESS_SINK_NAMES, ...aliases, ...(ctx.browser ? NAVIGATION_NAMES : [])], byName);
   return (cn: ts.Node): boolean => {
     if (byName(cn)) return true;
-    // The root of the callee (`fs` in fs.promises.readFile): a name leading to a sink module, or require()/import() itself.
+    // The root of the callee (`fs` in fs.promises.readFile): a name leading to a sink module, require()/import()
+    // itself, or `this` (a field holding a client: `this.http.get(…)`).
     let e: ts.Node | undefined = ts.isCallExpression(cn) || ts.isNewExpression(cn) ? cn.expression : ts.isTaggedTemplateExpression(cn) ? cn.tag : undefined;
     for (let i = 0; e && i < 32; i++) {
       if (ts.isIdentifier(e)) return rooted.has(e.text);
+      if (e.kind === SyntaxKind.ThisKeyword) return true;
       if (ts.isCallExpression(e)) {
         const c = e.expression;
         if (c.kind === SyntaxKind.ImportKeyword || (ts.isIdentifier(c) && c.text === 'require')) return true;
@@ -1397,24 +2363,43 @@ function sinkPrefilter(sf: SourceFile): NamedFilter {
   };
 }
 
+const contextMemo = new WeakMap<RepoFacts, SinkContext>();
+
+/** The sink context of an audit: its parsed files, and whether the package drives a browser (a browser module in its manifest or imported by its code). */
+function sinkContext(repo: RepoFacts, sources: ParsedSources): SinkContext {
+  const hit = contextMemo.get(repo);
+  if (hit) return hit;
+  const pkg = repo.object('package.json');
+  const deps = pkg.ok ? ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'].flatMap((k) => Object.keys((pkg.value[k] as Record<string, unknown> | undefined) ?? {})) : [];
+  const browser = deps.some((d) => BROWSER_MODULES.includes(d)) || [...sources.files.values()].some((sf) => namesAnyModule(sf, BROWSER_MODULES));
+  const ctx = { sources, browser };
+  contextMemo.set(repo, ctx);
+  return ctx;
+}
+
 /** Every recognised sink call in the source, tainted or not (for rules about launches, file access or fetches as such). */
 export function sinkSites(repo: RepoFacts): SinkSite[] {
+  noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
   const hit = siteMemo.get(repo);
   if (hit) return hit;
   const sources = parsedSources(repo);
+  const ctx = sinkContext(repo, sources);
   const out: SinkSite[] = [];
   for (const [file, sf] of modelFiles(sources)) {
-    const candidate = sinkPrefilter(sf);
+    const candidate = sinkPrefilter(sf, ctx);
     // A call is a sink only if its callee's origin says so (callSinkKind): decided before wrapping.
     const isSinkCall = (cn: ts.Node): boolean => {
       if (!ts.isCallExpression(cn)) return true;
-      const o = rawOriginOf(rawUnwrap(cn.expression));
+      const callee = rawUnwrap(cn.expression);
+      if (ctx.browser && ts.isPropertyAccessExpression(callee) && NAVIGATION_NAMES.has(callee.name.text)) return true;
+      const o = rawOriginOf(callee);
+      if (o && o.module.startsWith('.')) return true; // an instance exported by another module: classifySink decides
       return !!o && !!callSinkKind(o);
     };
     for (const cn of rawOfKinds(sf, SINK_KINDS, candidate)) {
       if (!isSinkCall(cn)) continue;
       const n = wrapNode(sf, cn);
-      const m = classifySink(n, sources);
+      const m = classifySink(n, ctx);
       if (!m) continue;
       out.push({
         family: m.family,

@@ -1,6 +1,7 @@
 import type { Node } from 'web-tree-sitter';
 import type { RepoFacts } from './repo.js';
 import { allNodes, descendants, isSkippedPythonPath, kids, lineOf, nodesWithin, pythonSources, stringLiteral, within, type PythonFile, type PythonSources } from './python-source.js';
+import { noteSourceRead } from './not-read.js';
 
 /**
  * What a Python MCP server defines, read from its syntax trees (python-source.ts), built once per
@@ -90,6 +91,7 @@ const memo = new WeakMap<RepoFacts, PythonModel>();
 
 /** The Python model of a repository; undefined when the parser was not loaded. */
 export function pythonModel(repo: RepoFacts): PythonModel | undefined {
+  noteSourceRead('python'); // a memoised answer still counts as reading the source (engine/runner)
   const hit = memo.get(repo);
   if (hit) return hit;
   const src = pythonSources(repo);

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Language, Parser, type Node, type Tree } from 'web-tree-sitter';
 import type { RepoFacts } from './repo.js';
+import { noteSourceRead, type FileNotRead } from './not-read.js';
 
 /**
  * The audited repository's Python sources as tree-sitter syntax trees, built once per RepoFacts and
@@ -35,8 +36,20 @@ const SKIPPED_DIRS = new Set([
   '.mypy_cache',
   '.pytest_cache',
 ]);
-/** Guard against huge trees: beyond this many files, the rest are not parsed. */
-const MAX_FILES = 2000;
+/**
+ * Limits of the Python reading: files beyond `maxFiles` are not parsed (each is reported as not read); a file
+ * over `parseBytes` is read by the pattern screen only; a tree nested deeper than `maxDepth` is not judged (the
+ * Python model's walks are recursive).
+ */
+export const PYTHON_LIMITS = { maxFiles: 2000, parseBytes: 4 * 1024 * 1024, scanBytes: 256 * 1024 * 1024, maxDepth: 1000 };
+const MAX_FILES = PYTHON_LIMITS.maxFiles;
+
+/** The pattern screen of a Python file too large to parse (see SCREEN_PATTERNS in ts-source). */
+const PY_SCREEN = [
+  /\b(?:subprocess|os|system|popen|exec|eval|compile|__import__|shutil|pty|ctypes)\b/,
+  /\b(?:requests|httpx|urllib|aiohttp|socket|open|pathlib|Path|environ|getenv|print|stdout|sys)\b/,
+  /\b(?:mcp|FastMCP|Server|tool|prompt|resource|list_tools|call_tool|import|from)\b/,
+];
 
 /** True for a path the Python side never reads (tests, fixtures, virtualenvs, caches). */
 export function isSkippedPythonPath(rel: string): boolean {
@@ -48,8 +61,10 @@ export function isSkippedPythonPath(rel: string): boolean {
 
 /** The repository's own Python files (relative paths), without parsing anything. */
 export function pythonFilesOf(repo: RepoFacts): string[] {
-  return repo.files.filter((f) => f.endsWith('.py') && !isSkippedPythonPath(f)).slice(0, MAX_FILES);
+  return allPythonFiles(repo).slice(0, MAX_FILES);
 }
+
+const allPythonFiles = (repo: RepoFacts): string[] => repo.files.filter((f) => f.endsWith('.py') && !isSkippedPythonPath(f));
 
 export const hasPythonSource = (repo: RepoFacts): boolean => pythonFilesOf(repo).length > 0;
 
@@ -102,8 +117,10 @@ export interface PythonFile {
 export interface PythonSources {
   /** Parsed files, keyed by their relative path, in path order. */
   readonly files: ReadonlyMap<string, PythonFile>;
-  /** Python files that could not be read at all (too large, unreadable). */
-  readonly unread: readonly { file: string; problem: string }[];
+  /** Python files that were not parsed and may hold code (file-not-read: too large, unreadable, too deep, past the file limit). */
+  readonly unread: readonly FileNotRead[];
+  /** Files too large to parse that the pattern screen read whole and found nothing the rules look for in. */
+  readonly screened: readonly FileNotRead[];
 }
 
 const cache = new WeakMap<RepoFacts, PythonSources>();
@@ -118,32 +135,74 @@ const reaper = new FinalizationRegistry<Tree[]>((trees) => {
   }
 });
 
+/** The parsed Python sources if some part asked for them (the report's inputs; nothing is parsed here). */
+export const peekPythonSources = (repo: RepoFacts): PythonSources | undefined => cache.get(repo);
+
 /** Parse every Python file of the repository once. Undefined when the parser was not loaded. */
 export function pythonSources(repo: RepoFacts): PythonSources | undefined {
+  noteSourceRead('python');
   const hit = cache.get(repo);
   if (hit) return hit;
   if (!parser) return undefined;
   const files = new Map<string, PythonFile>();
-  const unread: { file: string; problem: string }[] = [];
+  const unread: FileNotRead[] = [];
+  const screened: FileNotRead[] = [];
   const trees: Tree[] = [];
+  for (const rel of allPythonFiles(repo).slice(MAX_FILES)) unread.push({ file: rel, cause: 'too-many-files', limit: MAX_FILES });
   for (const rel of pythonFilesOf(repo)) {
-    const t = repo.text(rel);
+    const t = repo.source(rel, PYTHON_LIMITS.parseBytes);
     if (!t.ok) {
-      unread.push({ file: rel, problem: t.detail ? `${t.problem}: ${t.detail}` : t.problem });
+      if (t.cause === 'too-large') {
+        const sc = repo.scan(rel, PY_SCREEN, PYTHON_LIMITS.scanBytes);
+        const skipped: FileNotRead = { file: rel, cause: 'too-large', size: t.size, limit: t.limit };
+        if (sc.ok && sc.matched.length === 0) screened.push(skipped);
+        else unread.push(skipped);
+      } else unread.push({ file: rel, cause: t.cause });
       continue;
     }
-    const tree = parser.parse(t.value);
+    let tree: Tree | null;
+    try {
+      tree = parser.parse(t.text);
+    } catch {
+      tree = null;
+    }
     if (!tree) {
-      unread.push({ file: rel, problem: 'parse-cancelled' });
+      unread.push({ file: rel, cause: 'parse-failed' });
+      continue;
+    }
+    if (depthOver(tree, PYTHON_LIMITS.maxDepth)) {
+      tree.delete();
+      unread.push({ file: rel, cause: 'too-deep', limit: PYTHON_LIMITS.maxDepth });
       continue;
     }
     trees.push(tree);
-    files.set(rel, { rel, text: t.value, tree, root: tree.rootNode, imports: importsOf(tree.rootNode) });
+    files.set(rel, { rel, text: t.text, tree, root: tree.rootNode, imports: importsOf(tree.rootNode) });
   }
-  const sources: PythonSources = { files, unread };
+  unread.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  const sources: PythonSources = { files, unread, screened };
   reaper.register(sources, trees);
   cache.set(repo, sources);
   return sources;
+}
+
+/** Whether a tree is nested deeper than `max` levels (an iterative walk with the tree's cursor). */
+function depthOver(tree: Tree, max: number): boolean {
+  const c = tree.walk();
+  try {
+    let depth = 0;
+    for (;;) {
+      if (c.gotoFirstChild()) {
+        if (++depth > max) return true;
+        continue;
+      }
+      while (!c.gotoNextSibling()) {
+        if (!c.gotoParent()) return false;
+        depth--;
+      }
+    }
+  } finally {
+    c.delete();
+  }
 }
 
 /* ---------------- small node helpers shared by the Python model ---------------- */

@@ -1,21 +1,38 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join, posix } from 'node:path';
+import { readdirSync, statSync } from 'node:fs';
+import { posix, relative, resolve } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { globSync } from 'tinyglobby';
 import type { TargetKind } from '../engine/types.js';
+import { readInside, scanInside, type ReadCause, type SafeRead } from './safe-read.js';
 
 /**
  * Facts about a repository or package folder, gathered once per audit. Files are listed once
- * (respecting .gitignore, skipping node_modules and .git); file contents and parsed manifests are read
- * lazily and memoised, so every detector sees the same bytes.
+ * (respecting .gitignore, skipping node_modules and .git, never following a symlink); file contents and parsed
+ * manifests are read lazily and memoised, so every detector sees the same bytes. Every read goes through
+ * facts/safe-read: regular files inside the root only, never blocking, with a size cap.
  */
 
 export type Read<T> =
   | { ok: true; value: T; file: string }
-  | { ok: false; file: string; problem: 'missing' | 'unreadable' | 'invalid-json' | 'too-large'; detail?: string };
+  | { ok: false; file: string; problem: ReadCause | 'invalid-json'; detail?: string; size?: number; limit?: number };
 
-const MAX_TEXT_BYTES = 2 * 1024 * 1024;
+/** Manifests, READMEs and other texts read whole (sources have their own limits: see facts/ts-source). */
+export const MAX_TEXT_BYTES = 2 * 1024 * 1024;
 const ALWAYS_SKIPPED = ['**/node_modules/**', '.git/**'];
+
+/** The audited root exists but cannot be listed: the audit cannot run (exit 3 / a tool error), never "no source". */
+export class RootUnreadable extends Error {
+  constructor(readonly path: string) {
+    super('the folder to audit could not be read');
+  }
+}
+
+/** A folder under the root that could not be listed: its files were not read. */
+export interface UnlistedDir {
+  /** Relative path with a trailing slash. */
+  file: string;
+  cause: 'unreadable';
+}
 
 export class RepoFacts {
   readonly root: string;
@@ -24,26 +41,93 @@ export class RepoFacts {
   private readonly texts = new Map<string, Read<string>>();
   private readonly jsons = new Map<string, Read<unknown>>();
 
-  private constructor(root: string, files: string[]) {
+  /** Folders of the tree that could not be listed (their files are missing from `files`). */
+  readonly unlisted: readonly UnlistedDir[];
+
+  private constructor(root: string, files: string[], unlisted: UnlistedDir[] = []) {
     this.root = root;
     this.files = files;
+    this.unlisted = unlisted;
   }
 
-  /** Gather the file list. Throws if the root is not a readable folder (the runner turns that into could-not-judge). */
+  /**
+   * Gather the file list. Throws if the root is not a folder (Error) or cannot be listed (RootUnreadable).
+   * Symlinks are not listed; a sub-folder that cannot be listed is kept in `unlisted`.
+   */
   static gather(root: string, ignorePaths: string[] = []): RepoFacts {
-    if (!existsSync(root) || !statSync(root).isDirectory()) {
-      throw new Error(`not a folder: ${root}`);
+    let st;
+    try {
+      st = statSync(root);
+    } catch {
+      throw new Error('not a folder');
     }
+    if (!st.isDirectory()) throw new Error('not a folder');
+    try {
+      readdirSync(root);
+    } catch {
+      throw new RootUnreadable(root);
+    }
+    const base = resolve(root);
+    const unlisted: UnlistedDir[] = [];
     const all = globSync(['**/*'], {
       cwd: root,
       dot: true,
       ignore: [...ALWAYS_SKIPPED, ...ignorePaths],
       onlyFiles: true,
       followSymbolicLinks: false,
+      // The crawler drops folders it cannot list without a word: note them, so that the report can say so.
+      fs: {
+        readdirSync: ((path: string, options: never) => {
+          try {
+            return readdirSync(path, options);
+          } catch (e) {
+            const rel = relative(base, resolve(path)).split('\\').join('/');
+            if (rel && !rel.startsWith('..')) unlisted.push({ file: rel + '/', cause: 'unreadable' });
+            throw e;
+          }
+        }) as typeof readdirSync,
+      },
     });
     const ig = loadGitignores(root, all);
     const files = all.filter((f) => !ig.ignores(f)).sort();
-    return new RepoFacts(root, files);
+    unlisted.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+    return new RepoFacts(root, files, unlisted.filter((u) => !ig.ignores(u.file)));
+  }
+
+  /** Throw RootUnreadable when a folder exists but cannot be listed (other problems are left to gather). */
+  static checkRoot(root: string): void {
+    let dir = false;
+    try {
+      dir = statSync(root).isDirectory();
+    } catch {
+      return;
+    }
+    if (!dir) return;
+    try {
+      readdirSync(root);
+    } catch {
+      throw new RootUnreadable(root);
+    }
+  }
+
+  /** Texts read whole so far (manifests, READMEs…), in path order. */
+  readFiles(): string[] {
+    return [...this.texts.values()].filter((r) => r.ok).map((r) => r.file).sort();
+  }
+
+  /** Texts asked for that exist but could not be read (too large, not a regular file, outside the root, unreadable). */
+  skippedTexts(): { file: string; cause: string; size?: number; limit?: number }[] {
+    const out: { file: string; cause: string; size?: number; limit?: number }[] = [];
+    for (const r of this.texts.values()) {
+      if (r.ok || r.problem === 'missing' || r.problem === 'invalid-json') continue;
+      out.push({ file: r.file, cause: r.problem, ...(r.size !== undefined ? { size: r.size, limit: r.limit } : {}) });
+    }
+    return out;
+  }
+
+  /** A repository over a given file list (tests and benchmarks). */
+  static of(root: string, files: string[]): RepoFacts {
+    return new RepoFacts(root, [...files].sort());
   }
 
   private fileSet?: Set<string>;
@@ -65,19 +149,30 @@ export class RepoFacts {
     const hit = this.texts.get(rel);
     if (hit) return hit;
     let r: Read<string>;
-    const abs = join(this.root, rel);
     if (!this.has(rel)) r = { ok: false, file: rel, problem: 'missing' };
     else {
-      try {
-        const size = statSync(abs).size;
-        if (size > MAX_TEXT_BYTES) r = { ok: false, file: rel, problem: 'too-large', detail: String(size) };
-        else r = { ok: true, file: rel, value: readFileSync(abs, 'utf8') };
-      } catch (e) {
-        r = { ok: false, file: rel, problem: 'unreadable', detail: (e as Error).message };
-      }
+      const got = readInside(this.root, rel, MAX_TEXT_BYTES);
+      r = got.ok
+        ? { ok: true, file: rel, value: got.text }
+        : { ok: false, file: rel, problem: got.cause, detail: got.cause, ...(got.size !== undefined ? { size: got.size, limit: got.limit } : {}) };
     }
     this.texts.set(rel, r);
     return r;
+  }
+
+  /**
+   * A listed file's text read with its own limit and NOT memoised (sources: the parsed tree keeps what is
+   * needed, and a file that is dropped can be freed).
+   */
+  source(rel: string, maxBytes: number): SafeRead {
+    if (!this.has(rel)) return { ok: false, cause: 'missing' };
+    return readInside(this.root, rel, maxBytes);
+  }
+
+  /** Which of some patterns occur in a listed file, read in chunks (for files too large to parse). */
+  scan(rel: string, patterns: readonly RegExp[], maxBytes: number): ReturnType<typeof scanInside> {
+    if (!this.has(rel)) return { ok: false, cause: 'missing' };
+    return scanInside(this.root, rel, patterns, { maxBytes });
   }
 
   json(rel: string): Read<unknown> {
@@ -90,7 +185,8 @@ export class RepoFacts {
       try {
         r = { ok: true, file: rel, value: JSON.parse(t.value) };
       } catch (e) {
-        r = { ok: false, file: rel, problem: 'invalid-json', detail: (e as Error).message };
+        // The parser's message quotes the file's content: only the position is kept.
+        r = { ok: false, file: rel, problem: 'invalid-json', detail: jsonErrorWhere(e, t.value) };
       }
     }
     this.jsons.set(rel, r);
@@ -147,12 +243,9 @@ function loadGitignores(root: string, all: string[]): Ignore {
   const gitignores = all.filter((f) => f === '.gitignore' || f.endsWith('/.gitignore')).sort((a, b) => a.length - b.length);
   for (const gi of gitignores) {
     const base = posix.dirname(gi);
-    let body: string;
-    try {
-      body = readFileSync(join(root, gi), 'utf8');
-    } catch {
-      continue;
-    }
+    const got = readInside(root, gi, MAX_TEXT_BYTES);
+    if (!got.ok) continue;
+    const body = got.text;
     for (const rawLine of body.split(/\r?\n/)) {
       const line = rawLine.trim();
       if (!line || line.startsWith('#')) continue;
@@ -166,4 +259,18 @@ function loadGitignores(root: string, all: string[]): Ignore {
     }
   }
   return ig;
+}
+
+/**
+ * Where JSON.parse failed, as "not valid JSON (line L, column C)", without any of the text: V8's messages
+ * quote the content around the error, and a file's content never goes into a message.
+ */
+export function jsonErrorWhere(e: unknown, text: string): string {
+  const m = /position (\d+)/.exec((e as Error)?.message ?? '');
+  if (!m) return 'not valid JSON';
+  const pos = Math.min(Number(m[1]), text.length);
+  const before = text.slice(0, pos);
+  const line = before.split('\n').length;
+  const column = pos - before.lastIndexOf('\n');
+  return `not valid JSON (line ${line}, column ${column})`;
 }

@@ -5,6 +5,8 @@ import {
   ts,
   type ArrowFunction,
   type BindingElement,
+  type ClassDeclaration,
+  type ClassExpression,
   type FunctionDeclaration,
   type FunctionExpression,
   type Identifier,
@@ -262,12 +264,14 @@ export function exportedNode(sf: SourceFile, name: string, sources: ParsedSource
   return undefined;
 }
 
-/** `require('<spec>')` → spec. */
+/** `require('<spec>')`, `import('<spec>')` or `await import('<spec>')` → spec. */
 function requireSpec(n: Node): string | undefined {
-  const u = unwrap(n);
+  let u = unwrap(n);
+  while (Node.isAwaitExpression(u)) u = unwrap(u.getExpression());
   if (!Node.isCallExpression(u)) return undefined;
   const c = u.getExpression();
-  return Node.isIdentifier(c) && c.getText() === 'require' ? stringValue(u.getArguments()[0]) : undefined;
+  if ((Node.isIdentifier(c) && c.getText() === 'require') || c.getKind() === SyntaxKind.ImportKeyword) return stringValue(u.getArguments()[0]);
+  return undefined;
 }
 
 /** CommonJS exports: `module.exports = { f, g: h }`, `module.exports = f` (as 'default'), `exports.f = …`, `module.exports.f = …`. */
@@ -381,10 +385,21 @@ export function mayResolveFunction(cn: ts.Node): boolean {
   const n = rawUnwrap(cn);
   if (isRawFunctionLike(n) || ts.isCallExpression(n)) return true;
   if (ts.isIdentifier(n)) return rawDeclarationOf(n) !== undefined;
-  if (ts.isPropertyAccessExpression(n)) {
-    const obj = rawUnwrap(n.expression);
-    return (ts.isIdentifier(obj) && rawDeclarationOf(obj) !== undefined) || ts.isObjectLiteralExpression(obj) || obj.kind === SyntaxKind.ThisKeyword;
-  }
+  if (ts.isPropertyAccessExpression(n)) return mayHoldMembers(n.expression, 0);
+  return false;
+}
+
+/** Whether an object may resolve to a module, object literal, class or instance functionOf can read (a superset). */
+function mayHoldMembers(cn: ts.Node, depth: number): boolean {
+  let o = rawUnwrap(cn);
+  while (ts.isAwaitExpression(o)) o = rawUnwrap(o.expression);
+  if (depth > 6) return false;
+  if (ts.isIdentifier(o)) return rawDeclarationOf(o) !== undefined;
+  if (ts.isObjectLiteralExpression(o) || ts.isNewExpression(o) || o.kind === SyntaxKind.ThisKeyword || o.kind === SyntaxKind.SuperKeyword) return true;
+  // this.manager.run(), a.b.run(): a field or a member of something readable
+  if (ts.isPropertyAccessExpression(o)) return mayHoldMembers(o.expression, depth + 1);
+  // Cls.getInstance().run(), (await import('./m.js')).run()
+  if (ts.isCallExpression(o)) return o.expression.kind === SyntaxKind.ImportKeyword || mayResolveFunction(o.expression);
   return false;
 }
 
@@ -416,7 +431,7 @@ function functionOfUncached(expr: Node, sources: ParsedSources, depth: number): 
   if (Node.isPropertyAccessExpression(n)) {
     const name = n.getName();
     const obj = unwrap(n.getExpression());
-    // m.f with `import * as m from './m.js'`
+    // m.f with `import * as m from './m.js'` (or `const m = await import('./m.js')`)
     if (Node.isIdentifier(obj)) {
       const d = declarationOf(obj);
       const v = d ? valueOfDeclaration(d, sources) : undefined;
@@ -427,17 +442,28 @@ function functionOfUncached(expr: Node, sources: ParsedSources, depth: number): 
       if (v && Node.isObjectLiteralExpression(v)) return memberFunction(v, name, sources, depth);
     }
     if (Node.isObjectLiteralExpression(obj)) return memberFunction(obj, name, sources, depth);
-    // this.m() inside a class: the class's method m (or a property holding a function).
-    if (Node.isThisExpression(obj)) {
-      const cls = n.getFirstAncestor((a) => Node.isClassDeclaration(a) || Node.isClassExpression(a));
-      if (cls && (Node.isClassDeclaration(cls) || Node.isClassExpression(cls))) {
-        const m = cls.getInstanceMethod(name) ?? cls.getStaticMethod(name);
-        if (m) return m;
-        const prop = cls.getProperty(name);
-        const init = prop?.getInitializer();
-        return init ? functionOf(init, sources, depth + 1) : undefined;
-      }
+    // (await import('./m.js')).f
+    const spec = requireSpec(obj);
+    if (spec) {
+      const target = resolveRelativeModule(sources.rel(n.getSourceFile()), spec, sources);
+      const e = target ? exportedNode(target, name, sources) : undefined;
+      return e ? functionOf(e, sources, depth + 1) : undefined;
     }
+    // this.m() inside a class: the class's method m (its own, or inherited), or a property holding a function.
+    if (Node.isThisExpression(obj) || obj.getKind() === SyntaxKind.SuperKeyword) {
+      const cls = enclosingClass(n);
+      if (!cls) return undefined;
+      const isStatic = inStaticMember(n);
+      const start = obj.getKind() === SyntaxKind.SuperKeyword ? baseClassOf(cls, sources) : cls;
+      return start ? memberOf(start, name, isStatic, sources, depth) : undefined;
+    }
+    // Cls.m(): a static method of a class of the audited source.
+    const staticCls = classValueOf(obj, sources);
+    if (staticCls) return memberOf(staticCls, name, true, sources, depth);
+    // x.m() where x is an instance of a class of the audited source (`new Cls()`, an exported instance, a
+    // typed parameter or field, a singleton's getInstance()).
+    const cls = classOf(obj, sources);
+    if (cls) return memberOf(cls, name, false, sources, depth);
   }
   // promisify(f) / util.promisify(f): the function is f.
   if (Node.isCallExpression(n)) {
@@ -447,6 +473,17 @@ function functionOfUncached(expr: Node, sources: ParsedSources, depth: number): 
     // A wrapper around a function literal, `withTelemetry(async (request) => …)`: the function it wraps.
     const literals = n.getArguments().map(unwrap).filter(isFunctionLike);
     if (literals.length === 1) return literals[0];
+    // Wrappers nested or around a named function: `log.wrapHandler('CallTool', withMetrics(async (r) => …))`,
+    // `middleware.wrapToolHandler(handleToolCall)`: the one argument that is itself a function.
+    if (literals.length === 0) {
+      const inner = n
+        .getArguments()
+        .map(unwrap)
+        .filter((a) => Node.isCallExpression(a) || Node.isIdentifier(a) || Node.isPropertyAccessExpression(a))
+        .map((a) => functionOf(a, sources, depth + 1))
+        .filter((f): f is FunctionLikeNode => !!f);
+      if (inner.length === 1) return inner[0];
+    }
   }
   return undefined;
 }
@@ -457,6 +494,287 @@ function memberFunction(obj: Node, name: string, sources: ParsedSources, depth: 
     if (Node.isMethodDeclaration(p) && propertyName(p.getNameNode()) === name) return p;
     if (Node.isPropertyAssignment(p) && propertyName(p.getNameNode()) === name) return functionOf(p.getInitializerOrThrow(), sources, depth + 1);
     if (Node.isShorthandPropertyAssignment(p) && p.getName() === name) return functionOf(p.getNameNode(), sources, depth + 1);
+  }
+  return undefined;
+}
+
+/* ---------------------------------------------------------------- classes */
+
+export type ClassNode = ClassDeclaration | ClassExpression;
+
+/** The class (declaration or expression) a node is written in, seen through arrow functions (which keep `this`). */
+export function enclosingClass(n: Node): ClassNode | undefined {
+  for (let a = n.getParent(); a; a = a.getParent()) {
+    if (Node.isClassDeclaration(a) || Node.isClassExpression(a)) return a;
+    if (Node.isFunctionDeclaration(a) || Node.isFunctionExpression(a)) return undefined;
+  }
+  return undefined;
+}
+
+/** Whether `this` at a node means the class itself (a static method, property or block). */
+function inStaticMember(n: Node): boolean {
+  for (let a = n.getParent(); a; a = a.getParent()) {
+    if (Node.isMethodDeclaration(a) || Node.isPropertyDeclaration(a) || Node.isGetAccessorDeclaration(a) || Node.isSetAccessorDeclaration(a)) return a.isStatic();
+    if (Node.isClassStaticBlockDeclaration(a)) return true;
+    if (Node.isConstructorDeclaration(a) || Node.isClassDeclaration(a) || Node.isClassExpression(a)) return false;
+  }
+  return false;
+}
+
+/** The class a class extends, when it is a class of the audited source. */
+export function baseClassOf(cls: ClassNode, sources: ParsedSources): ClassNode | undefined {
+  const ext = cls.getExtends();
+  return ext ? classValueOf(ext.getExpression(), sources) : undefined;
+}
+
+/** A member function of a class by name (instance or static), looked up through the classes it extends. */
+function memberOf(cls: ClassNode, name: string, isStatic: boolean, sources: ParsedSources, depth: number): FunctionLikeNode | undefined {
+  let c: ClassNode | undefined = cls;
+  for (let i = 0; c && i < 5; i++) {
+    const m = isStatic ? c.getStaticMethod(name) : c.getInstanceMethod(name);
+    if (m) return m;
+    const prop = isStatic ? c.getStaticProperty(name) : c.getInstanceProperty(name);
+    if (prop && Node.isPropertyDeclaration(prop)) {
+      const init = prop.getInitializer();
+      return init ? functionOf(init, sources, depth + 1) : undefined;
+    }
+    c = baseClassOf(c, sources);
+  }
+  return undefined;
+}
+
+const classValueMemo = new WeakMap<object, ClassNode | null>();
+
+/** The class an expression names (not an instance of it): `Cls`, `m.Cls`, an imported class, `const Cls = class {…}`. */
+export function classValueOf(expr: Node, sources: ParsedSources, depth = 0): ClassNode | undefined {
+  const key = expr.compilerNode;
+  const hit = classValueMemo.get(key);
+  if (hit !== undefined) return hit ?? undefined;
+  classValueMemo.set(key, null); // cuts cycles
+  const found = classValueUncached(expr, sources, depth);
+  classValueMemo.set(key, found ?? null);
+  return found;
+}
+
+function classValueUncached(expr: Node, sources: ParsedSources, depth: number): ClassNode | undefined {
+  if (depth > 6) return undefined;
+  const n = unwrap(expr);
+  if (Node.isClassExpression(n) || Node.isClassDeclaration(n)) return n;
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    if (!d) return undefined;
+    if (Node.isClassDeclaration(d.getParent())) return d.getParent() as ClassDeclaration;
+    const v = valueOfDeclaration(d, sources);
+    if (!v || v === n) return undefined;
+    if (Node.isClassDeclaration(v) || Node.isClassExpression(v)) return v;
+    return Node.isIdentifier(v) || Node.isPropertyAccessExpression(v) ? classValueOf(v, sources, depth + 1) : undefined;
+  }
+  if (Node.isPropertyAccessExpression(n)) {
+    const obj = unwrap(n.getExpression());
+    if (Node.isIdentifier(obj)) {
+      const d = declarationOf(obj);
+      const v = d ? valueOfDeclaration(d, sources) : undefined;
+      if (v && Node.isSourceFile(v)) {
+        const e = exportedNode(v, n.getName(), sources);
+        return e && (Node.isClassDeclaration(e) || Node.isClassExpression(e)) ? e : undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
+const classMemo = new WeakMap<object, ClassNode | null>();
+
+/**
+ * The class of the instance an expression holds, when it is a class of the audited source: `new Cls()`, a
+ * variable or field initialised or assigned with one (`let m; … m = new Cls()`, `this.m = new Cls()` in any
+ * method), a parameter or field typed with the class, an instance exported by another module, what a function
+ * or method returns (`Cls.getInstance()` returning `Cls.instance`), or undefined.
+ */
+export function classOf(expr: Node, sources: ParsedSources, depth = 0): ClassNode | undefined {
+  const key = expr.compilerNode;
+  const hit = classMemo.get(key);
+  if (hit !== undefined) return hit ?? undefined;
+  classMemo.set(key, null); // cuts cycles
+  const found = depth > 8 ? undefined : classOfUncached(expr, sources, depth);
+  classMemo.set(key, found ?? null);
+  return found;
+}
+
+function classOfUncached(expr: Node, sources: ParsedSources, depth: number): ClassNode | undefined {
+  let n = unwrap(expr);
+  while (Node.isAwaitExpression(n)) n = unwrap(n.getExpression());
+  if (Node.isNewExpression(n)) return classValueOf(n.getExpression(), sources, depth + 1);
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    if (!d) return undefined;
+    const p = d.getParent();
+    if (Node.isVariableDeclaration(p) && p.getNameNode() === d) {
+      const t = p.getTypeNode();
+      const byType = t ? classFromType(t, sources) : undefined;
+      if (byType) return byType;
+      const init = p.getInitializer();
+      const v = init ? valueOfDeclaration(d, sources) : undefined;
+      if (v && !Node.isSourceFile(v)) {
+        const c = classOf(v, sources, depth + 1);
+        if (c) return c;
+      }
+      // `let manager;` (or `= null`) assigned later in the file.
+      const empty = !init || Node.isNullLiteral(unwrap(init)) || unwrap(init).getText() === 'undefined';
+      return empty ? assignedClass(d, sources, depth) : undefined;
+    }
+    if (Node.isParameterDeclaration(p)) {
+      const t = p.getTypeNode();
+      return t ? classFromType(t, sources) : undefined;
+    }
+    // An instance exported by another module of the audited source.
+    if (importOf(d)) {
+      const v = valueOfDeclaration(d, sources);
+      return v && !Node.isSourceFile(v) && !Node.isClassDeclaration(v) ? classOf(v, sources, depth + 1) : undefined;
+    }
+    return undefined;
+  }
+  if (Node.isPropertyAccessExpression(n)) {
+    const obj = unwrap(n.getExpression());
+    const name = n.getName();
+    if (Node.isThisExpression(obj)) {
+      const cls = enclosingClass(n);
+      return cls ? fieldClass(cls, name, inStaticMember(n), sources, depth) : undefined;
+    }
+    const staticCls = classValueOf(obj, sources);
+    if (staticCls) return fieldClass(staticCls, name, true, sources, depth);
+    if (Node.isIdentifier(obj)) {
+      const d = declarationOf(obj);
+      const v = d ? valueOfDeclaration(d, sources) : undefined;
+      if (v && Node.isSourceFile(v)) {
+        const e = exportedNode(v, name, sources);
+        return e && !Node.isClassDeclaration(e) ? classOf(e, sources, depth + 1) : undefined;
+      }
+    }
+    const owner = classOf(obj, sources, depth + 1);
+    return owner ? fieldClass(owner, name, false, sources, depth) : undefined;
+  }
+  if (Node.isCallExpression(n)) {
+    const fn = functionOf(n.getExpression(), sources);
+    if (!fn) return undefined;
+    const t = fn.getReturnTypeNode();
+    const byType = t ? classFromType(t, sources) : undefined;
+    if (byType) return byType;
+    for (const r of ownReturnExpressions(fn)) {
+      const c = classOf(r, sources, depth + 1);
+      if (c) return c;
+    }
+  }
+  return undefined;
+}
+
+/** The class a type annotation names (`Cls`, `Promise<Cls>`, `Cls | undefined`, `m.Cls`). */
+function classFromType(t: Node, sources: ParsedSources): ClassNode | undefined {
+  if (Node.isUnionTypeNode(t)) {
+    for (const u of t.getTypeNodes()) {
+      const c = classFromType(u, sources);
+      if (c) return c;
+    }
+    return undefined;
+  }
+  if (Node.isParenthesizedTypeNode(t)) return classFromType(t.getTypeNode(), sources);
+  if (!Node.isTypeReference(t)) return undefined;
+  const name = t.getTypeName();
+  if (Node.isIdentifier(name) && name.getText() === 'Promise') {
+    const arg = t.getTypeArguments()[0];
+    return arg ? classFromType(arg, sources) : undefined;
+  }
+  if (Node.isIdentifier(name)) return classValueOf(name, sources);
+  return undefined;
+}
+
+/** The return statements' expressions of a function itself (not of the functions nested in it). */
+function ownReturnExpressions(fn: FunctionLikeNode): Node[] {
+  const body = fn.getBody();
+  if (!body) return [];
+  if (!Node.isBlock(body)) return [body];
+  const out: ts.Expression[] = [];
+  const visit = (cn: ts.Node): void => {
+    if (isRawFunctionLike(cn) || ts.isClassLike(cn)) return;
+    if (ts.isReturnStatement(cn) && cn.expression) out.push(cn.expression);
+    ts.forEachChild(cn, visit);
+  };
+  ts.forEachChild(body.compilerNode, visit);
+  const sf = fn.getSourceFile();
+  return out.map((e) => wrapNode(sf, e));
+}
+
+/** `x = new Cls()` anywhere in the file of a variable declared without a usable initializer (`let manager;`). */
+function assignedClass(declId: Identifier, sources: ParsedSources, depth: number): ClassNode | undefined {
+  const name = declId.getText();
+  const sf = declId.getSourceFile();
+  for (const a of findNodes(sf, (cn) => ts.isBinaryExpression(cn) && cn.operatorToken.kind === SyntaxKind.EqualsToken && ts.isIdentifier(cn.left) && cn.left.text === name)) {
+    if (!Node.isBinaryExpression(a)) continue;
+    const left = a.getLeft();
+    if (!Node.isIdentifier(left) || declarationOf(left) !== declId) continue;
+    const c = classOf(a.getRight(), sources, depth + 1);
+    if (c) return c;
+  }
+  return undefined;
+}
+
+const fieldMemo = new WeakMap<object, Map<string, ClassNode | null>>();
+
+/**
+ * The class of what a field holds: its declaration's type or initializer, a constructor parameter property's
+ * type, or what the class assigns to it (`this.f = new Cls()`, `Cls.f = …` for a static field); inherited
+ * fields are looked up in the classes it extends.
+ */
+function fieldClass(cls: ClassNode, name: string, isStatic: boolean, sources: ParsedSources, depth: number): ClassNode | undefined {
+  let byName = fieldMemo.get(cls.compilerNode);
+  if (!byName) fieldMemo.set(cls.compilerNode, (byName = new Map()));
+  const key = `${isStatic ? 'static ' : ''}${name}`;
+  const hit = byName.get(key);
+  if (hit !== undefined) return hit ?? undefined;
+  byName.set(key, null);
+  let found: ClassNode | undefined;
+  let c: ClassNode | undefined = cls;
+  for (let i = 0; c && !found && i < 5; i++) {
+    found = ownFieldClass(c, name, isStatic, sources, depth);
+    c = baseClassOf(c, sources);
+  }
+  byName.set(key, found ?? null);
+  return found;
+}
+
+function ownFieldClass(cls: ClassNode, name: string, isStatic: boolean, sources: ParsedSources, depth: number): ClassNode | undefined {
+  const prop = isStatic ? cls.getStaticProperty(name) : cls.getInstanceProperty(name);
+  if (prop && Node.isPropertyDeclaration(prop)) {
+    const t = prop.getTypeNode();
+    const byType = t ? classFromType(t, sources) : undefined;
+    if (byType) return byType;
+    const init = prop.getInitializer();
+    const c = init ? classOf(init, sources, depth + 1) : undefined;
+    if (c) return c;
+  }
+  if (!isStatic) {
+    for (const ctor of cls.getConstructors()) {
+      for (const p of ctor.getParameters()) {
+        if (p.getName() !== name || !p.isParameterProperty()) continue;
+        const t = p.getTypeNode();
+        const c = t ? classFromType(t, sources) : undefined;
+        if (c) return c;
+      }
+    }
+  }
+  // Assignments in the class body: `this.name = …` (or `Cls.name = …` for a static field).
+  const clsName = cls.getName();
+  const target = (cn: ts.Node): boolean => {
+    if (!ts.isPropertyAccessExpression(cn) || cn.name.text !== name) return false;
+    const o = rawUnwrap(cn.expression);
+    return o.kind === SyntaxKind.ThisKeyword || (isStatic && !!clsName && ts.isIdentifier(o) && o.text === clsName);
+  };
+  for (const a of findNodes(cls, (cn) => ts.isBinaryExpression(cn) && cn.operatorToken.kind === SyntaxKind.EqualsToken && target(rawUnwrap(cn.left)))) {
+    if (!Node.isBinaryExpression(a)) continue;
+    const left = unwrap(a.getLeft());
+    if (Node.isPropertyAccessExpression(left) && Node.isThisExpression(unwrap(left.getExpression())) && inStaticMember(a) !== isStatic) continue;
+    const c = classOf(a.getRight(), sources, depth + 1);
+    if (c) return c;
   }
   return undefined;
 }
@@ -522,13 +840,18 @@ function originUncached(expr: ts.Node, depth: number): Origin | undefined {
     const decl = d.parent;
     if (ts.isVariableDeclaration(decl) && decl.name === d) {
       const init = decl.initializer;
-      return init ? valueOrigin(init, depth) : undefined;
+      if (init) return valueOrigin(init, depth);
+      // `let client; … client = axios.create(…)`: the value assigned in the file.
+      const assigned = assignmentsTo(d);
+      return assigned.length === 1 ? valueOrigin(assigned[0]!, depth + 1) : undefined;
     }
     if (ts.isBindingElement(decl)) return bindingOrigin(decl, depth);
     return undefined;
   }
   if (ts.isPropertyAccessExpression(n)) {
-    const o = rawOriginOf(n.expression, depth + 1);
+    // this.client: what the class puts in its field (an initializer, or `this.client = …` in its code).
+    const recv = rawUnwrap(n.expression);
+    const o = recv.kind === SyntaxKind.ThisKeyword ? fieldOrigin(n, depth) : rawOriginOf(n.expression, depth + 1);
     return o ? { module: o.module, path: [...o.path, n.name.text] } : undefined;
   }
   // require('m').f
@@ -542,6 +865,109 @@ function originUncached(expr: ts.Node, depth: number): Origin | undefined {
   return undefined;
 }
 
+/**
+ * Calls that make a configured instance of an HTTP client, which then has the library's own methods:
+ * `axios.create(cfg)`, `got.extend(opts)`, `ky.create(opts)` / `ky.extend(opts)` (and the same on an instance).
+ */
+export const INSTANCE_FACTORIES: Readonly<Record<string, ReadonlySet<string>>> = {
+  axios: new Set(['create']),
+  got: new Set(['extend']),
+  ky: new Set(['create', 'extend']),
+};
+
+/** The value a `this.name` field gets in its class: the property's initializer, or the single value assigned to `this.name`. */
+function fieldOrigin(access: ts.PropertyAccessExpression, depth: number): Origin | undefined {
+  let cls: ts.Node | undefined = access.parent;
+  while (cls && !ts.isClassLike(cls)) {
+    if (ts.isFunctionDeclaration(cls) || ts.isFunctionExpression(cls)) return undefined;
+    cls = cls.parent;
+  }
+  if (!cls || !ts.isClassLike(cls)) return undefined;
+  const name = access.name.text;
+  for (const m of cls.members) {
+    if (ts.isPropertyDeclaration(m) && m.initializer && rawPropertyName(m.name) === name) return valueOrigin(m.initializer, depth + 1);
+  }
+  const values = fieldAssignments(cls).get(name) ?? [];
+  const origins = values.map((v) => valueOrigin(v, depth + 1));
+  const first = origins[0];
+  // Several assignments count only when they agree.
+  return first && origins.every((o) => o && o.module === first.module && o.path.join('.') === first.path.join('.')) ? first : undefined;
+}
+
+const fieldAssignMemo = new WeakMap<ts.Node, Map<string, ts.Expression[]>>();
+/** `this.x = value` in a class's own code (not in nested classes), by field name. */
+function fieldAssignments(cls: ts.ClassLikeDeclaration): Map<string, ts.Expression[]> {
+  const hit = fieldAssignMemo.get(cls);
+  if (hit) return hit;
+  const out = new Map<string, ts.Expression[]>();
+  const visit = (cn: ts.Node): void => {
+    if (cn !== cls && ts.isClassLike(cn)) return;
+    if (ts.isBinaryExpression(cn) && cn.operatorToken.kind === SyntaxKind.EqualsToken) {
+      const l = rawUnwrap(cn.left);
+      if (ts.isPropertyAccessExpression(l) && rawUnwrap(l.expression).kind === SyntaxKind.ThisKeyword) {
+        const list = out.get(l.name.text) ?? [];
+        list.push(cn.right);
+        out.set(l.name.text, list);
+      }
+    }
+    ts.forEachChild(cn, visit);
+  };
+  visit(cls);
+  fieldAssignMemo.set(cls, out);
+  return out;
+}
+
+/**
+ * What a `this.name` field can hold, for the field read at `access`: the property's initializer and every value
+ * the class assigns to `this.name` (in source order), or [] outside a class.
+ */
+export function fieldValues(access: Node): Node[] {
+  const a = access.compilerNode;
+  if (!ts.isPropertyAccessExpression(a) || rawUnwrap(a.expression).kind !== SyntaxKind.ThisKeyword) return [];
+  let cls: ts.Node | undefined = a.parent;
+  while (cls && !ts.isClassLike(cls)) {
+    if (ts.isFunctionDeclaration(cls) || ts.isFunctionExpression(cls)) return [];
+    cls = cls.parent;
+  }
+  if (!cls || !ts.isClassLike(cls)) return [];
+  const name = a.name.text;
+  const out: ts.Node[] = [];
+  for (const m of cls.members) if (ts.isPropertyDeclaration(m) && m.initializer && rawPropertyName(m.name) === name) out.push(m.initializer);
+  out.push(...(fieldAssignments(cls).get(name) ?? []));
+  const sf = access.getSourceFile();
+  return out.map((cn) => wrapNode(sf, cn));
+}
+
+/** The values assigned in its file to a variable declared without an initializer (`let client; … client = …`). */
+export function assignedValues(declId: Identifier): Node[] {
+  const sf = declId.getSourceFile();
+  return assignmentsTo(declId.compilerNode).map((cn) => wrapNode(sf, cn));
+}
+
+const assignMemo = new WeakMap<ts.Identifier, ts.Expression[]>();
+/** The values assigned (`name = value`) in the declaring file to a variable declared without an initializer. */
+function assignmentsTo(declId: ts.Identifier): ts.Expression[] {
+  const hit = assignMemo.get(declId);
+  if (hit) return hit;
+  const out: ts.Expression[] = [];
+  const name = declId.text;
+  const visit = (cn: ts.Node): void => {
+    if (ts.isBinaryExpression(cn) && cn.operatorToken.kind === SyntaxKind.EqualsToken) {
+      const l = rawUnwrap(cn.left);
+      if (ts.isIdentifier(l) && l.text === name && rawDeclarationOf(l) === declId) out.push(cn.right);
+    }
+    ts.forEachChild(cn, visit);
+  };
+  visit(declId.getSourceFile());
+  assignMemo.set(declId, out);
+  return out;
+}
+
+/** The origin of a value (an initializer, an exported expression): `axios.create(…)` is axios itself, `require('m').f` is m's f. */
+export function valueOriginOf(init: Node): Origin | undefined {
+  return valueOrigin(init.compilerNode, 0);
+}
+
 function valueOrigin(init: ts.Node, depth: number): Origin | undefined {
   const spec = requireOrImportSpec(init);
   if (spec) return { module: normModule(spec), path: [] };
@@ -550,6 +976,12 @@ function valueOrigin(init: ts.Node, depth: number): Origin | undefined {
     const c = rawUnwrap(u.expression);
     const cn = ts.isIdentifier(c) ? c.text : ts.isPropertyAccessExpression(c) ? c.name.text : '';
     if (cn === 'promisify' && u.arguments[0]) return rawOriginOf(u.arguments[0], depth + 1);
+    // axios.create(cfg), got.extend(opts), ky.create(opts): an instance behaves like the library itself.
+    if (ts.isPropertyAccessExpression(c)) {
+      const o = rawOriginOf(c, depth + 1);
+      const m = o?.path.filter((p) => p !== 'default');
+      if (o && m && INSTANCE_FACTORIES[o.module]?.has(m[m.length - 1] ?? '')) return { module: o.module, path: [] };
+    }
     // require('x').y
     return undefined;
   }

@@ -2,6 +2,7 @@ import { Node, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression
 import type { RepoFacts } from './repo.js';
 import { declarationOf, findNodes, functionOf, initializerOf, valueOfDeclaration, type FunctionLikeNode } from './scope.js';
 import { inTreeOrder, moduleSpecs, namedFilter, ofKinds, parsedSources, rawOfKinds, wrapNode, positionOf, propertyName, rawPropertyName, stringValue, unwrap, type ParsedSources } from './ts-source.js';
+import { noteSourceRead } from './not-read.js';
 
 /**
  * The server as written in its JavaScript/TypeScript source: the tools, prompts and resources it
@@ -37,8 +38,9 @@ import { inTreeOrder, moduleSpecs, namedFilter, ofKinds, parsedSources, rawOfKin
  * Names, descriptions and titles are read when they are a string literal, a template without
  * substitutions, a concatenation of those, or a `const` holding one in the same file; otherwise the name
  * is the expression's text and `nameIsLiteral` is false. Config objects and handlers given as identifiers
- * are followed to a local `const`/function or a relative import. Generated folders (dist, build, out,
- * coverage) and minified files are left out when the repository has other source files.
+ * are followed to a local `const`/function or a relative import. Which files are read is decided by
+ * facts/published: generated output (dist, build, out) is left out only when the source it is compiled from is
+ * present; a wrapper's dependency that registers the tools is read under `node_modules/<name>/`.
  */
 
 export type EntryKind = 'tool' | 'prompt' | 'resource';
@@ -152,17 +154,15 @@ export interface ServerModel {
 
 /* ------------------------------------------------------------------ helpers */
 
-const GENERATED_DIRS = new Set(['dist', 'build', 'out', 'coverage']);
-const isGenerated = (rel: string): boolean => rel.split('/').slice(0, -1).some((s) => GENERATED_DIRS.has(s)) || /\.min\.[cm]?js$/.test(rel);
-
-/** The files the model reads: parsed sources minus generated output, unless that is all there is. */
+/**
+ * The files the model reads: the parsed sources minus generated output whose source is present, with the
+ * dependencies a wrapper package registers its tools in (facts/published decides, when the sources are parsed).
+ */
 const modelFilesMemo = new WeakMap<ParsedSources, [string, SourceFile][]>();
 export function modelFiles(parsed: ParsedSources): [string, SourceFile][] {
   const hit = modelFilesMemo.get(parsed);
   if (hit) return hit;
-  const all = [...parsed.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const own = all.filter(([f]) => !isGenerated(f));
-  const out = own.length ? own : all;
+  const out = parsed.model.map((f) => [f, parsed.files.get(f)!] as [string, SourceFile]).filter(([, sf]) => sf);
   modelFilesMemo.set(parsed, out);
   return out;
 }
@@ -485,6 +485,7 @@ export function sourceGap(repo: RepoFacts): 'no-source' | 'no-js-source' | 'no-t
 const memo = new WeakMap<RepoFacts, ServerModel>();
 
 export function serverModel(repo: RepoFacts): ServerModel {
+  noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
   const hit = memo.get(repo);
   if (hit) return hit;
   const model = build(parsedSources(repo));

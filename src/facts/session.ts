@@ -25,8 +25,12 @@ export class SessionFacts {
   exchanges(label: ConnectionLabel): Exchange[] {
     const c = this.connection(label);
     if (!c) return [];
+    // The first response for an id is the answer: a client acts on it and drops a later duplicate (the probe
+    // records duplicates as notes), so a poisoned answer cannot hide behind a clean second one.
     const responses = new Map<unknown, JsonRpc>();
-    for (const m of c.messages) if (m.dir === 'in' && m.message.method === undefined && m.message.id != null) responses.set(m.message.id, m.message);
+    for (const m of c.messages) {
+      if (m.dir === 'in' && m.message.method === undefined && m.message.id != null && !responses.has(m.message.id)) responses.set(m.message.id, m.message);
+    }
     return c.messages
       .filter((m) => m.dir === 'out' && m.message.method !== undefined && m.message.id != null)
       .map((m) => ({ request: m.message, response: responses.get(m.message.id) }));

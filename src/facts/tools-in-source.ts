@@ -1,5 +1,6 @@
 import type { RepoFacts } from './repo.js';
 import { serverModel } from './server-model.js';
+import { noteSourceRead } from './not-read.js';
 
 /**
  * Tool names read statically from a repository's TypeScript/JavaScript source: a thin view of
@@ -25,6 +26,7 @@ export function sourceFiles(repo: RepoFacts): string[] {
 }
 
 export function toolsInSource(repo: RepoFacts): SourceTool[] {
+  noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
   const hit = memo.get(repo);
   if (hit) return hit;
   const out: SourceTool[] = [];

@@ -1,5 +1,8 @@
 import { Node, Project, ts, SyntaxKind, type SourceFile } from 'ts-morph';
 import type { RepoFacts } from './repo.js';
+import { noteSourceRead, type FileNotRead } from './not-read.js';
+import { followDependencies, selectModelFiles } from './published.js';
+import type { SafeRead } from './safe-read.js';
 
 /**
  * The audited repository's JavaScript/TypeScript sources as syntax trees (ts-morph), built once per
@@ -24,36 +27,168 @@ export function sourceFilesOf(repo: RepoFacts): string[] {
 }
 
 export interface ParsedSources {
-  /** Parsed files, keyed by their path relative to the audited root. */
+  /** Parsed files, keyed by their path relative to the audited root (a followed dependency's under `node_modules/<name>/`). */
   readonly files: ReadonlyMap<string, SourceFile>;
   /** Relative path of a parsed file. */
   rel(sf: SourceFile): string;
+  /**
+   * Source files of the object that were not parsed and may hold code the rules look for (too large and not
+   * cleared by the screen, unreadable, not a regular file, failed to parse, nested too deep, past a budget),
+   * and dependencies the tools seem to live in that could not be read. In path order.
+   */
+  readonly unread: readonly FileNotRead[];
+  /** Files too large to parse that the pattern screen read whole and found none of the code the rules look for in. */
+  readonly screened: readonly FileNotRead[];
+  /** Dependencies whose files were read (their folder under node_modules), in name order. */
+  readonly dependencies: readonly { name: string; folder: string; files: number }[];
+  /** The files the server model reads (facts/published selectModelFiles), in path order. */
+  readonly model: readonly string[];
 }
+
+/**
+ * Limits of the source reading, per file and per audit (memory grows with the parsed syntax, about 50 times the
+ * bytes): a file up to `parseBytes` is parsed while the audit's `totalParseBytes` last; a larger one (or one past
+ * the budget) is read in chunks by the pattern screen (up to `scanBytes`); a tree nested deeper than `maxDepth`
+ * syntax levels is not judged (the recursive walks of the detectors would overflow the stack on it).
+ */
+export const SOURCE_LIMITS = {
+  parseBytes: 6 * 1024 * 1024,
+  totalParseBytes: 16 * 1024 * 1024,
+  scanBytes: 256 * 1024 * 1024,
+  maxDepth: 1200,
+  maxFiles: 20_000,
+};
+
+/**
+ * The pattern screen for a file that is not parsed: any sign of code that runs commands, touches files or the
+ * network, reads the environment, writes output, or registers MCP tools, prompts or resources. A file that
+ * shows none (a data table, an inlined asset) cannot change a verdict; one that shows any makes the rules that
+ * read code could-not-judge, naming it.
+ */
+export const SCREEN_PATTERNS: readonly RegExp[] = [
+  /\b(?:child_process|exec|execSync|execFile|execFileSync|execa|spawn|spawnSync|fork|eval|Function|vm|shelljs|zx)\b/,
+  /\b(?:fetch|axios|got|ky|undici|request|XMLHttpRequest|WebSocket|http|https|http2|net|tls|dgram|dns|listen|createServer|goto|navigate)\b/,
+  /\b(?:fs|promises|readFile|readFileSync|writeFile|writeFileSync|createReadStream|createWriteStream|open|openSync|readdir|unlink|rm|rmSync|mkdir|rename|copyFile|stat)\b/,
+  /\b(?:process|env|stdout|stderr|console|require|import|globalThis|window|document)\b/,
+  /\b(?:registerTool|registerPrompt|registerResource|setRequestHandler|addTool|addPrompt|addResource|addResourceTemplate|inputSchema|McpServer|Server|FastMCP|tool|prompt|resource)\b/,
+];
 
 const cache = new WeakMap<RepoFacts, ParsedSources>();
 
-export function parsedSources(repo: RepoFacts): ParsedSources {
-  const hit = cache.get(repo);
-  if (hit) return hit;
-  const project = new Project({
+/** Where the parsed files are kept while they are read (own sources first, then followed dependencies). */
+export class SourceSet {
+  readonly project = new Project({
     useInMemoryFileSystem: true,
     skipAddingFilesFromTsConfig: true,
     skipFileDependencyResolution: true,
     compilerOptions: { allowJs: true },
   });
-  const files = new Map<string, SourceFile>();
-  const back = new Map<SourceFile, string>();
-  for (const rel of sourceFilesOf(repo)) {
-    const t = repo.text(rel);
-    if (!t.ok) continue;
-    const sf = project.createSourceFile('/' + rel, t.value, { overwrite: true });
-    files.set(rel, sf);
-    back.set(sf, rel);
+  readonly files = new Map<string, SourceFile>();
+  readonly back = new Map<SourceFile, string>();
+  readonly unread: FileNotRead[] = [];
+  readonly screened: FileNotRead[] = [];
+  readonly dependencies: { name: string; folder: string; files: number }[] = [];
+  parsedBytes = 0;
+
+  /**
+   * Read and parse one file. `read(limit)` gives its text (at most `limit` bytes), `scan()` runs the pattern
+   * screen over it in chunks. Returns the parsed file, or undefined (then it is in `unread` or `screened`).
+   */
+  add(
+    rel: string,
+    read: (limit: number) => SafeRead,
+    scan: () => { ok: true; matched: RegExp[]; size: number } | { ok: false; cause: string; size?: number; limit?: number },
+  ): SourceFile | undefined {
+    if (this.files.size >= SOURCE_LIMITS.maxFiles) {
+      this.unread.push({ file: rel, cause: 'too-many-files', limit: SOURCE_LIMITS.maxFiles });
+      return undefined;
+    }
+    const left = SOURCE_LIMITS.totalParseBytes - this.parsedBytes;
+    const limit = Math.min(SOURCE_LIMITS.parseBytes, left);
+    const t = read(limit);
+    if (!t.ok) {
+      if (t.cause !== 'too-large') {
+        this.unread.push({ file: rel, cause: t.cause });
+        return undefined;
+      }
+      // Too large to parse (or past the audit's budget): the pattern screen reads it in chunks.
+      const overBudget = t.size !== undefined && t.size <= SOURCE_LIMITS.parseBytes;
+      const skipped: FileNotRead = overBudget
+        ? { file: rel, cause: 'budget', size: t.size, limit: SOURCE_LIMITS.totalParseBytes }
+        : { file: rel, cause: 'too-large', size: t.size, limit: SOURCE_LIMITS.parseBytes };
+      const sc = scan();
+      if (!sc.ok) this.unread.push(sc.cause === 'too-large' ? { ...skipped, size: sc.size ?? skipped.size } : { file: rel, cause: sc.cause });
+      else if (sc.matched.length) this.unread.push(skipped);
+      else this.screened.push(skipped);
+      return undefined;
+    }
+    let sf: SourceFile;
+    try {
+      sf = this.project.createSourceFile('/' + rel, t.text, { overwrite: true });
+    } catch (e) {
+      this.unread.push({ file: rel, cause: e instanceof RangeError ? 'too-deep' : 'parse-failed' });
+      return undefined;
+    }
+    // One iterative walk: the per-file index, and the nesting depth (a tree deeper than the limit is dropped
+    // before any recursive walk of a detector can overflow the stack on it).
+    if (!indexFile(sf)) {
+      this.project.removeSourceFile(sf);
+      this.unread.push({ file: rel, cause: 'too-deep', limit: SOURCE_LIMITS.maxDepth });
+      return undefined;
+    }
+    this.parsedBytes += t.size;
+    this.files.set(rel, sf);
+    this.back.set(sf, rel);
+    return sf;
   }
-  const parsed: ParsedSources = { files, rel: (sf) => back.get(sf) ?? sf.getFilePath().replace(/^\//, '') };
+
+  done(model: readonly string[]): ParsedSources {
+    const byPath = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+    const files = new Map([...this.files].sort(([a], [b]) => byPath(a, b)));
+    const back = this.back;
+    return {
+      files,
+      rel: (sf) => back.get(sf) ?? sf.getFilePath().replace(/^\//, ''),
+      unread: [...this.unread].sort((a, b) => byPath(a.file, b.file)),
+      screened: [...this.screened].sort((a, b) => byPath(a.file, b.file)),
+      dependencies: [...this.dependencies].sort((a, b) => byPath(a.name, b.name)),
+      model,
+    };
+  }
+}
+
+/** The parsed sources if some part asked for them (the report's inputs; nothing is parsed here). */
+export const peekParsedSources = (repo: RepoFacts): ParsedSources | undefined => cache.get(repo);
+
+/**
+ * The parsed sources of a repository (memoised). Own files come first in the byte budget (generated output
+ * after the rest), then the dependencies the published entry points lead to when the package registers no
+ * tool itself (facts/published).
+ */
+export function parsedSources(repo: RepoFacts): ParsedSources {
+  noteSourceRead('js');
+  const hit = cache.get(repo);
+  if (hit) return hit;
+  const set = new SourceSet();
+  const listed = sourceFilesOf(repo);
+  const generated = listed.filter((f) => isGeneratedPath(f));
+  const own = listed.filter((f) => !isGeneratedPath(f));
+  for (const rel of [...own, ...generated]) {
+    set.add(
+      rel,
+      (limit) => repo.source(rel, limit),
+      () => repo.scan(rel, SCREEN_PATTERNS, SOURCE_LIMITS.scanBytes),
+    );
+  }
+  followDependencies(repo, set);
+  const parsed = set.done(selectModelFiles(set.files, repo));
   cache.set(repo, parsed);
   return parsed;
 }
+
+/** Generated output: under dist, build, out or coverage, or a minified file. */
+const GENERATED_DIRS = new Set(['dist', 'build', 'out', 'coverage']);
+export const isGeneratedPath = (rel: string): boolean => rel.split('/').slice(0, -1).some((s) => GENERATED_DIRS.has(s)) || /\.min\.[cm]?js$/.test(rel);
 
 /** 1-based line and column of a node's start. */
 export function positionOf(node: Node): { line: number; column: number } {
@@ -127,13 +262,36 @@ interface Buckets {
 }
 const rawByKind = new WeakMap<SourceFile, Buckets>();
 
-/** One walk of a file's compiler tree: its nodes by kind, and the name index, filled together. */
-function bucketsOf(sf: SourceFile): Buckets {
-  let raw = rawByKind.get(sf);
-  if (raw) return raw;
+/**
+ * One walk of a file's compiler tree: its nodes by kind, and the name index, filled together. Iterative (an
+ * explicit stack, pre-order, children in source order, the same order as a recursive walk), so that a deeply
+ * nested file cannot overflow the stack here; false when the tree is nested deeper than SOURCE_LIMITS.maxDepth.
+ */
+function indexFile(sf: SourceFile): boolean {
+  if (rawByKind.has(sf)) return true;
   const lists: ts.Node[][] = [];
   const names = new Map<string, ts.Node[]>();
-  const visit = (n: ts.Node): void => {
+  const nodes: ts.Node[] = [];
+  const depths: number[] = [];
+  const kids: ts.Node[] = [];
+  const collect = (c: ts.Node): undefined => {
+    kids.push(c);
+    return undefined;
+  };
+  const pushChildren = (n: ts.Node, depth: number): void => {
+    kids.length = 0;
+    ts.forEachChild(n, collect);
+    for (let i = kids.length - 1; i >= 0; i--) {
+      nodes.push(kids[i]!);
+      depths.push(depth);
+    }
+  };
+  const max = SOURCE_LIMITS.maxDepth;
+  pushChildren(sf.compilerNode, 1);
+  while (nodes.length) {
+    const n = nodes.pop()!;
+    const depth = depths.pop()!;
+    if (depth > max) return false;
     const k = n.kind;
     (lists[k] ??= []).push(n);
     if (INDEXED_KIND[k] === 1) {
@@ -145,12 +303,18 @@ function bucketsOf(sf: SourceFile): Buckets {
         else names.set(l, [n]);
       }
     }
-    ts.forEachChild(n, visit);
-  };
-  ts.forEachChild(sf.compilerNode, visit);
-  raw = { get: (kind) => lists[kind], names };
-  rawByKind.set(sf, raw);
-  return raw;
+    pushChildren(n, depth + 1);
+  }
+  rawByKind.set(sf, { get: (kind) => lists[kind], names });
+  return true;
+}
+
+function bucketsOf(sf: SourceFile): Buckets {
+  const raw = rawByKind.get(sf);
+  if (raw) return raw;
+  // A file parsed outside parsedSources (tests): indexed on first use.
+  if (!indexFile(sf)) throw new RangeError(`${sf.getFilePath()}: nested deeper than ${SOURCE_LIMITS.maxDepth} levels`);
+  return rawByKind.get(sf)!;
 }
 const wrappedByKind = new WeakMap<SourceFile, Map<SyntaxKind, Node[]>>();
 

@@ -1,8 +1,8 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createParser } from 'eventsource-parser';
-import type { Answer, Limits } from './stdio.js';
-import type { Connection, ConnectionLabel, HttpExchange, JsonRpc } from './session.js';
+import type { Answer, Deadline, Limits } from './stdio.js';
+import { depthExceeds, MAX_NOTES, tooDeepNote, type Connection, type ConnectionLabel, type HttpExchange, type JsonRpc, type SessionNote } from './session.js';
 
 /**
  * Streamable HTTP, as an untrusted peer: one POST per message, the connection pinned to the address the
@@ -46,12 +46,17 @@ function flatHeaders(h: IncomingHttpHeaders): Record<string, string> {
   return out;
 }
 
-export function parseBody(contentType: string, body: string): JsonRpc[] {
+/** The JSON-RPC messages of a body; an over-deep one is replaced by a note in `notes` (never kept). */
+export function parseBody(contentType: string, body: string, notes?: SessionNote[], at = 0): JsonRpc[] {
   const out: JsonRpc[] = [];
   const push = (s: string) => {
     try {
       const v = JSON.parse(s) as unknown;
-      for (const m of Array.isArray(v) ? v : [v]) if (typeof m === 'object' && m !== null) out.push(m as JsonRpc);
+      for (const m of Array.isArray(v) ? v : [v]) {
+        if (typeof m !== 'object' || m === null) continue;
+        if (depthExceeds(m)) notes?.push(tooDeepNote(m, at, s.length));
+        else out.push(m as JsonRpc);
+      }
     } catch {
       /* not JSON: kept in the raw body */
     }
@@ -66,8 +71,10 @@ export function parseBody(contentType: string, body: string): JsonRpc[] {
 /** One raw HTTP exchange, recorded. */
 export function send(
   target: HttpTarget,
-  opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string; label: string; timeoutMs: number; started: number },
+  opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string; label: string; timeoutMs: number; started: number; deadline?: Deadline; notes?: SessionNote[] },
 ): Promise<HttpExchange> {
+  // The whole exchange — connecting, headers, body — ends by the request timeout and by the probe's deadline.
+  const timeoutMs = opts.deadline ? opts.deadline.bound(opts.timeoutMs) : opts.timeoutMs;
   const url = new URL(opts.path ?? target.url.pathname + target.url.search, target.url);
   const headers = { ...target.headers, ...opts.headers };
   const ex: HttpExchange = {
@@ -79,14 +86,15 @@ export function send(
     method: ex.request.method,
     headers: { ...headers, ...(opts.body !== undefined ? { 'content-length': String(Buffer.byteLength(opts.body)) } : {}) },
     lookup: pinnedLookup(target) as never,
-    timeout: opts.timeoutMs,
+    timeout: timeoutMs,
   });
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       ex.error = 'timeout';
+      if (opts.deadline && timeoutMs < opts.timeoutMs) opts.deadline.hit = true;
       req.destroy();
       resolve(ex);
-    }, opts.timeoutMs);
+    }, timeoutMs);
     req.on('error', (e) => {
       clearTimeout(timer);
       if (!ex.error) ex.error = e.message;
@@ -109,7 +117,7 @@ export function send(
         clearTimeout(timer);
         const body = Buffer.concat(chunks).toString('utf8');
         const headersOut = flatHeaders(res.headers);
-        ex.response = { status: res.statusCode ?? 0, headers: headersOut, body, truncated, messages: parseBody(headersOut['content-type'] ?? '', body) };
+        ex.response = { status: res.statusCode ?? 0, headers: headersOut, body, truncated, messages: parseBody(headersOut['content-type'] ?? '', body, opts.notes, ex.at) };
         resolve(ex);
       };
       res.on('end', done);
@@ -133,8 +141,18 @@ export class HttpConnection {
     private readonly target: HttpTarget,
     private readonly limits: Limits,
     private readonly modern: boolean,
+    private readonly deadline?: Deadline,
   ) {
     this.record = { label, outcome: 'answered', messages: [], noise: [], stderr: '', truncated: false, durationMs: 0, http: [] };
+  }
+
+  /** Ids answered once already (with their method): a second response is a duplicate. */
+  private answered = new Map<string, string>();
+
+  private note(n: SessionNote): void {
+    this.record.notes ??= [];
+    if (this.record.notes.length < MAX_NOTES) this.record.notes.push(n);
+    else this.record.truncated = true;
   }
 
   private headersFor(method: string, params: unknown): Record<string, string> {
@@ -152,20 +170,34 @@ export class HttpConnection {
 
   private async post(message: JsonRpc): Promise<HttpExchange> {
     this.record.messages.push({ dir: 'out', at: Date.now() - this.started, message });
+    const notes: SessionNote[] = [];
     const ex = await send(this.target, {
       label: `${this.record.label} ${String(message.method)}`,
       headers: this.headersFor(String(message.method), message.params),
       body: JSON.stringify(message),
       timeoutMs: this.limits.requestTimeoutMs,
       started: this.started,
+      deadline: this.deadline,
+      notes,
     });
     this.record.http!.push(ex);
-    for (const m of ex.response?.messages ?? []) this.record.messages.push({ dir: 'in', at: ex.at, message: m });
+    for (const n of notes) this.note(n);
+    for (const m of ex.response?.messages ?? []) {
+      this.record.messages.push({ dir: 'in', at: ex.at, message: m });
+      if (m.method !== undefined || m.id === undefined || m.id === null) continue;
+      const key = JSON.stringify(m.id);
+      if (this.answered.has(key)) this.note({ kind: 'duplicate-response', at: ex.at, id: m.id, ...(this.answered.get(key) ? { method: this.answered.get(key) } : {}) });
+      else if (m.id === message.id) this.answered.set(key, String(message.method));
+    }
     if (ex.response?.truncated) this.record.truncated = true;
     return ex;
   }
 
   async request(method: string, params?: unknown): Promise<Answer> {
+    if (this.deadline?.expired) {
+      this.deadline.hit = true;
+      return { kind: 'timeout' };
+    }
     const id = this.nextId++;
     const ex = await this.post({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) });
     if (ex.error === 'timeout') return { kind: 'timeout' };
@@ -178,6 +210,7 @@ export class HttpConnection {
   }
 
   async notify(method: string, params?: unknown): Promise<void> {
+    if (this.deadline?.expired) return;
     await this.post({ jsonrpc: '2.0', method, ...(params !== undefined ? { params } : {}) });
   }
 

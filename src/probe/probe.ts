@@ -1,9 +1,10 @@
 import { ownPackage } from '../engine/paths.js';
 import { capabilitiesOf, CLIENT_INFO, envelope, exploreServer, LEGACY, MODERN, resultOf, type ExerciseOption, type ExerciseState } from './scenario.js';
 import { SESSION_FORMAT, type Connection, type ConnectionLabel, type HttpExchange, type RecordedSession } from './session.js';
+import { beginRun, endRun, launchPlan, newRunMarker } from './contain.js';
 import { HttpConnection, send, type HttpTarget } from './http.js';
 import { checkUrl } from './ssrf.js';
-import { DEFAULT_LIMITS, StdioConnection, type Limits, type StdioTarget } from './stdio.js';
+import { Deadline, DEFAULT_LIMITS, StdioConnection, type Limits, type RunContext, type StdioTarget } from './stdio.js';
 
 export interface StdioProbeOptions {
   target: StdioTarget;
@@ -14,6 +15,16 @@ export interface StdioProbeOptions {
   limits?: Partial<Limits>;
   signal?: AbortSignal;
   onStep?: (step: string) => void;
+}
+
+/** A connection the overall deadline left no time for: recorded, so every era keeps its place in the session. */
+function skipped(label: ConnectionLabel): Connection {
+  return { label, outcome: 'timeout', detail: 'deadline', messages: [], noise: [], stderr: '', truncated: false, durationMs: 0 };
+}
+
+/** The session says when the overall limit cut the probe short. */
+function deadlineAction(deadline: Deadline): RecordedSession['actions'] {
+  return deadline.hit ? [{ kind: 'deadline', detail: `overall limit of ${deadline.ms} ms reached: later requests were not sent` }] : [];
 }
 
 export class ProbeCancelled extends Error {
@@ -29,9 +40,14 @@ async function onConnection(
   label: ConnectionLabel,
   opts: StdioProbeOptions,
   limits: Limits,
+  run: RunContext,
   body: (c: StdioConnection) => Promise<void>,
 ): Promise<Connection> {
-  const c = new StdioConnection(label, opts.target, limits);
+  if (run.deadline.expired) {
+    run.deadline.hit = true;
+    return skipped(label);
+  }
+  const c = new StdioConnection(label, opts.target, limits, run);
   const onAbort = () => void c.close();
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
@@ -56,7 +72,22 @@ function outcome(c: StdioConnection, a: Awaited<ReturnType<StdioConnection['requ
 /** Probe a stdio server: the 2026-07-28 era, the 2025-06-18 era and a version negotiation, each on its own process. */
 export async function probeStdio(opts: StdioProbeOptions): Promise<RecordedSession> {
   const limits = { ...DEFAULT_LIMITS, ...opts.limits };
+  const plan = await launchPlan();
+  const run: RunContext = { plan, marker: newRunMarker(), deadline: new Deadline(limits.overallMs) };
+  beginRun(run.marker);
+  try {
+    return await stdioScenario(opts, limits, run);
+  } finally {
+    // Anything of this run still alive (a daemon that left every connection's tree) is killed here.
+    endRun(run.marker);
+  }
+}
+
+async function stdioScenario(opts: StdioProbeOptions, limits: Limits, run: RunContext): Promise<RecordedSession> {
   const started = Date.now();
+  // The opening request also waits for the program to start (a cold npx, a large bundle): it may take the
+  // connection's whole budget, later requests one request timeout each.
+  const opening = Math.max(limits.requestTimeoutMs, limits.connectionTimeoutMs);
   const actions: RecordedSession['actions'] = [];
   const step = (s: string) => opts.onStep?.(s);
   const check = () => {
@@ -66,16 +97,16 @@ export async function probeStdio(opts: StdioProbeOptions): Promise<RecordedSessi
   const exercise: ExerciseState = { mode: opts.exercise, done: !opts.exercise };
   check();
   step('server/discover');
-  const modern = await onConnection('modern', opts, limits, async (c) => {
-    const a = await c.request('server/discover', envelope());
+  const modern = await onConnection('modern', opts, limits, run, async (c) => {
+    const a = await c.request('server/discover', envelope(), opening);
     outcome(c, a);
     const r = resultOf(a);
     if (r) await exploreServer(c, capabilitiesOf(r), (x) => envelope(x), actions, (s) => step(`2026-07-28 ${s}`), exercise);
   });
   check();
   step('initialize');
-  const legacy = await onConnection('legacy', opts, limits, async (c) => {
-    const a = await c.request('initialize', { protocolVersion: LEGACY, capabilities: {}, clientInfo: CLIENT_INFO });
+  const legacy = await onConnection('legacy', opts, limits, run, async (c) => {
+    const a = await c.request('initialize', { protocolVersion: LEGACY, capabilities: {}, clientInfo: CLIENT_INFO }, opening);
     outcome(c, a);
     const r = resultOf(a);
     if (r) {
@@ -85,18 +116,19 @@ export async function probeStdio(opts: StdioProbeOptions): Promise<RecordedSessi
   });
   check();
   step('version negotiation');
-  const negotiation = await onConnection('negotiation', opts, limits, async (c) => {
-    const a = await c.request('initialize', { protocolVersion: FUTURE_VERSION, capabilities: {}, clientInfo: CLIENT_INFO });
+  const negotiation = await onConnection('negotiation', opts, limits, run, async (c) => {
+    const a = await c.request('initialize', { protocolVersion: FUTURE_VERSION, capabilities: {}, clientInfo: CLIENT_INFO }, opening);
     outcome(c, a);
   });
   check();
   const localeConnections: Connection[] = [];
   for (const locale of (opts.locales ?? []).slice(0, 3)) {
+    if (run.deadline.expired) break;
     step(`locale ${locale}`);
     const posix = `${locale}_${locale.toUpperCase()}.UTF-8`;
     const env = { ...opts.target.env, LANG: posix, LC_ALL: posix, LC_MESSAGES: posix };
-    const conn = await onConnection('locale', { ...opts, target: { ...opts.target, env } }, limits, async (c) => {
-      const a = await c.request('initialize', { protocolVersion: LEGACY, capabilities: {}, clientInfo: CLIENT_INFO });
+    const conn = await onConnection('locale', { ...opts, target: { ...opts.target, env } }, limits, run, async (c) => {
+      const a = await c.request('initialize', { protocolVersion: LEGACY, capabilities: {}, clientInfo: CLIENT_INFO }, opening);
       outcome(c, a);
       if (resultOf(a)) {
         c.notify('notifications/initialized');
@@ -113,8 +145,9 @@ export async function probeStdio(opts: StdioProbeOptions): Promise<RecordedSessi
     target: { transport: 'stdio', command: [opts.target.command, ...opts.target.args], cwd: opts.target.cwd },
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
-    actions,
+    actions: [...actions, ...deadlineAction(run.deadline)],
     connections: [modern, legacy, negotiation, ...localeConnections],
+    containment: { method: run.plan.method, ...(run.plan.reason ? { reason: run.plan.reason } : {}) },
   };
 }
 
@@ -144,6 +177,7 @@ export async function probeHttp(opts: HttpProbeOptions): Promise<RecordedSession
   if (!verdict.ok) throw new SsrfRefused(verdict.code, verdict.data);
   const target: HttpTarget = { url: verdict.url, address: verdict.address, family: verdict.family, addresses: verdict.addresses, headers: { ...(opts.headers ?? {}) } };
   const started = Date.now();
+  const deadline = new Deadline(limits.overallMs);
   const actions: RecordedSession['actions'] = [];
   const step = (s: string) => opts.onStep?.(s);
   const check = () => {
@@ -153,7 +187,7 @@ export async function probeHttp(opts: HttpProbeOptions): Promise<RecordedSession
   const exercise: ExerciseState = { mode: opts.exercise, done: !opts.exercise };
   check();
   step('server/discover');
-  const m = new HttpConnection('modern', target, limits, true);
+  const m = new HttpConnection('modern', target, limits, true, deadline);
   const a = await m.request('server/discover', envelope());
   httpOutcome(m, a);
   const dr = resultOf(a);
@@ -162,7 +196,7 @@ export async function probeHttp(opts: HttpProbeOptions): Promise<RecordedSession
 
   check();
   step('initialize');
-  const l = new HttpConnection('legacy', target, limits, false);
+  const l = new HttpConnection('legacy', target, limits, false, deadline);
   const la = await l.request('initialize', { protocolVersion: LEGACY, capabilities: {}, clientInfo: CLIENT_INFO });
   httpOutcome(l, la);
   const lr = resultOf(la);
@@ -177,7 +211,7 @@ export async function probeHttp(opts: HttpProbeOptions): Promise<RecordedSession
 
   check();
   step('version negotiation');
-  const n = new HttpConnection('negotiation', target, limits, false);
+  const n = new HttpConnection('negotiation', target, limits, false, deadline);
   httpOutcome(n, await n.request('initialize', { protocolVersion: FUTURE_VERSION, capabilities: {}, clientInfo: CLIENT_INFO }));
   const negotiation = n.close();
 
@@ -185,26 +219,31 @@ export async function probeHttp(opts: HttpProbeOptions): Promise<RecordedSession
   step('transport checks');
   const body = (meta: Record<string, unknown> = {}) => JSON.stringify({ jsonrpc: '2.0', id: 'mcp-doctor-check', method: 'server/discover', params: envelope({ _meta: meta }) });
   const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'server/discover' };
-  const t = { timeoutMs: limits.requestTimeoutMs, started };
-  const httpChecks: HttpExchange[] = [
-    await send(target, { ...t, label: 'hostile-origin', headers: { ...base, origin: 'http://evil.example' }, body: body() }),
-    await send(target, {
-      ...t,
-      label: 'unsupported-protocol-version',
-      headers: { ...base, 'mcp-protocol-version': '1999-01-01' },
-      body: body({ 'io.modelcontextprotocol/protocolVersion': '1999-01-01' }),
-    }),
-    await send(target, { ...t, label: 'header-mismatch', headers: { ...base, 'mcp-method': 'tools/list' }, body: body() }),
-    await send(target, { ...t, label: 'protected-resource-metadata', method: 'GET', path: '/.well-known/oauth-protected-resource', headers: { accept: 'application/json' } }),
-  ];
+  const t = { timeoutMs: limits.requestTimeoutMs, started, deadline };
+  const httpChecks: HttpExchange[] = [];
+  const check1 = async (opts: Parameters<typeof send>[1]) => {
+    // Past the overall deadline the remaining checks are not sent (the session's `deadline` action says so).
+    if (deadline.expired) deadline.hit = true;
+    else httpChecks.push(await send(target, opts));
+  };
+  await check1({ ...t, label: 'hostile-origin', headers: { ...base, origin: 'http://evil.example' }, body: body() });
+  await check1({
+    ...t,
+    label: 'unsupported-protocol-version',
+    headers: { ...base, 'mcp-protocol-version': '1999-01-01' },
+    body: body({ 'io.modelcontextprotocol/protocolVersion': '1999-01-01' }),
+  });
+  await check1({ ...t, label: 'header-mismatch', headers: { ...base, 'mcp-method': 'tools/list' }, body: body() });
+  await check1({ ...t, label: 'protected-resource-metadata', method: 'GET', path: '/.well-known/oauth-protected-resource', headers: { accept: 'application/json' } });
   actions.push({ kind: 'http-checks', detail: 'hostile Origin, unsupported MCP-Protocol-Version, Mcp-Method mismatch, /.well-known/oauth-protected-resource' });
   if (modern.http?.some((x) => x.response?.status === 401)) {
     // The server protects itself: forged tokens must be refused (S-5). No real credential is ever sent.
     for (const [label, token] of forgedTokens(verdict.url.href)) {
-      httpChecks.push(await send(target, { ...t, label, headers: { ...base, authorization: `Bearer ${token}` }, body: body() }));
+      await check1({ ...t, label, headers: { ...base, authorization: `Bearer ${token}` }, body: body() });
     }
     actions.push({ kind: 'forged-tokens', detail: 'alg none, bad signature' });
   }
+  actions.push(...deadlineAction(deadline));
   return {
     format: SESSION_FORMAT,
     tool: ownPackage(),

@@ -1,9 +1,12 @@
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { audit, type Report } from '../engine/runner.js';
+import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
+import which from 'which';
+import { t } from '../engine/i18n.js';
+import { audit, type Report, type ReportInputs } from '../engine/runner.js';
 import { scrubbedEnv } from './env.js';
 import { probeHttp, probeStdio, SsrfRefused } from './probe.js';
-import { isSession, type RecordedSession } from './session.js';
+import { capSessionDepth, isSession, type Connection, type RecordedSession } from './session.js';
 import type { ExerciseOption } from './scenario.js';
 import { inferPackage, isInside, packageCacheRoots, readManifest, type PackageFrom } from './package-of.js';
 import type { Reason } from '../engine/types.js';
@@ -55,8 +58,40 @@ export function loadSession(file: string): RecordedSession {
   } catch (e) {
     throw new ProbeInputError('sessionUnreadable', { file, error: (e as Error).message });
   }
-  if (!isSession(raw)) throw new ProbeInputError('sessionInvalid', { file });
+  // As untrusted as a live target: over-deep messages are replaced by notes before anything walks them.
+  if (!isSession(raw) || !capSessionDepth(raw)) throw new ProbeInputError('sessionInvalid', { file });
   return raw;
+}
+
+/**
+ * The limits of one probe, the same for stdio and HTTP: one overall deadline (--timeout-ms, default 60 s)
+ * bounds everything; a request waits at most a sixth of it (1 to 10 s), a connection at most a third.
+ */
+export function probeLimits(timeoutMs: number | undefined): { overallMs: number; requestTimeoutMs: number; connectionTimeoutMs: number } {
+  const overallMs = timeoutMs ?? 60_000;
+  return {
+    overallMs,
+    requestTimeoutMs: Math.min(10_000, overallMs, Math.max(1000, Math.floor(overallMs / 6))),
+    connectionTimeoutMs: Math.min(overallMs, Math.max(1000, Math.floor(overallMs / 3))),
+  };
+}
+
+/**
+ * The program a command names, as the system would start it: a name with a slash is a path from the working
+ * folder, a bare name is looked up in the target's PATH (which). Undefined when there is nothing to start.
+ */
+export function resolveCommand(command: string, cwd: string, env: Record<string, string>): string | undefined {
+  if (command.includes('/') || (process.platform === 'win32' && command.includes('\\')) || isAbsolute(command)) {
+    const file = resolve(cwd, command);
+    try {
+      if (!statSync(file).isFile()) return undefined;
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      return undefined;
+    }
+  }
+  return which.sync(command, { path: env.PATH ?? '', nothrow: true }) ?? undefined;
 }
 
 /**
@@ -123,9 +158,10 @@ export function probeSource(req: ProbeRequest, session?: RecordedSession): { sou
 
 export async function recordSession(req: ProbeRequest): Promise<RecordedSession> {
   if (req.fromSession) return loadSession(req.fromSession);
+  const limits = probeLimits(req.timeoutMs);
   if (req.url) {
     try {
-      return await probeHttp({ url: req.url, exercise: req.exercise, headers: req.headers, allowPrivate: req.allowPrivate, signal: req.signal, onStep: req.onStep, limits: { requestTimeoutMs: Math.min(10_000, req.timeoutMs ?? 10_000) } });
+      return await probeHttp({ url: req.url, exercise: req.exercise, headers: req.headers, allowPrivate: req.allowPrivate, signal: req.signal, onStep: req.onStep, limits });
     } catch (e) {
       if (e instanceof SsrfRefused) throw new ProbeInputError(e.code, e.data);
       throw e;
@@ -134,34 +170,126 @@ export async function recordSession(req: ProbeRequest): Promise<RecordedSession>
   if (!req.command?.length) throw new ProbeInputError('probeTarget');
   const cwd = req.cwd ? resolve(req.cwd) : process.cwd();
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new ProbeInputError('notAFolder', { path: req.cwd ?? cwd });
-  const overall = req.timeoutMs ?? 60_000;
   const [command, ...args] = req.command;
   // Locales come from the package read with the session (C-20); an npx package not yet downloaded has none yet.
   const before = probeSource(req).source;
+  const env = scrubbedEnv(req.env ?? {});
+  // A missing program fails here, at once: no connection is attempted, nothing waits for a timeout.
+  const executable = resolveCommand(command!, cwd, env);
+  if (!executable) throw new ProbeUnreachable({ cause: 'not-found', command: command!, cwd });
   return probeStdio({
     locales: before ? declaredLocales(before.folder) : undefined,
-    target: { command: command!, args, cwd, env: scrubbedEnv(req.env ?? {}) },
-    limits: { connectionTimeoutMs: Math.max(2000, Math.floor(overall / 3)), requestTimeoutMs: Math.min(10_000, Math.max(1000, Math.floor(overall / 6))) },
+    target: { command: command!, executable, args, cwd, env },
+    limits,
     signal: req.signal,
     onStep: req.onStep,
     exercise: req.exercise,
   });
 }
 
-/** The target could not be reached at all (command not found, connection refused): the audit could not run. */
+/** Why the probe could not run: the program was not found, or the target never answered anything. */
+export interface Unreachable {
+  cause: 'not-found' | 'spawn-failed' | 'exited' | 'timeout' | 'http-error' | 'blocked';
+  command?: string;
+  cwd?: string;
+  url?: string;
+  exit?: { code: number | null; signal: string | null };
+  /** The error of the first connection (spawn error, HTTP error), bounded. */
+  error?: string;
+  /** The tail of the server's stderr: bounded, control characters stripped. */
+  stderr?: string;
+}
+
+/** The target could not be reached at all (command not found, connection refused) or never answered. */
 export class ProbeUnreachable extends Error {
-  constructor(readonly detail: string) {
-    super(detail);
+  constructor(readonly data: Unreachable) {
+    super(data.cause);
   }
+  /** One line for logs and older callers. */
+  get detail(): string {
+    return [this.data.cause, this.data.command ?? this.data.url, this.data.error].filter(Boolean).join(': ');
+  }
+}
+
+/**
+ * The tail of a target's stderr, safe for a terminal and a report: escape sequences and control characters
+ * (C0 but newline and tab, C1, bidirectional and other format characters) removed, at most `maxLines` lines and
+ * `maxChars` characters from the end.
+ */
+export function stderrTail(s: string, maxLines = 20, maxChars = 2000): string {
+  const clean = stripVTControlCharacters(s)
+    .replace(/\r\n?/g, '\n')
+    .replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, (c) => (c === '\n' ? c : c === '\t' ? ' ' : ''));
+  const lines = clean.split('\n').map((l) => l.trimEnd());
+  while (lines.length && lines[lines.length - 1] === '') lines.pop();
+  const tail = lines.slice(-maxLines).join('\n');
+  return tail.length > maxChars ? '…' + tail.slice(-maxChars) : tail;
+}
+
+/** Did the target answer anything: a JSON-RPC message (even one too deep to keep), or an HTTP response? */
+const answeredSomething = (c: Connection): boolean =>
+  c.messages.some((m) => m.dir === 'in') || !!c.notes?.some((n) => n.kind === 'message-too-deep') || !!c.http?.some((x) => x.response);
+
+/**
+ * When no connection received anything, there is nothing to judge: a report would be 60 could-not-judge and
+ * exit 0. Returns why instead (the first connection's outcome, its exit and the tail of its stderr).
+ */
+export function neverAnswered(session: RecordedSession): Unreachable | undefined {
+  if (session.connections.some(answeredSomething)) return undefined;
+  const first = session.connections[0];
+  const outcome = first?.outcome;
+  const cause: Unreachable['cause'] =
+    outcome === 'spawn-failed' || outcome === 'http-error' || outcome === 'blocked' ? outcome : first?.exit && outcome === 'exited' ? 'exited' : 'timeout';
+  const stderr = session.connections.map((c) => c.stderr).find((x) => x.trim());
+  const error = first?.detail ?? first?.http?.find((x) => x.error)?.error;
+  return {
+    cause,
+    ...(session.target.transport === 'stdio' ? { command: session.target.command.join(' ').slice(0, 500) } : { url: session.target.url }),
+    ...(first?.exit ? { exit: first.exit } : {}),
+    ...(error && error !== 'deadline' ? { error: stderrTail(error, 3, 300) } : {}),
+    ...(stderr ? { stderr: stderrTail(stderr) } : {}),
+  };
+}
+
+/** The message for an unreachable target, in `locale`: one line, then the stderr tail (each line through `quote`). */
+export function unreachableText(u: Unreachable, locale: string, quote: (s: string) => string = (s) => s): string {
+  const q = (s: string | undefined) => quote(s ?? '');
+  let line: string;
+  if (u.cause === 'not-found') line = t(locale, 'cli.errors.notFound', { command: q(u.command) });
+  else {
+    const why =
+      u.cause === 'exited'
+        ? u.exit?.signal
+          ? t(locale, 'cli.errors.never.signal', { signal: q(String(u.exit.signal)) })
+          : t(locale, 'cli.errors.never.exited', { code: q(String(u.exit?.code ?? '?')) })
+        : t(locale, 'cli.errors.never.timeout');
+    // Nothing to talk to (the connection or the start failed) is "could not be reached"; a program that ran and
+    // said nothing (it exited or stayed silent) "never answered".
+    line =
+      u.cause === 'http-error' || u.cause === 'spawn-failed' || u.cause === 'blocked'
+        ? t(locale, 'cli.errors.unreachable', { detail: `${q(u.command ?? u.url)}: ${q(u.error ?? u.cause)}` })
+        : t(locale, 'cli.errors.neverAnswered', { target: q(u.command ?? u.url), why });
+  }
+  if (!u.stderr) return line;
+  return `${line}\n${t(locale, 'cli.errors.stderrTail')}\n${u.stderr
+    .split('\n')
+    .map((l) => `  | ${quote(l)}`)
+    .join('\n')}`;
+}
+
+/** The report's `inputs` this stream owns: containment and wire notes, from the session. */
+export function sessionInputs(session: RecordedSession): ReportInputs {
+  const notes = session.connections.flatMap((c) => (c.notes ?? []).map((n) => ({ connection: c.label, ...n })));
+  return { ...(session.containment ? { containment: session.containment } : {}), ...(notes.length ? { notes } : {}) };
 }
 
 export async function probeAndJudge(req: ProbeRequest): Promise<{ session: RecordedSession; report: Report }> {
   if (req.source !== undefined) probeSource(req); // a wrong --source is a usage error before anything runs
   const session = await recordSession(req);
-  if (session.connections.every((c) => (c.outcome === 'spawn-failed' || c.outcome === 'http-error') && !c.messages.some((m) => m.dir === 'in'))) {
-    throw new ProbeUnreachable(session.connections.map((c) => c.detail).find(Boolean) ?? 'unreachable');
-  }
+  // Saved first, even when nothing answered: the session shows what was tried.
   if (req.saveSession) writeFileSync(req.saveSession, JSON.stringify(session, null, 2) + '\n');
+  const silent = neverAnswered(session);
+  if (silent) throw new ProbeUnreachable(silent);
   // The package is read with the session: static parts, S-7's reference version, X-3's lock, source links.
   // Inferred after the run too, so that a package npx has just downloaded is found.
   const { source, refused } = probeSource(req, session);
@@ -175,5 +303,7 @@ export async function probeAndJudge(req: ProbeRequest): Promise<{ session: Recor
     signal: req.signal,
     onProgress: req.onProgress,
   });
+  const inputs = sessionInputs(session);
+  if (Object.keys(inputs).length) report.inputs = { ...report.inputs, ...inputs };
   return { session, report };
 }

@@ -1,21 +1,28 @@
 import { execa, type ResultPromise } from 'execa';
 import pidtree from 'pidtree';
 import { log } from '../engine/log.js';
-import type { Connection, ConnectionLabel, JsonRpc, WireMessage } from './session.js';
+import { killTarget, MARKER_VAR, trackPid, untrackPid, type LaunchPlan } from './contain.js';
+import { depthExceeds, MAX_NOTES, tooDeepNote, type Connection, type ConnectionLabel, type JsonRpc, type SessionNote, type WireMessage } from './session.js';
 
 /**
  * One stdio connection to an untrusted program: started without a shell, with the environment we give
- * it, bounded capture, per-request timeouts, and its whole process tree killed at the end.
+ * it, inside the containment of the run (a PID namespace, or the launcher), bounded capture, per-request
+ * timeouts bounded by the probe's overall deadline, and every process of the run killed at the end.
  */
 
 export interface StdioTarget {
+  /** The command as given (recorded in the session). */
   command: string;
   args: string[];
   cwd?: string;
   env: Record<string, string>;
+  /** The resolved program to start (absolute path); defaults to `command`. */
+  executable?: string;
 }
 
 export interface Limits {
+  /** Upper bound for the whole probe: every connection, every request, the HTTP checks. */
+  overallMs: number;
   requestTimeoutMs: number;
   /** Upper bound for one whole connection. */
   connectionTimeoutMs: number;
@@ -28,6 +35,7 @@ export interface Limits {
 }
 
 export const DEFAULT_LIMITS: Limits = {
+  overallMs: 60_000,
   requestTimeoutMs: 10_000,
   connectionTimeoutMs: 60_000,
   maxCaptureBytes: 8 * 1024 * 1024,
@@ -38,40 +46,97 @@ export const DEFAULT_LIMITS: Limits = {
 
 export type Answer = { kind: 'response'; message: JsonRpc } | { kind: 'timeout' } | { kind: 'closed' };
 
+/** Below this many milliseconds left, a request is not worth sending. */
+const MIN_USEFUL_MS = 50;
+
+/** One overall deadline for a whole probe. */
+export class Deadline {
+  readonly at: number;
+  /** Set when a request was cut or skipped because the deadline passed. */
+  hit = false;
+  constructor(readonly ms: number) {
+    this.at = Date.now() + ms;
+  }
+  remaining(): number {
+    return this.at - Date.now();
+  }
+  get expired(): boolean {
+    return this.remaining() < MIN_USEFUL_MS;
+  }
+  /** A timeout that does not run past the deadline. */
+  bound(ms: number): number {
+    return Math.max(0, Math.min(ms, this.remaining()));
+  }
+}
+
+/** What a connection shares with the rest of its probe: the containment, the run marker, the deadline. */
+export interface RunContext {
+  plan: LaunchPlan;
+  marker: string;
+  deadline: Deadline;
+}
+
+/** A JSON-RPC id as a map key (1 and "1" are different ids). */
+const idKey = (id: unknown): string => JSON.stringify(id);
+
 export class StdioConnection {
   readonly record: Connection;
   private child?: ResultPromise;
   private readonly started = Date.now();
-  private pending = new Map<string | number, (a: Answer) => void>();
+  private pending = new Map<string, (a: Answer) => void>();
+  /** Ids answered once already, with their method: a second response is a duplicate. */
+  private answered = new Map<string, string>();
+  private sent = new Map<string, string>();
   private nextId = 1;
   private buf: Buffer[] = [];
   private bufLen = 0;
   private discarding = false;
   private captured = 0;
   private exited = false;
-  private deadline?: NodeJS.Timeout;
+  /** We are ending the connection: waiters still pending timed out, the target did not exit by itself. */
+  private closing = false;
+  private timer?: NodeJS.Timeout;
+  private readonly deadline?: Deadline;
 
   constructor(
     label: ConnectionLabel,
     private readonly target: StdioTarget,
     private readonly limits: Limits = DEFAULT_LIMITS,
+    private readonly run?: RunContext,
   ) {
     this.record = { label, outcome: 'answered', messages: [], noise: [], stderr: '', truncated: false, durationMs: 0 };
+    this.deadline = run?.deadline;
+  }
+
+  private note(n: SessionNote): void {
+    this.record.notes ??= [];
+    if (this.record.notes.length < MAX_NOTES) this.record.notes.push(n);
+    else this.record.truncated = true;
+  }
+
+  private settle(a: Answer): void {
+    for (const w of this.pending.values()) w(a);
+    this.pending.clear();
   }
 
   start(): boolean {
     // Every launched process is logged (S-21): what, where, with which environment keys — never their values.
-    log.info({ command: this.target.command, args: this.target.args.length, cwd: this.target.cwd, envKeys: Object.keys(this.target.env).sort(), connection: this.record.label }, 'probe: starting the target');
+    log.info(
+      { command: this.target.command, args: this.target.args.length, cwd: this.target.cwd, envKeys: Object.keys(this.target.env).sort(), connection: this.record.label, containment: this.run?.plan.method },
+      'probe: starting the target',
+    );
+    const executable = this.target.executable ?? this.target.command;
+    const launch = this.run ? this.run.plan.wrap(executable, this.target.args) : { file: executable, args: this.target.args, ipc: false };
+    const env = this.run ? { ...this.target.env, [MARKER_VAR]: this.run.marker } : this.target.env;
     try {
-      this.child = execa(this.target.command, this.target.args, {
+      this.child = execa(launch.file, launch.args, {
         cwd: this.target.cwd,
-        env: this.target.env,
+        env,
         extendEnv: false,
         shell: false,
         detached: true,
-        stdin: 'pipe',
-        stdout: 'pipe',
-        stderr: 'pipe',
+        // fd 3 (launcher only): a pipe whose end tells the launcher that mcp-doctor is gone.
+        stdio: launch.ipc ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
         buffer: false,
         reject: false,
         cleanup: true,
@@ -82,6 +147,7 @@ export class StdioConnection {
       return false;
     }
     const child = this.child;
+    if (child.pid && this.run) trackPid(this.run.marker, child.pid);
     child.stdout!.on('data', (d: Buffer) => this.onStdout(d));
     child.stderr!.on('data', (d: Buffer) => {
       this.record.stderr = (this.record.stderr + d.toString('utf8')).slice(-this.limits.maxStderrBytes);
@@ -94,14 +160,16 @@ export class StdioConnection {
     child.on('exit', (code, signal) => {
       this.exited = true;
       this.record.exit = { code, signal };
-      for (const w of this.pending.values()) w({ kind: 'closed' });
-      this.pending.clear();
+      this.settle(this.closing ? { kind: 'timeout' } : { kind: 'closed' });
     });
     child.on('error', (e) => {
-      if (!this.exited && this.record.messages.length === 0) {
+      // Could not start (or lost): nothing will answer, so nobody waits for it.
+      if (!this.exited && this.record.messages.every((m) => m.dir === 'out')) {
         this.record.outcome = 'spawn-failed';
         this.record.detail = e.message;
       }
+      this.exited = true;
+      this.settle({ kind: 'closed' });
     });
     void child.then((r) => {
       if (r.failed && r.code === 'ENOENT') {
@@ -109,7 +177,8 @@ export class StdioConnection {
         this.record.detail = r.shortMessage;
       }
     });
-    this.deadline = setTimeout(() => void this.close(), this.limits.connectionTimeoutMs);
+    const budget = this.deadline ? this.deadline.bound(this.limits.connectionTimeoutMs) : this.limits.connectionTimeoutMs;
+    this.timer = setTimeout(() => void this.close(), budget);
     return true;
   }
 
@@ -174,6 +243,17 @@ export class StdioConnection {
       this.noise(raw);
       return;
     }
+    const at = Date.now() - this.started;
+    if (depthExceeds(msg)) {
+      // Not kept: nothing downstream (judging, saving) may walk it. A response still ends its wait.
+      const n = tooDeepNote(msg, at, raw.length);
+      if (n.kind === 'message-too-deep' && n.method === undefined && n.id !== undefined) {
+        n.method = this.sent.get(idKey(n.id));
+        this.answer({ jsonrpc: '2.0', id: n.id, error: { code: -32700, message: 'message too deep', data: { synthetic: true, reason: 'message-too-deep' } } });
+      }
+      this.note(n);
+      return;
+    }
     const m = msg as JsonRpc;
     this.log('in', m);
     if (m.method !== undefined && m.id !== undefined && m.id !== null) {
@@ -181,12 +261,20 @@ export class StdioConnection {
       this.send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'mcp-doctor probe does not serve client requests' } });
       return;
     }
-    if (m.id !== undefined && m.id !== null && m.method === undefined) {
-      const w = this.pending.get(m.id);
-      if (w) {
-        this.pending.delete(m.id);
-        w({ kind: 'response', message: m });
-      }
+    if (m.id !== undefined && m.id !== null && m.method === undefined) this.answer(m);
+  }
+
+  /** A response: the first for an id is the answer (a client acts on it); a later one is a duplicate. */
+  private answer(m: JsonRpc): void {
+    const key = idKey(m.id);
+    const w = this.pending.get(key);
+    if (w) {
+      this.pending.delete(key);
+      this.answered.set(key, this.sent.get(key) ?? '');
+      w({ kind: 'response', message: m });
+    } else if (this.answered.has(key)) {
+      const method = this.answered.get(key);
+      this.note({ kind: 'duplicate-response', at: Date.now() - this.started, id: m.id as string | number, ...(method ? { method } : {}) });
     }
   }
 
@@ -207,48 +295,58 @@ export class StdioConnection {
 
   request(method: string, params?: unknown, timeoutMs = this.limits.requestTimeoutMs): Promise<Answer> {
     if (!this.alive) return Promise.resolve({ kind: 'closed' });
+    if (this.deadline?.expired) {
+      this.deadline.hit = true;
+      return Promise.resolve({ kind: 'timeout' });
+    }
+    const wait = this.deadline ? this.deadline.bound(timeoutMs) : timeoutMs;
     const id = this.nextId++;
+    const key = idKey(id);
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
-        this.pending.delete(id);
+        this.pending.delete(key);
+        if (this.deadline && wait < timeoutMs) this.deadline.hit = true;
         resolve({ kind: 'timeout' });
-      }, timeoutMs);
-      this.pending.set(id, (a) => {
+      }, wait);
+      this.pending.set(key, (a) => {
         clearTimeout(timer);
         resolve(a);
       });
+      this.sent.set(key, method);
       this.send({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) });
     });
   }
 
-  /** End the connection and kill the whole process tree. */
+  /** End the connection and kill every process of the target. */
   async close(): Promise<Connection> {
-    if (this.deadline) clearTimeout(this.deadline);
+    if (this.timer) clearTimeout(this.timer);
+    this.closing = true;
     const child = this.child;
     if (child?.pid && !this.exited) {
       child.stdin?.end();
       await new Promise((r) => setTimeout(r, 100));
     }
-    if (child?.pid) await killTree(child.pid);
+    if (child?.pid) await killTree(child.pid, this.run?.marker);
     if (child && !this.exited) await Promise.race([new Promise((r) => child.once('exit', r)), new Promise((r) => setTimeout(r, 2000))]);
+    if (child?.pid && this.run) untrackPid(this.run.marker, child.pid);
+    this.settle({ kind: 'timeout' });
     this.record.durationMs = Date.now() - this.started;
     return this.record;
   }
 }
 
-/** Kill a detached child's process group and every descendant still attached to it. */
-export async function killTree(pid: number): Promise<void> {
+/**
+ * Kill a detached child's process group, every descendant still attached to it (and their groups), and, with
+ * a run marker, every process that carries it — a daemon that left the tree included.
+ */
+export async function killTree(pid: number, marker?: string): Promise<void> {
   let descendants: number[] = [];
   try {
     descendants = await pidtree(pid);
   } catch {
     /* already gone */
   }
-  for (const target of [-pid, pid, ...descendants]) {
-    try {
-      process.kill(target, 'SIGKILL');
-    } catch {
-      /* not there */
-    }
-  }
+  killTarget(pid, undefined);
+  for (const d of descendants) killTarget(d, undefined);
+  if (marker) killTarget(undefined, marker);
 }

@@ -1,4 +1,4 @@
-import { t } from '../engine/i18n.js';
+import { has, t } from '../engine/i18n.js';
 import type { Report } from '../engine/runner.js';
 import type { State } from '../engine/types.js';
 import { codeSpan, findingFix, findingMessage, quoteInert, reasonText, ruleTitle, summarize, where } from './text.js';
@@ -30,6 +30,7 @@ export function renderMarkdown(report: Report, locale: string): string {
     `| ${s.nonConforming} | ${s.absent} | ${s.couldNotJudge} | ${s.present} | ${s.notApplicable} |`,
     '',
   );
+  out.push(...inputsSection(report, locale));
   for (const state of ORDER) {
     const rs = report.results.filter((r) => r.state === state);
     if (!rs.length) continue;
@@ -63,5 +64,52 @@ export function renderMarkdown(report: Report, locale: string): string {
       if (r.findings.length) out.push('');
     }
   }
+  out.push(...probeSection(report, locale));
   return out.join('\n').replace(/\n{3,}/g, '\n\n') + '\n';
+}
+
+/** At most this many skipped files are listed in Markdown (the JSON report has them all). */
+const SKIPPED_SHOWN = 20;
+
+/** A short "Inputs" section: how many files were read, and each file that was not, with its cause. */
+function inputsSection(report: Report, locale: string): string[] {
+  const files = report.inputs?.files;
+  const skipped = report.inputs?.skipped ?? [];
+  if (!files && !skipped.length) return [];
+  const L = (k: string, d?: Record<string, string | number>) => t(locale, `report.${k}`, d);
+  const out = [`## ${L('inputs')}`, ''];
+  if (files) out.push(L('filesRead', { count: files.read }), '');
+  if (skipped.length) {
+    out.push(L('skippedCount', { count: skipped.length }), '');
+    for (const f of skipped.slice(0, SKIPPED_SHOWN)) {
+      const data: Record<string, string | number> = { cause: f.cause, ...(f.size !== undefined ? { size: f.size } : {}), ...(f.limit !== undefined ? { limit: f.limit } : {}) };
+      // The file name comes from the target: a code span on its own line, with no backtick or control character.
+      out.push(`- \`${quoteInert(f.file).replace(/`/g, "'")}\` — ${md(L('skippedCause', data))}`);
+    }
+    if (skipped.length > SKIPPED_SHOWN) out.push(`- ${md(L('skippedMore', { count: skipped.length - SKIPPED_SHOWN }))}`);
+    out.push('');
+  }
+  return out;
+}
+
+/** How the probed server was contained, and what the probe noticed on the wire (duplicates, over-deep messages). */
+function probeSection(report: Report, locale: string): string[] {
+  const c = report.inputs?.containment;
+  const notes = report.inputs?.notes ?? [];
+  if (!c && !notes.length) return [];
+  const P = (k: string, d?: Record<string, string | number>) => t(locale, `report.probe.${k}`, d);
+  // A loaded session is untrusted too: only known codes pick a message; a value that is not a plain word is quoted.
+  const plain = (v: unknown) => (typeof v === 'number' || (typeof v === 'string' && /^[\w/.:-]{0,100}$/.test(v)) ? md(String(v)) : md(quoteInert(String(v))));
+  const reason = c?.reason === undefined ? '' : has(locale, `report.probe.reasons.${c.reason}`) ? P(`reasons.${c.reason}`) : plain(c.reason);
+  const out = [`## ${P('title')}`, ''];
+  if (c) out.push(`- ${c.method === 'pid-namespace' ? P('namespace') : P('processGroup', { reason })}`);
+  for (const n of notes) {
+    if (n.kind !== 'duplicate-response' && n.kind !== 'message-too-deep') continue;
+    const data: Record<string, string | number> = { connection: plain(n.connection), method: plain(n.method ?? ''), id: '', limit: '', bytes: '' };
+    if (n.kind === 'duplicate-response') data.id = `\`${typeof n.id === 'number' ? n.id : quoteInert(String(n.id)).replace(/`/g, '\\u0060')}\``;
+    else Object.assign(data, { limit: plain(n.limit), bytes: plain(n.bytes) });
+    out.push(`- ${P(n.kind, data)}`);
+  }
+  out.push('');
+  return out;
 }

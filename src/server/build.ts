@@ -4,14 +4,15 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import { audit, AuditCancelled, explainRule, failing, FAIL_ON, listRules, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from '../engine/api.js';
 import { loadCatalog } from '../engine/catalog.js';
-import { CONFIG_FILE, ConfigError } from '../engine/config.js';
+import { ConfigError, configErrorText } from '../engine/config.js';
+import { RootUnreadable } from '../engine/runner.js';
 import { DECLARATIONS_KEY } from '../facts/declarations.js';
 import { defaultLocale, locales, t } from '../engine/i18n.js';
 import { log } from '../engine/log.js';
 import { ownPackage } from '../engine/paths.js';
 import { findingMessage, formatUntrusted, quoteInert, terminalInert, where } from '../report/text.js';
 import { RateLimiter } from './rate-limit.js';
-import { probeAndJudge, ProbeInputError, ProbeUnreachable } from '../probe/run.js';
+import { probeAndJudge, ProbeInputError, ProbeUnreachable, unreachableText } from '../probe/run.js';
 import { ProbeCancelled } from '../probe/probe.js';
 import { EXERCISES } from '../probe/scenario.js';
 import { ExplainOut, ReportOut, RulesOut } from './schemas.js';
@@ -178,10 +179,8 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       } catch (e) {
         if (e instanceof AuditCancelled) throw e;
         if (e instanceof UnknownRuleError) return toolError(t(loc, 'cli.errors.unknownRule', { id: e.ids.join(', ') }));
-        if (e instanceof ConfigError) {
-          const rel = relative(dir, e.file);
-          return toolError(t(loc, 'cli.errors.config', { file: terminalInert(rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : CONFIG_FILE), issues: terminalInert(e.issues.join('; ')) }));
-        }
+        if (e instanceof ConfigError) return toolError(configErrorText(e, loc));
+        if (e instanceof RootUnreadable) return toolError(t(loc, 'server.errors.rootUnreadable', { path: quoteInert(path) }));
         log.error({ err: e }, 'audit_repository failed');
         return toolError(t(loc, 'server.errors.auditFailed'));
       }
@@ -285,7 +284,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         return reportResult(report, loc, fail_on ?? 'note', quoteInert((command ?? [url ?? '']).join(' ')), cli, signal);
       } catch (e) {
         if (e instanceof ProbeInputError) return toolError(formatUntrusted(loc, `cli.errors.${e.code}`, e.data, quoteInert));
-        if (e instanceof ProbeUnreachable) return toolError(t(loc, 'cli.errors.unreachable', { detail: quoteInert(e.detail) }));
+        if (e instanceof ProbeUnreachable) return toolError(unreachableText(e.data, loc, quoteInert));
         if (e instanceof AuditCancelled || e instanceof ProbeCancelled) throw e;
         if (e instanceof UnknownRuleError) return toolError(t(loc, 'cli.errors.unknownRule', { id: e.ids.join(', ') }));
         log.error({ err: e }, 'probe_endpoint failed');

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import {
   acceptedContent,
@@ -92,14 +93,17 @@ export function readAllowList(env: NodeJS.ProcessEnv = process.env, dir: string 
     if (names.every((n) => EnvName.test(n))) out.envNames.push(...names);
     else out.invalid.push(ALLOW_ENV_ENV);
   }
-  try {
-    const { config } = loadConfig(dir);
-    out.commands.push(...config.probe.allowCommands);
-    out.envNames.push(...config.probe.allowEnv);
-  } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    log.warn({ issues: e.issues }, 'the allow-list in the configuration file was ignored');
-    out.invalid.push(CONFIG_FILE);
+  // A working directory that does not exist holds no configuration file (nothing to ignore or name).
+  if (existsSync(dir)) {
+    try {
+      const { config } = loadConfig(dir);
+      out.commands.push(...config.probe.allowCommands);
+      out.envNames.push(...config.probe.allowEnv);
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      log.warn({ issues: e.issues }, 'the allow-list in the configuration file was ignored');
+      out.invalid.push(CONFIG_FILE);
+    }
   }
   return out;
 }

@@ -23,11 +23,8 @@ export const ReportOut = z.object({
     command: z.array(z.string()).optional(),
     url: z.string().optional(),
   }),
-  // The shared `inputs` contract (runner.ts ReportInputs): the package is typed, the other fields pass as they are.
-  inputs: z
-    .object({ package: z.object({ folder: z.string(), name: z.string().optional(), version: z.string().optional(), from: z.enum(['path', 'cwd', 'source', 'command']) }).optional() })
-    .loose()
-    .optional(),
+  // What the run read (runner.ts ReportInputs: package folder and version, command, files read and skipped).
+  inputs: z.object({ package: z.object({ folder: z.string(), version: z.string().optional() }).loose().optional() }).loose().optional(),
   locale: z.string(),
   summary: z.object({
     present: Count,

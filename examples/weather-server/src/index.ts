@@ -3,8 +3,11 @@ import { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import * as z from 'zod/v4';
 import { t, tables } from './i18n.js';
+import { RateLimiter } from './rate-limit.js';
 
 const FORECASTS: Record<string, string> = { paris: 'sunny', london: 'rain', tokyo: 'cloudy' };
+// Ten calls at once, then two a second.
+const limiter = new RateLimiter(10, 2);
 const locale = process.env.WEATHER_LOCALE && tables[process.env.WEATHER_LOCALE] ? process.env.WEATHER_LOCALE : 'en';
 
 const build = () => {
@@ -21,6 +24,7 @@ const build = () => {
       _meta: { 'dev.mcp-doctor/declarations': { authority: { read: 'public', write: 'admin' }, verb: 'get', targets: ['forecasts'], contextTokens: 150 } },
     },
     async ({ city }) => {
+      if (!limiter.take()) return { content: [{ type: 'text', text: t(locale, 'error.rateLimited') }], isError: true };
       const forecast = FORECASTS[city.toLowerCase()];
       if (!forecast) return { content: [{ type: 'text', text: t(locale, 'error.unknownCity') }], isError: true };
       const out = { city, forecast };

@@ -1,5 +1,5 @@
 import { Node, ts } from 'ts-morph';
-import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
+import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { sinkSites, toolFlows, type SinkSite } from '../../facts/flow.js';
 import type { RepoFacts } from '../../facts/repo.js';
@@ -8,14 +8,17 @@ import { findNodes, functionOf } from '../../facts/scope.js';
 import { constString, objectLiteralOf, propertyValue, serverModel, type ToolDef } from '../../facts/server-model.js';
 import { parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { HINTS } from './dynamic.js';
+import { noteSourceRead } from '../../facts/not-read.js';
+import { noToolsFound } from '../tool-absence.js';
 
 /**
  * C-15 — tool annotations declared and honest (static part, JavaScript/TypeScript). For every tool
  * registered in the source (facts/server-model: registerTool, v1 `tool`, FastMCP addTool, tools/list
  * definitions):
  *   - 'missing-annotations-in-source': no annotations at all (at the tool's name);
- *   - 'missing-hint-in-source': an annotations object literal without one of the four hints;
- *   - 'hint-not-boolean-in-source': a hint written as a string, a number or null;
+ *   - 'missing-hint-in-source': an annotations object literal without some of the four hints (one
+ *     finding listing them);
+ *   - 'hint-not-boolean-in-source': hints written as a string, a number or null (one finding listing them);
  *   - 'read-only-tool-changes-things': `readOnlyHint: true`, yet the tool writes or deletes files, runs a
  *     command its arguments choose, or sends a PUT, PATCH, DELETE or POST request (a POST to a
  *     query-like endpoint, graphql, search, completions…, is taken for a read);
@@ -106,6 +109,7 @@ function spansOf(tool: ToolDef, sources: ParsedSources, depth = 2): Span[] {
 /** The sink sites that change something (writes, deletions, writing requests), computed once per audit. */
 const effectMemo = new WeakMap<RepoFacts, { byPos: Map<string, SinkSite>; effects: { site: SinkSite; effect: Effect }[] }>();
 function effectSites(repo: RepoFacts, sources: ParsedSources) {
+  noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
   let hit = effectMemo.get(repo);
   if (!hit) {
     const sites = sinkSites(repo);
@@ -165,18 +169,19 @@ export default defineDetector({
   ruleId: 'C-15',
   genre: 'static',
   needs: ['repo'],
+  wants: ['session'],
   partial: true,
   messages: {
     'missing-annotations-in-source': ['tool'],
-    'missing-hint-in-source': ['tool', 'hint'],
-    'hint-not-boolean-in-source': ['tool', 'hint'],
+    'missing-hint-in-source': ['tool', 'hints', 'count'],
+    'hint-not-boolean-in-source': ['tool', 'hints', 'count'],
     'read-only-tool-changes-things': ['tool', 'action', 'call', 'file', 'line'],
     'non-destructive-tool-deletes': ['tool', 'call', 'file', 'line'],
   },
-  judge({ inputs: { repo } }) {
+  judge({ inputs: { repo, session } }) {
     const model = serverModel(repo);
     if (model.files.length === 0) return hasPythonSource(repo) ? couldNotJudge('source-language-not-read') : couldNotJudge('no-source');
-    if (model.tools.length === 0) return notApplicable('no-tools-registered');
+    if (model.tools.length === 0) return noToolsFound(repo, session);
     const sources = parsedSources(repo);
     const findings: Finding[] = [];
     let unread = 0;
@@ -196,19 +201,26 @@ export default defineDetector({
       const keys = new Set(
         obj.getProperties().flatMap((p) => (Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p) ? [propertyName(p.getNameNode()) ?? ''] : [])),
       );
+      // One finding per defect per tool: the hints left out together, and the mistyped ones together.
       if (open) unread++;
       else {
-        for (const hint of HINTS) {
-          if (!keys.has(hint)) findings.push({ messageId: 'missing-hint-in-source', data: { tool, hint }, location: { file: objFile, line: positionOf(obj).line } });
-        }
+        const missing = HINTS.filter((h) => !keys.has(h));
+        if (missing.length) findings.push({ messageId: 'missing-hint-in-source', data: { tool, hints: missing.join(', '), count: missing.length }, location: { file: objFile, line: positionOf(obj).line } });
       }
       // A hint written as a string, a number or null: clients expect a JSON boolean.
+      const mistyped: { hint: string; node: Node }[] = [];
       for (const hint of HINTS) {
         const v = propertyValue(obj, hint);
         const u = v && Node.isPropertyAssignment(v.getParent()) ? unwrap(v) : undefined;
-        if (u && (Node.isStringLiteral(u) || Node.isNoSubstitutionTemplateLiteral(u) || Node.isNumericLiteral(u) || Node.isNullLiteral(u))) {
-          findings.push({ messageId: 'hint-not-boolean-in-source', data: { tool, hint }, location: { file: objFile, line: positionOf(u).line }, evidence: u.getText().slice(0, 80) });
-        }
+        if (u && (Node.isStringLiteral(u) || Node.isNoSubstitutionTemplateLiteral(u) || Node.isNumericLiteral(u) || Node.isNullLiteral(u))) mistyped.push({ hint, node: u });
+      }
+      if (mistyped.length) {
+        findings.push({
+          messageId: 'hint-not-boolean-in-source',
+          data: { tool, hints: mistyped.map((m) => m.hint).join(', '), count: mistyped.length },
+          location: { file: objFile, line: positionOf(mistyped[0]!.node).line },
+          evidence: mistyped.map((m) => `${m.hint}: ${m.node.getText()}`).join(', ').slice(0, 200),
+        });
       }
       const ann = t.annotations ?? {};
       if (ann.readOnlyHint !== true && ann.destructiveHint !== false) continue;

@@ -15,8 +15,21 @@ const PROTOCOL_FLOOR = '2025-06-18';
 const PACKAGE_FIELDS = ['name', 'version', 'description', 'license', 'engines.node'];
 const MCP_FIELDS = ['name', 'version', 'transport', 'capabilities', 'minProtocolVersion'];
 const EXTENSION_FIELDS = ['version', 'type', 'lifecycle'];
-/** README.md level-2 sections, matched case-insensitively on the start of the heading. */
-const README_SECTIONS = ['Installation', 'Configuration', 'Tools', 'Examples', 'Troubleshooting', 'License'];
+/**
+ * README.md level-2 sections required by the trunk (§5.3), each with the headings READMEs usually give it:
+ * a heading counts for a section when it contains one of them as whole words, case-insensitively
+ * ("How to install", "🔧 Installation & setup", "License & Attribution").
+ */
+const README_SECTIONS: { section: string; accepted: string[] }[] = [
+  { section: 'Installation', accepted: ['installation', 'install', 'installing', 'how to install', 'getting started', 'get started', 'quick start', 'quickstart', 'setup', 'set up', 'setting up'] },
+  { section: 'Configuration', accepted: ['configuration', 'configure', 'configuring', 'config', 'settings', 'environment variables', 'options'] },
+  { section: 'Tools', accepted: ['tools', 'available tools', 'tool reference', 'tool list', 'capabilities'] },
+  { section: 'Examples', accepted: ['examples', 'example', 'usage', 'how to use', 'use cases'] },
+  { section: 'Troubleshooting', accepted: ['troubleshooting', 'faq', 'common issues', 'known issues', 'debugging'] },
+  { section: 'License', accepted: ['license', 'licence', 'licensing'] },
+];
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const SECTION_RE = new Map(README_SECTIONS.map((r) => [r.section, new RegExp(`(?:^|[^\\p{L}])(?:${r.accepted.map((a) => escape(a).replace(/ /g, '\\s+')).join('|')})(?![\\p{L}])`, 'iu')]));
 
 type Failed = Extract<Read<unknown>, { ok: false }>;
 
@@ -77,10 +90,10 @@ function readmeFindings(repo: RepoFacts): Finding[] {
   if (!file) return [];
   const t = repo.text(file);
   if (!t.ok) return [];
-  const headings = level2Headings(t.value).map((h) => h.text.toLowerCase());
-  return README_SECTIONS.filter((s) => !headings.some((h) => h.startsWith(s.toLowerCase()))).map((section) => ({
+  const headings = level2Headings(t.value).map((h) => h.text);
+  return README_SECTIONS.filter((r) => !headings.some((h) => SECTION_RE.get(r.section)!.test(h))).map((r) => ({
     messageId: 'readme-missing-section',
-    data: { file, section },
+    data: { file, section: r.section, accepted: r.accepted.join(', ') },
     location: { file, line: 1 },
   }));
 }
@@ -97,7 +110,7 @@ export default [
       'missing-field': ['file', 'field'],
       'min-protocol-version': ['file', 'value', 'floor'],
       'version-mismatch': ['manifest', 'manifestVersion', 'package', 'packageVersion'],
-      'readme-missing-section': ['file', 'section'],
+      'readme-missing-section': ['file', 'section', 'accepted'],
     },
     judge({ inputs: { repo }, kind }): Verdict {
       const manifest = kind === 'extension' ? 'extension.json' : 'mcp.json';

@@ -1,6 +1,6 @@
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { servedTools } from '../dynamic-text.js';
+import { earnedOn, servedTools, unreadToolPages } from '../dynamic-text.js';
 
 /**
  * C-2 — naming (dynamic). Reads the tool names the running server really serves (`tools/list` of the era
@@ -34,10 +34,11 @@ export default defineDetector({
     const served = servedTools(session);
     if (!served.ok) return served.verdict;
     const names = served.tools.map((t) => t.name).filter((n): n is string => typeof n === 'string');
-    if (names.length === 0) return notApplicable('no-tools-served');
+    const gap = unreadToolPages(served);
+    if (names.length === 0) return gap ?? notApplicable('no-tools-served');
     const findings: Finding[] = [...new Set(names)]
       .filter((n) => !SNAKE.test(n))
       .map((name) => ({ messageId: 'tool-name-not-snake', data: { name, suggestion: toSnake(name) } }));
-    return findings.length ? { state: 'non-conforming', findings } : present();
+    return earnedOn(findings.length ? { state: 'non-conforming', findings } : present(), gap);
   },
 });

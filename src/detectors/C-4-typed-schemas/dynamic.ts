@@ -1,7 +1,7 @@
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { evidenceOf, isObj, type Obj } from '../dynamic-support.js';
-import { servedTools, toolName } from '../dynamic-text.js';
+import { earnedOn, servedTools, toolName, unreadToolPages } from '../dynamic-text.js';
 
 /**
  * C-4 — typed input and output schemas (dynamic). Reads the JSON Schemas the running server serves for
@@ -10,6 +10,10 @@ import { servedTools, toolName } from '../dynamic-text.js';
  * node with no `type` (and no enum/const/$ref/composition that would type it), an object with no
  * properties whose additional properties are absent or untyped, an array with no `items`.
  * Extra properties left open beside declared ones are not flagged (the SDK's own input schemas).
+ * An input schema whose root is an object without properties, its additional properties absent or false
+ * (`{ "type": "object" }`, `{ "type": "object", "properties": {} }`), is the specification's way of saying
+ * "no arguments" (what the SDKs serve for a tool without input shape): not a catch-all. An explicitly open
+ * root (`additionalProperties: true` or `{}`) still is.
  */
 
 /** Keywords that describe a schema without constraining what it accepts. */
@@ -22,6 +26,15 @@ const typesOf = (n: Obj): string[] => (typeof n.type === 'string' ? [n.type] : A
 
 /** Does this schema accept any value? */
 export const acceptsAnything = (s: unknown): boolean => s === true || (isObj(s) && Object.keys(s).every((k) => ANNOTATIONS.has(k)));
+
+/** An input schema's root that says "no arguments": type object, no properties, additional properties absent or false. */
+export const noArgumentsRoot = (s: unknown): boolean =>
+  isObj(s) &&
+  typesOf(s).length === 1 &&
+  typesOf(s)[0] === 'object' &&
+  !(isObj(s.properties) && Object.keys(s.properties).length > 0) &&
+  !(isObj(s.patternProperties) && Object.keys(s.patternProperties).length > 0) &&
+  (s.additionalProperties === undefined || s.additionalProperties === false);
 
 /** Paths (dotted, from the schema's name) of the catch-all nodes in a schema. `root` is checked only for its children when `skipSelf`. */
 export function catchAlls(schema: unknown, base: string, skipSelf = false): { path: string; node: unknown }[] {
@@ -74,7 +87,8 @@ export default defineDetector({
   judge({ inputs: { session } }) {
     const served = servedTools(session);
     if (!served.ok) return served.verdict;
-    if (served.tools.length === 0) return notApplicable('no-tools-served');
+    const gap = unreadToolPages(served);
+    if (served.tools.length === 0) return gap ?? notApplicable('no-tools-served');
     const findings: Finding[] = [];
     for (const t of served.tools) {
       const tool = toolName(t);
@@ -89,9 +103,11 @@ export default defineDetector({
           const type = isObj(s) ? (s.type === undefined ? 'none' : evidenceOf(s.type, 60)) : evidenceOf(s, 60);
           findings.push({ messageId: 'schema-not-object', data: { tool, schema, type }, evidence: evidenceOf(s) });
         }
-        for (const c of catchAlls(s, schema, !isObject)) findings.push({ messageId: 'catch-all-schema', data: { tool, path: c.path }, evidence: evidenceOf(c.node) });
+        // The root of an input schema that declares no arguments is no catch-all (see the header).
+        const skipRoot = !isObject || (schema === 'inputSchema' && noArgumentsRoot(s));
+        for (const c of catchAlls(s, schema, skipRoot)) findings.push({ messageId: 'catch-all-schema', data: { tool, path: c.path }, evidence: evidenceOf(c.node) });
       }
     }
-    return findings.length ? { state: 'non-conforming', findings } : present();
+    return earnedOn(findings.length ? { state: 'non-conforming', findings } : present(), gap);
   },
 });

@@ -1,10 +1,11 @@
-import { Node } from 'ts-morph';
-import { defineDetector, notApplicable, present } from '../../engine/detector.js';
+import { Node, SyntaxKind } from 'ts-morph';
+import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { declarationOf, valueOfDeclaration } from '../../facts/scope.js';
 import { constString, propertyValue, serverModel, type ToolDef } from '../../facts/server-model.js';
 import { positionOf, propertyName, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { codeOf } from '../code-paths.js';
+import { noToolsFound } from '../tool-absence.js';
 
 /**
  * C-4 — typed input and output schemas (static part). For every tool registered in the source
@@ -18,6 +19,13 @@ import { codeOf } from '../code-paths.js';
  * Extra properties left open beside declared ones are not flagged (as in the dynamic part). Schemas given
  * as identifiers are followed to their `const` (same file or a relative import). One finding per
  * construct, at its line; a missing schema is reported at the tool's name.
+ *
+ * A tool that takes no arguments: in the SDKs' raw-shape APIs (`registerTool`, v1 `tool`) an input schema
+ * written `{}` is an empty shape, "no arguments", never a catch-all. And an input schema whose root is an
+ * object without properties (`{ type: 'object' }`, `z.object({}).passthrough()`) is no catch-all for a tool
+ * that takes nothing: its handler has no arguments parameter or never uses it (a low-level dispatcher
+ * branch that never reads the request's arguments). Properties a handler reads from an open empty
+ * object are a catch-all, and so is `additionalProperties: true`.
  */
 
 type Construct =
@@ -91,6 +99,36 @@ function walkJson(node: Node, hits: Hit[], walk: (n: Node) => void): void {
   }
 }
 
+/** The schema node an expression stands for: identifiers followed to their const (as catchAlls does). */
+function resolvedRoot(schema: Node, sources: ParsedSources): Node {
+  let n = unwrap(schema);
+  for (let i = 0; i < 5 && Node.isIdentifier(n); i++) {
+    const d = declarationOf(n);
+    const v = d ? valueOfDeclaration(d, sources) : undefined;
+    if (!v || v === n || Node.isSourceFile(v)) break;
+    n = unwrap(v);
+  }
+  return n;
+}
+
+/** Does a tool's handler take no arguments: no arguments parameter, one it never uses, or a dispatcher branch that never reads them? */
+function takesNothing(t: ToolDef): boolean | undefined {
+  if (t.branch) return !/\barguments\b/.test(t.branch.getText());
+  const h = t.handler;
+  if (!h || t.api === 'tools/list' || t.api === 'definition') return undefined;
+  const first = h.getParameters()[0];
+  if (!first) return true;
+  const name = first.getNameNode();
+  if (Node.isObjectBindingPattern(name)) return name.getElements().length === 0;
+  if (!Node.isIdentifier(name)) return false;
+  const id = name.getText();
+  const body = h.getBody();
+  return !!body && !body.getDescendantsOfKind(SyntaxKind.Identifier).some((x) => x.getText() === id && declarationOf(x) === name);
+}
+
+/** APIs whose input schema may be a raw zod shape, where `{}` means "no arguments". */
+const RAW_SHAPE_APIS = new Set(['registerTool', 'tool']);
+
 /** Catch-all constructs in a schema expression (zod or JSON Schema), identifiers followed. */
 function catchAlls(schema: Node, sources: ParsedSources): Hit[] {
   const hits: Hit[] = [];
@@ -142,27 +180,41 @@ function catchAlls(schema: Node, sources: ParsedSources): Hit[] {
   return hits;
 }
 
+/**
+ * The root constructs of a tool's input schema that mean "no arguments" (see the file header): an empty
+ * raw shape in a raw-shape API, and an object root without properties for a tool that takes nothing.
+ */
+function inputRootExempt(t: ToolDef, sources: ParsedSources): ((h: Hit) => boolean) | undefined {
+  if (!t.inputSchema) return undefined;
+  const root = resolvedRoot(t.inputSchema, sources);
+  const rawEmpty = RAW_SHAPE_APIS.has(t.api) && Node.isObjectLiteralExpression(root) && root.getProperties().length === 0;
+  const nothing = takesNothing(t) === true;
+  return (h) => h.node === root && ((rawEmpty && h.construct === 'empty_json_schema') || (nothing && (h.construct === 'open_json_object' || h.construct === 'open_zod_object')));
+}
+
 export default defineDetector({
   ruleId: 'C-4',
   genre: 'static',
   needs: ['repo'],
+  wants: ['session'],
   messages: {
     'source-missing-schema': ['tool', 'schema'],
     'source-catch-all': ['tool', 'schema', 'construct'],
   },
-  judge({ inputs: { repo } }) {
+  judge({ inputs: { repo, session } }) {
     const src = codeOf(repo);
     if (!src.ok) return src.verdict;
     const tools = serverModel(repo).tools;
-    if (tools.length === 0) return notApplicable('no-tools-registered');
+    if (tools.length === 0) return noToolsFound(repo, session);
     const findings: Finding[] = [];
     const reported = new Set<Node>();
-    const check = (t: ToolDef, schema: 'input' | 'output', node: Node | undefined) => {
+    const check = (t: ToolDef, schema: 'input' | 'output', node: Node | undefined, exempt?: (h: Hit) => boolean) => {
       if (!node) {
         findings.push({ messageId: 'source-missing-schema', data: { tool: t.name, schema }, location: { file: t.file, line: t.nameLine } });
         return;
       }
       for (const h of catchAlls(node, src.code.sources)) {
+        if (exempt?.(h)) continue;
         if (reported.has(h.node)) continue;
         reported.add(h.node);
         findings.push({
@@ -174,7 +226,7 @@ export default defineDetector({
       }
     };
     for (const t of tools) {
-      check(t, 'input', t.inputSchema);
+      check(t, 'input', t.inputSchema, inputRootExempt(t, src.code.sources));
       check(t, 'output', t.outputSchema);
     }
     return findings.length ? { state: 'non-conforming', findings } : present();

@@ -39,9 +39,9 @@ export default defineDetector({
   genre: 'dynamic',
   needs: ['session'],
   messages: {
-    'stack-trace-in-error': ['request'],
-    'path-in-error': ['request'],
-    'secret-in-error': ['request', 'kind'],
+    'stack-trace-in-error': ['request', 'channel'],
+    'path-in-error': ['request', 'channel'],
+    'secret-in-error': ['request', 'kind', 'channel'],
   },
   judge({ inputs: { session } }) {
     const none = noEraServed(session);
@@ -62,19 +62,21 @@ export default defineDetector({
         const texts = err ? strings([err.message, err.data]) : res && res.isError === true ? strings([res.content, res.structuredContent]) : undefined;
         if (!texts) continue;
         errors++;
+        // What was seen: a JSON-RPC error, or a result flagged isError (its content is the error's text).
+        const channel = err ? 'jsonrpc' : 'error-result';
         const request = requestLabel(e.request);
         for (const text of texts) {
           for (const p of STACK_FRAMES) {
             const m = p.re.exec(text);
-            if (m) add('stack-trace-in-error', { request }, m[0].trim().slice(0, 200));
+            if (m) add('stack-trace-in-error', { request, channel }, m[0].trim().slice(0, 200));
           }
           for (const p of ABSOLUTE_PATHS) {
             const m = p.re.exec(text);
-            if (m) add('path-in-error', { request }, m[0].replace(/(?::\d+){1,2}$/, '').replace(/[.:]+$/, '').slice(0, 200));
+            if (m) add('path-in-error', { request, channel }, m[0].replace(/(?::\d+){1,2}$/, '').replace(/[.:]+$/, '').slice(0, 200));
           }
           for (const p of SECRETS) {
             const m = p.re.exec(text);
-            if (m) add('secret-in-error', { request, kind: p.id }, maskSecret(m[0]));
+            if (m) add('secret-in-error', { request, kind: p.id, channel }, maskSecret(m[0]));
           }
         }
       }

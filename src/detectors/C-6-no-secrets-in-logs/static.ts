@@ -1,7 +1,7 @@
 import { SyntaxKind, Node, type CallExpression, type SourceFile, ts } from 'ts-morph';
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { isRawFunctionLike, rawOriginOf } from '../../facts/scope.js';
+import { declarationOf, initializerOf, isRawFunctionLike, rawOriginOf } from '../../facts/scope.js';
 import { serverModel } from '../../facts/server-model.js';
 import { ofKinds, positionOf, propertyName, rawOfKinds, rawPositionOf, rawUnwrap, unwrap, wrapNode } from '../../facts/ts-source.js';
 import { codeOf, isFn, passThrough, sinkOf, type Code, type Fn } from '../code-paths.js';
@@ -19,6 +19,10 @@ import { named, rawNameText } from '../source-support.js';
  *   - a request or environment object whole: `process.env`, `req` / `request`, `headers`, `authInfo`.
  * A value only tested or measured (`!!token`, `token.length`, `typeof token`) is not logged. Logger calls
  * are not flagged when a pino `redact` option is configured anywhere in the source.
+ * A secret-named value that does not hold the secret is not one either: a const whose value is a label of
+ * where the secret comes from (`const token = process.env.X ? 'environment' : 'config file'`) or a masked
+ * form (`mask(key)`, `key.slice(0, 4) + '…'`, `'*'.repeat(8)`, a replace with asterisks), and a secret
+ * logged through a short prefix or suffix (`apiKey.slice(0, 4)`).
  *
  * Raw traces returned to the client — `<error>.stack` (an error variable: a catch binding, or a name like
  * err / error / e / ex, or `new Error().stack`) flowing into a tool result's `content` /
@@ -54,6 +58,62 @@ function lastName(n: ts.Node): string | undefined {
 
 type Logged = { kind: 'secret' | 'object'; name: string; node: Node };
 
+/** Functions that return a masked form, a hint or a digest of a secret rather than the secret. */
+const MASKING = /mask|redact|obfuscat|censor|hide|anonymi[sz]|truncat|sanitiz|scrub|elide|fingerprint|hash|digest|preview|hint|last4|suffix|prefix/i;
+
+/** `x.slice(0, 4)`, `x.substring(0, 6)`, `x.slice(-4)`: a few characters of a value, as a hint. */
+function isShortCut(call: Node): boolean {
+  if (!Node.isCallExpression(call)) return false;
+  const c = unwrap(call.getExpression());
+  if (!Node.isPropertyAccessExpression(c) || !['slice', 'substring', 'substr'].includes(c.getName())) return false;
+  const nums = call.getArguments().map((a) => {
+    const u = unwrap(a);
+    if (Node.isNumericLiteral(u)) return Number(u.getLiteralValue());
+    if (Node.isPrefixUnaryExpression(u) && Node.isNumericLiteral(u.getOperand())) return -Number((u.getOperand() as Node).getText());
+    return Number.NaN;
+  });
+  if (nums.length === 0 || nums.some(Number.isNaN)) return false;
+  const [a, b] = nums as [number, number | undefined];
+  return a < 0 ? a >= -8 : b !== undefined && b - a <= 8;
+}
+
+/** Does an expression stand for a label or a masked form rather than a secret (see the file header)? */
+function labelOrMask(expr: Node | undefined, depth = 0): boolean {
+  if (!expr || depth > 6) return false;
+  const n = unwrap(expr);
+  if (Node.isStringLiteral(n) || Node.isNoSubstitutionTemplateLiteral(n) || Node.isNumericLiteral(n) || Node.isTrueLiteral(n) || Node.isFalseLiteral(n) || Node.isNullLiteral(n)) return true;
+  if (Node.isIdentifier(n) && n.getText() === 'undefined') return true;
+  if (Node.isTemplateExpression(n)) return n.getTemplateSpans().every((sp) => labelOrMask(sp.getExpression(), depth + 1));
+  if (Node.isConditionalExpression(n)) return labelOrMask(n.getWhenTrue(), depth + 1) && labelOrMask(n.getWhenFalse(), depth + 1);
+  if (Node.isBinaryExpression(n) && ['+', '||', '??'].includes(n.getOperatorToken().getText())) return labelOrMask(n.getLeft(), depth + 1) && labelOrMask(n.getRight(), depth + 1);
+  if (Node.isCallExpression(n)) {
+    if (isShortCut(n)) return true;
+    const c = unwrap(n.getExpression());
+    const name = Node.isIdentifier(c) ? c.getText() : Node.isPropertyAccessExpression(c) ? c.getName() : '';
+    if (MASKING.test(name)) return true;
+    // '*'.repeat(8), key.replace(/./g, '*'), key.replaceAll(/\w/g, '•')
+    if (Node.isPropertyAccessExpression(c) && name === 'repeat') return labelOrMask(c.getExpression(), depth + 1);
+    if (Node.isPropertyAccessExpression(c) && (name === 'replace' || name === 'replaceAll')) {
+      const rep = n.getArguments()[1];
+      const v = rep && (Node.isStringLiteral(unwrap(rep)) || Node.isNoSubstitutionTemplateLiteral(unwrap(rep))) ? unwrap(rep).getText() : '';
+      return /[*•x#]/.test(v);
+    }
+    return false;
+  }
+  if (Node.isIdentifier(n)) return heldLabelOrMask(n, depth + 1);
+  return false;
+}
+
+/** A const whose value is a label or a masked form. */
+function heldLabelOrMask(id: Node, depth: number): boolean {
+  if (!Node.isIdentifier(id)) return false;
+  const d = declarationOf(id);
+  const decl = d?.getParent();
+  const list = decl?.getParent();
+  if (!d || !Node.isVariableDeclaration(decl) || !Node.isVariableDeclarationList(list) || (list.getFlags() & ts.NodeFlags.Const) === 0) return false;
+  return labelOrMask(initializerOf(d), depth);
+}
+
 /**
  * What a log argument carries as a value: secret-named values and whole request / env objects. The
  * argument is read on compiler nodes; only a leaf with a name of interest is wrapped, to follow it up.
@@ -65,17 +125,17 @@ function loggedValues(sf: SourceFile, arg: ts.Node): Logged[] {
     const name = lastName(raw);
     if (!name || !(name === 'env' || WHOLE_OBJECTS.has(name) || isSecretName(name))) return;
     const leaf = wrapNode(sf, raw);
-    // The value must reach the argument through pass-through nodes only.
+    // The value must reach the argument through pass-through nodes only; a short cut of it is a hint, not the value.
     let cur: Node = leaf;
     while (cur.compilerNode !== arg) {
       const up = passThrough(cur);
-      if (!up) return;
+      if (!up || isShortCut(up)) return;
       cur = up;
     }
     const text = leaf.getText().replace(/\s+/g, '');
     if (text === 'process.env') out.push({ kind: 'object', name: text, node: leaf });
     else if (WHOLE_OBJECTS.has(name)) out.push({ kind: 'object', name: text.slice(0, 60), node: leaf });
-    else if (isSecretName(name)) out.push({ kind: 'secret', name: text.slice(0, 60), node: leaf });
+    else if (isSecretName(name) && !(Node.isIdentifier(leaf) && heldLabelOrMask(leaf, 0))) out.push({ kind: 'secret', name: text.slice(0, 60), node: leaf });
   };
   const visit = (n: ts.Node): void => {
     if (ts.isShorthandPropertyAssignment(n)) {

@@ -3,7 +3,7 @@ import { Node, ts, type SourceFile } from 'ts-morph';
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
-import { sinkSites, toolFlows, type Flow } from '../../facts/flow.js';
+import { httpRequestOf, sinkSites, toolFlows, type Flow, type SinkSite } from '../../facts/flow.js';
 import { findNodes, functionOf, originOf, rawOriginOf, GLOBAL } from '../../facts/scope.js';
 import { namesAnyModule, parsedSources, positionOf, propertyName, rawCalleeName, rawOfKinds, stringValue, unwrap } from '../../facts/ts-source.js';
 import {
@@ -24,22 +24,31 @@ import {
 
 /**
  * S-10 — SSRF guard on outbound fetches (static). Applies when the source makes outbound HTTP requests
- * (facts/flow sink sites: fetch, http/https request/get, axios, got, undici, node-fetch, ky).
+ * (facts/flow sink sites: fetch, http/https request/get, axios, got, undici, node-fetch, ky, and instances of
+ * axios/got/ky wherever they are kept) or navigates a browser (page.goto and the like, in a package that uses
+ * playwright, puppeteer, CDP or selenium).
  * A site is judged when its destination can be influenced:
- * - by a tool argument (facts/flow: a flow from a handler's arguments to the site), or
+ * - by a tool argument (facts/flow: a flow from a handler's arguments to the site) that reaches more than the
+ *   path or query of a fixed origin (Flow.urlShape: `${BASE}/items/${encodeURIComponent(id)}`,
+ *   `new URL(\`/items/${id}\`, BASE)`, a relative URL on an axios instance with a baseURL, any URL on a got or
+ *   ky instance with a prefixUrl are not influenced; `new URL(path, BASE)` and `api.get(ref)` with a
+ *   caller's absolute URL are), or
  * - by OAuth metadata: the URL is built from resource_metadata, authorization_servers, token_endpoint,
  *   jwks_uri (or another endpoint field of RFC 8414 / RFC 9728 metadata), followed here through local
  *   variables, templates, new URL() and the callers of the enclosing function.
- * A URL whose scheme and host are written in the code (`https://api.example.com/${path}`) is not
- * influenced. For an influenced site, in the enclosing function, its callers and the local helpers they
- * call:
+ * A URL whose scheme and host are written in the code (`https://api.example.com/${path}`), or start with a
+ * configured base the metadata does not reach followed by a path delimiter, is not influenced. For an
+ * influenced site, in the enclosing functions (a callback runs after the checks around it), their callers and
+ * the local helpers they call:
  * - an allowlist on the host (Set/array has/includes of u.hostname, a comparison with a listed name, the
  *   flow's own allowlist guard) or a maintained library's result (ipaddr.js, ip-address, is-ip,
  *   is-valid-domain, validator…) must decide — else the URL or host is unvalidated, or validated by
  *   hand-written code (IP regexes, prefix tests on addresses, a hand-kept list of private addresses);
  * - a library check on a host name needs the name resolved (dns lookup / resolve) and every address checked;
  * - redirects must be off: fetch/ky with redirect 'manual' or 'error', axios with maxRedirects: 0, got with
- *   followRedirect: false (node http/https and undici.request do not follow redirects).
+ *   followRedirect: false, in the call's options or the instance's configuration (node http/https and
+ *   undici.request do not follow redirects). A browser navigation's redirects are not judged: a browser
+ *   follows them by itself and has no option to turn them off.
  */
 
 const OAUTH_FIELDS = new Set([
@@ -147,26 +156,34 @@ function parameterTaint(p: Node, names: Set<string>, files: [string, SourceFile]
 
 /* ---------------- URL shape ---------------- */
 
-/** 'url': the whole URL is influenced; 'host': scheme fixed, host influenced; 'fixed': scheme and host written in the code. */
-function shapeOf(node: Node | undefined, depth = 0): 'url' | 'host' | 'fixed' {
+/**
+ * 'url': the whole URL is influenced; 'host': scheme fixed, host influenced; 'fixed': scheme and host written
+ * in the code. With `files` (a URL influenced by OAuth metadata), a template or concatenation that starts with
+ * a value the metadata does not reach (a configured base) followed by a path delimiter is 'fixed' too.
+ */
+function shapeOf(node: Node | undefined, files?: [string, SourceFile][], depth = 0): 'url' | 'host' | 'fixed' {
   if (!node || depth > 5) return 'url';
   const n = unwrap(node);
-  if (Node.isAwaitExpression(n)) return shapeOf(n.getExpression(), depth + 1);
+  if (Node.isAwaitExpression(n)) return shapeOf(n.getExpression(), files, depth + 1);
   if (Node.isIdentifier(n)) {
     const d = declarationOf(n);
     const i = Node.isVariableDeclaration(d) ? initializerOf(d) : undefined;
-    return i ? shapeOf(i, depth + 1) : 'url';
+    return i ? shapeOf(i, files, depth + 1) : 'url';
   }
   if (Node.isNewExpression(n) && calleeName(n) === 'URL') {
     const [a, base] = n.getArguments();
     if (base) {
       const p = prefixOf(a);
       // A relative reference keeps the base's host ('//host' does not; neither does an absolute URL).
-      if (p !== undefined && (/^\/[^/]/.test(p) || /^[\w.~-]/.test(p)) && !/^[a-z][a-z0-9+.-]*:/i.test(p)) return shapeOf(base, depth + 1) === 'fixed' ? 'fixed' : 'host';
+      if (p !== undefined && (/^\/[^/]/.test(p) || /^[\w.~-]/.test(p)) && !/^[a-z][a-z0-9+.-]*:/i.test(p)) return shapeOf(base, files, depth + 1) === 'fixed' ? 'fixed' : 'host';
     }
-    return shapeOf(a, depth + 1);
+    return shapeOf(a, files, depth + 1);
   }
   if (stringValue(n) !== undefined) return 'fixed';
+  if (files && Node.isTemplateExpression(n) && n.getHead().getLiteralText() === '') {
+    const [first] = n.getTemplateSpans();
+    if (first && /^(?:\/(?!\/)|[?#])/.test(first.getLiteral().getLiteralText()) && !metadataTaint(first.getExpression(), new Set(), files)) return 'fixed';
+  }
   const p = prefixOf(n);
   if (p === undefined) return 'url';
   if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#@]+[/?#]/i.test(p)) return 'fixed';
@@ -202,13 +219,18 @@ function collectionValues(n: Node): string[] | undefined {
   return v.getElements().map((e) => stringValue(e)).filter((s): s is string => s !== undefined);
 }
 
-/** The functions whose checks count for a site: its own, its callers (a few levels), and the local helpers they call. */
+/**
+ * The functions whose checks count for a site: its own and the functions it is nested in (a callback runs
+ * after the checks of the function around it), their callers (a few levels), and the local helpers they call.
+ */
 function scopeOf(site: Node, files: [string, SourceFile][], sources: ReturnType<typeof parsedSources>): Node[] {
   const out: Node[] = [];
   const add = (fn: Node | undefined): void => {
     if (fn && !out.includes(fn)) out.push(fn);
   };
-  let level: Node[] = [enclosingFunction(site) ?? site.getSourceFile()];
+  const nest: Node[] = [];
+  for (let fn = enclosingFunction(site); fn && nest.length < 4; fn = enclosingFunction(fn)) nest.push(fn);
+  let level: Node[] = nest.length ? nest : [site.getSourceFile()];
   for (let depth = 0; depth < 3 && level.length; depth++) {
     const next: Node[] = [];
     for (const fn of level) {
@@ -336,50 +358,55 @@ function objectOf(n: Node | undefined): Node | undefined {
   return v && Node.isObjectLiteralExpression(v) ? v : undefined;
 }
 
-/** undefined: an option object that cannot be read (a parameter, a spread). */
-function optionValue(opts: Node | undefined, given: boolean, key: string): { set: boolean; value?: string } | undefined {
-  if (!given) return { set: false };
-  const o = objectOf(opts);
-  if (!o || !Node.isObjectLiteralExpression(o)) return undefined;
-  const p = propertyOf(o, key);
-  if (p) return { set: true, value: staticString(p) ?? p.getText() };
-  return o.getProperties().some((x) => Node.isSpreadAssignment(x)) ? undefined : { set: false };
+/**
+ * A redirect option read from configurations, nearest first (the call's options, then the instance's): the
+ * first that sets one of `keys` decides; undefined when a configuration cannot be read (a parameter, a spread).
+ */
+function redirectOption(configs: (Node | undefined)[], keys: string[]): { set: boolean; key?: string; value?: string } | undefined {
+  for (const c of configs) {
+    if (c === undefined) continue;
+    const o = objectOf(c);
+    if (!o || !Node.isObjectLiteralExpression(o)) return undefined;
+    for (const key of keys) {
+      const p = propertyOf(o, key);
+      if (p) return { set: true, key, value: staticString(p) ?? p.getText() };
+    }
+    if (o.getProperties().some((x) => Node.isSpreadAssignment(x))) return undefined;
+  }
+  return { set: false };
 }
 
-function clientOf(call: Node): Client | undefined {
+/** The request a sink site makes: its URL and whether it follows redirects (facts/flow httpRequestOf, with the instance's configuration). */
+function clientOf(site: SinkSite, sources: ReturnType<typeof parsedSources>): Client | undefined {
+  const call = site.node;
   if (!Node.isCallExpression(call) && !Node.isNewExpression(call)) return undefined;
-  const o = originOf(call.getExpression());
-  if (!o) return undefined;
-  const a = args(call);
-  const fn = o.path.filter((s) => s !== 'default')[o.path.filter((s) => s !== 'default').length - 1] ?? '';
   const label = call.getExpression().getText().replace(/\s+/g, '').slice(0, 60);
-  const fetchLike = (opts: Node | undefined, given: boolean): boolean | undefined => {
-    const r = optionValue(opts, given, 'redirect');
-    if (!r) return undefined;
-    return !(r.set && (r.value === 'manual' || r.value === 'error'));
-  };
-  if ((o.module === GLOBAL && fn === 'fetch') || ((o.module === 'node-fetch' || o.module === 'cross-fetch') && fn !== 'Request') || (o.module === 'undici' && fn === 'fetch')) {
-    return { label, url: a[0], followsRedirects: fetchLike(a[1], a.length > 1) };
+  if (site.family === 'browser') {
+    // A browser follows redirects by itself; the navigation's URL is its first argument (or its url option).
+    const a0 = args(call)[0];
+    const url = a0 && Node.isObjectLiteralExpression(a0) ? propertyOf(a0, 'url') : calleeName(call) === 'send' ? propertyOf(objectOf(args(call)[1]), 'url') : a0;
+    return { label, url, followsRedirects: undefined };
   }
-  if (o.module === 'ky') return { label, url: a[0], followsRedirects: fetchLike(a[1], a.length > 1) };
-  if (o.module === 'axios') {
-    const cfgFirst = (fn === '' || fn === 'request' || fn === 'axios') && objectOf(a[0]);
-    const url = cfgFirst ? propertyOf(cfgFirst, 'url') : a[0];
-    const cfgIndex = cfgFirst ? 0 : ['post', 'put', 'patch', 'postForm', 'putForm', 'patchForm'].includes(fn) ? 2 : 1;
-    const r = optionValue(a[cfgIndex], a.length > cfgIndex, 'maxRedirects');
-    return { label, url, followsRedirects: r ? !(r.set && r.value === '0') : undefined };
+  const req = httpRequestOf(call, sources);
+  if (!req) return undefined;
+  const unreadable = req.instance.some((c) => c === undefined);
+  const configs = [req.options, ...req.instance];
+  if (req.library === 'fetch' || req.library === 'ky') {
+    const r = redirectOption(configs, ['redirect']);
+    return { label, url: req.url, followsRedirects: r && !unreadable ? !(r.set && (r.value === 'manual' || r.value === 'error')) : undefined };
   }
-  if (o.module === 'got') {
-    const r = optionValue(a[1], a.length > 1, 'followRedirect');
-    const m = optionValue(a[1], a.length > 1, 'maxRedirects');
-    return { label, url: a[0], followsRedirects: r && m ? !((r.set && r.value === 'false') || (m.set && m.value === '0')) : undefined };
+  if (req.library === 'axios') {
+    const r = redirectOption(configs, ['maxRedirects']);
+    return { label, url: req.url, followsRedirects: r && !unreadable ? !(r.set && r.value === '0') : undefined };
   }
-  if (o.module === 'http' || o.module === 'https' || o.module === 'http2' || o.module === 'undici') {
-    const first = objectOf(a[0]);
-    if (first) return { label, url: propertyOf(first, 'hostname') ?? propertyOf(first, 'host'), followsRedirects: false, hostOnly: true };
-    return { label, url: a[0], followsRedirects: false };
+  if (req.library === 'got') {
+    const r = redirectOption(configs, ['followRedirect', 'maxRedirects']);
+    return { label, url: req.url, followsRedirects: r && !unreadable ? !(r.set && (r.value === 'false' || r.value === '0')) : undefined };
   }
-  return { label, url: a[0], followsRedirects: undefined };
+  // node http/https/http2 and undici.request do not follow redirects.
+  const first = objectOf(args(call)[0]);
+  if (first) return { label, url: propertyOf(first, 'hostname') ?? propertyOf(first, 'host'), followsRedirects: false, hostOnly: true };
+  return { label, url: args(call)[0], followsRedirects: false };
 }
 
 /* ---------------- the detector ---------------- */
@@ -389,12 +416,16 @@ function judgeSources(repo: RepoFacts): Verdict {
   if ('verdict' in src) return src.verdict;
   const files = src.files;
   const sources = parsedSources(repo);
-  const sites = sinkSites(repo).filter((s) => s.family === 'http');
+  const sites = sinkSites(repo).filter((s) => s.family === 'http' || s.family === 'browser');
   if (sites.length === 0) return notApplicable('no-outbound-http');
-  const flows = toolFlows(repo).filter((f) => f.sinkKind === 'http');
+  const flows = toolFlows(repo).filter((f) => f.sinkKind === 'http' || f.sinkKind === 'navigate');
+  const widest = { url: 2, host: 1, path: 0 } as const;
+  /** The flow reaching a site that reaches the most of its destination (several tools may reach one site). */
   const flowAt = (file: string, node: Node): Flow | undefined => {
     const { line, column } = positionOf(node);
-    return flows.find((f) => f.file === file && f.line === line && f.column === column);
+    return flows
+      .filter((f) => f.file === file && f.line === line && f.column === column)
+      .sort((a, b) => widest[b.urlShape ?? 'url'] - widest[a.urlShape ?? 'url'] || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0))[0];
   };
   const dns = resolves(files);
   const findings: Finding[] = [];
@@ -405,9 +436,11 @@ function judgeSources(repo: RepoFacts): Verdict {
     seen.add(key);
   };
   for (const s of sites) {
-    const client = clientOf(s.node);
+    const client = clientOf(s, sources);
     if (!client) continue;
     const flow = flowAt(s.file, s.node);
+    // The arguments reach only the path or query of a fixed origin: the destination is not theirs to choose.
+    if (flow?.urlShape === 'path' && !client.hostOnly) continue;
     const names = new Set<string>();
     let influence: Influence | undefined;
     if (flow) {
@@ -418,7 +451,8 @@ function judgeSources(repo: RepoFacts): Verdict {
       if (field) influence = { source: 'oauth_metadata', name: field, names };
     }
     if (!influence) continue;
-    const shape = client.hostOnly ? (client.url && stringValue(client.url) !== undefined ? 'fixed' : 'host') : shapeOf(client.url);
+    const written = client.hostOnly ? (client.url && stringValue(client.url) !== undefined ? 'fixed' : 'host') : shapeOf(client.url, influence.source === 'oauth_metadata' ? files : undefined);
+    const shape = written !== 'fixed' && flow?.urlShape === 'host' ? 'host' : written;
     if (shape === 'fixed') continue;
     const g = guardsIn(scopeOf(s.node, files, sources), influence);
     if (flow?.guard === 'sound' && flow.guardDetail === 'allowlist') g.allowlist = true;

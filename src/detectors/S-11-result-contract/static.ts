@@ -1,11 +1,12 @@
 import { Node, SyntaxKind, ts, type ObjectLiteralExpression } from 'ts-morph';
-import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
+import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { hasPythonSource } from '../../facts/python-source.js';
 import { dispatchBranches, modelFiles, objectLiteralOf, propertyValue, returnedExpressions, serverModel, type ToolDef } from '../../facts/server-model.js';
 import { constString } from '../../facts/server-model.js';
 import { ofKinds, parsedSources, positionOf, propertyName, rawUnwrap, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import type { FunctionLikeNode } from '../../facts/scope.js';
+import { noToolsFound } from '../tool-absence.js';
 
 /**
  * S-11 — result contract (static part, JavaScript/TypeScript). Reads what the source writes, where it is
@@ -88,6 +89,7 @@ export default defineDetector({
   ruleId: 'S-11',
   genre: 'static',
   needs: ['repo'],
+  wants: ['session'],
   partial: true,
   messages: {
     'structured-without-schema-in-source': ['tool'],
@@ -96,7 +98,7 @@ export default defineDetector({
     'reserved-error-code-in-source': ['code'],
     'error-code-not-integer-in-source': ['call'],
   },
-  judge({ inputs: { repo } }) {
+  judge({ inputs: { repo, session } }) {
     const model = serverModel(repo);
     if (model.files.length === 0) return hasPythonSource(repo) ? couldNotJudge('source-language-not-read') : couldNotJudge('no-source');
     const sources = parsedSources(repo);
@@ -189,7 +191,7 @@ export default defineDetector({
     }
 
     if (findings.length) return { state: 'non-conforming', findings };
-    if (model.tools.length === 0) return notApplicable('no-tools-registered');
+    if (model.tools.length === 0) return noToolsFound(repo, session);
     if (read === 0) return couldNotJudge('tool-results-not-read');
     return present();
   },

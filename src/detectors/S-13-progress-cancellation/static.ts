@@ -1,7 +1,8 @@
 import { SyntaxKind, Node, ts, type CallExpression, type ObjectLiteralExpression } from 'ts-morph';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { declarationOf, findNodes, originOf, rawOriginOf } from '../../facts/scope.js';
+import { findNodes, rawOriginOf } from '../../facts/scope.js';
+import { httpRequestOf } from '../../facts/flow.js';
 import { objectLiteralOf, propertyValue, serverModel } from '../../facts/server-model.js';
 import { ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
@@ -11,11 +12,13 @@ import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
  * reaches: the handlers of registered tools, prompts and resources and of low-level request handlers,
  * and the local functions they call (code-paths.reachable). Two checks:
  *
- * 1. Every outbound HTTP request there has a ceiling:
+ * 1. Every outbound HTTP request there has a ceiling (requests read by facts/flow httpRequestOf):
  *    - `fetch(url)` (global, node-fetch or undici) with an options object carrying `signal`;
- *    - axios (`axios(cfg)`, `axios.get(url, cfg)`, `axios.post(url, data, cfg)`, an instance from
- *      `axios.create(cfg)`) with `timeout` or `signal` in the call's or the instance's config, unless
- *      `defaults.timeout` is set somewhere;
+ *    - axios, got and ky, called on the library or on an instance (`axios.create(cfg)`, `got.extend(opts)`,
+ *      `ky.create(opts)`, kept in a variable, a class field or exported by another module): the nearest
+ *      configuration that sets `timeout` decides (`timeout: 0` for axios and got, `timeout: false` for ky
+ *      turn the limit off), a `signal` anywhere bounds; with neither, axios and got wait forever (axios
+ *      unless `defaults.timeout` is set somewhere) and ky stops after its default 10 s;
  *    - `http(s).request` / `http(s).get` with `timeout` or `signal` in their options, or a `.setTimeout(`
  *      on the request.
  *    An options value that cannot be read (a parameter, a spread) is given the benefit of the doubt.
@@ -24,9 +27,7 @@ import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
  *    or hands the context on to another function.
  */
 
-type Client = 'fetch' | 'axios' | 'http';
-
-const AXIOS_CONFIG_INDEX: Record<string, number> = { get: 1, delete: 1, head: 1, options: 1, post: 2, put: 2, patch: 2, request: 0 };
+type Client = 'fetch' | 'axios' | 'got' | 'ky' | 'http';
 
 /** A config object's verdict: 'yes' when it carries one of `keys`, 'no' when it is a literal without them, 'unknown' otherwise. */
 function carries(node: Node | undefined, keys: string[], code: Code): 'yes' | 'no' | 'unknown' {
@@ -37,71 +38,71 @@ function carries(node: Node | undefined, keys: string[], code: Code): 'yes' | 'n
   return keys.some((k) => propertyValue(o, k) !== undefined) ? 'yes' : 'no';
 }
 
-/** Axios instance config (`const api = axios.create(cfg)`), when `id` names one. */
-function axiosInstanceConfig(id: Node): { config: Node | undefined } | undefined {
-  const u = unwrap(id);
-  if (!Node.isIdentifier(u)) return undefined;
-  const d = declarationOf(u);
-  const decl = d?.getParent();
-  if (!Node.isVariableDeclaration(decl)) return undefined;
-  const init = decl.getInitializer();
-  const call = init ? unwrap(init) : undefined;
-  if (!call || !Node.isCallExpression(call)) return undefined;
-  const o = originOf(call.getExpression());
-  if (o?.module !== 'axios' || o.path[o.path.length - 1] !== 'create') return undefined;
-  return { config: call.getArguments()[0] };
+/**
+ * What a configuration says about the time limit: 'signal' when it passes an abort signal, 'set' for a
+ * timeout, 'off' for a timeout that turns the limit off (`timeout: 0` for axios and got, `timeout: false`
+ * for ky), 'none' when a readable literal says nothing, 'unknown' when it cannot be read (a parameter, a spread).
+ */
+function timeoutOf(node: Node | undefined, code: Code): 'signal' | 'set' | 'off' | 'none' | 'unknown' {
+  if (!node) return 'none';
+  const o = objectLiteralOf(node, code.sources);
+  if (!o) return 'unknown';
+  if (propertyValue(o, 'signal') !== undefined) return 'signal';
+  const t = propertyValue(o, 'timeout');
+  if (t) {
+    const u = unwrap(t);
+    return (Node.isNumericLiteral(u) && Number(u.getLiteralValue()) === 0) || Node.isFalseLiteral(u) ? 'off' : 'set';
+  }
+  return o.getProperties().some((p) => Node.isSpreadAssignment(p)) ? 'unknown' : 'none';
+}
+
+/**
+ * Whether a request through axios, got or ky has a ceiling: the call's options, then the configurations of
+ * the instance it is made on (nearest first) — the nearest that sets a timeout decides it, an abort signal
+ * anywhere bounds it, a configuration that cannot be read is given the benefit of the doubt. Without any,
+ * axios and got have no limit (unless `defaults.timeout` is set somewhere, for axios); ky stops after 10 s.
+ */
+function clientBounded(library: 'axios' | 'got' | 'ky', configs: (Node | undefined)[], code: Code, axiosDefaults: boolean): boolean {
+  const verdicts = configs.map((c, i) => (c === undefined && i > 0 ? 'unknown' : timeoutOf(c, code)));
+  if (verdicts.some((v) => v === 'signal' || v === 'unknown')) return true;
+  const decided = verdicts.find((v) => v === 'set' || v === 'off');
+  if (decided) return decided === 'set';
+  if (library === 'ky') return true;
+  return library === 'axios' && axiosDefaults;
 }
 
 /**
  * Raw pre-filter of outbound(): the calls it can recognise — a callee from fetch, node-fetch, undici, axios,
- * http or https, or a method an axios instance has — decided on compiler nodes before anything is wrapped.
+ * got, ky, http or https (an instance of them included, in a variable or a field), or a method an HTTP client
+ * instance exported by another module has — decided on compiler nodes before anything is wrapped.
  */
-const OUTBOUND_MODULES = new Set(['node-fetch', 'undici', 'axios', 'http', 'https']);
+const OUTBOUND_MODULES = new Set(['node-fetch', 'cross-fetch', 'undici', 'axios', 'got', 'ky', 'http', 'https']);
+const CLIENT_METHODS = new Set(['get', 'delete', 'head', 'options', 'post', 'put', 'patch', 'request', 'stream']);
 function mayBeOutbound(cn: ts.CallExpression): boolean {
   const c = rawUnwrap(cn.expression);
-  if (ts.isPropertyAccessExpression(c) && c.name.text in AXIOS_CONFIG_INDEX) return true;
   const o = rawOriginOf(c);
   if (!o) return false;
   if (o.module === '<global>') return o.path.join('.') === 'fetch' || o.path.join('.') === 'globalThis.fetch';
+  if (o.module.startsWith('.')) return o.path.length === 1 || (o.path.length === 2 && CLIENT_METHODS.has(o.path[1]!));
   return OUTBOUND_MODULES.has(o.module);
 }
 
 /** An outbound request call and whether it has a ceiling. */
 function outbound(call: CallExpression, code: Code, axiosDefaults: boolean): { client: Client; bounded: boolean } | undefined {
-  const callee = unwrap(call.getExpression());
+  const req = httpRequestOf(call, code.sources);
+  if (!req) return undefined;
   const args = call.getArguments();
-  const o = originOf(callee);
-  const isFetch =
-    (o?.module === '<global>' && o.path.join('.') === 'fetch') ||
-    (o?.module === '<global>' && o.path.join('.') === 'globalThis.fetch') ||
-    (o?.module === 'node-fetch' && (o.path.length === 0 || o.path[0] === 'default')) ||
-    (o?.module === 'undici' && o.path[0] === 'fetch');
-  if (isFetch) {
+  if (req.library === 'fetch') {
     const first = args[0] && unwrap(args[0]);
     if (args.length === 1 && first && Node.isNewExpression(first)) return { client: 'fetch', bounded: true };
     return { client: 'fetch', bounded: carries(args[1], ['signal'], code) !== 'no' };
   }
-  if (o?.module === 'axios') {
-    const path = o.path[0] === 'default' ? o.path.slice(1) : o.path;
-    if (path.length === 0) {
-      const cfgArg = args.length >= 2 ? args[1] : args[0];
-      const first = args[0] && unwrap(args[0]);
-      if (args.length === 1 && first && !Node.isObjectLiteralExpression(first) && !Node.isIdentifier(first)) return { client: 'axios', bounded: axiosDefaults };
-      return { client: 'axios', bounded: axiosDefaults || carries(cfgArg, ['timeout', 'signal'], code) !== 'no' };
-    }
-    if (path.length === 1 && path[0]! in AXIOS_CONFIG_INDEX) {
-      return { client: 'axios', bounded: axiosDefaults || carries(args[AXIOS_CONFIG_INDEX[path[0]!]!], ['timeout', 'signal'], code) !== 'no' };
-    }
-    return undefined;
+  if (req.library === 'axios' || req.library === 'got' || req.library === 'ky') {
+    // axios(url) with a URL only: no config of its own.
+    const own = req.options ?? undefined;
+    return { client: req.library, bounded: clientBounded(req.library, [own, ...req.instance], code, axiosDefaults) };
   }
-  if (Node.isPropertyAccessExpression(callee) && callee.getName() in AXIOS_CONFIG_INDEX) {
-    const inst = axiosInstanceConfig(callee.getExpression());
-    if (inst) {
-      const own = carries(args[AXIOS_CONFIG_INDEX[callee.getName()]!], ['timeout', 'signal'], code);
-      return { client: 'axios', bounded: axiosDefaults || own !== 'no' || carries(inst.config, ['timeout', 'signal'], code) !== 'no' };
-    }
-  }
-  if (o && (o.module === 'http' || o.module === 'https') && o.path.length === 1 && (o.path[0] === 'request' || o.path[0] === 'get')) {
+  if (req.library === 'http') {
     const opts = args.slice(0, 2).find((a) => !!objectLiteralOf(a, code.sources));
     const first = args[0] && unwrap(args[0]);
     // Without an options object: a literal URL means no options at all; anything else cannot be read.

@@ -1,14 +1,15 @@
-import { Node, ts, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, ts, type CallExpression, type Identifier, type SourceFile } from 'ts-morph';
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
-import { originOf, rawOriginOf } from '../../facts/scope.js';
-import { namesAnyModule, stringValue, unwrap } from '../../facts/ts-source.js';
+import { enclosingClass, findNodes, functionOf, mayResolveFunction, originOf, rawOriginOf } from '../../facts/scope.js';
+import { namesAnyModule, parsedSources, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import {
   args,
   calleeName,
   callersOf,
   declarationOf,
   enclosingFunction,
+  functionName,
   initializerOf,
   locationOf,
   propertyOf,
@@ -31,6 +32,16 @@ import {
  *   (`http://127.0.0.1:${port}`); a blocklist of bad schemes is its own finding.
  * Only URL-looking values count (names or initializers saying url, uri, href, link, endpoint,
  * authorization, redirect…): `open` run on a file path is an editor, not a browser.
+ * Only authorization URLs count: the URL, the function that opens it, the functions around it and its
+ * callers (a few levels: the values they pass, their names, the call a callback is given to) must show an
+ * authorization flow — OAuth metadata (authorization_endpoint), an authorization URL or endpoint, OAuth
+ * parameters (client_id, response_type, redirect_uri, code_challenge), a login or sign-in, an OAuth client
+ * provider (redirectToAuthorization), a device-code verification URI. A welcome page, a dashboard or a
+ * documentation link opened in the browser is not S-19's concern; when every opener is of that kind the rule
+ * is not-applicable ('no-authorization-url-opener').
+ * Maintained sanitizers count as a scheme allowlist: strict-url-sanitise (throws on anything but http(s)) and
+ * @braintree/sanitize-url (returns about:blank), as do helpers of the audited source that the opening
+ * function calls, and a static Set of schemes on a class (`Cls.ALLOWED_SCHEMES.has(u.protocol)`).
  */
 
 const OPENERS = /^(open|xdg-open|start|explorer(\.exe)?|rundll32|sensible-browser|x-www-browser|gnome-open|kde-open|wslview)$/i;
@@ -169,8 +180,25 @@ type Check = { kind: 'allow' } | { kind: 'block'; node: Node } | { kind: 'none' 
 
 const endsWithProtocol = (n: Node): boolean => /\.protocol$/.test(unwrap(n).getText());
 
-/** The scheme check written in a function: an allowlist wins over a blocklist. */
-function checksIn(fn: Node): Check {
+/** Maintained URL sanitizers that let only http(s) through (or turn anything else into about:blank). */
+const SANITIZERS = new Set(['strict-url-sanitise', '@braintree/sanitize-url']);
+
+/** The scheme check written in a function, or in the helpers of the audited source it calls: an allowlist wins over a blocklist. */
+function checksIn(fn: Node, sources?: ParsedSources, depth = 0): Check {
+  const own = checksInOwn(fn);
+  if (own.kind === 'allow' || !sources || depth > 1) return own;
+  for (const call of findNodes(fn, (cn) => cn !== fn.compilerNode && ts.isCallExpression(cn) && mayResolveFunction(cn.expression))) {
+    if (!Node.isCallExpression(call)) continue;
+    const helper = functionOf(call.getExpression(), sources);
+    if (!helper || helper === fn || helper.containsRange(fn.getPos(), fn.getEnd())) continue;
+    const h = checksIn(helper, sources, depth + 1);
+    if (h.kind === 'allow') return h;
+    if (h.kind === 'block' && own.kind === 'none') return h;
+  }
+  return own;
+}
+
+function checksInOwn(fn: Node): Check {
   let block: Node | undefined;
   let allow = false;
   fn.forEachDescendant((n, t) => {
@@ -187,7 +215,9 @@ function checksIn(fn: Node): Check {
       const name = calleeName(n) ?? '';
       const arg0 = n.getArguments()[0];
       const lit = stringValue(arg0);
-      if (name === 'startsWith' && lit !== undefined) {
+      const origin = originOf(n.getExpression());
+      if (origin && SANITIZERS.has(origin.module)) allow = true;
+      else if (name === 'startsWith' && lit !== undefined) {
         if (/^https?:/.test(lit)) allow = true;
         else if (BAD_SCHEMES.some((b) => lit.toLowerCase().startsWith(b))) block ??= n;
       } else if ((name === 'includes' || name === 'has') && arg0 && endsWithProtocol(arg0)) {
@@ -209,22 +239,35 @@ function checksIn(fn: Node): Check {
   return block ? { kind: 'block', node: block } : { kind: 'none' };
 }
 
-/** The literal strings of an array or Set written in place or in a const. */
+/** The literal strings of an array or Set written in place, in a const, or in a static property of a class (`Cls.SCHEMES`, `this.SCHEMES`). */
 function collectionValues(n: Node): string[] {
   let v = resolveValue(n);
+  const u = unwrap(n);
+  if (Node.isPropertyAccessExpression(u)) {
+    const cls = Node.isThisExpression(unwrap(u.getExpression())) ? enclosingClass(u) : undefined;
+    const named = cls ?? (Node.isIdentifier(unwrap(u.getExpression())) ? declarationOf(unwrap(u.getExpression()) as Identifier) : undefined);
+    const c = named && (Node.isClassDeclaration(named) || Node.isClassExpression(named)) ? named : undefined;
+    const prop = c?.getProperty(u.getName());
+    const init = prop && Node.isPropertyDeclaration(prop) ? prop.getInitializer() : undefined;
+    if (init) v = unwrap(init);
+  }
   if (v && Node.isNewExpression(v)) v = v.getArguments()[0] ? resolveValue(v.getArguments()[0]) : undefined;
   return v && Node.isArrayLiteralExpression(v) ? v.getElements().map((e) => stringValue(e)).filter((s): s is string => s !== undefined) : [];
 }
 
 /** The position of the parameter of `fn` that a URL expression is built from, or -1. */
-function parameterIndex(fn: Node, url: Node | undefined): number {
-  if (!url || !(Node.isFunctionDeclaration(fn) || Node.isArrowFunction(fn) || Node.isFunctionExpression(fn) || Node.isMethodDeclaration(fn))) return -1;
+function parameterIndex(fn: Node, url: Node | undefined, depth = 0): number {
+  if (!url || depth > 3 || !(Node.isFunctionDeclaration(fn) || Node.isArrowFunction(fn) || Node.isFunctionExpression(fn) || Node.isMethodDeclaration(fn))) return -1;
   const params = fn.getParameters();
   for (const d of [url, ...url.getDescendants()]) {
     if (!Node.isIdentifier(d)) continue;
     const decl = declarationOf(d);
     const i = params.findIndex((p) => p === decl);
     if (i >= 0) return i;
+    // const safe = sanitize(url): a local value made from the parameter.
+    const init = decl && Node.isVariableDeclaration(decl) && fn.containsRange(decl.getPos(), decl.getEnd()) ? initializerOf(decl) : undefined;
+    const j = init ? parameterIndex(fn, init, depth + 1) : -1;
+    if (j >= 0) return j;
   }
   return -1;
 }
@@ -234,8 +277,8 @@ function parameterIndex(fn: Node, url: Node | undefined): number {
  * every function that calls it (a few levels up); a caller passing a URL whose scheme is written in the
  * code (`http://127.0.0.1:${port}`) needs none.
  */
-function guardOf(fn: Node, files: [string, SourceFile][], url: Node | undefined, depth = 0): Check {
-  const own = checksIn(fn);
+function guardOf(fn: Node, files: [string, SourceFile][], url: Node | undefined, sources: ParsedSources, depth = 0): Check {
+  const own = checksIn(fn, sources);
   if (own.kind === 'allow' || depth > 3) return own;
   const index = parameterIndex(fn, url);
   const callers = index >= 0 ? callersOf(fn, files) : [];
@@ -243,11 +286,64 @@ function guardOf(fn: Node, files: [string, SourceFile][], url: Node | undefined,
   const up = callers.map((c): Check => {
     const arg = c.node.getArguments()[index];
     if (fixedScheme(arg)) return { kind: 'allow' };
-    return guardOf(enclosingFunction(c.node) ?? c.node.getSourceFile(), files, arg, depth + 1);
+    return guardOf(enclosingFunction(c.node) ?? c.node.getSourceFile(), files, arg, sources, depth + 1);
   });
   if (up.every((u) => u.kind === 'allow')) return { kind: 'allow' };
   if (own.kind === 'block') return own;
   return up.find((u) => u.kind === 'block') ?? own;
+}
+
+/** Words that show an authorization flow (see the file header). */
+const AUTH_WORDS = /authori[sz]|oauth|log_?in\b|sign_?in|consent|verification_?ur[il]|device_?code|client_id|response_type|redirect_uri|code_challenge|auth_?ur[il]|auth_?endpoint/i;
+
+/** The text a value is made of: itself and the initializers of the names in it (one level). */
+function saysAuthorization(n: Node | undefined): boolean {
+  if (!n) return false;
+  if (AUTH_WORDS.test(n.getText())) return true;
+  return [n, ...n.getDescendants()].some((d) => {
+    if (!Node.isIdentifier(d)) return false;
+    const i = initializerOf(declarationOf(d));
+    return !!i && AUTH_WORDS.test(i.getText());
+  });
+}
+
+/** A function's name, or, for a callback, what it is given to (`registerTool('login', …)`, `new XOAuthProvider(…, (url) => …)`). */
+function contextText(fn: Node): string {
+  const name = Node.isMethodDeclaration(fn) ? fn.getName() : functionName(fn);
+  if (name) return name;
+  const call = fn.getParent();
+  if (call && (Node.isCallExpression(call) || Node.isNewExpression(call))) {
+    return [call.getExpression().getText(), ...(call.getArguments() as Node[]).map((a) => stringValue(a) ?? '')].join(' ');
+  }
+  return '';
+}
+
+/** The calls of a method from its own class (`this.openBrowser(url)`). */
+function methodCallers(fn: Node): CallExpression[] {
+  if (!Node.isMethodDeclaration(fn)) return [];
+  const cls = fn.getParent();
+  const name = fn.getName();
+  return findNodes(cls, (cn) => ts.isCallExpression(cn) && ts.isPropertyAccessExpression(cn.expression) && cn.expression.name.text === name && cn.expression.expression.kind === SyntaxKind.ThisKeyword).filter(Node.isCallExpression);
+}
+
+/**
+ * Whether an opener opens an authorization URL: its URL, the functions around it, and, for a URL received as
+ * a parameter, the callers (three levels up) and what they pass say so.
+ */
+function opensAuthorization(o: Opener, files: [string, SourceFile][]): boolean {
+  if (o.urls.some(saysAuthorization)) return true;
+  const visit = (fn: Node | undefined, url: Node | undefined, depth: number): boolean => {
+    if (!fn || depth > 3) return false;
+    for (let f: Node | undefined = fn, i = 0; f && i < 4; f = enclosingFunction(f), i++) if (AUTH_WORDS.test(contextText(f))) return true;
+    const index = parameterIndex(fn, url);
+    if (index < 0) return false;
+    const calls: CallExpression[] = [...callersOf(fn, files).map((c) => c.node), ...methodCallers(fn)];
+    return calls.some((c) => {
+      const arg = c.getArguments()[index];
+      return saysAuthorization(arg) || visit(enclosingFunction(c), arg, depth + 1);
+    });
+  };
+  return visit(enclosingFunction(o.node), o.urls[0], 0);
 }
 
 const fileOf = (files: [string, SourceFile][], n: Node): string => files.find(([, sf]) => sf === n.getSourceFile())?.[0] ?? n.getSourceFile().getBaseName();
@@ -267,16 +363,18 @@ export default [
       if ('verdict' in src) return src.verdict;
       const found = openers(src.files);
       if (found.length === 0) return notApplicable('no-url-opener');
+      const sources = parsedSources(repo);
+      const authorization = found.filter((o) => o.urls.length > 0 && opensAuthorization(o, src.files));
+      if (authorization.length === 0 && found.some((o) => o.urls.length > 0)) return notApplicable('no-authorization-url-opener', { count: found.length });
       const findings: Finding[] = [];
       const seen = new Set<string>();
-      for (const o of found) {
-        if (o.urls.length === 0) continue;
+      for (const o of authorization) {
         if (o.shell) {
           findings.push({ messageId: 'opened-through-shell', data: { opener: o.label }, location: locationOf(o.file, o.node) });
           continue;
         }
         if (o.urls.every(fixedScheme)) continue;
-        const g = guardOf(enclosingFunction(o.node) ?? o.node.getSourceFile(), src.files, o.urls[0]);
+        const g = guardOf(enclosingFunction(o.node) ?? o.node.getSourceFile(), src.files, o.urls[0], sources);
         if (g.kind === 'allow') continue;
         if (g.kind === 'block') {
           const loc = locationOf(fileOf(src.files, g.node), g.node);

@@ -4,16 +4,21 @@ import type { Finding } from '../../engine/types.js';
 import { sinkSites } from '../../facts/flow.js';
 import { isFunctionLike } from '../../facts/scope.js';
 import { sourceGap } from '../../facts/server-model.js';
-import { unwrap } from '../../facts/ts-source.js';
+import { parsedSources, unwrap } from '../../facts/ts-source.js';
+import { modelFiles } from '../../facts/server-model.js';
+import { isProxiedLaunch } from './commands.js';
 
 /**
  * S-21 — a stdio proxy sandboxes what it launches (static, conditional; judges the logging part only).
- * The condition holds when the source launches child processes: every process sink of facts/flow
+ * The condition holds when the source launches what it proxies: a process sink of facts/flow
  * (child_process spawn/exec/execFile/fork and their sync forms, execa and its `$`, cross-spawn, shelljs
- * exec, zx `$`, `new StdioClientTransport(…)`), tainted or not, outside the project's tooling folders
- * (top-level scripts/, example(s)/, docs/, bench/, benchmarks/). No launch: not-applicable.
+ * exec, zx `$`, `new StdioClientTransport(…)`) outside the project's tooling folders (top-level scripts/,
+ * example(s)/, docs/, bench/, benchmarks/) whose program comes from configuration or callers
+ * (commands.ts). Fixed internal commands (a setup script shipped with the package, `git --version`) are
+ * not proxying: when every launch is one, not-applicable 'no-proxied-launch' (the evidence: each launch's
+ * program is fixed in the source); no launch at all: not-applicable 'no-process-launch'.
  *
- * Red, per launch, at its line: no logging call in the same function (the innermost function around the
+ * Red, per proxied launch, at its line: no logging call in the same function (the innermost function around the
  * launch, nested callbacks included; the file's top level for a launch outside any function). A logging
  * call is, mechanically:
  *   - console.error / console.warn, process.stderr.write (stderr; console.log and console.info write to
@@ -79,8 +84,12 @@ export default [
       if (gap === 'no-source') return couldNotJudge(gap);
       // No Python part for this rule: a Python-only tree is not read, so it is not judged (never not-applicable).
       if (gap === 'no-js-source') return couldNotJudge('source-language-not-read');
-      const launches = sinkSites(repo).filter((s) => s.family === 'process' && !OUTSIDE_SERVER.test(s.file));
-      if (launches.length === 0) return notApplicable('no-process-launch');
+      const all = sinkSites(repo).filter((s) => s.family === 'process' && !OUTSIDE_SERVER.test(s.file));
+      if (all.length === 0) return notApplicable('no-process-launch');
+      const sources = parsedSources(repo);
+      const ctx = { files: modelFiles(sources).map(([, sf]) => sf), sources };
+      const launches = all.filter((s) => isProxiedLaunch(s, ctx));
+      if (launches.length === 0) return notApplicable('no-proxied-launch', { launches: all.length });
       const findings: Finding[] = [];
       const logged = new Map<Node, boolean>();
       for (const l of launches) {

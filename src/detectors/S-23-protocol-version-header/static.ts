@@ -1,5 +1,5 @@
 import { Node, ts } from 'ts-morph';
-import { defineDetector, notApplicable, present } from '../../engine/detector.js';
+import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import { stringValue } from '../../facts/ts-source.js';
 import {
@@ -79,16 +79,18 @@ export default defineDetector({
   ruleId: 'S-23',
   genre: 'static',
   needs: ['repo'],
+  wants: ['session'],
   messages: {
     'protocol-version-ignored': ['transport'],
     'protocol-version-not-rejected': [],
     'protocol-version-rewritten': [],
   },
-  judge({ inputs: { repo } }): Verdict {
+  judge({ inputs: { repo, session } }): Verdict {
     const src = readSources(repo);
     if ('verdict' in src) return src.verdict;
     const transports = httpTransports(src.files);
-    if (transports.length === 0) return notApplicable('no-http-transport');
+    // Served over HTTP in the same run: the transport exists, the source reading did not find it.
+    if (transports.length === 0) return session?.isHttp() ? couldNotJudge('http-served-not-in-source') : notApplicable('no-http-transport');
     const findings: Finding[] = [];
     for (const r of rewrites(src.files)) findings.push({ messageId: 'protocol-version-rewritten', location: locationOf(r.file, r.node) });
     const handBuilt = transports.filter((t) => t.kind !== 'sdk');

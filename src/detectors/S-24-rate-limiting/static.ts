@@ -1,11 +1,12 @@
 import { SyntaxKind, Node, ts, type SourceFile } from 'ts-morph';
-import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
+import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { declarationOf, functionOf, originOf, rawDeclarationOf, rawOriginOf } from '../../facts/scope.js';
 import { serverModel, type ToolDef } from '../../facts/server-model.js';
 import { namesAnyModule, ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
 import { named, rawCalleeName, rawCallNamed } from '../source-support.js';
+import { noToolsFound } from '../tool-absence.js';
 
 /**
  * S-24 — every tool invocation is rate limited (static). A rate guard is recognised as:
@@ -19,13 +20,34 @@ import { named, rawCalleeName, rawCallNamed } from '../source-support.js';
  * (`app.use(rateLimit(…))`, `fastify.register(rateLimit)`, a limiter among a route's handlers); a
  * low-level tools/call dispatcher is judged like a handler.
  *
- * The evidence may live outside the code (a gateway, a proxy): with no limiter in the code, or one that is
- * on no tool's path, the verdict is could-not-judge, never absent. Red only when the code rate-limits some
- * tools and not others: one finding per unguarded tool.
+ * Names that speak of rate limits without limiting are not limiters: error types (a class whose name ends
+ * in Error or Exception, or that extends an error class, or a value thrown with `throw new …`) and readers
+ * of an upstream service's limits (isRateLimited, handleRateLimit, parseRateLimitHeaders, rateLimitReset…).
+ *
+ * The standard's detector table makes red "no rate guard on the invocation path of a tool", which the
+ * reading establishes when the code holds no limiter at all: absent, one finding ('no-rate-guard', at the
+ * first tool registered, with the number of tools); the remediation says that a gateway in front of the
+ * server may enforce it (then suppress the finding with that reason). When the code rate-limits some tools
+ * and not others: non-conforming, one finding per unguarded tool. A limiter that exists but is on no tool's
+ * path the reading follows stays could-not-judge: it may be wired where the reading does not look.
  */
 
 const LIMITER_PACKAGES = new Set(['rate-limiter-flexible', 'bottleneck', 'p-throttle', 'express-rate-limit', 'limiter', '@upstash/ratelimit', '@fastify/rate-limit', 'hono-rate-limiter']);
-const LIMITER_NAME = /rate[-_]?limit|token[-_]?bucket|throttl/i;
+const LIMITER_NAME_RE = /rate[-_]?limit|token[-_]?bucket|throttl/i;
+/** Error types, and readers of an upstream service's limits: named after rate limits, limiting nothing. */
+const NOT_A_LIMITER = /(?:Error|Exception|Err)$|^(?:is|has|handle|parse|detect|on)[-_]?rate[-_]?limit|rate[-_]?limit(?:ed|s?[-_]?(?:headers?|reset|remaining|info|status|response|exceeded|hit))$/i;
+/** A name that says it limits: rate limit, token bucket, throttle; not an error type nor a reader of limits. */
+const LIMITER_NAME = { test: (name: string): boolean => LIMITER_NAME_RE.test(name) && !NOT_A_LIMITER.test(name) };
+
+/** A class that is an error type: `class RateLimitError extends Error`, `extends ApiError`. */
+function isErrorClass(cls: ts.ClassDeclaration): boolean {
+  const ext = cls.heritageClauses?.find((h) => h.token === ts.SyntaxKind.ExtendsKeyword)?.types[0]?.expression;
+  const base = ext && (ts.isIdentifier(ext) ? ext.text : ts.isPropertyAccessExpression(ext) ? ext.name.text : '');
+  return !!base && /(?:Error|Exception)$/.test(base);
+}
+
+/** `throw new X(…)`: an error being raised, whatever its class is named. */
+const isThrown = (n: ts.Node): boolean => ts.isNewExpression(n) && ts.isThrowStatement(n.parent);
 const ROUTE_METHODS = new Set(['use', 'all', 'post', 'get', 'route', 'register']);
 /** Objects that mount HTTP middleware: app.use(…), router.post(…), fastify.register(…), app.route(…).post(…). */
 const APP_NAME = /app|router|server|fastify|hono|api|route/i;
@@ -44,7 +66,10 @@ function limiterRefs(code: Code): Limiters {
     const o = ts.isIdentifier(u) || ts.isPropertyAccessExpression(u) ? rawOriginOf(u) : undefined;
     if (o && LIMITER_PACKAGES.has(o.module)) return true;
     const name = ts.isIdentifier(u) ? u.text : ts.isPropertyAccessExpression(u) ? u.name.text : '';
-    return LIMITER_NAME.test(name);
+    if (!LIMITER_NAME.test(name)) return false;
+    // A limiter-named class that is an error type is not a limiter.
+    const d = ts.isIdentifier(u) ? rawDeclarationOf(u) : undefined;
+    return !(d && ts.isClassDeclaration(d.parent) && isErrorClass(d.parent));
   };
   const isRef = (n: ts.Node, depth = 0): boolean => {
     const u = rawUnwrap(n);
@@ -71,9 +96,13 @@ function limiterRefs(code: Code): Limiters {
     // Origins are resolved within a file: without a limiter package named in it, only limiter-named symbols count.
     const pkg = namesAnyModule(sf, LIMITER_PACKAGES);
     // A file whose text names no limiter (package or limiter-like name) has none: skip it without a scan.
-    if (!pkg && !LIMITER_NAME.test(sf.getFullText())) continue;
+    if (!pkg && !LIMITER_NAME_RE.test(sf.getFullText())) continue;
     const raw = (cn: ts.Node): boolean =>
-      ts.isClassDeclaration(cn) || ts.isFunctionDeclaration(cn) ? LIMITER_NAME.test(cn.name?.text ?? '') : pkg || LIMITER_NAME.test(rawCalleeName(cn) ?? '');
+      ts.isClassDeclaration(cn)
+        ? LIMITER_NAME.test(cn.name?.text ?? '') && !isErrorClass(cn)
+        : ts.isFunctionDeclaration(cn)
+          ? LIMITER_NAME.test(cn.name?.text ?? '')
+          : !isThrown(cn) && (pkg || LIMITER_NAME.test(rawCalleeName(cn) ?? ''));
     for (const n of ofKinds(sf, [SyntaxKind.NewExpression, SyntaxKind.CallExpression, SyntaxKind.ClassDeclaration, SyntaxKind.FunctionDeclaration], raw)) {
       if (first) break;
       if ((Node.isNewExpression(n) || Node.isCallExpression(n)) && isSymbol(rawUnwrap(n.compilerNode.expression))) first = { file, line: positionOf(n).line };
@@ -121,17 +150,23 @@ export default defineDetector({
   ruleId: 'S-24',
   genre: 'static',
   needs: ['repo'],
+  wants: ['session'],
   messages: {
     'tool-not-rate-limited': ['tool'],
+    'no-rate-guard': ['tools'],
   },
-  judge({ inputs: { repo } }) {
+  judge({ inputs: { repo, session } }) {
     const src = codeOf(repo);
     if (!src.ok) return src.verdict;
     const code = src.code;
     const tools = serverModel(repo).tools;
-    if (tools.length === 0) return notApplicable('no-tools-registered');
+    if (tools.length === 0) return noToolsFound(repo, session);
     const lim = limiterRefs(code);
-    if (!lim.first) return couldNotJudge('no-rate-limiter-found', { tools: tools.length });
+    if (!lim.first) {
+      // No limiter anywhere in the code read: no tool has a rate guard on its path (one defect, at the first tool).
+      const t = [...tools].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.nameLine - b.nameLine))[0]!;
+      return { state: 'absent', findings: [{ messageId: 'no-rate-guard', data: { tools: tools.length }, location: { file: t.file, line: t.nameLine } }] };
+    }
     if (mountedGlobally(code, lim)) return present();
 
     const guardedFn = new Map<Fn, boolean>();

@@ -1,7 +1,7 @@
-import { defineDetector, present } from '../../engine/detector.js';
+import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { noEraServed } from '../dynamic-support.js';
-import { excerpt, servedTexts } from '../dynamic-text.js';
+import { excerpt, servedTexts, unreadServedList } from '../dynamic-text.js';
 import { judgeText } from './patterns.js';
 
 /**
@@ -9,7 +9,9 @@ import { judgeText } from './patterns.js';
  * era (names, titles and descriptions of tools, prompts, resources and templates; every string of the
  * input and output schemas; the server instructions) is scanned with the pattern registry of
  * patterns.ts (judgeText, shared with the static part). One finding per category and place, quoting the
- * first match.
+ * first match. Clean (present) only when every list the server declares was read to its last page
+ * (unreadServedList): otherwise could-not-judge 'served-list-incomplete', since X-1 lets this part decide
+ * the rule (combine: live-decides).
  */
 
 export default defineDetector({
@@ -38,6 +40,9 @@ export default defineDetector({
     for (const t of servedTexts(session)) {
       for (const h of judgeText(t)) add({ messageId: h.kind, data: { where: t.where, ...h.data }, evidence: excerpt(t.text, h.index, h.end) });
     }
-    return findings.length ? { state: 'non-conforming', findings } : present();
+    if (findings.length) return { state: 'non-conforming', findings };
+    // Clean only when every list the server declares was read to its end: a failed or truncated list hides texts.
+    const unread = unreadServedList(session);
+    return unread ? couldNotJudge('served-list-incomplete', unread) : present();
   },
 });

@@ -11,6 +11,40 @@ export interface Pattern {
   id: string;
   category: Category;
   re: RegExp;
+  /** For a pattern that ordinary documentation also matches: does the match at `index` of `text` count? */
+  counts?: (text: string, index: number) => boolean;
+}
+
+/** The sentence around a position: bounded by a line break or by `.`, `!`, `?` followed by a space (so `.env` stays whole). */
+export function sentenceAt(text: string, index: number): string {
+  const BOUND = /[.!?](?=\s)|\n/g;
+  let start = 0;
+  let end = text.length;
+  for (const m of text.matchAll(BOUND)) {
+    if (m.index! < index) start = m.index! + 1;
+    else {
+      end = m.index!;
+      break;
+    }
+  }
+  return text.slice(start, end);
+}
+
+/** A file name given as an example or a pattern to match or skip: `e.g. .env`, `such as`, `glob`, `excluding`. */
+const NAMED_AS_EXAMPLE = /\b(?:e\.g\.?|i\.e\.?|for\s+(?:example|instance)|such\s+as|like|examples?|patterns?|globs?|wildcards?|file\s*names?|matching|match(?:es)?|exclud\w*|ignor\w*|skip\w*|except)\b|\*/i;
+/** Asking the model to read or send a file's content. */
+const ASKS_FOR_CONTENT = /\b(?:(?:read|open|cat|load|send|upload|include|attach|paste|forward|share|pass|provide|append|post)(?:s|es|ed|ing)?|cop(?:y|ies|ied)|exfiltrat\w*|contents?\s+of)\b/i;
+const NEGATED = /\b(?:do\s+not|don['’]t|never|must\s+not|will\s+not|won['’]t|cannot|can['’]t|refuses?\s+to|without)\b/i;
+
+/**
+ * Does a dotenv file name at `index` count as a credential reference? File tools name `.env` as an
+ * example of what to search, match or skip ("e.g. `.env` or `*.log`", "excluding .env files"); that is
+ * documentation. It counts in a sentence that asks to read or send a file's content, not negated, where
+ * it is not named as an example or a pattern.
+ */
+export function dotenvCounts(text: string, index: number): boolean {
+  const s = sentenceAt(text, index);
+  return ASKS_FOR_CONTENT.test(s) && !NAMED_AS_EXAMPLE.test(s) && !NEGATED.test(s);
 }
 
 export const PATTERNS: Pattern[] = [
@@ -70,7 +104,7 @@ export const PATTERNS: Pattern[] = [
   // AWS shared credentials and config.
   { id: 'aws', category: 'credential-reference', re: /\.aws\/(?:credentials|config)\b/ },
   // dotenv files (.env, .env.local); not process.env or import.meta.env.
-  { id: 'dotenv', category: 'credential-reference', re: /(?<![\w.-])\.env(?:\.[\w-]+)?(?![\w-])/ },
+  { id: 'dotenv', category: 'credential-reference', re: /(?<![\w.-])\.env(?:\.[\w-]+)?(?![\w-])/, counts: dotenvCounts },
   // Package-manager, network and database credential files.
   { id: 'rc-files', category: 'credential-reference', re: /(?<![\w-])\.(?:npmrc|netrc|pgpass|git-credentials|pypirc)\b|\.docker\/config\.json|\.kube\/config\b|\.gnupg\b|\/etc\/shadow\b/ },
   // MCP client configurations, which hold other servers' tokens: ~/.cursor/mcp.json, claude_desktop_config.json…
@@ -138,6 +172,7 @@ export function judgeText(t: JudgedText, live?: ReadonlySet<RegExp>): Hit[] {
   for (const p of PATTERNS) {
     if (!READS[p.category](t) || !may(p.re)) continue;
     const m = p.re.exec(t.text);
+    if (m && p.counts && !p.counts(t.text, m.index)) continue;
     const prev = first.get(p.category);
     if (m && (!prev || m.index < prev.index)) first.set(p.category, m);
   }

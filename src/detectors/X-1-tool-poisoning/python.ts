@@ -1,7 +1,9 @@
-import { defineDetector, notApplicable, present } from '../../engine/detector.js';
+import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import type { PyText } from '../../facts/python-model.js';
 import { excerptOf, isVerdict, pythonModelOrVerdict, unreadableVerdict, visible } from '../python-support.js';
+import { sourceTexts } from '../source-text.js';
+import { dotenvCounts } from './patterns.js';
 
 /**
  * X-1 — tool poisoning, Python part (static). Reads the texts a Python server puts in front of the model,
@@ -13,7 +15,7 @@ import { excerptOf, isVerdict, pythonModelOrVerdict, unreadableVerdict, visible 
  */
 
 type Category = 'model-directive' | 'hidden-markup' | 'credential-reference';
-const PATTERNS: { category: Category; re: RegExp }[] = [
+const PATTERNS: { category: Category; re: RegExp; counts?: (text: string, index: number) => boolean }[] = [
   // "Ignore previous instructions", "disregard all prior rules".
   { category: 'model-directive', re: /\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier)\s+(?:instructions?|prompts?|rules)\b/i },
   // "Do not tell the user", "never inform the user".
@@ -24,7 +26,8 @@ const PATTERNS: { category: Category; re: RegExp }[] = [
   { category: 'hidden-markup', re: /<\s*\/?\s*(?:important|system|instructions?|hidden|secret)\s*>/i },
   // SSH keys, dotenv files.
   { category: 'credential-reference', re: /~\/\.ssh\b|(?<![\w-])\.ssh\/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b/ },
-  { category: 'credential-reference', re: /(?<![\w.-])\.env(?![\w-])/ },
+  // A dotenv file named as an example of what to search or skip is documentation (patterns.ts, dotenvCounts).
+  { category: 'credential-reference', re: /(?<![\w.-])\.env(?![\w-])/, counts: dotenvCounts },
 ];
 /** Unicode tag characters, zero-width characters and bidirectional controls. */
 const INVISIBLE = /[\u{E0000}-\u{E007F}\u200B-\u200F\u202A-\u202E]/gu;
@@ -37,6 +40,7 @@ function scan(t: PyText, add: (f: Finding) => void): void {
     // Names hold no prose: only credential references (and invisible characters, below) are looked for there.
     if (t.field === 'name' && p.category !== 'credential-reference') continue;
     const m = p.re.exec(t.value);
+    if (m && p.counts && !p.counts(t.value, m.index)) continue;
     const prev = first.get(p.category);
     if (m && (!prev || m.index < prev.index)) first.set(p.category, m);
   }
@@ -88,7 +92,9 @@ export default defineDetector({
     if (findings.length) return { state: 'non-conforming', findings };
     const unread = unreadableVerdict(model);
     if (unread) return unread;
-    if (model.tools.length === 0) return notApplicable('no-python-tools');
+    // No Python tool: this part steps aside only when the JavaScript/TypeScript part has registrations to
+    // judge; otherwise nothing shows the server serves no text, and the rule must not read as not-applicable.
+    if (model.tools.length === 0) return sourceTexts(repo).registered ? notApplicable('no-python-tools') : couldNotJudge('no-tools-in-python-source');
     return present();
   },
 });

@@ -1,7 +1,7 @@
-import { defineDetector, present } from '../../engine/detector.js';
+import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { noEraServed } from '../dynamic-support.js';
-import { excerpt, ownToolNames, servedTexts } from '../dynamic-text.js';
+import { excerpt, ownToolNames, servedTexts, unreadServedList } from '../dynamic-text.js';
 import { judgeReferences, lookalikeOf, readsProse, spelled } from './judge.js';
 
 /**
@@ -50,6 +50,9 @@ export default defineDetector({
       const like = lookalikeOf(name, own);
       if (like) add({ messageId: 'lookalike-tool-name', data: { tool: name, like }, evidence: spelled(name) });
     }
-    return findings.length ? { state: 'non-conforming', findings } : present();
+    if (findings.length) return { state: 'non-conforming', findings };
+    // Clean only when every declared list was read to its end (X-2 lets this part decide: live-decides).
+    const unread = unreadServedList(session);
+    return unread ? couldNotJudge('served-list-incomplete', unread) : present();
   },
 });

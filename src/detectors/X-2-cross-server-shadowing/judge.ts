@@ -39,6 +39,28 @@ export interface ReferenceHit {
   tool?: string;
 }
 
+/** File names, web addresses and abbreviations: dotted words that name no tool. */
+const FILE_OR_ADDRESS = /\.(?:json[c5]?|ya?ml|toml|ini|env|md|mdx|txt|csv|tsv|log|lock|[cm]?[jt]sx?|py|rb|go|rs|java|kt|php|html?|css|xml|sh|ps1|sql|db|sqlite|png|jpe?g|gif|svg|webp|pdf|zip|gz|tar|com|org|net|io|dev|ai|app|co|edu|gov)$/i;
+const ABBREVIATIONS = /^(?:e\.g|i\.e|etc|vs|viz|cf|a\.k\.a|n\.b)$/i;
+/** English compounds written with a hyphen that a description uses as words, not as tool names. */
+const HYPHENATED_WORDS = /^(?:(?:non|pre|post|re|self|multi|cross|sub|co|semi|anti|auto|over|under|high|low|well|ill|long|short|full|half|real|third|first|open|read|write|built|so|up|out|in|on|off|opt|one|two|case)-[a-z]+(?:-[a-z]+)*)$/;
+
+/**
+ * Is a captured reference shaped like a tool name? Tool names are letters, digits, `_`, `-`, `.` and `/`
+ * (a trailing `()` allowed); words in a description that have another shape name no tool: query or
+ * template operators (`$text`, `$regex`, `{{id}}`), flags (`--force`), file names (`package.json`, `.env`),
+ * web addresses, abbreviations (`e.g`), versions (`v1.2`), all-capitals keywords (`SELECT`, `GET`), and
+ * hyphenated English words written without backticks (`read-only`, `built-in`, `real-time`).
+ */
+export function looksLikeToolName(ref: string, quoted: boolean): boolean {
+  const name = ref.replace(/\(\)$/, '');
+  if (!/^[A-Za-z][A-Za-z0-9_.\-/]{1,63}$/.test(name)) return false;
+  if (FILE_OR_ADDRESS.test(name) || ABBREVIATIONS.test(name) || /^v\d/.test(name)) return false;
+  if (/^[A-Z]+$/.test(name)) return false;
+  if (!quoted && HYPHENATED_WORDS.test(name)) return false;
+  return true;
+}
+
 /** Sentences of `text` that steer a tool not in `ownLower` (lowercased own tool names), and rules laid down for all tools or other servers. */
 /** The reference patterns, compiled once with the g flag (matchAll needs it). */
 const GLOBAL_REFERENCES = TOOL_REFERENCES.map((p) => new RegExp(p.re.source, p.re.flags.includes('g') ? p.re.flags : `${p.re.flags}g`));
@@ -55,6 +77,8 @@ export function judgeReferences(text: string, ownLower: ReadonlySet<string>, liv
       const { q, id, w, o } = m.groups ?? {};
       const tool = (q ?? id ?? w ?? o ?? '').replace(/[.,;:]+$/, '');
       if (!tool || ownLower.has(tool.toLowerCase())) continue;
+      // Words that are not shaped like a tool name (an operator, a file name, a flag) name no tool.
+      if (!looksLikeToolName(tool, q !== undefined)) continue;
       if (w !== undefined && NOT_A_TOOL.has(w.toLowerCase())) continue;
       if (o !== undefined && NOT_A_TOOL.has(o.toLowerCase())) continue;
       hits.push({ kind: 'foreign-tool-reference', index: m.index ?? 0, end: (m.index ?? 0) + m[0].length, tool });

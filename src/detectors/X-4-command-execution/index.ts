@@ -17,8 +17,11 @@ import python from './python.js';
  *     regex, `replace`), where an allowlist is required.
  * Sound guards (see facts/flow): an allowlist (`includes`/`has`/`in`/`===`/`switch` on literals), an
  * anchored allowlist regex, a schema restricting the argument to an enum, number, boolean or strict pattern,
- * shell quoting; a value
+ * shell quoting, a confirmation the human gives (the value handed to a function that asks through an
+ * elicitation, whose answer decides whether the handler goes on); a value
  * passed only as an element of the argument array of a fixed program without a shell is not reported.
+ * The commands are followed through classes (exported instances, singletons, fields, constructors) and
+ * modules (see facts/flow).
  * No JavaScript/TypeScript source: could-not-judge 'no-source', or not-applicable 'no-js-source' when the
  * repository is Python (judged by the Python part, python.ts); source but no handler: could-not-judge
  * 'no-tools-in-source'.

@@ -13,7 +13,12 @@ import python from './python.js';
  *   - 'prefix-without-separator': the resolved path is checked with `startsWith(root)`, which also accepts
  *     a sibling such as /srv/data-private for /srv/data;
  *   - 'raw-path-check': the only check looks at the unresolved string (`includes('..')`, a regex,
- *     `isAbsolute`, a literal prefix), which `a/../../b`, encodings or absolute paths get around.
+ *     `isAbsolute`, a literal prefix), which `a/../../b`, encodings or absolute paths get around;
+ *   - 'allowlist-open-by-default': the confinement lets everything through while its list of allowed
+ *     roots is empty (`if (allowed.length === 0) return true`), and that list is empty unless configured
+ *     (`config.allowedDirectories ?? []`);
+ *   - 'roots-changed-by-tool': a tool writes its arguments into the allowed roots the confinement reads (a
+ *     `set_config`-like tool doing `config[key] = value`, or pushing a folder): the caller moves the fence.
  * Sound confinement (see facts/flow): path.resolve/join (or realpath) followed by a `startsWith(root +
  * path.sep)` check, or path.relative checked for '..'; path.basename; an allowlist of names. A helper such
  * as `confine(root, p)` in the same project counts when the handler uses its result.
@@ -35,6 +40,8 @@ export default [
       'path-not-confined': ['entry', 'name', 'call', 'access'],
       'prefix-without-separator': ['entry', 'name', 'call', 'guardLine'],
       'raw-path-check': ['entry', 'name', 'call', 'guardLine'],
+      'allowlist-open-by-default': ['entry', 'name', 'call', 'guardLine'],
+      'roots-changed-by-tool': ['entry', 'name', 'call', 'writer', 'guardLine'],
     },
     judge({ inputs: { repo } }) {
       const gap = sourceGap(repo);
@@ -53,8 +60,11 @@ export default [
         const data = { entry: worst.entryKind, name: names, call: worst.sinkCall };
         const location = { file: worst.file, line: worst.line, column: worst.column };
         if (worst.guard === 'none') findings.push({ messageId: 'path-not-confined', data: { ...data, access: worst.access ?? 'read' }, location });
-        else {
-          const messageId = worst.guardDetail === 'prefix-without-separator' ? 'prefix-without-separator' : 'raw-path-check';
+        else if (worst.guardDetail === 'roots-writable') {
+          findings.push({ messageId: 'roots-changed-by-tool', data: { ...data, writer: worst.guardWriter ?? '', guardLine: worst.guardAt?.line ?? worst.line }, location });
+        } else {
+          const messageId =
+            worst.guardDetail === 'prefix-without-separator' ? 'prefix-without-separator' : worst.guardDetail === 'default-open' ? 'allowlist-open-by-default' : 'raw-path-check';
           findings.push({ messageId, data: { ...data, guardLine: worst.guardAt?.line ?? worst.line }, location });
         }
       }

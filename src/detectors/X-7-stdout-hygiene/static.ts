@@ -4,7 +4,11 @@ import type { Finding } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { originOf, resolveRelativeModule } from '../../facts/scope.js';
 import { namesAnyModule, ofKinds, positionOf, stringValue, unwrap } from '../../facts/ts-source.js';
-import { codeOf, type Code } from '../code-paths.js';
+import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
+import { isFunctionLike } from '../../facts/scope.js';
+import { serverModel } from '../../facts/server-model.js';
+import type { SessionFacts } from '../../facts/session.js';
+import { neverRunsOnStdio } from './modes.js';
 import { rawCallNamed } from '../source-support.js';
 
 /**
@@ -19,7 +23,24 @@ import { rawCallNamed } from '../source-support.js';
  *     `jsonrpc` message, or a write inside a class named *Transport);
  *   - a pino logger created without a destination (pino writes to stdout by default) or with stdout
  *     as its destination.
+ * Writes on a path the stdio mode never takes are not findings (modes.ts: `--help`, `--list-tools`, an
+ * HTTP-only branch, a function called only from such paths).
+ *
+ * With a recorded stdio session whose stdout was clean (every line JSON-RPC, something read), the
+ * server's start-up was observed: writes outside the tool, prompt and resource handlers (and the
+ * functions they reach), which would have run at start-up, are refuted by that evidence and dropped.
+ * Writes a handler reaches stay: the probe calls no tool by default.
  */
+
+/** The probe's own note for a line longer than its capture bound (not a line the server wrote). */
+const DISCARDED = '[mcp-doctor: a line longer than the capture bound was discarded]';
+
+/** A recorded stdio session whose stdout carried only JSON-RPC messages, and something was read. */
+function cleanStdioSession(session: SessionFacts | undefined): boolean {
+  if (!session || session.session.target.transport !== 'stdio') return false;
+  if (session.noise().some((n) => n.line !== DISCARDED)) return false;
+  return session.session.connections.some((c) => c.messages.some((m) => m.dir === 'in'));
+}
 
 const STDOUT_CONSOLE = new Set(['log', 'info', 'debug', 'table', 'dir']);
 const STDOUT_CALLS: ReadonlySet<string> = new Set([...STDOUT_CONSOLE, 'write']);
@@ -147,12 +168,15 @@ export default defineDetector({
   ruleId: 'X-7',
   genre: 'static',
   needs: ['repo'],
+  wants: ['session'],
   messages: {
     'stdout-write': ['call'],
     'pino-stdout': [],
   },
-  judge({ inputs: { repo } }) {
-    const declared = declaredTransport(repo);
+  judge({ inputs: { repo, session } }) {
+    // A recorded stdio session shows the server runs on stdio, whatever the manifest and the source reading say.
+    const servedOnStdio = session?.session.target.transport === 'stdio';
+    const declared = servedOnStdio ? 'stdio' : declaredTransport(repo);
     const src = codeOf(repo);
     if (!src.ok) return declared === 'other' ? notApplicable('no-stdio-transport') : src.verdict;
     const code = src.code;
@@ -160,6 +184,19 @@ export default defineDetector({
     if (entries.length === 0 && declared !== 'stdio') return notApplicable('no-stdio-transport');
     const files = entries.length ? loadedFrom(code, entries) : code.files.map(([, sf]) => sf);
     const redirected = reassignedConsole(files);
+    const ctx = { files, sources: code.sources };
+    // With a clean live stdout, only writes that a handler reaches (not exercised by the probe) can stand.
+    let handlerCode: Set<Fn> | undefined;
+    if (cleanStdioSession(session)) {
+      const handlers = serverModel(repo).entries.map((e) => e.fn);
+      handlerCode = new Set(reachable(code, handlers));
+    }
+    const stands = (n: Node): boolean => {
+      if (neverRunsOnStdio(n, ctx)) return false;
+      if (!handlerCode) return true;
+      for (let f = n.getFirstAncestor((a) => isFunctionLike(a)); f; f = f.getFirstAncestor((a) => isFunctionLike(a))) if (handlerCode.has(f as Fn)) return true;
+      return false;
+    };
     const findings: Finding[] = [];
     for (const sf of files) {
       const file = code.rel(sf);
@@ -173,15 +210,15 @@ export default defineDetector({
           const obj = unwrap(callee.getExpression());
           const m = callee.getName();
           if (STDOUT_CONSOLE.has(m) && isGlobal(obj, 'console') && !redirected.has(m)) {
-            findings.push({ messageId: 'stdout-write', data: { call: `console.${m}` }, location: at, evidence: n.getText().slice(0, 120) });
+            if (stands(n)) findings.push({ messageId: 'stdout-write', data: { call: `console.${m}` }, location: at, evidence: n.getText().slice(0, 120) });
             continue;
           }
           if (m === 'write' && Node.isPropertyAccessExpression(obj) && obj.getName() === 'stdout' && isGlobal(obj.getExpression(), 'process') && !isTransportWrite(n)) {
-            findings.push({ messageId: 'stdout-write', data: { call: 'process.stdout.write' }, location: at, evidence: n.getText().slice(0, 120) });
+            if (stands(n)) findings.push({ messageId: 'stdout-write', data: { call: 'process.stdout.write' }, location: at, evidence: n.getText().slice(0, 120) });
             continue;
           }
         }
-        if (pinoToStdout(n)) findings.push({ messageId: 'pino-stdout', location: at, evidence: n.getText().slice(0, 120) });
+        if (pinoToStdout(n) && stands(n)) findings.push({ messageId: 'pino-stdout', location: at, evidence: n.getText().slice(0, 120) });
       }
     }
     return findings.length ? { state: 'non-conforming', findings } : present();

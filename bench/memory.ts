@@ -1,0 +1,99 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Project } from 'ts-morph';
+import { audit } from '../src/engine/runner.js';
+import { RepoFacts } from '../src/facts/repo.js';
+import { sourceFilesOf } from '../src/facts/ts-source.js';
+
+/**
+ * Benchmark: peak memory (maxRSS) of a full static audit of generated, tool-dense source — every file registers
+ * tools whose handlers fetch, read files or run commands — against a baseline measured in the same run: a bare
+ * parse of the same files (ts-morph, in memory), each side in its own process. Prints both peaks and their
+ * ratio (issue 10: a 6.3 MB tree of tool-dense files once peaked at 2.4 GB; the target is at most 1 GB for
+ * 10 MB). Two shapes: many small files (FastMCP addTool, a shared helper module) and fewer large ones (SDK
+ * registerTool with zod shapes). No wall time is asserted anywhere.
+ * Run: npm run bench:memory -- [megabytes=10]
+ */
+const [, self, mode, dirArg, mbArg] = process.argv;
+
+const MB = 1024 * 1024;
+
+/** Many small files: FastMCP tools that call a shared helper (fetch, exec). */
+function smallFiles(dir: string, bytes: number): number {
+  mkdirSync(join(dir, 'src', 'tools'), { recursive: true });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'bench-small', version: '1.0.0', type: 'module', dependencies: { fastmcp: '1.0.0', zod: '3.25.0' } }));
+  writeFileSync(join(dir, 'src', 'helpers.ts'), "import { execSync } from 'node:child_process';\nexport function sh(c: string) { return execSync(c).toString(); }\nexport const client = { get: (u: string) => fetch(u) };\n");
+  let total = 0;
+  let f = 0;
+  for (; total < bytes; f++) {
+    let s = "import { FastMCP } from 'fastmcp';\nimport { z } from 'zod';\nimport { sh, client } from '../helpers.js';\nexport function add(server: FastMCP) {\n";
+    for (let t = 0; t < 8; t++) {
+      s += `  server.addTool({\n    name: 'x_${f}_${t}',\n    description: 'Does step ${t} of job ${f}.',\n    parameters: z.object({ q: z.string(), n: z.number().optional() }),\n    annotations: { readOnlyHint: ${t % 2 === 0} },\n    execute: async (args, { log }) => {\n      log.info('called ' + args.q);\n      if (args.n && args.n > 3) { const r = await client.get('https://api.example.com/' + args.q); return await r.text(); }\n      return ${t % 4 === 1 ? "sh('grep ' + args.q + ' /tmp/x')" : 'JSON.stringify({ q: args.q, n: args.n ?? 0 })'};\n    },\n  });\n`;
+    }
+    s += '}\n';
+    writeFileSync(join(dir, 'src', 'tools', `x${f}.ts`), s);
+    total += s.length;
+  }
+  return f + 1;
+}
+
+/** Fewer large files: SDK registerTool with zod shapes, handlers that fetch with a timeout. */
+function largeFiles(dir: string, bytes: number): number {
+  mkdirSync(join(dir, 'src', 'tools'), { recursive: true });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'bench-large', version: '1.0.0', type: 'module', dependencies: { '@modelcontextprotocol/sdk': '1.17.0', zod: '3.25.0' } }));
+  let total = 0;
+  let f = 0;
+  for (; total < bytes; f++) {
+    let s = `import { z } from 'zod';\nimport type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\n\nexport function register${f}(server: McpServer) {\n`;
+    for (let t = 0; t < 40; t++) {
+      const n = `tool_${f}_${t}`;
+      s += `  server.registerTool('${n}', {\n    title: 'Tool ${n}',\n    description: 'Reads the record ${n} from the store and returns it as text.',\n    inputSchema: { id: z.string().describe('The record id'), limit: z.number().int().optional(), mode: z.enum(['a', 'b']) },\n    annotations: { readOnlyHint: true, openWorldHint: false },\n  }, async ({ id, limit, mode }) => {\n    const url = new URL('https://api.example.com/v1/records/' + encodeURIComponent(id));\n    if (limit) url.searchParams.set('limit', String(limit));\n    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });\n    if (!res.ok) return { isError: true, content: [{ type: 'text', text: 'failed: ' + res.status }] };\n    const data = (await res.json()) as Record<string, unknown>;\n    const text = mode === 'a' ? JSON.stringify(data) : Object.entries(data).map(([k, v]) => k + '=' + String(v)).join('\\n');\n    return { content: [{ type: 'text', text }] };\n  });\n`;
+    }
+    s += '}\n';
+    writeFileSync(join(dir, 'src', 'tools', `t${f}.ts`), s);
+    total += s.length;
+  }
+  return f;
+}
+
+if (mode === 'bare' || mode === 'audit') {
+  const dir = resolve(dirArg!);
+  if (mode === 'bare') {
+    const repo = RepoFacts.gather(dir);
+    const project = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true, compilerOptions: { allowJs: true } });
+    for (const rel of sourceFilesOf(repo)) {
+      const t = repo.source(rel, 64 * MB);
+      if (t.ok) project.createSourceFile('/' + rel, t.text, { overwrite: true });
+    }
+  } else {
+    await audit({ target: { path: dir } });
+  }
+  process.stdout.write(JSON.stringify({ maxRssMb: process.resourceUsage().maxRSS / 1024 }) + '\n');
+} else {
+  const mb = Number(mode ?? 10);
+  const run = (m: string, dir: string) => {
+    const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), m, dir], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    if (r.status !== 0) throw new Error(r.stderr);
+    return JSON.parse(r.stdout.trim().split('\n').pop()!) as { maxRssMb: number };
+  };
+  const root = mkdtempSync(join(tmpdir(), 'mcp-doctor-bench-memory-'));
+  try {
+    const lines = [`generated tool-dense source: ${mb} MB per shape; peak RSS (maxRSS) of each side in its own process`];
+    for (const [name, make] of [['many small files', smallFiles], ['fewer large files', largeFiles]] as const) {
+      const dir = join(root, name.replace(/ /g, '-'));
+      const files = make(dir, mb * MB);
+      const bare = run('bare', dir);
+      const full = run('audit', dir);
+      lines.push(
+        `${name} (${files} files): baseline (bare ts-morph parse) ${bare.maxRssMb.toFixed(0)} MB, full static audit ${full.maxRssMb.toFixed(0)} MB, ratio ${(full.maxRssMb / bare.maxRssMb).toFixed(2)}${full.maxRssMb > 1024 ? ' (over the 1 GB target)' : ''}`,
+      );
+    }
+    process.stdout.write(lines.join('\n') + '\n');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  void self;
+}

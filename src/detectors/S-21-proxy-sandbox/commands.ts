@@ -1,0 +1,167 @@
+import { Node, ts, type SourceFile } from 'ts-morph';
+import type { SinkSite } from '../../facts/flow.js';
+import { declarationOf, initializerOf, isFunctionLike, type FunctionLikeNode } from '../../facts/scope.js';
+import { constString, objectLiteralOf, propertyValue } from '../../facts/server-model.js';
+import { unwrap, type ParsedSources } from '../../facts/ts-source.js';
+import { callSitesOf } from '../call-sites.js';
+
+/**
+ * S-21 — is a launch one that proxies? A server proxies what it launches when the program comes from its
+ * configuration or its callers: a command read from a config file, an environment variable, a tool's
+ * arguments, a table picked by a request. A fixed internal command — a setup script shipped with the
+ * package, `git --version`, `npm --version`, `node worker.js` — is not proxying, whatever arguments it
+ * is given (what a caller can do through those arguments is X-4's question).
+ *
+ * Fixed, syntactically: a literal, a template or `+` of fixed parts, a const holding one, `process.execPath`,
+ * `__dirname`, `import.meta.url`/`dirname`, `path.join/resolve(...)` and `fileURLToPath(...)` of fixed
+ * parts, a branch of `?:` whose both sides are fixed, a property of a const object literal read with a
+ * literal key, and a parameter that every call site in the source gives a fixed value (three levels).
+ *
+ * The program of a launch: the first argument (spawn, execFile, fork, execa, cross-spawn), the first word
+ * of a shell string (exec, execSync, shelljs, execaCommand, zx `$`). When the program is an interpreter
+ * or a package runner (node, npx, python, sh -c, docker…), the script or package it runs must be fixed
+ * too. An MCP client transport (`new StdioClientTransport`) launches an MCP server in order to proxy it:
+ * always a proxied launch.
+ */
+
+const LAUNCHERS = /^(?:npx|npm|pnpm|pnpx|yarn|bunx|bun|uvx|uv|pipx|python[0-9.]*|py|node|nodejs|deno|docker|podman|sh|bash|zsh|dash|fish|cmd|powershell|pwsh|env|sudo|doas|ssh|xargs|nohup|exec|tsx|ts-node)$/i;
+/** Options of a launcher whose value is the program it runs: `sh -c <cmd>`, `node -e <code>`, `cmd /c <cmd>`. */
+const PROGRAM_OPTIONS = new Set(['-c', '/c', '/C', '-e', '--eval', '-p', '--print', '-Command', '-command', '-EncodedCommand', '-x']);
+/** Subcommands of package managers and runners, followed by the script or package they run. */
+const SUBCOMMANDS = new Set(['run', 'run-script', 'exec', 'x', 'dlx', 'start', 'test', 'create', 'init']);
+const PATH_FUNCTIONS = new Set(['join', 'resolve', 'normalize', 'dirname', 'basename', 'fileURLToPath', 'String', 'toString']);
+const FIXED_GLOBALS = /^(?:process\.execPath|process\.argv0|process\.platform|process\.arch|__dirname|__filename|import\.meta\.(?:url|dirname|filename))$/;
+
+export interface FixedContext {
+  files: readonly SourceFile[];
+  sources: ParsedSources;
+}
+
+/** Is this expression's value fixed in the source (see the file header)? */
+export function isFixed(expr: Node | undefined, ctx: FixedContext, depth = 0): boolean {
+  if (!expr || depth > 8) return false;
+  const n = unwrap(expr);
+  if (constString(n) !== undefined || Node.isNumericLiteral(n) || Node.isTrueLiteral(n) || Node.isFalseLiteral(n)) return true;
+  const text = n.getText().replace(/\s+/g, '');
+  if (FIXED_GLOBALS.test(text)) return true;
+  if (Node.isTemplateExpression(n)) return n.getTemplateSpans().every((s) => isFixed(s.getExpression(), ctx, depth + 1));
+  if (Node.isBinaryExpression(n) && ['+', '??', '||'].includes(n.getOperatorToken().getText())) return isFixed(n.getLeft(), ctx, depth + 1) && isFixed(n.getRight(), ctx, depth + 1);
+  if (Node.isConditionalExpression(n)) return isFixed(n.getWhenTrue(), ctx, depth + 1) && isFixed(n.getWhenFalse(), ctx, depth + 1);
+  if (Node.isArrayLiteralExpression(n)) return n.getElements().every((e) => isFixed(e, ctx, depth + 1));
+  if (Node.isCallExpression(n)) {
+    const c = unwrap(n.getExpression());
+    const name = Node.isIdentifier(c) ? c.getText() : Node.isPropertyAccessExpression(c) ? c.getName() : '';
+    if (!PATH_FUNCTIONS.has(name)) return false;
+    const recvOk = !Node.isPropertyAccessExpression(c) || name !== 'toString' || isFixed(c.getExpression(), ctx, depth + 1);
+    return recvOk && n.getArguments().every((a) => isFixed(a, ctx, depth + 1));
+  }
+  if (Node.isNewExpression(n) && unwrap(n.getExpression()).getText() === 'URL') return n.getArguments().every((a) => isFixed(a, ctx, depth + 1));
+  if (Node.isPropertyAccessExpression(n) || Node.isElementAccessExpression(n)) {
+    // A property of a const object literal, read with a literal key: `COMMANDS.git`, `BIN['setup']`.
+    const key = Node.isPropertyAccessExpression(n) ? n.getName() : constString(n.getArgumentExpression())?.value;
+    if (key === undefined) return false;
+    const obj = objectLiteralOf(n.getExpression(), ctx.sources);
+    return !!obj && isFixed(propertyValue(obj, key), ctx, depth + 1);
+  }
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    if (!d) return false;
+    const decl = d.getParent();
+    if (Node.isVariableDeclaration(decl)) {
+      const list = decl.getParent();
+      const isConst = Node.isVariableDeclarationList(list) && (list.getFlags() & ts.NodeFlags.Const) !== 0;
+      return isConst && isFixed(initializerOf(d), ctx, depth + 1);
+    }
+    if (Node.isParameterDeclaration(decl)) return parameterFixed(decl, ctx, depth);
+  }
+  return false;
+}
+
+/** A parameter every call site in the source gives a fixed value (a default that is fixed counts for an omitted one). */
+function parameterFixed(p: Node, ctx: FixedContext, depth: number): boolean {
+  if (!Node.isParameterDeclaration(p) || depth > 6) return false;
+  const fn = p.getParent();
+  if (!isFunctionLike(fn)) return false;
+  const index = (fn as FunctionLikeNode).getParameters().indexOf(p);
+  const sites = callSitesOf(fn as FunctionLikeNode, ctx.files, ctx.sources);
+  if (sites.length === 0) return false;
+  return sites.every((s) => {
+    if (!Node.isCallExpression(s)) return false;
+    const a = s.getArguments()[index];
+    return a ? isFixed(a, ctx, depth + 3) : isFixed(p.getInitializer(), ctx, depth + 3);
+  });
+}
+
+/** The basename of a program, without a Windows extension: `/usr/bin/npx.cmd` → npx. */
+const programName = (v: string): string => (v.split(/[\\/]/).pop() ?? v).replace(/\.(?:cmd|exe|bat|ps1)$/i, '');
+
+/** Does an argument list (an array literal) name a fixed script or package for a launcher? */
+function launcherArgsFixed(args: Node | undefined, ctx: FixedContext): boolean {
+  if (!args) return true;
+  const a = unwrap(args);
+  if (!Node.isArrayLiteralExpression(a)) return isFixed(a, ctx);
+  const els = a.getElements();
+  for (let i = 0; i < els.length; i++) {
+    const v = constString(els[i])?.value;
+    if (v !== undefined && PROGRAM_OPTIONS.has(v)) return isFixed(els[i + 1], ctx);
+    if (v !== undefined && v.startsWith('-')) continue;
+    // A package manager's subcommand (`npm run <script>`, `pnpm dlx <pkg>`): the operand after it is what runs.
+    if (v !== undefined && SUBCOMMANDS.has(v)) continue;
+    // The first operand is the script or package run.
+    return isFixed(els[i], ctx);
+  }
+  return true;
+}
+
+/** Is the program of a shell command string fixed: a fixed first word that is not a launcher (or a launcher with a fixed rest)? */
+function shellStringFixed(cmd: Node | undefined, ctx: FixedContext): boolean {
+  if (!cmd) return false;
+  const n = unwrap(cmd);
+  if (isFixed(n, ctx)) return true;
+  // `git log ${ref}`: the program is in the fixed head of the template.
+  const head = Node.isTemplateExpression(n) ? n.getHead().getLiteralText() : Node.isNoSubstitutionTemplateLiteral(n) ? n.getLiteralText() : undefined;
+  const m = head !== undefined ? /^\s*(\S+)\s/.exec(head) : null;
+  return !!m && !LAUNCHERS.test(programName(m[1]!));
+}
+
+/** The program expression and its argument list of a launch site. */
+function programOf(site: SinkSite, sources: ParsedSources): { program?: Node; args?: Node; shellString?: Node } {
+  const n = site.node;
+  if (Node.isNewExpression(n)) {
+    const obj = objectLiteralOf(n.getArguments()[0], sources);
+    return { program: obj ? propertyValue(obj, 'command') : n.getArguments()[0], args: obj ? propertyValue(obj, 'args') : undefined };
+  }
+  if (Node.isTaggedTemplateExpression(n)) return { shellString: n.getTemplate() };
+  if (!Node.isCallExpression(n)) return {};
+  const args = n.getArguments();
+  if (site.shell) return { shellString: args[0] };
+  // spawn(cmd, args, options) / execFile(file, args) / execa(file, args): an options object is not an argument list.
+  const second = args[1] && !Node.isObjectLiteralExpression(unwrap(args[1])) ? args[1] : undefined;
+  return { program: args[0], args: second };
+}
+
+/** The literal values a fixed expression may take: a literal, a const holding one, both sides of `?:`. */
+function literalValues(expr: Node | undefined, depth = 0): string[] {
+  if (!expr || depth > 4) return [];
+  const n = unwrap(expr);
+  const v = constString(n)?.value;
+  if (v !== undefined) return [v];
+  if (Node.isConditionalExpression(n)) return [...literalValues(n.getWhenTrue(), depth + 1), ...literalValues(n.getWhenFalse(), depth + 1)];
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    return d ? literalValues(initializerOf(d), depth + 1) : [];
+  }
+  return [];
+}
+
+/** Does this launch run a program that comes from configuration or callers (the proxy case of S-21)? */
+export function isProxiedLaunch(site: SinkSite, ctx: FixedContext): boolean {
+  if (site.launcher === 'stdio-transport') return true;
+  const { program, args, shellString } = programOf(site, ctx.sources);
+  if (shellString) return !shellStringFixed(shellString, ctx);
+  if (!program || !isFixed(program, ctx)) return true;
+  // A fixed interpreter or package runner runs what its arguments name: that must be fixed too.
+  if (literalValues(program).some((v) => LAUNCHERS.test(programName(v)))) return !launcherArgsFixed(args, ctx);
+  if (/execPath|argv0/.test(program.getText())) return !launcherArgsFixed(args, ctx);
+  return false;
+}

@@ -1,0 +1,187 @@
+import { Node, SyntaxKind, ts, type SourceFile } from 'ts-morph';
+import { declarationOf, initializerOf, isFunctionLike, type FunctionLikeNode } from '../../facts/scope.js';
+import { callSitesOf } from '../call-sites.js';
+import { constString } from '../../facts/server-model.js';
+import { ofKinds, unwrap, type ParsedSources } from '../../facts/ts-source.js';
+
+/**
+ * X-7 — which writes never run when the server is started on stdio. A stdout write is harmless on stdio
+ * when it sits on a path the stdio mode never takes:
+ *
+ *   - a branch for a command-line request that answers and stops instead of serving: `--help`, `-h`,
+ *     `--version`, `--list-tools` and the like (`if (argv['list-tools'])`, `x === '--help' && (…)`,
+ *     `process.argv.includes('--version')`);
+ *   - a branch of another transport: its condition selects HTTP, SSE or Streamable HTTP (`transport ===
+ *     'http'`, `case 'sse':`, `if (process.env.ENABLE_SSE_TRANSPORT)`, `mode !== 'stdio'`, a field or
+ *     const holding such a test), or a sibling branch of the same `if` starts the stdio transport while
+ *     this one does not;
+ *   - a function whose every call site in the files read is on such a path (`listTools()` called only
+ *     under `--list-tools`, `startSSEServer()` called only on the SSE branch), followed three calls up.
+ *
+ * Conditions are read syntactically (`!`, `&&`, `||`, comparisons with literals, a const or class field
+ * holding a condition, one level); anything else is taken as a path stdio may take.
+ */
+
+const CLI_ONLY = /^-{1,2}(?:h|help|v|V|version|list[-_]?tools|tools|list|print[-_]?(?:config|tools|schema)|dump[-_]?(?:config|tools|schema)|usage|schema|generate[-_]?config|init|setup|config[-_]?example)$/;
+const CLI_ONLY_NAME = /^(?:help|h|version|v|listTools|list_tools|list-tools|printTools|printConfig|dumpTools|dumpSchema|usage|showHelp|showVersion)$/;
+const HTTP_MODE = /^(?:https?|sse|streamable[-_]?https?|streamableHttp|httpStream|http[-_]?stream|streamable|remote|web|server[-_]?sent[-_]?events)$/i;
+const HTTP_ENV = /(?:^|_)(?:SSE|HTTP|HTTPS|STREAMABLE|PORT|CLOUD[-_]?SERVICE|REMOTE)(?:_|$)/;
+const STDIO_STARTERS = new Set(['serveStdio', 'StdioServerTransport']);
+
+type Branch = 'then' | 'else';
+
+/** The name a condition operand reads: `argv['list-tools']` → list-tools, `opts.help` → help, `process.env.X` → X. */
+function operandName(n: Node): string | undefined {
+  const u = unwrap(n);
+  if (Node.isPropertyAccessExpression(u)) return u.getName();
+  if (Node.isElementAccessExpression(u)) return constString(u.getArgumentExpression())?.value;
+  if (Node.isIdentifier(u)) return u.getText();
+  return undefined;
+}
+
+const isEnvRead = (n: Node): boolean => /\bprocess\.env\b|\benv\b/.test(unwrap(n).getText());
+
+/** What a literal compared with says about the branch where the comparison holds: 'cli', 'http', 'stdio' or nothing. */
+function literalMode(v: string): 'cli' | 'http' | 'stdio' | undefined {
+  if (CLI_ONLY.test(v)) return 'cli';
+  if (v.toLowerCase() === 'stdio') return 'stdio';
+  if (HTTP_MODE.test(v)) return 'http';
+  return undefined;
+}
+
+/**
+ * Is the given branch of a condition one that never runs in stdio mode? `depth` bounds the following of
+ * consts and fields.
+ */
+export function neverStdio(cond: Node, branch: Branch, depth = 0): boolean {
+  const c = unwrap(cond);
+  if (depth > 3) return false;
+  if (Node.isPrefixUnaryExpression(c) && c.getOperatorToken() === SyntaxKind.ExclamationToken) return neverStdio(c.getOperand(), branch === 'then' ? 'else' : 'then', depth);
+  if (Node.isBinaryExpression(c)) {
+    const op = c.getOperatorToken().getKind();
+    const l = c.getLeft();
+    const r = c.getRight();
+    if (op === SyntaxKind.BarBarToken) {
+      // then: either holds, so both must be non-stdio; else: both fail, so one non-stdio else suffices.
+      return branch === 'then' ? neverStdio(l, 'then', depth) && neverStdio(r, 'then', depth) : neverStdio(l, 'else', depth) || neverStdio(r, 'else', depth);
+    }
+    if (op === SyntaxKind.AmpersandAmpersandToken) {
+      return branch === 'then' ? neverStdio(l, 'then', depth) || neverStdio(r, 'then', depth) : neverStdio(l, 'else', depth) && neverStdio(r, 'else', depth);
+    }
+    const eq = op === SyntaxKind.EqualsEqualsEqualsToken || op === SyntaxKind.EqualsEqualsToken;
+    const ne = op === SyntaxKind.ExclamationEqualsEqualsToken || op === SyntaxKind.ExclamationEqualsToken;
+    if (eq || ne) {
+      const lit = constString(r) ?? constString(l);
+      const other = constString(r) ? l : r;
+      if (!lit) return false;
+      const holds: Branch = eq ? 'then' : 'else';
+      const mode = literalMode(lit.value);
+      if (mode === 'cli' || mode === 'http') return branch === holds;
+      // `transport === 'stdio'`: where it fails, the server runs another transport.
+      if (mode === 'stdio') return branch !== holds;
+      // `process.env.ENABLE_SSE === 'true'`: where it holds, an HTTP mode is on.
+      if (/^(?:true|1|yes|on)$/i.test(lit.value) && isEnvRead(other) && HTTP_ENV.test(operandName(other) ?? '')) return branch === holds;
+      return false;
+    }
+    return false;
+  }
+  if (Node.isCallExpression(c)) {
+    // process.argv.includes('--help'), args.has('--list-tools'), argv.some((a) => a === '--version').
+    const callee = unwrap(c.getExpression());
+    if (Node.isPropertyAccessExpression(callee) && ['includes', 'has', 'indexOf'].includes(callee.getName())) {
+      const v = constString(c.getArguments()[0])?.value;
+      if (v !== undefined && literalMode(v) === 'cli') return branch === 'then';
+    }
+    return false;
+  }
+  // A flag read as a value: `argv['list-tools']`, `options.help`, `process.env.ENABLE_UNSAFE_SSE_TRANSPORT`.
+  const name = operandName(c);
+  if (name !== undefined && (CLI_ONLY_NAME.test(name) || CLI_ONLY.test(name) || (isEnvRead(c) && HTTP_ENV.test(name)))) return branch === 'then';
+  // A const or a class field holding a condition: `const useHttp = transport === 'http'`, `this.shouldLog`.
+  const held = heldCondition(c);
+  return held ? neverStdio(held, branch, depth + 1) : false;
+}
+
+/** The condition a const or a class field holds, if the operand is one. */
+function heldCondition(n: Node): Node | undefined {
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    const decl = d?.getParent();
+    const list = decl?.getParent();
+    return d && Node.isVariableDeclaration(decl) && Node.isVariableDeclarationList(list) && list.getFlags() & ts.NodeFlags.Const ? initializerOf(d) : undefined;
+  }
+  if (Node.isPropertyAccessExpression(n) && Node.isThisExpression(unwrap(n.getExpression()))) {
+    const cls = n.getFirstAncestor((a) => Node.isClassDeclaration(a) || Node.isClassExpression(a));
+    if (cls && (Node.isClassDeclaration(cls) || Node.isClassExpression(cls))) return cls.getProperty(n.getName())?.getInitializer();
+  }
+  return undefined;
+}
+
+/** Does this subtree start the stdio transport? */
+function startsStdio(n: Node): boolean {
+  return ofKinds(n.getSourceFile(), [SyntaxKind.CallExpression, SyntaxKind.NewExpression]).some((x) => {
+    if (x.getStart() < n.getStart() || x.getEnd() > n.getEnd()) return false;
+    if (!Node.isCallExpression(x) && !Node.isNewExpression(x)) return false;
+    const e = unwrap(x.getExpression());
+    const name = Node.isIdentifier(e) ? e.getText() : Node.isPropertyAccessExpression(e) ? e.getName() : '';
+    return STDIO_STARTERS.has(name);
+  });
+}
+
+/** The if-statement branches above `node` (innermost first), with which branch holds it. */
+function guards(node: Node, stop: Node): { cond: Node; branch: Branch; self: Node; other?: Node }[] {
+  const out: { cond: Node; branch: Branch; self: Node; other?: Node }[] = [];
+  let cur: Node = node;
+  for (let p = cur.getParent(); p && cur !== stop; cur = p, p = p.getParent()) {
+    if (Node.isIfStatement(p)) {
+      if (cur === p.getThenStatement()) out.push({ cond: p.getExpression(), branch: 'then', self: cur, other: p.getElseStatement() });
+      else if (cur === p.getElseStatement()) out.push({ cond: p.getExpression(), branch: 'else', self: cur, other: p.getThenStatement() });
+    } else if (Node.isConditionalExpression(p)) {
+      if (cur === p.getWhenTrue()) out.push({ cond: p.getCondition(), branch: 'then', self: cur, other: p.getWhenFalse() });
+      else if (cur === p.getWhenFalse()) out.push({ cond: p.getCondition(), branch: 'else', self: cur, other: p.getWhenTrue() });
+    } else if (Node.isBinaryExpression(p) && p.getRight() === cur) {
+      // `flag && (console.log(help()), process.exit(0))`, `ok || console.log(…)`.
+      const op = p.getOperatorToken().getKind();
+      if (op === SyntaxKind.AmpersandAmpersandToken) out.push({ cond: p.getLeft(), branch: 'then', self: cur });
+      else if (op === SyntaxKind.BarBarToken) out.push({ cond: p.getLeft(), branch: 'else', self: cur });
+    } else if (Node.isCaseClause(p)) {
+      const sw = p.getParent()?.getParent();
+      const v = constString(p.getExpression())?.value;
+      const mode = v !== undefined ? literalMode(v) : undefined;
+      if (sw && Node.isSwitchStatement(sw) && (mode === 'http' || mode === 'cli')) out.push({ cond: p.getExpression(), branch: 'then', self: cur });
+    }
+    if (isFunctionLike(p)) break;
+  }
+  return out;
+}
+
+/** Is the path from the enclosing function (or the file) down to `node` one that stdio mode never takes? */
+function guardedHere(node: Node): boolean {
+  const fn = node.getFirstAncestor((a) => isFunctionLike(a));
+  for (const g of guards(node, fn ?? node.getSourceFile())) {
+    if (Node.isCaseClause(g.cond.getParent())) return true;
+    if (neverStdio(g.cond, g.branch)) return true;
+    // A sibling branch starts stdio and this one does not: this branch serves another way.
+    if (g.other && startsStdio(g.other) && !startsStdio(g.self)) return true;
+  }
+  return false;
+}
+
+/** The files read, to find call sites of a function. */
+export interface ModeContext {
+  files: SourceFile[];
+  sources: ParsedSources;
+}
+
+/** Does `node` sit on a path that never runs when the server is started on stdio (see the file header)? */
+export function neverRunsOnStdio(node: Node, ctx: ModeContext, depth = 0): boolean {
+  if (guardedHere(node)) return true;
+  if (depth >= 3) return false;
+  const fn = node.getFirstAncestor((a) => isFunctionLike(a)) as FunctionLikeNode | undefined;
+  if (!fn) return false;
+  let sites = callSitesOf(fn, ctx.files, ctx.sources);
+  // A callback runs when the call it is given to runs: `app.listen(port, () => console.log(…))`.
+  const p = fn.getParent();
+  if (sites.length === 0 && p && (Node.isCallExpression(p) || Node.isNewExpression(p)) && (p.getArguments() as Node[]).includes(fn)) sites = [p];
+  return sites.length > 0 && sites.every((s) => neverRunsOnStdio(s, ctx, depth + 1));
+}

@@ -1,0 +1,58 @@
+/**
+ * Files of the audited object that were not read, said one way everywhere: the reason code `file-not-read`
+ * with data `{ file, cause, size?, limit? }`, and the report's `inputs.skipped` entries of the same shape.
+ *
+ * Causes: 'too-large' (size over limit), 'unreadable', 'not-regular' (FIFO, socket, device), 'outside-root'
+ * (a symlink leading out of the audited folder), 'parse-failed', 'too-deep' (syntax nested past limit levels),
+ * 'too-many-files' (past the file budget), 'budget' (past the byte budget of the whole audit), and for a
+ * dependency the sources are named `node_modules/<name>/` with 'dependency-not-installed' or
+ * 'dependency-too-large'.
+ *
+ * Which rule parts a skipped file can change is decided in one place (engine/runner): a part that read the
+ * kind of source the file is (JavaScript/TypeScript or Python) cannot come out clean — present or
+ * not-applicable — over it; it says could-not-judge `file-not-read`, naming the file. A red finding read from
+ * other files stands.
+ */
+
+export interface FileNotRead {
+  /** Path relative to the audited root, forward slashes (a folder ends with '/'). */
+  file: string;
+  cause: string;
+  size?: number;
+  limit?: number;
+}
+
+/** The reason data of one unread file (size and limit only when known). */
+export function fileNotReadData(f: FileNotRead): Record<string, string | number> {
+  return {
+    file: f.file,
+    cause: f.cause,
+    ...(f.size !== undefined ? { size: f.size } : {}),
+    ...(f.limit !== undefined ? { limit: f.limit } : {}),
+  };
+}
+
+/** The kinds of source a part can read. */
+export type SourceKind = 'js' | 'python';
+
+/**
+ * Which kinds of source the judging function that runs now has asked for. The runner opens a watch around each
+ * detector; parsedSources() and pythonSources() note their kind. Judging is synchronous, so one slot suffices.
+ */
+let watching: Set<SourceKind> | undefined;
+
+export function noteSourceRead(kind: SourceKind): void {
+  watching?.add(kind);
+}
+
+export function watchSourceReads<T>(run: () => T): { value: T; kinds: ReadonlySet<SourceKind> } {
+  const outer = watching;
+  const mine = new Set<SourceKind>();
+  watching = mine;
+  try {
+    return { value: run(), kinds: mine };
+  } finally {
+    if (outer) for (const k of mine) outer.add(k);
+    watching = outer;
+  }
+}

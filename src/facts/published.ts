@@ -1,0 +1,357 @@
+import { realpathSync, statSync } from 'node:fs';
+import { join, posix, sep } from 'node:path';
+import { exports as resolveExports } from 'resolve.exports';
+import { ts, type SourceFile } from 'ts-morph';
+import type { RepoFacts } from './repo.js';
+import { locateInside, readInside } from './safe-read.js';
+import type { SourceSet } from './ts-source.js';
+import { isGeneratedPath, SCREEN_PATTERNS, SOURCE_LIMITS } from './ts-source.js';
+
+/**
+ * What the published object is, read from its package.json: the entry points (`bin`, `main`, `module`,
+ * `exports`), the files they reach, which generated folders stand for source that is present, and the
+ * dependencies a wrapper package registers its tools in.
+ *
+ *   - Generated output (dist, build, out, coverage, *.min.js) is left out of the server model only when the
+ *     source it is compiled from is present: a tsconfig whose outDir is that folder, or a file of it whose
+ *     counterpart is in `src/` (dist/x.js <- src/x.ts). A published package (a `bin/` launcher over `dist/`)
+ *     is read whole.
+ *   - A package that registers no tool in its own files, and whose entry points import a declared dependency
+ *     (not an MCP SDK), is a wrapper: the import is followed into the dependency's installed folder
+ *     (node_modules next to the package or up the tree), through the files its entry reaches by relative
+ *     imports, bounded by DEPENDENCY_LIMITS; its files join the parsed sources as `node_modules/<name>/<path>`
+ *     when they register something. For a package with a `bin` that uses no MCP framework itself, a dependency
+ *     that cannot be read this way (not installed, too large) is named in the parsed sources' `unread` list, so
+ *     the rules that read code say could-not-judge naming it. Dependencies are looked up in the package's own
+ *     node_modules, and up the tree only while the package itself lies in a node_modules folder (an installed
+ *     package), as Node resolves them — never in the node_modules of an unrelated folder above a checkout.
+ */
+
+export const DEPENDENCY_LIMITS = {
+  /** Packages followed from the audited one (a dependency of a dependency is depth 2). */
+  depth: 2,
+  /** Files read from one dependency. */
+  files: 400,
+  /** Bytes read from one dependency. */
+  bytes: 12 * 1024 * 1024,
+  /** Dependencies followed in all. */
+  packages: 8,
+};
+
+/** The frameworks themselves: their code registers nothing of the audited server's. */
+const FRAMEWORK = /^(?:@modelcontextprotocol\/|fastmcp$|mcp-framework$|@mastra\/mcp$|mcp-proxy$)/;
+
+/** Text that shows a registration (a cheap screen; the server model reads the syntax). */
+const REGISTRATION = /\b(?:registerTool|registerPrompt|registerResource|setRequestHandler|addTool|addPrompt|addResource|addResourceTemplate|inputSchema)\b|\.tool\s*\(/;
+
+const SOURCE_EXT = /\.(?:ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
+const EXTS = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts', '.tsx', '.jsx'];
+
+const asObject = (v: unknown): Record<string, unknown> | undefined =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+
+/** Every path string in an `exports` value (conditions and subpaths; type declarations left out). */
+function exportTargets(v: unknown, out: string[], key = ''): void {
+  if (typeof v === 'string') {
+    if (key !== 'types' && !v.endsWith('.d.ts') && !v.endsWith('package.json')) out.push(v);
+  } else if (Array.isArray(v)) for (const x of v) exportTargets(x, out, key);
+  else {
+    const o = asObject(v);
+    if (o) for (const [k, x] of Object.entries(o)) exportTargets(x, out, k);
+  }
+}
+
+/** The entry points a package.json declares, as paths relative to its folder (may not exist). */
+export function declaredEntries(pkg: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  const bin = pkg.bin;
+  if (typeof bin === 'string') out.push(bin);
+  else for (const v of Object.values(asObject(bin) ?? {})) if (typeof v === 'string') out.push(v);
+  for (const k of ['main', 'module']) if (typeof pkg[k] === 'string') out.push(pkg[k] as string);
+  exportTargets(pkg.exports, out);
+  return [...new Set(out.map((p) => posix.normalize(p.replace(/\\/g, '/')).replace(/^\.\//, '')).filter((p) => p && !p.startsWith('..') && !p.includes('*')))];
+}
+
+/** The file a path names in a set of known files: as written, with a source extension, or as a folder's index. */
+function pickFile(base: string, has: (rel: string) => boolean): string | undefined {
+  const stem = base.replace(/\.[cm]?[jt]sx?$/, '');
+  for (const c of [base, ...EXTS.map((e) => stem + e), ...EXTS.map((e) => `${base}/index${e}`)]) if (has(c)) return c;
+  return undefined;
+}
+
+/** Module specifiers a file imports (import, export from, require, import()), read by the compiler's own pre-processor. */
+function importsOfText(text: string): string[] {
+  return ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName);
+}
+
+/** Bare specifier -> package name and subpath: `@a/b/c/d` -> ['@a/b', 'c/d']. Undefined for builtins and relative paths. */
+export function packageOf(spec: string): { name: string; sub: string } | undefined {
+  if (spec.startsWith('.') || spec.startsWith('/') || spec.startsWith('node:') || spec.startsWith('#')) return undefined;
+  const parts = spec.split('/');
+  const n = spec.startsWith('@') ? 2 : 1;
+  if (parts.length < n || parts.slice(0, n).some((p) => !p)) return undefined;
+  return { name: parts.slice(0, n).join('/'), sub: parts.slice(n).join('/') };
+}
+
+const BUILTINS = new Set(['assert', 'async_hooks', 'buffer', 'child_process', 'cluster', 'console', 'constants', 'crypto', 'dgram', 'diagnostics_channel', 'dns', 'domain', 'events', 'fs', 'http', 'http2', 'https', 'inspector', 'module', 'net', 'os', 'path', 'perf_hooks', 'process', 'punycode', 'querystring', 'readline', 'repl', 'stream', 'string_decoder', 'sys', 'timers', 'tls', 'trace_events', 'tty', 'url', 'util', 'v8', 'vm', 'wasi', 'worker_threads', 'zlib']);
+
+/* ------------------------------------------------------------------ the server model's files */
+
+/** Whether the source a generated folder is compiled from is present (see the file header). */
+function compiledFromPresentSource(folder: string, own: ReadonlySet<string>, repo: RepoFacts, generatedFiles: string[]): boolean {
+  const parent = folder.includes('/') ? folder.slice(0, folder.lastIndexOf('/', folder.length - 2) + 1) : '';
+  const name = folder.slice(parent.length, -1);
+  // A tsconfig beside the folder (or at the root) whose outDir is the folder, with own source under its parent.
+  for (const tc of [`${parent}tsconfig.json`, `${parent}tsconfig.build.json`]) {
+    const r = repo.json(tc);
+    const out = r.ok ? asObject(asObject(r.value)?.compilerOptions)?.outDir : undefined;
+    if (typeof out === 'string' && posix.normalize(out.replace(/^\.\//, '')).replace(/\/$/, '') === name) {
+      if ([...own].some((f) => f.startsWith(parent) && /\.[cm]?tsx?$/.test(f))) return true;
+    }
+  }
+  // A file of the folder whose counterpart is in src/ (or beside the folder): dist/a/b.js <- src/a/b.ts.
+  for (const g of generatedFiles) {
+    const rest = g.slice(folder.length).replace(/\.(?:[cm]?js|jsx|mjs|cjs)$/, '');
+    if (!rest || rest === g) continue;
+    for (const base of [`${parent}src/${rest}`, `${parent}${rest}`, `${parent}lib/${rest}`]) {
+      if (['.ts', '.tsx', '.mts', '.cts'].some((e) => own.has(base + e))) return true;
+    }
+  }
+  return false;
+}
+
+/** The generated folder (prefix ending in '/') a path is under, or '' for a minified file outside one. */
+function generatedFolderOf(rel: string): string {
+  const parts = rel.split('/');
+  for (let i = 0; i < parts.length - 1; i++) if (['dist', 'build', 'out', 'coverage'].includes(parts[i]!)) return parts.slice(0, i + 1).join('/') + '/';
+  return '';
+}
+
+/**
+ * The files the server model reads: the parsed sources minus generated output whose source is present
+ * (coverage reports and minified files always left out unless nothing else is there). Dependencies followed
+ * into node_modules are kept.
+ */
+export function selectModelFiles(files: ReadonlyMap<string, SourceFile>, repo: RepoFacts): string[] {
+  const all = [...files.keys()];
+  const own = new Set(all.filter((f) => !isGeneratedPath(f) && !f.startsWith('node_modules/')));
+  const byFolder = new Map<string, string[]>();
+  for (const f of all) {
+    if (!isGeneratedPath(f) || f.startsWith('node_modules/')) continue;
+    const folder = generatedFolderOf(f);
+    byFolder.set(folder, [...(byFolder.get(folder) ?? []), f]);
+  }
+  const kept = all.filter((f) => !isGeneratedPath(f) || f.startsWith('node_modules/'));
+  for (const [folder, list] of byFolder) {
+    if (folder === '' || folder.split('/').at(-2) === 'coverage') continue;
+    if (!compiledFromPresentSource(folder, own, repo, list)) kept.push(...list.filter((f) => !/\.min\.[cm]?js$/.test(f)));
+  }
+  const out = kept.length ? kept : all;
+  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/* ------------------------------------------------------------------ dependencies */
+
+/**
+ * The installed folder of a package (real path), or undefined: in `<from>/node_modules`, then — only while
+ * `from` lies inside a node_modules folder (an installed package) — in the node_modules folders above it.
+ */
+function installedFolder(from: string, name: string): string | undefined {
+  let dir: string;
+  try {
+    dir = realpathSync(from);
+  } catch {
+    return undefined;
+  }
+  const parts = dir.split(sep);
+  const inside = parts.lastIndexOf('node_modules');
+  const candidates = [join(dir, 'node_modules', ...name.split('/'))];
+  // Above an installed package: every node_modules folder between it and the outermost one that holds it.
+  for (let i = parts.length - 1; inside >= 0 && i >= 0; i--) {
+    if (parts[i] === 'node_modules' && i <= inside) candidates.push(join(parts.slice(0, i + 1).join(sep) || sep, ...name.split('/')));
+  }
+  for (const c of candidates) {
+    try {
+      if (statSync(c).isDirectory()) return realpathSync(c);
+    } catch {
+      /* not here */
+    }
+  }
+  return undefined;
+}
+
+/** The file a package's subpath resolves to (its `exports`, else the path itself or `main`), relative to its folder. */
+function entryOfPackage(pkg: Record<string, unknown>, sub: string, exists: (rel: string) => boolean): string | undefined {
+  const target = sub ? `./${sub}` : '.';
+  if (pkg.exports !== undefined) {
+    for (const opts of [{ conditions: ['node'] }, { conditions: ['node'], require: true }]) {
+      try {
+        const r = resolveExports(pkg, target, opts);
+        for (const p of r ?? []) {
+          const f = pickFile(posix.normalize(p.replace(/^\.\//, '')), exists);
+          if (f) return f;
+        }
+      } catch {
+        /* not exported under these conditions */
+      }
+    }
+    return undefined;
+  }
+  if (sub) return pickFile(posix.normalize(sub), exists);
+  const main = typeof pkg.main === 'string' ? pkg.main : typeof pkg.module === 'string' ? pkg.module : 'index.js';
+  return pickFile(posix.normalize(main.replace(/^\.\//, '')), exists);
+}
+
+interface Candidate {
+  name: string;
+  sub: string;
+  /** The folder whose node_modules (or above) the package is looked up from. */
+  from: string;
+  depth: number;
+}
+
+type DepOutcome = { ok: true; registers: boolean } | { ok: false; cause: 'dependency-not-installed' | 'dependency-too-large' | 'unreadable' };
+
+/**
+ * Read the files of one dependency reached from `entry` by relative imports (bounded), and add them to the set
+ * when one of them registers something. New bare imports of those files are returned for the next depth.
+ */
+function readDependency(c: Candidate, set: SourceSet, next: Candidate[]): DepOutcome {
+  const folder = installedFolder(c.from, c.name);
+  if (!folder) return { ok: false, cause: 'dependency-not-installed' };
+  const pj = readInside(folder, 'package.json', 1024 * 1024);
+  let pkg: Record<string, unknown> | undefined;
+  try {
+    pkg = pj.ok ? asObject(JSON.parse(pj.text)) : undefined;
+  } catch {
+    pkg = undefined;
+  }
+  if (!pkg) return { ok: false, cause: 'unreadable' };
+  const exists = (rel: string): boolean => SOURCE_EXT.test(rel) && locateInside(folder, rel).ok;
+  const entry = entryOfPackage(pkg, c.sub, exists);
+  if (!entry) return { ok: false, cause: 'unreadable' };
+  const deps = new Set([...Object.keys(asObject(pkg.dependencies) ?? {}), ...Object.keys(asObject(pkg.optionalDependencies) ?? {})]);
+  const texts = new Map<string, string>();
+  const queue = [entry];
+  let bytes = 0;
+  let registers = false;
+  const bare: Candidate[] = [];
+  while (queue.length) {
+    const rel = queue.shift()!;
+    if (texts.has(rel)) continue;
+    if (texts.size >= DEPENDENCY_LIMITS.files) return { ok: false, cause: 'dependency-too-large' };
+    const t = readInside(folder, rel, Math.min(SOURCE_LIMITS.parseBytes, DEPENDENCY_LIMITS.bytes - bytes));
+    if (!t.ok) {
+      if (t.cause === 'too-large') return { ok: false, cause: 'dependency-too-large' };
+      continue;
+    }
+    bytes += t.size;
+    texts.set(rel, t.text);
+    if (REGISTRATION.test(t.text)) registers = true;
+    for (const spec of importsOfText(t.text)) {
+      if (spec.startsWith('.')) {
+        const f = pickFile(posix.normalize(posix.join(posix.dirname(rel), spec)), exists);
+        if (f && !f.startsWith('..') && !texts.has(f)) queue.push(f);
+      } else {
+        const p = packageOf(spec);
+        if (p && p.name === c.name) {
+          const f = entryOfPackage(pkg, p.sub, exists);
+          if (f && !texts.has(f)) queue.push(f);
+        } else if (p && deps.has(p.name) && !FRAMEWORK.test(p.name) && !BUILTINS.has(p.name)) {
+          bare.push({ name: p.name, sub: p.sub, from: folder, depth: c.depth + 1 });
+        }
+      }
+    }
+  }
+  if (!registers) {
+    next.push(...bare);
+    return { ok: true, registers: false };
+  }
+  let added = 0;
+  for (const [rel, text] of [...texts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const vrel = `node_modules/${c.name}/${rel}`;
+    if (set.files.has(vrel)) continue;
+    const sf = set.add(
+      vrel,
+      (limit) => (text.length <= limit ? { ok: true, text, size: Buffer.byteLength(text) } : { ok: false, cause: 'too-large', size: Buffer.byteLength(text), limit }),
+      () => {
+        const matched = SCREEN_PATTERNS.filter((re) => re.test(text));
+        return { ok: true, matched, size: Buffer.byteLength(text) };
+      },
+    );
+    if (sf) added++;
+  }
+  set.dependencies.push({ name: c.name, folder, files: added });
+  return { ok: true, registers: true };
+}
+
+/**
+ * Follow a wrapper package's imports into its dependencies (see the file header). Called by parsedSources
+ * once the package's own files are parsed.
+ */
+export function followDependencies(repo: RepoFacts, set: SourceSet): void {
+  const pj = repo.object('package.json');
+  if (!pj.ok) return;
+  const pkg = pj.value;
+  const model = selectModelFiles(set.files, repo);
+  if (model.some((f) => REGISTRATION.test(set.files.get(f)!.getFullText()))) return;
+  const deps = new Set(['dependencies', 'optionalDependencies', 'peerDependencies'].flatMap((k) => Object.keys(asObject(pkg[k]) ?? {})));
+  if (!deps.size) return;
+  // The files the entry points reach by relative imports (all of the model's files when none is declared).
+  const has = (rel: string): boolean => set.files.has(rel);
+  const roots = declaredEntries(pkg).map((e) => pickFile(e, has)).filter((f): f is string => !!f);
+  const reached = new Set<string>();
+  const queue = roots.length ? [...roots] : [...model];
+  while (queue.length) {
+    const rel = queue.shift()!;
+    if (reached.has(rel)) continue;
+    reached.add(rel);
+    for (const spec of importsOfText(set.files.get(rel)!.getFullText())) {
+      if (!spec.startsWith('.')) continue;
+      const f = pickFile(posix.normalize(posix.join(posix.dirname(rel), spec)), has);
+      if (f && !reached.has(f)) queue.push(f);
+    }
+  }
+  const usesFramework = [...reached].some((rel) => importsOfText(set.files.get(rel)!.getFullText()).some((s) => FRAMEWORK.test(packageOf(s)?.name ?? '')));
+  let frontier: Candidate[] = [];
+  const seenSpec = new Set<string>();
+  for (const rel of [...reached].sort()) {
+    for (const spec of importsOfText(set.files.get(rel)!.getFullText())) {
+      const p = packageOf(spec);
+      if (!p || !deps.has(p.name) || FRAMEWORK.test(p.name) || BUILTINS.has(p.name) || seenSpec.has(spec)) continue;
+      seenSpec.add(spec);
+      frontier.push({ name: p.name, sub: p.sub, from: repo.root, depth: 1 });
+    }
+  }
+  const failed = new Map<string, string>();
+  let registered = false;
+  let followed = 0;
+  const done = new Set<string>();
+  while (frontier.length && !registered) {
+    const next: Candidate[] = [];
+    for (const c of frontier) {
+      const key = `${c.name}/${c.sub}`;
+      if (done.has(key) || c.depth > DEPENDENCY_LIMITS.depth) continue;
+      done.add(key);
+      if (followed >= DEPENDENCY_LIMITS.packages) {
+        failed.set(c.name, 'dependency-too-large');
+        continue;
+      }
+      followed++;
+      const r = readDependency(c, set, next);
+      if (!r.ok) failed.set(c.name, r.cause);
+      else if (r.registers) registered = true;
+    }
+    frontier = next;
+  }
+  if (registered) return;
+  // Nothing registered anywhere we could read: a dependency we could not read may hold the tools. It is named
+  // only for a runnable package (it declares a `bin`, as a server launcher does) that does not use an MCP
+  // framework itself (then the server is its own code): a library or an extension that imports a helper
+  // package is not a wrapper.
+  const runnable = typeof pkg.bin === 'string' || Object.keys(asObject(pkg.bin) ?? {}).length > 0;
+  if (usesFramework || !runnable) return;
+  for (const [name, cause] of [...failed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    set.unread.push({ file: `node_modules/${name}/`, cause, ...(cause === 'dependency-too-large' ? { limit: DEPENDENCY_LIMITS.bytes } : {}) });
+  }
+}

@@ -1,0 +1,67 @@
+import { spawn } from 'node:child_process';
+import { Socket } from 'node:net';
+import { constants } from 'node:os';
+import { killMarked, MARKER_VAR, signal } from './proc.js';
+
+/**
+ * The launcher of the process-group containment (used when no PID namespace is available): started by
+ * mcp-doctor with the scrubbed environment and the run marker, it starts the target in its own process group
+ * with the same stdin/stdout/stderr, so the target's parent holds no secret of mcp-doctor's environment. When
+ * the target exits, or when mcp-doctor goes away (fd 3, a pipe only mcp-doctor holds, reaches its end), it
+ * kills the target's group and every process carrying the marker, then ends the same way the target did.
+ *
+ *   node launcher.js <executable> [args...]
+ */
+
+const [executable, ...args] = process.argv.slice(2);
+const marker = process.env[MARKER_VAR];
+
+if (!executable) {
+  process.stderr.write('mcp-doctor launcher: no command\n');
+  process.exit(2);
+}
+
+const child = spawn(executable, args, { stdio: 'inherit', detached: true });
+
+function sweep(): void {
+  if (child.pid) signal(-child.pid, 'SIGKILL');
+  if (marker) killMarked(marker);
+}
+
+child.on('error', (e) => {
+  process.stderr.write(`mcp-doctor launcher: cannot start ${executable}: ${e.message}\n`);
+  sweep();
+  process.exit(127);
+});
+
+child.on('exit', (code, sig) => {
+  sweep();
+  if (sig) {
+    process.removeAllListeners(sig);
+    process.exitCode = 128 + (constants.signals[sig] ?? 0);
+    signal(process.pid, sig);
+  } else process.exit(code ?? 1);
+});
+
+// mcp-doctor holds the other end of fd 3: its end means mcp-doctor is gone (even killed without cleanup).
+try {
+  const parent = new Socket({ fd: 3, readable: true, writable: false });
+  const gone = () => {
+    sweep();
+    process.exit(137);
+  };
+  parent.on('end', gone);
+  parent.on('error', gone);
+  parent.on('close', gone);
+  parent.resume();
+} catch {
+  /* started without fd 3 (by hand): nothing to watch */
+}
+
+// A signal to the launcher ends the target too.
+for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+  process.on(sig, () => {
+    sweep();
+    process.exit(128 + (constants.signals[sig] ?? 0));
+  });
+}
