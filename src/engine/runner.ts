@@ -1,3 +1,4 @@
+import { servesApps } from '../apps/probe-hook.js';
 import { dirname, resolve } from 'node:path';
 import { loadCatalog } from './catalog.js';
 import { ConfigError, loadConfig, MAX_BASELINE_BYTES, readJsonFile, type Config } from './config.js';
@@ -418,7 +419,9 @@ export async function audit(opts: AuditOptions): Promise<Report> {
   gathered.session = opts.session !== undefined ? { ok: true, value: new SessionFacts(opts.session) } : { ok: false, reason: { code: 'needs-session' } };
   gathered.gate = { ok: false, reason: { code: 'needs-gate' } };
 
-  const kind: TargetKind = config.targetKind ?? (gathered.repo.ok ? gathered.repo.value.kind() : 'server');
+  let kind: TargetKind = config.targetKind ?? (gathered.repo.ok ? gathered.repo.value.kind() : 'server');
+  // A server whose tools link ui:// resources is an MCP App (it is a server too: S-* still apply to it).
+  if (!config.targetKind && kind === 'server' && opts.session && servesApps(opts.session)) kind = 'app';
 
   const results: RuleResult[] = [];
   let done = 0;
