@@ -540,10 +540,15 @@ async function renderInBrowser(
   }
 }
 
-/** Wait until the bridge has been quiet for quietMs (bounded). */
-async function settle(t: PageTransport, limits: HarnessLimits): Promise<void> {
-  const end = Date.now() + limits.settleMaxMs;
+/** After a click, how long the bridge may stay silent before the click counts as having sent nothing. */
+const CLICK_GRACE_MS = 1500;
+
+/** Wait until the bridge has been quiet for quietMs (bounded); `graceMs`: first wait that long for a message. */
+async function settle(t: PageTransport, limits: HarnessLimits, graceMs = 0): Promise<void> {
+  const end = Date.now() + limits.settleMaxMs + graceMs;
   let n = t.log.length;
+  const grace = Date.now() + graceMs;
+  while (graceMs && Date.now() < grace && t.log.length === n) await sleep(50);
   let since = Date.now();
   while (Date.now() < end) {
     await sleep(100);
@@ -659,15 +664,28 @@ async function clickThrough(page: Page, frame: Frame, t: PageTransport, view: Vi
   if (indexes.length > limits.maxControls) view.clicksTruncated = true;
   const calls = () => t.log.filter((m) => m.dir === 'from-view' && m.message.method === 'tools/call');
   const dialogs = () => view.dialogs.length + view.console.filter((c) => DIALOG_MESSAGE.test(c.text)).length;
+  // A call that reaches the host late (a loaded machine, a slow View) still belongs to the click before it:
+  // the calls that arrive before the next click starts are added to the previous click's record.
+  let last: ClickRecord | undefined;
+  let counted = calls().length;
+  const catchUp = () => {
+    const now = calls();
+    if (last) last.calls.push(...now.slice(counted).map((m) => m.message.id as string | number));
+    counted = now.length;
+  };
   const click = async (i: number, label: string, revealedBy?: string): Promise<ClickRecord> => {
-    const before = { calls: calls().length, dialogs: dialogs(), controls: new Set(await controlsOf(frame, limits.maxControls)) };
+    catchUp();
+    const before = { dialogs: dialogs(), controls: new Set(await controlsOf(frame, limits.maxControls)) };
+    catchUp();
     const atClick = Date.now() - t.base;
-    await bounded(frame.locator(CONTROLS).nth(i).click({ timeout: 2000, noWaitAfter: true }), 3000);
-    await settle(t, limits);
+    await bounded(frame.locator(CONTROLS).nth(i).click({ timeout: 5000, noWaitAfter: true }), 6000);
+    await settle(t, limits, CLICK_GRACE_MS);
     const after = await controlsOf(frame, limits.maxControls);
-    const made = calls().slice(before.calls).map((m) => m.message.id as string | number);
+    const made = calls().slice(counted).map((m) => m.message.id as string | number);
+    counted += made.length;
     const dialogAfter = dialogs() > before.dialogs;
-    return { control: label, ...(revealedBy ? { revealedBy } : {}), calls: made, dialog: dialogAfter, revealed: after.filter((l) => l && !before.controls.has(l)).length, at: atClick };
+    last = { control: label, ...(revealedBy ? { revealedBy } : {}), calls: made, dialog: dialogAfter, revealed: after.filter((l) => l && !before.controls.has(l)).length, at: atClick };
+    return last;
   };
   for (const i of indexes.slice(0, limits.maxControls)) {
     if (Date.now() - t.base > limits.viewBudgetMs - 10_000) break;
@@ -695,15 +713,19 @@ async function clickThrough(page: Page, frame: Frame, t: PageTransport, view: Vi
     return t.log.filter((m) => m.dir === 'to-view' && ids.has(m.message.id as never) && !(m.message.result as { isError?: unknown } | undefined)?.isError);
   };
   const repeat = view.clicks.find((c) => !c.revealedBy && c.calls.length > 0 && c.calls.every((id) => forwardedIds().some((m) => m.message.id === id)));
+  catchUp();
   const end = Date.now() + 20_000;
   while (repeat && forwardedIds().length < limits.roundTripCalls && Date.now() < end) {
     const cur = await controlsOf(frame, limits.maxControls);
     const k = cur.indexOf(repeat.control);
     if (k < 0) break;
     const n = forwardedIds().length;
-    await bounded(frame.locator(CONTROLS).nth(k).click({ timeout: 2000, noWaitAfter: true }), 3000);
-    await settle(t, limits);
+    await bounded(frame.locator(CONTROLS).nth(k).click({ timeout: 5000, noWaitAfter: true }), 6000);
+    await settle(t, limits, CLICK_GRACE_MS);
     if (forwardedIds().length === n) break;
   }
+  // The repeated clicks' calls belong to the control that was repeated; late calls of the last click to it.
+  if (repeat) last = repeat;
+  catchUp();
   void page;
 }
