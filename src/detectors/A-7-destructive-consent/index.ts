@@ -28,6 +28,8 @@ export default [
       const confirmable = [...got.tools.values()].filter((t) => callableByApp(t) && needsConfirmation(t));
       const findings: Finding[] = [];
       let reached = 0;
+      // One finding per View, called tool and control (the harness repeats a control for the round-trip figures).
+      const reported = new Set<string>();
       for (const v of got.rendered) {
         const calls = viewCalls(v);
         const byId = new Map(calls.map((c) => [c.id, c]));
@@ -40,12 +42,15 @@ export default [
             const def = got.tools.get(c.name);
             if (!needsConfirmation(def)) continue;
             reached++;
-            if (!click.revealedBy && !click.dialog) findings.push({ messageId: 'call-without-confirmation', data: { tool: v.tool, called: c.name, control: click.control.slice(0, 80), cause: confirmationCause(def) } });
+            const key = `${v.tool}|${c.name}|${click.control}`;
+            if (!click.revealedBy && !click.dialog && !reported.has(key) && reported.add(key)) findings.push({ messageId: 'call-without-confirmation', data: { tool: v.tool, called: c.name, control: click.control.slice(0, 80), cause: confirmationCause(def) } });
           }
         }
         for (const c of calls) {
           if (clicked.has(c.id) || !needsConfirmation(got.tools.get(c.name))) continue;
           reached++;
+          if (reported.has(`${v.tool}|${c.name}|`)) continue;
+          reported.add(`${v.tool}|${c.name}|`);
           findings.push({ messageId: 'call-without-click', data: { tool: v.tool, called: c.name, cause: confirmationCause(got.tools.get(c.name)) } });
         }
       }
