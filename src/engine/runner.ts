@@ -1,4 +1,5 @@
 import { servesApps } from '../apps/probe-hook.js';
+import type { AppsInputs } from '../apps/report-inputs.js';
 import { dirname, resolve } from 'node:path';
 import { loadCatalog } from './catalog.js';
 import { ConfigError, loadConfig, MAX_BASELINE_BYTES, readJsonFile, type Config } from './config.js';
@@ -71,6 +72,8 @@ export interface ReportInputs {
   containment?: { method: 'pid-namespace' | 'process-group'; reason?: string };
   /** What the probe noticed on the wire beyond the messages (duplicate responses, over-deep messages), as data. */
   notes?: ({ connection: string } & SessionNote)[];
+  /** The MCP Apps host run: per View its outcome, screenshot and A-5 figures (src/apps/report-inputs.ts). */
+  apps?: AppsInputs;
 }
 
 export interface Report {

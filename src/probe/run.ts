@@ -11,6 +11,7 @@ import type { ExerciseOption } from './scenario.js';
 import { inferPackage, isInside, packageCacheRoots, readManifest, type PackageFrom } from './package-of.js';
 import type { Reason } from '../engine/types.js';
 import { attachApps } from '../apps/probe-hook.js';
+import { appsInputs } from '../apps/report-inputs.js';
 import type { HostTarget } from '../apps/host-connection.js';
 
 /**
@@ -317,5 +318,6 @@ export async function probeAndJudge(req: ProbeRequest): Promise<{ session: Recor
   });
   const inputs = sessionInputs(session);
   if (Object.keys(inputs).length) report.inputs = { ...report.inputs, ...inputs };
+  if (session.apps) report.inputs = { ...report.inputs, apps: appsInputs(session.apps) };
   return { session, report };
 }
