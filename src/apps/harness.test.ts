@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,6 +81,34 @@ describe('MCP Apps host harness (Chromium)', () => {
       assert.ok(v.screenshot && existsSync(v.screenshot) && v.screenshot.startsWith(artifacts), String(v.screenshot));
       assert.equal(readFileSync(v.screenshot).subarray(1, 4).toString(), 'PNG');
     });
+  });
+
+  it('closes the browser when mcp-doctor is interrupted (SIGINT)', async () => {
+    const child = spawn(process.execPath, [join(here, 'fixtures', 'sigint', 'hold-browser.mjs'), new URL('./harness.js', import.meta.url).href], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const pid = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (d) => {
+        out += d;
+        const m = /browser (\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      child.on('exit', (code) => reject(new Error(`exited ${code} before the browser started: ${out}`)));
+    });
+    assert.ok(pid > 0);
+    const exited = new Promise<NodeJS.Signals | null>((r) => child.on('exit', (_c, sig) => r(sig)));
+    child.kill('SIGINT');
+    assert.equal(await exited, 'SIGINT', 'the process still ends on the signal');
+    // The browser's main process is gone (a zombie not yet reaped by init counts as gone).
+    let alive = true;
+    for (let i = 0; i < 50 && alive; i++) {
+      try {
+        alive = !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      } catch {
+        alive = false;
+      }
+      if (alive) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(alive, false, `browser ${pid} is gone`);
   });
 
   describe('a browser reused across runs', () => {
