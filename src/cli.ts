@@ -167,6 +167,8 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
       header: { type: 'string', multiple: true },
       'allow-private': { type: 'boolean' },
       exercise: { type: 'string', multiple: true },
+      'no-browser': { type: 'boolean' },
+      artifacts: { type: 'string' },
       'save-session': { type: 'string' },
       'from-session': { type: 'string' },
     },
@@ -229,6 +231,8 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
       headers,
       exercise,
       allowPrivate: values['allow-private'],
+      // MCP Apps: --no-browser skips the host harness; --artifacts DIR keeps a PNG of each rendered View.
+      apps: { browser: !values['no-browser'], ...(values.artifacts ? { artifactsDir: resolve(values.artifacts) } : {}) },
       cwd: values.cwd,
       source: values.source,
       env,

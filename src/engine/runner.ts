@@ -1,3 +1,5 @@
+import { servesApps } from '../apps/probe-hook.js';
+import type { AppsInputs } from '../apps/report-inputs.js';
 import { dirname, resolve } from 'node:path';
 import { loadCatalog } from './catalog.js';
 import { ConfigError, loadConfig, MAX_BASELINE_BYTES, readJsonFile, type Config } from './config.js';
@@ -70,6 +72,8 @@ export interface ReportInputs {
   containment?: { method: 'pid-namespace' | 'process-group'; reason?: string };
   /** What the probe noticed on the wire beyond the messages (duplicate responses, over-deep messages), as data. */
   notes?: ({ connection: string } & SessionNote)[];
+  /** The MCP Apps host run: per View its outcome, screenshot and A-5 figures (src/apps/report-inputs.ts). */
+  apps?: AppsInputs;
 }
 
 export interface Report {
@@ -420,7 +424,9 @@ export async function audit(opts: AuditOptions): Promise<Report> {
   gathered.session = opts.session !== undefined ? { ok: true, value: new SessionFacts(opts.session) } : { ok: false, reason: { code: 'needs-session' } };
   gathered.gate = { ok: false, reason: { code: 'needs-gate' } };
 
-  const kind: TargetKind = config.targetKind ?? (gathered.repo.ok ? gathered.repo.value.kind() : 'server');
+  let kind: TargetKind = config.targetKind ?? (gathered.repo.ok ? gathered.repo.value.kind() : 'server');
+  // A server whose tools link ui:// resources is an MCP App (it is a server too: S-* still apply to it).
+  if (!config.targetKind && kind === 'server' && opts.session && servesApps(opts.session)) kind = 'app';
 
   const results: RuleResult[] = [];
   let done = 0;

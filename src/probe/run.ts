@@ -10,6 +10,9 @@ import { capSessionDepth, isSession, type Connection, type RecordedSession } fro
 import type { ExerciseOption } from './scenario.js';
 import { inferPackage, isInside, packageCacheRoots, readManifest, type PackageFrom } from './package-of.js';
 import type { Reason } from '../engine/types.js';
+import { attachApps } from '../apps/probe-hook.js';
+import { appsInputs } from '../apps/report-inputs.js';
+import type { HostTarget } from '../apps/host-connection.js';
 
 /**
  * The dynamic audit, shared by the CLI (`mcp-doctor probe`) and the MCP tool (`probe_endpoint`):
@@ -40,6 +43,8 @@ export interface ProbeRequest {
   signal?: AbortSignal;
   onStep?: (step: string) => void;
   onProgress?: (p: { done: number; total: number; ruleId: string }) => void;
+  /** The MCP Apps host harness: false skips the browser (--no-browser); artifactsDir keeps a PNG per View. */
+  apps?: { browser?: boolean; artifactsDir?: string };
 }
 
 export class ProbeInputError extends Error {
@@ -161,7 +166,8 @@ export async function recordSession(req: ProbeRequest): Promise<RecordedSession>
   const limits = probeLimits(req.timeoutMs);
   if (req.url) {
     try {
-      return await probeHttp({ url: req.url, exercise: req.exercise, headers: req.headers, allowPrivate: req.allowPrivate, signal: req.signal, onStep: req.onStep, limits });
+      const s = await probeHttp({ url: req.url, exercise: req.exercise, headers: req.headers, allowPrivate: req.allowPrivate, signal: req.signal, onStep: req.onStep, limits });
+      return await withApps(s, { http: { url: req.url, headers: req.headers, allowPrivate: req.allowPrivate } }, req);
     } catch (e) {
       if (e instanceof SsrfRefused) throw new ProbeInputError(e.code, e.data);
       throw e;
@@ -177,14 +183,21 @@ export async function recordSession(req: ProbeRequest): Promise<RecordedSession>
   // A missing program fails here, at once: no connection is attempted, nothing waits for a timeout.
   const executable = resolveCommand(command!, cwd, env);
   if (!executable) throw new ProbeUnreachable({ cause: 'not-found', command: command!, cwd });
-  return probeStdio({
+  const target = { command: command!, executable, args, cwd, env };
+  const s = await probeStdio({
     locales: before ? declaredLocales(before.folder) : undefined,
-    target: { command: command!, executable, args, cwd, env },
+    target,
     limits,
     signal: req.signal,
     onStep: req.onStep,
     exercise: req.exercise,
   });
+  return withApps(s, { stdio: target }, req);
+}
+
+/** The App part of the probe (src/apps/probe-hook.ts), when the server lists App tools. */
+function withApps(s: RecordedSession, target: HostTarget, req: ProbeRequest): Promise<RecordedSession> {
+  return attachApps(s, target, { ...req.apps, exercise: req.exercise, signal: req.signal, onStep: req.onStep });
 }
 
 /** Why the probe could not run: the program was not found, or the target never answered anything. */
@@ -305,5 +318,6 @@ export async function probeAndJudge(req: ProbeRequest): Promise<{ session: Recor
   });
   const inputs = sessionInputs(session);
   if (Object.keys(inputs).length) report.inputs = { ...report.inputs, ...inputs };
+  if (session.apps) report.inputs = { ...report.inputs, apps: appsInputs(session.apps) };
   return { session, report };
 }

@@ -82,7 +82,8 @@ async function listAll(c: Requester, method: string, p: (x?: Record<string, unkn
 }
 
 /** What the probe may do beyond the default requests, each only on explicit opt-in (see the top of this file). */
-export const EXERCISES = ['invalid-arguments', 'read-only'] as const;
+/** 'app': the MCP Apps host forwards the calls of the App tools (and read-only closed-world tools) to the server (src/apps). */
+export const EXERCISES = ['invalid-arguments', 'read-only', 'app'] as const;
 export type Exercise = (typeof EXERCISES)[number];
 /** One opt-in or several. */
 export type ExerciseOption = Exercise | readonly Exercise[];

@@ -5,6 +5,8 @@
  * A session is saved as JSON (`--save-session`) and judged again offline (`--from-session`).
  */
 
+import type { AppsRecord } from '../apps/record.js';
+
 export const SESSION_FORMAT = 'mcp-doctor-session/1';
 
 export type JsonRpc = Record<string, unknown> & { jsonrpc?: string; id?: string | number | null; method?: string; params?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
@@ -25,7 +27,8 @@ export interface HttpExchange {
   at: number;
 }
 
-export type ConnectionLabel = 'modern' | 'legacy' | 'negotiation' | 'locale';
+/** 'app': the MCP Apps host harness's own connection (kept in `apps`, not in `connections`). */
+export type ConnectionLabel = 'modern' | 'legacy' | 'negotiation' | 'locale' | 'app';
 
 /**
  * What the probe noticed on the wire beyond the messages themselves, as data:
@@ -73,6 +76,8 @@ export interface RecordedSession {
   connections: Connection[];
   /** HTTP-only transport checks (hostile Origin, bad headers, auth challenge), when the target is HTTP. */
   httpChecks?: HttpExchange[];
+  /** The MCP Apps host harness (src/apps): the Views rendered, when the server serves UI resources. */
+  apps?: AppsRecord;
   /** How a stdio target was contained (a PID namespace, or the process-group fallback and why). */
   containment?: { method: 'pid-namespace' | 'process-group'; reason?: string };
 }

@@ -67,6 +67,7 @@ export function renderMarkdown(report: Report, locale: string): string {
     }
   }
   out.push(...probeSection(report, locale));
+  out.push(...appsSection(report, locale));
   return out.join('\n').replace(/\n{3,}/g, '\n\n') + '\n';
 }
 
@@ -91,6 +92,32 @@ function inputsSection(report: Report, locale: string): string[] {
     if (skipped.length > SKIPPED_SHOWN) out.push(`- ${md(L('skippedMore', { count: skipped.length - SKIPPED_SHOWN }))}`);
     out.push('');
   }
+  return out;
+}
+
+/** The MCP App views the host rendered: outcome, the A-5 figures against their budgets, the screenshot link. */
+function appsSection(report: Report, locale: string): string[] {
+  const a = report.inputs?.apps;
+  if (!a) return [];
+  const A = (k: string, d?: Record<string, string | number>) => t(locale, `report.apps.${k}`, d);
+  // Tool names and paths come from the target or a loaded session: quoted inertly in code spans.
+  const code = (v: string) => `\`${quoteInert(v).replace(/`/g, "'")}\``;
+  const out = [`## ${A('title')}`, ''];
+  if (a.skipped) out.push(`- ${A('skipped', { reason: code(a.skipped) })}`);
+  for (const v of a.views) {
+    const f = v.figures;
+    const fig = (n: number | undefined, unit: string) => (n === undefined ? A('none') : `${Math.round(n)} ${unit}`);
+    out.push(
+      `- ${code(v.tool)} — ${A('outcome', { outcome: code(v.outcome) })}; ${A('figures', {
+        bundle: fig(f.bundleGzipBytes, 'B'),
+        render: fig(f.firstRenderMs, 'ms'),
+        p95: fig(f.roundTripP95Ms, 'ms'),
+        trips: f.roundTrips,
+        heap: fig(f.heapBytes, 'B'),
+      })}${v.screenshot ? `; [${A('screenshot')}](${encodeURI(v.screenshot).replace(/[()]/g, (c) => encodeURIComponent(c))})` : ''}`,
+    );
+  }
+  out.push('');
   return out;
 }
 

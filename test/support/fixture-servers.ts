@@ -8,6 +8,10 @@ import { probeHttp, probeStdio } from '../../src/probe/probe.js';
 import { killTree } from '../../src/probe/stdio.js';
 import type { RecordedSession } from '../../src/probe/session.js';
 import type { ExerciseOption } from '../../src/probe/scenario.js';
+import { attachApps } from '../../src/apps/probe-hook.js';
+
+/** Fewer round trips than a real probe: enough for a p95 over a fixture, and a shorter browser run. */
+const FIXTURE_HARNESS_LIMITS = { roundTripCalls: 5 };
 
 /**
  * Dynamic fixtures are real little servers: `fixtures/<state>/<name>/server.mjs` (or a command in
@@ -26,6 +30,8 @@ export interface FixtureServer {
   exercise?: ExerciseOption;
   /** Locales to ask for, one connection each (C-20). */
   locales?: string[];
+  /** An MCP App: render it with the host harness after the probe (src/apps), in the browser. */
+  apps?: boolean;
 }
 
 export function fixtureServers(): FixtureServer[] {
@@ -39,8 +45,8 @@ export function fixtureServers(): FixtureServer[] {
         const dir = join(fx, state, name);
         const pj = join(dir, 'probe.json');
         if (existsSync(pj)) {
-          const spec = JSON.parse(readFileSync(pj, 'utf8')) as { command: string[]; env?: Record<string, string>; http?: boolean; exercise?: ExerciseOption; locales?: string[] };
-          out.push({ folder, dir, command: spec.command, env: spec.env ?? {}, http: spec.http, exercise: spec.exercise, locales: spec.locales });
+          const spec = JSON.parse(readFileSync(pj, 'utf8')) as { command: string[]; env?: Record<string, string>; http?: boolean; exercise?: ExerciseOption; locales?: string[]; apps?: boolean };
+          out.push({ folder, dir, command: spec.command, env: spec.env ?? {}, http: spec.http, exercise: spec.exercise, locales: spec.locales, apps: spec.apps });
         } else if (existsSync(join(dir, 'server.mjs'))) out.push({ folder, dir, command: ['node', 'server.mjs'], env: {} });
       }
     }
@@ -86,6 +92,15 @@ export async function recordFixture(f: FixtureServer): Promise<RecordedSession> 
         exercise: f.exercise,
         locales: f.locales,
       });
+  if (f.apps && !f.http) {
+    await attachApps(s, { stdio: { command: node, args, cwd: f.dir, env: scrubbedEnv(f.env) } }, { exercise: f.exercise, limits: FIXTURE_HARNESS_LIMITS });
+    if (s.apps?.connection) {
+      s.apps.connection.durationMs = 0;
+      s.apps.connection.stderr = '';
+      for (const m of s.apps.connection.messages) m.at = 0;
+    }
+    if (s.apps) s.apps.durationMs = 0;
+  }
   s.startedAt = '1970-01-01T00:00:00.000Z';
   s.durationMs = 0;
   s.tool = { name: 'mcp-doctor', version: 'fixture' };

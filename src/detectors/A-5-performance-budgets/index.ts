@@ -1,0 +1,72 @@
+import { gzipSync } from 'node:zlib';
+import { fileNotReadData } from '../../facts/not-read.js';
+import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
+import type { Finding } from '../../engine/types.js';
+import { isBundleHtml, percentile, renderedApps, viewCalls } from '../apps-support.js';
+
+/**
+ * A-5 — performance budgets.
+ *
+ * Static: every built HTML bundle of the repository weighs less than BUNDLE_GZIP_BUDGET gzipped (level 9).
+ *
+ * Dynamic, per rendered View (host harness): the served bundle gzipped, the first contentful paint, the p95
+ * of the bridge round trip of the tool calls the View made and the host forwarded to the server (from the raw
+ * bridge messages, request sent to answer delivered), and the used JS heap after settling and a garbage
+ * collection, each against its budget. A figure over budget is red; a figure the harness could not take
+ * (no paint, no forwarded call: the user did not allow one with --exercise app) leaves the part unjudged.
+ */
+
+export const BUNDLE_GZIP_BUDGET = 250 * 1024;
+export const RENDER_BUDGET_MS = 1000;
+export const ROUND_TRIP_P95_BUDGET_MS = 500;
+export const HEAP_BUDGET_BYTES = 50 * 1024 * 1024;
+export const MAX_BUNDLE_BYTES = 16 * 1024 * 1024;
+/** Fewer forwarded calls than this give no p95 worth the name. */
+export const MIN_ROUND_TRIPS = 3;
+
+export default [
+  defineDetector({
+    ruleId: 'A-5',
+    genre: 'static',
+    needs: ['repo'],
+    messages: { 'bundle-over-budget': ['file', 'size', 'budget'] },
+    judge({ inputs: { repo } }) {
+      const bundles = repo.files.filter(isBundleHtml);
+      if (!bundles.length) return couldNotJudge('no-built-view');
+      const findings: Finding[] = [];
+      for (const file of bundles) {
+        const r = repo.source(file, MAX_BUNDLE_BYTES);
+        if (!r.ok) return couldNotJudge('file-not-read', fileNotReadData({ file, cause: r.cause, size: r.size, limit: r.limit }));
+        const size = gzipSync(r.text, { level: 9 }).length;
+        if (size >= BUNDLE_GZIP_BUDGET) findings.push({ messageId: 'bundle-over-budget', data: { file, size, budget: BUNDLE_GZIP_BUDGET }, location: { file } });
+      }
+      return findings.length ? { state: 'non-conforming', findings } : present();
+    },
+  }),
+  defineDetector({
+    ruleId: 'A-5',
+    genre: 'dynamic',
+    needs: ['session'],
+    messages: { 'figure-over-budget': ['tool', 'figure', 'value', 'budget', 'unit'] },
+    judge({ inputs: { session } }) {
+      const got = renderedApps(session);
+      if ('state' in got) return got;
+      const findings: Finding[] = [];
+      const missing: string[] = [];
+      for (const v of got.rendered) {
+        const over = (figure: string, value: number | undefined, budget: number, unit: string) => {
+          if (value === undefined) missing.push(`${v.tool}: ${figure}`);
+          else if (value >= budget) findings.push({ messageId: 'figure-over-budget', data: { tool: v.tool, figure, value: Math.round(value), budget, unit } });
+        };
+        over('bundle-gzip', v.html?.gzipBytes, BUNDLE_GZIP_BUDGET, 'B');
+        over('first-render', v.renderMs, RENDER_BUDGET_MS, 'ms');
+        const trips = viewCalls(v).filter((c) => !c.refused && c.answeredAt !== undefined).map((c) => c.answeredAt! - c.sentAt);
+        over('round-trip-p95', trips.length >= MIN_ROUND_TRIPS ? percentile(trips, 95) : undefined, ROUND_TRIP_P95_BUDGET_MS, 'ms');
+        over('js-heap', v.heapBytes, HEAP_BUDGET_BYTES, 'B');
+      }
+      if (findings.length) return { state: 'non-conforming', findings };
+      if (missing.length) return couldNotJudge('apps-figure-missing', { figures: missing.join(', ') });
+      return present();
+    },
+  }),
+];
