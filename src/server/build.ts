@@ -337,6 +337,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         condition: e.text.condition,
         genres: e.meta.genres,
         severity: e.meta.severity,
+        category: e.meta.category,
         resourceUri: ruleUri(e.text.locale, e.meta.id),
         markdown,
       };
@@ -385,6 +386,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         summary: r.summary,
         genres: r.genres,
         severity: r.severity,
+        category: r.category,
         appliesTo: r.appliesTo,
         conditional: r.conditional,
         detectors: r.detectors,

@@ -2,7 +2,7 @@ import { failing, type FailOn, type Report } from '../engine/api.js';
 import { t } from '../engine/i18n.js';
 import { loadCatalog } from '../engine/catalog.js';
 import { CATEGORIES, isRed, type Category, type MessageData, type RuleResult, type Severity, type State } from '../engine/types.js';
-import { cutTo, findingMessage, quoteInert, reasonText, ruleTitle, summarize, where } from '../report/text.js';
+import { categoryOf, cutTo, findingMessage, quoteInert, reasonText, redByCategory, ruleTitle, summarize, where } from '../report/text.js';
 
 /**
  * The result of audit_repository and probe_endpoint, sized for a model (Claude Code forwards structuredContent
@@ -55,17 +55,6 @@ export interface CompactOut {
 /** Findings per rule in the full form, then fewer while its JSON exceeds FULL_MAX_BYTES. */
 export const FULL_FINDINGS = 10;
 export const FULL_MAX_BYTES = 200_000;
-
-const categoryOf = (id: string): Category => loadCatalog().byId.get(id)?.category ?? 'publishing';
-const rank = (c: Category) => CATEGORIES.indexOf(c);
-
-/** Red results, security first, then protocol, then publishing; non-conforming before absent; by rule id (stable). */
-export function redByCategory(results: RuleResult[]): RuleResult[] {
-  const order = new Map(results.map((r, i) => [r.ruleId, i]));
-  return results
-    .filter((r) => isRed(r.state))
-    .sort((a, b) => rank(categoryOf(a.ruleId)) - rank(categoryOf(b.ruleId)) || (a.state === b.state ? 0 : a.state === 'non-conforming' ? -1 : 1) || order.get(a.ruleId)! - order.get(b.ruleId)!);
-}
 
 /** A finding in one line: where, then what, target text quoted inertly. */
 function findingLine(r: RuleResult, i: number, locale: string): string {

@@ -126,6 +126,7 @@ export const RuleOut = z.object({
   summary: z.string(),
   genres: z.array(z.enum(GENRES)),
   severity: z.enum(SEVERITIES),
+  category: z.enum(CATEGORIES),
   appliesTo: z.array(z.enum(TARGET_KINDS)),
   conditional: z.boolean(),
   detectors: z.array(z.enum(GENRES)),
@@ -142,6 +143,7 @@ export const ExplainOut = z.object({
   condition: z.string().nullable(),
   genres: z.array(z.enum(GENRES)),
   severity: z.enum(SEVERITIES),
+  category: z.enum(CATEGORIES),
   resourceUri: z.string(),
   markdown: z.string(),
 });
