@@ -85,7 +85,7 @@ export async function jsonTokens(v: unknown): Promise<number> {
 export async function compactResult(report: Report, locale: string, failOn: FailOn, uri: string | undefined, detail: 'summary' | 'full' = 'summary', budget = COMPACT_TOKENS): Promise<CompactOut> {
   const red = redByCategory(report.results);
   const tg = report.target;
-  const base: Omit<CompactOut, 'red'> = {
+  const head = {
     tool: report.tool,
     target: {
       kind: tg.kind,
@@ -97,15 +97,46 @@ export async function compactResult(report: Report, locale: string, failOn: Fail
     ...(report.profile ? { profile: report.profile } : {}),
     summary: summarize(report.results),
     failing: failing(report.results, failOn).length,
-    couldNotJudge: unjudged(report.results),
-    ...(uri ? { report: uri } : {}),
   };
-  const build = (perRule: number, titles: boolean): CompactOut => ({ ...base, red: red.map((r) => ruleLine(r, locale, perRule, titles)) });
-  let out = build(COMPACT_FINDINGS, true);
-  for (const [perRule, titles] of [[2, true], [1, true], [1, false], [0, false]] as const) {
-    if ((await jsonTokens(out)) <= budget) break;
-    out = build(perRule, titles);
-  }
+  const tail = { couldNotJudge: unjudged(report.results), ...(uri ? { report: uri } : {}) };
+  // Every red rule is named; findings are added in rounds (the first finding of every rule, security first, then
+  // the second…), each only while the result stays within the budget. With titles, unless dropping them shows more.
+  const fill = async (titles: boolean): Promise<{ out: CompactOut; shown: number }> => {
+    const lines = red.map((r) => ruleLine(r, locale, 0, titles));
+    const out = (): CompactOut => ({ ...head, red: lines, ...tail });
+    let total = await jsonTokens(out());
+    let shown = 0;
+    for (let round = 0; round < COMPACT_FINDINGS; round++) {
+      for (const [i, r] of red.entries()) {
+        if (r.findings.length <= round || lines[i]!.findings.length !== round) continue;
+        const line = findingLine(r, round, locale);
+        const cost = (await jsonTokens(line)) + 1; // the line and its comma
+        if (total + cost > budget) continue;
+        const more = r.findings.length - round - 1;
+        const { suppressed, ...rest } = lines[i]!;
+        lines[i] = { ...rest, findings: [...rest.findings, line], more: more || undefined, ...(suppressed ? { suppressed } : {}) };
+        if (!more) delete lines[i]!.more;
+        total += cost;
+        shown++;
+      }
+    }
+    // The sum of the parts is an estimate: the whole is measured, and lines come off the end until it fits.
+    let o = out();
+    for (let i = red.length - 1; (await jsonTokens(o)) > budget && i >= 0; ) {
+      const l = lines[i]!;
+      if (!l.findings.length) {
+        i--;
+        continue;
+      }
+      lines[i] = { ...l, findings: l.findings.slice(0, -1), more: (l.more ?? 0) + 1 };
+      shown--;
+      o = out();
+    }
+    return { out: o, shown };
+  };
+  const withTitles = await fill(true);
+  const bare = withTitles.shown < red.reduce((a, r) => a + Math.min(COMPACT_FINDINGS, r.findings.length), 0) ? await fill(false) : undefined;
+  const out = bare && bare.shown > withTitles.shown ? bare.out : withTitles.out;
   if (detail === 'full') {
     for (const perRule of [FULL_FINDINGS, 3, 1, 0]) {
       const full = { ...out, results: report.results.map((r) => ruleLine(r, locale, perRule, true, true)) };
