@@ -303,7 +303,7 @@ export async function probeAndJudge(req: ProbeRequest): Promise<{ session: Recor
     ...(refused ? { repoReason: refused } : {}),
     session,
     rules: req.rules,
-    ...(req.profile ? { profile: req.profile } : {}),
+    profile: req.profile,
     signal: req.signal,
     onProgress: req.onProgress,
   });

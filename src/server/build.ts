@@ -176,7 +176,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         const report = await audit({
           target: { path: dir },
           rules: rules?.map((r) => r.toUpperCase()),
-          ...(profile ? { profile } : {}),
+          profile,
           signal,
           onProgress:
             token === undefined
@@ -289,7 +289,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           env,
           timeoutMs: timeout_ms,
           rules: rules?.map((r) => r.toUpperCase()),
-          ...(profile ? { profile } : {}),
+          profile,
           signal,
           onStep: (s) => notify(s),
         });
