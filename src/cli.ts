@@ -22,6 +22,7 @@ import { SET_LOCK_FILE, type SetLock } from './probe/lock.js';
 import { CLIENTS, discover, type ClientId } from './scan/discover.js';
 import { probeSet, readSetLock, setLockOf, type ProbedServer } from './scan/probe-set.js';
 import { scanReport } from './scan/report.js';
+import { PROFILES, type Profile } from './engine/types.js';
 
 /**
  * The CLI face. Exit codes: 0 no red finding at or above --fail-on; 1 red findings; 2 usage error;
@@ -54,6 +55,7 @@ function emit(text: string, output: string | undefined): void {
 /** Options every reporting command takes (audit, probe). */
 const REPORT_OPTIONS = {
   format: { type: 'string' },
+  profile: { type: 'string' },
   locale: { type: 'string' },
   rules: { type: 'string' },
   'fail-on': { type: 'string' },
@@ -61,12 +63,14 @@ const REPORT_OPTIONS = {
   quiet: { type: 'boolean', short: 'q' },
 } as const;
 
-function reportSettings(values: { format?: string; locale?: string; 'fail-on'?: string }): { locale: string; format: Format; failOn: FailOn } {
+function reportSettings(values: { format?: string; locale?: string; 'fail-on'?: string; profile?: string }): { locale: string; format: Format; failOn: FailOn; profile: Profile } {
   const locale = pickLocale(values.locale);
   const format = pickFormat(values.format, locale);
   const failOn = (values['fail-on'] ?? 'note') as FailOn;
   if (!FAIL_ON.includes(failOn)) throw new UsageError(t(locale, 'cli.errors.failOn', { value: failOn, values: FAIL_ON.join(', ') }));
-  return { locale, format, failOn };
+  const profile = (values.profile ?? 'standard') as Profile;
+  if (!PROFILES.includes(profile)) throw new UsageError(t(locale, 'cli.errors.profile', { value: profile, values: PROFILES.join(', ') }));
+  return { locale, format, failOn, profile };
 }
 
 /** Render the report, say the summary on stderr, and turn red results into the exit code. */
@@ -96,6 +100,7 @@ async function cmdAudit(argv: string[]): Promise<number> {
     rules,
     configPath: values.config ? resolve(values.config) : undefined,
     verbose: values.verbose,
+    profile: settings.profile,
     onProgress: tty ? ({ done, total, ruleId }) => process.stderr.write(`\r${t(locale, 'cli.progress', { done, total, ruleId })}   `) : undefined,
   });
   if (tty) process.stderr.write('\r\x1b[2K');
@@ -122,10 +127,13 @@ function cmdRules(argv: string[]): number {
     process.stdout.write(JSON.stringify({ tool: ownPackage(), locales: locales(), rules }, null, 2) + '\n');
     return EXIT.ok;
   }
-  const lines = [`| ${t(locale, 'cli.rulesTable.id')} | ${t(locale, 'cli.rulesTable.title')} | ${t(locale, 'cli.rulesTable.genres')} | ${t(locale, 'cli.rulesTable.detectors')} |`, '|---|---|---|---|'];
+  const lines = [
+    `| ${t(locale, 'cli.rulesTable.id')} | ${t(locale, 'cli.rulesTable.category')} | ${t(locale, 'cli.rulesTable.title')} | ${t(locale, 'cli.rulesTable.genres')} | ${t(locale, 'cli.rulesTable.detectors')} |`,
+    '|---|---|---|---|---|',
+  ];
   for (const r of rules) {
     const det = r.detectors.length ? r.detectors.map((g) => t(locale, `genres.${g}`)).join(' + ') : t(locale, 'cli.rulesTable.none');
-    lines.push(`| ${r.id} | ${r.title} | ${r.genres.map((g) => t(locale, `genres.${g}`)).join(' + ')} | ${det} |`);
+    lines.push(`| ${r.id} | ${t(locale, `categories.${r.category}`)} | ${r.title} | ${r.genres.map((g) => t(locale, `genres.${g}`)).join(' + ')} | ${det} |`);
   }
   process.stdout.write(lines.join('\n') + '\n');
   return EXIT.ok;
@@ -240,6 +248,7 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
       saveSession: values['save-session'],
       fromSession: values['from-session'],
       rules: values.rules?.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean),
+      profile: settings.profile,
       // A step names served tools: their control characters are escaped before they reach the terminal.
       onStep: values.quiet ? undefined : (step) => process.stderr.write(tty ? `\r\x1b[2K${t(locale, 'cli.probeStep', { step: terminalInert(step) })}` : `${t(locale, 'cli.probeStep', { step: terminalInert(step) })}\n`),
     });
@@ -332,10 +341,37 @@ async function cmdScan(argv: string[], mode: 'scan' | 'pin' = 'scan'): Promise<n
   return finish(scanReport(discovery, { probed, lock, rules }), settings, values);
 }
 
+/** Commands that have a help text (cli.help.<command>). */
+const COMMANDS = ['audit', 'probe', 'pin', 'scan', 'explain', 'rules', 'serve', 'help'] as const;
+const isCommand = (c: string | undefined): c is (typeof COMMANDS)[number] => (COMMANDS as readonly string[]).includes(c ?? '');
+
+/**
+ * `<command> --help` or `-h` among the command's own arguments (before `--`: what follows is the target's
+ * command line). The help is in --locale when it names a known locale, else in the default locale.
+ */
+function helpAsked(args: string[]): { locale: string } | undefined {
+  const dash = args.indexOf('--');
+  const own = dash >= 0 ? args.slice(0, dash) : args;
+  if (!own.includes('--help') && !own.includes('-h')) return undefined;
+  const i = own.findIndex((a) => a === '--locale' || a.startsWith('--locale='));
+  const v = i < 0 ? undefined : own[i]!.includes('=') ? own[i]!.slice('--locale='.length) : own[i + 1];
+  return { locale: v !== undefined && isLocale(v) ? v : defaultLocale() };
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   const locale = defaultLocale();
   try {
+    const help = isCommand(cmd) ? helpAsked(rest) : undefined;
+    if (help) {
+      process.stdout.write(t(help.locale, `cli.help.${cmd}`) + '\n');
+      return EXIT.ok;
+    }
+    if (cmd === 'help' && rest.length) {
+      if (!isCommand(rest[0])) throw new UsageError(t(locale, 'cli.errors.command', { command: rest[0]! }));
+      process.stdout.write(t(helpAsked([...rest, '--help'])!.locale, `cli.help.${rest[0]}`) + '\n');
+      return EXIT.ok;
+    }
     switch (cmd) {
       case 'audit':
         return await cmdAudit(rest);

@@ -19,6 +19,13 @@ type Rep = {
   inputs?: { package?: { folder: string; name?: string; version?: string; from: string }; command?: string[] };
   results: { ruleId: string; state: string; findings: { messageId: string; data?: Record<string, unknown>; location?: { file: string; line?: number } }[]; parts: Part[] }[];
 };
+/** The full report a tool result links to (mcp-doctor://reports/{id}), read with resources/read. */
+async function fullReport(c: RawStdio, m: Record<string, any>): Promise<Rep> {
+  const link = (m.result.content as { type: string; uri?: string }[]).find((x) => x.type === 'resource_link')!;
+  assert.equal(link.uri, m.result.structuredContent.report);
+  const r = (await c.request('resources/read', envelope({ uri: link.uri }))) as Record<string, any>;
+  return JSON.parse(r.result.contents[0].text) as Rep;
+}
 const part = (r: Rep, id: string, genre = 'dynamic') => r.results.find((x) => x.ruleId === id)!.parts.find((p) => p.genre === genre)!;
 
 const SERVER = (version: string) => `// Compiled server (SDK v2 over stdio), its version typed by hand.
@@ -134,15 +141,18 @@ describe('probe_endpoint (MCP): source confined to the allowed roots, the inferr
   it('the package of the command inside the roots is read, and the structured report names it', async () => {
     const m = (await c.request('tools/call', envelope({ name: 'probe_endpoint', arguments: { command: ['node', join(root, 'pkg/dist/index.js')], cwd: root, rules: ['S-7'] } }), 120_000)) as Record<string, any>;
     assert.equal(m.result.isError, undefined, JSON.stringify(m).slice(0, 500));
-    assert.deepEqual(m.result.structuredContent.inputs.package, { folder: at('pkg'), name: '@acme/weather-mcp', version: '2026.8.31', from: 'command' });
-    assert.equal(m.result.structuredContent.results[0].state, 'non-conforming');
+    // The compact result names the red rule; the full report (resources/read) names the package read.
+    assert.deepEqual(m.result.structuredContent.red.map((r: { ruleId: string }) => r.ruleId), ['S-7']);
+    const rep = await fullReport(c, m);
+    assert.deepEqual(rep.inputs?.package, { folder: at('pkg'), name: '@acme/weather-mcp', version: '2026.8.31', from: 'command' });
+    assert.equal(rep.results[0]!.state, 'non-conforming');
   });
   it('a command whose package lies outside the roots: the package is not read, and the reason says so', async () => {
     const outside = new RawStdio({ MCP_DOCTOR_ROOTS: join(root, 'release'), MCP_DOCTOR_ALLOW_COMMANDS: JSON.stringify([['node']]) });
     try {
       await outside.request('server/discover', envelope());
       const m = (await outside.request('tools/call', envelope({ name: 'probe_endpoint', arguments: { command: ['node', join(root, 'pkg/dist/index.js')], cwd: join(root, 'release'), rules: ['S-7', 'C-18'] } }), 120_000)) as Record<string, any>;
-      const rep = m.result.structuredContent as Rep;
+      const rep = await fullReport(outside, m);
       assert.equal(rep.inputs?.package, undefined);
       assert.equal(part(rep, 'C-18', 'static').reason?.code, 'package-outside-roots');
       assert.equal(part(rep, 'S-7').state, 'could-not-judge');

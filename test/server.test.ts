@@ -68,7 +68,7 @@ describe('mcp-doctor serve, 2026-07-28 client (server/discover)', () => {
   it('audit_repository returns a structured report and progress when asked', async () => {
     const m = (await c.request(
       'tools/call',
-      envelope({ name: 'audit_repository', arguments: { path: packageRoot(), rules: ['C-1', 'S-1'] }, _meta: { ...envelope()._meta, progressToken: 'p1' } }),
+      envelope({ name: 'audit_repository', arguments: { path: packageRoot(), rules: ['C-1', 'S-1'], detail: 'full' }, _meta: { ...envelope()._meta, progressToken: 'p1' } }),
     )) as Msg;
     assert.ok(m.result.structuredContent, JSON.stringify(m));
     assert.deepEqual(m.result.structuredContent.results.map((r: Msg) => r.ruleId), ['C-1', 'S-1']);

@@ -12,11 +12,11 @@ export const END = '<!-- rules:end -->';
 export function rulesTable(locale: string): string {
   const rows = listRules(locale, locales()).map((r) => {
     const det = r.detectors.length ? r.detectors.map((g) => t(locale, `genres.${g}`)).join(' + ') : t(locale, 'cli.rulesTable.none');
-    return `| ${r.id} | ${r.title} | ${r.genres.map((g) => t(locale, `genres.${g}`)).join(' + ')} | ${det} |`;
+    return `| ${r.id} | ${t(locale, `categories.${r.category}`)} | ${r.title} | ${r.genres.map((g) => t(locale, `genres.${g}`)).join(' + ')} | ${det} |`;
   });
   return [
-    `| ${t(locale, 'cli.rulesTable.id')} | ${t(locale, 'cli.rulesTable.title')} | ${t(locale, 'cli.rulesTable.genres')} | ${t(locale, 'cli.rulesTable.detectors')} |`,
-    '|---|---|---|---|',
+    `| ${t(locale, 'cli.rulesTable.id')} | ${t(locale, 'cli.rulesTable.category')} | ${t(locale, 'cli.rulesTable.title')} | ${t(locale, 'cli.rulesTable.genres')} | ${t(locale, 'cli.rulesTable.detectors')} |`,
+    '|---|---|---|---|---|',
     ...rows,
   ].join('\n');
 }

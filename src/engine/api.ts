@@ -56,6 +56,7 @@ export function ruleMarkdown(id: string, locale: string): string | undefined {
     '',
     `- ${t(locale, 'ruleDoc.labels.genres')} ${genres}`,
     `- ${t(locale, 'ruleDoc.labels.severity')} ${t(locale, `severities.${e.meta.severity}`)}`,
+    `- ${t(locale, 'ruleDoc.labels.category')} ${t(locale, `categories.${e.meta.category}`)}`,
   ];
   // How the parts make the verdict, for a rule judged by more than one part.
   if (e.meta.genres.length > 1) lines.push(`- ${t(locale, 'ruleDoc.labels.combine')} ${t(locale, `ruleDoc.combine.${e.meta.combine ?? 'any-unjudged'}`)}`);

@@ -4,7 +4,7 @@ import matter from 'gray-matter';
 import * as z from 'zod/v4';
 import { packageRoot } from './paths.js';
 import { locales, subtree } from './i18n.js';
-import { COMBINATIONS, FAMILIES, GENRES, OBJECTIVES, SEVERITIES, TARGET_KINDS, byRuleId, type RuleMeta } from './types.js';
+import { CATEGORIES, COMBINATIONS, FAMILIES, GENRES, OBJECTIVES, SEVERITIES, TARGET_KINDS, byRuleId, type RuleMeta } from './types.js';
 
 /** One catalog feeds everything: rules/catalog/<family>.json (metadata) + rules/<locale>/<ID>.md (texts). */
 
@@ -22,6 +22,7 @@ export const RuleMetaSchema = z.object({
   genres: z.array(z.enum(GENRES)).min(1),
   combine: z.enum(COMBINATIONS),
   severity: z.enum(SEVERITIES),
+  category: z.enum(CATEGORIES),
   appliesTo: z.array(z.enum(TARGET_KINDS)).min(1),
   conditional: z.boolean(),
   objectives: z.array(z.enum(OBJECTIVES)),

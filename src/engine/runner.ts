@@ -8,7 +8,9 @@ import { ownPackage } from './paths.js';
 import {
   byRuleId,
   isRed,
+  PROFILE_CATEGORIES,
   type Combination,
+  type Profile,
   type Finding,
   type PartResult,
   type Reason,
@@ -47,6 +49,8 @@ export interface AuditOptions {
   session?: RecordedSession;
   /** Only these rule ids. */
   rules?: string[];
+  /** Only the rules of the profile's categories (default `standard`: every rule); combines with `rules`. */
+  profile?: Profile;
   config?: Config;
   configPath?: string;
   detectors?: readonly Detector[];
@@ -79,6 +83,8 @@ export interface ReportInputs {
 export interface Report {
   tool: { name: string; version: string };
   target: Target & { kind: TargetKind };
+  /** Set when the audit judged only some categories of rules (`vet`). */
+  profile?: Profile;
   inputs?: ReportInputs;
   results: RuleResult[];
   /** The configured servers and client files of `mcp-doctor scan` (src/scan/report.ts). */
@@ -395,7 +401,8 @@ export async function audit(opts: AuditOptions): Promise<Report> {
     const unknown = wanted.filter((id) => !catalog.byId.has(id));
     if (unknown.length) throw new UnknownRuleError(unknown);
   }
-  const rules = catalog.rules.filter((r) => !wanted || wanted.includes(r.id));
+  const categories = PROFILE_CATEGORIES[opts.profile ?? 'standard'];
+  const rules = catalog.rules.filter((r) => (!wanted || wanted.includes(r.id)) && categories.includes(r.category));
 
   // A root that exists but cannot be listed stops the audit (exit 3 / a tool error), before its config is looked for.
   if (opts.target.path) RepoFacts.checkRoot(opts.target.path);
@@ -442,7 +449,7 @@ export async function audit(opts: AuditOptions): Promise<Report> {
   if (gathered.repo.ok && gathered.session?.ok) linkServedToSource(results, gathered.repo.value);
   applySuppressions(results, config, configFile, opts.target.path ?? '.');
   const pkg = ownPackage();
-  const report: Report = { tool: { name: pkg.name, version: pkg.version }, target: { ...opts.target, kind }, results };
+  const report: Report = { tool: { name: pkg.name, version: pkg.version }, target: { ...opts.target, kind }, ...(opts.profile === 'vet' ? { profile: opts.profile } : {}), results };
   const inputs: ReportInputs = { ...packageInputs(opts), ...(gathered.repo.ok ? inputsOf(gathered.repo.value, opts.verbose ?? false) : {}) };
   if (Object.keys(inputs).length) report.inputs = inputs;
   return report;

@@ -32,6 +32,20 @@ export type Severity = (typeof SEVERITIES)[number];
 /** Higher rank = more severe. */
 export const severityRank = (s: Severity): number => ({ note: 1, warning: 2, error: 3 })[s];
 
+/**
+ * What a rule protects (rules/catalog `category`): `security` (command execution, file access, SSRF, secrets,
+ * poisoning, shadowing, transport and auth holes), `protocol` (what the MCP specification asks of the wire:
+ * lifecycle, pagination, versioning, results), `publishing` (the house standard for a published package:
+ * README, changelog, bilingual texts, evals, declarations, catalog). Reports list red results in this order.
+ */
+export const CATEGORIES = ['security', 'protocol', 'publishing'] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+/** Which rules an audit judges: `vet` the security and protocol rules (vetting someone else's server), `standard` all. */
+export const PROFILES = ['standard', 'vet'] as const;
+export type Profile = (typeof PROFILES)[number];
+export const PROFILE_CATEGORIES: Record<Profile, readonly Category[]> = { standard: CATEGORIES, vet: ['security', 'protocol'] };
+
 export const TARGET_KINDS = ['server', 'app', 'extension'] as const;
 export type TargetKind = (typeof TARGET_KINDS)[number];
 
@@ -54,6 +68,7 @@ export interface RuleMeta {
   /** How the parts combine into the rule's verdict (every catalog entry says it; 'any-unjudged' when absent). */
   combine?: Combination;
   severity: Severity;
+  category: Category;
   appliesTo: TargetKind[];
   conditional: boolean;
   objectives: Objective[];

@@ -1,3 +1,4 @@
+import type { Profile } from '../engine/types.js';
 import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
@@ -40,6 +41,8 @@ export interface ProbeRequest {
   exercise?: ExerciseOption;
   saveSession?: string;
   rules?: string[];
+  /** Which categories of rules are judged (`vet`: security and protocol only). */
+  profile?: Profile;
   signal?: AbortSignal;
   onStep?: (step: string) => void;
   onProgress?: (p: { done: number; total: number; ruleId: string }) => void;
@@ -313,6 +316,7 @@ export async function probeAndJudge(req: ProbeRequest): Promise<{ session: Recor
     ...(refused ? { repoReason: refused } : {}),
     session,
     rules: req.rules,
+    profile: req.profile,
     signal: req.signal,
     onProgress: req.onProgress,
   });

@@ -1,3 +1,4 @@
+import { loadCatalog } from '../engine/catalog.js';
 import type { Report } from '../engine/runner.js';
 import { findingFix, findingMessage, reasonText, ruleTitle, summarize } from './text.js';
 
@@ -6,6 +7,7 @@ export function toJson(report: Report, locale: string) {
   return {
     tool: report.tool,
     target: report.target,
+    ...(report.profile ? { profile: report.profile } : {}),
     ...(report.inputs ? { inputs: report.inputs } : {}),
     ...(report.scan ? { scan: report.scan } : {}),
     locale,
@@ -15,6 +17,7 @@ export function toJson(report: Report, locale: string) {
       title: ruleTitle(r.ruleId, locale),
       state: r.state,
       severity: r.severity,
+      category: loadCatalog().byId.get(r.ruleId)?.category ?? 'publishing',
       ...(r.reason ? { reason: { code: r.reason.code, data: r.reason.data, message: reasonText(r.reason, locale) } } : {}),
       ...(r.suppressed ? { suppressed: r.suppressed } : {}),
       parts: r.parts.map((p) => ({

@@ -1,10 +1,10 @@
 import { has, t } from '../engine/i18n.js';
 import type { Report } from '../engine/runner.js';
-import type { State } from '../engine/types.js';
+import { CATEGORIES, type State } from '../engine/types.js';
 import { scanSection } from '../scan/markdown.js';
-import { codeSpan, findingFix, findingMessage, quoteInert, reasonText, ruleTitle, summarize, where } from './text.js';
+import { categoryOf, codeSpan, findingFix, findingMessage, quoteInert, reasonText, redByCategory, ruleTitle, summarize, where } from './text.js';
 
-const ORDER: State[] = ['non-conforming', 'absent', 'could-not-judge', 'present', 'not-applicable'];
+const ORDER: State[] = ['could-not-judge', 'present', 'not-applicable'];
 
 /**
  * Text from a target (finding data, reasons, the target's name, suppression reasons from its configuration,
@@ -15,7 +15,7 @@ const md = (s: string): string => codeSpan(s);
 /** Our own catalog text (rule titles): Markdown punctuation escaped so a title reads as written. */
 const plain = (s: string): string => s.replace(/[\\`*_{}[\]<>()#+!|~]/g, (c) => `\\${c}`);
 
-/** Markdown report grouped by state, each finding with file:line and its remediation. */
+/** Markdown report: red results by category (security first), each finding with file:line and its remediation; then the other rules by state. */
 export function renderMarkdown(report: Report, locale: string): string {
   const L = (k: string, d?: Record<string, string | number>) => t(locale, `report.${k}`, d);
   const s = summarize(report.results);
@@ -31,29 +31,19 @@ export function renderMarkdown(report: Report, locale: string): string {
     `| ${s.nonConforming} | ${s.absent} | ${s.couldNotJudge} | ${s.present} | ${s.notApplicable} |`,
     '',
   );
+  if (report.profile === 'vet') out.push(L('profileVet'), '');
   out.push(...inputsSection(report, locale));
   out.push(...scanSection(report, locale));
-  for (const state of ORDER) {
-    const rs = report.results.filter((r) => r.state === state);
+  // Red results first, by category, security first (a reader vetting a server looks for danger first).
+  const red = redByCategory(report.results);
+  for (const cat of CATEGORIES) {
+    const rs = red.filter((r) => categoryOf(r.ruleId) === cat);
     if (!rs.length) continue;
-    out.push(`## ${t(locale, `states.${state}`)} (${rs.length})`, '');
-    // Unjudged and not-applicable rules carry no findings: one line each keeps the report readable.
-    if (state === 'could-not-judge' || state === 'not-applicable' || state === 'present') {
-      for (const r of rs) {
-        const parts =
-          r.parts.length > 1
-            ? ` (${r.parts.map((p) => `${t(locale, `genres.${p.genre}`)}: ${t(locale, `states.${p.state}`)}`).join(', ')})`
-            : '';
-        const why = state === 'present' ? '' : ` — ${reasonText(r.reason, locale, md) ?? ''}`;
-        out.push(`- **${r.ruleId}** ${plain(ruleTitle(r.ruleId, locale))}${parts}${why}`);
-      }
-      out.push('');
-      continue;
-    }
+    out.push(`## ${L('redCategory', { category: t(locale, `categories.${cat}`), count: rs.length })}`, '');
     for (const r of rs) {
       const sev = t(locale, `severities.${r.severity}`);
       const sup = r.suppressed ? ` — ${L('suppressed', { reason: md(r.suppressed.reason) })}` : '';
-      out.push(`### ${r.ruleId} — ${plain(ruleTitle(r.ruleId, locale))} (${sev})${sup}`, '');
+      out.push(`### ${r.ruleId} — ${plain(ruleTitle(r.ruleId, locale))} (${t(locale, `states.${r.state}`)}, ${sev})${sup}`, '');
       if (r.parts.length > 1) {
         out.push(r.parts.map((p) => `- ${t(locale, `genres.${p.genre}`)}: ${t(locale, `states.${p.state}`)}${p.reason ? ` — ${reasonText(p.reason, locale, md) ?? ''}` : ''}`).join('\n'), '');
       }
@@ -65,6 +55,21 @@ export function renderMarkdown(report: Report, locale: string): string {
       }
       if (r.findings.length) out.push('');
     }
+  }
+  // Then the rules without findings, one line each: unjudged, present, not applicable.
+  for (const state of ORDER) {
+    const rs = report.results.filter((r) => r.state === state);
+    if (!rs.length) continue;
+    out.push(`## ${t(locale, `states.${state}`)} (${rs.length})`, '');
+    for (const r of rs) {
+      const parts =
+        r.parts.length > 1
+          ? ` (${r.parts.map((p) => `${t(locale, `genres.${p.genre}`)}: ${t(locale, `states.${p.state}`)}`).join(', ')})`
+          : '';
+      const why = state === 'present' ? '' : ` — ${reasonText(r.reason, locale, md) ?? ''}`;
+      out.push(`- **${r.ruleId}** ${plain(ruleTitle(r.ruleId, locale))}${parts}${why}`);
+    }
+    out.push('');
   }
   out.push(...probeSection(report, locale));
   out.push(...appsSection(report, locale));

@@ -1,7 +1,7 @@
 import { loadCatalog } from '../engine/catalog.js';
 import { isSelectElement, parse, type MessageFormatElement } from '@formatjs/icu-messageformat-parser';
 import { raw, t } from '../engine/i18n.js';
-import type { Finding, MessageData, Reason, RuleResult } from '../engine/types.js';
+import { CATEGORIES, isRed, type Category, type Finding, type MessageData, type Reason, type RuleResult } from '../engine/types.js';
 
 /**
  * Rendering helpers shared by every face. Text from a target (tool names, descriptions, errors, file names,
@@ -69,6 +69,18 @@ export const sarifInert = (s: string): string => quoteInert(s, MAX_DATA).replace
 
 /** Untrusted text on a terminal where it is embedded in a line of ours: controls escaped, bounded, not quoted. */
 export const terminalInert = (s: string, max = MAX_DATA): string => escapeControls(cutTo(s, max));
+
+/** A rule's category (rules/catalog); an id outside the catalog counts as publishing. */
+export const categoryOf = (id: string): Category => loadCatalog().byId.get(id)?.category ?? 'publishing';
+
+/** Red results, security first, then protocol, then publishing; non-conforming before absent; then in report order. */
+export function redByCategory(results: RuleResult[]): RuleResult[] {
+  const rank = (id: string) => CATEGORIES.indexOf(categoryOf(id));
+  const order = new Map(results.map((r, i) => [r, i]));
+  return results
+    .filter((r) => isRed(r.state))
+    .sort((a, b) => rank(a.ruleId) - rank(b.ruleId) || (a.state === b.state ? 0 : a.state === 'non-conforming' ? -1 : 1) || order.get(a)! - order.get(b)!);
+}
 
 export const ruleTitle = (id: string, locale: string): string => loadCatalog().text(id, locale)?.title ?? loadCatalog().text(id, 'en')?.title ?? id;
 

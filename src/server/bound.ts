@@ -3,11 +3,12 @@ import { AuditCancelled } from '../engine/runner.js';
 import { toJson } from '../report/json.js';
 
 /**
- * A tool result is read by a model (Claude Code forwards structuredContent, not the text), and the SDK's stdio
- * peers drop lines over 10 MB. So the report a tool returns is bounded: at most FINDINGS_PER_RULE findings per
- * rule (each result says how many it left out), and at most MAX_RESULT_BYTES of JSON in all, reached by cutting
- * findings further, then details. The result says what was cut and how to get the full report (the CLI).
- * Only the kept findings are rendered, so the cost of a huge report is never paid here.
+ * A JSON report served by this server is bounded (the SDK's stdio peers drop lines over 10 MB, and the server
+ * keeps the last reports in memory, reports.ts): at most a number of findings per rule (each result says how
+ * many it left out), and at most a number of bytes in all, reached by cutting findings further, then details.
+ * The report says what was cut and how to get everything (the CLI). Tool results themselves are the compact
+ * form (compact.ts); this bounds the full report they link to. Only the kept findings are rendered, so the cost
+ * of a huge report is never paid here.
  */
 export const FINDINGS_PER_RULE = 10;
 export const MAX_RESULT_BYTES = 200_000;
@@ -51,6 +52,7 @@ export function boundedJson(report: Report, locale: string, fullReport: string, 
     title: r.title,
     state: r.state,
     severity: r.severity,
+    category: r.category,
     ...(r.suppressed ? { suppressed: { ...r.suppressed, reason: r.suppressed.reason.slice(0, 240) } } : {}),
     parts: [],
     findings: [],

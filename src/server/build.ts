@@ -15,8 +15,11 @@ import { RateLimiter } from './rate-limit.js';
 import { probeAndJudge, ProbeInputError, ProbeUnreachable, unreachableText } from '../probe/run.js';
 import { ProbeCancelled } from '../probe/probe.js';
 import { EXERCISES } from '../probe/scenario.js';
-import { ExplainOut, ReportOut, RulesOut } from './schemas.js';
+import { PROFILES } from '../engine/types.js';
+import { ExplainOut, RulesOut, ToolReportOut } from './schemas.js';
 import { boundedJson } from './bound.js';
+import { compactResult, compactText } from './compact.js';
+import { keepReport, MAX_REPORT_BYTES, REPORT_URI_PREFIX, storedReport } from './reports.js';
 import { confirmPlan, verifyRequestState, type Plan } from './confirm.js';
 import { SET_LOCK_FILE, type SetLock } from '../probe/lock.js';
 import { CLIENTS, discover } from '../scan/discover.js';
@@ -74,23 +77,28 @@ export function confinedFolder(path: string, env: NodeJS.ProcessEnv = process.en
 }
 
 type Content = { type: 'text'; text: string };
+/** How much of a report a tool result carries (compact.ts): `summary` by default, `full` adds every rule. */
+const DETAILS = ['summary', 'full'] as const;
+type Detail = (typeof DETAILS)[number];
+/** Findings per rule in a report kept for resources/read. */
+const KEPT_FINDINGS_PER_RULE = 200;
 const text = (s: string): Content[] => [{ type: 'text', text: s }];
 
 /**
- * A report as a tool result: the JSON report as structured content, bounded (see bound.ts), and a short text for
- * clients without structured content. `cli` is the command line that gives the full report.
+ * A report as a tool result. By default the compact form sized for a model (compact.ts); with detail=full, also
+ * every rule's result as in the JSON report, bounded (bound.ts). Either way the full report is kept for
+ * resources/read (reports.ts) and linked by a resource_link; the text carries the same facts as the structured
+ * content. `cli` is the command line that gives the full report from a shell.
  */
-function reportResult(report: Report, loc: string, failOn: FailOn, target: string, cli: string, signal: AbortSignal) {
-  const red = failing(report.results, failOn);
+async function reportResult(report: Report, loc: string, failOn: FailOn, detail: Detail, target: string, cli: string, signal: AbortSignal) {
   if (signal.aborted) throw new AuditCancelled();
-  const json = boundedJson(report, loc, t(loc, 'server.truncated', { cli }), signal);
-  const lines = [t(loc, 'server.auditSummary', { ...json.summary, failing: red.length, path: target })];
-  for (const r of red.slice(0, 10)) {
-    // Finding data and locations come from the target: quoted inertly, one line each (report/text.ts).
-    for (const f of r.findings.slice(0, 3)) lines.push(`- ${r.ruleId}: ${findingMessage(r.ruleId, f, loc, quoteInert)}${where(f) ? ` (${quoteInert(where(f)!)})` : ''}`);
-  }
-  if (json.truncated) lines.push(json.truncated.fullReport);
-  return { content: text(lines.join('\n')), structuredContent: { ...json, failing: red.length } };
+  // The kept report is the JSON report, bounded to what the store holds per report.
+  const kept = boundedJson(report, loc, t(loc, 'server.truncated', { cli }), signal, { perRule: KEPT_FINDINGS_PER_RULE, maxBytes: MAX_REPORT_BYTES });
+  const uri = keepReport(JSON.stringify({ ...kept, failing: failing(report.results, failOn).length }, null, 2));
+  const out = await compactResult(report, loc, failOn, uri, detail);
+  if (signal.aborted) throw new AuditCancelled();
+  const link = { type: 'resource_link' as const, uri, name: uri.slice(REPORT_URI_PREFIX.length), title: t(loc, 'server.resources.report.title'), mimeType: 'application/json' };
+  return { content: [...text(compactText(out, loc, target, cli)), link], structuredContent: out };
 }
 const toolError = (s: string) => ({ content: text(s), isError: true as const });
 
@@ -149,14 +157,16 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         locale: localeEnum.optional().describe(S('args.locale')),
         rules: ruleIds.optional().describe(S('tools.audit_repository.args.rules')),
         fail_on: z.enum(FAIL_ON as [FailOn, ...FailOn[]]).optional().describe(S('tools.audit_repository.args.fail_on')),
+        profile: z.enum(PROFILES).optional().describe(S('args.profile')),
+        detail: z.enum(DETAILS).optional().describe(S('args.detail')),
       }),
-      outputSchema: ReportOut,
+      outputSchema: ToolReportOut,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       _meta: {
         [DECLARATIONS_KEY]: { authority: { read: 'public', write: 'admin' }, verb: 'introspect', contextTokens: 420 },
       },
     },
-    async ({ path, locale, rules, fail_on }, ctx) => {
+    async ({ path, locale, rules, fail_on, profile, detail }, ctx) => {
       const lim = limited('audit_repository');
       if (lim) return lim;
       const loc = locale ?? L;
@@ -170,6 +180,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         const report = await audit({
           target: { path: dir },
           rules: rules?.map((r) => r.toUpperCase()),
+          profile,
           signal,
           onProgress:
             token === undefined
@@ -179,7 +190,8 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
                     .notify({ method: 'notifications/progress', params: { progressToken: token, progress: done, total, message: ruleId } })
                     .catch(() => undefined),
         });
-        return reportResult(report, loc, fail_on ?? 'note', quoteInert(path), shellQuote(['mcp-doctor', 'audit', path, '--format', 'json']), signal);
+        const cli = shellQuote(['mcp-doctor', 'audit', path, '--format', 'json', ...(profile === 'vet' ? ['--profile', 'vet'] : [])]);
+        return await reportResult(report, loc, fail_on ?? 'note', detail ?? 'summary', quoteInert(path), cli, signal);
       } catch (e) {
         if (e instanceof AuditCancelled) throw e;
         if (e instanceof UnknownRuleError) return toolError(t(loc, 'cli.errors.unknownRule', { id: e.ids.join(', ') }));
@@ -215,9 +227,11 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         timeout_ms: z.number().int().min(1000).max(600_000).optional().describe(S('tools.probe_endpoint.args.timeout_ms')),
         rules: ruleIds.optional().describe(S('tools.audit_repository.args.rules')),
         fail_on: z.enum(FAIL_ON as [FailOn, ...FailOn[]]).optional().describe(S('tools.audit_repository.args.fail_on')),
+        profile: z.enum(PROFILES).optional().describe(S('args.profile')),
+        detail: z.enum(DETAILS).optional().describe(S('args.detail')),
         locale: localeEnum.optional().describe(S('args.locale')),
       }),
-      outputSchema: ReportOut,
+      outputSchema: ToolReportOut,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
       _meta: {
         [DECLARATIONS_KEY]: {
@@ -228,7 +242,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         },
       },
     },
-    async ({ locale, command, url, headers, allow_private, exercise, cwd, source, env, timeout_ms, rules, fail_on }, ctx) => {
+    async ({ locale, command, url, headers, allow_private, exercise, cwd, source, env, timeout_ms, rules, fail_on, profile, detail }, ctx) => {
       const lim = limited('probe_endpoint');
       if (lim) return lim;
       const loc = locale ?? L;
@@ -279,13 +293,14 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           env,
           timeoutMs: timeout_ms,
           rules: rules?.map((r) => r.toUpperCase()),
+          profile,
           signal,
           onStep: (s) => notify(s),
         });
         const cli = command
           ? shellQuote(['mcp-doctor', 'probe', '--format', 'json', ...(cwd !== undefined ? ['--cwd', cwd] : []), '--', ...command])
           : shellQuote(['mcp-doctor', 'probe', '--format', 'json', '--url', url!, ...(allow_private ? ['--allow-private'] : [])]);
-        return reportResult(report, loc, fail_on ?? 'note', quoteInert((command ?? [url ?? '']).join(' ')), cli, signal);
+        return await reportResult(report, loc, fail_on ?? 'note', detail ?? 'summary', quoteInert((command ?? [url ?? '']).join(' ')), cli, signal);
       } catch (e) {
         if (e instanceof ProbeInputError) return toolError(formatUntrusted(loc, `cli.errors.${e.code}`, e.data, quoteInert));
         if (e instanceof ProbeUnreachable) return toolError(unreachableText(e.data, loc, quoteInert));
@@ -313,7 +328,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         fail_on: z.enum(FAIL_ON as [FailOn, ...FailOn[]]).optional().describe(S('tools.audit_repository.args.fail_on')),
         locale: localeEnum.optional().describe(S('args.locale')),
       }),
-      outputSchema: ReportOut,
+      outputSchema: ToolReportOut,
       // Reading is harmless; `probe: true` starts the configured programs (after the user confirms them).
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
       _meta: {
@@ -354,7 +369,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         if (signal.aborted) throw new AuditCancelled();
         const report = scanReport(d, { probed, lock, rules: rules?.map((r) => r.toUpperCase()) });
         const cli = shellQuote(['mcp-doctor', 'scan', '--project', path ?? '.', '--format', 'json', ...(probe ? ['--probe'] : [])]);
-        return reportResult(report, loc, fail_on ?? 'note', quoteInert(path ?? '.'), cli, signal);
+        return await reportResult(report, loc, fail_on ?? 'note', 'summary', quoteInert(path ?? '.'), cli, signal);
       } catch (e) {
         if (e instanceof AuditCancelled || e instanceof ProbeCancelled) throw e;
         log.error({ err: e }, 'audit_client_config failed');
@@ -392,6 +407,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         condition: e.text.condition,
         genres: e.meta.genres,
         severity: e.meta.severity,
+        category: e.meta.category,
         resourceUri: ruleUri(e.text.locale, e.meta.id),
         markdown,
       };
@@ -440,6 +456,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         summary: r.summary,
         genres: r.genres,
         severity: r.severity,
+        category: r.category,
         appliesTo: r.appliesTo,
         conditional: r.conditional,
         detectors: r.detectors,
@@ -507,6 +524,18 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       const md = locales().includes(loc) ? ruleMarkdown(id, loc) : undefined;
       if (!md) throw new Error(S('errors.unknownResource', { uri: quoteInert(uri.href) }));
       return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: md }] };
+    },
+  );
+
+  // --- full reports of this server's audits and probes (reports.ts), linked from each tool result -----
+  server.registerResource(
+    'report',
+    new ResourceTemplate(`${REPORT_URI_PREFIX}{id}`, { list: undefined }),
+    { title: S('resources.report.title'), description: S('resources.report.description'), mimeType: 'application/json' },
+    async (uri, vars) => {
+      const json = storedReport(String(vars.id));
+      if (json === undefined) throw new Error(S('errors.reportGone', { uri: quoteInert(uri.href) }));
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: json }] };
     },
   );
 

@@ -5,10 +5,12 @@ import { delimiter, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { audit, AuditCancelled } from '../../src/engine/runner.js';
 import { packageRoot } from '../../src/engine/paths.js';
-import { boundedJson, FINDINGS_PER_RULE, MAX_RESULT_BYTES } from '../../src/server/bound.js';
+import { boundedJson, FINDINGS_PER_RULE } from '../../src/server/bound.js';
 import { LineGate, MAX_MESSAGE_BYTES, recoverId, screenLine } from '../../src/server/bounded-stdio.js';
 import { commandAllowed, readAllowList } from '../../src/server/confirm.js';
 import { ReportOut } from '../../src/server/schemas.js';
+import { FULL_FINDINGS, FULL_MAX_BYTES, jsonTokens } from '../../src/server/compact.js';
+import { isRed } from '../../src/engine/types.js';
 import { MODERN, RawStdio } from '../support/raw-stdio.js';
 
 /**
@@ -423,23 +425,37 @@ describe('oversized and malformed messages get a JSON-RPC error and the server s
 });
 
 describe('a long audit: cancellation honoured, result bounded', () => {
-  it('the result keeps at most 10 findings per rule and 200 kB, counts what it left out and names the full report', async () => {
-    const r = (await confined.request('tools/call', modern({}, { name: 'audit_repository', arguments: { path: repo } }), 120_000)) as Msg;
-    assert.equal(r.result.isError, undefined, textOf(r));
-    const sc = r.result.structuredContent;
-    assert.ok(Buffer.byteLength(JSON.stringify(sc)) <= MAX_RESULT_BYTES);
+  it('the result is compact (token budget, every red rule named), detail=full keeps at most 10 findings per rule within 200 kB, and the full report is one resources/read away', async () => {
     const full = await audit({ target: { path: realpathSync(repo) } });
     const fullCount = new Map(full.results.map((x) => [x.ruleId, x.findings.length]));
     assert.ok(Math.max(...fullCount.values()) >= TOOLS, 'the generated repository yields hundreds of findings for a rule');
-    let omitted = 0;
-    for (const x of sc.results) {
-      assert.ok(x.findings.length <= FINDINGS_PER_RULE, x.ruleId);
-      assert.equal(x.findings.length + (x.omittedFindings ?? 0), fullCount.get(x.ruleId), x.ruleId);
-      omitted += x.omittedFindings ?? 0;
+    const redIds = full.results.filter((x) => isRed(x.state)).map((x) => x.ruleId).sort();
+
+    const r = (await confined.request('tools/call', modern({}, { name: 'audit_repository', arguments: { path: repo } }), 120_000)) as Msg;
+    assert.equal(r.result.isError, undefined, textOf(r));
+    const sc = r.result.structuredContent;
+    assert.ok((await jsonTokens(sc)) <= 1_500, 'the compact result fits the budget');
+    assert.deepEqual(sc.red.map((x: Msg) => x.ruleId).sort(), redIds, 'every red rule is named');
+    for (const x of sc.red) assert.equal(x.findings.length + (x.more ?? 0), fullCount.get(x.ruleId), x.ruleId);
+    assert.equal(sc.results, undefined, 'no per-rule results in the summary form');
+    assert.match(textOf(r), /mcp-doctor audit .*big-server --format json/);
+
+    const f = (await confined.request('tools/call', modern({}, { name: 'audit_repository', arguments: { path: repo, detail: 'full' } }), 120_000)) as Msg;
+    const fc = f.result.structuredContent;
+    assert.ok(Buffer.byteLength(JSON.stringify(fc)) <= FULL_MAX_BYTES);
+    assert.equal(fc.results.length, full.results.length);
+    for (const x of fc.results) {
+      assert.ok(x.findings.length <= FULL_FINDINGS, x.ruleId);
+      assert.equal(x.findings.length + (x.more ?? 0), fullCount.get(x.ruleId), x.ruleId);
     }
-    assert.equal(sc.truncated.omittedFindings, omitted);
-    assert.match(sc.truncated.fullReport, /mcp-doctor audit .*big-server --format json/);
-    assert.ok(textOf(r).includes(sc.truncated.fullReport));
+
+    const link = r.result.content.find((x: Msg) => x.type === 'resource_link');
+    assert.equal(link.uri, sc.report);
+    const read = (await confined.request('resources/read', modern({}, { uri: link.uri }))) as Msg;
+    const rep = JSON.parse(read.result.contents[0].text);
+    for (const x of rep.results) assert.equal(x.findings.length + (x.omittedFindings ?? 0), fullCount.get(x.ruleId), x.ruleId);
+    const gone = (await confined.request('resources/read', modern({}, { uri: 'mcp-doctor://reports/not-a-report' }))) as Msg;
+    assert.ok(gone.error, 'an unknown report is an error');
   });
 
   for (const era of [MODERN, LEGACY]) {
