@@ -111,7 +111,11 @@ const MAX_METADATA_BYTES = 64 * 1024 * 1024;
 export const gitBlobId = (bytes: Buffer): string =>
   createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
 
-const errorText = (e: unknown): string => String((e as { shortMessage?: string })?.shortMessage ?? (e as Error)?.message ?? e).slice(0, 300);
+const errorText = (e: unknown): string => {
+  const x = e as { stderr?: unknown; shortMessage?: string; message?: string };
+  const stderr = typeof x?.stderr === 'string' ? x.stderr.trim().split('\n').filter(Boolean).at(-1) : undefined;
+  return String(stderr || x?.shortMessage || x?.message || e).slice(0, 300);
+};
 
 /** The files `npm pack` would publish, read from the folder (scripts never run). */
 export async function packFolder(root: string): Promise<Got<Artefact>> {
