@@ -410,7 +410,10 @@ export interface GateOptions {
   tarball?: string;
   registryMetadata?: string;
   ci?: 'github';
+  /** No network at all (registry and CI provider). */
   offline?: boolean;
+  /** The registry is not asked (its metadata only from registryMetadata). */
+  offlineRegistry?: boolean;
   registry?: string;
   env?: NodeJS.ProcessEnv;
   catalog?: () => Promise<Got<CatalogAnswer> | undefined>;
@@ -425,7 +428,7 @@ export async function gatherGate(o: GateOptions): Promise<GateFacts> {
   const name = m?.name ?? (artefact.ok ? artefact.value.name : undefined);
   const version = m?.version ?? (artefact.ok ? artefact.value.version : undefined);
   const ci = ciFacts(env, o.ci);
-  const registry = await registryFacts(name, { metadataFile: o.registryMetadata, offline: o.offline, registry: o.registry });
+  const registry = await registryFacts(name, { metadataFile: o.registryMetadata, offline: o.offline || o.offlineRegistry, registry: o.registry });
   const runs = await resolveRuns(ratiosOf(root), ci, env, !!o.offline);
   const catalog = o.catalog ? await o.catalog() : undefined;
   return { root, ...(name ? { name } : {}), ...(version ? { version } : {}), artefact, git, ci, registry, runs, ...(catalog ? { catalog } : {}) };

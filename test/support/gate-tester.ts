@@ -105,7 +105,8 @@ export async function judgeGateFixture(
       root,
       tarball,
       registryMetadata: scenario.registry ? join(dir, scenario.registry) : undefined,
-      offline: !scenario.registry,
+      // Tests never reach the real registry; the GitHub API is the local one.
+      offlineRegistry: true,
       env,
       catalog: opts.catalog ? () => opts.catalog!(root) : undefined,
     });
