@@ -40,7 +40,12 @@ export interface GateScenario {
   env?: Record<string, string>;
   /** The runs the local GitHub API knows: id -> { status, full_name }. */
   github?: Record<string, { status: string; full_name: string }>;
+  /** C-14: the name the fixture's catalogue serves its search tool under (default search_components). */
+  catalogTool?: string;
 }
+
+/** Ask the catalogue a fixture names (C-14): the package folder, the fixture folder, the scenario. */
+export type CatalogHook = (root: string, fixture: string, scenario: GateScenario) => Promise<Got<CatalogAnswer> | undefined>;
 
 export const isGateFixture = (dir: string): boolean => existsSync(join(dir, 'gate.json'));
 
@@ -92,7 +97,7 @@ export async function judgeGateFixture(
   ruleId: string,
   detectors: readonly Detector[],
   dir: string,
-  opts: { catalog?: (root: string) => Promise<Got<CatalogAnswer> | undefined> } = {},
+  opts: { catalog?: CatalogHook } = {},
 ) {
   const scenario = JSON.parse(readFileSync(join(dir, 'gate.json'), 'utf8')) as GateScenario;
   const tmp = mkdtempSync(join(tmpdir(), 'mcp-doctor-gate-'));
@@ -108,7 +113,7 @@ export async function judgeGateFixture(
       // Tests never reach the real registry; the GitHub API is the local one.
       offlineRegistry: true,
       env,
-      catalog: opts.catalog ? () => opts.catalog!(root) : undefined,
+      catalog: opts.catalog ? () => opts.catalog!(root, dir, scenario) : undefined,
     });
     const rule = loadCatalog().byId.get(ruleId)!;
     const config = existsSync(join(root, '.mcp-doctor.json')) ? loadConfig(root).config : defaultConfig();
@@ -131,7 +136,7 @@ export function testGateFolder(
   ruleId: string,
   detectors: readonly Detector[],
   moduleUrl: string,
-  opts: { genre?: 'gate' | 'dynamic'; catalog?: (root: string) => Promise<Got<CatalogAnswer> | undefined> } = {},
+  opts: { genre?: 'gate' | 'dynamic'; catalog?: CatalogHook } = {},
 ): void {
   const genre = opts.genre ?? 'gate';
   const fixtures = join(sourceDirOf(moduleUrl), 'fixtures');
