@@ -9,13 +9,14 @@ import { entriesOf, queryCatalog } from '../../facts/catalog-client.js';
 import { judgeGateFixture, testGateFolder, type CatalogHook } from '../../../test/support/gate-tester.js';
 
 /**
- * C-14 against a real little catalogue: catalog/server.mjs (an MCP server built with the SDK) started with the
+ * C-14 against a real little catalogue: fixtures/present/gate-stable-release-registered/catalog-server.mjs (an MCP server built with the SDK) started with the
  * fixture's catalog.json, asked by the product's own client (src/facts/catalog-client.ts). The policy of each
  * fixture's package names the catalogue; the test starts the server from this folder (the package copy has no
  * node_modules), under the search tool name the fixture asks for.
  */
 const here = sourceDirOf(import.meta.url);
-const server = join(here, 'catalog', 'server.mjs');
+// The catalogue server lives in the green fixture and serves every fixture's catalog.json.
+const server = join(here, 'fixtures', 'present', 'gate-stable-release-registered', 'catalog-server.mjs');
 
 const catalog: CatalogHook = async (root, fixture, scenario) => {
   const config = existsSync(join(root, '.mcp-doctor.json')) ? loadConfig(root).config : defaultConfig();
