@@ -3,7 +3,8 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { audit, explainRule, failing, FAIL_ON, listRules, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from './engine/api.js';
-import { ConfigError, configErrorText } from './engine/config.js';
+import { ConfigError, configErrorText, loadConfig } from './engine/config.js';
+import { readManifest } from './probe/package-of.js';
 import { RootUnreadable } from './engine/runner.js';
 import { defaultLocale, isLocale, locales, t } from './engine/i18n.js';
 import { log } from './engine/log.js';
@@ -105,6 +106,68 @@ async function cmdAudit(argv: string[]): Promise<number> {
   });
   if (tty) process.stderr.write('\r\x1b[2K');
   if (report.target.path) report.target.path = positionals[0]!;
+  return finish(report, settings, values);
+}
+
+/**
+ * `gate [DIR]`: the gate genre on a release candidate (the folder, default the current one). Gathers the
+ * packed artefact (npm pack, or --tarball), git at HEAD, the CI context, the registry metadata (a saved file,
+ * or the registry unless --offline) and, when the policy names one, the component catalogue (a command only
+ * with --allow-catalog-command); then judges every rule (static and gate parts; dynamic parts that need a
+ * running server stay could-not-judge).
+ */
+async function cmdGate(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      ...REPORT_OPTIONS,
+      config: { type: 'string' },
+      verbose: { type: 'boolean' },
+      tarball: { type: 'string' },
+      'registry-metadata': { type: 'string' },
+      ci: { type: 'string' },
+      offline: { type: 'boolean' },
+      'allow-catalog-command': { type: 'boolean' },
+      'allow-private': { type: 'boolean' },
+    },
+  });
+  const settings = reportSettings(values);
+  const { locale } = settings;
+  if (positionals.length > 1) throw new UsageError(t(locale, 'cli.errors.gateDir'));
+  const given = positionals[0] ?? '.';
+  const dir = resolve(given);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(t(locale, 'cli.errors.notAFolder', { path: given }));
+  if (values.ci !== undefined && values.ci !== 'github') throw new UsageError(t(locale, 'cli.errors.ci', { value: values.ci, values: 'github' }));
+  if (values.tarball && !(existsSync(values.tarball) && statSync(values.tarball).isFile())) throw new UsageError(t(locale, 'cli.errors.fileMissing', { path: values.tarball }));
+  const configPath = values.config ? resolve(values.config) : undefined;
+  const { config } = loadConfig(dir, configPath);
+  const { gatherGate } = await import('./facts/gate.js');
+  const { queryCatalog } = await import('./facts/catalog-client.js');
+  const policy = config.policy.componentCatalog;
+  const gate = await gatherGate({
+    root: dir,
+    tarball: values.tarball ? resolve(values.tarball) : undefined,
+    registryMetadata: values['registry-metadata'] ? resolve(values['registry-metadata']) : undefined,
+    ci: values.ci === 'github' ? 'github' : undefined,
+    offline: values.offline,
+    catalog: policy
+      ? async () => {
+          const name = readManifest(dir)?.name;
+          if (!name) return { ok: false, reason: { code: 'no-package-name', data: { file: 'package.json' } } };
+          if (!policy.url && policy.command && !values['allow-catalog-command']) return { ok: false, reason: { code: 'catalog-command-not-allowed', data: { catalog: policy.name } } };
+          return queryCatalog({ command: policy.command, url: policy.url, searchTool: policy.searchTool, cwd: dir, allowPrivate: values['allow-private'] }, name);
+        }
+      : undefined,
+  });
+  const report = await audit({
+    target: { path: dir },
+    rules: values.rules?.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean),
+    configPath,
+    verbose: values.verbose,
+    gate,
+  });
+  report.target.path = given;
   return finish(report, settings, values);
 }
 
@@ -342,7 +405,7 @@ async function cmdScan(argv: string[], mode: 'scan' | 'pin' = 'scan'): Promise<n
 }
 
 /** Commands that have a help text (cli.help.<command>). */
-const COMMANDS = ['audit', 'probe', 'pin', 'scan', 'explain', 'rules', 'serve', 'help'] as const;
+const COMMANDS = ['audit', 'probe', 'pin', 'scan', 'gate', 'explain', 'rules', 'serve', 'help'] as const;
 const isCommand = (c: string | undefined): c is (typeof COMMANDS)[number] => (COMMANDS as readonly string[]).includes(c ?? '');
 
 /**
@@ -381,6 +444,8 @@ export async function main(argv: string[]): Promise<number> {
         return rest.includes('--scan') ? await cmdScan(rest.filter((a) => a !== '--scan'), 'pin') : await cmdProbe(rest, 'pin');
       case 'scan':
         return await cmdScan(rest);
+      case 'gate':
+        return await cmdGate(rest);
       case 'explain':
         return cmdExplain(rest);
       case 'rules':

@@ -6,6 +6,7 @@ import c4 from './C-4-typed-schemas/index.js';
 import c5 from './C-5-eval-suite/index.js';
 import c6 from './C-6-no-secrets-in-logs/index.js';
 import c7 from './C-7-obtain-pin-verify/index.js';
+import c7gate from './C-7-obtain-pin-verify/gate.js';
 import c8 from './C-8-declared-authority/index.js';
 import c9 from './C-9-declared-verb/index.js';
 import c10 from './C-10-declared-search-mechanism/index.js';
@@ -15,6 +16,7 @@ import c13 from './C-13-context-ceiling/index.js';
 import c15 from './C-15-tool-annotations/index.js';
 import c16 from './C-16-untrusted-tool-output/index.js';
 import c17 from './C-17-supply-chain/index.js';
+import c17gate from './C-17-supply-chain/gate.js';
 import c18 from './C-18-structure-manifest/index.js';
 import c19 from './C-19-served-descriptions/index.js';
 import c20 from './C-20-derived-locales/index.js';
@@ -65,6 +67,8 @@ import x3 from './X-3-definition-drift/index.js';
 import x4 from './X-4-command-execution/index.js';
 import x5 from './X-5-unconfined-file-access/index.js';
 import x6 from './X-6-secret-exposure/index.js';
+import c14 from './C-14-catalogue-registration/index.js';
+import c22 from './C-22-backed-test-ratio/index.js';
 import x7 from './X-7-stdout-hygiene/index.js';
 import x8 from './X-8-lethal-trifecta/index.js';
 import x9 from './X-9-header-body-mirroring/index.js';
@@ -83,20 +87,22 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'C-4-typed-schemas', detectors: c4 },
   { folder: 'C-5-eval-suite', detectors: c5 },
   { folder: 'C-6-no-secrets-in-logs', detectors: c6 },
-  { folder: 'C-7-obtain-pin-verify', detectors: c7 },
+  { folder: 'C-7-obtain-pin-verify', detectors: [...c7, ...c7gate] },
   { folder: 'C-8-declared-authority', detectors: c8 },
   { folder: 'C-9-declared-verb', detectors: c9 },
   { folder: 'C-10-declared-search-mechanism', detectors: c10 },
   { folder: 'C-11-bounded-pagination', detectors: c11 },
   { folder: 'C-12-no-duplicate-tools', detectors: c12 },
   { folder: 'C-13-context-ceiling', detectors: c13 },
+  { folder: 'C-14-catalogue-registration', detectors: c14 },
   { folder: 'C-15-tool-annotations', detectors: c15 },
   { folder: 'C-16-untrusted-tool-output', detectors: c16 },
-  { folder: 'C-17-supply-chain', detectors: c17 },
+  { folder: 'C-17-supply-chain', detectors: [...c17, ...c17gate] },
   { folder: 'C-18-structure-manifest', detectors: c18 },
   { folder: 'C-19-served-descriptions', detectors: c19 },
   { folder: 'C-20-derived-locales', detectors: c20 },
   { folder: 'C-21-measured-disclosure', detectors: c21 },
+  { folder: 'C-22-backed-test-ratio', detectors: c22 },
   { folder: 'S-1-stdio-transport', detectors: s1 },
   { folder: 'S-2-result-type', detectors: s2 },
   { folder: 'S-3-cacheable-results', detectors: s3 },

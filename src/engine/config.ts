@@ -33,7 +33,15 @@ export const ConfigSchema = z
         authorizationServers: z.array(z.string().url()).default([]),
         /** C-14: the component catalogue a published object must be registered in. null: C-14 does not apply. */
         componentCatalog: z
-          .object({ name: z.string().min(1), requiredFields: z.array(z.string()).default([]) })
+          .object({
+            name: z.string().min(1),
+            requiredFields: z.array(z.string()).default([]),
+            /** The catalogue as an MCP server: a command (run by `gate` only with --allow-catalog-command) or a URL. */
+            command: z.array(z.string().min(1)).min(1).optional(),
+            url: z.string().url().optional(),
+            /** Its search tool (the standard's `search_components`). */
+            searchTool: z.string().min(1).default('search_components'),
+          })
           .nullable()
           .default(null),
         /** C-8: the closed set of authority tiers. */

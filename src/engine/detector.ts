@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Genre, TargetKind, Verdict } from './types.js';
 import type { RepoFacts } from '../facts/repo.js';
 import type { SessionFacts } from '../facts/session.js';
+import type { GateFacts } from '../facts/gate.js';
 
 /**
  * The detector contract. A detector judges one part (one genre) of one rule, as a pure function over
@@ -9,12 +10,13 @@ import type { SessionFacts } from '../facts/session.js';
  * runner reports could-not-judge with the input's reason, without calling the detector.
  */
 
-/** Inputs a detector can ask for. `session` (a recorded live session) and `gate` (the delivery context) are
- * filled by later stages; in a static audit they are unavailable and the runner says so. */
+/** Inputs a detector can ask for. `session` (a recorded live session) and `gate` (the delivery context:
+ * packed artefact, git at HEAD, CI, registry metadata, `mcp-doctor gate`) are filled by later stages; in a
+ * static audit they are unavailable and the runner says so. */
 export interface Inputs {
   repo: RepoFacts;
   session: SessionFacts;
-  gate: unknown;
+  gate: GateFacts;
 }
 export type InputName = keyof Inputs;
 

@@ -22,6 +22,7 @@ import {
 } from './types.js';
 import { RepoFacts, RootUnreadable } from '../facts/repo.js';
 import { SessionFacts } from '../facts/session.js';
+import type { GateFacts } from '../facts/gate.js';
 import { hasPythonSource, loadPythonParser, peekPythonSources, pythonSources } from '../facts/python-source.js';
 import { serverModel } from '../facts/server-model.js';
 import { fileNotReadData, watchSourceReads, type FileNotRead, type SourceKind } from '../facts/not-read.js';
@@ -47,6 +48,8 @@ export interface AuditOptions {
   repoReason?: Reason;
   /** A recorded live session (dynamic genre). */
   session?: RecordedSession;
+  /** The delivery context gathered by `mcp-doctor gate` (gate genre). */
+  gate?: GateFacts;
   /** Only these rule ids. */
   rules?: string[];
   /** Only the rules of the profile's categories (default `standard`: every rule); combines with `rules`. */
@@ -429,7 +432,7 @@ export async function audit(opts: AuditOptions): Promise<Report> {
   // Python source; detectors stay synchronous.
   if (gathered.repo.ok && hasPythonSource(gathered.repo.value)) await loadPythonParser();
   gathered.session = opts.session !== undefined ? { ok: true, value: new SessionFacts(opts.session) } : { ok: false, reason: { code: 'needs-session' } };
-  gathered.gate = { ok: false, reason: { code: 'needs-gate' } };
+  gathered.gate = opts.gate ? { ok: true, value: opts.gate } : { ok: false, reason: { code: 'needs-gate' } };
 
   let kind: TargetKind = config.targetKind ?? (gathered.repo.ok ? gathered.repo.value.kind() : 'server');
   // A server whose tools link ui:// resources is an MCP App (it is a server too: S-* still apply to it).

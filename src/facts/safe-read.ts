@@ -158,3 +158,27 @@ export function scanInside(
     closeSync(o.fd);
   }
 }
+
+/** Read a regular file inside `root` as bytes, at most `maxBytes` (same checks as readInside; for hashing). */
+export function readBytesInside(root: string, path: string, maxBytes: number): { ok: true; bytes: Buffer } | { ok: false; cause: ReadCause; size?: number; limit?: number } {
+  const at = locateInside(root, path);
+  if (!at.ok) return at;
+  if (at.stats.size > maxBytes) return { ok: false, cause: 'too-large', size: at.stats.size, limit: maxBytes };
+  const o = openChecked(at.real);
+  if ('cause' in o) return { ok: false, cause: o.cause };
+  try {
+    if (o.size > maxBytes) return { ok: false, cause: 'too-large', size: o.size, limit: maxBytes };
+    const buf = Buffer.allocUnsafe(o.size);
+    let got = 0;
+    while (got < o.size) {
+      const n = readSync(o.fd, buf, got, o.size - got, got);
+      if (n <= 0) break;
+      got += n;
+    }
+    return { ok: true, bytes: buf.subarray(0, got) };
+  } catch {
+    return { ok: false, cause: 'unreadable' };
+  } finally {
+    closeSync(o.fd);
+  }
+}

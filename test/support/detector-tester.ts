@@ -85,10 +85,11 @@ export function testDetectorFolder(
   // A dynamic detector is judged on the fixtures that are servers (or carry a recorded session); plain
   // repository fixtures of a static detector in the same folder are not its cases. A static detector
   // added beside a dynamic one may leave the recorded servers out (skipServerFixtures): their expect.json
-  // pins the dynamic part's message ids and reasons. Likewise a TypeScript static detector may leave out
+  // pins the dynamic part's message ids and reasons. Gate fixtures (gate.json) are test/support/gate-tester.ts's. Likewise a TypeScript static detector may leave out
   // the `py-*` fixtures of a Python part in the same folder (skipPythonFixtures; see python-tester.ts).
   const cases = fixtureCases(join(dir, 'fixtures')).filter(
     (c) =>
+      !existsSync(join(c.dir, 'gate.json')) &&
       (genre !== 'dynamic' || isServerFixture(c.dir)) &&
       !(opts.skipServerFixtures && isServerFixture(c.dir)) &&
       !(opts.skipPythonFixtures && c.name.startsWith('py-')),
