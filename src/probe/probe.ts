@@ -1,4 +1,5 @@
 import { ownPackage } from '../engine/paths.js';
+import { ProbeCancelled } from './outcome.js';
 import { capabilitiesOf, CLIENT_INFO, envelope, exploreServer, LEGACY, MODERN, resultOf, type ExerciseOption, type ExerciseState } from './scenario.js';
 import { SESSION_FORMAT, type Connection, type ConnectionLabel, type HttpExchange, type RecordedSession } from './session.js';
 import { beginRun, endRun, launchPlan, newRunMarker } from './contain.js';
@@ -27,11 +28,7 @@ function deadlineAction(deadline: Deadline): RecordedSession['actions'] {
   return deadline.hit ? [{ kind: 'deadline', detail: `overall limit of ${deadline.ms} ms reached: later requests were not sent` }] : [];
 }
 
-export class ProbeCancelled extends Error {
-  constructor() {
-    super('probe cancelled');
-  }
-}
+export { ProbeCancelled };
 
 /** A version no server supports, to see whether it counter-offers one it does (S-14). */
 export const FUTURE_VERSION = '2099-01-01';

@@ -2,19 +2,17 @@ import { realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, relative, resolve } from 'node:path';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
-import { audit, AuditCancelled, explainRule, failing, FAIL_ON, listRules, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from '../engine/api.js';
+import { audit, AuditCancelled, explainRule, failing, FAIL_ON, listRules, RootUnreadable, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from '../engine/api.js';
 import { loadCatalog } from '../engine/catalog.js';
 import { ConfigError, configErrorText } from '../engine/config.js';
-import { RootUnreadable } from '../engine/runner.js';
-import { DECLARATIONS_KEY } from '../facts/declarations.js';
+import { DECLARATIONS_KEY } from '../facts/declarations-key.js';
 import { defaultLocale, locales, t } from '../engine/i18n.js';
 import { log } from '../engine/log.js';
 import { ownPackage } from '../engine/paths.js';
 import { findingMessage, formatUntrusted, quoteInert, terminalInert, where } from '../report/text.js';
 import { RateLimiter } from './rate-limit.js';
-import { probeAndJudge, ProbeInputError, ProbeUnreachable, unreachableText } from '../probe/run.js';
-import { ProbeCancelled } from '../probe/probe.js';
-import { EXERCISES } from '../probe/scenario.js';
+import { ProbeCancelled, ProbeInputError, ProbeUnreachable, unreachableText } from '../probe/outcome.js';
+import { EXERCISES } from '../probe/exercises.js';
 import { ExplainOut, ReportOut, RulesOut } from './schemas.js';
 import { boundedJson } from './bound.js';
 import { confirmPlan, verifyRequestState, type Plan } from './confirm.js';
@@ -263,6 +261,8 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           ? undefined
           : void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: ++step, message: terminalInert(message) } }).catch(() => undefined);
       try {
+        // The probe and the analyser load on the first probe, not when the server starts.
+        const { probeAndJudge } = await import('../probe/run.js');
         const { report } = await probeAndJudge({
           command,
           url,
@@ -414,21 +414,24 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
   );
 
   // --- one resource per rule per locale, plus the template -----------------------------------------
-  const catalog = loadCatalog();
   server.registerResource(
     'rule',
     new ResourceTemplate(`${RULE_URI_PREFIX}{locale}/{rule_id}`, {
-      list: async () => ({
-        resources: locales().flatMap((loc) =>
-          catalog.rules.map((r) => ({
-            uri: ruleUri(loc, r.id),
-            name: `${r.id}-${loc}`,
-            title: `${r.id} — ${catalog.text(r.id, loc)?.title ?? r.id} (${loc})`,
-            description: catalog.text(r.id, loc)?.summary,
-            mimeType: 'text/markdown',
-          })),
-        ),
-      }),
+      // The catalogue is read when the resources are listed, not when a connection starts.
+      list: async () => {
+        const catalog = loadCatalog();
+        return {
+          resources: locales().flatMap((loc) =>
+            catalog.rules.map((r) => ({
+              uri: ruleUri(loc, r.id),
+              name: `${r.id}-${loc}`,
+              title: `${r.id} — ${catalog.text(r.id, loc)?.title ?? r.id} (${loc})`,
+              description: catalog.text(r.id, loc)?.summary,
+              mimeType: 'text/markdown',
+            })),
+          ),
+        };
+      },
     }),
     { title: S('resources.rule.title'), description: S('resources.rule.description'), mimeType: 'text/markdown', cacheHint: { ttlMs: 3_600_000, cacheScope: 'public' } },
     async (uri, vars) => {
