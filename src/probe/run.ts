@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import which from 'which';
-import { audit, type Report, type ReportInputs } from '../engine/runner.js';
+import type { Report, ReportInputs } from '../engine/runner.js';
 import { scrubbedEnv } from './env.js';
 import { probeHttp, probeStdio, SsrfRefused } from './probe.js';
 import { capSessionDepth, isSession, type Connection, type RecordedSession } from './session.js';
@@ -213,6 +213,9 @@ export function sessionInputs(session: RecordedSession): ReportInputs {
 
 export async function probeAndJudge(req: ProbeRequest): Promise<{ session: RecordedSession; report: Report }> {
   if (req.source !== undefined) probeSource(req); // a wrong --source is a usage error before anything runs
+  // The analyser loads while the target starts (two processes, two cores), not before.
+  const runner = import('../engine/runner.js');
+  runner.catch(() => undefined);
   const session = await recordSession(req);
   // Saved first, even when nothing answered: the session shows what was tried.
   if (req.saveSession) writeFileSync(req.saveSession, JSON.stringify(session, null, 2) + '\n');
@@ -222,6 +225,7 @@ export async function probeAndJudge(req: ProbeRequest): Promise<{ session: Recor
   // Inferred after the run too, so that a package npx has just downloaded is found.
   const { source, refused } = probeSource(req, session);
   const target = session.target.transport === 'stdio' ? { command: session.target.command } : { url: session.target.url };
+  const { audit } = await runner;
   const report = await audit({
     target: { ...target, ...(source ? { path: source.folder } : {}) },
     ...(source ? { package: { from: source.from, name: source.name, version: source.version } } : {}),
