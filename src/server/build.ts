@@ -147,7 +147,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       outputSchema: ReportOut,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       _meta: {
-        [DECLARATIONS_KEY]: { authority: { read: 'public', write: 'admin' }, verb: 'introspect', contextTokens: 420 },
+        [DECLARATIONS_KEY]: { authority: { read: 'public', write: 'admin' }, verb: 'introspect', contextTokens: 1154 },
       },
     },
     async ({ path, locale, rules, fail_on }, ctx) => {
@@ -218,7 +218,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           authority: { read: 'public', write: 'admin' },
           verb: 'external-effect',
           touches: 'a local process or HTTP endpoint named by the caller',
-          contextTokens: 380,
+          contextTokens: 1498,
         },
       },
     },
@@ -305,7 +305,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       }),
       outputSchema: ExplainOut,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      _meta: { [DECLARATIONS_KEY]: { authority: { read: 'public', write: 'admin' }, verb: 'get', targets: ['rule-catalog'], contextTokens: 200 } },
+      _meta: { [DECLARATIONS_KEY]: { authority: { read: 'public', write: 'admin' }, verb: 'get', targets: ['rule-catalog'], contextTokens: 374 } },
     },
     async ({ rule_id, locale }) => {
       const lim = limited('explain_rule');
@@ -350,7 +350,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           search: 'indexed-range',
           pagination: { cursor: true, default: PAGE_DEFAULT, max: PAGE_MAX },
           targets: ['rule-catalog'],
-          contextTokens: 260,
+          contextTokens: 562,
         },
       },
     },
