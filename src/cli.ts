@@ -194,7 +194,7 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
   installSignalCleanup();
   const unreachable = (e: ProbeUnreachable) => {
     if (tty) process.stderr.write('\r\x1b[2K');
-    process.stderr.write(`mcp-doctor: ${unreachableText(e.data, locale)}\n`);
+    process.stderr.write(`mcp-doctor: ${unreachableText(e.data, locale, (s) => terminalInert(s))}\n`);
     return EXIT.failed;
   };
   if (mode === 'pin') {
