@@ -1,53 +1,112 @@
+import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { scrubbedEnv } from '../src/probe/env.js';
-import { probeStdio } from '../src/probe/probe.js';
-import { LEGACY, CLIENT_INFO } from '../src/probe/scenario.js';
-import { StdioConnection, DEFAULT_LIMITS } from '../src/probe/stdio.js';
+import { fileURLToPath } from 'node:url';
 
 /**
- * Benchmark: a full probe of a stdio reference server (@modelcontextprotocol/server-everything), as a
- * ratio to the bare cost, measured in the same run, of starting that server and completing one initialize.
- * Run: npm run bench:probe [-- <rounds>]
+ * Benchmark, in one run and interleaved: a full `mcp-doctor probe` of a stdio reference server
+ * (@modelcontextprotocol/server-everything) as a user runs it (CLI, every check, judging included), against the
+ * bare cost of starting that server and completing one initialize, and against the Inspector CLI's one
+ * `tools/list` (@modelcontextprotocol/inspector --cli … --method tools/list). Prints the medians, the ratios and
+ * the probe's peak RSS. Run: npm run bench:probe [-- <rounds>]
  */
 const require = createRequire(import.meta.url);
-const everything = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist', 'index.js');
-const target = { command: process.execPath, args: [everything, 'stdio'], env: scrubbedEnv() };
+const pkgDir = (name: string) => join(require.resolve(`${name}/package.json`), '..');
+const everything = join(pkgDir('@modelcontextprotocol/server-everything'), 'dist', 'index.js');
+const inspector = join(pkgDir('@modelcontextprotocol/inspector'), 'clients', 'launcher', 'build', 'index.js');
+const cli = fileURLToPath(new URL('../src/cli.js', import.meta.url));
+const maxrss = fileURLToPath(new URL('./maxrss.js', import.meta.url));
 const rounds = Number(process.argv[2] ?? 5);
 
-async function bare(): Promise<number> {
-  const t0 = performance.now();
-  const c = new StdioConnection('legacy', target, DEFAULT_LIMITS);
-  c.start();
-  const a = await c.request('initialize', { protocolVersion: LEGACY, capabilities: {}, clientInfo: CLIENT_INFO });
-  if (a.kind !== 'response') throw new Error(`initialize got ${a.kind}`);
-  const t = performance.now() - t0;
-  await c.close();
-  return t;
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench-probe', version: '1' } },
+});
+
+/** Spawn the reference server, send initialize, stop the clock at its answer, then end it. */
+function bare(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, [everything, 'stdio'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    let buf = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (d: string) => {
+      buf += d;
+      for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        try {
+          if ((JSON.parse(line) as { id?: unknown }).id === 1) {
+            const ms = performance.now() - t0;
+            child.once('exit', () => resolve(ms));
+            child.kill('SIGTERM');
+            return;
+          }
+        } catch {
+          /* not a message */
+        }
+      }
+    });
+    child.on('error', reject);
+    child.stdin.on('error', () => undefined);
+    child.stdin.write(INITIALIZE + '\n');
+  });
 }
 
-async function full(): Promise<number> {
-  const t0 = performance.now();
-  await probeStdio({ target, limits: { requestTimeoutMs: 5000 } });
-  return performance.now() - t0;
+/** Run a program to its end; wall time and its stderr. */
+function timed(args: string[]): Promise<{ ms: number; stderr: string; code: number | null }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ ms: performance.now() - t0, stderr, code }));
+  });
+}
+
+async function probe(): Promise<{ ms: number; rssMb: number }> {
+  const r = await timed(['--import', maxrss, cli, 'probe', '--format', 'json', '--quiet', '--', process.execPath, everything, 'stdio']);
+  const kb = /bench-maxrss-kb (\d+)/.exec(r.stderr);
+  if (!kb || (r.code !== 0 && r.code !== 1)) throw new Error(`probe failed (exit ${r.code}): ${r.stderr.slice(-500)}`);
+  return { ms: r.ms, rssMb: Number(kb[1]) / 1024 };
+}
+
+async function inspectorList(): Promise<number> {
+  const r = await timed([inspector, '--cli', process.execPath, everything, 'stdio', '--method', 'tools/list']);
+  if (r.code !== 0) throw new Error(`inspector failed (exit ${r.code}): ${r.stderr.slice(-500)}`);
+  return r.ms;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-await bare(); // warm the file cache
+// Warm the file cache once each.
+await bare();
+await probe();
+await inspectorList();
 const b: number[] = [];
-const f: number[] = [];
-for (let i = 0; i < rounds; i++) {
+const p: number[] = [];
+const rss: number[] = [];
+const i: number[] = [];
+for (let k = 0; k < rounds; k++) {
   b.push(await bare());
-  f.push(await full());
+  const r = await probe();
+  p.push(r.ms);
+  rss.push(r.rssMb);
+  i.push(await inspectorList());
 }
 const mb = median(b);
-const mf = median(f);
+const mp = median(p);
+const mi = median(i);
 process.stdout.write(
   [
-    `target: server-everything (stdio), ${rounds} rounds, medians`,
-    `baseline (spawn + one initialize): ${mb.toFixed(0)} ms`,
-    `full probe (3 connections, both eras, lists, error probes): ${mf.toFixed(0)} ms`,
-    `ratio full/baseline: ${(mf / mb).toFixed(2)}`,
+    `target: server-everything (stdio), ${rounds} rounds interleaved, medians (${new Date().toISOString().slice(0, 10)}, Node ${process.version})`,
+    `bare spawn + initialize: ${mb.toFixed(0)} ms`,
+    `mcp-doctor probe (CLI, every check, judged): ${mp.toFixed(0)} ms — ${(mp / mb).toFixed(2)}× bare (goal ≤ 3)`,
+    `Inspector CLI tools/list: ${mi.toFixed(0)} ms — ${(mi / mb).toFixed(2)}× bare`,
+    `mcp-doctor probe peak RSS: ${median(rss).toFixed(0)} MB median, ${Math.max(...rss).toFixed(0)} MB max (goal ≤ 120)`,
   ].join('\n') + '\n',
 );

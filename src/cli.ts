@@ -2,27 +2,20 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { audit, explainRule, failing, FAIL_ON, listRules, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from './engine/api.js';
+import { audit, explainRule, failing, FAIL_ON, listRules, RootUnreadable, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from './engine/api.js';
 import { ConfigError, configErrorText, loadConfig } from './engine/config.js';
 import { readManifest } from './probe/package-of.js';
-import { RootUnreadable } from './engine/runner.js';
 import { defaultLocale, isLocale, locales, t } from './engine/i18n.js';
 import { log } from './engine/log.js';
 import { ownPackage } from './engine/paths.js';
-import { renderJson } from './report/json.js';
-import { renderMarkdown } from './report/markdown.js';
-import { renderSarif } from './report/sarif.js';
 import { formatUntrusted, quoteInert, summarize, terminalInert } from './report/text.js';
 import { parseEnvPairs } from './probe/env.js';
-import { neverAnswered, probeAndJudge, ProbeInputError, ProbeUnreachable, recordSession, unreachableText } from './probe/run.js';
-import { buildLock, LOCK_FILE } from './probe/lock.js';
-import { EXERCISES, type Exercise } from './probe/scenario.js';
-import { installSignalCleanup } from './probe/contain.js';
+import { ProbeInputError, ProbeUnreachable, unreachableText } from './probe/outcome.js';
+import { EXERCISES, type Exercise } from './probe/exercises.js';
 import type { RecordedSession } from './probe/session.js';
 import { SET_LOCK_FILE, type SetLock } from './probe/lock.js';
 import { CLIENTS, discover, type ClientId } from './scan/discover.js';
-import { probeSet, readSetLock, setLockOf, type ProbedServer } from './scan/probe-set.js';
-import { scanReport } from './scan/report.js';
+import type { ProbedServer } from './scan/probe-set.js';
 import { PROFILES, type Profile } from './engine/types.js';
 
 /**
@@ -75,9 +68,14 @@ function reportSettings(values: { format?: string; locale?: string; 'fail-on'?: 
 }
 
 /** Render the report, say the summary on stderr, and turn red results into the exit code. */
-function finish(report: Report, s: { locale: string; format: Format; failOn: FailOn }, values: { output?: string; quiet?: boolean }): number {
-  const render = { json: renderJson, markdown: renderMarkdown, sarif: renderSarif }[s.format];
-  emit(render(report, s.locale), values.output);
+async function finish(report: Report, s: { locale: string; format: Format; failOn: FailOn }, values: { output?: string; quiet?: boolean }): Promise<number> {
+  // Each renderer is loaded when asked for (the SARIF builder only for --format sarif).
+  const render = {
+    json: async () => (await import('./report/json.js')).renderJson,
+    markdown: async () => (await import('./report/markdown.js')).renderMarkdown,
+    sarif: async () => (await import('./report/sarif.js')).renderSarif,
+  }[s.format];
+  emit((await render())(report, s.locale), values.output);
   const red = failing(report.results, s.failOn);
   if (!values.quiet) process.stderr.write(t(s.locale, 'cli.summary', { ...summarize(report.results), failing: red.length }) + '\n');
   return red.length ? EXIT.findings : EXIT.ok;
@@ -266,6 +264,9 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
   }
   const tty = process.stderr.isTTY && !values.quiet;
   // Ctrl-C or SIGTERM mid-probe: every process of the target is killed before mcp-doctor exits (130, 143).
+  // The probe, the containment and the analyser load here, not when the CLI starts (`rules`, `explain`, `serve`).
+  const { installSignalCleanup } = await import('./probe/contain.js');
+  const { neverAnswered, probeAndJudge, recordSession } = await import('./probe/run.js');
   installSignalCleanup();
   const unreachable = (e: ProbeUnreachable) => {
     if (tty) process.stderr.write('\r\x1b[2K');
@@ -284,6 +285,7 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
       if (e instanceof ProbeUnreachable) return unreachable(e);
       throw e;
     }
+    const { buildLock, LOCK_FILE } = await import('./probe/lock.js');
     const lock = buildLock(session);
     if (!lock) {
       process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.pinNoAnswer')}\n`);
@@ -344,6 +346,9 @@ function parseClients(values: string[] | undefined, locale: string): ClientId[] 
  * and against the set lock (X-3). `pin --scan` writes that lock.
  */
 async function cmdScan(argv: string[], mode: 'scan' | 'pin' = 'scan'): Promise<number> {
+  // The set's probing and judging load the analyser: only here, not at every start of the CLI.
+  const { probeSet, readSetLock, setLockOf } = await import('./scan/probe-set.js');
+  const { scanReport } = await import('./scan/report.js');
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -374,7 +379,7 @@ async function cmdScan(argv: string[], mode: 'scan' | 'pin' = 'scan'): Promise<n
   const probeNeeded = mode === 'pin' || values.probe;
   let probed: ProbedServer[] | undefined;
   if (probeNeeded) {
-    installSignalCleanup();
+    (await import('./probe/contain.js')).installSignalCleanup();
     probed = await probeSet(discovery.servers, {
       project,
       concurrency,

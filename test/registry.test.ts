@@ -7,6 +7,7 @@ import { keysOf, locales, placeholders, raw } from '../src/engine/i18n.js';
 import { packageRoot } from '../src/engine/paths.js';
 import { folders, registry } from '../src/detectors/index.js';
 import { SCAN_MESSAGES } from '../src/scan/judge.js';
+import { DETECTOR_GENRES } from '../src/detectors/genres.js';
 
 const detectorsDir = join(packageRoot(), 'src', 'detectors');
 
@@ -14,6 +15,14 @@ describe('detector registry', () => {
   const catalog = loadCatalog();
   const onDisk = readdirSync(detectorsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
 
+  it('DETECTOR_GENRES (what rules and explain show without loading the detectors) matches the registry', () => {
+    const fromRegistry: Record<string, string[]> = {};
+    for (const d of registry) {
+      const genres = (fromRegistry[d.ruleId] ??= []);
+      if (!genres.includes(d.genre)) genres.push(d.genre);
+    }
+    assert.deepEqual(Object.fromEntries(Object.entries(DETECTOR_GENRES).map(([k, v]) => [k, [...v]])), fromRegistry);
+  });
   it('lists exactly the detector folders on disk, sorted by rule id', () => {
     assert.deepEqual([...folders.map((f) => f.folder)].sort(), onDisk);
     const ids = folders.map((f) => f.folder.replace(/^([A-Z]-\d+)-.*$/, '$1'));

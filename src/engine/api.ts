@@ -1,11 +1,23 @@
 import { loadCatalog, type RuleText } from './catalog.js';
 import { t } from './i18n.js';
-import { folders } from '../detectors/index.js';
+import { DETECTOR_GENRES } from '../detectors/genres.js';
+import type { AuditOptions, Report } from './runner.js';
 import { isRed, severityRank, type RuleResult, type Severity, type RuleMeta, type Genre } from './types.js';
 
 /** The engine's public API for the faces (CLI, MCP server). No face holds logic of its own. */
 
-export { audit, UnknownRuleError, AuditCancelled, type Report, type AuditOptions } from './runner.js';
+export { UnknownRuleError, AuditCancelled } from './errors.js';
+export { RootUnreadable } from '../facts/repo.js';
+export type { Report, AuditOptions };
+
+/**
+ * Run an audit. The analyser (ts-morph, the Python grammar, ajv, the detectors) is loaded on the first call, not
+ * when a face starts: `serve`, `rules` and `explain` answer without it.
+ */
+export async function audit(opts: AuditOptions): Promise<Report> {
+  const runner = await import('./runner.js');
+  return runner.audit(opts);
+}
 
 export type FailOn = Severity | 'none';
 export const FAIL_ON: readonly FailOn[] = ['error', 'warning', 'note', 'none'];
@@ -26,14 +38,12 @@ export interface RuleListing extends RuleMeta {
 
 export function listRules(locale: string, locales: string[]): RuleListing[] {
   const c = loadCatalog();
-  const byRule = new Map<string, Genre[]>();
-  for (const f of folders) for (const d of f.detectors) byRule.set(d.ruleId, [...(byRule.get(d.ruleId) ?? []), d.genre]);
   return c.rules.map((r) => ({
     ...r,
     title: c.text(r.id, locale)?.title ?? r.id,
     summary: c.text(r.id, locale)?.summary ?? '',
     titles: Object.fromEntries(locales.map((l) => [l, c.text(r.id, l)?.title ?? ''])),
-    detectors: [...new Set(byRule.get(r.id) ?? [])],
+    detectors: [...(DETECTOR_GENRES[r.id] ?? [])],
   }));
 }
 

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import matter from 'gray-matter';
+import { createRequire } from 'node:module';
 import * as z from 'zod/v4';
 import { packageRoot } from './paths.js';
 import { locales, subtree } from './i18n.js';
@@ -52,7 +52,7 @@ export interface Catalog {
 }
 
 function parseText(id: string, locale: string, file: string): RuleText {
-  const { data, content } = matter(readFileSync(file, 'utf8'));
+  const { data, content } = frontMatter()(readFileSync(file, 'utf8'));
   const headingsMap = subtree(locale, 'ruleDoc.headings') ?? {};
   const keyByHeading = new Map(Object.entries(headingsMap).map(([k, v]) => [String(v), k as SectionKey]));
   const headings: string[] = [];
@@ -87,6 +87,11 @@ function parseText(id: string, locale: string, file: string): RuleText {
 }
 
 let cached: Catalog | undefined;
+
+/** gray-matter (CommonJS) is loaded when the catalogue is first read, not when a face starts. */
+const requireCjs = createRequire(import.meta.url);
+let matter: typeof import('gray-matter') | undefined;
+const frontMatter = () => (matter ??= requireCjs('gray-matter') as typeof import('gray-matter'));
 
 export function loadCatalog(): Catalog {
   if (cached) return cached;

@@ -100,6 +100,16 @@ function selectsOf(template: string): ReadonlySet<string> {
   return hit;
 }
 
+/** Compiled messages, per locale and template: compiling is most of the cost of a message, and a server start
+ * formats every tool's texts. Bounded by the number of keys in the catalogues. */
+const compiled = new Map<string, IntlMessageFormat>();
+function compile(tpl: string, locale: string): IntlMessageFormat {
+  const key = `${locale}\u0000${tpl}`;
+  let f = compiled.get(key);
+  if (!f) compiled.set(key, (f = new IntlMessageFormat(tpl, locale, undefined, { ignoreTag: true })));
+  return f;
+}
+
 /** Format a message. Unknown keys come back as the key itself so a missing string is visible, never silent. */
 export function t(locale: string, key: string, data: MessageData = {}): string {
   const tpl = raw(locale, key);
@@ -111,7 +121,7 @@ export function t(locale: string, key: string, data: MessageData = {}): string {
       values = { ...data };
       for (const k of selects) if (typeof values[k] === 'string') values[k] = (values[k] as string).replace(/-/g, '_');
     }
-    return String(new IntlMessageFormat(tpl, locale, undefined, { ignoreTag: true }).format(values));
+    return String(compile(tpl, locale).format(values));
   } catch {
     return tpl;
   }

@@ -30,6 +30,7 @@ import { parsedSources, peekParsedSources } from '../facts/ts-source.js';
 import type { RecordedSession, SessionNote } from '../probe/session.js';
 import { readManifest, type PackageFrom } from '../probe/package-of.js';
 import { registry } from '../detectors/index.js';
+import { AuditCancelled, UnknownRuleError } from './errors.js';
 
 export interface Target {
   /** Folder audited statically. */
@@ -109,19 +110,10 @@ function packageInputs(opts: AuditOptions): ReportInputs {
   return out;
 }
 
-export class UnknownRuleError extends Error {
-  constructor(readonly ids: string[]) {
-    super(`unknown rule id(s): ${ids.join(', ')}`);
-  }
-}
-
 export { RootUnreadable };
+// Kept light for the faces, which test for them before the analyser loads.
+export { UnknownRuleError, AuditCancelled };
 
-export class AuditCancelled extends Error {
-  constructor() {
-    super('audit cancelled');
-  }
-}
 
 type Gathered = { [K in InputName]?: { ok: true; value: Inputs[K] } | { ok: false; reason: Reason } };
 

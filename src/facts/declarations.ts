@@ -4,6 +4,7 @@ import { declarationOf, valueOfDeclaration } from './scope.js';
 import { serverModel, type ToolDef } from './server-model.js';
 import { parsedSources, positionOf, propertyName, stringValue, unwrap, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
+import { DECLARATIONS_KEY } from './declarations-key.js';
 
 /**
  * The declarations a tool carries for the trunk's closed vocabularies (C-8 authority, C-9 verb, C-10
@@ -17,7 +18,7 @@ import { noteSourceRead } from './not-read.js';
  * a key it does not show may still be there at run time. Memoised per RepoFacts.
  */
 
-export const DECLARATIONS_KEY = 'dev.mcp-doctor/declarations';
+export { DECLARATIONS_KEY };
 
 /** A value the static reading cannot know. */
 export const UNKNOWN: unique symbol = Symbol('unknown');

@@ -1,5 +1,6 @@
 import { ownPackage } from '../engine/paths.js';
-import { capabilitiesOf, CLIENT_CAPABILITIES, CLIENT_INFO, envelope, exploreServer, LEGACY, MODERN, resultOf, type ExerciseOption, type ExerciseState } from './scenario.js';
+import { ProbeCancelled } from './outcome.js';
+import { capabilitiesOf, CLIENT_CAPABILITIES, CLIENT_INFO, envelope, exercisesOf, exploreServer, LEGACY, MODERN, resultOf, SKIP_INVALID_ARGUMENTS, type ExerciseOption, type ExerciseState } from './scenario.js';
 import { SESSION_FORMAT, type Connection, type ConnectionLabel, type HttpExchange, type RecordedSession } from './session.js';
 import { beginRun, endRun, launchPlan, newRunMarker } from './contain.js';
 import { HttpConnection, send, type HttpTarget } from './http.js';
@@ -27,11 +28,9 @@ function deadlineAction(deadline: Deadline): RecordedSession['actions'] {
   return deadline.hit ? [{ kind: 'deadline', detail: `overall limit of ${deadline.ms} ms reached: later requests were not sent` }] : [];
 }
 
-export class ProbeCancelled extends Error {
-  constructor() {
-    super('probe cancelled');
-  }
-}
+export { ProbeCancelled };
+
+const posixLocale = (locale: string) => `${locale}_${locale.toUpperCase()}.UTF-8`;
 
 /** A version no server supports, to see whether it counter-offers one it does (S-14). */
 export const FUTURE_VERSION = '2099-01-01';
@@ -47,7 +46,10 @@ async function onConnection(
     run.deadline.hit = true;
     return skipped(label);
   }
-  const c = new StdioConnection(label, opts.target, limits, run);
+  // Connections run at once: each has its own marker, so that ending one kills its processes and no other's.
+  const own: RunContext = { ...run, marker: newRunMarker() };
+  beginRun(own.marker);
+  const c = new StdioConnection(label, opts.target, limits, own);
   const onAbort = () => void c.close();
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
@@ -55,6 +57,7 @@ async function onConnection(
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
     await c.close();
+    endRun(own.marker);
   }
   return c.record;
 }
@@ -95,37 +98,44 @@ async function stdioScenario(opts: StdioProbeOptions, limits: Limits, run: RunCo
   };
 
   const exercise: ExerciseState = { mode: opts.exercise, done: !opts.exercise };
-  check();
-  step('server/discover');
-  const modern = await onConnection('modern', opts, limits, run, async (c) => {
-    const a = await c.request('server/discover', envelope(), opening);
-    outcome(c, a);
-    const r = resultOf(a);
-    if (r) await exploreServer(c, capabilitiesOf(r), (x) => envelope(x), actions, (s) => step(`2026-07-28 ${s}`), exercise);
-  });
-  check();
-  step('initialize');
-  const legacy = await onConnection('legacy', opts, limits, run, async (c) => {
-    const a = await c.request('initialize', { protocolVersion: LEGACY, capabilities: CLIENT_CAPABILITIES, clientInfo: CLIENT_INFO }, opening);
-    outcome(c, a);
-    const r = resultOf(a);
-    if (r) {
-      c.notify('notifications/initialized');
-      await exploreServer(c, capabilitiesOf(r), (x) => x ?? {}, actions, (s) => step(`2025-06-18 ${s}`), exercise);
-    }
-  });
-  check();
-  step('version negotiation');
-  const negotiation = await onConnection('negotiation', opts, limits, run, async (c) => {
-    const a = await c.request('initialize', { protocolVersion: FUTURE_VERSION, capabilities: {}, clientInfo: CLIENT_INFO }, opening);
-    outcome(c, a);
-  });
-  check();
-  const localeConnections: Connection[] = [];
-  for (const locale of (opts.locales ?? []).slice(0, 3)) {
-    if (run.deadline.expired) break;
+  // Each era keeps its own list of actions, joined in a fixed order below, so that connections run at once still
+  // give the same session.
+  const modernActions: RecordedSession['actions'] = [];
+  const legacyActions: RecordedSession['actions'] = [];
+  // The other connections start once the first has its first answer (or gave up): a target that never answers
+  // is started once, not once per connection.
+  let opened!: () => void;
+  const firstAnswer = new Promise<void>((r) => (opened = r));
+  const runModern = () =>
+    onConnection('modern', opts, limits, run, async (c) => {
+      step('server/discover');
+      const a = await c.request('server/discover', envelope(), opening);
+      opened();
+      outcome(c, a);
+      const r = resultOf(a);
+      if (r) await exploreServer(c, capabilitiesOf(r), (x) => envelope(x), modernActions, (s) => step(`2026-07-28 ${s}`), exercise);
+    });
+  const runLegacy = () =>
+    onConnection('legacy', opts, limits, run, async (c) => {
+      step('initialize');
+      const a = await c.request('initialize', { protocolVersion: LEGACY, capabilities: CLIENT_CAPABILITIES, clientInfo: CLIENT_INFO }, opening);
+      outcome(c, a);
+      const r = resultOf(a);
+      if (r) {
+        c.notify('notifications/initialized');
+        await exploreServer(c, capabilitiesOf(r), (x) => x ?? {}, legacyActions, (s) => step(`2025-06-18 ${s}`), exercise);
+      }
+    });
+  const runNegotiation = () =>
+    onConnection('negotiation', opts, limits, run, async (c) => {
+      step('version negotiation');
+      const a = await c.request('initialize', { protocolVersion: FUTURE_VERSION, capabilities: {}, clientInfo: CLIENT_INFO }, opening);
+      outcome(c, a);
+    });
+  const localeList = (opts.locales ?? []).slice(0, 3);
+  const runLocale = (locale: string) => async (): Promise<Connection> => {
     step(`locale ${locale}`);
-    const posix = `${locale}_${locale.toUpperCase()}.UTF-8`;
+    const posix = posixLocale(locale);
     const env = { ...opts.target.env, LANG: posix, LC_ALL: posix, LC_MESSAGES: posix };
     const conn = await onConnection('locale', { ...opts, target: { ...opts.target, env } }, limits, run, async (c) => {
       const a = await c.request('initialize', { protocolVersion: LEGACY, capabilities: CLIENT_CAPABILITIES, clientInfo: CLIENT_INFO }, opening);
@@ -135,9 +145,41 @@ async function stdioScenario(opts: StdioProbeOptions, limits: Limits, run: RunCo
         await c.request('tools/list', {});
       }
     });
-    localeConnections.push({ ...conn, locale });
-    actions.push({ kind: 'locale', detail: `LANG=${posix}` });
+    return { ...conn, locale };
+  };
+
+  // The connections are independent processes: after the first answer they run at once, so the probe costs
+  // about two starts of the target, not one per connection. The read-only opt-in calls tools on the first era that lists them, so with
+  // it the 2026-07-28 era goes before the 2025-06-18 one, as a client would.
+  check();
+  const ordered = exercisesOf(opts.exercise).includes('read-only');
+  const modernDone = runModern().finally(opened);
+  const after = <T>(f: () => Promise<T>) => firstAnswer.then(f);
+  const eras = ordered
+    ? [async () => [await modernDone, await runLegacy()]]
+    : [async () => [await modernDone], async () => [await after(runLegacy)]];
+  const all = await Promise.all([...eras.map((e) => e()), after(runNegotiation).then((c) => [c]), ...localeList.map((l) => after(runLocale(l)).then((c) => [c]))]);
+  const conns = all.flat();
+  // A program that cannot run twice at once (a lock file, a fixed port) exits on the second start: a connection
+  // that ended that way while another answered is run again, alone.
+  const answered = conns.some((c) => c.outcome === 'answered' || c.outcome === 'refused');
+  const reruns: RecordedSession['actions'] = [];
+  const rerun = [runModern, runLegacy, runNegotiation, ...localeList.map(runLocale)];
+  for (let i = 0; i < conns.length; i++) {
+    const c = conns[i]!;
+    if (!answered || c.outcome !== 'exited' || c.messages.some((m) => m.dir === 'in') || run.deadline.expired) continue;
+    check();
+    if (c.label === 'modern') modernActions.length = 0;
+    if (c.label === 'legacy') legacyActions.length = 0;
+    conns[i] = await rerun[i]!();
+    reruns.push({ kind: 'rerun-alone', detail: `${c.label}${c.locale ? ` ${c.locale}` : ''}: exited without answering while another connection was open` });
   }
+  const [modern, legacy, negotiation, ...localeConnections] = conns as [Connection, Connection, Connection, ...Connection[]];
+  actions.push(...modernActions);
+  // Said once per probe, not once per era (scenario.ts): the second era's copy is dropped.
+  for (const a of legacyActions) if (!(a.kind === SKIP_INVALID_ARGUMENTS && modernActions.some((m) => m.kind === a.kind && m.detail === a.detail))) actions.push(a);
+  for (const l of localeList) actions.push({ kind: 'locale', detail: `LANG=${posixLocale(l)}` });
+  actions.push(...reruns);
   check();
   return {
     format: SESSION_FORMAT,

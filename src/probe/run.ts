@@ -1,10 +1,8 @@
 import type { Profile } from '../engine/types.js';
 import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { stripVTControlCharacters } from 'node:util';
 import which from 'which';
-import { t } from '../engine/i18n.js';
-import { audit, type Report, type ReportInputs } from '../engine/runner.js';
+import type { Report, ReportInputs } from '../engine/runner.js';
 import { scrubbedEnv } from './env.js';
 import { probeHttp, probeStdio, SsrfRefused } from './probe.js';
 import { capSessionDepth, isSession, type Connection, type RecordedSession } from './session.js';
@@ -14,6 +12,10 @@ import type { Reason } from '../engine/types.js';
 import { attachApps } from '../apps/probe-hook.js';
 import { appsInputs } from '../apps/report-inputs.js';
 import type { HostTarget } from '../apps/host-connection.js';
+import { ProbeInputError, ProbeUnreachable, stderrTail, type Unreachable } from './outcome.js';
+
+// Kept light for the faces (the server answers before the analyser loads): outcome.ts.
+export { ProbeInputError, ProbeUnreachable, stderrTail, unreachableText, type Unreachable } from './outcome.js';
 
 /**
  * The dynamic audit, shared by the CLI (`mcp-doctor probe`) and the MCP tool (`probe_endpoint`):
@@ -48,15 +50,6 @@ export interface ProbeRequest {
   onProgress?: (p: { done: number; total: number; ruleId: string }) => void;
   /** The MCP Apps host harness: false skips the browser (--no-browser); artifactsDir keeps a PNG per View. */
   apps?: { browser?: boolean; artifactsDir?: string };
-}
-
-export class ProbeInputError extends Error {
-  constructor(
-    readonly code: string,
-    readonly data: Record<string, string> = {},
-  ) {
-    super(code);
-  }
 }
 
 export function loadSession(file: string): RecordedSession {
@@ -203,45 +196,6 @@ function withApps(s: RecordedSession, target: HostTarget, req: ProbeRequest): Pr
   return attachApps(s, target, { ...req.apps, exercise: req.exercise, signal: req.signal, onStep: req.onStep });
 }
 
-/** Why the probe could not run: the program was not found, or the target never answered anything. */
-export interface Unreachable {
-  cause: 'not-found' | 'spawn-failed' | 'exited' | 'timeout' | 'http-error' | 'blocked';
-  command?: string;
-  cwd?: string;
-  url?: string;
-  exit?: { code: number | null; signal: string | null };
-  /** The error of the first connection (spawn error, HTTP error), bounded. */
-  error?: string;
-  /** The tail of the server's stderr: bounded, control characters stripped. */
-  stderr?: string;
-}
-
-/** The target could not be reached at all (command not found, connection refused) or never answered. */
-export class ProbeUnreachable extends Error {
-  constructor(readonly data: Unreachable) {
-    super(data.cause);
-  }
-  /** One line for logs and older callers. */
-  get detail(): string {
-    return [this.data.cause, this.data.command ?? this.data.url, this.data.error].filter(Boolean).join(': ');
-  }
-}
-
-/**
- * The tail of a target's stderr, safe for a terminal and a report: escape sequences and control characters
- * (C0 but newline and tab, C1, bidirectional and other format characters) removed, at most `maxLines` lines and
- * `maxChars` characters from the end.
- */
-export function stderrTail(s: string, maxLines = 20, maxChars = 2000): string {
-  const clean = stripVTControlCharacters(s)
-    .replace(/\r\n?/g, '\n')
-    .replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, (c) => (c === '\n' ? c : c === '\t' ? ' ' : ''));
-  const lines = clean.split('\n').map((l) => l.trimEnd());
-  while (lines.length && lines[lines.length - 1] === '') lines.pop();
-  const tail = lines.slice(-maxLines).join('\n');
-  return tail.length > maxChars ? '…' + tail.slice(-maxChars) : tail;
-}
-
 /** Did the target answer anything: a JSON-RPC message (even one too deep to keep), or an HTTP response? */
 const answeredSomething = (c: Connection): boolean =>
   c.messages.some((m) => m.dir === 'in') || !!c.notes?.some((n) => n.kind === 'message-too-deep') || !!c.http?.some((x) => x.response);
@@ -267,32 +221,6 @@ export function neverAnswered(session: RecordedSession): Unreachable | undefined
   };
 }
 
-/** The message for an unreachable target, in `locale`: one line, then the stderr tail (each line through `quote`). */
-export function unreachableText(u: Unreachable, locale: string, quote: (s: string) => string = (s) => s): string {
-  const q = (s: string | undefined) => quote(s ?? '');
-  let line: string;
-  if (u.cause === 'not-found') line = t(locale, 'cli.errors.notFound', { command: q(u.command) });
-  else {
-    const why =
-      u.cause === 'exited'
-        ? u.exit?.signal
-          ? t(locale, 'cli.errors.never.signal', { signal: q(String(u.exit.signal)) })
-          : t(locale, 'cli.errors.never.exited', { code: q(String(u.exit?.code ?? '?')) })
-        : t(locale, 'cli.errors.never.timeout');
-    // Nothing to talk to (the connection or the start failed) is "could not be reached"; a program that ran and
-    // said nothing (it exited or stayed silent) "never answered".
-    line =
-      u.cause === 'http-error' || u.cause === 'spawn-failed' || u.cause === 'blocked'
-        ? t(locale, 'cli.errors.unreachable', { detail: `${q(u.command ?? u.url)}: ${q(u.error ?? u.cause)}` })
-        : t(locale, 'cli.errors.neverAnswered', { target: q(u.command ?? u.url), why });
-  }
-  if (!u.stderr) return line;
-  return `${line}\n${t(locale, 'cli.errors.stderrTail')}\n${u.stderr
-    .split('\n')
-    .map((l) => `  | ${quote(l)}`)
-    .join('\n')}`;
-}
-
 /** The report's `inputs` this stream owns: containment and wire notes, from the session. */
 export function sessionInputs(session: RecordedSession): ReportInputs {
   const notes = session.connections.flatMap((c) => (c.notes ?? []).map((n) => ({ connection: c.label, ...n })));
@@ -301,6 +229,9 @@ export function sessionInputs(session: RecordedSession): ReportInputs {
 
 export async function probeAndJudge(req: ProbeRequest): Promise<{ session: RecordedSession; report: Report }> {
   if (req.source !== undefined) probeSource(req); // a wrong --source is a usage error before anything runs
+  // The analyser loads while the target starts (two processes, two cores), not before.
+  const runner = import('../engine/runner.js');
+  runner.catch(() => undefined);
   const session = await recordSession(req);
   // Saved first, even when nothing answered: the session shows what was tried.
   if (req.saveSession) writeFileSync(req.saveSession, JSON.stringify(session, null, 2) + '\n');
@@ -310,6 +241,7 @@ export async function probeAndJudge(req: ProbeRequest): Promise<{ session: Recor
   // Inferred after the run too, so that a package npx has just downloaded is found.
   const { source, refused } = probeSource(req, session);
   const target = session.target.transport === 'stdio' ? { command: session.target.command } : { url: session.target.url };
+  const { audit } = await runner;
   const report = await audit({
     target: { ...target, ...(source ? { path: source.folder } : {}) },
     ...(source ? { package: { from: source.from, name: source.name, version: source.version } } : {}),

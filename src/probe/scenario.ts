@@ -1,5 +1,6 @@
 import type { Answer } from './stdio.js';
 import { plan } from './exercise.js';
+import type { Exercise, ExerciseOption } from './exercises.js';
 import type { JsonRpc, RecordedSession } from './session.js';
 
 /**
@@ -82,11 +83,8 @@ async function listAll(c: Requester, method: string, p: (x?: Record<string, unkn
 }
 
 /** What the probe may do beyond the default requests, each only on explicit opt-in (see the top of this file). */
-/** 'app': the MCP Apps host forwards the calls of the App tools (and read-only closed-world tools) to the server (src/apps). */
-export const EXERCISES = ['invalid-arguments', 'read-only', 'app'] as const;
-export type Exercise = (typeof EXERCISES)[number];
-/** One opt-in or several. */
-export type ExerciseOption = Exercise | readonly Exercise[];
+// In a module of their own, so that the faces declare their arguments without loading the schema compiler.
+export { EXERCISES, type Exercise, type ExerciseOption } from './exercises.js';
 
 export const exercisesOf = (x: ExerciseOption | undefined): Exercise[] => (x === undefined ? [] : typeof x === 'string' ? [x] : [...x]);
 

@@ -327,7 +327,14 @@ export class StdioConnection {
     const child = this.child;
     if (child?.pid && !this.exited) {
       child.stdin?.end();
-      await new Promise((r) => setTimeout(r, 100));
+      // A server that exits when its input ends is done at once; the others get 100 ms before the kill.
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, 100);
+        child.once('exit', () => {
+          clearTimeout(t);
+          r();
+        });
+      });
     }
     if (child?.pid) await killTree(child.pid, this.run?.marker);
     if (child && !this.exited) await Promise.race([new Promise((r) => child.once('exit', r)), new Promise((r) => setTimeout(r, 2000))]);

@@ -1,5 +1,5 @@
 import type { Report } from '../engine/runner.js';
-import { AuditCancelled } from '../engine/runner.js';
+import { AuditCancelled } from '../engine/errors.js';
 import { toJson } from '../report/json.js';
 
 /**

@@ -2,19 +2,17 @@ import { realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, relative, resolve } from 'node:path';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
-import { audit, AuditCancelled, explainRule, failing, FAIL_ON, listRules, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from '../engine/api.js';
+import { audit, AuditCancelled, explainRule, failing, FAIL_ON, listRules, RootUnreadable, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from '../engine/api.js';
 import { loadCatalog } from '../engine/catalog.js';
 import { ConfigError, configErrorText } from '../engine/config.js';
-import { RootUnreadable } from '../engine/runner.js';
-import { DECLARATIONS_KEY } from '../facts/declarations.js';
+import { DECLARATIONS_KEY } from '../facts/declarations-key.js';
 import { defaultLocale, locales, t } from '../engine/i18n.js';
 import { log } from '../engine/log.js';
 import { ownPackage } from '../engine/paths.js';
 import { findingMessage, formatUntrusted, quoteInert, terminalInert, where } from '../report/text.js';
 import { RateLimiter } from './rate-limit.js';
-import { probeAndJudge, ProbeInputError, ProbeUnreachable, unreachableText } from '../probe/run.js';
-import { ProbeCancelled } from '../probe/probe.js';
-import { EXERCISES } from '../probe/scenario.js';
+import { ProbeCancelled, ProbeInputError, ProbeUnreachable, unreachableText } from '../probe/outcome.js';
+import { EXERCISES } from '../probe/exercises.js';
 import { PROFILES } from '../engine/types.js';
 import { ExplainOut, RulesOut, ToolReportOut } from './schemas.js';
 import { boundedJson } from './bound.js';
@@ -23,8 +21,7 @@ import { keepReport, MAX_REPORT_BYTES, REPORT_URI_PREFIX, storedReport } from '.
 import { confirmPlan, verifyRequestState, type Plan } from './confirm.js';
 import { SET_LOCK_FILE, type SetLock } from '../probe/lock.js';
 import { CLIENTS, discover } from '../scan/discover.js';
-import { probeSet, readSetLock, type ProbedServer } from '../scan/probe-set.js';
-import { scanReport } from '../scan/report.js';
+import type { ProbedServer } from '../scan/probe-set.js';
 
 /**
  * The MCP face: a thin adapter over the engine. Served text is in MCP_DOCTOR_LOCALE (English by default);
@@ -163,7 +160,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       outputSchema: ToolReportOut,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       _meta: {
-        [DECLARATIONS_KEY]: { authority: { read: 'public', write: 'admin' }, verb: 'introspect', contextTokens: 420 },
+        [DECLARATIONS_KEY]: { authority: { read: 'public', write: 'admin' }, verb: 'introspect', contextTokens: 1154 },
       },
     },
     async ({ path, locale, rules, fail_on, profile, detail }, ctx) => {
@@ -238,7 +235,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           authority: { read: 'public', write: 'admin' },
           verb: 'external-effect',
           touches: 'a local process or HTTP endpoint named by the caller',
-          contextTokens: 380,
+          contextTokens: 1498,
         },
       },
     },
@@ -281,6 +278,8 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           ? undefined
           : void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: ++step, message: terminalInert(message) } }).catch(() => undefined);
       try {
+        // The probe and the analyser load on the first probe, not when the server starts.
+        const { probeAndJudge } = await import('../probe/run.js');
         const { report } = await probeAndJudge({
           command,
           url,
@@ -348,6 +347,9 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       if (!dir) return refused(loc, 'path');
       const signal = ctx.mcpReq.signal;
       try {
+        // Loaded on first use: the server answers initialize without the analyser.
+        const { probeSet, readSetLock } = await import('../scan/probe-set.js');
+        const { scanReport } = await import('../scan/report.js');
         const d = discover({ project: dir, clients, projectOnly: !include_user });
         let probed: ProbedServer[] | undefined;
         let lock: SetLock | undefined;
@@ -390,7 +392,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       }),
       outputSchema: ExplainOut,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      _meta: { [DECLARATIONS_KEY]: { authority: { read: 'public', write: 'admin' }, verb: 'get', targets: ['rule-catalog'], contextTokens: 200 } },
+      _meta: { [DECLARATIONS_KEY]: { authority: { read: 'public', write: 'admin' }, verb: 'get', targets: ['rule-catalog'], contextTokens: 374 } },
     },
     async ({ rule_id, locale }) => {
       const lim = limited('explain_rule');
@@ -436,7 +438,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           search: 'indexed-range',
           pagination: { cursor: true, default: PAGE_DEFAULT, max: PAGE_MAX },
           targets: ['rule-catalog'],
-          contextTokens: 260,
+          contextTokens: 562,
         },
       },
     },
@@ -501,21 +503,24 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
   );
 
   // --- one resource per rule per locale, plus the template -----------------------------------------
-  const catalog = loadCatalog();
   server.registerResource(
     'rule',
     new ResourceTemplate(`${RULE_URI_PREFIX}{locale}/{rule_id}`, {
-      list: async () => ({
-        resources: locales().flatMap((loc) =>
-          catalog.rules.map((r) => ({
-            uri: ruleUri(loc, r.id),
-            name: `${r.id}-${loc}`,
-            title: `${r.id} — ${catalog.text(r.id, loc)?.title ?? r.id} (${loc})`,
-            description: catalog.text(r.id, loc)?.summary,
-            mimeType: 'text/markdown',
-          })),
-        ),
-      }),
+      // The catalogue is read when the resources are listed, not when a connection starts.
+      list: async () => {
+        const catalog = loadCatalog();
+        return {
+          resources: locales().flatMap((loc) =>
+            catalog.rules.map((r) => ({
+              uri: ruleUri(loc, r.id),
+              name: `${r.id}-${loc}`,
+              title: `${r.id} — ${catalog.text(r.id, loc)?.title ?? r.id} (${loc})`,
+              description: catalog.text(r.id, loc)?.summary,
+              mimeType: 'text/markdown',
+            })),
+          ),
+        };
+      },
     }),
     { title: S('resources.rule.title'), description: S('resources.rule.description'), mimeType: 'text/markdown', cacheHint: { ttlMs: 3_600_000, cacheScope: 'public' } },
     async (uri, vars) => {
