@@ -160,7 +160,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       outputSchema: ToolReportOut,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       _meta: {
-        [DECLARATIONS_KEY]: { authority: { read: 'public', write: 'admin' }, verb: 'introspect', contextTokens: 1154 },
+        [DECLARATIONS_KEY]: { authority: { read: 'public', write: 'admin' }, verb: 'introspect', contextTokens: 1073 },
       },
     },
     async ({ path, locale, rules, fail_on, profile, detail }, ctx) => {
@@ -235,7 +235,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           authority: { read: 'public', write: 'admin' },
           verb: 'external-effect',
           touches: 'a local process or HTTP endpoint named by the caller',
-          contextTokens: 1498,
+          contextTokens: 1399,
         },
       },
     },
@@ -335,7 +335,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           authority: { read: 'public', write: 'admin' },
           verb: 'introspect',
           touches: 'MCP client configuration files of the project (and of the user with include_user); with probe, the configured servers',
-          contextTokens: 330,
+          contextTokens: 1213,
         },
       },
     },
@@ -392,7 +392,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       }),
       outputSchema: ExplainOut,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      _meta: { [DECLARATIONS_KEY]: { authority: { read: 'public', write: 'admin' }, verb: 'get', targets: ['rule-catalog'], contextTokens: 374 } },
+      _meta: { [DECLARATIONS_KEY]: { authority: { read: 'public', write: 'admin' }, verb: 'get', targets: ['rule-catalog'], contextTokens: 392 } },
     },
     async ({ rule_id, locale }) => {
       const lim = limited('explain_rule');
@@ -438,7 +438,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           search: 'indexed-range',
           pagination: { cursor: true, default: PAGE_DEFAULT, max: PAGE_MAX },
           targets: ['rule-catalog'],
-          contextTokens: 562,
+          contextTokens: 580,
         },
       },
     },
