@@ -160,7 +160,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       outputSchema: ToolReportOut,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       _meta: {
-        [DECLARATIONS_KEY]: { authority: { read: 'public', write: 'admin' }, verb: 'introspect', contextTokens: 1073 },
+        [DECLARATIONS_KEY]: { authority: { read: 'public', write: 'admin' }, verb: 'introspect', targets: ['source repository'], contextTokens: 1073 },
       },
     },
     async ({ path, locale, rules, fail_on, profile, detail }, ctx) => {
@@ -333,7 +333,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       _meta: {
         [DECLARATIONS_KEY]: {
           authority: { read: 'public', write: 'admin' },
-          verb: 'introspect',
+          verb: 'introspect', targets: ['mcp client configuration'],
           touches: 'MCP client configuration files of the project (and of the user with include_user); with probe, the configured servers',
           contextTokens: 1213,
         },
