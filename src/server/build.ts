@@ -335,7 +335,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           authority: { read: 'public', write: 'admin' },
           verb: 'introspect', targets: ['mcp client configuration'],
           touches: 'MCP client configuration files of the project (and of the user with include_user); with probe, the configured servers',
-          contextTokens: 1213,
+          contextTokens: 1209,
         },
       },
     },
