@@ -46,9 +46,18 @@ child.on('exit', (code, sig) => {
 // mcp-doctor holds the other end of fd 3: its end means mcp-doctor is gone (even killed without cleanup).
 try {
   const parent = new Socket({ fd: 3, readable: true, writable: false });
+  // A target may be forking at that very moment (a daemon's child about to start its own child): sweep a few
+  // more times over half a second, so that a process born during the first sweep is caught by a later one.
+  let going = false;
   const gone = () => {
+    if (going) return;
+    going = true;
     sweep();
-    process.exit(137);
+    let passes = 0;
+    setInterval(() => {
+      sweep();
+      if (++passes >= 5) process.exit(137);
+    }, 100);
   };
   parent.on('end', gone);
   parent.on('error', gone);
