@@ -63,7 +63,10 @@ describe('probe_endpoint on a server serving ReDoS patterns', () => {
       assert.deepEqual(ping.result, {});
       const r = (await call) as Msg;
       assert.equal(r.result.isError, undefined, JSON.stringify(r.result.content));
-      const s11 = (r.result.structuredContent.results as Msg[]).find((x) => x.ruleId === 'S-11')!;
+      // The tool result is compact; the full report (parts, message ids) is one resources/read away.
+      const read = (await c.request('resources/read', { uri: r.result.structuredContent.report }, 60_000)) as Msg;
+      const full = JSON.parse(read.result.contents[0].text) as Msg;
+      const s11 = (full.results as Msg[]).find((x) => x.ruleId === 'S-11')!;
       assert.equal(s11.parts.find((p: Msg) => p.genre === 'dynamic').state, 'non-conforming');
       assert.ok((s11.findings as Msg[]).some((f) => f.messageId === 'structured-content-invalid'));
     } finally {
