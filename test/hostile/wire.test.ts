@@ -42,7 +42,7 @@ describe('hostile: duplicate responses', () => {
     assert.ok(session.connections.some((c) => c.notes?.some((n) => n.kind === 'duplicate-response')));
     // The Markdown report says it too, in both languages, from the saved session.
     const en = await runCli(['probe', '--from-session', saved, '--rules', 'X-1']);
-    assert.match(en.stdout, /## Probe\n\n[^]*legacy: a second response came for request `\d+` \(tools\/list\)/);
+    assert.match(en.stdout, /## Probe\n\n[^]*`?legacy`?: a second response came for request `\d+` \(`?tools\/list`?\)/);
     const fr = await runCli(['probe', '--from-session', saved, '--rules', 'X-1', '--locale', 'fr']);
     assert.match(fr.stdout, /## Sonde\n\n[^]*une seconde réponse est arrivée pour la requête/);
   });
