@@ -1,3 +1,4 @@
+import { isInside as isInsideRoot } from '../facts/safe-read.js';
 import { createHash } from 'node:crypto';
 import { accessSync, closeSync, constants, existsSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -777,8 +778,5 @@ export function packageCacheRoots(env: LaunchContext['env']): string[] {
 
 /** Whether `dir` lies inside one of `roots` (real paths). */
 export function isInside(dir: string, roots: readonly string[]): boolean {
-  return roots.some((root) => {
-    const r = relative(root, dir);
-    return r === '' || (r !== '..' && !r.startsWith(`..${sep}`) && !isAbsolute(r));
-  });
+  return roots.some((root) => isInsideRoot(root, dir));
 }

@@ -6,6 +6,7 @@ import { audit, AuditCancelled, explainRule, failing, FAIL_ON, listRules, RootUn
 import { loadCatalog } from '../engine/catalog.js';
 import { ConfigError, configErrorText } from '../engine/config.js';
 import { DECLARATIONS_KEY } from '../facts/declarations-key.js';
+import { isInside } from '../facts/safe-read.js';
 import { defaultLocale, locales, t } from '../engine/i18n.js';
 import { log } from '../engine/log.js';
 import { ownPackage } from '../engine/paths.js';
@@ -52,11 +53,6 @@ export function allowedRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   });
 }
 
-/** Whether `dir` is `root` or lies below it (both real paths). */
-const inside = (root: string, dir: string) => {
-  const rel = relative(root, dir);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-};
 
 /**
  * The real path of a folder the tools may use, or undefined. A missing path, a file, an unreadable path and a
@@ -67,7 +63,7 @@ export function confinedFolder(path: string, env: NodeJS.ProcessEnv = process.en
   try {
     const real = realpathSync(resolve(path));
     if (!statSync(real).isDirectory()) return undefined;
-    return allowedRoots(env).some((root) => inside(root, real)) ? real : undefined;
+    return allowedRoots(env).some((root) => isInside(root, real)) ? real : undefined;
   } catch {
     return undefined;
   }
