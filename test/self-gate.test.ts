@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { packageRoot } from '../src/engine/paths.js';
+import { runCli } from './support/run.js';
+
+/**
+ * The release gate on this repository itself, offline, as the release workflow runs it (without the network):
+ * `mcp-doctor gate .` must not be red on its own C-7 / C-17 / C-22 gate parts, and whatever it cannot reach
+ * offline is could-not-judge with a reason. Printed, so that a CI log shows what the gate said of us. A second
+ * run gives the registry's answer for a package it has never seen (an empty packument): then C-17 reads the
+ * release workflow, which must publish with provenance. The workflows under .github/workflows validate.
+ */
+const require = createRequire(import.meta.url);
+const { validateWorkflow } = require('@action-validator/core') as typeof import('@action-validator/core');
+const root = packageRoot();
+const tmp = mkdtempSync(join(tmpdir(), 'mcp-doctor-self-gate-'));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+
+interface Part { genre: string; state: string; reason?: { code: string; message?: string } }
+interface Result { ruleId: string; state: string; parts: Part[]; findings: { messageId: string; message?: string }[]; suppressed?: unknown }
+
+const RULES = ['C-7', 'C-17', 'C-22'];
+
+function gateParts(stdout: string): Map<string, Part> {
+  const results = (JSON.parse(stdout) as { results: Result[] }).results;
+  const out = new Map<string, Part>();
+  for (const id of RULES) {
+    const part = results.find((r) => r.ruleId === id)?.parts.find((p) => p.genre === 'gate');
+    assert.ok(part, `${id} has a gate part`);
+    out.set(id, part);
+  }
+  return out;
+}
+
+describe('mcp-doctor gate on this repository', () => {
+  it('offline: no red gate part of C-7, C-17, C-22; every could-not-judge carries a reason', async (t) => {
+    const r = await runCli(['gate', '.', '--offline', '--rules', RULES.join(','), '--format', 'json', '-q'], { cwd: root, env: { GITHUB_ACTIONS: '', GITHUB_TOKEN: '', GH_TOKEN: '' } });
+    assert.notEqual(r.code, 1, r.stdout.slice(0, 2000));
+    assert.notEqual(r.code, 3, r.stderr);
+    for (const [id, part] of gateParts(r.stdout)) {
+      t.diagnostic(`self-gate ${id}: ${part.state}${part.reason ? ` (${part.reason.code}: ${part.reason.message ?? ''})` : ''}`);
+      assert.ok(['present', 'could-not-judge', 'not-applicable'].includes(part.state), `${id} gate part is ${part.state}`);
+      if (part.state !== 'present') assert.ok(part.reason?.code, `${id} ${part.state} without a reason`);
+    }
+  });
+  it('before the first publication: the release workflow publishes with provenance, so C-17 is green', async () => {
+    const meta = join(tmp, 'never-published.json');
+    writeFileSync(meta, '{}');
+    const r = await runCli(['gate', '.', '--offline', '--registry-metadata', meta, '--rules', RULES.join(','), '--format', 'json', '-q'], { cwd: root, env: { GITHUB_ACTIONS: '', GITHUB_TOKEN: '', GH_TOKEN: '' } });
+    const part = gateParts(r.stdout).get('C-17');
+    assert.equal(part?.state, 'present', JSON.stringify(part));
+  });
+  it('the workflows under .github/workflows validate against the GitHub workflow schema and pin actions by commit', () => {
+    const dir = join(root, '.github', 'workflows');
+    const files = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort();
+    assert.ok(files.includes('release-gate.yml'));
+    for (const f of files) {
+      const text = readFileSync(join(dir, f), 'utf8');
+      assert.deepEqual(validateWorkflow(text).errors, [], f);
+      for (const m of text.matchAll(/^\s*(?:-\s+)?uses:\s*(\S+)/gm)) {
+        if (m[1] === './') continue;
+        assert.match(m[1]!, /^[\w.-]+\/[\w./-]+@[0-9a-f]{40}$/, `${f}: ${m[1]} is pinned to a commit`);
+      }
+    }
+    assert.ok(validateWorkflow('on: push\njobs: 3\n').errors.length > 0, 'the validator can fail');
+  });
+});
