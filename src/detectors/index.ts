@@ -52,8 +52,10 @@ import a1 from './A-1-text-fallback/index.js';
 import a2 from './A-2-single-file-bundle/index.js';
 import a3 from './A-3-sandbox/index.js';
 import a4 from './A-4-wcag-aa/index.js';
+import a4gate from './A-4-wcag-aa/gate.js';
 import a5 from './A-5-performance-budgets/index.js';
 import a6 from './A-6-ga-ui-key/index.js';
+import a6gate from './A-6-ga-ui-key/gate.js';
 import a7 from './A-7-destructive-consent/index.js';
 import e1 from './E-1-reverse-dns-identifier/index.js';
 import e2 from './E-2-graceful-degradation/index.js';
@@ -133,9 +135,9 @@ export const folders: readonly { folder: string; detectors: readonly Detector[] 
   { folder: 'A-1-text-fallback', detectors: a1 },
   { folder: 'A-2-single-file-bundle', detectors: a2 },
   { folder: 'A-3-sandbox', detectors: a3 },
-  { folder: 'A-4-wcag-aa', detectors: a4 },
+  { folder: 'A-4-wcag-aa', detectors: [...a4, ...a4gate] },
   { folder: 'A-5-performance-budgets', detectors: a5 },
-  { folder: 'A-6-ga-ui-key', detectors: a6 },
+  { folder: 'A-6-ga-ui-key', detectors: [...a6, ...a6gate] },
   { folder: 'A-7-destructive-consent', detectors: a7 },
   { folder: 'E-1-reverse-dns-identifier', detectors: e1 },
   { folder: 'E-2-graceful-degradation', detectors: e2 },

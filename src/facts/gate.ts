@@ -36,6 +36,19 @@ export interface PackedFile {
   blob?: string;
   /** Why the content was not read (then there is no blob id). */
   unread?: string;
+  /** The text of a packed JavaScript file that names a UI link key (A-6 reads what the artefact writes). */
+  text?: string;
+}
+
+/** Packed code whose text is kept for the gate (A-6): JavaScript that names `resourceUri` or the old UI id. */
+const KEPT_CODE = /\.[cm]?js$/i;
+const UI_MARKERS = ['resourceUri', 'io.modelcontextprotocol/ui'];
+const MAX_KEPT_TEXT = 8 * 1024 * 1024;
+/** The text of a packed file when the gate keeps it (a JS file naming a UI key, bounded), else undefined. */
+export function keptText(path: string, bytes: Buffer): string | undefined {
+  if (!KEPT_CODE.test(path) || bytes.length > MAX_KEPT_TEXT) return undefined;
+  const text = bytes.toString('utf8');
+  return UI_MARKERS.some((m) => text.includes(m)) ? text : undefined;
 }
 
 export interface Artefact {
@@ -139,7 +152,10 @@ export async function packFolder(root: string): Promise<Got<Artefact>> {
     if (typeof f?.path !== 'string') continue;
     const path = f.path.replace(/\\/g, '/');
     const r = readBytesInside(root, path, MAX_FILE_BYTES);
-    if (r.ok) files.push({ path, size: r.bytes.length, blob: gitBlobId(r.bytes) });
+    if (r.ok) {
+      const text = keptText(path, r.bytes);
+      files.push({ path, size: r.bytes.length, blob: gitBlobId(r.bytes), ...(text !== undefined ? { text } : {}) });
+    }
     else files.push({ path, size: typeof f.size === 'number' ? f.size : 0, unread: r.cause });
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -186,7 +202,8 @@ export async function readTarball(file: string): Promise<Got<Artefact>> {
         entry.on('end', () => {
           if (files.length >= MAX_PACKED_FILES) return;
           const bytes = Buffer.concat(chunks);
-          files.push(dropped ? { path, size, unread: 'too-large' } : { path, size, blob: gitBlobId(bytes) });
+          const text = dropped ? undefined : keptText(path, bytes);
+          files.push(dropped ? { path, size, unread: 'too-large' } : { path, size, blob: gitBlobId(bytes), ...(text !== undefined ? { text } : {}) });
           if (path === 'package.json' && !dropped) {
             try {
               const pj = JSON.parse(bytes.toString('utf8')) as { name?: unknown; version?: unknown };

@@ -26,6 +26,8 @@ import { packageRoot, sourceDirOf } from '../../src/engine/paths.js';
 export interface GateScenario {
   /** Lines of a .gitignore written before the commit (a package whose build output is not tracked). */
   gitignore?: string[];
+  /** Generated files written before the commit: path -> size in bytes (a JS data table too large to read). */
+  generated?: Record<string, number>;
   /** No `git init`: the folder is not a repository. */
   noGit?: boolean;
   /** Tag(s) of the commit. */
@@ -72,6 +74,11 @@ export async function buildGateCase(dir: string, scenario: GateScenario, tmp: st
   const root = join(tmp, 'pkg');
   cpSync(join(dir, 'repo'), root, { recursive: true });
   if (scenario.gitignore) writeFileSync(join(root, '.gitignore'), scenario.gitignore.join('\n') + '\n');
+  for (const [f, size] of Object.entries(scenario.generated ?? {})) {
+    mkdirSync(join(root, f, '..'), { recursive: true });
+    const head = '// Generated data table.\nexport const table = "';
+    writeFileSync(join(root, f), head + 'a'.repeat(Math.max(0, size - head.length - 3)) + '";\n');
+  }
   if (!scenario.noGit) {
     await git(root, ['init', '-q', '-b', 'main']);
     await git(root, ['add', '-A']);
