@@ -124,6 +124,7 @@ async function cmdGate(argv: string[]): Promise<number> {
       verbose: { type: 'boolean' },
       tarball: { type: 'string' },
       'registry-metadata': { type: 'string' },
+      attestations: { type: 'string' },
       ci: { type: 'string' },
       offline: { type: 'boolean' },
       'allow-catalog-command': { type: 'boolean' },
@@ -147,6 +148,7 @@ async function cmdGate(argv: string[]): Promise<number> {
     root: dir,
     tarball: values.tarball ? resolve(values.tarball) : undefined,
     registryMetadata: values['registry-metadata'] ? resolve(values['registry-metadata']) : undefined,
+    attestations: values.attestations ? resolve(values.attestations) : undefined,
     ci: values.ci === 'github' ? 'github' : undefined,
     offline: values.offline,
     catalog: policy

@@ -6,6 +6,7 @@ import { list as tarList } from 'tar';
 import semver from 'semver';
 import type { Reason } from '../engine/types.js';
 import { readManifest } from '../probe/package-of.js';
+import { provenanceFacts, type ProvenanceVerdict } from './provenance.js';
 import { readBytesInside, readInside } from './safe-read.js';
 
 /**
@@ -114,6 +115,8 @@ export interface GateFacts {
   runs: Map<string, RunCheck>;
   /** Absent when the policy names no catalogue. */
   catalog?: Got<CatalogAnswer>;
+  /** C-17: the verified provenance of this version, when the registry records an attestation for it. */
+  provenance?: Got<ProvenanceVerdict>;
 }
 
 export const MAX_PACKED_FILES = 20_000;
@@ -434,6 +437,10 @@ export interface GateOptions {
   registry?: string;
   env?: NodeJS.ProcessEnv;
   catalog?: () => Promise<Got<CatalogAnswer> | undefined>;
+  /** A saved attestation document of the registry (its `dist.attestations.url`), instead of fetching it. */
+  attestations?: string;
+  /** The time the trust material's expiry is compared with (tests). */
+  now?: Date;
 }
 
 /** Gather the gate input once. */
@@ -448,7 +455,10 @@ export async function gatherGate(o: GateOptions): Promise<GateFacts> {
   const registry = await registryFacts(name, { metadataFile: o.registryMetadata, offline: o.offline || o.offlineRegistry, registry: o.registry });
   const runs = await resolveRuns(ratiosOf(root), ci, env, !!o.offline);
   const catalog = o.catalog ? await o.catalog() : undefined;
-  return { root, ...(name ? { name } : {}), ...(version ? { version } : {}), artefact, git, ci, registry, runs, ...(catalog ? { catalog } : {}) };
+  const provenance = registry.ok
+    ? await provenanceFacts(registry.value.packument, name, version, { file: o.attestations, offline: o.offline || (o.offlineRegistry && !o.attestations), now: o.now })
+    : undefined;
+  return { root, ...(name ? { name } : {}), ...(version ? { version } : {}), artefact, git, ci, registry, runs, ...(catalog ? { catalog } : {}), ...(provenance ? { provenance } : {}) };
 }
 
 /** A stable version: valid semver without a pre-release tag. */

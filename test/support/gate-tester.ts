@@ -36,6 +36,10 @@ export interface GateScenario {
   edit?: Record<string, string>;
   /** Pack a real tarball (npm pack) after the edits and give it as --tarball. */
   tarball?: boolean;
+  /** A saved attestation document of the fixture (--attestations), for C-17's Sigstore verification. */
+  attestations?: string;
+  /** The time the trust material's expiry is compared with (ISO date; default now). */
+  now?: string;
   /** A registry metadata file of the fixture (--registry-metadata); absent: offline. */
   registry?: string;
   /** Environment of the gate (CI variables); GITHUB_API_URL is set to the local API when `github` is given. */
@@ -117,6 +121,8 @@ export async function judgeGateFixture(
       root,
       tarball,
       registryMetadata: scenario.registry ? join(dir, scenario.registry) : undefined,
+      attestations: scenario.attestations ? join(dir, scenario.attestations) : undefined,
+      now: scenario.now ? new Date(scenario.now) : undefined,
       // Tests never reach the real registry; the GitHub API is the local one.
       offlineRegistry: true,
       env,

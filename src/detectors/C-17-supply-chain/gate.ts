@@ -6,13 +6,16 @@ import type { RepoFacts } from '../../facts/repo.js';
 /**
  * C-17 — supply chain, the provenance half at the gate (`mcp-doctor gate`).
  *  - The version is already on the registry (its metadata lists it): the registry must record a provenance
- *    attestation for it (`dist.attestations.provenance`). None: red. One recorded: its signature is not
- *    verified by mcp-doctor yet (no Sigstore verification is built in), so the part says could-not-judge
- *    with the attestation's address — never a pass on the registry's word alone.
+ *    attestation for it (`dist.attestations.provenance`). None: red. One recorded: verified below — never a
+ *    pass on the registry's word alone.
  *  - The version is not on the registry yet (first publication, or a new version): a release workflow under
  *    .github/workflows must publish with provenance — `npm publish` with `--provenance` (or
  *    NPM_CONFIG_PROVENANCE=true, or publishConfig.provenance in package.json) and the `id-token: write`
- *    permission the attestation needs. A workflow that publishes without it: red at its publish line; no
+ *    permission the attestation needs.
+ *  - Recorded: the attestation is verified (facts/provenance.ts: Sigstore with @sigstore/verify, the trusted
+ *    root of @sigstore/tuf's seed, the subject = this package@version with the sha512 of dist.integrity).
+ *    Verified: green; failed: red with the cause; no trust material, a stale one, or the attestation document
+ *    not reachable: could-not-judge with the reason. A workflow that publishes without it: red at its publish line; no
  *    workflow that publishes: red.
  *  - Registry metadata not read (offline, unreachable): could-not-judge with the reason.
  */
@@ -65,7 +68,22 @@ export function judgeProvenance(gate: GateFacts, repo?: RepoFacts): Verdict {
       findings: [{ messageId: 'published-without-provenance', data: { name, version }, location: { file: 'package.json', line: repo?.keyLine('package.json', 'version') ?? 1 } }],
     };
   }
-  return couldNotJudge('attestation-not-verified', { name, version, url: typeof att.url === 'string' ? att.url : '' });
+  const url = typeof att.url === 'string' ? att.url : '';
+  const p = gate.provenance;
+  if (!p) return couldNotJudge('attestation-not-verified', { name, version, url });
+  if (!p.ok) return { state: 'could-not-judge', findings: [], reason: p.reason };
+  if (p.value.verified) return { state: 'present', findings: [], reason: { code: 'provenance-verified', data: { name, version, identity: p.value.identity ?? '' } } };
+  return {
+    state: 'non-conforming',
+    findings: [
+      {
+        messageId: 'provenance-not-verified',
+        data: { name, version, failure: (p.value.failure ?? 'signature').replace(/-/g, '_') },
+        location: { file: 'package.json', line: repo?.keyLine('package.json', 'version') ?? 1 },
+        ...(p.value.detail ? { evidence: p.value.detail } : {}),
+      },
+    ],
+  };
 }
 
 export default [
@@ -78,6 +96,7 @@ export default [
       'no-release-workflow': ['name', 'version'],
       'publish-without-provenance': ['name', 'file'],
       'published-without-provenance': ['name', 'version'],
+      'provenance-not-verified': ['name', 'version', 'failure'],
     },
     judge: ({ inputs }) => judgeProvenance(inputs.gate, inputs.repo),
   }),
