@@ -14,6 +14,10 @@ import type { RepoFacts } from '../../facts/repo.js';
  *  (c) the registry keeps earlier versions installable: the package was not unpublished, no version listed in
  *      its history is missing, and no version is deprecated without naming a replacement (a version or a
  *      package to use instead).
+ *  (d) a second channel besides the registry is declared: a workflow under .github/workflows creates a GitHub
+ *      release (gh release create/upload, softprops/action-gh-release, ncipollo/release-action…) and publishes
+ *      a checksum with it (SHA256SUMS, sha256sum, shasum -a 256, checksums.txt). Whether the release of a
+ *      published version is reachable is not asked (it needs the GitHub API): only the declaration is judged.
  * Whatever could not be read (no git, no registry metadata offline) keeps the part could-not-judge, with
  * its reason; a red finding read elsewhere still stands.
  */
@@ -23,6 +27,26 @@ const obj = (v: unknown): Obj | undefined => (typeof v === 'object' && v !== nul
 
 /** A deprecation message that names a replacement: a version, a package (`@scope/x`, `x@2`), or "use"/"utilisez". */
 const NAMES_REPLACEMENT = /\d+\.\d+(?:\.\d+)?|@[\w.-]+\/[\w.-]+|[\w.-]+@\d|\b(?:use|upgrade|migrate|moved|replaced|instead|utilise[rz]?|remplacé)\b/i;
+
+const RELEASE = /\bgh\s+release\s+(?:create|upload)\b|\b(?:softprops\/action-gh-release|ncipollo\/release-action|actions\/create-release|actions\/upload-release-asset)@/;
+const CHECKSUM = /\bSHA256SUMS\b|\bsha256sum\b|\bshasum\s+-a\s*256\b|\bchecksums?\.txt\b|\.sha256\b/i;
+
+/** (d): a release workflow publishes a GitHub release with a checksum: undefined when it does, else a finding or a reason. */
+function secondChannel(name: string, repo: RepoFacts | undefined): Finding | Reason | undefined {
+  if (!repo) return { code: 'needs-repo' };
+  const workflows = repo.under('.github/workflows').filter((f) => /\.ya?ml$/.test(f)).sort();
+  let unread: Reason | undefined;
+  for (const wf of workflows) {
+    const t = repo.text(wf);
+    if (!t.ok) {
+      unread ??= { code: 'file-not-read', data: { file: wf, cause: 'unreadable' } };
+      continue;
+    }
+    const code = t.value.split('\n').filter((l) => !/^\s*#/.test(l)).join('\n');
+    if (RELEASE.test(code) && CHECKSUM.test(code)) return undefined;
+  }
+  return unread ?? { messageId: 'second-channel-not-released', data: { name }, location: { file: 'package.json', line: repo.keyLine('package.json', 'name') ?? 1 } };
+}
 
 const line = (repo: RepoFacts | undefined, key: string): number | undefined => repo?.keyLine('package.json', key);
 
@@ -101,6 +125,11 @@ export function judgeGate(gate: GateFacts, repo?: RepoFacts): Verdict {
     }
   }
 
+  // (d) a second channel, declared.
+  const second = secondChannel(name, repo);
+  if (second && 'messageId' in second) findings.push(second);
+  else if (second) unjudged.push(second);
+
   if (findings.length) return { state: 'non-conforming', findings };
   if (unjudged.length) return { state: 'could-not-judge', findings: [], reason: unjudged[0] };
   return present();
@@ -119,6 +148,7 @@ export default [
       'version-unpublished': ['name', 'version'],
       'deprecated-without-replacement': ['name', 'version'],
       'published-tarball-differs': ['name', 'version'],
+      'second-channel-not-released': ['name'],
     },
     judge: ({ inputs }) => judgeGate(inputs.gate, inputs.repo),
   }),
