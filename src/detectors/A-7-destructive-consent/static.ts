@@ -54,7 +54,32 @@ function toolCalled(call: ts.CallExpression): { name?: string } | undefined {
     }
     return {};
   }
+  // A JSON-RPC message written out: post({ jsonrpc: '2.0', method: 'tools/call', params: { name } }).
+  for (const a of call.arguments) {
+    if (!ts.isObjectLiteralExpression(a)) continue;
+    const member = (k: string) => a.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === k);
+    if (stringOf(member('method')?.initializer) !== 'tools/call') continue;
+    return { name: nameMember(member('params')?.initializer).name };
+  }
   return undefined;
+}
+
+/** The tool name of a call is a parameter of the function around it: a wrapper (its callers are the call sites). */
+function wrapperCall(call: ts.CallExpression): boolean {
+  const names = new Set<string>();
+  const collect = (n: ts.Node | undefined): void => {
+    if (!n) return;
+    if (ts.isIdentifier(n)) names.add(n.text);
+    else if (ts.isObjectLiteralExpression(n)) for (const p of n.properties) {
+      if (ts.isShorthandPropertyAssignment(p) && p.name.text === 'name') names.add('name');
+      else if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && (p.name.text === 'name' || p.name.text === 'params')) collect(p.initializer);
+      else if (ts.isPropertyAssignment(p) && ts.isIdentifier(p.initializer) && p.name && ts.isIdentifier(p.name) && p.name.text === 'name') names.add(p.initializer.text);
+    }
+  };
+  for (const a of call.arguments) collect(a);
+  let f: ts.Node | undefined = call.parent;
+  while (f && !isFn(f)) f = f.parent;
+  return !!f && isFn(f) && f.parameters.some((p) => ts.isIdentifier(p.name) && names.has(p.name.text));
 }
 
 const isFn = (n: ts.Node): n is ts.FunctionLikeDeclaration => ts.isArrowFunction(n) || ts.isFunctionExpression(n) || ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n);
@@ -172,11 +197,11 @@ export default defineDetector({
       const visit = (cn: ts.Node): void => {
         if (ts.isCallExpression(cn)) {
           const tool = toolCalled(cn);
-          if (tool) {
+          if (tool && !(tool.name === undefined && wrapperCall(cn))) {
             calls++;
             const line = lineIn(c, wrapNode(c.sf, cn) as Node);
             const v = judgeCall(cn, raw);
-            const called = tool.name ?? cn.arguments.map((a) => a.getText(raw)).join(', ').slice(0, 60);
+            const called = tool.name ?? (cn.arguments[0]?.getText(raw) ?? '').slice(0, 60);
             if (v === 'on-destructive-hint') findings.push({ messageId: 'confirmation-on-destructive-hint', data: { file: c.file, called }, location: { file: c.file, line } });
             else if (tool.name === undefined) {
               if (v !== 'confirmed') unjudged.add(called);
