@@ -58,7 +58,7 @@ export const DETECTOR_GENRES: Readonly<Record<string, readonly Genre[]>> = {
   'A-1': ['dynamic', 'static'],
   'A-2': ['static', 'dynamic'],
   'A-3': ['dynamic', 'static'],
-  'A-4': ['dynamic'],
+  'A-4': ['dynamic', 'static'],
   'A-5': ['static', 'dynamic'],
   'A-6': ['static', 'dynamic'],
   'A-7': ['dynamic', 'static'],
