@@ -9,7 +9,7 @@ import { lineIn, viewCode, type ViewCode } from '../app-source.js';
  * A-3 — the View stays in its sandbox (static). Reads the View's code — its UI source files and the inline
  * scripts of its built single-file bundles (parse5 for the HTML: a `<script>` inside a comment is no script;
  * ts-morph for the JavaScript) — for what reaches outside the sandboxed iframe:
- *   - the parent or top frame (`window.parent`, `window.top`, `parent.x`): red unless it is the App bridge,
+ *   - the parent, top or opener window (`window.parent`, `window.top`, `window.opener`, `parent.x`): red unless it is the App bridge,
  *     that is the frame is only compared (`e.source !== host`), only sent JSON-RPC message literals
  *     (`host.postMessage({ jsonrpc: '2.0', … })`, through a local alias too), or handed to a postMessage
  *     transport class (a class that posts messages, listens to `message` events and speaks JSON-RPC: the
@@ -22,7 +22,7 @@ import { lineIn, viewCode, type ViewCode } from '../app-source.js';
  */
 
 const GLOBAL_OBJECTS = new Set(['window', 'self', 'globalThis']);
-const FRAMES = new Set(['parent', 'top']);
+const FRAMES = new Set(['parent', 'top', 'opener']);
 const STORAGE = new Set(['localStorage', 'sessionStorage', 'indexedDB']);
 const NETWORK_CTORS = new Set(['XMLHttpRequest', 'WebSocket', 'EventSource']);
 
