@@ -151,7 +151,6 @@ type CallVerdict = 'confirmed' | 'unconfirmed' | 'on-destructive-hint';
 
 function judgeCall(call: ts.CallExpression, sf: ts.SourceFile): CallVerdict {
   const fns = enclosingFns(call);
-  const t = fns.length ? fns[fns.length - 1]!.getText(sf) : '';
   const near = fns.map((f) => f.getText(sf)).join('\n');
   if (/destructiveHint/.test(near) && !/readOnlyHint|idempotentHint/.test(near)) return 'on-destructive-hint';
   // confirm(…) before the call in one of its functions.
@@ -169,7 +168,6 @@ function judgeCall(call: ts.CallExpression, sf: ts.SourceFile): CallVerdict {
     visit(f);
     if (confirmed) return 'confirmed';
   }
-  void t;
   for (const f of fns) for (const s of clickSites(f, sf)) if (secondStep(s, sf, 0)) return 'confirmed';
   return 'unconfirmed';
 }
