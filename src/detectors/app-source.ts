@@ -1,3 +1,4 @@
+import { builtinModules } from 'node:module';
 import { parse } from 'parse5';
 import { Node, Project, SyntaxKind, ts, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
 import type { RepoFacts } from '../facts/repo.js';
@@ -39,6 +40,7 @@ export interface ViewCode {
 }
 
 const SERVER_MODULES = /^@modelcontextprotocol\/(?:server|sdk|node|express|hono)(?:\/|$)|^@modelcontextprotocol\/ext-apps\/server$/;
+const NODE_BUILTINS = new Set(builtinModules.filter((m) => !m.startsWith('_')));
 const UI_MODULES = /^(?:react|react-dom|preact|vue|svelte|solid-js|lit)(?:\/|$)|^@modelcontextprotocol\/ext-apps(?:\/(?:react|app-with-deps|react-with-deps))?$/;
 
 function booleans(obj: ObjectLiteralExpression): Record<string, boolean> {
@@ -76,6 +78,9 @@ export interface AppSource {
   annotations: Map<string, SourceAnnotations>;
 }
 
+/** Methods the server model reads itself (registerTool(name, config, handler) has three arguments, but a wrapper may add one). */
+const REGISTRATION_METHOD_NAMES = new Set(['registerTool', 'tool', 'addTool']);
+
 const memo = new WeakMap<RepoFacts, AppSource>();
 
 /** The App tools and the tools' annotations the repository's source registers (memoised). */
@@ -99,8 +104,9 @@ export function appSource(repo: RepoFacts): AppSource {
       if (!Node.isCallExpression(call)) continue;
       const callee = unwrap(call.getExpression());
       const name = Node.isIdentifier(callee) ? callee.getText() : Node.isPropertyAccessExpression(callee) ? callee.getName() : '';
-      if (name !== 'registerAppTool') continue;
       const args = call.getArguments();
+      // registerAppTool by name, or its shape in a bundle that renamed it: (server, 'name', { _meta: { ui: { resourceUri } } }, handler).
+      if (name !== 'registerAppTool' && !(name && args.length === 4 && !REGISTRATION_METHOD_NAMES.has(name) && linksView(objectLiteralOf(args[2], sources), sources))) continue;
       const tool = constString(args[1])?.value;
       if (tool === undefined) continue;
       const config = objectLiteralOf(args[2], sources);
@@ -124,7 +130,8 @@ export function appSource(repo: RepoFacts): AppSource {
 function isViewFile(file: string, sf: SourceFile): boolean {
   if (file.startsWith('node_modules/')) return false;
   const specs = [...moduleSpecs(sf)];
-  if (specs.some((s) => SERVER_MODULES.test(s))) return false;
+  // Server code: the SDK's server side, or Node's own modules (a bundled server imports no SDK but node:http, fs…).
+  if (specs.some((s) => SERVER_MODULES.test(s) || s.startsWith('node:') || NODE_BUILTINS.has(s.split('/')[0]!))) return false;
   if (specs.some((s) => UI_MODULES.test(s))) return true;
   if (/\.[jt]sx$/.test(file)) return true;
   // The DOM's globals, read as identifiers (not property names).
