@@ -3,6 +3,7 @@ import type { Finding } from '../../engine/types.js';
 import { SessionFacts } from '../../facts/session.js';
 import { isObj, noEraServed, type Obj } from '../dynamic-support.js';
 import { answeredEras } from '../dynamic-text.js';
+import staticPart from './static.js';
 
 /**
  * A-1 — text fallback next to the UI (dynamic). An App serves a `ui://` resource, or a tool whose
@@ -86,4 +87,5 @@ export default [
       return present();
     },
   }),
+  staticPart,
 ];

@@ -1,4 +1,41 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
 import detectors from './index.js';
-import { testDetectorFolder } from '../../../test/support/detector-tester.js';
+import { judgeFolder, testDetectorFolder } from '../../../test/support/detector-tester.js';
 
-testDetectorFolder('A-3', detectors, import.meta.url);
+// Both parts judge the same fixture Apps: the dynamic part their recorded rendering, the static part their
+// View's code (UI source and built bundle).
+testDetectorFolder('A-3', detectors.filter((d) => d.genre === 'dynamic'), import.meta.url);
+testDetectorFolder('A-3', detectors.filter((d) => d.genre === 'static'), import.meta.url);
+
+describe('A-3 (static) on hostile bundles', () => {
+  const staticPart = detectors.filter((d) => d.genre === 'static');
+  const judgeBundle = (html: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 'a3-hostile-'));
+    try {
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'hostile-app', version: '1.0.0', dependencies: { '@modelcontextprotocol/ext-apps': '2.0.4' } }));
+      mkdirSync(join(dir, 'dist'));
+      writeFileSync(join(dir, 'dist', 'view.html'), html);
+      return judgeFolder('A-3', staticPart, dir).result.parts.find((p) => p.genre === 'static');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  it('a script nested too deep to walk is not judged, and does not crash the audit', () => {
+    const part = judgeBundle(`<!doctype html><html lang="en"><title>x</title><script>localStorage.x=${'['.repeat(30000)}${']'.repeat(30000)}</script></html>`);
+    assert.equal(part?.state, 'could-not-judge', JSON.stringify(part));
+    assert.equal(part?.reason?.code, 'file-not-read');
+  });
+  it('a bundle over the size limit is not judged', () => {
+    const part = judgeBundle(`<!doctype html><html lang="en"><title>x</title><script>var pad = "${'a'.repeat(9 * 1024 * 1024)}";</script></html>`);
+    assert.equal(part?.state, 'could-not-judge', JSON.stringify(part));
+    assert.equal(part?.reason?.code, 'file-not-read');
+  });
+  it('a script tag inside an HTML comment is not read as a script', () => {
+    const part = judgeBundle('<!doctype html><html lang="en"><title>x</title><!-- <script>window.top.location = "https://x.example"</script> --><script>document.title = "ok";</script></html>');
+    assert.equal(part?.state, 'present', JSON.stringify(part));
+  });
+});

@@ -1,6 +1,7 @@
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { renderedApps } from '../apps-support.js';
+import staticPart from './static.js';
 
 /**
  * A-3 — the View stays in its sandbox (dynamic). The host harness renders the View in an opaque-origin iframe
@@ -35,4 +36,5 @@ export default [
       return findings.length ? { state: 'non-conforming', findings } : present();
     },
   }),
+  staticPart,
 ];

@@ -1,6 +1,7 @@
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { renderedApps } from '../apps-support.js';
+import staticPart from './static.js';
 
 /**
  * A-4 — WCAG 2.x AA (dynamic). The host harness runs axe-core in the rendered View (its own isolated world,
@@ -36,4 +37,5 @@ export default [
       return findings.length ? { state: 'non-conforming', findings } : present();
     },
   }),
+  staticPart,
 ];

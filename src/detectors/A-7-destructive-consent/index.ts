@@ -2,6 +2,7 @@ import { couldNotJudge, defineDetector, notApplicable, present } from '../../eng
 import type { Finding } from '../../engine/types.js';
 import { callableByApp, confirmationCause, needsConfirmation } from '../../apps/discover.js';
 import { renderedApps, viewCalls } from '../apps-support.js';
+import staticPart from './static.js';
 
 /**
  * A-7 — consent before a destructive call (dynamic). The host harness clicks each control of the View once,
@@ -60,4 +61,5 @@ export default [
       return couldNotJudge('confirmable-call-not-seen', { tools: confirmable.map((t) => String(t.name)).sort().join(', ') });
     },
   }),
+  staticPart,
 ];

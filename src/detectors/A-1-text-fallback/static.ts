@@ -1,0 +1,93 @@
+import { Node } from 'ts-morph';
+import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
+import type { Finding } from '../../engine/types.js';
+import { fileNotReadData } from '../../facts/not-read.js';
+import { functionOf, type FunctionLikeNode } from '../../facts/scope.js';
+import { constString, objectLiteralOf, propertyValue, returnedExpressions } from '../../facts/server-model.js';
+import { positionOf, unwrap, type ParsedSources } from '../../facts/ts-source.js';
+import { appSource } from '../app-source.js';
+
+/**
+ * A-1 — text fallback next to the UI (static). Every App tool the server's code registers (registerAppTool of
+ * @modelcontextprotocol/ext-apps/server, or registerTool with `_meta.ui.resourceUri`) returns, on every path
+ * of its handler, a `content` array holding a text block next to the UI: a result made of `structuredContent`
+ * alone, an empty `content`, or a `content` without a text block is red (a host without the UI shows nothing).
+ * The reading follows the handler's returns through conditionals and the helper functions of the audited
+ * source it returns the result of (`return result(notes)`); a result it cannot follow (built in a
+ * dependency, a `content` that is not an array literal) leaves the tool unjudged.
+ */
+
+type Outcome = { kind: 'text' } | { kind: 'no-text'; why: 'no-content' | 'empty-content' | 'no-text-block'; line: number } | { kind: 'unknown'; line: number };
+
+function outcomeOfResult(expr: Node, sources: ParsedSources, depth: number): Outcome[] {
+  let n = unwrap(expr);
+  if (Node.isAwaitExpression(n)) n = unwrap(n.getExpression());
+  const line = positionOf(n).line;
+  if (Node.isConditionalExpression(n)) return [...outcomeOfResult(n.getWhenTrue(), sources, depth), ...outcomeOfResult(n.getWhenFalse(), sources, depth)];
+  if (Node.isCallExpression(n)) {
+    let fn: FunctionLikeNode | undefined;
+    try {
+      fn = depth < 3 ? functionOf(n.getExpression(), sources) : undefined;
+    } catch {
+      fn = undefined;
+    }
+    return fn ? outcomesOf(fn, sources, depth + 1) : [{ kind: 'unknown', line }];
+  }
+  const obj = objectLiteralOf(n, sources);
+  if (!obj) return [{ kind: 'unknown', line }];
+  const content = propertyValue(obj, 'content');
+  if (!content) return obj.getProperties().some((p) => Node.isSpreadAssignment(p)) ? [{ kind: 'unknown', line }] : [{ kind: 'no-text', why: 'no-content', line }];
+  const arr = unwrap(content);
+  if (!Node.isArrayLiteralExpression(arr)) return [{ kind: 'unknown', line }];
+  const items = arr.getElements();
+  if (!items.length) return [{ kind: 'no-text', why: 'empty-content', line }];
+  let unknown = false;
+  for (const el of items) {
+    const block = Node.isSpreadElement(el) ? undefined : objectLiteralOf(el, sources);
+    if (!block) {
+      unknown = true;
+      continue;
+    }
+    const type = constString(propertyValue(block, 'type'))?.value;
+    if (type === undefined) unknown = true;
+    if (type !== 'text') continue;
+    const text = propertyValue(block, 'text');
+    const literal = constString(text);
+    if (text && (literal === undefined || literal.value.trim() !== '')) return [{ kind: 'text' }];
+  }
+  return [unknown ? { kind: 'unknown', line } : { kind: 'no-text', why: 'no-text-block', line }];
+}
+
+function outcomesOf(fn: FunctionLikeNode, sources: ParsedSources, depth: number): Outcome[] {
+  const returned = returnedExpressions(fn);
+  const body = fn.getBody();
+  if (!returned.length) return [body && Node.isBlock(body) ? { kind: 'no-text', why: 'no-content', line: positionOf(fn).line } : { kind: 'unknown', line: positionOf(fn).line }];
+  return returned.flatMap((r) => outcomeOfResult(r, sources, depth));
+}
+
+export default defineDetector({
+  ruleId: 'A-1',
+  genre: 'static',
+  needs: ['repo'],
+  messages: { 'app-result-without-text': ['tool', 'why'] },
+  judge({ inputs: { repo } }) {
+    const { sources, appTools } = appSource(repo);
+    const unreadOwn = sources.unread.find((u) => !u.file.startsWith('node_modules/'));
+    if (!appTools.length) return unreadOwn ? couldNotJudge('file-not-read', fileNotReadData(unreadOwn)) : couldNotJudge('no-app-tool-in-source');
+    const findings: Finding[] = [];
+    const unjudged: string[] = [];
+    for (const t of appTools) {
+      if (!t.handler) {
+        unjudged.push(t.name);
+        continue;
+      }
+      const outcomes = outcomesOf(t.handler, sources, 0);
+      const red = outcomes.find((o): o is Extract<Outcome, { kind: 'no-text' }> => o.kind === 'no-text');
+      if (red) findings.push({ messageId: 'app-result-without-text', data: { tool: t.name, why: red.why }, location: { file: t.file, line: red.line } });
+      else if (outcomes.some((o) => o.kind === 'unknown')) unjudged.push(t.name);
+    }
+    if (findings.length) return { state: 'non-conforming', findings };
+    if (unjudged.length) return couldNotJudge('app-result-not-followed', { tools: [...new Set(unjudged)].sort().join(', ') });
+    return present();
+  },
+});

@@ -1,0 +1,150 @@
+import { parse } from 'parse5';
+import { Node, ts } from 'ts-morph';
+import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
+import type { Finding } from '../../engine/types.js';
+import { fileNotReadData } from '../../facts/not-read.js';
+import { wrapNode } from '../../facts/ts-source.js';
+import { lineIn, MAX_BUNDLE_BYTES, viewCode } from '../app-source.js';
+
+/**
+ * A-4 — WCAG 2.x AA (static half): what can be read before the View runs. In the built bundles' markup (parse5:
+ * a tag inside a comment is no tag) and in the JSX of the UI source (ts-morph), the checks of axe-core's rules
+ * that need no rendering:
+ *   html-has-lang (the bundle's `<html>` has a non-empty `lang`), document-title (a non-empty `<title>`),
+ *   image-alt (`<img>` with an `alt`, or a role of presentation/none, or an aria-label),
+ *   button-name (a `<button>` with text, or aria-label / aria-labelledby / title),
+ *   label (an `<input>`, `<select>` or `<textarea>` with aria-label / aria-labelledby / title, a `<label for>`
+ *   naming its id, or inside a `<label>`; hidden, submit, reset, button and image inputs aside).
+ * JSX with a spread of props or an expression child is taken as named (the value is not known before rendering).
+ * Contrast, focus and everything a script builds are the dynamic half's (axe-core in the rendered View).
+ * Why not axe-core here: it needs a DOM (jsdom would be a large new dependency for five markup checks) and the
+ * dynamic half already runs axe-core itself in Chromium on the rendered View.
+ */
+
+interface HtmlNode {
+  nodeName: string;
+  tagName?: string;
+  attrs?: { name: string; value: string }[];
+  childNodes?: HtmlNode[];
+  content?: HtmlNode;
+  value?: string;
+  parentNode?: HtmlNode;
+  sourceCodeLocation?: { startLine: number } | null;
+}
+
+type Check = 'html-has-lang' | 'document-title' | 'image-alt' | 'button-name' | 'label';
+interface Miss {
+  check: Check;
+  element: string;
+  line: number;
+}
+
+const attr = (n: HtmlNode, name: string) => n.attrs?.find((a) => a.name === name)?.value;
+const UNLABELLED_INPUT_TYPES = new Set(['hidden', 'submit', 'reset', 'button', 'image']);
+
+function textOf(n: HtmlNode): string {
+  if (n.nodeName === '#text') return n.value ?? '';
+  if (n.nodeName === 'img') return attr(n, 'alt') ?? '';
+  return (n.childNodes ?? []).map(textOf).join('');
+}
+
+const named = (n: HtmlNode) => ['aria-label', 'aria-labelledby', 'title'].some((a) => (attr(n, a) ?? '').trim() !== '');
+
+/** The checks on a built bundle's markup. */
+export function markupMisses(html: string): Miss[] {
+  const doc = parse(html, { sourceCodeLocationInfo: true }) as unknown as HtmlNode;
+  const out: Miss[] = [];
+  const labelled = new Set<string>();
+  const all: { n: HtmlNode; inLabel: boolean }[] = [];
+  let title = false;
+  let htmlNode: HtmlNode | undefined;
+  const walk = (n: HtmlNode, inLabel: boolean) => {
+    if (n.nodeName === 'html') htmlNode = n;
+    if (n.nodeName === 'title' && textOf(n).trim()) title = true;
+    if (n.nodeName === 'label' && attr(n, 'for')) labelled.add(attr(n, 'for')!);
+    if (['img', 'button', 'input', 'select', 'textarea'].includes(n.nodeName)) all.push({ n, inLabel });
+    for (const c of n.childNodes ?? []) walk(c, inLabel || n.nodeName === 'label');
+    if (n.content) walk(n.content, inLabel);
+  };
+  walk(doc, false);
+  const line = (n: HtmlNode) => n.sourceCodeLocation?.startLine ?? 1;
+  if (htmlNode && !(attr(htmlNode, 'lang') ?? '').trim()) out.push({ check: 'html-has-lang', element: '<html>', line: line(htmlNode) });
+  if (!title) out.push({ check: 'document-title', element: '<title>', line: htmlNode ? line(htmlNode) : 1 });
+  for (const { n, inLabel } of all) {
+    if (n.nodeName === 'img' && attr(n, 'alt') === undefined && !/^(presentation|none)$/.test(attr(n, 'role') ?? '') && !named(n)) out.push({ check: 'image-alt', element: '<img>', line: line(n) });
+    if (n.nodeName === 'button' && !textOf(n).trim() && !named(n)) out.push({ check: 'button-name', element: '<button>', line: line(n) });
+    if (['input', 'select', 'textarea'].includes(n.nodeName)) {
+      if (n.nodeName === 'input' && UNLABELLED_INPUT_TYPES.has((attr(n, 'type') ?? 'text').toLowerCase())) continue;
+      const id = attr(n, 'id');
+      if (!named(n) && !inLabel && !(id && labelled.has(id))) out.push({ check: 'label', element: `<${n.nodeName}>`, line: line(n) });
+    }
+  }
+  return out;
+}
+
+/** The checks on the JSX of a UI source file. */
+function jsxMisses(sf: ts.SourceFile): { check: Check; element: string; node: ts.Node }[] {
+  const out: { check: Check; element: string; node: ts.Node }[] = [];
+  const labelFor = new Set<string>();
+  const fields: { el: ts.JsxOpeningLikeElement; inLabel: boolean }[] = [];
+  const attrsOf = (el: ts.JsxOpeningLikeElement) => el.attributes.properties;
+  const spread = (el: ts.JsxOpeningLikeElement) => attrsOf(el).some((a) => ts.isJsxSpreadAttribute(a));
+  const has = (el: ts.JsxOpeningLikeElement, name: string) => attrsOf(el).some((a) => ts.isJsxAttribute(a) && a.name.getText(sf) === name);
+  const value = (el: ts.JsxOpeningLikeElement, name: string) => {
+    const a = attrsOf(el).find((x): x is ts.JsxAttribute => ts.isJsxAttribute(x) && x.name.getText(sf) === name);
+    return a?.initializer && ts.isStringLiteral(a.initializer) ? a.initializer.text : a ? '?' : undefined;
+  };
+  const jsxNamed = (el: ts.JsxOpeningLikeElement) => spread(el) || ['aria-label', 'aria-labelledby', 'title'].some((a) => has(el, a));
+  const hasContent = (children: ts.NodeArray<ts.JsxChild>): boolean =>
+    children.some((c) => (ts.isJsxText(c) && c.text.trim() !== '') || (ts.isJsxExpression(c) && !!c.expression) || ((ts.isJsxElement(c) || ts.isJsxSelfClosingElement(c)) && childNamed(c)));
+  const childNamed = (c: ts.JsxElement | ts.JsxSelfClosingElement): boolean => {
+    const open = ts.isJsxElement(c) ? c.openingElement : c;
+    const tag = open.tagName.getText(sf);
+    if (tag === 'img') return has(open, 'alt') || jsxNamed(open);
+    if (/^[A-Z]/.test(tag)) return true; // a component: its output is not known here
+    return jsxNamed(open) || (ts.isJsxElement(c) && hasContent(c.children));
+  };
+  const visit = (cn: ts.Node, inLabel: boolean): void => {
+    if (ts.isJsxElement(cn) || ts.isJsxSelfClosingElement(cn)) {
+      const open = ts.isJsxElement(cn) ? cn.openingElement : cn;
+      const tag = open.tagName.getText(sf);
+      if (tag === 'label' && value(open, 'htmlFor')) labelFor.add(value(open, 'htmlFor')!);
+      if (tag === 'img' && !has(open, 'alt') && !jsxNamed(open) && !/^(presentation|none)$/.test(value(open, 'role') ?? '')) out.push({ check: 'image-alt', element: '<img>', node: open });
+      if (tag === 'button' && !jsxNamed(open) && !(ts.isJsxElement(cn) && hasContent(cn.children))) out.push({ check: 'button-name', element: '<button>', node: open });
+      if (['input', 'select', 'textarea'].includes(tag) && !UNLABELLED_INPUT_TYPES.has((value(open, 'type') ?? 'text').toLowerCase())) fields.push({ el: open, inLabel });
+      const nowInLabel = inLabel || tag === 'label';
+      ts.forEachChild(cn, (c) => visit(c, nowInLabel));
+      return;
+    }
+    ts.forEachChild(cn, (c) => visit(c, inLabel));
+  };
+  visit(sf, false);
+  for (const { el, inLabel } of fields) {
+    const id = value(el, 'id');
+    if (!jsxNamed(el) && !inLabel && !(id && (id === '?' || labelFor.has(id)))) out.push({ check: 'label', element: `<${el.tagName.getText(sf)}>`, node: el });
+  }
+  return out;
+}
+
+export default defineDetector({
+  ruleId: 'A-4',
+  genre: 'static',
+  needs: ['repo'],
+  messages: { 'markup-misses-name': ['file', 'check', 'element'] },
+  judge({ inputs: { repo } }) {
+    const view = viewCode(repo);
+    if (view.unread.length) return couldNotJudge('file-not-read', fileNotReadData(view.unread[0]!));
+    const source = view.code.filter((c) => !c.bundle);
+    if (!view.bundles.length && !source.length) return couldNotJudge('no-view-code');
+    const findings: Finding[] = [];
+    for (const file of view.bundles) {
+      const r = repo.source(file, MAX_BUNDLE_BYTES);
+      if (!r.ok) return couldNotJudge('file-not-read', fileNotReadData({ file, cause: r.cause, size: r.size, limit: r.limit }));
+      for (const m of markupMisses(r.text)) findings.push({ messageId: 'markup-misses-name', data: { file, check: m.check, element: m.element }, location: { file, line: m.line } });
+    }
+    for (const c of source) {
+      for (const m of jsxMisses(c.sf.compilerNode)) findings.push({ messageId: 'markup-misses-name', data: { file: c.file, check: m.check, element: m.element }, location: { file: c.file, line: lineIn(c, wrapNode(c.sf, m.node) as Node) } });
+    }
+    return findings.length ? { state: 'non-conforming', findings } : present();
+  },
+});

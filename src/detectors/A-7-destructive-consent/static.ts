@@ -1,0 +1,226 @@
+import { Node, ts } from 'ts-morph';
+import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
+import type { Finding } from '../../engine/types.js';
+import { fileNotReadData } from '../../facts/not-read.js';
+import { wrapNode } from '../../facts/ts-source.js';
+import { confirmationCause, needsConfirmation } from '../../apps/discover.js';
+import { appSource, lineIn, viewCode, type ViewCode } from '../app-source.js';
+
+/**
+ * A-7 — consent before a destructive call (static). Reads the View's source (UI files, not the minified
+ * bundle) for the tool calls it makes — `app.callServerTool({ name })`, a bridge's `callTool(name)`, or a
+ * hand-written JSON-RPC `tools/call` request — and the tools' annotations in the server's code of the same
+ * repository. A call of a tool that needs a confirmation (annotated destructive, or not idempotent, or not
+ * annotated; never exempted on `destructiveHint: false` alone) must sit behind an explicit user confirmation:
+ *   - a `confirm(…)` before it in the same handler, or
+ *   - a second click: the call runs in a click handler installed by another click handler (vanilla: a "Yes"
+ *     button created when "Delete" is clicked), or in a handler of an element rendered only under a condition
+ *     (React: `{pending && <button onClick={confirmDelete}>}`, the confirmation dialog state).
+ * Red: such a call with neither (in a plain click handler, or with no click at all), and any confirmation
+ * skipped on `destructiveHint` alone (the View reads destructiveHint and none of readOnlyHint/idempotentHint).
+ * A call whose tool name is not a literal, or whose tool the source does not register with readable
+ * annotations, cannot be judged; no View source: could-not-judge; no such call: not-applicable.
+ */
+
+const CALL_METHODS = new Set(['callServerTool', 'callTool']);
+
+function stringOf(n: ts.Node | undefined): string | undefined {
+  if (!n) return undefined;
+  if (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) return n.text;
+  return undefined;
+}
+
+function nameMember(o: ts.Node | undefined): { found: boolean; name?: string } {
+  if (!o || !ts.isObjectLiteralExpression(o)) return { found: false };
+  for (const p of o.properties) if (ts.isPropertyAssignment(p) && p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === 'name') return { found: true, name: stringOf(p.initializer) };
+  return { found: false };
+}
+
+/** The tool a call of the View calls: `{ name }` undefined when not a literal; undefined when the call is no tool call. */
+function toolCalled(call: ts.CallExpression): { name?: string } | undefined {
+  const callee = call.expression;
+  const method = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : '';
+  if (CALL_METHODS.has(method)) {
+    const a = call.arguments[0];
+    const lit = stringOf(a);
+    if (lit !== undefined) return { name: lit };
+    const m = nameMember(a);
+    return { name: m.name };
+  }
+  if (call.arguments.some((a) => stringOf(a) === 'tools/call')) {
+    for (const a of call.arguments) {
+      const m = nameMember(a);
+      if (m.found) return { name: m.name };
+    }
+    return {};
+  }
+  // A JSON-RPC message written out: post({ jsonrpc: '2.0', method: 'tools/call', params: { name } }).
+  for (const a of call.arguments) {
+    if (!ts.isObjectLiteralExpression(a)) continue;
+    const member = (k: string) => a.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === k);
+    if (stringOf(member('method')?.initializer) !== 'tools/call') continue;
+    return { name: nameMember(member('params')?.initializer).name };
+  }
+  return undefined;
+}
+
+/** The tool name of a call is a parameter of the function around it: a wrapper (its callers are the call sites). */
+function wrapperCall(call: ts.CallExpression): boolean {
+  const names = new Set<string>();
+  const collect = (n: ts.Node | undefined): void => {
+    if (!n) return;
+    if (ts.isIdentifier(n)) names.add(n.text);
+    else if (ts.isObjectLiteralExpression(n)) for (const p of n.properties) {
+      if (ts.isShorthandPropertyAssignment(p) && p.name.text === 'name') names.add('name');
+      else if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && (p.name.text === 'name' || p.name.text === 'params')) collect(p.initializer);
+      else if (ts.isPropertyAssignment(p) && ts.isIdentifier(p.initializer) && p.name && ts.isIdentifier(p.name) && p.name.text === 'name') names.add(p.initializer.text);
+    }
+  };
+  for (const a of call.arguments) collect(a);
+  let f: ts.Node | undefined = call.parent;
+  while (f && !isFn(f)) f = f.parent;
+  return !!f && isFn(f) && f.parameters.some((p) => ts.isIdentifier(p.name) && names.has(p.name.text));
+}
+
+const isFn = (n: ts.Node): n is ts.FunctionLikeDeclaration => ts.isArrowFunction(n) || ts.isFunctionExpression(n) || ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n);
+
+/** The name a function is known by in its file (declaration name, or the variable it initialises). */
+function fnName(f: ts.Node): string | undefined {
+  if (ts.isFunctionDeclaration(f) && f.name) return f.name.text;
+  let p = f.parent;
+  while (p && ts.isParenthesizedExpression(p)) p = p.parent;
+  if (p && ts.isVariableDeclaration(p) && ts.isIdentifier(p.name)) return p.name.text;
+  return undefined;
+}
+
+/** Is `n` (a function, or an identifier naming one) installed as a click handler here? Returns the installing node. */
+function clickSite(n: ts.Node): ts.Node | undefined {
+  let e = n;
+  while (ts.isParenthesizedExpression(e.parent)) e = e.parent;
+  const p = e.parent;
+  if (ts.isBinaryExpression(p) && p.right === e && p.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(p.left) && /^on(click|pointerup|mouseup)$/i.test(p.left.name.text)) return p;
+  if (ts.isCallExpression(p) && ts.isPropertyAccessExpression(p.expression) && p.expression.name.text === 'addEventListener' && p.arguments[1] === e && /^(click|pointerup|mouseup)$/.test(stringOf(p.arguments[0]) ?? '')) return p;
+  if (ts.isJsxExpression(p) && ts.isJsxAttribute(p.parent) && /^on(Click|PointerUp|MouseUp)$/.test(p.parent.name.getText())) return p.parent;
+  // onClick={() => confirmDelete()}: the arrow calling it is the handler.
+  if (ts.isCallExpression(p) && p.expression === e) {
+    let body: ts.Node = p;
+    while (ts.isAwaitExpression(body.parent) || ts.isParenthesizedExpression(body.parent)) body = body.parent;
+    const f = body.parent;
+    if (ts.isArrowFunction(f) && f.body === body) return clickSite(f);
+  }
+  return undefined;
+}
+
+/** Where a function is installed as a click handler (its own position, or the uses of its name in the file). */
+function clickSites(f: ts.Node, sf: ts.SourceFile): ts.Node[] {
+  const own = clickSite(f);
+  if (own) return [own];
+  const name = fnName(f);
+  if (!name) return [];
+  const out: ts.Node[] = [];
+  const visit = (cn: ts.Node): void => {
+    if (ts.isIdentifier(cn) && cn.text === name) {
+      const s = clickSite(cn);
+      if (s) out.push(s);
+    }
+    ts.forEachChild(cn, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+const enclosingFns = (n: ts.Node): ts.Node[] => {
+  const out: ts.Node[] = [];
+  for (let c: ts.Node | undefined = n.parent; c; c = c.parent) if (isFn(c)) out.push(c);
+  return out;
+};
+
+/** A click site that is a second step: inside another click handler, or on a JSX element rendered under a condition. */
+function secondStep(site: ts.Node, sf: ts.SourceFile, depth: number): boolean {
+  if (ts.isJsxAttribute(site)) {
+    for (let c: ts.Node | undefined = site.parent; c && !isFn(c); c = c.parent) {
+      if (ts.isBinaryExpression(c) && c.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken) return true;
+      if (ts.isConditionalExpression(c)) return true;
+    }
+  }
+  if (depth > 3) return false;
+  return enclosingFns(site).some((g) => clickSites(g, sf).length > 0);
+}
+
+type CallVerdict = 'confirmed' | 'unconfirmed' | 'on-destructive-hint';
+
+function judgeCall(call: ts.CallExpression, sf: ts.SourceFile): CallVerdict {
+  const fns = enclosingFns(call);
+  const near = fns.map((f) => f.getText(sf)).join('\n');
+  if (/destructiveHint/.test(near) && !/readOnlyHint|idempotentHint/.test(near)) return 'on-destructive-hint';
+  // confirm(…) before the call in one of its functions.
+  for (const f of fns) {
+    let confirmed = false;
+    const visit = (cn: ts.Node): void => {
+      if (confirmed || cn.pos >= call.pos) return;
+      if (ts.isCallExpression(cn)) {
+        const c = cn.expression;
+        const name = ts.isIdentifier(c) ? c.text : ts.isPropertyAccessExpression(c) ? c.name.text : '';
+        if (name === 'confirm' && cn.end <= call.pos) confirmed = true;
+      }
+      ts.forEachChild(cn, visit);
+    };
+    visit(f);
+    if (confirmed) return 'confirmed';
+  }
+  for (const f of fns) for (const s of clickSites(f, sf)) if (secondStep(s, sf, 0)) return 'confirmed';
+  return 'unconfirmed';
+}
+
+export default defineDetector({
+  ruleId: 'A-7',
+  genre: 'static',
+  needs: ['repo'],
+  messages: {
+    'call-without-confirmation-in-source': ['file', 'called', 'cause'],
+    'confirmation-on-destructive-hint': ['file', 'called'],
+  },
+  judge({ inputs: { repo } }) {
+    const view = viewCode(repo);
+    const source = view.code.filter((c) => !c.bundle);
+    const unread = view.unread.find((u) => !view.bundles.includes(u.file));
+    if (unread) return couldNotJudge('file-not-read', fileNotReadData(unread));
+    if (!source.length) return couldNotJudge('no-view-source');
+    const { annotations } = appSource(repo);
+    const findings: Finding[] = [];
+    const unjudged = new Set<string>();
+    let calls = 0;
+    for (const c of source as ViewCode[]) {
+      const raw = c.sf.compilerNode;
+      const visit = (cn: ts.Node): void => {
+        if (ts.isCallExpression(cn)) {
+          const tool = toolCalled(cn);
+          if (tool && !(tool.name === undefined && wrapperCall(cn))) {
+            calls++;
+            const line = lineIn(c, wrapNode(c.sf, cn) as Node);
+            const v = judgeCall(cn, raw);
+            const called = tool.name ?? (cn.arguments[0]?.getText(raw) ?? '').slice(0, 60);
+            if (v === 'on-destructive-hint') findings.push({ messageId: 'confirmation-on-destructive-hint', data: { file: c.file, called }, location: { file: c.file, line } });
+            else if (tool.name === undefined) {
+              if (v !== 'confirmed') unjudged.add(called);
+            } else {
+              const ann = annotations.get(tool.name);
+              if (ann === undefined || ann === 'unknown') {
+                if (v !== 'confirmed') unjudged.add(tool.name);
+              } else {
+                const def = ann === 'none' ? {} : { annotations: ann };
+                if (needsConfirmation(def) && v === 'unconfirmed') findings.push({ messageId: 'call-without-confirmation-in-source', data: { file: c.file, called: tool.name, cause: confirmationCause(def) }, location: { file: c.file, line } });
+              }
+            }
+          }
+        }
+        ts.forEachChild(cn, visit);
+      };
+      visit(raw);
+    }
+    if (findings.length) return { state: 'non-conforming', findings };
+    if (unjudged.size) return couldNotJudge('tool-call-not-judged', { tools: [...unjudged].sort().join(', ') });
+    if (!calls) return notApplicable('no-tool-call-in-view');
+    return present();
+  },
+});
