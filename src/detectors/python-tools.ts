@@ -2,7 +2,7 @@ import type { Node } from 'web-tree-sitter';
 import { couldNotJudge, notApplicable } from '../engine/detector.js';
 import type { Verdict } from '../engine/types.js';
 import { OPEN, UNKNOWN, type DeclObject, type DeclValue } from '../facts/declarations.js';
-import { callParts, lastName, moduleConst, qualName, unparen, type PyTool, type PythonModel } from '../facts/python-model.js';
+import { callParts, constString, lastName, moduleConst, qualName, unparen, type PyTool, type PythonModel } from '../facts/python-model.js';
 import { allNodes, kids, lineOf, stringLiteral, type PythonFile } from '../facts/python-source.js';
 import type { SessionFacts } from '../facts/session.js';
 import { servedTools } from './dynamic-text.js';
@@ -39,13 +39,13 @@ export function pyLiteral(n: Node, file: PythonFile, depth = 0): PyLit {
         open = true;
         continue;
       }
-      const k = stringLiteral(pair.childForFieldName('key'));
+      const k = constString(pair.childForFieldName('key'), file);
       const v = pair.childForFieldName('value');
-      if (!k || k.interpolated || !v) {
+      if (k === undefined || !v) {
         open = true;
         continue;
       }
-      entries.set(k.value, { value: pyLiteral(v, file, depth + 1), line: lineOf(pair) });
+      entries.set(k, { value: pyLiteral(v, file, depth + 1), line: lineOf(pair) });
     }
     return { kind: 'object', entries, open, line };
   }
