@@ -6,13 +6,14 @@ import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from './python-sup
 /**
  * The authorization rules on a Python server (S-8, S-9, S-17, S-20): their Python reading is not written
  * yet, but their condition can be shown false. Each rule names the words its subject cannot do without
- * (reading a bearer token, an OAuth proxy, an OAuth client, scopes). When no line of code of the Python
+ * (receiving a client's token — an outbound Authorization header built from the server's own key is not
+ * one —, an OAuth proxy, an OAuth client, scopes). When no line of code of the Python
  * source (comments left out) holds one, and every file was read: not-applicable with the rule's own
  * reason. Otherwise could-not-judge 'python-auth-not-read', at the first such line.
  */
 export const PY_AUTH_EVIDENCE = {
   /** S-8: the server receives a client's token. */
-  token: /authorization|bearer|access_token|AccessToken|TokenVerifier|token_verifier|AuthSettings|\bauth\s*=|jwt/i,
+  token: /AccessToken|TokenVerifier|token_verifier|get_access_token|AuthSettings|auth_server_provider|BearerAuth|\bauth\s*=|headers(?:\.get\(\s*|\[\s*)["']authorization|jwt\.decode|request\.headers/i,
   /** S-9: an OAuth proxy in front of an upstream authorization server. */
   proxy: /client_id|OAuthAuthorizationServerProvider|ProxyOAuth|redirect_uri|\/authorize\b/i,
   /** S-17: the server acts as an OAuth client. */
