@@ -57,6 +57,10 @@ export interface PyTool {
   handler?: Node;
   /** Low-level: the branches of the call_tool handler that dispatch on this tool's name. */
   branches: Node[];
+  /** The registration call: `@<x>.tool(...)`, `<x>.add_tool(fn, ...)` or `types.Tool(...)`; absent for a bare `@<x>.tool`. */
+  call?: Node;
+  /** FastMCP: the function's return annotation, as written (the SDK derives the output schema from it). */
+  returns?: Node;
 }
 
 /** A function whose parameters a client fills: one FastMCP function, or one low-level call_tool handler. */
@@ -434,6 +438,8 @@ function fastTool(file: PythonFile, fn: Node, kind: HandlerKind, call?: Node, fi
     texts,
     handler: fn,
     branches: [],
+    call,
+    returns: fn.childForFieldName('return_type') ?? undefined,
   };
 }
 
@@ -496,7 +502,7 @@ function lowTool(file: PythonFile, call: Node, p: CallParts): PyTool {
       if (pat !== undefined) pr.pattern = pat;
     }
   }
-  return { kind: 'tool', api: 'lowlevel', name, description: desc?.value, file: file.rel, line: lineOf(call), params, texts, branches: [] };
+  return { kind: 'tool', api: 'lowlevel', name, description: desc?.value, file: file.rel, line: lineOf(call), params, texts, branches: [], call };
 }
 
 /** The value of a key in a dict literal. */

@@ -18,7 +18,7 @@ export default [
     judge({ inputs: { repo }, kind }) {
       const manifest = repo.has('package.json') ? 'package.json' : undefined;
       if (!manifest) {
-        return couldNotJudge(repo.has('pyproject.toml') ? 'pyproject-not-read' : 'no-package-manifest');
+        return repo.has('pyproject.toml') ? couldNotJudge('pyproject-not-read', { file: 'pyproject.toml' }) : couldNotJudge('no-package-manifest');
       }
       const pj = repo.object(manifest);
       if (!pj.ok) return unreadable(pj);

@@ -10,6 +10,7 @@ import { parsedSources, positionOf, propertyName, unwrap, type ParsedSources } f
 import { HINTS } from './dynamic.js';
 import { noteSourceRead } from '../../facts/not-read.js';
 import { noToolsFound } from '../tool-absence.js';
+import { judgePythonAnnotations } from './python.js';
 
 /**
  * C-15 — tool annotations declared and honest (static part, JavaScript/TypeScript). For every tool
@@ -29,7 +30,7 @@ import { noToolsFound } from '../tool-absence.js';
  * not counted (`git status` reads); an HTTP method that is not a literal is not counted.
  * Annotations given as a value the reading cannot follow (a call, an object from elsewhere) are not judged:
  * could-not-judge 'annotations-not-literal' when nothing else is red. No tool in the source: not-applicable
- * 'no-tools-registered'; no JS/TS source: 'no-js-source' (Python repository) or could-not-judge 'no-source'.
+ * 'no-tools-registered'; no JS/TS source: the Python reading (python.ts) on a Python repository, else could-not-judge 'no-source'.
  */
 
 type Action = 'write' | 'delete' | 'command' | 'request';
@@ -180,7 +181,7 @@ export default defineDetector({
   },
   judge({ inputs: { repo, session } }) {
     const model = serverModel(repo);
-    if (model.files.length === 0) return hasPythonSource(repo) ? couldNotJudge('source-language-not-read') : couldNotJudge('no-source');
+    if (model.files.length === 0) return hasPythonSource(repo) ? judgePythonAnnotations(repo, session) : couldNotJudge('no-source');
     if (model.tools.length === 0) return noToolsFound(repo, session);
     const sources = parsedSources(repo);
     const findings: Finding[] = [];

@@ -3,11 +3,17 @@ import type { Finding, Verdict } from '../../engine/types.js';
 import { toolsInSource } from '../../facts/tools-in-source.js';
 import { str, unreadable } from '../support.js';
 import dynamic from './dynamic.js';
+import { hasPythonSource } from '../../facts/python-source.js';
+import { pythonModel } from '../../facts/python-model.js';
+import { pyprojectFields } from '../../probe/package-of.js';
+import { unreadableVerdict } from '../python-support.js';
 
 /**
  * C-2 — naming (static). The package name (package.json `name`) is lowercase kebab-case, an npm scope
  * `@scope/name` allowed with both parts kebab-case; every tool name read from the source (see
- * facts/tools-in-source) is snake_case. A wrong tool name is red even when the manifest cannot be read.
+ * facts/tools-in-source, and the Python model's FastMCP and low-level tools) is snake_case. A Python
+ * package's name is read from pyproject.toml ([project] or [tool.poetry]). A wrong tool name is red even
+ * when the manifest cannot be read.
  */
 
 const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -48,7 +54,18 @@ export default [
     },
     judge({ inputs: { repo } }) {
       const findings: Finding[] = [];
-      for (const t of toolsInSource(repo)) {
+      let unjudged: Verdict | undefined;
+      const named = toolsInSource(repo).map((t) => ({ name: t.name, file: t.file, line: t.line }));
+      // Python tools (FastMCP decorators, low-level Tool definitions), read from the Python model.
+      if (hasPythonSource(repo)) {
+        const model = pythonModel(repo);
+        if (!model) unjudged = couldNotJudge('python-parser-unavailable');
+        else {
+          for (const t of model.tools) if (t.kind === 'tool' && t.name !== '?') named.push({ name: t.name, file: t.file, line: t.line });
+          unjudged = unreadableVerdict(model);
+        }
+      }
+      for (const t of named) {
         if (!isSnake(t.name)) {
           findings.push({
             messageId: 'tool-name-not-snake',
@@ -58,15 +75,28 @@ export default [
         }
       }
       // The package name; when it cannot be read, wrong tool names are still a red verdict.
-      let unjudged: Verdict | undefined;
       const manifest = 'package.json';
-      if (!repo.has(manifest)) unjudged = couldNotJudge(repo.has('pyproject.toml') ? 'pyproject-not-read' : 'no-package-manifest');
+      const pyproject = 'pyproject.toml';
+      if (!repo.has(manifest) && repo.has(pyproject)) {
+        const t = repo.text(pyproject);
+        const f = t.ok ? pyprojectFields(t.value) : undefined;
+        if (!t.ok) unjudged ??= unreadable(t);
+        else if (!f) unjudged ??= couldNotJudge('toml-invalid', { file: pyproject });
+        else if (!f.name) unjudged ??= couldNotJudge('no-package-name', { file: pyproject });
+        else if (!isKebab(f.name)) {
+          findings.push({
+            messageId: 'package-name-not-kebab',
+            data: { name: f.name, suggestion: toKebab(f.name) },
+            location: { file: pyproject, line: repo.lineOf(pyproject, /^\s*name\s*=/) ?? 1 },
+          });
+        }
+      } else if (!repo.has(manifest)) unjudged ??= couldNotJudge('no-package-manifest');
       else {
         const pj = repo.object(manifest);
-        if (!pj.ok) unjudged = unreadable(pj);
+        if (!pj.ok) unjudged ??= unreadable(pj);
         else {
           const name = str(pj.value.name);
-          if (!name) unjudged = couldNotJudge('no-package-name', { file: manifest });
+          if (!name) unjudged ??= couldNotJudge('no-package-name', { file: manifest });
           else if (!isKebab(name)) {
             findings.push({
               messageId: 'package-name-not-kebab',

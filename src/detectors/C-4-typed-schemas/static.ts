@@ -6,6 +6,7 @@ import { constString, propertyValue, serverModel, type ToolDef } from '../../fac
 import { positionOf, propertyName, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { codeOf } from '../code-paths.js';
 import { noToolsFound } from '../tool-absence.js';
+import { judgePythonSchemas } from './python.js';
 
 /**
  * C-4 — typed input and output schemas (static part). For every tool registered in the source
@@ -213,10 +214,12 @@ export default defineDetector({
   messages: {
     'source-missing-schema': ['tool', 'schema'],
     'source-catch-all': ['tool', 'schema', 'construct'],
+    'python-missing-schema': ['tool', 'schema'],
+    'python-catch-all': ['tool', 'schema', 'construct'],
   },
   judge({ inputs: { repo, session } }) {
-    const src = codeOf(repo);
-    if (!src.ok) return src.verdict;
+    const src = codeOf(repo, { pythonPart: true });
+    if (!src.ok) return src.verdict.reason?.code === 'no-js-source' ? judgePythonSchemas(repo, session) : src.verdict;
     const tools = serverModel(repo).tools;
     if (tools.length === 0) return noToolsFound(repo, session);
     const findings: Finding[] = [];

@@ -73,7 +73,7 @@ export default [
     },
     judge({ inputs: { repo } }) {
       const manifest = 'package.json';
-      if (!repo.has(manifest)) return couldNotJudge(repo.has('pyproject.toml') ? 'pyproject-not-read' : 'no-package-manifest');
+      if (!repo.has(manifest)) return repo.has('pyproject.toml') ? couldNotJudge('pyproject-not-read', { file: 'pyproject.toml' }) : couldNotJudge('no-package-manifest');
       const pj = repo.object(manifest);
       if (!pj.ok) return unreadable(pj);
       const name = str(pj.value.name);

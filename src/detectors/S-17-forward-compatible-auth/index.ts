@@ -5,6 +5,7 @@ import { propertyName, stringValue } from '../../facts/ts-source.js';
 import { mentions } from '../oauth-support.js';
 import { callersOf, calleeImport, calleeName, enclosingFunction, importsOf, isCall, locationOf, readSources, sitesOf, K, type Site, rawCallNamed, rawPropNamed, rawStringWhere } from '../source-support.js';
 
+import { judgePythonAuthCondition, PY_AUTH_EVIDENCE } from '../python-auth.js';
 /**
  * S-17 — forward-compatible OAuth client behaviour (static). Applies when the server itself acts as an
  * OAuth client of an authorization server:
@@ -77,8 +78,8 @@ export default [
       'registration-without-cimd': [],
     },
     judge({ inputs: { repo } }): Verdict {
-      const src = readSources(repo);
-      if ('verdict' in src) return src.verdict;
+      const src = readSources(repo, { pythonPart: true });
+      if ('verdict' in src) return src.verdict.reason?.code === 'python-source-only' ? judgePythonAuthCondition(repo, PY_AUTH_EVIDENCE.client, 'not-oauth-client') : src.verdict;
       const files = src.files.filter(([, sf]) => /authorization_code|exchangeAuthorization|registration_endpoint|registerClient/.test(sf.getFullText()));
       const findings: Finding[] = [];
       let judged = 0;

@@ -6,6 +6,7 @@ import { propertyName, stringValue } from '../../facts/ts-source.js';
 import { stringList } from '../oauth-support.js';
 import { calleeName, isCall, locationOf, named, rawCallNamed, rawNameText, readSources, receiverOf, sitesOf, K } from '../source-support.js';
 
+import { judgePythonAuthCondition, PY_AUTH_EVIDENCE } from '../python-auth.js';
 /**
  * S-20 — minimal scopes, and scopes never suffice alone (static). Reads the scopes written in code: the
  * gate's `requiredScopes` (the baseline), the published `scopesSupported` / `scopes_supported`, the
@@ -81,8 +82,8 @@ export default [
       'scope-only-authorization': ['tool', 'argument'],
     },
     judge({ inputs: { repo } }): Verdict {
-      const src = readSources(repo);
-      if ('verdict' in src) return src.verdict;
+      const src = readSources(repo, { pythonPart: true });
+      if ('verdict' in src) return src.verdict.reason?.code === 'python-source-only' ? judgePythonAuthCondition(repo, PY_AUTH_EVIDENCE.scopes, 'no-oauth-scopes') : src.verdict;
       const files = src.files.filter(([, sf]) => /scope/i.test(sf.getFullText()));
       const { baseline, published, perOperation, challenged, listed } = scopes(files);
       const all = [...baseline, ...perOperation, ...challenged, ...listed].sort((a, b) => a.node.getPos() - b.node.getPos());

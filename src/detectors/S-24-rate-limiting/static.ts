@@ -4,6 +4,7 @@ import type { Finding } from '../../engine/types.js';
 import { declarationOf, functionOf, originOf, rawDeclarationOf, rawOriginOf } from '../../facts/scope.js';
 import { serverModel, type ToolDef } from '../../facts/server-model.js';
 import { namesAnyModule, ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
+import { judgePythonRateLimits } from './python.js';
 import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
 import { named, rawCalleeName, rawCallNamed } from '../source-support.js';
 import { noToolsFound } from '../tool-absence.js';
@@ -154,10 +155,11 @@ export default defineDetector({
   messages: {
     'tool-not-rate-limited': ['tool'],
     'no-rate-guard': ['tools'],
+    'python-no-rate-guard': ['tools'],
   },
   judge({ inputs: { repo, session } }) {
-    const src = codeOf(repo);
-    if (!src.ok) return src.verdict;
+    const src = codeOf(repo, { pythonPart: true });
+    if (!src.ok) return src.verdict.reason?.code === 'no-js-source' ? judgePythonRateLimits(repo, session) : src.verdict;
     const code = src.code;
     const tools = serverModel(repo).tools;
     if (tools.length === 0) return noToolsFound(repo, session);

@@ -7,6 +7,7 @@ import { propertyValue, serverModel } from '../../facts/server-model.js';
 import { propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
 import { calleeName, isCall, K, locationOf, readSources, resolveValue, sitesOf, rawPropNamed } from '../source-support.js';
 
+import { judgePythonResources } from './python.js';
 /**
  * S-25 — resource URIs validated, binary content encoded (static).
  *
@@ -137,8 +138,8 @@ function fixedPrefix(node: Node | undefined): boolean {
 }
 
 function judge(repo: RepoFacts): Verdict {
-  const src = readSources(repo);
-  if ('verdict' in src) return src.verdict;
+  const src = readSources(repo, { pythonPart: true });
+  if ('verdict' in src) return src.verdict.reason?.code === 'python-source-only' ? judgePythonResources(repo) : src.verdict;
   const files = src.files;
   const model = serverModel(repo);
   const blocks = binaryBlocks(files);

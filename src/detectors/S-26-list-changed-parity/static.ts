@@ -7,6 +7,7 @@ import { modelFiles, serverModel } from '../../facts/server-model.js';
 import { ofKinds, parsedSources, propertyName, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { listFacts, type Write } from '../list-sources.js';
 import { callersOf } from '../source-support.js';
+import { judgePythonListChanged } from './python.js';
 
 /**
  * S-26 — declared listChanged is backed by notifications (static part, JavaScript/TypeScript). For the
@@ -146,7 +147,7 @@ export default defineDetector({
   messages: { 'change-not-notified-in-source': ['kind', 'store'] },
   judge({ inputs: { repo } }) {
     const model = serverModel(repo);
-    if (model.files.length === 0) return hasPythonSource(repo) ? couldNotJudge('source-language-not-read') : couldNotJudge('no-source');
+    if (model.files.length === 0) return hasPythonSource(repo) ? judgePythonListChanged(repo) : couldNotJudge('no-source');
     const sources = parsedSources(repo);
     const declared = declaredInCapabilities(sources);
     if (model.prompts.some((p) => p.api === 'registerPrompt' || p.api === 'prompt')) declared.add('prompts');

@@ -6,6 +6,7 @@ import { constString, objectLiteralOf, propertyValue } from '../../facts/server-
 import { parsedSources, propertyName, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { calleeName, isCall, K, locationOf, readSources, resolveValue, sitesOf, rawCallNamed, rawPropNamed } from '../source-support.js';
 
+import { judgePythonElicitation } from './python.js';
 /**
  * S-27 — elicitation asks for nothing sensitive and works at the floor (static part).
  *
@@ -167,8 +168,8 @@ function declared(repo: RepoFacts, files: [string, SourceFile][]): boolean {
 }
 
 function judge(repo: RepoFacts): Verdict {
-  const src = readSources(repo);
-  if ('verdict' in src) return src.verdict;
+  const src = readSources(repo, { pythonPart: true });
+  if ('verdict' in src) return src.verdict.reason?.code === 'python-source-only' ? judgePythonElicitation(repo) : src.verdict;
   const files = src.files;
   const sources = parsedSources(repo);
   const sites = elicitationSites(files);

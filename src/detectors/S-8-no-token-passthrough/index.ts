@@ -6,6 +6,7 @@ import { carriesClientToken, functionValue, memberFunction, mentions, valueAcros
 import { args, calledFunction, calleeImport, calleeName, calleeText, enclosingFunction, headerReads, isCall, locationOf, propertyOf, named, rawCalleeName, rawNameText, readSources, receiverOf, resolveValue, sitesOf, K, type Call, rawCallNamed } from '../source-support.js';
 import { findNodes } from '../../facts/scope.js';
 
+import { judgePythonAuthCondition, PY_AUTH_EVIDENCE } from '../python-auth.js';
 /**
  * S-8 — no token passthrough, audience checked (static).
  * Passthrough: an `Authorization` header (object property, `headers.set/append`, `setHeader`) or an
@@ -209,8 +210,8 @@ export default [
       'audience-unchecked': ['verifier'],
     },
     judge({ inputs: { repo } }): Verdict {
-      const src = readSources(repo);
-      if ('verdict' in src) return src.verdict;
+      const src = readSources(repo, { pythonPart: true });
+      if ('verdict' in src) return src.verdict.reason?.code === 'python-source-only' ? judgePythonAuthCondition(repo, PY_AUTH_EVIDENCE.token, 'no-token-handling') : src.verdict;
       const files = src.files.filter(([, sf]) => /authorization|authInfo|\.auth\b|jwtVerify|jsonwebtoken|BearerAuth/i.test(sf.getFullText()));
       if (files.length === 0) return notApplicable('no-token-handling');
       const findings = passthroughs(files);

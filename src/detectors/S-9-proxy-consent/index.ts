@@ -7,6 +7,7 @@ import { propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
 import { functionValue } from '../oauth-support.js';
 import { args, calledFunction, calleeImport, calleeName, declarationOf, initializerOf, isCall, locationOf, propertyOf, readSources, receiverOf, sitesOf, K, rawCallNamed } from '../source-support.js';
 
+import { judgePythonAuthCondition, PY_AUTH_EVIDENCE } from '../python-auth.js';
 /**
  * S-9 — per-client consent on an OAuth proxy (static). The rule applies to a server that sends browsers
  * to a third-party authorization server under one static client id:
@@ -142,8 +143,8 @@ export default [
       'redirect-without-consent': ['clientId'],
     },
     judge({ inputs: { repo } }): Verdict {
-      const src = readSources(repo);
-      if ('verdict' in src) return src.verdict;
+      const src = readSources(repo, { pythonPart: true });
+      if ('verdict' in src) return src.verdict.reason?.code === 'python-source-only' ? judgePythonAuthCondition(repo, PY_AUTH_EVIDENCE.proxy, 'no-oauth-proxy') : src.verdict;
       const files = src.files.filter(([, sf]) => /client_id|ProxyOAuthServerProvider/.test(sf.getFullText()));
       const findings: Finding[] = [];
       let proxies = 0;

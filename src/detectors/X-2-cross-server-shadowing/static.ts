@@ -6,6 +6,52 @@ import { sourceTexts } from '../source-text.js';
 import { textGap } from '../X-1-tool-poisoning/static.js';
 import { judgeReferences, lookalikeOf, readsProse, REFERENCE_REGEXES, spelled } from './judge.js';
 import { liveRegexes } from '../regex-prescreen.js';
+import { hasPythonSource } from '../../facts/python-source.js';
+import { serverModel } from '../../facts/server-model.js';
+import type { RepoFacts } from '../../facts/repo.js';
+import type { SessionFacts } from '../../facts/session.js';
+import type { Verdict } from '../../engine/types.js';
+import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python-support.js';
+import { pyNoToolsFound } from '../python-tools.js';
+
+/**
+ * The same judgement on a Python server's texts (facts/python-model: FastMCP and low-level tool names,
+ * descriptions, titles, argument texts, server instructions), each character with its source line.
+ */
+function judgePython(repo: RepoFacts, session?: SessionFacts): Verdict {
+  const model = pythonModelOrVerdict(repo);
+  if (isVerdict(model)) return model;
+  if (model.tools.length === 0) return pyNoToolsFound(model, session);
+  const tools = model.tools.filter((t) => t.kind === 'tool' && t.name !== '?');
+  const own = new Set(tools.map((t) => t.name));
+  const ownLower = new Set([...own].map((n) => n.toLowerCase()));
+  const prose = [...model.tools.flatMap((t) => t.texts), ...model.serverTexts].filter((t) => t.field === 'prose');
+  const live = liveRegexes(
+    prose.map((t) => t.value),
+    REFERENCE_REGEXES,
+  );
+  const findings: Finding[] = [];
+  const seen = new Set<string>();
+  const add = (f: Finding) => {
+    const key = `${f.messageId}|${JSON.stringify(f.data)}|${f.location?.file}:${f.location?.line}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      findings.push(f);
+    }
+  };
+  for (const t of prose) {
+    for (const h of judgeReferences(t.value, ownLower, live)) {
+      const data: Record<string, string> = h.tool === undefined ? { where: visible(t.where) } : { where: visible(t.where), tool: visible(h.tool) };
+      add({ messageId: `source-${h.kind}`, data, location: { file: t.file, line: t.lines[h.index] ?? t.lines[0] ?? 1 }, evidence: excerpt(t.value, h.index, h.end) });
+    }
+  }
+  for (const t of tools) {
+    const like = lookalikeOf(t.name, own);
+    if (like) add({ messageId: 'source-lookalike-tool-name', data: { tool: visible(t.name), like }, location: { file: t.file, line: t.line }, evidence: spelled(t.name) });
+  }
+  if (findings.length) return { state: 'non-conforming', findings };
+  return unreadableVerdict(model) ?? present();
+}
 
 /**
  * X-2 — cross-server shadowing, JavaScript/TypeScript part (static). The texts a server registers in its
@@ -21,12 +67,14 @@ export default defineDetector({
   ruleId: 'X-2',
   genre: 'static',
   needs: ['repo'],
+  wants: ['session'],
   messages: {
     'source-foreign-tool-reference': ['where', 'tool'],
     'source-global-tool-rule': ['where'],
     'source-lookalike-tool-name': ['tool', 'like'],
   },
-  judge({ inputs: { repo } }) {
+  judge({ inputs: { repo, session } }) {
+    if (serverModel(repo).files.length === 0 && hasPythonSource(repo)) return judgePython(repo, session);
     const gap = textGap(repo, { pythonPart: false });
     if (gap) return gap;
     const st = sourceTexts(repo);

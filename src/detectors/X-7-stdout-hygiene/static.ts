@@ -10,6 +10,7 @@ import { serverModel } from '../../facts/server-model.js';
 import type { SessionFacts } from '../../facts/session.js';
 import { neverRunsOnStdio } from './modes.js';
 import { rawCallNamed } from '../source-support.js';
+import { judgePythonStdout } from './python.js';
 
 /**
  * X-7 — clean stdout on stdio (static part). A stdio server is one whose source uses the SDK's stdio
@@ -172,12 +173,14 @@ export default defineDetector({
   messages: {
     'stdout-write': ['call'],
     'pino-stdout': [],
+    'python-stdout-write': ['call'],
   },
   judge({ inputs: { repo, session } }) {
     // A recorded stdio session shows the server runs on stdio, whatever the manifest and the source reading say.
     const servedOnStdio = session?.session.target.transport === 'stdio';
     const declared = servedOnStdio ? 'stdio' : declaredTransport(repo);
-    const src = codeOf(repo);
+    const src = codeOf(repo, { pythonPart: true });
+    if (!src.ok && src.verdict.reason?.code === 'no-js-source') return declared === 'other' && !servedOnStdio ? notApplicable('no-stdio-transport') : judgePythonStdout(repo, cleanStdioSession(session), declared === 'stdio');
     if (!src.ok) return declared === 'other' ? notApplicable('no-stdio-transport') : src.verdict;
     const code = src.code;
     const entries = stdioEntries(code);
