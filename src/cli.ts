@@ -3,8 +3,9 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { audit, explainRule, failing, FAIL_ON, listRules, RootUnreadable, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from './engine/api.js';
-import { ConfigError, configErrorText, loadConfig } from './engine/config.js';
-import { readManifest } from './probe/package-of.js';
+// The config schema, the package reader and the client-config parsers load with the command that needs them:
+// `serve`, `rules` and `explain` start without them.
+import { ConfigError, configErrorText } from './engine/errors.js';
 import { defaultLocale, isLocale, locales, t } from './engine/i18n.js';
 import { log } from './engine/log.js';
 import { ownPackage } from './engine/paths.js';
@@ -14,7 +15,7 @@ import { ProbeInputError, ProbeUnreachable, unreachableText } from './probe/outc
 import { EXERCISES, type Exercise } from './probe/exercises.js';
 import type { RecordedSession } from './probe/session.js';
 import { SET_LOCK_FILE, type SetLock } from './probe/lock.js';
-import { CLIENTS, discover, type ClientId } from './scan/discover.js';
+import { CLIENTS, type ClientId } from './scan/clients.js';
 import type { ProbedServer } from './scan/probe-set.js';
 import { PROFILES, type Profile } from './engine/types.js';
 
@@ -140,6 +141,8 @@ async function cmdGate(argv: string[]): Promise<number> {
   if (values.ci !== undefined && values.ci !== 'github') throw new UsageError(t(locale, 'cli.errors.ci', { value: values.ci, values: 'github' }));
   if (values.tarball && !(existsSync(values.tarball) && statSync(values.tarball).isFile())) throw new UsageError(t(locale, 'cli.errors.fileMissing', { path: values.tarball }));
   const configPath = values.config ? resolve(values.config) : undefined;
+  const { loadConfig } = await import('./engine/config.js');
+  const { readManifest } = await import('./probe/package-of.js');
   const { config } = loadConfig(dir, configPath);
   const { gatherGate } = await import('./facts/gate.js');
   const { queryCatalog } = await import('./facts/catalog-client.js');
@@ -376,6 +379,7 @@ async function cmdScan(argv: string[], mode: 'scan' | 'pin' = 'scan'): Promise<n
   if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs < 1000)) throw new UsageError(t(locale, 'cli.errors.timeout'));
   const concurrency = values.concurrency !== undefined ? Number(values.concurrency) : 4;
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 16) throw new UsageError(t(locale, 'cli.errors.command', { command: `--concurrency ${values.concurrency}` }));
+  const { discover } = await import('./scan/discover.js');
   const discovery = discover({ project, home: values.home, clients: parseClients(values.client, locale) });
   const lockFile = values.lock ? resolve(values.lock) : resolve(project, SET_LOCK_FILE);
   const probeNeeded = mode === 'pin' || values.probe;

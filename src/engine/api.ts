@@ -7,7 +7,7 @@ import { isRed, severityRank, type RuleResult, type Severity, type RuleMeta, typ
 /** The engine's public API for the faces (CLI, MCP server). No face holds logic of its own. */
 
 export { UnknownRuleError, AuditCancelled } from './errors.js';
-export { RootUnreadable } from '../facts/repo.js';
+export { RootUnreadable } from './errors.js';
 export type { Report, AuditOptions };
 
 /**

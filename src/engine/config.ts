@@ -1,9 +1,8 @@
 import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
 import * as z from 'zod/v4';
-import { t } from './i18n.js';
 import { TARGET_KINDS } from './types.js';
-import { jsonErrorWhere } from '../facts/repo.js';
-import { readInside, type ReadCause } from '../facts/safe-read.js';
+import { ConfigError } from './errors.js';
+import { jsonErrorWhere, readInside, type ReadCause } from '../facts/safe-read.js';
 
 /**
  * Project configuration: `.mcp-doctor.json` at the audited root (or a path given with --config).
@@ -86,26 +85,8 @@ export type Config = z.infer<typeof ConfigSchema>;
 export const MAX_CONFIG_BYTES = 1024 * 1024;
 export const MAX_BASELINE_BYTES = 64 * 1024 * 1024;
 
-/**
- * A config file (or the baseline it names) that cannot be used. `file` is the path as the user would name it
- * (relative to the audited root when inside it), `cause` says why a file was not read at all, `issues` say
- * what is wrong in one that was read. Neither ever holds the file's content.
- */
-export class ConfigError extends Error {
-  constructor(
-    readonly file: string,
-    readonly issues: string[],
-    readonly cause?: ReadCause | 'invalid-json',
-  ) {
-    super(`${file}: ${cause ?? issues.join('; ')}`);
-  }
-}
-
-/** The localized text of a ConfigError (CLI and MCP tool alike). */
-export function configErrorText(e: ConfigError, locale: string): string {
-  if (e.cause) return t(locale, 'cli.errors.configUnread', { file: e.file, cause: e.cause, detail: e.issues.join('; ') });
-  return t(locale, 'cli.errors.config', { file: e.file, issues: e.issues.join('; ') });
-}
+// ConfigError and its text live in errors.ts (the faces catch it without loading this module).
+export { ConfigError, configErrorText } from './errors.js';
 
 export const defaultConfig = (): Config => ConfigSchema.parse({});
 

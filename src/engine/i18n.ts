@@ -110,10 +110,18 @@ function compile(tpl: string, locale: string): IntlMessageFormat {
   return f;
 }
 
+/**
+ * Whether a template formats to itself: no argument and no ICU quoting (an apostrophe quotes only before
+ * `'`, `{`, `}`, `<`, `>` or `#`). A server start formats every tool's texts, most of them plain: those skip
+ * the compiler (a test checks that both paths agree on every message).
+ */
+export const isLiteral = (tpl: string): boolean => !/[{}]|'['{}<>#]/.test(tpl);
+
 /** Format a message. Unknown keys come back as the key itself so a missing string is visible, never silent. */
 export function t(locale: string, key: string, data: MessageData = {}): string {
   const tpl = raw(locale, key);
   if (tpl === undefined) return key;
+  if (isLiteral(tpl)) return tpl;
   try {
     const selects = selectsOf(tpl);
     let values = data;
@@ -125,6 +133,11 @@ export function t(locale: string, key: string, data: MessageData = {}): string {
   } catch {
     return tpl;
   }
+}
+
+/** The compiler's rendering of a template without data (for the test of the literal path). */
+export function formatCompiled(locale: string, tpl: string): string {
+  return String(new IntlMessageFormat(tpl, locale, undefined, { ignoreTag: true }).format({}));
 }
 
 /** Sub-tree (e.g. for listing headings). */

@@ -3,7 +3,8 @@ import { posix, relative, resolve } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { globSync } from 'tinyglobby';
 import type { TargetKind } from '../engine/types.js';
-import { readInside, scanInside, type ReadCause, type SafeRead } from './safe-read.js';
+import { RootUnreadable } from '../engine/errors.js';
+import { jsonErrorWhere, readInside, scanInside, type ReadCause, type SafeRead } from './safe-read.js';
 
 /**
  * Facts about a repository or package folder, gathered once per audit. Files are listed once
@@ -20,12 +21,7 @@ export type Read<T> =
 export const MAX_TEXT_BYTES = 2 * 1024 * 1024;
 const ALWAYS_SKIPPED = ['**/node_modules/**', '.git/**'];
 
-/** The audited root exists but cannot be listed: the audit cannot run (exit 3 / a tool error), never "no source". */
-export class RootUnreadable extends Error {
-  constructor(readonly path: string) {
-    super('the folder to audit could not be read');
-  }
-}
+export { RootUnreadable } from '../engine/errors.js';
 
 /** A folder under the root that could not be listed: its files were not read. */
 export interface UnlistedDir {
@@ -261,16 +257,5 @@ function loadGitignores(root: string, all: string[]): Ignore {
   return ig;
 }
 
-/**
- * Where JSON.parse failed, as "not valid JSON (line L, column C)", without any of the text: V8's messages
- * quote the content around the error, and a file's content never goes into a message.
- */
-export function jsonErrorWhere(e: unknown, text: string): string {
-  const m = /position (\d+)/.exec((e as Error)?.message ?? '');
-  if (!m) return 'not valid JSON';
-  const pos = Math.min(Number(m[1]), text.length);
-  const before = text.slice(0, pos);
-  const line = before.split('\n').length;
-  const column = pos - before.lastIndexOf('\n');
-  return `not valid JSON (line ${line}, column ${column})`;
-}
+// jsonErrorWhere lives in safe-read.ts (config reads JSON without loading this module).
+export { jsonErrorWhere } from './safe-read.js';

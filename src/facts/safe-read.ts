@@ -182,3 +182,17 @@ export function readBytesInside(root: string, path: string, maxBytes: number): {
     closeSync(o.fd);
   }
 }
+
+/**
+ * Where JSON.parse failed, as "not valid JSON (line L, column C)", without any of the text: V8's messages
+ * quote the content around the error, and a file's content never goes into a message.
+ */
+export function jsonErrorWhere(e: unknown, text: string): string {
+  const m = /position (\d+)/.exec((e as Error)?.message ?? '');
+  if (!m) return 'not valid JSON';
+  const pos = Math.min(Number(m[1]), text.length);
+  const before = text.slice(0, pos);
+  const line = before.split('\n').length;
+  const column = pos - before.lastIndexOf('\n');
+  return `not valid JSON (line ${line}, column ${column})`;
+}

@@ -48,13 +48,17 @@ const NAMESPACE_FLAGS = [
 ];
 
 async function works(file: string, args: string[]): Promise<boolean> {
-  // Inside a working namespace the first process is pid 1 and /proc shows only the namespace.
+  // Inside a working namespace the first process is pid 1 and /proc is the namespace's own: `readlink /proc/self`
+  // run as that first process prints 1 (a /proc left over from the host would print its host pid). Without
+  // readlink, a one-line Node check that also counts the processes it sees (a Node start costs more).
+  const readlink = which.sync('readlink', { nothrow: true });
   const check = "process.exit(process.pid === 1 && require('fs').readdirSync('/proc').filter((d) => /^\\d+$/.test(d)).length <= 2 ? 0 : 1)";
+  const probe = readlink ? [readlink, '/proc/self'] : [process.execPath, '-e', check];
   // Every launched process is logged (S-21): here a one-line check of the namespace, run once per process.
-  log.debug({ file, args }, 'probe: checking whether targets can run in their own PID namespace');
+  log.debug({ file, args: [...args, '--', ...probe] }, 'probe: checking whether targets can run in their own PID namespace');
   try {
-    const r = await execa(file, [...args, '--', process.execPath, '-e', check], { reject: false, timeout: 10_000, env: { PATH: process.env.PATH ?? '' }, extendEnv: false, stdin: 'ignore' });
-    return r.exitCode === 0;
+    const r = await execa(file, [...args, '--', ...probe], { reject: false, timeout: 10_000, env: { PATH: process.env.PATH ?? '' }, extendEnv: false, stdin: 'ignore' });
+    return r.exitCode === 0 && (!readlink || String(r.stdout).trim() === '1');
   } catch {
     return false;
   }

@@ -102,8 +102,9 @@ async function stdioScenario(opts: StdioProbeOptions, limits: Limits, run: RunCo
   // give the same session.
   const modernActions: RecordedSession['actions'] = [];
   const legacyActions: RecordedSession['actions'] = [];
-  // The other connections start once the first has its first answer (or gave up): a target that never answers
-  // is started once, not once per connection.
+  // The two eras and the version negotiation start at once (every probe needs the three); the locales start once
+  // an era has its first answer (or gave up): a target that never answers is started three times, not once per
+  // connection.
   let opened!: () => void;
   const firstAnswer = new Promise<void>((r) => (opened = r));
   const runModern = () =>
@@ -119,6 +120,7 @@ async function stdioScenario(opts: StdioProbeOptions, limits: Limits, run: RunCo
     onConnection('legacy', opts, limits, run, async (c) => {
       step('initialize');
       const a = await c.request('initialize', { protocolVersion: LEGACY, capabilities: CLIENT_CAPABILITIES, clientInfo: CLIENT_INFO }, opening);
+      opened();
       outcome(c, a);
       const r = resultOf(a);
       if (r) {
@@ -148,17 +150,17 @@ async function stdioScenario(opts: StdioProbeOptions, limits: Limits, run: RunCo
     return { ...conn, locale };
   };
 
-  // The connections are independent processes: after the first answer they run at once, so the probe costs
-  // about two starts of the target, not one per connection. The read-only opt-in calls tools on the first era that lists them, so with
-  // it the 2026-07-28 era goes before the 2025-06-18 one, as a client would.
+  // The connections are independent processes: the eras and the negotiation at once, the locales after the first
+  // answer, so the probe costs about one start of the target when it answers, not one per connection. The read-only opt-in calls tools
+  // on the first era that lists them, so with it the 2026-07-28 era goes before the 2025-06-18 one, as a client would.
   check();
   const ordered = exercisesOf(opts.exercise).includes('read-only');
   const modernDone = runModern().finally(opened);
   const after = <T>(f: () => Promise<T>) => firstAnswer.then(f);
   const eras = ordered
     ? [async () => [await modernDone, await runLegacy()]]
-    : [async () => [await modernDone], async () => [await after(runLegacy)]];
-  const all = await Promise.all([...eras.map((e) => e()), after(runNegotiation).then((c) => [c]), ...localeList.map((l) => after(runLocale(l)).then((c) => [c]))]);
+    : [async () => [await modernDone], async () => [await runLegacy().finally(opened)]];
+  const all = await Promise.all([...eras.map((e) => e()), runNegotiation().then((c) => [c]), ...localeList.map((l) => after(runLocale(l)).then((c) => [c]))]);
   const conns = all.flat();
   // A program that cannot run twice at once (a lock file, a fixed port) exits on the second start: a connection
   // that ended that way while another answered is run again, alone.

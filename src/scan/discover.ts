@@ -3,6 +3,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, type Node as JsonNode, type ParseError } from 'jsonc-parser';
 import { parse as parseToml } from 'smol-toml';
 import { readInside } from '../facts/safe-read.js';
+import { CLIENTS, type ClientId } from './clients.js';
 
 /**
  * Where MCP clients keep their server configurations, and the servers declared there. Nothing is started:
@@ -12,8 +13,7 @@ import { readInside } from '../facts/safe-read.js';
  * cause, never a crash.
  */
 
-export const CLIENTS = ['claude-code', 'claude-desktop', 'cursor', 'vscode', 'windsurf', 'codex'] as const;
-export type ClientId = (typeof CLIENTS)[number];
+export { CLIENTS, type ClientId } from './clients.js';
 
 /** project: a file of the project (shared with whoever clones it); user: the user's own; local: the user's entry for this project. */
 export type Scope = 'project' | 'user' | 'local';

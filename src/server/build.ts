@@ -4,7 +4,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import { audit, AuditCancelled, explainRule, failing, FAIL_ON, listRules, RootUnreadable, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from '../engine/api.js';
 import { loadCatalog } from '../engine/catalog.js';
-import { ConfigError, configErrorText } from '../engine/config.js';
+import { ConfigError, configErrorText } from '../engine/errors.js';
 import { DECLARATIONS_KEY } from '../facts/declarations-key.js';
 import { isInside } from '../facts/safe-read.js';
 import { defaultLocale, locales, t } from '../engine/i18n.js';
@@ -21,7 +21,7 @@ import { compactResult, compactText } from './compact.js';
 import { keepReport, MAX_REPORT_BYTES, REPORT_URI_PREFIX, storedReport } from './reports.js';
 import { confirmPlan, verifyRequestState, type Plan } from './confirm.js';
 import { SET_LOCK_FILE, type SetLock } from '../probe/lock.js';
-import { CLIENTS, discover } from '../scan/discover.js';
+import { CLIENTS } from '../scan/clients.js';
 import type { ProbedServer } from '../scan/probe-set.js';
 
 /**
@@ -117,7 +117,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
   const bounded = (max: number, forbidden: RegExp = NUL) =>
     z
       .string()
-      .max(max, { error: S('validation.tooLong', { max }) })
+      .max(max, { error: () => S('validation.tooLong', { max }) })
       .refine((v) => !forbidden.test(v), { error: S('validation.control') });
   const ruleIds = z.array(z.string().max(8).regex(RULE_ID, { error: S('validation.ruleId') })).max(100);
 
@@ -346,6 +346,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         // Loaded on first use: the server answers initialize without the analyser.
         const { probeSet, readSetLock } = await import('../scan/probe-set.js');
         const { scanReport } = await import('../scan/report.js');
+        const { discover } = await import('../scan/discover.js');
         const d = discover({ project: dir, clients, projectOnly: !include_user });
         let probed: ProbedServer[] | undefined;
         let lock: SetLock | undefined;
