@@ -59,7 +59,11 @@ function largeFiles(dir: string, bytes: number): number {
   return f;
 }
 
-if (mode === 'bare' || mode === 'audit') {
+if (mode === 'small' || mode === 'large') {
+  // Generate one shape only (for the verdict comparison in bench/verdicts.ts): memory.js small|large <dir> <MB>.
+  const files = (mode === 'small' ? smallFiles : largeFiles)(resolve(dirArg!), Number(mbArg ?? 10) * MB);
+  process.stdout.write(JSON.stringify({ files }) + '\n');
+} else if (mode === 'bare' || mode === 'audit') {
   const dir = resolve(dirArg!);
   if (mode === 'bare') {
     const repo = RepoFacts.gather(dir);
