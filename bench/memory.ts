@@ -6,7 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { Project } from 'ts-morph';
 import { audit } from '../src/engine/runner.js';
 import { RepoFacts } from '../src/facts/repo.js';
-import { sourceFilesOf } from '../src/facts/ts-source.js';
+import { parsedSources, sourceFilesOf } from '../src/facts/ts-source.js';
+import { serverModel } from '../src/facts/server-model.js';
+import { sinkSites, toolFlows } from '../src/facts/flow.js';
+import { ts, type SourceFile } from 'ts-morph';
 
 /**
  * Benchmark: peak memory (maxRSS) of a full static audit of generated, tool-dense source — every file registers
@@ -16,6 +19,8 @@ import { sourceFilesOf } from '../src/facts/ts-source.js';
  * 10 MB). Two shapes: many small files (FastMCP addTool, a shared helper module) and fewer large ones (SDK
  * registerTool with zod shapes). No wall time is asserted anywhere.
  * Run: npm run bench:memory -- [megabytes=10]
+ * Where the memory goes (live heap after a full collection, step by step, and how many syntax nodes ts-morph has
+ * wrapped): node --expose-gc dist/bench/memory.js breakdown <dir>   (generate a shape first: memory.js small|large <dir> <MB>)
  */
 const [, self, mode, dirArg, mbArg] = process.argv;
 
@@ -59,7 +64,13 @@ function largeFiles(dir: string, bytes: number): number {
   return f;
 }
 
-if (mode === 'bare' || mode === 'audit') {
+if (mode === 'small' || mode === 'large') {
+  // Generate one shape only (for the verdict comparison in bench/verdicts.ts): memory.js small|large <dir> <MB>.
+  const files = (mode === 'small' ? smallFiles : largeFiles)(resolve(dirArg!), Number(mbArg ?? 10) * MB);
+  process.stdout.write(JSON.stringify({ files }) + '\n');
+} else if (mode === 'breakdown') {
+  await breakdown(resolve(dirArg!));
+} else if (mode === 'bare' || mode === 'audit') {
   const dir = resolve(dirArg!);
   if (mode === 'bare') {
     const repo = RepoFacts.gather(dir);
@@ -96,4 +107,54 @@ if (mode === 'bare' || mode === 'audit') {
     rmSync(root, { recursive: true, force: true });
   }
   void self;
+}
+
+/**
+ * Live heap (after a full collection) of each step of a static audit, to find what holds memory: the report's
+ * findings alone (a full audit, its report kept, the parse dropped), then the parse with its per-file index, the
+ * server model, the flow analysis (toolFlows and sinkSites), and the ts-morph wrappers all of that created
+ * (counted through ts-morph's node cache, then forgotten to weigh them). Needs --expose-gc.
+ */
+async function breakdown(dir: string): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('run with node --expose-gc');
+  const live = (): number => {
+    gc();
+    return process.memoryUsage().heapUsed / MB;
+  };
+  const rows: [string, number][] = [];
+  const base = live();
+  let report: unknown = await audit({ target: { path: dir } });
+  const withReport = live();
+  const findings = (report as { results: { findings: unknown[] }[] }).results.reduce((n, r) => n + r.findings.length, 0);
+  report = undefined;
+  const empty = live();
+  rows.push([`report (${findings} findings), parse dropped`, withReport - empty]);
+  const repo = RepoFacts.gather(dir);
+  const parsed = parsedSources(repo);
+  const afterParse = live();
+  rows.push([`parse and per-file index (${parsed.files.size} files)`, afterParse - empty]);
+  serverModel(repo);
+  const afterModel = live();
+  rows.push(['server model', afterModel - afterParse]);
+  toolFlows(repo);
+  sinkSites(repo);
+  const afterFlow = live();
+  rows.push(['flow analysis (toolFlows, sinkSites)', afterFlow - afterModel]);
+  let wrapped = 0;
+  let nodes = 0;
+  for (const sf of parsed.files.values()) {
+    const factory = (sf as unknown as { _context?: { compilerFactory?: { hasCompilerNode(n: ts.Node): boolean } } })._context?.compilerFactory;
+    const walk = (n: ts.Node): void => {
+      nodes++;
+      if (factory?.hasCompilerNode(n)) wrapped++;
+      ts.forEachChild(n, walk);
+    };
+    ts.forEachChild(sf.compilerNode, walk);
+  }
+  for (const sf of parsed.files.values()) (sf as SourceFile).forgetDescendants();
+  const afterForget = live();
+  rows.push([`of which ts-morph wrappers (${wrapped} of ${nodes} syntax nodes wrapped)`, afterFlow - afterForget]);
+  const out = [`live heap after a full collection, MB (base ${base.toFixed(0)}):`, ...rows.map(([k, v]) => `  ${k}: ${v.toFixed(0)}`)];
+  process.stdout.write(out.join('\n') + '\n');
 }
