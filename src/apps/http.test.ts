@@ -76,10 +76,12 @@ describe('probe --url on an App served over HTTP', () => {
     assert.ok(r.code === 0 || r.code === 1, r.stderr);
     const rep = JSON.parse(r.stdout) as {
       target: { kind: string };
-      inputs?: { apps?: { views: { tool: string; outcome: string }[] } };
+      inputs?: { apps?: { views: { tool: string; outcome: string }[] }; kind?: { kind: string; because: unknown[] } };
       results: { ruleId: string; parts: { genre: string; state: string }[] }[];
     };
     assert.equal(rep.target.kind, 'app');
+    // Why: the served tool that links a View, with the keys registerAppTool serves (nested, and the flat copy).
+    assert.deepEqual(rep.inputs?.kind, { kind: 'app', because: [{ by: 'served', tools: [{ name: 'show_time', keys: ['nested', 'flat'] }] }] });
     assert.deepEqual(rep.inputs?.apps?.views.map((v) => [v.tool, v.outcome]), [['show_time', 'rendered']]);
     for (const id of ['A-2', 'A-3', 'A-4']) {
       const dyn = rep.results.find((x) => x.ruleId === id)!.parts.find((p) => p.genre === 'dynamic')!;

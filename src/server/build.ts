@@ -91,7 +91,7 @@ async function reportResult(report: Report, loc: string, failOn: FailOn, detail:
   const out = await compactResult(report, loc, failOn, uri, detail);
   if (signal.aborted) throw new AuditCancelled();
   const link = { type: 'resource_link' as const, uri, name: uri.slice(REPORT_URI_PREFIX.length), title: t(loc, 'server.resources.report.title'), mimeType: 'application/json' };
-  return { content: [...text(compactText(out, loc, target, cli)), link], structuredContent: out };
+  return { content: [...text(compactText(out, loc, target, cli, report.inputs?.kind)), link], structuredContent: out };
 }
 const toolError = (s: string) => ({ content: text(s), isError: true as const });
 
