@@ -78,7 +78,8 @@ describe('probe_endpoint: no_browser and artifacts', () => {
     }
     assert.match(m.result.content[0].text, /--no-browser/);
     // The compact text says in one line why the target is an App.
-    assert.match(m.result.content[0].text, /\nWhy App: 1 served tool links a ui:\/\/ View: "show_time" \("_meta\.ui\.resourceUri", /);
+    // (the package read names the ext-apps dependency; the served tool its keys).
+    assert.match(m.result.content[0].text, /\nWhy App: package\.json depends on "@modelcontextprotocol\/ext-apps"; 1 served tool links a ui:\/\/ View: "show_time" \("_meta\.ui\.resourceUri", /);
   });
 
   it('artifacts inside the roots: a PNG of the rendered View is saved there and named in the report', async () => {
