@@ -49,3 +49,38 @@ describe('SARIF output', () => {
     assert.equal(fileUri('src/\ud800x.ts'), 'src/%EF%BF%BDx.ts', 'a lone surrogate becomes U+FFFD instead of throwing');
   });
 });
+
+describe('SARIF: the A-5 figures of an App as result properties (issue 12 §5)', () => {
+  const validate = validator();
+  const session = (state: string, name: string) => join(packageRoot(), 'src', 'detectors', 'A-5-performance-budgets', 'fixtures', state, name, 'session.json');
+  type Fig = { tool: string; figure: string; value?: number; budget: number; unit: string; calls?: number; withinBudget?: boolean };
+  const figuresOf = async (file: string) => {
+    const r = await runCli(['probe', '--from-session', file, '--format', 'sarif', '--rules', 'A-5']);
+    const log = JSON.parse(r.stdout) as { runs: { results: { ruleId: string; kind: string; properties?: { appFigures?: Fig[] } }[] }[] };
+    assert.ok(validate(log), JSON.stringify(validate.errors?.slice(0, 5)));
+    return log.runs[0]!.results.filter((x) => x.ruleId === 'A-5');
+  };
+  it('a render over budget: the failing result carries the four figures, the render one outside its budget', async () => {
+    const [res] = await figuresOf(session('non-conforming', 'slow-render'));
+    assert.equal(res!.kind, 'fail');
+    const f = res!.properties!.appFigures!;
+    assert.deepEqual(f.map((x) => [x.figure, x.budget, x.unit]), [
+      ['bundle-gzip', 256000, 'B'],
+      ['first-render', 1000, 'ms'],
+      ['round-trip-p95', 500, 'ms'],
+      ['js-heap', 52428800, 'B'],
+    ]);
+    assert.ok(f.every((x) => x.tool === 'show_notes' && typeof x.value === 'number'));
+    assert.equal(f.find((x) => x.figure === 'first-render')!.withinBudget, false);
+    assert.ok(f.find((x) => x.figure === 'first-render')!.value! >= 1000);
+    assert.equal(f.find((x) => x.figure === 'round-trip-p95')!.calls, 5);
+  });
+  it('within budgets: every figure says so', async () => {
+    const [res] = await figuresOf(session('present', 'vanilla-notes'));
+    assert.ok(res!.properties!.appFigures!.every((x) => x.withinBudget === true), JSON.stringify(res!.properties));
+  });
+  it('a server that is not an App: no figures', async () => {
+    const [res] = await figuresOf(join(packageRoot(), 'src', 'detectors', 'A-1-text-fallback', 'fixtures', 'not-applicable', 'no-ui', 'session.json'));
+    assert.equal(res?.properties?.appFigures, undefined);
+  });
+});

@@ -1,5 +1,6 @@
 import type { AppsRecord } from './record.js';
 import { percentile, viewCalls } from '../detectors/apps-support.js';
+import { BUNDLE_GZIP_BUDGET, HEAP_BUDGET_BYTES, MIN_ROUND_TRIPS, RENDER_BUDGET_MS, ROUND_TRIP_P95_BUDGET_MS } from '../detectors/A-5-performance-budgets/index.js';
 
 /**
  * The report's view of the MCP Apps host run (`inputs.apps`): why nothing was rendered, or per View its
@@ -38,4 +39,32 @@ export function appsInputs(rec: AppsRecord): AppsInputs {
       };
     }),
   };
+}
+
+/** One A-5 figure of one View against its budget (`value` absent: not measured). */
+export interface AppFigure {
+  tool: string;
+  figure: 'bundle-gzip' | 'first-render' | 'round-trip-p95' | 'js-heap';
+  value?: number;
+  budget: number;
+  unit: 'B' | 'ms';
+  /** Calls the p95 is taken over (round-trip-p95 only). */
+  calls?: number;
+  withinBudget?: boolean;
+}
+
+/** The four A-5 figures of every rendered View against their budgets (the detector's own), in a stable order. */
+export function appFigures(a: AppsInputs | undefined): AppFigure[] {
+  if (!a) return [];
+  const out: AppFigure[] = [];
+  for (const v of a.views) {
+    const f = v.figures;
+    const one = (figure: AppFigure['figure'], value: number | undefined, budget: number, unit: AppFigure['unit'], extra: Partial<AppFigure> = {}) =>
+      out.push({ tool: v.tool, figure, ...(value !== undefined ? { value: Math.round(value) } : {}), budget, unit, ...extra, ...(value !== undefined ? { withinBudget: value < budget } : {}) });
+    one('bundle-gzip', f.bundleGzipBytes, BUNDLE_GZIP_BUDGET, 'B');
+    one('first-render', f.firstRenderMs, RENDER_BUDGET_MS, 'ms');
+    one('round-trip-p95', f.roundTrips >= MIN_ROUND_TRIPS ? f.roundTripP95Ms : undefined, ROUND_TRIP_P95_BUDGET_MS, 'ms', { calls: f.roundTrips });
+    one('js-heap', f.heapBytes, HEAP_BUDGET_BYTES, 'B');
+  }
+  return out;
 }

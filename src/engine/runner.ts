@@ -1,4 +1,5 @@
 import { servesApps } from '../apps/probe-hook.js';
+import { kindInputs, type KindInputs } from './kind.js';
 import type { AppsInputs } from '../apps/report-inputs.js';
 import { dirname, resolve } from 'node:path';
 import { loadCatalog } from './catalog.js';
@@ -82,6 +83,8 @@ export interface ReportInputs {
   notes?: ({ connection: string } & SessionNote)[];
   /** The MCP Apps host run: per View its outcome, screenshot and A-5 figures (src/apps/report-inputs.ts). */
   apps?: AppsInputs;
+  /** Why the target is an App or an extension (src/engine/kind.ts): configuration, files, served App tools. */
+  kind?: KindInputs;
 }
 
 export interface Report {
@@ -445,7 +448,8 @@ export async function audit(opts: AuditOptions): Promise<Report> {
   applySuppressions(results, config, configFile, opts.target.path ?? '.');
   const pkg = ownPackage();
   const report: Report = { tool: { name: pkg.name, version: pkg.version }, target: { ...opts.target, kind }, ...(opts.profile === 'vet' ? { profile: opts.profile } : {}), results };
-  const inputs: ReportInputs = { ...packageInputs(opts), ...(gathered.repo.ok ? inputsOf(gathered.repo.value, opts.verbose ?? false) : {}) };
+  const why = kindInputs(kind, { configured: !!config.targetKind, ...(gathered.repo.ok ? { repo: gathered.repo.value } : {}), ...(opts.session ? { session: opts.session } : {}) });
+  const inputs: ReportInputs = { ...packageInputs(opts), ...(gathered.repo.ok ? inputsOf(gathered.repo.value, opts.verbose ?? false) : {}), ...(why ? { kind: why } : {}) };
   if (Object.keys(inputs).length) report.inputs = inputs;
   return report;
 }

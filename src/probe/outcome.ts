@@ -32,6 +32,26 @@ export interface Unreachable {
   error?: string;
   /** The tail of the server's stderr: bounded, control characters stripped. */
   stderr?: string;
+  /** An http(s) URL the stdio target printed on stdout as where it listens: it serves HTTP, not stdio. */
+  printedUrl?: string;
+}
+
+/**
+ * The URL a silent stdio target says it listens on ("MCP server listening on http://localhost:3001/mcp"), from
+ * its stdout lines that were not messages (bounded by the capture); undefined when none says so.
+ */
+export function printedHttpUrl(noise: readonly string[]): string | undefined {
+  for (const line of noise) {
+    if (!/\b(listen|serving|running|started|available)/i.test(line)) continue;
+    const m = /https?:\/\/[^\s"'<>`]{1,300}/.exec(line);
+    if (!m) continue;
+    try {
+      return new URL(m[0].replace(/[.,;:)\]]+$/, '')).href;
+    } catch {
+      /* not a URL */
+    }
+  }
+  return undefined;
 }
 
 /** The target could not be reached at all (command not found, connection refused) or never answered. */
@@ -79,6 +99,7 @@ export function unreachableText(u: Unreachable, locale: string, quote: (s: strin
         ? t(locale, 'cli.errors.unreachable', { detail: `${q(u.command ?? u.url)}: ${q(u.error ?? u.cause)}` })
         : t(locale, 'cli.errors.neverAnswered', { target: q(u.command ?? u.url), why });
   }
+  if (u.printedUrl) line += `\n${t(locale, 'cli.errors.printedUrl', { url: q(u.printedUrl) })}`;
   if (!u.stderr) return line;
   return `${line}\n${t(locale, 'cli.errors.stderrTail')}\n${u.stderr
     .split('\n')

@@ -12,7 +12,7 @@ import type { Reason } from '../engine/types.js';
 import { attachApps } from '../apps/probe-hook.js';
 import { appsInputs } from '../apps/report-inputs.js';
 import type { HostTarget } from '../apps/host-connection.js';
-import { ProbeInputError, ProbeUnreachable, stderrTail, type Unreachable } from './outcome.js';
+import { printedHttpUrl, ProbeInputError, ProbeUnreachable, stderrTail, type Unreachable } from './outcome.js';
 
 // Kept light for the faces (the server answers before the analyser loads): outcome.ts.
 export { ProbeInputError, ProbeUnreachable, stderrTail, unreachableText, type Unreachable } from './outcome.js';
@@ -212,12 +212,15 @@ export function neverAnswered(session: RecordedSession): Unreachable | undefined
     outcome === 'spawn-failed' || outcome === 'http-error' || outcome === 'blocked' ? outcome : first?.exit && outcome === 'exited' ? 'exited' : 'timeout';
   const stderr = session.connections.map((c) => c.stderr).find((x) => x.trim());
   const error = first?.detail ?? first?.http?.find((x) => x.error)?.error;
+  // A program that prints where it listens over HTTP (the published MCP Apps examples without --stdio).
+  const printed = session.target.transport === 'stdio' ? session.connections.map((c) => printedHttpUrl(c.noise)).find(Boolean) : undefined;
   return {
     cause,
     ...(session.target.transport === 'stdio' ? { command: session.target.command.join(' ').slice(0, 500) } : { url: session.target.url }),
     ...(first?.exit ? { exit: first.exit } : {}),
     ...(error && error !== 'deadline' ? { error: stderrTail(error, 3, 300) } : {}),
     ...(stderr ? { stderr: stderrTail(stderr) } : {}),
+    ...(printed ? { printedUrl: printed } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 import { has, t } from '../engine/i18n.js';
 import type { Report } from '../engine/runner.js';
 import { CATEGORIES, type State } from '../engine/types.js';
+import { kindWhyText } from '../engine/kind.js';
 import { scanSection } from '../scan/markdown.js';
 import { categoryOf, codeSpan, findingFix, findingMessage, quoteInert, reasonText, redByCategory, ruleTitle, summarize, where } from './text.js';
 
@@ -23,6 +24,8 @@ export function renderMarkdown(report: Report, locale: string): string {
   const out: string[] = [];
   out.push(`# ${L('title', { target: md(target) })}`, '');
   out.push(L('tool', { name: report.tool.name, version: report.tool.version, kind: t(locale, `kinds.${report.target.kind}`) }), '');
+  // Why an App (or an extension): served tool names come from the target, quoted as code spans.
+  if (report.inputs?.kind) out.push(kindWhyText(report.inputs.kind, locale, md), '');
   const pkg = report.inputs?.package;
   if (pkg) out.push(L('package', { name: md(pkg.name ?? '—'), version: md(pkg.version ?? '—'), folder: md(pkg.folder), from: pkg.from }), '');
   out.push(
@@ -114,11 +117,11 @@ function appsSection(report: Report, locale: string): string[] {
     const fig = (n: number | undefined, unit: string) => (n === undefined ? A('none') : `${Math.round(n)} ${unit}`);
     out.push(
       `- ${code(v.tool)} — ${A('outcome', { outcome: code(v.outcome) })}; ${A('figures', {
-        bundle: fig(f.bundleGzipBytes, 'B'),
+        bundle: fig(f.bundleGzipBytes, A('bytes')),
         render: fig(f.firstRenderMs, 'ms'),
         p95: fig(f.roundTripP95Ms, 'ms'),
         trips: f.roundTrips,
-        heap: fig(f.heapBytes, 'B'),
+        heap: fig(f.heapBytes, A('bytes')),
       })}${v.screenshot ? `; [${A('screenshot')}](${encodeURI(v.screenshot).replace(/[()]/g, (c) => encodeURIComponent(c))})` : ''}`,
     );
   }

@@ -1,5 +1,6 @@
 import type { ReportingDescriptor, Result } from 'sarif';
 import { SarifBuilder, SarifResultBuilder, SarifRuleBuilder, SarifRunBuilder } from 'node-sarif-builder';
+import { appFigures } from '../apps/report-inputs.js';
 import { loadCatalog } from '../engine/catalog.js';
 import type { Report } from '../engine/runner.js';
 import type { Severity, State } from '../engine/types.js';
@@ -30,6 +31,9 @@ export function renderSarif(report: Report, locale: string): string {
   const run = new SarifRunBuilder().initSimple({ toolDriverName: report.tool.name, toolDriverVersion: report.tool.version });
   run.run.tool.driver.language = locale;
   const index = new Map<string, number>();
+  // A-5: the four figures of each rendered View against their budgets ride on every A-5 result, as data.
+  const figures = appFigures(report.inputs?.apps);
+  const props = (ruleId: string) => (ruleId === 'A-5' && figures.length ? { appFigures: figures } : {});
   for (const r of report.results) {
     const meta = catalog.byId.get(r.ruleId);
     const text = catalog.text(r.ruleId, locale) ?? catalog.text(r.ruleId, 'en');
@@ -54,7 +58,8 @@ export function renderSarif(report: Report, locale: string): string {
     };
     if (r.findings.length === 0) {
       const msg = reasonText(r.reason, locale, sarifInert) ?? ruleTitle(r.ruleId, locale);
-      run.addResult(new SarifResultBuilder({ ...base, level: r.state === 'absent' || r.state === 'non-conforming' ? LEVEL[r.severity] : 'none', message: { text: msg } }));
+      const p = props(r.ruleId);
+      run.addResult(new SarifResultBuilder({ ...base, level: r.state === 'absent' || r.state === 'non-conforming' ? LEVEL[r.severity] : 'none', message: { text: msg }, ...(Object.keys(p).length ? { properties: p } : {}) }));
       continue;
     }
     for (const f of r.findings) {
@@ -63,7 +68,7 @@ export function renderSarif(report: Report, locale: string): string {
         level: LEVEL[r.severity],
         message: { text: `${findingMessage(r.ruleId, f, locale, sarifInert)} ${findingFix(r.ruleId, f, locale, sarifInert)}` },
         partialFingerprints: { 'mcpDoctor/v1': `${r.ruleId}|${f.messageId}|${f.location?.file ?? ''}` },
-        properties: { messageId: f.messageId, ...(f.evidence !== undefined ? { evidence: f.evidence } : {}) },
+        properties: { messageId: f.messageId, ...(f.evidence !== undefined ? { evidence: f.evidence } : {}), ...props(r.ruleId) },
       };
       if (f.location) {
         res.locations = [

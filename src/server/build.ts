@@ -91,7 +91,7 @@ async function reportResult(report: Report, loc: string, failOn: FailOn, detail:
   const out = await compactResult(report, loc, failOn, uri, detail);
   if (signal.aborted) throw new AuditCancelled();
   const link = { type: 'resource_link' as const, uri, name: uri.slice(REPORT_URI_PREFIX.length), title: t(loc, 'server.resources.report.title'), mimeType: 'application/json' };
-  return { content: [...text(compactText(out, loc, target, cli)), link], structuredContent: out };
+  return { content: [...text(compactText(out, loc, target, cli, report.inputs?.kind)), link], structuredContent: out };
 }
 const toolError = (s: string) => ({ content: text(s), isError: true as const });
 
@@ -137,7 +137,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
   );
 
   const limited = (tool: string) => (limiter.take(tool) ? undefined : toolError(S('errors.rateLimited', { tool })));
-  const refused = (loc: string, arg: 'path' | 'cwd' | 'source') => toolError(t(loc, 'server.errors.pathRefused', { arg }));
+  const refused = (loc: string, arg: 'path' | 'cwd' | 'source' | 'artifacts') => toolError(t(loc, 'server.errors.pathRefused', { arg }));
 
   // --- audit_repository ---------------------------------------------------------------------------
   server.registerTool(
@@ -218,6 +218,9 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           .optional()
           .describe(S('tools.probe_endpoint.args.env')),
         timeout_ms: z.number().int().min(1000).max(600_000).optional().describe(S('tools.probe_endpoint.args.timeout_ms')),
+        // MCP Apps, as the CLI's --no-browser and --artifacts DIR.
+        no_browser: z.boolean().optional().describe(S('tools.probe_endpoint.args.no_browser')),
+        artifacts: bounded(MAX_PATH).min(1).optional().describe(S('tools.probe_endpoint.args.artifacts')),
         rules: ruleIds.optional().describe(S('tools.audit_repository.args.rules')),
         fail_on: z.enum(FAIL_ON as [FailOn, ...FailOn[]]).optional().describe(S('tools.audit_repository.args.fail_on')),
         profile: z.enum(PROFILES).optional().describe(S('args.profile')),
@@ -231,11 +234,11 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           authority: { read: 'public', write: 'admin' },
           verb: 'external-effect',
           touches: 'a local process or HTTP endpoint named by the caller',
-          contextTokens: 1399,
+          contextTokens: 1464,
         },
       },
     },
-    async ({ locale, command, url, headers, allow_private, exercise, cwd, source, env, timeout_ms, rules, fail_on, profile, detail }, ctx) => {
+    async ({ locale, command, url, headers, allow_private, exercise, cwd, source, env, timeout_ms, no_browser, artifacts, rules, fail_on, profile, detail }, ctx) => {
       const lim = limited('probe_endpoint');
       if (lim) return lim;
       const loc = locale ?? L;
@@ -253,6 +256,12 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       if (source !== undefined) {
         sourceDir = confinedFolder(source);
         if (!sourceDir) return refused(loc, 'source');
+      }
+      // Where the App screenshots go: an existing folder inside the roots, or the same refusal.
+      let artifactsDir: string | undefined;
+      if (artifacts !== undefined) {
+        artifactsDir = confinedFolder(artifacts);
+        if (!artifactsDir) return refused(loc, 'artifacts');
       }
       // The human confirms what will run (or reach a private network); nothing starts before.
       const plan: Plan | undefined = command
@@ -287,14 +296,16 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           sourceRoots: allowedRoots(),
           env,
           timeoutMs: timeout_ms,
+          apps: { browser: !no_browser, ...(artifactsDir ? { artifactsDir } : {}) },
           rules: rules?.map((r) => r.toUpperCase()),
           profile,
           signal,
           onStep: (s) => notify(s),
         });
+        const appsFlags = [...(no_browser ? ['--no-browser'] : []), ...(artifactsDir ? ['--artifacts', artifactsDir] : [])];
         const cli = command
-          ? shellQuote(['mcp-doctor', 'probe', '--format', 'json', ...(cwd !== undefined ? ['--cwd', cwd] : []), '--', ...command])
-          : shellQuote(['mcp-doctor', 'probe', '--format', 'json', '--url', url!, ...(allow_private ? ['--allow-private'] : [])]);
+          ? shellQuote(['mcp-doctor', 'probe', '--format', 'json', ...(cwd !== undefined ? ['--cwd', cwd] : []), ...appsFlags, '--', ...command])
+          : shellQuote(['mcp-doctor', 'probe', '--format', 'json', '--url', url!, ...(allow_private ? ['--allow-private'] : []), ...appsFlags]);
         return await reportResult(report, loc, fail_on ?? 'note', detail ?? 'summary', quoteInert((command ?? [url ?? '']).join(' ')), cli, signal);
       } catch (e) {
         if (e instanceof ProbeInputError) return toolError(formatUntrusted(loc, `cli.errors.${e.code}`, e.data, quoteInert));

@@ -1,5 +1,6 @@
 import { failing, type FailOn, type Report } from '../engine/api.js';
 import { t } from '../engine/i18n.js';
+import { kindWhyText, type KindInputs } from '../engine/kind.js';
 import { loadCatalog } from '../engine/catalog.js';
 import { CATEGORIES, isRed, type Category, type MessageData, type RuleResult, type Severity, type State } from '../engine/types.js';
 import { categoryOf, cutTo, findingMessage, quoteInert, reasonText, redByCategory, ruleTitle, summarize, where } from '../report/text.js';
@@ -166,9 +167,11 @@ function ruleLine(r: RuleResult, locale: string, perRule: number, titles: boolea
 }
 
 /** The same facts as text, for clients that show the text and not the structured content. */
-export function compactText(c: CompactOut, locale: string, path: string, cli: string): string {
+export function compactText(c: CompactOut, locale: string, path: string, cli: string, kind?: KindInputs): string {
   const S = (k: string, d?: Record<string, string | number>) => t(locale, `server.${k}`, d);
   const lines = [S('auditSummary', { ...c.summary, failing: c.failing, path })];
+  // Why the target is an App (or an extension), in one line; served tool names quoted inertly.
+  if (kind) lines.push(cutTo(kindWhyText(kind, locale, (v) => quoteInert(v, LINE_MAX)), 4 * LINE_MAX));
   if (c.profile) lines.push(S('compact.profile', { profile: c.profile }));
   for (const cat of CATEGORIES) {
     const rs = c.red.filter((r) => r.category === cat);

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { RepoFacts } from '../facts/repo.js';
+import type { RecordedSession } from '../probe/session.js';
+import { renderMarkdown } from '../report/markdown.js';
+import { compactText } from '../server/compact.js';
+import { sourceDirOf } from './paths.js';
+import { KIND_TOOLS_SHOWN, kindInputs, kindWhyText, servedAppTools } from './kind.js';
+import type { Report } from './runner.js';
+
+/**
+ * The report says why the target is an App (issue 12 §4): from the served tools (which link a View, with which
+ * `_meta` key) and from the repository (the ext-apps dependency, the UI extension in mcp.json). The sessions are
+ * real recordings of our App fixtures: registerAppTool serves the nested key and the flat copy; the flat-key
+ * fixture serves the flat key alone.
+ */
+
+const fx = join(sourceDirOf(import.meta.url), '..', 'detectors', 'A-6-ga-ui-key', 'fixtures');
+const session = (rel: string) => JSON.parse(readFileSync(join(fx, rel, 'session.json'), 'utf8')) as RecordedSession;
+const code = (s: string) => `\`${s}\``;
+
+/** A copy of a recording whose tools/list answers list `tools` instead. */
+function withTools(s: RecordedSession, tools: Record<string, unknown>[]): RecordedSession {
+  const copy = structuredClone(s);
+  for (const c of copy.connections) for (const m of c.messages) {
+    const r = (m.message as { result?: { tools?: unknown } }).result;
+    if (r && Array.isArray(r.tools)) r.tools = tools;
+  }
+  return copy;
+}
+
+describe('why the target is an App', () => {
+  it('names each served App tool with the key it links its View by (nested and the flat copy of registerAppTool)', () => {
+    const k = kindInputs('app', { configured: false, session: session('present/vanilla-notes') })!;
+    assert.deepEqual(k.because, [{ by: 'served', tools: [{ name: 'show_notes', keys: ['nested', 'flat'] }] }]);
+    assert.equal(kindWhyText(k, 'en', code), 'Why App: 1 served tool links a ui:// View: `show_notes` (`_meta.ui.resourceUri`, `_meta["ui/resourceUri"]`).');
+    assert.equal(kindWhyText(k, 'fr', code), 'Pourquoi App : 1 outil servi lie une vue ui:// : `show_notes` (`_meta.ui.resourceUri`, `_meta["ui/resourceUri"]`).');
+  });
+
+  it('the flat key alone, and the repository: the ext-apps dependency', () => {
+    const dir = join(fx, 'non-conforming', 'flat-key');
+    const k = kindInputs('app', { configured: false, repo: RepoFacts.gather(dir), session: session('non-conforming/flat-key') })!;
+    assert.deepEqual(k.because, [
+      { by: 'dependency', name: '@modelcontextprotocol/ext-apps' },
+      { by: 'served', tools: [{ name: 'show_notes', keys: ['flat'] }] },
+    ]);
+  });
+
+  it('a server needs no reason; a kind set in the configuration says so', () => {
+    assert.equal(kindInputs('server', { configured: false, session: session('present/vanilla-notes') }), undefined);
+    assert.deepEqual(kindInputs('app', { configured: true })?.because, [{ by: 'config' }]);
+  });
+
+  it('a hostile tools/list: at most 20 names, the rest counted, each name quoted inertly in Markdown and in the MCP text', () => {
+    const base = session('present/vanilla-notes');
+    const tools = Array.from({ length: KIND_TOOLS_SHOWN + 5 }, (_, i) => ({
+      name: `t${String(i).padStart(2, '0')}\`\n# forged [link](http://x)`,
+      inputSchema: { type: 'object' },
+      _meta: { ui: { resourceUri: 'ui://x/v.html' } },
+    }));
+    const k = kindInputs('app', { configured: false, session: withTools(base, tools) })!;
+    const served = k.because[0] as { by: 'served'; tools: unknown[]; more?: number };
+    assert.equal(served.tools.length, KIND_TOOLS_SHOWN);
+    assert.equal(served.more, 5);
+    const report: Report = { tool: { name: 'mcp-doctor', version: 't' }, target: { command: ['x'], kind: 'app' }, inputs: { kind: k }, results: [] };
+    const md = renderMarkdown(report, 'en');
+    const line = md.split('\n').find((l) => l.startsWith('Why App:'))!;
+    assert.ok(line, md.slice(0, 400));
+    assert.match(line, /25 served tools link a ui:\/\/ View: .* and 5 more\.$/);
+    assert.ok(!md.split('\n').some((l) => l.startsWith('# forged')), 'no forged heading');
+    const text = compactText({ tool: report.tool, target: { kind: 'app' }, locale: 'en', summary: { present: 0, absent: 0, nonConforming: 0, couldNotJudge: 0, notApplicable: 0, suppressed: 0 }, failing: 0, red: [], couldNotJudge: [] }, 'en', 'x', 'mcp-doctor probe', k);
+    const lines = text.split('\n');
+    assert.match(lines[1]!, /^Why App: 25 served tools link/);
+    assert.ok(!lines.some((l) => l.startsWith('# forged')));
+  });
+});
