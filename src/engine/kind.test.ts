@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { RepoFacts } from '../facts/repo.js';
@@ -74,5 +75,43 @@ describe('why the target is an App', () => {
     const lines = text.split('\n');
     assert.match(lines[1]!, /^Why App: 25 served tools link/);
     assert.ok(!lines.some((l) => l.startsWith('# forged')));
+  });
+});
+
+describe('a package that only hosts Apps is not an App', () => {
+  const pkg = (files: Record<string, string>) => {
+    const dir = mkdtempSync(join(tmpdir(), 'kind-'));
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'k', version: '1.0.0', dependencies: { '@modelcontextprotocol/ext-apps': '2.0.4' } }));
+    for (const [rel, text] of Object.entries(files)) {
+      mkdirSync(join(dir, rel, '..'), { recursive: true });
+      writeFileSync(join(dir, rel), text);
+    }
+    return dir;
+  };
+  it('imports of app-bridge alone (an inspector, an auditor): server; fixtures and tests do not count', () => {
+    const dir = pkg({
+      'src/host.ts': "import { AppBridge } from '@modelcontextprotocol/ext-apps/app-bridge';\nexport const b = AppBridge;\n",
+      'test/fixtures/app/server.ts': "import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';\n",
+    });
+    try {
+      assert.equal(RepoFacts.gather(dir).kind(), 'server');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it('an author entry imported anywhere in the published source (or no import at all): app', () => {
+    const cases: Record<string, string>[] = [
+      { 'src/host.ts': "import { AppBridge } from '@modelcontextprotocol/ext-apps/app-bridge';\n", 'src/server.ts': "import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';\n" },
+      { 'src/view.ts': "const { App } = require('@modelcontextprotocol/ext-apps');\n" },
+      { 'src/index.ts': 'export {};\n' },
+    ];
+    for (const files of cases) {
+      const dir = pkg(files);
+      try {
+        assert.equal(RepoFacts.gather(dir).kind(), 'app', Object.keys(files).join(', '));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
   });
 });

@@ -4,6 +4,7 @@ import ignore, { type Ignore } from 'ignore';
 import { globSync } from 'tinyglobby';
 import type { TargetKind } from '../engine/types.js';
 import { RootUnreadable } from '../engine/errors.js';
+import { isTestPath, SOURCE_FILE as APP_SOURCE } from './source-paths.js';
 import { jsonErrorWhere, readInside, scanInside, type ReadCause, type SafeRead } from './safe-read.js';
 
 /**
@@ -220,6 +221,35 @@ export class RepoFacts {
     return candidates.find((c) => this.has(c));
   }
 
+  private hostsOnly?: boolean;
+
+  /**
+   * True when the package uses the MCP Apps SDK only as a host: some source file imports its
+   * `app-bridge` entry and none imports an author's entry (the package itself, `/server`, `/react`…).
+   * Such a package renders other servers' Apps (an inspector, an auditor); it serves none of its own.
+   * Test and fixture folders are left out (their Apps are samples, not the published object).
+   */
+  hostsAppsOnly(): boolean {
+    if (this.hostsOnly !== undefined) return this.hostsOnly;
+    const IMPORT = String.raw`(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|\bimport\s+)['"]@modelcontextprotocol/ext-apps`;
+    const bridge = new RegExp(IMPORT + String.raw`/app-bridge['"]`);
+    const author = new RegExp(IMPORT + String.raw`(?!/app-bridge['"])(?:/[\w./-]+)?['"]`);
+    let bridged = false;
+    let authored = false;
+    for (const f of this.files) {
+      if (!APP_SOURCE.test(f) || isTestPath(f)) continue;
+      const r = this.scan(f, [bridge, author], MAX_TEXT_BYTES);
+      if (!r.ok) continue;
+      if (r.matched.includes(bridge)) bridged = true;
+      if (r.matched.includes(author)) {
+        authored = true;
+        break;
+      }
+    }
+    this.hostsOnly = bridged && !authored;
+    return this.hostsOnly;
+  }
+
   /** What kind of object this folder publishes. */
   kind(): TargetKind {
     if (this.has('extension.json')) return 'extension';
@@ -227,7 +257,7 @@ export class RepoFacts {
     const deps = pj.ok ? { ...(pj.value.dependencies as object), ...(pj.value.devDependencies as object) } : {};
     const mcp = this.object('mcp.json');
     const exts = mcp.ok ? ((mcp.value.capabilities as Record<string, unknown> | undefined)?.extensions as unknown) : undefined;
-    if ('@modelcontextprotocol/ext-apps' in deps) return 'app';
+    if ('@modelcontextprotocol/ext-apps' in deps && !this.hostsAppsOnly()) return 'app';
     if (Array.isArray(exts) && exts.includes('io.modelcontextprotocol/ui')) return 'app';
     return 'server';
   }

@@ -3,6 +3,9 @@ import type { RepoFacts } from './repo.js';
 import { noteSourceRead, type FileNotRead } from './not-read.js';
 import { followDependencies, selectModelFiles } from './published.js';
 import type { SafeRead } from './safe-read.js';
+import { isTestPath, SOURCE_FILE } from './source-paths.js';
+
+export { isTestPath } from './source-paths.js';
 
 /**
  * The audited repository's JavaScript/TypeScript sources as syntax trees (ts-morph), built once per
@@ -10,16 +13,6 @@ import type { SafeRead } from './safe-read.js';
  * ignore rules), are parsed in memory (nothing touches the disk) and are never type-checked. Test
  * folders, fixtures and declaration files are left out: they are not the published object.
  */
-
-const SOURCE_FILE = /\.(?:ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
-const TEST_SEGMENTS = new Set(['test', 'tests', '__tests__', 'fixtures', '__fixtures__', '__mocks__']);
-
-/** True for a file under a test or fixture folder, or named like a test (*.test.ts, *.spec.js). */
-export function isTestPath(rel: string): boolean {
-  const parts = rel.split('/');
-  if (parts.slice(0, -1).some((p) => TEST_SEGMENTS.has(p))) return true;
-  return /\.(?:test|spec)\.[cm]?[jt]sx?$/.test(parts[parts.length - 1]!);
-}
 
 /** Source files (relative paths) that belong to the audited object. */
 export function sourceFilesOf(repo: RepoFacts): string[] {
