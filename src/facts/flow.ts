@@ -925,18 +925,35 @@ function originCached(callee: Node, sources: ParsedSources): Origin | undefined 
   const hit = originMemo.get(callee.compilerNode);
   if (hit !== undefined) return hit ?? undefined;
   const o = originOf(callee);
-  const r = o && o.module.startsWith('.') ? acrossModules(o, callee.getSourceFile(), sources) : o;
+  const r = o && o.module.startsWith('.') ? acrossModules(o, callee, sources) : o;
   originMemo.set(callee.compilerNode, r ?? null);
   return r;
 }
 
 /** An origin in a relative module, seen through what that module exports (an HTTP client instance), or the origin unchanged. */
-function acrossModules(o: Origin, from: SourceFile, sources: ParsedSources): Origin {
-  const target = resolveRelativeModule(sources.rel(from), o.module, sources);
+function acrossModules(o: Origin, callee: Node, sources: ParsedSources): Origin {
+  const target = resolveRelativeModule(sources.rel(callee.getSourceFile()), o.module, sources);
   if (!target) return o;
-  const name = o.path[0] ?? 'default';
+  // A default import has an empty origin path, so its first step is already a member (`api.get` on
+  // `import api from './http.js'`): the export is 'default' and the whole path stays.
+  const viaDefault = defaultImportRoot(callee);
+  const name = viaDefault ? 'default' : (o.path[0] ?? 'default');
   const inst = instanceExports(sources).get(target)?.get(name);
-  return inst ? { module: inst.module, path: [...inst.path, ...o.path.slice(1)] } : o;
+  return inst ? { module: inst.module, path: [...inst.path, ...(viaDefault ? o.path : o.path.slice(1))] } : o;
+}
+
+/** Whether an access chain (`api.get`, `api.defaults.x`) starts at a default import binding. */
+function defaultImportRoot(expr: Node): boolean {
+  let root = unwrap(expr);
+  while (Node.isPropertyAccessExpression(root) || Node.isElementAccessExpression(root)) root = unwrap(root.getExpression());
+  if (!Node.isIdentifier(root)) return false;
+  const d = declarationOf(root);
+  if (!d) return false;
+  if (importOfDecl(d)?.imported === 'default') return true;
+  // `const api = require('./http')` over `module.exports = axios.create(…)` (read as its default export).
+  const v = d.getParent();
+  const init = Node.isVariableDeclaration(v) && v.getNameNode() === d ? v.getInitializer() : undefined;
+  return !!init && requireCall(init);
 }
 
 const instanceMemo = new WeakMap<ParsedSources, Map<SourceFile, Map<string, Origin>>>();
