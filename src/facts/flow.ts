@@ -541,12 +541,18 @@ function creationOf(expr: Node, sources: ParsedSources, depth: number): CallExpr
     const values = fieldValues(u);
     return values.length === 1 ? creationOf(values[0]!, sources, depth + 1) : undefined;
   }
+  // `axios_1.default` in compiled CommonJS: the default export of what the binding holds.
+  if (Node.isPropertyAccessExpression(u) && u.getName() === 'default') return creationOf(u.getExpression(), sources, depth + 1);
   return undefined;
 }
 
 /** `require('x')` (the library itself). */
 function requireCall(n: Node): boolean {
-  const u = unwrap(n);
+  let u = unwrap(n);
+  // Through a compiler's interop helper: `__importDefault(require('axios'))`.
+  if (Node.isCallExpression(u) && /^(?:__importDefault|__importStar|__toESM|_interopRequireDefault|_interopRequireWildcard)$/.test(unwrap(u.getExpression()).getText().replace(/^.*\./, '')) && u.getArguments()[0]) {
+    u = unwrap(u.getArguments()[0]!);
+  }
   return Node.isCallExpression(u) && Node.isIdentifier(u.getExpression()) && u.getExpression().getText() === 'require';
 }
 
