@@ -541,12 +541,18 @@ function creationOf(expr: Node, sources: ParsedSources, depth: number): CallExpr
     const values = fieldValues(u);
     return values.length === 1 ? creationOf(values[0]!, sources, depth + 1) : undefined;
   }
+  // `axios_1.default` in compiled CommonJS: the default export of what the binding holds.
+  if (Node.isPropertyAccessExpression(u) && u.getName() === 'default') return creationOf(u.getExpression(), sources, depth + 1);
   return undefined;
 }
 
 /** `require('x')` (the library itself). */
 function requireCall(n: Node): boolean {
-  const u = unwrap(n);
+  let u = unwrap(n);
+  // Through a compiler's interop helper: `__importDefault(require('axios'))`.
+  if (Node.isCallExpression(u) && /^(?:__importDefault|__importStar|__toESM|_interopRequireDefault|_interopRequireWildcard)$/.test(unwrap(u.getExpression()).getText().replace(/^.*\./, '')) && u.getArguments()[0]) {
+    u = unwrap(u.getArguments()[0]!);
+  }
   return Node.isCallExpression(u) && Node.isIdentifier(u.getExpression()) && u.getExpression().getText() === 'require';
 }
 
@@ -925,18 +931,35 @@ function originCached(callee: Node, sources: ParsedSources): Origin | undefined 
   const hit = originMemo.get(callee.compilerNode);
   if (hit !== undefined) return hit ?? undefined;
   const o = originOf(callee);
-  const r = o && o.module.startsWith('.') ? acrossModules(o, callee.getSourceFile(), sources) : o;
+  const r = o && o.module.startsWith('.') ? acrossModules(o, callee, sources) : o;
   originMemo.set(callee.compilerNode, r ?? null);
   return r;
 }
 
 /** An origin in a relative module, seen through what that module exports (an HTTP client instance), or the origin unchanged. */
-function acrossModules(o: Origin, from: SourceFile, sources: ParsedSources): Origin {
-  const target = resolveRelativeModule(sources.rel(from), o.module, sources);
+function acrossModules(o: Origin, callee: Node, sources: ParsedSources): Origin {
+  const target = resolveRelativeModule(sources.rel(callee.getSourceFile()), o.module, sources);
   if (!target) return o;
-  const name = o.path[0] ?? 'default';
+  // A default import has an empty origin path, so its first step is already a member (`api.get` on
+  // `import api from './http.js'`): the export is 'default' and the whole path stays.
+  const viaDefault = defaultImportRoot(callee);
+  const name = viaDefault ? 'default' : (o.path[0] ?? 'default');
   const inst = instanceExports(sources).get(target)?.get(name);
-  return inst ? { module: inst.module, path: [...inst.path, ...o.path.slice(1)] } : o;
+  return inst ? { module: inst.module, path: [...inst.path, ...(viaDefault ? o.path : o.path.slice(1))] } : o;
+}
+
+/** Whether an access chain (`api.get`, `api.defaults.x`) starts at a default import binding. */
+function defaultImportRoot(expr: Node): boolean {
+  let root = unwrap(expr);
+  while (Node.isPropertyAccessExpression(root) || Node.isElementAccessExpression(root)) root = unwrap(root.getExpression());
+  if (!Node.isIdentifier(root)) return false;
+  const d = declarationOf(root);
+  if (!d) return false;
+  if (importOfDecl(d)?.imported === 'default') return true;
+  // `const api = require('./http')` over `module.exports = axios.create(…)` (read as its default export).
+  const v = d.getParent();
+  const init = Node.isVariableDeclaration(v) && v.getNameNode() === d ? v.getInitializer() : undefined;
+  return !!init && requireCall(init);
 }
 
 const instanceMemo = new WeakMap<ParsedSources, Map<SourceFile, Map<string, Origin>>>();

@@ -281,6 +281,13 @@ function requireSpec(n: Node): string | undefined {
   return undefined;
 }
 
+/** `void 0`, or a chain of export assignments ending in it (`exports.b = exports.c = void 0`). */
+function isVoidPlaceholder(n: Node): boolean {
+  let v = unwrap(n);
+  while (Node.isBinaryExpression(v) && v.getOperatorToken().getKind() === SyntaxKind.EqualsToken) v = unwrap(v.getRight());
+  return Node.isVoidExpression(v);
+}
+
 /** CommonJS exports: `module.exports = { f, g: h }`, `module.exports = f` (as 'default'), `exports.f = …`, `module.exports.f = …`. */
 function commonJsExport(sf: SourceFile, name: string, sources: ParsedSources, depth: number): Node | undefined {
   for (const st of sf.getStatements()) {
@@ -289,6 +296,8 @@ function commonJsExport(sf: SourceFile, name: string, sources: ParsedSources, de
     if (!Node.isBinaryExpression(e) || e.getOperatorToken().getText() !== '=') continue;
     const target = e.getLeft().getText().replace(/\s+/g, '');
     const value = unwrap(e.getRight());
+    // TypeScript's CommonJS preamble `exports.a = exports.b = void 0;` declares the names; the values come later.
+    if (isVoidPlaceholder(value)) continue;
     if (target === 'module.exports') {
       if (Node.isObjectLiteralExpression(value)) {
         for (const p of value.getProperties()) {
@@ -806,8 +815,16 @@ function rawString(n: ts.Node | undefined): string | undefined {
   return ts.isStringLiteral(u) || ts.isNoSubstitutionTemplateLiteral(u) ? u.text : undefined;
 }
 
+/** The interop helpers compilers wrap a `require` in: `__importDefault(require('m'))`, `__importStar(…)`, esbuild's `__toESM(…)`. */
+const INTEROP_HELPERS = new Set(['__importDefault', '__importStar', '__toESM', '_interopRequireDefault', '_interopRequireWildcard']);
+
 function requireOrImportSpec(n: ts.Node): string | undefined {
-  const u = unawait(n);
+  let u = unawait(n);
+  if (ts.isCallExpression(u) && u.arguments.length >= 1) {
+    const c = rawUnwrap(u.expression);
+    const helper = ts.isIdentifier(c) ? c.text : ts.isPropertyAccessExpression(c) ? c.name.text : '';
+    if (INTEROP_HELPERS.has(helper)) u = rawUnwrap(u.arguments[0]!);
+  }
   if (ts.isCallExpression(u)) {
     const c = u.expression;
     if ((ts.isIdentifier(c) && c.text === 'require') || c.kind === SyntaxKind.ImportKeyword) return rawString(u.arguments[0]);

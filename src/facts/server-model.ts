@@ -768,6 +768,38 @@ function build(sources: ParsedSources): ServerModel {
     }
   }
 
+  // Low-level lists built from a table: `tools: TOOLS.map((t) => ({ name: t.name, inputSchema: zodToJsonSchema(t.schema) }))`.
+  for (const rh of requestHandlers) {
+    if (!rh.handler || rh.method !== 'tools/list') continue;
+    for (const m of mappedDefinitions(rh.handler, sources)) {
+      if (usedObjects.has(m.element)) continue;
+      const read = (key: string) => m.read(key);
+      const nameNode = read('name');
+      const s = nameNode && constString(nameNode);
+      if (!s || s.value === '') continue;
+      usedObjects.add(m.element);
+      const file = sources.rel(m.element.getSourceFile());
+      const at = spotOf(file, m.element);
+      tools.push({
+        ...at,
+        name: s.value,
+        nameIsLiteral: true,
+        nameLine: positionOf(s.literal).line,
+        api: 'tools/list',
+        flavour: rh.flavour,
+        node: m.element,
+        title: constString(read('title'))?.value,
+        description: constString(read('description'))?.value,
+        descriptionNode: read('description'),
+        inputSchema: read('inputSchema'),
+        outputSchema: read('outputSchema'),
+        annotations: booleanAnnotations(objectLiteralOf(read('annotations'), sources)),
+        annotationsNode: read('annotations'),
+        config: m.element,
+      });
+    }
+  }
+
   // Tool definitions anywhere: `{ name: '<literal>', inputSchema: … }`.
   for (const [file, sf] of files) {
     const flavour = flavourOf(sf);
@@ -944,6 +976,79 @@ function listedObjects(fn: FunctionLikeNode, key: string, sources: ParsedSources
     if (Node.isAwaitExpression(e)) e = unwrap(e.getExpression());
     const obj = objectLiteralOf(e, sources);
     if (obj) addArray(propertyValue(obj, key), 0);
+  }
+  return out;
+}
+
+/** Calls that turn a schema into the JSON Schema served: the value under them is the schema to read. */
+const SCHEMA_CONVERTERS = /(?:^|\.)(?:zodToJsonSchema|toJsonSchema|toJSONSchema|zodToJson)$/;
+
+/**
+ * The tool definitions a tools/list handler builds by mapping a table of literal objects:
+ * `return { tools: TOOLS.map((t) => ({ name: t.name, description: t.description, inputSchema: zodToJsonSchema(t.schema) })) }`
+ * (the table an array literal, a const, or an import). For each element of the table, `read(key)` gives
+ * the node the mapped object's `key` stands for on that element: `t.x` (or `conv(t.x)` for a schema
+ * converter such as zodToJsonSchema, `t.x.shape` included) is the element's `x`, a literal is itself, and a
+ * spread `...t` gives the element's own property.
+ */
+function mappedDefinitions(fn: FunctionLikeNode, sources: ParsedSources): { element: ObjectLiteralExpression; read(key: string): Node | undefined }[] {
+  const out: { element: ObjectLiteralExpression; read(key: string): Node | undefined }[] = [];
+  for (const r of returnedExpressions(fn)) {
+    let e = unwrap(r);
+    if (Node.isAwaitExpression(e)) e = unwrap(e.getExpression());
+    const obj = objectLiteralOf(e, sources);
+    const list = obj && propertyValue(obj, 'tools');
+    const call = list && unwrap(list);
+    if (!call || !Node.isCallExpression(call)) continue;
+    const callee = unwrap(call.getExpression());
+    if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== 'map') continue;
+    const cb = call.getArguments()[0] && unwrap(call.getArguments()[0]!);
+    if (!cb || !(Node.isArrowFunction(cb) || Node.isFunctionExpression(cb))) continue;
+    const param = cb.getParameters()[0]?.getNameNode();
+    if (!param || !Node.isIdentifier(param)) continue;
+    const template = returnedExpressions(cb).map((x) => objectLiteralOf(unwrap(x), sources)).find((x) => !!x);
+    if (!template) continue;
+    let table: Node | undefined = unwrap(callee.getExpression());
+    for (let i = 0; i < 4 && table && Node.isIdentifier(table); i++) {
+      const d = declarationOf(table);
+      const v = d ? valueOfDeclaration(d, sources) : undefined;
+      table = v && v !== table && !Node.isSourceFile(v) ? unwrap(v) : undefined;
+    }
+    if (!table || !Node.isArrayLiteralExpression(table)) continue;
+    const pname = param.getText();
+    const spreads = template.getProperties().some((p) => Node.isSpreadAssignment(p) && unwrap(p.getExpression()).getText() === pname);
+    for (const el of table.getElements()) {
+      const element = objectLiteralOf(el, sources);
+      if (!element) continue;
+      const fromElement = (v: Node | undefined, depth = 0): Node | undefined => {
+        if (!v || depth > 3) return undefined;
+        const u = unwrap(v);
+        if (Node.isCallExpression(u) && SCHEMA_CONVERTERS.test(unwrap(u.getExpression()).getText().replace(/\s+/g, ''))) return fromElement(u.getArguments()[0], depth + 1);
+        // t.a.b (a trailing `.shape` of a zod object stands for the object itself)
+        const path: string[] = [];
+        let cur: Node = u;
+        while (Node.isPropertyAccessExpression(cur)) {
+          path.unshift(cur.getName());
+          cur = unwrap(cur.getExpression());
+        }
+        if (!Node.isIdentifier(cur) || cur.getText() !== pname) return path.length ? undefined : u;
+        if (path[path.length - 1] === 'shape') path.pop();
+        let at: Node | undefined = element;
+        for (const k of path) {
+          const o: ObjectLiteralExpression | undefined = at && objectLiteralOf(at, sources);
+          at = o ? propertyValue(o, k) : undefined;
+        }
+        return at;
+      };
+      out.push({
+        element,
+        read: (key) => {
+          const own = propertyValue(template, key);
+          if (own) return fromElement(own);
+          return spreads ? propertyValue(element, key) : undefined;
+        },
+      });
+    }
   }
   return out;
 }

@@ -198,15 +198,27 @@ export function unwrap(node: Node): Node {
   for (;;) {
     if (Node.isParenthesizedExpression(n) || Node.isAsExpression(n) || Node.isSatisfiesExpression(n) || Node.isNonNullExpression(n)) {
       n = n.getExpression();
-    } else return n;
+    } else if (isIndirectCallee(n.compilerNode)) n = (n as Node & { getRight(): Node }).getRight();
+    else return n;
   }
 }
 
 /** unwrap() on a compiler node: through parentheses, `as`, `satisfies` and `!`. */
 export function rawUnwrap(n: ts.Node): ts.Node {
   let u = n;
-  while (ts.isParenthesizedExpression(u) || ts.isAsExpression(u) || ts.isSatisfiesExpression(u) || ts.isNonNullExpression(u)) u = u.expression;
-  return u;
+  for (;;) {
+    if (ts.isParenthesizedExpression(u) || ts.isAsExpression(u) || ts.isSatisfiesExpression(u) || ts.isNonNullExpression(u)) u = u.expression;
+    else if (isIndirectCallee(u)) u = u.right;
+    else return u;
+  }
+}
+
+/**
+ * `(0, f)`: the comma form compilers emit for an imported function called without its module as `this`
+ * (TypeScript's CommonJS output writes `(0, child_process_1.exec)(cmd)`); it stands for `f`.
+ */
+function isIndirectCallee(n: ts.Node): n is ts.BinaryExpression {
+  return ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.CommaToken && ts.isNumericLiteral(n.left);
 }
 
 /** The value of a string literal or a template without substitutions, else undefined. */

@@ -5,7 +5,7 @@ import { hasPythonSource } from '../../facts/python-source.js';
 import { dispatchBranches, modelFiles, objectLiteralOf, propertyValue, returnedExpressions, serverModel, type ToolDef } from '../../facts/server-model.js';
 import { constString } from '../../facts/server-model.js';
 import { ofKinds, parsedSources, positionOf, propertyName, rawUnwrap, unwrap, type ParsedSources } from '../../facts/ts-source.js';
-import type { FunctionLikeNode } from '../../facts/scope.js';
+import { functionOf, type FunctionLikeNode } from '../../facts/scope.js';
 import { noToolsFound } from '../tool-absence.js';
 
 /**
@@ -51,17 +51,38 @@ function rawNumber(cn: ts.Node): boolean {
 
 const reservedUnknown = (c: number) => Number.isInteger(c) && c >= RESERVED.low && c <= RESERVED.high && !DEFINED_RESERVED.has(c);
 
-/** Object literals a function returns (for a dispatcher branch: the returns inside the branch). */
-function returnedObjects(fn: FunctionLikeNode | undefined, within: Node | undefined, sources: ParsedSources): ObjectLiteralExpression[] {
-  if (!fn) return [];
+/**
+ * Object literals a function returns (for a dispatcher branch: the returns inside the branch). A returned
+ * call to a function of the audited source (`return formatResult(data)`, `return toolError(msg)`,
+ * `return await this.handleSearch(args)`) is followed into that function's own returns, up to three
+ * levels; both arms of a conditional are read.
+ */
+function returnedObjects(fn: FunctionLikeNode | undefined, within: Node | undefined, sources: ParsedSources, depth = 0, seen = new Set<FunctionLikeNode>()): ObjectLiteralExpression[] {
+  if (!fn || seen.has(fn)) return [];
+  seen.add(fn);
   const exprs = returnedExpressions(fn).filter((e) => !within || (e.getStart() >= within.getStart() && e.getEnd() <= within.getEnd()));
   const out: ObjectLiteralExpression[] = [];
-  for (const e of exprs) {
+  const read = (e: Node): void => {
     let u = unwrap(e);
     if (Node.isAwaitExpression(u)) u = unwrap(u.getExpression());
+    if (Node.isConditionalExpression(u)) {
+      read(u.getWhenTrue());
+      read(u.getWhenFalse());
+      return;
+    }
     const o = objectLiteralOf(u, sources);
     if (o) out.push(o);
-  }
+    else if (Node.isCallExpression(u) && depth < 3) {
+      let callee: FunctionLikeNode | undefined;
+      try {
+        callee = functionOf(u.getExpression(), sources);
+      } catch {
+        callee = undefined;
+      }
+      if (callee && callee !== fn) out.push(...returnedObjects(callee, undefined, sources, depth + 1, seen));
+    }
+  };
+  for (const e of exprs) read(e);
   return out;
 }
 

@@ -1,7 +1,8 @@
 import { SyntaxKind, Node, ts, type CallExpression, type ObjectLiteralExpression } from 'ts-morph';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { findNodes, rawOriginOf } from '../../facts/scope.js';
+import { declarationOf, findNodes, isFunctionLike, rawOriginOf } from '../../facts/scope.js';
+import { callSitesOf } from '../call-sites.js';
 import { httpRequestOf } from '../../facts/flow.js';
 import { objectLiteralOf, propertyValue, serverModel } from '../../facts/server-model.js';
 import { ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
@@ -29,13 +30,59 @@ import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
 
 type Client = 'fetch' | 'axios' | 'got' | 'ky' | 'http';
 
-/** A config object's verdict: 'yes' when it carries one of `keys`, 'no' when it is a literal without them, 'unknown' otherwise. */
-function carries(node: Node | undefined, keys: string[], code: Code): 'yes' | 'no' | 'unknown' {
+/**
+ * A config object's verdict: 'yes' when it carries one of `keys`, 'no' when it is a literal without them,
+ * 'unknown' otherwise. An options value that is a parameter of the enclosing function (`fetch(url, init)`,
+ * `fetch(url, { ...init, headers })` in a request helper) is read at every call site of that function in
+ * the audited source: 'no' only when every caller passes nothing or a readable literal without the keys.
+ */
+function carries(node: Node | undefined, keys: string[], code: Code, depth = 0): 'yes' | 'no' | 'unknown' {
   if (!node) return 'no';
+  const u = unwrap(node);
+  if (Node.isIdentifier(u)) {
+    const viaCallers = parameterVerdict(u, keys, code, depth);
+    if (viaCallers) return viaCallers;
+  }
   const o: ObjectLiteralExpression | undefined = objectLiteralOf(node, code.sources);
   if (!o) return 'unknown';
-  if (o.getProperties().some((p) => Node.isSpreadAssignment(p))) return 'unknown';
-  return keys.some((k) => propertyValue(o, k) !== undefined) ? 'yes' : 'no';
+  if (keys.some((k) => propertyValue(o, k) !== undefined)) return 'yes';
+  let verdict: 'no' | 'unknown' = 'no';
+  for (const p of o.getProperties()) {
+    if (!Node.isSpreadAssignment(p)) continue;
+    const v = carries(p.getExpression(), keys, code, depth + 1);
+    if (v === 'yes') return 'yes';
+    if (v === 'unknown') verdict = 'unknown';
+  }
+  return verdict;
+}
+
+/**
+ * When `id` names a parameter of a function of the audited source, what its callers pass there (see
+ * carries); undefined when `id` is not a parameter. No known caller, a rest or destructured parameter,
+ * or more than two helper levels: 'unknown'.
+ */
+function parameterVerdict(id: Node, keys: string[], code: Code, depth: number): 'yes' | 'no' | 'unknown' | undefined {
+  if (!Node.isIdentifier(id)) return undefined;
+  const d = declarationOf(id);
+  const param = d?.getParent();
+  if (!param || !Node.isParameterDeclaration(param) || param.getNameNode() !== d) return undefined;
+  const fn = param.getParent();
+  if (!isFunctionLike(fn) || param.isRestParameter() || depth > 2) return 'unknown';
+  const index = fn.getParameters().indexOf(param);
+  const sites = callSitesOf(fn, code.files.map(([, sf]) => sf), code.sources);
+  if (sites.length === 0) return 'unknown';
+  const initial = param.getInitializer();
+  let verdict: 'no' | 'unknown' = 'no';
+  for (const site of sites) {
+    if (!Node.isCallExpression(site)) return 'unknown';
+    const args = site.getArguments();
+    if (args.slice(0, index + 1).some((a) => Node.isSpreadElement(a))) return 'unknown';
+    const arg = args[index];
+    const v = arg ? carries(arg, keys, code, depth + 1) : initial ? carries(initial, keys, code, depth + 1) : 'no';
+    if (v === 'yes') return 'yes';
+    if (v === 'unknown') verdict = 'unknown';
+  }
+  return verdict;
 }
 
 /**

@@ -3,8 +3,9 @@ import { defineDetector, notApplicable, present } from '../../engine/detector.js
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { sinkSites, toolFlows } from '../../facts/flow.js';
-import { propertyValue, serverModel } from '../../facts/server-model.js';
-import { propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
+import { propertyValue, returnedExpressions, serverModel } from '../../facts/server-model.js';
+import { functionOf, type FunctionLikeNode } from '../../facts/scope.js';
+import { parsedSources, propertyName, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { calleeName, isCall, K, locationOf, readSources, resolveValue, sitesOf, rawPropNamed } from '../source-support.js';
 
 import { judgePythonResources } from './python.js';
@@ -46,15 +47,19 @@ type Encoding = 'base64' | 'raw' | 'unknown';
 
 const FS_READ = /^(readFile|readFileSync)$/;
 
-/** Whether a value is base64 text, raw bytes, or not known. */
-function encodingOf(node: Node | undefined, depth = 0): Encoding {
+/**
+ * Whether a value is base64 text, raw bytes, or not known. A call to a function of the audited source
+ * (`store.image(name)` on a singleton, a `loadBytes(p)` helper) is read from what that function returns:
+ * raw when every return is raw bytes, base64 when any return is base64 text.
+ */
+function encodingOf(node: Node | undefined, sources: ParsedSources, depth = 0): Encoding {
   if (!node || depth > 6) return 'unknown';
   let n = unwrap(node);
   if (Node.isAwaitExpression(n)) n = unwrap(n.getExpression());
   if (Node.isIdentifier(n)) {
     if (/base64|b64/i.test(n.getText())) return 'base64';
     const v = resolveValue(n);
-    return v && v !== n ? encodingOf(v, depth + 1) : 'unknown';
+    return v && v !== n ? encodingOf(v, sources, depth + 1) : 'unknown';
   }
   if (Node.isPropertyAccessExpression(n) && /base64|b64/i.test(n.getName())) return 'base64';
   if (!isCall(n)) return 'unknown';
@@ -75,6 +80,18 @@ function encodingOf(node: Node | undefined, depth = 0): Encoding {
   }
   if (name === 'from' && n.getExpression().getText().replace(/\s/g, '') === 'Buffer.from') return 'raw';
   if (Node.isNewExpression(n) && /^(Uint8Array|Buffer)$/.test(name)) return 'raw';
+  if (Node.isCallExpression(n)) {
+    let fn: FunctionLikeNode | undefined;
+    try {
+      fn = functionOf(n.getExpression(), sources);
+    } catch {
+      fn = undefined;
+    }
+    const returned = fn ? returnedExpressions(fn) : [];
+    const encodings = returned.map((r) => encodingOf(r, sources, depth + 1));
+    if (encodings.includes('base64')) return 'base64';
+    if (encodings.length > 0 && encodings.every((e) => e === 'raw')) return 'raw';
+  }
   return 'unknown';
 }
 
@@ -182,7 +199,7 @@ function judge(repo: RepoFacts): Verdict {
   // Binary content
   for (const b of blocks) {
     const at = locationOf(b.file, b.obj);
-    if (encodingOf(b.payload) === 'raw') findings.push({ messageId: 'binary-not-base64', data: { kind: b.kind }, location: locationOf(b.file, b.payload) });
+    if (encodingOf(b.payload, parsedSources(repo)) === 'raw') findings.push({ messageId: 'binary-not-base64', data: { kind: b.kind }, location: locationOf(b.file, b.payload) });
     const mime = propertyValue(b.obj, 'mimeType');
     if (!mime) {
       if (!hasSpread(b.obj)) findings.push({ messageId: 'missing-mime-type', data: { kind: b.kind }, location: at });
