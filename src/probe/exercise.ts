@@ -71,6 +71,17 @@ export interface ExerciseTarget {
   args: Record<string, unknown>;
 }
 
+/** Schema-valid arguments generated for a served tool, or why none could be (recorded as data). */
+function argumentsFor(t: Record<string, unknown>): { args: Record<string, unknown> } | { why: string } {
+  const schema = (t.inputSchema ?? { type: 'object' }) as object;
+  const args = sample(schema) as Record<string, unknown>;
+  const v = validator(schema);
+  const r = typeof v === 'function' ? v(args) : ({ valid: 'not-evaluated', why: v } as const);
+  if (r.valid === 'not-evaluated') return { why: notEvaluatedWhy(r.why) };
+  if (!r.valid) return { why: 'no argument value could be generated that satisfies its schema' };
+  return { args: args ?? {} };
+}
+
 /** Tools safe to call under the read-only opt-in, with schema-valid arguments; the others are skipped (and why). */
 export function plan(tools: Record<string, unknown>[]): { calls: ExerciseTarget[]; skipped: { name: string; why: string }[] } {
   const calls: ExerciseTarget[] = [];
@@ -83,14 +94,34 @@ export function plan(tools: Record<string, unknown>[]): { calls: ExerciseTarget[
     else if (a.destructiveHint === true) skipped.push({ name, why: 'annotated destructive' });
     else if (a.openWorldHint !== false) skipped.push({ name, why: 'may reach the outside world (openWorldHint not false)' });
     else {
-      const schema = (t.inputSchema ?? { type: 'object' }) as object;
-      const args = sample(schema) as Record<string, unknown>;
-      const v = validator(schema);
-      const r = typeof v === 'function' ? v(args) : ({ valid: 'not-evaluated', why: v } as const);
-      if (r.valid === 'not-evaluated') skipped.push({ name, why: notEvaluatedWhy(r.why) });
-      else if (!r.valid) skipped.push({ name, why: 'no argument value could be generated that satisfies its schema' });
-      else calls.push({ name, args: args ?? {} });
+      const g = argumentsFor(t);
+      if ('why' in g) skipped.push({ name, why: g.why });
+      else calls.push({ name, args: g.args });
     }
+  }
+  return { calls, skipped };
+}
+
+/**
+ * Under the `app` opt-in: each App tool (a tool that links a View) called once the way a host that renders no UI
+ * calls it, to read the text fallback it returns (A-1). The user who opts in lets the App's own tools run (the
+ * harness forwards the View's calls too); a tool annotated destructive is still never called, and one whose
+ * arguments cannot be generated from its schema is skipped (and why).
+ */
+export function planApp(tools: Record<string, unknown>[], isAppTool: (t: Record<string, unknown>) => boolean): { calls: ExerciseTarget[]; skipped: { name: string; why: string }[] } {
+  const calls: ExerciseTarget[] = [];
+  const skipped: { name: string; why: string }[] = [];
+  for (const t of tools) {
+    const name = typeof t.name === 'string' ? t.name : undefined;
+    if (!name || !isAppTool(t) || calls.some((c) => c.name === name)) continue;
+    const a = (t.annotations ?? {}) as { destructiveHint?: unknown };
+    if (a.destructiveHint === true) {
+      skipped.push({ name, why: 'annotated destructive' });
+      continue;
+    }
+    const g = argumentsFor(t);
+    if ('why' in g) skipped.push({ name, why: g.why });
+    else calls.push({ name, args: g.args });
   }
   return { calls, skipped };
 }

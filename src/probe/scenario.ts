@@ -1,5 +1,6 @@
 import type { Answer } from './stdio.js';
-import { plan } from './exercise.js';
+import { appTools } from '../apps/discover.js';
+import { plan, planApp } from './exercise.js';
 import type { Exercise, ExerciseOption } from './exercises.js';
 import type { JsonRpc, RecordedSession } from './session.js';
 
@@ -101,6 +102,8 @@ export interface ExerciseState {
    */
   elicited?: { name: unknown; args: unknown }[];
   replayed?: boolean;
+  /** The App tools were called once (the `app` opt-in), in the first era that answered. */
+  appCalled?: boolean;
 }
 
 type ListedTool = { name?: unknown; inputSchema?: unknown; annotations?: unknown };
@@ -178,6 +181,17 @@ export async function exploreServer(
           await c.request('tools/call', p({ name: call.name, arguments: { ...call.args, cursor: INVALID_CURSOR } }));
           actions.push({ kind: 'call-invalid-tool-cursor', detail: call.name });
         }
+      }
+    }
+    if (exercisesOf(exercise.mode).includes('app') && !exercise.appCalled) {
+      exercise.appCalled = true;
+      const isApp = new Set(appTools(tools as Record<string, unknown>[]).map((a) => a.name));
+      const { calls, skipped } = planApp(tools as Record<string, unknown>[], (t) => isApp.has(t.name as string));
+      for (const x of skipped) actions.push({ kind: 'skip-tool', detail: `${x.name}: ${x.why}` });
+      for (const call of calls) {
+        step(`tools/call ${call.name} (App tool, opt-in)`);
+        await c.request('tools/call', p({ name: call.name, arguments: call.args }));
+        actions.push({ kind: 'call-app-tool', detail: `${call.name} ${JSON.stringify(call.args)}` });
       }
     }
   }
