@@ -16,8 +16,10 @@ import type { RepoFacts } from '../../facts/repo.js';
  *      package to use instead).
  *  (d) a second channel besides the registry is declared: a workflow under .github/workflows creates a GitHub
  *      release (gh release create/upload, softprops/action-gh-release, ncipollo/release-action…) and publishes
- *      a checksum with it (SHA256SUMS, sha256sum, shasum -a 256, checksums.txt). Whether the release of a
- *      published version is reachable is not asked (it needs the GitHub API): only the declaration is judged.
+ *      a checksum with it (SHA256SUMS, sha256sum, shasum -a 256, checksums.txt). Before the version is
+ *      published the declaration is what can be judged (the workflow makes the release after the gate); once
+ *      the registry serves this version, whether its release exists is not asked (it needs the GitHub API), so
+ *      the part is could-not-judge (`release-not-checked`), never a pass on the declaration alone.
  * Whatever could not be read (no git, no registry metadata offline) keeps the part could-not-judge, with
  * its reason; a red finding read elsewhere still stands.
  */
@@ -125,10 +127,14 @@ export function judgeGate(gate: GateFacts, repo?: RepoFacts): Verdict {
     }
   }
 
-  // (d) a second channel, declared.
+  // (d) a second channel, declared; for a version the registry already serves, its release should exist too,
+  // which only the GitHub API could show: not asked, so could-not-judge rather than a pass on the declaration.
   const second = secondChannel(name, repo);
   if (second && 'messageId' in second) findings.push(second);
   else if (second) unjudged.push(second);
+  else if (version && gate.registry.ok && obj(obj(gate.registry.value.packument?.versions)?.[version])) {
+    unjudged.push({ code: 'release-not-checked', data: { version } });
+  }
 
   if (findings.length) return { state: 'non-conforming', findings };
   if (unjudged.length) return { state: 'could-not-judge', findings: [], reason: unjudged[0] };
