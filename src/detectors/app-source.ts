@@ -2,7 +2,7 @@ import { builtinModules } from 'node:module';
 import { parse } from 'parse5';
 import { Node, Project, SyntaxKind, ts, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
 import type { RepoFacts } from '../facts/repo.js';
-import type { FileNotRead } from '../facts/not-read.js';
+import { noteSourceRead, type FileNotRead } from '../facts/not-read.js';
 import { functionOf, type FunctionLikeNode } from '../facts/scope.js';
 import { constString, objectLiteralOf, propertyValue, serverModel } from '../facts/server-model.js';
 import { moduleSpecs, ofKinds, parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from '../facts/ts-source.js';
@@ -85,6 +85,7 @@ const memo = new WeakMap<RepoFacts, AppSource>();
 
 /** The App tools and the tools' annotations the repository's source registers (memoised). */
 export function appSource(repo: RepoFacts): AppSource {
+  noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
   const hit = memo.get(repo);
   if (hit) return hit;
   const sources = parsedSources(repo);
@@ -182,6 +183,7 @@ const viewMemo = new WeakMap<RepoFacts, ViewCodeSet>();
 
 /** The View's code: UI source files (parsed with the rest of the source) and the inline scripts of the built bundles. */
 export function viewCode(repo: RepoFacts): ViewCodeSet {
+  noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
   const hit = viewMemo.get(repo);
   if (hit) return hit;
   const sources = parsedSources(repo);
