@@ -26,8 +26,6 @@ export interface KindInputs {
 
 /** At most this many served App tools are named (a hostile server may list thousands). */
 export const KIND_TOOLS_SHOWN = 20;
-const APPS_SDK = '@modelcontextprotocol/ext-apps';
-const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 
 /** The served tools that link a View, over both eras, each name once, sorted. */
 export function servedAppTools(session: RecordedSession): { name: string; keys: UiKey[] }[] {
@@ -46,12 +44,9 @@ export function kindInputs(kind: TargetKind, opts: { configured: boolean; repo?:
   const repo = opts.repo;
   if (repo && kind === 'extension' && repo.has('extension.json')) because.push({ by: 'extension-json' });
   if (repo && kind === 'app') {
-    const pj = repo.object('package.json');
-    const deps = pj.ok ? { ...(pj.value.dependencies as object), ...(pj.value.devDependencies as object) } : {};
-    if (APPS_SDK in deps) because.push({ by: 'dependency', name: APPS_SDK });
-    const mcp = repo.object('mcp.json');
-    const exts = mcp.ok ? (mcp.value.capabilities as Record<string, unknown> | undefined)?.extensions : undefined;
-    if (Array.isArray(exts) && exts.includes(UI_EXTENSION)) because.push({ by: 'mcp-json', extension: UI_EXTENSION });
+    const e = repo.appEvidence();
+    if (e.dependency) because.push({ by: 'dependency', name: e.dependency });
+    if (e.mcpJson) because.push({ by: 'mcp-json', extension: e.mcpJson });
   }
   if (opts.session && kind === 'app') {
     const tools = servedAppTools(opts.session);

@@ -21,6 +21,8 @@ export type Read<T> =
 /** Manifests, READMEs and other texts read whole (sources have their own limits: see facts/ts-source). */
 export const MAX_TEXT_BYTES = 2 * 1024 * 1024;
 const ALWAYS_SKIPPED = ['**/node_modules/**', '.git/**'];
+const APPS_SDK = '@modelcontextprotocol/ext-apps';
+const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 
 export { RootUnreadable } from '../engine/errors.js';
 
@@ -250,16 +252,26 @@ export class RepoFacts {
     return this.hostsOnly;
   }
 
-  /** What kind of object this folder publishes. */
-  kind(): TargetKind {
-    if (this.has('extension.json')) return 'extension';
+  /**
+   * What in the folder says it publishes an App: the MCP Apps SDK as a dependency (unless the source only hosts
+   * Apps), or the UI extension declared in mcp.json. Read once; `kind()` and the report's reasons share it.
+   */
+  appEvidence(): { dependency?: string; mcpJson?: string } {
     const pj = this.object('package.json');
     const deps = pj.ok ? { ...(pj.value.dependencies as object), ...(pj.value.devDependencies as object) } : {};
     const mcp = this.object('mcp.json');
     const exts = mcp.ok ? ((mcp.value.capabilities as Record<string, unknown> | undefined)?.extensions as unknown) : undefined;
-    if ('@modelcontextprotocol/ext-apps' in deps && !this.hostsAppsOnly()) return 'app';
-    if (Array.isArray(exts) && exts.includes('io.modelcontextprotocol/ui')) return 'app';
-    return 'server';
+    return {
+      ...(APPS_SDK in deps && !this.hostsAppsOnly() ? { dependency: APPS_SDK } : {}),
+      ...(Array.isArray(exts) && exts.includes(UI_EXTENSION) ? { mcpJson: UI_EXTENSION } : {}),
+    };
+  }
+
+  /** What kind of object this folder publishes. */
+  kind(): TargetKind {
+    if (this.has('extension.json')) return 'extension';
+    const e = this.appEvidence();
+    return e.dependency || e.mcpJson ? 'app' : 'server';
   }
 }
 
