@@ -6,7 +6,7 @@ import { noteSourceRead, type FileNotRead } from '../facts/not-read.js';
 import { functionOf, type FunctionLikeNode } from '../facts/scope.js';
 import { constString, objectLiteralOf, propertyValue, serverModel } from '../facts/server-model.js';
 import { moduleSpecs, ofKinds, parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from '../facts/ts-source.js';
-import { isBundleHtml } from './apps-support.js';
+import { isBundleHtml, MAX_BUNDLE_BYTES } from './apps-support.js';
 
 /**
  * The static reading of an MCP App repository shared by the static parts of A-1, A-3 and A-7: the App tools its
@@ -15,7 +15,7 @@ import { isBundleHtml } from './apps-support.js';
  * server's) and the inline scripts of its built single-file bundles (parsed apart, with their line in the HTML).
  */
 
-export const MAX_BUNDLE_BYTES = 8 * 1024 * 1024;
+export { MAX_BUNDLE_BYTES } from './apps-support.js';
 
 /** An App tool registered in the source. */
 export interface AppToolInSource {

@@ -106,5 +106,8 @@ export function percentile(xs: readonly number[], p: number): number | undefined
 }
 
 /** HTML bundles of a repository (built Views): *.html under dist/, build/, out/ or public/, any depth. */
+/** A built single-file View larger than this is not read (named as file-not-read), by every part that reads it. */
+export const MAX_BUNDLE_BYTES = 8 * 1024 * 1024;
+
 export const BUNDLE_DIRS = /(^|\/)(dist|build|out|public|ui-dist)\//;
 export const isBundleHtml = (f: string): boolean => /\.html?$/i.test(f) && BUNDLE_DIRS.test(f);

@@ -2,7 +2,7 @@ import { parse } from 'parse5';
 import { fileNotReadData } from '../../facts/not-read.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { isBundleHtml, renderedApps, viewAttempts } from '../apps-support.js';
+import { isBundleHtml, MAX_BUNDLE_BYTES, renderedApps, viewAttempts } from '../apps-support.js';
 
 /**
  * A-2 — the View is one self-contained file.
@@ -17,7 +17,6 @@ import { isBundleHtml, renderedApps, viewAttempts } from '../apps-support.js';
  * App that declares domains in its CSP metadata is rendered under that CSP but is still red here.
  */
 
-export const MAX_BUNDLE_BYTES = 8 * 1024 * 1024;
 const FETCHED_LINKS = new Set(['stylesheet', 'modulepreload', 'preload', 'prefetch', 'import']);
 
 interface Node {
