@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Project } from 'ts-morph';
 import { audit } from '../src/engine/runner.js';
+import { loadPythonParser, pythonSources } from '../src/facts/python-source.js';
 import { RepoFacts } from '../src/facts/repo.js';
 import { parsedSources, sourceFilesOf } from '../src/facts/ts-source.js';
 import { serverModel } from '../src/facts/server-model.js';
@@ -14,13 +15,15 @@ import { ts, type SourceFile } from 'ts-morph';
 /**
  * Benchmark: peak memory (maxRSS) of a full static audit of generated, tool-dense source — every file registers
  * tools whose handlers fetch, read files or run commands — against a baseline measured in the same run: a bare
- * parse of the same files (ts-morph, in memory), each side in its own process. Prints both peaks and their
- * ratio (issue 10: a 6.3 MB tree of tool-dense files once peaked at 2.4 GB; the target is at most 1 GB for
- * 10 MB). Two shapes: many small files (FastMCP addTool, a shared helper module) and fewer large ones (SDK
- * registerTool with zod shapes). No wall time is asserted anywhere.
+ * parse of every file (ts-morph, in memory), each side in its own process. The audit runs twice: with the default
+ * parse budget (what bounds memory: files past it are screened and named as not read, their rules
+ * could-not-judge) and with the budget raised to read every file, to show what reading it all would cost.
+ * Issue 10: a 6.3 MB tree of tool-dense files once peaked at 2.4 GB; the target is at most 1 GB for 10 MB.
+ * Three shapes: many small files (FastMCP addTool, a shared helper module), fewer large ones (SDK
+ * registerTool with zod shapes), and Python (FastMCP decorated tools, 40 per file). No wall time is asserted.
  * Run: npm run bench:memory -- [megabytes=10]
  * Where the memory goes (live heap after a full collection, step by step, and how many syntax nodes ts-morph has
- * wrapped): node --expose-gc dist/bench/memory.js breakdown <dir>   (generate a shape first: memory.js small|large <dir> <MB>)
+ * wrapped): node --expose-gc dist/bench/memory.js breakdown <dir>   (generate a shape first: memory.js small|large|python <dir> <MB>)
  */
 const [, self, mode, dirArg, mbArg] = process.argv;
 
@@ -64,12 +67,35 @@ function largeFiles(dir: string, bytes: number): number {
   return f;
 }
 
-if (mode === 'small' || mode === 'large') {
-  // Generate one shape only (for the verdict comparison in bench/verdicts.ts): memory.js small|large <dir> <MB>.
-  const files = (mode === 'small' ? smallFiles : largeFiles)(resolve(dirArg!), Number(mbArg ?? 10) * MB);
+/** Python: FastMCP tools (decorated functions) that fetch with httpx or run subprocess, 40 per file. */
+function pythonFiles(dir: string, bytes: number): number {
+  mkdirSync(join(dir, 'src', 'bench_py'), { recursive: true });
+  writeFileSync(join(dir, 'pyproject.toml'), '[project]\nname = "bench-py"\nversion = "1.0.0"\ndependencies = ["mcp>=1.2", "httpx"]\n');
+  let total = 0;
+  let f = 0;
+  for (; total < bytes; f++) {
+    let s = `import subprocess\nimport httpx\nfrom mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("bench${f}")\n`;
+    for (let t = 0; t < 40; t++) {
+      s += `\n@mcp.tool(annotations={"readOnlyHint": ${t % 2 === 0 ? 'True' : 'False'}})\nasync def x_${f}_${t}(q: str, n: int = 0) -> str:\n    """Does step ${t} of job ${f}."""\n    if n > 3:\n        async with httpx.AsyncClient(timeout=5) as c:\n            r = await c.get("https://api.example.com/" + q)\n            return r.text\n    return ${t % 4 === 1 ? 'subprocess.check_output(["grep", q, "/tmp/x"]).decode()' : 'str({"q": q, "n": n})'}\n`;
+    }
+    writeFileSync(join(dir, 'src', 'bench_py', `x${f}.py`), s);
+    total += s.length;
+  }
+  return f;
+}
+
+if (mode === 'small' || mode === 'large' || mode === 'python') {
+  // Generate one shape only (for the verdict comparison in bench/verdicts.ts): memory.js small|large|python <dir> <MB>.
+  const files = (mode === 'small' ? smallFiles : mode === 'large' ? largeFiles : pythonFiles)(resolve(dirArg!), Number(mbArg ?? 10) * MB);
   process.stdout.write(JSON.stringify({ files }) + '\n');
 } else if (mode === 'breakdown') {
   await breakdown(resolve(dirArg!));
+} else if (mode === 'pybare') {
+  // Baseline of the Python shape: tree-sitter's parse of every file (the parse budget raised by the caller).
+  const repo = RepoFacts.gather(resolve(dirArg!));
+  await loadPythonParser();
+  const py = pythonSources(repo);
+  process.stdout.write(JSON.stringify({ maxRssMb: process.resourceUsage().maxRSS / 1024, read: py?.files.size ?? 0 }) + '\n');
 } else if (mode === 'bare' || mode === 'audit') {
   const dir = resolve(dirArg!);
   if (mode === 'bare') {
@@ -79,27 +105,45 @@ if (mode === 'small' || mode === 'large') {
       const t = repo.source(rel, 64 * MB);
       if (t.ok) project.createSourceFile('/' + rel, t.text, { overwrite: true });
     }
+    process.stdout.write(JSON.stringify({ maxRssMb: process.resourceUsage().maxRSS / 1024 }) + '\n');
   } else {
-    await audit({ target: { path: dir } });
+    const report = await audit({ target: { path: dir } });
+    const inputs = report.inputs as { files?: { read: number }; skipped?: unknown[] } | undefined;
+    const undecided = report.results.filter((r) => r.state === 'could-not-judge').length;
+    process.stdout.write(JSON.stringify({ maxRssMb: process.resourceUsage().maxRSS / 1024, read: inputs?.files?.read ?? 0, notRead: inputs?.skipped?.length ?? 0, undecided }) + '\n');
   }
-  process.stdout.write(JSON.stringify({ maxRssMb: process.resourceUsage().maxRSS / 1024 }) + '\n');
 } else {
   const mb = Number(mode ?? 10);
-  const run = (m: string, dir: string) => {
-    const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), m, dir], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  type Side = { maxRssMb: number; read?: number; notRead?: number; undecided?: number };
+  const run = (m: string, dir: string, budgetMb?: number): Side => {
+    const env = { ...process.env };
+    if (budgetMb === undefined) delete env.MCP_DOCTOR_PARSE_BUDGET_MB;
+    else env.MCP_DOCTOR_PARSE_BUDGET_MB = String(budgetMb);
+    const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), m, dir], { encoding: 'utf8', maxBuffer: 1 << 20, env });
     if (r.status !== 0) throw new Error(r.stderr);
-    return JSON.parse(r.stdout.trim().split('\n').pop()!) as { maxRssMb: number };
+    return JSON.parse(r.stdout.trim().split('\n').pop()!) as Side;
   };
   const root = mkdtempSync(join(tmpdir(), 'mcp-doctor-bench-memory-'));
   try {
     const lines = [`generated tool-dense source: ${mb} MB per shape; peak RSS (maxRSS) of each side in its own process`];
-    for (const [name, make] of [['many small files', smallFiles], ['fewer large files', largeFiles]] as const) {
+    const shapes = [
+      ['many small files', smallFiles, 'bare', 'bare ts-morph parse of every file', 1],
+      ['fewer large files', largeFiles, 'bare', 'bare ts-morph parse of every file', 1],
+      ['Python, FastMCP', pythonFiles, 'pybare', 'bare tree-sitter parse of every file', 1 / 0.6],
+    ] as const;
+    for (const [name, make, bareMode, bareLabel, share] of shapes) {
       const dir = join(root, name.replace(/ /g, '-'));
       const files = make(dir, mb * MB);
-      const bare = run('bare', dir);
-      const full = run('audit', dir);
+      const raised = Math.ceil(mb * share * 1.2) + 1;
+      const bare = run(bareMode, dir, raised);
+      const bounded = run('audit', dir);
+      const whole = run('audit', dir, raised);
+      const side = (label: string, x: Side): string =>
+        `${label} ${x.maxRssMb.toFixed(0)} MB (ratio ${(x.maxRssMb / bare.maxRssMb).toFixed(2)}; ${x.read} files parsed, ${x.notRead} named as not read, ${x.undecided} rules could-not-judge)${x.maxRssMb > 1024 ? ' — over 1 GB' : ''}`;
       lines.push(
-        `${name} (${files} files): baseline (bare ts-morph parse) ${bare.maxRssMb.toFixed(0)} MB, full static audit ${full.maxRssMb.toFixed(0)} MB, ratio ${(full.maxRssMb / bare.maxRssMb).toFixed(2)}${full.maxRssMb > 1024 ? ' (over the 1 GB target)' : ''}`,
+        `${name} (${files} files): baseline (${bareLabel}) ${bare.maxRssMb.toFixed(0)} MB`,
+        `  ${side('static audit, default parse budget:', bounded)}`,
+        `  ${side('static audit, budget raised to read every file (MCP_DOCTOR_PARSE_BUDGET_MB):', whole)}`,
       );
     }
     process.stdout.write(lines.join('\n') + '\n');

@@ -2,6 +2,8 @@ import { createRequire } from 'node:module';
 import { Language, Parser, type Node, type Tree } from 'web-tree-sitter';
 import type { RepoFacts } from './repo.js';
 import { noteSourceRead, type FileNotRead } from './not-read.js';
+import { pythonBudget } from './budget.js';
+import { isTestPath, SOURCE_FILE } from './source-paths.js';
 
 /**
  * The audited repository's Python sources as tree-sitter syntax trees, built once per RepoFacts and
@@ -149,12 +151,18 @@ export function pythonSources(repo: RepoFacts): PythonSources | undefined {
   const screened: FileNotRead[] = [];
   const trees: Tree[] = [];
   for (const rel of allPythonFiles(repo).slice(MAX_FILES)) unread.push({ file: rel, cause: 'too-many-files', limit: MAX_FILES });
+  // The parse budget bounds the audit's memory (facts/budget): 2.25 MB of Python by default, half when the tree
+  // also has JavaScript or TypeScript source.
+  const budget = pythonBudget(repo.files.some((f) => SOURCE_FILE.test(f) && !/\.d\.[cm]?ts$/.test(f) && !isTestPath(f)));
+  const perFile = Math.min(PYTHON_LIMITS.parseBytes, budget);
+  let parsedBytes = 0;
   for (const rel of pythonFilesOf(repo)) {
-    const t = repo.source(rel, PYTHON_LIMITS.parseBytes);
+    const t = repo.source(rel, Math.min(perFile, budget - parsedBytes));
     if (!t.ok) {
       if (t.cause === 'too-large') {
         const sc = repo.scan(rel, PY_SCREEN, PYTHON_LIMITS.scanBytes);
-        const skipped: FileNotRead = { file: rel, cause: 'too-large', size: t.size, limit: t.limit };
+        const overBudget = t.size !== undefined && t.size <= perFile;
+        const skipped: FileNotRead = overBudget ? { file: rel, cause: 'budget', size: t.size, limit: budget } : { file: rel, cause: 'too-large', size: t.size, limit: perFile };
         if (sc.ok && sc.matched.length === 0) screened.push(skipped);
         else unread.push(skipped);
       } else unread.push({ file: rel, cause: t.cause });
@@ -175,6 +183,7 @@ export function pythonSources(repo: RepoFacts): PythonSources | undefined {
       unread.push({ file: rel, cause: 'too-deep', limit: PYTHON_LIMITS.maxDepth });
       continue;
     }
+    parsedBytes += t.size;
     trees.push(tree);
     files.set(rel, { rel, text: t.text, tree, root: tree.rootNode, imports: importsOf(tree.rootNode) });
   }

@@ -4,6 +4,8 @@ import { noteSourceRead, type FileNotRead } from './not-read.js';
 import { followDependencies, selectModelFiles } from './published.js';
 import type { SafeRead } from './safe-read.js';
 import { isTestPath, SOURCE_FILE } from './source-paths.js';
+import { parseBudget, tsBudget } from './budget.js';
+import { hasPythonSource } from './python-source.js';
 
 export { isTestPath } from './source-paths.js';
 
@@ -38,15 +40,22 @@ export interface ParsedSources {
   readonly model: readonly string[];
 }
 
+export { parseBudget };
+
 /**
- * Limits of the source reading, per file and per audit (memory grows with the parsed syntax, about 50 times the
- * bytes): a file up to `parseBytes` is parsed while the audit's `totalParseBytes` last; a larger one (or one past
- * the budget) is read in chunks by the pattern screen (up to `scanBytes`); a tree nested deeper than `maxDepth`
- * syntax levels is not judged (the recursive walks of the detectors would overflow the stack on it).
+ * Limits of the source reading, per file and per audit: a file up to `parseBytes` (6 MB, or the budget when it
+ * is smaller) is parsed while the audit's `totalParseBytes` (parseBudget) last; a larger one (or one past the
+ * budget) is read in chunks by the pattern screen (up to `scanBytes`) and named as not read when it shows code
+ * the rules look for; a tree nested deeper than `maxDepth` syntax levels is not judged (the recursive walks of
+ * the detectors would overflow the stack on it).
  */
 export const SOURCE_LIMITS = {
-  parseBytes: 6 * 1024 * 1024,
-  totalParseBytes: 16 * 1024 * 1024,
+  get parseBytes(): number {
+    return Math.min(6 * 1024 * 1024, parseBudget());
+  },
+  get totalParseBytes(): number {
+    return parseBudget();
+  },
   scanBytes: 256 * 1024 * 1024,
   maxDepth: 1200,
   maxFiles: 20_000,
@@ -70,6 +79,10 @@ const cache = new WeakMap<RepoFacts, ParsedSources>();
 
 /** Where the parsed files are kept while they are read (own sources first, then followed dependencies). */
 export class SourceSet {
+  /** `budget`: bytes of source this audit may parse (facts/budget), the TypeScript side's share by default. */
+  constructor(readonly budget: number = SOURCE_LIMITS.totalParseBytes) {
+    this.perFile = Math.min(6 * 1024 * 1024, budget);
+  }
   readonly project = new Project({
     useInMemoryFileSystem: true,
     skipAddingFilesFromTsConfig: true,
@@ -82,6 +95,8 @@ export class SourceSet {
   readonly screened: FileNotRead[] = [];
   readonly dependencies: { name: string; folder: string; files: number }[] = [];
   parsedBytes = 0;
+  /** The limits of this audit, read once (the environment cannot change them halfway). */
+  readonly perFile: number;
 
   /**
    * Read and parse one file. `read(limit)` gives its text (at most `limit` bytes), `scan()` runs the pattern
@@ -96,8 +111,8 @@ export class SourceSet {
       this.unread.push({ file: rel, cause: 'too-many-files', limit: SOURCE_LIMITS.maxFiles });
       return undefined;
     }
-    const left = SOURCE_LIMITS.totalParseBytes - this.parsedBytes;
-    const limit = Math.min(SOURCE_LIMITS.parseBytes, left);
+    const left = this.budget - this.parsedBytes;
+    const limit = Math.min(this.perFile, left);
     const t = read(limit);
     if (!t.ok) {
       if (t.cause !== 'too-large') {
@@ -105,10 +120,10 @@ export class SourceSet {
         return undefined;
       }
       // Too large to parse (or past the audit's budget): the pattern screen reads it in chunks.
-      const overBudget = t.size !== undefined && t.size <= SOURCE_LIMITS.parseBytes;
+      const overBudget = t.size !== undefined && t.size <= this.perFile;
       const skipped: FileNotRead = overBudget
-        ? { file: rel, cause: 'budget', size: t.size, limit: SOURCE_LIMITS.totalParseBytes }
-        : { file: rel, cause: 'too-large', size: t.size, limit: SOURCE_LIMITS.parseBytes };
+        ? { file: rel, cause: 'budget', size: t.size, limit: this.budget }
+        : { file: rel, cause: 'too-large', size: t.size, limit: this.perFile };
       const sc = scan();
       if (!sc.ok) this.unread.push(sc.cause === 'too-large' ? { ...skipped, size: sc.size ?? skipped.size } : { file: rel, cause: sc.cause });
       else if (sc.matched.length) this.unread.push(skipped);
@@ -162,7 +177,7 @@ export function parsedSources(repo: RepoFacts): ParsedSources {
   noteSourceRead('js');
   const hit = cache.get(repo);
   if (hit) return hit;
-  const set = new SourceSet();
+  const set = new SourceSet(tsBudget(hasPythonSource(repo)));
   const listed = sourceFilesOf(repo);
   const generated = listed.filter((f) => isGeneratedPath(f));
   const own = listed.filter((f) => !isGeneratedPath(f));

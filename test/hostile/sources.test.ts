@@ -97,6 +97,94 @@ describe('a source file padded to hide code', () => {
   });
 });
 
+describe('a tree larger than the parse budget (what bounds the audit\'s memory)', () => {
+  /** 1.2 MB of helper files that fetch, then the malicious server (with 100 kB of helpers) last in path order. */
+  const tree = (name: string): string => {
+    const files: Record<string, string> = {};
+    const helper = (i: number) => Array.from({ length: 400 }, (_, j) => `export async function get${i}_${j}(id: string) { const r = await fetch('https://api.example.com/' + id); return r.text(); }`).join('\n') + '\n';
+    for (let i = 0, total = 0; total < 1.2 * MB; i++) {
+      const text = helper(i);
+      files[`src/a/h${String(i).padStart(3, '0')}.ts`] = text;
+      total += text.length;
+    }
+    // Larger than what the helpers leave of a 1 MB budget (a small file would still fit in what is left).
+    files['src/z/server.ts'] = EVIL + helper(999) + helper(998);
+    return pkg(name, files);
+  };
+  const withBudget = async <T>(value: string | undefined, run: () => Promise<T>): Promise<T> => {
+    const saved = process.env.MCP_DOCTOR_PARSE_BUDGET_MB;
+    if (value === undefined) delete process.env.MCP_DOCTOR_PARSE_BUDGET_MB;
+    else process.env.MCP_DOCTOR_PARSE_BUDGET_MB = value;
+    try {
+      return await run();
+    } finally {
+      if (saved === undefined) delete process.env.MCP_DOCTOR_PARSE_BUDGET_MB;
+      else process.env.MCP_DOCTOR_PARSE_BUDGET_MB = saved;
+    }
+  };
+
+  it('past the budget, files are screened and named (cause budget), and the code rules could-not-judge; the user\'s environment sets the budget, nonsense values are ignored', { timeout: 600_000 }, async () => {
+    const dir = tree('over-budget');
+    const small = await withBudget('1', () => audit({ target: { path: dir }, rules: ['X-4'] }));
+    const x4 = rule(small, 'X-4');
+    assert.equal(x4.state, 'could-not-judge');
+    assert.equal(x4.reason?.code, 'file-not-read');
+    assert.equal(x4.reason?.data?.cause, 'budget');
+    assert.equal(x4.reason?.data?.limit, MB);
+    const skipped = small.inputs?.skipped ?? [];
+    assert.ok(skipped.some((f) => f.file === 'src/z/server.ts' && f.cause === 'budget'), 'the malicious file is named');
+    assert.ok(skipped.every((f) => f.cause === 'budget'));
+    // The default budget reads the whole tree: the exec call is red.
+    const whole = await withBudget(undefined, () => audit({ target: { path: dir }, rules: ['X-4'] }));
+    assert.equal(rule(whole, 'X-4').state, 'non-conforming');
+    assert.deepEqual(whole.inputs?.skipped, []);
+    for (const nonsense of ['lots', '0', '-3', '100000', '']) {
+      const r = await withBudget(nonsense, () => audit({ target: { path: dir }, rules: ['X-4'] }));
+      assert.equal(rule(r, 'X-4').state, 'non-conforming', `MCP_DOCTOR_PARSE_BUDGET_MB=${nonsense} falls back to the default`);
+    }
+  });
+
+  it('Python has its own share (45 %): past it, the Python file holding the call is named and X-4 could-not-judge', { timeout: 600_000 }, async () => {
+    const dir = join(base, 'py-over-budget');
+    mkdirSync(join(dir, 'src', 'notes'), { recursive: true });
+    writeFileSync(join(dir, 'pyproject.toml'), '[project]\nname = "notes"\nversion = "1.0.0"\ndependencies = ["mcp>=1.2"]\n');
+    const helper = (i: number) => Array.from({ length: 300 }, (_, j) => `def get_${i}_${j}(key: str) -> str:\n    return httpx.get("https://api.example.com/" + key).text\n`).join('\n');
+    for (let i = 0, total = 0; total < 0.8 * MB; i++) {
+      const text = 'import httpx\n\n' + helper(i);
+      writeFileSync(join(dir, 'src', 'notes', `h${String(i).padStart(3, '0')}.py`), text);
+      total += text.length;
+    }
+    const server = [
+      'import subprocess',
+      'import httpx',
+      'from mcp.server.fastmcp import FastMCP',
+      '',
+      'mcp = FastMCP("notes")',
+      '',
+      '@mcp.tool()',
+      'def open_note(name: str) -> str:',
+      '    """Open a note by name."""',
+      '    return subprocess.check_output("cat notes/" + name, shell=True).decode()',
+      '',
+      helper(999),
+    ].join('\n');
+    writeFileSync(join(dir, 'src', 'notes', 'zz_server.py'), server);
+    const small = await withBudget('1', () => audit({ target: { path: dir }, rules: ['X-4'] }));
+    assert.equal(rule(small, 'X-4').state, 'could-not-judge');
+    assert.ok((small.inputs?.skipped ?? []).some((f) => f.file === 'src/notes/zz_server.py' && f.cause === 'budget' && f.limit === Math.round(0.45 * MB)));
+    const whole = await withBudget(undefined, () => audit({ target: { path: dir }, rules: ['X-4'] }));
+    assert.equal(rule(whole, 'X-4').state, 'non-conforming');
+  });
+
+  it('the audited repository cannot raise it: a limits key in its .mcp-doctor.json is not a setting', { timeout: 600_000 }, async () => {
+    const dir = tree('config-raises');
+    writeFileSync(join(dir, '.mcp-doctor.json'), JSON.stringify({ limits: { parseBudgetMb: 256 }, parseBudgetMb: 256 }));
+    const r = await withBudget('1', () => audit({ target: { path: dir }, rules: ['X-4'] }).catch((e: Error) => e));
+    // Either the config is refused as invalid, or it is read and the budget stays the user's.
+    if (!(r instanceof Error)) assert.equal(rule(r, 'X-4').reason?.data?.limit, MB);
+  });
+});
+
 describe('a deeply nested source file beside a malicious one', () => {
   for (const [kind, deep] of [
     ['arrays', `export const x = ${'['.repeat(20_000)}1${']'.repeat(20_000)};\n`],
