@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, type ObjectLiteralExpression } from 'ts-morph';
+import { Node, SyntaxKind, type ObjectLiteralExpression } from './morph.js';
 import type { RepoFacts } from './repo.js';
 import { declarationOf, valueOfDeclaration } from './scope.js';
 import { serverModel, type ToolDef } from './server-model.js';
