@@ -1,6 +1,6 @@
 import { afterLoad, Node, Project, ts, SyntaxKind, type SourceFile } from './morph.js';
 import type { RepoFacts } from './repo.js';
-import { noteSourceRead, type FileNotRead } from './not-read.js';
+import { noteSourceRead, sourceReaders, type FileNotRead } from './not-read.js';
 import { followDependencies, selectModelFiles } from './published.js';
 import type { SafeRead } from './safe-read.js';
 import { isTestPath, SOURCE_FILE } from './source-paths.js';
@@ -152,6 +152,7 @@ export class SourceSet {
 
 /** The parsed sources if some part asked for them (the report's inputs; nothing is parsed here). */
 export const peekParsedSources = (repo: RepoFacts): ParsedSources | undefined => cache.get(repo);
+sourceReaders.js = { unread: (repo) => parsedSources(repo).unread, peek: peekParsedSources };
 
 /**
  * The parsed sources of a repository (memoised). Own files come first in the byte budget (generated output
