@@ -1,10 +1,7 @@
-import type { Config } from '../engine/config.js';
-import { couldNotJudge, defineDetector, notApplicable, type Detector, type MessageSpec } from '../engine/detector.js';
-import type { Finding, Location, Verdict } from '../engine/types.js';
-import { DECLARATIONS_KEY, declField, sourceDeclarations, UNKNOWN, type DeclValue } from '../facts/declarations.js';
+import { defineDetector, type Detector, type MessageSpec } from '../engine/detector.js';
+import type { Verdict } from '../engine/types.js';
+import { DECLARATIONS_KEY, sourceDeclarations } from '../facts/declarations.js';
 import type { RepoFacts } from '../facts/repo.js';
-import { isObj, short } from './dynamic-support.js';
-import { earnedOn, servedTools, toolName, unreadToolPages } from './dynamic-text.js';
 import { readSources } from './source-support.js';
 import type { SessionFacts } from '../facts/session.js';
 import { noToolsFound } from './tool-absence.js';
@@ -16,7 +13,7 @@ import { fileOf, pyLiteral, pyNoToolsFound, pyTools, registrationKeyword, regist
  * of a rule (declarationParts). The shape, the vocabularies and the dynamic part live in declarations-judge.ts.
  */
 export { ALL_VERBS, declarationVerdict, SEARCH_MECHANISMS, shown, toolsFromSession, VAGUE_VERBS, VERBS, field, DECLARATIONS_KEY, UNKNOWN, type DeclarationJudge, type DeclaredTool } from './declarations-judge.js';
-import { field, type DeclarationJudge, type DeclaredTool } from './declarations-judge.js';
+import type { DeclarationJudge, DeclaredTool } from './declarations-judge.js';
 
 /** The tools registered in the source, with their declarations, or the verdict when there are none to read. */
 export function toolsFromSource(
