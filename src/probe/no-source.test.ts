@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +40,14 @@ describe('probe --no-source', () => {
     for (const p of x1.parts.filter((p) => p.genre === 'static')) assert.notEqual(p.reason?.code, 'source-skipped');
     assert.equal(report.inputs?.package?.from, 'source');
     assert.equal(tsMorphLoaded(), true);
+  });
+
+  it('every module takes ts-morph from facts/morph.ts (a direct import would load TypeScript with it)', () => {
+    const src = join(packageRoot(), 'src');
+    const direct = (readdirSync(src, { recursive: true }) as string[])
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.split(/[\\/]/).includes('fixtures') && f !== join('facts', 'morph.ts'))
+      .filter((f) => /^import (?!type )[^;]*from 'ts-morph';/m.test(readFileSync(join(src, f), 'utf8')));
+    assert.deepEqual(direct, []);
   });
 
   it('refuses --source with --no-source (usage error, exit 2)', async () => {
