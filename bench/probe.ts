@@ -5,11 +5,12 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Benchmark, in one run and interleaved: a full `mcp-doctor probe` of a stdio reference server
- * (@modelcontextprotocol/server-everything) as a user runs it (CLI, every check, judging included), against the
- * bare cost of starting that server and completing one initialize, and against the Inspector CLI's one
- * `tools/list` (@modelcontextprotocol/inspector --cli … --method tools/list). Prints the medians, the ratios and
- * the probe's peak RSS. Run: npm run bench:probe [-- <rounds>]
+ * Benchmark, in one run and interleaved: `mcp-doctor probe` of a stdio reference server
+ * (@modelcontextprotocol/server-everything) as a user runs it (CLI, every check, judging included) in its two
+ * paths — the default, which also reads the server's package (the static parts), and `--no-source`, which judges
+ * the served session only — against the bare cost of starting that server and completing one initialize, and
+ * against the Inspector CLI's one `tools/list` (@modelcontextprotocol/inspector --cli … --method tools/list).
+ * Prints the medians, the ratios and each path's peak RSS. Run: npm run bench:probe [-- <rounds>]
  */
 const require = createRequire(import.meta.url);
 const pkgDir = (name: string) => join(require.resolve(`${name}/package.json`), '..');
@@ -69,8 +70,8 @@ function timed(args: string[]): Promise<{ ms: number; stderr: string; code: numb
   });
 }
 
-async function probe(): Promise<{ ms: number; rssMb: number }> {
-  const r = await timed(['--import', maxrss, cli, 'probe', '--format', 'json', '--quiet', '--', process.execPath, everything, 'stdio']);
+async function probe(extra: string[] = []): Promise<{ ms: number; rssMb: number }> {
+  const r = await timed(['--import', maxrss, cli, 'probe', '--format', 'json', '--quiet', ...extra, '--', process.execPath, everything, 'stdio']);
   const kb = /bench-maxrss-kb (\d+)/.exec(r.stderr);
   if (!kb || (r.code !== 0 && r.code !== 1)) throw new Error(`probe failed (exit ${r.code}): ${r.stderr.slice(-500)}`);
   return { ms: r.ms, rssMb: Number(kb[1]) / 1024 };
@@ -86,27 +87,35 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 // Warm the file cache once each.
 await bare();
 await probe();
+await probe(['--no-source']);
 await inspectorList();
 const b: number[] = [];
 const p: number[] = [];
 const rss: number[] = [];
+const d: number[] = [];
+const drss: number[] = [];
 const i: number[] = [];
 for (let k = 0; k < rounds; k++) {
   b.push(await bare());
   const r = await probe();
   p.push(r.ms);
   rss.push(r.rssMb);
+  const o = await probe(['--no-source']);
+  d.push(o.ms);
+  drss.push(o.rssMb);
   i.push(await inspectorList());
 }
 const mb = median(b);
 const mp = median(p);
+const md = median(d);
 const mi = median(i);
+const mem = (xs: number[]) => `peak RSS ${median(xs).toFixed(0)} MB median, ${Math.max(...xs).toFixed(0)} MB max (goal ≤ 120)`;
 process.stdout.write(
   [
     `target: server-everything (stdio), ${rounds} rounds interleaved, medians (${new Date().toISOString().slice(0, 10)}, Node ${process.version})`,
     `bare spawn + initialize: ${mb.toFixed(0)} ms`,
-    `mcp-doctor probe (CLI, every check, judged): ${mp.toFixed(0)} ms — ${(mp / mb).toFixed(2)}× bare (goal ≤ 3)`,
+    `mcp-doctor probe, default (package read too, every check, judged): ${mp.toFixed(0)} ms — ${(mp / mb).toFixed(2)}× bare (goal ≤ 3); ${mem(rss)}`,
+    `mcp-doctor probe --no-source (served session only, judged): ${md.toFixed(0)} ms — ${(md / mb).toFixed(2)}× bare (goal ≤ 3); ${mem(drss)}`,
     `Inspector CLI tools/list: ${mi.toFixed(0)} ms — ${(mi / mb).toFixed(2)}× bare`,
-    `mcp-doctor probe peak RSS: ${median(rss).toFixed(0)} MB median, ${Math.max(...rss).toFixed(0)} MB max (goal ≤ 120)`,
   ].join('\n') + '\n',
 );

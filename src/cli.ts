@@ -235,6 +235,7 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
       ...REPORT_OPTIONS,
       cwd: { type: 'string' },
       source: { type: 'string' },
+      'no-source': { type: 'boolean' },
       env: { type: 'string', multiple: true },
       'timeout-ms': { type: 'string' },
       url: { type: 'string' },
@@ -252,6 +253,7 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
   if (positionals.length) throw new UsageError(t(locale, 'cli.errors.probeDash'));
   const sources = [command?.length ? 1 : 0, values.url ? 1 : 0, values['from-session'] ? 1 : 0].reduce((a, b) => a + b, 0);
   if (sources !== 1) throw new UsageError(t(locale, 'cli.errors.probeTarget'));
+  if (values.source !== undefined && values['no-source']) throw new UsageError(t(locale, 'cli.errors.sourceAndNoSource'));
   const timeoutMs = values['timeout-ms'] !== undefined ? Number(values['timeout-ms']) : undefined;
   if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs < 1000)) throw new UsageError(t(locale, 'cli.errors.timeout'));
   let env: Record<string, string>;
@@ -313,6 +315,7 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
       apps: { browser: !values['no-browser'], ...(values.artifacts ? { artifactsDir: resolve(values.artifacts) } : {}) },
       cwd: values.cwd,
       source: values.source,
+      noSource: values['no-source'],
       env,
       timeoutMs,
       saveSession: values['save-session'],

@@ -31,6 +31,8 @@ describe('npm pack: the installed tarball runs on its own', () => {
       const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { bin: Record<string, string>; dependencies: Record<string, string> };
       // The published object holds no tests, fixtures or sources of the repository.
       assert.ok(!existsSync(join(installed, 'test')) && !existsSync(join(installed, 'src')) && !existsSync(join(installed, 'node_modules')));
+      // The tokenizer table the build writes (src/tokens/build-table.ts) ships with the code that reads it.
+      assert.ok(existsSync(join(installed, 'dist', 'src', 'tokens', 'o200k_base.json')), 'dist/src/tokens/o200k_base.json is packed');
       for (const dep of Object.keys(pkg.dependencies)) {
         const link = join(app, 'node_modules', dep);
         mkdirSync(dirname(link), { recursive: true });

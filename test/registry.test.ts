@@ -7,7 +7,10 @@ import { keysOf, locales, placeholders, raw } from '../src/engine/i18n.js';
 import { packageRoot } from '../src/engine/paths.js';
 import { folders, registry } from '../src/detectors/index.js';
 import { SCAN_MESSAGES } from '../src/scan/judge.js';
-import { DETECTOR_GENRES } from '../src/detectors/genres.js';
+import { DETECTOR_GENRES, DETECTOR_PARTS } from '../src/detectors/genres.js';
+import { liveParts, liveRegistry } from '../src/detectors/live.js';
+import { audit } from '../src/engine/runner.js';
+import { loadSession } from '../src/probe/run.js';
 
 const detectorsDir = join(packageRoot(), 'src', 'detectors');
 
@@ -22,6 +25,43 @@ describe('detector registry', () => {
       if (!genres.includes(d.genre)) genres.push(d.genre);
     }
     assert.deepEqual(Object.fromEntries(Object.entries(DETECTOR_GENRES).map(([k, v]) => [k, [...v]])), fromRegistry);
+  });
+  it('DETECTOR_PARTS lists every detector of every rule, in registry order', () => {
+    const fromRegistry: Record<string, string[]> = {};
+    for (const d of registry) (fromRegistry[d.ruleId] ??= []).push(d.genre);
+    assert.deepEqual(Object.fromEntries(Object.entries(DETECTOR_PARTS).map(([k, v]) => [k, [...v]])), fromRegistry);
+  });
+  it('the live registry holds the registry\'s own dynamic parts, in order, and stands in for the others', () => {
+    const dynamic = registry.filter((d) => d.genre === 'dynamic');
+    assert.equal(liveParts.length, dynamic.length);
+    dynamic.forEach((d, i) => assert.equal(liveParts[i], d, `${d.ruleId}: the same detector object`));
+    // The stand-ins' premise: a source part needs the repository first, a gate part the gate.
+    for (const d of registry) {
+      if (d.genre === 'static') assert.equal(d.needs[0], 'repo', `${d.ruleId}/static needs the repository first`);
+      if (d.genre === 'gate') assert.equal(d.needs[0], 'gate', `${d.ruleId}/gate needs the gate first`);
+    }
+    const live = liveRegistry();
+    assert.deepEqual(
+      live.map((d) => `${d.ruleId}/${d.genre}`),
+      registry.map((d) => `${d.ruleId}/${d.genre}`),
+    );
+  });
+  it('judges a recorded session without a package exactly as the full registry does', async () => {
+    const fixtures = [
+      ['X-1-tool-poisoning', 'present', 'clean-sdk'],
+      ['E-2-graceful-degradation', 'non-conforming', 'live-rewrites-everyone'],
+      ['E-2-graceful-degradation', 'could-not-judge', 'live-entry-fails'],
+    ];
+    for (const f of fixtures) {
+      const session = loadSession(join(detectorsDir, f[0]!, 'fixtures', f[1]!, f[2]!, 'session.json'));
+      const target = { command: ['node', 'server.mjs'] };
+      for (const repoReason of [undefined, { code: 'source-skipped' }]) {
+        const lazy = await audit({ target, session, repoReason });
+        const full = await audit({ target, session, repoReason, detectors: registry });
+        assert.deepEqual(lazy.results, full.results, f.join('/'));
+        assert.ok(lazy.results.some((r) => r.parts.some((p) => p.genre === 'dynamic' && p.state !== 'could-not-judge')), `${f.join('/')}: something judged live`);
+      }
+    }
   });
   it('lists exactly the detector folders on disk, sorted by rule id', () => {
     assert.deepEqual([...folders.map((f) => f.folder)].sort(), onDisk);

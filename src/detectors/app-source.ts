@@ -1,6 +1,6 @@
 import { builtinModules } from 'node:module';
 import { parse } from 'parse5';
-import { Node, Project, SyntaxKind, ts, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
+import { Node, Project, SyntaxKind, ts, type ObjectLiteralExpression, type SourceFile } from '../facts/morph.js';
 import type { RepoFacts } from '../facts/repo.js';
 import { noteSourceRead, type FileNotRead } from '../facts/not-read.js';
 import { functionOf, type FunctionLikeNode } from '../facts/scope.js';

@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, type SourceFile } from '../facts/morph.js';
 import { functionOf, type FunctionLikeNode } from '../facts/scope.js';
 import { ofKinds, type ParsedSources } from '../facts/ts-source.js';
 

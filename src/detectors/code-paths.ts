@@ -1,4 +1,4 @@
-import { Node, ts, type SourceFile } from 'ts-morph';
+import { Node, ts, type SourceFile } from '../facts/morph.js';
 import { couldNotJudge, notApplicable } from '../engine/detector.js';
 import type { Verdict } from '../engine/types.js';
 import { hasPythonSource } from '../facts/python-source.js';

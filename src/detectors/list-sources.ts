@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, ts, type Identifier, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, ts, type Identifier, type SourceFile } from '../facts/morph.js';
 import type { RepoFacts } from '../facts/repo.js';
 import { sinkSites } from '../facts/flow.js';
 import { declarationOf, findNodes, functionOf, initializerOf, isFunctionLike, mayResolveFunction, valueOfDeclaration, type FunctionLikeNode } from '../facts/scope.js';

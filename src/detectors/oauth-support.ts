@@ -1,4 +1,4 @@
-import { Node, ts, type SourceFile } from 'ts-morph';
+import { Node, ts, type SourceFile } from '../facts/morph.js';
 import { declarationOf as declaringId, valueOfDeclaration } from '../facts/scope.js';
 import { propertyName, stringValue, unwrap, type ParsedSources } from '../facts/ts-source.js';
 import { callersOf, declarationOf, initializerOf, isHeaderRead, propertyOf, resolveValue } from './source-support.js';

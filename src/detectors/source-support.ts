@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, ts, type CallExpression, type Identifier, type NewExpression, type SourceFile } from 'ts-morph';
+import { afterLoad, Node, SyntaxKind, ts, type CallExpression, type Identifier, type NewExpression, type SourceFile } from '../facts/morph.js';
 import { couldNotJudge, notApplicable } from '../engine/detector.js';
 import type { Location, Verdict } from '../engine/types.js';
 import type { RepoFacts } from '../facts/repo.js';
@@ -41,16 +41,38 @@ export function readSources(repo: RepoFacts, opts: { pythonPart?: boolean } = {}
 }
 
 /** Node kinds the helpers look for; a file is walked once per kind (on compiler nodes), and only matches are wrapped. */
+const kinds = afterLoad(
+  () =>
+    ({
+      calls: [SyntaxKind.CallExpression, SyntaxKind.NewExpression],
+      call: [SyntaxKind.CallExpression],
+      strings: [SyntaxKind.StringLiteral, SyntaxKind.NoSubstitutionTemplateLiteral],
+      headerReads: [SyntaxKind.StringLiteral, SyntaxKind.NoSubstitutionTemplateLiteral, SyntaxKind.PropertyAccessExpression],
+      properties: [SyntaxKind.PropertyAssignment, SyntaxKind.ShorthandPropertyAssignment],
+      templates: [SyntaxKind.TemplateExpression],
+    }) as const,
+);
+/** (Built at first use: ts-morph loads when a source is read, not when this module is imported; see facts/morph.ts.) */
 export const K = {
-  calls: [SyntaxKind.CallExpression, SyntaxKind.NewExpression],
-  call: [SyntaxKind.CallExpression],
-  strings: [SyntaxKind.StringLiteral, SyntaxKind.NoSubstitutionTemplateLiteral],
-  headerReads: [SyntaxKind.StringLiteral, SyntaxKind.NoSubstitutionTemplateLiteral, SyntaxKind.PropertyAccessExpression],
-  properties: [SyntaxKind.PropertyAssignment, SyntaxKind.ShorthandPropertyAssignment],
-  templates: [SyntaxKind.TemplateExpression],
-} as const;
-
-const ALL_KINDS = new Set<SyntaxKind>(Object.values(K).flat());
+  get calls() {
+    return kinds().calls;
+  },
+  get call() {
+    return kinds().call;
+  },
+  get strings() {
+    return kinds().strings;
+  },
+  get headerReads() {
+    return kinds().headerReads;
+  },
+  get properties() {
+    return kinds().properties;
+  },
+  get templates() {
+    return kinds().templates;
+  },
+};
 
 /**
  * The nodes of some kinds in a file, in source order. One walk of the compiler tree per parsed file

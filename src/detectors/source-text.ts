@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, ts } from 'ts-morph';
+import { Node, SyntaxKind, ts } from '../facts/morph.js';
 import type { RepoFacts } from '../facts/repo.js';
 import { declarationOf, valueOfDeclaration } from '../facts/scope.js';
 import { modelFiles, objectLiteralOf, propertyValue, serverModel, type Registered } from '../facts/server-model.js';

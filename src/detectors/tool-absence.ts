@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, ts } from 'ts-morph';
+import { Node, SyntaxKind, ts } from '../facts/morph.js';
 import { couldNotJudge, notApplicable } from '../engine/detector.js';
 import type { Verdict } from '../engine/types.js';
 import type { RepoFacts } from '../facts/repo.js';

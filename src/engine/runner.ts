@@ -24,13 +24,9 @@ import {
 import { RepoFacts, RootUnreadable } from '../facts/repo.js';
 import { SessionFacts } from '../facts/session.js';
 import type { GateFacts } from '../facts/gate.js';
-import { hasPythonSource, loadPythonParser, peekPythonSources, pythonSources } from '../facts/python-source.js';
-import { serverModel } from '../facts/server-model.js';
-import { fileNotReadData, watchSourceReads, type FileNotRead, type SourceKind } from '../facts/not-read.js';
-import { parsedSources, peekParsedSources } from '../facts/ts-source.js';
+import { fileNotReadData, sourceReaders, watchSourceReads, type FileNotRead, type SourceKind } from '../facts/not-read.js';
 import type { RecordedSession, SessionNote } from '../probe/session.js';
 import { readManifest, type PackageFrom } from '../probe/package-of.js';
-import { registry } from '../detectors/index.js';
 import { AuditCancelled, UnknownRuleError } from './errors.js';
 
 export interface Target {
@@ -239,8 +235,9 @@ const NO_SOURCE_REASONS = new Set([
 /** The first file of the kinds a part read that was not read (folders that could not be listed count for every kind). */
 function firstUnread(repo: RepoFacts, kinds: ReadonlySet<SourceKind>): FileNotRead | undefined {
   const all: FileNotRead[] = [...repo.unlisted];
-  if (kinds.has('js')) all.push(...parsedSources(repo).unread);
-  if (kinds.has('python')) all.push(...(pythonSources(repo)?.unread ?? []));
+  // A kind in `kinds` was read by the part, so its reader has loaded and registered (facts/not-read.ts).
+  if (kinds.has('js')) all.push(...(sourceReaders.js?.unread(repo) ?? []));
+  if (kinds.has('python')) all.push(...(sourceReaders.python?.unread(repo) ?? []));
   return all.sort((a, b) => cmp(a.file, b.file))[0];
 }
 
@@ -344,12 +341,13 @@ function applySuppressions(results: RuleResult[], config: Config, configFile: st
 function inputsOf(repo: RepoFacts, verbose: boolean): Pick<ReportInputs, 'files' | 'skipped'> {
   const read = new Set(repo.readFiles());
   const skipped: FileNotRead[] = [...repo.unlisted, ...repo.skippedTexts()];
-  const js = peekParsedSources(repo);
+  // A reader that never loaded parsed nothing.
+  const js = sourceReaders.js?.peek(repo);
   if (js) {
     for (const f of js.files.keys()) read.add(f);
     skipped.push(...js.unread, ...js.screened);
   }
-  const py = peekPythonSources(repo);
+  const py = sourceReaders.python?.peek(repo);
   if (py) {
     for (const f of py.files.keys()) read.add(f);
     skipped.push(...py.unread, ...py.screened);
@@ -368,7 +366,7 @@ function inputsOf(repo: RepoFacts, verbose: boolean): Pick<ReportInputs, 'files'
  * When a probe ran with the package folder, a finding about a served tool (data.tool or data.name) that has
  * no location of its own is linked to the line where that tool is registered in the source.
  */
-function linkServedToSource(results: RuleResult[], repo: RepoFacts): void {
+function linkServedToSource(results: RuleResult[], repo: RepoFacts, serverModel: typeof import('../facts/server-model.js').serverModel): void {
   let where: Map<string, { file: string; line: number }>;
   try {
     where = new Map(serverModel(repo).tools.filter((t) => t.nameIsLiteral).map((t) => [t.name, { file: t.file, line: t.nameLine ?? t.line }]));
@@ -393,7 +391,6 @@ function linkServedToSource(results: RuleResult[], repo: RepoFacts): void {
 /** Run an audit: gather inputs once, judge every rule of the catalog (or the selected ones). */
 export async function audit(opts: AuditOptions): Promise<Report> {
   const catalog = loadCatalog();
-  const detectors = opts.detectors ?? registry;
   const wanted = opts.rules?.length ? opts.rules : undefined;
   if (wanted) {
     const unknown = wanted.filter((id) => !catalog.byId.has(id));
@@ -425,9 +422,16 @@ export async function audit(opts: AuditOptions): Promise<Report> {
   }
   // The Python grammar is WebAssembly, loaded once per process (idempotent) and only for a tree that has
   // Python source; detectors stay synchronous.
-  if (gathered.repo.ok && hasPythonSource(gathered.repo.value)) await loadPythonParser();
+  if (gathered.repo.ok) {
+    const { hasPythonSource, loadPythonParser } = await import('../facts/python-source.js');
+    if (hasPythonSource(gathered.repo.value)) await loadPythonParser();
+  }
   gathered.session = opts.session !== undefined ? { ok: true, value: new SessionFacts(opts.session) } : { ok: false, reason: { code: 'needs-session' } };
   gathered.gate = opts.gate ? { ok: true, value: opts.gate } : { ok: false, reason: { code: 'needs-gate' } };
+  // Without a package and without a gate, only the dynamic parts can judge: the registry of those alone is
+  // loaded, and the other parts say why they were not judged exactly as they would (detectors/live.ts).
+  const detectors =
+    opts.detectors ?? (!gathered.repo.ok && !gathered.gate.ok ? (await import('../detectors/live.js')).liveRegistry() : (await import('../detectors/index.js')).registry);
 
   let kind: TargetKind = config.targetKind ?? (gathered.repo.ok ? gathered.repo.value.kind() : 'server');
   // A server whose tools link ui:// resources is an MCP App (it is a server too: S-* still apply to it).
@@ -444,7 +448,7 @@ export async function audit(opts: AuditOptions): Promise<Report> {
     if (done % 8 === 0) await new Promise((r) => setImmediate(r));
   }
   results.sort((a, b) => byRuleId(a.ruleId, b.ruleId));
-  if (gathered.repo.ok && gathered.session?.ok) linkServedToSource(results, gathered.repo.value);
+  if (gathered.repo.ok && gathered.session?.ok) linkServedToSource(results, gathered.repo.value, (await import('../facts/server-model.js')).serverModel);
   applySuppressions(results, config, configFile, opts.target.path ?? '.');
   const pkg = ownPackage();
   const report: Report = { tool: { name: pkg.name, version: pkg.version }, target: { ...opts.target, kind }, ...(opts.profile === 'vet' ? { profile: opts.profile } : {}), results };

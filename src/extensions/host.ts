@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import * as z from 'zod/v4';
+import { HOST_META, HOST_NAME, HOST_TOOL } from './host-meta.js';
 
 /**
  * A small MCP host server of mcp-doctor's own that loads one extension and runs its lifecycle hooks around
@@ -24,9 +25,8 @@ import * as z from 'zod/v4';
  * The probe client declares no extension: what it sees is what a client unaware of the extension gets (E-2).
  */
 
-export const HOST_NAME = 'mcp-doctor-extension-host';
-export const HOST_TOOL = 'host_echo';
-export const HOST_META = 'dev.mcp-doctor/host';
+// The names the probe and the detectors read (host-meta.ts: light, without the server SDK).
+export { HOST_META, HOST_NAME, HOST_TOOL };
 export const DEFAULT_BUDGETS: Readonly<Record<HookName, number>> = { init: 5000, beforeCall: 1000, afterCall: 1000, onError: 500 };
 
 export type HookName = 'init' | 'beforeCall' | 'afterCall' | 'onError';

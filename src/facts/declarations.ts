@@ -1,10 +1,11 @@
-import { Node, SyntaxKind, type ObjectLiteralExpression } from 'ts-morph';
+import { Node, SyntaxKind, type ObjectLiteralExpression } from './morph.js';
 import type { RepoFacts } from './repo.js';
 import { declarationOf, valueOfDeclaration } from './scope.js';
 import { serverModel, type ToolDef } from './server-model.js';
 import { parsedSources, positionOf, propertyName, stringValue, unwrap, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
 import { DECLARATIONS_KEY } from './declarations-key.js';
+import { declField, isDeclObject, OPEN, UNKNOWN, type DeclObject, type DeclValue } from './declarations-value.js';
 
 /**
  * The declarations a tool carries for the trunk's closed vocabularies (C-8 authority, C-9 verb, C-10
@@ -20,30 +21,7 @@ import { DECLARATIONS_KEY } from './declarations-key.js';
 
 export { DECLARATIONS_KEY };
 
-/** A value the static reading cannot know. */
-export const UNKNOWN: unique symbol = Symbol('unknown');
-/** Marks an object literal that may hold more keys at run time than the source shows. */
-export const OPEN: unique symbol = Symbol('open');
-
-export type DeclValue = string | number | boolean | null | undefined | typeof UNKNOWN | DeclValue[] | DeclObject;
-export interface DeclObject {
-  [key: string]: DeclValue;
-  [OPEN]?: true;
-}
-
-export const isDeclObject = (v: DeclValue): v is DeclObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** The value at a path: UNKNOWN when the path crosses an unknown value or an open object that lacks the key. */
-export function declField(v: DeclValue, path: readonly string[]): DeclValue {
-  let cur: DeclValue = v;
-  for (const k of path) {
-    if (cur === UNKNOWN) return UNKNOWN;
-    if (!isDeclObject(cur)) return undefined;
-    if (Object.hasOwn(cur, k)) cur = cur[k];
-    else return cur[OPEN] ? UNKNOWN : undefined;
-  }
-  return cur;
-}
+export { declField, isDeclObject, OPEN, UNKNOWN, type DeclObject, type DeclValue };
 
 export interface SourceDeclarations {
   tool: ToolDef;

@@ -1,4 +1,4 @@
-import { Node, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
+import { Node, type ObjectLiteralExpression, type SourceFile } from './morph.js';
 import type { RepoFacts } from './repo.js';
 import { localConstInitializer, parsedSources, positionOf, propertyName, stringValue, unwrap } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { Node } from 'ts-morph';
+import { Node } from './morph.js';
 import { httpRequestOf, sinkSites, toolFlows } from './flow.js';
 import { RepoFacts } from './repo.js';
 import { classOf } from './scope.js';

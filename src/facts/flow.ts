@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, ts, type CallExpression, type ConstructorDeclaration, type SourceFile, type Identifier, type NewExpression, type TaggedTemplateExpression } from 'ts-morph';
+import { afterLoad, Node, SyntaxKind, ts, type CallExpression, type ConstructorDeclaration, type SourceFile, type Identifier, type NewExpression, type TaggedTemplateExpression } from './morph.js';
 import type { RepoFacts } from './repo.js';
 import { assignedValues, baseClassOf, bindingNames, classValueOf, declarationOf, mayResolveFunction, exportedNode, fieldValues, findNodes, functionOf, importOf as importOfDecl, initializerOf, isFunctionLike, originOf, rawOriginOf, resolveRelativeModule, valueOfDeclaration, valueOriginOf, GLOBAL, INSTANCE_FACTORIES, type FunctionLikeNode, type Origin } from './scope.js';
 import { constString, constrainedArguments, modelFiles, objectLiteralOf, patternSafety, propertyValue, regexSource, serverModel, type EntryKind, type HandlerEntry } from './server-model.js';
@@ -813,7 +813,7 @@ function stripAwait(e: Node): Node {
   return n;
 }
 
-const BODY_KINDS = new Set([
+const BODY_KINDS = afterLoad(() => new Set([
   ts.SyntaxKind.VariableDeclaration,
   ts.SyntaxKind.BinaryExpression,
   ts.SyntaxKind.ForOfStatement,
@@ -822,7 +822,7 @@ const BODY_KINDS = new Set([
   ts.SyntaxKind.NewExpression,
   ts.SyntaxKind.TaggedTemplateExpression,
   ts.SyntaxKind.SwitchStatement,
-]);
+]));
 const bodyCache = new WeakMap<object, ts.Node[]>();
 
 /** The return statements of a function itself (not of the functions nested in it), as compiler nodes. */
@@ -853,7 +853,7 @@ function bodyNodes(fn: Analyzable): ts.Node[] {
   const body = fn.getBody();
   const out: ts.Node[] = [];
   const visit = (cn: ts.Node): void => {
-    if (BODY_KINDS.has(cn.kind)) out.push(cn);
+    if (BODY_KINDS().has(cn.kind)) out.push(cn);
     ts.forEachChild(cn, visit);
   };
   if (body) visit(body.compilerNode);
@@ -2284,7 +2284,7 @@ function entryFlows(entry: HandlerEntry, r: FnResult, run: Run, sources: ParsedS
   return [...bySink.values()];
 }
 
-const SINK_KINDS = [SyntaxKind.CallExpression, SyntaxKind.NewExpression, SyntaxKind.TaggedTemplateExpression] as const;
+const SINK_KINDS = afterLoad(() => [SyntaxKind.CallExpression, SyntaxKind.NewExpression, SyntaxKind.TaggedTemplateExpression] as const);
 /** Modules whose members classifySink knows (after `node:` is stripped). */
 const SINK_MODULES = new Set([
   'child_process', 'cross-spawn', 'execa', 'shelljs', 'zx', 'vm', ...FS_MODULES, ...HTTP_MODULES,
@@ -2419,7 +2419,7 @@ export function sinkSites(repo: RepoFacts): SinkSite[] {
       if (o && o.module.startsWith('.')) return true; // an instance exported by another module: classifySink decides
       return !!o && !!callSinkKind(o);
     };
-    for (const cn of rawOfKinds(sf, SINK_KINDS, candidate)) {
+    for (const cn of rawOfKinds(sf, SINK_KINDS(), candidate)) {
       if (!isSinkCall(cn)) continue;
       const n = wrapNode(sf, cn);
       const m = classifySink(n, ctx);

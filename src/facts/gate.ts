@@ -1,12 +1,10 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { execa } from 'execa';
-import { list as tarList } from 'tar';
 import semver from 'semver';
 import type { Reason } from '../engine/types.js';
 import { readManifest } from '../probe/package-of.js';
-import { provenanceFacts, type ProvenanceVerdict } from './provenance.js';
+import type { ProvenanceVerdict } from './provenance.js';
 import { readBytesInside, readInside } from './safe-read.js';
 
 /**
@@ -135,6 +133,9 @@ const errorText = (e: unknown): string => {
 
 /** The files `npm pack` would publish, read from the folder (scripts never run). */
 export async function packFolder(root: string): Promise<Got<Artefact>> {
+  // execa, tar and the Sigstore verifier load with the gate that uses them, not with the detectors (C-14, C-22)
+  // that import this module's pure helpers.
+  const { execa } = await import('execa');
   let out: string;
   try {
     const r = await execa('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, timeout: 120_000, maxBuffer: 64 * 1024 * 1024, stdin: 'ignore' });
@@ -183,6 +184,7 @@ export async function readTarball(file: string): Promise<Got<Artefact>> {
   const meta: { name?: string; version?: string } = {};
   let total = 0;
   let tooLarge = false;
+  const { list: tarList } = await import('tar');
   try {
     await tarList({
       file,
@@ -230,6 +232,7 @@ export async function readTarball(file: string): Promise<Got<Artefact>> {
 
 /** The repository at HEAD: commit, tags at it, tracked files under the folder. */
 export async function gitFacts(root: string): Promise<Got<GitFacts>> {
+  const { execa } = await import('execa');
   const git = (args: string[]) => execa('git', args, { cwd: root, timeout: 60_000, maxBuffer: 256 * 1024 * 1024, stdin: 'ignore', env: { GIT_TERMINAL_PROMPT: '0' } });
   let head: string;
   try {
@@ -456,7 +459,7 @@ export async function gatherGate(o: GateOptions): Promise<GateFacts> {
   const runs = await resolveRuns(ratiosOf(root), ci, env, !!o.offline);
   const catalog = o.catalog ? await o.catalog() : undefined;
   const provenance = registry.ok
-    ? await provenanceFacts(registry.value.packument, name, version, { file: o.attestations, offline: o.offline || (o.offlineRegistry && !o.attestations), now: o.now })
+    ? await (await import('./provenance.js')).provenanceFacts(registry.value.packument, name, version, { file: o.attestations, offline: o.offline || (o.offlineRegistry && !o.attestations), now: o.now })
     : undefined;
   return { root, ...(name ? { name } : {}), ...(version ? { version } : {}), artefact, git, ci, registry, runs, ...(catalog ? { catalog } : {}), ...(provenance ? { provenance } : {}) };
 }

@@ -1,3 +1,4 @@
+import type { RepoFacts } from './repo.js';
 /**
  * Files of the audited object that were not read, said one way everywhere: the reason code `file-not-read`
  * with data `{ file, cause, size?, limit? }`, and the report's `inputs.skipped` entries of the same shape.
@@ -34,6 +35,19 @@ export function fileNotReadData(f: FileNotRead): Record<string, string | number>
 
 /** The kinds of source a part can read. */
 export type SourceKind = 'js' | 'python';
+
+/**
+ * The source readers register here when they load (ts-source.ts, python-source.ts), so that the runner can ask
+ * them what they read and skipped without importing them: a probe that reads no package never loads them (nor
+ * ts-morph and the Python grammar under them). A kind whose reader never loaded has read nothing.
+ */
+export interface SourceReader {
+  /** The files of this kind that could not be read (the reader parses the repository if it has not yet). */
+  unread(repo: RepoFacts): readonly FileNotRead[];
+  /** What was parsed, read and skipped, if the repository was parsed (never parses). */
+  peek(repo: RepoFacts): { files: ReadonlyMap<string, unknown>; unread: readonly FileNotRead[]; screened: readonly FileNotRead[] } | undefined;
+}
+export const sourceReaders: Partial<Record<SourceKind, SourceReader>> = {};
 
 /**
  * Which kinds of source the judging function that runs now has asked for. The runner opens a watch around each

@@ -1,7 +1,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { join, posix, sep } from 'node:path';
 import { exports as resolveExports } from 'resolve.exports';
-import { ts, type SourceFile } from 'ts-morph';
+import { ts, type SourceFile } from './morph.js';
 import type { RepoFacts } from './repo.js';
 import { locateInside, readInside } from './safe-read.js';
 import type { SourceSet } from './ts-source.js';

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { Language, Parser, type Node, type Tree } from 'web-tree-sitter';
 import type { RepoFacts } from './repo.js';
-import { noteSourceRead, type FileNotRead } from './not-read.js';
+import { noteSourceRead, sourceReaders, type FileNotRead } from './not-read.js';
 import { pythonBudget } from './budget.js';
 import { isTestPath, SOURCE_FILE } from './source-paths.js';
 
@@ -139,6 +139,7 @@ const reaper = new FinalizationRegistry<Tree[]>((trees) => {
 
 /** The parsed Python sources if some part asked for them (the report's inputs; nothing is parsed here). */
 export const peekPythonSources = (repo: RepoFacts): PythonSources | undefined => cache.get(repo);
+sourceReaders.python = { unread: (repo) => pythonSources(repo)?.unread ?? [], peek: peekPythonSources };
 
 /** Parse every Python file of the repository once. Undefined when the parser was not loaded. */
 export function pythonSources(repo: RepoFacts): PythonSources | undefined {

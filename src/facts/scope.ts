@@ -12,7 +12,7 @@ import {
   type Identifier,
   type MethodDeclaration,
   type SourceFile,
-} from 'ts-morph';
+} from './morph.js';
 import type { ParsedSources } from './ts-source.js';
 import { propertyName, rawPropertyName, rawUnwrap, stringValue, unwrap, wrapNode } from './ts-source.js';
 

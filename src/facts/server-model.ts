@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
+import { afterLoad, Node, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression, type SourceFile } from './morph.js';
 import type { RepoFacts } from './repo.js';
 import { declarationOf, findNodes, functionOf, initializerOf, valueOfDeclaration, type FunctionLikeNode } from './scope.js';
 import { inTreeOrder, moduleSpecs, namedFilter, ofKinds, parsedSources, rawOfKinds, wrapNode, positionOf, propertyName, rawPropertyName, stringValue, unwrap, type ParsedSources } from './ts-source.js';
@@ -526,7 +526,7 @@ const REGISTRATION_CALL = namedFilter(
   REGISTRATION_METHODS,
   (cn) => ts.isCallExpression(cn) && ts.isPropertyAccessExpression(cn.expression) && REGISTRATION_METHODS.has(cn.expression.name.text),
 );
-const INPUT_SCHEMA_MEMBER_KINDS = [SyntaxKind.PropertyAssignment, SyntaxKind.ShorthandPropertyAssignment, SyntaxKind.MethodDeclaration, SyntaxKind.GetAccessor, SyntaxKind.SetAccessor];
+const INPUT_SCHEMA_MEMBER_KINDS = afterLoad(() => [SyntaxKind.PropertyAssignment, SyntaxKind.ShorthandPropertyAssignment, SyntaxKind.MethodDeclaration, SyntaxKind.GetAccessor, SyntaxKind.SetAccessor]);
 const INPUT_SCHEMA_MEMBER = namedFilter(
   ['inputSchema'],
   (cn) => {
@@ -804,7 +804,7 @@ function build(sources: ParsedSources): ServerModel {
   for (const [file, sf] of files) {
     const flavour = flavourOf(sf);
     // Object literals with an `inputSchema` member, found through the members (indexed by name).
-    const holders = new Set(rawOfKinds(sf, INPUT_SCHEMA_MEMBER_KINDS, INPUT_SCHEMA_MEMBER).map((m) => m.parent));
+    const holders = new Set(rawOfKinds(sf, INPUT_SCHEMA_MEMBER_KINDS(), INPUT_SCHEMA_MEMBER).map((m) => m.parent));
     const objects = inTreeOrder([...holders]).map((cn) => wrapNode(sf, cn));
     for (const node of objects) {
       if (!Node.isObjectLiteralExpression(node) || usedObjects.has(node)) continue;

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { SyntaxKind, ts } from 'ts-morph';
+import { SyntaxKind, ts } from './morph.js';
 import { RepoFacts } from './repo.js';
 import { inTreeOrder, namedFilter, ofKinds, parsedSources, rawCalleeName, rawOfKinds, type NamedFilter } from './ts-source.js';
 import { sourceDirOf } from '../engine/paths.js';

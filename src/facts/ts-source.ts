@@ -1,6 +1,6 @@
-import { Node, Project, ts, SyntaxKind, type SourceFile } from 'ts-morph';
+import { afterLoad, Node, Project, ts, SyntaxKind, type SourceFile } from './morph.js';
 import type { RepoFacts } from './repo.js';
-import { noteSourceRead, type FileNotRead } from './not-read.js';
+import { noteSourceRead, sourceReaders, type FileNotRead } from './not-read.js';
 import { followDependencies, selectModelFiles } from './published.js';
 import type { SafeRead } from './safe-read.js';
 import { isTestPath, SOURCE_FILE } from './source-paths.js';
@@ -167,6 +167,7 @@ export class SourceSet {
 
 /** The parsed sources if some part asked for them (the report's inputs; nothing is parsed here). */
 export const peekParsedSources = (repo: RepoFacts): ParsedSources | undefined => cache.get(repo);
+sourceReaders.js = { unread: (repo) => parsedSources(repo).unread, peek: peekParsedSources };
 
 /**
  * The parsed sources of a repository (memoised). Own files come first in the byte budget (generated output
@@ -307,6 +308,7 @@ function indexFile(sf: SourceFile): boolean {
     }
   };
   const max = SOURCE_LIMITS.maxDepth;
+  const indexedKind = INDEXED_KIND();
   pushChildren(sf.compilerNode, 1);
   while (nodes.length) {
     const n = nodes.pop()!;
@@ -314,7 +316,7 @@ function indexFile(sf: SourceFile): boolean {
     if (depth > max) return false;
     const k = n.kind;
     (lists[k] ??= []).push(n);
-    if (INDEXED_KIND[k] === 1) {
+    if (indexedKind[k] === 1) {
       const name = indexName(n);
       if (name !== undefined && name.length <= MAX_INDEXED_NAME) {
         const l = name.toLowerCase();
@@ -407,7 +409,7 @@ function indexName(cn: ts.Node): string | undefined {
 }
 
 /** Kinds that the per-file name index holds (see indexName). */
-const INDEXED = new Set<SyntaxKind>([
+const INDEXED = afterLoad(() => new Set<SyntaxKind>([
   SyntaxKind.CallExpression,
   SyntaxKind.NewExpression,
   SyntaxKind.TaggedTemplateExpression,
@@ -416,11 +418,14 @@ const INDEXED = new Set<SyntaxKind>([
   SyntaxKind.PropertyAssignment,
   SyntaxKind.ShorthandPropertyAssignment,
   SyntaxKind.PropertyAccessExpression,
-]);
+]));
 
 /** INDEXED as a table by kind (the walk tests every node). */
-const INDEXED_KIND = new Uint8Array(SyntaxKind.Count);
-for (const k of INDEXED) INDEXED_KIND[k] = 1;
+const INDEXED_KIND = afterLoad(() => {
+  const table = new Uint8Array(SyntaxKind.Count);
+  for (const k of INDEXED()) table[k] = 1;
+  return table;
+});
 
 /** Names longer than this are not indexed (long literals are texts, not names); a filter naming one scans instead. */
 const MAX_INDEXED_NAME = 64;
@@ -465,7 +470,7 @@ export function rawOfKinds(sf: SourceFile, kinds: readonly SyntaxKind[], rawFilt
   const byPos = (a: ts.Node, b: ts.Node): number => a.pos - b.pos || a.end - b.end;
   const out: ts.Node[] = [];
   for (const k of kinds) {
-    if (rawFilter.names && INDEXED.has(k) && !longName(rawFilter.names)) {
+    if (rawFilter.names && INDEXED().has(k) && !longName(rawFilter.names)) {
       const hits: ts.Node[] = [];
       for (const name of rawFilter.names) for (const cn of raw.names.get(name) ?? []) if (cn.kind === k && rawFilter(cn)) hits.push(cn);
       // Several names: merged back into one order (by position; a scan gives the walk's order).

@@ -29,6 +29,9 @@ export interface ProbeRequest {
   /** The package folder to read with the session (static parts, S-7's reference version, X-3's lock). Default:
    * the package of the launched command (package-of.ts), else a package in --cwd. */
   source?: string;
+  /** Read no package at all (--no-source): only the session is judged, and the parts that read the source say
+   * `source-skipped`. Nothing of the static analyser (ts-morph, the Python grammar) is loaded then. */
+  noSource?: boolean;
   /** When set (the MCP server's allowed roots), a package inferred from the command is read only inside them
    * (a package in npx's or uv's cache of this process's environment excepted: the command named it for download). */
   sourceRoots?: string[];
@@ -124,9 +127,10 @@ export interface ProbeSource {
 /**
  * Which package folder to read with the session: --source as given; else the package of the launched
  * command (the recorded command and working directory when judging a saved session); else --cwd when it
- * holds a package manifest. `refused` says why an inferred package is not read (outside the allowed roots).
+ * holds a package manifest. `refused` says why no package is read (--no-source, or an inferred package outside the allowed roots).
  */
 export function probeSource(req: ProbeRequest, session?: RecordedSession): { source?: ProbeSource; refused?: Reason } {
+  if (req.noSource) return { refused: { code: 'source-skipped' } };
   if (req.source !== undefined) {
     const dir = resolve(req.source);
     if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ProbeInputError('notAFolder', { path: req.source });

@@ -337,7 +337,12 @@ export class StdioConnection {
       });
     }
     if (child?.pid) await killTree(child.pid, this.run?.marker);
-    if (child && !this.exited) await Promise.race([new Promise((r) => child.once('exit', r)), new Promise((r) => setTimeout(r, 2000))]);
+    if (child && !this.exited) {
+      // The 2 s wait is cleared when the process exits first: a pending timer would hold mcp-doctor itself open.
+      let wait: NodeJS.Timeout | undefined;
+      await Promise.race([new Promise((r) => child.once('exit', r)), new Promise((r) => (wait = setTimeout(r, 2000)))]);
+      clearTimeout(wait);
+    }
     if (child?.pid && this.run) untrackPid(this.run.marker, child.pid);
     this.settle({ kind: 'timeout' });
     this.record.durationMs = Date.now() - this.started;

@@ -75,11 +75,11 @@ function unjudged(results: RuleResult[]): UnjudgedOut[] {
   return [...by.entries()].map(([code, rules]) => ({ code, count: rules.length, rules })).sort((a, b) => b.count - a.count || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
 }
 
-let encode: ((s: string) => number[]) | undefined;
-/** Tokens of a JSON value with the o200k tokenizer, loaded the first time a result is built. */
+let count: ((s: string) => number) | undefined;
+/** Tokens of a JSON value with the o200k tokenizer (src/tokens/count.ts), loaded the first time a result is built. */
 export async function jsonTokens(v: unknown): Promise<number> {
-  encode ??= (await import('gpt-tokenizer')).encode;
-  return encode(JSON.stringify(v)).length;
+  count ??= (await import('../tokens/count.js')).countTokens;
+  return count(JSON.stringify(v));
 }
 
 /** The compact result of `report`; `uri` names the full report. */

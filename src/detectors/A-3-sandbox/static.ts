@@ -1,4 +1,4 @@
-import { Node, ts, type SourceFile } from 'ts-morph';
+import { Node, ts, type SourceFile } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { fileNotReadData } from '../../facts/not-read.js';

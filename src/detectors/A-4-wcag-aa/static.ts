@@ -1,5 +1,5 @@
 import { parse } from 'parse5';
-import { Node, ts } from 'ts-morph';
+import { Node, ts } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { fileNotReadData } from '../../facts/not-read.js';

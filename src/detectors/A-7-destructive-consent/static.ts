@@ -1,4 +1,4 @@
-import { Node, ts } from 'ts-morph';
+import { Node, ts } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { fileNotReadData } from '../../facts/not-read.js';

@@ -1,50 +1,8 @@
-import { notApplicable, present } from '../../engine/detector.js';
-import type { Finding } from '../../engine/types.js';
-import { declarationParts, declarationVerdict, field, SEARCH_MECHANISMS, shown, UNKNOWN, type DeclarationJudge, type DeclaredTool } from '../declarations-support.js';
+import { declarationParts } from '../declarations-support.js';
+import dynamic from './dynamic.js';
+import { judgeSearch, MESSAGES } from './judge.js';
 
-/**
- * C-10 — declared search mechanism. Applies to list and search tools: a declared verb `list` or `search`,
- * or a name starting with `list_` or `search_`. Each must declare `search` from the closed set (§3.3) in its
- * `_meta["dev.mcp-doctor/declarations"]`, and not `unindexed-scan`. Static part: the source; dynamic part:
- * the `_meta` of the served tools. A tool whose verb cannot be read statically may be a list tool: it keeps
- * the static part unjudged unless another tool is red.
- */
+export * from './judge.js';
 
-const LIST_VERBS = ['list', 'search'];
-const LIST_NAME = /^(?:list|search)_/;
-
-export const judgeSearch: DeclarationJudge = (tools) => {
-  const findings: Finding[] = [];
-  const unread: DeclaredTool[] = [];
-  let listTools = 0;
-  for (const t of tools) {
-    const verb = field(t, 'verb');
-    const byName = LIST_NAME.test(t.name);
-    if (!byName && verb === UNKNOWN) {
-      unread.push(t);
-      continue;
-    }
-    if (!byName && !(typeof verb === 'string' && LIST_VERBS.includes(verb))) continue;
-    listTools++;
-    const search = field(t, 'search');
-    if (search === UNKNOWN) unread.push(t);
-    else if (search === undefined || search === null) findings.push({ messageId: 'missing-search', data: { tool: t.name }, location: t.at() });
-    else if (search === 'unindexed-scan') findings.push({ messageId: 'unindexed-scan', data: { tool: t.name }, location: t.at(['search']) });
-    else if (typeof search !== 'string' || !SEARCH_MECHANISMS.includes(search)) {
-      findings.push({ messageId: 'unknown-search', data: { tool: t.name, search: shown(search) }, location: t.at(['search']) });
-    }
-  }
-  if (listTools === 0 && unread.length === 0) return notApplicable('no-list-or-search-tool');
-  return declarationVerdict(findings, unread, ['missing-search'], present);
-};
-
-export default declarationParts(
-  'C-10',
-  {
-    'missing-search': ['tool'],
-    'unknown-search': ['tool', 'search'],
-    'unindexed-scan': ['tool'],
-  },
-  judgeSearch,
-  { dynamic: true },
-);
+/** C-10: the source part, then the dynamic part (dynamic.ts, which a probe that reads no package loads alone). */
+export default declarationParts('C-10', MESSAGES, judgeSearch, { dynamic });

@@ -1,4 +1,4 @@
-import { Node } from 'ts-morph';
+import { Node } from '../../facts/morph.js';
 import { couldNotJudge, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';

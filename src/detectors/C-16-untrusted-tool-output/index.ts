@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, type ts } from 'ts-morph';
+import { Node, SyntaxKind, type ts } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';

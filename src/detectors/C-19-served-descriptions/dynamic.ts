@@ -1,4 +1,4 @@
-import { encode } from 'gpt-tokenizer';
+import { countTokens } from '../../tokens/count.js';
 import { defineDetector, notApplicable } from '../../engine/detector.js';
 import type { Finding, Reason } from '../../engine/types.js';
 import { servedTools, toolName } from '../dynamic-text.js';
@@ -54,7 +54,7 @@ export default defineDetector({
       const words = wordCount(first);
       if (words < MIN_WORDS) findings.push({ messageId: 'short-first-sentence', data: { tool, words, minimum: MIN_WORDS }, evidence: first.slice(0, 200) });
       if (!hasTrigger(d)) findings.push({ messageId: 'no-when-to-use', data: { tool }, evidence: d.slice(0, 200) });
-      const tokens = encode(d).length;
+      const tokens = countTokens(d);
       if (tokens > budget) findings.push({ messageId: 'description-over-budget', data: { tool, tokens, budget } });
     }
     if (findings.length === 0) return { state: 'present', findings: [], reason: LOCALES_NOT_OBSERVED };

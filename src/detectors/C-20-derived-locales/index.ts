@@ -1,5 +1,5 @@
 import dynamicPart from './dynamic.js';
-import { SyntaxKind, Node, ts, type PropertyAccessExpression } from 'ts-morph';
+import { SyntaxKind, Node, ts, type PropertyAccessExpression } from '../../facts/morph.js';
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { Read, RepoFacts } from '../../facts/repo.js';

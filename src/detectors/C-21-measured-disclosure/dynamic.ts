@@ -1,8 +1,8 @@
-import { encode } from 'gpt-tokenizer';
 import { defineDetector } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import type { Obj } from '../dynamic-support.js';
 import { servedTools, toolName } from '../dynamic-text.js';
+import { countTokens } from '../../tokens/count.js';
 
 /**
  * C-21 — progressive disclosure, measured (dynamic). Counts, with the o200k tokenizer (gpt-tokenizer),
@@ -15,7 +15,7 @@ import { servedTools, toolName } from '../dynamic-text.js';
 /** The parts of a tool definition a host puts in front of the model. */
 export const TOOL_FIELDS = ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations'] as const;
 
-export const tokens = (text: string): number => encode(text).length;
+export const tokens = (text: string): number => countTokens(text);
 
 export function toolTokens(t: Obj): number {
   const picked = Object.fromEntries(TOOL_FIELDS.filter((k) => t[k] !== undefined).map((k) => [k, t[k]]));

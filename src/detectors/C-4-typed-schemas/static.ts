@@ -1,4 +1,4 @@
-import { Node, ts } from 'ts-morph';
+import { Node, ts } from '../../facts/morph.js';
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { declarationOf, rawDeclarationOf, valueOfDeclaration } from '../../facts/scope.js';

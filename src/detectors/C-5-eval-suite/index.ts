@@ -1,4 +1,4 @@
-import { ts } from 'ts-morph';
+import { ts } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding, Location } from '../../engine/types.js';
 import { toolsInSource } from '../../facts/tools-in-source.js';

@@ -1,4 +1,4 @@
-import { SyntaxKind, Node, type CallExpression, type SourceFile, ts } from 'ts-morph';
+import { SyntaxKind, Node, type CallExpression, type SourceFile, ts } from '../../facts/morph.js';
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { declarationOf, initializerOf, isRawFunctionLike, rawOriginOf } from '../../facts/scope.js';

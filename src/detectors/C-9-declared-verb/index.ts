@@ -1,33 +1,8 @@
-import { present } from '../../engine/detector.js';
-import type { Finding } from '../../engine/types.js';
-import { ALL_VERBS, declarationParts, declarationVerdict, field, shown, UNKNOWN, VAGUE_VERBS, type DeclarationJudge, type DeclaredTool } from '../declarations-support.js';
+import { declarationParts } from '../declarations-support.js';
+import dynamic from './dynamic.js';
+import { judgeVerb, MESSAGES } from './judge.js';
 
-/**
- * C-9 — declared operation verb. Every tool declares exactly one `verb` from the closed set of the trunk
- * (§3.2) in its `_meta["dev.mcp-doctor/declarations"]`; `rpc` and `composite` are refused by name. Static
- * part: the source (facts/declarations); dynamic part: the `_meta` of the served tools.
- */
+export * from './judge.js';
 
-export const judgeVerb: DeclarationJudge = (tools) => {
-  const findings: Finding[] = [];
-  const unread: DeclaredTool[] = [];
-  for (const t of tools) {
-    const verb = field(t, 'verb');
-    if (verb === UNKNOWN) unread.push(t);
-    else if (verb === undefined || verb === null) findings.push({ messageId: 'missing-verb', data: { tool: t.name }, location: t.at() });
-    else if (typeof verb === 'string' && VAGUE_VERBS.includes(verb)) findings.push({ messageId: 'vague-verb', data: { tool: t.name, verb }, location: t.at(['verb']) });
-    else if (typeof verb !== 'string' || !ALL_VERBS.includes(verb)) findings.push({ messageId: 'unknown-verb', data: { tool: t.name, verb: shown(verb) }, location: t.at(['verb']) });
-  }
-  return declarationVerdict(findings, unread, ['missing-verb'], present);
-};
-
-export default declarationParts(
-  'C-9',
-  {
-    'missing-verb': ['tool'],
-    'vague-verb': ['tool', 'verb'],
-    'unknown-verb': ['tool', 'verb'],
-  },
-  judgeVerb,
-  { dynamic: true },
-);
+/** C-9: the source part, then the dynamic part (dynamic.ts, which a probe that reads no package loads alone). */
+export default declarationParts('C-9', MESSAGES, judgeVerb, { dynamic });

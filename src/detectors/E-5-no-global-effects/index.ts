@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, type SourceFile } from 'ts-morph';
+import { afterLoad, Node, SyntaxKind, type SourceFile } from '../../facts/morph.js';
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import { importsOf, positionOf, stringValue, unwrap } from '../../facts/ts-source.js';
@@ -88,13 +88,13 @@ function isShadowed(at: Node, name: string): boolean {
   return false;
 }
 
-const ASSIGN = new Set([SyntaxKind.EqualsToken, SyntaxKind.PlusEqualsToken, SyntaxKind.MinusEqualsToken, SyntaxKind.BarBarEqualsToken, SyntaxKind.QuestionQuestionEqualsToken, SyntaxKind.AmpersandAmpersandEqualsToken]);
+const ASSIGN = afterLoad(() => new Set([SyntaxKind.EqualsToken, SyntaxKind.PlusEqualsToken, SyntaxKind.MinusEqualsToken, SyntaxKind.BarBarEqualsToken, SyntaxKind.QuestionQuestionEqualsToken, SyntaxKind.AmpersandAmpersandEqualsToken]));
 
 function findingsIn(file: string, sf: SourceFile, own: Own): Finding[] {
   const out: Finding[] = [];
   const add = (messageId: string, target: string, node: Node) => out.push({ messageId, data: { target }, location: { file, ...positionOf(node) } });
   for (const b of sf.getDescendantsOfKind(SyntaxKind.BinaryExpression)) {
-    if (!ASSIGN.has(b.getOperatorToken().getKind())) continue;
+    if (!ASSIGN().has(b.getOperatorToken().getKind())) continue;
     const left = unwrap(b.getLeft());
     if (!Node.isPropertyAccessExpression(left) && !Node.isElementAccessExpression(left)) continue;
     const hit = classify(left, sf, own);

@@ -1,5 +1,5 @@
 import python from './python.js';
-import { Node, ts, type SourceFile } from 'ts-morph';
+import { afterLoad, Node, ts, type SourceFile } from '../../facts/morph.js';
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
@@ -247,7 +247,7 @@ function scopeOf(site: Node, files: [string, SourceFile][], sources: ReturnType<
   return out;
 }
 
-const EQUALITY = new Set<ts.SyntaxKind>([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken]);
+const EQUALITY = afterLoad(() => new Set<ts.SyntaxKind>([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken]));
 /** Every callee name guardsIn reads a check from. */
 const GUARD_METHODS = new Set(['has', 'includes', 'startsWith', 'endsWith', 'test', 'exec', 'match', 'split']);
 
@@ -282,7 +282,7 @@ function guardsIn(scope: Node[], influence: Influence): Guards {
   };
   // Only calls and equality tests are read: found on compiler nodes, the rest is never wrapped.
   const interesting = (cn: ts.Node): boolean => {
-    if (ts.isBinaryExpression(cn)) return EQUALITY.has(cn.operatorToken.kind);
+    if (ts.isBinaryExpression(cn)) return EQUALITY().has(cn.operatorToken.kind);
     if (!ts.isCallExpression(cn)) return false;
     if (GUARD_METHODS.has(rawCalleeName(cn) ?? '')) return true;
     const o = rawOriginOf(cn.expression);

@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, ts, type ObjectLiteralExpression } from 'ts-morph';
+import { Node, SyntaxKind, ts, type ObjectLiteralExpression } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { hasPythonSource } from '../../facts/python-source.js';

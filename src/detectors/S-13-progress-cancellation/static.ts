@@ -1,4 +1,4 @@
-import { SyntaxKind, Node, ts, type CallExpression, type ObjectLiteralExpression } from 'ts-morph';
+import { SyntaxKind, Node, ts, type CallExpression, type ObjectLiteralExpression } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { declarationOf, findNodes, isFunctionLike, rawOriginOf } from '../../facts/scope.js';

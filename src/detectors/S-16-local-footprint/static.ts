@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, ts, type SourceFile } from 'ts-morph';
+import { afterLoad, Node, SyntaxKind, ts, type SourceFile } from '../../facts/morph.js';
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
@@ -55,7 +55,7 @@ const storeOf = (p: string): Store | undefined => STORES.find((s) => s.re.test(p
 const STORE_HINT = /\.ssh|id_(rsa|dsa|ecdsa|ed25519)|\.aws|gcloud|\.azure|npmrc|netrc|\.docker|_history|\.kube/;
 
 const HOME = '~';
-const PATH_KINDS = [SyntaxKind.StringLiteral, SyntaxKind.NoSubstitutionTemplateLiteral, SyntaxKind.TemplateExpression, SyntaxKind.CallExpression];
+const PATH_KINDS = afterLoad(() => [SyntaxKind.StringLiteral, SyntaxKind.NoSubstitutionTemplateLiteral, SyntaxKind.TemplateExpression, SyntaxKind.CallExpression]);
 const FS_MODULES = new Set(['fs', 'fs/promises', 'fs-extra', 'graceful-fs']);
 const FS_READS = /^(readFile|readFileSync|createReadStream|readdir|readdirSync|opendir|opendirSync|open|openSync|access|accessSync|stat|statSync|lstat|lstatSync|existsSync|copyFile|copyFileSync|cp|cpSync|readJson|readJsonSync|glob|globSync)$/;
 const COMPARISONS = new Set(['startsWith', 'endsWith', 'includes', 'indexOf', 'match', 'test', 'has']);
@@ -186,7 +186,7 @@ function credentialReads(files: [string, SourceFile][]): Read[] {
       const i = firstAtOrAfter(starts, from);
       return i < starts.length && starts[i]! < cn.end && STORE_HINT.test(text.slice(from, cn.end));
     };
-    for (const n of ofKinds(sf, PATH_KINDS, hinted)) {
+    for (const n of ofKinds(sf, PATH_KINDS(), hinted)) {
       if (!(Node.isStringLiteral(n) || Node.isNoSubstitutionTemplateLiteral(n) || Node.isTemplateExpression(n) || Node.isCallExpression(n))) continue;
       if (Node.isImportDeclaration(n.getParent()) || Node.isExternalModuleReference(n.getParent())) continue;
       // Cheap test first: only expressions whose text names a store are read further.

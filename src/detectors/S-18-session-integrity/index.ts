@@ -1,4 +1,4 @@
-import { Node, ts, type BinaryExpression, type SourceFile } from 'ts-morph';
+import { Node, ts, type BinaryExpression, type SourceFile } from '../../facts/morph.js';
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import { findNodes, isDescendantOf, originOf } from '../../facts/scope.js';

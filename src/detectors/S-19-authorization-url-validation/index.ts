@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, ts, type CallExpression, type Identifier, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, ts, type CallExpression, type Identifier, type SourceFile } from '../../facts/morph.js';
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import { enclosingClass, findNodes, functionOf, mayResolveFunction, originOf, rawOriginOf } from '../../facts/scope.js';

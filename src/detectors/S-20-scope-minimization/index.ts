@@ -1,4 +1,4 @@
-import { Node, ts, type SourceFile } from 'ts-morph';
+import { Node, ts, type SourceFile } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import { serverModel } from '../../facts/server-model.js';

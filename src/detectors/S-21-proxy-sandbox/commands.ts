@@ -1,4 +1,4 @@
-import { Node, ts, type SourceFile } from 'ts-morph';
+import { Node, ts, type SourceFile } from '../../facts/morph.js';
 import type { SinkSite } from '../../facts/flow.js';
 import { declarationOf, initializerOf, isFunctionLike, type FunctionLikeNode } from '../../facts/scope.js';
 import { constString, objectLiteralOf, propertyValue } from '../../facts/server-model.js';

@@ -1,4 +1,4 @@
-import { Node, type CallExpression } from 'ts-morph';
+import { Node, type CallExpression } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { sinkSites } from '../../facts/flow.js';

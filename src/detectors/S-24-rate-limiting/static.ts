@@ -1,4 +1,4 @@
-import { SyntaxKind, Node, ts, type SourceFile } from 'ts-morph';
+import { SyntaxKind, Node, ts, type SourceFile } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { declarationOf, functionOf, originOf, rawDeclarationOf, rawOriginOf } from '../../facts/scope.js';

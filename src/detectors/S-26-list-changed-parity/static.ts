@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, ts, type Identifier } from 'ts-morph';
+import { Node, SyntaxKind, ts, type Identifier } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { hasPythonSource } from '../../facts/python-source.js';

@@ -1,4 +1,4 @@
-import { Node, type SourceFile } from 'ts-morph';
+import { Node, type SourceFile } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Location, Verdict } from '../../engine/types.js';
 import { parsedSources, stringValue } from '../../facts/ts-source.js';

@@ -1,4 +1,4 @@
-import { Node, ts } from 'ts-morph';
+import { Node, ts } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Location, Verdict } from '../../engine/types.js';
 import { namesAnyModule, parsedSources, propertyName, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';

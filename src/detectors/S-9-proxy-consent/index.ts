@@ -1,4 +1,4 @@
-import { Node, ts } from 'ts-morph';
+import { Node, ts } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import { returnedExpressions } from '../../facts/server-model.js';

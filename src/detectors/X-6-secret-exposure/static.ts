@@ -1,4 +1,4 @@
-import { SyntaxKind, Node, ts } from 'ts-morph';
+import { SyntaxKind, Node, ts } from '../../facts/morph.js';
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';

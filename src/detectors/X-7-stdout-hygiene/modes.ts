@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, ts, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, ts, type SourceFile } from '../../facts/morph.js';
 import { declarationOf, initializerOf, isFunctionLike, type FunctionLikeNode } from '../../facts/scope.js';
 import { callSitesOf } from '../call-sites.js';
 import { constString } from '../../facts/server-model.js';

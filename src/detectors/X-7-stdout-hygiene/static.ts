@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, ts, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, ts, type SourceFile } from '../../facts/morph.js';
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';

@@ -1,4 +1,4 @@
-import { Node, type SourceFile } from 'ts-morph';
+import { Node, type SourceFile } from '../../facts/morph.js';
 import { moduleAssignments } from '../../facts/python-model.js';
 import type { PythonFile } from '../../facts/python-source.js';
 import { resolveRelativeModule } from '../../facts/scope.js';

@@ -6,7 +6,7 @@ import { pythonModel } from '../../facts/python-model.js';
 import { hasPythonSource } from '../../facts/python-source.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { schemaPropertyNames, serverModel } from '../../facts/server-model.js';
-import { Node } from 'ts-morph';
+import { Node } from '../../facts/morph.js';
 import { parsedSources, unwrap } from '../../facts/ts-source.js';
 import { asksUser, pyReachedPieces, reachedPieces, rootModule, usesModule } from './reach.js';
 import { noToolsFound } from '../tool-absence.js';

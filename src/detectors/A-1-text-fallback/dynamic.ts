@@ -1,0 +1,87 @@
+import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
+import type { Finding } from '../../engine/types.js';
+import { SessionFacts } from '../../facts/session.js';
+import { isObj, noEraServed, type Obj } from '../dynamic-support.js';
+import { answeredEras } from '../dynamic-text.js';
+
+/**
+ * A-1 — text fallback next to the UI (dynamic). An App serves a `ui://` resource, or a tool whose
+ * `_meta.ui.resourceUri` points at one. Such a tool must carry a description, and every recorded result
+ * of it (or any result that links a UI itself) must hold a text content block of at least MIN_TEXT
+ * characters; the probe declares no UI extension, so a failing call is red too. The probe's own call with
+ * deliberately invalid arguments is expected to fail and is not judged. A UI tool never called with
+ * arguments it accepts leaves the part unjudged: such calls need an explicit opt-in.
+ */
+
+export const MIN_TEXT = 20;
+
+/** The ui:// resource a `_meta` links, in the current (`ui.resourceUri`) or the early (`ui/resourceUri`) form. */
+export function uiResourceOf(meta: unknown): string | undefined {
+  if (!isObj(meta)) return undefined;
+  const nested = isObj(meta.ui) ? meta.ui.resourceUri : undefined;
+  const uri = typeof nested === 'string' ? nested : meta['ui/resourceUri'];
+  return typeof uri === 'string' && uri.startsWith('ui://') ? uri : undefined;
+}
+
+export default defineDetector({
+  ruleId: 'A-1',
+  genre: 'dynamic',
+  needs: ['session'],
+  messages: {
+    'ui-tool-without-description': ['tool'],
+    'ui-result-without-text': ['tool', 'length', 'minimum'],
+    'ui-call-failed': ['tool'],
+  },
+  judge({ inputs: { session } }) {
+    const none = noEraServed(session);
+    if (none) return none;
+    const eras = answeredEras(session);
+    const uiTools = new Map<string, Obj>();
+    const uiResources = new Set<string>();
+    for (const era of eras) {
+      for (const t of session.listed(era, 'tools/list')) if (typeof t.name === 'string' && uiResourceOf(t._meta) && !uiTools.has(t.name)) uiTools.set(t.name, t);
+      for (const r of session.listed(era, 'resources/list')) if (typeof r.uri === 'string' && r.uri.startsWith('ui://')) uiResources.add(r.uri);
+    }
+    if (uiTools.size === 0 && uiResources.size === 0) return notApplicable('no-ui-served');
+
+    const findings: Finding[] = [];
+    for (const [tool, t] of uiTools) {
+      if (typeof t.description !== 'string' || t.description.trim() === '') findings.push({ messageId: 'ui-tool-without-description', data: { tool } });
+    }
+
+    // The probe's deliberately invalid calls, as it recorded them ("<name> <arguments JSON>").
+    const invalid = new Set(session.session.actions.filter((a) => a.kind === 'call-invalid-arguments').map((a) => a.detail));
+    const judged = new Set<string>();
+    const reported = new Set<string>();
+    for (const era of eras) {
+      for (const e of session.calls(era, 'tools/call')) {
+        const params = isObj(e.request.params) ? e.request.params : {};
+        const name = typeof params.name === 'string' ? params.name : '';
+        const res = SessionFacts.result(e);
+        if (!uiTools.has(name) && !uiResourceOf(res?._meta)) continue;
+        const err = SessionFacts.error(e);
+        if (!res && !err) continue;
+        if (err || res?.isError === true) {
+          if (invalid.has(`${name} ${JSON.stringify(params.arguments)}`)) continue;
+          judged.add(name);
+          if (!reported.has(`failed|${name}`)) findings.push({ messageId: 'ui-call-failed', data: { tool: name } });
+          reported.add(`failed|${name}`);
+          continue;
+        }
+        judged.add(name);
+        const content = Array.isArray(res!.content) ? res!.content.filter(isObj) : [];
+        const texts = content.filter((c) => c.type === 'text' && typeof c.text === 'string').map((c) => (c.text as string).trim());
+        const length = Math.max(0, ...texts.map((x) => [...x].length));
+        if (length < MIN_TEXT && !reported.has(`text|${name}`)) {
+          reported.add(`text|${name}`);
+          findings.push({ messageId: 'ui-result-without-text', data: { tool: name, length, minimum: MIN_TEXT }, evidence: JSON.stringify(res!.content ?? null).slice(0, 200) });
+        }
+      }
+    }
+    if (findings.length) return { state: 'non-conforming', findings };
+    const notCalled = [...uiTools.keys()].filter((n) => !judged.has(n));
+    if (notCalled.length) return couldNotJudge('ui-tool-not-called', { tools: notCalled.join(', ') });
+    if (uiTools.size === 0) return couldNotJudge('ui-resource-without-tool', { uris: [...uiResources].join(', ') });
+    return present();
+  },
+});

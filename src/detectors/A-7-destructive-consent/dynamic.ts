@@ -1,0 +1,61 @@
+import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
+import type { Finding } from '../../engine/types.js';
+import { callableByApp, confirmationCause, needsConfirmation } from '../../apps/discover.js';
+import { renderedApps, viewCalls } from '../apps-support.js';
+
+/**
+ * A-7 — consent before a destructive call (dynamic). The host harness clicks each control of the View once,
+ * then the controls a click revealed (a confirmation step), and records which tools/call requests the View sent
+ * after each click. A call of a tool that needs a confirmation — annotated destructive, or not idempotent, or
+ * not annotated at all; never exempted on `destructiveHint: false` alone — is red when it followed a first
+ * click directly, with no revealed confirmation control clicked and no dialog in between, or when the View
+ * sent it without any click. When the View offers such a tool but no click reached it, the part cannot be
+ * judged; when the View can call no such tool, it does not apply.
+ */
+
+export default defineDetector({
+  ruleId: 'A-7',
+  genre: 'dynamic',
+  needs: ['session'],
+  messages: {
+    'call-without-confirmation': ['tool', 'called', 'control', 'cause'],
+    'call-without-click': ['tool', 'called', 'cause'],
+  },
+  judge({ inputs: { session } }) {
+    const got = renderedApps(session);
+    if ('state' in got) return got;
+    const confirmable = [...got.tools.values()].filter((t) => callableByApp(t) && needsConfirmation(t));
+    const findings: Finding[] = [];
+    let reached = 0;
+    // One finding per View, called tool and control (the harness repeats a control for the round-trip figures).
+    const reported = new Set<string>();
+    for (const v of got.rendered) {
+      const calls = viewCalls(v);
+      const byId = new Map(calls.map((c) => [c.id, c]));
+      const clicked = new Set<string | number>();
+      for (const click of v.clicks) {
+        for (const id of click.calls) {
+          clicked.add(id);
+          const c = byId.get(id);
+          if (!c) continue;
+          const def = got.tools.get(c.name);
+          if (!needsConfirmation(def)) continue;
+          reached++;
+          const key = `${v.tool}|${c.name}|${click.control}`;
+          if (!click.revealedBy && !click.dialog && !reported.has(key) && reported.add(key)) findings.push({ messageId: 'call-without-confirmation', data: { tool: v.tool, called: c.name, control: click.control.slice(0, 80), cause: confirmationCause(def) } });
+        }
+      }
+      for (const c of calls) {
+        if (clicked.has(c.id) || !needsConfirmation(got.tools.get(c.name))) continue;
+        reached++;
+        if (reported.has(`${v.tool}|${c.name}|`)) continue;
+        reported.add(`${v.tool}|${c.name}|`);
+        findings.push({ messageId: 'call-without-click', data: { tool: v.tool, called: c.name, cause: confirmationCause(got.tools.get(c.name)) } });
+      }
+    }
+    if (findings.length) return { state: 'non-conforming', findings };
+    if (reached) return present();
+    if (!confirmable.length) return notApplicable('no-confirmable-tool');
+    return couldNotJudge('confirmable-call-not-seen', { tools: confirmable.map((t) => String(t.name)).sort().join(', ') });
+  },
+});

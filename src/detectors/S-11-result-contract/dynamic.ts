@@ -1,0 +1,126 @@
+import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
+import type { Finding } from '../../engine/types.js';
+import { compileUntrusted, type NotEvaluated } from '../../engine/untrusted-schema.js';
+import { SessionFacts, type Exchange } from '../../facts/session.js';
+import type { ConnectionLabel } from '../../probe/session.js';
+import { SKIP_INVALID_ARGUMENTS, UNKNOWN_TOOL } from '../../probe/scenario.js';
+import { evidenceOf, isObj, noEraServed, paramsOf, short, type Obj } from '../dynamic-support.js';
+
+/**
+ * S-11 — result contract, structured output and distinct errors (dynamic part). Reads the raw tools/call
+ * exchanges the probe made in each era: the unknown tool must get a JSON-RPC error, not a result; the call
+ * with schema-invalid arguments must get an isError result or -32602; every error code on the wire must be
+ * an integer outside the range the specification reserves (-32099..-32020), unless the specification
+ * defines it there. The invalid-arguments call is an opt-in (a server that does not validate would run the
+ * handler): when the probe recorded that it left it out, the part stays could-not-judge and says how to send it. A structuredContent the probe saw (opt-in calls) is validated against the tool's
+ * outputSchema (JSON Schema 2020-12) and needs a text block beside it.
+ */
+const RESERVED = { low: -32099, high: -32020 };
+/** Codes the specification defines inside the reserved range: HeaderMismatch, MissingRequiredClientCapability,
+ * UnsupportedProtocolVersion, UrlElicitationRequired. */
+const DEFINED_RESERVED = [-32020, -32021, -32022, -32042];
+const INVALID_PARAMS = -32602;
+const ERAS: ConnectionLabel[] = ['modern', 'legacy', 'negotiation'];
+
+const inReserved = (code: number) => code >= RESERVED.low && code <= RESERVED.high;
+
+/**
+ * Validate a value against a served JSON Schema; the dialect keyword is dropped so draft-07 schemas load too.
+ * The target wrote both the schema and the value: its patterns run on a linear-time engine, and a pattern
+ * that engine cannot run leaves the value not evaluated (never the backtracking engine).
+ */
+function validate(schema: Obj, value: unknown): { ok: true } | { ok: false; errors: string } | { ok: 'not-evaluated'; why: NotEvaluated } {
+  const { $schema: _dialect, $id: _id, ...rest } = schema;
+  const c = compileUntrusted(rest, { dialect: '2020-12', allErrors: true, validateSchema: false });
+  if (!c.ok) return c.why.cause === 'schema-unreadable' ? { ok: false, errors: c.why.detail ?? '' } : { ok: 'not-evaluated', why: c.why };
+  const v = c.validate(value);
+  if (v.valid === true) return { ok: true };
+  if (v.valid === false) return { ok: false, errors: v.errors };
+  return { ok: 'not-evaluated', why: v.why };
+}
+
+/** The call the probe made with schema-invalid arguments, from its recorded action ("<tool> <json args>"). */
+function isInvalidArgumentsCall(e: Exchange, details: Set<string>): boolean {
+  const p = paramsOf(e);
+  return typeof p.name === 'string' && p.name !== UNKNOWN_TOOL && details.has(`${p.name} ${JSON.stringify(p.arguments)}`);
+}
+
+export default defineDetector({
+  ruleId: 'S-11',
+  genre: 'dynamic',
+  needs: ['session'],
+  messages: {
+    'unknown-tool-result': ['era', 'tool'],
+    'reserved-error-code': ['era', 'method', 'code'],
+    'error-code-not-integer': ['era', 'method'],
+    'invalid-arguments-accepted': ['era', 'tool'],
+    'invalid-arguments-wrong-code': ['era', 'tool', 'code'],
+    'structured-without-schema': ['era', 'tool'],
+    'structured-content-invalid': ['era', 'tool'],
+    'structured-without-text': ['era', 'tool'],
+  },
+  judge({ inputs: { session } }) {
+    const unread = noEraServed(session);
+    if (unread) return unread;
+    const details = new Set(session.session.actions.filter((a) => a.kind === 'call-invalid-arguments').map((a) => a.detail));
+    const findings: Finding[] = [];
+    const keys = new Set<string>();
+    const add = (f: Finding) => {
+      const k = `${f.messageId}|${JSON.stringify(f.data)}`;
+      if (!keys.has(k)) keys.add(k), findings.push(f);
+    };
+    let calls = 0;
+    /** The first structured result whose schema could not be run (a pattern the linear engine refuses…). */
+    let notEvaluated: { tool: string; cause: string; pattern?: string } | undefined;
+
+    for (const era of ERAS) {
+      const exchanges = session.exchanges(era);
+      // Every error code on the wire.
+      for (const e of exchanges) {
+        const err = SessionFacts.error(e);
+        if (!err) continue;
+        const method = String(e.request.method);
+        if (typeof err.code !== 'number' || !Number.isInteger(err.code)) {
+          add({ messageId: 'error-code-not-integer', data: { era, method }, evidence: evidenceOf(err.code ?? null) });
+        } else if (inReserved(err.code) && !DEFINED_RESERVED.includes(err.code)) {
+          add({ messageId: 'reserved-error-code', data: { era, method, code: String(err.code) } });
+        }
+      }
+      const tools = new Map(session.listed(era, 'tools/list').map((t) => [t.name, t] as const));
+      for (const e of exchanges.filter((x) => x.request.method === 'tools/call' && x.response)) {
+        calls++;
+        const name = paramsOf(e).name;
+        const tool = short(name);
+        const result = SessionFacts.result(e);
+        const err = SessionFacts.error(e);
+        if (name === UNKNOWN_TOOL) {
+          if (result) add({ messageId: 'unknown-tool-result', data: { era, tool } });
+          // A code the specification defines in the reserved range means something else than "unknown tool".
+          else if (typeof err?.code === 'number' && inReserved(err.code)) add({ messageId: 'reserved-error-code', data: { era, method: 'tools/call', code: String(err.code) } });
+          continue;
+        }
+        if (isInvalidArgumentsCall(e, details)) {
+          if (result && result.isError !== true) add({ messageId: 'invalid-arguments-accepted', data: { era, tool } });
+          if (err && err.code !== INVALID_PARAMS) add({ messageId: 'invalid-arguments-wrong-code', data: { era, tool, code: short(err.code ?? null) } });
+        }
+        // Structured output, when a call returned some.
+        if (!result || result.isError === true || !isObj(result.structuredContent)) continue;
+        const schema = tools.get(name)?.outputSchema;
+        if (!isObj(schema)) add({ messageId: 'structured-without-schema', data: { era, tool } });
+        else {
+          const v = validate(schema, result.structuredContent);
+          if (v.ok === 'not-evaluated') notEvaluated ??= { tool, cause: v.why.cause.replace(/-/g, '_'), ...(v.why.pattern !== undefined ? { pattern: v.why.pattern } : {}) };
+          else if (!v.ok) add({ messageId: 'structured-content-invalid', data: { era, tool }, evidence: evidenceOf(v.errors, 300) });
+        }
+        const content = Array.isArray(result.content) ? result.content : [];
+        if (!content.some((c) => isObj(c) && c.type === 'text')) add({ messageId: 'structured-without-text', data: { era, tool } });
+      }
+    }
+    if (findings.length) return { state: 'non-conforming', findings };
+    if (calls === 0) return couldNotJudge('no-tool-call-observed');
+    if (notEvaluated) return couldNotJudge('schema-not-evaluated', { ...notEvaluated, pattern: notEvaluated.pattern ?? '' });
+    const skipped = session.session.actions.find((a) => a.kind === SKIP_INVALID_ARGUMENTS);
+    if (skipped && details.size === 0) return couldNotJudge('invalid-arguments-not-sent', { tool: short(skipped.detail) });
+    return present();
+  },
+});
