@@ -23,9 +23,10 @@ if (!executable) {
 
 const child = spawn(executable, args, { stdio: 'inherit', detached: true });
 
-function sweep(): void {
+/** Kill the target's group and every marked process; how many marked processes were found. */
+function sweep(): number {
   if (child.pid) signal(-child.pid, 'SIGKILL');
-  if (marker) killMarked(marker);
+  return marker ? killMarked(marker) : 0;
 }
 
 child.on('error', (e) => {
@@ -46,17 +47,19 @@ child.on('exit', (code, sig) => {
 // mcp-doctor holds the other end of fd 3: its end means mcp-doctor is gone (even killed without cleanup).
 try {
   const parent = new Socket({ fd: 3, readable: true, writable: false });
-  // A target may be forking at that very moment (a daemon's child about to start its own child): sweep a few
-  // more times over half a second, so that a process born during the first sweep is caught by a later one.
+  // A target may be forking at that very moment (a daemon's child about to start its own child, another start
+  // of the target still loading on a busy machine): sweep every 100 ms until half a second passes with nothing
+  // found (at most 5 s), so that a process born during a sweep is caught by a later one.
   let going = false;
   const gone = () => {
     if (going) return;
     going = true;
     sweep();
     let passes = 0;
+    let quiet = 0;
     setInterval(() => {
-      sweep();
-      if (++passes >= 5) process.exit(137);
+      quiet = sweep() > 0 ? 0 : quiet + 1;
+      if (quiet >= 5 || ++passes >= 50) process.exit(137);
     }, 100);
   };
   parent.on('end', gone);
