@@ -29,9 +29,12 @@ describe('token counts (src/tokens/count.ts)', () => {
     for (const t of texts) assert.deepEqual(encode(t), libraryEncode(t));
     assert.equal(tableSource, 'json');
     assert.equal(countTokens(texts[0]!), libraryEncode(texts[0]!).length);
-    // A special token in a text is refused the same way (the library's behaviour, unchanged).
-    assert.throws(() => libraryEncode('<|endoftext|>'));
-    assert.throws(() => encode('<|endoftext|>'));
+    // A special token spelled in a text is counted as that text (the library refuses it by default): a served
+    // description cannot make the count throw.
+    const special = 'a <|endoftext|> b <|im_start|>';
+    assert.throws(() => libraryEncode(special));
+    assert.deepEqual(encode(special), libraryEncode(special, { disallowedSpecial: new Set() }));
+    assert.ok(countTokens(special) > 4);
   });
   it('falls back to the library\'s module when the JSON is missing', () => {
     assert.deepEqual(loadRanks(join(root, 'no-such-table.json')), libraryRanks);

@@ -26,10 +26,15 @@ export function loadRanks(file = TABLE_FILE): Ranks {
   return (createRequire(import.meta.url)('gpt-tokenizer/cjs/bpeRanks/o200k_base') as { default: Ranks }).default;
 }
 
+/** No special token is honoured: a served text that spells one (`<|endoftext|>`) is counted as the plain text
+ * it is, as a model API encodes it, instead of making the encoder throw (a target could otherwise turn C-19 and
+ * C-21 into a detector error). */
+const AS_TEXT = { disallowedSpecial: new Set<string>() };
+
 /** The token ids of a text (o200k_base). */
 export function encode(text: string): number[] {
   encoder ??= GptEncoding.getEncodingApi('o200k_base', () => loadRanks());
-  return encoder.encode(text);
+  return encoder.encode(text, AS_TEXT);
 }
 
 /** The number of tokens of a text (o200k_base). */
