@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import which from 'which';
 import { log } from '../engine/log.js';
-import { killMarked, MARKER_VAR, signal } from './proc.js';
+import { isLauncherProcess, killMarked, MARKER_VAR, signal } from './proc.js';
 
 /**
  * Containment of what the probe starts (issue 10). On Linux, when permitted, the target runs in its own PID
@@ -95,8 +95,16 @@ export function launchPlan(): Promise<LaunchPlan> {
   return cached;
 }
 
-/** Kill a started target: its process group, itself, and every process carrying the run's marker. */
+/** One of our launchers (they carry the marker too; see isLauncherProcess). */
+export const isOurLauncher = (pid: number): boolean => isLauncherProcess(pid, LAUNCHER);
+
+/**
+ * Kill a started target: every process carrying the run's marker but our launcher first, then the process
+ * group and the process we started, then whatever still carries the marker. The launcher goes last: if
+ * mcp-doctor is killed halfway, it is still there, running, to finish the sweep.
+ */
 export function killTarget(pid: number | undefined, marker: string | undefined): void {
+  if (marker) killMarked(marker, isOurLauncher);
   if (pid) {
     signal(-pid, 'SIGKILL');
     signal(pid, 'SIGKILL');
@@ -109,6 +117,7 @@ const live = new Map<string, Set<number>>();
 
 function killAllNow(): void {
   for (const [marker, pids] of live) {
+    killMarked(marker, isOurLauncher);
     for (const pid of pids) killTarget(pid, undefined);
     killMarked(marker);
   }
@@ -136,8 +145,9 @@ export function untrackPid(marker: string, pid: number): void {
 
 /** A probe run ends: one last sweep for anything still carrying its marker. */
 export function endRun(marker: string): void {
+  let n = killMarked(marker, isOurLauncher);
   for (const pid of live.get(marker) ?? []) killTarget(pid, undefined);
-  const n = killMarked(marker);
+  n += killMarked(marker);
   if (n) log.info({ count: n }, 'probe: killed processes of the target that outlived their connection');
   live.delete(marker);
 }

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { Socket } from 'node:net';
 import { constants } from 'node:os';
-import { killMarked, MARKER_VAR, signal } from './proc.js';
+import { isLauncherProcess, killMarked, MARKER_VAR, signal } from './proc.js';
 
 /**
  * The launcher of the process-group containment (used when no PID namespace is available): started by
@@ -23,10 +23,14 @@ if (!executable) {
 
 const child = spawn(executable, args, { stdio: 'inherit', detached: true });
 
-/** Kill the target's group and every marked process; how many marked processes were found. */
+/** Other launchers (a target's own launch of this script) are spared like ours: see isLauncherProcess. */
+const self = process.argv[1]!;
+const isLauncher = (pid: number): boolean => isLauncherProcess(pid, self);
+
+/** Kill the target's group and every marked process but the other launchers; how many were found. */
 function sweep(): number {
   if (child.pid) signal(-child.pid, 'SIGKILL');
-  return marker ? killMarked(marker) : 0;
+  return marker ? killMarked(marker, isLauncher) : 0;
 }
 
 child.on('error', (e) => {

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 
 /**
  * Finding and killing the processes of one probe run by the marker in their environment
@@ -41,12 +41,22 @@ export function signal(pid: number, sig: NodeJS.Signals): void {
 
 /**
  * Kill every process carrying the marker: stop them first (a stopped process cannot fork), scan again until
- * no new one appears, then SIGKILL them all. Returns how many were found.
+ * no new one appears, then SIGKILL them all. `spare` leaves some alone (the launcher spares the other launchers
+ * of its run: two launchers sweeping at once would otherwise stop each other before either sends SIGKILL, and
+ * every target would stay stopped). Returns how many were found.
  */
-export function killMarked(marker: string): number {
+export function killMarked(marker: string, spare?: (pid: number) => boolean): number {
   const seen = new Set<number>();
+  const spared = new Set<number>();
   for (let pass = 0; pass < 32; pass++) {
-    const found = markedPids(marker).filter((p) => !seen.has(p));
+    const found = markedPids(marker).filter((p) => {
+      if (seen.has(p) || spared.has(p)) return false;
+      if (spare?.(p)) {
+        spared.add(p);
+        return false;
+      }
+      return true;
+    });
     if (!found.length) break;
     for (const p of found) {
       seen.add(p);
@@ -55,4 +65,22 @@ export function killMarked(marker: string): number {
   }
   for (const p of seen) signal(p, 'SIGKILL');
   return seen.size;
+}
+
+let node: string | undefined;
+/**
+ * Whether a process is one of our launchers (src/probe/launcher.ts): this Node executable (the link of
+ * /proc/<pid>/exe) running `script` as its first argument. A target cannot pass for one without running that
+ * script, which only kills marked processes and ends with its child. Launchers are the safety net when
+ * mcp-doctor dies (even SIGKILLed): a sweep spares them until the targets are dead, so that a sweep cut short
+ * never leaves a launcher stopped or gone while a target lives.
+ */
+export function isLauncherProcess(pid: number, script: string): boolean {
+  try {
+    node ??= realpathSync(process.execPath);
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
+    return argv[1] === script && readlinkSync(`/proc/${pid}/exe`) === node;
+  } catch {
+    return false;
+  }
 }
