@@ -3,7 +3,7 @@ import { Language, Parser, type Node, type Tree } from 'web-tree-sitter';
 import type { RepoFacts } from './repo.js';
 import { noteSourceRead, sourceReaders, type FileNotRead } from './not-read.js';
 import { pythonBudget } from './budget.js';
-import { isTestPath, SOURCE_FILE } from './source-paths.js';
+import { isOwnSource } from './source-paths.js';
 
 /**
  * The audited repository's Python sources as tree-sitter syntax trees, built once per RepoFacts and
@@ -154,7 +154,7 @@ export function pythonSources(repo: RepoFacts): PythonSources | undefined {
   for (const rel of allPythonFiles(repo).slice(MAX_FILES)) unread.push({ file: rel, cause: 'too-many-files', limit: MAX_FILES });
   // The parse budget bounds the audit's memory (facts/budget): 2.25 MB of Python by default, half when the tree
   // also has JavaScript or TypeScript source.
-  const budget = pythonBudget(repo.files.some((f) => SOURCE_FILE.test(f) && !/\.d\.[cm]?ts$/.test(f) && !isTestPath(f)));
+  const budget = pythonBudget(repo.files.some(isOwnSource));
   const perFile = Math.min(PYTHON_LIMITS.parseBytes, budget);
   let parsedBytes = 0;
   for (const rel of pythonFilesOf(repo)) {

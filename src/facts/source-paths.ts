@@ -12,3 +12,6 @@ export function isTestPath(rel: string): boolean {
   if (parts.slice(0, -1).some((p) => TEST_SEGMENTS.has(p))) return true;
   return /\.(?:test|spec)\.[cm]?[jt]sx?$/.test(parts[parts.length - 1]!);
 }
+
+/** Source files (relative paths) that belong to the audited object: no declaration file, no test or fixture. */
+export const isOwnSource = (rel: string): boolean => SOURCE_FILE.test(rel) && !/\.d\.[cm]?ts$/.test(rel) && !isTestPath(rel);

@@ -3,7 +3,7 @@ import type { RepoFacts } from './repo.js';
 import { noteSourceRead, sourceReaders, type FileNotRead } from './not-read.js';
 import { followDependencies, selectModelFiles } from './published.js';
 import type { SafeRead } from './safe-read.js';
-import { isTestPath, SOURCE_FILE } from './source-paths.js';
+import { isOwnSource } from './source-paths.js';
 import { parseBudget, tsBudget } from './budget.js';
 import { hasPythonSource } from './python-source.js';
 
@@ -18,7 +18,7 @@ export { isTestPath } from './source-paths.js';
 
 /** Source files (relative paths) that belong to the audited object. */
 export function sourceFilesOf(repo: RepoFacts): string[] {
-  return repo.files.filter((f) => SOURCE_FILE.test(f) && !/\.d\.[cm]?ts$/.test(f) && !isTestPath(f));
+  return repo.files.filter(isOwnSource);
 }
 
 export interface ParsedSources {
@@ -40,7 +40,8 @@ export interface ParsedSources {
   readonly model: readonly string[];
 }
 
-export { parseBudget };
+/** The largest file parsed, whatever the budget. */
+const MAX_FILE_PARSE_BYTES = 6 * 1024 * 1024;
 
 /**
  * Limits of the source reading, per file and per audit: a file up to `parseBytes` (6 MB, or the budget when it
@@ -51,7 +52,7 @@ export { parseBudget };
  */
 export const SOURCE_LIMITS = {
   get parseBytes(): number {
-    return Math.min(6 * 1024 * 1024, parseBudget());
+    return Math.min(MAX_FILE_PARSE_BYTES, parseBudget());
   },
   get totalParseBytes(): number {
     return parseBudget();
@@ -81,7 +82,7 @@ const cache = new WeakMap<RepoFacts, ParsedSources>();
 export class SourceSet {
   /** `budget`: bytes of source this audit may parse (facts/budget), the TypeScript side's share by default. */
   constructor(readonly budget: number = SOURCE_LIMITS.totalParseBytes) {
-    this.perFile = Math.min(6 * 1024 * 1024, budget);
+    this.perFile = Math.min(MAX_FILE_PARSE_BYTES, budget);
   }
   readonly project = new Project({
     useInMemoryFileSystem: true,

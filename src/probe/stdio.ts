@@ -1,8 +1,7 @@
 import { execa, type ResultPromise } from 'execa';
 import pidtree from 'pidtree';
 import { log } from '../engine/log.js';
-import { isOurLauncher, killTarget, MARKER_VAR, trackPid, untrackPid, type LaunchPlan } from './contain.js';
-import { killMarked } from './proc.js';
+import { killTarget, MARKER_VAR, trackPid, untrackPid, type LaunchPlan } from './contain.js';
 import { depthExceeds, MAX_NOTES, tooDeepNote, type Connection, type ConnectionLabel, type JsonRpc, type SessionNote, type WireMessage } from './session.js';
 
 /**
@@ -362,9 +361,7 @@ export async function killTree(pid: number, marker?: string): Promise<void> {
   } catch {
     /* already gone */
   }
-  // The targets first (descendants, marked processes), the process we started (the launcher) last: see killTarget.
-  if (marker) killMarked(marker, isOurLauncher);
+  // The targets first, the process we started (the launcher, the safety net) last: see killTarget.
   for (const d of descendants) killTarget(d, undefined);
-  killTarget(pid, undefined);
-  if (marker) killTarget(undefined, marker);
+  killTarget(pid, marker);
 }
