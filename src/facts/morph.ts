@@ -8,7 +8,7 @@ import type * as TM from 'ts-morph';
  * touches these values, so TypeScript never loads. The first use replaces the stand-ins below with the
  * library's own objects (ES module bindings are live), so the analyser then runs at full speed.
  *
- * A test (src/facts/morph.test.ts) checks that importing the runner and judging a session without a package
+ * A test (src/probe/no-source.test.ts) checks that importing the runner and judging a session without a package
  * does not load ts-morph.
  */
 export type * from 'ts-morph';
