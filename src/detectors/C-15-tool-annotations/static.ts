@@ -4,7 +4,7 @@ import type { Finding } from '../../engine/types.js';
 import { sinkSites, toolFlows, type SinkSite } from '../../facts/flow.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { hasPythonSource } from '../../facts/python-source.js';
-import { findNodes, functionOf } from '../../facts/scope.js';
+import { declarationOf, findNodes, functionOf, initializerOf, isDescendantOf, isFunctionLike } from '../../facts/scope.js';
 import { constString, objectLiteralOf, propertyValue, serverModel, type ToolDef } from '../../facts/server-model.js';
 import { parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { HINTS } from './dynamic.js';
@@ -24,6 +24,11 @@ import { judgePythonAnnotations } from './python.js';
  *     command its arguments choose, or sends a PUT, PATCH, DELETE or POST request (a POST to a
  *     query-like endpoint, graphql, search, completions…, is taken for a read);
  *   - 'non-destructive-tool-deletes': `destructiveHint: false` (and not read-only), yet the tool deletes files.
+ *     Removing a file the code itself created in the same call is not a destructive update (ownTempFile): a
+ *     temporary file with a name made unique there (randomBytes, randomUUID, Date.now, pid…) and written
+ *     before it is removed (the atomic save: write a temp file, rename it over the target, unlink the temp
+ *     on failure), or anything inside a directory made there by mkdtemp. A deletion the tool's arguments
+ *     reach is always counted.
  * What a tool does: the sinks its arguments reach (facts/flow toolFlows, through called functions), and the
  * file and HTTP sinks written in its handler (or its branch of a low-level dispatcher) and in the functions
  * of the audited source it calls, two levels deep (facts/flow sinkSites). A command with a fixed program is
@@ -78,6 +83,55 @@ function effectOfSite(site: SinkSite, sources: ParsedSources): Effect | undefine
   return undefined;
 }
 
+/** A name made unique where it is built: the file cannot have existed before the code created it. */
+const UNIQUE_NAME = /\b(?:randomBytes|randomUUID|randomInt|getRandomValues|uuid(?:v[1-7])?|v4|nanoid|ulid|Date\.now|process\.pid|hrtime|Math\.random)\s*[(.]|\bprocess\.pid\b/;
+const MKDTEMP = /\bmkdtemp(?:Sync)?\s*\(/;
+
+/** The `const` that a path expression names, declared in a function (not at module level nor a parameter), with that function. */
+function localConst(expr: Node | undefined): { decl: Node; init: Node; fn: Node } | undefined {
+  if (!expr) return undefined;
+  const u = unwrap(expr);
+  if (!Node.isIdentifier(u)) return undefined;
+  const decl = declarationOf(u);
+  const init = decl ? initializerOf(decl) : undefined;
+  const list = decl?.getParent()?.getParent();
+  if (!decl || !init || !Node.isVariableDeclarationList(list) || !(list.getFlags() & ts.NodeFlags.Const)) return undefined;
+  const fn = decl.getFirstAncestor((a) => isFunctionLike(a));
+  return fn ? { decl, init, fn } : undefined;
+}
+
+/** A directory made by mkdtemp in this function, or a path built inside one (`join(dir, 'out.zip')`). */
+function inOwnTempDir(init: Node, fn: Node, depth = 0): boolean {
+  if (MKDTEMP.test(init.getText())) return true;
+  if (depth > 2) return false;
+  for (const id of findNodes(init, (cn) => ts.isIdentifier(cn))) {
+    const c = localConst(id);
+    if (c && c.fn === fn && c.decl.compilerNode !== id.compilerNode && inOwnTempDir(c.init, fn, depth + 1)) return true;
+  }
+  return false;
+}
+
+/**
+ * Does a deletion remove only a file the code created in the same call? Its path is a local `const` that is
+ * either inside a directory made there by mkdtemp, or a uniquely named file that a write of that function (or
+ * a rename away from it) took as its path before the deletion. A module-level path, a parameter, a path read
+ * from a field or a fixed name is not the call's own: another run, or the user, may have made that file.
+ */
+function ownTempFile(site: SinkSite, writes: SinkSite[]): boolean {
+  if (!Node.isCallExpression(site.node)) return false;
+  const c = localConst(site.node.getArguments()[0]);
+  if (!c || !isDescendantOf(site.node, c.fn)) return false;
+  if (inOwnTempDir(c.init, c.fn)) return true;
+  if (!UNIQUE_NAME.test(c.init.getText())) return false;
+  const at = site.node.getStart();
+  return writes.some((w) => {
+    if (!Node.isCallExpression(w.node) || w.node.getSourceFile() !== site.node.getSourceFile() || w.node.getStart() >= at || !isDescendantOf(w.node, c.fn)) return false;
+    const first = w.node.getArguments()[0];
+    const u = first ? unwrap(first) : undefined;
+    return !!u && Node.isIdentifier(u) && declarationOf(u)?.compilerNode === c.decl.compilerNode;
+  });
+}
+
 const spanOf = (n: Node) => ({ file: n.getSourceFile(), start: n.getStart(), end: n.getEnd() });
 type Span = ReturnType<typeof spanOf>;
 
@@ -114,8 +168,10 @@ function effectSites(repo: RepoFacts, sources: ParsedSources) {
   let hit = effectMemo.get(repo);
   if (!hit) {
     const sites = sinkSites(repo);
+    const writes = sites.filter((s) => s.family === 'fs' && s.access === 'write');
     const effects = sites.flatMap((site) => {
       const effect = effectOfSite(site, sources);
+      if (effect?.action === 'delete' && ownTempFile(site, writes)) return [];
       return effect ? [{ site, effect }] : [];
     });
     effectMemo.set(repo, (hit = { byPos: new Map(sites.map((s) => [`${s.file}:${s.line}:${s.column}`, s])), effects }));
