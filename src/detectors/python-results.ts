@@ -32,13 +32,20 @@ function insideNestedScope(n: Node, fn: Node): boolean {
 
 /** The expression a value stands for once parentheses and `await` are taken off. */
 export function bare(n: Node): Node {
-  let x = unparen(n);
-  while (x.type === 'await' && x.namedChild(0)) x = unparen(x.namedChild(0)!);
-  return x;
+  let x = n;
+  for (;;) {
+    if (x.type === 'await' && x.namedChild(0)) x = x.namedChild(0)!;
+    else if (x.type === 'parenthesized_expression') {
+      // A comment inside the parentheses is a named child too.
+      const inner = kids(x).filter((k) => k.type !== 'comment');
+      if (inner.length !== 1) return x;
+      x = inner[0]!;
+    } else return x;
+  }
 }
 
 /** The file holding a dotted module name (`pkg.results`, `.results` relative to `from`), if it is in the source. */
-function moduleFile(model: PythonModel, dotted: string, from: PythonFile): PythonFile | undefined {
+export function moduleFile(model: PythonModel, dotted: string, from: PythonFile): PythonFile | undefined {
   let mod = dotted;
   if (mod.startsWith('.')) {
     const ups = /^\.+/.exec(mod)![0].length;
