@@ -147,19 +147,40 @@ function singletonMethod(model: PythonModel, name: string, method: string, file:
   return fn ? { fn, file: clsFile } : undefined;
 }
 
-/** The value last assigned to a local name before `at`, in the function that holds `at`. */
+/** Per syntax tree, per function: the plain `name = value` assignments of its body, in source order. */
+const assignMemo = new WeakMap<object, Map<number, Map<string, Node[]>>>();
+
+function assignmentsOf(fn: Node, body: Node): Map<string, Node[]> {
+  let perTree = assignMemo.get(fn.tree);
+  if (!perTree) {
+    perTree = new Map();
+    assignMemo.set(fn.tree, perTree);
+  }
+  const hit = perTree.get(fn.id);
+  if (hit) return hit;
+  const m = new Map<string, Node[]>();
+  for (const d of descendants(body, (x) => SCOPES.has(x.type))) {
+    if (d.type !== 'assignment') continue;
+    const l = d.childForFieldName('left');
+    if (l?.type === 'identifier' && d.childForFieldName('right')) m.set(l.text, [...(m.get(l.text) ?? []), d]);
+  }
+  perTree.set(fn.id, m);
+  return m;
+}
+
+/**
+ * The value last assigned to a local name by an assignment that ends before `at`, in the function that
+ * holds `at` (`x = x + 1` read at its own right side gives the earlier value, so a chain always goes back).
+ */
 export function localValue(name: string, at: Node): Node | undefined {
   let fn: Node | null = at.parent;
   while (fn && fn.type !== 'function_definition') fn = fn.parent;
   const body = fn?.childForFieldName('body');
-  if (!body) return undefined;
+  if (!fn || !body) return undefined;
   let found: Node | undefined;
-  for (const d of descendants(body, (x) => SCOPES.has(x.type))) {
-    if (d.startIndex >= at.startIndex) break;
-    if (d.type !== 'assignment') continue;
-    const l = d.childForFieldName('left');
-    const r = d.childForFieldName('right');
-    if (l?.type === 'identifier' && l.text === name && r) found = r;
+  for (const a of assignmentsOf(fn, body).get(name) ?? []) {
+    if (a.endIndex > at.startIndex) break;
+    found = a.childForFieldName('right') ?? undefined;
   }
   return found;
 }
@@ -172,8 +193,11 @@ export function returnedValues(model: PythonModel, fn: Node, file: PythonFile, p
   if (seen.has(fn.id)) return [];
   seen.add(fn.id);
   const out: PyReturned[] = [];
+  const visited = new Set<number>();
   const read = (e: Node, f: PythonFile): void => {
     const x = bare(e);
+    if (visited.has(x.id)) return;
+    visited.add(x.id);
     if (x.type === 'identifier') {
       const v = localValue(x.text, x);
       if (v) {

@@ -165,8 +165,21 @@ class Classifier {
     return /\b__file__\b|importlib\.resources/.test(n.text) || (!!s && !s.interpolated && !s.value.startsWith('/') && !s.value.startsWith('~'));
   }
 
+  /** Items already classified (by file and node), so shared or repeated names are read once. */
+  private readonly memo = new Map<string, Items>();
+
   items(n: Node | undefined, file: PythonFile, depth = 0): Items {
     if (!n || depth > 20) return 'unknown';
+    const key = `${file.rel}:${n.id}`;
+    const hit = this.memo.get(key);
+    if (hit) return hit;
+    this.memo.set(key, 'unknown'); // a cycle reads as unknown
+    const out = this.classify(n, file, depth);
+    this.memo.set(key, out);
+    return out;
+  }
+
+  private classify(n: Node, file: PythonFile, depth: number): Items {
     const awaited = /^[(\s]*await\b/.test(n.text);
     const x = bare(n);
     switch (x.type) {
