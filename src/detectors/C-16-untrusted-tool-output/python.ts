@@ -2,7 +2,7 @@ import type { Node } from 'web-tree-sitter';
 import { couldNotJudge, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import { HTTP_CLIENTS, HTTP_VERBS } from '../../facts/python-flow.js';
-import { callParts, constString, fnName, lastName, moduleConst, qualName, unparen, type PythonModel } from '../../facts/python-model.js';
+import { callParts, constString, fnName, lastName, moduleConst, qualName, type PyTool, type PythonModel } from '../../facts/python-model.js';
 import { allNodes, descendants, kids, lineOf, nodesWithin, stringLiteral, type PythonFile } from '../../facts/python-source.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python-support.js';
@@ -389,6 +389,12 @@ function lowLevelPromptHandlers(model: PythonModel): { file: PythonFile; fn: Nod
   return out;
 }
 
+/** A tool's name for messages; a name that is not a literal (`name=entry["name"]`) is shown as written. */
+function label(t: PyTool): string {
+  if (t.name !== '?') return t.name;
+  return registrationKeyword(t, 'name')?.text.replace(/\s+/g, ' ').slice(0, 60) ?? t.name;
+}
+
 export function judgePythonUntrusted(repo: RepoFacts): Verdict {
   const model = pythonModelOrVerdict(repo);
   if (isVerdict(model)) return model;
@@ -419,9 +425,7 @@ export function judgePythonUntrusted(repo: RepoFacts): Verdict {
     const d = registrationKeyword(t, 'description');
     if (!file || !d) continue;
     const o = check(d, file);
-    // A name that is not a literal (`name=entry["name"]`) is shown as written.
-    const name = t.name === '?' ? (registrationKeyword(t, 'name')?.text.replace(/\s+/g, ' ').slice(0, 60) ?? t.name) : t.name;
-    if (o) push('external-in-description', file, d, { name, call: o.call });
+    if (o) push('external-in-description', file, d, { name: label(t), call: o.call });
   }
 
   // Server instructions.
@@ -465,10 +469,13 @@ export function judgePythonUntrusted(repo: RepoFacts): Verdict {
     if (t.api === 'fastmcp') {
       for (const r of returnedValues(model, t.handler, file)) if (r.file === file && ['string', 'concatenated_string', 'binary_operator', 'identifier', 'call'].includes(r.value.type)) slots.push(r.value);
     }
+    const handler = t.api === 'lowlevel' ? model.handlers.find((h) => h.fn.id === t.handler!.id) : undefined;
     for (const v of slots) {
       if (!instructionLike(literalText(textNode(v)))) continue;
       const o = check(v, file);
-      if (o) push('external-in-instruction-text', file, v, { name: t.name, call: o.call });
+      // A text of a low-level handler belongs to the tool whose dispatch branch holds it.
+      const owner = handler?.toolAt(v) ?? t;
+      if (o) push('external-in-instruction-text', file, v, { name: label(owner), call: o.call });
     }
   }
 
