@@ -42,6 +42,7 @@ const HTTP_MODULES = /^(?:requests|httpx|aiohttp)$/;
 const PASS_CALLS = new Set(['str', 'repr', 'list', 'dict', 'tuple', 'sorted', 'json.loads', 'json.dumps', 'orjson.loads', 'textwrap.dedent', 'html.unescape']);
 const FILE_OPENERS = new Set(['open', 'io.open', 'codecs.open', 'aiofiles.open', 'builtins.open']);
 const SCOPES = new Set(['function_definition', 'lambda', 'class_definition']);
+const NOT_TEXT = new Set(['status_code', 'status', 'ok', 'is_success', 'is_error', 'elapsed', 'encoding']);
 
 interface Origin {
   call: string;
@@ -156,6 +157,8 @@ class PyTracer {
       case 'call':
         return this.callOrigin(x, file, depth, seen);
       case 'attribute':
+        // A response's status is not text a third party writes.
+        if (NOT_TEXT.has(x.childForFieldName('attribute')?.text ?? '')) return undefined;
         return next(x.childForFieldName('object'));
       case 'subscript':
         return next(x.childForFieldName('value'));
