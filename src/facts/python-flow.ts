@@ -144,9 +144,9 @@ const FILE_METHODS = new Set(['read_text', 'read_bytes', 'write_text', 'write_by
 /** Methods that also exist on str: only a sink on something known to be a Path. */
 const PATH_ONLY_METHODS = new Set(['rename', 'replace']);
 
-const HTTP_VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'request', 'stream']);
+export const HTTP_VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'request', 'stream']);
 const HTTP_MODULES = new Set(['requests', 'httpx']);
-const HTTP_CLIENTS = new Set(['requests.Session()', 'requests.session()', 'httpx.Client()', 'httpx.AsyncClient()', 'aiohttp.ClientSession()', 'urllib3.PoolManager()']);
+export const HTTP_CLIENTS = new Set(['requests.Session()', 'requests.session()', 'httpx.Client()', 'httpx.AsyncClient()', 'aiohttp.ClientSession()', 'urllib3.PoolManager()']);
 
 const SANITIZERS: Record<SinkKind, Set<string>> = {
   command: new Set(['shlex.quote', 'pipes.quote', 'shlex.join']),

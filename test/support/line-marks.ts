@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import type { Detector } from '../../src/engine/detector.js';
 import { sourceDirOf } from '../../src/engine/paths.js';
 import { RepoFacts } from '../../src/facts/repo.js';
 import { sourceFilesOf } from '../../src/facts/ts-source.js';
+import { loadPythonParser } from '../../src/facts/python-source.js';
 import { fixtureCases, isServerFixture, judgeFolder } from './detector-tester.js';
 
 /**
@@ -34,6 +35,43 @@ export function testLineMarks(ruleId: string, detectors: readonly Detector[], mo
             const m = mark.exec(l);
             if (m) (m[1] === 'ruleid' ? want : quiet).add(`${rel}:${i + 2}`);
           });
+        }
+        const { result } = judgeFolder(ruleId, detectors, c.dir);
+        const part = result.parts.find((p) => p.genre === genre);
+        const got = new Set((part?.findings ?? []).map((f) => `${f.location?.file}:${f.location?.line}`));
+        assert.deepEqual([...got].sort(), [...want].sort(), 'lines with findings = lines marked ruleid');
+        for (const q of quiet) assert.ok(!got.has(q), `${q} is marked ok but carries a finding`);
+      });
+    }
+  });
+}
+
+/**
+ * The same check on the `py-` fixtures of a folder whose static part also reads Python: a line ending in
+ * `# ruleid: <ID>` in a .py file must carry a finding and every finding must sit on such a line; a line
+ * ending in `# ok: <ID>` must carry none.
+ */
+export function testPythonLineMarks(ruleId: string, detectors: readonly Detector[], moduleUrl: string): void {
+  const dir = sourceDirOf(moduleUrl);
+  const genre = detectors[0]!.genre;
+  const mark = new RegExp(`#\\s*(ruleid|ok):\\s*${ruleId.replace('-', '\\-')}\\b`);
+  const cases = fixtureCases(join(dir, 'fixtures')).filter((c) => c.name.startsWith('py-'));
+  describe(`${ruleId} (${genre}) Python line marks`, () => {
+    before(async () => {
+      await loadPythonParser();
+    });
+    for (const c of cases) {
+      it(`${c.state}/${c.name}`, () => {
+        const want = new Set<string>();
+        const quiet = new Set<string>();
+        const repo = RepoFacts.gather(c.dir);
+        for (const rel of repo.files.filter((f) => f.endsWith('.py'))) {
+          readFileSync(join(c.dir, rel), 'utf8')
+            .split('\n')
+            .forEach((l, i) => {
+              const m = mark.exec(l);
+              if (m) (m[1] === 'ruleid' ? want : quiet).add(`${rel}:${i + 1}`);
+            });
         }
         const { result } = judgeFolder(ruleId, detectors, c.dir);
         const part = result.parts.find((p) => p.genre === genre);

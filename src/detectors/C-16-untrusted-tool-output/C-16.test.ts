@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import detectors, { instructionLike } from './index.js';
 import { testDetectorFolder } from '../../../test/support/detector-tester.js';
-import { testLineMarks } from '../../../test/support/line-marks.js';
+import { testLineMarks, testPythonLineMarks } from '../../../test/support/line-marks.js';
 
 testDetectorFolder('C-16', detectors, import.meta.url);
 testLineMarks('C-16', detectors, import.meta.url);
+testPythonLineMarks('C-16', detectors, import.meta.url);
 
 it('C-16 instruction phrases', () => {
   assert.ok(instructionLike('Follow these steps before opening a pull request:'));

@@ -7,6 +7,7 @@ import { returnedExpressions, serverModel } from '../../facts/server-model.js';
 import { findNodes, functionOf, isFunctionLike, type FunctionLikeNode } from '../../facts/scope.js';
 import { parsedSources, propertyName, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { calleeName, declarationOf, K, locationOf, readSources, resolveValue, sitesOf, rawNameText, rawPropNamed } from '../source-support.js';
+import { judgePythonUntrusted } from './python.js';
 
 /**
  * C-16 — content returned to the model is untrusted (static).
@@ -29,7 +30,8 @@ import { calleeName, declarationOf, K, locationOf, readSources, resolveValue, si
  * A marker is a delimiter around the interpolation (an XML-like tag just before it and its closing tag
  * after, or the word "untrusted" in the surrounding text) or a call named like sanitize/escape/untrusted/
  * fence/quote around the value. Plain tool results that return fetched text as their own block are data.
- * could-not-judge 'no-tools-in-source' when the source registers nothing the model reads.
+ * could-not-judge 'no-tools-in-source' when the source registers nothing the model reads. Python source
+ * only: the Python reading (python.ts).
  */
 
 /** Phrases that address the model with instructions (reviewed registry, kept short). */
@@ -193,8 +195,8 @@ function embeddedResource(prop: Node): boolean {
 }
 
 function judge(repo: RepoFacts): Verdict {
-  const src = readSources(repo);
-  if ('verdict' in src) return src.verdict;
+  const src = readSources(repo, { pythonPart: true });
+  if ('verdict' in src) return src.verdict.reason?.code === 'python-source-only' ? judgePythonUntrusted(repo) : src.verdict;
   const model = serverModel(repo);
   if (model.tools.length === 0 && model.prompts.length === 0 && model.resources.length === 0) return couldNotJudge('no-tools-in-source');
   const sources = parsedSources(repo);

@@ -7,6 +7,7 @@ import { constString } from '../../facts/server-model.js';
 import { ofKinds, parsedSources, positionOf, propertyName, rawUnwrap, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { functionOf, type FunctionLikeNode } from '../../facts/scope.js';
 import { noToolsFound } from '../tool-absence.js';
+import { judgePythonResults } from './python.js';
 
 /**
  * S-11 — result contract (static part, JavaScript/TypeScript). Reads what the source writes, where it is
@@ -24,7 +25,8 @@ import { noToolsFound } from '../tool-absence.js';
  *   - 'error-code-not-integer-in-source': an error constructor given a string or a fractional code.
  * The results are read from the `return` statements of the handler (or of the dispatcher branch).
  * When no tool's result could be read as an object literal and nothing is red: could-not-judge
- * 'tool-results-not-read'. No tool in the source: not-applicable 'no-tools-registered'.
+ * 'tool-results-not-read'. No tool in the source: not-applicable 'no-tools-registered'. Python source only:
+ * the Python reading (python.ts).
  */
 
 const RESERVED = { low: -32099, high: -32020 };
@@ -121,7 +123,7 @@ export default defineDetector({
   },
   judge({ inputs: { repo, session } }) {
     const model = serverModel(repo);
-    if (model.files.length === 0) return hasPythonSource(repo) ? couldNotJudge('source-language-not-read') : couldNotJudge('no-source');
+    if (model.files.length === 0) return hasPythonSource(repo) ? judgePythonResults(repo, session) : couldNotJudge('no-source');
     const sources = parsedSources(repo);
     const findings: Finding[] = [];
     const at = (n: Node) => ({ file: sources.rel(n.getSourceFile()), line: positionOf(n).line });

@@ -3,6 +3,7 @@ import type { Finding } from '../../engine/types.js';
 import { hasPythonSource } from '../../facts/python-source.js';
 import { serverModel } from '../../facts/server-model.js';
 import { listFacts } from '../list-sources.js';
+import { judgePythonPagination } from './python.js';
 
 /**
  * S-12 — protocol list methods paginate (static part, JavaScript/TypeScript). Reads where each protocol
@@ -15,7 +16,8 @@ import { listFacts } from '../list-sources.js';
  *     returns such items: McpServer's resources/list returns every callback's resources whole.
  * A catalog written in code (registrations, literal arrays, constants nothing changes) needs no paging:
  * present. A list whose origin cannot be followed, when nothing is red: could-not-judge
- * 'list-source-unknown'. No registration and no list handler: could-not-judge 'no-lists-in-source'.
+ * 'list-source-unknown'. No registration and no list handler: could-not-judge 'no-lists-in-source'. Python
+ * source only: the Python reading (python.ts).
  */
 
 export default defineDetector({
@@ -29,7 +31,7 @@ export default defineDetector({
   },
   judge({ inputs: { repo } }) {
     const model = serverModel(repo);
-    if (model.files.length === 0) return hasPythonSource(repo) ? couldNotJudge('source-language-not-read') : couldNotJudge('no-source');
+    if (model.files.length === 0) return hasPythonSource(repo) ? judgePythonPagination(repo) : couldNotJudge('no-source');
     const { sources } = listFacts(repo);
     const findings: Finding[] = [];
     let unknown = 0;
