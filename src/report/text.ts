@@ -127,9 +127,16 @@ export function formatUntrusted(locale: string, key: string, data: MessageData |
 export function findingMessage(ruleId: string, f: Finding, locale: string, e?: Escape): string {
   return formatUntrusted(locale, `findings.${ruleId}.${f.messageId}.message`, f.data, e);
 }
+/**
+ * The remediation of a finding. A finding in Python source takes the message's `fixPython` text when it has one
+ * (the same defect mended with the Python SDK's words: FastMCP, `McpError`, pydantic…), otherwise its `fix`.
+ */
 export function findingFix(ruleId: string, f: Finding, locale: string, e?: Escape): string {
-  return formatUntrusted(locale, `findings.${ruleId}.${f.messageId}.fix`, f.data, e);
+  const base = `findings.${ruleId}.${f.messageId}`;
+  const key = isPythonFile(f.location?.file) && raw(locale, `${base}.fixPython`) !== undefined ? `${base}.fixPython` : `${base}.fix`;
+  return formatUntrusted(locale, key, f.data, e);
 }
+const isPythonFile = (file: string | undefined): boolean => !!file && /\.pyi?$/i.test(file);
 export function reasonText(r: Reason | undefined, locale: string, e?: Escape): string | undefined {
   return r ? formatUntrusted(locale, `reasons.${r.code}`, r.data, e) : undefined;
 }
