@@ -74,6 +74,8 @@ export interface PyFlow {
   parameter: string;
   /** Undefined when a sound guard was found. */
   problem?: FlowProblem;
+  /** The line of the unsound check the problem names (a raw-string or prefix check), when there is one. */
+  guardLine?: number;
   /** The source line of the sink, trimmed. */
   evidence: string;
 }
@@ -104,6 +106,8 @@ interface Assign {
 interface GuardInfo {
   sound: Set<string>;
   weak: Map<string, FlowProblem>;
+  /** The line of the statement that holds each weak check (guardsAt fills it). */
+  weakLines?: Map<string, number>;
 }
 const noGuard = (): GuardInfo => ({ sound: new Set(), weak: new Map() });
 
@@ -366,7 +370,16 @@ class Scope {
       for (const s of x.sound) g.sound.add(s);
       for (const [k, v] of x.weak) if (!g.weak.has(k)) g.weak.set(k, v);
     };
+    // The line of the statement each weak check first came from (the check a finding names).
+    const weakLines = new Map<string, number>();
+    g.weakLines = weakLines;
+    let prev: Node | undefined;
+    const noteLines = () => {
+      if (prev) for (const k of g.weak.keys()) if (!weakLines.has(k)) weakLines.set(k, lineOf(prev));
+    };
     for (const d of this.nodes) {
+      noteLines();
+      prev = d;
       if (d.type === 'if_statement') {
         const cond = d.childForFieldName('condition');
         const cons = d.childForFieldName('consequence');
@@ -405,6 +418,7 @@ class Scope {
         }
       }
     }
+    noteLines();
     return g;
   }
 
@@ -1062,7 +1076,10 @@ export function pythonFlows(model: PythonModel, kind: SinkKind): PyFlow[] {
           evidence: evidenceLine(h.file, call),
         };
         if (rem.length && !fixed) {
-          flow.problem = refine(ch.problem, g, s.related(ch.expr));
+          const vars = s.related(ch.expr);
+          flow.problem = refine(ch.problem, g, vars);
+          const guardLine = [...vars].sort().filter((v) => g.weak.get(v) === flow.problem).map((v) => g.weakLines?.get(v)).find((l) => l !== undefined);
+          if (guardLine !== undefined) flow.guardLine = guardLine;
           flagged ??= flow;
         } else guarded ??= flow;
       }

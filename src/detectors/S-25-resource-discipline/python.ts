@@ -80,7 +80,7 @@ export function judgePythonResources(repo: RepoFacts): Verdict {
     const raw = f.problem === 'path-raw-check' || f.problem === 'url-raw-check' || f.problem === 'path-prefix-without-separator' || f.problem === 'path-check-before-realpath';
     findings.push(
       raw
-        ? { messageId: 'uri-check-unsound', data: { name: f.handler, call: f.sink, guardLine: f.line }, location: { file: f.file, line: f.line }, evidence: f.evidence }
+        ? { messageId: 'uri-check-unsound', data: { name: f.handler, call: f.sink, guardLine: f.guardLine ?? f.line }, location: { file: f.file, line: f.line }, evidence: f.evidence }
         : { messageId: 'uri-not-validated', data: { name: f.handler, call: f.sink }, location: { file: f.file, line: f.line }, evidence: f.evidence },
     );
   }
