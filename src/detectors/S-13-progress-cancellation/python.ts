@@ -19,7 +19,8 @@ import { bare, calledFunction, localValue, moduleFile } from '../python-results.
  *
  * What each library does without a timeout, and what turns it off:
  *   - requests (`requests.get(...)`, a `requests.Session()`): no limit unless the call passes `timeout=`
- *     (a Session has no default); `timeout=None` is no limit;
+ *     (a Session has no default; one with an adapter mounted, or whose `request` is replaced by a
+ *     `partial(..., timeout=...)`, is given the benefit of the doubt); `timeout=None` is no limit;
  *   - httpx (`httpx.get(...)`, `httpx.Client()` / `httpx.AsyncClient()`): 5 s by default; `timeout=None`
  *     on the call, or on the client when the call sets none, is no limit;
  *   - aiohttp (`aiohttp.ClientSession()`, `aiohttp.request(...)`): 5 minutes by default; a
@@ -93,9 +94,13 @@ class Reader {
   private readonly findings: Finding[] = [];
   private readonly seenCalls = new Set<string>();
   readonly socketDefault: boolean;
+  /** A Session given a default elsewhere: an adapter mounted on it (`session.mount(..., TimeoutAdapter(...))`) or `session.request = partial(..., timeout=...)`. */
+  readonly sessionDefault: boolean;
 
   constructor(private readonly model: PythonModel) {
-    this.socketDefault = [...model.sources.files.values()].some((f) => /\bsetdefaulttimeout\s*\(/.test(f.text ?? ''));
+    const texts = [...model.sources.files.values()].map((f) => f.text ?? '');
+    this.socketDefault = texts.some((t) => /\bsetdefaulttimeout\s*\(/.test(t));
+    this.sessionDefault = texts.some((t) => /\.mount\s*\(/.test(t) || /\.request\s*=\s*(?:functools\.)?partial\s*\(/.test(t));
   }
 
   /** The client instance a receiver names: a call, a local, a `with ... as`, a module value (here or imported), `self.x`. */
@@ -164,7 +169,7 @@ class Reader {
     let bounded: boolean;
     if (own === 'unknown' || own === 'set') bounded = true;
     else if (own === 'off') bounded = false;
-    else if (c.lib === 'requests') bounded = false; // a Session has no default timeout
+    else if (c.lib === 'requests') bounded = this.sessionDefault; // a Session has no default timeout of its own
     else if (c.lib === 'urllib3') bounded = inst === 'set' || inst === 'unknown' || this.socketDefault;
     else bounded = inst !== 'off'; // httpx 5 s, aiohttp 5 min by default
     return { lib: c.lib, bounded };
