@@ -7,6 +7,8 @@ import type { ToolDef } from '../../facts/server-model.js';
 import { positionOf, propertyName, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
 import { noToolsFound } from '../tool-absence.js';
+import { hasPythonSource } from '../../facts/python-source.js';
+import { judgePythonPagination } from './python.js';
 
 /**
  * C-11 — bounded pagination enforced by the tool (static part). Reads the list and search tools of the
@@ -24,6 +26,7 @@ import { noToolsFound } from '../tool-absence.js';
  * The handler's code is the handler (or the dispatcher's branch) and the functions it reaches (code-paths).
  * A tool whose schema is built by code the reading cannot follow, or whose handler was not found, keeps the
  * part unjudged unless another tool is red.
+ * Python source only: the Python reading (python.ts), with the same message ids.
  */
 
 const LIST_VERBS = ['list', 'search'];
@@ -172,7 +175,7 @@ export default defineDetector({
   messages: { 'page-size-unbounded': ['tool', 'argument'], 'no-page-bound': ['tool'], 'no-cursor': ['tool'] },
   judge({ inputs: { repo, session } }) {
     const got = codeOf(repo);
-    if (!got.ok) return got.verdict;
+    if (!got.ok) return got.verdict.reason?.code === 'no-source' && hasPythonSource(repo) ? judgePythonPagination(repo, session) : got.verdict;
     const decls = sourceDeclarations(repo);
     if (decls.length === 0) return noToolsFound(repo, session);
     const judged: Judged[] = [];

@@ -6,6 +6,8 @@ import { serverModel } from '../../facts/server-model.js';
 import { ofKinds, positionOf, propertyName, rawOfKinds, rawPositionOf, rawUnwrap, unwrap, wrapNode } from '../../facts/ts-source.js';
 import { codeOf, isFn, passThrough, sinkOf, type Code, type Fn } from '../code-paths.js';
 import { named, rawNameText } from '../source-support.js';
+import { hasPythonSource } from '../../facts/python-source.js';
+import { judgePythonLogs } from './python.js';
 
 /**
  * C-6 — no secrets in logs, no raw traces to clients (static part). Two looks at the source:
@@ -28,6 +30,7 @@ import { named, rawNameText } from '../source-support.js';
  * err / error / e / ex, or `new Error().stack`) flowing into a tool result's `content` /
  * `structuredContent`, into `new McpError(…)` / `new ProtocolError(…)`, or into an error thrown from a
  * tool handler (the SDK turns it into the result's text).
+ * Python source only: the Python reading (python.ts), with the same message ids.
  */
 
 const CONSOLE_METHODS = new Set(['log', 'info', 'warn', 'error', 'debug', 'trace']);
@@ -207,7 +210,7 @@ export default defineDetector({
   },
   judge({ inputs: { repo } }) {
     const src = codeOf(repo);
-    if (!src.ok) return src.verdict;
+    if (!src.ok) return src.verdict.reason?.code === 'no-source' && hasPythonSource(repo) ? judgePythonLogs(repo) : src.verdict;
     const code = src.code;
     const redacted = redactionConfigured(code);
     const handlers = new Set<Fn>();

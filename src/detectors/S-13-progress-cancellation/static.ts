@@ -7,6 +7,8 @@ import { httpRequestOf } from '../../facts/flow.js';
 import { objectLiteralOf, propertyValue, serverModel } from '../../facts/server-model.js';
 import { ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
+import { hasPythonSource } from '../../facts/python-source.js';
+import { judgePythonTimeouts } from './python.js';
 
 /**
  * S-13 — progress, cancellation and outbound timeouts (static part). Reads the code a client request
@@ -26,6 +28,7 @@ import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
  * 2. A tool handler that receives the SDK context (`ctx` in v2, `extra` in v1) and does outbound I/O on its
  *    path reads the cancellation signal (`ctx.mcpReq.signal`, `extra.signal`, a destructured `signal`),
  *    or hands the context on to another function.
+ * Python source only: the Python reading (python.ts), with the same message id for outbound requests.
  */
 
 type Client = 'fetch' | 'axios' | 'got' | 'ky' | 'http';
@@ -219,7 +222,7 @@ export default defineDetector({
   },
   judge({ inputs: { repo } }) {
     const src = codeOf(repo);
-    if (!src.ok) return src.verdict;
+    if (!src.ok) return src.verdict.reason?.code === 'no-source' && hasPythonSource(repo) ? judgePythonTimeouts(repo) : src.verdict;
     const code = src.code;
     const model = serverModel(repo);
     const entries: Fn[] = [
