@@ -26,15 +26,16 @@ export interface Code {
 
 /**
  * The parsed sources, or the verdict when the tree holds no readable JavaScript/TypeScript source:
- * could-not-judge, or not-applicable ('no-js-source') for a Python tree when the rule has a Python part
- * (`pythonPart`) that judges it instead.
+ * could-not-judge ('no-source'; 'source-language-not-read' for a Python tree), or not-applicable ('no-js-source')
+ * for a Python tree when the rule has a Python part (`pythonPart`) that judges it instead.
  */
 export function codeOf(repo: RepoFacts, opts: { pythonPart?: boolean } = {}): { ok: true; code: Code } | { ok: false; verdict: Verdict } {
   const sources = parsedSources(repo);
   if (sources.files.size === 0) {
     const unread = sources.unread[0];
     if (unread) return { ok: false, verdict: couldNotJudge('file-not-read', fileNotReadData(unread)) };
-    if (opts.pythonPart && hasPythonSource(repo)) return { ok: false, verdict: notApplicable('no-js-source') };
+    // Python source is source: without a Python part the rule could not read it, which is not "no source".
+    if (hasPythonSource(repo)) return { ok: false, verdict: opts.pythonPart ? notApplicable('no-js-source') : couldNotJudge('source-language-not-read') };
     return { ok: false, verdict: couldNotJudge('no-source') };
   }
   return { ok: true, code: { sources, files: modelFiles(sources), rel: sources.rel } };

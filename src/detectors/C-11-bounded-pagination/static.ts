@@ -7,7 +7,6 @@ import type { ToolDef } from '../../facts/server-model.js';
 import { positionOf, propertyName, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
 import { noToolsFound } from '../tool-absence.js';
-import { hasPythonSource } from '../../facts/python-source.js';
 import { judgePythonPagination } from './python.js';
 
 /**
@@ -175,7 +174,7 @@ export default defineDetector({
   messages: { 'page-size-unbounded': ['tool', 'argument'], 'no-page-bound': ['tool'], 'no-cursor': ['tool'] },
   judge({ inputs: { repo, session } }) {
     const got = codeOf(repo);
-    if (!got.ok) return got.verdict.reason?.code === 'no-source' && hasPythonSource(repo) ? judgePythonPagination(repo, session) : got.verdict;
+    if (!got.ok) return got.verdict.reason?.code === 'source-language-not-read' ? judgePythonPagination(repo, session) : got.verdict;
     const decls = sourceDeclarations(repo);
     if (decls.length === 0) return noToolsFound(repo, session);
     const judged: Judged[] = [];

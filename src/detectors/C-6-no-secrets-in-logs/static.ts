@@ -6,7 +6,6 @@ import { serverModel } from '../../facts/server-model.js';
 import { ofKinds, positionOf, propertyName, rawOfKinds, rawPositionOf, rawUnwrap, unwrap, wrapNode } from '../../facts/ts-source.js';
 import { codeOf, isFn, passThrough, sinkOf, type Code, type Fn } from '../code-paths.js';
 import { named, rawNameText } from '../source-support.js';
-import { hasPythonSource } from '../../facts/python-source.js';
 import { judgePythonLogs } from './python.js';
 
 /**
@@ -210,7 +209,7 @@ export default defineDetector({
   },
   judge({ inputs: { repo } }) {
     const src = codeOf(repo);
-    if (!src.ok) return src.verdict.reason?.code === 'no-source' && hasPythonSource(repo) ? judgePythonLogs(repo) : src.verdict;
+    if (!src.ok) return src.verdict.reason?.code === 'source-language-not-read' ? judgePythonLogs(repo) : src.verdict;
     const code = src.code;
     const redacted = redactionConfigured(code);
     const handlers = new Set<Fn>();

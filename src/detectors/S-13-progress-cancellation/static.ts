@@ -7,7 +7,6 @@ import { httpRequestOf } from '../../facts/flow.js';
 import { objectLiteralOf, propertyValue, serverModel } from '../../facts/server-model.js';
 import { ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
-import { hasPythonSource } from '../../facts/python-source.js';
 import { judgePythonTimeouts } from './python.js';
 
 /**
@@ -222,7 +221,7 @@ export default defineDetector({
   },
   judge({ inputs: { repo } }) {
     const src = codeOf(repo);
-    if (!src.ok) return src.verdict.reason?.code === 'no-source' && hasPythonSource(repo) ? judgePythonTimeouts(repo) : src.verdict;
+    if (!src.ok) return src.verdict.reason?.code === 'source-language-not-read' ? judgePythonTimeouts(repo) : src.verdict;
     const code = src.code;
     const model = serverModel(repo);
     const entries: Fn[] = [
