@@ -8,6 +8,7 @@ import type { SessionFacts } from '../../facts/session.js';
 import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python-support.js';
 import { fileOf, pyNoToolsFound, pyTools } from '../python-tools.js';
 import { bare, calledFunction } from '../python-results.js';
+import { BOUND_PROP, CURSOR_ARG, LIST_NAME, NEXT_CURSOR, SIZE_ARG } from './names.js';
 
 /**
  * C-11, static part on a Python server (called by static.ts when the source is Python only). The same
@@ -27,11 +28,6 @@ import { bare, calledFunction } from '../python-results.js';
  * branch was not found: could-not-judge 'list-tool-not-read' unless another tool is red.
  */
 
-const LIST_NAME = /^(?:list|search)(?:[_-]|[A-Z])/;
-const SIZE_ARG = /^(?:limit|page_?size|per_?page|max_?results|max_?items|max_?count|top_?k|count|num_?results|page_?limit|size|first|take)$/i;
-const CURSOR_ARG = /^(?:cursor|page_?token|after|starting_?after|continuation_?token|next_?token|start_?cursor)$/i;
-const NEXT_CURSOR = /^(?:next_?cursor|next_?page_?token|next_?token|cursor|continuation_?token|end_?cursor|next_?page_?cursor)$/i;
-const BOUND_PROP = /^(?:limit|take|page_?size|per_?page|max_?results|page_?limit|top_?k|first|size)$/i;
 const LE_KEYWORD = /\b(?:le|lt)\s*=/;
 const SQL_LIMIT = /\bLIMIT\s+(?:\d+|\$\d+|\?|:\w+|%s|%\(\w+\)s|\{\w*\})/i;
 const MAX_FUNCTIONS = 200;

@@ -8,6 +8,7 @@ import { positionOf, propertyName, unwrap, type ParsedSources } from '../../fact
 import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
 import { noToolsFound } from '../tool-absence.js';
 import { judgePythonPagination } from './python.js';
+import { BOUND_PROP, CURSOR_ARG, LIST_NAME, NEXT_CURSOR, SIZE_ARG } from './names.js';
 
 /**
  * C-11 — bounded pagination enforced by the tool (static part). Reads the list and search tools of the
@@ -29,11 +30,6 @@ import { judgePythonPagination } from './python.js';
  */
 
 const LIST_VERBS = ['list', 'search'];
-const LIST_NAME = /^(?:list|search)(?:[_-]|[A-Z])/;
-const SIZE_ARG = /^(?:limit|page_?size|per_?page|max_?results|max_?items|max_?count|top_?k|count|num_?results|page_?limit|size|first|take)$/i;
-const CURSOR_ARG = /^(?:cursor|page_?token|after|starting_?after|continuation_?token|next_?token|start_?cursor)$/i;
-const NEXT_CURSOR = /^(?:next_?cursor|next_?page_?token|next_?token|cursor|continuation_?token|end_?cursor|next_?page_?cursor)$/i;
-const BOUND_PROP = /^(?:limit|take|page_?size|per_?page|max_?results|page_?limit|top_?k|first|size)$/i;
 const ZOD_MAX = /\.(?:max|lte|lt)\s*\(/;
 
 type Judged = { tool: string; findings: Finding[]; unknown?: string };

@@ -6,6 +6,7 @@ import { allNodes, kids, lineOf, nodesWithin, type PythonFile } from '../../fact
 import type { RepoFacts } from '../../facts/repo.js';
 import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python-support.js';
 import { bare, localValue } from '../python-results.js';
+import { isSecretName, MASKING, normName } from './names.js';
 
 /**
  * C-6, static part on a Python server (called by static.ts when the source is Python only). The same two
@@ -37,10 +38,7 @@ import { bare, localValue } from '../python-results.js';
 const LEVELS = new Set(['debug', 'info', 'warning', 'warn', 'error', 'exception', 'critical', 'fatal', 'log']);
 const CTX_LEVELS = new Set(['debug', 'info', 'warning', 'error', 'log']);
 const LOGGER_NAME = /^_*(?:log|logger|LOG|LOGGER)$|_?logger$/i;
-const SECRET_ENDINGS = ['token', 'password', 'passwd', 'secret', 'apikey', 'authorization', 'cookie', 'cookies', 'privatekey', 'accesskey', 'credentials', 'setcookie'];
-const NOT_SECRET = ['progresstoken', 'pagetoken', 'nexttoken', 'cancellationtoken', 'continuationtoken', 'synctoken', 'maxtoken', 'maxtokens'];
 const WHOLE_OBJECTS = new Set(['req', 'request', 'headers', 'rawheaders', 'authinfo']);
-const MASKING = /mask|redact|obfuscat|censor|hide|anonymi[sz]|truncat|sanitiz|scrub|elide|fingerprint|hash|digest|preview|hint|last4|suffix|prefix/i;
 const PASS_CALLS = new Set(['str', 'repr', 'format', 'dict', 'list', 'tuple', 'json.dumps', 'pprint.pformat', 'join']);
 const SKIP_KW = new Set(['exc_info', 'stack_info', 'stacklevel', 'file', 'flush', 'level', 'logger']);
 const TRACE_CALL = /^traceback\.(?:format_exc|format_exception|format_tb|format_stack|format_exception_only)$/;
@@ -49,11 +47,6 @@ const MAX_TRACES = 200;
 /** Uses of one local name followed from a trace. */
 const MAX_USES = 20;
 
-const norm = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
-const isSecretName = (name: string): boolean => {
-  const n = norm(name);
-  return SECRET_ENDINGS.some((e) => n.endsWith(e)) && !NOT_SECRET.some((e) => n.endsWith(e));
-};
 
 type Logged = { kind: 'secret' | 'object'; name: string };
 
@@ -108,7 +101,7 @@ function loggedValues(arg: Node, file: PythonFile): Logged[] {
   const consider = (name: string | undefined, node: Node, shown: string) => {
     if (!name) return;
     if (shown === 'os.environ' || (name === 'environ' && /(?:^|\.)environ$/.test(qualName(node, file) ?? ''))) out.push({ kind: 'object', name: 'os.environ' });
-    else if (WHOLE_OBJECTS.has(norm(name))) out.push({ kind: 'object', name: shown.slice(0, 60) });
+    else if (WHOLE_OBJECTS.has(normName(name))) out.push({ kind: 'object', name: shown.slice(0, 60) });
     else if (isSecretName(name) && !(node.type === 'identifier' && heldLabelOrMask(node, file, 0))) out.push({ kind: 'secret', name: shown.slice(0, 60) });
   };
   const visit = (n: Node | null | undefined, depth: number): void => {

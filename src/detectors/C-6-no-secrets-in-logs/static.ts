@@ -7,6 +7,7 @@ import { ofKinds, positionOf, propertyName, rawOfKinds, rawPositionOf, rawUnwrap
 import { codeOf, isFn, passThrough, sinkOf, type Code, type Fn } from '../code-paths.js';
 import { named, rawNameText } from '../source-support.js';
 import { judgePythonLogs } from './python.js';
+import { isSecretName, MASKING } from './names.js';
 
 /**
  * C-6 — no secrets in logs, no raw traces to clients (static part). Two looks at the source:
@@ -35,17 +36,9 @@ import { judgePythonLogs } from './python.js';
 const CONSOLE_METHODS = new Set(['log', 'info', 'warn', 'error', 'debug', 'trace']);
 const LOGGER_METHODS = new Set(['info', 'warn', 'error', 'debug', 'trace', 'fatal', 'log']);
 const LOGGER_NAME = /^(?:log|logger|pino|winston|bunyan|consola|signale)$|Logger$/i;
-const SECRET_ENDINGS = ['token', 'password', 'passwd', 'secret', 'apikey', 'authorization', 'cookie', 'cookies', 'privatekey', 'accesskey', 'credentials', 'setcookie'];
-const NOT_SECRET = ['progresstoken', 'pagetoken', 'nexttoken', 'cancellationtoken', 'continuationtoken', 'synctoken', 'maxtoken'];
 const WHOLE_OBJECTS = new Set(['req', 'request', 'headers', 'rawHeaders', 'authInfo']);
 const ERROR_NAME = /^(?:e|err|error|ex|exc|exception|cause)$|(?:Error|Err)$/;
 const ERROR_CLASSES = /(?:^|\.)(?:McpError|ProtocolError)$/;
-
-const norm = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
-const isSecretName = (name: string): boolean => {
-  const n = norm(name);
-  return SECRET_ENDINGS.some((e) => n.endsWith(e)) && !NOT_SECRET.some((e) => n.endsWith(e));
-};
 
 /** The last name of a value expression: `token`, `apiKey` for cfg.apiKey, `cookie` for h['cookie']. */
 function lastName(n: ts.Node): string | undefined {
@@ -59,9 +52,6 @@ function lastName(n: ts.Node): string | undefined {
 }
 
 type Logged = { kind: 'secret' | 'object'; name: string; node: Node };
-
-/** Functions that return a masked form, a hint or a digest of a secret rather than the secret. */
-const MASKING = /mask|redact|obfuscat|censor|hide|anonymi[sz]|truncat|sanitiz|scrub|elide|fingerprint|hash|digest|preview|hint|last4|suffix|prefix/i;
 
 /** `x.slice(0, 4)`, `x.substring(0, 6)`, `x.slice(-4)`: a few characters of a value, as a hint. */
 function isShortCut(call: Node): boolean {

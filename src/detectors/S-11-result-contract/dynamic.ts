@@ -18,11 +18,13 @@ import { evidenceOf, isObj, noEraServed, paramsOf, short, type Obj } from '../dy
 const RESERVED = { low: -32099, high: -32020 };
 /** Codes the specification defines inside the reserved range: HeaderMismatch, MissingRequiredClientCapability,
  * UnsupportedProtocolVersion, UrlElicitationRequired. */
-const DEFINED_RESERVED = [-32020, -32021, -32022, -32042];
+const DEFINED_RESERVED: ReadonlySet<number> = new Set([-32020, -32021, -32022, -32042]);
 const INVALID_PARAMS = -32602;
 const ERAS: ConnectionLabel[] = ['modern', 'legacy', 'negotiation'];
 
 const inReserved = (code: number) => code >= RESERVED.low && code <= RESERVED.high;
+/** An integer code in the reserved range that the specification does not define there (the source parts, JS and Python, judge literals with it). */
+export const reservedUnknown = (c: number): boolean => Number.isInteger(c) && inReserved(c) && !DEFINED_RESERVED.has(c);
 
 /**
  * Validate a value against a served JSON Schema; the dialect keyword is dropped so draft-07 schemas load too.
@@ -82,7 +84,7 @@ export default defineDetector({
         const method = String(e.request.method);
         if (typeof err.code !== 'number' || !Number.isInteger(err.code)) {
           add({ messageId: 'error-code-not-integer', data: { era, method }, evidence: evidenceOf(err.code ?? null) });
-        } else if (inReserved(err.code) && !DEFINED_RESERVED.includes(err.code)) {
+        } else if (inReserved(err.code) && !DEFINED_RESERVED.has(err.code)) {
           add({ messageId: 'reserved-error-code', data: { era, method, code: String(err.code) } });
         }
       }

@@ -8,6 +8,7 @@ import type { SessionFacts } from '../../facts/session.js';
 import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python-support.js';
 import { fileOf, pyNoToolsFound, pyTools, registrationKeyword } from '../python-tools.js';
 import { bare, calledFunction, calledName, localValue, returnedValues, type PyReturned } from '../python-results.js';
+import { reservedUnknown } from './dynamic.js';
 
 /**
  * S-11, static part on a Python server (called by static.ts when the source is Python only). Same questions
@@ -35,10 +36,7 @@ import { bare, calledFunction, calledName, localValue, returnedValues, type PyRe
  * No tool result read and nothing red: could-not-judge 'tool-results-not-read'.
  */
 
-const RESERVED = { low: -32099, high: -32020 };
-const DEFINED_RESERVED = new Set([-32020, -32021, -32022, -32042]);
 const ERROR_CTOR = /^(?:McpError|MCPError|ProtocolError|JSONRPCError|JsonRpcError|RpcError|ErrorData)$/;
-const reservedUnknown = (c: number) => Number.isInteger(c) && c >= RESERVED.low && c <= RESERVED.high && !DEFINED_RESERVED.has(c);
 
 /** The number a literal stands for (`-32050`, `1.5`), else undefined. */
 function numberOf(n: Node): number | undefined {

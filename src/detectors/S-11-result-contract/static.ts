@@ -8,6 +8,7 @@ import { ofKinds, parsedSources, positionOf, propertyName, rawUnwrap, unwrap, ty
 import { functionOf, type FunctionLikeNode } from '../../facts/scope.js';
 import { noToolsFound } from '../tool-absence.js';
 import { judgePythonResults } from './python.js';
+import { reservedUnknown } from './dynamic.js';
 
 /**
  * S-11 — result contract (static part, JavaScript/TypeScript). Reads what the source writes, where it is
@@ -29,8 +30,6 @@ import { judgePythonResults } from './python.js';
  * the Python reading (python.ts).
  */
 
-const RESERVED = { low: -32099, high: -32020 };
-const DEFINED_RESERVED = new Set([-32020, -32021, -32022, -32042]);
 const ERROR_CTOR = /(?:^|\.)(?:McpError|ProtocolError|JSONRPCError|JsonRpcError|RpcError)$/;
 
 /** The number a literal stands for (`-32050`, `32050`), else undefined. */
@@ -51,7 +50,6 @@ function rawNumber(cn: ts.Node): boolean {
   return ts.isPrefixUnaryExpression(u) && u.operator === SyntaxKind.MinusToken && ts.isNumericLiteral(rawUnwrap(u.operand));
 }
 
-const reservedUnknown = (c: number) => Number.isInteger(c) && c >= RESERVED.low && c <= RESERVED.high && !DEFINED_RESERVED.has(c);
 
 /**
  * Object literals a function returns (for a dispatcher branch: the returns inside the branch). A returned
