@@ -27,7 +27,7 @@ export const EXIT = { ok: 0, findings: 1, usage: 2, failed: 3 } as const;
 
 class UsageError extends Error {}
 
-const FORMATS = ['json', 'markdown', 'sarif'] as const;
+const FORMATS = ['json', 'markdown', 'sarif', 'html'] as const;
 type Format = (typeof FORMATS)[number];
 
 function pickLocale(v: string | undefined): string {
@@ -75,6 +75,7 @@ async function finish(report: Report, s: { locale: string; format: Format; failO
     json: async () => (await import('./report/json.js')).renderJson,
     markdown: async () => (await import('./report/markdown.js')).renderMarkdown,
     sarif: async () => (await import('./report/sarif.js')).renderSarif,
+    html: async () => (await import('./report/html.js')).renderHtml,
   }[s.format];
   emit((await render())(report, s.locale), values.output);
   const red = failing(report.results, s.failOn);

@@ -83,7 +83,7 @@ const text = (s: string): Content[] => [{ type: 'text', text: s }];
  * resources/read (reports.ts) and linked by a resource_link; the text carries the same facts as the structured
  * content. `cli` is the command line that gives the full report from a shell.
  */
-async function reportResult(report: Report, loc: string, failOn: FailOn, detail: Detail, target: string, cli: string, signal: AbortSignal) {
+async function reportResult(report: Report, loc: string, failOn: FailOn, detail: Detail, target: string, cli: string, signal: AbortSignal, html = false) {
   if (signal.aborted) throw new AuditCancelled();
   // The kept report is the JSON report, bounded to what the store holds per report.
   const kept = boundedJson(report, loc, t(loc, 'server.truncated', { cli }), signal, { perRule: KEPT_FINDINGS_PER_RULE, maxBytes: MAX_REPORT_BYTES });
@@ -91,8 +91,18 @@ async function reportResult(report: Report, loc: string, failOn: FailOn, detail:
   const out = await compactResult(report, loc, failOn, uri, detail);
   if (signal.aborted) throw new AuditCancelled();
   const link = { type: 'resource_link' as const, uri, name: uri.slice(REPORT_URI_PREFIX.length), title: t(loc, 'server.resources.report.title'), mimeType: 'application/json' };
-  return { content: [...text(compactText(out, loc, target, cli, report.inputs?.kind)), link], structuredContent: out };
+  const links = [link];
+  if (html) {
+    // The same report as one self-contained page (report/html.ts), kept beside the JSON report.
+    const page = (await import('../report/html.js')).renderHtml(report, loc);
+    const htmlUri = keepReport(page.length <= MAX_REPORT_BYTES ? page : renderTooLarge(loc, cli), 'text/html');
+    links.push({ ...link, uri: htmlUri, name: htmlUri.slice(REPORT_URI_PREFIX.length), title: t(loc, 'server.resources.report.htmlTitle'), mimeType: 'text/html' });
+  }
+  return { content: [...text(compactText(out, loc, target, cli, report.inputs?.kind)), ...links], structuredContent: out };
 }
+/** The page kept when a report's HTML is past the store's bound: it says which command gives the whole page. */
+const renderTooLarge = (loc: string, cli: string): string =>
+  `<!doctype html><html lang="${loc}"><meta charset="utf-8"><title>mcp-doctor</title><p>${t(loc, 'server.truncated', { cli: cli.replace(/[&<>"']/g, '') })}</p></html>`;
 const toolError = (s: string) => ({ content: text(s), isError: true as const });
 
 /** A shell-safe rendering of an argv for the CLI hint (POSIX single quotes). */
@@ -152,14 +162,15 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         fail_on: z.enum(FAIL_ON as [FailOn, ...FailOn[]]).optional().describe(S('tools.audit_repository.args.fail_on')),
         profile: z.enum(PROFILES).optional().describe(S('args.profile')),
         detail: z.enum(DETAILS).optional().describe(S('args.detail')),
+        html: z.boolean().optional().describe(S('args.html')),
       }),
       outputSchema: ToolReportOut,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       _meta: {
-        [DECLARATIONS_KEY]: { authority: { read: 'public', write: 'admin' }, verb: 'introspect', targets: ['source repository'], contextTokens: 1073 },
+        [DECLARATIONS_KEY]: { authority: { read: 'public', write: 'admin' }, verb: 'introspect', targets: ['source repository'], contextTokens: 1102 },
       },
     },
-    async ({ path, locale, rules, fail_on, profile, detail }, ctx) => {
+    async ({ path, locale, rules, fail_on, profile, detail, html }, ctx) => {
       const lim = limited('audit_repository');
       if (lim) return lim;
       const loc = locale ?? L;
@@ -184,7 +195,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
                     .catch(() => undefined),
         });
         const cli = shellQuote(['mcp-doctor', 'audit', path, '--format', 'json', ...(profile === 'vet' ? ['--profile', 'vet'] : [])]);
-        return await reportResult(report, loc, fail_on ?? 'note', detail ?? 'summary', quoteInert(path), cli, signal);
+        return await reportResult(report, loc, fail_on ?? 'note', detail ?? 'summary', quoteInert(path), cli, signal, !!html);
       } catch (e) {
         if (e instanceof AuditCancelled) throw e;
         if (e instanceof UnknownRuleError) return toolError(t(loc, 'cli.errors.unknownRule', { id: e.ids.join(', ') }));
@@ -225,6 +236,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         fail_on: z.enum(FAIL_ON as [FailOn, ...FailOn[]]).optional().describe(S('tools.audit_repository.args.fail_on')),
         profile: z.enum(PROFILES).optional().describe(S('args.profile')),
         detail: z.enum(DETAILS).optional().describe(S('args.detail')),
+        html: z.boolean().optional().describe(S('args.html')),
         locale: localeEnum.optional().describe(S('args.locale')),
       }),
       outputSchema: ToolReportOut,
@@ -234,11 +246,11 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           authority: { read: 'public', write: 'admin' },
           verb: 'external-effect',
           touches: 'a local process or HTTP endpoint named by the caller',
-          contextTokens: 1464,
+          contextTokens: 1494,
         },
       },
     },
-    async ({ locale, command, url, headers, allow_private, exercise, cwd, source, env, timeout_ms, no_browser, artifacts, rules, fail_on, profile, detail }, ctx) => {
+    async ({ locale, command, url, headers, allow_private, exercise, cwd, source, env, timeout_ms, no_browser, artifacts, rules, fail_on, profile, detail, html }, ctx) => {
       const lim = limited('probe_endpoint');
       if (lim) return lim;
       const loc = locale ?? L;
@@ -306,7 +318,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         const cli = command
           ? shellQuote(['mcp-doctor', 'probe', '--format', 'json', ...(cwd !== undefined ? ['--cwd', cwd] : []), ...appsFlags, '--', ...command])
           : shellQuote(['mcp-doctor', 'probe', '--format', 'json', '--url', url!, ...(allow_private ? ['--allow-private'] : []), ...appsFlags]);
-        return await reportResult(report, loc, fail_on ?? 'note', detail ?? 'summary', quoteInert((command ?? [url ?? '']).join(' ')), cli, signal);
+        return await reportResult(report, loc, fail_on ?? 'note', detail ?? 'summary', quoteInert((command ?? [url ?? '']).join(' ')), cli, signal, !!html);
       } catch (e) {
         if (e instanceof ProbeInputError) return toolError(formatUntrusted(loc, `cli.errors.${e.code}`, e.data, quoteInert));
         if (e instanceof ProbeUnreachable) return toolError(unreachableText(e.data, loc, quoteInert));
@@ -332,6 +344,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         allow_private: z.boolean().optional().describe(S('tools.audit_client_config.args.allow_private')),
         rules: ruleIds.optional().describe(S('tools.audit_repository.args.rules')),
         fail_on: z.enum(FAIL_ON as [FailOn, ...FailOn[]]).optional().describe(S('tools.audit_repository.args.fail_on')),
+        html: z.boolean().optional().describe(S('args.html')),
         locale: localeEnum.optional().describe(S('args.locale')),
       }),
       outputSchema: ToolReportOut,
@@ -342,11 +355,11 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           authority: { read: 'public', write: 'admin' },
           verb: 'introspect', targets: ['mcp client configuration'],
           touches: 'MCP client configuration files of the project (and of the user with include_user); with probe, the configured servers',
-          contextTokens: 1209,
+          contextTokens: 1239,
         },
       },
     },
-    async ({ path, include_user, clients, probe, allow_private, rules, fail_on, locale }, ctx) => {
+    async ({ path, include_user, clients, probe, allow_private, rules, fail_on, html, locale }, ctx) => {
       const lim = limited('audit_client_config');
       if (lim) return lim;
       const loc = locale ?? L;
@@ -379,7 +392,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
         if (signal.aborted) throw new AuditCancelled();
         const report = scanReport(d, { probed, lock, rules: rules?.map((r) => r.toUpperCase()) });
         const cli = shellQuote(['mcp-doctor', 'scan', '--project', path ?? '.', '--format', 'json', ...(probe ? ['--probe'] : [])]);
-        return await reportResult(report, loc, fail_on ?? 'note', 'summary', quoteInert(path ?? '.'), cli, signal);
+        return await reportResult(report, loc, fail_on ?? 'note', 'summary', quoteInert(path ?? '.'), cli, signal, !!html);
       } catch (e) {
         if (e instanceof AuditCancelled || e instanceof ProbeCancelled) throw e;
         log.error({ err: e }, 'audit_client_config failed');
@@ -546,9 +559,9 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
     new ResourceTemplate(`${REPORT_URI_PREFIX}{id}`, { list: undefined }),
     { title: S('resources.report.title'), description: S('resources.report.description'), mimeType: 'application/json' },
     async (uri, vars) => {
-      const json = storedReport(String(vars.id));
-      if (json === undefined) throw new Error(S('errors.reportGone', { uri: quoteInert(uri.href) }));
-      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: json }] };
+      const kept = storedReport(String(vars.id));
+      if (kept === undefined) throw new Error(S('errors.reportGone', { uri: quoteInert(uri.href) }));
+      return { contents: [{ uri: uri.href, mimeType: kept.mimeType, text: kept.text }] };
     },
   );
 

@@ -10,18 +10,25 @@ export const REPORT_URI_PREFIX = 'mcp-doctor://reports/';
 export const MAX_REPORTS = 20;
 export const MAX_REPORT_BYTES = 2_000_000;
 
-const reports = new Map<string, string>();
+export interface StoredReport {
+  text: string;
+  mimeType: 'application/json' | 'text/html';
+}
+const reports = new Map<string, StoredReport>();
 
-/** Keep `json` (a rendered report); returns its URI. The oldest report goes when the store is full. */
-export function keepReport(json: string): string {
+/**
+ * Keep a rendered report (the JSON report, or its HTML page); returns its URI. The oldest report goes when the
+ * store is full.
+ */
+export function keepReport(text: string, mimeType: StoredReport['mimeType'] = 'application/json'): string {
   const id = randomUUID();
-  reports.set(id, json);
+  reports.set(id, { text, mimeType });
   while (reports.size > MAX_REPORTS) reports.delete(reports.keys().next().value!);
   return `${REPORT_URI_PREFIX}${id}`;
 }
 
 /** The report kept under `id`, or undefined (never kept, or dropped as the store filled). */
-export const storedReport = (id: string): string | undefined => reports.get(id);
+export const storedReport = (id: string): StoredReport | undefined => reports.get(id);
 
 /** The ids kept, oldest first. */
 export const storedIds = (): string[] => [...reports.keys()];
