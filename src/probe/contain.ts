@@ -75,12 +75,16 @@ async function detect(): Promise<LaunchPlan> {
   const unshare = which.sync('unshare', { nothrow: true });
   if (!unshare) return fallback('unshare-missing');
   const setpriv = which.sync('setpriv', { nothrow: true });
+  const envBin = which.sync('env', { nothrow: true });
   for (const flags of NAMESPACE_FLAGS) {
     const prefixes = setpriv ? [[setpriv, '--pdeathsig', 'KILL', '--', unshare, ...flags], [unshare, ...flags]] : [[unshare, ...flags]];
     for (const [file, ...pre] of prefixes) {
       if (await works(file!, pre)) {
         log.debug({ file, args: pre }, 'probe: targets run in their own PID namespace');
-        return { method: 'pid-namespace', wrap: (executable, args) => ({ file: file!, args: [...pre, '--', executable, ...args], ipc: false }) };
+        // The run's marker stays with our wrappers (where a sweep finds them): `env -u` drops it before the target
+        // starts, so the target sees only the scrubbed environment (the namespace, not the marker, contains it).
+        const unset = envBin ? [envBin, '-u', MARKER_VAR, '--'] : [];
+        return { method: 'pid-namespace', wrap: (executable, args) => ({ file: file!, args: [...pre, '--', ...unset, executable, ...args], ipc: false }) };
       }
     }
   }
