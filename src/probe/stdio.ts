@@ -91,6 +91,8 @@ export class StdioConnection {
   private buf: Buffer[] = [];
   private bufLen = 0;
   private discarding = false;
+  /** The start of a line past maxLineBytes (kept while the rest is discarded): enough to tell noise from JSON. */
+  private discardedHead = '';
   private captured = 0;
   private exited = false;
   /** We are ending the connection: waiters still pending timed out, the target did not exit by itself. */
@@ -206,6 +208,7 @@ export class StdioConnection {
     if (this.bufLen + chunk.length > this.limits.maxLineBytes) {
       this.discarding = true;
       this.record.truncated = true;
+      this.discardedHead = Buffer.concat([...this.buf, chunk]).subarray(0, 600).toString('utf8');
       this.buf = [];
       this.bufLen = 0;
       return;
@@ -217,6 +220,10 @@ export class StdioConnection {
   private line(): void {
     if (this.discarding) {
       this.discarding = false;
+      // A line too long to read whole: one that does not even start like a JSON object is noise on stdout
+      // whatever follows; one that does may be an oversized message, which is only a truncation.
+      if (!/^\s*\{/.test(this.discardedHead)) this.noise(this.discardedHead);
+      this.discardedHead = '';
       return;
     }
     const raw = Buffer.concat(this.buf).toString('utf8').replace(/\r$/, '');
