@@ -444,8 +444,9 @@ export async function audit(opts: AuditOptions): Promise<Report> {
     results.push(judgeRule(rule, detectors, gathered, config, kind));
     done++;
     opts.onProgress?.({ done, total: rules.length, ruleId: rule.id });
-    // Let cancellation and progress notifications through on long audits.
-    if (done % 8 === 0) await new Promise((r) => setImmediate(r));
+    // Let cancellation, pings and progress notifications through between rules (a turn of the event loop costs
+    // microseconds; a rule can cost a second on a large tree).
+    await new Promise((r) => setImmediate(r));
   }
   results.sort((a, b) => byRuleId(a.ruleId, b.ruleId));
   if (gathered.repo.ok && gathered.session?.ok) linkServedToSource(results, gathered.repo.value, (await import('../facts/server-model.js')).serverModel);
