@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -7,7 +7,9 @@ import { killTree } from '../probe/stdio.js';
 
 /**
  * The system's Chromium, driven by playwright-core. mcp-doctor never downloads a browser: it uses the one the
- * machine has (Debian/Ubuntu: `apt-get install chromium`), or the one MCP_DOCTOR_CHROMIUM names. Each launch
+ * machine has (Debian/Ubuntu: `apt-get install chromium`), or the one MCP_DOCTOR_CHROMIUM names; failing both,
+ * the Chromium binary that the npm package @sparticuz/chromium ships, when it is installed (a devDependency: the
+ * test run on a machine without a browser). MCP_DOCTOR_SYSTEM_CHROMIUM=off skips the system candidates. Each launch
  * gets a fresh profile (Playwright's temporary one, removed at close), no GPU, no QUIC, no background networking, no component
  * updates, no sync, and a browser-wide proxy that answers nothing, so that the browser's own traffic cannot
  * leave the machine either; pages get the network guard as their proxy (netguard.ts).
@@ -25,11 +27,15 @@ export class BrowserMissing extends Error {
   }
 }
 
-/** The browser executable: MCP_DOCTOR_CHROMIUM when set (and executable), else the first system candidate. */
+/**
+ * The browser executable: MCP_DOCTOR_CHROMIUM when set (and executable), else the first system candidate
+ * (none when MCP_DOCTOR_SYSTEM_CHROMIUM is `off`).
+ */
 export function findChromium(env: NodeJS.ProcessEnv = process.env): string {
   const tried: string[] = [];
   const explicit = env.MCP_DOCTOR_CHROMIUM;
-  for (const c of explicit ? [explicit] : CANDIDATES) {
+  const system = env.MCP_DOCTOR_SYSTEM_CHROMIUM === 'off' ? [] : CANDIDATES;
+  for (const c of explicit ? [explicit] : system) {
     tried.push(c);
     try {
       accessSync(c, constants.X_OK);
@@ -39,6 +45,45 @@ export function findChromium(env: NodeJS.ProcessEnv = process.env): string {
     }
   }
   throw new BrowserMissing(tried);
+}
+
+export const PACKAGED = '@sparticuz/chromium';
+
+/**
+ * The Chromium binary an npm package ships (@sparticuz/chromium), unpacked into the temporary folder on first use,
+ * or undefined when the package is not installed or cannot unpack. The unpacked file is used only when it is ours
+ * and writable by nobody else (the temporary folder is shared).
+ */
+export async function packagedChromium(): Promise<string | undefined> {
+  let path: string;
+  try {
+    const mod = (await import(PACKAGED)) as { default: { executablePath(input?: string): Promise<string> } };
+    path = await mod.default.executablePath();
+  } catch (e) {
+    log.debug({ err: String(e) }, 'no packaged chromium');
+    return undefined;
+  }
+  try {
+    const st = statSync(path);
+    const uid = process.getuid?.();
+    if (!st.isFile() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0) return undefined;
+    accessSync(path, constants.X_OK);
+    return path;
+  } catch {
+    return undefined;
+  }
+}
+
+/** findChromium, then (unless MCP_DOCTOR_CHROMIUM names one) the packaged Chromium. */
+export async function locateChromium(env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  try {
+    return findChromium(env);
+  } catch (e) {
+    if (!(e instanceof BrowserMissing) || env.MCP_DOCTOR_CHROMIUM) throw e;
+    const packaged = await packagedChromium();
+    if (packaged) return packaged;
+    throw new BrowserMissing([...e.tried, PACKAGED]);
+  }
 }
 
 export interface LaunchedBrowser {
@@ -143,7 +188,7 @@ export interface LaunchOptions {
 }
 
 export async function launchChromium(opts: LaunchOptions): Promise<LaunchedBrowser> {
-  const executable = opts.executable ?? findChromium();
+  const executable = opts.executable ?? (await locateChromium());
   const { chromium } = await import('playwright-core');
   const profile = mkdtempSync(join(tmpdir(), 'mcp-doctor-chromium-'));
   const args = [
