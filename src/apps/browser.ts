@@ -1,6 +1,7 @@
 import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { log } from '../engine/log.js';
 import { killTree } from '../probe/stdio.js';
@@ -56,23 +57,34 @@ export const PACKAGED = '@sparticuz/chromium';
  */
 export async function packagedChromium(): Promise<string | undefined> {
   let path: string;
+  let libDir: string | undefined;
   try {
-    const mod = (await import(PACKAGED)) as { default: { executablePath(input?: string): Promise<string> } };
+    const mod = (await import(PACKAGED)) as { default: { executablePath(input?: string): Promise<string> }; inflate(file: string): Promise<string> };
     path = await mod.default.executablePath();
+    // The NSS, NSPR and expat libraries it links against, which a bare machine may lack (its al2023 archive).
+    libDir = join(await mod.inflate(join(dirname(fileURLToPath(import.meta.resolve(PACKAGED))), '..', 'bin', 'al2023.tar.br')), 'lib');
   } catch (e) {
     log.debug({ err: String(e) }, 'no packaged chromium');
     return undefined;
   }
+  const uid = process.getuid?.();
+  const ours = (f: string, file: boolean) => {
+    const st = statSync(f);
+    return (file ? st.isFile() : st.isDirectory()) && (uid === undefined || st.uid === uid) && (st.mode & 0o022) === 0;
+  };
   try {
-    const st = statSync(path);
-    const uid = process.getuid?.();
-    if (!st.isFile() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0) return undefined;
+    if (!ours(path, true)) return undefined;
     accessSync(path, constants.X_OK);
+    if (libDir && ours(libDir, false)) packagedLibs.set(path, libDir);
     return path;
   } catch {
     return undefined;
   }
 }
+
+/** Library folder of each packaged Chromium found (set as LD_LIBRARY_PATH of that browser only). */
+const packagedLibs = new Map<string, string>();
+export const packagedLibDir = (executable: string): string | undefined => packagedLibs.get(executable);
 
 /** findChromium, then (unless MCP_DOCTOR_CHROMIUM names one) the packaged Chromium. */
 export async function locateChromium(env: NodeJS.ProcessEnv = process.env): Promise<string> {
@@ -226,7 +238,13 @@ export async function launchChromium(opts: LaunchOptions): Promise<LaunchedBrows
       handleSIGINT: false,
       handleSIGTERM: false,
       handleSIGHUP: false,
-      env: { HOME: profile, PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'en_US.UTF-8', TZ: 'UTC' },
+      env: {
+        HOME: profile,
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        LANG: 'en_US.UTF-8',
+        TZ: 'UTC',
+        ...(packagedLibs.has(executable) ? { LD_LIBRARY_PATH: packagedLibs.get(executable) } : {}),
+      },
     });
   } catch (e) {
     rmSync(profile, { recursive: true, force: true });

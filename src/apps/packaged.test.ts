@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sourceDirOf } from '../engine/paths.js';
 import { scrubbedEnv } from '../probe/env.js';
-import { BrowserMissing, CANDIDATES, findChromium, locateChromium } from './browser.js';
+import { execFileSync } from 'node:child_process';
+import { BrowserMissing, CANDIDATES, findChromium, locateChromium, packagedLibDir } from './browser.js';
 import { runHarness } from './harness.js';
 import type { AppsRecord } from './record.js';
 
@@ -47,6 +48,15 @@ describe('no system Chromium: the packaged one renders', () => {
   it('the browser found is the packaged one, not a system candidate', async () => {
     const exe = await locateChromium();
     assert.ok(!CANDIDATES.includes(exe), exe);
+  });
+
+  it('brings the NSS libraries a bare machine may lack, and the binary links against them', async () => {
+    const exe = await locateChromium();
+    const lib = packagedLibDir(exe);
+    assert.ok(lib, 'a library folder');
+    const ldd = execFileSync('ldd', [exe], { env: { PATH: process.env.PATH, LD_LIBRARY_PATH: lib }, encoding: 'utf8' });
+    assert.match(ldd, new RegExp(`libnss3\\.so => ${lib.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/libnss3\\.so`));
+    assert.doesNotMatch(ldd, /not found/);
   });
 
   it('renders the Views with it', () => {
