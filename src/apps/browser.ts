@@ -1,13 +1,16 @@
-import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { log } from '../engine/log.js';
 import { killTree } from '../probe/stdio.js';
 
 /**
  * The system's Chromium, driven by playwright-core. mcp-doctor never downloads a browser: it uses the one the
- * machine has (Debian/Ubuntu: `apt-get install chromium`), or the one MCP_DOCTOR_CHROMIUM names. Each launch
+ * machine has (Debian/Ubuntu: `apt-get install chromium`), or the one MCP_DOCTOR_CHROMIUM names; failing both,
+ * the Chromium binary that the npm package @sparticuz/chromium ships, when it is installed (a devDependency: the
+ * test run on a machine without a browser). MCP_DOCTOR_SYSTEM_CHROMIUM=off skips the system candidates. Each launch
  * gets a fresh profile (Playwright's temporary one, removed at close), no GPU, no QUIC, no background networking, no component
  * updates, no sync, and a browser-wide proxy that answers nothing, so that the browser's own traffic cannot
  * leave the machine either; pages get the network guard as their proxy (netguard.ts).
@@ -25,11 +28,15 @@ export class BrowserMissing extends Error {
   }
 }
 
-/** The browser executable: MCP_DOCTOR_CHROMIUM when set (and executable), else the first system candidate. */
+/**
+ * The browser executable: MCP_DOCTOR_CHROMIUM when set (and executable), else the first system candidate
+ * (none when MCP_DOCTOR_SYSTEM_CHROMIUM is `off`).
+ */
 export function findChromium(env: NodeJS.ProcessEnv = process.env): string {
   const tried: string[] = [];
   const explicit = env.MCP_DOCTOR_CHROMIUM;
-  for (const c of explicit ? [explicit] : CANDIDATES) {
+  const system = env.MCP_DOCTOR_SYSTEM_CHROMIUM === 'off' ? [] : CANDIDATES;
+  for (const c of explicit ? [explicit] : system) {
     tried.push(c);
     try {
       accessSync(c, constants.X_OK);
@@ -39,6 +46,56 @@ export function findChromium(env: NodeJS.ProcessEnv = process.env): string {
     }
   }
   throw new BrowserMissing(tried);
+}
+
+export const PACKAGED = '@sparticuz/chromium';
+
+/**
+ * The Chromium binary an npm package ships (@sparticuz/chromium), unpacked into the temporary folder on first use,
+ * or undefined when the package is not installed or cannot unpack. The unpacked file is used only when it is ours
+ * and writable by nobody else (the temporary folder is shared).
+ */
+export async function packagedChromium(): Promise<string | undefined> {
+  let path: string;
+  let libDir: string | undefined;
+  try {
+    const mod = (await import(PACKAGED)) as { default: { executablePath(input?: string): Promise<string> }; inflate(file: string): Promise<string> };
+    path = await mod.default.executablePath();
+    // The NSS, NSPR and expat libraries it links against, which a bare machine may lack (its al2023 archive).
+    libDir = join(await mod.inflate(join(dirname(fileURLToPath(import.meta.resolve(PACKAGED))), '..', 'bin', 'al2023.tar.br')), 'lib');
+  } catch (e) {
+    log.debug({ err: String(e) }, 'no packaged chromium');
+    return undefined;
+  }
+  const uid = process.getuid?.();
+  const ours = (f: string, file: boolean) => {
+    const st = statSync(f);
+    return (file ? st.isFile() : st.isDirectory()) && (uid === undefined || st.uid === uid) && (st.mode & 0o022) === 0;
+  };
+  try {
+    if (!ours(path, true)) return undefined;
+    accessSync(path, constants.X_OK);
+    if (libDir && ours(libDir, false)) packagedLibs.set(path, libDir);
+    return path;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Library folder of each packaged Chromium found (set as LD_LIBRARY_PATH of that browser only). */
+const packagedLibs = new Map<string, string>();
+export const packagedLibDir = (executable: string): string | undefined => packagedLibs.get(executable);
+
+/** findChromium, then (unless MCP_DOCTOR_CHROMIUM names one) the packaged Chromium. */
+export async function locateChromium(env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  try {
+    return findChromium(env);
+  } catch (e) {
+    if (!(e instanceof BrowserMissing) || env.MCP_DOCTOR_CHROMIUM) throw e;
+    const packaged = await packagedChromium();
+    if (packaged) return packaged;
+    throw new BrowserMissing([...e.tried, PACKAGED]);
+  }
 }
 
 export interface LaunchedBrowser {
@@ -143,7 +200,7 @@ export interface LaunchOptions {
 }
 
 export async function launchChromium(opts: LaunchOptions): Promise<LaunchedBrowser> {
-  const executable = opts.executable ?? findChromium();
+  const executable = opts.executable ?? (await locateChromium());
   const { chromium } = await import('playwright-core');
   const profile = mkdtempSync(join(tmpdir(), 'mcp-doctor-chromium-'));
   const args = [
@@ -181,7 +238,13 @@ export async function launchChromium(opts: LaunchOptions): Promise<LaunchedBrows
       handleSIGINT: false,
       handleSIGTERM: false,
       handleSIGHUP: false,
-      env: { HOME: profile, PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'en_US.UTF-8', TZ: 'UTC' },
+      env: {
+        HOME: profile,
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        LANG: 'en_US.UTF-8',
+        TZ: 'UTC',
+        ...(packagedLibs.has(executable) ? { LD_LIBRARY_PATH: packagedLibs.get(executable) } : {}),
+      },
     });
   } catch (e) {
     rmSync(profile, { recursive: true, force: true });

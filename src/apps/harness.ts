@@ -11,7 +11,7 @@ import { sample, validator } from '../probe/exercise.js';
 import { isReadOnlyClosedWorld, resultOf } from '../probe/scenario.js';
 import type { JsonRpc } from '../probe/session.js';
 import { PageTransport } from './bridge.js';
-import { findChromium, launchChromium, BrowserMissing, type LaunchedBrowser } from './browser.js';
+import { locateChromium, launchChromium, BrowserMissing, type LaunchedBrowser } from './browser.js';
 import { deriveCsp, uiMetaOf } from './csp.js';
 import { APP_MIME, appTools, callableByApp, type AppTool } from './discover.js';
 import { HOST_ORIGIN, OBSERVE_BINDING, SANDBOX_ORIGIN, VIEW_HEIGHT, VIEW_INIT_SCRIPT, VIEW_PATH, VIEW_SANDBOX, VIEW_WIDTH } from './host-pages.js';
@@ -87,7 +87,7 @@ export async function startHarnessBrowser(executable?: string): Promise<HarnessB
   const guard = new NetGuard();
   await guard.start();
   try {
-    const launched = await launchChromium({ executable: executable ?? findChromium(), blackholePort: guard.blackholePort });
+    const launched = await launchChromium({ executable: executable ?? (await locateChromium()), blackholePort: guard.blackholePort });
     return {
       launched,
       guard,
