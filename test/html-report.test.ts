@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -134,5 +134,30 @@ describe('audit_repository with html: true', () => {
     assert.equal(nodes.find((n) => n.nodeName === 'html')?.attrs?.find((a) => a.name === 'lang')?.value, 'fr');
     const ids = nodes.flatMap((n) => (n.nodeName === 'article' ? (n.attrs ?? []).filter((a) => a.name === 'id').map((a) => a.value) : []));
     assert.deepEqual(ids.sort(), ['rule-C-1', 'rule-C-4']);
+  });
+});
+
+describe('scan --format html of a hostile project configuration', () => {
+  it('lists the configured servers with their names and launch lines as inert code', async () => {
+    const t = scratch();
+    try {
+      const project = t.file('project');
+      const home = t.file('home');
+      mkdirSync(project);
+      mkdirSync(home);
+      const name = '<img src=x onerror="window.__pwned=1">';
+      writeFileSync(`${project}/.mcp.json`, JSON.stringify({ mcpServers: { [name]: { command: 'node', args: ['<script>window.__pwned=2</script>'] } } }));
+      const out = t.file('scan.html');
+      const r = await runCli(['scan', '--project', project, '--home', home, '--format', 'html', '--output', out, '-q']);
+      assert.ok(r.code === 0 || r.code === 1, r.stderr);
+      const page = readFileSync(out, 'utf8');
+      const nodes = walk(parse(page) as unknown as Node);
+      assert.equal(nodes.filter((n) => n.nodeName === 'script').length, 1);
+      assert.equal(nodes.filter((n) => n.nodeName === 'img').length, 0);
+      const codes = nodes.filter((n) => n.nodeName === 'code').map((n) => (n.childNodes ?? []).map((c) => (c as unknown as { value?: string }).value ?? '').join(''));
+      assert.ok(codes.includes(name), 'the server name is shown as text in a code element');
+    } finally {
+      t.cleanup();
+    }
   });
 });

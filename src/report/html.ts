@@ -135,7 +135,7 @@ export function renderHtml(report: Report, locale: string): string {
     for (const r of rs) out.push(ruleArticle(r, locale, false));
     out.push('</section>');
   }
-  out.push(...skippedSection(report, locale));
+  out.push(...scanSection(report, locale), ...appsSection(report, locale), ...skippedSection(report, locale));
   out.push('</main>', `<script>${SCRIPT}</script>`, '</body>', '</html>');
   return out.join('\n') + '\n';
 }
@@ -181,6 +181,50 @@ function ruleArticle(r: RuleResult, locale: string, withFindings: boolean): stri
 
 /** The rule's own text (our catalog, in `locale`), shown as plain text: what it checks, why, how to fix. */
 const ruleTextOf = (id: string, locale: string): string | undefined => (loadCatalog().text(id, locale) ?? loadCatalog().text(id, 'en'))?.body;
+
+/** The scan's client files and configured servers (names, paths and launch lines come from configuration files). */
+function scanSection(report: Report, locale: string): string[] {
+  const scan = report.scan;
+  if (!scan) return [];
+  const T = (k: string) => esc(t(locale, `report.scan.${k}`));
+  const out = [`<section><h2>${T('title')}</h2>`, `<h3>${T('files')}</h3>`];
+  if (!scan.files.length) out.push(`<p>${T('noFiles')}</p>`);
+  else {
+    out.push('<ul>');
+    for (const f of scan.files) {
+      const status = f.status.replace(/-/g, '_');
+      out.push(`<li>${withUntrusted((e) => t(locale, 'report.scan.file', { file: e(f.file), client: f.client, scope: f.scope, status, servers: f.servers, line: f.line ?? 0, size: f.size ?? 0, limit: f.limit ?? 0 }))}</li>`);
+    }
+    out.push('</ul>');
+  }
+  out.push(`<h3>${T('servers')}</h3>`, '<ul>');
+  for (const v of scan.servers) {
+    const probe = v.probe !== undefined ? ` — ${withUntrusted((e) => t(locale, 'report.scan.probe', { probe: e(v.probe + (v.tools !== undefined ? ` (${v.tools} tools)` : '')) }))}` : '';
+    out.push(`<li>${withUntrusted((e) => t(locale, 'report.scan.server', { name: e(v.name), client: v.client, scope: v.scope, where: e(`${v.file}:${v.line}`), transport: v.transport, launch: e(v.launch ?? v.url ?? '—') }))}${probe}</li>`);
+  }
+  out.push('</ul>');
+  if (!scan.probed) out.push(`<p>${T('notProbed')}</p>`);
+  out.push('</section>');
+  return out;
+}
+
+/** The MCP App views the host rendered: outcome and the A-5 figures (tool names and paths come from the target). */
+function appsSection(report: Report, locale: string): string[] {
+  const a = report.inputs?.apps;
+  if (!a) return [];
+  const A = (k: string, d?: Record<string, string | number>) => t(locale, `report.apps.${k}`, d);
+  const out = [`<section><h2>${esc(A('title'))}</h2>`, '<ul>'];
+  if (a.skipped) out.push(`<li>${withUntrusted((e) => A('skipped', { reason: e(a.skipped!) }))}</li>`);
+  for (const v of a.views) {
+    const f = v.figures;
+    const fig = (n: number | undefined, unit: string) => (n === undefined ? A('none') : `${Math.round(n)} ${unit}`);
+    const figures = A('figures', { bundle: fig(f.bundleGzipBytes, A('bytes')), render: fig(f.firstRenderMs, 'ms'), p95: fig(f.roundTripP95Ms, 'ms'), trips: f.roundTrips, heap: fig(f.heapBytes, A('bytes')) });
+    const shot = v.screenshot ? `; ${esc(A('screenshot'))} ${code(v.screenshot)}` : '';
+    out.push(`<li>${code(v.tool)} — ${withUntrusted((e) => A('outcome', { outcome: e(v.outcome) }))}; ${esc(figures)}${shot}</li>`);
+  }
+  out.push('</ul></section>');
+  return out;
+}
 
 /** Files that were not read, with their cause (the JSON report has them all). */
 function skippedSection(report: Report, locale: string): string[] {
