@@ -5,7 +5,7 @@ import { t } from '../engine/i18n.js';
 import { kindWhyText } from '../engine/kind.js';
 import type { Report } from '../engine/runner.js';
 import { CATEGORIES, FAMILIES, STATES, type RuleResult, type State } from '../engine/types.js';
-import { categoryOf, escapeControls, cutTo, findingFix, findingMessage, MAX_DATA, quoteInert, reasonText, redByCategory, ruleTitle, summarize, where } from './text.js';
+import { appFiguresText, categoryOf, escapeControls, cutTo, findingFix, findingMessage, MAX_DATA, quoteInert, reasonText, redByCategory, ruleTitle, skippedCauseData, summarize, where } from './text.js';
 
 /**
  * HTML report: one self-contained page a person opens in a browser. No network: no external script, style,
@@ -216,9 +216,7 @@ function appsSection(report: Report, locale: string): string[] {
   const out = [`<section><h2>${esc(A('title'))}</h2>`, '<ul>'];
   if (a.skipped) out.push(`<li>${withUntrusted((e) => A('skipped', { reason: e(a.skipped!) }))}</li>`);
   for (const v of a.views) {
-    const f = v.figures;
-    const fig = (n: number | undefined, unit: string) => (n === undefined ? A('none') : `${Math.round(n)} ${unit}`);
-    const figures = A('figures', { bundle: fig(f.bundleGzipBytes, A('bytes')), render: fig(f.firstRenderMs, 'ms'), p95: fig(f.roundTripP95Ms, 'ms'), trips: f.roundTrips, heap: fig(f.heapBytes, A('bytes')) });
+    const figures = appFiguresText(v.figures, locale);
     const shot = v.screenshot ? `; ${esc(A('screenshot'))} ${code(v.screenshot)}` : '';
     out.push(`<li>${code(v.tool)} — ${withUntrusted((e) => A('outcome', { outcome: e(v.outcome) }))}; ${esc(figures)}${shot}</li>`);
   }
@@ -237,8 +235,7 @@ function skippedSection(report: Report, locale: string): string[] {
   if (skipped.length) {
     out.push(`<p>${esc(L('skippedCount', { count: skipped.length }))}</p>`, '<ul>');
     for (const f of skipped.slice(0, 100)) {
-      const data: Record<string, string | number> = { cause: f.cause, ...(f.size !== undefined ? { size: f.size } : {}), ...(f.limit !== undefined ? { limit: f.limit } : {}) };
-      out.push(`<li>${code(f.file)} — ${esc(L('skippedCause', data))}</li>`);
+      out.push(`<li>${code(f.file)} — ${esc(L('skippedCause', skippedCauseData(f)))}</li>`);
     }
     out.push('</ul>');
   }

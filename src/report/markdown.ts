@@ -3,7 +3,7 @@ import type { Report } from '../engine/runner.js';
 import { CATEGORIES, type State } from '../engine/types.js';
 import { kindWhyText } from '../engine/kind.js';
 import { scanSection } from '../scan/markdown.js';
-import { categoryOf, codeSpan, findingFix, findingMessage, quoteInert, reasonText, redByCategory, ruleTitle, summarize, where } from './text.js';
+import { appFiguresText, categoryOf, codeSpan, findingFix, findingMessage, quoteInert, reasonText, redByCategory, ruleTitle, skippedCauseData, summarize, where } from './text.js';
 
 const ORDER: State[] = ['could-not-judge', 'present', 'not-applicable'];
 
@@ -93,7 +93,7 @@ function inputsSection(report: Report, locale: string): string[] {
   if (skipped.length) {
     out.push(L('skippedCount', { count: skipped.length }), '');
     for (const f of skipped.slice(0, SKIPPED_SHOWN)) {
-      const data: Record<string, string | number> = { cause: f.cause, ...(f.size !== undefined ? { size: f.size } : {}), ...(f.limit !== undefined ? { limit: f.limit } : {}) };
+      const data = skippedCauseData(f);
       // The file name comes from the target: a code span on its own line, with no backtick or control character.
       out.push(`- \`${quoteInert(f.file).replace(/`/g, "'")}\` — ${md(L('skippedCause', data))}`);
     }
@@ -113,16 +113,8 @@ function appsSection(report: Report, locale: string): string[] {
   const out = [`## ${A('title')}`, ''];
   if (a.skipped) out.push(`- ${A('skipped', { reason: code(a.skipped) })}`);
   for (const v of a.views) {
-    const f = v.figures;
-    const fig = (n: number | undefined, unit: string) => (n === undefined ? A('none') : `${Math.round(n)} ${unit}`);
     out.push(
-      `- ${code(v.tool)} — ${A('outcome', { outcome: code(v.outcome) })}; ${A('figures', {
-        bundle: fig(f.bundleGzipBytes, A('bytes')),
-        render: fig(f.firstRenderMs, 'ms'),
-        p95: fig(f.roundTripP95Ms, 'ms'),
-        trips: f.roundTrips,
-        heap: fig(f.heapBytes, A('bytes')),
-      })}${v.screenshot ? `; [${A('screenshot')}](${encodeURI(v.screenshot).replace(/[()]/g, (c) => encodeURIComponent(c))})` : ''}`,
+      `- ${code(v.tool)} — ${A('outcome', { outcome: code(v.outcome) })}; ${appFiguresText(v.figures, locale)}${v.screenshot ? `; [${A('screenshot')}](${encodeURI(v.screenshot).replace(/[()]/g, (c) => encodeURIComponent(c))})` : ''}`,
     );
   }
   out.push('');

@@ -154,3 +154,20 @@ export function summarize(results: RuleResult[]) {
     suppressed: results.filter((r) => r.suppressed).length,
   };
 }
+
+/** The A-5 figures of a rendered View against their budgets, in words: our own text (numbers and units only). */
+export function appFiguresText(
+  f: { bundleGzipBytes?: number; firstRenderMs?: number; roundTripP95Ms?: number; roundTrips: number; heapBytes?: number },
+  locale: string,
+): string {
+  const A = (k: string, d?: Record<string, string | number>) => t(locale, `report.apps.${k}`, d);
+  const fig = (n: number | undefined, unit: string) => (n === undefined ? A('none') : `${Math.round(n)} ${unit}`);
+  return A('figures', { bundle: fig(f.bundleGzipBytes, A('bytes')), render: fig(f.firstRenderMs, 'ms'), p95: fig(f.roundTripP95Ms, 'ms'), trips: f.roundTrips, heap: fig(f.heapBytes, A('bytes')) });
+}
+
+/** The data of the message that says why a file was not read (report.skippedCause). */
+export const skippedCauseData = (f: { cause: string; size?: number; limit?: number }): Record<string, string | number> => ({
+  cause: f.cause,
+  ...(f.size !== undefined ? { size: f.size } : {}),
+  ...(f.limit !== undefined ? { limit: f.limit } : {}),
+});
