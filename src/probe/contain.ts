@@ -3,6 +3,7 @@ import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import which from 'which';
+import { OWNER_PID } from '../engine/launcher.js';
 import { log } from '../engine/log.js';
 import { isLauncherProcess, killMarked, MARKER_VAR, signal } from './proc.js';
 
@@ -37,8 +38,8 @@ export interface LaunchPlan extends Containment {
 
 export { MARKER_VAR };
 
-/** A fresh marker for one probe: the prefix (our pid) lets a test or an operator find a run's processes. */
-export const newRunMarker = (): string => `${process.pid}.${randomBytes(8).toString('hex')}`;
+/** A fresh marker for one probe: the prefix (the pid of the mcp-doctor the user started) lets a test or an operator find a run's processes. */
+export const newRunMarker = (): string => `${OWNER_PID}.${randomBytes(8).toString('hex')}`;
 
 const LAUNCHER = fileURLToPath(new URL('./launcher.js', import.meta.url));
 const NAMESPACE_FLAGS = [
