@@ -1,7 +1,8 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { StringDecoder } from 'node:string_decoder';
 import { createParser } from 'eventsource-parser';
-import type { Answer, Deadline, Limits } from './stdio.js';
+import { answerToServer, type Answer, type Deadline, type Limits } from './stdio.js';
 import { depthExceeds, MAX_NOTES, tooDeepNote, type Connection, type ConnectionLabel, type HttpExchange, type JsonRpc, type SessionNote } from './session.js';
 
 /**
@@ -39,6 +40,8 @@ export function pinnedLookup(target: Pick<HttpTarget, 'address' | 'family' | 'ad
 }
 
 const MAX_BODY = 4 * 1024 * 1024;
+/** Answers to server requests kept in the record; past that they are still sent, and the record says truncated. */
+const MAX_KEPT_REPLIES = 200;
 
 function flatHeaders(h: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
@@ -48,6 +51,16 @@ function flatHeaders(h: IncomingHttpHeaders): Record<string, string> {
 
 /** The JSON-RPC messages of a body; an over-deep one is replaced by a note in `notes` (never kept). */
 export function parseBody(contentType: string, body: string, notes?: SessionNote[], at = 0): JsonRpc[] {
+  const sink = messageSink(contentType, notes, at);
+  sink.feed(body);
+  return sink.end();
+}
+
+/**
+ * The JSON-RPC messages of a body read as it streams: an event stream is parsed event by event (each message is
+ * given to `onMessage` as soon as its event ends), any other body once whole.
+ */
+function messageSink(contentType: string, notes?: SessionNote[], at = 0, onMessage?: (m: JsonRpc) => void) {
   const out: JsonRpc[] = [];
   const push = (s: string) => {
     try {
@@ -55,7 +68,10 @@ export function parseBody(contentType: string, body: string, notes?: SessionNote
       for (const m of Array.isArray(v) ? v : [v]) {
         if (typeof m !== 'object' || m === null) continue;
         if (depthExceeds(m)) notes?.push(tooDeepNote(m, at, s.length));
-        else out.push(m as JsonRpc);
+        else {
+          out.push(m as JsonRpc);
+          onMessage?.(m as JsonRpc);
+        }
       }
     } catch {
       /* not JSON: kept in the raw body */
@@ -63,15 +79,34 @@ export function parseBody(contentType: string, body: string, notes?: SessionNote
   };
   if (contentType.includes('text/event-stream')) {
     const p = createParser({ onEvent: (e) => push(e.data) });
-    p.feed(body);
-  } else if (body.trim()) push(body);
-  return out;
+    return { feed: (text: string) => p.feed(text), end: () => out };
+  }
+  let whole = '';
+  return {
+    feed: (text: string) => void (whole += text),
+    end: () => {
+      if (whole.trim()) push(whole);
+      return out;
+    },
+  };
 }
 
 /** One raw HTTP exchange, recorded. */
 export function send(
   target: HttpTarget,
-  opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string; label: string; timeoutMs: number; started: number; deadline?: Deadline; notes?: SessionNote[] },
+  opts: {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    label: string;
+    timeoutMs: number;
+    started: number;
+    deadline?: Deadline;
+    notes?: SessionNote[];
+    /** Each message of the response as soon as it is read (an event stream's events as they arrive). */
+    onMessage?: (m: JsonRpc) => void;
+  },
 ): Promise<HttpExchange> {
   // The whole exchange — connecting, headers, body — ends by the request timeout and by the probe's deadline.
   const timeoutMs = opts.deadline ? opts.deadline.bound(opts.timeoutMs) : opts.timeoutMs;
@@ -104,6 +139,9 @@ export function send(
       const chunks: Buffer[] = [];
       let size = 0;
       let truncated = false;
+      const headersOut = flatHeaders(res.headers);
+      const sink = messageSink(headersOut['content-type'] ?? '', opts.notes, ex.at, opts.onMessage);
+      const decoder = new StringDecoder('utf8');
       res.on('data', (d: Buffer) => {
         size += d.length;
         if (size > MAX_BODY) {
@@ -112,12 +150,16 @@ export function send(
           return;
         }
         chunks.push(d);
+        sink.feed(decoder.write(d));
       });
+      let ended = false;
       const done = () => {
+        if (ended) return;
+        ended = true;
         clearTimeout(timer);
+        sink.feed(decoder.end());
         const body = Buffer.concat(chunks).toString('utf8');
-        const headersOut = flatHeaders(res.headers);
-        ex.response = { status: res.statusCode ?? 0, headers: headersOut, body, truncated, messages: parseBody(headersOut['content-type'] ?? '', body, opts.notes, ex.at) };
+        ex.response = { status: res.statusCode ?? 0, headers: headersOut, body, truncated, messages: sink.end() };
         resolve(ex);
       };
       res.on('end', done);
@@ -168,10 +210,42 @@ export class HttpConnection {
     return h;
   }
 
+  /** Answers to the server's own requests, sent one after the other (a flood of requests is answered in turn). */
+  private replies: Promise<void> = Promise.resolve();
+  private repliesSent = 0;
+
+  /**
+   * A request from the server, read on a response's event stream: answered at once, the way the stdio probe
+   * answers it (an elicitation declined, anything else a JSON-RPC error; never data), POSTed to the endpoint
+   * with the connection's headers. The server may be waiting for it before it ends its response.
+   */
+  private answerServer(m: JsonRpc): void {
+    const reply = answerToServer(m);
+    this.replies = this.replies.then(async () => {
+      if (this.deadline?.expired) return;
+      const at = Date.now() - this.started;
+      const keep = this.repliesSent++ < MAX_KEPT_REPLIES;
+      if (keep) this.record.messages.push({ dir: 'out', at, message: reply });
+      else this.record.truncated = true;
+      const ex = await send(this.target, {
+        label: `${this.record.label} response to ${String(m.method)}`,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...this.sticky, ...(this.modern ? { 'mcp-protocol-version': '2026-07-28' } : {}) },
+        body: JSON.stringify(reply),
+        timeoutMs: this.limits.requestTimeoutMs,
+        started: this.started,
+        deadline: this.deadline,
+      });
+      if (keep) this.record.http!.push(ex);
+    });
+  }
+
   private async post(message: JsonRpc): Promise<HttpExchange> {
     this.record.messages.push({ dir: 'out', at: Date.now() - this.started, message });
     const notes: SessionNote[] = [];
     const ex = await send(this.target, {
+      onMessage: (m) => {
+        if (m.method !== undefined && m.id !== undefined && m.id !== null) this.answerServer(m);
+      },
       label: `${this.record.label} ${String(message.method)}`,
       headers: this.headersFor(String(message.method), message.params),
       body: JSON.stringify(message),

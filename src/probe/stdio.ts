@@ -267,8 +267,7 @@ export class StdioConnection {
       // A request from the server. An elicitation is declined (the probe declares form elicitation so that a
       // server shows what it asks for; no user is there to answer). Anything else (ping, roots/list…): we are
       // not a full client.
-      if (m.method === 'elicitation/create') this.send({ jsonrpc: '2.0', id: m.id, result: { action: 'decline' } });
-      else this.send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'mcp-doctor probe does not serve client requests' } });
+      this.send(answerToServer(m));
       return;
     }
     if (m.id !== undefined && m.id !== null && m.method === undefined) this.answer(m);
@@ -371,4 +370,14 @@ export async function killTree(pid: number, marker?: string): Promise<void> {
   // The targets first, the process we started (the launcher, the safety net) last: see killTarget.
   for (const d of descendants) killTarget(d, undefined);
   killTarget(pid, marker);
+}
+
+/**
+ * The probe's answer to a request from the server, over any transport: an elicitation is declined (the probe
+ * declares form elicitation so that a server shows what it asks for; no user is there to answer), anything else
+ * (sampling, roots, ping…) gets a JSON-RPC error: the probe is not a full client. Never any data.
+ */
+export function answerToServer(m: JsonRpc): JsonRpc {
+  if (m.method === 'elicitation/create') return { jsonrpc: '2.0', id: m.id, result: { action: 'decline' } };
+  return { jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'mcp-doctor probe does not serve client requests' } };
 }
