@@ -73,7 +73,17 @@ export const DEFAULT_HARNESS_LIMITS: HarnessLimits = {
   roundTripCalls: 10,
   callTimeoutMs: 10_000,
   evalTimeoutMs: 3000,
-  maxResourceBytes: 5 * 1024 * 1024,
+  maxResourceBytes: 12 * 1024 * 1024,
+};
+
+/**
+ * The host connection's message limits for Views up to `maxResourceBytes`: a resources/read answer carries the
+ * HTML JSON-escaped (a line, or an HTTP body, up to about twice its size), so the probe's own 4 MiB message limit
+ * would refuse a View of a few MB before the resource limit is even looked at.
+ */
+export const hostMessageLimits = (maxResourceBytes: number) => {
+  const line = 2 * maxResourceBytes + 1024 * 1024;
+  return { maxLineBytes: line, maxBodyBytes: line, maxCaptureBytes: Math.max(64 * 1024 * 1024, 2 * line) };
 };
 
 /** A browser and its network guard, launched once and reused by several harness runs (tests, benchmarks). */
@@ -147,7 +157,7 @@ export async function runHarness(opts: HarnessOptions): Promise<AppsRecord> {
   const limits = { ...DEFAULT_HARNESS_LIMITS, ...opts.limits };
   const step = (s: string) => opts.onStep?.(s);
   step('apps: host connection');
-  const opened = await openHostConnection(opts.target, opts.era, { requestTimeoutMs: limits.callTimeoutMs, connectionTimeoutMs: 30 * 60_000 });
+  const opened = await openHostConnection(opts.target, opts.era, { requestTimeoutMs: limits.callTimeoutMs, connectionTimeoutMs: 30 * 60_000, ...hostMessageLimits(limits.maxResourceBytes) });
   if (!opened.conn) {
     const rec = skippedRecord({ code: 'apps-host-connection-failed', data: { detail: opened.failure ?? '' } }, opts.exercise, started);
     rec.connection = opened.record;
@@ -250,6 +260,7 @@ async function readUi(ctx: RenderCtx, app: AppTool, view: ViewRun): Promise<stri
   view.html = { bytes, gzipBytes: gzipSync(html, { level: 9 }).length, sha256: createHash('sha256').update(html).digest('hex'), ...(typeof c.mimeType === 'string' ? { mimeType: c.mimeType } : {}) };
   if (bytes > ctx.limits.maxResourceBytes) {
     view.read = 'too-large';
+    view.limitBytes = ctx.limits.maxResourceBytes;
     return undefined;
   }
   if (typeof c.mimeType === 'string' && !c.mimeType.toLowerCase().startsWith('text/html')) {

@@ -97,6 +97,8 @@ export interface ViewRun {
   resourceUri: string;
   /** The resources/read outcome. */
   read: 'ok' | 'failed' | 'not-html' | 'empty' | 'too-large';
+  /** The harness's resource limit in bytes, when the View was past it (`too-large`). */
+  limitBytes?: number;
   /** Size of the served HTML (bytes) and gzipped (level 9), and its SHA-256. */
   html?: { bytes: number; gzipBytes: number; sha256: string; mimeType?: string };
   /** The `_meta.ui` served with the resource content (or the listed resource), as served. */

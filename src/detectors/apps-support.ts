@@ -50,7 +50,7 @@ export function renderedApps(facts: SessionFacts): AppsInput | Verdict {
   const rendered = record.views.filter((v) => v.outcome === 'rendered');
   if (!rendered.length) {
     const v = record.views[0];
-    return couldNotJudge('apps-not-rendered', { tools: listed.apps.map((a) => a.name).join(', '), outcome: v ? `${v.read}/${v.outcome}` : 'none' });
+    return couldNotJudge('apps-not-rendered', { tools: listed.apps.map((a) => a.name).join(', '), outcome: v ? `${v.read}/${v.outcome}${v.limitBytes ? ` > ${v.limitBytes}` : ''}` : 'none' });
   }
   return { record, ...listed, rendered };
 }

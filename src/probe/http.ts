@@ -106,6 +106,8 @@ export function send(
     notes?: SessionNote[];
     /** Each message of the response as soon as it is read (an event stream's events as they arrive). */
     onMessage?: (m: JsonRpc) => void;
+    /** Longest body read (default 4 MiB); past it the body is cut and the exchange says truncated. */
+    maxBodyBytes?: number;
   },
 ): Promise<HttpExchange> {
   // The whole exchange — connecting, headers, body — ends by the request timeout and by the probe's deadline.
@@ -144,7 +146,7 @@ export function send(
       const decoder = new StringDecoder('utf8');
       res.on('data', (d: Buffer) => {
         size += d.length;
-        if (size > MAX_BODY) {
+        if (size > (opts.maxBodyBytes ?? MAX_BODY)) {
           truncated = true;
           res.destroy();
           return;
@@ -253,6 +255,7 @@ export class HttpConnection {
       started: this.started,
       deadline: this.deadline,
       notes,
+      maxBodyBytes: this.limits.maxBodyBytes,
     });
     this.record.http!.push(ex);
     for (const n of notes) this.note(n);

@@ -32,6 +32,8 @@ export interface Limits {
   maxLineBytes: number;
   maxNoiseLines: number;
   maxStderrBytes: number;
+  /** Longest HTTP response body read (default 4 MiB). */
+  maxBodyBytes?: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {

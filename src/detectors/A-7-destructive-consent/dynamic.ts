@@ -10,7 +10,8 @@ import { renderedApps, viewCalls } from '../apps-support.js';
  * not annotated at all; never exempted on `destructiveHint: false` alone — is red when it followed a first
  * click directly, with no revealed confirmation control clicked and no dialog in between, or when the View
  * sent it without any click. When the View offers such a tool but no click reached it, the part cannot be
- * judged; when the View can call no such tool, it does not apply.
+ * judged; when the View can call no such tool, it does not apply — nor when every App tool's View rendered,
+ * every control was clicked, and the recorded bridge traffic holds no tools/call from a View at all.
  */
 
 export default defineDetector({
@@ -56,6 +57,15 @@ export default defineDetector({
     if (findings.length) return { state: 'non-conforming', findings };
     if (reached) return present();
     if (!confirmable.length) return notApplicable('no-confirmable-tool');
+    // The View calls no server tool at all: every App tool's View rendered, every control clicked, and the recorded
+    // bridge traffic (not cut) holds no tools/call from any View. The rule's condition — a View that can call a
+    // tool needing a confirmation — is then shown false by what the View did.
+    const everyView = got.apps.every((a) => got.rendered.some((v) => v.tool === a.name));
+    const quiet = got.rendered.every((v) => !v.clicksTruncated && !v.truncated && viewCalls(v).length === 0);
+    if (everyView && quiet) {
+      const clicks = got.rendered.reduce((n, v) => n + v.clicks.length, 0);
+      return notApplicable('view-calls-no-tool', { views: got.rendered.length, clicks });
+    }
     return couldNotJudge('confirmable-call-not-seen', { tools: confirmable.map((t) => String(t.name)).sort().join(', ') });
   },
 });
