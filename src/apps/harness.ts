@@ -375,6 +375,9 @@ async function renderInBrowser(
   const at = () => Date.now() - transport.base;
   const isView = (f: Frame | null | undefined) => !!f && f.url().startsWith(viewUrl);
   let fcp: number | undefined;
+  let firstPaint: number | undefined;
+  /** The View's time origin (epoch ms), to place its bridge messages on its own clock. */
+  let origin: number | undefined;
   let sandboxReady!: () => void;
   const sandboxIsReady = new Promise<void>((r) => (sandboxReady = r));
   const MAXREC = 200;
@@ -399,9 +402,12 @@ async function renderInBrowser(
     }
     if (typeof o.api !== 'string') return;
     const detail = typeof o.detail === 'string' ? o.detail : undefined;
-    if (o.api === 'paint:fcp') {
+    if (o.api === 'paint:fcp' || o.api === 'paint:fp' || o.api === 'paint:origin') {
       const n = Number(detail);
-      if (fcp === undefined && Number.isFinite(n) && n >= 0) fcp = n;
+      if (!Number.isFinite(n) || n < 0) return;
+      if (o.api === 'paint:fcp') fcp ??= n;
+      else if (o.api === 'paint:fp') firstPaint ??= n;
+      else origin ??= n;
       return;
     }
     if (o.api.startsWith('csp:')) {
@@ -538,7 +544,16 @@ async function renderInBrowser(
     view.heapBytes = await heap(cdp, limits);
     await bounded(bridge.teardownResource({ reason: 'mcp-doctor is done' } as never), 1000);
   } finally {
-    view.renderMs = fcp;
+    // The first render: the first contentful paint; else the first paint; else the View's own word that it has laid
+    // out (its first ui/notifications/size-changed), on the View's clock. A View that shows nothing contentful
+    // before its data (a chart waiting for a tool result) still paints and says its size.
+    const sized = transport.log.find((m) => m.dir === 'from-view' && m.message.method === 'ui/notifications/size-changed');
+    const sizedMs = sized && origin !== undefined ? transport.base + sized.at - origin : undefined;
+    const render = fcp !== undefined ? { ms: fcp, by: 'first-contentful-paint' as const } : firstPaint !== undefined ? { ms: firstPaint, by: 'first-paint' as const } : sizedMs !== undefined && sizedMs >= 0 ? { ms: sizedMs, by: 'size-changed' as const } : undefined;
+    if (render) {
+      view.renderMs = render.ms;
+      view.renderBy = render.by;
+    }
     view.bridge = transport.log;
     view.parentMessages = transport.outside;
     if (transport.truncated) view.truncated = true;

@@ -141,6 +141,7 @@ export const VIEW_INIT_SCRIPT = `(() => {
   }
   addEventListener('securitypolicyviolation', (e) => rec('csp:' + e.effectiveDirective, e.blockedURI), true);
   try {
-    new PerformanceObserver((l) => { for (const e of l.getEntries()) if (e.name === 'first-contentful-paint') rec('paint:fcp', Math.round(e.startTime)); }).observe({ type: 'paint', buffered: true });
+    rec('paint:origin', Math.round(performance.timeOrigin));
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) if (e.name === 'first-contentful-paint') rec('paint:fcp', Math.round(e.startTime)); else if (e.name === 'first-paint') rec('paint:fp', Math.round(e.startTime)); }).observe({ type: 'paint', buffered: true });
   } catch (e) { /* no paint timing */ }
 })();`;

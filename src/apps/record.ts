@@ -119,8 +119,10 @@ export interface ViewRun {
   console: { level: string; text: string; at: number }[];
   pageErrors: { text: string; at: number }[];
   dialogs: { type: string; at: number }[];
-  /** First contentful paint of the View, in ms from its navigation start. */
+  /** First render of the View, in ms from its navigation start (see renderBy). */
   renderMs?: number;
+  /** What gave renderMs: the first contentful paint, else the first paint, else the View's first size-changed. */
+  renderBy?: 'first-contentful-paint' | 'first-paint' | 'size-changed';
   /** Used JS heap of the View after settling and a garbage collection, in bytes. */
   heapBytes?: number;
   axe: AxeRun[];
