@@ -1,14 +1,15 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pidtree from 'pidtree';
 import { packageRoot } from '../src/engine/paths.js';
-import { probeAndJudge } from '../src/probe/run.js';
 
 /**
- * Benchmark (not a timed test): one full probe of an MCP App — the vanilla notes fixture App, or the command
- * after `--` — with the host harness rendering it in Chromium, against the same probe with --no-browser; and
- * the peak resident memory of the browser's processes (sampled every 100 ms from /proc).
+ * Benchmark (not a timed test): `mcp-doctor probe --exercise app` of an MCP App — the vanilla notes fixture App,
+ * or the command after `--` — as a user runs it (the CLI in its own process, every rule, until it exits), with the
+ * host harness rendering the Views in Chromium, against the same command with --no-browser, in interleaved rounds;
+ * and the peak resident memory of the browser's processes summed (sampled every 100 ms from /proc).
  * Run: npm run bench:apps [-- <rounds>] [-- <command> [args...]]
  */
 const argv = process.argv.slice(2);
@@ -18,9 +19,9 @@ const fixture = join(packageRoot(), 'src', 'detectors', 'A-2-single-file-bundle'
 const command = dash >= 0 ? argv.slice(dash + 1) : ['node', 'server.mjs'];
 const cwd = dash >= 0 ? process.cwd() : fixture;
 
-/** Resident memory (bytes) of our descendant processes whose command line names Chromium. */
-async function browserRss(): Promise<number> {
-  const pids = await pidtree(process.pid).catch(() => [] as number[]);
+/** Resident memory (bytes) of the descendant processes of `root` whose command line names Chromium. */
+async function browserRss(root: number): Promise<number> {
+  const pids = await pidtree(root).catch(() => [] as number[]);
   let total = 0;
   for (const p of pids) {
     try {
@@ -34,15 +35,16 @@ async function browserRss(): Promise<number> {
   return total;
 }
 
+const cli = join(packageRoot(), 'dist', 'src', 'cli.js');
+
 async function once(browser: boolean): Promise<{ ms: number; peak: number }> {
   let peak = 0;
-  const timer = setInterval(() => void browserRss().then((r) => (peak = Math.max(peak, r))), 100);
   const t0 = performance.now();
-  try {
-    await probeAndJudge({ command, cwd, exercise: ['app'], rules: ['A-1', 'A-2', 'A-3', 'A-4', 'A-5', 'A-6', 'A-7'], apps: { browser } });
-  } finally {
-    clearInterval(timer);
-  }
+  const child = spawn(process.execPath, [cli, 'probe', '--exercise', 'app', '--format', 'json', ...(browser ? [] : ['--no-browser']), '--', ...command], { cwd, stdio: ['ignore', 'ignore', 'ignore'] });
+  const timer = setInterval(() => void browserRss(child.pid!).then((r) => (peak = Math.max(peak, r))), 100);
+  const code = await new Promise<number | null>((r) => child.on('exit', r));
+  clearInterval(timer);
+  if (code !== 0 && code !== 1) throw new Error(`mcp-doctor probe exited ${code}`);
   return { ms: performance.now() - t0, peak };
 }
 
@@ -55,8 +57,8 @@ for (let i = 0; i < rounds; i++) {
 }
 const mb = (b: number) => (b / 1024 / 1024).toFixed(0);
 process.stdout.write(
-  `App probe (${command.join(' ')}), ${rounds} rounds, medians:\n` +
+  `mcp-doctor probe --exercise app -- ${command.join(' ')}: ${rounds} interleaved rounds, medians, until exit:\n` +
     `  without the browser (--no-browser): ${median(without).toFixed(0)} ms\n` +
-    `  with the browser:                   ${median(withB.map((x) => x.ms)).toFixed(0)} ms\n` +
+    `  with the browser:                   ${median(withB.map((x) => x.ms)).toFixed(0)} ms (ratio ${(median(withB.map((x) => x.ms)) / median(without)).toFixed(2)})\n` +
     `  peak RSS of the browser processes:  ${mb(median(withB.map((x) => x.peak)))} MB (max ${mb(Math.max(...withB.map((x) => x.peak)))} MB)\n`,
 );

@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import type { JsonRpc } from '../probe/session.js';
 import type { BridgeMessage } from './record.js';
+import { within } from './within.js';
 
 /**
  * The transport between the host side of the App bridge (`AppBridge` from @modelcontextprotocol/ext-apps,
@@ -94,10 +95,11 @@ export class PageTransport implements Transport {
     const text = JSON.stringify(message);
     this.push('to-view', message as unknown as JsonRpc, text);
     // A View that hangs its renderer must not hang the host: the delivery is bounded.
-    await Promise.race([
-      this.page.evaluate((m) => (window as unknown as { __mcpDoctorToSandbox: (x: unknown) => boolean }).__mcpDoctorToSandbox(m), message as unknown).catch(() => undefined),
-      new Promise((r) => setTimeout(r, this.sendTimeoutMs)),
-    ]);
+    await within(
+      this.page.evaluate((m) => (window as unknown as { __mcpDoctorToSandbox: (x: unknown) => boolean }).__mcpDoctorToSandbox(m), message as unknown),
+      this.sendTimeoutMs,
+      undefined,
+    );
   }
 
   async close(): Promise<void> {

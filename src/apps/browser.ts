@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { log } from '../engine/log.js';
 import { killTree } from '../probe/stdio.js';
+import { within } from './within.js';
 
 /**
  * The system's Chromium, driven by playwright-core. mcp-doctor never downloads a browser: it uses the one the
@@ -261,7 +262,7 @@ export async function launchChromium(opts: LaunchOptions): Promise<LaunchedBrows
     close: async () => {
       if (!live.has(entry)) return;
       live.delete(entry);
-      await Promise.race([browser.close().catch(() => undefined), new Promise((r) => setTimeout(r, 5000))]);
+      await within(browser.close(), 5000, undefined);
       if (entry.pid) await killTree(entry.pid);
       killNow(entry);
       uninstall();

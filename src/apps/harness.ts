@@ -13,6 +13,7 @@ import type { JsonRpc } from '../probe/session.js';
 import { PageTransport } from './bridge.js';
 import { locateChromium, launchChromium, BrowserMissing, type LaunchedBrowser } from './browser.js';
 import { deriveCsp, uiMetaOf } from './csp.js';
+import { within } from './within.js';
 import { APP_MIME, appTools, callableByApp, type AppTool } from './discover.js';
 import { HOST_ORIGIN, OBSERVE_BINDING, SANDBOX_ORIGIN, VIEW_HEIGHT, VIEW_INIT_SCRIPT, VIEW_PATH, VIEW_SANDBOX, VIEW_WIDTH } from './host-pages.js';
 import { listAll, openHostConnection, type HostConnection, type HostTarget } from './host-connection.js';
@@ -122,6 +123,8 @@ export interface HarnessOptions {
   artifactsDir?: string;
   /** A browser to reuse (closed by its owner); else one is launched and closed here. */
   browser?: HarnessBrowser;
+  /** A launch of the browser already under way (started while the probe's sessions ran); owned and closed here. */
+  launching?: Promise<HarnessBrowser>;
   executable?: string;
   limits?: Partial<HarnessLimits>;
   locale?: string;
@@ -130,7 +133,7 @@ export interface HarnessOptions {
 }
 
 const bounded = <T>(p: Promise<T>, ms: number): Promise<T | undefined> =>
-  Promise.race([p.catch(() => undefined), new Promise<undefined>((r) => setTimeout(() => r(undefined), ms))]);
+  within(p, ms, undefined);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let axeSource: string | undefined;
@@ -156,11 +159,22 @@ export async function runHarness(opts: HarnessOptions): Promise<AppsRecord> {
   const started = Date.now();
   const limits = { ...DEFAULT_HARNESS_LIMITS, ...opts.limits };
   const step = (s: string) => opts.onStep?.(s);
+  // The browser starts while the host connection opens and lists the tools (or earlier, by the caller): its
+  // launch is the harness's largest fixed cost. Settled either way, so an unused or failed launch never throws.
+  const launch = opts.browser ? undefined : (opts.launching ?? startHarnessBrowser(opts.executable)).then((b) => ({ b }), (e: unknown) => ({ e }));
+  let launchTaken = false;
+  const dropLaunch = async () => {
+    if (!launch || launchTaken) return;
+    launchTaken = true;
+    const got = await launch;
+    if ('b' in got) await got.b.close();
+  };
   step('apps: host connection');
   const opened = await openHostConnection(opts.target, opts.era, { requestTimeoutMs: limits.callTimeoutMs, connectionTimeoutMs: 30 * 60_000, ...hostMessageLimits(limits.maxResourceBytes) });
   if (!opened.conn) {
     const rec = skippedRecord({ code: 'apps-host-connection-failed', data: { detail: opened.failure ?? '' } }, opts.exercise, started);
     rec.connection = opened.record;
+    await dropLaunch();
     return rec;
   }
   const conn = opened.conn;
@@ -174,7 +188,10 @@ export async function runHarness(opts: HarnessOptions): Promise<AppsRecord> {
     if (!hb) {
       step('apps: browser');
       try {
-        hb = own = await startHarnessBrowser(opts.executable);
+        launchTaken = true;
+        const got = await launch!;
+        if ('e' in got) throw got.e;
+        hb = own = got.b;
       } catch (e) {
         const reason: HarnessReason =
           e instanceof BrowserMissing ? { code: 'apps-browser-missing', data: { tried: e.tried.join(', ') } } : { code: 'apps-browser-failed', data: { error: String((e as Error).message).split('\n')[0]!.slice(0, 300) } };
@@ -206,6 +223,7 @@ export async function runHarness(opts: HarnessOptions): Promise<AppsRecord> {
   } finally {
     await conn.close();
     await own?.close();
+    await dropLaunch();
   }
 }
 
@@ -505,7 +523,7 @@ async function renderInBrowser(
     );
 
     // Initialization, then the tool input.
-    const init = await Promise.race([isInitialized.then(() => true), sleep(limits.initTimeoutMs).then(() => false)]);
+    const init = await within(isInitialized.then(() => true), limits.initTimeoutMs, false);
     if (init && args) await bridge.sendToolInput({ arguments: args });
     const deadline = Date.now() + limits.paintTimeoutMs;
     while (fcp === undefined && Date.now() < deadline) await sleep(50);

@@ -24,6 +24,8 @@ export interface AppsProbeOptions {
   onStep?: (s: string) => void;
   /** A browser to reuse (tests, benchmarks). */
   reuse?: HarnessBrowser;
+  /** A browser launch started while the probe's sessions ran (`--exercise app`): used, or closed when unused. */
+  launching?: Promise<HarnessBrowser>;
   limits?: Partial<HarnessLimits>;
 }
 
@@ -40,6 +42,7 @@ function eraOf(session: RecordedSession): 'modern' | 'legacy' {
 }
 
 export async function attachApps(session: RecordedSession, target: HostTarget, opts: AppsProbeOptions = {}): Promise<RecordedSession> {
+  if (!servesApps(session) || opts.browser === false || opts.reuse) await closeLaunch(opts.launching);
   if (!servesApps(session)) return session;
   const exercise = exercisesOf(opts.exercise);
   if (opts.browser === false) {
@@ -53,7 +56,7 @@ export async function attachApps(session: RecordedSession, target: HostTarget, o
     era: eraOf(session),
     exercise,
     ...(opts.artifactsDir ? { artifactsDir: opts.artifactsDir } : {}),
-    ...(opts.reuse ? { browser: opts.reuse } : {}),
+    ...(opts.reuse ? { browser: opts.reuse } : opts.launching ? { launching: opts.launching } : {}),
     ...(opts.limits ? { limits: opts.limits } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
     ...(opts.onStep ? { onStep: opts.onStep } : {}),
@@ -63,3 +66,20 @@ export async function attachApps(session: RecordedSession, target: HostTarget, o
 
 /** The host target of a stdio probe. */
 export const stdioHost = (t: StdioTarget): HostTarget => ({ stdio: t });
+
+/**
+ * With `--exercise app` the user expects an App: the browser launches while the server's sessions run, so that
+ * its start-up overlaps them. Undefined when no browser is wanted.
+ */
+export function earlyBrowser(opts: { browser?: boolean; exercise?: ExerciseOption }): Promise<HarnessBrowser> | undefined {
+  if (opts.browser === false || !exercisesOf(opts.exercise).includes('app')) return undefined;
+  const launching = import('./harness.js').then((m) => m.startHarnessBrowser());
+  launching.catch(() => undefined); // a failed launch is reported by the harness, when it is used
+  return launching;
+}
+
+/** Close a launch that will not be used (settled either way). */
+export async function closeLaunch(launching: Promise<HarnessBrowser> | undefined): Promise<void> {
+  const b = await launching?.catch(() => undefined);
+  await b?.close();
+}

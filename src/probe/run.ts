@@ -9,9 +9,10 @@ import { capSessionDepth, isSession, type Connection, type RecordedSession } fro
 import type { ExerciseOption } from './scenario.js';
 import { inferPackage, isInside, packageCacheRoots, readManifest, type PackageFrom } from './package-of.js';
 import type { Reason } from '../engine/types.js';
-import { attachApps } from '../apps/probe-hook.js';
+import { attachApps, closeLaunch, earlyBrowser } from '../apps/probe-hook.js';
 import { appsInputs } from '../apps/report-inputs.js';
 import type { HostTarget } from '../apps/host-connection.js';
+import type { HarnessBrowser } from '../apps/harness.js';
 import { printedHttpUrl, ProbeInputError, ProbeUnreachable, stderrTail, type Unreachable } from './outcome.js';
 
 // Kept light for the faces (the server answers before the analyser loads): outcome.ts.
@@ -163,11 +164,21 @@ export function probeSource(req: ProbeRequest, session?: RecordedSession): { sou
 
 export async function recordSession(req: ProbeRequest): Promise<RecordedSession> {
   if (req.fromSession) return loadSession(req.fromSession);
+  const launching = earlyBrowser({ browser: req.apps?.browser, exercise: req.exercise });
+  try {
+    return await recordLive(req, launching);
+  } catch (e) {
+    await closeLaunch(launching);
+    throw e;
+  }
+}
+
+async function recordLive(req: ProbeRequest, launching: Promise<HarnessBrowser> | undefined): Promise<RecordedSession> {
   const limits = probeLimits(req.timeoutMs);
   if (req.url) {
     try {
       const s = await probeHttp({ url: req.url, exercise: req.exercise, headers: req.headers, allowPrivate: req.allowPrivate, signal: req.signal, onStep: req.onStep, limits });
-      return await withApps(s, { http: { url: req.url, headers: req.headers, allowPrivate: req.allowPrivate } }, req);
+      return await withApps(s, { http: { url: req.url, headers: req.headers, allowPrivate: req.allowPrivate } }, req, launching);
     } catch (e) {
       if (e instanceof SsrfRefused) throw new ProbeInputError(e.code, e.data);
       throw e;
@@ -192,12 +203,12 @@ export async function recordSession(req: ProbeRequest): Promise<RecordedSession>
     onStep: req.onStep,
     exercise: req.exercise,
   });
-  return withApps(s, { stdio: target }, req);
+  return withApps(s, { stdio: target }, req, launching);
 }
 
 /** The App part of the probe (src/apps/probe-hook.ts), when the server lists App tools. */
-function withApps(s: RecordedSession, target: HostTarget, req: ProbeRequest): Promise<RecordedSession> {
-  return attachApps(s, target, { ...req.apps, exercise: req.exercise, signal: req.signal, onStep: req.onStep });
+function withApps(s: RecordedSession, target: HostTarget, req: ProbeRequest, launching?: Promise<HarnessBrowser>): Promise<RecordedSession> {
+  return attachApps(s, target, { ...req.apps, exercise: req.exercise, signal: req.signal, onStep: req.onStep, ...(launching ? { launching } : {}) });
 }
 
 /** Did the target answer anything: a JSON-RPC message (even one too deep to keep), or an HTTP response? */
