@@ -419,8 +419,21 @@ async function cmdScan(argv: string[], mode: 'scan' | 'pin' = 'scan'): Promise<n
   return finish(scanReport(discovery, { probed, lock, rules }), settings, values);
 }
 
+/** `batch` and `merge` (src/batch/): registry-scale audits, loaded only for these commands. */
+async function cmdBatchOrMerge(cmd: 'batch' | 'merge', argv: string[]): Promise<number> {
+  const i = argv.findIndex((a) => a === '--locale' || a.startsWith('--locale='));
+  const locale = pickLocale(i < 0 ? undefined : argv[i]!.includes('=') ? argv[i]!.slice('--locale='.length) : argv[i + 1]);
+  const { BatchUsageError, cmdBatch, cmdMerge } = await import('./batch/cli.js');
+  try {
+    return cmd === 'batch' ? await cmdBatch(argv, locale) : cmdMerge(argv, locale);
+  } catch (e) {
+    if (e instanceof BatchUsageError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
 /** Commands that have a help text (cli.help.<command>). */
-const COMMANDS = ['audit', 'probe', 'pin', 'scan', 'gate', 'explain', 'rules', 'serve', 'help'] as const;
+const COMMANDS = ['audit', 'probe', 'pin', 'scan', 'gate', 'batch', 'merge', 'explain', 'rules', 'serve', 'help'] as const;
 const isCommand = (c: string | undefined): c is (typeof COMMANDS)[number] => (COMMANDS as readonly string[]).includes(c ?? '');
 
 /**
@@ -461,6 +474,9 @@ export async function main(argv: string[]): Promise<number> {
         return await cmdScan(rest);
       case 'gate':
         return await cmdGate(rest);
+      case 'batch':
+      case 'merge':
+        return await cmdBatchOrMerge(cmd, rest);
       case 'explain':
         return cmdExplain(rest);
       case 'rules':
