@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { execa, type ResultPromise } from 'execa';
+import { execa } from 'execa';
 import { parseList } from '../src/batch/list.js';
 import { scoreboardHtml, type ScoreRow } from '../src/batch/merge.js';
 import { loopbackOnly, type BatchResult } from '../src/batch/run.js';
 import { parseShard, shardOf } from '../src/batch/shard.js';
 import { packageRoot } from '../src/engine/paths.js';
+import { startRegistry, serveMain, type LocalRegistry } from './support/batch-registry.js';
 
 /**
  * `mcp-doctor batch` and `merge` against a real npm registry started here: Verdaccio (devDependency) on
@@ -22,32 +21,12 @@ import { packageRoot } from '../src/engine/paths.js';
 
 const root = packageRoot();
 const cli = join(root, 'dist', 'src', 'cli.js');
-const rawServer = join(root, 'test', 'fixtures', 'servers', 'raw-stdio.mjs');
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  s.listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const port = (s.address() as { port: number }).port;
-  s.close();
-  await once(s, 'close');
-  return port;
-}
 
 let tmp = '';
+let reg: LocalRegistry | undefined;
 let registry = '';
-let verdaccio: ResultPromise | undefined;
 let npmrc = '';
 const marks = { postinstall: '', network: '' };
-
-function pkg(name: string, version: string, main: string, extra: Record<string, unknown> = {}): string {
-  const dir = join(tmp, 'src', `${name.replace('/', '+')}-${version}`);
-  mkdirSync(dir, { recursive: true });
-  copyFileSync(rawServer, join(dir, 'raw-stdio.mjs'));
-  writeFileSync(join(dir, 'index.mjs'), `#!/usr/bin/env node\n${main}\n`);
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, version, type: 'module', bin: { [name.split('/').pop()!]: 'index.mjs' }, files: ['index.mjs', 'raw-stdio.mjs'], license: 'MIT', ...extra }, null, 2));
-  return dir;
-}
 
 const LIST = [
   'mcpd-fx-good@1.0.0',
@@ -63,68 +42,28 @@ const LIST = [
 
 before(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'mcpd-batch-'));
-  const port = await freePort();
-  registry = `http://127.0.0.1:${port}/`;
-  const config = join(tmp, 'verdaccio.yaml');
-  writeFileSync(
-    config,
-    [
-      `storage: ${join(tmp, 'storage')}`,
-      'auth:',
-      '  htpasswd:',
-      `    file: ${join(tmp, 'htpasswd')}`,
-      '    max_users: 10',
-      'uplinks: {}',
-      'packages:',
-      "  '**':",
-      '    access: $all',
-      '    publish: $authenticated',
-      'web:',
-      '  enable: false',
-      'log: { type: stdout, format: pretty, level: fatal }',
-      '',
-    ].join('\n'),
-  );
-  verdaccio = execa(process.execPath, [join(root, 'node_modules', 'verdaccio', 'bin', 'verdaccio'), '--config', config, '--listen', `127.0.0.1:${port}`], { reject: false, stdin: 'ignore', cleanup: true });
-  const start = Date.now();
-  for (;;) {
-    try {
-      if ((await fetch(`${registry}-/ping`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() - start > 30_000) throw new Error('verdaccio did not start');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  const user = await fetch(`${registry}-/user/org.couchdb.user:tester`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'tester', password: 'tester-password' }) });
-  const { token } = (await user.json()) as { token: string };
-  npmrc = join(tmp, '.npmrc');
-  writeFileSync(npmrc, `registry=${registry}\n//127.0.0.1:${port}/:_authToken=${token}\n`);
+  reg = await startRegistry(tmp);
+  registry = reg.url;
+  npmrc = reg.npmrc;
   marks.postinstall = join(tmp, 'postinstall-ran');
   marks.network = join(tmp, 'network-seen');
-  const serve = (name: string) => `import { serve } from './raw-stdio.mjs';\nserve({ name: ${JSON.stringify(name)} });`;
-  const dirs = [
-    pkg('mcpd-fx-good', '1.0.0', serve('good')),
-    pkg('mcpd-fx-good', '1.1.0', serve('good')),
-    pkg('@mcpd-fx/scoped', '2.0.0', serve('scoped')),
-    pkg('mcpd-fx-hang', '1.0.0', `process.stdin.resume();\nsetInterval(() => {}, 1000);`),
-    pkg('mcpd-fx-flood', '1.0.0', `const junk = 'x'.repeat(65536) + '\\n';\nconst w = () => { while (process.stdout.write(junk)); process.stdout.once('drain', w); };\nw();`),
-    pkg('mcpd-fx-nobin', '1.0.0', '', { bin: undefined }),
-    pkg('mcpd-fx-scripts', '1.0.0', serve('scripts'), { scripts: { postinstall: `node -e "require('fs').writeFileSync(${JSON.stringify(marks.postinstall)}, 'ran')"` } }),
-    pkg(
-      'mcpd-fx-netcheck',
-      '1.0.0',
-      `import { writeFileSync } from 'node:fs';\nimport { serve } from './raw-stdio.mjs';\nfetch(${JSON.stringify(registry + '-/ping')}).then(() => writeFileSync(${JSON.stringify(marks.network)}, 'reached'), () => writeFileSync(${JSON.stringify(marks.network)}, 'blocked'));\nserve({ name: 'netcheck' });`,
-    ),
-  ];
-  for (const d of dirs) {
-    const r = await execa('npm', ['publish', '--userconfig', npmrc, '--registry', registry, '--ignore-scripts', '--no-provenance'], { cwd: d, reject: false });
-    assert.equal(r.exitCode, 0, `published ${d}: ${r.stderr}`);
-  }
+  const publish = reg.publish;
+  await publish('mcpd-fx-good', '1.0.0', serveMain('good'));
+  await publish('mcpd-fx-good', '1.1.0', serveMain('good'));
+  await publish('@mcpd-fx/scoped', '2.0.0', serveMain('scoped'));
+  await publish('mcpd-fx-hang', '1.0.0', `process.stdin.resume();\nsetInterval(() => {}, 1000);`);
+  await publish('mcpd-fx-flood', '1.0.0', `const junk = 'x'.repeat(65536) + '\\n';\nconst w = () => { while (process.stdout.write(junk)); process.stdout.once('drain', w); };\nw();`);
+  await publish('mcpd-fx-nobin', '1.0.0', '', { bin: undefined });
+  await publish('mcpd-fx-scripts', '1.0.0', serveMain('scripts'), { scripts: { postinstall: `node -e "require('fs').writeFileSync('${marks.postinstall}', 'ran')"` } });
+  await publish(
+    'mcpd-fx-netcheck',
+    '1.0.0',
+    `import { writeFileSync } from 'node:fs';\nimport { serve } from './raw-stdio.mjs';\nfetch(${JSON.stringify(registry + '-/ping')}).then(() => writeFileSync(${JSON.stringify(marks.network)}, 'reached'), () => writeFileSync(${JSON.stringify(marks.network)}, 'blocked'));\nserve({ name: 'netcheck' });`,
+  );
 });
 
 after(() => {
-  verdaccio?.kill('SIGKILL');
+  reg?.stop();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
