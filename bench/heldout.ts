@@ -4,6 +4,7 @@ import { isAbsolute, join } from 'node:path';
 import { packageRoot } from '../src/engine/paths.js';
 import { audit, combine, type Report } from '../src/engine/runner.js';
 import { isRed, type State } from '../src/engine/types.js';
+import type { Exercise } from '../src/probe/exercises.js';
 import { probeAndJudge, ProbeUnreachable } from '../src/probe/run.js';
 
 /**
@@ -30,6 +31,8 @@ interface Case {
   command?: string[];
   env?: Record<string, string>;
   timeoutMs?: number;
+  /** Opt-ins for the probe (`app` renders an App's Views and forwards its App tools' calls): App cases label A-* under them. */
+  exercise?: Exercise[];
   /** Expected state of each rule's dynamic part, verified on the raw wire. */
   labels?: Record<string, State>;
   notes?: Record<string, string>;
@@ -112,6 +115,7 @@ for (const c of cases) {
         cwd: pkg ? join(dir, pkg) : undefined,
         env: { HOME: home, ...c.env },
         timeoutMs: c.timeoutMs,
+        ...(c.exercise ? { exercise: c.exercise } : {}),
         rules,
       }));
     } catch (e) {
