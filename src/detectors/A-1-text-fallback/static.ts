@@ -12,12 +12,18 @@ import { appSource } from '../app-source.js';
  * @modelcontextprotocol/ext-apps/server, or registerTool with `_meta.ui.resourceUri`) returns, on every path
  * of its handler, a `content` array holding a text block next to the UI: a result made of `structuredContent`
  * alone, an empty `content`, or a `content` without a text block is red (a host without the UI shows nothing).
+ * So is a text that is a fixed sentence (a literal, the same whatever the input) next to a `structuredContent`:
+ * "Displayed the chart." stands for none of the data the View shows.
  * The reading follows the handler's returns through conditionals and the helper functions of the audited
  * source it returns the result of (`return result(notes)`); a result it cannot follow (built in a
  * dependency, a `content` that is not an array literal) leaves the tool unjudged.
  */
 
-type Outcome = { kind: 'text' } | { kind: 'no-text'; why: 'no-content' | 'empty-content' | 'no-text-block'; line: number } | { kind: 'unknown'; line: number };
+type Outcome =
+  | { kind: 'text' }
+  | { kind: 'no-text'; why: 'no-content' | 'empty-content' | 'no-text-block'; line: number }
+  | { kind: 'constant-text'; text: string; line: number }
+  | { kind: 'unknown'; line: number };
 
 function outcomeOfResult(expr: Node, sources: ParsedSources, depth: number): Outcome[] {
   let n = unwrap(expr);
@@ -42,6 +48,7 @@ function outcomeOfResult(expr: Node, sources: ParsedSources, depth: number): Out
   const items = arr.getElements();
   if (!items.length) return [{ kind: 'no-text', why: 'empty-content', line }];
   let unknown = false;
+  let constant: { text: string; line: number } | undefined;
   for (const el of items) {
     const block = Node.isSpreadElement(el) ? undefined : objectLiteralOf(el, sources);
     if (!block) {
@@ -53,8 +60,11 @@ function outcomeOfResult(expr: Node, sources: ParsedSources, depth: number): Out
     if (type !== 'text') continue;
     const text = propertyValue(block, 'text');
     const literal = constString(text);
-    if (text && (literal === undefined || literal.value.trim() !== '')) return [{ kind: 'text' }];
+    if (text && literal === undefined) return [{ kind: 'text' }];
+    if (text && literal!.value.trim() !== '') constant ??= { text: literal!.value.trim(), line: positionOf(text).line };
   }
+  // A fixed sentence next to the result's data (structuredContent) stands for none of it: the same words whatever the input.
+  if (constant) return [propertyValue(obj, 'structuredContent') ? { kind: 'constant-text', ...constant } : { kind: 'text' }];
   return [unknown ? { kind: 'unknown', line } : { kind: 'no-text', why: 'no-text-block', line }];
 }
 
@@ -69,7 +79,7 @@ export default defineDetector({
   ruleId: 'A-1',
   genre: 'static',
   needs: ['repo'],
-  messages: { 'app-result-without-text': ['tool', 'why'] },
+  messages: { 'app-result-without-text': ['tool', 'why'], 'app-result-constant-text': ['tool', 'text'] },
   judge({ inputs: { repo } }) {
     const { sources, appTools } = appSource(repo);
     const unreadOwn = sources.unread.find((u) => !u.file.startsWith('node_modules/'));
@@ -83,7 +93,9 @@ export default defineDetector({
       }
       const outcomes = outcomesOf(t.handler, sources, 0);
       const red = outcomes.find((o): o is Extract<Outcome, { kind: 'no-text' }> => o.kind === 'no-text');
+      const fixed = outcomes.find((o): o is Extract<Outcome, { kind: 'constant-text' }> => o.kind === 'constant-text');
       if (red) findings.push({ messageId: 'app-result-without-text', data: { tool: t.name, why: red.why }, location: { file: t.file, line: red.line } });
+      else if (fixed) findings.push({ messageId: 'app-result-constant-text', data: { tool: t.name, text: fixed.text.slice(0, 120) }, location: { file: t.file, line: fixed.line } });
       else if (outcomes.some((o) => o.kind === 'unknown')) unjudged.push(t.name);
     }
     if (findings.length) return { state: 'non-conforming', findings };
