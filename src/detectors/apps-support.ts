@@ -111,3 +111,37 @@ export const MAX_BUNDLE_BYTES = 8 * 1024 * 1024;
 
 export const BUNDLE_DIRS = /(^|\/)(dist|build|out|public|ui-dist)\//;
 export const isBundleHtml = (f: string): boolean => /\.html?$/i.test(f) && BUNDLE_DIRS.test(f);
+
+/**
+ * The View's HTML as the server served it to our host: the raw `resources/read` answer on the host's own connection
+ * (record.connection), by ui:// URI. Undefined when that answer was not recorded or holds no text.
+ */
+export function servedViewHtml(record: AppsRecord, uri: string): string | undefined {
+  const msgs = record.connection?.messages ?? [];
+  for (const out of msgs) {
+    if (out.dir !== 'out' || out.message.method !== 'resources/read') continue;
+    const p = (out.message.params ?? {}) as Obj;
+    if (p.uri !== uri) continue;
+    const answer = msgs.find((m) => m.dir === 'in' && m.message.id === out.message.id && !m.message.method);
+    const result = answer?.message.result as Obj | undefined;
+    const contents = result && Array.isArray(result.contents) ? (result.contents as Obj[]) : [];
+    for (const c of contents) {
+      if (typeof c.text === 'string' && c.text) return c.text;
+      if (typeof c.blob === 'string' && c.blob) return Buffer.from(c.blob, 'base64').toString('utf8');
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Could this View code call a server tool? A text reading, cheap enough for a probe that loads no parser: a method
+ * call `.callServerTool(` / `.callTool(` (the App and the MCP client; neither library calls them itself), a JSON-RPC
+ * message written out with `method: "tools/call", params: {…}`, or "tools/call" handed with an object literal to a
+ * named request helper (`request('tools/call', { name })`). What the bundled libraries hold is no call: their
+ * schema tables (`P("tools/call")`), their handler for calls from the host (`replaceRequestHandler("tools/call", fn)`)
+ * and the body of callServerTool itself (`request({ method: "tools/call", params: p })`). A script loaded from elsewhere (`<script src>`) is code not read: undefined.
+ */
+export function viewCodeMayCallTools(html: string): boolean | undefined {
+  if (/<script\b[^>]*\bsrc\s*=/i.test(html)) return undefined;
+  return /\.\s*(?:callServerTool|callTool)\s*\(|\bmethod\s*:\s*(["'`])tools\/call\1\s*,\s*params\s*:\s*\{|(?<![\w$])[A-Za-z_$][\w$]{2,}\s*\(\s*(["'`])tools\/call\2\s*,\s*\{/.test(html);
+}

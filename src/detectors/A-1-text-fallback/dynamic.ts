@@ -8,7 +8,9 @@ import { answeredEras } from '../dynamic-text.js';
  * A-1 — text fallback next to the UI (dynamic). An App serves a `ui://` resource, or a tool whose
  * `_meta.ui.resourceUri` points at one. Such a tool must carry a description, and every recorded result
  * of it (or any result that links a UI itself) must hold a text content block of at least MIN_TEXT
- * characters; the probe declares no UI extension, so a failing call is red too. The probe's own call with
+ * characters that stands for the result: when the result carries data for the View (`structuredContent`), a text
+ * holding none of its values (a fixed "Displayed the chart.") is red, quoted as the wire carried it. The probe
+ * declares no UI extension, so a failing call is red too. The probe's own call with
  * deliberately invalid arguments is expected to fail and is not judged. A UI tool never called with
  * arguments it accepts leaves the part unjudged: such calls need an explicit opt-in.
  */
@@ -23,6 +25,16 @@ export function uiResourceOf(meta: unknown): string | undefined {
   return typeof uri === 'string' && uri.startsWith('ui://') ? uri : undefined;
 }
 
+/** The values of a result's data (strings of at least three characters, lower-cased, and finite numbers), bounded. */
+export function datums(v: unknown, out: string[] = [], depth = 0): string[] {
+  if (out.length >= 200 || depth > 6) return out;
+  if (typeof v === 'string' && v.trim().length >= 3) out.push(v.trim().toLowerCase());
+  else if (typeof v === 'number' && Number.isFinite(v)) out.push(String(v));
+  else if (Array.isArray(v)) for (const x of v) datums(x, out, depth + 1);
+  else if (isObj(v)) for (const x of Object.values(v)) datums(x, out, depth + 1);
+  return out;
+}
+
 export default defineDetector({
   ruleId: 'A-1',
   genre: 'dynamic',
@@ -31,6 +43,7 @@ export default defineDetector({
     'ui-tool-without-description': ['tool'],
     'ui-result-without-text': ['tool', 'length', 'minimum'],
     'ui-call-failed': ['tool'],
+    'ui-result-text-not-of-result': ['tool'],
   },
   judge({ inputs: { session } }) {
     const none = noEraServed(session);
@@ -75,6 +88,13 @@ export default defineDetector({
         if (length < MIN_TEXT && !reported.has(`text|${name}`)) {
           reported.add(`text|${name}`);
           findings.push({ messageId: 'ui-result-without-text', data: { tool: name, length, minimum: MIN_TEXT }, evidence: JSON.stringify(res!.content ?? null).slice(0, 200) });
+        } else if (length >= MIN_TEXT && !reported.has(`data|${name}`)) {
+          // The data the View is given (structuredContent): a text holding none of its values stands for none of it.
+          const data = datums(res!.structuredContent);
+          if (data.length && !texts.some((x) => data.some((d) => x.toLowerCase().includes(d)))) {
+            reported.add(`data|${name}`);
+            findings.push({ messageId: 'ui-result-text-not-of-result', data: { tool: name }, evidence: texts.find((x) => x)!.slice(0, 200) });
+          }
         }
       }
     }

@@ -11,14 +11,19 @@ import { appSource } from '../app-source.js';
  * A-1 — text fallback next to the UI (static). Every App tool the server's code registers (registerAppTool of
  * @modelcontextprotocol/ext-apps/server, or registerTool with `_meta.ui.resourceUri`) returns, on every path
  * of its handler, a `content` array holding a text block next to the UI: a result made of `structuredContent`
- * alone, an empty `content`, or a `content` without a text block is red (a host without the UI shows nothing), and so
- * is a result whose only text is a fixed sentence next to `structuredContent` (the words do not stand for the data).
+ * alone, an empty `content`, or a `content` without a text block is red (a host without the UI shows nothing).
+ * So is a text that is a fixed sentence (a literal, the same whatever the input) next to a `structuredContent`:
+ * "Displayed the chart." stands for none of the data the View shows.
  * The reading follows the handler's returns through conditionals and the helper functions of the audited
  * source it returns the result of (`return result(notes)`); a result it cannot follow (built in a
  * dependency, a `content` that is not an array literal) leaves the tool unjudged.
  */
 
-type Outcome = { kind: 'text' } | { kind: 'no-text'; why: 'no-content' | 'empty-content' | 'no-text-block' | 'constant-text'; line: number } | { kind: 'unknown'; line: number };
+type Outcome =
+  | { kind: 'text' }
+  | { kind: 'no-text'; why: 'no-content' | 'empty-content' | 'no-text-block'; line: number }
+  | { kind: 'constant-text'; text: string; line: number }
+  | { kind: 'unknown'; line: number };
 
 function outcomeOfResult(expr: Node, sources: ParsedSources, depth: number): Outcome[] {
   let n = unwrap(expr);
@@ -43,7 +48,7 @@ function outcomeOfResult(expr: Node, sources: ParsedSources, depth: number): Out
   const items = arr.getElements();
   if (!items.length) return [{ kind: 'no-text', why: 'empty-content', line }];
   let unknown = false;
-  let constant = false;
+  let constant: { text: string; line: number } | undefined;
   for (const el of items) {
     const block = Node.isSpreadElement(el) ? undefined : objectLiteralOf(el, sources);
     if (!block) {
@@ -56,13 +61,11 @@ function outcomeOfResult(expr: Node, sources: ParsedSources, depth: number): Out
     const text = propertyValue(block, 'text');
     const literal = constString(text);
     if (text && literal === undefined) return [{ kind: 'text' }];
-    if (text && literal!.value.trim() !== '') constant = true;
+    if (text && literal!.value.trim() !== '') constant ??= { text: literal!.value.trim(), line: positionOf(text).line };
   }
-  if (unknown) return [{ kind: 'unknown', line }];
-  // Only fixed sentences next to the data the View shows: the same words whatever the result holds, so the text
-  // does not stand for the result (a host without the UI shows "Displayed the chart." and nothing of the chart).
-  if (constant) return [propertyValue(obj, 'structuredContent') ? { kind: 'no-text', why: 'constant-text', line } : { kind: 'text' }];
-  return [{ kind: 'no-text', why: 'no-text-block', line }];
+  // A fixed sentence next to the result's data (structuredContent) stands for none of it: the same words whatever the input.
+  if (constant) return [propertyValue(obj, 'structuredContent') ? { kind: 'constant-text', ...constant } : { kind: 'text' }];
+  return [unknown ? { kind: 'unknown', line } : { kind: 'no-text', why: 'no-text-block', line }];
 }
 
 function outcomesOf(fn: FunctionLikeNode, sources: ParsedSources, depth: number): Outcome[] {
@@ -76,7 +79,7 @@ export default defineDetector({
   ruleId: 'A-1',
   genre: 'static',
   needs: ['repo'],
-  messages: { 'app-result-without-text': ['tool', 'why'], 'app-result-constant-text': ['tool'] },
+  messages: { 'app-result-without-text': ['tool', 'why'], 'app-result-constant-text': ['tool', 'text'] },
   judge({ inputs: { repo } }) {
     const { sources, appTools } = appSource(repo);
     const unreadOwn = sources.unread.find((u) => !u.file.startsWith('node_modules/'));
@@ -90,8 +93,9 @@ export default defineDetector({
       }
       const outcomes = outcomesOf(t.handler, sources, 0);
       const red = outcomes.find((o): o is Extract<Outcome, { kind: 'no-text' }> => o.kind === 'no-text');
-      if (red?.why === 'constant-text') findings.push({ messageId: 'app-result-constant-text', data: { tool: t.name }, location: { file: t.file, line: red.line } });
-      else if (red) findings.push({ messageId: 'app-result-without-text', data: { tool: t.name, why: red.why }, location: { file: t.file, line: red.line } });
+      const fixed = outcomes.find((o): o is Extract<Outcome, { kind: 'constant-text' }> => o.kind === 'constant-text');
+      if (red) findings.push({ messageId: 'app-result-without-text', data: { tool: t.name, why: red.why }, location: { file: t.file, line: red.line } });
+      else if (fixed) findings.push({ messageId: 'app-result-constant-text', data: { tool: t.name, text: fixed.text.slice(0, 120) }, location: { file: t.file, line: fixed.line } });
       else if (outcomes.some((o) => o.kind === 'unknown')) unjudged.push(t.name);
     }
     if (findings.length) return { state: 'non-conforming', findings };

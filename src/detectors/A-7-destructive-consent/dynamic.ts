@@ -1,7 +1,7 @@
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { callableByApp, confirmationCause, needsConfirmation } from '../../apps/discover.js';
-import { renderedApps, viewCalls } from '../apps-support.js';
+import { renderedApps, servedViewHtml, viewCalls, viewCodeMayCallTools } from '../apps-support.js';
 
 /**
  * A-7 — consent before a destructive call (dynamic). The host harness clicks each control of the View once,
@@ -10,8 +10,10 @@ import { renderedApps, viewCalls } from '../apps-support.js';
  * not annotated at all; never exempted on `destructiveHint: false` alone — is red when it followed a first
  * click directly, with no revealed confirmation control clicked and no dialog in between, or when the View
  * sent it without any click. When the View offers such a tool but no click reached it, the part cannot be
- * judged; when the View can call no such tool, it does not apply — nor when every App tool's View rendered,
- * every control was clicked, and the recorded bridge traffic holds no tools/call from a View at all.
+ * judged; when the View can call no such tool, it does not apply. Nor does it when the Views call no server tool at
+ * all, on evidence: no View sent a tools/call, and either the code of every View as served (the host's raw
+ * resources/read answer) holds no tool call, or it could not be read but the harness clicked every control of
+ * every View (no bound cut the clicks).
  */
 
 export default defineDetector({
@@ -57,14 +59,19 @@ export default defineDetector({
     if (findings.length) return { state: 'non-conforming', findings };
     if (reached) return present();
     if (!confirmable.length) return notApplicable('no-confirmable-tool');
-    // The View calls no server tool at all: every App tool's View rendered, every control clicked, and the recorded
-    // bridge traffic (not cut) holds no tools/call from any View. The rule's condition — a View that can call a
-    // tool needing a confirmation — is then shown false by what the View did.
+    // The Views call no server tool at all, on evidence: every App tool's View rendered, the recorded bridge traffic
+    // (not cut) holds no tools/call from any View, and either the code of every View as served holds no tool call, or
+    // it may but the harness clicked every control of every View (no bound cut the clicks). The rule's condition — a
+    // View that can call a tool needing a confirmation — is then shown false.
     const everyView = got.apps.every((a) => got.rendered.some((v) => v.tool === a.name));
-    const quiet = got.rendered.every((v) => !v.clicksTruncated && !v.truncated && viewCalls(v).length === 0);
-    if (everyView && quiet) {
-      const clicks = got.rendered.reduce((n, v) => n + v.clicks.length, 0);
-      return notApplicable('view-calls-no-tool', { views: got.rendered.length, clicks });
+    const tools = got.rendered.map((v) => v.tool).join(', ');
+    if (everyView && got.rendered.every((v) => !v.truncated && viewCalls(v).length === 0)) {
+      const code = got.rendered.map((v) => {
+        const html = servedViewHtml(got.record, v.resourceUri);
+        return html === undefined ? undefined : viewCodeMayCallTools(html);
+      });
+      if (code.every((c) => c === false)) return notApplicable('view-calls-no-tool', { tools, evidence: 'code' });
+      if (got.rendered.every((v) => !v.clicksTruncated)) return notApplicable('view-calls-no-tool', { tools, evidence: 'traffic' });
     }
     return couldNotJudge('confirmable-call-not-seen', { tools: confirmable.map((t) => String(t.name)).sort().join(', ') });
   },

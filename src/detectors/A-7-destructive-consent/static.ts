@@ -36,11 +36,16 @@ function nameMember(o: ts.Node | undefined): { found: boolean; name?: string } {
   return { found: false };
 }
 
-/** The tool a call of the View calls: `{ name }` undefined when not a literal; undefined when the call is no tool call. */
-function toolCalled(call: ts.CallExpression): { name?: string } | undefined {
+/**
+ * The tool a call of the View calls: `{ name }` undefined when not a literal; undefined when the call is no tool call.
+ * In a built bundle (`bundle`), the libraries bundled in hold tools/call plumbing of their own (the body of
+ * callServerTool, schema tables): there only a method call `x.callServerTool(…)` / `x.callTool(…)`, or a request
+ * whose tool name is a literal, is a call of the View.
+ */
+function toolCalled(call: ts.CallExpression, bundle = false): { name?: string } | undefined {
   const callee = call.expression;
   const method = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : '';
-  if (CALL_METHODS.has(method)) {
+  if (CALL_METHODS.has(method) && (!bundle || ts.isPropertyAccessExpression(callee))) {
     const a = call.arguments[0];
     const lit = stringOf(a);
     if (lit !== undefined) return { name: lit };
@@ -50,16 +55,18 @@ function toolCalled(call: ts.CallExpression): { name?: string } | undefined {
   if (call.arguments.some((a) => stringOf(a) === 'tools/call')) {
     for (const a of call.arguments) {
       const m = nameMember(a);
-      if (m.found) return { name: m.name };
+      if (m.found && (!bundle || m.name !== undefined)) return { name: m.name };
     }
-    return {};
+    return bundle ? undefined : {};
   }
   // A JSON-RPC message written out: post({ jsonrpc: '2.0', method: 'tools/call', params: { name } }).
   for (const a of call.arguments) {
     if (!ts.isObjectLiteralExpression(a)) continue;
     const member = (k: string) => a.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === k);
     if (stringOf(member('method')?.initializer) !== 'tools/call') continue;
-    return { name: nameMember(member('params')?.initializer).name };
+    const name = nameMember(member('params')?.initializer).name;
+    if (bundle && name === undefined) continue;
+    return { name };
   }
   return undefined;
 }
@@ -84,11 +91,26 @@ function wrapperCall(call: ts.CallExpression): boolean {
 
 const isFn = (n: ts.Node): n is ts.FunctionLikeDeclaration => ts.isArrowFunction(n) || ts.isFunctionExpression(n) || ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n);
 
-/** The name a function is known by in its file (declaration name, or the variable it initialises). */
+/** React's memoising hooks: `useCallback(fn, deps)` stands for `fn` (`React.useCallback`, `(0, r.useCallback)` in a bundle). */
+function isMemoHook(call: ts.CallExpression): boolean {
+  let c: ts.Expression = call.expression;
+  while (ts.isParenthesizedExpression(c)) c = c.expression;
+  if (ts.isBinaryExpression(c) && c.operatorToken.kind === ts.SyntaxKind.CommaToken) c = c.right;
+  const name = ts.isIdentifier(c) ? c.text : ts.isPropertyAccessExpression(c) ? c.name.text : '';
+  return name === 'useCallback' || name === 'useEvent';
+}
+
+/** The name a function is known by in its file (declaration name, or the variable it initialises, through useCallback). */
 function fnName(f: ts.Node): string | undefined {
   if (ts.isFunctionDeclaration(f) && f.name) return f.name.text;
   let p = f.parent;
   while (p && ts.isParenthesizedExpression(p)) p = p.parent;
+  if (p && ts.isCallExpression(p) && p.arguments[0] && isMemoHook(p)) {
+    let q = p.parent;
+    while (q && ts.isParenthesizedExpression(q)) q = q.parent;
+    if (q && ts.isVariableDeclaration(q) && ts.isIdentifier(q.name)) return q.name.text;
+    return undefined;
+  }
   if (p && ts.isVariableDeclaration(p) && ts.isIdentifier(p.name)) return p.name.text;
   return undefined;
 }
@@ -101,6 +123,8 @@ function clickSite(n: ts.Node): ts.Node | undefined {
   if (ts.isBinaryExpression(p) && p.right === e && p.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(p.left) && /^on(click|pointerup|mouseup)$/i.test(p.left.name.text)) return p;
   if (ts.isCallExpression(p) && ts.isPropertyAccessExpression(p.expression) && p.expression.name.text === 'addEventListener' && p.arguments[1] === e && /^(click|pointerup|mouseup)$/.test(stringOf(p.arguments[0]) ?? '')) return p;
   if (ts.isJsxExpression(p) && ts.isJsxAttribute(p.parent) && /^on(Click|PointerUp|MouseUp)$/.test(p.parent.name.getText())) return p.parent;
+  // Compiled JSX: jsx("button", { onClick: handler }) / createElement("button", { onClick: handler }).
+  if (ts.isPropertyAssignment(p) && p.initializer === e && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && /^on(Click|PointerUp|MouseUp)$/.test(p.name.text) && ts.isObjectLiteralExpression(p.parent) && ts.isCallExpression(p.parent.parent)) return p;
   // onClick={() => confirmDelete()}: the arrow calling it is the handler.
   if (ts.isCallExpression(p) && p.expression === e) {
     let body: ts.Node = p;
@@ -137,7 +161,7 @@ const enclosingFns = (n: ts.Node): ts.Node[] => {
 
 /** A click site that is a second step: inside another click handler, or on a JSX element rendered under a condition. */
 function secondStep(site: ts.Node, sf: ts.SourceFile, depth: number): boolean {
-  if (ts.isJsxAttribute(site)) {
+  if (ts.isJsxAttribute(site) || ts.isPropertyAssignment(site)) {
     for (let c: ts.Node | undefined = site.parent; c && !isFn(c); c = c.parent) {
       if (ts.isBinaryExpression(c) && c.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken) return true;
       if (ts.isConditionalExpression(c)) return true;
@@ -149,8 +173,15 @@ function secondStep(site: ts.Node, sf: ts.SourceFile, depth: number): boolean {
 
 type CallVerdict = 'confirmed' | 'unconfirmed' | 'on-destructive-hint';
 
-function judgeCall(call: ts.CallExpression, sf: ts.SourceFile): CallVerdict {
-  const fns = enclosingFns(call);
+/** In a bundle, the functions around a call stop at the first large one (a module's or the whole bundle's wrapper). */
+const BUNDLE_FN_CHARS = 5000;
+
+function judgeCall(call: ts.CallExpression, sf: ts.SourceFile, bundle = false): CallVerdict {
+  let fns = enclosingFns(call);
+  if (bundle) {
+    const big = fns.findIndex((f) => f.end - f.pos > BUNDLE_FN_CHARS);
+    if (big >= 0) fns = fns.slice(0, big);
+  }
   const near = fns.map((f) => f.getText(sf)).join('\n');
   if (/destructiveHint/.test(near) && !/readOnlyHint|idempotentHint/.test(near)) return 'on-destructive-hint';
   // confirm(…) before the call in one of its functions.
@@ -182,9 +213,11 @@ export default defineDetector({
   },
   judge({ inputs: { repo } }) {
     const view = viewCode(repo);
-    const source = view.code.filter((c) => !c.bundle);
-    const unread = view.unread.find((u) => !view.bundles.includes(u.file));
+    // The View's source when the repository holds it; else its built bundles (a published package ships only them).
+    let source = view.code.filter((c) => !c.bundle);
+    const unread = view.unread.find((u) => !view.bundles.includes(u.file) || !source.length);
     if (unread) return couldNotJudge('file-not-read', fileNotReadData(unread));
+    if (!source.length) source = view.code.filter((c) => c.bundle);
     if (!source.length) return couldNotJudge('no-view-source');
     const { annotations } = appSource(repo);
     const findings: Finding[] = [];
@@ -194,11 +227,11 @@ export default defineDetector({
       const raw = c.sf.compilerNode;
       const visit = (cn: ts.Node): void => {
         if (ts.isCallExpression(cn)) {
-          const tool = toolCalled(cn);
+          const tool = toolCalled(cn, c.bundle);
           if (tool && !(tool.name === undefined && wrapperCall(cn))) {
             calls++;
             const line = lineIn(c, wrapNode(c.sf, cn) as Node);
-            const v = judgeCall(cn, raw);
+            const v = judgeCall(cn, raw, c.bundle);
             const called = tool.name ?? (cn.arguments[0]?.getText(raw) ?? '').slice(0, 60);
             if (v === 'on-destructive-hint') findings.push({ messageId: 'confirmation-on-destructive-hint', data: { file: c.file, called }, location: { file: c.file, line } });
             else if (tool.name === undefined) {
