@@ -78,3 +78,26 @@ export function deriveCsp(uiMeta: unknown): DerivedCsp {
       ];
   return { policy: directives.join('; '), declared, refused, restrictiveDefault: !csp };
 }
+
+/** Is this URL covered by one of the declared connect origins (scheme, host with an optional `*.`, port)? */
+export function declaredOrigin(url: string, declared: readonly string[]): boolean {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  const defaultPort: Record<string, string> = { 'http:': '80', 'ws:': '80', 'https:': '443', 'wss:': '443' };
+  return declared.some((d) => {
+    const m = /^([a-z]+:)\/\/(\*\.)?([^:/]+)(?::(\d+|\*))?\/?$/i.exec(d);
+    if (!m) return false;
+    const [, scheme, wild, host, p] = m;
+    // CSP: an http source also matches https, ws also wss (the upgrade), never the other way.
+    const schemeOk = u.protocol === scheme!.toLowerCase() || (scheme === 'http:' && u.protocol === 'https:') || (scheme === 'ws:' && u.protocol === 'wss:');
+    const h = u.hostname.toLowerCase();
+    const hostOk = wild ? h.endsWith('.' + host!.toLowerCase()) : h === host!.toLowerCase();
+    // No port in the source: the URL must use its scheme's default port (URL.port is then empty).
+    const portOk = p === '*' || (p === undefined ? u.port === '' : (u.port || defaultPort[u.protocol]) === p);
+    return schemeOk && hostOk && portOk;
+  });
+}

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import detectors from './index.js';
+import { declaredOrigin } from '../../apps/csp.js';
 import { judgeFolder, testDetectorFolder } from '../../../test/support/detector-tester.js';
 
 // Both parts judge the same fixture Apps: the dynamic part their recorded rendering, the static part their
@@ -37,5 +38,33 @@ describe('A-3 (static) on hostile bundles', () => {
   it('a script tag inside an HTML comment is not read as a script', () => {
     const part = judgeBundle('<!doctype html><html lang="en"><title>x</title><!-- <script>window.top.location = "https://x.example"</script> --><script>document.title = "ok";</script></html>');
     assert.equal(part?.state, 'present', JSON.stringify(part));
+  });
+  it('typeof localStorage tests for the API and is no use of it; localStorage.getItem is', () => {
+    const guard = judgeBundle('<!doctype html><html lang="en"><title>x</title><script>const canStore = typeof localStorage !== "undefined"; document.title = String(canStore);</script></html>');
+    assert.equal(guard?.state, 'present', JSON.stringify(guard));
+    const use = judgeBundle('<!doctype html><html lang="en"><title>x</title><script>document.title = localStorage.getItem("t") || "x";</script></html>');
+    assert.equal(use?.state, 'non-conforming', JSON.stringify(use));
+  });
+  it('in a built bundle, fetch of a URL the reading cannot resolve (a bundled loader) is left to the dynamic part; a literal remote URL is red', () => {
+    const loader = judgeBundle('<!doctype html><html lang="en"><title>x</title><script>class FileLoader { load(url) { return fetch(url).then((r) => r.arrayBuffer()); } } window.L = FileLoader;</script></html>');
+    assert.equal(loader?.state, 'present', JSON.stringify(loader));
+    const remote = judgeBundle('<!doctype html><html lang="en"><title>x</title><script>const API = "https://api.example.com"; fetch(API + "/tips.json");</script></html>');
+    assert.equal(remote?.state, 'non-conforming', JSON.stringify(remote));
+    const local = judgeBundle('<!doctype html><html lang="en"><title>x</title><script>fetch("data:text/plain,hi"); fetch(URL.createObjectURL(new Blob(["x"])));</script></html>');
+    assert.equal(local?.state, 'present', JSON.stringify(local));
+  });
+});
+
+describe('declared connect origins (CSP source matching)', () => {
+  it('matches scheme, host (with *.) and port the way a CSP source does', () => {
+    assert.equal(declaredOrigin('https://tiles.example.org/3/4/1.json', ['https://tiles.example.org']), true);
+    assert.equal(declaredOrigin('https://a.tiles.example.org/x', ['https://*.tiles.example.org']), true);
+    assert.equal(declaredOrigin('https://tiles.example.org/x', ['https://*.tiles.example.org']), false);
+    assert.equal(declaredOrigin('https://tiles.example.org.evil.test/x', ['https://tiles.example.org']), false);
+    assert.equal(declaredOrigin('http://tiles.example.org/x', ['https://tiles.example.org']), false);
+    assert.equal(declaredOrigin('https://tiles.example.org:8443/x', ['https://tiles.example.org']), false);
+    assert.equal(declaredOrigin('https://tiles.example.org:8443/x', ['https://tiles.example.org:8443']), true);
+    assert.equal(declaredOrigin('wss://live.example.org/s', ['wss://live.example.org']), true);
+    assert.equal(declaredOrigin('/relative', ['https://tiles.example.org']), false);
   });
 });

@@ -1,5 +1,6 @@
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
+import { declaredOrigin, deriveCsp } from '../../apps/csp.js';
 import { renderedApps } from '../apps-support.js';
 
 /**
@@ -9,7 +10,20 @@ import { renderedApps } from '../apps-support.js';
  * EventSource, sendBeacon, WebRTC). It also keeps what the View posted to its parent that is not a JSON-RPC
  * message of the bridge. Talking to the host through `window.parent.postMessage` with JSON-RPC is the bridge
  * itself and is not judged here.
+ * Two network uses stay inside: a `data:` or `blob:` URL (read in the page, no request leaves it — a View turning
+ * a base64 payload into a Blob with `fetch('data:…')`), and a URL whose origin the View's resource declares in
+ * `_meta.ui.csp.connectDomains` (the per-resource policy of the double-iframe model lets exactly those; the standard
+ * counts a declared CSP respected as green). A network use to any other place is red, with the URL the browser saw.
  */
+
+const NETWORK_APIS = new Set(['fetch', 'XMLHttpRequest', 'sendBeacon', 'WebSocket', 'EventSource']);
+
+/** A network use that stays inside the View or goes where its resource declared it would. */
+function allowedNetwork(api: string, detail: string | undefined, declared: readonly string[]): boolean {
+  if (!NETWORK_APIS.has(api) || detail === undefined) return false;
+  if (/^(data|blob):/i.test(detail.trim())) return true;
+  return declaredOrigin(detail.trim(), declared);
+}
 
 export default defineDetector({
   ruleId: 'A-3',
@@ -25,7 +39,8 @@ export default defineDetector({
     const findings: Finding[] = [];
     for (const v of got.rendered) {
       const seen = new Map<string, string | undefined>();
-      for (const g of v.globals) if (!seen.has(g.api)) seen.set(g.api, g.detail);
+      const declared = deriveCsp(v.uiMeta).declared.connectDomains;
+      for (const g of v.globals) if (!seen.has(g.api) && !allowedNetwork(g.api, g.detail, declared)) seen.set(g.api, g.detail);
       for (const [api, detail] of [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
         findings.push({ messageId: 'view-used-api', data: { tool: v.tool, api }, ...(detail ? { evidence: detail.slice(0, 300) } : {}) });
       }

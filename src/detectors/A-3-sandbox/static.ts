@@ -4,6 +4,9 @@ import type { Finding } from '../../engine/types.js';
 import { fileNotReadData } from '../../facts/not-read.js';
 import { wrapNode } from '../../facts/ts-source.js';
 import { lineIn, viewCode, type ViewCode } from '../app-source.js';
+import { parsedSources } from '../../facts/ts-source.js';
+import { declaredOrigin, deriveCsp } from '../../apps/csp.js';
+import type { RepoFacts } from '../../facts/repo.js';
 
 /**
  * A-3 — the View stays in its sandbox (static). Reads the View's code — its UI source files and the inline
@@ -18,7 +21,13 @@ import { lineIn, viewCode, type ViewCode } from '../app-source.js';
  *   - direct network: `fetch`, `XMLHttpRequest`, `WebSocket`, `EventSource`, `navigator.sendBeacon` — except
  *     Vite's module-preload polyfill, whose `fetch(link.href)` only warms the `<link rel=modulepreload>` tags
  *     of the page itself (inert in a single-file bundle; A-2 judges such links).
- * No View code at all: could-not-judge; a View file that cannot be read or parsed: could-not-judge.
+ * A network use stays inside when its URL is a `data:` or `blob:` URL (or `URL.createObjectURL(…)`), or an
+ * absolute URL whose origin the App's resource declares in `_meta.ui.csp.connectDomains` (literal arrays in the
+ * server's source): the per-resource CSP of the double-iframe model then governs it, which the standard counts as
+ * green. A URL the reading cannot resolve is red in the View's own source unless the App declares connect origins;
+ * in a built bundle (the View's code and the libraries bundled with it, not told apart) only a resolved absolute URL
+ * outside the declared origins counts — what really runs is the dynamic part's. `typeof localStorage` tests for the
+ * API without using it. No View code at all: could-not-judge; a View file that cannot be read or parsed: could-not-judge.
  */
 
 const GLOBAL_OBJECTS = new Set(['window', 'self', 'globalThis']);
@@ -27,10 +36,72 @@ const STORAGE = new Set(['localStorage', 'sessionStorage', 'indexedDB']);
 const NETWORK_CTORS = new Set(['XMLHttpRequest', 'WebSocket', 'EventSource']);
 
 type Kind = 'frame' | 'storage' | 'network';
+/** Where a network use goes, as far as the reading can tell. */
+type Target = { kind: 'local' } | { kind: 'absolute'; url: string } | { kind: 'unknown' };
 interface Use {
   kind: Kind;
   api: string;
   node: ts.Node;
+  url?: Target;
+}
+
+/** The fixed text a URL expression starts with: a string, the head of a template or of a `+` chain, a `const` of the file. */
+function leadingText(e: ts.Expression, sf: ts.SourceFile, depth = 0): string | undefined {
+  let n = e;
+  while (ts.isParenthesizedExpression(n) || ts.isAsExpression(n)) n = n.expression;
+  if (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) return n.text;
+  if (ts.isTemplateExpression(n)) return n.head.text;
+  if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.PlusToken) return leadingText(n.left, sf, depth);
+  if (ts.isIdentifier(n) && depth < 3) {
+    let init: ts.Expression | undefined;
+    const visit = (cn: ts.Node): void => {
+      if (init) return;
+      if (ts.isVariableDeclaration(cn) && ts.isIdentifier(cn.name) && cn.name.text === n.text && cn.initializer && ts.isVariableDeclarationList(cn.parent) && cn.parent.flags & ts.NodeFlags.Const) init = cn.initializer;
+      else ts.forEachChild(cn, visit);
+    };
+    visit(sf);
+    return init ? leadingText(init, sf, depth + 1) : undefined;
+  }
+  return undefined;
+}
+
+function urlOf(arg: ts.Expression | undefined, sf: ts.SourceFile): Target {
+  if (!arg) return { kind: 'unknown' };
+  let n = arg;
+  while (ts.isParenthesizedExpression(n)) n = n.expression;
+  // URL.createObjectURL(blob): a blob: URL of the page itself.
+  if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && n.expression.name.text === 'createObjectURL') return { kind: 'local' };
+  const head = leadingText(n, sf);
+  if (head === undefined) return { kind: 'unknown' };
+  if (/^\s*(data|blob):/i.test(head)) return { kind: 'local' };
+  // An absolute URL: its origin is in the fixed text (`https://host/…`, `https://host` + path).
+  const m = /^\s*((?:https?|wss?):\/\/[^/?#\s]+)(?:[/?#]|$)/i.exec(head);
+  if (m) return { kind: 'absolute', url: head.trim() };
+  return { kind: 'unknown' };
+}
+
+/** The connect origins the App's resources declare: `connectDomains: ['https://…']` in the repository's own source. */
+function declaredConnect(repo: RepoFacts): string[] {
+  const out: string[] = [];
+  for (const [file, sf] of parsedSources(repo).files) {
+    if (file.startsWith('node_modules/')) continue;
+    const visit = (cn: ts.Node): void => {
+      if (ts.isPropertyAssignment(cn) && (ts.isIdentifier(cn.name) || ts.isStringLiteral(cn.name)) && cn.name.text === 'connectDomains' && ts.isArrayLiteralExpression(cn.initializer)) {
+        for (const el of cn.initializer.elements) if (ts.isStringLiteral(el) || ts.isNoSubstitutionTemplateLiteral(el)) out.push(el.text);
+      }
+      ts.forEachChild(cn, visit);
+    };
+    visit(sf.compilerNode);
+  }
+  return deriveCsp({ csp: { connectDomains: out } }).declared.connectDomains;
+}
+
+/** Does this network use leave the View for a place its resource did not declare? */
+function escapes(u: Use, bundle: boolean, declared: readonly string[]): boolean {
+  if (u.kind !== 'network' || !u.url) return true;
+  if (u.url.kind === 'local') return false;
+  if (u.url.kind === 'absolute') return !declaredOrigin(u.url.url, declared);
+  return !bundle && declared.length === 0;
 }
 
 /** Names the file declares itself (variables, parameters, functions, classes, imports): such a `top` is not the global. */
@@ -148,12 +219,16 @@ export function sandboxEscapes(sf: SourceFile): Use[] {
       const p = g.node.parent;
       if (FRAMES.has(g.name)) {
         if (!frameUseIsBridge(g.node, raw)) uses.push({ kind: 'frame', api: ts.isPropertyAccessExpression(p) && p.expression === g.node ? `${text(g.node, raw)}.${p.name.text}` : text(g.node, raw), node: g.node });
-      } else if (STORAGE.has(g.name)) uses.push({ kind: 'storage', api: g.name, node: g.node });
-      else if (g.name === 'fetch') {
-        if (ts.isCallExpression(p) && p.expression === g.node && !isPreloadPolyfill(p, raw)) uses.push({ kind: 'network', api: 'fetch', node: g.node });
+      } else if (STORAGE.has(g.name)) {
+        if (!ts.isTypeOfExpression(p)) uses.push({ kind: 'storage', api: g.name, node: g.node });
+      } else if (g.name === 'fetch') {
+        if (ts.isCallExpression(p) && p.expression === g.node && !isPreloadPolyfill(p, raw)) uses.push({ kind: 'network', api: 'fetch', node: g.node, url: urlOf(p.arguments[0], raw) });
       } else if (NETWORK_CTORS.has(g.name)) {
-        if (ts.isNewExpression(p) && p.expression === g.node) uses.push({ kind: 'network', api: g.name, node: g.node });
-      } else if (g.name === 'navigator' && ts.isPropertyAccessExpression(p) && p.expression === g.node && p.name.text === 'sendBeacon') uses.push({ kind: 'network', api: 'navigator.sendBeacon', node: p });
+        if (ts.isNewExpression(p) && p.expression === g.node) uses.push({ kind: 'network', api: g.name, node: g.node, url: g.name === 'XMLHttpRequest' ? { kind: 'unknown' } : urlOf(p.arguments?.[0], raw) });
+      } else if (g.name === 'navigator' && ts.isPropertyAccessExpression(p) && p.expression === g.node && p.name.text === 'sendBeacon') {
+        const call = p.parent;
+        uses.push({ kind: 'network', api: 'navigator.sendBeacon', node: p, url: urlOf(ts.isCallExpression(call) && call.expression === p ? call.arguments[0] : undefined, raw) });
+      }
       if (ts.isPropertyAccessExpression(g.node)) return; // window.top: its children are not other uses
     }
     ts.forEachChild(cn, visit);
@@ -173,6 +248,7 @@ export default defineDetector({
     if (!view.code.length) return couldNotJudge('no-view-code');
     const findings: Finding[] = [];
     const seen = new Set<string>();
+    const declared = declaredConnect(repo);
     for (const c of view.code as ViewCode[]) {
       let uses: Use[];
       try {
@@ -182,6 +258,7 @@ export default defineDetector({
         throw e;
       }
       for (const u of uses) {
+        if (!escapes(u, c.bundle, declared)) continue;
         const line = lineIn(c, wrapNode(c.sf, u.node) as Node);
         const key = `${c.file}|${line}|${u.api}`;
         if (seen.has(key)) continue;

@@ -15,6 +15,9 @@ import { lineIn, MAX_BUNDLE_BYTES, viewCode } from '../app-source.js';
  *   button-name (a `<button>` with text, or aria-label / aria-labelledby / title),
  *   label (an `<input>`, `<select>` or `<textarea>` with aria-label / aria-labelledby / title, a `<label for>`
  *   naming its id, or inside a `<label>`; hidden, submit, reset, button and image inputs aside).
+ * An element hidden from everyone (`hidden`, an inline `display: none` or `visibility: hidden`, itself or an ancestor)
+ * is left out, as axe-core leaves it out: an `<input type="file" hidden>` behind a labelled button is no unlabelled
+ * field. A button's name from its content counts a descendant's aria-label (an icon `<svg aria-label="Close">`).
  * JSX with a spread of props or an expression child is taken as named (the value is not known before rendering).
  * Contrast, focus and everything a script builds are the dynamic half's (axe-core in the rendered View).
  * Why not axe-core here: it needs a DOM (jsdom would be a large new dependency for five markup checks) and the
@@ -42,11 +45,16 @@ interface Miss {
 const attr = (n: HtmlNode, name: string) => n.attrs?.find((a) => a.name === name)?.value;
 const UNLABELLED_INPUT_TYPES = new Set(['hidden', 'submit', 'reset', 'button', 'image']);
 
+/** The name a subtree gives its container (name from content): its text, an image's alt, a descendant's aria-label or title. */
 function textOf(n: HtmlNode): string {
   if (n.nodeName === '#text') return n.value ?? '';
   if (n.nodeName === 'img') return attr(n, 'alt') ?? '';
-  return (n.childNodes ?? []).map(textOf).join('');
+  const own = n.nodeName.startsWith('#') ? '' : (attr(n, 'aria-label') ?? '').trim();
+  return own || (n.childNodes ?? []).map(textOf).join('');
 }
+
+/** Hidden from everyone, so out of the accessibility checks (axe skips it too): `hidden`, or an inline display:none / visibility:hidden. */
+const hiddenHtml = (n: HtmlNode): boolean => attr(n, 'hidden') !== undefined || /(^|;)\s*(display\s*:\s*none|visibility\s*:\s*hidden)\s*(!important\s*)?(;|$)/i.test(attr(n, 'style') ?? '');
 
 const named = (n: HtmlNode) => ['aria-label', 'aria-labelledby', 'title'].some((a) => (attr(n, a) ?? '').trim() !== '');
 
@@ -56,10 +64,16 @@ export function markupMisses(html: string): Miss[] {
   const out: Miss[] = [];
   const labelled = new Set<string>();
   const all: { n: HtmlNode; inLabel: boolean }[] = [];
+  const walkHidden = (n: HtmlNode, inLabel: boolean) => {
+    // A hidden subtree holds no element to check, but a <label for> in it still names its field.
+    if (n.nodeName === 'label' && attr(n, 'for')) labelled.add(attr(n, 'for')!);
+    for (const c of n.childNodes ?? []) walkHidden(c, inLabel);
+  };
   let title = false;
   let htmlNode: HtmlNode | undefined;
   const walk = (n: HtmlNode, inLabel: boolean) => {
     if (n.nodeName === 'html') htmlNode = n;
+    if (n.nodeName !== 'html' && n.nodeName !== 'body' && !n.nodeName.startsWith('#') && hiddenHtml(n)) return walkHidden(n, inLabel);
     if (n.nodeName === 'title' && textOf(n).trim()) title = true;
     if (n.nodeName === 'label' && attr(n, 'for')) labelled.add(attr(n, 'for')!);
     if (['img', 'button', 'input', 'select', 'textarea'].includes(n.nodeName)) all.push({ n, inLabel });
@@ -94,6 +108,12 @@ function jsxMisses(sf: ts.SourceFile): { check: Check; element: string; node: ts
     const a = attrsOf(el).find((x): x is ts.JsxAttribute => ts.isJsxAttribute(x) && x.name.getText(sf) === name);
     return a?.initializer && ts.isStringLiteral(a.initializer) ? a.initializer.text : a ? '?' : undefined;
   };
+  const jsxHidden = (el: ts.JsxOpeningLikeElement) => {
+    const h = attrsOf(el).find((x): x is ts.JsxAttribute => ts.isJsxAttribute(x) && x.name.getText(sf) === 'hidden');
+    if (h && (!h.initializer || (ts.isJsxExpression(h.initializer) && h.initializer.expression?.kind === ts.SyntaxKind.TrueKeyword))) return true;
+    const st = attrsOf(el).find((x): x is ts.JsxAttribute => ts.isJsxAttribute(x) && x.name.getText(sf) === 'style');
+    return !!st?.initializer && /\bdisplay\s*:\s*(['"`])none\1|\bvisibility\s*:\s*(['"`])hidden\2/.test(st.initializer.getText(sf));
+  };
   const jsxNamed = (el: ts.JsxOpeningLikeElement) => spread(el) || ['aria-label', 'aria-labelledby', 'title'].some((a) => has(el, a));
   const hasContent = (children: ts.NodeArray<ts.JsxChild>): boolean =>
     children.some((c) => (ts.isJsxText(c) && c.text.trim() !== '') || (ts.isJsxExpression(c) && !!c.expression) || ((ts.isJsxElement(c) || ts.isJsxSelfClosingElement(c)) && childNamed(c)));
@@ -108,6 +128,7 @@ function jsxMisses(sf: ts.SourceFile): { check: Check; element: string; node: ts
     if (ts.isJsxElement(cn) || ts.isJsxSelfClosingElement(cn)) {
       const open = ts.isJsxElement(cn) ? cn.openingElement : cn;
       const tag = open.tagName.getText(sf);
+      if (jsxHidden(open) && tag !== 'label') return;
       if (tag === 'label' && value(open, 'htmlFor')) labelFor.add(value(open, 'htmlFor')!);
       if (tag === 'img' && !has(open, 'alt') && !jsxNamed(open) && !/^(presentation|none)$/.test(value(open, 'role') ?? '')) out.push({ check: 'image-alt', element: '<img>', node: open });
       if (tag === 'button' && !jsxNamed(open) && !(ts.isJsxElement(cn) && hasContent(cn.children))) out.push({ check: 'button-name', element: '<button>', node: open });
