@@ -16,7 +16,8 @@ import { packageRoot, sourceDirOf } from '../../src/engine/paths.js';
 /**
  * The detector tester (after ESLint's RuleTester and Semgrep's fixture convention).
  * Fixtures are real little repositories in `<detector folder>/fixtures/<expected state>/<name>/`.
- * A fixture may hold `expect.json`: { "messages": [{ "messageId": "...", "file": "...", "line": 3 }], "reason": "code" }
+ * A fixture may hold `expect.json`: { "messages": [{ "messageId": "...", "file": "...", "line": 3 }], "reason": "code" },
+ * and `"states": { "static": "non-conforming" }` when another part's truth differs from the folder's state.
  * — the test then pins message ids and locations, never wording.
  * The tester refuses a detector folder without at least one red (absent / non-conforming) and one green
  * (present) fixture.
@@ -25,6 +26,8 @@ import { packageRoot, sourceDirOf } from '../../src/engine/paths.js';
 interface Expectation {
   messages?: { messageId: string; file?: string; line?: number }[];
   reason?: string;
+  /** The state of another genre's part where it differs from the folder's (e.g. { "static": "non-conforming" }). */
+  states?: Partial<Record<'static' | 'dynamic' | 'gate', State>>;
 }
 
 export interface FixtureCase {
@@ -105,11 +108,14 @@ export function testDetectorFolder(
         const { result } = judgeFolder(ruleId, detectors, c.dir);
         const part = result.parts.find((p) => p.genre === genre);
         assert.ok(part, 'the detector part was judged');
-        assert.equal(part.state, c.state, `state of ${relative(packageRoot(), c.dir)}: ${JSON.stringify(part)}`);
-        if (c.state === 'could-not-judge' || c.state === 'not-applicable') assert.ok(part.reason?.code, 'a reason is given');
-        if (c.expect?.reason) assert.equal(part.reason?.code, c.expect.reason);
-        if (c.state === 'absent' || c.state === 'non-conforming') assert.ok(part.findings.length > 0, 'a red verdict carries findings');
-        if (c.expect?.messages) {
+        // A fixture judged by two parts whose truths differ names the other part's state in expect.json (`states`).
+        const other = c.expect?.states?.[genre];
+        const want = other ?? c.state;
+        assert.equal(part.state, want, `state of ${relative(packageRoot(), c.dir)}: ${JSON.stringify(part)}`);
+        if (want === 'could-not-judge' || want === 'not-applicable') assert.ok(part.reason?.code, 'a reason is given');
+        if (!other && c.expect?.reason) assert.equal(part.reason?.code, c.expect.reason);
+        if (want === 'absent' || want === 'non-conforming') assert.ok(part.findings.length > 0, 'a red verdict carries findings');
+        if (!other && c.expect?.messages) {
           const got = part.findings.map((f) => ({
             messageId: f.messageId,
             ...(c.expect!.messages!.some((m) => m.file !== undefined) ? { file: f.location?.file } : {}),

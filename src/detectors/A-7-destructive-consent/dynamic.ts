@@ -12,8 +12,8 @@ import { renderedApps, servedViewHtml, viewCalls, viewCodeMayCallTools } from '.
  * sent it without any click. When the View offers such a tool but no click reached it, the part cannot be
  * judged; when the View can call no such tool, it does not apply. Nor does it when the Views call no server tool at
  * all, on evidence: no View sent a tools/call, and either the code of every View as served (the host's raw
- * resources/read answer) holds no tool call, or it could not be read but the harness clicked every control of
- * every View (no bound cut the clicks).
+ * resources/read answer) holds no tool call, or it could not be read (and no View's code is known to call a tool)
+ * but the harness clicked every control of every View (no bound cut the clicks).
  */
 
 export default defineDetector({
@@ -61,7 +61,7 @@ export default defineDetector({
     if (!confirmable.length) return notApplicable('no-confirmable-tool');
     // The Views call no server tool at all, on evidence: every App tool's View rendered, the recorded bridge traffic
     // (not cut) holds no tools/call from any View, and either the code of every View as served holds no tool call, or
-    // it may but the harness clicked every control of every View (no bound cut the clicks). The rule's condition — a
+    // it could not be read and the harness clicked every control of every View (no bound cut the clicks). The rule's condition — a
     // View that can call a tool needing a confirmation — is then shown false.
     const everyView = got.apps.every((a) => got.rendered.some((v) => v.tool === a.name));
     const tools = got.rendered.map((v) => v.tool).join(', ');
@@ -71,7 +71,9 @@ export default defineDetector({
         return html === undefined ? undefined : viewCodeMayCallTools(html);
       });
       if (code.every((c) => c === false)) return notApplicable('view-calls-no-tool', { tools, evidence: 'code' });
-      if (got.rendered.every((v) => !v.clicksTruncated)) return notApplicable('view-calls-no-tool', { tools, evidence: 'traffic' });
+      // The traffic alone stands as evidence only when no View's code is known to hold a tool call: a View whose code
+      // calls a tool may simply not have been given what it needs to call it (a tool input the harness did not send).
+      if (code.every((c) => c !== true) && got.rendered.every((v) => !v.clicksTruncated)) return notApplicable('view-calls-no-tool', { tools, evidence: 'traffic' });
     }
     return couldNotJudge('confirmable-call-not-seen', { tools: confirmable.map((t) => String(t.name)).sort().join(', ') });
   },
