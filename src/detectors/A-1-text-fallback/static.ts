@@ -12,8 +12,9 @@ import { appSource } from '../app-source.js';
  * @modelcontextprotocol/ext-apps/server, or registerTool with `_meta.ui.resourceUri`) returns, on every path
  * of its handler, a `content` array holding a text block next to the UI: a result made of `structuredContent`
  * alone, an empty `content`, or a `content` without a text block is red (a host without the UI shows nothing).
- * So is a text that is a fixed sentence (a literal, the same whatever the input) next to a `structuredContent`:
- * "Displayed the chart." stands for none of the data the View shows.
+ * So is a text that is a fixed sentence (a literal, the same whatever the input), next to a `structuredContent` or
+ * alone (a View fed from the tool's input): "Displayed the chart." stands for none of what the View shows. An error
+ * result (`isError: true`) is left aside.
  * The reading follows the handler's returns through conditionals and the helper functions of the audited
  * source it returns the result of (`return result(notes)`); a result it cannot follow (built in a
  * dependency, a `content` that is not an array literal) leaves the tool unjudged.
@@ -63,8 +64,10 @@ function outcomeOfResult(expr: Node, sources: ParsedSources, depth: number): Out
     if (text && literal === undefined) return [{ kind: 'text' }];
     if (text && literal!.value.trim() !== '') constant ??= { text: literal!.value.trim(), line: positionOf(text).line };
   }
-  // A fixed sentence next to the result's data (structuredContent) stands for none of it: the same words whatever the input.
-  if (constant) return [propertyValue(obj, 'structuredContent') ? { kind: 'constant-text', ...constant } : { kind: 'text' }];
+  // A fixed sentence stands for none of the result: the same words whatever the input, next to the data the View shows
+  // (structuredContent) or to a View fed from the tool's input. An error result (`isError: true`) says what went wrong
+  // and may well be fixed words.
+  if (constant) return [propertyValue(obj, 'isError')?.getText() === 'true' ? { kind: 'text' } : { kind: 'constant-text', ...constant }];
   return [unknown ? { kind: 'unknown', line } : { kind: 'no-text', why: 'no-text-block', line }];
 }
 
