@@ -3,6 +3,10 @@ import { fileNotReadData } from '../../facts/not-read.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { isBundleHtml, MAX_BUNDLE_BYTES, renderedApps, viewAttempts } from '../apps-support.js';
+import { ts, type Node as MorphNode } from '../../facts/morph.js';
+import { wrapNode } from '../../facts/ts-source.js';
+import { lineIn, viewCode } from '../app-source.js';
+import { urlOf } from '../view-urls.js';
 
 /**
  * A-2 — the View is one self-contained file.
@@ -10,7 +14,12 @@ import { isBundleHtml, MAX_BUNDLE_BYTES, renderedApps, viewAttempts } from '../a
  * Static: every built HTML bundle of the repository (`dist/`, `build/`, `out/`, `public/`) carries its scripts
  * and styles inline: a `<script src>` or a `<link href>` to a stylesheet or a preloaded module is a file the
  * host would have to fetch, and it cannot (the View is served as one resource). The HTML is parsed (parse5),
- * so a tag inside a comment or a string is not a tag.
+ * so a tag inside a comment or a string is not a tag. The View's code (its UI source files and the inline scripts of the
+ * bundles, app-source.viewCode) must load nothing from another origin at run time either: a network call (`fetch`,
+ * `new XMLHttpRequest().open`, `WebSocket`, `EventSource`, `navigator.sendBeacon`) or a dynamic `import()` of an
+ * absolute http(s)/ws(s) URL, or such a URL set as an element's `src`/`href` (`script.src = …`,
+ * `el.setAttribute('src', …)`), is red — declared in the resource's CSP or not. A URL the reading cannot resolve to
+ * a fixed origin (a variable, a parameter) is the dynamic part's.
  *
  * Dynamic: the rendered View (host harness, session.apps) tried no request at run time: neither to another
  * file of its own (a multi-file bundle) nor to any other origin, whether the CSP let it through or not — an
@@ -49,12 +58,48 @@ export function externalReferences(html: string): { tag: string; url: string; li
   return out;
 }
 
+const NETWORK_CALLS = new Set(['fetch', 'sendBeacon']);
+const NETWORK_CTORS = new Set(['WebSocket', 'EventSource']);
+
+/** Loads from an absolute remote URL in one file of View code: what loads it, the URL, the node. */
+export function remoteLoads(sf: ts.SourceFile): { via: string; url: string; node: ts.Node }[] {
+  const out: { via: string; url: string; node: ts.Node }[] = [];
+  const absolute = (e: ts.Expression | undefined) => {
+    const t = urlOf(e, sf);
+    return t.kind === 'absolute' ? t.url : undefined;
+  };
+  const nameOf = (e: ts.Expression): string | undefined => (ts.isIdentifier(e) ? e.text : ts.isPropertyAccessExpression(e) ? e.name.text : undefined);
+  const visit = (n: ts.Node): void => {
+    if (ts.isCallExpression(n)) {
+      const name = nameOf(n.expression);
+      let url: string | undefined;
+      let via: string | undefined;
+      if (n.expression.kind === ts.SyntaxKind.ImportKeyword) [via, url] = ['import()', absolute(n.arguments[0])];
+      else if (name && NETWORK_CALLS.has(name)) [via, url] = [name, absolute(n.arguments[0])];
+      else if (name === 'open' && n.arguments.length >= 2 && ts.isPropertyAccessExpression(n.expression)) [via, url] = ['XMLHttpRequest.open', absolute(n.arguments[1])];
+      else if (name === 'setAttribute' && n.arguments.length === 2 && ts.isStringLiteral(n.arguments[0]!) && /^(src|href)$/.test(n.arguments[0].text)) [via, url] = [`setAttribute('${n.arguments[0].text}')`, absolute(n.arguments[1])];
+      if (via && url) out.push({ via, url, node: n });
+    } else if (ts.isNewExpression(n) && ts.isIdentifier(n.expression) && NETWORK_CTORS.has(n.expression.text)) {
+      const url = absolute(n.arguments?.[0]);
+      if (url) out.push({ via: n.expression.text, url, node: n });
+    } else if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(n.left) && /^(src|href)$/.test(n.left.name.text)) {
+      // `location.href = …` navigates the frame away: not a load of the View's, left to A-3's reading of the frame.
+      const target = n.left.expression;
+      const url = ts.isIdentifier(target) && target.text === 'location' ? undefined : absolute(n.right);
+      if (url) out.push({ via: `.${n.left.name.text} =`, url, node: n });
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return out;
+}
+
 export default [
   defineDetector({
     ruleId: 'A-2',
     genre: 'static',
     needs: ['repo'],
-    messages: { 'bundle-references-file': ['file', 'tag', 'url'] },
+    messages: { 'bundle-references-file': ['file', 'tag', 'url'], 'view-code-loads-remote': ['file', 'via', 'url'] },
     judge({ inputs: { repo } }) {
       const bundles = repo.files.filter(isBundleHtml);
       if (!bundles.length) return couldNotJudge('no-built-view');
@@ -64,6 +109,25 @@ export default [
         if (!r.ok) return couldNotJudge('file-not-read', fileNotReadData({ file, cause: r.cause, size: r.size, limit: r.limit }));
         for (const ref of externalReferences(r.text)) {
           findings.push({ messageId: 'bundle-references-file', data: { file, tag: ref.tag, url: ref.url.slice(0, 200) }, location: { file, line: ref.line }, evidence: ref.url.slice(0, 200) });
+        }
+      }
+      const view = viewCode(repo);
+      if (view.unread.length) return couldNotJudge('file-not-read', fileNotReadData(view.unread[0]!));
+      const seen = new Set<string>();
+      for (const c of view.code) {
+        let loads: ReturnType<typeof remoteLoads>;
+        try {
+          loads = remoteLoads(c.sf.compilerNode);
+        } catch (e) {
+          if (e instanceof RangeError) return couldNotJudge('file-not-read', fileNotReadData({ file: c.file, cause: 'too-deep' }));
+          throw e;
+        }
+        for (const l of loads) {
+          const line = lineIn(c, wrapNode(c.sf, l.node) as MorphNode);
+          const key = `${c.file}|${line}|${l.url}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          findings.push({ messageId: 'view-code-loads-remote', data: { file: c.file, via: l.via, url: l.url.slice(0, 200) }, location: { file: c.file, line }, evidence: l.url.slice(0, 200) });
         }
       }
       return findings.length ? { state: 'non-conforming', findings } : present();

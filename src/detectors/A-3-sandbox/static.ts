@@ -5,6 +5,7 @@ import { fileNotReadData } from '../../facts/not-read.js';
 import { wrapNode } from '../../facts/ts-source.js';
 import { lineIn, viewCode, type ViewCode } from '../app-source.js';
 import { parsedSources } from '../../facts/ts-source.js';
+import { urlOf, type Target } from '../view-urls.js';
 import { declaredOrigin, deriveCsp } from '../../apps/csp.js';
 import type { RepoFacts } from '../../facts/repo.js';
 
@@ -36,48 +37,11 @@ const STORAGE = new Set(['localStorage', 'sessionStorage', 'indexedDB']);
 const NETWORK_CTORS = new Set(['XMLHttpRequest', 'WebSocket', 'EventSource']);
 
 type Kind = 'frame' | 'storage' | 'network';
-/** Where a network use goes, as far as the reading can tell. */
-type Target = { kind: 'local' } | { kind: 'absolute'; url: string } | { kind: 'unknown' };
 interface Use {
   kind: Kind;
   api: string;
   node: ts.Node;
   url?: Target;
-}
-
-/** The fixed text a URL expression starts with: a string, the head of a template or of a `+` chain, a `const` of the file. */
-function leadingText(e: ts.Expression, sf: ts.SourceFile, depth = 0): string | undefined {
-  let n = e;
-  while (ts.isParenthesizedExpression(n) || ts.isAsExpression(n)) n = n.expression;
-  if (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) return n.text;
-  if (ts.isTemplateExpression(n)) return n.head.text;
-  if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.PlusToken) return leadingText(n.left, sf, depth);
-  if (ts.isIdentifier(n) && depth < 3) {
-    let init: ts.Expression | undefined;
-    const visit = (cn: ts.Node): void => {
-      if (init) return;
-      if (ts.isVariableDeclaration(cn) && ts.isIdentifier(cn.name) && cn.name.text === n.text && cn.initializer && ts.isVariableDeclarationList(cn.parent) && cn.parent.flags & ts.NodeFlags.Const) init = cn.initializer;
-      else ts.forEachChild(cn, visit);
-    };
-    visit(sf);
-    return init ? leadingText(init, sf, depth + 1) : undefined;
-  }
-  return undefined;
-}
-
-function urlOf(arg: ts.Expression | undefined, sf: ts.SourceFile): Target {
-  if (!arg) return { kind: 'unknown' };
-  let n = arg;
-  while (ts.isParenthesizedExpression(n)) n = n.expression;
-  // URL.createObjectURL(blob): a blob: URL of the page itself.
-  if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && n.expression.name.text === 'createObjectURL') return { kind: 'local' };
-  const head = leadingText(n, sf);
-  if (head === undefined) return { kind: 'unknown' };
-  if (/^\s*(data|blob):/i.test(head)) return { kind: 'local' };
-  // An absolute URL: its origin is in the fixed text (`https://host/…`, `https://host` + path).
-  const m = /^\s*((?:https?|wss?):\/\/[^/?#\s]+)(?:[/?#]|$)/i.exec(head);
-  if (m) return { kind: 'absolute', url: head.trim() };
-  return { kind: 'unknown' };
 }
 
 /** The connect origins the App's resources declare: `connectDomains: ['https://…']` in the repository's own source. */
