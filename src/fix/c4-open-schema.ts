@@ -1,7 +1,7 @@
 // C-4 fix: close open input schemas. Adds `additionalProperties: false` to JSON-schema
 // object literals (type "object" with properties) used as `inputSchema`, and `.strict()`
 // to zod `z.object(...)` passed as inputSchema. Pure ts-morph edit; caller decides to save.
-import { Node, SyntaxKind, type SourceFile } from "ts-morph";
+import { Node, SyntaxKind, type SourceFile } from '../facts/morph.js';
 
 export interface FixEdit { rule: "C-4"; file: string; line: number; }
 

@@ -1,6 +1,6 @@
 // S-13 fix: give `fetch(url)` / `fetch(url, { ... })` without a `signal` an
 // `AbortSignal.timeout(...)`. Other clients are left to later fixes.
-import { Node, SyntaxKind, type SourceFile } from "ts-morph";
+import { Node, SyntaxKind, type SourceFile } from '../facts/morph.js';
 
 export const FETCH_TIMEOUT_MS = 10_000;
 export interface TimeoutEdit { rule: "S-13"; file: string; line: number; }

@@ -7,6 +7,7 @@ import { ts, type Node as MorphNode } from '../../facts/morph.js';
 import { wrapNode } from '../../facts/ts-source.js';
 import { lineIn, viewCode } from '../app-source.js';
 import { urlOf } from '../view-urls.js';
+import { rawDeclarationOf } from '../../facts/scope.js';
 
 /**
  * A-2 — the View is one self-contained file.
@@ -17,7 +18,7 @@ import { urlOf } from '../view-urls.js';
  * so a tag inside a comment or a string is not a tag. The View's code (its UI source files and the inline scripts of the
  * bundles, app-source.viewCode) must load nothing from another origin at run time either: a network call (`fetch`,
  * `new XMLHttpRequest().open`, `WebSocket`, `EventSource`, `navigator.sendBeacon`) or a dynamic `import()` of an
- * absolute http(s)/ws(s) URL, or such a URL set as an element's `src`/`href` (`script.src = …`,
+ * absolute http(s)/ws(s) URL, or such a URL set as an element's `src` or a created `<link>`'s `href` (`script.src = …`,
  * `el.setAttribute('src', …)`), is red — declared in the resource's CSP or not. A URL the reading cannot resolve to
  * a fixed origin (a variable, a parameter) is the dynamic part's.
  *
@@ -65,10 +66,22 @@ const NETWORK_CTORS = new Set(['WebSocket', 'EventSource']);
 export function remoteLoads(sf: ts.SourceFile): { via: string; url: string; node: ts.Node }[] {
   const out: { via: string; url: string; node: ts.Node }[] = [];
   const absolute = (e: ts.Expression | undefined) => {
-    const t = urlOf(e, sf);
+    const t = urlOf(e);
     return t.kind === 'absolute' ? t.url : undefined;
   };
   const nameOf = (e: ts.Expression): string | undefined => (ts.isIdentifier(e) ? e.text : ts.isPropertyAccessExpression(e) ? e.name.text : undefined);
+  // `src` loads on any element (script, img, iframe, media); `href` only on a `<link>` (an anchor's href is a link the
+  // user may follow, not a load): the element is a variable made by document.createElement("link").
+  const loads = (attr: string, el: ts.Expression): boolean => {
+    if (attr === 'src') return true;
+    const decl = ts.isIdentifier(el) ? rawDeclarationOf(el)?.parent : undefined;
+    const init = decl && ts.isVariableDeclaration(decl) ? decl.initializer : undefined;
+    if (!init || !ts.isCallExpression(init) || nameOf(init.expression) !== 'createElement') return false;
+    const tag = init.arguments[0];
+    return !!tag && ts.isStringLiteral(tag) && tag.text.toLowerCase() === 'link';
+  };
+  // xhr.open(method, url): the first argument is a method, not a URL (window.open(url, target) opens a link).
+  const isMethod = (e: ts.Expression | undefined) => !!e && (ts.isStringLiteral(e) ? /^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)$/i.test(e.text) : absolute(e) === undefined);
   const visit = (n: ts.Node): void => {
     if (ts.isCallExpression(n)) {
       const name = nameOf(n.expression);
@@ -76,16 +89,14 @@ export function remoteLoads(sf: ts.SourceFile): { via: string; url: string; node
       let via: string | undefined;
       if (n.expression.kind === ts.SyntaxKind.ImportKeyword) [via, url] = ['import()', absolute(n.arguments[0])];
       else if (name && NETWORK_CALLS.has(name)) [via, url] = [name, absolute(n.arguments[0])];
-      else if (name === 'open' && n.arguments.length >= 2 && ts.isPropertyAccessExpression(n.expression)) [via, url] = ['XMLHttpRequest.open', absolute(n.arguments[1])];
-      else if (name === 'setAttribute' && n.arguments.length === 2 && ts.isStringLiteral(n.arguments[0]!) && /^(src|href)$/.test(n.arguments[0].text)) [via, url] = [`setAttribute('${n.arguments[0].text}')`, absolute(n.arguments[1])];
+      else if (name === 'open' && n.arguments.length >= 2 && ts.isPropertyAccessExpression(n.expression) && isMethod(n.arguments[0])) [via, url] = ['XMLHttpRequest.open', absolute(n.arguments[1])];
+      else if (name === 'setAttribute' && n.arguments.length === 2 && ts.isStringLiteral(n.arguments[0]!) && /^(src|href)$/.test(n.arguments[0].text) && ts.isPropertyAccessExpression(n.expression) && loads(n.arguments[0].text, n.expression.expression)) [via, url] = [`setAttribute('${n.arguments[0].text}')`, absolute(n.arguments[1])];
       if (via && url) out.push({ via, url, node: n });
     } else if (ts.isNewExpression(n) && ts.isIdentifier(n.expression) && NETWORK_CTORS.has(n.expression.text)) {
       const url = absolute(n.arguments?.[0]);
       if (url) out.push({ via: n.expression.text, url, node: n });
     } else if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(n.left) && /^(src|href)$/.test(n.left.name.text)) {
-      // `location.href = …` navigates the frame away: not a load of the View's, left to A-3's reading of the frame.
-      const target = n.left.expression;
-      const url = ts.isIdentifier(target) && target.text === 'location' ? undefined : absolute(n.right);
+      const url = loads(n.left.name.text, n.left.expression) ? absolute(n.right) : undefined;
       if (url) out.push({ via: `.${n.left.name.text} =`, url, node: n });
     }
     ts.forEachChild(n, visit);

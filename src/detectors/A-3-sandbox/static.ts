@@ -61,11 +61,11 @@ function declaredConnect(repo: RepoFacts): string[] {
 }
 
 /** Does this network use leave the View for a place its resource did not declare? */
-function escapes(u: Use, bundle: boolean, declared: readonly string[]): boolean {
+function escapes(u: Use, bundle: boolean, declared: () => readonly string[]): boolean {
   if (u.kind !== 'network' || !u.url) return true;
   if (u.url.kind === 'local') return false;
-  if (u.url.kind === 'absolute') return !declaredOrigin(u.url.url, declared);
-  return !bundle && declared.length === 0;
+  if (u.url.kind === 'absolute') return !declaredOrigin(u.url.url, declared());
+  return !bundle && declared().length === 0;
 }
 
 /** Names the file declares itself (variables, parameters, functions, classes, imports): such a `top` is not the global. */
@@ -186,12 +186,12 @@ export function sandboxEscapes(sf: SourceFile): Use[] {
       } else if (STORAGE.has(g.name)) {
         if (!ts.isTypeOfExpression(p)) uses.push({ kind: 'storage', api: g.name, node: g.node });
       } else if (g.name === 'fetch') {
-        if (ts.isCallExpression(p) && p.expression === g.node && !isPreloadPolyfill(p, raw)) uses.push({ kind: 'network', api: 'fetch', node: g.node, url: urlOf(p.arguments[0], raw) });
+        if (ts.isCallExpression(p) && p.expression === g.node && !isPreloadPolyfill(p, raw)) uses.push({ kind: 'network', api: 'fetch', node: g.node, url: urlOf(p.arguments[0]) });
       } else if (NETWORK_CTORS.has(g.name)) {
-        if (ts.isNewExpression(p) && p.expression === g.node) uses.push({ kind: 'network', api: g.name, node: g.node, url: g.name === 'XMLHttpRequest' ? { kind: 'unknown' } : urlOf(p.arguments?.[0], raw) });
+        if (ts.isNewExpression(p) && p.expression === g.node) uses.push({ kind: 'network', api: g.name, node: g.node, url: g.name === 'XMLHttpRequest' ? { kind: 'unknown' } : urlOf(p.arguments?.[0]) });
       } else if (g.name === 'navigator' && ts.isPropertyAccessExpression(p) && p.expression === g.node && p.name.text === 'sendBeacon') {
         const call = p.parent;
-        uses.push({ kind: 'network', api: 'navigator.sendBeacon', node: p, url: urlOf(ts.isCallExpression(call) && call.expression === p ? call.arguments[0] : undefined, raw) });
+        uses.push({ kind: 'network', api: 'navigator.sendBeacon', node: p, url: urlOf(ts.isCallExpression(call) && call.expression === p ? call.arguments[0] : undefined) });
       }
       if (ts.isPropertyAccessExpression(g.node)) return; // window.top: its children are not other uses
     }
@@ -212,7 +212,9 @@ export default defineDetector({
     if (!view.code.length) return couldNotJudge('no-view-code');
     const findings: Finding[] = [];
     const seen = new Set<string>();
-    const declared = declaredConnect(repo);
+    // Read from the server's source only when a network use needs it (most Views have none).
+    let connect: string[] | undefined;
+    const declared = () => (connect ??= declaredConnect(repo));
     for (const c of view.code as ViewCode[]) {
       let uses: Use[];
       try {

@@ -45,7 +45,7 @@ interface Miss {
 const attr = (n: HtmlNode, name: string) => n.attrs?.find((a) => a.name === name)?.value;
 const UNLABELLED_INPUT_TYPES = new Set(['hidden', 'submit', 'reset', 'button', 'image']);
 
-/** The name a subtree gives its container (name from content): its text, an image's alt, a descendant's aria-label or title. */
+/** The name a subtree gives its container (name from content): its text, an image's alt, a descendant's aria-label. */
 function textOf(n: HtmlNode): string {
   if (n.nodeName === '#text') return n.value ?? '';
   if (n.nodeName === 'img') return attr(n, 'alt') ?? '';
@@ -64,16 +64,16 @@ export function markupMisses(html: string): Miss[] {
   const out: Miss[] = [];
   const labelled = new Set<string>();
   const all: { n: HtmlNode; inLabel: boolean }[] = [];
-  const walkHidden = (n: HtmlNode, inLabel: boolean) => {
+  const walkHidden = (n: HtmlNode) => {
     // A hidden subtree holds no element to check, but a <label for> in it still names its field.
     if (n.nodeName === 'label' && attr(n, 'for')) labelled.add(attr(n, 'for')!);
-    for (const c of n.childNodes ?? []) walkHidden(c, inLabel);
+    for (const c of n.childNodes ?? []) walkHidden(c);
   };
   let title = false;
   let htmlNode: HtmlNode | undefined;
   const walk = (n: HtmlNode, inLabel: boolean) => {
     if (n.nodeName === 'html') htmlNode = n;
-    if (n.nodeName !== 'html' && n.nodeName !== 'body' && !n.nodeName.startsWith('#') && hiddenHtml(n)) return walkHidden(n, inLabel);
+    if (n.nodeName !== 'html' && n.nodeName !== 'body' && !n.nodeName.startsWith('#') && hiddenHtml(n)) return walkHidden(n);
     if (n.nodeName === 'title' && textOf(n).trim()) title = true;
     if (n.nodeName === 'label' && attr(n, 'for')) labelled.add(attr(n, 'for')!);
     if (['img', 'button', 'input', 'select', 'textarea'].includes(n.nodeName)) all.push({ n, inLabel });
