@@ -23,7 +23,9 @@ import { judgePythonStdout } from './python.js';
  *   - `process.stdout.write(...)`, except the transport's own writes (an argument that builds a
  *     `jsonrpc` message, or a write inside a class named *Transport);
  *   - a pino logger created without a destination (pino writes to stdout by default) or with stdout
- *     as its destination.
+ *     as its destination;
+ *   - a winston Console transport without `stderrLevels` (it writes every level to stdout by default), a
+ *     bunyan logger created without `stream`/`streams` (bunyan writes to stdout by default).
  * Writes on a path the stdio mode never takes are not findings (modes.ts: `--help`, `--list-tools`, an
  * HTTP-only branch, a function called only from such paths).
  *
@@ -158,6 +160,31 @@ function pinoToStdout(call: Node): boolean {
   return destinationOf(a) === 'stdout';
 }
 
+/**
+ * Other loggers whose default destination is stdout: winston's Console transport (`new winston.transports.Console()`,
+ * `new transports.Console({...})`) unless its options name `stderrLevels`, and bunyan's `createLogger({...})`
+ * without `stream` or `streams`. Returns the library, or undefined. An options value that cannot be read is
+ * given the benefit of the doubt.
+ */
+function loggerToStdout(n: Node): 'winston' | 'bunyan' | undefined {
+  if (Node.isNewExpression(n)) {
+    const o = originOf(n.getExpression());
+    if (!o || o.module !== 'winston' || o.path[o.path.length - 1] !== 'Console' || !o.path.includes('transports')) return undefined;
+    const arg = n.getArguments()[0];
+    if (!arg) return 'winston';
+    const a = unwrap(arg);
+    return Node.isObjectLiteralExpression(a) && !a.getProperty('stderrLevels') && !a.getProperties().some((p) => Node.isSpreadAssignment(p)) ? 'winston' : undefined;
+  }
+  if (Node.isCallExpression(n)) {
+    const o = originOf(n.getExpression());
+    if (!o || o.module !== 'bunyan' || o.path[o.path.length - 1] !== 'createLogger') return undefined;
+    const arg = n.getArguments()[0];
+    const a = arg ? unwrap(arg) : undefined;
+    return a && Node.isObjectLiteralExpression(a) && !a.getProperty('stream') && !a.getProperty('streams') && !a.getProperties().some((p) => Node.isSpreadAssignment(p)) ? 'bunyan' : undefined;
+  }
+  return undefined;
+}
+
 function isTransportWrite(call: Node): boolean {
   if (!Node.isCallExpression(call)) return false;
   if (call.getArguments().some((a) => /jsonrpc/i.test(a.getText()))) return true;
@@ -173,6 +200,7 @@ export default defineDetector({
   messages: {
     'stdout-write': ['call'],
     'pino-stdout': [],
+    'logger-stdout': ['library'],
     'python-stdout-write': ['call'],
   },
   judge({ inputs: { repo, session } }) {
@@ -204,11 +232,17 @@ export default defineDetector({
     for (const sf of files) {
       const file = code.rel(sf);
       // Without pino named in the file (origins are read within a file), only console.* and .write calls can matter.
-      const raw = namesAnyModule(sf, ['pino']) ? undefined : rawCallNamed(STDOUT_CALLS);
-      for (const n of ofKinds(sf, [SyntaxKind.CallExpression], raw)) {
+      const loggers = namesAnyModule(sf, ['pino', 'winston', 'bunyan']);
+      const raw = loggers ? undefined : rawCallNamed(STDOUT_CALLS);
+      for (const n of ofKinds(sf, loggers ? [SyntaxKind.CallExpression, SyntaxKind.NewExpression] : [SyntaxKind.CallExpression], raw)) {
+        const at = { file, line: positionOf(n).line };
+        const library = loggers ? loggerToStdout(n) : undefined;
+        if (library) {
+          if (stands(n)) findings.push({ messageId: 'logger-stdout', data: { library }, location: at, evidence: n.getText().slice(0, 120) });
+          continue;
+        }
         if (!Node.isCallExpression(n)) continue;
         const callee = unwrap(n.getExpression());
-        const at = { file, line: positionOf(n).line };
         if (Node.isPropertyAccessExpression(callee)) {
           const obj = unwrap(callee.getExpression());
           const m = callee.getName();
