@@ -17,8 +17,9 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 export class SessionFacts {
   constructor(readonly session: RecordedSession) {}
 
+  /** A connection of the probe, or (label 'app') the App host harness's connection, which declared the UI extension. */
   connection(label: ConnectionLabel): Connection | undefined {
-    return this.session.connections.find((c) => c.label === label);
+    return this.session.connections.find((c) => c.label === label) ?? (label === 'app' ? this.session.apps?.connection : undefined);
   }
 
   /** Request/response pairs of a connection, in order. */

@@ -10,8 +10,11 @@ import { answeredEras } from '../dynamic-text.js';
  * of it (or any result that links a UI itself) must hold a text content block of at least MIN_TEXT
  * characters that stands for the result: when the result carries data for the View (`structuredContent`), a text
  * holding none of its values (a fixed "Displayed the chart.") is red, quoted as the wire carried it. The probe
- * declares no UI extension, so a failing call is red too. The probe's own call with
- * deliberately invalid arguments is expected to fail and is not judged. A UI tool never called with
+ * declares no UI extension: a call that fails there is red when the same tool answered the App host (which
+ * declared it, `--exercise app` with the browser); a call that failed for the host too, or that the host did not
+ * make, failed on the probe's generated arguments as far as anyone can tell and is not judged (could-not-judge
+ * `ui-call-failed-on-probe-input`). The probe's own call with deliberately invalid arguments is expected to fail
+ * and is not judged. A UI tool never called with
  * arguments it accepts leaves the part unjudged: such calls need an explicit opt-in.
  */
 
@@ -66,6 +69,16 @@ export default defineDetector({
     const invalid = new Set(session.session.actions.filter((a) => a.kind === 'call-invalid-arguments').map((a) => a.detail));
     const judged = new Set<string>();
     const reported = new Set<string>();
+    // How each UI-linked tool answered the App host, whose connection declared the UI extension.
+    const hostAnswered = new Map<string, boolean>();
+    for (const e of session.calls('app', 'tools/call')) {
+      const params = isObj(e.request.params) ? e.request.params : {};
+      const name = typeof params.name === 'string' ? params.name : '';
+      const res = SessionFacts.result(e);
+      if (!res && !SessionFacts.error(e)) continue;
+      hostAnswered.set(name, (hostAnswered.get(name) ?? false) || (!!res && res.isError !== true));
+    }
+    const failedOnInput = new Set<string>();
     for (const era of eras) {
       for (const e of session.calls(era, 'tools/call')) {
         const params = isObj(e.request.params) ? e.request.params : {};
@@ -76,6 +89,10 @@ export default defineDetector({
         if (!res && !err) continue;
         if (err || res?.isError === true) {
           if (invalid.has(`${name} ${JSON.stringify(params.arguments)}`)) continue;
+          if (hostAnswered.get(name) !== true) {
+            failedOnInput.add(name);
+            continue;
+          }
           judged.add(name);
           if (!reported.has(`failed|${name}`)) findings.push({ messageId: 'ui-call-failed', data: { tool: name } });
           reported.add(`failed|${name}`);
@@ -99,6 +116,8 @@ export default defineDetector({
       }
     }
     if (findings.length) return { state: 'non-conforming', findings };
+    const failed = [...failedOnInput].filter((n) => !judged.has(n));
+    if (failed.length) return couldNotJudge('ui-call-failed-on-probe-input', { tools: failed.join(', ') });
     const notCalled = [...uiTools.keys()].filter((n) => !judged.has(n));
     if (notCalled.length) return couldNotJudge('ui-tool-not-called', { tools: notCalled.join(', ') });
     if (uiTools.size === 0) return couldNotJudge('ui-resource-without-tool', { uris: [...uiResources].join(', ') });
