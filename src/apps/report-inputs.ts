@@ -1,5 +1,5 @@
 import type { AppsRecord } from './record.js';
-import { percentile, viewCalls } from '../detectors/apps-support.js';
+import { percentile, viewCalls } from '../detectors/support/apps/apps-support.js';
 import { BUNDLE_GZIP_BUDGET, HEAP_BUDGET_BYTES, MIN_ROUND_TRIPS, RENDER_BUDGET_MS, ROUND_TRIP_P95_BUDGET_MS } from '../detectors/A-5-performance-budgets/index.js';
 
 /**

@@ -6,7 +6,7 @@ import { sinkSites, type SinkSite } from '../../facts/flow.js';
 import { returnedExpressions, serverModel } from '../../facts/server-model.js';
 import { findNodes, functionOf, isFunctionLike, type FunctionLikeNode } from '../../facts/scope.js';
 import { parsedSources, propertyName, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
-import { calleeName, declarationOf, K, locationOf, readSources, resolveValue, sitesOf, rawNameText, rawPropNamed } from '../source-support.js';
+import { calleeName, declarationOf, K, locationOf, readSources, resolveValue, sitesOf, rawNameText, rawPropNamed } from '../support/source/source-support.js';
 import { judgePythonUntrusted } from './python.js';
 
 /**

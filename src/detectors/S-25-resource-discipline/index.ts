@@ -6,7 +6,7 @@ import { sinkSites, toolFlows } from '../../facts/flow.js';
 import { propertyValue, returnedExpressions, serverModel } from '../../facts/server-model.js';
 import { functionOf, type FunctionLikeNode } from '../../facts/scope.js';
 import { parsedSources, propertyName, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
-import { calleeName, isCall, K, locationOf, readSources, resolveValue, sitesOf, rawPropNamed } from '../source-support.js';
+import { calleeName, isCall, K, locationOf, readSources, resolveValue, sitesOf, rawPropNamed } from '../support/source/source-support.js';
 
 import { judgePythonResources } from './python.js';
 /**

@@ -2,7 +2,7 @@ import { couldNotJudge, defineDetector, notApplicable, present } from '../../eng
 import type { Finding } from '../../engine/types.js';
 import { canonical } from '../../probe/lock.js';
 import { SessionFacts } from '../../facts/session.js';
-import { noEraServed } from '../dynamic-support.js';
+import { noEraServed } from '../support/live/dynamic-support.js';
 
 /**
  * S-26, dynamic part: a declared `listChanged` is backed by notifications. The probe lists prompts and

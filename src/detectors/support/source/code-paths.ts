@@ -1,12 +1,12 @@
-import { Node, ts, type SourceFile } from '../facts/morph.js';
-import { couldNotJudge, notApplicable } from '../engine/detector.js';
-import type { Verdict } from '../engine/types.js';
-import { hasPythonSource } from '../facts/python-source.js';
-import type { RepoFacts } from '../facts/repo.js';
-import { findNodes, functionOf, isFunctionLike, mayResolveFunction, type FunctionLikeNode } from '../facts/scope.js';
-import { modelFiles } from '../facts/server-model.js';
-import { parsedSources, propertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../facts/ts-source.js';
-import { fileNotReadData } from '../facts/not-read.js';
+import { Node, ts, type SourceFile } from '../../../facts/morph.js';
+import { couldNotJudge, notApplicable } from '../../../engine/detector.js';
+import type { Verdict } from '../../../engine/types.js';
+import { hasPythonSource } from '../../../facts/python-source.js';
+import type { RepoFacts } from '../../../facts/repo.js';
+import { findNodes, functionOf, isFunctionLike, mayResolveFunction, type FunctionLikeNode } from '../../../facts/scope.js';
+import { modelFiles } from '../../../facts/server-model.js';
+import { parsedSources, propertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../../../facts/ts-source.js';
+import { fileNotReadData } from '../../../facts/not-read.js';
 
 /**
  * Small syntactic helpers shared by the static detectors that read code paths (X-6, X-7, C-4, C-6, S-13,

@@ -1,12 +1,12 @@
-import { Node, SyntaxKind, ts } from '../facts/morph.js';
-import { couldNotJudge, notApplicable } from '../engine/detector.js';
-import type { Verdict } from '../engine/types.js';
-import type { RepoFacts } from '../facts/repo.js';
-import { rawOriginOf } from '../facts/scope.js';
-import { modelFiles, propertyValue, objectLiteralOf } from '../facts/server-model.js';
-import type { SessionFacts } from '../facts/session.js';
-import { ofKinds, parsedSources, propertyName, sourceFilesOf, unwrap } from '../facts/ts-source.js';
-import { servedTools } from './dynamic-text.js';
+import { Node, SyntaxKind, ts } from '../../../facts/morph.js';
+import { couldNotJudge, notApplicable } from '../../../engine/detector.js';
+import type { Verdict } from '../../../engine/types.js';
+import type { RepoFacts } from '../../../facts/repo.js';
+import { rawOriginOf } from '../../../facts/scope.js';
+import { modelFiles, propertyValue, objectLiteralOf } from '../../../facts/server-model.js';
+import type { SessionFacts } from '../../../facts/session.js';
+import { ofKinds, parsedSources, propertyName, sourceFilesOf, unwrap } from '../../../facts/ts-source.js';
+import { servedTools } from '../live/dynamic-text.js';
 import { rawCallNamed } from './source-support.js';
 
 /**

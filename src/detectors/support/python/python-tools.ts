@@ -1,11 +1,11 @@
 import type { Node } from 'web-tree-sitter';
-import { couldNotJudge, notApplicable } from '../engine/detector.js';
-import type { Verdict } from '../engine/types.js';
-import { OPEN, UNKNOWN, type DeclObject, type DeclValue } from '../facts/declarations.js';
-import { callParts, constString, lastName, moduleConst, qualName, unparen, type PyTool, type PythonModel } from '../facts/python-model.js';
-import { allNodes, kids, lineOf, stringLiteral, type PythonFile } from '../facts/python-source.js';
-import type { SessionFacts } from '../facts/session.js';
-import { servedTools } from './dynamic-text.js';
+import { couldNotJudge, notApplicable } from '../../../engine/detector.js';
+import type { Verdict } from '../../../engine/types.js';
+import { OPEN, UNKNOWN, type DeclObject, type DeclValue } from '../../../facts/declarations.js';
+import { callParts, constString, lastName, moduleConst, qualName, unparen, type PyTool, type PythonModel } from '../../../facts/python-model.js';
+import { allNodes, kids, lineOf, stringLiteral, type PythonFile } from '../../../facts/python-source.js';
+import type { SessionFacts } from '../../../facts/session.js';
+import { servedTools } from '../live/dynamic-text.js';
 import { unreadableVerdict } from './python-support.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Node } from 'web-tree-sitter';
-import { callParts, fnName, lastName, moduleConst, qualName, unparen, type PythonModel } from '../facts/python-model.js';
-import { descendants, kids, within, type PythonFile } from '../facts/python-source.js';
+import { callParts, fnName, lastName, moduleConst, qualName, unparen, type PythonModel } from '../../../facts/python-model.js';
+import { descendants, kids, within, type PythonFile } from '../../../facts/python-source.js';
 
 /**
  * What a Python function returns, read from its `return` statements, for the rules that judge tool results

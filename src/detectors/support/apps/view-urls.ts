@@ -1,5 +1,5 @@
-import { ts } from '../facts/morph.js';
-import { rawDeclarationOf } from '../facts/scope.js';
+import { ts } from '../../../facts/morph.js';
+import { rawDeclarationOf } from '../../../facts/scope.js';
 
 /**
  * Where a URL expression of a View's code goes, as far as a reading of one file can tell: the fixed text it starts

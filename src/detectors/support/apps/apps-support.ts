@@ -1,10 +1,10 @@
-import { couldNotJudge, notApplicable } from '../engine/detector.js';
-import type { Verdict } from '../engine/types.js';
-import type { SessionFacts } from '../facts/session.js';
-import { appTools, type AppTool } from '../apps/discover.js';
-import type { AppsRecord, NetworkAttempt, ViewRun } from '../apps/record.js';
-import { HOST_ORIGIN, SANDBOX_ORIGIN, VIEW_PATH } from '../apps/host-pages.js';
-import { noEraServed, type Obj } from './dynamic-support.js';
+import { couldNotJudge, notApplicable } from '../../../engine/detector.js';
+import type { Verdict } from '../../../engine/types.js';
+import type { SessionFacts } from '../../../facts/session.js';
+import { appTools, type AppTool } from '../../../apps/discover.js';
+import type { AppsRecord, NetworkAttempt, ViewRun } from '../../../apps/record.js';
+import { HOST_ORIGIN, SANDBOX_ORIGIN, VIEW_PATH } from '../../../apps/host-pages.js';
+import { noEraServed, type Obj } from '../live/dynamic-support.js';
 
 /**
  * Shared reading of the MCP Apps host harness's record (session.apps, src/apps/record.ts) for the dynamic

@@ -1,7 +1,7 @@
-import { Node, ts, type SourceFile } from '../facts/morph.js';
-import { declarationOf as declaringId, valueOfDeclaration } from '../facts/scope.js';
-import { propertyName, stringValue, unwrap, type ParsedSources } from '../facts/ts-source.js';
-import { callersOf, declarationOf, initializerOf, isHeaderRead, propertyOf, resolveValue } from './source-support.js';
+import { Node, ts, type SourceFile } from '../../../facts/morph.js';
+import { declarationOf as declaringId, valueOfDeclaration } from '../../../facts/scope.js';
+import { propertyName, stringValue, unwrap, type ParsedSources } from '../../../facts/ts-source.js';
+import { callersOf, declarationOf, initializerOf, isHeaderRead, propertyOf, resolveValue } from '../source/source-support.js';
 
 /**
  * Helpers shared by the OAuth detectors (S-8, S-9, S-17, S-20). Syntax only, like source-support: names

@@ -1,7 +1,7 @@
-import { couldNotJudge } from '../engine/detector.js';
-import type { Verdict } from '../engine/types.js';
-import { SessionFacts, type Exchange } from '../facts/session.js';
-import type { ConnectionLabel } from '../probe/session.js';
+import { couldNotJudge } from '../../../engine/detector.js';
+import type { Verdict } from '../../../engine/types.js';
+import { SessionFacts, type Exchange } from '../../../facts/session.js';
+import type { ConnectionLabel } from '../../../probe/session.js';
 
 /**
  * Small helpers shared by the dynamic detectors: how a connection ended, the pages of one listing, and

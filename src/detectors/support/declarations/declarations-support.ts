@@ -1,12 +1,12 @@
-import { defineDetector, type Detector, type MessageSpec } from '../engine/detector.js';
-import type { Verdict } from '../engine/types.js';
-import { DECLARATIONS_KEY, sourceDeclarations } from '../facts/declarations.js';
-import type { RepoFacts } from '../facts/repo.js';
-import { readSources } from './source-support.js';
-import type { SessionFacts } from '../facts/session.js';
-import { noToolsFound } from './tool-absence.js';
-import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from './python-support.js';
-import { fileOf, pyLiteral, pyNoToolsFound, pyTools, registrationKeyword, registrationOpen, toDecl, type PyLit } from './python-tools.js';
+import { defineDetector, type Detector, type MessageSpec } from '../../../engine/detector.js';
+import type { Verdict } from '../../../engine/types.js';
+import { DECLARATIONS_KEY, sourceDeclarations } from '../../../facts/declarations.js';
+import type { RepoFacts } from '../../../facts/repo.js';
+import { readSources } from '../source/source-support.js';
+import type { SessionFacts } from '../../../facts/session.js';
+import { noToolsFound } from '../source/tool-absence.js';
+import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python/python-support.js';
+import { fileOf, pyLiteral, pyNoToolsFound, pyTools, registrationKeyword, registrationOpen, toDecl, type PyLit } from '../python/python-tools.js';
 
 /**
  * The declaration rules' source side: the tools registered in the source with their declarations, and the parts

@@ -1,10 +1,10 @@
-import type { Config } from '../engine/config.js';
-import { couldNotJudge, defineDetector, notApplicable, type Detector, type MessageSpec } from '../engine/detector.js';
-import type { Finding, Location, Verdict } from '../engine/types.js';
-import { DECLARATIONS_KEY } from '../facts/declarations-key.js';
-import { declField, UNKNOWN, type DeclValue } from '../facts/declarations-value.js';
-import { isObj, short } from './dynamic-support.js';
-import { earnedOn, servedTools, toolName, unreadToolPages } from './dynamic-text.js';
+import type { Config } from '../../../engine/config.js';
+import { couldNotJudge, defineDetector, notApplicable, type Detector, type MessageSpec } from '../../../engine/detector.js';
+import type { Finding, Location, Verdict } from '../../../engine/types.js';
+import { DECLARATIONS_KEY } from '../../../facts/declarations-key.js';
+import { declField, UNKNOWN, type DeclValue } from '../../../facts/declarations-value.js';
+import { isObj, short } from '../live/dynamic-support.js';
+import { earnedOn, servedTools, toolName, unreadToolPages } from '../live/dynamic-text.js';
 
 /**
  * The tools' declarations (`_meta["dev.mcp-doctor/declarations"]`) in one shape, whether read from the

@@ -1,7 +1,7 @@
-import { couldNotJudge, notApplicable } from '../engine/detector.js';
-import type { Verdict } from '../engine/types.js';
-import type { SessionFacts } from '../facts/session.js';
-import type { HttpExchange } from '../probe/session.js';
+import { couldNotJudge, notApplicable } from '../../../engine/detector.js';
+import type { Verdict } from '../../../engine/types.js';
+import type { SessionFacts } from '../../../facts/session.js';
+import type { HttpExchange } from '../../../probe/session.js';
 
 /** Shared reading of recorded HTTP transport checks. */
 

@@ -1,9 +1,9 @@
-import { Node, SyntaxKind, ts } from '../facts/morph.js';
-import type { RepoFacts } from '../facts/repo.js';
-import { declarationOf, valueOfDeclaration } from '../facts/scope.js';
-import { modelFiles, objectLiteralOf, propertyValue, serverModel, type Registered } from '../facts/server-model.js';
-import { ofKinds, parsedSources, positionOf, propertyName, rawPropertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../facts/ts-source.js';
-import { noteSourceRead } from '../facts/not-read.js';
+import { Node, SyntaxKind, ts } from '../../../facts/morph.js';
+import type { RepoFacts } from '../../../facts/repo.js';
+import { declarationOf, valueOfDeclaration } from '../../../facts/scope.js';
+import { modelFiles, objectLiteralOf, propertyValue, serverModel, type Registered } from '../../../facts/server-model.js';
+import { ofKinds, parsedSources, positionOf, propertyName, rawPropertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../../../facts/ts-source.js';
+import { noteSourceRead } from '../../../facts/not-read.js';
 
 /**
  * What a JavaScript/TypeScript server puts in front of the model, read from its source (facts/server-model):

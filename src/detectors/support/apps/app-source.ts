@@ -1,11 +1,11 @@
 import { builtinModules } from 'node:module';
 import { parse } from 'parse5';
-import { Node, Project, SyntaxKind, ts, type ObjectLiteralExpression, type SourceFile } from '../facts/morph.js';
-import type { RepoFacts } from '../facts/repo.js';
-import { noteSourceRead, type FileNotRead } from '../facts/not-read.js';
-import { functionOf, type FunctionLikeNode } from '../facts/scope.js';
-import { constString, objectLiteralOf, propertyValue, serverModel } from '../facts/server-model.js';
-import { moduleSpecs, ofKinds, parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from '../facts/ts-source.js';
+import { Node, Project, SyntaxKind, ts, type ObjectLiteralExpression, type SourceFile } from '../../../facts/morph.js';
+import type { RepoFacts } from '../../../facts/repo.js';
+import { noteSourceRead, type FileNotRead } from '../../../facts/not-read.js';
+import { functionOf, type FunctionLikeNode } from '../../../facts/scope.js';
+import { constString, objectLiteralOf, propertyValue, serverModel } from '../../../facts/server-model.js';
+import { moduleSpecs, ofKinds, parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from '../../../facts/ts-source.js';
 import { isBundleHtml, MAX_BUNDLE_BYTES } from './apps-support.js';
 
 /**

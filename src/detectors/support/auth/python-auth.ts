@@ -1,7 +1,7 @@
-import { couldNotJudge, notApplicable } from '../engine/detector.js';
-import type { Verdict } from '../engine/types.js';
-import type { RepoFacts } from '../facts/repo.js';
-import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from './python-support.js';
+import { couldNotJudge, notApplicable } from '../../../engine/detector.js';
+import type { Verdict } from '../../../engine/types.js';
+import type { RepoFacts } from '../../../facts/repo.js';
+import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python/python-support.js';
 
 /**
  * The authorization rules on a Python server (S-8, S-9, S-17, S-20): their Python reading is not written

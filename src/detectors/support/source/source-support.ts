@@ -1,11 +1,11 @@
-import { afterLoad, Node, SyntaxKind, ts, type CallExpression, type Identifier, type NewExpression, type SourceFile } from '../facts/morph.js';
-import { couldNotJudge, notApplicable } from '../engine/detector.js';
-import type { Location, Verdict } from '../engine/types.js';
-import type { RepoFacts } from '../facts/repo.js';
-import { hasPythonSource } from '../facts/python-source.js';
-import { importsOf, ofKinds, parsedSources, positionOf, propertyName, namedFilter, rawCalleeName, rawUnwrap, stringValue, unwrap, wrapNode, type Binding, type NamedFilter } from '../facts/ts-source.js';
-import { findNodes } from '../facts/scope.js';
-import { noteSourceRead } from '../facts/not-read.js';
+import { afterLoad, Node, SyntaxKind, ts, type CallExpression, type Identifier, type NewExpression, type SourceFile } from '../../../facts/morph.js';
+import { couldNotJudge, notApplicable } from '../../../engine/detector.js';
+import type { Location, Verdict } from '../../../engine/types.js';
+import type { RepoFacts } from '../../../facts/repo.js';
+import { hasPythonSource } from '../../../facts/python-source.js';
+import { importsOf, ofKinds, parsedSources, positionOf, propertyName, namedFilter, rawCalleeName, rawUnwrap, stringValue, unwrap, wrapNode, type Binding, type NamedFilter } from '../../../facts/ts-source.js';
+import { findNodes } from '../../../facts/scope.js';
+import { noteSourceRead } from '../../../facts/not-read.js';
 
 /**
  * Syntax-level helpers shared by the static transport and URL detectors (S-10, S-16, S-18, S-19, S-22,

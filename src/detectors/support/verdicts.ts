@@ -1,7 +1,7 @@
-import { couldNotJudge } from '../engine/detector.js';
-import type { Verdict } from '../engine/types.js';
-import type { Read, RepoFacts } from '../facts/repo.js';
-import { fileNotReadData } from '../facts/not-read.js';
+import { couldNotJudge } from '../../engine/detector.js';
+import type { Verdict } from '../../engine/types.js';
+import type { Read, RepoFacts } from '../../facts/repo.js';
+import { fileNotReadData } from '../../facts/not-read.js';
 
 /** Turn a failed manifest read into could-not-judge, with the file and the problem. */
 export function unreadable(r: Extract<Read<unknown>, { ok: false }>): Verdict {

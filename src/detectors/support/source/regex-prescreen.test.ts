@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { liveRegexes, screenable } from './regex-prescreen.js';
 import { sourceTexts } from './source-text.js';
-import { TEXT_REGEXES } from './X-1-tool-poisoning/patterns.js';
-import { REFERENCE_REGEXES } from './X-2-cross-server-shadowing/judge.js';
-import { sourceDirOf } from '../engine/paths.js';
-import { RepoFacts } from '../facts/repo.js';
-import { fixtureCases } from '../../test/support/detector-tester.js';
+import { TEXT_REGEXES } from '../../X-1-tool-poisoning/patterns.js';
+import { REFERENCE_REGEXES } from '../../X-2-cross-server-shadowing/judge.js';
+import { sourceDirOf } from '../../../engine/paths.js';
+import { RepoFacts } from '../../../facts/repo.js';
+import { fixtureCases } from '../../../../test/support/detector-tester.js';
 
 describe('regex prescreen: which regexes the joined run may stand for', () => {
   it('screens word boundaries, positive lookarounds and one-class negative lookarounds', () => {
@@ -39,7 +39,7 @@ describe('regex prescreen on the X-1 and X-2 batteries and the texts of their fi
   // Real material: every text the static parts read in the fixtures of X-1 and X-2 (red and green).
   const texts: string[] = [];
   for (const rule of ['X-1-tool-poisoning', 'X-2-cross-server-shadowing']) {
-    for (const c of fixtureCases(join(sourceDirOf(import.meta.url), rule, 'fixtures'))) {
+    for (const c of fixtureCases(join(sourceDirOf(import.meta.url), '..', '..', rule, 'fixtures'))) {
       if (c.name.startsWith('py-')) continue;
       try {
         texts.push(...sourceTexts(RepoFacts.gather(c.dir)).texts.map((t) => t.text));

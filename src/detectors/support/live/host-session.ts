@@ -1,9 +1,9 @@
-import { couldNotJudge } from '../engine/detector.js';
-import type { Verdict } from '../engine/types.js';
-import type { SessionFacts } from '../facts/session.js';
-import type { ConnectionLabel } from '../probe/session.js';
-import { HOST_META, HOST_NAME, HOST_TOOL } from '../extensions/host-meta.js';
-import type { HookRun } from '../extensions/host.js';
+import { couldNotJudge } from '../../../engine/detector.js';
+import type { Verdict } from '../../../engine/types.js';
+import type { SessionFacts } from '../../../facts/session.js';
+import type { ConnectionLabel } from '../../../probe/session.js';
+import { HOST_META, HOST_NAME, HOST_TOOL } from '../../../extensions/host-meta.js';
+import type { HookRun } from '../../../extensions/host.js';
 import { isObj, type Obj } from './dynamic-support.js';
 
 /**

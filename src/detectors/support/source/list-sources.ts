@@ -1,11 +1,11 @@
-import { Node, SyntaxKind, ts, type Identifier, type SourceFile } from '../facts/morph.js';
-import type { RepoFacts } from '../facts/repo.js';
-import { sinkSites } from '../facts/flow.js';
-import { declarationOf, findNodes, functionOf, initializerOf, isFunctionLike, mayResolveFunction, valueOfDeclaration, type FunctionLikeNode } from '../facts/scope.js';
-import { modelFiles, objectLiteralOf, propertyValue, returnedExpressions, serverModel } from '../facts/server-model.js';
-import { ofKinds, parsedSources, positionOf, unwrap, type ParsedSources } from '../facts/ts-source.js';
+import { Node, SyntaxKind, ts, type Identifier, type SourceFile } from '../../../facts/morph.js';
+import type { RepoFacts } from '../../../facts/repo.js';
+import { sinkSites } from '../../../facts/flow.js';
+import { declarationOf, findNodes, functionOf, initializerOf, isFunctionLike, mayResolveFunction, valueOfDeclaration, type FunctionLikeNode } from '../../../facts/scope.js';
+import { modelFiles, objectLiteralOf, propertyValue, returnedExpressions, serverModel } from '../../../facts/server-model.js';
+import { ofKinds, parsedSources, positionOf, unwrap, type ParsedSources } from '../../../facts/ts-source.js';
 import { named } from './source-support.js';
-import { noteSourceRead } from '../facts/not-read.js';
+import { noteSourceRead } from '../../../facts/not-read.js';
 
 /**
  * Where the protocol lists of a JavaScript/TypeScript server come from, read from its source (shared by

@@ -1,6 +1,6 @@
-import { Node, SyntaxKind, type SourceFile } from '../facts/morph.js';
-import { functionOf, type FunctionLikeNode } from '../facts/scope.js';
-import { ofKinds, type ParsedSources } from '../facts/ts-source.js';
+import { Node, SyntaxKind, type SourceFile } from '../../../facts/morph.js';
+import { functionOf, type FunctionLikeNode } from '../../../facts/scope.js';
+import { ofKinds, type ParsedSources } from '../../../facts/ts-source.js';
 
 /**
  * The call sites of the functions of the audited source, in a given set of files: every call whose callee

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { packageRoot } from '../engine/paths.js';
-import { loadPythonParser } from '../facts/python-source.js';
-import { judgeFolder } from '../../test/support/detector-tester.js';
-import { registry } from './index.js';
+import { packageRoot } from '../../../engine/paths.js';
+import { loadPythonParser } from '../../../facts/python-source.js';
+import { judgeFolder } from '../../../../test/support/detector-tester.js';
+import { registry } from '../../index.js';
 
 /**
  * not-applicable needs evidence (tool-absence.ts): every static part that reads the tools registered in the

@@ -1,7 +1,7 @@
-import { couldNotJudge } from '../engine/detector.js';
-import type { Verdict } from '../engine/types.js';
-import { SessionFacts } from '../facts/session.js';
-import type { ConnectionLabel } from '../probe/session.js';
+import { couldNotJudge } from '../../../engine/detector.js';
+import type { Verdict } from '../../../engine/types.js';
+import { SessionFacts } from '../../../facts/session.js';
+import type { ConnectionLabel } from '../../../probe/session.js';
 import { isObj, LEGACY_REVISION, listingPages, MODERN_REVISION, noEraServed, outcomeOf, short, type Obj } from './dynamic-support.js';
 
 /**

@@ -1,10 +1,10 @@
-import { couldNotJudge, notApplicable } from '../engine/detector.js';
-import type { Finding, Verdict } from '../engine/types.js';
-import type { RepoFacts } from '../facts/repo.js';
-import { hasPythonSource } from '../facts/python-source.js';
-import { pythonModel, type PythonModel } from '../facts/python-model.js';
-import type { FlowProblem, PyFlow } from '../facts/python-flow.js';
-import { fileNotReadData } from '../facts/not-read.js';
+import { couldNotJudge, notApplicable } from '../../../engine/detector.js';
+import type { Finding, Verdict } from '../../../engine/types.js';
+import type { RepoFacts } from '../../../facts/repo.js';
+import { hasPythonSource } from '../../../facts/python-source.js';
+import { pythonModel, type PythonModel } from '../../../facts/python-model.js';
+import type { FlowProblem, PyFlow } from '../../../facts/python-flow.js';
+import { fileNotReadData } from '../../../facts/not-read.js';
 
 /**
  * Shared steps of the Python detectors. Each judges only Python source:
