@@ -5,7 +5,7 @@ import { packageRoot } from '../src/engine/paths.js';
 import { audit, combine, type Report } from '../src/engine/runner.js';
 import { isRed, type State } from '../src/engine/types.js';
 import type { Exercise } from '../src/probe/exercises.js';
-import { probeAndJudge, ProbeUnreachable } from '../src/probe/run.js';
+import { probeAndJudge, ProbeUnreachable } from '../src/run/probe.js';
 
 /**
  * Held-out evaluation: real servers (official, community, deliberately vulnerable) that no detector fixture

@@ -1,7 +1,7 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { audit, explainRule, failing, FAIL_ON, listRules, RootUnreadable, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from './engine/api.js';
+import { audit, explainRule, failing, FAIL_ON, listRules, RootUnreadable, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from './run/api.js';
 // The config schema, the package reader and the client-config parsers load with the command that needs them:
 // `serve`, `rules` and `explain` start without them.
 import { ConfigError, configErrorText } from './engine/errors.js';
@@ -14,9 +14,9 @@ import { parseEnvPairs } from './probe/env.js';
 import { ProbeInputError, ProbeUnreachable, unreachableText } from './probe/outcome.js';
 import { EXERCISES, type Exercise } from './probe/exercises.js';
 import type { RecordedSession } from './probe/session.js';
-import { SET_LOCK_FILE, type SetLock } from './probe/lock.js';
-import { CLIENTS, type ClientId } from './scan/clients.js';
-import type { ProbedServer } from './scan/probe-set.js';
+import { SET_LOCK_FILE, type SetLock } from './facts/lock.js';
+import { CLIENTS, type ClientId } from './facts/clients.js';
+import type { ProbedServer } from './run/probe-set.js';
 import { PROFILES, type Profile } from './engine/types.js';
 
 /**
@@ -274,7 +274,7 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
   // Ctrl-C or SIGTERM mid-probe: every process of the target is killed before mcp-doctor exits (130, 143).
   // The probe, the containment and the analyser load here, not when the CLI starts (`rules`, `explain`, `serve`).
   const { installSignalCleanup } = await import('./probe/contain.js');
-  const { neverAnswered, probeAndJudge, recordSession } = await import('./probe/run.js');
+  const { neverAnswered, probeAndJudge, recordSession } = await import('./run/probe.js');
   installSignalCleanup();
   const unreachable = (e: ProbeUnreachable) => {
     if (tty) process.stderr.write('\r\x1b[2K');
@@ -293,7 +293,7 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
       if (e instanceof ProbeUnreachable) return unreachable(e);
       throw e;
     }
-    const { buildLock, LOCK_FILE } = await import('./probe/lock.js');
+    const { buildLock, LOCK_FILE } = await import('./facts/lock.js');
     const lock = buildLock(session);
     if (!lock) {
       process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.pinNoAnswer')}\n`);
@@ -356,7 +356,7 @@ function parseClients(values: string[] | undefined, locale: string): ClientId[] 
  */
 async function cmdScan(argv: string[], mode: 'scan' | 'pin' = 'scan'): Promise<number> {
   // The set's probing and judging load the analyser: only here, not at every start of the CLI.
-  const { probeSet, readSetLock, setLockOf } = await import('./scan/probe-set.js');
+  const { probeSet, readSetLock, setLockOf } = await import('./run/probe-set.js');
   const { scanReport } = await import('./scan/report.js');
   const { values, positionals } = parseArgs({
     args: argv,
@@ -383,7 +383,7 @@ async function cmdScan(argv: string[], mode: 'scan' | 'pin' = 'scan'): Promise<n
   if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs < 1000)) throw new UsageError(t(locale, 'cli.errors.timeout'));
   const concurrency = values.concurrency !== undefined ? Number(values.concurrency) : 4;
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 16) throw new UsageError(t(locale, 'cli.errors.command', { command: `--concurrency ${values.concurrency}` }));
-  const { discover } = await import('./scan/discover.js');
+  const { discover } = await import('./facts/client-configs.js');
   const discovery = discover({ project, home: values.home, clients: parseClients(values.client, locale) });
   const lockFile = values.lock ? resolve(values.lock) : resolve(project, SET_LOCK_FILE);
   const probeNeeded = mode === 'pin' || values.probe;

@@ -10,7 +10,7 @@ import { SCAN_MESSAGES } from '../src/scan/judge.js';
 import { DETECTOR_GENRES, DETECTOR_PARTS } from '../src/detectors/genres.js';
 import { liveParts, liveRegistry } from '../src/detectors/live.js';
 import { audit } from '../src/engine/runner.js';
-import { loadSession } from '../src/probe/run.js';
+import { loadSession } from '../src/run/probe.js';
 
 const detectorsDir = join(packageRoot(), 'src', 'detectors');
 

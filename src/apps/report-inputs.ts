@@ -1,4 +1,4 @@
-import type { AppsRecord } from './record.js';
+import type { AppsRecord } from '../probe/apps-record.js';
 import { percentile, viewCalls } from '../detectors/support/apps/apps-support.js';
 import { BUNDLE_GZIP_BUDGET, HEAP_BUDGET_BYTES, MIN_ROUND_TRIPS, RENDER_BUDGET_MS, ROUND_TRIP_P95_BUDGET_MS } from '../detectors/A-5-performance-budgets/index.js';
 

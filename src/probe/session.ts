@@ -5,7 +5,7 @@
  * A session is saved as JSON (`--save-session`) and judged again offline (`--from-session`).
  */
 
-import type { AppsRecord } from '../apps/record.js';
+import type { AppsRecord } from './apps-record.js';
 
 export const SESSION_FORMAT = 'mcp-doctor-session/1';
 

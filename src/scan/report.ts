@@ -6,10 +6,10 @@ import { redact } from '../detectors/X-6-secret-exposure/patterns.js';
 import { crossServerShadowing } from '../detectors/X-2-cross-server-shadowing/set.js';
 import { setLegs, setTrifecta } from '../detectors/X-8-lethal-trifecta/set.js';
 import { isTrifecta, legEvidence, toolList } from '../detectors/X-8-lethal-trifecta/legs.js';
-import { buildLock, itemDrift, type SetLock } from '../probe/lock.js';
-import type { ClientId, ConfigFile, ConfiguredServer, Discovery } from './discover.js';
+import { buildLock, itemDrift, type SetLock } from '../facts/lock.js';
+import type { ClientId, ConfigFile, ConfiguredServer, Discovery } from '../facts/client-configs.js';
 import { judgeConfig, secretsIn, type ScanFinding } from './judge.js';
-import type { ProbedServer } from './probe-set.js';
+import type { ProbedServer } from '../run/probe-set.js';
 
 /**
  * The scan's report: the same Report as `audit` and `probe` (JSON, Markdown, SARIF, exit codes), whose results

@@ -2,7 +2,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, relative, resolve } from 'node:path';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
-import { audit, AuditCancelled, explainRule, failing, FAIL_ON, listRules, RootUnreadable, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from '../engine/api.js';
+import { audit, AuditCancelled, explainRule, failing, FAIL_ON, listRules, RootUnreadable, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from '../run/api.js';
 import { loadCatalog } from '../engine/catalog.js';
 import { ConfigError, configErrorText } from '../engine/errors.js';
 import { DECLARATIONS_KEY } from '../facts/declarations-key.js';
@@ -20,9 +20,9 @@ import { boundedJson } from './bound.js';
 import { compactResult, compactText } from './compact.js';
 import { keepReport, MAX_REPORT_BYTES, REPORT_URI_PREFIX, storedReport } from './reports.js';
 import { confirmPlan, verifyRequestState, type Plan } from './confirm.js';
-import { SET_LOCK_FILE, type SetLock } from '../probe/lock.js';
-import { CLIENTS } from '../scan/clients.js';
-import type { ProbedServer } from '../scan/probe-set.js';
+import { SET_LOCK_FILE, type SetLock } from '../facts/lock.js';
+import { CLIENTS } from '../facts/clients.js';
+import type { ProbedServer } from '../run/probe-set.js';
 
 /**
  * The MCP face: a thin adapter over the engine. Served text is in MCP_DOCTOR_LOCALE (English by default);
@@ -296,7 +296,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           : void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: ++step, message: terminalInert(message) } }).catch(() => undefined);
       try {
         // The probe and the analyser load on the first probe, not when the server starts.
-        const { probeAndJudge } = await import('../probe/run.js');
+        const { probeAndJudge } = await import('../run/probe.js');
         const { report } = await probeAndJudge({
           command,
           url,
@@ -368,9 +368,9 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       const signal = ctx.mcpReq.signal;
       try {
         // Loaded on first use: the server answers initialize without the analyser.
-        const { probeSet, readSetLock } = await import('../scan/probe-set.js');
+        const { probeSet, readSetLock } = await import('../run/probe-set.js');
         const { scanReport } = await import('../scan/report.js');
-        const { discover } = await import('../scan/discover.js');
+        const { discover } = await import('../facts/client-configs.js');
         const d = discover({ project: dir, clients, projectOnly: !include_user });
         let probed: ProbedServer[] | undefined;
         let lock: SetLock | undefined;

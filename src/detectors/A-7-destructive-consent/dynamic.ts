@@ -1,6 +1,6 @@
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { callableByApp, confirmationCause, needsConfirmation } from '../../apps/discover.js';
+import { callableByApp, confirmationCause, needsConfirmation } from '../../probe/apps-discover.js';
 import { renderedApps, servedViewHtml, viewCalls, viewCodeMayCallTools } from '../support/apps/apps-support.js';
 
 /**

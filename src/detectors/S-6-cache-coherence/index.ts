@@ -1,5 +1,5 @@
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
-import { canonical } from '../../probe/lock.js';
+import { canonical } from '../../facts/lock.js';
 import { SessionFacts } from '../../facts/session.js';
 import { noEraServed } from '../support/live/dynamic-support.js';
 

@@ -1,8 +1,8 @@
 import { couldNotJudge, notApplicable } from '../../../engine/detector.js';
 import type { Verdict } from '../../../engine/types.js';
 import type { SessionFacts } from '../../../facts/session.js';
-import { appTools, type AppTool } from '../../../apps/discover.js';
-import type { AppsRecord, NetworkAttempt, ViewRun } from '../../../apps/record.js';
+import { appTools, type AppTool } from '../../../probe/apps-discover.js';
+import type { AppsRecord, NetworkAttempt, ViewRun } from '../../../probe/apps-record.js';
 import { HOST_ORIGIN, SANDBOX_ORIGIN, VIEW_PATH } from '../../../apps/host-pages.js';
 import { noEraServed, type Obj } from '../live/dynamic-support.js';
 

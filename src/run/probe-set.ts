@@ -1,10 +1,10 @@
 import { dirname } from 'node:path';
 import { readInside } from '../facts/safe-read.js';
 import { SessionFacts } from '../facts/session.js';
-import { buildLock, isSetLock, SET_LOCK_FORMAT, type SetLock, type SetLockEntry } from '../probe/lock.js';
-import { neverAnswered, ProbeInputError, ProbeUnreachable, recordSession } from '../probe/run.js';
+import { buildLock, isSetLock, SET_LOCK_FORMAT, type SetLock, type SetLockEntry } from '../facts/lock.js';
+import { neverAnswered, ProbeInputError, ProbeUnreachable, recordSession } from './probe.js';
 import type { RecordedSession } from '../probe/session.js';
-import type { ConfiguredServer } from './discover.js';
+import type { ConfiguredServer } from '../facts/client-configs.js';
 
 /**
  * Probing a set of configured servers (only on request: it starts every one). Each server goes through the

@@ -1,4 +1,4 @@
-import type { Connection, JsonRpc } from '../probe/session.js';
+import type { Connection, JsonRpc } from './session.js';
 
 /**
  * What the MCP Apps host harness recorded (the `apps` part of a recorded session). Everything a detector

@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, type Node as JsonNode, type ParseError } from 'jsonc-parser';
 import { parse as parseToml } from 'smol-toml';
-import { readInside } from '../facts/safe-read.js';
+import { readInside } from './safe-read.js';
 import { CLIENTS, type ClientId } from './clients.js';
 
 /**

@@ -3,20 +3,20 @@ import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathS
 import { isAbsolute, resolve } from 'node:path';
 import which from 'which';
 import type { Report, ReportInputs } from '../engine/runner.js';
-import { scrubbedEnv } from './env.js';
-import { probeHttp, probeStdio, SsrfRefused } from './probe.js';
-import { capSessionDepth, isSession, type Connection, type RecordedSession } from './session.js';
-import type { ExerciseOption } from './scenario.js';
-import { inferPackage, isInside, packageCacheRoots, readManifest, type PackageFrom } from './package-of.js';
+import { scrubbedEnv } from '../probe/env.js';
+import { probeHttp, probeStdio, SsrfRefused } from '../probe/probe.js';
+import { capSessionDepth, isSession, type Connection, type RecordedSession } from '../probe/session.js';
+import type { ExerciseOption } from '../probe/scenario.js';
+import { inferPackage, isInside, packageCacheRoots, readManifest, type PackageFrom } from '../probe/package-of.js';
 import type { Reason } from '../engine/types.js';
 import { attachApps, closeLaunch, earlyBrowser } from '../apps/probe-hook.js';
 import { appsInputs } from '../apps/report-inputs.js';
 import type { HostTarget } from '../apps/host-connection.js';
 import type { HarnessBrowser } from '../apps/harness.js';
-import { printedHttpUrl, ProbeInputError, ProbeUnreachable, stderrTail, type Unreachable } from './outcome.js';
+import { printedHttpUrl, ProbeInputError, ProbeUnreachable, stderrTail, type Unreachable } from '../probe/outcome.js';
 
 // Kept light for the faces (the server answers before the analyser loads): outcome.ts.
-export { ProbeInputError, ProbeUnreachable, stderrTail, unreachableText, type Unreachable } from './outcome.js';
+export { ProbeInputError, ProbeUnreachable, stderrTail, unreachableText, type Unreachable } from '../probe/outcome.js';
 
 /**
  * The dynamic audit, shared by the CLI (`mcp-doctor probe`) and the MCP tool (`probe_endpoint`):

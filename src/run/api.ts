@@ -1,13 +1,13 @@
-import { loadCatalog, type RuleText } from './catalog.js';
-import { t } from './i18n.js';
+import { loadCatalog, type RuleText } from '../engine/catalog.js';
+import { t } from '../engine/i18n.js';
 import { DETECTOR_GENRES } from '../detectors/genres.js';
-import type { AuditOptions, Report } from './runner.js';
-import { isRed, severityRank, type RuleResult, type Severity, type RuleMeta, type Genre } from './types.js';
+import type { AuditOptions, Report } from '../engine/runner.js';
+import { isRed, severityRank, type RuleResult, type Severity, type RuleMeta, type Genre } from '../engine/types.js';
 
 /** The engine's public API for the faces (CLI, MCP server). No face holds logic of its own. */
 
-export { UnknownRuleError, AuditCancelled } from './errors.js';
-export { RootUnreadable } from './errors.js';
+export { UnknownRuleError, AuditCancelled } from '../engine/errors.js';
+export { RootUnreadable } from '../engine/errors.js';
 export type { Report, AuditOptions };
 
 /**
@@ -15,7 +15,7 @@ export type { Report, AuditOptions };
  * when a face starts: `serve`, `rules` and `explain` answer without it.
  */
 export async function audit(opts: AuditOptions): Promise<Report> {
-  const runner = await import('./runner.js');
+  const runner = await import('../engine/runner.js');
   return runner.audit(opts);
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { SessionFacts } from '../facts/session.js';
-import type { RecordedSession } from './session.js';
+import { SessionFacts } from './session.js';
+import type { RecordedSession } from '../probe/session.js';
 
 /**
  * The lock of served definitions (X-3, rug pulls): `mcp-doctor pin` writes what a server serves — tools,
