@@ -9,7 +9,7 @@ import { folders, registry } from '../src/detectors/index.js';
 import { SCAN_MESSAGES } from '../src/scan/judge.js';
 import { DETECTOR_GENRES, DETECTOR_PARTS } from '../src/detectors/genres.js';
 import { liveParts, liveRegistry } from '../src/detectors/live.js';
-import { audit } from '../src/engine/runner.js';
+import { audit } from '../src/run/audit.js';
 import { loadSession } from '../src/run/probe.js';
 
 const detectorsDir = join(packageRoot(), 'src', 'detectors');

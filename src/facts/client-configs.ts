@@ -300,3 +300,29 @@ export function discover(opts: { project: string; home?: string; clients?: reado
   }
   return { project, home, files, servers };
 }
+
+/** A server as the report lists it: nothing secret (env and header values left out, secret arguments masked). */
+export interface ListedServer {
+  client: ClientId;
+  scope: string;
+  name: string;
+  file: string;
+  line: number;
+  transport: string;
+  launch?: string;
+  url?: string;
+  envKeys?: string[];
+  headerKeys?: string[];
+  disabled?: boolean;
+  /** After --probe: 'answered', or why not. */
+  probe?: string;
+  tools?: number;
+}
+
+export interface ScanSection {
+  project: string;
+  home: string;
+  probed: boolean;
+  files: Omit<ConfigFile, 'path'>[];
+  servers: ListedServer[];
+}

@@ -137,3 +137,19 @@ export interface ViewRun {
 
 export const isAppsRecord = (v: unknown): v is AppsRecord =>
   typeof v === 'object' && v !== null && (v as { format?: unknown }).format === APPS_RECORD_FORMAT && Array.isArray((v as { views?: unknown }).views);
+
+/**
+ * The report's view of the MCP Apps host run (`inputs.apps`): why nothing was rendered, or per View its
+ * outcome, its screenshot (with --artifacts) and the four A-5 figures, so that a green verdict still shows
+ * what was measured.
+ */
+export interface AppsInputs {
+  skipped?: string;
+  browser?: string;
+  views: {
+    tool: string;
+    outcome: string;
+    screenshot?: string;
+    figures: { bundleGzipBytes?: number; firstRenderMs?: number; roundTripP95Ms?: number; roundTrips: number; heapBytes?: number };
+  }[];
+}

@@ -1,7 +1,8 @@
 import { loadCatalog, type RuleText } from '../engine/catalog.js';
 import { t } from '../engine/i18n.js';
 import { DETECTOR_GENRES } from '../detectors/genres.js';
-import type { AuditOptions, Report } from '../engine/runner.js';
+import type { Report } from '../engine/runner.js';
+import type { AuditOptions } from './audit.js';
 import { isRed, severityRank, type RuleResult, type Severity, type RuleMeta, type Genre } from '../engine/types.js';
 
 /** The engine's public API for the faces (CLI, MCP server). No face holds logic of its own. */
@@ -15,7 +16,7 @@ export type { Report, AuditOptions };
  * when a face starts: `serve`, `rules` and `explain` answer without it.
  */
 export async function audit(opts: AuditOptions): Promise<Report> {
-  const runner = await import('../engine/runner.js');
+  const runner = await import('./audit.js');
   return runner.audit(opts);
 }
 

@@ -248,7 +248,7 @@ export function sessionInputs(session: RecordedSession): ReportInputs {
 export async function probeAndJudge(req: ProbeRequest): Promise<{ session: RecordedSession; report: Report }> {
   if (req.source !== undefined) probeSource(req); // a wrong --source is a usage error before anything runs
   // The analyser loads while the target starts (two processes, two cores), not before.
-  const runner = import('../engine/runner.js');
+  const runner = import('./audit.js');
   runner.catch(() => undefined);
   const session = await recordSession(req);
   // Saved first, even when nothing answered: the session shows what was tried.
