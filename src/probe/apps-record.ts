@@ -1,4 +1,4 @@
-import type { Connection, JsonRpc } from './session.js';
+import type { Connection, JsonRpc } from './wire.js';
 
 /**
  * What the MCP Apps host harness recorded (the `apps` part of a recorded session). Everything a detector

@@ -8,7 +8,7 @@ import type { RepoFacts } from '../../facts/repo.js';
 import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../support/python/python-support.js';
 import { fileOf, pyTools, registrationKeyword } from '../support/python/python-tools.js';
 import { bare, calledFunction, localValue, moduleFile, returnedValues } from '../support/python/python-results.js';
-import { instructionLike } from './index.js';
+import { instructionLike } from './instructions.js';
 
 /**
  * C-16, static part on a Python server (called by index.ts when the source is Python only). The same
