@@ -3,6 +3,8 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, type Node as JsonNode, type ParseError } from 'jsonc-parser';
 import { parse as parseToml } from 'smol-toml';
 import { readInside } from './safe-read.js';
+import type { SessionFacts } from './session.js';
+import type { RecordedSession } from '../probe/session.js';
 import { CLIENTS, type ClientId } from './clients.js';
 
 /**
@@ -325,4 +327,17 @@ export interface ScanSection {
   probed: boolean;
   files: Omit<ConfigFile, 'path'>[];
   servers: ListedServer[];
+}
+
+/** A configured server and what probing it gave (run/probe-set.ts). */
+export interface ProbedServer {
+  server: ConfiguredServer;
+  /** The key of the server in a set lock: where it is configured. */
+  key: string;
+  /** The name the set analysis uses: the configured name, with its client when two clients use the same one. */
+  label: string;
+  session?: RecordedSession;
+  facts?: SessionFacts;
+  /** Why the server gave no session to judge: a word (not-found, exited, timeout, ssrf code, no-launch…). */
+  failure?: string;
 }

@@ -4,7 +4,7 @@ import { SessionFacts } from '../facts/session.js';
 import { buildLock, isSetLock, SET_LOCK_FORMAT, type SetLock, type SetLockEntry } from '../facts/lock.js';
 import { neverAnswered, ProbeInputError, ProbeUnreachable, recordSession } from './probe.js';
 import type { RecordedSession } from '../probe/session.js';
-import type { ConfiguredServer } from '../facts/client-configs.js';
+import type { ConfiguredServer, ProbedServer } from '../facts/client-configs.js';
 
 /**
  * Probing a set of configured servers (only on request: it starts every one). Each server goes through the
@@ -14,17 +14,7 @@ import type { ConfiguredServer } from '../facts/client-configs.js';
  * servers run at once.
  */
 
-export interface ProbedServer {
-  server: ConfiguredServer;
-  /** The key of the server in a set lock: where it is configured. */
-  key: string;
-  /** The name the set analysis uses: the configured name, with its client when two clients use the same one. */
-  label: string;
-  session?: RecordedSession;
-  facts?: SessionFacts;
-  /** Why the server gave no session to judge: a word (not-found, exited, timeout, ssrf code, no-launch…). */
-  failure?: string;
-}
+export type { ProbedServer } from '../facts/client-configs.js';
 
 export const serverKey = (s: ConfiguredServer): string => `${s.client}:${s.scope}:${s.name}`;
 

@@ -1,9 +1,9 @@
 import type { Profile } from '../engine/types.js';
-import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
-import which from 'which';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Report, ReportInputs } from '../engine/runner.js';
 import { scrubbedEnv } from '../probe/env.js';
+import { resolveCommand } from '../probe/command.js';
 import { probeHttp, probeStdio, SsrfRefused } from '../probe/probe.js';
 import { capSessionDepth, isSession, type Connection, type RecordedSession } from '../probe/session.js';
 import type { ExerciseOption } from '../probe/scenario.js';
@@ -17,6 +17,7 @@ import { printedHttpUrl, ProbeInputError, ProbeUnreachable, stderrTail, type Unr
 
 // Kept light for the faces (the server answers before the analyser loads): outcome.ts.
 export { ProbeInputError, ProbeUnreachable, stderrTail, unreachableText, type Unreachable } from '../probe/outcome.js';
+export { resolveCommand } from '../probe/command.js';
 
 /**
  * The dynamic audit, shared by the CLI (`mcp-doctor probe`) and the MCP tool (`probe_endpoint`):
@@ -79,24 +80,6 @@ export function probeLimits(timeoutMs: number | undefined): { overallMs: number;
     requestTimeoutMs: Math.min(10_000, overallMs, Math.max(1000, Math.floor(overallMs / 6))),
     connectionTimeoutMs: Math.min(overallMs, Math.max(1000, Math.floor(overallMs / 3))),
   };
-}
-
-/**
- * The program a command names, as the system would start it: a name with a slash is a path from the working
- * folder, a bare name is looked up in the target's PATH (which). Undefined when there is nothing to start.
- */
-export function resolveCommand(command: string, cwd: string, env: Record<string, string>): string | undefined {
-  if (command.includes('/') || (process.platform === 'win32' && command.includes('\\')) || isAbsolute(command)) {
-    const file = resolve(cwd, command);
-    try {
-      if (!statSync(file).isFile()) return undefined;
-      accessSync(file, constants.X_OK);
-      return file;
-    } catch {
-      return undefined;
-    }
-  }
-  return which.sync(command, { path: env.PATH ?? '', nothrow: true }) ?? undefined;
 }
 
 /**

@@ -7,9 +7,8 @@ import { crossServerShadowing } from '../detectors/X-2-cross-server-shadowing/se
 import { setLegs, setTrifecta } from '../detectors/X-8-lethal-trifecta/set.js';
 import { isTrifecta, legEvidence, toolList } from '../detectors/X-8-lethal-trifecta/legs.js';
 import { buildLock, itemDrift, type SetLock } from '../facts/lock.js';
-import type { ConfiguredServer, Discovery, ListedServer, ScanSection } from '../facts/client-configs.js';
+import type { ConfiguredServer, Discovery, ListedServer, ProbedServer, ScanSection } from '../facts/client-configs.js';
 import { judgeConfig, secretsIn, type ScanFinding } from './judge.js';
-import type { ProbedServer } from '../run/probe-set.js';
 
 /**
  * The scan's report: the same Report as `audit` and `probe` (JSON, Markdown, SARIF, exit codes), whose results
