@@ -19,10 +19,9 @@ import { ExplainOut, RulesOut, ToolReportOut } from './schemas.js';
 import { boundedJson } from './bound.js';
 import { compactResult, compactText } from './compact.js';
 import { keepReport, MAX_REPORT_BYTES, REPORT_URI_PREFIX, storedReport } from './reports.js';
-import { confirmPlan, verifyRequestState, type Plan } from './confirm.js';
-import { SET_LOCK_FILE, type SetLock } from '../facts/lock.js';
+import { confirmPlan, verifyRequestState, type Gate, type Plan } from './confirm.js';
+import { SET_LOCK_FILE } from '../facts/lock.js';
 import { CLIENTS } from '../facts/clients.js';
-import type { ProbedServer } from '../run/probe-set.js';
 
 /**
  * The MCP face: a thin adapter over the engine. Served text is in MCP_DOCTOR_LOCALE (English by default);
@@ -368,29 +367,42 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       const signal = ctx.mcpReq.signal;
       try {
         // Loaded on first use: the server answers initialize without the analyser.
-        const { probeSet, readSetLock } = await import('../run/probe-set.js');
-        const { scanReport } = await import('../scan/report.js');
-        const { discover } = await import('../facts/client-configs.js');
-        const d = discover({ project: dir, clients, projectOnly: !include_user });
-        let probed: ProbedServer[] | undefined;
-        let lock: SetLock | undefined;
-        if (probe && d.servers.length) {
-          const live = d.servers.filter((x) => !x.disabled);
-          const plan: Plan = {
-            kind: 'set',
-            commands: live.filter((x) => x.transport === 'stdio' && x.command).map((x) => ({ name: x.name, command: [x.command!, ...(x.args ?? [])], cwd: x.cwd ?? dir, env: x.env ?? {} })),
-            urls: live.filter((x) => x.url && x.transport !== 'stdio').map((x) => x.url!),
-            allowPrivate: !!allow_private,
-          };
-          const gate = await confirmPlan(ctx, plan, loc, () => server.server.getClientCapabilities());
-          if (!gate.go) return gate.result;
-          log.info({ servers: plan.commands.length + plan.urls.length, how: gate.how }, 'audit_client_config probes the set');
-          probed = await probeSet(d.servers, { project: dir, allowPrivate: allow_private, signal });
-          const read = readSetLock(resolve(dir, SET_LOCK_FILE));
-          lock = read === 'invalid' ? undefined : read;
-        }
-        if (signal.aborted) throw new AuditCancelled();
-        const report = scanReport(d, { probed, lock, rules: rules?.map((r) => r.toUpperCase()) });
+        const { scanAndJudge } = await import('../run/scan.js');
+        // The refusal to return when the user does not agree to start the configured servers.
+        let declined: Extract<Gate, { go: false }>['result'] | undefined;
+        const report = await scanAndJudge({
+          project: dir,
+          clients,
+          projectOnly: !include_user,
+          rules: rules?.map((r) => r.toUpperCase()),
+          signal,
+          invalidLock: 'ignore',
+          ...(probe
+            ? {
+                probe: {
+                  lockFile: resolve(dir, SET_LOCK_FILE),
+                  allowPrivate: allow_private,
+                  confirm: async (servers) => {
+                    const live = servers.filter((x) => !x.disabled);
+                    const plan: Plan = {
+                      kind: 'set',
+                      commands: live.filter((x) => x.transport === 'stdio' && x.command).map((x) => ({ name: x.name, command: [x.command!, ...(x.args ?? [])], cwd: x.cwd ?? dir, env: x.env ?? {} })),
+                      urls: live.filter((x) => x.url && x.transport !== 'stdio').map((x) => x.url!),
+                      allowPrivate: !!allow_private,
+                    };
+                    const gate = await confirmPlan(ctx, plan, loc, () => server.server.getClientCapabilities());
+                    if (!gate.go) {
+                      declined = gate.result;
+                      return false;
+                    }
+                    log.info({ servers: plan.commands.length + plan.urls.length, how: gate.how }, 'audit_client_config probes the set');
+                    return true;
+                  },
+                },
+              }
+            : {}),
+        });
+        if (!report) return declined!;
         const cli = shellQuote(['mcp-doctor', 'scan', '--project', path ?? '.', '--format', 'json', ...(probe ? ['--probe'] : [])]);
         return await reportResult(report, loc, fail_on ?? 'note', 'summary', quoteInert(path ?? '.'), cli, signal, !!html);
       } catch (e) {
