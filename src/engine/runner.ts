@@ -46,7 +46,7 @@ export interface ReportInputs {
   containment?: { method: 'pid-namespace' | 'process-group'; reason?: string };
   /** What the probe noticed on the wire beyond the messages (duplicate responses, over-deep messages), as data. */
   notes?: ({ connection: string } & SessionNote)[];
-  /** The MCP Apps host run: per View its outcome, screenshot and A-5 figures (src/apps/report-inputs.ts). */
+  /** The MCP Apps host run: per View its outcome, screenshot and A-5 figures (probe/apps-record.ts, filled by apps/report-inputs.ts). */
   apps?: AppsInputs;
   /** Why the target is an App or an extension (src/engine/kind.ts): configuration, files, served App tools. */
   kind?: KindInputs;

@@ -7,7 +7,7 @@ import { HOST_ORIGIN, SANDBOX_ORIGIN, VIEW_PATH } from '../../../apps/host-pages
 import { noEraServed, type Obj } from '../live/dynamic-support.js';
 
 /**
- * Shared reading of the MCP Apps host harness's record (session.apps, src/apps/record.ts) for the dynamic
+ * Shared reading of the MCP Apps host harness's record (session.apps, src/probe/apps-record.ts) for the dynamic
  * parts of A-2..A-7: which App tools the server lists, which Views were rendered, and the network attempts that
  * belong to a View (the browser's own start-up traffic, seen by the guard before the View was requested, is not
  * the View's).
