@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Project } from 'ts-morph';
-import { audit } from '../src/engine/runner.js';
+import { audit } from '../src/run/audit.js';
 import { RepoFacts } from '../src/facts/repo.js';
 import { sourceFilesOf } from '../src/facts/ts-source.js';
 

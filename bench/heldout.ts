@@ -2,10 +2,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { packageRoot } from '../src/engine/paths.js';
-import { audit, combine, type Report } from '../src/engine/runner.js';
+import { combine, type Report } from '../src/engine/runner.js';
+import { audit } from '../src/run/audit.js';
 import { isRed, type State } from '../src/engine/types.js';
 import type { Exercise } from '../src/probe/exercises.js';
-import { probeAndJudge, ProbeUnreachable } from '../src/probe/run.js';
+import { probeAndJudge, ProbeUnreachable } from '../src/run/probe.js';
 
 /**
  * Held-out evaluation: real servers (official, community, deliberately vulnerable) that no detector fixture

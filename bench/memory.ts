@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Project } from 'ts-morph';
-import { audit } from '../src/engine/runner.js';
+import { audit } from '../src/run/audit.js';
 import { loadPythonParser, pythonSources } from '../src/facts/python-source.js';
 import { RepoFacts } from '../src/facts/repo.js';
 import { parsedSources, sourceFilesOf } from '../src/facts/ts-source.js';

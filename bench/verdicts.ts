@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { audit } from '../src/engine/runner.js';
+import { audit } from '../src/run/audit.js';
 
 /**
  * Verdict snapshot of static audits, for checking that a change (a memory or speed one) leaves every verdict as

@@ -1,7 +1,7 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { audit, explainRule, failing, FAIL_ON, listRules, RootUnreadable, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from './engine/api.js';
+import { audit, explainRule, failing, FAIL_ON, listRules, RootUnreadable, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from './run/api.js';
 // The config schema, the package reader and the client-config parsers load with the command that needs them:
 // `serve`, `rules` and `explain` start without them.
 import { ConfigError, configErrorText } from './engine/errors.js';
@@ -14,9 +14,8 @@ import { parseEnvPairs } from './probe/env.js';
 import { ProbeInputError, ProbeUnreachable, unreachableText } from './probe/outcome.js';
 import { EXERCISES, type Exercise } from './probe/exercises.js';
 import type { RecordedSession } from './probe/session.js';
-import { SET_LOCK_FILE, type SetLock } from './probe/lock.js';
-import { CLIENTS, type ClientId } from './scan/clients.js';
-import type { ProbedServer } from './scan/probe-set.js';
+import { SET_LOCK_FILE } from './facts/lock.js';
+import { CLIENTS, type ClientId } from './facts/clients.js';
 import { PROFILES, type Profile } from './engine/types.js';
 
 /**
@@ -141,35 +140,19 @@ async function cmdGate(argv: string[]): Promise<number> {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(t(locale, 'cli.errors.notAFolder', { path: given }));
   if (values.ci !== undefined && values.ci !== 'github') throw new UsageError(t(locale, 'cli.errors.ci', { value: values.ci, values: 'github' }));
   if (values.tarball && !(existsSync(values.tarball) && statSync(values.tarball).isFile())) throw new UsageError(t(locale, 'cli.errors.fileMissing', { path: values.tarball }));
-  const configPath = values.config ? resolve(values.config) : undefined;
-  const { loadConfig } = await import('./engine/config.js');
-  const { readManifest } = await import('./probe/package-of.js');
-  const { config } = loadConfig(dir, configPath);
-  const { gatherGate } = await import('./facts/gate.js');
-  const { queryCatalog } = await import('./facts/catalog-client.js');
-  const policy = config.policy.componentCatalog;
-  const gate = await gatherGate({
+  const { gateAndJudge } = await import('./run/gate.js');
+  const report = await gateAndJudge({
     root: dir,
+    configPath: values.config ? resolve(values.config) : undefined,
     tarball: values.tarball ? resolve(values.tarball) : undefined,
     registryMetadata: values['registry-metadata'] ? resolve(values['registry-metadata']) : undefined,
     attestations: values.attestations ? resolve(values.attestations) : undefined,
     ci: values.ci === 'github' ? 'github' : undefined,
     offline: values.offline,
-    catalog: policy
-      ? async () => {
-          const name = readManifest(dir)?.name;
-          if (!name) return { ok: false, reason: { code: 'no-package-name', data: { file: 'package.json' } } };
-          if (!policy.url && policy.command && !values['allow-catalog-command']) return { ok: false, reason: { code: 'catalog-command-not-allowed', data: { catalog: policy.name } } };
-          return queryCatalog({ command: policy.command, url: policy.url, searchTool: policy.searchTool, cwd: dir, allowPrivate: values['allow-private'] }, name);
-        }
-      : undefined,
-  });
-  const report = await audit({
-    target: { path: dir },
+    allowCatalogCommand: values['allow-catalog-command'],
+    allowPrivate: values['allow-private'],
     rules: values.rules?.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean),
-    configPath,
     verbose: values.verbose,
-    gate,
   });
   report.target.path = given;
   return finish(report, settings, values);
@@ -274,7 +257,7 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
   // Ctrl-C or SIGTERM mid-probe: every process of the target is killed before mcp-doctor exits (130, 143).
   // The probe, the containment and the analyser load here, not when the CLI starts (`rules`, `explain`, `serve`).
   const { installSignalCleanup } = await import('./probe/contain.js');
-  const { neverAnswered, probeAndJudge, recordSession } = await import('./probe/run.js');
+  const { neverAnswered, probeAndJudge, recordSession } = await import('./run/probe.js');
   installSignalCleanup();
   const unreachable = (e: ProbeUnreachable) => {
     if (tty) process.stderr.write('\r\x1b[2K');
@@ -293,7 +276,7 @@ async function cmdProbe(argv: string[], mode: 'probe' | 'pin' = 'probe'): Promis
       if (e instanceof ProbeUnreachable) return unreachable(e);
       throw e;
     }
-    const { buildLock, LOCK_FILE } = await import('./probe/lock.js');
+    const { buildLock, LOCK_FILE } = await import('./facts/lock.js');
     const lock = buildLock(session);
     if (!lock) {
       process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.pinNoAnswer')}\n`);
@@ -355,9 +338,6 @@ function parseClients(values: string[] | undefined, locale: string): ClientId[] 
  * and against the set lock (X-3). `pin --scan` writes that lock.
  */
 async function cmdScan(argv: string[], mode: 'scan' | 'pin' = 'scan'): Promise<number> {
-  // The set's probing and judging load the analyser: only here, not at every start of the CLI.
-  const { probeSet, readSetLock, setLockOf } = await import('./scan/probe-set.js');
-  const { scanReport } = await import('./scan/report.js');
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -383,23 +363,16 @@ async function cmdScan(argv: string[], mode: 'scan' | 'pin' = 'scan'): Promise<n
   if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs < 1000)) throw new UsageError(t(locale, 'cli.errors.timeout'));
   const concurrency = values.concurrency !== undefined ? Number(values.concurrency) : 4;
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 16) throw new UsageError(t(locale, 'cli.errors.command', { command: `--concurrency ${values.concurrency}` }));
-  const { discover } = await import('./scan/discover.js');
-  const discovery = discover({ project, home: values.home, clients: parseClients(values.client, locale) });
+  const clients = parseClients(values.client, locale);
   const lockFile = values.lock ? resolve(values.lock) : resolve(project, SET_LOCK_FILE);
-  const probeNeeded = mode === 'pin' || values.probe;
-  let probed: ProbedServer[] | undefined;
-  if (probeNeeded) {
-    (await import('./probe/contain.js')).installSignalCleanup();
-    probed = await probeSet(discovery.servers, {
-      project,
-      concurrency,
-      timeoutMs,
-      allowPrivate: values['allow-private'],
-      onServer: values.quiet ? undefined : (label) => process.stderr.write(`${t(locale, 'cli.scanProbing', { server: terminalInert(label) })}\n`),
-    });
-  }
+  const onServer = values.quiet ? undefined : (label: string) => process.stderr.write(`${t(locale, 'cli.scanProbing', { server: terminalInert(label) })}\n`);
+  if (mode === 'pin' || values.probe) (await import('./probe/contain.js')).installSignalCleanup();
   if (mode === 'pin') {
-    const lock = setLockOf(probed ?? []);
+    const { probeSet, setLockOf } = await import('./run/probe-set.js');
+    const { discover } = await import('./facts/client-configs.js');
+    const discovery = discover({ project, home: values.home, clients });
+    const probed = await probeSet(discovery.servers, { project, concurrency, timeoutMs, allowPrivate: values['allow-private'], onServer });
+    const lock = setLockOf(probed);
     if (!lock.servers.length) {
       process.stderr.write(`mcp-doctor: ${t(locale, 'cli.errors.scanNothing')}\n`);
       return EXIT.failed;
@@ -409,14 +382,21 @@ async function cmdScan(argv: string[], mode: 'scan' | 'pin' = 'scan'): Promise<n
     if (!values.quiet) process.stderr.write(t(locale, 'cli.pinnedSet', { count: lock.servers.length, file }) + '\n');
     return EXIT.ok;
   }
-  let lock: SetLock | undefined;
-  if (probed) {
-    const read = readSetLock(lockFile);
-    if (read === 'invalid') throw new UsageError(t(locale, 'cli.errors.lockInvalid', { file: lockFile }));
-    lock = read;
-  }
+  const { scanAndJudge, SetLockInvalid } = await import('./run/scan.js');
   const rules = values.rules?.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean);
-  return finish(scanReport(discovery, { probed, lock, rules }), settings, values);
+  try {
+    const report = await scanAndJudge({
+      project,
+      home: values.home,
+      clients,
+      rules,
+      ...(values.probe ? { probe: { lockFile, concurrency, timeoutMs, allowPrivate: values['allow-private'], onServer } } : {}),
+    });
+    return finish(report!, settings, values);
+  } catch (e) {
+    if (e instanceof SetLockInvalid) throw new UsageError(t(locale, 'cli.errors.lockInvalid', { file: e.file }));
+    throw e;
+  }
 }
 
 /** `batch` and `merge` (src/batch/): registry-scale audits, loaded only for these commands. */

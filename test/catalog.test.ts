@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadCatalog, ruleLocales, SECTION_KEYS } from '../src/engine/catalog.js';
 import { locales, subtree, t } from '../src/engine/i18n.js';
-import { ruleMarkdown } from '../src/engine/api.js';
+import { ruleMarkdown } from '../src/run/api.js';
 import { packageRoot } from '../src/engine/paths.js';
 
 const numbered = [

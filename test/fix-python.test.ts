@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { audit } from '../src/engine/api.js';
+import { audit } from '../src/run/api.js';
 import { keysOf, locales, placeholders, raw, t } from '../src/engine/i18n.js';
 import { packageRoot } from '../src/engine/paths.js';
 import type { Finding } from '../src/engine/types.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { inferPackage, npxHash, type LaunchContext } from '../src/probe/package-of.js';
-import { probeSource } from '../src/probe/run.js';
+import { probeSource } from '../src/run/probe.js';
 import { RepoFacts } from '../src/facts/repo.js';
 import { referenceVersion } from '../src/detectors/S-7-observable-version/index.js';
 

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import type { JsonRpc } from '../probe/session.js';
-import type { BridgeMessage } from './record.js';
+import type { BridgeMessage } from '../probe/apps-record.js';
 import { within } from './within.js';
 
 /**

@@ -9,7 +9,7 @@ import { sourceDirOf } from '../engine/paths.js';
 import { scrubbedEnv } from '../probe/env.js';
 import { runHarness, startHarnessBrowser, type HarnessBrowser } from './harness.js';
 import { locateChromium } from './browser.js';
-import type { AppsRecord } from './record.js';
+import type { AppsRecord } from '../probe/apps-record.js';
 
 /**
  * The host harness against hostile Apps, in the real browser. These tests do not skip when Chromium is missing:

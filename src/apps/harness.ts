@@ -14,11 +14,11 @@ import { PageTransport } from './bridge.js';
 import { locateChromium, launchChromium, BrowserMissing, type LaunchedBrowser } from './browser.js';
 import { deriveCsp, uiMetaOf } from './csp.js';
 import { within } from './within.js';
-import { APP_MIME, appTools, callableByApp, type AppTool } from './discover.js';
+import { APP_MIME, appTools, callableByApp, type AppTool } from '../probe/apps-discover.js';
 import { HOST_ORIGIN, OBSERVE_BINDING, SANDBOX_ORIGIN, VIEW_HEIGHT, VIEW_INIT_SCRIPT, VIEW_PATH, VIEW_SANDBOX, VIEW_WIDTH } from './host-pages.js';
 import { listAll, openHostConnection, type HostConnection, type HostTarget } from './host-connection.js';
 import { NetGuard } from './netguard.js';
-import { APPS_RECORD_FORMAT, type AppsRecord, type AxeRun, type ClickRecord, type HarnessReason, type ViewRun } from './record.js';
+import { APPS_RECORD_FORMAT, type AppsRecord, type AxeRun, type ClickRecord, type HarnessReason, type ViewRun } from '../probe/apps-record.js';
 
 /**
  * The MCP Apps host harness: a minimal, strict host that renders each App the way the specification says a

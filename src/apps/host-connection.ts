@@ -3,7 +3,7 @@ import { HttpConnection } from '../probe/http.js';
 import { CLIENT_INFO, LEGACY, MODERN, envelope, resultOf } from '../probe/scenario.js';
 import type { Connection, JsonRpc } from '../probe/session.js';
 import { DEFAULT_LIMITS, StdioConnection, type Answer, type Limits, type StdioTarget } from '../probe/stdio.js';
-import { APP_MIME, UI_EXTENSION } from './discover.js';
+import { APP_MIME, UI_EXTENSION } from '../probe/apps-discover.js';
 
 /**
  * The host's own MCP connection to the App server: one more connection (a new process for stdio), in the

@@ -8,7 +8,7 @@ import { scrubbedEnv } from '../probe/env.js';
 import { execFileSync } from 'node:child_process';
 import { BrowserMissing, CANDIDATES, findChromium, locateChromium, packagedLibDir } from './browser.js';
 import { runHarness } from './harness.js';
-import type { AppsRecord } from './record.js';
+import type { AppsRecord } from '../probe/apps-record.js';
 
 /**
  * A machine without a system Chromium: MCP_DOCTOR_SYSTEM_CHROMIUM=off hides the system candidates, as on a bare

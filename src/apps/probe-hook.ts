@@ -2,9 +2,9 @@ import { SessionFacts } from '../facts/session.js';
 import { exercisesOf, type ExerciseOption } from '../probe/scenario.js';
 import type { RecordedSession } from '../probe/session.js';
 import type { StdioTarget } from '../probe/stdio.js';
-import { appTools } from './discover.js';
+import { appTools } from '../probe/apps-discover.js';
 import type { HarnessBrowser, HarnessLimits } from './harness.js';
-import { APPS_RECORD_FORMAT } from './record.js';
+import { APPS_RECORD_FORMAT } from '../probe/apps-record.js';
 import type { HostTarget } from './host-connection.js';
 
 /**

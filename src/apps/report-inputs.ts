@@ -1,22 +1,8 @@
-import type { AppsRecord } from './record.js';
-import { percentile, viewCalls } from '../detectors/apps-support.js';
+import type { AppsInputs, AppsRecord } from '../probe/apps-record.js';
+import { percentile, viewCalls } from '../detectors/support/apps/apps-support.js';
 import { BUNDLE_GZIP_BUDGET, HEAP_BUDGET_BYTES, MIN_ROUND_TRIPS, RENDER_BUDGET_MS, ROUND_TRIP_P95_BUDGET_MS } from '../detectors/A-5-performance-budgets/index.js';
 
-/**
- * The report's view of the MCP Apps host run (`inputs.apps`): why nothing was rendered, or per View its
- * outcome, its screenshot (with --artifacts) and the four A-5 figures, so that a green verdict still shows
- * what was measured.
- */
-export interface AppsInputs {
-  skipped?: string;
-  browser?: string;
-  views: {
-    tool: string;
-    outcome: string;
-    screenshot?: string;
-    figures: { bundleGzipBytes?: number; firstRenderMs?: number; roundTripP95Ms?: number; roundTrips: number; heapBytes?: number };
-  }[];
-}
+export type { AppsInputs } from '../probe/apps-record.js';
 
 export function appsInputs(rec: AppsRecord): AppsInputs {
   return {

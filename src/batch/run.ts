@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { basename, join } from 'node:path';
 import { execa } from 'execa';
 import which from 'which';
-import { failing } from '../engine/api.js';
+import { failing } from '../run/api.js';
 import { log } from '../engine/log.js';
-import type { Report } from '../engine/api.js';
+import type { Report } from '../run/api.js';
 import { toJson } from '../report/json.js';
 import type { BatchEntry } from './list.js';
 import { shardOf } from './shard.js';
@@ -135,7 +135,7 @@ async function one(e: BatchEntry, opts: BatchOptions, network: Network): Promise
     const command = unshare ? [unshare, '-rn', '--', process.execPath, bin] : [process.execPath, bin];
     const left = deadline - (Date.now() - started);
     if (left < 1000) return done({ status: 'timeout', cause: 'install', version });
-    const { probeAndJudge, ProbeUnreachable } = await import('../probe/run.js');
+    const { probeAndJudge, ProbeUnreachable } = await import('../run/probe.js');
     let report: Report;
     try {
       ({ report } = await probeAndJudge({ command, cwd: pkgDir, source: pkgDir, env: {}, timeoutMs: left, signal: cancel, apps: { browser: false } }));

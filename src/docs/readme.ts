@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { listRules } from '../engine/api.js';
+import { listRules } from '../run/api.js';
 import { locales, t } from '../engine/i18n.js';
 import { packageRoot } from '../engine/paths.js';
 

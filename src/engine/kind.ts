@@ -1,4 +1,4 @@
-import { appTools, type UiKey } from '../apps/discover.js';
+import { appTools, type UiKey } from '../probe/apps-discover.js';
 import { SessionFacts } from '../facts/session.js';
 import type { RepoFacts } from '../facts/repo.js';
 import type { RecordedSession } from '../probe/session.js';

@@ -1,15 +1,10 @@
-import { servesApps } from '../apps/probe-hook.js';
-import { kindInputs, type KindInputs } from './kind.js';
-import type { AppsInputs } from '../apps/report-inputs.js';
+import type { KindInputs } from './kind.js';
+import type { AppsInputs } from '../probe/apps-record.js';
 import { dirname, resolve } from 'node:path';
-import { loadCatalog } from './catalog.js';
-import { ConfigError, loadConfig, MAX_BASELINE_BYTES, readJsonFile, type Config } from './config.js';
+import { ConfigError, MAX_BASELINE_BYTES, readJsonFile, type Config } from './config.js';
 import type { Detector, InputName, Inputs } from './detector.js';
-import { ownPackage } from './paths.js';
 import {
-  byRuleId,
   isRed,
-  PROFILE_CATEGORIES,
   type Combination,
   type Profile,
   type Finding,
@@ -21,12 +16,10 @@ import {
   type TargetKind,
   type Verdict,
 } from './types.js';
-import { RepoFacts, RootUnreadable } from '../facts/repo.js';
-import { SessionFacts } from '../facts/session.js';
-import type { GateFacts } from '../facts/gate.js';
+import { RootUnreadable, type RepoFacts } from '../facts/repo.js';
 import { fileNotReadData, sourceReaders, watchSourceReads, type FileNotRead, type SourceKind } from '../facts/not-read.js';
-import type { RecordedSession, SessionNote } from '../probe/session.js';
-import { readManifest, type PackageFrom } from '../probe/package-of.js';
+import type { SessionNote } from '../probe/session.js';
+import type { PackageFrom } from '../probe/package-of.js';
 import { AuditCancelled, UnknownRuleError } from './errors.js';
 
 export interface Target {
@@ -35,30 +28,6 @@ export interface Target {
   /** Command or URL probed dynamically (filled by the probe stage). */
   command?: string[];
   url?: string;
-}
-
-export interface AuditOptions {
-  target: Target;
-  /** How the folder in target.path was chosen, and its name and version when known otherwise than from its
-   * manifest (default: 'path', name and version read from its package.json or pyproject.toml). */
-  package?: { from: PackageFrom; name?: string; version?: string };
-  /** Why no folder is read, when target.path is absent for a reason worth saying (instead of needs-repo). */
-  repoReason?: Reason;
-  /** A recorded live session (dynamic genre). */
-  session?: RecordedSession;
-  /** The delivery context gathered by `mcp-doctor gate` (gate genre). */
-  gate?: GateFacts;
-  /** Only these rule ids. */
-  rules?: string[];
-  /** Only the rules of the profile's categories (default `standard`: every rule); combines with `rules`. */
-  profile?: Profile;
-  config?: Config;
-  configPath?: string;
-  detectors?: readonly Detector[];
-  onProgress?: (p: { done: number; total: number; ruleId: string }) => void;
-  signal?: AbortSignal;
-  /** List every file read in `inputs.files.list` (the CLI's --verbose). */
-  verbose?: boolean;
 }
 
 /** What the audit read and ran (the JSON report's `inputs`; shared contract, each stream fills its fields). */
@@ -77,7 +46,7 @@ export interface ReportInputs {
   containment?: { method: 'pid-namespace' | 'process-group'; reason?: string };
   /** What the probe noticed on the wire beyond the messages (duplicate responses, over-deep messages), as data. */
   notes?: ({ connection: string } & SessionNote)[];
-  /** The MCP Apps host run: per View its outcome, screenshot and A-5 figures (src/apps/report-inputs.ts). */
+  /** The MCP Apps host run: per View its outcome, screenshot and A-5 figures (probe/apps-record.ts, filled by apps/report-inputs.ts). */
   apps?: AppsInputs;
   /** Why the target is an App or an extension (src/engine/kind.ts): configuration, files, served App tools. */
   kind?: KindInputs;
@@ -91,22 +60,7 @@ export interface Report {
   inputs?: ReportInputs;
   results: RuleResult[];
   /** The configured servers and client files of `mcp-doctor scan` (src/scan/report.ts). */
-  scan?: import('../scan/report.js').ScanSection;
-}
-
-/** The package, command and URL parts of the report's inputs. */
-function packageInputs(opts: AuditOptions): ReportInputs {
-  const out: ReportInputs = {};
-  if (opts.target.path) {
-    const folder = resolve(opts.target.path);
-    const m = readManifest(folder);
-    const name = opts.package?.name ?? m?.name;
-    const version = opts.package?.version ?? m?.version;
-    out.package = { folder, ...(name ? { name } : {}), ...(version ? { version } : {}), from: opts.package?.from ?? 'path' };
-  }
-  if (opts.target.command) out.command = [...opts.target.command];
-  if (opts.target.url) out.url = opts.target.url;
-  return out;
+  scan?: import('../facts/client-configs.js').ScanSection;
 }
 
 export { RootUnreadable };
@@ -114,7 +68,8 @@ export { RootUnreadable };
 export { UnknownRuleError, AuditCancelled };
 
 
-type Gathered = { [K in InputName]?: { ok: true; value: Inputs[K] } | { ok: false; reason: Reason } };
+/** The inputs gathered once for an audit (src/run/audit.ts), each a value or the reason it could not be read. */
+export type Gathered = { [K in InputName]?: { ok: true; value: Inputs[K] } | { ok: false; reason: Reason } };
 
 const STATE_WEIGHT: Record<State, number> = {
   'non-conforming': 4,
@@ -307,7 +262,7 @@ export const fingerprint = (ruleId: string, f: Finding): string => `${ruleId}|${
  * only when it is a regular file inside the audited root (`root`), within MAX_BASELINE_BYTES. A baseline that
  * does not exist yet is no baseline; one that cannot be used is a ConfigError naming the cause, never quoting it.
  */
-function applySuppressions(results: RuleResult[], config: Config, configFile: string | undefined, root: string): void {
+export function applySuppressions(results: RuleResult[], config: Config, configFile: string | undefined, root: string): void {
   let baseline: Set<string> | undefined;
   if (config.baseline) {
     const file = resolve(configFile ? dirname(configFile) : root, config.baseline);
@@ -338,7 +293,7 @@ function applySuppressions(results: RuleResult[], config: Config, configFile: st
 }
 
 /** What was read and what was skipped, from the facts the audit gathered (nothing is read here that was not). */
-function inputsOf(repo: RepoFacts, verbose: boolean): Pick<ReportInputs, 'files' | 'skipped'> {
+export function inputsOf(repo: RepoFacts, verbose: boolean): Pick<ReportInputs, 'files' | 'skipped'> {
   const read = new Set(repo.readFiles());
   const skipped: FileNotRead[] = [...repo.unlisted, ...repo.skippedTexts()];
   // A reader that never loaded parsed nothing.
@@ -366,7 +321,7 @@ function inputsOf(repo: RepoFacts, verbose: boolean): Pick<ReportInputs, 'files'
  * When a probe ran with the package folder, a finding about a served tool (data.tool or data.name) that has
  * no location of its own is linked to the line where that tool is registered in the source.
  */
-function linkServedToSource(results: RuleResult[], repo: RepoFacts, serverModel: typeof import('../facts/server-model.js').serverModel): void {
+export function linkServedToSource(results: RuleResult[], repo: RepoFacts, serverModel: typeof import('../facts/server-model.js').serverModel): void {
   let where: Map<string, { file: string; line: number }>;
   try {
     where = new Map(serverModel(repo).tools.filter((t) => t.nameIsLiteral).map((t) => [t.name, { file: t.file, line: t.nameLine ?? t.line }]));
@@ -386,75 +341,4 @@ function linkServedToSource(results: RuleResult[], repo: RepoFacts, serverModel:
     }
     r.findings = sortFindings(r.findings);
   }
-}
-
-/** Run an audit: gather inputs once, judge every rule of the catalog (or the selected ones). */
-export async function audit(opts: AuditOptions): Promise<Report> {
-  const catalog = loadCatalog();
-  const wanted = opts.rules?.length ? opts.rules : undefined;
-  if (wanted) {
-    const unknown = wanted.filter((id) => !catalog.byId.has(id));
-    if (unknown.length) throw new UnknownRuleError(unknown);
-  }
-  const categories = PROFILE_CATEGORIES[opts.profile ?? 'standard'];
-  const rules = catalog.rules.filter((r) => (!wanted || wanted.includes(r.id)) && categories.includes(r.category));
-
-  // A root that exists but cannot be listed stops the audit (exit 3 / a tool error), before its config is looked for.
-  if (opts.target.path) RepoFacts.checkRoot(opts.target.path);
-  let config = opts.config;
-  let configFile: string | undefined;
-  if (!config) {
-    const loaded = opts.target.path ? loadConfig(opts.target.path, opts.configPath) : { config: loadConfig('.', opts.configPath).config };
-    config = loaded.config;
-    configFile = 'file' in loaded ? loaded.file : undefined;
-  }
-
-  const gathered: Gathered = {};
-  if (opts.target.path) {
-    try {
-      gathered.repo = { ok: true, value: RepoFacts.gather(opts.target.path, config.ignorePaths) };
-    } catch (e) {
-      if (e instanceof RootUnreadable) throw e;
-      gathered.repo = { ok: false, reason: { code: 'repo-unreadable', data: { error: (e as Error).message } } };
-    }
-  } else {
-    gathered.repo = { ok: false, reason: opts.repoReason ?? { code: 'needs-repo' } };
-  }
-  // The Python grammar is WebAssembly, loaded once per process (idempotent) and only for a tree that has
-  // Python source; detectors stay synchronous.
-  if (gathered.repo.ok) {
-    const { hasPythonSource, loadPythonParser } = await import('../facts/python-source.js');
-    if (hasPythonSource(gathered.repo.value)) await loadPythonParser();
-  }
-  gathered.session = opts.session !== undefined ? { ok: true, value: new SessionFacts(opts.session) } : { ok: false, reason: { code: 'needs-session' } };
-  gathered.gate = opts.gate ? { ok: true, value: opts.gate } : { ok: false, reason: { code: 'needs-gate' } };
-  // Without a package and without a gate, only the dynamic parts can judge: the registry of those alone is
-  // loaded, and the other parts say why they were not judged exactly as they would (detectors/live.ts).
-  const detectors =
-    opts.detectors ?? (!gathered.repo.ok && !gathered.gate.ok ? (await import('../detectors/live.js')).liveRegistry() : (await import('../detectors/index.js')).registry);
-
-  let kind: TargetKind = config.targetKind ?? (gathered.repo.ok ? gathered.repo.value.kind() : 'server');
-  // A server whose tools link ui:// resources is an MCP App (it is a server too: S-* still apply to it).
-  if (!config.targetKind && kind === 'server' && opts.session && servesApps(opts.session)) kind = 'app';
-
-  const results: RuleResult[] = [];
-  let done = 0;
-  for (const rule of rules) {
-    if (opts.signal?.aborted) throw new AuditCancelled();
-    results.push(judgeRule(rule, detectors, gathered, config, kind));
-    done++;
-    opts.onProgress?.({ done, total: rules.length, ruleId: rule.id });
-    // Let cancellation, pings and progress notifications through between rules (a turn of the event loop costs
-    // microseconds; a rule can cost a second on a large tree).
-    await new Promise((r) => setImmediate(r));
-  }
-  results.sort((a, b) => byRuleId(a.ruleId, b.ruleId));
-  if (gathered.repo.ok && gathered.session?.ok) linkServedToSource(results, gathered.repo.value, (await import('../facts/server-model.js')).serverModel);
-  applySuppressions(results, config, configFile, opts.target.path ?? '.');
-  const pkg = ownPackage();
-  const report: Report = { tool: { name: pkg.name, version: pkg.version }, target: { ...opts.target, kind }, ...(opts.profile === 'vet' ? { profile: opts.profile } : {}), results };
-  const why = kindInputs(kind, { configured: !!config.targetKind, ...(gathered.repo.ok ? { repo: gathered.repo.value } : {}), ...(opts.session ? { session: opts.session } : {}) });
-  const inputs: ReportInputs = { ...packageInputs(opts), ...(gathered.repo.ok ? inputsOf(gathered.repo.value, opts.verbose ?? false) : {}), ...(why ? { kind: why } : {}) };
-  if (Object.keys(inputs).length) report.inputs = inputs;
-  return report;
 }

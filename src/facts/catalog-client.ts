@@ -3,7 +3,7 @@ import type { Got, CatalogAnswer } from './gate.js';
 import { beginRun, endRun, launchPlan, newRunMarker } from '../probe/contain.js';
 import { scrubbedEnv } from '../probe/env.js';
 import { HttpConnection, type HttpTarget } from '../probe/http.js';
-import { resolveCommand } from '../probe/run.js';
+import { resolveCommand } from '../probe/command.js';
 import { CLIENT_INFO, LEGACY, type Requester } from '../probe/scenario.js';
 import { checkUrl } from '../probe/ssrf.js';
 import { Deadline, DEFAULT_LIMITS, StdioConnection, type Answer } from '../probe/stdio.js';

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import semver from 'semver';
 import type { Reason } from '../engine/types.js';
 import { readManifest } from '../probe/package-of.js';
+import type { Got } from './got.js';
 import type { ProvenanceVerdict } from './provenance.js';
 import { readBytesInside, readInside } from './safe-read.js';
 
@@ -25,7 +26,7 @@ import { readBytesInside, readInside } from './safe-read.js';
  *  - catalog   the component catalogue's answer for this package (C-14), when the policy names one.
  */
 
-export type Got<T> = { ok: true; value: T } | { ok: false; reason: Reason };
+export type { Got } from './got.js';
 
 export interface PackedFile {
   /** Path inside the package, forward slashes, without the tarball's `package/` prefix. */

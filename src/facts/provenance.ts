@@ -5,7 +5,7 @@ import { bundleFromJSON } from '@sigstore/bundle';
 import { TrustedRoot } from '@sigstore/protobuf-specs';
 import { toSignedEntity, toTrustMaterial, Verifier } from '@sigstore/verify';
 import type { Reason } from '../engine/types.js';
-import type { Got } from './gate.js';
+import type { Got } from './got.js';
 import { readInside } from './safe-read.js';
 
 /**

@@ -4,8 +4,7 @@ import { exports as resolveExports } from 'resolve.exports';
 import { ts, type SourceFile } from './morph.js';
 import type { RepoFacts } from './repo.js';
 import { locateInside, readInside } from './safe-read.js';
-import type { SourceSet } from './ts-source.js';
-import { isGeneratedPath, SCREEN_PATTERNS, SOURCE_LIMITS } from './ts-source.js';
+import { isGeneratedPath, SCREEN_PATTERNS, SOURCE_LIMITS, type SourceSetLike as SourceSet } from './source-limits.js';
 
 /**
  * What the published object is, read from its package.json: the entry points (`bin`, `main`, `module`,

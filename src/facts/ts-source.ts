@@ -2,12 +2,14 @@ import { afterLoad, Node, Project, ts, SyntaxKind, type SourceFile } from './mor
 import type { RepoFacts } from './repo.js';
 import { noteSourceRead, sourceReaders, type FileNotRead } from './not-read.js';
 import { followDependencies, selectModelFiles } from './published.js';
+import { isGeneratedPath, MAX_FILE_PARSE_BYTES, SCREEN_PATTERNS, SOURCE_LIMITS, type SourceSetLike } from './source-limits.js';
 import type { SafeRead } from './safe-read.js';
 import { isOwnSource } from './source-paths.js';
-import { parseBudget, tsBudget } from './budget.js';
+import { tsBudget } from './budget.js';
 import { hasPythonSource } from './python-source.js';
 
 export { isTestPath } from './source-paths.js';
+export { isGeneratedPath, SCREEN_PATTERNS, SOURCE_LIMITS } from './source-limits.js';
 
 /**
  * The audited repository's JavaScript/TypeScript sources as syntax trees (ts-morph), built once per
@@ -40,46 +42,11 @@ export interface ParsedSources {
   readonly model: readonly string[];
 }
 
-/** The largest file parsed, whatever the budget. */
-const MAX_FILE_PARSE_BYTES = 6 * 1024 * 1024;
-
-/**
- * Limits of the source reading, per file and per audit: a file up to `parseBytes` (6 MB, or the budget when it
- * is smaller) is parsed while the audit's `totalParseBytes` (parseBudget) last; a larger one (or one past the
- * budget) is read in chunks by the pattern screen (up to `scanBytes`) and named as not read when it shows code
- * the rules look for; a tree nested deeper than `maxDepth` syntax levels is not judged (the recursive walks of
- * the detectors would overflow the stack on it).
- */
-export const SOURCE_LIMITS = {
-  get parseBytes(): number {
-    return Math.min(MAX_FILE_PARSE_BYTES, parseBudget());
-  },
-  get totalParseBytes(): number {
-    return parseBudget();
-  },
-  scanBytes: 256 * 1024 * 1024,
-  maxDepth: 1200,
-  maxFiles: 20_000,
-};
-
-/**
- * The pattern screen for a file that is not parsed: any sign of code that runs commands, touches files or the
- * network, reads the environment, writes output, or registers MCP tools, prompts or resources. A file that
- * shows none (a data table, an inlined asset) cannot change a verdict; one that shows any makes the rules that
- * read code could-not-judge, naming it.
- */
-export const SCREEN_PATTERNS: readonly RegExp[] = [
-  /\b(?:child_process|exec|execSync|execFile|execFileSync|execa|spawn|spawnSync|fork|eval|Function|vm|shelljs|zx)\b/,
-  /\b(?:fetch|axios|got|ky|undici|request|XMLHttpRequest|WebSocket|http|https|http2|net|tls|dgram|dns|listen|createServer|goto|navigate)\b/,
-  /\b(?:fs|promises|readFile|readFileSync|writeFile|writeFileSync|createReadStream|createWriteStream|open|openSync|readdir|unlink|rm|rmSync|mkdir|rename|copyFile|stat)\b/,
-  /\b(?:process|env|stdout|stderr|console|require|import|globalThis|window|document)\b/,
-  /\b(?:registerTool|registerPrompt|registerResource|setRequestHandler|addTool|addPrompt|addResource|addResourceTemplate|inputSchema|McpServer|Server|FastMCP|tool|prompt|resource)\b/,
-];
 
 const cache = new WeakMap<RepoFacts, ParsedSources>();
 
 /** Where the parsed files are kept while they are read (own sources first, then followed dependencies). */
-export class SourceSet {
+export class SourceSet implements SourceSetLike {
   /** `budget`: bytes of source this audit may parse (facts/budget), the TypeScript side's share by default. */
   constructor(readonly budget: number = SOURCE_LIMITS.totalParseBytes) {
     this.perFile = Math.min(MAX_FILE_PARSE_BYTES, budget);
@@ -196,9 +163,6 @@ export function parsedSources(repo: RepoFacts): ParsedSources {
   return parsed;
 }
 
-/** Generated output: under dist, build, out or coverage, or a minified file. */
-const GENERATED_DIRS = new Set(['dist', 'build', 'out', 'coverage']);
-export const isGeneratedPath = (rel: string): boolean => rel.split('/').slice(0, -1).some((s) => GENERATED_DIRS.has(s)) || /\.min\.[cm]?js$/.test(rel);
 
 /** 1-based line and column of a node's start. */
 export function positionOf(node: Node): { line: number; column: number } {

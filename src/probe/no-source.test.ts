@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { packageRoot } from '../engine/paths.js';
 import { tsMorphLoaded } from '../facts/morph.js';
-import { probeAndJudge } from './run.js';
+import { probeAndJudge } from '../run/probe.js';
 
 /**
  * `probe --no-source`: only the served session is judged. The parts that read the source say `source-skipped`,

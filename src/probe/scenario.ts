@@ -1,5 +1,5 @@
 import type { Answer } from './stdio.js';
-import { appTools } from '../apps/discover.js';
+import { appTools } from './apps-discover.js';
 import { plan, planApp } from './exercise.js';
 import type { Exercise, ExerciseOption } from './exercises.js';
 import type { JsonRpc, RecordedSession } from './session.js';

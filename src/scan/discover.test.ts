@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { discover } from './discover.js';
+import { discover } from '../facts/client-configs.js';
 
 /** A scratch project and home with one configuration file per client, shaped as each client writes them. */
 function scratch(files: Record<string, string>): { project: string; home: string; root: string } {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { keysOf, locales, placeholders, raw } from '../engine/i18n.js';
-import type { ConfiguredServer } from './discover.js';
+import type { ConfiguredServer } from '../facts/client-configs.js';
 import { judgeConfig, launchedPackage, plainHttp, SCAN_MESSAGES, secretsIn, setNames, shellLaunch, unpinned } from './judge.js';
 
 /** A configured server as discovery gives it (lines: each field on its own line after the name). */

@@ -3,7 +3,7 @@ import npa from 'npm-package-arg';
 import ipaddr from 'ipaddr.js';
 import type { Finding } from '../engine/types.js';
 import { isSecretName, looksLikeSecretValue, matchShape, PLACEHOLDER, redact, withoutScheme } from '../detectors/X-6-secret-exposure/patterns.js';
-import type { ConfiguredServer } from './discover.js';
+import type { ConfiguredServer } from '../facts/client-configs.js';
 
 /**
  * Judging the configuration itself, with nothing started: pure functions over the discovered servers.

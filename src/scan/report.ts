@@ -6,10 +6,9 @@ import { redact } from '../detectors/X-6-secret-exposure/patterns.js';
 import { crossServerShadowing } from '../detectors/X-2-cross-server-shadowing/set.js';
 import { setLegs, setTrifecta } from '../detectors/X-8-lethal-trifecta/set.js';
 import { isTrifecta, legEvidence, toolList } from '../detectors/X-8-lethal-trifecta/legs.js';
-import { buildLock, itemDrift, type SetLock } from '../probe/lock.js';
-import type { ClientId, ConfigFile, ConfiguredServer, Discovery } from './discover.js';
+import { buildLock, itemDrift, type SetLock } from '../facts/lock.js';
+import type { ConfiguredServer, Discovery, ListedServer, ProbedServer, ScanSection } from '../facts/client-configs.js';
 import { judgeConfig, secretsIn, type ScanFinding } from './judge.js';
-import type { ProbedServer } from './probe-set.js';
 
 /**
  * The scan's report: the same Report as `audit` and `probe` (JSON, Markdown, SARIF, exit codes), whose results
@@ -24,31 +23,8 @@ const DYNAMIC: readonly string[] = ['X-2', 'X-3', 'X-8'];
 /** The rules the configuration files themselves can break. */
 const STATIC: readonly string[] = ['X-2', 'X-3', 'X-4', 'X-6'];
 
-/** A server as the report lists it: nothing secret (env and header values left out, secret arguments masked). */
-export interface ListedServer {
-  client: ClientId;
-  scope: string;
-  name: string;
-  file: string;
-  line: number;
-  transport: string;
-  launch?: string;
-  url?: string;
-  envKeys?: string[];
-  headerKeys?: string[];
-  disabled?: boolean;
-  /** After --probe: 'answered', or why not. */
-  probe?: string;
-  tools?: number;
-}
-
-export interface ScanSection {
-  project: string;
-  home: string;
-  probed: boolean;
-  files: Omit<ConfigFile, 'path'>[];
-  servers: ListedServer[];
-}
+// The report's scan section is declared with the configuration facts it lists (engine/runner's Report holds it).
+export type { ListedServer, ScanSection } from '../facts/client-configs.js';
 
 const maskUrl = (url: string): string => {
   try {

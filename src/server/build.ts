@@ -2,7 +2,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, relative, resolve } from 'node:path';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
-import { audit, AuditCancelled, explainRule, failing, FAIL_ON, listRules, RootUnreadable, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from '../engine/api.js';
+import { audit, AuditCancelled, explainRule, failing, FAIL_ON, listRules, RootUnreadable, ruleMarkdown, UnknownRuleError, type FailOn, type Report } from '../run/api.js';
 import { loadCatalog } from '../engine/catalog.js';
 import { ConfigError, configErrorText } from '../engine/errors.js';
 import { DECLARATIONS_KEY } from '../facts/declarations-key.js';
@@ -19,10 +19,9 @@ import { ExplainOut, RulesOut, ToolReportOut } from './schemas.js';
 import { boundedJson } from './bound.js';
 import { compactResult, compactText } from './compact.js';
 import { keepReport, MAX_REPORT_BYTES, REPORT_URI_PREFIX, storedReport } from './reports.js';
-import { confirmPlan, verifyRequestState, type Plan } from './confirm.js';
-import { SET_LOCK_FILE, type SetLock } from '../probe/lock.js';
-import { CLIENTS } from '../scan/clients.js';
-import type { ProbedServer } from '../scan/probe-set.js';
+import { confirmPlan, verifyRequestState, type Gate, type Plan } from './confirm.js';
+import { SET_LOCK_FILE } from '../facts/lock.js';
+import { CLIENTS } from '../facts/clients.js';
 
 /**
  * The MCP face: a thin adapter over the engine. Served text is in MCP_DOCTOR_LOCALE (English by default);
@@ -296,7 +295,7 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
           : void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: ++step, message: terminalInert(message) } }).catch(() => undefined);
       try {
         // The probe and the analyser load on the first probe, not when the server starts.
-        const { probeAndJudge } = await import('../probe/run.js');
+        const { probeAndJudge } = await import('../run/probe.js');
         const { report } = await probeAndJudge({
           command,
           url,
@@ -368,29 +367,42 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       const signal = ctx.mcpReq.signal;
       try {
         // Loaded on first use: the server answers initialize without the analyser.
-        const { probeSet, readSetLock } = await import('../scan/probe-set.js');
-        const { scanReport } = await import('../scan/report.js');
-        const { discover } = await import('../scan/discover.js');
-        const d = discover({ project: dir, clients, projectOnly: !include_user });
-        let probed: ProbedServer[] | undefined;
-        let lock: SetLock | undefined;
-        if (probe && d.servers.length) {
-          const live = d.servers.filter((x) => !x.disabled);
-          const plan: Plan = {
-            kind: 'set',
-            commands: live.filter((x) => x.transport === 'stdio' && x.command).map((x) => ({ name: x.name, command: [x.command!, ...(x.args ?? [])], cwd: x.cwd ?? dir, env: x.env ?? {} })),
-            urls: live.filter((x) => x.url && x.transport !== 'stdio').map((x) => x.url!),
-            allowPrivate: !!allow_private,
-          };
-          const gate = await confirmPlan(ctx, plan, loc, () => server.server.getClientCapabilities());
-          if (!gate.go) return gate.result;
-          log.info({ servers: plan.commands.length + plan.urls.length, how: gate.how }, 'audit_client_config probes the set');
-          probed = await probeSet(d.servers, { project: dir, allowPrivate: allow_private, signal });
-          const read = readSetLock(resolve(dir, SET_LOCK_FILE));
-          lock = read === 'invalid' ? undefined : read;
-        }
-        if (signal.aborted) throw new AuditCancelled();
-        const report = scanReport(d, { probed, lock, rules: rules?.map((r) => r.toUpperCase()) });
+        const { scanAndJudge } = await import('../run/scan.js');
+        // The refusal to return when the user does not agree to start the configured servers.
+        let declined: Extract<Gate, { go: false }>['result'] | undefined;
+        const report = await scanAndJudge({
+          project: dir,
+          clients,
+          projectOnly: !include_user,
+          rules: rules?.map((r) => r.toUpperCase()),
+          signal,
+          invalidLock: 'ignore',
+          ...(probe
+            ? {
+                probe: {
+                  lockFile: resolve(dir, SET_LOCK_FILE),
+                  allowPrivate: allow_private,
+                  confirm: async (servers) => {
+                    const live = servers.filter((x) => !x.disabled);
+                    const plan: Plan = {
+                      kind: 'set',
+                      commands: live.filter((x) => x.transport === 'stdio' && x.command).map((x) => ({ name: x.name, command: [x.command!, ...(x.args ?? [])], cwd: x.cwd ?? dir, env: x.env ?? {} })),
+                      urls: live.filter((x) => x.url && x.transport !== 'stdio').map((x) => x.url!),
+                      allowPrivate: !!allow_private,
+                    };
+                    const gate = await confirmPlan(ctx, plan, loc, () => server.server.getClientCapabilities());
+                    if (!gate.go) {
+                      declined = gate.result;
+                      return false;
+                    }
+                    log.info({ servers: plan.commands.length + plan.urls.length, how: gate.how }, 'audit_client_config probes the set');
+                    return true;
+                  },
+                },
+              }
+            : {}),
+        });
+        if (!report) return declined!;
         const cli = shellQuote(['mcp-doctor', 'scan', '--project', path ?? '.', '--format', 'json', ...(probe ? ['--probe'] : [])]);
         return await reportResult(report, loc, fail_on ?? 'note', 'summary', quoteInert(path ?? '.'), cli, signal, !!html);
       } catch (e) {

@@ -1,4 +1,4 @@
-import { failing, type FailOn, type Report } from '../engine/api.js';
+import { failing, type FailOn, type Report } from '../run/api.js';
 import { t } from '../engine/i18n.js';
 import { kindWhyText, type KindInputs } from '../engine/kind.js';
 import { loadCatalog } from '../engine/catalog.js';

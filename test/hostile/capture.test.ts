@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { packageRoot } from '../../src/engine/paths.js';
-import { audit } from '../../src/engine/runner.js';
+import { audit } from '../../src/run/audit.js';
 import { scrubbedEnv } from '../../src/probe/env.js';
 import { probeStdio } from '../../src/probe/probe.js';
 import { settledLeftovers } from './support/servers.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { probeAndJudge, ProbeUnreachable } from '../../src/probe/run.js';
+import { probeAndJudge, ProbeUnreachable } from '../../src/run/probe.js';
 import { RawStdio, MODERN } from '../support/raw-stdio.js';
 import { CLEAN_TOOL, runCli, scratch, writeServer } from './support/servers.js';
 

@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, 
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { audit, AuditCancelled } from '../../src/engine/runner.js';
+import { AuditCancelled } from '../../src/engine/runner.js';
+import { audit } from '../../src/run/audit.js';
 import { packageRoot } from '../../src/engine/paths.js';
 import { boundedJson, FINDINGS_PER_RULE } from '../../src/server/bound.js';
 import { LineGate, MAX_MESSAGE_BYTES, recoverId, screenLine } from '../../src/server/bounded-stdio.js';

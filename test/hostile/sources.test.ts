@@ -4,7 +4,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { audit, type Report } from '../../src/engine/runner.js';
+import { type Report } from '../../src/engine/runner.js';
+import { audit } from '../../src/run/audit.js';
 import { SOURCE_LIMITS } from '../../src/facts/ts-source.js';
 import { CLI } from '../support/run.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { probeLimits } from '../../src/probe/run.js';
+import { probeLimits } from '../../src/run/probe.js';
 import type { RecordedSession } from '../../src/probe/session.js';
 import { runCli, scratch, writeServer } from './support/servers.js';
 

@@ -1,8 +1,8 @@
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { SessionFacts } from '../../facts/session.js';
-import { isObj, noEraServed, type Obj } from '../dynamic-support.js';
-import { answeredEras } from '../dynamic-text.js';
+import { isObj, noEraServed, type Obj } from '../support/live/dynamic-support.js';
+import { answeredEras } from '../support/live/dynamic-text.js';
 
 /**
  * A-1 — text fallback next to the UI (dynamic). An App serves a `ui://` resource, or a tool whose

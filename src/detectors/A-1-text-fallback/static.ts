@@ -5,7 +5,7 @@ import { fileNotReadData } from '../../facts/not-read.js';
 import { functionOf, type FunctionLikeNode } from '../../facts/scope.js';
 import { constString, objectLiteralOf, propertyValue, returnedExpressions } from '../../facts/server-model.js';
 import { positionOf, unwrap, type ParsedSources } from '../../facts/ts-source.js';
-import { appSource } from '../app-source.js';
+import { appSource } from '../support/apps/app-source.js';
 
 /**
  * A-1 — text fallback next to the UI (static). Every App tool the server's code registers (registerAppTool of

@@ -2,11 +2,11 @@ import { parse } from 'parse5';
 import { fileNotReadData } from '../../facts/not-read.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { isBundleHtml, MAX_BUNDLE_BYTES, renderedApps, viewAttempts } from '../apps-support.js';
+import { isBundleHtml, MAX_BUNDLE_BYTES, renderedApps, viewAttempts } from '../support/apps/apps-support.js';
 import { ts, type Node as MorphNode } from '../../facts/morph.js';
 import { wrapNode } from '../../facts/ts-source.js';
-import { lineIn, viewCode } from '../app-source.js';
-import { urlOf } from '../view-urls.js';
+import { lineIn, viewCode } from '../support/apps/app-source.js';
+import { urlOf } from '../support/apps/view-urls.js';
 import { rawDeclarationOf } from '../../facts/scope.js';
 
 /**

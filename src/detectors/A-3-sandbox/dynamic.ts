@@ -1,7 +1,7 @@
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { declaredOrigin, deriveCsp } from '../../apps/csp.js';
-import { renderedApps } from '../apps-support.js';
+import { renderedApps } from '../support/apps/apps-support.js';
 
 /**
  * A-3 — the View stays in its sandbox (dynamic). The host harness renders the View in an opaque-origin iframe

@@ -3,9 +3,9 @@ import { couldNotJudge, defineDetector, present } from '../../engine/detector.js
 import type { Finding } from '../../engine/types.js';
 import { fileNotReadData } from '../../facts/not-read.js';
 import { wrapNode } from '../../facts/ts-source.js';
-import { lineIn, viewCode, type ViewCode } from '../app-source.js';
+import { lineIn, viewCode, type ViewCode } from '../support/apps/app-source.js';
 import { parsedSources } from '../../facts/ts-source.js';
-import { urlOf, type Target } from '../view-urls.js';
+import { urlOf, type Target } from '../support/apps/view-urls.js';
 import { declaredOrigin, deriveCsp } from '../../apps/csp.js';
 import type { RepoFacts } from '../../facts/repo.js';
 

@@ -1,6 +1,6 @@
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { renderedApps } from '../apps-support.js';
+import { renderedApps } from '../support/apps/apps-support.js';
 
 /**
  * A-4 — WCAG 2.x AA (dynamic). The host harness runs axe-core in the rendered View (its own isolated world,

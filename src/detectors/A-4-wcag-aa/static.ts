@@ -4,7 +4,7 @@ import { couldNotJudge, defineDetector, present } from '../../engine/detector.js
 import type { Finding } from '../../engine/types.js';
 import { fileNotReadData } from '../../facts/not-read.js';
 import { wrapNode } from '../../facts/ts-source.js';
-import { lineIn, MAX_BUNDLE_BYTES, viewCode } from '../app-source.js';
+import { lineIn, MAX_BUNDLE_BYTES, viewCode } from '../support/apps/app-source.js';
 
 /**
  * A-4 — WCAG 2.x AA (static half): what can be read before the View runs. In the built bundles' markup (parse5:

@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { fileNotReadData } from '../../facts/not-read.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { isBundleHtml, percentile, renderedApps, viewCalls } from '../apps-support.js';
+import { isBundleHtml, percentile, renderedApps, viewCalls } from '../support/apps/apps-support.js';
 
 /**
  * A-5 — performance budgets.

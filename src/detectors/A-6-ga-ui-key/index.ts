@@ -1,7 +1,7 @@
 import { fileNotReadData } from '../../facts/not-read.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { appsListed } from '../apps-support.js';
+import { appsListed } from '../support/apps/apps-support.js';
 
 /**
  * A-6 — the UI is linked with the GA key, `_meta.ui.resourceUri`.

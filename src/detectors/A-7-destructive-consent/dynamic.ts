@@ -1,7 +1,7 @@
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { callableByApp, confirmationCause, needsConfirmation } from '../../apps/discover.js';
-import { renderedApps, servedViewHtml, viewCalls, viewCodeMayCallTools } from '../apps-support.js';
+import { callableByApp, confirmationCause, needsConfirmation } from '../../probe/apps-discover.js';
+import { renderedApps, servedViewHtml, viewCalls, viewCodeMayCallTools } from '../support/apps/apps-support.js';
 
 /**
  * A-7 — consent before a destructive call (dynamic). The host harness clicks each control of the View once,

@@ -3,8 +3,8 @@ import { couldNotJudge, defineDetector, notApplicable, present } from '../../eng
 import type { Finding } from '../../engine/types.js';
 import { fileNotReadData } from '../../facts/not-read.js';
 import { wrapNode } from '../../facts/ts-source.js';
-import { confirmationCause, needsConfirmation } from '../../apps/discover.js';
-import { appSource, lineIn, viewCode, type ViewCode } from '../app-source.js';
+import { confirmationCause, needsConfirmation } from '../../probe/apps-discover.js';
+import { appSource, lineIn, viewCode, type ViewCode } from '../support/apps/app-source.js';
 
 /**
  * A-7 — consent before a destructive call (static). Reads the View's source (UI files, not the minified

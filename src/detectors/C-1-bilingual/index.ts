@@ -1,6 +1,6 @@
 import { defineDetector, couldNotJudge, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { readmeFile, str, unreadable } from '../support.js';
+import { readmeFile, str, unreadable } from '../support/verdicts.js';
 
 /**
  * C-1 — bilingual or nothing (static). Reads the package manifest (package.json, and extension.json for an

@@ -1,4 +1,4 @@
-import { declarationLive } from '../declarations-judge.js';
+import { declarationLive } from '../support/declarations/declarations-judge.js';
 import { judgeSearch, MESSAGES } from './judge.js';
 
 /** C-10, dynamic part: the same judge (judge.ts) over the declarations in the `_meta` of the tools served by tools/list. */

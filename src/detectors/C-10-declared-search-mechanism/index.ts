@@ -1,4 +1,4 @@
-import { declarationParts } from '../declarations-support.js';
+import { declarationParts } from '../support/declarations/declarations-support.js';
 import dynamic from './dynamic.js';
 import { judgeSearch, MESSAGES } from './judge.js';
 

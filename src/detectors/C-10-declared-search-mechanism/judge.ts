@@ -1,6 +1,6 @@
 import { notApplicable, present, type MessageSpec } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { declarationVerdict, field, SEARCH_MECHANISMS, shown, UNKNOWN, type DeclarationJudge, type DeclaredTool } from '../declarations-judge.js';
+import { declarationVerdict, field, SEARCH_MECHANISMS, shown, UNKNOWN, type DeclarationJudge, type DeclaredTool } from '../support/declarations/declarations-judge.js';
 
 /**
  * C-10 — declared search mechanism. Applies to list and search tools: a declared verb `list` or `search`,

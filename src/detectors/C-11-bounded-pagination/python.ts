@@ -5,9 +5,9 @@ import { callParts, constString, lastName, moduleConst, paramsOf, qualName, type
 import { kids, lineOf, nodesWithin, stringLiteral, type PythonFile } from '../../facts/python-source.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import type { SessionFacts } from '../../facts/session.js';
-import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python-support.js';
-import { fileOf, pyNoToolsFound, pyTools } from '../python-tools.js';
-import { bare, calledFunction } from '../python-results.js';
+import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../support/python/python-support.js';
+import { fileOf, pyNoToolsFound, pyTools } from '../support/python/python-tools.js';
+import { bare, calledFunction } from '../support/python/python-results.js';
 import { BOUND_PROP, CURSOR_ARG, LIST_NAME, NEXT_CURSOR, SIZE_ARG } from './names.js';
 
 /**

@@ -5,8 +5,8 @@ import { declField, sourceDeclarations, UNKNOWN } from '../../facts/declarations
 import { declarationOf, functionOf, valueOfDeclaration } from '../../facts/scope.js';
 import type { ToolDef } from '../../facts/server-model.js';
 import { positionOf, propertyName, unwrap, type ParsedSources } from '../../facts/ts-source.js';
-import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
-import { noToolsFound } from '../tool-absence.js';
+import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
+import { noToolsFound } from '../support/source/tool-absence.js';
 import { judgePythonPagination } from './python.js';
 import { BOUND_PROP, CURSOR_ARG, LIST_NAME, NEXT_CURSOR, SIZE_ARG } from './names.js';
 

@@ -5,7 +5,7 @@ import type { RepoFacts } from '../../facts/repo.js';
 import { declarationOf, valueOfDeclaration } from '../../facts/scope.js';
 import { serverModel } from '../../facts/server-model.js';
 import { parsedSources, unwrap } from '../../facts/ts-source.js';
-import { declarationParts, declarationVerdict, field, UNKNOWN, type DeclarationJudge, type DeclaredTool } from '../declarations-support.js';
+import { declarationParts, declarationVerdict, field, UNKNOWN, type DeclarationJudge, type DeclaredTool } from '../support/declarations/declarations-support.js';
 
 /**
  * C-12 — no duplicate tools. Each tool's key is (verb, data, search mechanism), read from its

@@ -1,5 +1,5 @@
 import type { Finding, Verdict } from '../../engine/types.js';
-import { declarationParts, declarationVerdict, field, shown, UNKNOWN, type DeclarationJudge, type DeclaredTool } from '../declarations-support.js';
+import { declarationParts, declarationVerdict, field, shown, UNKNOWN, type DeclarationJudge, type DeclaredTool } from '../support/declarations/declarations-support.js';
 
 /**
  * C-13 — context ceiling at connection (the declared half; C-21 measures the served one). Every tool

@@ -1,7 +1,7 @@
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { isObj } from '../dynamic-support.js';
-import { earnedOn, servedTools, toolName, unreadToolPages } from '../dynamic-text.js';
+import { isObj } from '../support/live/dynamic-support.js';
+import { earnedOn, servedTools, toolName, unreadToolPages } from '../support/live/dynamic-text.js';
 
 /**
  * C-15 — tool annotations (dynamic). Reads `annotations` of every tool the running server serves: the four

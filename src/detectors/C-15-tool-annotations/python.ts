@@ -2,8 +2,8 @@ import type { Finding, Verdict } from '../../engine/types.js';
 import { present } from '../../engine/detector.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import type { SessionFacts } from '../../facts/session.js';
-import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python-support.js';
-import { fileOf, pyLiteral, pyNoToolsFound, pyTools, registrationKeyword, registrationOpen } from '../python-tools.js';
+import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../support/python/python-support.js';
+import { fileOf, pyLiteral, pyNoToolsFound, pyTools, registrationKeyword, registrationOpen } from '../support/python/python-tools.js';
 import { couldNotJudge } from '../../engine/detector.js';
 import { HINTS } from './dynamic.js';
 

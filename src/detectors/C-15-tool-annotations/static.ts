@@ -9,7 +9,7 @@ import { constString, objectLiteralOf, propertyValue, serverModel, type ToolDef 
 import { parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { HINTS } from './dynamic.js';
 import { noteSourceRead } from '../../facts/not-read.js';
-import { noToolsFound } from '../tool-absence.js';
+import { noToolsFound } from '../support/source/tool-absence.js';
 import { judgePythonAnnotations } from './python.js';
 
 /**

@@ -6,8 +6,11 @@ import { sinkSites, type SinkSite } from '../../facts/flow.js';
 import { returnedExpressions, serverModel } from '../../facts/server-model.js';
 import { findNodes, functionOf, isFunctionLike, type FunctionLikeNode } from '../../facts/scope.js';
 import { parsedSources, propertyName, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
-import { calleeName, declarationOf, K, locationOf, readSources, resolveValue, sitesOf, rawNameText, rawPropNamed } from '../source-support.js';
+import { calleeName, declarationOf, K, locationOf, readSources, resolveValue, sitesOf, rawNameText, rawPropNamed } from '../support/source/source-support.js';
 import { judgePythonUntrusted } from './python.js';
+import { instructionLike } from './instructions.js';
+
+export { instructionLike } from './instructions.js';
 
 /**
  * C-16 — content returned to the model is untrusted (static).
@@ -34,18 +37,7 @@ import { judgePythonUntrusted } from './python.js';
  * only: the Python reading (python.ts).
  */
 
-/** Phrases that address the model with instructions (reviewed registry, kept short). */
-const INSTRUCTION_PHRASES: RegExp[] = [
-  /\b(?:follow|obey|execute|carry out|perform|apply)\s+(?:these|the following|the|all|its|each of the)\s+(?:steps|instructions|commands|directions|rules|tasks)\b/i,
-  /\byou\s+(?:must|should|have to|are to|will now)\b/i,
-  /\b(?:instructions|directives)\s*:/i,
-  /\bdo (?:exactly )?what (?:it|the (?:page|file|text|document)) says\b/i,
-  /\bsystem prompt\b/i,
-];
-
 const MARKER_CALL = /sanitiz|escape|untrusted|fence|quote|delimit|wrapExternal|asData/i;
-
-export const instructionLike = (text: string): boolean => INSTRUCTION_PHRASES.some((re) => re.test(text));
 
 interface Origin {
   call: string;

@@ -5,10 +5,10 @@ import { HTTP_CLIENTS, HTTP_VERBS } from '../../facts/python-flow.js';
 import { callParts, constString, fnName, lastName, moduleConst, qualName, type PyTool, type PythonModel } from '../../facts/python-model.js';
 import { allNodes, descendants, kids, lineOf, nodesWithin, stringLiteral, type PythonFile } from '../../facts/python-source.js';
 import type { RepoFacts } from '../../facts/repo.js';
-import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python-support.js';
-import { fileOf, pyTools, registrationKeyword } from '../python-tools.js';
-import { bare, calledFunction, localValue, moduleFile, returnedValues } from '../python-results.js';
-import { instructionLike } from './index.js';
+import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../support/python/python-support.js';
+import { fileOf, pyTools, registrationKeyword } from '../support/python/python-tools.js';
+import { bare, calledFunction, localValue, moduleFile, returnedValues } from '../support/python/python-results.js';
+import { instructionLike } from './instructions.js';
 
 /**
  * C-16, static part on a Python server (called by index.ts when the source is Python only). The same

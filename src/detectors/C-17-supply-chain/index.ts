@@ -1,7 +1,7 @@
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding, State, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
-import { unreadable } from '../support.js';
+import { unreadable } from '../support/verdicts.js';
 
 /**
  * C-17 — supply chain, the lockfile half (static). The provenance attestation is read at publication (gate).

@@ -1,7 +1,7 @@
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding, State, Verdict } from '../../engine/types.js';
 import type { Read, RepoFacts } from '../../facts/repo.js';
-import { readmeFile, unreadable } from '../support.js';
+import { readmeFile, unreadable } from '../support/verdicts.js';
 
 /**
  * C-18 — structure and manifest conform (static). The tree and manifests are those of the object's own

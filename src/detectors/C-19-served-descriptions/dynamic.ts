@@ -1,7 +1,7 @@
 import { countTokens } from '../../tokens/count.js';
 import { defineDetector, notApplicable } from '../../engine/detector.js';
 import type { Finding, Reason } from '../../engine/types.js';
-import { servedTools, toolName } from '../dynamic-text.js';
+import { servedTools, toolName } from '../support/live/dynamic-text.js';
 import { hasTrigger } from './triggers.js';
 
 /**

@@ -1,6 +1,6 @@
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { earnedOn, servedTools, unreadToolPages } from '../dynamic-text.js';
+import { earnedOn, servedTools, unreadToolPages } from '../support/live/dynamic-text.js';
 
 /**
  * C-2 — naming (dynamic). Reads the tool names the running server really serves (`tools/list` of the era

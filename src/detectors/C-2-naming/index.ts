@@ -1,12 +1,12 @@
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import { toolsInSource } from '../../facts/tools-in-source.js';
-import { str, unreadable } from '../support.js';
+import { str, unreadable } from '../support/verdicts.js';
 import dynamic from './dynamic.js';
 import { hasPythonSource } from '../../facts/python-source.js';
 import { pythonModel } from '../../facts/python-model.js';
 import { pyprojectFields } from '../../probe/package-of.js';
-import { unreadableVerdict } from '../python-support.js';
+import { unreadableVerdict } from '../support/python/python-support.js';
 
 /**
  * C-2 — naming (static). The package name (package.json `name`) is lowercase kebab-case, an npm scope

@@ -1,6 +1,6 @@
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { canonical } from '../../probe/lock.js';
+import { canonical } from '../../facts/lock.js';
 import { SessionFacts } from '../../facts/session.js';
 
 /**

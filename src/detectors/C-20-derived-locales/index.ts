@@ -4,7 +4,7 @@ import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { Read, RepoFacts } from '../../facts/repo.js';
 import { ofKinds, parsedSources, positionOf, rawUnwrap, stringValue, unwrap } from '../../facts/ts-source.js';
-import { unreadable } from '../support.js';
+import { unreadable } from '../support/verdicts.js';
 import { flatKeys, keyLines } from './json-keys.js';
 
 /**

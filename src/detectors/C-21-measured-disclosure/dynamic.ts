@@ -1,7 +1,7 @@
 import { defineDetector } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import type { Obj } from '../dynamic-support.js';
-import { servedTools, toolName } from '../dynamic-text.js';
+import type { Obj } from '../support/live/dynamic-support.js';
+import { servedTools, toolName } from '../support/live/dynamic-text.js';
 import { countTokens } from '../../tokens/count.js';
 
 /**

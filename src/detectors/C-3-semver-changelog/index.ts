@@ -1,7 +1,7 @@
 import semver from 'semver';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { unreadable } from '../support.js';
+import { unreadable } from '../support/verdicts.js';
 
 /**
  * C-3 — strict SemVer and a changelog (static). Reads package.json `version`: it must be a SemVer 2.0.0

@@ -1,7 +1,7 @@
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { evidenceOf, isObj, type Obj } from '../dynamic-support.js';
-import { earnedOn, servedTools, toolName, unreadToolPages } from '../dynamic-text.js';
+import { evidenceOf, isObj, type Obj } from '../support/live/dynamic-support.js';
+import { earnedOn, servedTools, toolName, unreadToolPages } from '../support/live/dynamic-text.js';
 
 /**
  * C-4 — typed input and output schemas (dynamic). Reads the JSON Schemas the running server serves for

@@ -4,8 +4,8 @@ import type { Finding, Verdict } from '../../engine/types.js';
 import type { PyTool } from '../../facts/python-model.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import type { SessionFacts } from '../../facts/session.js';
-import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python-support.js';
-import { fileOf, pyLiteral, pyNoToolsFound, pyTools, registrationKeyword, type PyLit } from '../python-tools.js';
+import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../support/python/python-support.js';
+import { fileOf, pyLiteral, pyNoToolsFound, pyTools, registrationKeyword, type PyLit } from '../support/python/python-tools.js';
 
 /**
  * C-4, static part on a Python server (called by static.ts when the source is Python), over the Python model:

@@ -4,8 +4,8 @@ import type { Finding } from '../../engine/types.js';
 import { declarationOf, rawDeclarationOf, valueOfDeclaration } from '../../facts/scope.js';
 import { constString, propertyValue, serverModel, type ToolDef } from '../../facts/server-model.js';
 import { positionOf, propertyName, unwrap, type ParsedSources } from '../../facts/ts-source.js';
-import { codeOf } from '../code-paths.js';
-import { noToolsFound } from '../tool-absence.js';
+import { codeOf } from '../support/source/code-paths.js';
+import { noToolsFound } from '../support/source/tool-absence.js';
 import { judgePythonSchemas } from './python.js';
 
 /**

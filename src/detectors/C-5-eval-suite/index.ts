@@ -2,7 +2,7 @@ import { ts } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding, Location } from '../../engine/types.js';
 import { toolsInSource } from '../../facts/tools-in-source.js';
-import { unreadable } from '../support.js';
+import { unreadable } from '../support/verdicts.js';
 
 /**
  * C-5 — evaluation suite (static: presence and shape). Reads evals/evals.json, shaped

@@ -1,8 +1,8 @@
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { SessionFacts } from '../../facts/session.js';
-import { isObj, noEraServed, short, type Obj } from '../dynamic-support.js';
-import { answeredEras } from '../dynamic-text.js';
+import { isObj, noEraServed, short, type Obj } from '../support/live/dynamic-support.js';
+import { answeredEras } from '../support/live/dynamic-text.js';
 import { ABSOLUTE_PATHS, maskSecret, SECRETS, STACK_FRAMES } from './leaks.js';
 
 /**

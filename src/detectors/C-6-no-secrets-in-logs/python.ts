@@ -4,8 +4,8 @@ import type { Finding, Verdict } from '../../engine/types.js';
 import { callParts, constString, lastName, moduleConst, qualName, unparen, type PythonModel } from '../../facts/python-model.js';
 import { allNodes, kids, lineOf, nodesWithin, type PythonFile } from '../../facts/python-source.js';
 import type { RepoFacts } from '../../facts/repo.js';
-import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python-support.js';
-import { bare, localValue } from '../python-results.js';
+import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../support/python/python-support.js';
+import { bare, localValue } from '../support/python/python-results.js';
 import { isSecretName, MASKING, normName } from './names.js';
 
 /**

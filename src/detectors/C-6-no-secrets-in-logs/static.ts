@@ -4,8 +4,8 @@ import type { Finding } from '../../engine/types.js';
 import { declarationOf, initializerOf, isRawFunctionLike, rawOriginOf } from '../../facts/scope.js';
 import { serverModel } from '../../facts/server-model.js';
 import { ofKinds, positionOf, propertyName, rawOfKinds, rawPositionOf, rawUnwrap, unwrap, wrapNode } from '../../facts/ts-source.js';
-import { codeOf, isFn, passThrough, sinkOf, type Code, type Fn } from '../code-paths.js';
-import { named, rawNameText } from '../source-support.js';
+import { codeOf, isFn, passThrough, sinkOf, type Code, type Fn } from '../support/source/code-paths.js';
+import { named, rawNameText } from '../support/source/source-support.js';
 import { judgePythonLogs } from './python.js';
 import { isSecretName, MASKING } from './names.js';
 

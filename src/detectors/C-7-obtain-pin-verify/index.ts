@@ -3,7 +3,7 @@ import semver from 'semver';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
-import { readmeFile, str, unreadable } from '../support.js';
+import { readmeFile, str, unreadable } from '../support/verdicts.js';
 
 /**
  * C-7 — the client can obtain, pin and verify the artefact without depending on us (static half).

@@ -1,7 +1,7 @@
 import { present, type MessageSpec } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { isDeclObject } from '../../facts/declarations-value.js';
-import { declarationVerdict, field, shown, UNKNOWN, type DeclarationJudge, type DeclaredTool } from '../declarations-judge.js';
+import { declarationVerdict, field, shown, UNKNOWN, type DeclarationJudge, type DeclaredTool } from '../support/declarations/declarations-judge.js';
 
 /**
  * C-8 — declared authority per tool. Every tool declares `authority: { read, write }` in its

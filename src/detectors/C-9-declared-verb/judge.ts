@@ -1,6 +1,6 @@
 import { present, type MessageSpec } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { ALL_VERBS, declarationVerdict, field, shown, UNKNOWN, VAGUE_VERBS, type DeclarationJudge, type DeclaredTool } from '../declarations-judge.js';
+import { ALL_VERBS, declarationVerdict, field, shown, UNKNOWN, VAGUE_VERBS, type DeclarationJudge, type DeclaredTool } from '../support/declarations/declarations-judge.js';
 
 /**
  * C-9 — declared operation verb. Every tool declares exactly one `verb` from the closed set of the trunk

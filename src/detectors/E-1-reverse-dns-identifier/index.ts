@@ -2,7 +2,7 @@ import { couldNotJudge, defineDetector, present } from '../../engine/detector.js
 import type { Finding, Verdict } from '../../engine/types.js';
 import { extensionSource } from '../../facts/extension-source.js';
 import { isTestPath } from '../../facts/ts-source.js';
-import { unreadable } from '../support.js';
+import { unreadable } from '../support/verdicts.js';
 
 /**
  * E-1 — reverse-DNS identifier (static). Reads `identifier` in extension.json: `<prefix>/<name>` where the

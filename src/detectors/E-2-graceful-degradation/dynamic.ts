@@ -1,7 +1,7 @@
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
-import { short } from '../dynamic-support.js';
-import { hostCalls } from '../host-session.js';
+import { short } from '../support/live/dynamic-support.js';
+import { hostCalls } from '../support/live/host-session.js';
 
 /**
  * E-2, dynamic part: under mcp-doctor's extension host (src/extensions/host.ts), a client that does not

@@ -1,6 +1,6 @@
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Verdict } from '../../engine/types.js';
-import { unreadable } from '../support.js';
+import { unreadable } from '../support/verdicts.js';
 import dynamicPart from './dynamic.js';
 
 /**

@@ -1,7 +1,7 @@
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import { extensionSource, type DefineCall } from '../../facts/extension-source.js';
-import { unreadable } from '../support.js';
+import { unreadable } from '../support/verdicts.js';
 
 /**
  * E-3 — one extension, one type (static). `type` in extension.json is exactly one of middleware,

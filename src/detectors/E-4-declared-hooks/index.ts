@@ -1,7 +1,7 @@
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import { extensionSource, type Member } from '../../facts/extension-source.js';
-import { unreadable } from '../support.js';
+import { unreadable } from '../support/verdicts.js';
 
 /**
  * E-4 — declared hooks match implemented hooks (static). The `lifecycle` list of extension.json

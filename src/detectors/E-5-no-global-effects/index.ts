@@ -2,8 +2,8 @@ import { afterLoad, Node, SyntaxKind, type SourceFile } from '../../facts/morph.
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import { importsOf, positionOf, stringValue, unwrap } from '../../facts/ts-source.js';
-import { codeOf } from '../code-paths.js';
-import { staticString } from '../source-support.js';
+import { codeOf } from '../support/source/code-paths.js';
+import { staticString } from '../support/source/source-support.js';
 
 /**
  * E-5 — no global effects (static). Reads every source file of the extension (tests left out) for writes

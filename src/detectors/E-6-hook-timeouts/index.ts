@@ -1,6 +1,6 @@
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
-import { hostCalls } from '../host-session.js';
+import { hostCalls } from '../support/live/host-session.js';
 
 /**
  * E-6 — hook timeouts (dynamic). Under mcp-doctor's extension host (src/extensions/host.ts), every hook run

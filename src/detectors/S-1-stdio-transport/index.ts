@@ -1,6 +1,6 @@
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { unreadable } from '../support.js';
+import { unreadable } from '../support/verdicts.js';
 
 /**
  * S-1 — stdio is always offered (static). Reads `transport` in mcp.json: an object `{ type }` or an

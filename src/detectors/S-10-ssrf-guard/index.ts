@@ -20,7 +20,7 @@ import {
   sitesOf,
   K,
   staticString,
-} from '../source-support.js';
+} from '../support/source/source-support.js';
 
 /**
  * S-10 — SSRF guard on outbound fetches (static). Applies when the source makes outbound HTTP requests

@@ -1,6 +1,6 @@
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import { pythonFlows } from '../../facts/python-flow.js';
-import { FLOW_PLACEHOLDERS, flowFindings, isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python-support.js';
+import { FLOW_PLACEHOLDERS, flowFindings, isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../support/python/python-support.js';
 
 /**
  * S-10 — outbound fetches guarded against SSRF, Python part (static). Follows each tool's (prompt's,

@@ -4,7 +4,7 @@ import { compileUntrusted, type NotEvaluated } from '../../engine/untrusted-sche
 import { SessionFacts, type Exchange } from '../../facts/session.js';
 import type { ConnectionLabel } from '../../probe/session.js';
 import { SKIP_INVALID_ARGUMENTS, UNKNOWN_TOOL } from '../../probe/scenario.js';
-import { evidenceOf, isObj, noEraServed, paramsOf, short, type Obj } from '../dynamic-support.js';
+import { evidenceOf, isObj, noEraServed, paramsOf, short, type Obj } from '../support/live/dynamic-support.js';
 
 /**
  * S-11 — result contract, structured output and distinct errors (dynamic part). Reads the raw tools/call

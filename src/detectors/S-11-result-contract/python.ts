@@ -5,9 +5,9 @@ import { callParts, constString, lastName, paramsOf, qualName, unparen, type PyT
 import { allNodes, descendants, kids, lineOf, stringLiteral, type PythonFile } from '../../facts/python-source.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import type { SessionFacts } from '../../facts/session.js';
-import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python-support.js';
-import { fileOf, pyNoToolsFound, pyTools, registrationKeyword } from '../python-tools.js';
-import { bare, calledFunction, calledName, localValue, returnedValues, type PyReturned } from '../python-results.js';
+import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../support/python/python-support.js';
+import { fileOf, pyNoToolsFound, pyTools, registrationKeyword } from '../support/python/python-tools.js';
+import { bare, calledFunction, calledName, localValue, returnedValues, type PyReturned } from '../support/python/python-results.js';
 import { reservedUnknown } from './dynamic.js';
 
 /**

@@ -6,7 +6,7 @@ import { dispatchBranches, modelFiles, objectLiteralOf, propertyValue, returnedE
 import { constString } from '../../facts/server-model.js';
 import { ofKinds, parsedSources, positionOf, propertyName, rawUnwrap, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { functionOf, type FunctionLikeNode } from '../../facts/scope.js';
-import { noToolsFound } from '../tool-absence.js';
+import { noToolsFound } from '../support/source/tool-absence.js';
 import { judgePythonResults } from './python.js';
 import { reservedUnknown } from './dynamic.js';
 

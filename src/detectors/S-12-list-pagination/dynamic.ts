@@ -2,7 +2,7 @@ import { defineDetector, notApplicable, present } from '../../engine/detector.js
 import type { Finding } from '../../engine/types.js';
 import { SessionFacts } from '../../facts/session.js';
 import { INVALID_CURSOR } from '../../probe/scenario.js';
-import { evidenceOf, isObj, LIST_KEY, LIST_METHODS, listingPages, noEraServed, paramsOf, short } from '../dynamic-support.js';
+import { evidenceOf, isObj, LIST_KEY, LIST_METHODS, listingPages, noEraServed, paramsOf, short } from '../support/live/dynamic-support.js';
 
 /**
  * S-12 — protocol list methods paginate (dynamic part). On the era that served the probe (2026-07-28

@@ -5,8 +5,8 @@ import { HTTP_CLIENTS, HTTP_VERBS } from '../../facts/python-flow.js';
 import { callParts, lastName, moduleConst, paramsOf, qualName, type PythonModel } from '../../facts/python-model.js';
 import { allNodes, descendants, kids, lineOf, stringLiteral, type PythonFile } from '../../facts/python-source.js';
 import type { RepoFacts } from '../../facts/repo.js';
-import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python-support.js';
-import { bare, calledFunction, localValue, moduleFile, returnedValues } from '../python-results.js';
+import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../support/python/python-support.js';
+import { bare, calledFunction, localValue, moduleFile, returnedValues } from '../support/python/python-results.js';
 
 /**
  * S-12, static part on a Python server (called by static.ts when the source is Python only). The same

@@ -2,7 +2,7 @@ import { couldNotJudge, defineDetector, notApplicable, present } from '../../eng
 import type { Finding } from '../../engine/types.js';
 import { hasPythonSource } from '../../facts/python-source.js';
 import { serverModel } from '../../facts/server-model.js';
-import { listFacts } from '../list-sources.js';
+import { listFacts } from '../support/source/list-sources.js';
 import { judgePythonPagination } from './python.js';
 
 /**

@@ -2,11 +2,11 @@ import { SyntaxKind, Node, ts, type CallExpression, type ObjectLiteralExpression
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { declarationOf, findNodes, isFunctionLike, rawOriginOf } from '../../facts/scope.js';
-import { callSitesOf } from '../call-sites.js';
+import { callSitesOf } from '../support/source/call-sites.js';
 import { httpRequestOf } from '../../facts/flow.js';
 import { objectLiteralOf, propertyValue, serverModel } from '../../facts/server-model.js';
 import { ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
-import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
+import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { judgePythonTimeouts } from './python.js';
 
 /**

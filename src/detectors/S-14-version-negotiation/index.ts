@@ -3,7 +3,7 @@ import type { Finding, Reason } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { SessionFacts } from '../../facts/session.js';
 import type { ConnectionLabel } from '../../probe/session.js';
-import { evidenceOf, isObj, KNOWN_REVISIONS, LEGACY_REVISION, outcomeOf, paramsOf, short } from '../dynamic-support.js';
+import { evidenceOf, isObj, KNOWN_REVISIONS, LEGACY_REVISION, outcomeOf, paramsOf, short } from '../support/live/dynamic-support.js';
 
 /**
  * S-14 — version negotiation with era-guarded capabilities (dynamic). Judges what the probe recorded:

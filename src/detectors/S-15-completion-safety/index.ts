@@ -2,7 +2,7 @@ import { couldNotJudge, defineDetector, notApplicable, present } from '../../eng
 import type { Finding } from '../../engine/types.js';
 import { SessionFacts, type Exchange } from '../../facts/session.js';
 import { BURST_META, CONTROL_VALUE, OVERSIZED_LENGTH, UNKNOWN_PROMPT } from '../../probe/scenario.js';
-import { evidenceOf, isObj, noEraServed, paramsOf } from '../dynamic-support.js';
+import { evidenceOf, isObj, noEraServed, paramsOf } from '../support/live/dynamic-support.js';
 
 /**
  * S-15 — completions are validated, throttled and scoped (dynamic part). On the era that served the probe

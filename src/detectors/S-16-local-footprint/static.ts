@@ -17,7 +17,7 @@ import {
   remoteDeployment,
   resolveValue,
   transportListenSites,
-} from '../source-support.js';
+} from '../support/source/source-support.js';
 
 /**
  * S-16, static part.

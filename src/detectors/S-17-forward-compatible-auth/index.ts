@@ -2,10 +2,10 @@ import { Node, type SourceFile } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import { propertyName, stringValue } from '../../facts/ts-source.js';
-import { mentions } from '../oauth-support.js';
-import { callersOf, calleeImport, calleeName, enclosingFunction, importsOf, isCall, locationOf, readSources, sitesOf, K, type Site, rawCallNamed, rawPropNamed, rawStringWhere } from '../source-support.js';
+import { mentions } from '../support/auth/oauth-support.js';
+import { callersOf, calleeImport, calleeName, enclosingFunction, importsOf, isCall, locationOf, readSources, sitesOf, K, type Site, rawCallNamed, rawPropNamed, rawStringWhere } from '../support/source/source-support.js';
 
-import { judgePythonAuthCondition, PY_AUTH_EVIDENCE } from '../python-auth.js';
+import { judgePythonAuthCondition, PY_AUTH_EVIDENCE } from '../support/auth/python-auth.js';
 /**
  * S-17 — forward-compatible OAuth client behaviour (static). Applies when the server itself acts as an
  * OAuth client of an authorization server:

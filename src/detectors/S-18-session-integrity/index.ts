@@ -23,7 +23,7 @@ import {
   headerReads,
   K,
   type Site,
-} from '../source-support.js';
+} from '../support/source/source-support.js';
 
 /**
  * S-18 — session integrity (static). Applies when the source issues session ids: a `sessionIdGenerator`

@@ -18,7 +18,7 @@ import {
   sitesOf,
   K,
   type Site,
-} from '../source-support.js';
+} from '../support/source/source-support.js';
 
 /**
  * S-19 — authorization URLs are validated before opening (static). Finds the code that opens URLs in a

@@ -1,6 +1,6 @@
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { evidenceOf, modernUnread, outcomeOf } from '../dynamic-support.js';
+import { evidenceOf, modernUnread, outcomeOf } from '../support/live/dynamic-support.js';
 
 /**
  * S-2 — every result carries resultType (dynamic). Reads the raw `result` of every response on the

@@ -3,10 +3,10 @@ import { couldNotJudge, defineDetector, notApplicable, present } from '../../eng
 import type { Finding, Verdict } from '../../engine/types.js';
 import { serverModel } from '../../facts/server-model.js';
 import { propertyName, stringValue } from '../../facts/ts-source.js';
-import { stringList } from '../oauth-support.js';
-import { calleeName, isCall, locationOf, named, rawCallNamed, rawNameText, readSources, receiverOf, sitesOf, K } from '../source-support.js';
+import { stringList } from '../support/auth/oauth-support.js';
+import { calleeName, isCall, locationOf, named, rawCallNamed, rawNameText, readSources, receiverOf, sitesOf, K } from '../support/source/source-support.js';
 
-import { judgePythonAuthCondition, PY_AUTH_EVIDENCE } from '../python-auth.js';
+import { judgePythonAuthCondition, PY_AUTH_EVIDENCE } from '../support/auth/python-auth.js';
 /**
  * S-20 — minimal scopes, and scopes never suffice alone (static). Reads the scopes written in code: the
  * gate's `requiredScopes` (the baseline), the published `scopesSupported` / `scopes_supported`, the

@@ -3,7 +3,7 @@ import type { SinkSite } from '../../facts/flow.js';
 import { declarationOf, initializerOf, isFunctionLike, type FunctionLikeNode } from '../../facts/scope.js';
 import { constString, objectLiteralOf, propertyValue } from '../../facts/server-model.js';
 import { unwrap, type ParsedSources } from '../../facts/ts-source.js';
-import { callSitesOf } from '../call-sites.js';
+import { callSitesOf } from '../support/source/call-sites.js';
 
 /**
  * S-21 — is a launch one that proxies? A server proxies what it launches when the program comes from its

@@ -1,5 +1,5 @@
 import { defineDetector, couldNotJudge, present } from '../../engine/detector.js';
-import { authFirst, checkOrUnjudged, isVerdict, requireHttp } from '../http-support.js';
+import { authFirst, checkOrUnjudged, isVerdict, requireHttp } from '../support/live/http-support.js';
 
 /** S-22, dynamic part: a request with a hostile Origin gets HTTP 403 (2025-06-18 basic/transports, Security Warning). */
 export default defineDetector({

@@ -1,7 +1,7 @@
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { compareVersions, declaredPythonVersion, isLoopback, pythonHttpSetup } from '../../facts/python-model.js';
-import { isVerdict, pythonModelOrVerdict } from '../python-support.js';
+import { isVerdict, pythonModelOrVerdict } from '../support/python/python-support.js';
 
 /**
  * S-22 — Origin validated on the HTTP transport, Python part (static).

@@ -25,7 +25,7 @@ import {
   transportListenSites,
   isLoopback,
   type Site,
-} from '../source-support.js';
+} from '../support/source/source-support.js';
 
 /**
  * S-22, static part. On a source with a Streamable HTTP transport (SDK or hand-built): an Origin (or

@@ -1,5 +1,5 @@
 import { defineDetector, couldNotJudge, present } from '../../engine/detector.js';
-import { authFirst, checkOrUnjudged, isVerdict, requireHttp } from '../http-support.js';
+import { authFirst, checkOrUnjudged, isVerdict, requireHttp } from '../support/live/http-support.js';
 
 /** S-23, dynamic part: an unsupported MCP-Protocol-Version header gets HTTP 400 (2025-06-18 basic/transports, Protocol Version Header). */
 export default defineDetector({

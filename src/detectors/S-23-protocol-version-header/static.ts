@@ -15,7 +15,7 @@ import {
   named,
   K,
   type Site,
-} from '../source-support.js';
+} from '../support/source/source-support.js';
 
 /**
  * S-23, static part. The SDK's Streamable HTTP transports (createMcpHandler, StreamableHTTPServerTransport

@@ -5,8 +5,8 @@ import { callParts, fnName, qualName, type PythonModel } from '../../facts/pytho
 import { allNodes, descendants, kids, lineOf, type PythonFile } from '../../facts/python-source.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import type { SessionFacts } from '../../facts/session.js';
-import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python-support.js';
-import { pyNoToolsFound, pyTools } from '../python-tools.js';
+import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../support/python/python-support.js';
+import { pyNoToolsFound, pyTools } from '../support/python/python-tools.js';
 
 /**
  * S-24, static part on a Python server (called by static.ts when the source is Python). A rate guard is:

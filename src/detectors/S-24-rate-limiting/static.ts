@@ -5,9 +5,9 @@ import { declarationOf, functionOf, originOf, rawDeclarationOf, rawOriginOf } fr
 import { serverModel, type ToolDef } from '../../facts/server-model.js';
 import { namesAnyModule, ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { judgePythonRateLimits } from './python.js';
-import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
-import { named, rawCalleeName, rawCallNamed } from '../source-support.js';
-import { noToolsFound } from '../tool-absence.js';
+import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
+import { named, rawCalleeName, rawCallNamed } from '../support/source/source-support.js';
+import { noToolsFound } from '../support/source/tool-absence.js';
 
 /**
  * S-24 — every tool invocation is rate limited (static). A rate guard is recognised as:

@@ -6,9 +6,13 @@ import { sinkSites, toolFlows } from '../../facts/flow.js';
 import { propertyValue, returnedExpressions, serverModel } from '../../facts/server-model.js';
 import { functionOf, type FunctionLikeNode } from '../../facts/scope.js';
 import { parsedSources, propertyName, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
-import { calleeName, isCall, K, locationOf, readSources, resolveValue, sitesOf, rawPropNamed } from '../source-support.js';
+import { calleeName, isCall, K, locationOf, readSources, resolveValue, sitesOf, rawPropNamed } from '../support/source/source-support.js';
 
 import { judgePythonResources } from './python.js';
+import { schemeProblem } from './scheme.js';
+
+export { schemeProblem } from './scheme.js';
+
 /**
  * S-25 — resource URIs validated, binary content encoded (static).
  *
@@ -31,17 +35,7 @@ import { judgePythonResources } from './python.js';
  * Not read: whether an `https://` URI names content that clients can fetch themselves.
  */
 
-const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*$/;
 const MIME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(?:\s*;.*)?$/;
-
-/** 'invalid' with the scheme written, 'none' when there is no scheme, undefined when it is fine. */
-export function schemeProblem(uri: string): { kind: 'invalid' | 'none'; scheme: string } | undefined {
-  const colon = uri.indexOf(':');
-  const brace = uri.indexOf('{');
-  if (colon <= 0 || (brace >= 0 && brace < colon)) return brace === 0 ? undefined : { kind: 'none', scheme: '' };
-  const scheme = uri.slice(0, colon);
-  return SCHEME.test(scheme) ? undefined : { kind: 'invalid', scheme };
-}
 
 type Encoding = 'base64' | 'raw' | 'unknown';
 

@@ -4,8 +4,8 @@ import { pythonFlows } from '../../facts/python-flow.js';
 import { callParts, lastName, qualName } from '../../facts/python-model.js';
 import { allNodes, lineOf, stringLiteral } from '../../facts/python-source.js';
 import type { RepoFacts } from '../../facts/repo.js';
-import { schemeProblem } from './index.js';
-import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python-support.js';
+import { schemeProblem } from './scheme.js';
+import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../support/python/python-support.js';
 
 /**
  * S-25, static part on a Python server (called by index.ts when the source is Python).

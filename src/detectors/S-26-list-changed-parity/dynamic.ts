@@ -1,8 +1,8 @@
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { canonical } from '../../probe/lock.js';
+import { canonical } from '../../facts/lock.js';
 import { SessionFacts } from '../../facts/session.js';
-import { noEraServed } from '../dynamic-support.js';
+import { noEraServed } from '../support/live/dynamic-support.js';
 
 /**
  * S-26, dynamic part: a declared `listChanged` is backed by notifications. The probe lists prompts and

@@ -3,7 +3,7 @@ import type { Verdict } from '../../engine/types.js';
 import { callParts, qualName } from '../../facts/python-model.js';
 import { allNodes, lineOf } from '../../facts/python-source.js';
 import type { RepoFacts } from '../../facts/repo.js';
-import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python-support.js';
+import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../support/python/python-support.js';
 
 /**
  * S-26, static part on a Python server (called by static.ts when the source is Python). The official `mcp`

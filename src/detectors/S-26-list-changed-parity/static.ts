@@ -5,8 +5,8 @@ import { hasPythonSource } from '../../facts/python-source.js';
 import { declarationOf, functionOf, initializerOf, isFunctionLike } from '../../facts/scope.js';
 import { modelFiles, serverModel } from '../../facts/server-model.js';
 import { ofKinds, parsedSources, propertyName, unwrap, type ParsedSources } from '../../facts/ts-source.js';
-import { listFacts, type Write } from '../list-sources.js';
-import { callersOf } from '../source-support.js';
+import { listFacts, type Write } from '../support/source/list-sources.js';
+import { callersOf } from '../support/source/source-support.js';
 import { judgePythonListChanged } from './python.js';
 
 /**

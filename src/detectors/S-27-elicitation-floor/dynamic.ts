@@ -2,7 +2,7 @@ import { couldNotJudge, defineDetector, present } from '../../engine/detector.js
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { SessionFacts } from '../../facts/session.js';
 import type { ConnectionLabel, JsonRpc } from '../../probe/session.js';
-import { isObj, short, type Obj } from '../dynamic-support.js';
+import { isObj, short, type Obj } from '../support/live/dynamic-support.js';
 import { sensitiveName, sensitiveText } from './sensitive.js';
 
 /**

@@ -4,7 +4,7 @@ import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { constString, objectLiteralOf, propertyValue } from '../../facts/server-model.js';
 import { parsedSources, propertyName, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
-import { calleeName, isCall, K, locationOf, readSources, resolveValue, sitesOf, rawCallNamed, rawPropNamed } from '../source-support.js';
+import { calleeName, isCall, K, locationOf, readSources, resolveValue, sitesOf, rawCallNamed, rawPropNamed } from '../support/source/source-support.js';
 
 import { judgePythonElicitation } from './python.js';
 /**

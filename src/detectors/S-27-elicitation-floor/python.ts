@@ -4,7 +4,7 @@ import type { Finding, Verdict } from '../../engine/types.js';
 import { callParts, qualName } from '../../facts/python-model.js';
 import { allNodes, kids, lineOf, stringLiteral, type PythonFile } from '../../facts/python-source.js';
 import type { RepoFacts } from '../../facts/repo.js';
-import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python-support.js';
+import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../support/python/python-support.js';
 import { sensitiveName, sensitiveText } from './sensitive.js';
 
 /**

@@ -1,6 +1,6 @@
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { evidenceOf, LIST_METHODS, listingPages, modernUnread, outcomeOf } from '../dynamic-support.js';
+import { evidenceOf, LIST_METHODS, listingPages, modernUnread, outcomeOf } from '../support/live/dynamic-support.js';
 import { SessionFacts } from '../../facts/session.js';
 
 /**

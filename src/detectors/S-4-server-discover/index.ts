@@ -1,7 +1,7 @@
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { SessionFacts } from '../../facts/session.js';
-import { evidenceOf, isObj, MODERN_REVISION, outcomeOf, responded, short, UNREACHED } from '../dynamic-support.js';
+import { evidenceOf, isObj, MODERN_REVISION, outcomeOf, responded, short, UNREACHED } from '../support/live/dynamic-support.js';
 
 /**
  * S-4 — server/discover is implemented (dynamic). Reads the raw answer to the server/discover request that

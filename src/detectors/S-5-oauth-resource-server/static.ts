@@ -19,7 +19,7 @@ import {
   sitesOf,
   type Call,
   type Site,
-} from '../source-support.js';
+} from '../support/source/source-support.js';
 
 /**
  * S-5 — OAuth 2.1 resource server (static part). Condition: the source serves HTTP and checks a credential

@@ -1,7 +1,7 @@
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
-import { canonical } from '../../probe/lock.js';
+import { canonical } from '../../facts/lock.js';
 import { SessionFacts } from '../../facts/session.js';
-import { noEraServed } from '../dynamic-support.js';
+import { noEraServed } from '../support/live/dynamic-support.js';
 
 /**
  * S-6, dynamic part — what can be seen of cache coherence from one client. The probe lists tools twice on

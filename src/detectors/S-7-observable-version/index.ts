@@ -3,7 +3,7 @@ import type { Finding } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import type { ConnectionLabel } from '../../probe/session.js';
 import { pyprojectFields } from '../../probe/package-of.js';
-import { noEraServed, short } from '../dynamic-support.js';
+import { noEraServed, short } from '../support/live/dynamic-support.js';
 
 /**
  * S-7 — the running version is observable before authentication (dynamic). Reads the version the server

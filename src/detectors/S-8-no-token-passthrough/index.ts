@@ -2,11 +2,11 @@ import { Node, ts } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Location, Verdict } from '../../engine/types.js';
 import { namesAnyModule, parsedSources, propertyName, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
-import { carriesClientToken, functionValue, memberFunction, mentions, valueAcross, type Files } from '../oauth-support.js';
-import { args, calledFunction, calleeImport, calleeName, calleeText, enclosingFunction, headerReads, isCall, locationOf, propertyOf, named, rawCalleeName, rawNameText, readSources, receiverOf, resolveValue, sitesOf, K, type Call, rawCallNamed } from '../source-support.js';
+import { carriesClientToken, functionValue, memberFunction, mentions, valueAcross, type Files } from '../support/auth/oauth-support.js';
+import { args, calledFunction, calleeImport, calleeName, calleeText, enclosingFunction, headerReads, isCall, locationOf, propertyOf, named, rawCalleeName, rawNameText, readSources, receiverOf, resolveValue, sitesOf, K, type Call, rawCallNamed } from '../support/source/source-support.js';
 import { findNodes } from '../../facts/scope.js';
 
-import { judgePythonAuthCondition, PY_AUTH_EVIDENCE } from '../python-auth.js';
+import { judgePythonAuthCondition, PY_AUTH_EVIDENCE } from '../support/auth/python-auth.js';
 /**
  * S-8 — no token passthrough, audience checked (static).
  * Passthrough: an `Authorization` header (object property, `headers.set/append`, `setHeader`) or an

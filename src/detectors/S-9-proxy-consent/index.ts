@@ -4,10 +4,10 @@ import type { Finding, Verdict } from '../../engine/types.js';
 import { returnedExpressions } from '../../facts/server-model.js';
 import { findNodes, isFunctionLike } from '../../facts/scope.js';
 import { propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
-import { functionValue } from '../oauth-support.js';
-import { args, calledFunction, calleeImport, calleeName, declarationOf, initializerOf, isCall, locationOf, propertyOf, readSources, receiverOf, sitesOf, K, rawCallNamed } from '../source-support.js';
+import { functionValue } from '../support/auth/oauth-support.js';
+import { args, calledFunction, calleeImport, calleeName, declarationOf, initializerOf, isCall, locationOf, propertyOf, readSources, receiverOf, sitesOf, K, rawCallNamed } from '../support/source/source-support.js';
 
-import { judgePythonAuthCondition, PY_AUTH_EVIDENCE } from '../python-auth.js';
+import { judgePythonAuthCondition, PY_AUTH_EVIDENCE } from '../support/auth/python-auth.js';
 /**
  * S-9 — per-client consent on an OAuth proxy (static). The rule applies to a server that sends browsers
  * to a third-party authorization server under one static client id:

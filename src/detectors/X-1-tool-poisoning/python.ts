@@ -1,8 +1,8 @@
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import type { PyText } from '../../facts/python-model.js';
-import { excerptOf, isVerdict, pythonModelOrVerdict, unreadableVerdict, visible } from '../python-support.js';
-import { sourceTexts } from '../source-text.js';
+import { excerptOf, isVerdict, pythonModelOrVerdict, unreadableVerdict, visible } from '../support/python/python-support.js';
+import { sourceTexts } from '../support/source/source-text.js';
 import { dotenvCounts } from './patterns.js';
 
 /**

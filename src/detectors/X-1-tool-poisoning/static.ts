@@ -3,11 +3,11 @@ import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { hasPythonSource } from '../../facts/python-source.js';
 import { serverModel } from '../../facts/server-model.js';
-import { excerpt } from '../dynamic-text.js';
-import { visible } from '../python-support.js';
-import { sourceTexts } from '../source-text.js';
+import { excerpt } from '../support/live/dynamic-text.js';
+import { visible } from '../support/python/python-support.js';
+import { sourceTexts } from '../support/source/source-text.js';
 import { judgeText, TEXT_REGEXES } from './patterns.js';
-import { liveRegexes } from '../regex-prescreen.js';
+import { liveRegexes } from '../support/source/regex-prescreen.js';
 
 /**
  * X-1 — tool poisoning, JavaScript/TypeScript part (static). The texts a server registers in its source

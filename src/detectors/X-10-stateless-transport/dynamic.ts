@@ -1,5 +1,5 @@
 import { defineDetector, couldNotJudge, notApplicable, present } from '../../engine/detector.js';
-import { requireHttp } from '../http-support.js';
+import { requireHttp } from '../support/live/http-support.js';
 
 /** X-10, dynamic part: a 2026-07-28 exchange carries no protocol session (no Mcp-Session-Id header served). The static part (static.ts) reads the modern request path for session state. */
 export default defineDetector({

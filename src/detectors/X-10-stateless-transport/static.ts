@@ -2,8 +2,8 @@ import { Node, SyntaxKind, type SourceFile } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import { serverModel } from '../../facts/server-model.js';
-import { codeOf, reachable, type Fn } from '../code-paths.js';
-import { headerReads, httpTransports, isHeaderWrite, K, locationOf, named, rawNameText, sitesOf, type HttpTransport } from '../source-support.js';
+import { codeOf, reachable, type Fn } from '../support/source/code-paths.js';
+import { headerReads, httpTransports, isHeaderWrite, K, locationOf, named, rawNameText, sitesOf, type HttpTransport } from '../support/source/source-support.js';
 
 /**
  * X-10 — stateless transport (static part). Condition: the source serves MCP over HTTP in the 2026-07-28 era:

@@ -2,7 +2,7 @@ import { couldNotJudge, defineDetector, notApplicable, present } from '../../eng
 import type { Finding, Reason } from '../../engine/types.js';
 import { SessionFacts } from '../../facts/session.js';
 import type { ConnectionLabel } from '../../probe/session.js';
-import { evidenceOf, isObj, noEraServed, paramsOf } from '../dynamic-support.js';
+import { evidenceOf, isObj, noEraServed, paramsOf } from '../support/live/dynamic-support.js';
 
 /**
  * X-11 — deterministic catalog order (dynamic). In each era that listed tools, the probe called tools/list

@@ -1,7 +1,7 @@
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { noEraServed } from '../dynamic-support.js';
-import { excerpt, ownToolNames, servedTexts, unreadServedList } from '../dynamic-text.js';
+import { noEraServed } from '../support/live/dynamic-support.js';
+import { excerpt, ownToolNames, servedTexts, unreadServedList } from '../support/live/dynamic-text.js';
 import { judgeReferences, lookalikeOf, readsProse, spelled } from './judge.js';
 
 /**

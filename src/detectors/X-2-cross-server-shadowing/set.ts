@@ -1,5 +1,5 @@
 import type { SessionFacts } from '../../facts/session.js';
-import { excerpt, ownToolNames, servedTexts } from '../dynamic-text.js';
+import { excerpt, ownToolNames, servedTexts } from '../support/live/dynamic-text.js';
 import { judgeReferences, readsProse, skeleton, spelled, withinOneEdit } from './judge.js';
 
 /**

@@ -1,18 +1,18 @@
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { excerpt } from '../dynamic-text.js';
-import { visible } from '../python-support.js';
-import { sourceTexts } from '../source-text.js';
+import { excerpt } from '../support/live/dynamic-text.js';
+import { visible } from '../support/python/python-support.js';
+import { sourceTexts } from '../support/source/source-text.js';
 import { textGap } from '../X-1-tool-poisoning/static.js';
 import { judgeReferences, lookalikeOf, readsProse, REFERENCE_REGEXES, spelled } from './judge.js';
-import { liveRegexes } from '../regex-prescreen.js';
+import { liveRegexes } from '../support/source/regex-prescreen.js';
 import { hasPythonSource } from '../../facts/python-source.js';
 import { serverModel } from '../../facts/server-model.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import type { SessionFacts } from '../../facts/session.js';
 import type { Verdict } from '../../engine/types.js';
-import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python-support.js';
-import { pyNoToolsFound } from '../python-tools.js';
+import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../support/python/python-support.js';
+import { pyNoToolsFound } from '../support/python/python-tools.js';
 
 /**
  * The same judgement on a Python server's texts (facts/python-model: FastMCP and low-level tool names,

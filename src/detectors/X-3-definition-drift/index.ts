@@ -1,6 +1,6 @@
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { isLock, LOCK_FILE, servedDefinitions } from '../../probe/lock.js';
+import { isLock, LOCK_FILE, servedDefinitions } from '../../facts/lock.js';
 
 /**
  * X-3 — definition drift (rug pull). Compares what the server serves now with the committed lock written

@@ -1,6 +1,6 @@
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import { pythonFlows } from '../../facts/python-flow.js';
-import { FLOW_PLACEHOLDERS, flowFindings, isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python-support.js';
+import { FLOW_PLACEHOLDERS, flowFindings, isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../support/python/python-support.js';
 
 /**
  * X-5 — unconfined file access, Python part (static). Follows each tool's (prompt's, resource

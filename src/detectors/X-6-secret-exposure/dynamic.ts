@@ -1,7 +1,7 @@
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { maskSecret, SECRETS } from '../C-6-no-secrets-in-logs/leaks.js';
-import { noEraServed } from '../dynamic-support.js';
+import { noEraServed } from '../support/live/dynamic-support.js';
 
 /**
  * X-6, dynamic part: nothing the server sends to the client carries a credential or the process

@@ -2,7 +2,7 @@ import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { pythonEnvLeaks } from '../../facts/python-flow.js';
 import type { PythonModel } from '../../facts/python-model.js';
-import { isVerdict, pythonModelOrVerdict, unreadableVerdict, visible } from '../python-support.js';
+import { isVerdict, pythonModelOrVerdict, unreadableVerdict, visible } from '../support/python/python-support.js';
 
 /**
  * X-6 — secret exposure, Python part (static). Two checks:

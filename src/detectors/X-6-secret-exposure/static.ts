@@ -3,9 +3,9 @@ import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { ofKinds, isTestPath, positionOf, propertyName, unwrap } from '../../facts/ts-source.js';
-import { codeOf, sinkOf, type Code } from '../code-paths.js';
+import { codeOf, sinkOf, type Code } from '../support/source/code-paths.js';
 import { isSecretName, looksLikeSecretValue, matchShape, redact, withoutScheme } from './patterns.js';
-import { named } from '../source-support.js';
+import { named } from '../support/source/source-support.js';
 
 /**
  * X-6 — secret exposure (static part). Three looks at the source, one finding per occurrence, the

@@ -1,6 +1,6 @@
 import { Node, SyntaxKind, ts, type SourceFile } from '../../facts/morph.js';
 import { declarationOf, initializerOf, isFunctionLike, type FunctionLikeNode } from '../../facts/scope.js';
-import { callSitesOf } from '../call-sites.js';
+import { callSitesOf } from '../support/source/call-sites.js';
 import { constString } from '../../facts/server-model.js';
 import { ofKinds, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 

@@ -4,7 +4,7 @@ import type { Finding, Verdict } from '../../engine/types.js';
 import { callParts, pythonHttpSetup, qualName, type PythonModel } from '../../facts/python-model.js';
 import { allNodes, lineOf, within, type PythonFile } from '../../facts/python-source.js';
 import type { RepoFacts } from '../../facts/repo.js';
-import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python-support.js';
+import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../support/python/python-support.js';
 
 /**
  * X-7, static part on a Python server (called by static.ts when the source is Python).

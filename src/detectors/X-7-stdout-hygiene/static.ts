@@ -4,12 +4,12 @@ import type { Finding } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { originOf, resolveRelativeModule } from '../../facts/scope.js';
 import { namesAnyModule, ofKinds, positionOf, stringValue, unwrap } from '../../facts/ts-source.js';
-import { codeOf, reachable, type Code, type Fn } from '../code-paths.js';
+import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { isFunctionLike } from '../../facts/scope.js';
 import { serverModel } from '../../facts/server-model.js';
 import type { SessionFacts } from '../../facts/session.js';
 import { neverRunsOnStdio } from './modes.js';
-import { rawCallNamed } from '../source-support.js';
+import { rawCallNamed } from '../support/source/source-support.js';
 import { judgePythonStdout } from './python.js';
 
 /**

@@ -1,8 +1,8 @@
 import { defineDetector } from '../../engine/detector.js';
 import type { Verdict } from '../../engine/types.js';
 import type { SessionFacts } from '../../facts/session.js';
-import { isObj, type Obj } from '../dynamic-support.js';
-import { servedTools, toolName } from '../dynamic-text.js';
+import { isObj, type Obj } from '../support/live/dynamic-support.js';
+import { servedTools, toolName } from '../support/live/dynamic-text.js';
 import { addHits, classifyTool, emptyLegs, isTrifecta, legEvidence, toolList, type LegMap, type ToolView } from './legs.js';
 
 /**

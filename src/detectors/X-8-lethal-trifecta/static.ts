@@ -9,7 +9,7 @@ import { schemaPropertyNames, serverModel } from '../../facts/server-model.js';
 import { Node } from '../../facts/morph.js';
 import { parsedSources, unwrap } from '../../facts/ts-source.js';
 import { asksUser, pyReachedPieces, reachedPieces, rootModule, usesModule } from './reach.js';
-import { noToolsFound } from '../tool-absence.js';
+import { noToolsFound } from '../support/source/tool-absence.js';
 import { addHits, classifyTool, emptyLegs, isTrifecta, legEvidence, toolList, type LegHit, type LegMap, type Leg } from './legs.js';
 
 /**

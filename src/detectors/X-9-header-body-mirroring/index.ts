@@ -1,5 +1,5 @@
 import { defineDetector, couldNotJudge, notApplicable, present } from '../../engine/detector.js';
-import { authFirst, checkOrUnjudged, isVerdict, requireHttp, rpcErrorCode } from '../http-support.js';
+import { authFirst, checkOrUnjudged, isVerdict, requireHttp, rpcErrorCode } from '../support/live/http-support.js';
 
 /**
  * X-9: on 2026-07-28 Streamable HTTP, a request whose Mcp-Method header disagrees with its body is refused

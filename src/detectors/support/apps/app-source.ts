@@ -1,0 +1,217 @@
+import { builtinModules } from 'node:module';
+import { parse } from 'parse5';
+import { Node, Project, SyntaxKind, ts, type ObjectLiteralExpression, type SourceFile } from '../../../facts/morph.js';
+import type { RepoFacts } from '../../../facts/repo.js';
+import { noteSourceRead, type FileNotRead } from '../../../facts/not-read.js';
+import { functionOf, type FunctionLikeNode } from '../../../facts/scope.js';
+import { constString, objectLiteralOf, propertyValue, serverModel } from '../../../facts/server-model.js';
+import { moduleSpecs, ofKinds, parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from '../../../facts/ts-source.js';
+import { isBundleHtml, MAX_BUNDLE_BYTES } from './apps-support.js';
+
+/**
+ * The static reading of an MCP App repository shared by the static parts of A-1, A-3 and A-7: the App tools its
+ * server code registers (registerAppTool, or registerTool with `_meta.ui.resourceUri`), the annotations of every
+ * tool it registers, the View's own code (UI source files: the files that use the DOM or a UI framework, not the
+ * server's) and the inline scripts of its built single-file bundles (parsed apart, with their line in the HTML).
+ */
+
+export { MAX_BUNDLE_BYTES } from './apps-support.js';
+
+/** An App tool registered in the source. */
+export interface AppToolInSource {
+  name: string;
+  file: string;
+  line: number;
+  api: 'registerAppTool' | 'registerTool';
+  handler?: FunctionLikeNode;
+}
+
+/** What the source says of a tool's annotations: the literal booleans, 'none' when it gives none, 'unknown' when it gives a value the reading cannot follow. */
+export type SourceAnnotations = Record<string, boolean> | 'none' | 'unknown';
+
+/** A piece of View code: a UI source file or one inline script of a built bundle. */
+export interface ViewCode {
+  /** Path of the file (the HTML bundle for an inline script). */
+  file: string;
+  /** Line of the HTML where the script's text starts (0 for a source file). */
+  lineOffset: number;
+  sf: SourceFile;
+  bundle: boolean;
+}
+
+const SERVER_MODULES = /^@modelcontextprotocol\/(?:server|sdk|node|express|hono)(?:\/|$)|^@modelcontextprotocol\/ext-apps\/server$/;
+const NODE_BUILTINS = new Set(builtinModules.filter((m) => !m.startsWith('_')));
+const UI_MODULES = /^(?:react|react-dom|preact|vue|svelte|solid-js|lit)(?:\/|$)|^@modelcontextprotocol\/ext-apps(?:\/(?:react|app-with-deps|react-with-deps))?$/;
+
+function booleans(obj: ObjectLiteralExpression): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  for (const p of obj.getProperties()) {
+    if (!Node.isPropertyAssignment(p)) continue;
+    const k = propertyName(p.getNameNode());
+    const v = unwrap(p.getInitializerOrThrow());
+    if (k && (Node.isTrueLiteral(v) || Node.isFalseLiteral(v))) out[k] = Node.isTrueLiteral(v);
+  }
+  return out;
+}
+
+function annotationsOf(config: ObjectLiteralExpression | undefined, sources: ParsedSources): SourceAnnotations {
+  if (!config) return 'unknown';
+  const node = propertyValue(config, 'annotations');
+  if (!node) return 'none';
+  const obj = objectLiteralOf(node, sources);
+  return obj ? booleans(obj) : 'unknown';
+}
+
+/** Does a tool config link a View (`_meta.ui.resourceUri`, or the flat `_meta["ui/resourceUri"]`)? */
+function linksView(config: ObjectLiteralExpression | undefined, sources: ParsedSources): boolean {
+  const meta = objectLiteralOf(propertyValue(config, '_meta'), sources);
+  if (!meta) return false;
+  if (propertyValue(meta, 'ui/resourceUri')) return true;
+  const ui = objectLiteralOf(propertyValue(meta, 'ui'), sources);
+  return !!propertyValue(ui, 'resourceUri');
+}
+
+export interface AppSource {
+  sources: ParsedSources;
+  appTools: AppToolInSource[];
+  /** Every tool registered in the source (App tools included), by name: its annotations. */
+  annotations: Map<string, SourceAnnotations>;
+}
+
+/** Methods the server model reads itself (registerTool(name, config, handler) has three arguments, but a wrapper may add one). */
+const REGISTRATION_METHOD_NAMES = new Set(['registerTool', 'tool', 'addTool']);
+
+const memo = new WeakMap<RepoFacts, AppSource>();
+
+/** The App tools and the tools' annotations the repository's source registers (memoised). */
+export function appSource(repo: RepoFacts): AppSource {
+  noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
+  const hit = memo.get(repo);
+  if (hit) return hit;
+  const sources = parsedSources(repo);
+  const model = serverModel(repo);
+  const appTools: AppToolInSource[] = [];
+  const annotations = new Map<string, SourceAnnotations>();
+  for (const t of model.tools) {
+    if (!t.nameIsLiteral) continue;
+    const ann: SourceAnnotations = t.annotationsNode ? (t.annotations && objectLiteralOf(t.annotationsNode, sources) ? t.annotations : 'unknown') : t.config || t.api === 'tool' ? 'none' : 'unknown';
+    if (!annotations.has(t.name)) annotations.set(t.name, ann);
+    if (t.api === 'registerTool' && linksView(t.config, sources)) appTools.push({ name: t.name, file: t.file, line: t.line, api: 'registerTool', handler: t.handler });
+  }
+  // registerAppTool(server, name, config, handler) of @modelcontextprotocol/ext-apps/server: a function, not a method.
+  for (const [file, sf] of sources.files) {
+    if (file.startsWith('node_modules/')) continue;
+    for (const call of ofKinds(sf, [SyntaxKind.CallExpression])) {
+      if (!Node.isCallExpression(call)) continue;
+      const callee = unwrap(call.getExpression());
+      const name = Node.isIdentifier(callee) ? callee.getText() : Node.isPropertyAccessExpression(callee) ? callee.getName() : '';
+      const args = call.getArguments();
+      // registerAppTool by name, or its shape in a bundle that renamed it: (server, 'name', { _meta: { ui: { resourceUri } } }, handler).
+      if (name !== 'registerAppTool' && !(name && args.length === 4 && !REGISTRATION_METHOD_NAMES.has(name) && linksView(objectLiteralOf(args[2], sources), sources))) continue;
+      const tool = constString(args[1])?.value;
+      if (tool === undefined) continue;
+      const config = objectLiteralOf(args[2], sources);
+      let handler: FunctionLikeNode | undefined;
+      try {
+        handler = args[3] ? functionOf(args[3], sources) : undefined;
+      } catch {
+        handler = undefined;
+      }
+      appTools.push({ name: tool, file, line: positionOf(call).line, api: 'registerAppTool', handler });
+      if (!annotations.has(tool)) annotations.set(tool, annotationsOf(config, sources));
+    }
+  }
+  appTools.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
+  const out = { sources, appTools, annotations };
+  memo.set(repo, out);
+  return out;
+}
+
+/** Does a file of the source belong to the View (uses the DOM or a UI framework), rather than to the server? */
+function isViewFile(file: string, sf: SourceFile): boolean {
+  if (file.startsWith('node_modules/')) return false;
+  const specs = [...moduleSpecs(sf)];
+  // Server code: the SDK's server side, or Node's own modules (a bundled server imports no SDK but node:http, fs…).
+  if (specs.some((s) => SERVER_MODULES.test(s) || s.startsWith('node:') || NODE_BUILTINS.has(s.split('/')[0]!))) return false;
+  if (specs.some((s) => UI_MODULES.test(s))) return true;
+  if (/\.[jt]sx$/.test(file)) return true;
+  // The DOM's globals, read as identifiers (not property names).
+  let dom = false;
+  const visit = (cn: ts.Node): void => {
+    if (dom) return;
+    if (ts.isIdentifier(cn) && (cn.text === 'document' || cn.text === 'window') && !(ts.isPropertyAccessExpression(cn.parent) && cn.parent.name === cn)) dom = true;
+    else ts.forEachChild(cn, visit);
+  };
+  ts.forEachChild(sf.compilerNode, visit);
+  return dom;
+}
+
+interface HtmlNode {
+  nodeName: string;
+  attrs?: { name: string; value: string }[];
+  childNodes?: HtmlNode[];
+  content?: HtmlNode;
+  value?: string;
+  sourceCodeLocation?: { startLine: number; endLine: number } | null;
+}
+
+/** The inline scripts of an HTML document (text and the line its text starts on), comments left out by the parser. */
+export function inlineScripts(html: string): { text: string; line: number }[] {
+  const out: { text: string; line: number }[] = [];
+  const walk = (n: HtmlNode) => {
+    if (n.nodeName === 'script' && !n.attrs?.some((a) => a.name === 'src')) {
+      const type = n.attrs?.find((a) => a.name === 'type')?.value.toLowerCase().trim();
+      const text = (n.childNodes ?? []).map((c) => c.value ?? '').join('');
+      if ((!type || type === 'module' || /javascript|ecmascript/.test(type)) && text.trim()) out.push({ text, line: n.sourceCodeLocation?.startLine ?? 1 });
+    }
+    for (const c of n.childNodes ?? []) walk(c);
+    if (n.content) walk(n.content);
+  };
+  walk(parse(html, { sourceCodeLocationInfo: true }) as unknown as HtmlNode);
+  return out;
+}
+
+export interface ViewCodeSet {
+  code: ViewCode[];
+  /** View files that could not be read or parsed. */
+  unread: FileNotRead[];
+  /** The built bundles found (read or not). */
+  bundles: string[];
+}
+
+const viewMemo = new WeakMap<RepoFacts, ViewCodeSet>();
+
+/** The View's code: UI source files (parsed with the rest of the source) and the inline scripts of the built bundles. */
+export function viewCode(repo: RepoFacts): ViewCodeSet {
+  noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
+  const hit = viewMemo.get(repo);
+  if (hit) return hit;
+  const sources = parsedSources(repo);
+  const code: ViewCode[] = [];
+  const unread: FileNotRead[] = [];
+  for (const [file, sf] of sources.files) if (isViewFile(file, sf)) code.push({ file, lineOffset: 0, sf, bundle: false });
+  for (const u of sources.unread) if (!u.file.startsWith('node_modules/') && /\.[jt]sx$|(^|\/)(ui|view|views|web|client|app)\//.test(u.file)) unread.push(u);
+  const bundles = repo.files.filter(isBundleHtml);
+  const project = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true, compilerOptions: { allowJs: true } });
+  for (const file of bundles) {
+    const r = repo.source(file, MAX_BUNDLE_BYTES);
+    if (!r.ok) {
+      unread.push({ file, cause: r.cause, size: r.size, limit: r.limit });
+      continue;
+    }
+    inlineScripts(r.text).forEach((s, i) => {
+      try {
+        const sf = project.createSourceFile(`/${file}.${i}.js`, s.text, { overwrite: true });
+        code.push({ file, lineOffset: s.line - 1, sf, bundle: true });
+      } catch (e) {
+        unread.push({ file, cause: e instanceof RangeError ? 'too-deep' : 'parse-failed' });
+      }
+    });
+  }
+  const out = { code, unread, bundles };
+  viewMemo.set(repo, out);
+  return out;
+}
+
+/** The line of a node in the file a piece of View code comes from. */
+export const lineIn = (c: ViewCode, n: Node): number => positionOf(n).line + c.lineOffset;

@@ -1,0 +1,166 @@
+import { Node, ts, type SourceFile } from '../../../facts/morph.js';
+import { declarationOf as declaringId, valueOfDeclaration } from '../../../facts/scope.js';
+import { propertyName, stringValue, unwrap, type ParsedSources } from '../../../facts/ts-source.js';
+import { callersOf, declarationOf, initializerOf, isHeaderRead, propertyOf, resolveValue } from '../source/source-support.js';
+
+/**
+ * Helpers shared by the OAuth detectors (S-8, S-9, S-17, S-20). Syntax only, like source-support: names
+ * are followed through `const` declarations of one file and, for parameters, through the local callers.
+ */
+
+export type Files = [string, SourceFile][];
+
+const plain = (n: Node): string => unwrap(n).getText().replace(/\s+/g, '').replace(/\?\./g, '.').replace(/!/g, '');
+
+/** `authInfo`, `extra.authInfo`, `ctx.http.authInfo`, `req.auth`: the verified token info of the request. */
+export const isAuthInfo = (n: Node): boolean => /(^|\.)(authInfo|auth)$/.test(plain(n));
+
+/**
+ * An expression that is the client's own credential: the incoming `Authorization` header
+ * (`req.headers.authorization`, `headers['authorization']`, `request.headers.get('Authorization')`,
+ * `req.header('authorization')`) or the token of the verified request (`authInfo.token`, `req.auth.token`).
+ */
+export function isClientToken(node: Node): boolean {
+  const n = unwrap(node);
+  if (Node.isPropertyAccessExpression(n)) {
+    if (isHeaderRead(n, 'authorization')) return true;
+    return n.getName() === 'token' && isAuthInfo(n.getExpression());
+  }
+  if (Node.isElementAccessExpression(n)) {
+    const key = n.getArgumentExpression();
+    return !!key && isHeaderRead(key, 'authorization');
+  }
+  if (Node.isCallExpression(n)) {
+    const a0 = n.getArguments()[0];
+    return !!a0 && isHeaderRead(a0, 'authorization');
+  }
+  return false;
+}
+
+/** String methods whose result is still the token (or a piece of it): `h.slice(7)`, `h.replace(/^Bearer /, '')`, `h.split(' ')[1]`. */
+const STRING_METHODS = new Set(['slice', 'substring', 'substr', 'replace', 'replaceAll', 'trim', 'trimStart', 'trimEnd', 'split', 'toString', 'at']);
+
+/**
+ * True when a value carries the client's credential: the expression itself, a `const` it was assigned
+ * from, a destructured `{ token } = authInfo` / `{ authorization } = req.headers`, string operations on
+ * it, or a parameter whose local callers pass it. Calls to other functions stop the trail: what a token
+ * exchange returns is a new token.
+ */
+export function carriesClientToken(node: Node | undefined, files: Files, depth = 0, seen = new Set<Node>()): boolean {
+  if (!node || depth > 6) return false;
+  const n = unwrap(node);
+  if (seen.has(n)) return false;
+  seen.add(n);
+  if (isClientToken(n)) return true;
+  const next = (x: Node | undefined): boolean => carriesClientToken(x, files, depth + 1, seen);
+  if (Node.isAwaitExpression(n)) return next(n.getExpression());
+  if (Node.isTemplateExpression(n)) return n.getTemplateSpans().some((s) => next(s.getExpression()));
+  if (Node.isBinaryExpression(n)) return ['+', '??', '||'].includes(n.getOperatorToken().getText()) && (next(n.getLeft()) || next(n.getRight()));
+  if (Node.isConditionalExpression(n)) return next(n.getWhenTrue()) || next(n.getWhenFalse());
+  if (Node.isElementAccessExpression(n)) return Node.isNumericLiteral(unwrap(n.getArgumentExpression() ?? n)) && next(n.getExpression());
+  if (Node.isCallExpression(n)) {
+    const callee = unwrap(n.getExpression());
+    if (Node.isPropertyAccessExpression(callee) && STRING_METHODS.has(callee.getName())) return next(callee.getExpression());
+    if (Node.isIdentifier(callee) && ['String', 'decodeURIComponent'].includes(callee.getText())) return next(n.getArguments()[0]);
+    return false;
+  }
+  if (!Node.isIdentifier(n)) return false;
+  const d = declarationOf(n);
+  if (!d) return false;
+  if (Node.isVariableDeclaration(d)) return next(initializerOf(d));
+  if (Node.isBindingElement(d)) {
+    const prop = d.getPropertyNameNode();
+    const key = (prop ? propertyName(prop) : d.getName())?.toLowerCase();
+    const owner = d.getFirstAncestor((a) => Node.isVariableDeclaration(a) || Node.isParameterDeclaration(a));
+    const init = owner && Node.isVariableDeclaration(owner) ? owner.getInitializer() : undefined;
+    if (!init) return false;
+    let from = unwrap(init);
+    if (Node.isAwaitExpression(from)) from = unwrap(from.getExpression());
+    if (key === 'token' && isAuthInfo(from)) return true;
+    return key === 'authorization' && /headers$/i.test(plain(from));
+  }
+  if (Node.isParameterDeclaration(d)) {
+    const fn = d.getParent();
+    if (!fn || !(Node.isFunctionDeclaration(fn) || Node.isArrowFunction(fn) || Node.isFunctionExpression(fn))) return false;
+    const index = fn.getParameters().indexOf(d);
+    return callersOf(fn, files).some((c) => next(c.node.getArguments()[index]));
+  }
+  return false;
+}
+
+/** The function a value stands for: an arrow or function expression, a local function, through `const`. */
+export function functionValue(node: Node | undefined): Node | undefined {
+  if (!node) return undefined;
+  const n = unwrap(node);
+  if (Node.isArrowFunction(n) || Node.isFunctionExpression(n) || Node.isMethodDeclaration(n) || Node.isFunctionDeclaration(n)) return n;
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    if (d && Node.isFunctionDeclaration(d)) return d;
+    const v = resolveValue(n);
+    if (v && v !== n && (Node.isArrowFunction(v) || Node.isFunctionExpression(v))) return v;
+  }
+  return undefined;
+}
+
+/** What a value stands for, through `const` declarations and relative imports (a class, an object, a function, a `new`). */
+export function valueAcross(node: Node | undefined, sources: ParsedSources, depth = 0): Node | undefined {
+  if (!node || depth > 5) return undefined;
+  const n = unwrap(node);
+  if (!Node.isIdentifier(n)) return n;
+  const d = declaringId(n);
+  const v = d ? valueOfDeclaration(d, sources) : undefined;
+  return v && v !== n ? valueAcross(v, sources, depth + 1) : n;
+}
+
+/** The class declared in the same file under a name (`new Verifier()`), or undefined. */
+export function localClass(node: Node): Node | undefined {
+  const n = unwrap(node);
+  if (!Node.isIdentifier(n)) return undefined;
+  const d = declarationOf(n);
+  return d && Node.isClassDeclaration(d) ? d : undefined;
+}
+
+/** A named method (or function-valued property) of an object literal or a local class. */
+export function memberFunction(owner: Node | undefined, name: string): Node | undefined {
+  if (!owner) return undefined;
+  if (Node.isClassDeclaration(owner)) {
+    const m = owner.getMethod(name);
+    if (m) return m;
+    const p = owner.getProperty(name);
+    return functionValue(p?.getInitializer());
+  }
+  return functionValue(propertyOf(owner, name));
+}
+
+/** The base class name of a class declaration (`ProxyOAuthServerProvider` in `class P extends ProxyOAuthServerProvider`). */
+export function baseClassName(cls: Node): string | undefined {
+  if (!Node.isClassDeclaration(cls)) return undefined;
+  const e = cls.getExtends();
+  return e ? e.getExpression().getText().split('.').pop() : undefined;
+}
+
+/** The literal strings of an array written in place or in a `const`. */
+export function stringList(node: Node | undefined): { value: string; node: Node }[] {
+  const v = node ? resolveValue(node) : undefined;
+  if (!v || !Node.isArrayLiteralExpression(v)) return [];
+  return v.getElements().flatMap((e) => {
+    const s = stringValue(e);
+    return s === undefined ? [] : [{ value: s, node: e }];
+  });
+}
+
+/** Does a subtree mention a name matching `re` (identifier, property name or string literal)? */
+export function mentions(root: Node, re: RegExp, skip?: (cn: ts.Node) => boolean): boolean {
+  // Raw walk (nothing is wrapped); `skip` leaves out subtrees, e.g. branches that do not hold a call.
+  let found = false;
+  const visit = (cn: ts.Node): void => {
+    if (found || skip?.(cn)) return;
+    if ((ts.isIdentifier(cn) || ts.isStringLiteral(cn) || ts.isNoSubstitutionTemplateLiteral(cn)) && re.test(cn.text)) {
+      found = true;
+      return;
+    }
+    ts.forEachChild(cn, visit);
+  };
+  ts.forEachChild(root.compilerNode, visit);
+  return found;
+}

@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { packageRoot } from '../../../engine/paths.js';
+import { loadPythonParser } from '../../../facts/python-source.js';
+import { judgeFolder } from '../../../../test/support/detector-tester.js';
+import { registry } from '../../index.js';
+
+/**
+ * not-applicable needs evidence (tool-absence.ts): every static part that reads the tools registered in the
+ * source says the same thing when it finds none, on real package shapes.
+ */
+
+const fx = (folder: string, state: string, name: string) => join(packageRoot(), 'src', 'detectors', folder, 'fixtures', state, name);
+const RULES = ['C-4', 'C-8', 'C-9', 'C-12', 'C-13', 'C-15', 'S-11', 'S-24'];
+
+function staticPart(rule: string, dir: string) {
+  const { result } = judgeFolder(rule, registry.filter((d) => d.ruleId === rule && d.genre === 'static'), dir);
+  const p = result.parts.find((x) => x.genre === 'static' && x.reason?.code !== 'no-python-source');
+  return [p?.state, p?.reason?.code, p?.reason?.data];
+}
+
+describe('no tool found in the source: not-applicable only on evidence', () => {
+  before(async () => {
+    await loadPythonParser();
+  });
+  for (const rule of RULES) {
+    it(`${rule}: a launcher over a dependency is could-not-judge, not not-applicable`, () => {
+      // The dependency that would register the tools is not installed: named when the part reads the files not
+      // read first (file-not-read), otherwise the plain absence of registrations (never not-applicable).
+      const [state, code, data] = staticPart(rule, fx('S-24-rate-limiting', 'could-not-judge', 'launcher-over-dependency'));
+      assert.equal(state, 'could-not-judge');
+      if (code === 'file-not-read') assert.deepEqual(data, { file: 'node_modules/@acme/notes-mcp-core/', cause: 'dependency-not-installed' });
+      else assert.deepEqual([code, data], ['no-tools-in-source', { unread: 0 }]);
+    });
+    it(`${rule}: tools served in the same run that the source reading missed are counted`, () => {
+      assert.deepEqual(staticPart(rule, fx('C-4-typed-schemas', 'present', 'registered-through-a-table')), ['could-not-judge', 'served-tools-not-in-source', { served: 2 }]);
+    });
+    it(`${rule}: a low-level server that declares tools it loads at run time is could-not-judge`, () => {
+      assert.deepEqual(staticPart(rule, fx('S-24-rate-limiting', 'could-not-judge', 'lowlevel-tools-from-plugins')).slice(0, 2), ['could-not-judge', 'tools-declared-not-found']);
+    });
+    it(`${rule}: a server built in the source with prompts only is not-applicable`, () => {
+      assert.deepEqual(staticPart(rule, fx('C-4-typed-schemas', 'not-applicable', 'prompts-only-source')).slice(0, 2), ['not-applicable', 'no-tools-registered']);
+    });
+  }
+});

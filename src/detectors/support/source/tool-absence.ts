@@ -1,0 +1,76 @@
+import { Node, SyntaxKind, ts } from '../../../facts/morph.js';
+import { couldNotJudge, notApplicable } from '../../../engine/detector.js';
+import type { Verdict } from '../../../engine/types.js';
+import type { RepoFacts } from '../../../facts/repo.js';
+import { rawOriginOf } from '../../../facts/scope.js';
+import { modelFiles, propertyValue, objectLiteralOf } from '../../../facts/server-model.js';
+import type { SessionFacts } from '../../../facts/session.js';
+import { ofKinds, parsedSources, propertyName, sourceFilesOf, unwrap } from '../../../facts/ts-source.js';
+import { servedTools } from '../live/dynamic-text.js';
+import { rawCallNamed } from './source-support.js';
+
+/**
+ * What a static part says when it finds no tool registered in the source. Not finding a registration is
+ * not evidence that there is none: a launcher over a bundle that was not read, tools registered by a
+ * dependency, a registration written in a way the reading does not follow. not-applicable needs evidence
+ * that the server serves no tool:
+ *
+ *   - with a recorded session, the served tools count: tools served → could-not-judge
+ *     'served-tools-not-in-source' (the source reading missed them); no tool served (no tools capability,
+ *     or an empty tools/list read to its end) → not-applicable 'no-tools-served';
+ *   - without one, the source must show the whole server: every source file was read, and it builds its
+ *     MCP server itself (`new McpServer(…)`, `new Server(…)`, `new FastMCP(…)` imported from an MCP SDK)
+ *     — then not-applicable 'no-tools-registered'. A low-level `Server` whose capabilities literal
+ *     declares `tools` serves tools the reading did not find: could-not-judge 'tools-declared-not-found'.
+ *     Anything else: could-not-judge 'no-tools-in-source'.
+ */
+
+const SERVER_CLASSES: ReadonlySet<string> = new Set(['McpServer', 'Server', 'FastMCP']);
+const SDK_MODULE = /^(?:@modelcontextprotocol\/(?:sdk(?:\/.*)?|server(?:\/.*)?)|fastmcp(?:\/.*)?)$/;
+
+interface Construction {
+  cls: string;
+  /** For a low-level Server: does its capabilities literal declare tools (undefined when it cannot be read)? */
+  declaresTools?: boolean;
+}
+
+/** The MCP servers the source builds itself. */
+function constructions(repo: RepoFacts): Construction[] {
+  const parsed = parsedSources(repo);
+  const out: Construction[] = [];
+  for (const [, sf] of modelFiles(parsed)) {
+    for (const n of ofKinds(sf, [SyntaxKind.NewExpression], rawCallNamed(SERVER_CLASSES))) {
+      if (!Node.isNewExpression(n)) continue;
+      const callee = n.compilerNode.expression;
+      const o = rawOriginOf(callee);
+      const cls = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : '';
+      if (!o || !SDK_MODULE.test(o.module) || !SERVER_CLASSES.has(o.path[o.path.length - 1] ?? cls)) continue;
+      const c: Construction = { cls };
+      if (cls === 'Server') {
+        const opts = objectLiteralOf(n.getArguments()[1], parsed);
+        const caps = opts ? propertyValue(opts, 'capabilities') : undefined;
+        const capsObj = caps ? objectLiteralOf(unwrap(caps), parsed) : undefined;
+        if (capsObj && !capsObj.getProperties().some((p) => Node.isSpreadAssignment(p))) {
+          c.declaresTools = capsObj.getProperties().some((p) => (Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p)) && propertyName(p.getNameNode()) === 'tools');
+        }
+      }
+      out.push(c);
+    }
+  }
+  return out;
+}
+
+/** The verdict of a static part that found no tool registered in the source (see the file header). */
+export function noToolsFound(repo: RepoFacts, session?: SessionFacts): Verdict {
+  if (session) {
+    const served = servedTools(session);
+    if (served.ok && served.tools.length > 0) return couldNotJudge('served-tools-not-in-source', { served: served.tools.length });
+    if (served.ok && served.complete) return notApplicable('no-tools-served');
+  }
+  const parsed = parsedSources(repo);
+  const unread = sourceFilesOf(repo).filter((f) => !parsed.files.has(f));
+  if (unread.length > 0) return couldNotJudge('no-tools-in-source', { unread: unread.length });
+  const built = constructions(repo);
+  if (built.some((c) => c.declaresTools)) return couldNotJudge('tools-declared-not-found');
+  return built.length > 0 ? notApplicable('no-tools-registered') : couldNotJudge('no-tools-in-source', { unread: 0 });
+}

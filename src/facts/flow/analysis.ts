@@ -1,0 +1,682 @@
+import { Node, SyntaxKind, ts, type CallExpression, type Identifier, type NewExpression, type TaggedTemplateExpression } from '../morph.js';
+import { declarationOf, mayResolveFunction, findNodes, isFunctionLike, originOf, GLOBAL, type FunctionLikeNode } from '../scope.js';
+import { constString, constrainedArguments, objectLiteralOf, propertyValue, regexSource } from '../server-model.js';
+import { propertyName, unwrap, wrapNode, type ParsedSources } from '../ts-source.js';
+import { asksHuman, CONFIRMED, guarding, openWhenEmpty, storageKeys, STORE_MUTATORS } from './guards.js';
+import { type Analyzable, classId, constructorOf, functionCached, functionsOfCallee, originCached, ownerClass, stripAwait } from './modules.js';
+import { classifySink, FS_MODULES, type HttpRequest, httpRequestOf, last, MAX_DEPTH, type SinkContext, type SinkMatch, type SinkPart, type UrlShape } from './sinks.js';
+import { ALLOW, bodyNodes, type Check, CLOSED_BASE, CLOSED_ORIGIN, declKey, DENY, DENY_NAME, ESCAPE_MODULES, ESCAPE_NAME, exprKey, type Family, type FnResult, hasSeparator, isSep, ITERATING, liftKeys, merge, NON_TEXT_METHODS, OPEN_HOST, ownReturns, PARSE_METHODS, PART_METHODS, PASS_GLOBALS, PATH_MODULES, patternVerdict, type Piece, piecesOf, type RawFlow, RELATIVE, SCHEME, signature, type StoreWrite, type Taint, unionKeys, v, type Verdict, withKeys } from './taint.js';
+
+/**
+ * Taint flow (facts/flow.ts), the propagation: one run over a handler (Run) and the analysis of one function
+ * (FnAnalysis) from its tainted parameters to the sinks it reaches, through calls, stores and returns.
+ */
+
+export class Run {
+  readonly summaries = new Map<Analyzable, Map<string, FnResult>>();
+  readonly rootKeys = new Set<string>();
+  readonly sources: ParsedSources;
+  /**
+   * Client values kept in class fields (`this.command = cmd`), by `this@<class>.<field>`: read by any method of
+   * that class the analysis runs afterwards (a field is shared by the calls made on one instance).
+   */
+  readonly fields = new Map<string, Taint>();
+  /** The names of the tainted fields (a superset test for mayTaint). */
+  readonly fieldNames = new Set<string>();
+  /** Per class id, how many times its fields' taint changed (part of the summaries' signature). */
+  readonly fieldVersion = new Map<string, number>();
+  /** Client values written into module-level variables and fields, by any handler (filled once every entry is read). */
+  readonly writes: StoreWrite[] = [];
+  /** Some file can ask the human (names an elicitation API): only then are confirmation gates looked for. */
+  readonly elicits: boolean;
+  constructor(readonly ctx: SinkContext) {
+    this.sources = ctx.sources;
+    this.elicits = [...ctx.sources.files.values()].some((sf) => /elicitInput|elicitation\/create|inputRequired/.test(sf.getFullText()));
+  }
+
+  /** Record a client value stored in a field; true when it changes what is known. */
+  setField(key: string, name: string, t: Taint): boolean {
+    const cur = this.fields.get(key);
+    if (cur && signature(cur) === signature(t)) return false;
+    this.fields.set(key, cur ? { ...merge([cur, t])!, steps: cur.steps } : t);
+    this.fieldNames.add(name);
+    const cls = key.slice(5, key.indexOf('.'));
+    this.fieldVersion.set(cls, (this.fieldVersion.get(cls) ?? 0) + 1);
+    return true;
+  }
+
+  /** Whether a class has fields holding client values. */
+  hasTaintedFields(cls: ts.Node | undefined): boolean {
+    return !!cls && this.fieldVersion.has(classId(cls));
+  }
+
+  analyze(fn: Analyzable, params: (Taint | undefined)[], depth: number): FnResult {
+    const owner = ownerClass(fn);
+    const sig =
+      params.map((t) => signature(t)).join(';') +
+      '@' +
+      depth +
+      (owner ? `#${this.fieldVersion.get(classId(owner)) ?? 0}` : '');
+    let byFn = this.summaries.get(fn);
+    if (!byFn) this.summaries.set(fn, (byFn = new Map()));
+    const hit = byFn.get(sig);
+    if (hit) return hit;
+    const placeholder: FnResult = { flows: [], checks: [], writes: [] };
+    byFn.set(sig, placeholder); // cuts recursion
+    const result = new FnAnalysis(this, fn, depth).run(params);
+    byFn.set(sig, result);
+    return result;
+  }
+}
+
+class FnAnalysis {
+  private readonly env = new Map<string, Taint>();
+  /** Writes of client values into module-level variables and fields (see recordWrite), by key and position. */
+  private readonly writes = new Map<string, StoreWrite>();
+  /** Checks of called functions already taken in (a function called at several places reports them once). */
+  private readonly seenChecks = new Set<Check>();
+  /** The names of the variables in env (a superset test for taintOf). */
+  private readonly taintedNames = new Set<string>();
+  private changed = false;
+  constructor(
+    private readonly run_: Run,
+    private readonly fn: Analyzable,
+    private readonly depth: number,
+  ) {}
+
+  run(params: (Taint | undefined)[]): FnResult {
+    const ps = this.fn.getParameters();
+    const owner = ownerClass(this.fn);
+    ps.forEach((p, i) => {
+      const t = p.getDotDotDotToken() ? merge(params.slice(i)) : params[i];
+      if (!t) return;
+      this.bind(p.getNameNode(), { ...t, keys: new Set(), steps: [] }, p);
+      // constructor(private readonly command: string): the argument is kept in this.command.
+      if (owner && Node.isConstructorDeclaration(this.fn) && p.isParameterProperty()) this.run_.setField(`this@${classId(owner)}.${p.getName()}`, p.getName(), { ...t, steps: [p] });
+    });
+    const nodes = bodyNodes(this.fn);
+    const body = this.fn.getBody();
+    const sf = this.fn.getSourceFile();
+    // Propagation, checks and flows all need a tainted value inside the node (see taintOf): a node that
+    // mentions no tainted name is skipped before it is wrapped.
+    for (let round = 0; round < 8; round++) {
+      this.changed = false;
+      for (const cn of nodes) if (this.mayTaint(cn)) this.propagate(wrapNode(sf, cn));
+      if (!this.changed) break;
+    }
+    const flows: RawFlow[] = [];
+    const checks: Check[] = [];
+    for (const cn of nodes) {
+      // A method call runs with the fields of its instance: followed when some class keeps client values.
+      if (!this.mayTaint(cn) && !(this.run_.fieldNames.size && (ts.isCallExpression(cn) || ts.isNewExpression(cn)) && ts.isPropertyAccessExpression(cn.expression))) continue;
+      const n = wrapNode(sf, cn);
+      this.collectCheck(n, checks);
+      if (Node.isCallExpression(n) || Node.isNewExpression(n) || Node.isTaggedTemplateExpression(n)) this.visitCall(n, flows, checks);
+    }
+    let ret: Taint | undefined;
+    if (body && !Node.isBlock(body)) ret = this.taintOf(body);
+    else {
+      const rets: (Taint | undefined)[] = [];
+      for (const r of ownReturns(this.fn)) if (r.expression && this.mayTaint(r.expression)) rets.push(this.taintOf(wrapNode(sf, r.expression)));
+      const tainted = rets.filter((t): t is Taint => !!t);
+      ret = tainted.length === 1 ? tainted[0] : merge(tainted);
+    }
+    return { flows, checks, ret, writes: [...this.writes.values()] };
+  }
+
+  /* ---- binding */
+
+  private set(id: Identifier, t: Taint, step: Node, extraKey?: string): void {
+    const key = declKey(id);
+    const cur = this.env.get(key);
+    if (cur && (!cur.prefix || t.prefix)) {
+      // A later assignment may refine the value (`p = path.resolve(root, p)`): keep the refinement and the
+      // new keys. Flags only go up, so the iteration ends; the position rule of guards keeps a sink written
+      // before the refinement unguarded.
+      const up = {
+        resolved: cur.resolved || t.resolved,
+        relative: cur.relative || t.relative,
+        basename: cur.basename || t.basename,
+        escaped: cur.escaped || t.escaped,
+      };
+      const keys = withKeys(unionKeys(cur.keys, t.keys), extraKey);
+      const same = keys.size === cur.keys.size && (Object.keys(up) as (keyof typeof up)[]).every((k) => !!up[k] === !!cur[k]);
+      if (same) return;
+      this.env.set(key, { ...cur, ...up, keys });
+      this.changed = true;
+      return;
+    }
+    if (t.root) this.run_.rootKeys.add(key);
+    this.taintedNames.add(id.compilerNode.text);
+    this.env.set(key, { ...t, keys: withKeys(t.keys, key, extraKey), steps: [...t.steps, step] });
+    this.changed = true;
+  }
+
+  private bind(name: Node, t: Taint, step: Node, initKey?: string): void {
+    if (Node.isIdentifier(name)) return this.set(name, t, step, initKey);
+    if (Node.isObjectBindingPattern(name)) {
+      for (const el of name.getElements()) {
+        if (el.getDotDotDotToken()) {
+          this.bind(el.getNameNode(), t, el);
+          continue;
+        }
+        const pn = el.getPropertyNameNode();
+        const prop = pn ? propertyName(pn) : el.getName();
+        if (prop === undefined) continue;
+        const k = initKey ? `${initKey}.${prop}` : undefined;
+        const sub = this.member(t, prop, k);
+        if (sub) this.bind(el.getNameNode(), sub, el, k);
+      }
+    } else if (Node.isArrayBindingPattern(name)) {
+      const sub = this.element(t);
+      if (!sub) return;
+      for (const el of name.getElements()) if (Node.isBindingElement(el)) this.bind(el.getNameNode(), sub, el);
+    }
+  }
+
+  private member(t: Taint, prop: string, key?: string): Taint | undefined {
+    if (t.props) {
+      const sub = t.props.get(prop) ?? t.rest;
+      return sub && { ...sub, keys: withKeys(sub.keys, key), steps: t.steps };
+    }
+    if (t.prefix) {
+      if (t.prefix[0] !== prop) return undefined;
+      const rest = t.prefix.slice(1);
+      if (key) this.run_.rootKeys.add(key);
+      return { ...t, prefix: rest.length ? rest : undefined, root: true, keys: withKeys(t.keys, key) };
+    }
+    if (t.root && t.safe?.has(prop)) return undefined;
+    if (prop === 'length') return undefined;
+    return { ...t, root: false, safe: undefined, part: t.part || !t.root, keys: withKeys(t.keys, key) };
+  }
+
+  private element(t: Taint): Taint | undefined {
+    if (t.prefix) return undefined;
+    if (t.props) return merge([...t.props.values(), t.rest]);
+    return { ...t, root: false, safe: undefined, part: t.part || !t.root };
+  }
+
+  private propagate(n: Node): void {
+    if (Node.isVariableDeclaration(n)) {
+      const init = n.getInitializer();
+      if (!init) return;
+      const t = this.taintOf(init);
+      if (t) this.bind(n.getNameNode(), t, n, exprKey(stripAwait(init)));
+    } else if (Node.isBinaryExpression(n)) {
+      const op = n.getOperatorToken().getText();
+      if (!['=', '+=', '??=', '||='].includes(op)) return;
+      const left = unwrap(n.getLeft());
+      let t = this.taintOf(n.getRight());
+      if (!t) return;
+      // `url += \`?q=${q}\`` on a URL the client does not reach: the value lands after its origin.
+      if (op === '+=' && t.relPath && !this.taintOf(left)) t = { ...t, urlFixed: true };
+      if (!Node.isObjectLiteralExpression(left) && !Node.isArrayLiteralExpression(left)) this.recordWrite(left, n);
+      if (Node.isIdentifier(left)) {
+        const d = declarationOf(left);
+        if (d) this.set(d, t, n);
+      } else if (Node.isPropertyAccessExpression(left) && Node.isThisExpression(unwrap(left.getExpression()))) {
+        const key = exprKey(left);
+        if (key && this.run_.setField(key, left.getName(), { ...t, steps: [...t.steps, n] })) this.changed = true;
+      } else if (Node.isObjectLiteralExpression(left) || Node.isArrayLiteralExpression(left)) {
+        // destructuring assignment: taint every identifier assigned
+        left.forEachDescendant((x) => {
+          const parent = x.getParent();
+          if (Node.isIdentifier(x) && !(Node.isPropertyAssignment(parent) && parent.getNameNode() === x) && !Node.isPropertyAccessExpression(parent)) {
+            const d = declarationOf(x);
+            if (d) this.set(d, { ...t, root: false }, n);
+          }
+        });
+      }
+    } else if (Node.isForOfStatement(n) || Node.isForInStatement(n)) {
+      const t = this.taintOf(n.getExpression());
+      const init = n.getInitializer();
+      if (!t || !Node.isVariableDeclarationList(init)) return;
+      const el = Node.isForOfStatement(n) ? this.element(t) : undefined;
+      if (!el) return;
+      for (const d of init.getDeclarations()) this.bind(d.getNameNode(), el, d);
+    } else if (Node.isCallExpression(n)) {
+      const callee = unwrap(n.getExpression());
+      // allowed.push(dir), roots.add(dir), settings.set(key, value), Object.assign(config, changes): a write of the collection.
+      if (Node.isPropertyAccessExpression(callee) && STORE_MUTATORS.has(callee.getName()) && n.getArguments().some((a) => this.taintOf(a))) this.recordWrite(callee.getExpression(), n);
+      if (Node.isPropertyAccessExpression(callee) && callee.getText() === 'Object.assign' && n.getArguments().slice(1).some((a) => this.taintOf(a)) && n.getArguments()[0]) this.recordWrite(n.getArguments()[0]!, n, true);
+      if (!Node.isPropertyAccessExpression(callee)) return;
+      const idx = ITERATING.get(callee.getName());
+      if (idx === undefined) return;
+      const t = this.taintOf(callee.getExpression());
+      const cb = n.getArguments()[0];
+      const el = t && this.element(t);
+      if (!el || !cb || !isFunctionLike(unwrap(cb))) return;
+      const p = (unwrap(cb) as FunctionLikeNode).getParameters()[idx];
+      if (p) this.bind(p.getNameNode(), el, p);
+    }
+  }
+
+  /**
+   * Whether the result of a call decides if the function goes on: the call is the condition of an `if` that
+   * leaves (return, throw), or its result is kept in a variable that such an `if` tests.
+   */
+  private gates(call: Node): boolean {
+    const leaves = (st: Node): boolean => Node.isReturnStatement(st) || Node.isThrowStatement(st) || findNodes(st, (d) => ts.isReturnStatement(d) || ts.isThrowStatement(d)).length > 0;
+    let cur: Node = call;
+    let p = cur.getParent();
+    while (p && (Node.isAwaitExpression(p) || Node.isParenthesizedExpression(p) || Node.isPrefixUnaryExpression(p) || Node.isPropertyAccessExpression(p))) {
+      cur = p;
+      p = p.getParent();
+    }
+    if (Node.isIfStatement(p) && p.getExpression() === cur) return leaves(p.getThenStatement());
+    if (Node.isVariableDeclaration(p) && Node.isIdentifier(p.getNameNode())) {
+      const name = p.getName();
+      const body = this.fn.getBody();
+      return !!body && findNodes(body, (cn) => ts.isIfStatement(cn) && cn.getStart() > call.getStart()).some(
+        (st) => Node.isIfStatement(st) && new RegExp(`\\b${name}\\b`).test(st.getExpression().getText()) && leaves(st.getThenStatement()),
+      );
+    }
+    return false;
+  }
+
+  /** A client value written into `target` (a module-level variable, a field, or a property of one): kept for 'roots-writable'. */
+  private recordWrite(target: Node, node: Node, anyProperty = false): void {
+    for (const k of storageKeys(target, this.run_.sources, 0, true)) {
+      const key = anyProperty ? `${k}.*` : k;
+      const id = `${key}@${node.getStart()}`;
+      if (!this.writes.has(id)) this.writes.set(id, { key, node, at: node, tool: '' });
+    }
+  }
+
+  /* ---- expressions */
+
+  /**
+   * The taint of an expression. Taint only ever starts at a variable set in this analysis (see set()), so an
+   * expression that mentions none of their names is clean: that is decided on compiler nodes, before any
+   * part of it is wrapped.
+   */
+  taintOf(e: Node): Taint | undefined {
+    return this.mayTaint(e.compilerNode) ? this.taint(e) : undefined;
+  }
+
+  private mayTaint(cn: ts.Node): boolean {
+    const names = this.taintedNames;
+    const fields = this.run_.fieldNames;
+    if (names.size === 0 && fields.size === 0) return false;
+    const visit = (n: ts.Node): boolean => (ts.isIdentifier(n) ? names.has(n.text) || fields.has(n.text) : n.kind === SyntaxKind.ThisKeyword ? fields.size > 0 : !!ts.forEachChild(n, visit));
+    return visit(cn);
+  }
+
+  private taint(e: Node): Taint | undefined {
+    const n = stripAwait(e);
+    if (Node.isIdentifier(n)) {
+      const d = declarationOf(n);
+      return d ? this.env.get(declKey(d)) : undefined;
+    }
+    if (Node.isPropertyAccessExpression(n)) {
+      if (Node.isThisExpression(unwrap(n.getExpression()))) {
+        const key = exprKey(n);
+        return key ? this.run_.fields.get(key) : undefined;
+      }
+      const t = this.taint(n.getExpression());
+      return t && this.member(t, n.getName(), exprKey(n));
+    }
+    if (Node.isElementAccessExpression(n)) {
+      const t = this.taint(n.getExpression());
+      if (!t) return undefined;
+      const key = constString(n.getArgumentExpression())?.value;
+      return key !== undefined ? this.member(t, key, exprKey(n)) : this.element(t);
+    }
+    if (Node.isTemplateExpression(n)) return this.shaped(n, merge(n.getTemplateSpans().map((s) => this.taint(s.getExpression()))));
+    if (Node.isBinaryExpression(n)) {
+      const op = n.getOperatorToken().getText();
+      if (op === '+') return this.shaped(n, merge([this.taint(n.getLeft()), this.taint(n.getRight())]));
+      if (op === '??' || op === '||' || op === '+=') return merge([this.taint(n.getLeft()), this.taint(n.getRight())]);
+      if (op === '&&' || op === ',' || op === '=' || op === '??=' || op === '||=') return this.taint(n.getRight());
+      return undefined;
+    }
+    if (Node.isConditionalExpression(n)) return merge([this.taint(n.getWhenTrue()), this.taint(n.getWhenFalse())]);
+    if (Node.isArrayLiteralExpression(n)) return merge(n.getElements().map((el) => this.taint(Node.isSpreadElement(el) ? el.getExpression() : el)));
+    if (Node.isObjectLiteralExpression(n)) {
+      // Field-sensitive: `{ path: p, rules }` keeps each property's own taint.
+      const props = new Map<string, Taint>();
+      const rests: Taint[] = [];
+      for (const p of n.getProperties()) {
+        if (Node.isPropertyAssignment(p)) {
+          const t = this.taint(p.getInitializerOrThrow());
+          const name = propertyName(p.getNameNode());
+          if (t && name !== undefined) props.set(name, t);
+          else if (t) rests.push(t);
+        } else if (Node.isShorthandPropertyAssignment(p)) {
+          const t = this.taint(p.getNameNode());
+          if (t) props.set(p.getName(), t);
+        } else if (Node.isSpreadAssignment(p)) {
+          const t = this.taint(p.getExpression());
+          if (t?.props) for (const [k, v] of t.props) props.set(k, v);
+          if (t?.rest) rests.push(t.rest);
+          else if (t && !t.props) rests.push(t);
+        }
+      }
+      const all = [...props.values(), ...rests];
+      const whole = merge(all);
+      if (!whole) return undefined;
+      const restOf = rests.length === 1 ? rests[0] : merge(rests);
+      return { ...whole, props, rest: restOf };
+    }
+    if (Node.isCallExpression(n)) return this.callTaint(n);
+    if (Node.isNewExpression(n)) {
+      const name = n.getExpression().getText();
+      const [a, base] = n.getArguments() ?? [];
+      if (name === 'URL' && base) {
+        // new URL(ref, base): a relative reference with a fixed start keeps the base's scheme and host; any
+        // other reference the client reaches may be absolute and replace them.
+        const ta = a && this.taint(a);
+        const tb = this.taint(base);
+        if (!ta) return tb;
+        const t = merge([ta, tb])!;
+        return { ...t, urlFixed: !!ta.relPath && (!tb || !!tb.urlFixed), schemeFixed: false, relPath: false };
+      }
+      if (name === 'URL' || name === 'String') return a ? this.taint(a) : undefined;
+      return undefined;
+    }
+    if (Node.isTaggedTemplateExpression(n) && n.getTag().getText() === 'String.raw') {
+      const tpl = n.getTemplate();
+      return Node.isTemplateExpression(tpl) ? merge(tpl.getTemplateSpans().map((s) => this.taint(s.getExpression()))) : undefined;
+    }
+    return undefined;
+  }
+
+  /**
+   * The URL shape of a template or concatenation (see Taint.urlFixed): read from the constant text and the
+   * values the client does not reach before the first value it does.
+   */
+  private shaped(n: Node, t: Taint | undefined): Taint | undefined {
+    if (!t) return t;
+    const pieces = piecesOf(n);
+    if (!pieces) return t;
+    let prefix = '';
+    for (const p of pieces) {
+      if ('text' in p) {
+        prefix += p.text;
+        continue;
+      }
+      const pt = this.taintOf(p.expr);
+      if (!pt) {
+        prefix += constString(p.expr)?.value ?? '\0';
+        continue;
+      }
+      if (prefix === '') return { ...t, urlFixed: pt.urlFixed, schemeFixed: pt.schemeFixed, relPath: pt.relPath };
+      const urlFixed = CLOSED_ORIGIN.test(prefix) || CLOSED_BASE.test(prefix);
+      return { ...t, urlFixed, schemeFixed: !urlFixed && OPEN_HOST.test(prefix), relPath: !prefix.includes('\0') && RELATIVE.test(prefix) && !SCHEME.test(prefix) };
+    }
+    return t;
+  }
+
+  private argTaints(call: CallExpression | NewExpression): (Taint | undefined)[] {
+    return (call.getArguments() ?? []).map((a) => this.taintOf(a));
+  }
+
+  private callTaint(call: CallExpression): Taint | undefined {
+    const callee = unwrap(call.getExpression());
+    const args = call.getArguments();
+    const o = originCached(callee, this.run_.sources);
+    const m = o ? last(o) : '';
+    if (o && PATH_MODULES.has(o.module)) {
+      if (m === 'resolve' || m === 'join' || m === 'normalize') {
+        const t = merge(args.map((a) => this.taintOf(a)));
+        return t && { ...t, resolved: true, relative: false };
+      }
+      if (m === 'relative') {
+        const t = merge(args.map((a) => this.taintOf(a)));
+        return t && { ...t, relative: true, resolved: false };
+      }
+      if (m === 'basename') {
+        const t = args[0] && this.taintOf(args[0]);
+        return t ? { ...t, root: false, basename: true } : undefined;
+      }
+      if (m === 'dirname' || m === 'extname') {
+        const t = merge(args.map((a) => this.taintOf(a)));
+        return t && { ...t, part: true };
+      }
+      if (m === 'format' || m === 'toNamespacedPath') return merge(args.map((a) => this.taintOf(a)));
+      return undefined;
+    }
+    if (o && FS_MODULES.has(o.module) && (m === 'realpath' || m === 'realpathSync' || m === 'native')) {
+      const t = args[0] && this.taintOf(args[0]);
+      return t ? { ...t, root: false, resolved: true } : undefined;
+    }
+    const calleeName = Node.isIdentifier(callee) ? callee.getText() : Node.isPropertyAccessExpression(callee) ? callee.getName() : '';
+    if ((o && ESCAPE_MODULES.has(o.module)) || ESCAPE_NAME.test(calleeName)) {
+      const t = merge(args.map((a) => this.taintOf(a)));
+      return t && { ...t, escaped: true };
+    }
+    if (o?.module === GLOBAL && PASS_GLOBALS.has(o.path[0] ?? '')) {
+      if (NON_TEXT_METHODS.has(m) || /^(?:is|has)/.test(m)) return undefined;
+      return merge(args.map((a) => this.taintOf(a)));
+    }
+    if (Node.isPropertyAccessExpression(callee)) {
+      const recv = this.taintOf(callee.getExpression());
+      const name = callee.getName();
+      if (recv) {
+        if (NON_TEXT_METHODS.has(name)) return undefined;
+        const extra = name === 'concat' ? args.map((a) => this.taintOf(a)) : [];
+        const t = merge([recv, ...extra]);
+        return t && { ...t, basename: recv.basename, escaped: recv.escaped, part: recv.part || PART_METHODS.has(name), replaced: recv.replaced || name === 'replace' || name === 'replaceAll' };
+      }
+      if (name === 'concat' || name === 'replace' || name === 'replaceAll') {
+        const t = merge((name === 'concat' ? args : args.slice(1)).map((a) => this.taintOf(a)));
+        if (t) return t;
+      }
+    }
+    // Schema.parse(args), safeParse(args).data…: validation keeps the text, minus the constrained arguments.
+    if (Node.isPropertyAccessExpression(callee) && PARSE_METHODS.has(callee.getName()) && args[0] && !this.taintOf(callee.getExpression())) {
+      const t = this.taintOf(args[0]);
+      if (t) {
+        const constrained = t.root ? constrainedArguments(callee.getExpression(), this.run_.sources) : [];
+        const checked = constrained.length ? { ...t, safe: new Set([...(t.safe ?? []), ...constrained]) } : t;
+        return /^safeParse/.test(callee.getName()) && !t.prefix ? { ...checked, prefix: ['data'], root: true } : checked;
+      }
+    }
+    const f = this.depth < MAX_DEPTH ? functionCached(callee, this.run_.sources) : undefined;
+    if (f) {
+      const ats = this.argTaints(call);
+      if (!ats.some(Boolean) && !(Node.isMethodDeclaration(f) && this.run_.hasTaintedFields(ownerClass(f)))) return undefined;
+      const r = this.run_.analyze(f, ats, this.depth + 1);
+      if (!r.ret) return undefined;
+      const first = ats.find(Boolean);
+      return { ...r.ret, keys: liftKeys(f, ats, r.ret.keys), steps: [...(first?.steps ?? []), call, ...r.ret.steps] };
+    }
+    return undefined;
+  }
+
+  /* ---- sinks and calls */
+
+  private visitCall(n: CallExpression | NewExpression | TaggedTemplateExpression, flows: RawFlow[], checks: Check[]): void {
+    const match = classifySink(n, this.run_.ctx);
+    if (match) {
+      for (const part of match.parts) {
+        const ts = part.exprs.map((e) => this.taintOf(e));
+        const t = merge(ts);
+        if (!t) continue;
+        const urlShape = part.kind === 'http' || part.kind === 'navigate' ? this.destination(n, t) : undefined;
+        flows.push({
+          sink: n,
+          match,
+          kind: part.kind,
+          taint: { ...t, keys: unionKeys(new Set(), ts.flatMap((x) => (x ? [...x.keys] : []))) },
+          chain: [{ fn: this.fn, at: n }],
+          steps: [...t.steps, n],
+          ...(urlShape ? { urlShape } : {}),
+        });
+      }
+      return;
+    }
+    if (this.depth >= MAX_DEPTH) return;
+    if (Node.isNewExpression(n)) {
+      // new Session(command): the constructor runs with the arguments (and may keep them in fields).
+      const ats = this.argTaints(n);
+      const ctor = ats.some(Boolean) ? constructorOf(n, this.run_.sources) : undefined;
+      if (ctor && ctor !== this.fn) this.follow(n, ctor, ats, flows, checks);
+      return;
+    }
+    if (!Node.isCallExpression(n)) return;
+    const fns = functionsOfCallee(unwrap(n.getExpression()), this.run_.sources).filter((x) => x.fn !== this.fn);
+    if (!fns.length) return;
+    const ats = this.argTaints(n);
+    const tainted = ats.some(Boolean);
+    for (const { fn, key } of fns) {
+      // A method of a class whose fields hold client values runs with them, whatever its arguments.
+      if (tainted || (Node.isMethodDeclaration(fn) && this.run_.hasTaintedFields(ownerClass(fn)))) this.follow(n, fn, ats, flows, checks, key);
+    }
+  }
+
+  /**
+   * What of an outbound request's destination the client reaches (see Flow.urlShape): the URL's own shape, or
+   * a relative reference resolved against a base the client does not reach — an axios `baseURL`, a got or ky
+   * `prefixUrl` (which is always prepended), in the call's options or the instance's configuration.
+   */
+  private destination(n: Node, t: Taint): UrlShape {
+    if (t.urlFixed) return 'path';
+    const req = httpRequestOf(n, this.run_.sources);
+    if (req) {
+      const configs = [req.options, ...req.instance].map((c) => (c ? objectLiteralOf(c, this.run_.sources) : undefined));
+      const fixedKey = (key: string): boolean =>
+        configs.some((c) => {
+          const v = c && propertyValue(c, key);
+          return !!v && !this.taintOf(v);
+        });
+      const tu = req.url && this.taintOf(req.url);
+      if ((req.library === 'got' || req.library === 'ky') && fixedKey('prefixUrl')) return 'path';
+      if (req.library === 'axios' && fixedKey('baseURL') && (!tu || tu.relPath || tu.urlFixed)) return 'path';
+      if (tu && !tu.urlFixed && !tu.schemeFixed) return 'url';
+    }
+    return t.schemeFixed ? 'host' : 'url';
+  }
+
+  private follow(n: CallExpression | NewExpression, f: Analyzable, ats: (Taint | undefined)[], flows: RawFlow[], checks: Check[], tableKey?: string): void {
+    const r = this.run_.analyze(f, ats, this.depth + 1);
+    const first = ats.find(Boolean);
+    for (const rf of r.flows) {
+      flows.push({
+        ...rf,
+        taint: { ...rf.taint, keys: liftKeys(f, ats, rf.taint.keys) },
+        chain: [{ fn: this.fn, at: n }, ...rf.chain],
+        steps: [...(first?.steps ?? []), n, ...rf.steps],
+        tableKey: rf.tableKey ?? tableKey,
+      });
+    }
+    for (const c of r.checks) {
+      if (this.seenChecks.has(c)) continue;
+      this.seenChecks.add(c);
+      checks.push(c);
+      // A check of the callee itself counts at this call, for the arguments that reach it (its own lifted
+      // checks carry the deeper ones up, one level at a time).
+      if (!c.scope && c.fn === f) checks.push({ ...c, fn: this.fn, at: n, keys: liftKeys(f, ats, c.keys) });
+    }
+    for (const w of r.writes) {
+      const id = `${w.key}@${w.node.getStart()}`;
+      if (!this.writes.has(id)) this.writes.set(id, { ...w, at: n });
+    }
+  }
+
+  /* ---- checks */
+
+  private addCheck(checks: Check[], node: Node, subjectNode: Node, subject: Taint | undefined, verdict: Partial<Record<Family, Verdict>>, scope?: Node, roots?: Node[]): void {
+    if (!subject) return;
+    if (!scope) {
+      const g = guarding(node);
+      if (!g) return;
+      if (g !== 'after') scope = g;
+    }
+    let shown = node;
+    if (verdict.fs?.guard === 'sound' && roots?.length) {
+      // An allow-list that means "everything" while it is empty, and is empty unless configured.
+      const bypass = openWhenEmpty(this.fn, node, roots, this.run_.sources, (e) => !!this.taintOf(e));
+      if (bypass) {
+        verdict = { ...verdict, fs: v('unsound', 'default-open') };
+        shown = bypass;
+      }
+    }
+    checks.push({ node: shown, fn: this.fn, at: node, keys: subject.keys, subjectKey: exprKey(subjectNode), part: subject.part, verdict, scope, ...(roots?.length ? { roots } : {}) });
+  }
+
+  private collectCheck(n: Node, checks: Check[]): void {
+    if (Node.isCallExpression(n)) {
+      const callee = unwrap(n.getExpression());
+      const args = n.getArguments();
+      // A confirmation the human gives: the value is shown in an elicitation and nothing runs unless accepted.
+      const gate = this.run_.elicits && mayResolveFunction(callee.compilerNode) ? functionCached(callee, this.run_.sources) : undefined;
+      if (gate && asksHuman(gate, this.run_.sources) && this.gates(n)) {
+        for (const a of args) {
+          const t = this.taintOf(a);
+          if (t) this.addCheck(checks, n, a, t, CONFIRMED);
+        }
+        return;
+      }
+      if (Node.isPropertyAccessExpression(callee)) {
+        const m = callee.getName();
+        const recvNode = callee.getExpression();
+        const recv = this.taintOf(recvNode);
+        if (m === 'startsWith' && recv) {
+          const b = args[0];
+          const lit = constString(b)?.value;
+          if (recv.relative && lit !== undefined && lit.startsWith('..')) return this.addCheck(checks, n, recvNode, recv, { fs: v('sound', 'relative-check') });
+          // A literal prefix confines only when it is an absolute folder written with its separator ('/srv/data/').
+          if (lit !== undefined) {
+            const root = lit.length > 1 && /^(?:\/|[A-Za-z]:\\)/.test(lit) && /[\\/]$/.test(lit);
+            return this.addCheck(checks, n, recvNode, recv, root && recv.resolved ? { fs: v('sound', 'separator-prefix'), process: v('unsound', 'blocklist') } : DENY);
+          }
+          if (b && isSep(b) && constString(b) === undefined) return this.addCheck(checks, n, recvNode, recv, DENY); // startsWith(path.sep): only absoluteness
+          if (hasSeparator(b)) return this.addCheck(checks, n, recvNode, recv, { fs: recv.resolved ? v('sound', 'separator-prefix') : v('unsound', 'raw-path-check'), process: v('unsound', 'blocklist') }, undefined, b ? [b] : undefined);
+          return this.addCheck(checks, n, recvNode, recv, { fs: v('unsound', 'prefix-without-separator'), process: v('unsound', 'blocklist') });
+        }
+        if (['includes', 'indexOf', 'lastIndexOf', 'has', 'hasOwnProperty'].includes(m) && args[0]) {
+          const arg = this.taintOf(args[0]);
+          if (arg && !recv) {
+            const denied = DENY_NAME.test(recvNode.getText());
+            this.addCheck(checks, n, args[0], arg, denied ? DENY : ALLOW, undefined, [recvNode]);
+            checks[checks.length - 1]!.lookup = true;
+            return;
+          }
+          if (recv && !arg && m !== 'has' && m !== 'hasOwnProperty') return this.addCheck(checks, n, recvNode, recv, DENY);
+          return;
+        }
+        if (m === 'test' && args[0]) {
+          const re = regexSource(recvNode);
+          const subj = this.taintOf(args[0]);
+          if (re !== undefined && subj) return this.addCheck(checks, n, args[0], subj, patternVerdict(re));
+          return;
+        }
+        if ((m === 'match' || m === 'search') && recv) {
+          const re = regexSource(args[0]);
+          return this.addCheck(checks, n, recvNode, recv, re !== undefined && m === 'match' ? patternVerdict(re) : DENY);
+        }
+      }
+      const o = originOf(callee);
+      if (o && PATH_MODULES.has(o.module) && last(o) === 'isAbsolute' && args[0]) {
+        const subj = this.taintOf(args[0]);
+        return this.addCheck(checks, n, args[0], subj, subj?.relative ? { fs: v('sound', 'relative-check') } : { fs: v('unsound', 'raw-path-check') });
+      }
+      if (o?.module === GLOBAL && o.path.join('.') === 'Object.hasOwn' && args[1]) return this.addCheck(checks, n, args[1], this.taintOf(args[1]), ALLOW);
+      return;
+    }
+    if (Node.isBinaryExpression(n)) {
+      const op = n.getOperatorToken().getText();
+      if (['===', '!==', '==', '!='].includes(op)) {
+        const [l, r] = [n.getLeft(), n.getRight()];
+        const lt = this.taintOf(l);
+        const rt = this.taintOf(r);
+        if (lt && !rt && constString(r)) return this.addCheck(checks, n, l, lt, ALLOW);
+        if (rt && !lt && constString(l)) return this.addCheck(checks, n, r, rt, ALLOW);
+        return;
+      }
+      if (op === 'in') {
+        const lt = this.taintOf(n.getLeft());
+        if (lt && !this.taintOf(n.getRight())) this.addCheck(checks, n, n.getLeft(), lt, DENY_NAME.test(n.getRight().getText()) ? DENY : ALLOW);
+      }
+      return;
+    }
+    if (Node.isSwitchStatement(n)) {
+      const t = this.taintOf(n.getExpression());
+      if (!t) return;
+      for (const c of n.getCaseBlock().getClauses()) {
+        if (Node.isCaseClause(c) && constString(c.getExpression())) this.addCheck(checks, c, n.getExpression(), t, ALLOW, c);
+      }
+    }
+  }
+}

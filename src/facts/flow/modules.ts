@@ -1,0 +1,170 @@
+import { Node, ts, type ConstructorDeclaration, type SourceFile, type NewExpression } from '../morph.js';
+import { baseClassOf, classValueOf, declarationOf, exportedNode, functionOf, importOf as importOfDecl, initializerOf, originOf, resolveRelativeModule, valueOriginOf, INSTANCE_FACTORIES, type FunctionLikeNode, type Origin } from '../scope.js';
+import { constString, objectLiteralOf } from '../server-model.js';
+import { namesAnyModule, propertyName, unwrap, type ParsedSources } from '../ts-source.js';
+
+/**
+ * Taint flow (facts/flow.ts), across modules: a callee resolved to its origin and its function in another file
+ * (imports, instances exported by a module, classes and their constructors), memoised.
+ */
+
+/** `require('x')` (the library itself). */
+export function requireCall(n: Node): boolean {
+  let u = unwrap(n);
+  // Through a compiler's interop helper: `__importDefault(require('axios'))`.
+  if (Node.isCallExpression(u) && /^(?:__importDefault|__importStar|__toESM|_interopRequireDefault|_interopRequireWildcard)$/.test(unwrap(u.getExpression()).getText().replace(/^.*\./, '')) && u.getArguments()[0]) {
+    u = unwrap(u.getArguments()[0]!);
+  }
+  return Node.isCallExpression(u) && Node.isIdentifier(u.getExpression()) && u.getExpression().getText() === 'require';
+}
+
+/** What the analysis reads: functions, methods, and the constructors of the classes a handler instantiates. */
+export type Analyzable = FunctionLikeNode | ConstructorDeclaration;
+
+export function stripAwait(e: Node): Node {
+  let n = unwrap(e);
+  while (Node.isAwaitExpression(n) || Node.isTypeAssertion(n)) n = unwrap(n.getExpression());
+  return n;
+}
+
+const originMemo = new WeakMap<object, Origin | null>();
+const functionMemo = new WeakMap<object, FunctionLikeNode | null>();
+
+/**
+ * Where a callee comes from (facts/scope originOf), and through a relative import when what the other module
+ * exports is an HTTP client instance (`export const api = axios.create(…)`): then `api.get` is axios's get.
+ */
+export function originCached(callee: Node, sources: ParsedSources): Origin | undefined {
+  const hit = originMemo.get(callee.compilerNode);
+  if (hit !== undefined) return hit ?? undefined;
+  const o = originOf(callee);
+  const r = o && o.module.startsWith('.') ? acrossModules(o, callee, sources) : o;
+  originMemo.set(callee.compilerNode, r ?? null);
+  return r;
+}
+
+/** An origin in a relative module, seen through what that module exports (an HTTP client instance), or the origin unchanged. */
+function acrossModules(o: Origin, callee: Node, sources: ParsedSources): Origin {
+  const target = resolveRelativeModule(sources.rel(callee.getSourceFile()), o.module, sources);
+  if (!target) return o;
+  // A default import has an empty origin path, so its first step is already a member (`api.get` on
+  // `import api from './http.js'`): the export is 'default' and the whole path stays.
+  const viaDefault = defaultImportRoot(callee);
+  const name = viaDefault ? 'default' : (o.path[0] ?? 'default');
+  const inst = instanceExports(sources).get(target)?.get(name);
+  return inst ? { module: inst.module, path: [...inst.path, ...(viaDefault ? o.path : o.path.slice(1))] } : o;
+}
+
+/** Whether an access chain (`api.get`, `api.defaults.x`) starts at a default import binding. */
+function defaultImportRoot(expr: Node): boolean {
+  let root = unwrap(expr);
+  while (Node.isPropertyAccessExpression(root) || Node.isElementAccessExpression(root)) root = unwrap(root.getExpression());
+  if (!Node.isIdentifier(root)) return false;
+  const d = declarationOf(root);
+  if (!d) return false;
+  if (importOfDecl(d)?.imported === 'default') return true;
+  // `const api = require('./http')` over `module.exports = axios.create(…)` (read as its default export).
+  const v = d.getParent();
+  const init = Node.isVariableDeclaration(v) && v.getNameNode() === d ? v.getInitializer() : undefined;
+  return !!init && requireCall(init);
+}
+
+const instanceMemo = new WeakMap<ParsedSources, Map<SourceFile, Map<string, Origin>>>();
+
+/**
+ * Per file, the exports that are HTTP client instances (`export const api = axios.create(…)`,
+ * `export default got.extend(…)`, `const api = ky.create(…); export { api }`), with the library they stand for.
+ * Only files that name one of the libraries are read.
+ */
+export function instanceExports(sources: ParsedSources): Map<SourceFile, Map<string, Origin>> {
+  const hit = instanceMemo.get(sources);
+  if (hit) return hit;
+  const out = new Map<SourceFile, Map<string, Origin>>();
+  const libs = Object.keys(INSTANCE_FACTORIES);
+  for (const [, sf] of sources.files) {
+    if (!namesAnyModule(sf, libs)) continue;
+    const names = new Set<string>();
+    for (const st of sf.getVariableStatements()) if (st.hasExportKeyword()) for (const d of st.getDeclarations()) names.add(d.getName());
+    for (const ed of sf.getExportDeclarations()) if (!ed.getModuleSpecifierValue()) for (const ne of ed.getNamedExports()) names.add(ne.getAliasNode()?.getText() ?? ne.getName());
+    if (sf.getExportAssignments().length) names.add('default');
+    const found = new Map<string, Origin>();
+    for (const name of names) {
+      const node = exportedNode(sf, name, sources);
+      const vo = node && node.getSourceFile() === sf ? (Node.isIdentifier(node) ? originOf(node) : valueOriginOf(node)) : undefined;
+      if (vo && INSTANCE_FACTORIES[vo.module] && vo.path.length === 0) found.set(name, vo);
+    }
+    if (found.size) out.set(sf, found);
+  }
+  instanceMemo.set(sources, out);
+  return out;
+}
+
+/**
+ * The functions a call may run: the one `functionOf` finds, or every function of a dispatch table looked up
+ * with a computed key (`handlers[name](args)`, `const h = handlers[name]; h(args)`).
+ */
+export function functionsOfCallee(callee: Node, sources: ParsedSources): { fn: FunctionLikeNode; key?: string }[] {
+  const f = functionCached(callee, sources);
+  if (f) return [{ fn: f }];
+  let table: Node | undefined;
+  if (Node.isElementAccessExpression(callee) && constString(callee.getArgumentExpression()) === undefined) table = callee.getExpression();
+  else if (Node.isIdentifier(callee)) {
+    const d = declarationOf(callee);
+    const init = d ? initializerOf(d) : undefined;
+    const u = init && stripAwait(init);
+    if (u && Node.isElementAccessExpression(u) && constString(u.getArgumentExpression()) === undefined) table = u.getExpression();
+  }
+  const obj = table && objectLiteralOf(table, sources);
+  if (!obj) return [];
+  const out: { fn: FunctionLikeNode; key?: string }[] = [];
+  for (const p of obj.getProperties()) {
+    const value = Node.isPropertyAssignment(p) ? p.getInitializer() : Node.isShorthandPropertyAssignment(p) ? p.getNameNode() : Node.isMethodDeclaration(p) ? p : undefined;
+    const fn = value && functionCached(value, sources);
+    const key = Node.isPropertyAssignment(p) || Node.isMethodDeclaration(p) || Node.isShorthandPropertyAssignment(p) ? propertyName(p.getNameNode()) : undefined;
+    if (fn) out.push({ fn, key });
+  }
+  return out;
+}
+
+export function functionCached(callee: Node, sources: ParsedSources): FunctionLikeNode | undefined {
+  const hit = functionMemo.get(callee.compilerNode);
+  if (hit !== undefined) return hit ?? undefined;
+  const f = functionOf(callee, sources);
+  functionMemo.set(callee.compilerNode, f ?? null);
+  return f;
+}
+
+const classIds = new WeakMap<ts.Node, string>();
+let nextClass = 0;
+/** A stable id for a class (the key of its fields' taint). */
+export function classId(cls: ts.Node): string {
+  let id = classIds.get(cls);
+  if (!id) classIds.set(cls, (id = `c${++nextClass}`));
+  return id;
+}
+
+/** The class whose `this` a node sees (through arrow functions), as a compiler node. */
+export function rawEnclosingClass(cn: ts.Node): ts.ClassLikeDeclaration | undefined {
+  for (let a = cn.parent; a; a = a.parent) {
+    if (ts.isClassLike(a)) return a;
+    if (ts.isFunctionDeclaration(a) || ts.isFunctionExpression(a)) return undefined;
+  }
+  return undefined;
+}
+
+/** The class a function is a member of (a method or constructor), as a compiler node. */
+export function ownerClass(fn: Analyzable): ts.ClassLikeDeclaration | undefined {
+  const p = fn.compilerNode.parent;
+  return (Node.isMethodDeclaration(fn) || Node.isConstructorDeclaration(fn)) && p && ts.isClassLike(p) ? p : undefined;
+}
+
+/** The constructor `new X(…)` runs, when X is a class of the audited source (its own, or the one it inherits). */
+export function constructorOf(n: NewExpression, sources: ParsedSources): ConstructorDeclaration | undefined {
+  let cls = classValueOf(n.getExpression(), sources);
+  for (let i = 0; cls && i < 5; i++) {
+    const ctor = cls.getConstructors().find((c) => c.getBody());
+    if (ctor) return ctor;
+    cls = baseClassOf(cls, sources);
+  }
+  return undefined;
+}

@@ -1,0 +1,486 @@
+import { Node, type CallExpression, type TaggedTemplateExpression } from '../morph.js';
+import { assignedValues, declarationOf, fieldValues, importOf as importOfDecl, initializerOf, valueOfDeclaration, GLOBAL, INSTANCE_FACTORIES, type Origin } from '../scope.js';
+import { constString, objectLiteralOf, propertyValue, type EntryKind } from '../server-model.js';
+import { unwrap, type ParsedSources } from '../ts-source.js';
+import { originCached, requireCall } from './modules.js';
+
+/**
+ * Taint flow (facts/flow.ts), the sinks: which calls are dangerous (a shell, a process, eval, the file system,
+ * an HTTP request, a browser navigation), how their arguments are read, and the shapes of a flow and a site.
+ */
+
+/** How many nested calls below a handler a flow is followed. */
+export const MAX_DEPTH = 5;
+
+export type SinkFamily = 'process' | 'code' | 'fs' | 'http' | 'browser';
+export type SinkKind = 'shell' | 'process' | 'argument' | 'eval' | 'fs' | 'http' | 'navigate';
+export type FsAccess = 'read' | 'write' | 'delete';
+export type Guard = 'none' | 'sound' | 'unsound';
+export type GuardDetail =
+  | 'separator-prefix'
+  | 'relative-check'
+  | 'basename'
+  | 'allowlist'
+  | 'pattern'
+  | 'escaped'
+  | 'argv-no-shell'
+  | 'prefix-without-separator'
+  | 'raw-path-check'
+  | 'blocklist'
+  | 'default-open'
+  | 'roots-writable'
+  | 'confirmed';
+export type Launcher = 'child_process' | 'execa' | 'cross-spawn' | 'shelljs' | 'zx' | 'stdio-transport';
+
+export interface FlowStep {
+  file: string;
+  line: number;
+}
+
+export interface Flow {
+  /** The tool (prompt, resource) whose input reaches the sink; a dispatcher's method when no branch names it. */
+  tool: string;
+  entryKind: EntryKind;
+  sinkKind: SinkKind;
+  /** The callee as written (`exec`, `fs.promises.readFile`, `$`…), at most 80 characters. */
+  sinkCall: string;
+  /** fs sinks: what the call does to the path. */
+  access?: FsAccess;
+  /** process sinks: the launch goes through a shell. */
+  shell?: boolean;
+  file: string;
+  line: number;
+  column: number;
+  guard: Guard;
+  guardDetail?: GuardDetail;
+  /**
+   * Where the deciding check is written; for 'default-open', the branch that accepts everything when the list
+   * is empty; for 'roots-writable', the write of the allowed roots.
+   */
+  guardAt?: FlowStep;
+  /** 'roots-writable': the tool (prompt, resource) whose arguments are written into the allowed roots. */
+  guardWriter?: string;
+  /** From the source (the handler parameter) through assignments and calls to the sink. */
+  path: FlowStep[];
+  /**
+   * http and navigate sinks: what of the destination the value reaches — 'path' when the scheme and host are
+   * fixed (written in the code, configured, or the instance's base URL) and the value only fills the path or
+   * query; 'host' when the scheme is fixed; 'url' for the whole URL.
+   */
+  urlShape?: UrlShape;
+}
+
+export type UrlShape = 'url' | 'host' | 'path';
+
+export interface SinkSite {
+  family: SinkFamily;
+  call: string;
+  file: string;
+  line: number;
+  column: number;
+  node: Node;
+  access?: FsAccess;
+  /** process: runs through a shell (exec, `shell: true`, `sh -c`). */
+  shell?: boolean;
+  launcher?: Launcher;
+}
+
+/* ----------------------------------------------------------------- sinks */
+
+export interface SinkPart {
+  kind: SinkKind;
+  exprs: Node[];
+}
+
+export interface SinkMatch {
+  family: SinkFamily;
+  call: string;
+  access?: FsAccess;
+  shell?: boolean;
+  launcher?: Launcher;
+  parts: SinkPart[];
+}
+
+export const FS_MODULES = new Set(['fs', 'fs/promises', 'fs-extra', 'graceful-fs', 'original-fs', 'fs-extra/esm']);
+export const HTTP_MODULES = new Set(['http', 'https', 'http2']);
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'cmd', 'cmd.exe', 'powershell', 'powershell.exe', 'pwsh', '/bin/sh', '/bin/bash', '/bin/zsh', '/usr/bin/env']);
+const SHELL_FLAGS = new Set(['-c', '-lc', '-ic', '/c', '/C', '-Command', '-command']);
+const FD_METHODS = new Set(['read', 'readSync', 'readv', 'readvSync', 'write', 'writeSync', 'writev', 'writevSync']);
+const TWO_PATHS = /^(?:copyFile|copyFileSync|cp|cpSync|copy|copySync|rename|renameSync|move|moveSync|link|linkSync|symlink|symlinkSync)$/;
+
+function fsAccess(m: string): FsAccess | undefined {
+  if (FD_METHODS.has(m)) return undefined;
+  if (/^(?:rm|rmSync|rmdir|rmdirSync|unlink|unlinkSync|remove|removeSync|emptyDir|emptyDirSync|emptydir)$/.test(m)) return 'delete';
+  if (/^read/.test(m) || /^(?:open|openSync|opendir|opendirSync|createReadStream)$/.test(m)) return 'read';
+  if (/^(?:write|append|mkdir|mkdtemp|output|ensure|truncate|chmod|chown|utimes)/.test(m) || m === 'createWriteStream' || TWO_PATHS.test(m)) return 'write';
+  return undefined;
+}
+
+export const last = (o: Origin): string => {
+  const p = o.path.filter((s) => s !== 'default' && s !== 'promises');
+  return p[p.length - 1] ?? '';
+};
+
+const calleeText = (n: Node): string => {
+  const t = n.getText().replace(/\s+/g, '');
+  return t.length > 80 ? t.slice(0, 77) + '...' : t;
+};
+
+function isFalsy(n: Node | undefined): boolean {
+  if (!n) return true;
+  const u = unwrap(n);
+  return Node.isFalseLiteral(u) || Node.isNullLiteral(u) || (Node.isIdentifier(u) && u.getText() === 'undefined');
+}
+
+function shellOption(opts: Node[], sources: ParsedSources): boolean {
+  for (const o of opts) {
+    const obj = objectLiteralOf(o, sources);
+    if (!obj) continue;
+    const v = propertyValue(obj, 'shell');
+    if (v && !isFalsy(v)) return true;
+  }
+  return false;
+}
+
+/** The string values an expression may take: literals, consts, `??`/`||` defaults, both branches of `?:`. */
+function possibleStrings(n: Node | undefined, depth = 0): string[] {
+  if (!n || depth > 4) return [];
+  const u = unwrap(n);
+  const c = constString(u)?.value;
+  if (c !== undefined) return [c];
+  if (Node.isConditionalExpression(u)) return [...possibleStrings(u.getWhenTrue(), depth + 1), ...possibleStrings(u.getWhenFalse(), depth + 1)];
+  if (Node.isBinaryExpression(u) && ['??', '||'].includes(u.getOperatorToken().getText())) return [...possibleStrings(u.getLeft(), depth + 1), ...possibleStrings(u.getRight(), depth + 1)];
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    const init = d ? initializerOf(d) : undefined;
+    return init ? possibleStrings(init, depth + 1) : [];
+  }
+  return [];
+}
+
+/** Names that say a value is the user's shell (`process.env.SHELL`, `this.shell`, `getDefaultShell()`, `comspec`). */
+const SHELL_NAME = /(?:^|[^a-z])(?:shell|comspec)(?:path|bin|to ?use|executable)?$|^(?:bash|zsh|pwsh|powershell)$/i;
+
+/** Is the program a shell: one of its possible values, or a name that says so (a value from the environment or the configuration)? */
+function isShellProgram(program: Node | undefined): boolean {
+  if (!program) return false;
+  if (possibleStrings(program).some((v) => SHELLS.has(v) || SHELLS.has(v.split(/[\\/]/).pop() ?? ''))) return true;
+  let u = unwrap(program);
+  if (Node.isCallExpression(u)) u = unwrap(u.getExpression());
+  const name = Node.isIdentifier(u) ? u.getText() : Node.isPropertyAccessExpression(u) ? u.getName() : Node.isElementAccessExpression(u) ? (constString(u.getArgumentExpression())?.value ?? '') : '';
+  return SHELL_NAME.test(name.replace(/^get(?:Default|User)?/, ''));
+}
+
+/** An argument array written in place or in a local variable (`const argv = ['-c', cmd]`). */
+function arrayLiteralOf(n: Node | undefined): Node | undefined {
+  if (!n) return undefined;
+  const u = unwrap(n);
+  if (Node.isArrayLiteralExpression(u)) return u;
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    const init = d ? initializerOf(d) : undefined;
+    return init && Node.isArrayLiteralExpression(init) ? init : undefined;
+  }
+  return undefined;
+}
+
+/** spawn-like (program, [argv], [options]) */
+function spawnLike(call: string, launcher: Launcher, args: Node[], sources: ParsedSources, programKind: 'process' = 'process'): SinkMatch {
+  const program = args[0];
+  const second = args[1] ? unwrap(args[1]) : undefined;
+  const argv = second && !Node.isObjectLiteralExpression(second) ? second : undefined;
+  const opts = args.slice(argv ? 2 : 1);
+  const shell = shellOption(opts, sources);
+  const parts: SinkPart[] = [];
+  // `spawn(shell, ['-c', command])`: a shell given -c, its path written in the code or read from the environment.
+  const argvList = arrayLiteralOf(argv);
+  const shellC =
+    !!argvList &&
+    Node.isArrayLiteralExpression(argvList) &&
+    argvList.getElements().some((e) => SHELL_FLAGS.has(constString(e)?.value ?? '')) &&
+    isShellProgram(program);
+  if (shell) parts.push({ kind: 'shell', exprs: [program, argv].filter((x): x is Node => !!x) });
+  else if (shellC) {
+    parts.push({ kind: 'shell', exprs: [argv!] });
+  } else {
+    if (program) parts.push({ kind: programKind, exprs: [program] });
+    if (argv) parts.push({ kind: 'argument', exprs: [argv] });
+  }
+  return { family: 'process', call, launcher, shell: shell || shellC, parts };
+}
+
+function execaTemplate(node: TaggedTemplateExpression, call: string, launcher: Launcher, opts: Node[], sources: ParsedSources): SinkMatch {
+  const shell = shellOption(opts, sources);
+  const tpl = node.getTemplate();
+  const parts: SinkPart[] = [];
+  if (Node.isTemplateExpression(tpl)) {
+    const spans = tpl.getTemplateSpans();
+    const exprs = spans.map((s) => s.getExpression());
+    if (shell) parts.push({ kind: 'shell', exprs });
+    else {
+      const programFirst = tpl.getHead().getLiteralText().trim() === '';
+      if (programFirst && exprs[0]) parts.push({ kind: 'process', exprs: [exprs[0]] });
+      const rest = programFirst ? exprs.slice(1) : exprs;
+      if (rest.length) parts.push({ kind: 'argument', exprs: rest });
+    }
+  }
+  return { family: 'process', call, launcher, shell, parts };
+}
+
+/** What an audit's sink reading needs besides the node: the parsed files, and whether the package drives a browser. */
+export interface SinkContext {
+  sources: ParsedSources;
+  /** The package uses a browser automation library (playwright, puppeteer, CDP, selenium): navigations are outbound requests. */
+  browser: boolean;
+}
+
+/** What kind of sink a call, `new` or tagged template is, and which of its operands matter. */
+export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefined {
+  const sources = ctx.sources;
+  if (Node.isTaggedTemplateExpression(node)) {
+    let tag = unwrap(node.getTag());
+    let opts: Node[] = [];
+    if (Node.isCallExpression(tag)) {
+      opts = tag.getArguments();
+      tag = unwrap(tag.getExpression());
+    }
+    const o = originCached(tag, sources);
+    if (!o) return undefined;
+    const m = last(o) || (o.path.length === 0 ? o.module : '');
+    if (o.module === 'execa' && /^(?:\$|execa|execaSync|\$sync|execaNode)$/.test(m)) return execaTemplate(node, calleeText(node.getTag()), 'execa', opts, sources);
+    if (o.module === 'zx' && m === '$') return execaTemplate(node, '$', 'zx', opts, sources);
+    return undefined;
+  }
+  if (Node.isNewExpression(node)) {
+    const callee = unwrap(node.getExpression());
+    const o = originCached(callee, sources);
+    const args = node.getArguments();
+    const name = Node.isIdentifier(callee) ? callee.getText() : Node.isPropertyAccessExpression(callee) ? callee.getName() : '';
+    if (o?.module === GLOBAL && name === 'Function') return { family: 'code', call: 'new Function', parts: [{ kind: 'eval', exprs: args }] };
+    if (o?.module === 'vm' && last(o) === 'Script') return { family: 'code', call: calleeText(callee), parts: [{ kind: 'eval', exprs: args.slice(0, 1) }] };
+    if (name === 'StdioClientTransport') {
+      const obj = objectLiteralOf(args[0], sources);
+      const parts: SinkPart[] = [];
+      if (obj) {
+        const cmd = propertyValue(obj, 'command');
+        const argv = propertyValue(obj, 'args');
+        if (cmd) parts.push({ kind: 'process', exprs: [cmd] });
+        if (argv) parts.push({ kind: 'argument', exprs: [argv] });
+      } else if (args[0]) parts.push({ kind: 'process', exprs: [args[0]] });
+      return { family: 'process', call: 'new StdioClientTransport', launcher: 'stdio-transport', parts };
+    }
+    return undefined;
+  }
+  if (!Node.isCallExpression(node)) return undefined;
+  const callee = unwrap(node.getExpression());
+  const o = originCached(callee, sources);
+  const kind = o && callSinkKind(o);
+  if (!kind) return ctx.browser ? navigation(node) : undefined;
+  const args = node.getArguments();
+  const call = calleeText(callee);
+  const m = last(o);
+  switch (kind) {
+    case 'shell-exec':
+      return { family: 'process', call, launcher: o.module === 'shelljs' ? 'shelljs' : 'child_process', shell: true, parts: [{ kind: 'shell', exprs: args.slice(0, 1) }] };
+    case 'spawn':
+      return spawnLike(call, o.module as 'child_process' | 'cross-spawn' | 'execa', args, sources);
+    case 'execa': {
+      // `$({ shell: true })` only binds options.
+      if (args.length === 1 && Node.isObjectLiteralExpression(unwrap(args[0]!))) return undefined;
+      if (m === 'execaCommand' || m === 'execaCommandSync') {
+        const shell = shellOption(args.slice(1), sources);
+        return { family: 'process', call, launcher: 'execa', shell, parts: [{ kind: shell ? 'shell' : 'process', exprs: args.slice(0, 1) }] };
+      }
+      return spawnLike(call, 'execa', args, sources);
+    }
+    case 'eval':
+      return { family: 'code', call, parts: [{ kind: 'eval', exprs: m === 'eval' ? args.slice(0, 1) : args }] };
+    case 'vm':
+      return { family: 'code', call, parts: [{ kind: 'eval', exprs: args.slice(0, 1) }] };
+    case 'fs':
+      return { family: 'fs', call, access: fsAccess(m)!, parts: [{ kind: 'fs', exprs: args.slice(0, TWO_PATHS.test(m) ? 2 : 1) }] };
+    case 'http': {
+      // axios(config), api.request(config), http.request(options): the destination is in the object.
+      const obj = args[0] ? objectLiteralOf(args[0], sources) : undefined;
+      const dest = obj ? URL_KEYS.map((k) => propertyValue(obj, k)).filter((x): x is Node => !!x) : [];
+      return { family: 'http', call, parts: [{ kind: 'http', exprs: obj && dest.length ? dest : args.slice(0, 1) }] };
+    }
+  }
+}
+
+/** The properties of a request's options object that decide where it goes. */
+const URL_KEYS = ['url', 'baseURL', 'prefixUrl', 'host', 'hostname', 'path'];
+
+/** Modules that drive a browser: a navigation they make is an outbound request. */
+export const BROWSER_MODULES = [
+  'playwright', 'playwright-core', '@playwright/test', 'playwright-chromium', 'playwright-firefox', 'playwright-webkit',
+  'puppeteer', 'puppeteer-core', 'chrome-remote-interface', 'selenium-webdriver', 'webdriverio',
+];
+/** Method names a navigation is called by (see navigation()). */
+export const NAVIGATION_NAMES = new Set(['goto', 'navigate', 'send', 'get', 'to']);
+
+/**
+ * A browser navigation, read by name (the page object comes from the library at run time, through
+ * parameters and fields): `page.goto(url)` (playwright, puppeteer), `Page.navigate({ url })` and
+ * `client.send('Page.navigate', { url })` (Chrome DevTools Protocol), `driver.get(url)` and
+ * `driver.navigate().to(url)` (selenium). Only asked when the package uses a browser module.
+ */
+function navigation(node: CallExpression): SinkMatch | undefined {
+  const callee = unwrap(node.getExpression());
+  if (!Node.isPropertyAccessExpression(callee)) return undefined;
+  const name = callee.getName();
+  const recv = callee.getExpression().getText();
+  const args = node.getArguments();
+  const urlOf = (n: Node | undefined): Node | undefined => {
+    const u = n && unwrap(n);
+    if (u && Node.isObjectLiteralExpression(u)) return propertyValue(u, 'url');
+    return u;
+  };
+  let url: Node | undefined;
+  if (name === 'goto') url = args[0];
+  else if (name === 'navigate' && /page|tab/i.test(recv)) url = urlOf(args[0]);
+  else if (name === 'send' && constString(args[0])?.value === 'Page.navigate') url = urlOf(args[1]);
+  else if (name === 'get' && /driver/i.test(recv)) url = args[0];
+  else if (name === 'to' && /driver.*\.navigate\(\)$/i.test(recv.replace(/\s+/g, ''))) url = args[0];
+  if (!url) return undefined;
+  return { family: 'browser', call: calleeText(callee), parts: [{ kind: 'navigate', exprs: [url] }] };
+}
+
+/* --------------------------------------------------------- HTTP requests */
+
+export type HttpLibrary = 'fetch' | 'axios' | 'got' | 'ky' | 'http' | 'undici';
+
+/** An outbound HTTP request call, read by its library's conventions (see httpRequestOf). */
+export interface HttpRequest {
+  library: HttpLibrary;
+  /** The method called ('' for the library or instance called as a function: `axios(cfg)`, `got(url)`, `fetch(url)`). */
+  method: string;
+  /** The URL argument, or the `url` of an options object given first. */
+  url?: Node;
+  /** The options the call passes (an object literal, or a value that cannot be read), if any. */
+  options?: Node;
+  /**
+   * The configurations of the instance the call is made on, nearest first (`api = axios.create(cfg)`,
+   * `got.extend(opts)`, `ky.create(opts)`, chained); an undefined entry is a configuration that cannot be read.
+   * Empty for a call on the library itself.
+   */
+  instance: (Node | undefined)[];
+}
+
+const AXIOS_DATA_METHODS = new Set(['post', 'put', 'patch', 'postForm', 'putForm', 'patchForm']);
+
+/**
+ * An outbound HTTP request: fetch (global, node-fetch, cross-fetch, undici), axios, got, ky (the libraries or
+ * an instance of them, wherever the instance was made: a variable, a field, another module), http/https/http2
+ * request and get, undici request and stream. Undefined for any other call.
+ */
+export function httpRequestOf(call: Node, sources: ParsedSources): HttpRequest | undefined {
+  if (!Node.isCallExpression(call)) return undefined;
+  const callee = unwrap(call.getExpression());
+  const o = originCached(callee, sources);
+  if (!o || callSinkKind(o) !== 'http') return undefined;
+  const m = last(o);
+  const a = call.getArguments();
+  const firstObj = a[0] && objectLiteralOf(a[0], sources);
+  let library: HttpLibrary;
+  let url: Node | undefined = a[0];
+  let options: Node | undefined = a[1];
+  if (o.module === GLOBAL || o.module === 'node-fetch' || o.module === 'cross-fetch' || (o.module === 'undici' && m === 'fetch')) library = 'fetch';
+  else if (o.module === 'axios') {
+    library = 'axios';
+    if ((m === '' || m === 'request') && firstObj) {
+      url = propertyValue(firstObj, 'url');
+      options = a[0];
+    } else options = AXIOS_DATA_METHODS.has(m) ? a[2] : a[1];
+  } else if (o.module === 'got' || o.module === 'ky') {
+    library = o.module;
+    if (firstObj) {
+      url = propertyValue(firstObj, 'url');
+      options = a[0];
+    }
+  } else if (o.module === 'undici') library = 'undici';
+  else {
+    library = 'http';
+    if (firstObj) {
+      url = undefined;
+      options = a[0];
+    }
+  }
+  const receiver = Node.isPropertyAccessExpression(callee) && m !== '' ? callee.getExpression() : callee;
+  return { library, method: m, url, options, instance: INSTANCE_FACTORIES[o.module] ? instanceConfigs(receiver, sources) : [] };
+}
+
+/** The configurations of the instance an expression holds (see HttpRequest.instance), nearest first. */
+function instanceConfigs(expr: Node, sources: ParsedSources, depth = 0): (Node | undefined)[] {
+  if (depth > 6) return [undefined];
+  const made = creationOf(expr, sources, depth);
+  if (made === 'library') return [];
+  if (!made) return [undefined];
+  const callee = unwrap(made.getExpression());
+  const outer = Node.isPropertyAccessExpression(callee) ? instanceConfigs(callee.getExpression(), sources, depth + 1) : [];
+  return [made.getArguments()[0], ...outer];
+}
+
+/** The call that made an instance (`axios.create(cfg)`), 'library' for the library itself, or undefined when it cannot be read. */
+function creationOf(expr: Node, sources: ParsedSources, depth: number): CallExpression | 'library' | undefined {
+  if (depth > 8) return undefined;
+  let u = unwrap(expr);
+  while (Node.isAwaitExpression(u)) u = unwrap(u.getExpression());
+  if (Node.isCallExpression(u)) {
+    const o = originCached(unwrap(u.getExpression()), sources);
+    const m = o?.path.filter((p) => p !== 'default');
+    return o && m && INSTANCE_FACTORIES[o.module]?.has(m[m.length - 1] ?? '') ? u : undefined;
+  }
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    if (!d) return undefined;
+    const p = d.getParent();
+    const imp = importOfDecl(d);
+    if (imp && !imp.spec.startsWith('.')) return 'library';
+    if (imp || (Node.isVariableDeclaration(p) && p.getInitializer())) {
+      const v = valueOfDeclaration(d, sources);
+      if (!v || Node.isSourceFile(v)) return imp && !imp.spec.startsWith('.') ? 'library' : undefined;
+      if (requireCall(v)) return 'library';
+      return creationOf(v, sources, depth + 1);
+    }
+    if (Node.isVariableDeclaration(p)) {
+      const values = assignedValues(d);
+      return values.length === 1 ? creationOf(values[0]!, sources, depth + 1) : undefined;
+    }
+    return undefined;
+  }
+  if (Node.isPropertyAccessExpression(u) && Node.isThisExpression(unwrap(u.getExpression()))) {
+    const values = fieldValues(u);
+    return values.length === 1 ? creationOf(values[0]!, sources, depth + 1) : undefined;
+  }
+  // `axios_1.default` in compiled CommonJS: the default export of what the binding holds.
+  if (Node.isPropertyAccessExpression(u) && u.getName() === 'default') return creationOf(u.getExpression(), sources, depth + 1);
+  return undefined;
+}
+
+type CallSinkKind = 'shell-exec' | 'spawn' | 'execa' | 'eval' | 'vm' | 'fs' | 'http';
+
+/**
+ * Which kind of sink a call is, from its callee's origin alone (undefined: not a sink). classifySink then
+ * reads the arguments; sinkSites asks this first, on compiler nodes, so that only sinks are wrapped.
+ */
+export function callSinkKind(o: Origin): CallSinkKind | undefined {
+  const m = last(o);
+  const mod = o.module;
+  if (mod === 'child_process') {
+    if (m === 'exec' || m === 'execSync') return 'shell-exec';
+    if (/^(?:spawn|spawnSync|execFile|execFileSync|fork)$/.test(m)) return 'spawn';
+    return undefined;
+  }
+  if (mod === 'cross-spawn') return m === '' || m === 'spawn' || m === 'sync' ? 'spawn' : undefined;
+  if (mod === 'execa') return /^(?:execa|execaSync|execaNode|\$|\$sync|execaCommand|execaCommandSync)$/.test(m) ? 'execa' : undefined;
+  if (mod === 'shelljs') return m === 'exec' ? 'shell-exec' : undefined;
+  if (mod === GLOBAL) return m === 'eval' || m === 'Function' ? 'eval' : m === 'fetch' ? 'http' : undefined;
+  if (mod === 'vm') return /^(?:runInNewContext|runInThisContext|runInContext|compileFunction)$/.test(m) ? 'vm' : undefined;
+  if (FS_MODULES.has(mod)) return fsAccess(m) ? 'fs' : undefined;
+  if (HTTP_MODULES.has(mod)) return m === 'request' || m === 'get' ? 'http' : undefined;
+  if (mod === 'axios' || mod === 'got' || mod === 'node-fetch' || mod === 'cross-fetch' || mod === 'undici' || mod === 'ky') {
+    return /^(?:|get|post|put|patch|delete|head|options|request|stream|fetch|pipeline)$/.test(m) ? 'http' : undefined;
+  }
+  return undefined;
+}

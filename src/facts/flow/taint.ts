@@ -1,0 +1,339 @@
+import { afterLoad, Node, SyntaxKind, ts, type CallExpression, type Identifier, type NewExpression, type TaggedTemplateExpression } from '../morph.js';
+import { bindingNames, declarationOf, initializerOf, isFunctionLike, originOf } from '../scope.js';
+import { constString, patternSafety } from '../server-model.js';
+import { unwrap } from '../ts-source.js';
+import { type Analyzable, classId, rawEnclosingClass } from './modules.js';
+import { type Guard, type GuardDetail, type SinkKind, type SinkMatch, type UrlShape } from './sinks.js';
+
+/**
+ * Taint flow (facts/flow.ts), the taint and its propagation: what a tainted value carries (keys, pieces of a
+ * template, guards met), how taints merge, the bodies and returns of a function, separators in paths.
+ */
+
+/* ----------------------------------------------------------------- taint */
+
+export interface Taint {
+  /** Only this sub-path of the value is client-controlled (e.g. ['params', 'arguments'] of a request). */
+  prefix?: readonly string[];
+  /** Top-level properties that are not client-controlled text (schema-constrained arguments). */
+  safe?: ReadonlySet<string>;
+  /** The value is an arguments object (or a request), not one argument. */
+  root?: boolean;
+  /** Variables (declaration keys, with property paths) the value went through. */
+  keys: ReadonlySet<string>;
+  /** Nodes on the way, for the reported path. */
+  steps: readonly Node[];
+  resolved?: boolean;
+  relative?: boolean;
+  basename?: boolean;
+  escaped?: boolean;
+  /** A piece of a value (a property of a URL, an element, a split or a slice), not the value itself. */
+  part?: boolean;
+  /** Passed through `replace`/`replaceAll`: characters were stripped by a blocklist. */
+  replaced?: boolean;
+  /** An object literal: the taint of each property (`rest` for spreads of opaque tainted objects). */
+  props?: ReadonlyMap<string, Taint>;
+  rest?: Taint;
+  /**
+   * A URL whose scheme and host are fixed (written in the code or configured) and which the client reaches only
+   * in its path, query or fragment: `${BASE}/items/${id}`, `new URL(\`/items/${id}\`, BASE)`.
+   */
+  urlFixed?: boolean;
+  /** A URL whose scheme is fixed but whose host the client reaches (`https://${host}/x`). */
+  schemeFixed?: boolean;
+  /** A relative reference with a fixed start (`/items/${id}`, `items/${id}`): it cannot name another host. */
+  relPath?: boolean;
+}
+
+export type Family = 'fs' | 'process';
+export interface Verdict {
+  guard: Exclude<Guard, 'none'>;
+  detail: GuardDetail;
+}
+
+export interface Check {
+  node: Node;
+  fn: Analyzable;
+  /** Position that must come before the flow's position in `fn`. */
+  at: Node;
+  keys: ReadonlySet<string>;
+  /** The key of the checked expression itself, when it has one. */
+  subjectKey?: string;
+  /** The checked value is a piece of a value (see Taint.part): it counts only for that exact expression. */
+  part?: boolean;
+  /** The check looks the value up in a collection (includes, has, in, hasOwn). */
+  lookup?: boolean;
+  verdict: Partial<Record<Family, Verdict>>;
+  /** Valid only for flows whose position in `fn` lies inside this node (a switch case). */
+  scope?: Node;
+  /** The values a confinement check compares with (the allowed roots or names), for 'roots-writable'. */
+  roots?: Node[];
+}
+
+/** A client value written into a module-level variable or a field (`config[key] = value`, `allowed.push(dir)`). */
+export interface StoreWrite {
+  /** Storage keys (see storageKeys): `m:<decl>.<prop>…`, `this@<class>.<field>…`; a trailing `.*` is any property. */
+  key: string;
+  node: Node;
+  /** The call (or the write itself) in the function that reported it, for naming a dispatcher's branch. */
+  at: Node;
+  /** The tool (prompt, resource) whose handler makes it, set once every entry is read. */
+  tool: string;
+}
+
+export interface Link {
+  fn: Analyzable;
+  at: Node;
+}
+
+export interface RawFlow {
+  sink: Node;
+  match: SinkMatch;
+  kind: SinkKind;
+  taint: Taint;
+  chain: Link[];
+  steps: Node[];
+  /** The key of the dispatch-table entry the flow went through (`handlers[name]` → 'run'). */
+  tableKey?: string;
+  urlShape?: UrlShape;
+}
+
+export interface FnResult {
+  flows: RawFlow[];
+  checks: Check[];
+  ret?: Taint;
+  /** Client values the function (or a function it calls) writes into module-level variables and fields. */
+  writes: StoreWrite[];
+}
+
+const declKeys = new WeakMap<object, string>();
+let nextKey = 0;
+export function declKey(id: Identifier): string {
+  let k = declKeys.get(id.compilerNode);
+  if (!k) {
+    k = `d${++nextKey}`;
+    declKeys.set(id.compilerNode, k);
+  }
+  return k;
+}
+
+/** A stable key for `x`, `x.a.b`, `x['a']` (declaration-based), or undefined. */
+export function exprKey(e: Node): string | undefined {
+  const n = unwrap(e);
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    return d ? declKey(d) : undefined;
+  }
+  if (Node.isThisExpression(n)) {
+    const cls = rawEnclosingClass(n.compilerNode);
+    return cls ? `this@${classId(cls)}` : undefined;
+  }
+  if (Node.isPropertyAccessExpression(n)) {
+    const k = exprKey(n.getExpression());
+    return k ? `${k}.${n.getName()}` : undefined;
+  }
+  if (Node.isElementAccessExpression(n)) {
+    const key = constString(n.getArgumentExpression())?.value;
+    const k = key !== undefined ? exprKey(n.getExpression()) : undefined;
+    return k ? `${k}.${key}` : undefined;
+  }
+  return undefined;
+}
+
+export const withKeys = (keys: ReadonlySet<string>, ...more: (string | undefined)[]): Set<string> => {
+  const s = new Set(keys);
+  for (const k of more) if (k) s.add(k);
+  return s;
+};
+
+export const unionKeys = (a: ReadonlySet<string>, b: Iterable<string>): Set<string> => {
+  const s = new Set(a);
+  for (const k of b) s.add(k);
+  return s;
+};
+
+export function merge(ts: (Taint | undefined)[]): Taint | undefined {
+  const list = ts.filter((t): t is Taint => !!t);
+  if (list.length === 0) return undefined;
+  const full = list.find((t) => !t.prefix) ?? list[0]!;
+  const keys = new Set<string>();
+  for (const t of list) for (const k of t.keys) keys.add(k);
+  return {
+    prefix: full.prefix,
+    keys,
+    steps: full.steps,
+    root: false,
+    basename: list.every((t) => t.basename),
+    escaped: list.every((t) => t.escaped),
+    replaced: list.every((t) => t.replaced),
+    urlFixed: list.every((t) => t.urlFixed),
+    schemeFixed: list.every((t) => t.urlFixed || t.schemeFixed),
+    relPath: list.every((t) => t.relPath),
+  };
+}
+
+export type Piece = { text: string } | { expr: Node };
+
+/** A template literal or a `+` chain as its constant texts and its expressions, in order. */
+export function piecesOf(n: Node): Piece[] | undefined {
+  if (Node.isTemplateExpression(n)) {
+    const out: Piece[] = [{ text: n.getHead().getLiteralText() }];
+    for (const span of n.getTemplateSpans()) out.push({ expr: span.getExpression() }, { text: span.getLiteral().getLiteralText() });
+    return out;
+  }
+  if (Node.isBinaryExpression(n) && n.getOperatorToken().getText() === '+') {
+    const out: Piece[] = [];
+    const add = (x: Node): void => {
+      const u = unwrap(x);
+      if (Node.isBinaryExpression(u) && u.getOperatorToken().getText() === '+') {
+        add(u.getLeft());
+        add(u.getRight());
+        return;
+      }
+      const c = Node.isStringLiteral(u) || Node.isNoSubstitutionTemplateLiteral(u) ? u.getLiteralValue() : undefined;
+      out.push(c !== undefined ? { text: c } : { expr: u });
+    };
+    add(n);
+    return out;
+  }
+  return undefined;
+}
+
+/** Scheme and host written in the code (`https://api.example.com/`), or a base (a value the client does not reach) followed by a path delimiter. */
+export const CLOSED_ORIGIN = /^(?:[a-z][a-z0-9+.-]*|\0+):\/\/[^/?#@]+[/?#]/i;
+export const CLOSED_BASE = /^\0+[\w.~%-]*(?:\/(?!\/)|[?#])/;
+export const OPEN_HOST = /^(?:[a-z][a-z0-9+.-]*|\0+):\/\//i;
+export const RELATIVE = /^(?:\/(?!\/)|[?#]|[\w.~%-]+\/)/;
+export const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
+
+export const signature = (t: Taint | undefined, depth = 0): string => {
+  if (!t) return '-';
+  const flags = [t.prefix?.join('.') ?? '*', [...(t.safe ?? [])].sort().join(','), t.root, t.resolved, t.relative, t.basename, t.escaped, t.replaced, t.part, t.urlFixed, t.schemeFixed, t.relPath].map((x) => (x === true ? 1 : x || 0)).join('|');
+  if (!t.props || depth > 2) return flags;
+  const props = [...t.props].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}:${signature(v, depth + 1)}`);
+  return `${flags}{${props.join(',')}${t.rest ? `,...${signature(t.rest, depth + 1)}` : ''}}`;
+};
+
+/** Methods whose result carries no client text (booleans, numbers) even on a tainted receiver. */
+export const NON_TEXT_METHODS = new Set([
+  'includes', 'startsWith', 'endsWith', 'test', 'has', 'indexOf', 'lastIndexOf', 'findIndex', 'some', 'every',
+  'localeCompare', 'charCodeAt', 'codePointAt', 'search', 'isArray', 'hasOwnProperty', 'get', 'size',
+]);
+export const ITERATING = new Map<string, number>([
+  ['forEach', 0], ['map', 0], ['flatMap', 0], ['filter', 0], ['find', 0], ['findLast', 0], ['some', 0], ['every', 0], ['reduce', 1], ['reduceRight', 1],
+]);
+/** Methods that return a piece of their receiver. */
+export const PART_METHODS = new Set(['split', 'slice', 'substring', 'substr', 'charAt', 'at', 'match', 'matchAll', 'exec', 'trimEnd', 'padEnd']);
+export const PARSE_METHODS = new Set(['parse', 'parseAsync', 'safeParse', 'safeParseAsync', 'validate', 'validateSync', 'cast']);
+export const PATH_MODULES = new Set(['path', 'path/posix', 'path/win32', 'upath', 'pathe']);
+export const PASS_GLOBALS = new Set(['String', 'decodeURIComponent', 'decodeURI', 'encodeURI', 'encodeURIComponent', 'unescape', 'Array', 'Object', 'JSON', 'Buffer']);
+export const ESCAPE_MODULES = new Set(['shell-quote', 'shell-escape', 'shescape', 'any-shell-escape', 'shell-escape-tag']);
+export const ESCAPE_NAME = /^(?:shell)?(?:escape|quote)(?:shell)?(?:args?)?$/i;
+export const DENY_NAME = /(?:deny|denied|block|black|forbid|banned|disallow|reject|unsafe|danger)/i;
+
+const BODY_KINDS = afterLoad(() => new Set([
+  ts.SyntaxKind.VariableDeclaration,
+  ts.SyntaxKind.BinaryExpression,
+  ts.SyntaxKind.ForOfStatement,
+  ts.SyntaxKind.ForInStatement,
+  ts.SyntaxKind.CallExpression,
+  ts.SyntaxKind.NewExpression,
+  ts.SyntaxKind.TaggedTemplateExpression,
+  ts.SyntaxKind.SwitchStatement,
+]));
+const bodyCache = new WeakMap<object, ts.Node[]>();
+
+/** The return statements of a function itself (not of the functions nested in it), as compiler nodes. */
+const returnsCache = new WeakMap<object, ts.ReturnStatement[]>();
+export function ownReturns(fn: Analyzable): ts.ReturnStatement[] {
+  const hit = returnsCache.get(fn.compilerNode);
+  if (hit) return hit;
+  const body = fn.getBody();
+  if (!body) return [];
+  const own: ts.ReturnStatement[] = [];
+  returnsCache.set(fn.compilerNode, own);
+  const visit = (cn: ts.Node): void => {
+    if (ts.isReturnStatement(cn)) own.push(cn);
+    if (ts.isFunctionLike(cn) || ts.isClassLike(cn)) return;
+    ts.forEachChild(cn, visit);
+  };
+  ts.forEachChild(body.compilerNode, visit);
+  return own;
+}
+
+/**
+ * The nodes of a function body the analysis looks at, nested functions included (closures run with the
+ * same variables), as compiler nodes in source order: the analysis wraps only those that can carry taint.
+ */
+export function bodyNodes(fn: Analyzable): ts.Node[] {
+  const hit = bodyCache.get(fn.compilerNode);
+  if (hit) return hit;
+  const body = fn.getBody();
+  const out: ts.Node[] = [];
+  const visit = (cn: ts.Node): void => {
+    if (BODY_KINDS().has(cn.kind)) out.push(cn);
+    ts.forEachChild(cn, visit);
+  };
+  if (body) visit(body.compilerNode);
+  bodyCache.set(fn.compilerNode, out);
+  return out;
+}
+
+export function isSep(n: Node): boolean {
+  const u = unwrap(n);
+  const s = constString(u)?.value;
+  if (s !== undefined) return s.endsWith('/') || s.endsWith('\\');
+  const o = originOf(u);
+  if (!Node.isIdentifier(u) && !Node.isPropertyAccessExpression(u)) return false;
+  return (!!o && PATH_MODULES.has(o.module) && o.path[o.path.length - 1] === 'sep') || /(?:^|\.)sep$/.test(u.getText());
+}
+
+/** Is this prefix written with a trailing separator (`root + path.sep`, `${root}/`, a const holding one)? */
+export function hasSeparator(n: Node | undefined, depth = 0): boolean {
+  if (!n || depth > 4) return false;
+  const u = unwrap(n);
+  const s = constString(u)?.value;
+  if (s !== undefined) return s.endsWith('/') || s.endsWith('\\');
+  if (Node.isBinaryExpression(u) && u.getOperatorToken().getText() === '+') return isSep(u.getRight()) || hasSeparator(u.getRight(), depth + 1);
+  if (Node.isTemplateExpression(u)) {
+    const spans = u.getTemplateSpans();
+    const lastSpan = spans[spans.length - 1]!;
+    const tail = lastSpan.getLiteral().getLiteralText();
+    if (tail !== '') return tail.endsWith('/') || tail.endsWith('\\');
+    return isSep(lastSpan.getExpression());
+  }
+  if (Node.isConditionalExpression(u)) return hasSeparator(u.getWhenTrue(), depth + 1) || hasSeparator(u.getWhenFalse(), depth + 1);
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    const init = d ? initializerOf(d) : undefined;
+    return !!init && hasSeparator(init, depth + 1);
+  }
+  return false;
+}
+
+export const v = (guard: Verdict['guard'], detail: GuardDetail): Verdict => ({ guard, detail });
+export const ALLOW: Partial<Record<Family, Verdict>> = { fs: v('sound', 'allowlist'), process: v('sound', 'allowlist') };
+export const DENY: Partial<Record<Family, Verdict>> = { fs: v('unsound', 'raw-path-check'), process: v('unsound', 'blocklist') };
+
+/** A regex test: an allowlist pattern (see server-model `patternSafety`) is sound for commands; for paths a check on the raw string stays unsound. */
+export const patternVerdict = (re: string): Partial<Record<Family, Verdict>> =>
+  patternSafety(re).shell ? { fs: v('unsound', 'raw-path-check'), process: v('sound', 'pattern') } : DENY;
+
+/* ------------------------------------------------------------- analysis */
+
+/**
+ * Keys seen inside a called function, seen from the caller: the caller's keys of argument i are added when
+ * the value went through parameter i (an object literal argument already carries the caller's keys in its
+ * properties).
+ */
+export function liftKeys(f: Analyzable, args: (Taint | undefined)[], keys: ReadonlySet<string>): Set<string> {
+  const out = new Set(keys);
+  const params = f.getParameters();
+  args.forEach((t, i) => {
+    if (!t || t.props) return;
+    const p = params[Math.min(i, params.length - 1)];
+    if (!p || (i >= params.length && !p.getDotDotDotToken())) return;
+    if (bindingNames(p.getNameNode()).some((id) => keys.has(declKey(id)))) for (const k of t.keys) out.add(k);
+  });
+  return out;
+}

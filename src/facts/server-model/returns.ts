@@ -1,0 +1,181 @@
+import { Node, ts, type ObjectLiteralExpression } from '../morph.js';
+import { declarationOf, findNodes, valueOfDeclaration, type FunctionLikeNode } from '../scope.js';
+import { wrapNode, propertyName, unwrap, type ParsedSources } from '../ts-source.js';
+import { constString, objectLiteralOf, propertyValue } from './values.js';
+
+/**
+ * The server model (facts/server-model.ts): what handlers return, objects listed as definitions (arrays and
+ * maps of tools), and the branches of a low-level dispatcher.
+ */
+
+/** Expressions a function returns: `return x` statements of its own body, or its expression body. */
+const returnedMemo = new WeakMap<ts.Node, Node[]>();
+
+/** The expressions a function returns (memoised per function: dispatchers are asked once per branch). Do not mutate. */
+export function returnedExpressions(fn: FunctionLikeNode): Node[] {
+  let hit = returnedMemo.get(fn.compilerNode);
+  if (!hit) returnedMemo.set(fn.compilerNode, (hit = returnedUncached(fn)));
+  return hit;
+}
+
+function returnedUncached(fn: FunctionLikeNode): Node[] {
+  const body = fn.getBody();
+  if (!body) return [];
+  if (!Node.isBlock(body)) return [body];
+  // Raw walk, not entering nested functions or classes: only the return statements are wrapped.
+  const nested = (cn: ts.Node): boolean =>
+    ts.isArrowFunction(cn) || ts.isFunctionExpression(cn) || ts.isFunctionDeclaration(cn) || ts.isMethodDeclaration(cn) || ts.isClassDeclaration(cn);
+  const returns: ts.ReturnStatement[] = [];
+  const visit = (cn: ts.Node): void => {
+    if (nested(cn)) return;
+    if (ts.isReturnStatement(cn) && cn.expression) returns.push(cn);
+    ts.forEachChild(cn, visit);
+  };
+  ts.forEachChild(body.compilerNode, visit);
+  const sf = body.getSourceFile();
+  return returns.map((r) => wrapNode(sf, r.expression!));
+}
+
+/** Object literals listed under `key` in what a list handler returns (arrays and consts followed, spreads of arrays included). */
+export function listedObjects(fn: FunctionLikeNode, key: string, sources: ParsedSources): ObjectLiteralExpression[] {
+  const out: ObjectLiteralExpression[] = [];
+  const addArray = (node: Node | undefined, depth: number): void => {
+    if (!node || depth > 4) return;
+    let n = unwrap(node);
+    if (Node.isIdentifier(n)) {
+      const d = declarationOf(n);
+      const v = d ? valueOfDeclaration(d, sources) : undefined;
+      if (!v || v === n) return;
+      n = v;
+    }
+    if (!Node.isArrayLiteralExpression(n)) return;
+    for (const el of n.getElements()) {
+      if (Node.isSpreadElement(el)) addArray(el.getExpression(), depth + 1);
+      else {
+        const o = objectLiteralOf(el, sources);
+        if (o) out.push(o);
+      }
+    }
+  };
+  for (const r of returnedExpressions(fn)) {
+    let e = unwrap(r);
+    if (Node.isAwaitExpression(e)) e = unwrap(e.getExpression());
+    const obj = objectLiteralOf(e, sources);
+    if (obj) addArray(propertyValue(obj, key), 0);
+  }
+  return out;
+}
+
+/** Calls that turn a schema into the JSON Schema served: the value under them is the schema to read. */
+const SCHEMA_CONVERTERS = /(?:^|\.)(?:zodToJsonSchema|toJsonSchema|toJSONSchema|zodToJson)$/;
+
+/**
+ * The tool definitions a tools/list handler builds by mapping a table of literal objects:
+ * `return { tools: TOOLS.map((t) => ({ name: t.name, description: t.description, inputSchema: zodToJsonSchema(t.schema) })) }`
+ * (the table an array literal, a const, or an import). For each element of the table, `read(key)` gives
+ * the node the mapped object's `key` stands for on that element: `t.x` (or `conv(t.x)` for a schema
+ * converter such as zodToJsonSchema, `t.x.shape` included) is the element's `x`, a literal is itself, and a
+ * spread `...t` gives the element's own property.
+ */
+export function mappedDefinitions(fn: FunctionLikeNode, sources: ParsedSources): { element: ObjectLiteralExpression; read(key: string): Node | undefined }[] {
+  const out: { element: ObjectLiteralExpression; read(key: string): Node | undefined }[] = [];
+  for (const r of returnedExpressions(fn)) {
+    let e = unwrap(r);
+    if (Node.isAwaitExpression(e)) e = unwrap(e.getExpression());
+    const obj = objectLiteralOf(e, sources);
+    const list = obj && propertyValue(obj, 'tools');
+    const call = list && unwrap(list);
+    if (!call || !Node.isCallExpression(call)) continue;
+    const callee = unwrap(call.getExpression());
+    if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== 'map') continue;
+    const cb = call.getArguments()[0] && unwrap(call.getArguments()[0]!);
+    if (!cb || !(Node.isArrowFunction(cb) || Node.isFunctionExpression(cb))) continue;
+    const param = cb.getParameters()[0]?.getNameNode();
+    if (!param || !Node.isIdentifier(param)) continue;
+    const template = returnedExpressions(cb).map((x) => objectLiteralOf(unwrap(x), sources)).find((x) => !!x);
+    if (!template) continue;
+    let table: Node | undefined = unwrap(callee.getExpression());
+    for (let i = 0; i < 4 && table && Node.isIdentifier(table); i++) {
+      const d = declarationOf(table);
+      const v = d ? valueOfDeclaration(d, sources) : undefined;
+      table = v && v !== table && !Node.isSourceFile(v) ? unwrap(v) : undefined;
+    }
+    if (!table || !Node.isArrayLiteralExpression(table)) continue;
+    const pname = param.getText();
+    const spreads = template.getProperties().some((p) => Node.isSpreadAssignment(p) && unwrap(p.getExpression()).getText() === pname);
+    for (const el of table.getElements()) {
+      const element = objectLiteralOf(el, sources);
+      if (!element) continue;
+      const fromElement = (v: Node | undefined, depth = 0): Node | undefined => {
+        if (!v || depth > 3) return undefined;
+        const u = unwrap(v);
+        if (Node.isCallExpression(u) && SCHEMA_CONVERTERS.test(unwrap(u.getExpression()).getText().replace(/\s+/g, ''))) return fromElement(u.getArguments()[0], depth + 1);
+        // t.a.b (a trailing `.shape` of a zod object stands for the object itself)
+        const path: string[] = [];
+        let cur: Node = u;
+        while (Node.isPropertyAccessExpression(cur)) {
+          path.unshift(cur.getName());
+          cur = unwrap(cur.getExpression());
+        }
+        if (!Node.isIdentifier(cur) || cur.getText() !== pname) return path.length ? undefined : u;
+        if (path[path.length - 1] === 'shape') path.pop();
+        let at: Node | undefined = element;
+        for (const k of path) {
+          const o: ObjectLiteralExpression | undefined = at && objectLiteralOf(at, sources);
+          at = o ? propertyValue(o, k) : undefined;
+        }
+        return at;
+      };
+      out.push({
+        element,
+        read: (key) => {
+          const own = propertyValue(template, key);
+          if (own) return fromElement(own);
+          return spreads ? propertyValue(element, key) : undefined;
+        },
+      });
+    }
+  }
+  return out;
+}
+
+/** Is this expression the requested tool/prompt name (`request.params.name`, or a variable holding it)? */
+function isNameExpression(expr: Node): boolean {
+  const n = unwrap(expr);
+  if (Node.isPropertyAccessExpression(n)) return n.getName() === 'name' && /(?:^|\.)params$/.test(unwrap(n.getExpression()).getText());
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    const p = d?.getParent();
+    if (Node.isBindingElement(p)) {
+      const prop = p.getPropertyNameNode();
+      return (prop ? propertyName(prop) : p.getName()) === 'name';
+    }
+    if (Node.isVariableDeclaration(p)) {
+      const init = p.getInitializer();
+      return !!init && isNameExpression(init);
+    }
+  }
+  return false;
+}
+
+/** Branches of a dispatcher: `switch (name) { case 'x': … }` clauses and `if (name === 'x')` statements. */
+export function dispatchBranches(fn: FunctionLikeNode): { name: string; node: Node }[] {
+  const out: { name: string; node: Node }[] = [];
+  // Raw walk: only switch and if statements are wrapped.
+  for (const n of findNodes(fn, (cn) => cn !== fn.compilerNode && (ts.isSwitchStatement(cn) || ts.isIfStatement(cn)))) {
+    if (Node.isSwitchStatement(n) && isNameExpression(n.getExpression())) {
+      for (const c of n.getCaseBlock().getClauses()) {
+        if (!Node.isCaseClause(c)) continue;
+        const s = constString(c.getExpression());
+        if (s) out.push({ name: s.value, node: c });
+      }
+    } else if (Node.isIfStatement(n)) {
+      const cond = unwrap(n.getExpression());
+      if (!Node.isBinaryExpression(cond) || !['===', '=='].includes(cond.getOperatorToken().getText())) continue;
+      const [l, r] = [cond.getLeft(), cond.getRight()];
+      const s = isNameExpression(l) ? constString(r) : isNameExpression(r) ? constString(l) : undefined;
+      if (s) out.push({ name: s.value, node: n.getThenStatement() });
+    }
+  }
+  return out;
+}

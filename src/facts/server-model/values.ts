@@ -1,0 +1,298 @@
+import { Node, ts, type ObjectLiteralExpression } from '../morph.js';
+import { declarationOf, initializerOf, valueOfDeclaration } from '../scope.js';
+import { wrapNode, propertyName, rawPropertyName, stringValue, unwrap, type ParsedSources } from '../ts-source.js';
+
+/**
+ * The server model (facts/server-model.ts): values read statically — strings made of literals, object
+ * literals and their properties, annotations, request schemas, and which arguments a zod or JSON schema
+ * constrains (patterns judged for safety).
+ */
+
+/** A string made of literals: a literal, a template without substitutions, `a + b`, or a same-file const holding one. */
+export function constString(node: Node | undefined, depth = 0): { value: string; literal: Node } | undefined {
+  if (!node || depth > 5) return undefined;
+  const n = unwrap(node);
+  const v = stringValue(n);
+  if (v !== undefined) return { value: v, literal: n };
+  if (Node.isBinaryExpression(n) && n.getOperatorToken().getText() === '+') {
+    const l = constString(n.getLeft(), depth + 1);
+    const r = constString(n.getRight(), depth + 1);
+    return l && r ? { value: l.value + r.value, literal: l.literal } : undefined;
+  }
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    if (!d || d.getSourceFile() !== n.getSourceFile()) return undefined;
+    const decl = d.getParent();
+    if (Node.isVariableDeclaration(decl)) {
+      const init = initializerOf(d);
+      return init ? constString(init, depth + 1) : undefined;
+    }
+  }
+  return undefined;
+}
+
+/** An object literal, following identifiers to a const / relative import. */
+export function objectLiteralOf(node: Node | undefined, sources: ParsedSources, depth = 0): ObjectLiteralExpression | undefined {
+  if (!node || depth > 4) return undefined;
+  const n = unwrap(node);
+  if (Node.isObjectLiteralExpression(n)) return n;
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    const v = d ? valueOfDeclaration(d, sources) : undefined;
+    return v && v !== n ? objectLiteralOf(v, sources, depth + 1) : undefined;
+  }
+  return undefined;
+}
+
+/** The value node of property `key` of an object literal (the name node for a shorthand, the method itself for a method). */
+export function propertyValue(obj: ObjectLiteralExpression | undefined, key: string): Node | undefined {
+  if (!obj) return undefined;
+  // Keys compared on compiler nodes: only the value found is wrapped.
+  for (const p of obj.compilerNode.properties) {
+    if (ts.isPropertyAssignment(p) && rawPropertyName(p.name) === key) return wrapNode(obj.getSourceFile(), p.initializer);
+    if (ts.isShorthandPropertyAssignment(p) && p.name.text === key) return wrapNode(obj.getSourceFile(), p.name);
+    if (ts.isMethodDeclaration(p) && rawPropertyName(p.name) === key) return wrapNode(obj.getSourceFile(), p);
+  }
+  return undefined;
+}
+
+export function booleanAnnotations(obj: ObjectLiteralExpression | undefined): Record<string, boolean> | undefined {
+  if (!obj) return undefined;
+  const out: Record<string, boolean> = {};
+  for (const p of obj.getProperties()) {
+    if (!Node.isPropertyAssignment(p)) continue;
+    const k = propertyName(p.getNameNode());
+    const v = unwrap(p.getInitializerOrThrow());
+    if (k && (Node.isTrueLiteral(v) || Node.isFalseLiteral(v))) out[k] = Node.isTrueLiteral(v);
+  }
+  return out;
+}
+
+const ANNOTATION_KEYS = /^(?:title|\w+Hint)$/;
+export function looksLikeAnnotations(obj: ObjectLiteralExpression | undefined): boolean {
+  if (!obj) return false;
+  const props = obj.getProperties();
+  return (
+    props.length > 0 &&
+    props.every((p) => (Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p)) && ANNOTATION_KEYS.test(propertyName(p.getNameNode()) ?? ''))
+  );
+}
+
+const REQUEST_SCHEMAS: Record<string, string> = {
+  CallToolRequestSchema: 'tools/call',
+  ListToolsRequestSchema: 'tools/list',
+  GetPromptRequestSchema: 'prompts/get',
+  ListPromptsRequestSchema: 'prompts/list',
+  ReadResourceRequestSchema: 'resources/read',
+  ListResourcesRequestSchema: 'resources/list',
+  ListResourceTemplatesRequestSchema: 'resources/templates/list',
+  CompleteRequestSchema: 'completion/complete',
+  SetLevelRequestSchema: 'logging/setLevel',
+  SubscribeRequestSchema: 'resources/subscribe',
+  UnsubscribeRequestSchema: 'resources/unsubscribe',
+  InitializeRequestSchema: 'initialize',
+  PingRequestSchema: 'ping',
+};
+
+export function methodOf(arg: Node | undefined): string | undefined {
+  if (!arg) return undefined;
+  const s = constString(arg);
+  if (s) return s.value;
+  const n = unwrap(arg);
+  const id = Node.isPropertyAccessExpression(n) ? n.getName() : Node.isIdentifier(n) ? n.getText() : undefined;
+  return id ? (REQUEST_SCHEMAS[id] ?? id) : undefined;
+}
+
+/* ----------------------------------------------------------- schema reading */
+
+const SCHEMA_MODIFIERS = new Set(['strict', 'passthrough', 'strip', 'describe', 'optional', 'nullable', 'default', 'catchall', 'meta', 'readonly']);
+
+/** The shape object of a zod object (`z.object({...})` and modifiers), a raw shape, or a JSON Schema's `properties`. */
+function schemaShape(node: Node | undefined, sources: ParsedSources): { kind: 'zod' | 'json'; obj: ObjectLiteralExpression } | undefined {
+  if (!node) return undefined;
+  let n: Node = unwrap(node);
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    const v = d ? valueOfDeclaration(d, sources) : undefined;
+    if (!v || v === n) return undefined;
+    n = v;
+  }
+  for (let i = 0; i < 8 && Node.isCallExpression(n); i++) {
+    const callee = unwrap(n.getExpression());
+    if (!Node.isPropertyAccessExpression(callee)) return undefined;
+    const name = callee.getName();
+    if (name === 'object' || name === 'strictObject' || name === 'looseObject') {
+      const o = objectLiteralOf(n.getArguments()[0], sources);
+      return o ? { kind: 'zod', obj: o } : undefined;
+    }
+    if (!SCHEMA_MODIFIERS.has(name)) return undefined;
+    n = unwrap(callee.getExpression());
+  }
+  if (!Node.isObjectLiteralExpression(n)) return undefined;
+  const props = propertyValue(n, 'properties');
+  if (props && propertyValue(n, 'type')) {
+    const o = objectLiteralOf(props, sources);
+    return o ? { kind: 'json', obj: o } : undefined;
+  }
+  return { kind: 'zod', obj: n };
+}
+
+/** The top-level property names of an input schema (zod object, raw shape or JSON Schema `properties`), as written. */
+export function schemaPropertyNames(schema: Node | undefined, sources: ParsedSources): string[] {
+  const shape = schemaShape(schema, sources);
+  if (!shape) return [];
+  return shape.obj.getProperties().flatMap((p) => {
+    const k = Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p) ? propertyName(p.getNameNode()) : undefined;
+    return k ? [k] : [];
+  });
+}
+
+const CONSTRAINED_ZOD = new Set(['enum', 'nativeEnum', 'literal', 'number', 'int', 'boolean', 'bigint', 'nan', 'date', 'uuid', 'ipv4', 'ipv6']);
+
+/** The safety of a `.regex(/…/)` in a zod chain, if any. */
+function zodPattern(node: Node): { shell: boolean; path: boolean } | undefined {
+  let n = unwrap(node);
+  for (let i = 0; i < 12 && Node.isCallExpression(n); i++) {
+    const callee = unwrap(n.getExpression());
+    if (!Node.isPropertyAccessExpression(callee)) return undefined;
+    if (callee.getName() === 'regex') {
+      const re = regexSource(n.getArguments()[0]);
+      return re === undefined ? undefined : patternSafety(re);
+    }
+    n = unwrap(callee.getExpression());
+  }
+  return undefined;
+}
+
+/** The root factory name of a zod chain: `z.enum([...]).optional().describe('…')` → 'enum' (and its arguments). */
+function zodRoot(node: Node): { name: string; args: Node[] } | undefined {
+  let n = unwrap(node);
+  for (let i = 0; i < 12; i++) {
+    if (!Node.isCallExpression(n)) return undefined;
+    const callee = unwrap(n.getExpression());
+    if (Node.isPropertyAccessExpression(callee)) {
+      const obj = unwrap(callee.getExpression());
+      if (Node.isCallExpression(obj)) {
+        n = obj;
+        continue;
+      }
+      return { name: callee.getName(), args: n.getArguments() };
+    }
+    if (Node.isIdentifier(callee)) return { name: callee.getText(), args: n.getArguments() };
+    return undefined;
+  }
+  return undefined;
+}
+
+/** The source of a regular expression: a literal, `new RegExp('…')`, or a const holding one. */
+export function regexSource(n: Node | undefined): string | undefined {
+  if (!n) return undefined;
+  let u = unwrap(n);
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    u = (d ? initializerOf(d) : undefined) ?? u;
+  }
+  if (Node.isRegularExpressionLiteral(u)) {
+    const t = u.getLiteralText();
+    return t.slice(1, t.lastIndexOf('/'));
+  }
+  if (Node.isNewExpression(u) && u.getExpression().getText() === 'RegExp') return constString(u.getArguments()[0])?.value;
+  return undefined;
+}
+
+/**
+ * What an allowlist pattern keeps out. `shell`: anchored (^…$) and made only of letters, digits, `_`, `-`,
+ * `.`, `/`, `:`, `@`, `+`, `=`, `,` (literal or in classes), `\w`, `\d`, groups and quantifiers — no shell
+ * metacharacter, space or quote can match. `path`: `shell`, and neither `.` nor `/` nor `\` can match, so
+ * the value cannot climb out of a folder.
+ */
+export function patternSafety(re: string): { shell: boolean; path: boolean } {
+  const no = { shell: false, path: false };
+  if (!re.startsWith('^') || !re.endsWith('$') || re.endsWith('\\$')) return no;
+  const body = re.slice(1, -1);
+  if (body.includes('|') && !/^\(.*\)$/.test(body)) return no;
+  const SAFE = /[A-Za-z0-9_\-.\/:@+=,]/;
+  let path = true;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    if (c === '\\') {
+      const e = body[i + 1] ?? '';
+      i++;
+      if (e === 'w' || e === 'd' || e === '-' || e === '_') continue;
+      if (e === '.' || e === '/') {
+        path = false;
+        continue;
+      }
+      return no;
+    }
+    if (c === '[') {
+      if (body[i + 1] === '^') return no;
+      let j = i + 1;
+      for (; j < body.length && body[j] !== ']'; j++) {
+        const k = body[j]!;
+        if (k === '\\') {
+          const e = body[j + 1] ?? '';
+          j++;
+          if (e === 'w' || e === 'd' || e === '-' || e === '_') continue;
+          if (e === '.' || e === '/') {
+            path = false;
+            continue;
+          }
+          return no;
+        }
+        if (k === '.' || k === '/') path = false;
+        if (!SAFE.test(k)) return no;
+      }
+      if (j >= body.length) return no;
+      i = j;
+      continue;
+    }
+    if ('+*?{}()|0123456789,'.includes(c) || /[A-Za-z_\-]/.test(c)) continue;
+    if (c === '.') return no; // any character
+    if (c === '/' || c === ':' || c === '@' || c === '=') {
+      if (c === '/') path = false;
+      continue;
+    }
+    return no;
+  }
+  return { shell: true, path };
+}
+
+function zodConstrained(node: Node | undefined, depth = 0): boolean {
+  if (!node || depth > 4) return false;
+  const root = zodRoot(node);
+  if (!root) return false;
+  if (CONSTRAINED_ZOD.has(root.name)) return true;
+  if (root.name === 'string' && zodPattern(node)?.path) return true;
+  if (root.name === 'array' || root.name === 'set') return zodConstrained(root.args[0], depth + 1);
+  if (root.name === 'union') {
+    const arr = root.args[0] && unwrap(root.args[0]);
+    return !!arr && Node.isArrayLiteralExpression(arr) && arr.getElements().length > 0 && arr.getElements().every((e) => zodConstrained(e, depth + 1));
+  }
+  return false;
+}
+
+function jsonConstrained(node: Node | undefined, sources: ParsedSources): boolean {
+  const o = objectLiteralOf(node, sources);
+  if (!o) return false;
+  if (propertyValue(o, 'enum') || propertyValue(o, 'const')) return true;
+  const pattern = constString(propertyValue(o, 'pattern'))?.value;
+  if (pattern !== undefined && patternSafety(pattern).path) return true;
+  const t = constString(propertyValue(o, 'type'))?.value;
+  return t === 'number' || t === 'integer' || t === 'boolean';
+}
+
+/** Top-level argument names a schema restricts to non-text values, or to a pattern that keeps out shell metacharacters, dots and slashes. */
+export function constrainedArguments(schema: Node | undefined, sources: ParsedSources): string[] {
+  const shape = schemaShape(schema, sources);
+  if (!shape) return [];
+  const out: string[] = [];
+  for (const p of shape.obj.getProperties()) {
+    if (!Node.isPropertyAssignment(p)) continue;
+    const k = propertyName(p.getNameNode());
+    if (!k) continue;
+    const v = p.getInitializerOrThrow();
+    if (shape.kind === 'zod' ? zodConstrained(v) : jsonConstrained(v, sources)) out.push(k);
+  }
+  return out;
+}
