@@ -1,7 +1,7 @@
 import { SyntaxKind, Node, type CallExpression, type SourceFile, ts } from '../../facts/morph.js';
 import { defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { declarationOf, initializerOf, isRawFunctionLike, rawOriginOf } from '../../facts/scope.js';
+import { declarationOf, initializerOf, isRawFunctionLike, rawDeclarationOf, rawOriginOf } from '../../facts/scope.js';
 import { serverModel } from '../../facts/server-model.js';
 import { ofKinds, positionOf, propertyName, rawOfKinds, rawPositionOf, rawUnwrap, unwrap, wrapNode } from '../../facts/ts-source.js';
 import { codeOf, isFn, passThrough, sinkOf, type Code, type Fn } from '../support/source/code-paths.js';
@@ -112,18 +112,28 @@ function heldLabelOrMask(id: Node, depth: number): boolean {
  */
 function loggedValues(sf: SourceFile, arg: ts.Node): Logged[] {
   const out: Logged[] = [];
+  // The value must reach the argument through pass-through nodes only; a short cut of it is a hint, not the value.
+  const reaches = (raw: ts.Node): boolean => {
+    let cur: Node = wrapNode(sf, raw);
+    while (cur.compilerNode !== arg) {
+      const up = passThrough(cur);
+      if (!up || isShortCut(up)) return false;
+      cur = up;
+    }
+    return true;
+  };
   const consider = (raw: ts.Node) => {
     // Cheap test first: only secret-named values, whole request objects and process.env are of interest.
     const name = lastName(raw);
-    if (!name || !(name === 'env' || WHOLE_OBJECTS.has(name) || isSecretName(name))) return;
-    const leaf = wrapNode(sf, raw);
-    // The value must reach the argument through pass-through nodes only; a short cut of it is a hint, not the value.
-    let cur: Node = leaf;
-    while (cur.compilerNode !== arg) {
-      const up = passThrough(cur);
-      if (!up || isShortCut(up)) return;
-      cur = up;
+    if (!name) return;
+    if (!(name === 'env' || WHOLE_OBJECTS.has(name) || isSecretName(name))) {
+      // A configuration object logged whole: `const config = { apiKey: process.env.X, … }` then log(config).
+      const held = ts.isIdentifier(raw) ? secretHeldBy(raw) : undefined;
+      if (held && reaches(raw)) out.push({ kind: 'secret', name: `${name}.${held}`.slice(0, 60), node: wrapNode(sf, raw) });
+      return;
     }
+    if (!reaches(raw)) return;
+    const leaf = wrapNode(sf, raw);
     const text = leaf.getText().replace(/\s+/g, '');
     if (text === 'process.env') out.push({ kind: 'object', name: text, node: leaf });
     else if (WHOLE_OBJECTS.has(name)) out.push({ kind: 'object', name: text.slice(0, 60), node: leaf });
@@ -143,6 +153,30 @@ function loggedValues(sf: SourceFile, arg: ts.Node): Logged[] {
   };
   visit(arg);
   return out;
+}
+
+/**
+ * The secret-named property an object held by `id` carries, when `id` is a `const` (or `let` never reassigned in
+ * the reading) initialised with an object literal in the audited source, and that property's value is not a
+ * literal (a literal is a placeholder or a default, not a secret the process was given): `{ apiKey:
+ * process.env.ACME_KEY }`, `{ token: opts.token }`. Undefined otherwise.
+ */
+function secretHeldBy(id: ts.Identifier): string | undefined {
+  const d = rawDeclarationOf(id);
+  const decl = d?.parent;
+  if (!d || !decl || !ts.isVariableDeclaration(decl) || decl.name !== d || !decl.initializer) return undefined;
+  const init = rawUnwrap(decl.initializer);
+  if (!ts.isObjectLiteralExpression(init)) return undefined;
+  for (const p of init.properties) {
+    if (ts.isShorthandPropertyAssignment(p) && isSecretName(p.name.text)) return p.name.text;
+    if (!ts.isPropertyAssignment(p)) continue;
+    const key = ts.isIdentifier(p.name) || ts.isStringLiteral(p.name) ? p.name.text : undefined;
+    if (!key || !isSecretName(key)) continue;
+    const v = rawUnwrap(p.initializer);
+    if (ts.isStringLiteral(v) || ts.isNoSubstitutionTemplateLiteral(v) || ts.isNumericLiteral(v) || v.kind === SyntaxKind.NullKeyword || v.kind === SyntaxKind.TrueKeyword || v.kind === SyntaxKind.FalseKeyword) continue;
+    return key;
+  }
+  return undefined;
 }
 
 /** Is this call a log statement? Returns its callee text (read on compiler nodes). */

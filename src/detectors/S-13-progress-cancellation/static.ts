@@ -24,6 +24,10 @@ import { judgePythonTimeouts } from './python.js';
  *    - `http(s).request` / `http(s).get` with `timeout` or `signal` in their options, or a `.setTimeout(`
  *      on the request.
  *    An options value that cannot be read (a parameter, a spread) is given the benefit of the doubt.
+ *    - a PostgreSQL client of `pg` (`new Pool(cfg)`, `new Client(cfg)`, `new pg.Pool(cfg)`) constructed
+ *      anywhere in the source with a literal configuration that sets neither `statement_timeout` nor
+ *      `query_timeout` (nor `options: '-c statement_timeout=…'`): pg waits for a query forever by default.
+ *      A configuration that cannot be read is given the benefit of the doubt.
  * 2. A tool handler that receives the SDK context (`ctx` in v2, `extra` in v1) and does outbound I/O on its
  *    path reads the cancellation signal (`ctx.mcpReq.signal`, `extra.signal`, a destructured `signal`),
  *    or hands the context on to another function.
@@ -162,6 +166,41 @@ function outbound(call: CallExpression, code: Code, axiosDefaults: boolean): { c
   return undefined;
 }
 
+/**
+ * `pg` pools and clients whose literal configuration sets no time limit on queries (see the file header), with
+ * the node of the construction.
+ */
+function unboundedPgClients(code: Code): Node[] {
+  const out: Node[] = [];
+  for (const [, sf] of code.files) {
+    if (!/\bpg\b/.test(sf.getFullText().slice(0, 200_000))) continue;
+    for (const n of ofKinds(sf, [SyntaxKind.NewExpression], (cn) => {
+      const e = rawUnwrap((cn as ts.NewExpression).expression);
+      const last = ts.isIdentifier(e) ? e.text : ts.isPropertyAccessExpression(e) ? e.name.text : '';
+      return last === 'Pool' || last === 'Client';
+    })) {
+      if (!Node.isNewExpression(n)) continue;
+      const o = rawOriginOf(n.getExpression().compilerNode);
+      if (!o || o.module !== 'pg' || !['Pool', 'Client'].includes(o.path[o.path.length - 1] ?? '')) continue;
+      const arg = n.getArguments()[0];
+      if (!arg) {
+        out.push(n);
+        continue;
+      }
+      const a = unwrap(arg);
+      if (Node.isStringLiteral(a) || Node.isNoSubstitutionTemplateLiteral(a)) {
+        if (!/statement_timeout/.test(a.getLiteralText())) out.push(n);
+        continue;
+      }
+      const lit = objectLiteralOf(a, code.sources);
+      if (!lit || lit.getProperties().some((p) => Node.isSpreadAssignment(p))) continue;
+      const bounded = ['statement_timeout', 'query_timeout'].some((k) => propertyValue(lit, k) !== undefined) || /statement_timeout/.test(propertyValue(lit, 'options')?.getText() ?? '');
+      if (!bounded) out.push(n);
+    }
+  }
+  return out;
+}
+
 /** `http.get(…).setTimeout(…)`, or `const req = https.request(…)` then `req.setTimeout(…)` / `req.on('timeout', …)`. */
 function setsTimeoutOn(call: CallExpression): boolean {
   const p = call.getParent();
@@ -281,6 +320,9 @@ export default defineDetector({
       }
     }
     scan(reachable(code, entries.filter((f) => !handlerFns.has(f))));
+    for (const n of unboundedPgClients(code)) {
+      findings.push({ messageId: 'outbound-without-timeout', data: { client: 'pg' }, location: { file: code.rel(n.getSourceFile()), line: positionOf(n).line }, evidence: n.getText().replace(/\s+/g, ' ').slice(0, 120) });
+    }
     return findings.length ? { state: 'non-conforming', findings } : present();
   },
 });
