@@ -2,6 +2,9 @@
 // object literals (type "object" with properties) used as `inputSchema`, and `.strict()`
 // to zod `z.object(...)` passed as inputSchema. Pure ts-morph edit; caller decides to save.
 import { Node, SyntaxKind, type SourceFile } from '../facts/morph.js';
+import { positionOf } from '../facts/ts-source.js';
+import type { Fix, FixerResult, Skip, TextEdit } from './edits.js';
+import { findingsOf, inPython, targetOf, type Reading } from './reading.js';
 
 export interface FixEdit { rule: "C-4"; file: string; line: number; }
 
@@ -29,4 +32,47 @@ export function fixOpenSchemas(sf: SourceFile): FixEdit[] {
     }
   }
   return edits;
+}
+
+/*
+ * The `mcp-doctor fix` side: C-4's 'source-catch-all' findings whose remedy is mechanical. An input schema
+ * object that declares its properties and opens the rest with `additionalProperties: true` is closed
+ * (`false`): the declared properties stay accepted. An object without declared properties is left alone (the
+ * handler reads properties the schema does not name: declaring them is not mechanical), and so are output
+ * schemas (closing one could fail results the handler already returns) and missing schemas.
+ */
+export function fixCatchAlls(r: Reading): FixerResult {
+  const fixes: Fix[] = [];
+  const skips: Skip[] = [];
+  for (const f of findingsOf(r, 'C-4', ['source-catch-all', 'source-missing-schema', 'python-catch-all', 'python-missing-schema'])) {
+    const target = targetOf('C-4', f);
+    if (inPython(f)) {
+      skips.push({ target, reason: 'python' });
+      continue;
+    }
+    const file = f.location?.file;
+    const sf = file ? r.sources().files.get(file) : undefined;
+    const text = file ? r.text(file) : undefined;
+    if (f.messageId !== 'source-catch-all' || f.data?.construct !== 'additional_properties_true' || f.data?.schema !== 'input') {
+      skips.push({ target, reason: 'not-mechanical' });
+      continue;
+    }
+    if (!file || !sf || text === undefined || !r.editable(file)) {
+      skips.push({ target, reason: 'not-editable' });
+      continue;
+    }
+    const edits: TextEdit[] = [];
+    for (const pa of sf.getDescendantsOfKind(SyntaxKind.PropertyAssignment)) {
+      if (pa.getName().replace(/^["']|["']$/g, '') !== 'additionalProperties' || positionOf(pa).line !== f.location!.line) continue;
+      const v = pa.getInitializer();
+      const obj = pa.getParent();
+      const props = Node.isObjectLiteralExpression(obj) ? obj.getProperty('properties') : undefined;
+      const declared = props && Node.isPropertyAssignment(props) ? props.getInitializer() : undefined;
+      if (!v || !Node.isTrueLiteral(v) || !declared || !Node.isObjectLiteralExpression(declared) || declared.getProperties().length === 0) continue;
+      edits.push({ file, start: v.getStart(), end: v.getEnd(), text: 'false' });
+    }
+    if (edits.length) fixes.push({ targets: [target], edits });
+    else skips.push({ target, reason: 'not-mechanical' });
+  }
+  return { fixes, skips };
 }

@@ -1,0 +1,86 @@
+/**
+ * The `mcp-doctor fix [dir]` command (src/cli-main.ts hands it its arguments). Text output: the diff (dry run) or
+ * the files written, then one line per finding with what became of it; `--format json` gives the FixResult.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { t } from '../engine/i18n.js';
+import { findingMessage, terminalInert } from '../report/text.js';
+import { FIXABLE, FixRefused, fixRepository, type FixResult, type Outcome } from './index.js';
+
+/** A usage error or a refusal of fix: the CLI prints it with the help hint and exits 2. */
+export class FixUsageError extends Error {}
+
+const FORMATS = ['text', 'json'] as const;
+
+/** One line per finding: state, rule, place, what the finding says, and why it was left when it was. */
+export function outcomeLine(o: Outcome, locale: string): string {
+  const at = o.target.file ? `${o.target.file}${o.target.line ? `:${o.target.line}` : ''}` : '';
+  const what = findingMessage(o.target.ruleId, { messageId: o.target.messageId, data: o.target.data }, locale, terminalInert);
+  const why =
+    o.state === 'skipped' && o.reason
+      ? t(locale, `fix.skip.${o.reason}`)
+      : o.state === 'rolled-back'
+        ? t(locale, 'fix.rolledBack')
+        : o.state === 'conflict'
+          ? t(locale, 'fix.conflict')
+          : o.questions?.length
+            ? t(locale, 'fix.questions', { hints: o.questions.join(', ') })
+            : '';
+  return `${t(locale, `fix.state.${o.state}`).padEnd(12)} ${o.target.ruleId.padEnd(5)} ${terminalInert(at)}  ${what}${why ? `\n${' '.repeat(19)}→ ${why}` : ''}`;
+}
+
+export function summaryOf(res: FixResult, locale: string): string {
+  const n = (s: Outcome['state']) => res.outcomes.filter((o) => o.state === s).length;
+  return t(locale, 'fix.summary', { fixed: n('fixed'), planned: n('planned'), rolledBack: n('rolled-back'), conflict: n('conflict'), skipped: n('skipped') });
+}
+
+export async function cmdFix(argv: string[], locale: string): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      'dry-run': { type: 'boolean' },
+      force: { type: 'boolean' },
+      rules: { type: 'string' },
+      format: { type: 'string' },
+      locale: { type: 'string' },
+      quiet: { type: 'boolean', short: 'q' },
+    },
+  });
+  if (positionals.length > 1) throw new FixUsageError(t(locale, 'cli.errors.fixDir'));
+  const path = positionals[0] ?? '.';
+  const dir = resolve(path);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new FixUsageError(t(locale, 'cli.errors.notAFolder', { path }));
+  const format = values.format ?? 'text';
+  if (!(FORMATS as readonly string[]).includes(format)) throw new FixUsageError(t(locale, 'cli.errors.format', { value: format, formats: FORMATS.join(', ') }));
+  const rules = values.rules?.split(',').map((s) => s.trim()).filter(Boolean);
+  let res: FixResult;
+  try {
+    res = await fixRepository({ dir, rules, dryRun: values['dry-run'], force: values.force, locale });
+  } catch (e) {
+    if (e instanceof FixRefused) {
+      const key = e.code === 'dirty-tree' ? 'cli.errors.fixDirty' : e.code === 'not-git' ? 'cli.errors.fixNotGit' : 'cli.errors.fixRules';
+      throw new FixUsageError(t(locale, key, { path: terminalInert(path), ...e.data }));
+    }
+    throw e;
+  }
+  const left = res.outcomes.filter((o) => o.state !== 'fixed' && o.state !== 'planned').length;
+  if (format === 'json') {
+    process.stdout.write(JSON.stringify(res, null, 2) + '\n');
+    return left ? 1 : 0;
+  }
+  const out: string[] = [];
+  if (res.dryRun && res.diff) out.push(res.diff.trimEnd(), '');
+  for (const o of res.outcomes) out.push(outcomeLine(o, locale));
+  if (out.length) process.stdout.write(out.join('\n') + '\n');
+  if (!values.quiet) {
+    const say = (s: string) => process.stderr.write(s + '\n');
+    if (!res.outcomes.length) say(t(locale, 'fix.nothing', { rules: (rules?.length ? rules : [...FIXABLE]).join(', ') }));
+    else say(summaryOf(res, locale));
+    if (res.written.length) say(t(locale, 'fix.written', { count: res.written.length, files: res.written.map((f) => terminalInert(f)).join(', ') }));
+    if (res.dryRun) say(t(locale, 'fix.dryRun'));
+  }
+  return left ? 1 : 0;
+}

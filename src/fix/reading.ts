@@ -1,0 +1,43 @@
+/**
+ * One reading of the audited tree shared by every fix: the facts the detectors use (RepoFacts, the parsed
+ * sources, the server model) and the findings of the audit before the fix. A fix edits only a file this
+ * reading parsed (`editable`): never one outside the folder, a dependency under node_modules, or built output.
+ */
+import type { RepoFacts } from '../facts/repo.js';
+import type { ParsedSources } from '../facts/ts-source.js';
+import type { ServerModel } from '../facts/server-model.js';
+import type { Finding, RuleResult } from '../engine/types.js';
+import type { Target } from './edits.js';
+
+export interface Reading {
+  root: string;
+  repo: RepoFacts;
+  /** The files the audit read (its `inputs.files.list`): nothing else is edited. */
+  read: ReadonlySet<string>;
+  /** Locale of the comments a fix writes in the source (TODO questions). */
+  locale: string;
+  sources(): ParsedSources;
+  model(): ServerModel;
+  /** The red results of the audit before the fix, by rule. */
+  red: ReadonlyMap<string, RuleResult>;
+  /** Can this file (relative path) be edited: read by the audit, inside the folder, not a dependency nor built output. */
+  editable(rel: string): boolean;
+  /** The original text of a file the audit read, else undefined. */
+  text(rel: string): string | undefined;
+}
+
+export const targetOf = (ruleId: string, f: Finding): Target => ({
+  ruleId,
+  messageId: f.messageId,
+  ...(f.location?.file ? { file: f.location.file } : {}),
+  ...(f.location?.line ? { line: f.location.line } : {}),
+  ...(f.data ? { data: f.data } : {}),
+});
+
+/** The findings of a rule with one of these message ids. */
+export function findingsOf(r: Reading, ruleId: string, messageIds: readonly string[]): Finding[] {
+  return (r.red.get(ruleId)?.findings ?? []).filter((f) => messageIds.includes(f.messageId));
+}
+
+/** A finding located in Python source: the fixes edit TypeScript and JavaScript only. */
+export const inPython = (f: Finding): boolean => /\.pyi?$/.test(f.location?.file ?? '') || f.messageId.startsWith('python-');
