@@ -53,6 +53,8 @@ export interface FixOptions {
   /** Locale of the comments written in the source. */
   locale: string;
   signal?: AbortSignal;
+  /** Tests only: fixes used instead of the built-in ones for some rules. */
+  fixers?: Partial<Record<FixableRule, (r: Reading) => FixerResult>>;
 }
 
 /**
@@ -182,21 +184,32 @@ function readingOf(root: string, before: Awaited<ReturnType<typeof audit>>, loca
   };
 }
 
-/** Write the planned texts (and create new files), refusing any path outside the root. */
+/** A path where a fix may create a file: relative, inside the folder once its existing parents are resolved, and free. */
+function creatable(root: string, rel: string): boolean {
+  if (!rel || rel.startsWith('/') || rel.includes('\\') || rel.split('/').some((s) => s === '..' || s === '')) return false;
+  let parent = dirname(join(root, rel));
+  while (!existsSync(parent)) parent = dirname(parent);
+  try {
+    return isInside(root, realpathSync(parent)) && !existsSync(join(root, rel));
+  } catch {
+    return false;
+  }
+}
+
+/** Write the planned texts (and create new files): every path is checked before anything is written, none outside the root. */
 function write(root: string, files: Map<string, string>, created: NewFile[]): string[] {
+  for (const file of files.keys()) {
+    if (!isInside(root, realpathSync(join(root, file)))) throw new Error(`refused to write outside the folder: ${file}`);
+  }
+  for (const c of created) if (!creatable(root, c.file)) throw new Error(`refused to create: ${c.file}`);
   const out: string[] = [];
   for (const [file, text] of files) {
-    const abs = join(root, file);
-    if (!isInside(root, realpathSync(abs))) throw new Error(`refused to write outside the folder: ${file}`);
-    writeFileSync(abs, text);
+    writeFileSync(join(root, file), text);
     out.push(file);
   }
   for (const c of created) {
-    if (c.file.startsWith('/') || c.file.split('/').includes('..')) throw new Error(`refused to create outside the folder: ${c.file}`);
     const abs = join(root, c.file);
-    const parent = dirname(abs);
-    if (!existsSync(parent)) mkdirSync(parent, { recursive: true });
-    if (!isInside(root, realpathSync(parent))) throw new Error(`refused to create outside the folder: ${c.file}`);
+    mkdirSync(dirname(abs), { recursive: true });
     writeFileSync(abs, c.text, { flag: 'wx' });
     out.push(c.file);
   }
@@ -227,9 +240,16 @@ export async function fixRepository(opts: FixOptions): Promise<FixResult> {
   const planned: Planned[] = [];
   for (const rule of rules) {
     if (!r.red.has(rule)) continue;
-    const res = FIXERS[rule](r);
+    const res = (opts.fixers?.[rule] ?? FIXERS[rule])(r);
     for (const s of res.skips) outcomes.push({ target: s.target, state: 'skipped', reason: s.reason });
-    for (const fix of res.fixes) planned.push({ rule, fix });
+    for (const fix of res.fixes) {
+      // Whatever a fix proposes, it edits only files the audit read inside the folder and creates only new files there.
+      if (fix.edits.some((e) => !r.editable(e.file)) || (fix.create ?? []).some((c) => !creatable(root, c.file))) {
+        for (const target of fix.targets) outcomes.push({ target, state: 'skipped', reason: 'not-editable' });
+        continue;
+      }
+      planned.push({ rule, fix });
+    }
   }
   const original = (rel: string) => r.text(rel) ?? '';
   let p = plan(planned, original);
