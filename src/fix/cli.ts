@@ -6,35 +6,14 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { t } from '../engine/i18n.js';
-import { findingMessage, terminalInert } from '../report/text.js';
-import { FIXABLE, FixRefused, fixRepository, type FixResult, type Outcome } from './index.js';
+import { terminalInert } from '../report/text.js';
+import { FIXABLE, FixRefused, fixRepository, type FixResult } from './index.js';
+import { outcomeLine, summaryOf } from './render.js';
 
 /** A usage error or a refusal of fix: the CLI prints it with the help hint and exits 2. */
 export class FixUsageError extends Error {}
 
 const FORMATS = ['text', 'json'] as const;
-
-/** One line per finding: state, rule, place, what the finding says, and why it was left when it was. */
-export function outcomeLine(o: Outcome, locale: string): string {
-  const at = o.target.file ? `${o.target.file}${o.target.line ? `:${o.target.line}` : ''}` : '';
-  const what = findingMessage(o.target.ruleId, { messageId: o.target.messageId, data: o.target.data }, locale, terminalInert);
-  const why =
-    o.state === 'skipped' && o.reason
-      ? t(locale, `fix.skip.${o.reason}`)
-      : o.state === 'rolled-back'
-        ? t(locale, 'fix.rolledBack')
-        : o.state === 'conflict'
-          ? t(locale, 'fix.conflict')
-          : o.questions?.length
-            ? t(locale, 'fix.questions', { hints: o.questions.join(', ') })
-            : '';
-  return `${t(locale, `fix.state.${o.state}`).padEnd(12)} ${o.target.ruleId.padEnd(5)} ${terminalInert(at)}  ${what}${why ? `\n${' '.repeat(19)}→ ${why}` : ''}`;
-}
-
-export function summaryOf(res: FixResult, locale: string): string {
-  const n = (s: Outcome['state']) => res.outcomes.filter((o) => o.state === s).length;
-  return t(locale, 'fix.summary', { fixed: n('fixed'), planned: n('planned'), rolledBack: n('rolled-back'), conflict: n('conflict'), skipped: n('skipped') });
-}
 
 export async function cmdFix(argv: string[], locale: string): Promise<number> {
   const { values, positionals } = parseArgs({

@@ -20,6 +20,7 @@ import { boundedJson } from './bound.js';
 import { compactResult, compactText } from './compact.js';
 import { keepReport, MAX_REPORT_BYTES, REPORT_URI_PREFIX, storedReport } from './reports.js';
 import { confirmPlan, verifyRequestState, type Plan } from './confirm.js';
+import { registerFixTool } from './fix-tool.js';
 import { SET_LOCK_FILE, type SetLock } from '../probe/lock.js';
 import { CLIENTS } from '../scan/clients.js';
 import type { ProbedServer } from '../scan/probe-set.js';
@@ -206,6 +207,9 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       }
     },
   );
+
+  // --- fix_repository (src/server/fix-tool.ts) ----------------------------------------------------
+  registerFixTool(server, { L, S, path: bounded(MAX_PATH).min(1), localeEnum, ruleIds, refused, toolError, confinedFolder: (p) => confinedFolder(p) });
 
   // --- probe_endpoint -----------------------------------------------------------------------------
   server.registerTool(
