@@ -182,6 +182,29 @@ describe('mcp-doctor fix on an SDK v1 low-level server', () => {
   });
 });
 
+describe('mcp-doctor fix: S-7, judged on the running server', () => {
+  it('reads the version from package.json, kept once the server started with the command serves it', async () => {
+    const dir = copy('js-version');
+    const res = await fixRepository({ dir, locale: 'en', rules: ['S-7'], command: ['node', 'server.mjs'] });
+    assert.deepEqual(states(res), ['fixed S-7 version-in-source']);
+    assert.match(readFileSync(join(dir, 'server.mjs'), 'utf8'), /version: createRequire\(import\.meta\.url\)\('\.\/package\.json'\)\.version/);
+    const { probeAndJudge } = await import('../src/probe/run.js');
+    const { report } = await probeAndJudge({ command: ['node', 'server.mjs'], cwd: dir, source: dir, rules: ['S-7'], apps: { browser: false } });
+    assert.equal(report.results.find((r) => r.ruleId === 'S-7')!.state, 'present');
+    const c = compiles(dir);
+    assert.ok(c.ok, c.out);
+  });
+
+  it('without the command it is not attempted; with a command whose server stays red it is rolled back', async () => {
+    const dir = copy('js-version');
+    const none = await fixRepository({ dir, locale: 'en', rules: ['S-7'] });
+    assert.deepEqual(states(none), ['skipped S-7 version-in-source needs-command']);
+    const red = await fixRepository({ dir, locale: 'en', rules: ['S-7'], command: ['node', 'other.mjs'] });
+    assert.deepEqual(states(red), ['rolled-back S-7 version-in-source']);
+    assert.equal(git(dir, 'status', '--porcelain'), '', 'the rolled-back fix left the tree as it was');
+  });
+});
+
 describe('mcp-doctor fix: what it does not do', () => {
   it('says "not done" for Python source, per finding', async () => {
     const dir = join(work, 'py');

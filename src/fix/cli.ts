@@ -16,8 +16,11 @@ export class FixUsageError extends Error {}
 const FORMATS = ['text', 'json'] as const;
 
 export async function cmdFix(argv: string[], locale: string): Promise<number> {
+  // After `--`: the command that starts the server, for S-7 (judged on the running server).
+  const dash = argv.indexOf('--');
+  const command = dash >= 0 ? argv.slice(dash + 1) : undefined;
   const { values, positionals } = parseArgs({
-    args: argv,
+    args: dash >= 0 ? argv.slice(0, dash) : argv,
     allowPositionals: true,
     options: {
       'dry-run': { type: 'boolean' },
@@ -37,7 +40,7 @@ export async function cmdFix(argv: string[], locale: string): Promise<number> {
   const rules = values.rules?.split(',').map((s) => s.trim()).filter(Boolean);
   let res: FixResult;
   try {
-    res = await fixRepository({ dir, rules, dryRun: values['dry-run'], force: values.force, locale });
+    res = await fixRepository({ dir, rules, dryRun: values['dry-run'], force: values.force, locale, ...(command?.length ? { command } : {}) });
   } catch (e) {
     if (e instanceof FixRefused) {
       const key = e.code === 'dirty-tree' ? 'cli.errors.fixDirty' : e.code === 'not-git' ? 'cli.errors.fixNotGit' : 'cli.errors.fixRules';

@@ -28,10 +28,11 @@ import { fixCatchAlls } from './c4-open-schema.js';
 import { fixTimeouts } from './s13-fetch-timeout.js';
 import { fixUnknownTool } from './s11-unknown-tool.js';
 import { fixLocales } from './locales.js';
+import { fixServedVersion } from './s7-version.js';
 import type { Reading } from './reading.js';
 
-/** The rules `fix` repairs, in the order their fixes are applied. */
-export const FIXABLE = ['C-15', 'C-4', 'S-13', 'S-11', 'C-1', 'C-20'] as const;
+/** The rules `fix` repairs, in the order their fixes are applied (S-7 only with the command that starts the server). */
+export const FIXABLE = ['C-15', 'C-4', 'S-13', 'S-11', 'C-1', 'C-20', 'S-7'] as const;
 export type FixableRule = (typeof FIXABLE)[number];
 
 const FIXERS: Record<FixableRule, (r: Reading) => FixerResult> = {
@@ -41,6 +42,8 @@ const FIXERS: Record<FixableRule, (r: Reading) => FixerResult> = {
   'S-11': fixUnknownTool,
   'C-1': (r) => fixLocales(r, 'C-1'),
   'C-20': (r) => fixLocales(r, 'C-20'),
+  // Bound to the command in fixRepository.
+  'S-7': (r) => fixServedVersion(r, false),
 };
 
 export interface FixOptions {
@@ -53,6 +56,11 @@ export interface FixOptions {
   /** Locale of the comments written in the source. */
   locale: string;
   signal?: AbortSignal;
+  /**
+   * The command that starts the server (stdio), from the folder: S-7 is judged on the running server, so its fix is
+   * attempted only with it, and kept only when the server it starts serves the package's version.
+   */
+  command?: string[];
   /** Tests only: fixes used instead of the built-in ones for some rules. */
   fixers?: Partial<Record<FixableRule, (r: Reading) => FixerResult>>;
 }
@@ -156,6 +164,8 @@ function readingOf(root: string, before: Awaited<ReturnType<typeof audit>>, loca
   const read = new Set(before.inputs?.files?.list ?? []);
   const red = new Map(before.results.filter((r) => isRed(r.state) && !r.suppressed).map((r) => [r.ruleId, r]));
   const texts = new Map<string, string | undefined>();
+  // A source the reading parsed itself (S-7 reads the sources even when the audit judged no static part).
+  const parsed = (rel: string): boolean => rel.endsWith('.json') ? false : parsedSources(repo).files.has(rel);
   const inside = (rel: string): boolean => {
     if (rel.startsWith('/') || rel.split('/').includes('..')) return false;
     try {
@@ -172,9 +182,9 @@ function readingOf(root: string, before: Awaited<ReturnType<typeof audit>>, loca
     red,
     sources: () => parsedSources(repo),
     model: () => serverModel(repo),
-    editable: (rel) => read.has(rel) && !rel.split('/').includes('node_modules') && !isGeneratedPath(rel) && inside(rel),
+    editable: (rel) => (read.has(rel) || parsed(rel)) && !rel.split('/').includes('node_modules') && !isGeneratedPath(rel) && inside(rel),
     text: (rel) => {
-      if (!read.has(rel)) return undefined;
+      if (!read.has(rel) && !parsed(rel)) return undefined;
       if (!texts.has(rel)) {
         const t = repo.text(rel);
         texts.set(rel, t.ok ? t.value : undefined);
@@ -239,8 +249,9 @@ export async function fixRepository(opts: FixOptions): Promise<FixResult> {
   const outcomes: Outcome[] = [];
   const planned: Planned[] = [];
   for (const rule of rules) {
-    if (!r.red.has(rule)) continue;
-    const res = (opts.fixers?.[rule] ?? FIXERS[rule])(r);
+    // S-7 has no static part: its fix finds the version written in the source itself.
+    if (!r.red.has(rule) && rule !== 'S-7') continue;
+    const res = opts.fixers?.[rule]?.(r) ?? (rule === 'S-7' ? fixServedVersion(r, !!opts.command?.length) : FIXERS[rule](r));
     for (const s of res.skips) outcomes.push({ target: s.target, state: 'skipped', reason: s.reason });
     for (const fix of res.fixes) {
       // Whatever a fix proposes, it edits only files the audit read inside the folder and creates only new files there.
@@ -286,10 +297,31 @@ export async function fixRepository(opts: FixOptions): Promise<FixResult> {
       written = [];
     }
   }
+  // S-7: the server started with the command must now serve the package's version.
+  const live = kept.filter((k) => k.rule === 'S-7');
+  if (live.length && opts.command?.length && !(await servesPackageVersion(root, opts.command, opts.signal))) {
+    rolledBack.push(...live);
+    kept = kept.filter((k) => k.rule !== 'S-7');
+    restore(root, p.files, p.created, original);
+    p = plan(kept, original);
+    written = kept.length ? write(root, p.files, p.created) : [];
+  }
   for (const k of kept) outcomes.push(...withQuestions(k.fix, 'fixed'));
   for (const k of rolledBack) outcomes.push(...withQuestions(k.fix, 'rolled-back'));
   const finalDiff = unifiedDiff(p.files, kept.length ? p.created : [], original);
   return { root, dryRun: false, diff: kept.length ? finalDiff : '', written, outcomes: sortOutcomes(outcomes) };
+}
+
+/** Does the server started with `command` in `root` serve the version of root's package.json (S-7 present)? */
+async function servesPackageVersion(root: string, command: string[], signal?: AbortSignal): Promise<boolean> {
+  const { probeAndJudge } = await import('../probe/run.js');
+  try {
+    const { report } = await probeAndJudge({ command, cwd: root, source: root, rules: ['S-7'], apps: { browser: false }, signal });
+    return report.results.find((x) => x.ruleId === 'S-7')?.state === 'present';
+  } catch (e) {
+    log.warn({ err: e }, 'fix: the server did not answer the S-7 check');
+    return false;
+  }
 }
 
 /**
@@ -304,6 +336,8 @@ function unconfirmed(kept: Planned[], before: Map<string, number>, after: Map<st
   for (const k of kept) {
     for (const t of k.fix.targets) {
       const key = keyOf(k.rule, t);
+      // A finding the audit does not make (S-7's, found by the fix itself) is confirmed elsewhere.
+      if (!before.has(key)) continue;
       if ((after.get(key) ?? 0) > (before.get(key) ?? 0) - (claimed.get(key) ?? 0)) bad.add(k);
     }
   }

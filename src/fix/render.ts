@@ -1,12 +1,14 @@
 /** Text of a fix's outcomes, for the CLI and the MCP tool (the finding's own message, in the asked locale). */
-import { t } from '../engine/i18n.js';
-import { findingMessage, terminalInert } from '../report/text.js';
+import { raw, t } from '../engine/i18n.js';
+import { findingMessage, formatUntrusted, terminalInert } from '../report/text.js';
 import type { FixResult, Outcome } from './index.js';
 
 /** One line per finding: state, rule, place, what the finding says, and why it was left when it was. */
 export function outcomeLine(o: Outcome, locale: string, escape: (s: string) => string = terminalInert): string {
   const at = o.target.file ? `${o.target.file}${o.target.line ? `:${o.target.line}` : ''}` : '';
-  const what = findingMessage(o.target.ruleId, { messageId: o.target.messageId, data: o.target.data }, locale, escape);
+  // A finding the fix found itself (S-7's version in the source) has its text under fix.found.
+  const own = `fix.found.${o.target.ruleId}.${o.target.messageId}`;
+  const what = raw(locale, own) !== undefined ? formatUntrusted(locale, own, o.target.data, escape) : findingMessage(o.target.ruleId, { messageId: o.target.messageId, data: o.target.data }, locale, escape);
   const why =
     o.state === 'skipped' && o.reason
       ? t(locale, `fix.skip.${o.reason}`)

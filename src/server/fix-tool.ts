@@ -73,7 +73,7 @@ export function registerFixTool(server: McpServer, c: FixToolContext): void {
           verb: 'update',
           targets: ['source repository'],
           touches: 'source files of the folder named by the caller, with apply and the user confirming',
-          contextTokens: 543,
+          contextTokens: 557,
         },
       },
     },
