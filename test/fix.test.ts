@@ -9,6 +9,7 @@ import { packageRoot } from '../src/engine/paths.js';
 import type { RuleResult } from '../src/engine/types.js';
 import { FIXABLE, FixRefused, fixRepository, type FixResult } from '../src/fix/index.js';
 import { targetOf } from '../src/fix/reading.js';
+import { runCli } from './support/run.js';
 
 /**
  * `mcp-doctor fix` on real red servers (test/fixtures/fix/*: SDK v2 with zod, SDK v1 low-level), each copied to a
@@ -202,6 +203,24 @@ describe('mcp-doctor fix: S-7, judged on the running server', () => {
     const red = await fixRepository({ dir, locale: 'en', rules: ['S-7'], command: ['node', 'other.mjs'] });
     assert.deepEqual(states(red), ['rolled-back S-7 version-in-source']);
     assert.equal(git(dir, 'status', '--porcelain'), '', 'the rolled-back fix left the tree as it was');
+  });
+});
+
+describe('mcp-doctor fix on the command line', () => {
+  it('prints the diff with --dry-run, refuses a tree with changes (exit 2), speaks French with --locale fr', async () => {
+    const dir = copy('sdk-v2-weather');
+    const dry = await runCli(['fix', dir, '--dry-run', '--rules', 'S-13,C-4']);
+    // Left findings (missing output schemas, not mechanical) make the exit code 1.
+    assert.equal(dry.code, 1, dry.stderr);
+    assert.match(dry.stdout, /^--- a\/src\/weather\.ts$/m);
+    assert.equal(git(dir, 'status', '--porcelain'), '');
+    writeFileSync(join(dir, 'README.md'), '# changed\n');
+    const refused = await runCli(['fix', dir, '--locale', 'fr']);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /--force/);
+    const help = await runCli(['fix', '--help', '--locale', 'fr']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^Usage : mcp-doctor fix/);
   });
 });
 
