@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { packageRoot } from '../src/engine/paths.js';
+import { copyFixFixture, git } from './support/fix-copy.js';
 import { MODERN, RawStdio } from './support/raw-stdio.js';
 
 /**
@@ -15,24 +14,11 @@ import { MODERN, RawStdio } from './support/raw-stdio.js';
  */
 
 type Msg = Record<string, any>;
-const root = packageRoot();
 const work = mkdtempSync(join(tmpdir(), 'mcp-doctor-fix-tool-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', ['-c', 'user.email=fix@test.invalid', '-c', 'user.name=fix-test', '-c', 'commit.gpgsign=false', ...args], { cwd, stdio: 'pipe' }).toString();
-
 let n = 0;
-function project(): string {
-  const dir = join(work, `p${n++}`);
-  cpSync(join(root, 'test', 'fixtures', 'fix', 'sdk-v2-weather'), dir, { recursive: true });
-  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  writeFileSync(join(dir, '.gitignore'), 'node_modules\n');
-  git(dir, 'init', '-q');
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-qm', 'fixture');
-  return dir;
-}
+const project = (): string => copyFixFixture('sdk-v2-weather', join(work, `p${n++}`));
 
 const envelope = (caps: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   _meta: {

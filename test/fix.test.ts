@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { packageRoot } from '../src/engine/paths.js';
 import type { RuleResult } from '../src/engine/types.js';
 import { FIXABLE, FixRefused, fixRepository, type FixResult } from '../src/fix/index.js';
 import { targetOf } from '../src/fix/reading.js';
+import { copyFixFixture, git } from './support/fix-copy.js';
 import { runCli } from './support/run.js';
 
 /**
@@ -23,23 +24,9 @@ const root = packageRoot();
 const work = mkdtempSync(join(tmpdir(), 'mcp-doctor-fix-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', ['-c', 'user.email=fix@test.invalid', '-c', 'user.name=fix-test', '-c', 'commit.gpgsign=false', ...args], { cwd, stdio: 'pipe' }).toString();
-
 let n = 0;
 /** A fresh copy of a fixture in its own git repository (committed, clean), with our node_modules linked. */
-function copy(fixture: string, opts: { git?: boolean } = {}): string {
-  const dir = join(work, `${fixture}-${n++}`, 'server');
-  cpSync(join(root, 'test', 'fixtures', 'fix', fixture), dir, { recursive: true });
-  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  writeFileSync(join(dir, '.gitignore'), 'node_modules\n');
-  if (opts.git !== false) {
-    git(dir, 'init', '-q');
-    git(dir, 'add', '-A');
-    git(dir, 'commit', '-qm', 'fixture');
-  }
-  return dir;
-}
+const copy = (fixture: string, opts: { git?: boolean } = {}): string => copyFixFixture(fixture, join(work, `${fixture}-${n++}`, 'server'), opts);
 
 /** tsc --noEmit on the folder (its own tsconfig), with the repository's TypeScript. */
 function compiles(dir: string): { ok: boolean; out: string } {

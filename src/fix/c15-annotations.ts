@@ -20,10 +20,11 @@
 import { Node, ts } from '../facts/morph.js';
 import { sinkSites, toolFlows, type SinkSite } from '../facts/flow.js';
 import { findNodes, functionOf } from '../facts/scope.js';
-import { constString, objectLiteralOf, propertyValue, type ToolDef } from '../facts/server-model.js';
+import { objectLiteralOf, propertyValue, type ToolDef } from '../facts/server-model.js';
 import { propertyName, unwrap, type ParsedSources } from '../facts/ts-source.js';
 import { t } from '../engine/i18n.js';
 import type { Finding } from '../engine/types.js';
+import { httpMethod } from '../detectors/C-15-tool-annotations/static.js';
 import { addProperty, type Fix, type FixerResult, type Skip, type TextEdit } from './edits.js';
 import { findingsOf, inPython, targetOf, type Reading } from './reading.js';
 
@@ -100,23 +101,6 @@ function spansOf(tool: ToolDef, sources: ParsedSources, sites: Map<ts.Node, Sink
   return spans;
 }
 
-/** The HTTP method of a request site: its verb (`axios.post`) or the literal `method` of its options; undefined when not a literal. */
-function methodOf(site: SinkSite, sources: ParsedSources): string | undefined {
-  const node = site.node;
-  if (!Node.isCallExpression(node)) return undefined;
-  const callee = unwrap(node.getExpression());
-  if (Node.isPropertyAccessExpression(callee)) {
-    const verb = callee.getName().toUpperCase();
-    if (['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(verb)) return verb;
-  }
-  for (const a of node.getArguments()) {
-    const o = objectLiteralOf(a, sources);
-    const m = o && propertyValue(o, 'method');
-    if (m) return constString(m)?.value?.toUpperCase();
-  }
-  return 'GET';
-}
-
 function whatItDoes(tool: ToolDef, r: Reading): Doing {
   const sources = r.sources();
   const doing: Doing = { write: false, delete: false, command: false, request: false, http: false, unknown: false };
@@ -139,7 +123,7 @@ function whatItDoes(tool: ToolDef, r: Reading): Doing {
     else if (s.family === 'process' || s.family === 'code') doing.command = true;
     else if (s.family === 'http' || s.family === 'browser') {
       doing.http = true;
-      const m = methodOf(s, sources);
+      const m = httpMethod(s.node, sources);
       if (!m || WRITE_METHODS.has(m)) doing.request = true;
     }
   }

@@ -3,8 +3,8 @@
 // to zod `z.object(...)` passed as inputSchema. Pure ts-morph edit; caller decides to save.
 import { Node, SyntaxKind, type SourceFile } from '../facts/morph.js';
 import { positionOf } from '../facts/ts-source.js';
-import type { Fix, FixerResult, Skip, TextEdit } from './edits.js';
-import { findingsOf, inPython, targetOf, type Reading } from './reading.js';
+import type { Fix, FixerResult, TextEdit } from './edits.js';
+import { locate, type Reading } from './reading.js';
 
 export interface FixEdit { rule: "C-4"; file: string; line: number; }
 
@@ -43,27 +43,13 @@ export function fixOpenSchemas(sf: SourceFile): FixEdit[] {
  */
 export function fixCatchAlls(r: Reading): FixerResult {
   const fixes: Fix[] = [];
-  const skips: Skip[] = [];
-  for (const f of findingsOf(r, 'C-4', ['source-catch-all', 'source-missing-schema', 'python-catch-all', 'python-missing-schema'])) {
-    const target = targetOf('C-4', f);
-    if (inPython(f)) {
-      skips.push({ target, reason: 'python' });
-      continue;
-    }
-    const file = f.location?.file;
-    const sf = file ? r.sources().files.get(file) : undefined;
-    const text = file ? r.text(file) : undefined;
-    if (f.messageId !== 'source-catch-all' || f.data?.construct !== 'additional_properties_true' || f.data?.schema !== 'input') {
-      skips.push({ target, reason: 'not-mechanical' });
-      continue;
-    }
-    if (!file || !sf || text === undefined || !r.editable(file)) {
-      skips.push({ target, reason: 'not-editable' });
-      continue;
-    }
+  const closable = (f: { messageId: string; data?: Record<string, string | number> }) =>
+    f.messageId === 'source-catch-all' && f.data?.construct === 'additional_properties_true' && f.data?.schema === 'input';
+  const { located, skips } = locate(r, 'C-4', ['source-catch-all', 'source-missing-schema', 'python-catch-all', 'python-missing-schema'], closable);
+  for (const { target, file, line, sf } of located) {
     const edits: TextEdit[] = [];
     for (const pa of sf.getDescendantsOfKind(SyntaxKind.PropertyAssignment)) {
-      if (pa.getName().replace(/^["']|["']$/g, '') !== 'additionalProperties' || positionOf(pa).line !== f.location!.line) continue;
+      if (pa.getName().replace(/^["']|["']$/g, '') !== 'additionalProperties' || positionOf(pa).line !== line) continue;
       const v = pa.getInitializer();
       const obj = pa.getParent();
       const props = Node.isObjectLiteralExpression(obj) ? obj.getProperty('properties') : undefined;

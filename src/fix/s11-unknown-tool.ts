@@ -9,8 +9,8 @@
  */
 import { SyntaxKind, type Node, type SourceFile } from '../facts/morph.js';
 import { positionOf } from '../facts/ts-source.js';
-import type { Fix, FixerResult, Skip, TextEdit } from './edits.js';
-import { findingsOf, inPython, targetOf, type Reading } from './reading.js';
+import type { Fix, FixerResult, TextEdit } from './edits.js';
+import { locate, type Reading } from './reading.js';
 
 interface Sdk {
   module: string;
@@ -49,26 +49,14 @@ function nameExpression(ret: Node): string | undefined {
 
 export function fixUnknownTool(r: Reading): FixerResult {
   const fixes: Fix[] = [];
-  const skips: Skip[] = [];
-  for (const f of findingsOf(r, 'S-11', ['unknown-tool-result-in-source', 'python-unknown-tool-result'])) {
-    const target = targetOf('S-11', f);
-    if (inPython(f)) {
-      skips.push({ target, reason: 'python' });
-      continue;
-    }
-    const file = f.location?.file;
-    const sf = file ? r.sources().files.get(file) : undefined;
-    const text = file ? r.text(file) : undefined;
-    if (!file || !sf || text === undefined || !r.editable(file)) {
-      skips.push({ target, reason: 'not-editable' });
-      continue;
-    }
+  const { located, skips } = locate(r, 'S-11', ['unknown-tool-result-in-source', 'python-unknown-tool-result']);
+  for (const { target, file, line, sf } of located) {
     const sdk = sdkOf(sf);
     if (!sdk || sf.getImportDeclarations().length === 0) {
       skips.push({ target, reason: 'no-sdk' });
       continue;
     }
-    const ret = sf.getDescendantsOfKind(SyntaxKind.ReturnStatement).find((s) => positionOf(s).line === f.location!.line);
+    const ret = sf.getDescendantsOfKind(SyntaxKind.ReturnStatement).find((s) => positionOf(s).line === line);
     if (!ret) {
       skips.push({ target, reason: 'not-found' });
       continue;

@@ -3,8 +3,8 @@
 import { Node, SyntaxKind, type SourceFile } from '../facts/morph.js';
 import { httpRequestOf } from '../facts/flow.js';
 import { positionOf } from '../facts/ts-source.js';
-import { addProperty, type Fix, type FixerResult, type Skip, type TextEdit } from './edits.js';
-import { findingsOf, inPython, targetOf, type Reading } from './reading.js';
+import { addProperty, type Fix, type FixerResult, type TextEdit } from './edits.js';
+import { locate, type Reading } from './reading.js';
 
 export const FETCH_TIMEOUT_MS = 10_000;
 export interface TimeoutEdit { rule: "S-13"; file: string; line: number; }
@@ -76,27 +76,12 @@ function boundCall(call: Node, text: string, file: string, r: Reading): TextEdit
 
 export function fixTimeouts(r: Reading): FixerResult {
   const fixes: Fix[] = [];
-  const skips: Skip[] = [];
-  for (const f of findingsOf(r, 'S-13', ['outbound-without-timeout', 'signal-ignored'])) {
-    const target = targetOf('S-13', f);
-    if (f.messageId === 'signal-ignored') {
-      skips.push({ target, reason: 'not-mechanical' });
-      continue;
-    }
-    if (inPython(f)) {
-      skips.push({ target, reason: 'python' });
-      continue;
-    }
-    const file = f.location?.file;
-    const sf = file ? r.sources().files.get(file) : undefined;
-    const text = file ? r.text(file) : undefined;
-    if (!file || !sf || text === undefined || !r.editable(file)) {
-      skips.push({ target, reason: 'not-editable' });
-      continue;
-    }
+  // A handler that ignores the cancellation signal: threading it through is not mechanical.
+  const { located, skips } = locate(r, 'S-13', ['outbound-without-timeout', 'signal-ignored'], (f) => f.messageId === 'outbound-without-timeout');
+  for (const { target, file, line, sf, text } of located) {
     let edits: TextEdit[] | undefined;
     for (const call of sf.getDescendantsOfKind(SyntaxKind.CallExpression)) {
-      if (positionOf(call).line !== f.location!.line) continue;
+      if (positionOf(call).line !== line) continue;
       edits = boundCall(call, text, file, r);
       if (edits) break;
     }
