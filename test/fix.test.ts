@@ -141,6 +141,28 @@ describe('mcp-doctor fix on an SDK v2 server', () => {
   });
 });
 
+describe('mcp-doctor fix, interrupted', () => {
+  it('puts the tree back when the audit after the fix does not finish (cancelled)', async () => {
+    const dir = copy('sdk-v2-weather');
+    const ctl = new AbortController();
+    const run = fixRepository({
+      dir,
+      locale: 'en',
+      rules: ['S-13', 'C-1'],
+      signal: ctl.signal,
+      // The real S-13 fix, then a cancellation that the audit after the write meets.
+      fixers: {
+        'C-1': () => {
+          ctl.abort();
+          return { fixes: [], skips: [] };
+        },
+      },
+    });
+    await assert.rejects(run);
+    assert.equal(git(dir, 'status', '--porcelain'), '', 'the written fixes were undone');
+  });
+});
+
 describe('mcp-doctor fix on an SDK v1 low-level server', () => {
   it('fixes C-4, S-11 and C-20: the findings are gone and the tree still compiles', async () => {
     const dir = copy('sdk-v1-lowlevel');

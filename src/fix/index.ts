@@ -206,31 +206,42 @@ function creatable(root: string, rel: string): boolean {
   }
 }
 
-/** Write the planned texts (and create new files): every path is checked before anything is written, none outside the root. */
-function write(root: string, files: Map<string, string>, created: NewFile[]): string[] {
+/**
+ * Write the planned texts and create the new files: every path is checked before anything is written (none outside
+ * the root, no file created over one that exists); a write that fails puts back what this call wrote.
+ */
+function write(root: string, files: Map<string, string>, created: NewFile[], original: (rel: string) => string): string[] {
   for (const file of files.keys()) {
     if (!isInside(root, realpathSync(join(root, file)))) throw new Error(`refused to write outside the folder: ${file}`);
   }
   for (const c of created) if (!creatable(root, c.file)) throw new Error(`refused to create: ${c.file}`);
   const out: string[] = [];
-  for (const [file, text] of files) {
-    writeFileSync(join(root, file), text);
-    out.push(file);
-  }
-  for (const c of created) {
-    const abs = join(root, c.file);
-    mkdirSync(dirname(abs), { recursive: true });
-    writeFileSync(abs, c.text, { flag: 'wx' });
-    out.push(c.file);
+  try {
+    for (const [file, text] of files) {
+      writeFileSync(join(root, file), text);
+      out.push(file);
+    }
+    for (const c of created) {
+      const abs = join(root, c.file);
+      mkdirSync(dirname(abs), { recursive: true });
+      writeFileSync(abs, c.text, { flag: 'wx' });
+      out.push(c.file);
+    }
+  } catch (e) {
+    restore(root, out, created, original);
+    throw e;
   }
   log.info({ files: out }, 'fix wrote files');
   return out;
 }
 
-/** Put the original texts back and remove the files the fix created. */
-function restore(root: string, files: Map<string, string>, created: NewFile[], original: (rel: string) => string): void {
-  for (const file of files.keys()) writeFileSync(join(root, file), original(file));
-  for (const c of created) rmSync(join(root, c.file), { force: true });
+/** Put back the original text of every file written, and remove the files this run created (`written` from write()). */
+function restore(root: string, written: string[], created: NewFile[], original: (rel: string) => string): void {
+  const made = new Set(created.map((c) => c.file));
+  for (const file of written) {
+    if (made.has(file)) rmSync(join(root, file), { force: true });
+    else writeFileSync(join(root, file), original(file));
+  }
 }
 
 export async function fixRepository(opts: FixOptions): Promise<FixResult> {
@@ -274,37 +285,40 @@ export async function fixRepository(opts: FixOptions): Promise<FixResult> {
   }
   if (!kept.length) return { root, dryRun: false, diff: '', written: [], outcomes: sortOutcomes(outcomes) };
 
-  // Apply, audit again, and roll back the fixes the audit does not confirm (twice at most: a rollback can only remove fixes).
+  // Apply, audit again, and roll back the fixes the audit does not confirm (twice at most: a rollback can only remove
+  // fixes). Whatever fails on the way (an audit, the probe, a write, a cancellation) puts the tree back as it was.
   const beforeCounts = counts(before.results);
-  let written = write(root, p.files, p.created);
+  let written: string[] = [];
   const rolledBack: Planned[] = [];
-  for (let round = 0; round < 2; round++) {
-    const after = await audit({ target: { path: root }, rules: [...rules], signal: opts.signal });
-    const afterCounts = counts(after.results);
-    const bad = unconfirmed(kept, beforeCounts, afterCounts, after.results);
-    if (!bad.length) break;
-    rolledBack.push(...bad);
-    kept = kept.filter((k) => !bad.includes(k));
-    restore(root, p.files, p.created, original);
+  const replan = () => {
+    restore(root, written, p.created, original);
+    written = [];
     p = plan(kept, original);
-    written = kept.length ? write(root, p.files, p.created) : [];
-    if (!kept.length) break;
-    if (round === 1) {
+    if (kept.length) written = write(root, p.files, p.created, original);
+  };
+  try {
+    written = write(root, p.files, p.created, original);
+    for (let round = 0; round < 2 && kept.length; round++) {
+      const after = await audit({ target: { path: root }, rules: [...rules], signal: opts.signal });
+      const bad = unconfirmed(kept, beforeCounts, counts(after.results), after.results);
+      if (!bad.length) break;
+      rolledBack.push(...bad);
       // Still not confirmed after one rollback: keep nothing rather than leave an unverified edit.
-      restore(root, p.files, p.created, original);
-      rolledBack.push(...kept);
-      kept = [];
-      written = [];
+      const drop = round === 1 ? kept : bad;
+      if (round === 1) rolledBack.push(...kept.filter((k) => !bad.includes(k)));
+      kept = kept.filter((k) => !drop.includes(k));
+      replan();
     }
-  }
-  // S-7: the server started with the command must now serve the package's version.
-  const live = kept.filter((k) => k.rule === 'S-7');
-  if (live.length && opts.command?.length && !(await servesPackageVersion(root, opts.command, opts.signal))) {
-    rolledBack.push(...live);
-    kept = kept.filter((k) => k.rule !== 'S-7');
-    restore(root, p.files, p.created, original);
-    p = plan(kept, original);
-    written = kept.length ? write(root, p.files, p.created) : [];
+    // S-7: the server started with the command must now serve the package's version.
+    const live = kept.filter((k) => k.rule === 'S-7');
+    if (live.length && opts.command?.length && !(await servesPackageVersion(root, opts.command, opts.signal))) {
+      rolledBack.push(...live);
+      kept = kept.filter((k) => k.rule !== 'S-7');
+      replan();
+    }
+  } catch (e) {
+    restore(root, written, p.created, original);
+    throw e;
   }
   for (const k of kept) outcomes.push(...withQuestions(k.fix, 'fixed'));
   for (const k of rolledBack) outcomes.push(...withQuestions(k.fix, 'rolled-back'));
