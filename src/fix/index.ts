@@ -186,8 +186,10 @@ function readingOf(root: string, before: Awaited<ReturnType<typeof audit>>, loca
     text: (rel) => {
       if (!read.has(rel) && !parsed(rel)) return undefined;
       if (!texts.has(rel)) {
-        const t = repo.text(rel);
-        texts.set(rel, t.ok ? t.value : undefined);
+        // A parsed source's own text: the offsets of its syntax tree, which the fixes' edits use, are in it.
+        const sf = rel.endsWith('.json') ? undefined : parsedSources(repo).files.get(rel);
+        const t = sf ? undefined : repo.text(rel);
+        texts.set(rel, sf ? sf.getFullText() : t?.ok ? t.value : undefined);
       }
       return texts.get(rel);
     },
@@ -266,14 +268,19 @@ export async function fixRepository(opts: FixOptions): Promise<FixResult> {
     for (const s of res.skips) outcomes.push({ target: s.target, state: 'skipped', reason: s.reason });
     for (const fix of res.fixes) {
       // Whatever a fix proposes, it edits only files the audit read inside the folder and creates only new files there.
-      if (fix.edits.some((e) => !r.editable(e.file)) || (fix.create ?? []).some((c) => !creatable(root, c.file))) {
+      if (fix.edits.some((e) => !r.editable(e.file) || r.text(e.file) === undefined) || (fix.create ?? []).some((c) => !creatable(root, c.file))) {
         for (const target of fix.targets) outcomes.push({ target, state: 'skipped', reason: 'not-editable' });
         continue;
       }
       planned.push({ rule, fix });
     }
   }
-  const original = (rel: string) => r.text(rel) ?? '';
+  // Every fix checked that its files have a text (locate, or the fix itself): a file without one is never written.
+  const original = (rel: string): string => {
+    const t = r.text(rel);
+    if (t === undefined) throw new Error(`no text read for ${rel}`);
+    return t;
+  };
   let p = plan(planned, original);
   const withQuestions = (fix: Fix, state: OutcomeState): Outcome[] => fix.targets.map((target) => ({ target, state, ...(fix.questions?.length ? { questions: fix.questions } : {}) }));
   for (const c of p.conflicts) outcomes.push(...withQuestions(c.fix, 'conflict'));
