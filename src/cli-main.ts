@@ -412,8 +412,21 @@ async function cmdBatchOrMerge(cmd: 'batch' | 'merge', argv: string[]): Promise<
   }
 }
 
+/** `fix` (src/fix/): the mechanical repairs, loaded only for this command. */
+async function cmdFixDir(argv: string[]): Promise<number> {
+  const i = argv.findIndex((a) => a === '--locale' || a.startsWith('--locale='));
+  const locale = pickLocale(i < 0 ? undefined : argv[i]!.includes('=') ? argv[i]!.slice('--locale='.length) : argv[i + 1]);
+  const { FixUsageError, cmdFix } = await import('./fix/cli.js');
+  try {
+    return await cmdFix(argv, locale);
+  } catch (e) {
+    if (e instanceof FixUsageError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
 /** Commands that have a help text (cli.help.<command>). */
-const COMMANDS = ['audit', 'probe', 'pin', 'scan', 'gate', 'batch', 'merge', 'explain', 'rules', 'serve', 'help'] as const;
+const COMMANDS = ['audit', 'probe', 'pin', 'scan', 'gate', 'batch', 'merge', 'fix', 'explain', 'rules', 'serve', 'help'] as const;
 const isCommand = (c: string | undefined): c is (typeof COMMANDS)[number] => (COMMANDS as readonly string[]).includes(c ?? '');
 
 /**
@@ -457,6 +470,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'batch':
       case 'merge':
         return await cmdBatchOrMerge(cmd, rest);
+      case 'fix':
+        return await cmdFixDir(rest);
       case 'explain':
         return cmdExplain(rest);
       case 'rules':

@@ -96,7 +96,7 @@ describe('npm pack: the installed tarball runs on its own', () => {
         send({ jsonrpc: '2.0', method: 'notifications/initialized' });
         send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
       });
-      assert.deepEqual(tools, ['audit_client_config', 'audit_repository', 'explain_rule', 'list_rules', 'probe_endpoint']);
+      assert.deepEqual(tools, ['audit_client_config', 'audit_repository', 'explain_rule', 'fix_repository', 'list_rules', 'probe_endpoint']);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }

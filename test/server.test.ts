@@ -46,7 +46,7 @@ describe('mcp-doctor serve, 2026-07-28 client (server/discover)', () => {
       assert.ok(['public', 'private'].includes(m.result.cacheScope), name);
     }
     const names = lists.tools.result.tools.map((t: Msg) => t.name).sort();
-    assert.deepEqual(names, ['audit_client_config', 'audit_repository', 'explain_rule', 'list_rules', 'probe_endpoint']);
+    assert.deepEqual(names, ['audit_client_config', 'audit_repository', 'explain_rule', 'fix_repository', 'list_rules', 'probe_endpoint']);
     for (const t of lists.tools.result.tools) {
       assert.ok(t.title && t.description && t.inputSchema && t.outputSchema && t.annotations, t.name);
       assert.ok(t._meta?.['dev.mcp-doctor/declarations']?.verb, `${t.name} declares its verb`);
@@ -104,7 +104,7 @@ describe('mcp-doctor serve, 2025-06-18 client (initialize)', () => {
     assert.ok(init.result.capabilities.tools && init.result.capabilities.prompts && init.result.capabilities.resources);
   });
   it('answers every list completely', () => {
-    assert.equal(lists.tools.result.tools.length, 5);
+    assert.equal(lists.tools.result.tools.length, 6);
     assert.equal(lists.prompts.result.prompts.length, 1);
     assert.equal(lists.resources.result.resources.length, expectedResources);
     assert.match(lists.read.result.contents[0].text, /^# C-1 — /);

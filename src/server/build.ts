@@ -20,6 +20,7 @@ import { boundedJson } from './bound.js';
 import { compactResult, compactText } from './compact.js';
 import { keepReport, MAX_REPORT_BYTES, REPORT_URI_PREFIX, storedReport } from './reports.js';
 import { confirmPlan, verifyRequestState, type Gate, type Plan } from './confirm.js';
+import { registerFixTool } from './fix-tool.js';
 import { SET_LOCK_FILE } from '../facts/lock.js';
 import { CLIENTS } from '../facts/clients.js';
 
@@ -205,6 +206,9 @@ export function buildServer(opts: { locale?: string } = {}): McpServer {
       }
     },
   );
+
+  // --- fix_repository (src/server/fix-tool.ts) ----------------------------------------------------
+  registerFixTool(server, { L, S, path: bounded(MAX_PATH).min(1), localeEnum, ruleIds, refused, toolError, confinedFolder: (p) => confinedFolder(p) });
 
   // --- probe_endpoint -----------------------------------------------------------------------------
   server.registerTool(

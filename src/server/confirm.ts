@@ -38,7 +38,9 @@ export type Plan =
   | { kind: 'command'; command: string[]; cwd: string; env: Record<string, string>; exercise: boolean }
   | { kind: 'url'; url: string; allowPrivate: true; exercise: boolean }
   /** audit_client_config with probe: every configured stdio server of the set is started (remote ones go through the SSRF policy). */
-  | { kind: 'set'; commands: { name: string; command: string[]; cwd: string; env: Record<string, string> }[]; urls: string[]; allowPrivate: boolean };
+  | { kind: 'set'; commands: { name: string; command: string[]; cwd: string; env: Record<string, string> }[]; urls: string[]; allowPrivate: boolean }
+  /** fix_repository with apply: the files of `dir` that the planned diff (its digest) changes or creates. */
+  | { kind: 'fix'; dir: string; files: string[]; diff: string };
 
 type State = { d: string; n: string };
 const codec = createRequestStateCodec<State>({ key: randomBytes(32), ttlSeconds: TTL_SECONDS });
@@ -118,6 +120,7 @@ export const commandAllowed = (list: AllowList, argv: string[]): boolean =>
 const shown = (s: string) => quoteInert(s, Number.POSITIVE_INFINITY);
 
 function confirmMessage(plan: Plan, loc: string): string {
+  if (plan.kind === 'fix') return t(loc, 'server.confirm.messageFix', { dir: shown(plan.dir), count: plan.files.length, files: plan.files.map(shown).join('\n') });
   if (plan.kind === 'set') {
     const lines = plan.commands.map((c) => {
       const env = Object.keys(c.env);
@@ -140,7 +143,7 @@ function confirmMessage(plan: Plan, loc: string): string {
 type Refusal = { content: { type: 'text'; text: string }[]; isError: true };
 const refusal = (text: string): Refusal => ({ content: [{ type: 'text', text }], isError: true });
 
-export type Gate = { go: true; how: 'confirmed' | 'allow-listed' } | { go: false; result: Refusal | ReturnType<typeof inputRequired> };
+export type Gate = { go: true; how: 'confirmed' | 'allow-listed' | 'argument' } | { go: false; result: Refusal | ReturnType<typeof inputRequired> };
 
 /**
  * Decide whether the plan may run now: ask (an input_required result to return), go, or a refusal to return.
@@ -154,6 +157,8 @@ export async function confirmPlan(
 ): Promise<Gate> {
   const digest = digestOf(plan);
   if (!canElicitForm(ctx, clientCapabilities)) {
+    // fix_repository edits files only in a folder of the roots, and only when called with apply: true.
+    if (plan.kind === 'fix') return { go: true, how: 'argument' };
     if (plan.kind === 'url') return { go: false, result: refusal(t(loc, 'server.confirm.privateNoElicitation')) };
     if (plan.kind === 'set') return setWithoutElicitation(plan, loc, allowList());
     const list = allowList();
@@ -187,7 +192,7 @@ export async function confirmPlan(
               properties: {
                 run: {
                   type: 'boolean',
-                  title: t(loc, plan.kind === 'url' ? 'server.confirm.fieldUrl' : plan.kind === 'set' ? 'server.confirm.fieldSet' : 'server.confirm.field'),
+                  title: t(loc, plan.kind === 'url' ? 'server.confirm.fieldUrl' : plan.kind === 'set' ? 'server.confirm.fieldSet' : plan.kind === 'fix' ? 'server.confirm.fieldFix' : 'server.confirm.field'),
                   description: t(loc, 'server.confirm.fieldHelp'),
                   default: false,
                 },

@@ -51,7 +51,7 @@ const WRITE_METHODS = new Set(['PUT', 'PATCH', 'DELETE', 'POST']);
 const QUERY_LIKE = /graphql|search|query|lookup|completions|embeddings|\/chat\b|json-?rpc|\brpc\b|translate|summari[sz]e|classify|moderations/i;
 
 /** The method of an HTTP call: from the verb (`axios.post`) or the `method` of its options; undefined when not a literal; 'GET' when not given. */
-function httpMethod(node: Node, sources: ParsedSources): string | undefined {
+export function httpMethod(node: Node, sources: ParsedSources): string | undefined {
   if (!Node.isCallExpression(node)) return undefined;
   const callee = unwrap(node.getExpression());
   if (Node.isPropertyAccessExpression(callee)) {
