@@ -9,13 +9,15 @@ import ts from 'typescript';
  */
 export const FLOORS: readonly { floor: string; paths: readonly string[] }[] = [
   // What a user runs: the CLI, the MCP server, the batch commands, the scripts that write docs and tables.
-  { floor: 'faces', paths: ['src/cli.ts', 'src/cli-main.ts', 'src/server/', 'src/batch/', 'src/docs/', 'src/tokens/build-table.ts'] },
-  // One module per command flow (audit, probe, scan, gate), called by both faces; the faces' API.
-  { floor: 'run', paths: ['src/run/'] },
+  // src/fix/cli.ts and render.ts are the fix command's adapter and its text, shared by the CLI and the MCP tool.
+  { floor: 'faces', paths: ['src/cli.ts', 'src/cli-main.ts', 'src/server/', 'src/batch/', 'src/docs/', 'src/tokens/build-table.ts', 'src/fix/cli.ts', 'src/fix/render.ts'] },
+  // One module per command flow (audit, probe, scan, gate, and the fix flow src/fix/index.ts), called by both faces;
+  // the faces' API.
+  { floor: 'run', paths: ['src/run/', 'src/fix/index.ts'] },
   // Renderers of a report (JSON, Markdown, SARIF, HTML, terminal text).
   { floor: 'report', paths: ['src/report/', 'src/scan/markdown.ts'] },
   // Judging: the detectors and their shared helpers, the MCP Apps host harness, the set-wide scan judgments,
-  // the source fixes.
+  // the source fixers (src/fix/, each reading facts the way its rule's detector does).
   { floor: 'rules', paths: ['src/detectors/', 'src/apps/', 'src/scan/', 'src/fix/'] },
   // The engine: catalog, config, detector contract, judging and combining parts, target kind.
   { floor: 'engine', paths: ['src/engine/'] },
