@@ -3,7 +3,7 @@ import { parse } from 'parse5';
 import { Node, Project, SyntaxKind, ts, type ObjectLiteralExpression, type SourceFile } from '../../../facts/morph.js';
 import type { RepoFacts } from '../../../facts/repo.js';
 import { noteSourceRead, type FileNotRead } from '../../../facts/not-read.js';
-import { functionOf, type FunctionLikeNode } from '../../../facts/scope.js';
+import { functionOf, resolveRelativeModule, type FunctionLikeNode } from '../../../facts/scope.js';
 import { constString, objectLiteralOf, propertyValue, serverModel } from '../../../facts/server-model.js';
 import { moduleSpecs, ofKinds, parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from '../../../facts/ts-source.js';
 import { isBundleHtml, MAX_BUNDLE_BYTES } from './apps-support.js';
@@ -181,6 +181,45 @@ export interface ViewCodeSet {
 
 const viewMemo = new WeakMap<RepoFacts, ViewCodeSet>();
 
+/** Folders that hold a View's code by convention. */
+const UI_PLACE = /(^|\/)(ui|view|views|web|client|app)\//;
+
+/**
+ * The files of the package's library surface: the entry points package.json publishes for importers (`main`,
+ * `module`, `browser`, `exports`, every string found in them) and the files they import by relative path,
+ * transitively. A package whose library is a browser library (charts, maps) ships DOM code there that no View
+ * loads; the MCP server it also ships is started through `bin`, which is not part of this surface.
+ */
+function librarySurface(repo: RepoFacts, sources: ParsedSources): Set<string> {
+  const out = new Set<string>();
+  const pj = repo.object('package.json');
+  if (!pj.ok) return out;
+  const entries: string[] = [];
+  const collect = (v: unknown, depth = 0): void => {
+    if (depth > 6) return;
+    if (typeof v === 'string') entries.push(v);
+    else if (Array.isArray(v)) for (const x of v) collect(x, depth + 1);
+    else if (v && typeof v === 'object') for (const x of Object.values(v)) collect(x, depth + 1);
+  };
+  for (const k of ['main', 'module', 'browser', 'exports']) collect(pj.value[k]);
+  const queue: SourceFile[] = [];
+  for (const e of entries) {
+    const sf = resolveRelativeModule('package.json', e.startsWith('.') ? e : `./${e}`, sources);
+    if (sf) queue.push(sf);
+  }
+  while (queue.length && out.size < 5000) {
+    const sf = queue.pop()!;
+    const rel = sources.rel(sf);
+    if (out.has(rel)) continue;
+    out.add(rel);
+    for (const spec of moduleSpecs(sf)) {
+      const next = resolveRelativeModule(rel, spec, sources);
+      if (next && !out.has(sources.rel(next))) queue.push(next);
+    }
+  }
+  return out;
+}
+
 /** The View's code: UI source files (parsed with the rest of the source) and the inline scripts of the built bundles. */
 export function viewCode(repo: RepoFacts): ViewCodeSet {
   noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
@@ -189,8 +228,15 @@ export function viewCode(repo: RepoFacts): ViewCodeSet {
   const sources = parsedSources(repo);
   const code: ViewCode[] = [];
   const unread: FileNotRead[] = [];
-  for (const [file, sf] of sources.files) if (isViewFile(file, sf)) code.push({ file, lineOffset: 0, sf, bundle: false });
-  for (const u of sources.unread) if (!u.file.startsWith('node_modules/') && /\.[jt]sx$|(^|\/)(ui|view|views|web|client|app)\//.test(u.file)) unread.push(u);
+  const library = librarySurface(repo, sources);
+  for (const [file, sf] of sources.files) {
+    if (!isViewFile(file, sf)) continue;
+    // The package's own library (a chart library that also ships an MCP server) is not the View's code,
+    // unless the file is View-shaped by its place or its extension.
+    if (library.has(file) && !UI_PLACE.test(file) && !/\.[jt]sx$/.test(file)) continue;
+    code.push({ file, lineOffset: 0, sf, bundle: false });
+  }
+  for (const u of sources.unread) if (!u.file.startsWith('node_modules/') && (/\.[jt]sx$/.test(u.file) || UI_PLACE.test(u.file))) unread.push(u);
   const bundles = repo.files.filter(isBundleHtml);
   const project = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true, compilerOptions: { allowJs: true } });
   for (const file of bundles) {
