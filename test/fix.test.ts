@@ -215,6 +215,22 @@ describe('mcp-doctor fix: S-7, judged on the running server', () => {
   });
 });
 
+describe('mcp-doctor fix: a hint written as a string', () => {
+  it('becomes the boolean the flow reading decides, not the one the string spells, when the reading decides it', async () => {
+    // C-15's own fixture: empty_trash deletes files and writes destructiveHint: 'false'.
+    const dir = join(work, 'hint-string');
+    cpSync(join(root, 'src', 'detectors', 'C-15-tool-annotations', 'fixtures', 'non-conforming', 'lowlevel-dispatcher'), dir, { recursive: true });
+    git(dir, 'init', '-q');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'fixture');
+    const res = await fixRepository({ dir, locale: 'en', rules: ['C-15'] });
+    assert.ok(states(res).includes('fixed C-15 hint-not-boolean-in-source'), states(res).join('\n'));
+    assert.match(readFileSync(join(dir, 'src', 'server.js'), 'utf8'), /^\s*destructiveHint: true,$/m);
+    const afterFix = await judge(dir, ['C-15']);
+    assert.deepEqual(ids(afterFix.get('C-15')), ['read-only-tool-changes-things']);
+  });
+});
+
 describe('mcp-doctor fix on the command line', () => {
   it('prints the diff with --dry-run, refuses a tree with changes (exit 2), speaks French with --locale fr', async () => {
     const dir = copy('sdk-v2-weather');
