@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -203,6 +203,15 @@ describe('mcp-doctor fix: S-7, judged on the running server', () => {
     assert.equal(report.results.find((r) => r.ruleId === 'S-7')!.state, 'present');
     const c = compiles(dir);
     assert.ok(c.ok, c.out);
+  });
+
+  it('reads nothing the configuration leaves out of the audit (ignorePaths)', async () => {
+    const dir = copy('js-version');
+    mkdirSync(join(dir, 'examples'));
+    cpSync(join(dir, 'server.mjs'), join(dir, 'examples', 'server.mjs'));
+    writeFileSync(join(dir, '.mcp-doctor.json'), JSON.stringify({ ignorePaths: ['examples/**'] }));
+    const res = await fixRepository({ dir, locale: 'en', rules: ['S-7'], command: ['node', 'server.mjs'], dryRun: true });
+    assert.deepEqual(res.outcomes.map((o) => `${o.state} ${o.target.file}`), ['planned server.mjs']);
   });
 
   it('without the command it is not attempted; with a command whose server stays red it is rolled back', async () => {
