@@ -141,6 +141,20 @@ describe('mcp-doctor fix on an SDK v2 server', () => {
   });
 });
 
+describe('mcp-doctor fix: a handler that ignores its cancellation signal', () => {
+  it("threads the context's signal into the handler's own fetch, with the time limit; the tree still compiles", async () => {
+    const dir = copy('sdk-v2-cancel');
+    const before = await judge(dir, ['S-13']);
+    assert.deepEqual(ids(before.get('S-13')).sort(), ['outbound-without-timeout', 'signal-ignored']);
+    const res = await fixRepository({ dir, locale: 'en', rules: ['S-13'] });
+    assert.deepEqual(states(res), ['fixed S-13 outbound-without-timeout', 'fixed S-13 signal-ignored']);
+    assert.match(readFileSync(join(dir, 'src', 'index.ts'), 'utf8'), /signal: AbortSignal\.any\(\[ctx\.mcpReq\.signal, AbortSignal\.timeout\(10000\)\]\)/);
+    assert.deepEqual(ids((await judge(dir, ['S-13'])).get('S-13')), []);
+    const c = compiles(dir);
+    assert.ok(c.ok, c.out);
+  });
+});
+
 describe('mcp-doctor fix, interrupted', () => {
   it('puts the tree back when the audit after the fix does not finish (cancelled)', async () => {
     const dir = copy('sdk-v2-weather');
