@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -141,6 +141,20 @@ describe('mcp-doctor fix on an SDK v2 server', () => {
   });
 });
 
+describe('mcp-doctor fix: a handler that ignores its cancellation signal', () => {
+  it("threads the context's signal into the handler's own fetch, with the time limit; the tree still compiles", async () => {
+    const dir = copy('sdk-v2-cancel');
+    const before = await judge(dir, ['S-13']);
+    assert.deepEqual(ids(before.get('S-13')).sort(), ['outbound-without-timeout', 'signal-ignored']);
+    const res = await fixRepository({ dir, locale: 'en', rules: ['S-13'] });
+    assert.deepEqual(states(res), ['fixed S-13 outbound-without-timeout', 'fixed S-13 signal-ignored']);
+    assert.match(readFileSync(join(dir, 'src', 'index.ts'), 'utf8'), /signal: AbortSignal\.any\(\[ctx\.mcpReq\.signal, AbortSignal\.timeout\(10000\)\]\)/);
+    assert.deepEqual(ids((await judge(dir, ['S-13'])).get('S-13')), []);
+    const c = compiles(dir);
+    assert.ok(c.ok, c.out);
+  });
+});
+
 describe('mcp-doctor fix, interrupted', () => {
   it('puts the tree back when the audit after the fix does not finish (cancelled)', async () => {
     const dir = copy('sdk-v2-weather');
@@ -205,6 +219,15 @@ describe('mcp-doctor fix: S-7, judged on the running server', () => {
     assert.ok(c.ok, c.out);
   });
 
+  it('reads nothing the configuration leaves out of the audit (ignorePaths)', async () => {
+    const dir = copy('js-version');
+    mkdirSync(join(dir, 'examples'));
+    cpSync(join(dir, 'server.mjs'), join(dir, 'examples', 'server.mjs'));
+    writeFileSync(join(dir, '.mcp-doctor.json'), JSON.stringify({ ignorePaths: ['examples/**'] }));
+    const res = await fixRepository({ dir, locale: 'en', rules: ['S-7'], command: ['node', 'server.mjs'], dryRun: true });
+    assert.deepEqual(res.outcomes.map((o) => `${o.state} ${o.target.file}`), ['planned server.mjs']);
+  });
+
   it('without the command it is not attempted; with a command whose server stays red it is rolled back', async () => {
     const dir = copy('js-version');
     const none = await fixRepository({ dir, locale: 'en', rules: ['S-7'] });
@@ -212,6 +235,22 @@ describe('mcp-doctor fix: S-7, judged on the running server', () => {
     const red = await fixRepository({ dir, locale: 'en', rules: ['S-7'], command: ['node', 'other.mjs'] });
     assert.deepEqual(states(red), ['rolled-back S-7 version-in-source']);
     assert.equal(git(dir, 'status', '--porcelain'), '', 'the rolled-back fix left the tree as it was');
+  });
+});
+
+describe('mcp-doctor fix: a hint written as a string', () => {
+  it('becomes the boolean the flow reading decides, not the one the string spells, when the reading decides it', async () => {
+    // C-15's own fixture: empty_trash deletes files and writes destructiveHint: 'false'.
+    const dir = join(work, 'hint-string');
+    cpSync(join(root, 'src', 'detectors', 'C-15-tool-annotations', 'fixtures', 'non-conforming', 'lowlevel-dispatcher'), dir, { recursive: true });
+    git(dir, 'init', '-q');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'fixture');
+    const res = await fixRepository({ dir, locale: 'en', rules: ['C-15'] });
+    assert.ok(states(res).includes('fixed C-15 hint-not-boolean-in-source'), states(res).join('\n'));
+    assert.match(readFileSync(join(dir, 'src', 'server.js'), 'utf8'), /^\s*destructiveHint: true,$/m);
+    const afterFix = await judge(dir, ['C-15']);
+    assert.deepEqual(ids(afterFix.get('C-15')), ['read-only-tool-changes-things']);
   });
 });
 

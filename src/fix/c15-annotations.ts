@@ -191,7 +191,7 @@ export function fixAnnotations(r: Reading): FixerResult {
       continue;
     }
     if (f.messageId === 'hint-not-boolean-in-source') {
-      const fix = booleanHints(tool, sources, r);
+      const fix = booleanHints(tool, sources, r, decide(whatItDoes(tool, r), {}));
       if (fix) fixes.push({ targets: [target], edits: fix });
       else skips.push({ target, reason: 'not-mechanical' });
       continue;
@@ -246,8 +246,11 @@ function toolOf(f: Finding, tools: ToolDef[]): ToolDef | undefined {
   return same.find((x) => x.file === f.location?.file && x.nameLine === f.location?.line) ?? same.find((x) => x.file === f.location?.file) ?? (same.length === 1 ? same[0] : undefined);
 }
 
-/** "true"/"false" and 1/0 written as hints become booleans; anything else (null, "yes") is not mechanical. */
-function booleanHints(tool: ToolDef, sources: ParsedSources, r: Reading): TextEdit[] | undefined {
+/**
+ * A hint written as a string or a number becomes the boolean the flow reading decides for it, else the one it
+ * spells ("true"/"false", 1/0); anything else (null, "yes") undecided is not mechanical.
+ */
+function booleanHints(tool: ToolDef, sources: ParsedSources, r: Reading, decided: Partial<Record<Hint, boolean>>): TextEdit[] | undefined {
   const obj = objectLiteralOf(tool.annotationsNode, sources);
   if (!obj) return undefined;
   const file = sources.rel(obj.getSourceFile());
@@ -260,7 +263,8 @@ function booleanHints(tool: ToolDef, sources: ParsedSources, r: Reading): TextEd
     let b: boolean | undefined;
     if (Node.isStringLiteral(u) || Node.isNoSubstitutionTemplateLiteral(u)) b = u.getLiteralText() === 'true' ? true : u.getLiteralText() === 'false' ? false : undefined;
     else if (Node.isNumericLiteral(u)) b = u.getLiteralValue() === 1 ? true : u.getLiteralValue() === 0 ? false : undefined;
-    else continue;
+    else if (!Node.isNullLiteral(u)) continue;
+    b = decided[h] ?? b;
     if (b === undefined) return undefined;
     edits.push({ file, start: u.getStart(), end: u.getEnd(), text: String(b) });
   }

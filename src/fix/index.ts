@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node
 import { dirname, join, resolve } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { audit } from '../run/api.js';
+import { loadConfig } from '../engine/config.js';
 import { log } from '../engine/log.js';
 import { isRed, type Finding, type RuleResult } from '../engine/types.js';
 import { RepoFacts } from '../facts/repo.js';
@@ -160,7 +161,8 @@ function unifiedDiff(files: Map<string, string>, created: NewFile[], original: (
 }
 
 function readingOf(root: string, before: Awaited<ReturnType<typeof audit>>, locale: string): Reading {
-  const repo = RepoFacts.gather(root);
+  // The folder as the audit saw it: the paths its configuration leaves out (fixtures, examples…) are not read, so not edited.
+  const repo = RepoFacts.gather(root, loadConfig(root).config.ignorePaths);
   const read = new Set(before.inputs?.files?.list ?? []);
   const red = new Map(before.results.filter((r) => isRed(r.state) && !r.suppressed).map((r) => [r.ruleId, r]));
   const texts = new Map<string, string | undefined>();
