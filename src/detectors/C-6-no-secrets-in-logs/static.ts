@@ -156,8 +156,8 @@ function loggedValues(sf: SourceFile, arg: ts.Node): Logged[] {
 }
 
 /**
- * The secret-named property an object held by `id` carries, when `id` is a `const` (or `let` never reassigned in
- * the reading) initialised with an object literal in the audited source, and that property's value is not a
+ * The secret-named property an object held by `id` carries, when `id` is a variable declared with an object
+ * literal in the audited source (a later reassignment is not followed), and that property's value is not a
  * literal (a literal is a placeholder or a default, not a secret the process was given): `{ apiKey:
  * process.env.ACME_KEY }`, `{ token: opts.token }`. Undefined otherwise.
  */
