@@ -395,7 +395,7 @@ describe('oversized and malformed messages get a JSON-RPC error and the server s
     assert.equal(err.error.data.limit, MAX_MESSAGE_BYTES);
     assert.ok(err.error.data.size > 50 * 1024 * 1024);
     const list = (await c.request('tools/list', modern())) as Msg;
-    assert.equal(list.result.tools.length, 5);
+    assert.equal(list.result.tools.length, 6);
     assert.equal(c.child.exitCode, null);
   });
 

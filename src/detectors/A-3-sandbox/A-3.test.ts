@@ -55,6 +55,29 @@ describe('A-3 (static) on hostile bundles', () => {
   });
 });
 
+describe('A-3 (static): a browser library published beside an App server', () => {
+  const staticPart = detectors.filter((d) => d.genre === 'static');
+  it('chunks loaded by a library entry past the parse budget are library code, not the View\'s', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'a3-library-'));
+    const before = process.env.MCP_DOCTOR_PARSE_BUDGET_MB;
+    try {
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'chart-lib', version: '1.0.0', main: 'dist/lib.min.js', exports: { '.': { import: './dist/lib.min.js' } }, bin: { 'chart-mcp': 'dist/mcp.js' }, dependencies: { '@modelcontextprotocol/ext-apps': '2.0.4' } }));
+      mkdirSync(join(dir, 'dist'));
+      // A minified entry of 1.5 MB: past a 1 MB budget, so it is screened, not parsed; it loads a chunk.
+      writeFileSync(join(dir, 'dist', 'lib.min.js'), `import{save as s}from"./chunk-store.min.js";export const pad="${'x'.repeat(1536 * 1024)}";export{s};\n`);
+      writeFileSync(join(dir, 'dist', 'chunk-store.min.js'), 'export function save(k,v){window.localStorage.setItem(k,v);document.title=k;}\n');
+      writeFileSync(join(dir, 'dist', 'mcp.js'), 'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\nconst server = new McpServer({ name: "chart", version: "1.0.0" });\nserver.registerResource("v", "ui://chart/v.html", { mimeType: "text/html;profile=mcp-app" }, async (u) => ({ contents: [{ uri: u.href, mimeType: "text/html;profile=mcp-app", text: "<!doctype html><html lang=\\"en\\"><title>c</title></html>" }] }));\n');
+      process.env.MCP_DOCTOR_PARSE_BUDGET_MB = '1';
+      const part = judgeFolder('A-3', staticPart, dir).result.parts.find((p) => p.genre === 'static');
+      assert.notEqual(part?.state, 'non-conforming', JSON.stringify(part));
+    } finally {
+      if (before === undefined) delete process.env.MCP_DOCTOR_PARSE_BUDGET_MB;
+      else process.env.MCP_DOCTOR_PARSE_BUDGET_MB = before;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('declared connect origins (CSP source matching)', () => {
   it('matches scheme, host (with *.) and port the way a CSP source does', () => {
     assert.equal(declaredOrigin('https://tiles.example.org/3/4/1.json', ['https://tiles.example.org']), true);

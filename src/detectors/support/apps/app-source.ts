@@ -1,4 +1,5 @@
 import { builtinModules } from 'node:module';
+import { posix } from 'node:path';
 import { parse } from 'parse5';
 import { Node, Project, SyntaxKind, ts, type ObjectLiteralExpression, type SourceFile } from '../../../facts/morph.js';
 import type { RepoFacts } from '../../../facts/repo.js';
@@ -202,22 +203,33 @@ function librarySurface(repo: RepoFacts, sources: ParsedSources): Set<string> {
     else if (v && typeof v === 'object') for (const x of Object.values(v)) collect(x, depth + 1);
   };
   for (const k of ['main', 'module', 'browser', 'exports']) collect(pj.value[k]);
-  const queue: SourceFile[] = [];
-  for (const e of entries) {
-    const sf = resolveRelativeModule('package.json', e.startsWith('.') ? e : `./${e}`, sources);
-    if (sf) queue.push(sf);
-  }
+  // Files by path: an entry (or a file it imports) that was not parsed — a multi-MB minified bundle past the parse
+  // budget — is still read as text for its relative imports, so the chunks it loads stay part of the surface.
+  const queue: string[] = entries.filter((e) => !e.endsWith('.d.ts')).map((e) => posix.normalize(e.replace(/^\.\//, '')));
   while (queue.length && out.size < 5000) {
-    const sf = queue.pop()!;
-    const rel = sources.rel(sf);
+    const rel = queue.pop()!;
     if (out.has(rel)) continue;
     out.add(rel);
-    for (const spec of moduleSpecs(sf)) {
+    const sf = sources.files.get(rel);
+    const specs = sf ? [...moduleSpecs(sf)] : rawRelativeImports(repo, rel);
+    for (const spec of specs) {
+      if (!spec.startsWith('.')) continue;
       const next = resolveRelativeModule(rel, spec, sources);
-      if (next && !out.has(sources.rel(next))) queue.push(next);
+      const target = next ? sources.rel(next) : posix.normalize(posix.join(posix.dirname(rel), spec));
+      if (!out.has(target)) queue.push(target);
     }
   }
   return out;
+}
+
+/** The relative module specifiers a file's text imports (static, dynamic, re-export, require), read without parsing. */
+function rawRelativeImports(repo: RepoFacts, rel: string): string[] {
+  if (!/\.[cm]?js$/.test(rel)) return [];
+  const r = repo.source(rel, 64 * 1024 * 1024);
+  if (!r.ok) return [];
+  const out = new Set<string>();
+  for (const m of r.text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["'](\.\.?\/[^"'\n]{1,300})["']/g)) out.add(m[1]!);
+  return [...out];
 }
 
 /** The View's code: UI source files (parsed with the rest of the source) and the inline scripts of the built bundles. */
