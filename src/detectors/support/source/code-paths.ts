@@ -132,7 +132,7 @@ function dispatchTargets(callee: Node, code: Code): Fn[] {
       if (!Node.isIdentifier(obj)) return [];
       const member = c.getName();
       const methods = parameterMethods(obj, member, code);
-      if (methods) return methods;
+      if (methods?.length) return methods;
       for (const v of valuesOfName(obj, code, 0)) {
         const o = objectLiteralOf(v, code.sources);
         const m = o ? propertyValue(o, member) : undefined;
