@@ -18,7 +18,8 @@ export { schemeProblem } from './scheme.js';
  *
  * Condition: the source registers resources (server model: registerResource / resource / addResource /
  * addResourceTemplate, resources/* request handlers, resources/list entries) or builds binary content
- * blocks. Otherwise not-applicable 'no-resources'.
+ * blocks, or declares the resources capability in its options (declaresResources). Otherwise not-applicable
+ * 'no-resources'.
  *
  * Red:
  *   - 'uri-not-validated' / 'uri-check-unsound': a facts/flow flow from a resource handler's input (the `uri`
@@ -148,6 +149,19 @@ function fixedPrefix(node: Node | undefined): boolean {
   return head !== undefined && /^[a-z][a-z0-9+.-]*:\/\/[^/?#@{}]+[/?#]/i.test(head);
 }
 
+/**
+ * The resources capability written in the source: a `resources` key in a `capabilities` object (a low-level
+ * Server's options) or in the argument of `registerCapabilities(…)`. The rule's condition holds on it alone.
+ */
+function declaresResources(files: [string, SourceFile][]): boolean {
+  return sitesOf(files, K.properties, (n) => {
+    if (!Node.isPropertyAssignment(n) || propertyName(n.getNameNode()) !== 'resources') return false;
+    const holder = n.getParent()?.getParent();
+    if (Node.isPropertyAssignment(holder)) return propertyName(holder.getNameNode()) === 'capabilities';
+    return !!holder && isCall(holder) && calleeName(holder) === 'registerCapabilities';
+  }, rawPropNamed(new Set(['resources']))).length > 0;
+}
+
 function judge(repo: RepoFacts): Verdict {
   const src = readSources(repo, { pythonPart: true });
   if ('verdict' in src) return src.verdict.reason?.code === 'python-source-only' ? judgePythonResources(repo) : src.verdict;
@@ -155,7 +169,7 @@ function judge(repo: RepoFacts): Verdict {
   const model = serverModel(repo);
   const blocks = binaryBlocks(files);
   const hasResources = model.resources.length > 0 || model.requestHandlers.some((r) => r.method.startsWith('resources/'));
-  if (!hasResources && blocks.length === 0) return notApplicable('no-resources');
+  if (!hasResources && blocks.length === 0 && !declaresResources(files)) return notApplicable('no-resources');
   const findings: Finding[] = [];
 
   // URIs dereferenced
