@@ -4,6 +4,7 @@ import { exports as resolveExports } from 'resolve.exports';
 import { ts, type SourceFile } from './morph.js';
 import type { RepoFacts } from './repo.js';
 import { locateInside, readInside } from './safe-read.js';
+import { FRAMEWORK } from './bundle-regions.js';
 import { isGeneratedPath, SCREEN_PATTERNS, SOURCE_LIMITS, type SourceSetLike as SourceSet } from './source-limits.js';
 
 /**
@@ -37,8 +38,6 @@ export const DEPENDENCY_LIMITS = {
   packages: 8,
 };
 
-/** The frameworks themselves: their code registers nothing of the audited server's. */
-const FRAMEWORK = /^(?:@modelcontextprotocol\/|fastmcp$|mcp-framework$|@mastra\/mcp$|mcp-proxy$)/;
 
 /** Text that shows a registration (a cheap screen; the server model reads the syntax). */
 const REGISTRATION = /\b(?:registerTool|registerPrompt|registerResource|setRequestHandler|addTool|addPrompt|addResource|addResourceTemplate|inputSchema)\b|\.tool\s*\(/;

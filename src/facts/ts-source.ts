@@ -7,6 +7,7 @@ import type { SafeRead } from './safe-read.js';
 import { isOwnSource } from './source-paths.js';
 import { tsBudget } from './budget.js';
 import { hasPythonSource } from './python-source.js';
+import { frameworkRegions, inRegions } from './bundle-regions.js';
 
 export { isTestPath } from './source-paths.js';
 export { isGeneratedPath, SCREEN_PATTERNS, SOURCE_LIMITS } from './source-limits.js';
@@ -275,10 +276,14 @@ function indexFile(sf: SourceFile): boolean {
   const max = SOURCE_LIMITS.maxDepth;
   const indexedKind = INDEXED_KIND();
   pushChildren(sf.compilerNode, 1);
+  // A bundle's framework modules are not indexed (bundle-regions.ts): their top-level statements are skipped whole.
+  const text = sf.compilerNode.text;
+  const framework = frameworkRegions(text);
   while (nodes.length) {
     const n = nodes.pop()!;
     const depth = depths.pop()!;
     if (depth > max) return false;
+    if (depth === 1 && framework.length && inRegions(framework, n.getStart(sf.compilerNode))) continue;
     const k = n.kind;
     (lists[k] ??= []).push(n);
     if (indexedKind[k] === 1) {

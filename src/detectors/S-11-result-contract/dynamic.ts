@@ -9,7 +9,8 @@ import { evidenceOf, isObj, noEraServed, paramsOf, short, type Obj } from '../su
 /**
  * S-11 — result contract, structured output and distinct errors (dynamic part). Reads the raw tools/call
  * exchanges the probe made in each era: the unknown tool must get a JSON-RPC error, not a result; the call
- * with schema-invalid arguments must get an isError result or -32602; every error code on the wire must be
+ * with schema-invalid arguments must get an isError result or an integer protocol error that does not name another
+ * failure (wrongMeaning); every error code on the wire must be
  * an integer outside the range the specification reserves (-32099..-32020), unless the specification
  * defines it there. The invalid-arguments call is an opt-in (a server that does not validate would run the
  * handler): when the probe recorded that it left it out, the part stays could-not-judge and says how to send it. A structuredContent the probe saw (opt-in calls) is validated against the tool's
@@ -22,6 +23,14 @@ const DEFINED_RESERVED: ReadonlySet<number> = new Set([-32020, -32021, -32022, -
 const INVALID_PARAMS = -32602;
 const ERAS: ConnectionLabel[] = ['modern', 'legacy', 'negotiation'];
 
+/**
+ * The standard asks for a protocol error with an integer code on schema-invalid arguments (-32602 is the
+ * specification's example). A code that is not an integer, or a JSON-RPC code defined for another failure of the
+ * request itself (parse error, invalid request, method not found), says something false about the call; an
+ * internal error (-32603) or a server-defined code outside the reserved range is an integer protocol error.
+ */
+const OTHER_MEANING: ReadonlySet<number> = new Set([-32700, -32600, -32601]);
+const wrongMeaning = (code: unknown): boolean => code !== INVALID_PARAMS && (typeof code !== 'number' || !Number.isInteger(code) || OTHER_MEANING.has(code));
 const inReserved = (code: number) => code >= RESERVED.low && code <= RESERVED.high;
 /** An integer code in the reserved range that the specification does not define there (the source parts, JS and Python, judge literals with it). */
 export const reservedUnknown = (c: number): boolean => Number.isInteger(c) && inReserved(c) && !DEFINED_RESERVED.has(c);
@@ -103,7 +112,7 @@ export default defineDetector({
         }
         if (isInvalidArgumentsCall(e, details)) {
           if (result && result.isError !== true) add({ messageId: 'invalid-arguments-accepted', data: { era, tool } });
-          if (err && err.code !== INVALID_PARAMS) add({ messageId: 'invalid-arguments-wrong-code', data: { era, tool, code: short(err.code ?? null) } });
+          if (err && wrongMeaning(err.code)) add({ messageId: 'invalid-arguments-wrong-code', data: { era, tool, code: short(err.code ?? null) } });
         }
         // Structured output, when a call returned some.
         if (!result || result.isError === true || !isObj(result.structuredContent)) continue;

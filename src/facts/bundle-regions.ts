@@ -1,0 +1,56 @@
+/**
+ * Bundled framework code. A published server is often one file that a bundler (esbuild, tsup) built from its
+ * own modules and from the packages it imports; esbuild writes each module's path as a comment line before
+ * its code (`// node_modules/@modelcontextprotocol/sdk/dist/esm/server/mcp.js`, `// src/index.ts`). The MCP
+ * frameworks' own code (the SDK's request handlers, `elicitInput`, the resource and list handlers it installs)
+ * registers nothing of the audited server's: installed, it is never read; bundled, its modules are left out of
+ * the index the rules search, so the bundle reads like the same package installed unbundled. The server's own
+ * modules, and any other bundled package (a dependency that registers the tools, an HTTP client, a logger),
+ * stay read.
+ */
+
+/** The frameworks themselves: their code registers nothing of the audited server's. */
+export const FRAMEWORK = /^(?:@modelcontextprotocol\/|fastmcp$|mcp-framework$|@mastra\/mcp$|mcp-proxy$)/;
+
+/** The package a module path lies in: its last `node_modules/<name>/` or `node_modules/@scope/name/`. */
+const PACKAGE_DIR = /.*node_modules\/((?:@[^/]+\/)?[^/]+)\//;
+
+/** An esbuild module comment: a whole line naming a module path. */
+const MODULE_COMMENT = /^\/\/ ((?:[\w@.~+-]+\/)*[\w@.~+-]+\.(?:[cm]?[jt]sx?|json))$/gm;
+
+/**
+ * The character ranges [start, end) of a bundle's framework modules: from a module comment naming a file under
+ * `node_modules/<framework>/` to the next module comment. Empty unless the text has at least two module
+ * comments, one of them under node_modules (a bundle, not a file that happens to hold such a comment).
+ */
+export function frameworkRegions(text: string): Array<readonly [number, number]> {
+  if (!text.includes('\n// node_modules/') && !text.startsWith('// node_modules/')) return [];
+  const heads: Array<{ at: number; path: string }> = [];
+  for (const m of text.matchAll(MODULE_COMMENT)) heads.push({ at: m.index, path: m[1]! });
+  if (heads.length < 2) return [];
+  const out: Array<readonly [number, number]> = [];
+  for (let i = 0; i < heads.length; i++) {
+    const { at, path } = heads[i]!;
+    const name = PACKAGE_DIR.exec(path)?.[1];
+    if (!name || !FRAMEWORK.test(name)) continue;
+    const end = heads[i + 1]?.at ?? text.length;
+    const last = out[out.length - 1];
+    if (last && last[1] === at) out[out.length - 1] = [last[0], end];
+    else out.push([at, end]);
+  }
+  return out;
+}
+
+/** Whether a position lies in one of the ranges (sorted, disjoint). */
+export function inRegions(regions: ReadonlyArray<readonly [number, number]>, pos: number): boolean {
+  let lo = 0;
+  let hi = regions.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const [a, b] = regions[mid]!;
+    if (pos < a) hi = mid - 1;
+    else if (pos >= b) lo = mid + 1;
+    else return true;
+  }
+  return false;
+}

@@ -1,0 +1,41 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { audit } from '../src/run/audit.js';
+import { frameworkRegions, inRegions } from '../src/facts/bundle-regions.js';
+import { packageRoot } from '../src/engine/paths.js';
+
+/**
+ * A published server bundled with its MCP framework reads like the same server installed unbundled. The two
+ * packages in test/fixtures/packages are one echo server built twice with esbuild 0.25.0 from the same source:
+ * `bundled-sdk` with @modelcontextprotocol/sdk 1.29.0 inlined in dist/index.js (its module comments kept),
+ * `unbundled-sdk` importing it. Before the framework's modules were left out of the index, the bundle got
+ * S-12 non-conforming (the SDK's own tools/list handler), S-25 present and S-27 present where the server
+ * declares no resources and elicits nothing, S-8 and S-26 could-not-judge.
+ */
+const pkg = (name: string) => join(packageRoot(), 'test', 'fixtures', 'packages', name);
+const staticParts = async (dir: string) => {
+  const r = await audit({ target: { path: dir } });
+  return new Map(r.results.map((x) => [x.ruleId, x.parts.filter((p) => p.genre === 'static').map((p) => `${p.state}:${p.reason?.code ?? ''}`).join(' / ')]));
+};
+
+test('a bundle of the SDK gets the static verdicts of the same server unbundled, rule by rule', async () => {
+  const bundled = await staticParts(pkg('bundled-sdk'));
+  const plain = await staticParts(pkg('unbundled-sdk'));
+  const differ = [...plain].filter(([id, v]) => bundled.get(id) !== v).map(([id, v]) => `${id}: bundled ${bundled.get(id)} | unbundled ${v}`);
+  assert.deepEqual(differ, []);
+  // Not vacuous: the server's own tool is read in both.
+  assert.match(plain.get('S-12') ?? '', /^present/);
+  assert.match(plain.get('S-27') ?? '', /^not-applicable:no-elicitation/);
+});
+
+test('framework regions: only framework modules of a bundle, never a lone comment', () => {
+  const bundle = ['var x = 1;', '// node_modules/@modelcontextprotocol/sdk/dist/esm/server/index.js', 'class Server {}', '// node_modules/@modelcontextprotocol/sdk/dist/esm/server/mcp.js', 'class McpServer {}', '// node_modules/axios/lib/axios.js', 'function axios() {}', '// src/index.ts', 'new McpServer();', ''].join('\n');
+  const regions = frameworkRegions(bundle);
+  assert.equal(regions.length, 1, 'two adjacent SDK modules make one region');
+  const at = (s: string) => bundle.indexOf(s);
+  assert.ok(inRegions(regions, at('class Server')) && inRegions(regions, at('class McpServer')));
+  assert.ok(!inRegions(regions, at('function axios')), 'another bundled package stays read');
+  assert.ok(!inRegions(regions, at('new McpServer')) && !inRegions(regions, at('var x')), 'the server’s own modules stay read');
+  assert.deepEqual(frameworkRegions('// node_modules/@modelcontextprotocol/sdk/x.js\nconst a = 1;\n'), [], 'one comment is not a bundle');
+});
