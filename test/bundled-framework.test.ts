@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { audit } from '../src/run/audit.js';
+import { readFileSync } from 'node:fs';
 import { frameworkRegions, inRegions } from '../src/facts/bundle-regions.js';
+import { SourceSet } from '../src/facts/ts-source.js';
 import { packageRoot } from '../src/engine/paths.js';
 
 /**
@@ -38,4 +40,25 @@ test('framework regions: only framework modules of a bundle, never a lone commen
   assert.ok(!inRegions(regions, at('function axios')), 'another bundled package stays read');
   assert.ok(!inRegions(regions, at('new McpServer')) && !inRegions(regions, at('var x')), 'the server’s own modules stay read');
   assert.deepEqual(frameworkRegions('// node_modules/@modelcontextprotocol/sdk/x.js\nconst a = 1;\n'), [], 'one comment is not a bundle');
+});
+
+test('a bundle too large to parse whole is read as its own modules, lines kept', () => {
+  const file = join(pkg('bundled-sdk'), 'dist', 'index.js');
+  const text = readFileSync(file, 'utf8');
+  const read = (limit: number) => (text.length <= limit ? { ok: true as const, text, size: text.length } : { ok: false as const, cause: 'too-large' as const, size: text.length, limit });
+  const screen = () => ({ ok: true as const, matched: [/registerTool/], size: text.length });
+  // A per-file limit of 20 KB: the 200 KB bundle does not fit, its own module (a few hundred bytes) does.
+  const small = new SourceSet(20_000);
+  const sf = small.add('dist/index.js', read, screen);
+  assert.ok(sf, 'parsed');
+  assert.deepEqual(small.unread, []);
+  const own = sf.getFullText();
+  const line = text.split('\n').findIndex((l) => l.includes('server.registerTool("echo"'));
+  assert.ok(line > 0 && own.split('\n')[line]!.includes('server.registerTool("echo"'), 'the tool registration keeps its line');
+  assert.ok(!own.includes('class McpServer'), 'the SDK is not read');
+  assert.ok(small.parsedBytes < 20_000);
+  // A limit its own modules do not fit either: not parsed, named by the screen as before.
+  const tiny = new SourceSet(100);
+  assert.equal(tiny.add('dist/index.js', read, screen), undefined);
+  assert.equal(tiny.unread[0]?.file, 'dist/index.js');
 });

@@ -19,11 +19,12 @@ const PACKAGE_DIR = /.*node_modules\/((?:@[^/]+\/)?[^/]+)\//;
 const MODULE_COMMENT = /^\/\/ ((?:[\w@.~+-]+\/)*[\w@.~+-]+\.(?:[cm]?[jt]sx?|json))$/gm;
 
 /**
- * The character ranges [start, end) of a bundle's framework modules: from a module comment naming a file under
- * `node_modules/<framework>/` to the next module comment. Empty unless the text has at least two module
- * comments, one of them under node_modules (a bundle, not a file that happens to hold such a comment).
+ * The character ranges [start, end) of a bundle's modules that lie in a package `pick` accepts: from a module
+ * comment naming a file under `node_modules/<package>/` to the next module comment (adjacent ranges merged).
+ * Empty unless the text has at least two module comments, one of them under node_modules (a bundle, not a file
+ * that happens to hold such a comment).
  */
-export function frameworkRegions(text: string): Array<readonly [number, number]> {
+function packageRegions(text: string, pick: (name: string) => boolean): Array<readonly [number, number]> {
   if (!text.includes('\n// node_modules/') && !text.startsWith('// node_modules/')) return [];
   const heads: Array<{ at: number; path: string }> = [];
   for (const m of text.matchAll(MODULE_COMMENT)) heads.push({ at: m.index, path: m[1]! });
@@ -32,13 +33,40 @@ export function frameworkRegions(text: string): Array<readonly [number, number]>
   for (let i = 0; i < heads.length; i++) {
     const { at, path } = heads[i]!;
     const name = PACKAGE_DIR.exec(path)?.[1];
-    if (!name || !FRAMEWORK.test(name)) continue;
+    if (!name || !pick(name)) continue;
     const end = heads[i + 1]?.at ?? text.length;
     const last = out[out.length - 1];
     if (last && last[1] === at) out[out.length - 1] = [last[0], end];
     else out.push([at, end]);
   }
   return out;
+}
+
+/** A bundle's framework modules (FRAMEWORK), left out of the index. */
+export const frameworkRegions = (text: string): Array<readonly [number, number]> => packageRegions(text, (name) => FRAMEWORK.test(name));
+
+/**
+ * A bundle too large to parse whole, read as its own modules: every module under node_modules is blanked (its
+ * characters removed, its line breaks kept, so lines and columns of the rest are those of the file), as when the
+ * package is installed and its dependencies are not the server's code. Undefined when the text is not a bundle
+ * with module comments. `kept` counts the characters left besides the kept line breaks.
+ */
+export function ownModules(text: string): { text: string; kept: number } | undefined {
+  const regions = packageRegions(text, () => true);
+  if (regions.length === 0) return undefined;
+  const parts: string[] = [];
+  let from = 0;
+  let blankLines = 0;
+  for (const [a, b] of regions) {
+    parts.push(text.slice(from, a));
+    const breaks = text.slice(a, b).replace(/[^\n]+/g, '');
+    parts.push(breaks);
+    blankLines += breaks.length;
+    from = b;
+  }
+  parts.push(text.slice(from));
+  const out = parts.join('');
+  return { text: out, kept: out.length - blankLines };
 }
 
 /** Whether a position lies in one of the ranges (sorted, disjoint). */

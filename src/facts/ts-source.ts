@@ -7,7 +7,7 @@ import type { SafeRead } from './safe-read.js';
 import { isOwnSource } from './source-paths.js';
 import { tsBudget } from './budget.js';
 import { hasPythonSource } from './python-source.js';
-import { frameworkRegions, inRegions } from './bundle-regions.js';
+import { frameworkRegions, inRegions, ownModules } from './bundle-regions.js';
 
 export { isTestPath } from './source-paths.js';
 export { isGeneratedPath, SCREEN_PATTERNS, SOURCE_LIMITS } from './source-limits.js';
@@ -90,6 +90,9 @@ export class SourceSet implements SourceSetLike {
       }
       // Too large to parse (or past the audit's budget): the pattern screen reads it in chunks.
       const overBudget = t.size !== undefined && t.size <= this.perFile;
+      // A bundle too large to parse whole is read as its own modules when they fit (bundle-regions.ts).
+      const own = t.size !== undefined && t.size <= SOURCE_LIMITS.bundleBytes ? this.ownModulesOf(read(SOURCE_LIMITS.bundleBytes), limit) : undefined;
+      if (own) return this.parse(rel, own.text, own.kept);
       const skipped: FileNotRead = overBudget
         ? { file: rel, cause: 'budget', size: t.size, limit: this.budget }
         : { file: rel, cause: 'too-large', size: t.size, limit: this.perFile };
@@ -99,9 +102,21 @@ export class SourceSet implements SourceSetLike {
       else this.screened.push(skipped);
       return undefined;
     }
+    return this.parse(rel, t.text, t.size);
+  }
+
+  /** The own modules of a bundle read whole, when they fit the limit (with the bundles read so, in `bundles`). */
+  private ownModulesOf(t: SafeRead, limit: number): { text: string; kept: number } | undefined {
+    if (!t.ok) return undefined;
+    const own = ownModules(t.text);
+    if (!own || own.kept > limit) return undefined;
+    return own;
+  }
+
+  private parse(rel: string, text: string, size: number): SourceFile | undefined {
     let sf: SourceFile;
     try {
-      sf = this.project.createSourceFile('/' + rel, t.text, { overwrite: true });
+      sf = this.project.createSourceFile('/' + rel, text, { overwrite: true });
     } catch (e) {
       this.unread.push({ file: rel, cause: e instanceof RangeError ? 'too-deep' : 'parse-failed' });
       return undefined;
@@ -113,7 +128,7 @@ export class SourceSet implements SourceSetLike {
       this.unread.push({ file: rel, cause: 'too-deep', limit: SOURCE_LIMITS.maxDepth });
       return undefined;
     }
-    this.parsedBytes += t.size;
+    this.parsedBytes += size;
     this.files.set(rel, sf);
     this.back.set(sf, rel);
     return sf;
