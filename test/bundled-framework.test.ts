@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { audit } from '../src/run/audit.js';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { frameworkRegions, inRegions } from '../src/facts/bundle-regions.js';
 import { SourceSet } from '../src/facts/ts-source.js';
 import { packageRoot } from '../src/engine/paths.js';
@@ -31,6 +32,19 @@ test('a bundle of the SDK gets the static verdicts of the same server unbundled,
   assert.match(plain.get('S-27') ?? '', /^not-applicable:no-elicitation/);
 });
 
+test('a bundle built from a workspace package (module paths ../../node_modules/…) reads the same', async (t) => {
+  // esbuild run from packages/echo of a workspace writes the same bundle with every node_modules path prefixed
+  // by ../../ (checked byte for byte against a real build); the copy is made from the fixture that way.
+  const dir = mkdtempSync(join(tmpdir(), 'bundled-ws-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  cpSync(pkg('bundled-sdk'), dir, { recursive: true });
+  const file = join(dir, 'dist', 'index.js');
+  writeFileSync(file, readFileSync(file, 'utf8').replace(/^\/\/ node_modules\//gm, '// ../../node_modules/'));
+  const bundled = await staticParts(dir);
+  const plain = await staticParts(pkg('unbundled-sdk'));
+  assert.deepEqual([...plain].filter(([id, v]) => bundled.get(id) !== v).map(([id]) => id), []);
+});
+
 test('framework regions: only framework modules of a bundle, never a lone comment', () => {
   const bundle = ['var x = 1;', '// node_modules/@modelcontextprotocol/sdk/dist/esm/server/index.js', 'class Server {}', '// node_modules/@modelcontextprotocol/sdk/dist/esm/server/mcp.js', 'class McpServer {}', '// node_modules/axios/lib/axios.js', 'function axios() {}', '// src/index.ts', 'new McpServer();', ''].join('\n');
   const regions = frameworkRegions(bundle);
@@ -40,6 +54,8 @@ test('framework regions: only framework modules of a bundle, never a lone commen
   assert.ok(!inRegions(regions, at('function axios')), 'another bundled package stays read');
   assert.ok(!inRegions(regions, at('new McpServer')) && !inRegions(regions, at('var x')), 'the server’s own modules stay read');
   assert.deepEqual(frameworkRegions('// node_modules/@modelcontextprotocol/sdk/x.js\nconst a = 1;\n'), [], 'one comment is not a bundle');
+  const ws = bundle.replace(/^\/\/ node_modules\//gm, '// ../../node_modules/');
+  assert.equal(frameworkRegions(ws).length, 1, 'paths relative to a workspace package');
 });
 
 test('a bundle too large to parse whole is read as its own modules, lines kept', () => {

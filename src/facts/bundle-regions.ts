@@ -1,7 +1,8 @@
 /**
  * Bundled framework code. A published server is often one file that a bundler (esbuild, tsup) built from its
  * own modules and from the packages it imports; esbuild writes each module's path as a comment line before
- * its code (`// node_modules/@modelcontextprotocol/sdk/dist/esm/server/mcp.js`, `// src/index.ts`). The MCP
+ * its code (`// node_modules/@modelcontextprotocol/sdk/dist/esm/server/mcp.js`, `// src/index.ts`), relative to
+ * where it ran (`// ../../node_modules/…` when built from a workspace package). The MCP
  * frameworks' own code (the SDK's request handlers, `elicitInput`, the resource and list handlers it installs)
  * registers nothing of the audited server's: installed, it is never read; bundled, its modules are left out of
  * the index the rules search, so the bundle reads like the same package installed unbundled. The server's own
@@ -25,7 +26,7 @@ const MODULE_COMMENT = /^\/\/ ((?:[\w@.~+-]+\/)*[\w@.~+-]+\.(?:[cm]?[jt]sx?|json
  * that happens to hold such a comment).
  */
 function packageRegions(text: string, pick: (name: string) => boolean): Array<readonly [number, number]> {
-  if (!text.includes('\n// node_modules/') && !text.startsWith('// node_modules/')) return [];
+  if (!text.includes('node_modules/')) return [];
   const heads: Array<{ at: number; path: string }> = [];
   for (const m of text.matchAll(MODULE_COMMENT)) heads.push({ at: m.index, path: m[1]! });
   if (heads.length < 2) return [];
