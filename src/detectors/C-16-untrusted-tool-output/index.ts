@@ -44,7 +44,7 @@ interface Origin {
   kind: 'http' | 'fs';
 }
 
-/** A path fixed in the code and inside the package (a literal, new URL('…', import.meta.url), join(__dirname, '…')): the server's own file, not third-party content. */
+/** A path fixed in the code and inside the package (a literal, new URL('…', import.meta.url), join(__dirname, '…'), or a choice between such paths): the server's own file, not third-party content. */
 function ownPath(node: Node | undefined, depth = 0): boolean {
   if (!node || depth > 4) return false;
   let n = unwrap(node);
@@ -61,6 +61,9 @@ function ownPath(node: Node | undefined, depth = 0): boolean {
     const a = n.getArguments();
     return stringValue(a[0]) !== undefined && (a.length === 1 ? false : ownPath(a[1], depth + 1));
   }
+  // One of two own paths (`existsSync(dev) ? dev : published`, `a ?? b`): still the package's own file.
+  if (Node.isConditionalExpression(n)) return ownPath(n.getWhenTrue(), depth + 1) && ownPath(n.getWhenFalse(), depth + 1);
+  if (Node.isBinaryExpression(n) && /^(\|\||\?\?)$/.test(n.getOperatorToken().getText())) return ownPath(n.getLeft(), depth + 1) && ownPath(n.getRight(), depth + 1);
   if (Node.isCallExpression(n) && /^(join|resolve|fileURLToPath|dirname)$/.test(calleeName(n) ?? '')) {
     const a = n.getArguments();
     return a.length > 0 && a.every((x) => ownPath(x, depth + 1));

@@ -92,7 +92,8 @@ export const PATTERNS: Pattern[] = [
   // Pseudo-tags that claim authority: <IMPORTANT>, <SYSTEM>, <instructions>, <secret>, <hidden>…
   { id: 'authority-tag', category: 'hidden-markup', re: /<\s*\/?\s*(?:important|system|sys|instructions?|secret|hidden|admin|assistant|note_to_(?:ai|model|assistant|llm)|ai_instructions?|override)\s*(?:\s[^<>]*)?>/i },
   // HTML comments: invisible once rendered, read in full by the model.
-  { id: 'html-comment', category: 'hidden-markup', re: /<!--[\s\S]*?-->/ },
+  // A comment with nothing in it hides nothing (a format description may name `<!-- -->` to forbid it).
+  { id: 'html-comment', category: 'hidden-markup', re: /<!--(?!\s*-->)[\s\S]*?-->/ },
   // Fake chat-template delimiters: <|im_start|>, [INST], <<SYS>>, <|eot_id|>…
   { id: 'chat-delimiter', category: 'hidden-markup', re: /<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id)\|>|\[\/?INST\]|<<\/?SYS>>/i },
   // Fake turns: a line starting "Human:" or "Assistant:", or a "### System" header.

@@ -61,6 +61,8 @@ export function looksLikeToolName(ref: string, quoted: boolean): boolean {
   return true;
 }
 
+const WELL_KNOWN: ReadonlySet<string> = new Set(WELL_KNOWN_TOOLS);
+
 /** Sentences of `text` that steer a tool not in `ownLower` (lowercased own tool names), and rules laid down for all tools or other servers. */
 /** The reference patterns, compiled once with the g flag (matchAll needs it). */
 const GLOBAL_REFERENCES = TOOL_REFERENCES.map((p) => new RegExp(p.re.source, p.re.flags.includes('g') ? p.re.flags : `${p.re.flags}g`));
@@ -79,6 +81,9 @@ export function judgeReferences(text: string, ownLower: ReadonlySet<string>, liv
       if (!tool || ownLower.has(tool.toLowerCase())) continue;
       // Words that are not shaped like a tool name (an operator, a file name, a flag) name no tool.
       if (!looksLikeToolName(tool, q !== undefined)) continue;
+      // A backticked plain word (`name`, `value`) is how descriptions quote fields, attributes and options: it
+      // names a tool only when it is a well-known tool name or the text calls it a tool.
+      if (q !== undefined && /^[A-Za-z]+(?:\(\))?$/.test(tool) && !WELL_KNOWN.has(tool.replace(/\(\)$/, '').toLowerCase()) && !/^\s+(?:tool|function)\b/i.test(text.slice((m.index ?? 0) + m[0].length))) continue;
       if (w !== undefined && NOT_A_TOOL.has(w.toLowerCase())) continue;
       if (o !== undefined && NOT_A_TOOL.has(o.toLowerCase())) continue;
       hits.push({ kind: 'foreign-tool-reference', index: m.index ?? 0, end: (m.index ?? 0) + m[0].length, tool });
