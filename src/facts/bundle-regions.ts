@@ -1,3 +1,5 @@
+import { ts } from './morph.js';
+
 /**
  * Bundled framework code. A published server is often one file that a bundler (esbuild, tsup) built from its
  * own modules and from the packages it imports; esbuild writes each module's path as a comment line before
@@ -68,6 +70,30 @@ export function ownModules(text: string): { text: string; kept: number } | undef
   parts.push(text.slice(from));
   const out = parts.join('');
   return { text: out, kept: out.length - blankLines };
+}
+
+/**
+ * Methods only the MCP SDK's own classes define (its Server/Client capability checks and the handlers McpServer
+ * installs for what is registered on it). A minified bundle keeps these member names while its module comments and
+ * class names are gone: a class defining one of them is the framework, not the server.
+ */
+const FRAMEWORK_MEMBERS: ReadonlySet<string> = new Set([
+  'assertCapabilityForMethod',
+  'assertRequestHandlerCapability',
+  'assertNotificationCapability',
+  'setToolRequestHandlers',
+  'setResourceRequestHandlers',
+  'setPromptRequestHandlers',
+  'setCompletionRequestHandler',
+]);
+
+/** Whether a class (compiler node) is one of the SDK's own, by the members only the SDK defines. */
+export function frameworkClass(c: ts.ClassLikeDeclaration): boolean {
+  for (const m of c.members) {
+    const name = m.name;
+    if (name && (ts.isIdentifier(name) || ts.isPrivateIdentifier(name) || ts.isStringLiteral(name)) && FRAMEWORK_MEMBERS.has(name.text)) return true;
+  }
+  return false;
 }
 
 /** Whether a position lies in one of the ranges (sorted, disjoint). */

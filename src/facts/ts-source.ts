@@ -7,7 +7,7 @@ import type { SafeRead } from './safe-read.js';
 import { isOwnSource } from './source-paths.js';
 import { tsBudget } from './budget.js';
 import { hasPythonSource } from './python-source.js';
-import { frameworkRegions, inRegions, ownModules } from './bundle-regions.js';
+import { frameworkClass, frameworkRegions, inRegions, ownModules } from './bundle-regions.js';
 
 export { isTestPath } from './source-paths.js';
 export { isGeneratedPath, SCREEN_PATTERNS, SOURCE_LIMITS } from './source-limits.js';
@@ -310,6 +310,8 @@ function indexFile(sf: SourceFile): boolean {
         else names.set(l, [n]);
       }
     }
+    // A framework class inlined without module comments (a minified bundle) is recognised by its members.
+    if ((k === SyntaxKind.ClassDeclaration || k === SyntaxKind.ClassExpression) && frameworkClass(n as ts.ClassLikeDeclaration)) continue;
     pushChildren(n, depth + 1);
   }
   rawByKind.set(sf, { get: (kind) => lists[kind], names });
