@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { sourceDirOf } from '../src/engine/paths.js';
+import type { Detector } from '../src/engine/detector.js';
+import c4 from '../src/detectors/C-4-typed-schemas/static.js';
+import c15 from '../src/detectors/C-15-tool-annotations/static.js';
+import s12 from '../src/detectors/S-12-list-pagination/static.js';
+import s24 from '../src/detectors/S-24-rate-limiting/static.js';
+import { RepoFacts } from '../src/facts/repo.js';
+import { toolTemplates } from '../src/facts/tool-templates.js';
+import { judgeFolder } from './support/detector-tester.js';
+
+/**
+ * Static rules over tool sets built at run time (facts/tool-templates, detectors/support/source/generated-tools).
+ * Real package-shaped servers (SDK v1 low-level Server, a bin/ launcher over dist/): an OpenAPI document turned
+ * into tools by a map, the same with a template that writes title, outputSchema, annotations and pages its
+ * list, a table of tool classes, a catalog fetched at run time and a document missing from the package.
+ * Before the tool templates, every rule below was could-not-judge on all five (tools-declared-not-found,
+ * list-source-unknown).
+ */
+
+const fixtures = join(sourceDirOf(import.meta.url), 'fixtures', 'generated-tools');
+
+function judge(rule: string, detector: Detector, name: string) {
+  const { staticPart } = judgeFolder(rule, [detector], join(fixtures, name));
+  assert.ok(staticPart);
+  return {
+    state: staticPart.state,
+    reason: staticPart.reason?.code,
+    findings: staticPart.findings.map((f) => [f.messageId, f.data?.tool ?? null, `${f.location?.file}:${f.location?.line}`]),
+  };
+}
+
+describe('tool templates (fact)', () => {
+  it('reads each template, its keys and where its items come from', () => {
+    const read = (name: string) =>
+      toolTemplates(RepoFacts.gather(join(fixtures, name))).map((t) => ({ at: `${t.file}:${t.line}`, items: t.items, document: t.documentPath, keys: [...t.keys.keys()].sort(), open: t.open }));
+    assert.deepEqual(read('openapi-map'), [{ at: 'dist/index.js:32', items: 'document', document: 'dist/openapi.json', keys: ['description', 'inputSchema', 'name'], open: false }]);
+    assert.deepEqual(read('openapi-annotated'), [
+      { at: 'dist/index.js:14', items: 'document', document: 'dist/openapi.json', keys: ['_meta', 'annotations', 'description', 'inputSchema', 'name', 'outputSchema', 'title'], open: false },
+    ]);
+    assert.deepEqual(read('class-table').map((t) => [t.at, t.items]), [['dist/index.js:13', 'classes']]);
+    assert.deepEqual(read('remote-catalog').map((t) => [t.at, t.items]), [['dist/index.js:17', 'remote']]);
+    assert.deepEqual(read('missing-document').map((t) => [t.at, t.items, t.document]), [['dist/index.js:12', 'document', 'dist/weather-api.json']]);
+  });
+});
+
+describe('C-15 static on generated tools', () => {
+  it('a template without annotations is absent for every tool built from it, at the template', () => {
+    assert.deepEqual(judge('C-15', c15, 'openapi-map'), { state: 'absent', reason: undefined, findings: [['missing-annotations-in-source', 'op.operationId', 'dist/index.js:32']] });
+  });
+  it('a table of tool classes: one finding per class, at the template that leaves annotations out', () => {
+    assert.deepEqual(judge('C-15', c15, 'class-table'), {
+      state: 'absent',
+      reason: undefined,
+      findings: [
+        ['missing-annotations-in-source', 'delete_note', 'dist/index.js:13'],
+        ['missing-annotations-in-source', 'read_note', 'dist/index.js:13'],
+        ['missing-annotations-in-source', 'search_notes', 'dist/index.js:13'],
+      ],
+    });
+  });
+  it('a template that writes the four hints is present', () => {
+    assert.equal(judge('C-15', c15, 'openapi-annotated').state, 'present');
+  });
+  it('annotations read from the catalog item stay undecided', () => {
+    assert.deepEqual(judge('C-15', c15, 'remote-catalog'), { state: 'could-not-judge', reason: 'annotations-not-literal', findings: [] });
+  });
+});
+
+describe('C-4 static on generated tools', () => {
+  it('a template without outputSchema: the output schema is missing, at the template', () => {
+    assert.deepEqual(judge('C-4', c4, 'openapi-map'), { state: 'non-conforming', reason: undefined, findings: [['source-missing-schema', 'op.operationId', 'dist/index.js:32']] });
+    assert.deepEqual(judge('C-4', c4, 'class-table').findings.map((f) => f[1]), ['delete_note', 'read_note', 'search_notes']);
+  });
+  it('a template writing typed literal schemas is present', () => {
+    assert.equal(judge('C-4', c4, 'openapi-annotated').state, 'present');
+  });
+});
+
+describe('S-24 static on generated tools', () => {
+  it('no limiter anywhere: absent at the template, whatever the number of tools', () => {
+    for (const [name, line] of [['openapi-map', 32], ['class-table', 13], ['remote-catalog', 17]] as const) {
+      assert.deepEqual(judge('S-24', s24, name), { state: 'absent', reason: undefined, findings: [['no-rate-guard-built', null, `dist/index.js:${line}`]] }, name);
+    }
+  });
+});
+
+describe('S-12 static on generated tools', () => {
+  it('tools mapped from a loaded document or a fetched catalog, cursor ignored: red', () => {
+    assert.deepEqual(judge('S-12', s12, 'openapi-map'), { state: 'non-conforming', reason: undefined, findings: [['list-handler-ignores-cursor', null, 'dist/index.js:31']] });
+    assert.deepEqual(judge('S-12', s12, 'remote-catalog'), { state: 'non-conforming', reason: undefined, findings: [['list-handler-ignores-cursor', null, 'dist/index.js:15']] });
+  });
+  it('the same list paged with a cursor, and a table of classes written in code: present', () => {
+    assert.equal(judge('S-12', s12, 'openapi-annotated').state, 'present');
+    assert.equal(judge('S-12', s12, 'class-table').state, 'present');
+  });
+});
