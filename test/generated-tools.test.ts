@@ -7,6 +7,10 @@ import c4 from '../src/detectors/C-4-typed-schemas/static.js';
 import c15 from '../src/detectors/C-15-tool-annotations/static.js';
 import s12 from '../src/detectors/S-12-list-pagination/static.js';
 import s24 from '../src/detectors/S-24-rate-limiting/static.js';
+import c8 from '../src/detectors/C-8-declared-authority/index.js';
+import c9 from '../src/detectors/C-9-declared-verb/index.js';
+import c10 from '../src/detectors/C-10-declared-search-mechanism/index.js';
+import c13 from '../src/detectors/C-13-context-ceiling/index.js';
 import { RepoFacts } from '../src/facts/repo.js';
 import { toolTemplates } from '../src/facts/tool-templates.js';
 import { judgeFolder } from './support/detector-tester.js';
@@ -95,5 +99,24 @@ describe('S-12 static on generated tools', () => {
   it('the same list paged with a cursor, and a table of classes written in code: present', () => {
     assert.equal(judge('S-12', s12, 'openapi-annotated').state, 'present');
     assert.equal(judge('S-12', s12, 'class-table').state, 'present');
+  });
+});
+
+describe('declaration rules (C-8, C-9, C-10, C-13) on generated tools', () => {
+  const staticOf = (parts: readonly Detector[]) => parts.find((d) => d.genre === 'static')!;
+  it('a template without _meta declares nothing, for every tool built from it', () => {
+    assert.deepEqual(judge('C-8', staticOf(c8), 'openapi-map'), { state: 'absent', reason: undefined, findings: [['missing-authority', 'op.operationId', 'dist/index.js:32']] });
+    assert.deepEqual(judge('C-9', staticOf(c9), 'openapi-map'), { state: 'absent', reason: undefined, findings: [['missing-verb', 'op.operationId', 'dist/index.js:32']] });
+    assert.deepEqual(judge('C-13', staticOf(c13), 'openapi-map'), { state: 'absent', reason: undefined, findings: [['missing-context-tokens', 'op.operationId', 'dist/index.js:32']] });
+    assert.deepEqual(judge('C-9', staticOf(c9), 'class-table').findings.map((f) => f[1]), ['delete_note', 'read_note', 'search_notes']);
+  });
+  it('C-10: a class named search_ is a search tool; names read from a document leave it undecided', () => {
+    assert.deepEqual(judge('C-10', staticOf(c10), 'class-table'), { state: 'absent', reason: undefined, findings: [['missing-search', 'search_notes', 'dist/index.js:13']] });
+    assert.equal(judge('C-10', staticOf(c10), 'openapi-map').reason, 'declarations-not-static');
+  });
+  it('declarations read from the operation object stay undecided', () => {
+    for (const [rule, d] of [['C-8', c8], ['C-9', c9], ['C-13', c13]] as const) {
+      assert.deepEqual(judge(rule, staticOf(d), 'openapi-annotated'), { state: 'could-not-judge', reason: 'declarations-not-static', findings: [] }, rule);
+    }
   });
 });

@@ -23,6 +23,8 @@ import { toolTemplates, type ToolTemplate } from '../../../facts/tool-templates.
 export interface GeneratedTool extends ToolDef {
   template: ToolTemplate;
   cls?: ClassNode;
+  /** The node a template key stands for on this tool (a class's field for `t.key`), if written. */
+  read(key: string): Node | undefined;
 }
 
 /** A class's field: its initializer, a getter's returned value, or `this.key = …` in the constructor. */
@@ -89,6 +91,7 @@ function toolOf(tpl: ToolTemplate, sources: ParsedSources, dispatcher: ToolDef['
     config: tpl.node,
     template: tpl,
     cls,
+    read,
   };
 }
 
@@ -126,4 +129,25 @@ export function keyState(t: ToolDef, key: string, node: Node | undefined): 'abse
   if (!node) return t.template.open ? 'unknown' : 'absent';
   if (!t.cls && fromItem(node, t)) return 'unknown';
   return 'written';
+}
+
+/**
+ * What a generated tool's `_meta` says of its declarations (`_meta["dev.mcp-doctor/declarations"]`): 'none' when
+ * the template writes no `_meta`, or a literal `_meta` without that key and without a spread; 'unknown' otherwise
+ * (a spread, a value read from the item, a computed key). Declarations written as a literal in a template are
+ * left to the source reading of written tools (facts/declarations), so they are 'unknown' here too.
+ */
+export function generatedDeclarations(t: GeneratedTool, key: string, sources: ParsedSources): 'none' | 'unknown' {
+  const node = t.read('_meta');
+  const state = keyState(t, '_meta', node);
+  if (state === 'absent') return 'none';
+  if (state === 'unknown' || !node) return 'unknown';
+  const obj = objectLiteralOf(node, sources);
+  if (!obj) return 'unknown';
+  for (const p of obj.getProperties()) {
+    if (Node.isSpreadAssignment(p)) return 'unknown';
+    const name = Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p) || Node.isMethodDeclaration(p) ? p.getNameNode() : undefined;
+    if (!name || Node.isComputedPropertyName(name) || propertyName(name) === key) return 'unknown';
+  }
+  return 'none';
 }
