@@ -11,6 +11,8 @@ import c8 from '../src/detectors/C-8-declared-authority/index.js';
 import c9 from '../src/detectors/C-9-declared-verb/index.js';
 import c10 from '../src/detectors/C-10-declared-search-mechanism/index.js';
 import c13 from '../src/detectors/C-13-context-ceiling/index.js';
+import x1 from '../src/detectors/X-1-tool-poisoning/static.js';
+import x2 from '../src/detectors/X-2-cross-server-shadowing/static.js';
 import { RepoFacts } from '../src/facts/repo.js';
 import { toolTemplates } from '../src/facts/tool-templates.js';
 import { judgeFolder } from './support/detector-tester.js';
@@ -118,5 +120,30 @@ describe('declaration rules (C-8, C-9, C-10, C-13) on generated tools', () => {
     for (const [rule, d] of [['C-8', c8], ['C-9', c9], ['C-13', c13]] as const) {
       assert.deepEqual(judge(rule, staticOf(d), 'openapi-annotated'), { state: 'could-not-judge', reason: 'declarations-not-static', findings: [] }, rule);
     }
+  });
+});
+
+describe('X-1 and X-2 static: the texts of the document the tools are built from', () => {
+  it('a served description of the bundled OpenAPI document that poisons the model is red, at its line in the document', () => {
+    assert.deepEqual(judge('X-1', x1, 'openapi-map'), {
+      state: 'non-conforming',
+      reason: undefined,
+      findings: [
+        ['source-credential-reference', null, 'dist/openapi.json:27'],
+        ['source-hidden-markup', null, 'dist/openapi.json:27'],
+        ['source-model-directive', null, 'dist/openapi.json:27'],
+      ],
+    });
+  });
+  it('clean documents and a class table whose texts are written in its classes are present', () => {
+    for (const name of ['openapi-annotated', 'class-table']) {
+      assert.equal(judge('X-1', x1, name).state, 'present', name);
+      assert.equal(judge('X-2', x2, name).state, 'present', name);
+    }
+  });
+  it('a document the package does not hold: could-not-judge naming it; a catalog fetched at run time: texts not in the source', () => {
+    assert.deepEqual(judge('X-1', x1, 'missing-document'), { state: 'could-not-judge', reason: 'tool-document-not-read', findings: [] });
+    assert.deepEqual(judge('X-2', x2, 'missing-document'), { state: 'could-not-judge', reason: 'tool-document-not-read', findings: [] });
+    assert.equal(judge('X-1', x1, 'remote-catalog').reason, 'descriptions-not-literal');
   });
 });
