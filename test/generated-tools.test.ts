@@ -12,6 +12,7 @@ import c9 from '../src/detectors/C-9-declared-verb/index.js';
 import c10 from '../src/detectors/C-10-declared-search-mechanism/index.js';
 import c13 from '../src/detectors/C-13-context-ceiling/index.js';
 import x1 from '../src/detectors/X-1-tool-poisoning/static.js';
+import c16 from '../src/detectors/C-16-untrusted-tool-output/index.js';
 import x2 from '../src/detectors/X-2-cross-server-shadowing/static.js';
 import { RepoFacts } from '../src/facts/repo.js';
 import { toolTemplates } from '../src/facts/tool-templates.js';
@@ -145,5 +146,13 @@ describe('X-1 and X-2 static: the texts of the document the tools are built from
     assert.deepEqual(judge('X-1', x1, 'missing-document'), { state: 'could-not-judge', reason: 'tool-document-not-read', findings: [] });
     assert.deepEqual(judge('X-2', x2, 'missing-document'), { state: 'could-not-judge', reason: 'tool-document-not-read', findings: [] });
     assert.equal(judge('X-1', x1, 'remote-catalog').reason, 'descriptions-not-literal');
+  });
+});
+
+describe('C-16 static on generated tools', () => {
+  const staticOf = (parts: readonly Detector[]) => parts.find((d) => d.genre === 'static')!;
+  it('descriptions from the package document are its own text; from a fetched catalog, undecided', () => {
+    assert.equal(judge('C-16', staticOf(c16), 'openapi-map').state, 'present');
+    assert.deepEqual(judge('C-16', staticOf(c16), 'remote-catalog'), { state: 'could-not-judge', reason: 'descriptions-from-catalog', findings: [] });
   });
 });
