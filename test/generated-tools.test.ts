@@ -13,6 +13,7 @@ import c10 from '../src/detectors/C-10-declared-search-mechanism/index.js';
 import c13 from '../src/detectors/C-13-context-ceiling/index.js';
 import x1 from '../src/detectors/X-1-tool-poisoning/static.js';
 import c16 from '../src/detectors/C-16-untrusted-tool-output/index.js';
+import s11 from '../src/detectors/S-11-result-contract/static.js';
 import x2 from '../src/detectors/X-2-cross-server-shadowing/static.js';
 import { RepoFacts } from '../src/facts/repo.js';
 import { toolTemplates } from '../src/facts/tool-templates.js';
@@ -154,5 +155,14 @@ describe('C-16 static on generated tools', () => {
   it('descriptions from the package document are its own text; from a fetched catalog, undecided', () => {
     assert.equal(judge('C-16', staticOf(c16), 'openapi-map').state, 'present');
     assert.deepEqual(judge('C-16', staticOf(c16), 'remote-catalog'), { state: 'could-not-judge', reason: 'descriptions-from-catalog', findings: [] });
+  });
+});
+
+describe('S-11 static on generated tools', () => {
+  it('the dispatcher returns structuredContent and the template declares no outputSchema: red at the result', () => {
+    assert.deepEqual(judge('S-11', s11, 'openapi-map'), { state: 'non-conforming', reason: undefined, findings: [['structured-without-schema-in-source', 'op.operationId', 'dist/index.js:52']] });
+  });
+  it('a template with an outputSchema and a text block beside the structured result: present', () => {
+    assert.equal(judge('S-11', s11, 'openapi-annotated').state, 'present');
   });
 });
