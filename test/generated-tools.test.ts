@@ -14,6 +14,7 @@ import c13 from '../src/detectors/C-13-context-ceiling/index.js';
 import x1 from '../src/detectors/X-1-tool-poisoning/static.js';
 import c16 from '../src/detectors/C-16-untrusted-tool-output/index.js';
 import s11 from '../src/detectors/S-11-result-contract/static.js';
+import x8 from '../src/detectors/X-8-lethal-trifecta/static.js';
 import x2 from '../src/detectors/X-2-cross-server-shadowing/static.js';
 import { RepoFacts } from '../src/facts/repo.js';
 import { toolTemplates } from '../src/facts/tool-templates.js';
@@ -164,5 +165,12 @@ describe('S-11 static on generated tools', () => {
   });
   it('a template with an outputSchema and a text block beside the structured result: present', () => {
     assert.equal(judge('S-11', s11, 'openapi-annotated').state, 'present');
+  });
+});
+
+describe('X-8 static on generated tools', () => {
+  it('a table of tool classes is sorted into legs by its classes; names read from a document leave the legs incomplete', () => {
+    assert.equal(judge('X-8', x8, 'class-table').state, 'present');
+    assert.equal(judge('X-8', x8, 'openapi-map').reason, 'tool-legs-incomplete');
   });
 });
