@@ -298,7 +298,7 @@ function builtDocumentTexts(repo: RepoFacts, built: GeneratedTool[]): { texts: S
     // and of an operation's own texts only those the template reads (`op.summary`); texts nested in it
     // (parameters, schemas) are read whole, as a schema builder may serve any of them.
     const operations = /"operationId"\s*:/.test(text);
-    const accessed = new Set(tpl.param ? [...tpl.node.getText().matchAll(new RegExp(`\\b${tpl.param}\\.(\\w+)`, 'g'))].map((m) => m[1]!) : []);
+    const accessed = new Set(tpl.param ? [...tpl.node.getText().matchAll(new RegExp(`(?<![\\w$])${tpl.param.replace(/\$/g, '\\$')}\\.([\\w$]+)`, 'g'))].map((m) => m[1]!) : []);
     const walk = (v: unknown, pointer: string, owner: string, depth: number): void => {
       if (depth > 40 || texts.length >= MAX_DOCUMENT_TEXTS || v === null || typeof v !== 'object') return;
       if (Array.isArray(v)) {
@@ -323,7 +323,9 @@ function builtDocumentTexts(repo: RepoFacts, built: GeneratedTool[]): { texts: S
     };
     walk(doc.value, '', '', 0);
   }
-  return { texts, names, unread, read };
+  // The reason names why as an ICU select key: camelCase (missing, tooLarge, invalidJson, formatNotRead, pathNotConstant).
+  const key = (why: string) => why.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+  return { texts, names, unread: unread.map((u) => ({ ...u, why: key(u.why) })), read };
 }
 
 const memo = new WeakMap<RepoFacts, SourceTexts>();
