@@ -199,7 +199,9 @@ function judge(repo: RepoFacts): Verdict {
   if (tools.length === 0 && model.prompts.length === 0 && model.resources.length === 0) return couldNotJudge('no-tools-in-source');
   const sources = parsedSources(repo);
   const tracer = new Tracer(sinkSites(repo), sources);
-  if (tracer.empty) return present();
+  // Descriptions a template reads from a catalog fetched (or modules loaded) at run time: whose text they are is not in the source.
+  const fromCatalog = tools.filter((t) => isGenerated(t) && t.template.items === 'remote' && keyState(t, 'description', t.descriptionNode) !== 'written').length;
+  if (tracer.empty) return fromCatalog ? couldNotJudge('descriptions-from-catalog', { count: fromCatalog }) : present();
   const findings: Finding[] = [];
   const seen = new Set<string>();
   const push = (messageId: string, node: Node, data: Record<string, string>): void => {
@@ -211,15 +213,10 @@ function judge(repo: RepoFacts): Verdict {
     findings.push({ messageId, data, location });
   };
 
-  // Descriptions a template reads from a catalog fetched at run time: whose text they are is not in the source.
-  let fromCatalog = 0;
   for (const t of tools) {
-    // A description read from the package's own document or class is the package's text, not third-party content.
-    if (isGenerated(t) && t.template.items !== 'remote') continue;
-    if (isGenerated(t) && keyState(t, 'description', t.descriptionNode) !== 'written') {
-      fromCatalog++;
-      continue;
-    }
+    // A description read from the package's own document or class is the package's text, not third-party
+    // content; one read from a catalog is counted in fromCatalog.
+    if (isGenerated(t) && (t.template.items !== 'remote' || keyState(t, 'description', t.descriptionNode) !== 'written')) continue;
     // SDK v1 server.tool(name, description, …): the server model reads only a literal description.
     let d = t.descriptionNode;
     if (!d && t.api === 'tool' && Node.isCallExpression(t.node)) {

@@ -1,7 +1,6 @@
 import { Node, SyntaxKind } from '../../../facts/morph.js';
 import type { RepoFacts } from '../../../facts/repo.js';
-import { booleanAnnotations } from '../../../facts/server-model/values.js';
-import { constString, objectLiteralOf, serverModel, type ToolDef } from '../../../facts/server-model.js';
+import { constString, definitionKeys, objectLiteralOf, serverModel, type ToolDef } from '../../../facts/server-model.js';
 import type { ClassNode } from '../../../facts/scope.js';
 import { parsedSources, propertyName, unwrap, type ParsedSources } from '../../../facts/ts-source.js';
 import { toolTemplates, type ToolTemplate } from '../../../facts/tool-templates.js';
@@ -69,7 +68,6 @@ function toolOf(tpl: ToolTemplate, sources: ParsedSources, dispatcher: ToolDef['
   const read = (k: string) => onClass(tpl.keys.get(k), tpl.param, cls);
   const nameNode = read('name');
   const s = constString(nameNode);
-  const annotationsNode = read('annotations');
   return {
     file: tpl.file,
     line: tpl.line,
@@ -80,13 +78,7 @@ function toolOf(tpl: ToolTemplate, sources: ParsedSources, dispatcher: ToolDef['
     api: 'tools/list',
     flavour: tpl.handler.flavour,
     node: tpl.node,
-    title: constString(read('title'))?.value,
-    description: constString(read('description'))?.value,
-    descriptionNode: read('description'),
-    inputSchema: read('inputSchema'),
-    outputSchema: read('outputSchema'),
-    annotations: booleanAnnotations(objectLiteralOf(annotationsNode, sources)),
-    annotationsNode,
+    ...definitionKeys(read, sources),
     handler: dispatcher,
     config: tpl.node,
     template: tpl,
