@@ -73,6 +73,10 @@ describe('C-15 static on generated tools', () => {
   it('a template that writes the four hints is present', () => {
     assert.equal(judge('C-15', c15, 'openapi-annotated').state, 'present');
   });
+  it('a template whose objects get annotations assigned after they are built is not read as lacking them', () => {
+    assert.deepEqual(judge('C-15', c15, 'assigned-after'), { state: 'could-not-judge', reason: 'annotations-not-literal', findings: [] });
+    assert.deepEqual(judge('C-4', c4, 'assigned-after').findings, [['source-missing-schema', 'op.operationId', 'dist/index.js:11']]);
+  });
   it('annotations read from the catalog item stay undecided', () => {
     assert.deepEqual(judge('C-15', c15, 'remote-catalog'), { state: 'could-not-judge', reason: 'annotations-not-literal', findings: [] });
   });

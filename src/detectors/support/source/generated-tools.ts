@@ -14,7 +14,8 @@ import { toolTemplates, type ToolTemplate } from '../../../facts/tool-templates.
  *
  * A generated tool's location is the template's line: the absence of a key there holds for every tool built
  * from it. keyState() says what a rule may conclude about a key:
- *   - 'absent': the template does not write it, and no spread can bring it (every generated tool lacks it);
+ *   - 'absent': the template does not write it, no spread can bring it, and no code of the files involved assigns
+ *     a property of that name (every generated tool lacks it);
  *   - 'written': the template (or the class field it reads) writes it as a value the source shows;
  *   - 'unknown': a spread may bring it, or it is read from data (the document, an operation object).
  */
@@ -115,10 +116,31 @@ export function toolsToJudge(repo: RepoFacts): ToolDef[] {
 
 export const isGenerated = (t: ToolDef): t is GeneratedTool => 'template' in t;
 
+/**
+ * Whether code may add `key` to the template's objects after building them: an assignment to a property of that
+ * name (`tool.annotations = …`, `t['annotations'] = …`) or an Object.assign in the template's file, the list
+ * handler's file or the class's file. The reading does not follow the object after it is built, so any such
+ * assignment leaves the key unknown rather than absent.
+ */
+const mutationMemo = new WeakMap<object, Map<string, boolean>>();
+function mayBeAssigned(t: GeneratedTool, key: string): boolean {
+  const files = new Set([t.template.node.getSourceFile(), t.template.handler.node.getSourceFile(), ...(t.cls ? [t.cls.getSourceFile()] : [])]);
+  const esc = key.replace(/[$]/g, '\\$');
+  const re = new RegExp(`\\.\\s*${esc}\\s*=(?!=)|\\[\\s*['"\`]${esc}['"\`]\\s*\\]\\s*=(?!=)|\\bObject\\.assign\\s*\\(|\\bReflect\\.set\\s*\\(|\\bdefineProperty\\s*\\(`);
+  for (const sf of files) {
+    let perFile = mutationMemo.get(sf);
+    if (!perFile) mutationMemo.set(sf, (perFile = new Map()));
+    let hit = perFile.get(key);
+    if (hit === undefined) perFile.set(key, (hit = re.test(sf.getFullText())));
+    if (hit) return true;
+  }
+  return false;
+}
+
 /** What a rule may conclude about a key of a tool (see the file header); a tool written in the source: 'written' or 'absent' as read. */
 export function keyState(t: ToolDef, key: string, node: Node | undefined): 'absent' | 'written' | 'unknown' {
   if (!isGenerated(t)) return node ? 'written' : 'absent';
-  if (!node) return t.template.open ? 'unknown' : 'absent';
+  if (!node) return t.template.open || mayBeAssigned(t, key) ? 'unknown' : 'absent';
   if (!t.cls && fromItem(node, t)) return 'unknown';
   return 'written';
 }
