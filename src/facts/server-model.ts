@@ -504,13 +504,7 @@ function build(sources: ParsedSources): ServerModel {
         api: 'tools/list',
         flavour: rh.flavour,
         node: m.element,
-        title: constString(read('title'))?.value,
-        description: constString(read('description'))?.value,
-        descriptionNode: read('description'),
-        inputSchema: read('inputSchema'),
-        outputSchema: read('outputSchema'),
-        annotations: booleanAnnotations(objectLiteralOf(read('annotations'), sources)),
-        annotationsNode: read('annotations'),
+        ...definitionKeys(read, sources),
         config: m.element,
       });
     }
@@ -612,6 +606,19 @@ function build(sources: ParsedSources): ServerModel {
     resources,
     requestHandlers,
     entries,
+  };
+}
+
+/** The keys of a tool definition read through `read(key)` (a mapped table's element, a template's value on one item). */
+export function definitionKeys(read: (key: string) => Node | undefined, sources: ParsedSources): Pick<ToolDef, 'title' | 'description' | 'descriptionNode' | 'inputSchema' | 'outputSchema' | 'annotations' | 'annotationsNode'> {
+  return {
+    title: constString(read('title'))?.value,
+    description: constString(read('description'))?.value,
+    descriptionNode: read('description'),
+    inputSchema: read('inputSchema'),
+    outputSchema: read('outputSchema'),
+    annotations: booleanAnnotations(objectLiteralOf(read('annotations'), sources)),
+    annotationsNode: read('annotations'),
   };
 }
 

@@ -20,7 +20,8 @@ export const judgeSearch: DeclarationJudge = (tools) => {
   for (const t of tools) {
     const verb = field(t, 'verb');
     const byName = LIST_NAME.test(t.name);
-    if (!byName && verb === UNKNOWN) {
+    // A tool built at run time with neither a readable name nor a verb may be a list or search tool.
+    if (!byName && (verb === UNKNOWN || (verb === undefined && t.nameUnknown))) {
       unread.push(t);
       continue;
     }

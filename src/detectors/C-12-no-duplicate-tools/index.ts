@@ -101,4 +101,4 @@ export const judgeDuplicates: DeclarationJudge = (tools) => {
   return present();
 };
 
-export default declarationParts('C-12', { 'duplicate-tool': ['tool', 'other', 'verb', 'search', 'basis', 'data'] }, judgeDuplicates, { outputKey: outputKeys });
+export default declarationParts('C-12', { 'duplicate-tool': ['tool', 'other', 'verb', 'search', 'basis', 'data'] }, judgeDuplicates, { outputKey: outputKeys, generated: false });

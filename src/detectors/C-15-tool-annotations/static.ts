@@ -10,6 +10,7 @@ import { parsedSources, positionOf, propertyName, unwrap, type ParsedSources } f
 import { HINTS } from './dynamic.js';
 import { noteSourceRead } from '../../facts/not-read.js';
 import { noToolsFound } from '../support/source/tool-absence.js';
+import { keyState, toolsToJudge } from '../support/source/generated-tools.js';
 import { judgePythonAnnotations } from './python.js';
 
 /**
@@ -33,6 +34,10 @@ import { judgePythonAnnotations } from './python.js';
  * file and HTTP sinks written in its handler (or its branch of a low-level dispatcher) and in the functions
  * of the audited source it calls, two levels deep (facts/flow sinkSites). A command with a fixed program is
  * not counted (`git status` reads); an HTTP method that is not a literal is not counted.
+ * Tools built at run time (a tools/list handler mapping a document, a catalog or a table of classes through one
+ * object literal, support/source/generated-tools) are judged on that template when the source writes no tool
+ * one by one: a template without `annotations` (and no spread) is 'missing-annotations-in-source' for every
+ * tool built from it, at the template's line; annotations read from the item (`op.annotations`) are not literal.
  * Annotations given as a value the reading cannot follow (a call, an object from elsewhere) are not judged:
  * could-not-judge 'annotations-not-literal' when nothing else is red. No tool in the source: not-applicable
  * 'no-tools-registered'; no JS/TS source: the Python reading (python.ts) on a Python repository, else could-not-judge 'no-source'.
@@ -238,13 +243,20 @@ export default defineDetector({
   judge({ inputs: { repo, session } }) {
     const model = serverModel(repo);
     if (model.files.length === 0) return hasPythonSource(repo) ? judgePythonAnnotations(repo, session) : couldNotJudge('no-source');
-    if (model.tools.length === 0) return noToolsFound(repo, session);
+    // Tools written one by one, else the tools a template builds at run time (support/source/generated-tools).
+    const tools = toolsToJudge(repo);
+    if (tools.length === 0) return noToolsFound(repo, session);
     const sources = parsedSources(repo);
     const findings: Finding[] = [];
     let unread = 0;
-    for (const t of model.tools) {
+    for (const t of tools) {
       const tool = t.name;
       if (!t.annotationsNode) {
+        // A template with a spread may bring annotations the reading cannot see.
+        if (keyState(t, 'annotations', undefined) === 'unknown') {
+          unread++;
+          continue;
+        }
         findings.push({ messageId: 'missing-annotations-in-source', data: { tool }, location: { file: t.file, line: t.nameLine } });
         continue;
       }

@@ -3,6 +3,7 @@ import { couldNotJudge, defineDetector, present } from '../../engine/detector.js
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { sinkSites, type SinkSite } from '../../facts/flow.js';
+import { isGenerated, keyState, toolsToJudge } from '../support/source/generated-tools.js';
 import { returnedExpressions, serverModel } from '../../facts/server-model.js';
 import { findNodes, functionOf, isFunctionLike, type FunctionLikeNode } from '../../facts/scope.js';
 import { parsedSources, propertyName, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
@@ -33,7 +34,10 @@ export { instructionLike } from './instructions.js';
  * A marker is a delimiter around the interpolation (an XML-like tag just before it and its closing tag
  * after, or the word "untrusted" in the surrounding text) or a call named like sanitize/escape/untrusted/
  * fence/quote around the value. Plain tool results that return fetched text as their own block are data.
- * could-not-judge 'no-tools-in-source' when the source registers nothing the model reads. Python source
+ * could-not-judge 'no-tools-in-source' when the source registers nothing the model reads. Tools built at run time
+ * from a template (support/source/generated-tools) are read like written ones; their descriptions read from the
+ * package's own document or classes are its own text, and those read from a catalog fetched at run time leave the
+ * part could-not-judge 'descriptions-from-catalog' when nothing is red. Python source
  * only: the Python reading (python.ts).
  */
 
@@ -193,10 +197,14 @@ function judge(repo: RepoFacts): Verdict {
   const src = readSources(repo, { pythonPart: true });
   if ('verdict' in src) return src.verdict.reason?.code === 'python-source-only' ? judgePythonUntrusted(repo) : src.verdict;
   const model = serverModel(repo);
-  if (model.tools.length === 0 && model.prompts.length === 0 && model.resources.length === 0) return couldNotJudge('no-tools-in-source');
+  // Tools written one by one, else the tools a template builds at run time (support/source/generated-tools).
+  const tools = toolsToJudge(repo);
+  if (tools.length === 0 && model.prompts.length === 0 && model.resources.length === 0) return couldNotJudge('no-tools-in-source');
   const sources = parsedSources(repo);
   const tracer = new Tracer(sinkSites(repo), sources);
-  if (tracer.empty) return present();
+  // Descriptions a template reads from a catalog fetched (or modules loaded) at run time: whose text they are is not in the source.
+  const fromCatalog = tools.filter((t) => isGenerated(t) && t.template.items === 'remote' && keyState(t, 'description', t.descriptionNode) !== 'written').length;
+  if (tracer.empty) return fromCatalog ? couldNotJudge('descriptions-from-catalog', { count: fromCatalog }) : present();
   const findings: Finding[] = [];
   const seen = new Set<string>();
   const push = (messageId: string, node: Node, data: Record<string, string>): void => {
@@ -208,7 +216,10 @@ function judge(repo: RepoFacts): Verdict {
     findings.push({ messageId, data, location });
   };
 
-  for (const t of model.tools) {
+  for (const t of tools) {
+    // A description read from the package's own document or class is the package's text, not third-party
+    // content; one read from a catalog is counted in fromCatalog.
+    if (isGenerated(t) && (t.template.items !== 'remote' || keyState(t, 'description', t.descriptionNode) !== 'written')) continue;
     // SDK v1 server.tool(name, description, …): the server model reads only a literal description.
     let d = t.descriptionNode;
     if (!d && t.api === 'tool' && Node.isCallExpression(t.node)) {
@@ -238,7 +249,7 @@ function judge(repo: RepoFacts): Verdict {
     }
   }
 
-  for (const t of model.tools) {
+  for (const t of tools) {
     if (!t.handler) continue;
     const body = t.branch ?? t.handler;
     for (const n of findNodes(body, isRawTextProperty)) {
@@ -251,7 +262,8 @@ function judge(repo: RepoFacts): Verdict {
   }
 
   findings.sort((a, b) => (a.location!.file < b.location!.file ? -1 : a.location!.file > b.location!.file ? 1 : a.location!.line! - b.location!.line!));
-  return findings.length ? { state: 'non-conforming', findings } : present();
+  if (findings.length) return { state: 'non-conforming', findings };
+  return fromCatalog ? couldNotJudge('descriptions-from-catalog', { count: fromCatalog }) : present();
 }
 
 export default [

@@ -1,11 +1,12 @@
 import { Node, ts } from '../../facts/morph.js';
-import { defineDetector, present } from '../../engine/detector.js';
+import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { declarationOf, rawDeclarationOf, valueOfDeclaration } from '../../facts/scope.js';
 import { constString, propertyValue, serverModel, type ToolDef } from '../../facts/server-model.js';
 import { positionOf, propertyName, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { codeOf } from '../support/source/code-paths.js';
 import { noToolsFound } from '../support/source/tool-absence.js';
+import { keyState, toolsToJudge } from '../support/source/generated-tools.js';
 import { judgePythonSchemas } from './python.js';
 
 /**
@@ -20,6 +21,11 @@ import { judgePythonSchemas } from './python.js';
  * Extra properties left open beside declared ones are not flagged (as in the dynamic part). Schemas given
  * as identifiers are followed to their `const` (same file or a relative import). One finding per
  * construct, at its line; a missing schema is reported at the tool's name.
+ *
+ * Tools built at run time from one template (support/source/generated-tools) are judged on it when the source
+ * writes no tool one by one: a schema key the template does not write (and no spread) is missing for every tool
+ * built from it; a schema read from the mapped item (a document's, a catalog's) is could-not-judge
+ * 'schema-from-data' when nothing is red.
  *
  * A tool that takes no arguments: in the SDKs' raw-shape APIs (`registerTool`, v1 `tool`) an input schema
  * written `{}` is an empty shape, "no arguments", never a catch-all. And an input schema whose root is an
@@ -220,11 +226,19 @@ export default defineDetector({
   judge({ inputs: { repo, session } }) {
     const src = codeOf(repo, { pythonPart: true });
     if (!src.ok) return src.verdict.reason?.code === 'no-js-source' ? judgePythonSchemas(repo, session) : src.verdict;
-    const tools = serverModel(repo).tools;
+    // Tools written one by one, else the tools a template builds at run time (support/source/generated-tools).
+    const tools = toolsToJudge(repo);
     if (tools.length === 0) return noToolsFound(repo, session);
     const findings: Finding[] = [];
+    let unknown = 0;
     const reported = new Set<Node>();
     const check = (t: ToolDef, schema: 'input' | 'output', node: Node | undefined, exempt?: (h: Hit) => boolean) => {
+      const state = keyState(t, `${schema}Schema`, node);
+      // A schema a spread may bring, or read from the item a template maps (a document's, a catalog's): not judged here.
+      if (state === 'unknown') {
+        unknown++;
+        return;
+      }
       if (!node) {
         findings.push({ messageId: 'source-missing-schema', data: { tool: t.name, schema }, location: { file: t.file, line: t.nameLine } });
         return;
@@ -245,6 +259,7 @@ export default defineDetector({
       check(t, 'input', t.inputSchema, inputRootExempt(t, src.code.sources));
       check(t, 'output', t.outputSchema);
     }
-    return findings.length ? { state: 'non-conforming', findings } : present();
+    if (findings.length) return { state: 'non-conforming', findings };
+    return unknown ? couldNotJudge('schema-from-data', { count: unknown }) : present();
   },
 });

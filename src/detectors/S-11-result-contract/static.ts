@@ -7,6 +7,7 @@ import { constString } from '../../facts/server-model.js';
 import { ofKinds, parsedSources, positionOf, propertyName, rawUnwrap, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { functionOf, type FunctionLikeNode } from '../../facts/scope.js';
 import { noToolsFound } from '../support/source/tool-absence.js';
+import { isGenerated, keyState, toolsToJudge } from '../support/source/generated-tools.js';
 import { judgePythonResults } from './python.js';
 import { reservedUnknown } from './dynamic.js';
 
@@ -128,16 +129,27 @@ export default defineDetector({
 
     // Results of the tools.
     let read = 0;
-    for (const t of model.tools as ToolDef[]) {
+    // Tools written one by one, else the tools a template builds at run time (support/source/generated-tools):
+    // those share one tools/call dispatcher, whose results are theirs; a template without outputSchema (and no
+    // spread) declares none for any of them, one read from the item is not judged.
+    const tools = toolsToJudge(repo);
+    const reported = new Set<string>();
+    for (const t of tools) {
+      const built = isGenerated(t);
       const lowLevel = t.api === 'tools/list' || t.api === 'definition';
-      if (lowLevel && !t.branch) continue;
-      const results = returnedObjects(t.handler, lowLevel ? t.branch : undefined, sources);
+      if (lowLevel && !t.branch && !built) continue;
+      const results = returnedObjects(t.handler, lowLevel && !built ? t.branch : undefined, sources);
       if (results.length) read++;
       for (const r of results) {
         const sc = propertyValue(r, 'structuredContent');
         if (!sc) continue;
         const scAt = at(sc.getParent() ?? sc);
-        if (!t.outputSchema) findings.push({ messageId: 'structured-without-schema-in-source', data: { tool: t.name }, location: scAt });
+        if (built) {
+          const key = `${scAt.file}:${scAt.line}`;
+          if (reported.has(key)) continue;
+          reported.add(key);
+        }
+        if (!t.outputSchema && keyState(t, 'outputSchema', undefined) === 'absent') findings.push({ messageId: 'structured-without-schema-in-source', data: { tool: t.name }, location: scAt });
         // SDK v2's McpServer appends the text block itself (SEP-2106 §4.3, projectCallToolResult); v1 and hand-written handlers do not.
         const appended = t.flavour === 'sdk-v2' && !lowLevel;
         if (!appended && hasTextBlock(r, sources) === false) findings.push({ messageId: 'structured-without-text-in-source', data: { tool: t.name }, location: scAt });
@@ -212,7 +224,7 @@ export default defineDetector({
     }
 
     if (findings.length) return { state: 'non-conforming', findings };
-    if (model.tools.length === 0) return noToolsFound(repo, session);
+    if (tools.length === 0) return noToolsFound(repo, session);
     if (read === 0) return couldNotJudge('tool-results-not-read');
     return present();
   },

@@ -4,6 +4,7 @@ import { hasPythonSource } from '../../facts/python-source.js';
 import { serverModel } from '../../facts/server-model.js';
 import { listFacts } from '../support/source/list-sources.js';
 import { judgePythonPagination } from './python.js';
+import { toolTemplates } from '../../facts/tool-templates.js';
 
 /**
  * S-12 — protocol list methods paginate (static part, JavaScript/TypeScript). Reads where each protocol
@@ -15,7 +16,10 @@ import { judgePythonPagination } from './python.js';
  *   - 'template-list-unpaginated': the `list` callback of a ResourceTemplate registered with McpServer
  *     returns such items: McpServer's resources/list returns every callback's resources whole.
  * A catalog written in code (registrations, literal arrays, constants nothing changes) needs no paging:
- * present. A list whose origin cannot be followed, when nothing is red: could-not-judge
+ * present. A tools/list built by mapping items through one tool template (facts/tool-templates) takes its
+ * origin from those items: a JSON/YAML document the package loads or a catalog read at run time is data (the
+ * rule's "tools built from a remote catalog"), a table of class instances or literals written in code is fixed.
+ * A list whose origin cannot be followed, when nothing is red: could-not-judge
  * 'list-source-unknown'. No registration and no list handler: could-not-judge 'no-lists-in-source'. Python
  * source only: the Python reading (python.ts).
  */
@@ -35,9 +39,19 @@ export default defineDetector({
     const { sources } = listFacts(repo);
     const findings: Finding[] = [];
     let unknown = 0;
+    const templates = toolTemplates(repo);
     for (const s of sources) {
-      if (s.items === 'unknown') unknown++;
-      if (s.items !== 'data') continue;
+      let items = s.items;
+      // A tools/list built from one template: the items it maps say where the list comes from — a document
+      // loaded by the package or a catalog read at run time (the rule's "tools built from a remote catalog"),
+      // or a table of class instances or object literals written in code (fixed).
+      if (items === 'unknown' && s.method === 'tools/list' && s.via === 'handler') {
+        const mine = templates.filter((t) => t.handler.handler === s.fn);
+        if (mine.length && mine.some((t) => t.items === 'document' || t.items === 'remote')) items = 'data';
+        else if (mine.length && mine.every((t) => t.items === 'classes' || t.items === 'objects')) items = 'fixed';
+      }
+      if (items === 'unknown') unknown++;
+      if (items !== 'data') continue;
       const location = { file: s.file, line: s.line };
       if (s.via === 'template-list') findings.push({ messageId: 'template-list-unpaginated', data: { template: s.template ?? '' }, location });
       else if (!s.readsCursor) findings.push({ messageId: 'list-handler-ignores-cursor', data: { method: s.method }, location });

@@ -2,12 +2,13 @@ import { SyntaxKind, Node, ts, type SourceFile } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { declarationOf, functionOf, originOf, rawDeclarationOf, rawOriginOf } from '../../facts/scope.js';
-import { serverModel, type ToolDef } from '../../facts/server-model.js';
+import type { ToolDef } from '../../facts/server-model.js';
 import { namesAnyModule, ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { judgePythonRateLimits } from './python.js';
 import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { named, rawCalleeName, rawCallNamed } from '../support/source/source-support.js';
 import { noToolsFound } from '../support/source/tool-absence.js';
+import { isGenerated, toolsToJudge } from '../support/source/generated-tools.js';
 
 /**
  * S-24 — every tool invocation is rate limited (static). A rate guard is recognised as:
@@ -31,6 +32,9 @@ import { noToolsFound } from '../support/source/tool-absence.js';
  * server may enforce it (then suppress the finding with that reason). When the code rate-limits some tools
  * and not others: non-conforming, one finding per unguarded tool. A limiter that exists but is on no tool's
  * path the reading follows stays could-not-judge: it may be wired where the reading does not look.
+ * Tools built at run time from a template (a tools/list handler mapping a document, a catalog or a table of
+ * classes; support/source/generated-tools) are judged like written ones, through the tools/call dispatcher;
+ * with no limiter in the code: absent, 'no-rate-guard-built' at the template (how many tools is not known).
  */
 
 const LIMITER_PACKAGES = new Set(['rate-limiter-flexible', 'bottleneck', 'p-throttle', 'express-rate-limit', 'limiter', '@upstash/ratelimit', '@fastify/rate-limit', 'hono-rate-limiter']);
@@ -155,15 +159,22 @@ export default defineDetector({
   messages: {
     'tool-not-rate-limited': ['tool'],
     'no-rate-guard': ['tools'],
+    'no-rate-guard-built': ['file', 'line'],
     'python-no-rate-guard': ['tools'],
   },
   judge({ inputs: { repo, session } }) {
     const src = codeOf(repo, { pythonPart: true });
     if (!src.ok) return src.verdict.reason?.code === 'no-js-source' ? judgePythonRateLimits(repo, session) : src.verdict;
     const code = src.code;
-    const tools = serverModel(repo).tools;
+    // Tools written one by one, else the tools a template builds at run time (support/source/generated-tools).
+    const tools = toolsToJudge(repo);
     if (tools.length === 0) return noToolsFound(repo, session);
     const lim = limiterRefs(code);
+    if (!lim.first && isGenerated(tools[0]!)) {
+      // Tools built at run time: how many is not known, and none can be guarded when the code holds no limiter.
+      const t = tools[0];
+      return { state: 'absent', findings: [{ messageId: 'no-rate-guard-built', data: { file: t.file, line: t.line }, location: { file: t.file, line: t.line } }] };
+    }
     if (!lim.first) {
       // No limiter anywhere in the code read: no tool has a rate guard on its path (one defect, at the first tool).
       const t = [...tools].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.nameLine - b.nameLine))[0]!;

@@ -18,6 +18,10 @@ import { liveRegexes } from '../support/source/regex-prescreen.js';
  *   - no JS/TS source: not-applicable 'no-js-source' when there is Python source, else could-not-judge 'no-source';
  *   - JS/TS source that registers nothing: not-applicable 'no-js-tools-python-source' when there is Python
  *     source (the Python part judges it), else could-not-judge 'no-texts-in-source';
+ *   - tools built at run time from a template (support/source/generated-tools): the texts of a table of classes,
+ *     and of the JSON document the package loads (names, summaries, descriptions, titles, enum values; see
+ *     source-text.ts) are read as the served texts; a document missing or unreadable: could-not-judge
+ *     'tool-document-not-read' naming it, when nothing is red;
  *   - registrations whose descriptions are all computed (none could be read): could-not-judge 'descriptions-not-literal'.
  */
 
@@ -68,6 +72,9 @@ export default defineDetector({
       }
     }
     if (findings.length) return { state: 'non-conforming', findings };
+    // Tools built from a document the package should hold: its texts are the served ones, and it was not read.
+    const doc = st.unreadDocuments[0];
+    if (doc) return couldNotJudge('tool-document-not-read', { file: doc.file, why: doc.why });
     if (st.proseRead === 0 && st.unreadDescriptions > 0) return couldNotJudge('descriptions-not-literal', { count: st.unreadDescriptions });
     return present();
   },

@@ -110,6 +110,9 @@ export default defineDetector({
     }
     if (findings.length) return { state: 'non-conforming', findings };
     if (skipped > 0) return couldNotJudge('tool-names-not-literal', { count: st.computedToolNames });
+    // Tools built from a document the package should hold: its texts are the served ones, and it was not read.
+    const doc = st.unreadDocuments[0];
+    if (doc) return couldNotJudge('tool-document-not-read', { file: doc.file, why: doc.why });
     if (st.proseRead === 0 && st.unreadDescriptions > 0) return couldNotJudge('descriptions-not-literal', { count: st.unreadDescriptions });
     return present();
   },

@@ -10,6 +10,7 @@ import { Node } from '../../facts/morph.js';
 import { parsedSources, unwrap } from '../../facts/ts-source.js';
 import { asksUser, pyReachedPieces, reachedPieces, rootModule, usesModule } from './reach.js';
 import { noToolsFound } from '../support/source/tool-absence.js';
+import { toolsToJudge } from '../support/source/generated-tools.js';
 import { addHits, classifyTool, emptyLegs, isTrifecta, legEvidence, toolList, type LegHit, type LegMap, type Leg } from './legs.js';
 
 /**
@@ -81,11 +82,13 @@ interface Located {
 /** Legs of the tools a repository registers, with where each tool is registered; a Verdict when unreadable. */
 export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<string, Located>; tools: number; computed: number; confirmed: string[] } | { ok: false; verdict: Verdict } {
   const model = serverModel(repo);
+  // Tools written one by one, else the tools a template builds at run time (support/source/generated-tools).
+  const jsTools = toolsToJudge(repo);
   const python = hasPythonSource(repo);
   const py = python ? pythonModel(repo) : undefined;
   const pyTools = (py?.tools ?? []).filter((t) => t.kind === 'tool');
   if (model.files.length === 0 && !python) return { ok: false, verdict: couldNotJudge('no-source') };
-  if (model.tools.length === 0 && pyTools.length === 0) {
+  if (jsTools.length === 0 && pyTools.length === 0) {
     if (python && !py) return { ok: false, verdict: couldNotJudge('source-language-not-read') };
     return { ok: false, verdict: noToolsFound(repo) };
   }
@@ -96,7 +99,7 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
   let computed = 0;
 
   // JavaScript / TypeScript.
-  if (model.tools.length) {
+  if (jsTools.length) {
     const sources = parsedSources(repo);
     const flowHits = new Map<string, LegHit[]>();
     const sites = new Map(sinkSites(repo).map((x) => [`${x.file}:${x.line}:${x.column}`, x]));
@@ -111,7 +114,7 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
       if (f.sinkKind === 'fs' && f.access === 'read') hits.push({ leg: 'private', rule: 'reads-argument-path' });
       flowHits.set(f.tool, hits);
     }
-    for (const t of model.tools) {
+    for (const t of jsTools) {
       if (!t.nameIsLiteral) {
         computed++;
         continue;
@@ -166,7 +169,7 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
   // An outbound channel the user approves call by call, with its arguments shown, is not open to an injected
   // instruction (the field guide's fallback when the triangle cannot be broken).
   for (const name of confirmed) legs.outbound = legs.outbound.filter((x) => x.tool !== name);
-  return { ok: true, legs, at, tools: model.tools.length + pyTools.length, computed, confirmed: [...confirmed].sort() };
+  return { ok: true, legs, at, tools: jsTools.length + pyTools.length, computed, confirmed: [...confirmed].sort() };
 }
 
 export default defineDetector({

@@ -37,6 +37,8 @@ export interface DeclaredTool {
   at(path?: readonly string[]): Location | undefined;
   /** C-12: what stands for the tool's data when it declares no targets (its normalised output schema), if any. */
   outputKey?: string;
+  /** A tool built at run time whose name the source does not show (`op.operationId`): rules that pick tools by name cannot. */
+  nameUnknown?: boolean;
 }
 
 /** The value at a path of a tool's declarations (UNKNOWN when it cannot be read statically). */

@@ -5,6 +5,8 @@ import type { RepoFacts } from '../../../facts/repo.js';
 import { readSources } from '../source/source-support.js';
 import type { SessionFacts } from '../../../facts/session.js';
 import { noToolsFound } from '../source/tool-absence.js';
+import { generatedDeclarations, generatedTools } from '../source/generated-tools.js';
+import { parsedSources } from '../../../facts/ts-source.js';
 import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python/python-support.js';
 import { fileOf, pyLiteral, pyNoToolsFound, pyTools, registrationKeyword, registrationOpen, toDecl, type PyLit } from '../python/python-tools.js';
 
@@ -20,12 +22,28 @@ export function toolsFromSource(
   repo: RepoFacts,
   outputKey?: (repo: RepoFacts) => Map<string, string>,
   session?: SessionFacts,
+  generated = true,
 ): { ok: true; tools: DeclaredTool[]; gap?: Verdict } | { ok: false; verdict: Verdict } {
   const src = readSources(repo, { pythonPart: true });
   if ('verdict' in src) return src.verdict.reason?.code === 'python-source-only' ? pythonDeclaredTools(repo, session) : { ok: false, verdict: src.verdict };
   const decls = sourceDeclarations(repo);
   // Finding no registration is evidence of no tool only as tool-absence.ts says.
-  if (decls.length === 0) return { ok: false, verdict: noToolsFound(repo, session) };
+  if (decls.length === 0) {
+    // Tools built at run time from a template (support/source/generated-tools): what its `_meta` shows.
+    const built = generated ? generatedTools(repo) : [];
+    if (built.length === 0) return { ok: false, verdict: noToolsFound(repo, session) };
+    const sources = parsedSources(repo);
+    return {
+      ok: true,
+      tools: built.map((t) => ({
+        name: t.name,
+        status: generatedDeclarations(t, DECLARATIONS_KEY, sources),
+        value: undefined,
+        at: () => ({ file: t.file, line: t.line }),
+        nameUnknown: !t.nameIsLiteral,
+      })),
+    };
+  }
   const keys = outputKey?.(repo);
   return {
     ok: true,
@@ -88,7 +106,7 @@ export function declarationParts(
   ruleId: string,
   messages: MessageSpec,
   judge: DeclarationJudge,
-  opts: { dynamic?: Detector; outputKey?: (repo: RepoFacts) => Map<string, string> } = {},
+  opts: { dynamic?: Detector; outputKey?: (repo: RepoFacts) => Map<string, string>; generated?: boolean } = {},
 ): Detector[] {
   const parts: Detector[] = [
     defineDetector({
@@ -98,7 +116,7 @@ export function declarationParts(
       wants: ['session'],
       messages,
       judge({ inputs: { repo, session }, config }) {
-        const src = toolsFromSource(repo, opts.outputKey, session);
+        const src = toolsFromSource(repo, opts.outputKey, session, opts.generated ?? true);
         if (!src.ok) return src.verdict;
         // Python: red stands on the tools read; a clean verdict needs every file and registration read.
         const v = judge(src.tools, config);

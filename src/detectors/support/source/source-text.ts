@@ -4,6 +4,8 @@ import { declarationOf, valueOfDeclaration } from '../../../facts/scope.js';
 import { modelFiles, objectLiteralOf, propertyValue, serverModel, type Registered } from '../../../facts/server-model.js';
 import { ofKinds, parsedSources, positionOf, propertyName, rawPropertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../../../facts/ts-source.js';
 import { noteSourceRead } from '../../../facts/not-read.js';
+import type { ToolTemplate } from '../../../facts/tool-templates.js';
+import { generatedTools, type GeneratedTool } from './generated-tools.js';
 
 /**
  * What a JavaScript/TypeScript server puts in front of the model, read from its source (facts/server-model):
@@ -239,6 +241,91 @@ export interface SourceTexts {
   /** Descriptions written as something other than a readable text (a call, a lookup), and prose texts read. */
   unreadDescriptions: number;
   proseRead: number;
+  /** Documents the tools are built from (support/source/generated-tools) that could not be read, with why. */
+  unreadDocuments: { file: string; why: string }[];
+}
+
+/** Keys of an API document whose string values are served texts (names, summaries, descriptions, titles); enum values too. */
+const DOCUMENT_NAME_KEYS = new Set(['operationId', 'name']);
+const DOCUMENT_PROSE_KEYS = new Set(['summary', 'description', 'title']);
+const MAX_DOCUMENT_TEXTS = 5000;
+
+/**
+ * The texts of the documents built tools come from (a JSON document the package loads, read whole): names
+ * (operationId, name), summaries, descriptions and titles, and enum values, each with the line where its JSON
+ * string is written. A document that is missing, unreadable, not JSON, or whose path is not made of constants
+ * is listed in `unread` (with why); it is not guessed at.
+ */
+function builtDocumentTexts(repo: RepoFacts, built: GeneratedTool[]): { texts: SourceText[]; names: string[]; unread: { file: string; why: string }[]; read: Set<ToolTemplate> } {
+  const texts: SourceText[] = [];
+  const names: string[] = [];
+  const unread: { file: string; why: string }[] = [];
+  const read = new Set<ToolTemplate>();
+  const done = new Set<string>();
+  for (const t of built) {
+    const tpl = t.template;
+    if (tpl.items !== 'document') continue;
+    if (!tpl.documentPath) {
+      unread.push({ file: `${tpl.file}:${tpl.line}`, why: tpl.documentWhy ?? 'path-not-constant' });
+      continue;
+    }
+    const file = tpl.documentPath;
+    if (!/\.json$/i.test(file)) {
+      unread.push({ file, why: 'format-not-read' });
+      continue;
+    }
+    const doc = repo.json(file);
+    const raw = repo.text(file);
+    if (!doc.ok || !raw.ok) {
+      if (!done.has(file)) unread.push({ file, why: doc.ok ? 'unreadable' : doc.problem });
+      done.add(file);
+      continue;
+    }
+    read.add(tpl);
+    if (done.has(file)) continue;
+    done.add(file);
+    const text = raw.value;
+    const lineOf = (value: string): number => {
+      const at = text.indexOf(JSON.stringify(value).slice(1, -1));
+      return at < 0 ? 1 : (text.slice(0, at).match(/\n/g)?.length ?? 0) + 1;
+    };
+    const push = (value: string, pointer: string, field: SourceText['field'], owner: string, keyword?: string) => {
+      if (value === '' || texts.length >= MAX_DOCUMENT_TEXTS) return;
+      const line = lineOf(value);
+      texts.push({ where: `document ${file} ${pointer}`, text: value, field, owner: { kind: 'tool', name: owner }, ...(keyword ? { keyword } : {}), file, lineAt: () => line });
+    };
+    // In a document of operations (OpenAPI-like: objects with an operationId), only the operations are served,
+    // and of an operation's own texts only those the template reads (`op.summary`); texts nested in it
+    // (parameters, schemas) are read whole, as a schema builder may serve any of them.
+    const operations = /"operationId"\s*:/.test(text);
+    const accessed = new Set(tpl.param ? [...tpl.node.getText().matchAll(new RegExp(`(?<![\\w$])${tpl.param.replace(/\$/g, '\\$')}\\.([\\w$]+)`, 'g'))].map((m) => m[1]!) : []);
+    const walk = (v: unknown, pointer: string, owner: string, depth: number): void => {
+      if (depth > 40 || texts.length >= MAX_DOCUMENT_TEXTS || v === null || typeof v !== 'object') return;
+      if (Array.isArray(v)) {
+        v.forEach((x, i) => walk(x, `${pointer}/${i}`, owner, depth + 1));
+        return;
+      }
+      const o = v as Record<string, unknown>;
+      const isOperation = typeof o.operationId === 'string';
+      const own = isOperation ? (o.operationId as string) : owner;
+      if (isOperation) names.push(own);
+      const served = !operations || own !== '';
+      for (const [k, x] of Object.entries(o)) {
+        const at = `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+        if (typeof x === 'string') {
+          if (!served || (isOperation && accessed.size > 0 && !accessed.has(k))) continue;
+          if (DOCUMENT_NAME_KEYS.has(k)) push(x, at, 'name', own);
+          else if (DOCUMENT_PROSE_KEYS.has(k)) push(x, at, k === 'title' ? 'title' : 'description', own, k);
+        } else if (k === 'enum' && Array.isArray(x) && served) {
+          x.forEach((e, i) => typeof e === 'string' && push(e, `${at}/${i}`, 'schema', own, 'enum'));
+        } else walk(x, at, own, depth + 1);
+      }
+    };
+    walk(doc.value, '', '', 0);
+  }
+  // The reason names why as an ICU select key: camelCase (missing, tooLarge, invalidJson, formatNotRead, pathNotConstant).
+  const key = (why: string) => why.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+  return { texts, names, unread: unread.map((u) => ({ ...u, why: key(u.why) })), read };
 }
 
 const memo = new WeakMap<RepoFacts, SourceTexts>();
@@ -250,7 +337,12 @@ export function sourceTexts(repo: RepoFacts): SourceTexts {
   const sources = parsedSources(repo);
   const model = serverModel(repo);
   const c = new Collector(sources);
-  for (const t of model.tools) c.item('tool', t);
+  // Tools written one by one, else the tools a template builds at run time (generated-tools.ts).
+  const built = model.tools.length ? [] : generatedTools(repo);
+  const tools = model.tools.length ? model.tools : built;
+  for (const t of tools) c.item('tool', t);
+  const docs = builtDocumentTexts(repo, built);
+  c.out.push(...docs.texts);
   for (const p of model.prompts) c.item('prompt', p);
   for (const r of model.resources) {
     c.item(r.template ? 'template' : 'resource', r);
@@ -278,15 +370,18 @@ export function sourceTexts(repo: RepoFacts): SourceTexts {
       }
     }
   }
-  const literalTools = model.tools.filter((t) => t.nameIsLiteral);
+  const literalTools = tools.filter((t) => t.nameIsLiteral);
+  // A tool built from a document that was read: its names are the document's.
+  const namedByDocument = built.filter((t) => !t.nameIsLiteral && docs.read.has(t.template));
   const result: SourceTexts = {
     texts: c.out,
-    toolNames: new Set(literalTools.map((t) => t.name)),
+    toolNames: new Set([...literalTools.map((t) => t.name), ...docs.names]),
     toolNameLines: literalTools.map((t) => ({ name: t.name, file: t.file, line: t.nameLine })),
-    registered: model.tools.length + model.prompts.length + model.resources.length > 0,
-    computedToolNames: model.tools.length - literalTools.length,
-    unreadDescriptions: [...model.tools, ...model.prompts, ...model.resources].filter((d) => d.descriptionNode && !textOf(d.descriptionNode, sources)).length,
+    registered: tools.length + model.prompts.length + model.resources.length > 0,
+    computedToolNames: tools.length - literalTools.length - namedByDocument.length,
+    unreadDescriptions: [...tools, ...model.prompts, ...model.resources].filter((d) => d.descriptionNode && !textOf(d.descriptionNode, sources) && !namedByDocument.includes(d as never)).length,
     proseRead: c.out.filter((t) => t.field !== 'name' && t.field !== 'uri' && t.field !== 'key').length,
+    unreadDocuments: docs.unread,
   };
   memo.set(repo, result);
   return result;
