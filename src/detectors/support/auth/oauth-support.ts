@@ -1,6 +1,6 @@
-import { Node, ts, type SourceFile } from '../../../facts/morph.js';
+import { Node, ts, type NewExpression, type SourceFile } from '../../../facts/morph.js';
 import { declarationOf as declaringId, valueOfDeclaration } from '../../../facts/scope.js';
-import { propertyName, stringValue, unwrap, type ParsedSources } from '../../../facts/ts-source.js';
+import { importsOf, ofKinds, propertyName, stringValue, unwrap, type ParsedSources } from '../../../facts/ts-source.js';
 import { callersOf, declarationOf, initializerOf, isHeaderRead, propertyOf, resolveValue } from '../source/source-support.js';
 
 /**
@@ -64,6 +64,8 @@ export function carriesClientToken(node: Node | undefined, files: Files, depth =
     if (Node.isIdentifier(callee) && ['String', 'decodeURIComponent'].includes(callee.getText())) return next(n.getArguments()[0]);
     return false;
   }
+  // `this.token` in a class: what the class stores there (`this.token = …`, a field initializer, a constructor parameter property).
+  if (Node.isPropertyAccessExpression(n) && Node.isThisExpression(unwrap(n.getExpression()))) return fieldValues(n).some((v) => next(v));
   if (!Node.isIdentifier(n)) return false;
   const d = declarationOf(n);
   if (!d) return false;
@@ -81,11 +83,63 @@ export function carriesClientToken(node: Node | undefined, files: Files, depth =
   }
   if (Node.isParameterDeclaration(d)) {
     const fn = d.getParent();
+    if (fn && Node.isConstructorDeclaration(fn)) {
+      // A class's constructor: what the places that construct it (`new CrmClient(token)`) pass there.
+      const index = fn.getParameters().indexOf(d);
+      return constructionsOf(fn.getParent(), files).some((c) => next(c.getArguments()[index]));
+    }
     if (!fn || !(Node.isFunctionDeclaration(fn) || Node.isArrowFunction(fn) || Node.isFunctionExpression(fn))) return false;
     const index = fn.getParameters().indexOf(d);
     return callersOf(fn, files).some((c) => next(c.node.getArguments()[index]));
   }
   return false;
+}
+
+/**
+ * The values a class stores in the field `this.<name>` reads: `this.<name> = v` anywhere in the class, the
+ * field's initializer, or the constructor parameter of that name when it is a parameter property.
+ */
+function fieldValues(access: Node): Node[] {
+  if (!Node.isPropertyAccessExpression(access)) return [];
+  const cls = access.getFirstAncestor((a) => Node.isClassDeclaration(a) || Node.isClassExpression(a));
+  if (!cls || !(Node.isClassDeclaration(cls) || Node.isClassExpression(cls))) return [];
+  const name = access.getName();
+  const out: Node[] = [];
+  for (const m of cls.getMembers()) {
+    if (Node.isPropertyDeclaration(m) && m.getName() === name) {
+      const i = m.getInitializer();
+      if (i) out.push(i);
+    }
+    if (Node.isConstructorDeclaration(m)) {
+      for (const p of m.getParameters()) if (p.isParameterProperty() && p.getName() === name) out.push(p.getNameNode());
+    }
+  }
+  for (const b of cls.getDescendantsOfKind(ts.SyntaxKind.BinaryExpression)) {
+    if (b.getOperatorToken().getKind() !== ts.SyntaxKind.EqualsToken) continue;
+    const l = unwrap(b.getLeft());
+    if (Node.isPropertyAccessExpression(l) && l.getName() === name && Node.isThisExpression(unwrap(l.getExpression()))) out.push(b.getRight());
+  }
+  return out;
+}
+
+/** `new C(…)` of a named class, in its own file and in the files that import it by a relative path (any local name). */
+function constructionsOf(cls: Node | undefined, files: Files): NewExpression[] {
+  if (!cls || !(Node.isClassDeclaration(cls) || Node.isClassExpression(cls))) return [];
+  const holder = cls.getParent();
+  const name = cls.getName() ?? (holder && Node.isVariableDeclaration(holder) ? holder.getName() : undefined);
+  if (!name) return [];
+  const home = cls.getSourceFile();
+  const out: NewExpression[] = [];
+  for (const [, sf] of files) {
+    const names = new Set<string>();
+    if (sf === home) names.add(name);
+    for (const [local, b] of importsOf(sf)) if (b.module.startsWith('.') && b.imported === name) names.add(local);
+    if (names.size === 0) continue;
+    for (const n of ofKinds(sf, [ts.SyntaxKind.NewExpression], (cn) => ts.isNewExpression(cn) && ts.isIdentifier(cn.expression) && names.has(cn.expression.text))) {
+      if (Node.isNewExpression(n)) out.push(n);
+    }
+  }
+  return out;
 }
 
 /** The function a value stands for: an arrow or function expression, a local function, through `const`. */
