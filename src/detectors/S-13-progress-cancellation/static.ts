@@ -8,6 +8,7 @@ import { objectLiteralOf, propertyValue, serverModel } from '../../facts/server-
 import { ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { judgePythonTimeouts } from './python.js';
+import { dependencyClients } from './dependency-clients.js';
 
 /**
  * S-13 — progress, cancellation and outbound timeouts (static part). Reads the code a client request
@@ -30,6 +31,9 @@ import { judgePythonTimeouts } from './python.js';
  *      A configuration that cannot be read is given the benefit of the doubt.
  *    A request whose only abort signal is the caller's cancellation (`signal: extra.signal`,
  *    `ctx.mcpReq.signal`) has no maximum either: if the client never cancels, nothing ends it.
+ *    An API client class of a dependency, used on a request path, whose installed package makes HTTP requests
+ *    with no default ceiling and is built without a timeout option (dependency-clients.ts); a declared
+ *    package that is not installed or cannot be read makes the part could-not-judge, naming it.
  * 2. A tool handler that receives the SDK context (`ctx` in v2, `extra` in v1) and does outbound I/O on its
  *    path reads the cancellation signal (`ctx.mcpReq.signal`, `extra.signal`, a destructured `signal`),
  *    or hands the context on to another function.
@@ -303,6 +307,7 @@ export default defineDetector({
   messages: {
     'outbound-without-timeout': ['client'],
     'outbound-caller-signal-only': ['client'],
+    'client-without-timeout': ['package'],
     'signal-ignored': ['tool'],
   },
   judge({ inputs: { repo } }) {
@@ -367,9 +372,18 @@ export default defineDetector({
       }
     }
     scan(reachable(code, entries.filter((f) => !handlerFns.has(f))));
+    // API clients of dependencies used on a request path (dependency-clients.ts).
+    const pkg = repo.object('package.json');
+    const declared = new Set(pkg.ok ? ['dependencies', 'peerDependencies', 'optionalDependencies'].flatMap((k) => Object.keys((pkg.value[k] as Record<string, unknown> | undefined) ?? {})) : []);
+    let notRead: string | undefined;
+    for (const c of dependencyClients(code, reachable(code, entries), repo.root, declared)) {
+      if (c.verdict === 'not-read') notRead ??= c.package;
+      else findings.push({ messageId: 'client-without-timeout', data: { package: c.package }, location: { file: code.rel(c.node.getSourceFile()), line: positionOf(c.node).line }, evidence: c.node.getText().replace(/\s+/g, ' ').slice(0, 120) });
+    }
     for (const n of unboundedPgClients(code)) {
       findings.push({ messageId: 'outbound-without-timeout', data: { client: 'pg' }, location: { file: code.rel(n.getSourceFile()), line: positionOf(n).line }, evidence: n.getText().replace(/\s+/g, ' ').slice(0, 120) });
     }
-    return findings.length ? { state: 'non-conforming', findings } : present();
+    if (findings.length) return { state: 'non-conforming', findings };
+    return notRead ? couldNotJudge('client-package-not-read', { package: notRead }) : present();
   },
 });
