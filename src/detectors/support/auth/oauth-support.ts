@@ -66,6 +66,11 @@ export function carriesClientToken(node: Node | undefined, files: Files, depth =
   }
   // `this.token` in a class: what the class stores there (`this.token = …`, a field initializer, a constructor parameter property).
   if (Node.isPropertyAccessExpression(n) && Node.isThisExpression(unwrap(n.getExpression()))) return fieldValues(n).some((v) => next(v));
+  // `als.getStore().token`, `store.token` with `const store = als.getStore()`: what the request's context holds.
+  if (Node.isPropertyAccessExpression(n)) {
+    const store = storeCall(n.getExpression());
+    if (store) return storedValues(store, n.getName(), files).some((v) => next(v));
+  }
   if (!Node.isIdentifier(n)) return false;
   const d = declarationOf(n);
   if (!d) return false;
@@ -79,6 +84,8 @@ export function carriesClientToken(node: Node | undefined, files: Files, depth =
     let from = unwrap(init);
     if (Node.isAwaitExpression(from)) from = unwrap(from.getExpression());
     if (key === 'token' && isAuthInfo(from)) return true;
+    const store = key ? storeCall(from) : undefined;
+    if (store && key) return storedValues(store, prop ? (propertyName(prop) ?? d.getName()) : d.getName(), files).some((v) => next(v));
     return key === 'authorization' && /headers$/i.test(plain(from));
   }
   if (Node.isParameterDeclaration(d)) {
@@ -93,6 +100,57 @@ export function carriesClientToken(node: Node | undefined, files: Files, depth =
     return callersOf(fn, files).some((c) => next(c.node.getArguments()[index]));
   }
   return false;
+}
+
+/**
+ * An AsyncLocalStorage's `getStore()` call an expression reads (`als.getStore()`, `als.getStore() ?? {}`, a
+ * const holding it), or undefined.
+ */
+function storeCall(node: Node, depth = 0): Node | undefined {
+  let u = unwrap(node);
+  if (Node.isBinaryExpression(u) && ['??', '||'].includes(u.getOperatorToken().getText())) u = unwrap(u.getLeft());
+  if (Node.isCallExpression(u)) {
+    const c = unwrap(u.getExpression());
+    return Node.isPropertyAccessExpression(c) && c.getName() === 'getStore' && u.getArguments().length === 0 ? u : undefined;
+  }
+  if (Node.isIdentifier(u) && depth < 3) {
+    const d = declarationOf(u);
+    if (d && Node.isVariableDeclaration(d) && Node.isIdentifier(d.getNameNode())) {
+      const i = d.getInitializer();
+      return i ? storeCall(i, depth + 1) : undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * What the request contexts of an AsyncLocalStorage hold under `key`: the property `key` of the objects given
+ * to `<name>.run(store, …)` and `<name>.enterWith(store)`, in every file, by the storage's name (syntax only).
+ */
+function storedValues(getStore: Node, key: string, files: Files): Node[] {
+  if (!Node.isCallExpression(getStore)) return [];
+  const c = unwrap(getStore.getExpression());
+  if (!Node.isPropertyAccessExpression(c)) return [];
+  const owner = unwrap(c.getExpression());
+  const name = Node.isIdentifier(owner) ? owner.getText() : Node.isPropertyAccessExpression(owner) ? owner.getName() : undefined;
+  if (!name) return [];
+  const out: Node[] = [];
+  for (const [, sf] of files) {
+    for (const n of ofKinds(sf, [ts.SyntaxKind.CallExpression], (cn) => {
+      const e = (cn as ts.CallExpression).expression;
+      if (!ts.isPropertyAccessExpression(e) || (e.name.text !== 'run' && e.name.text !== 'enterWith')) return false;
+      const r = e.expression;
+      return (ts.isIdentifier(r) && r.text === name) || (ts.isPropertyAccessExpression(r) && r.name.text === name);
+    })) {
+      if (!Node.isCallExpression(n)) continue;
+      const v = resolveValue(n.getArguments()[0] ?? n);
+      if (v && Node.isObjectLiteralExpression(v)) {
+        const p = propertyOf(v, key);
+        if (p) out.push(p);
+      }
+    }
+  }
+  return out;
 }
 
 /**
