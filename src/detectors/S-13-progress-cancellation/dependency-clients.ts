@@ -12,7 +12,7 @@ import type { Code, Fn } from '../support/source/code-paths.js';
  * methods is called on a request path. The package as installed (its package.json and the files its entry
  * reaches by relative imports, bounded) says:
  *   - whether it makes HTTP requests: it depends on an HTTP client (axios, got, node-fetch, undici, ky…) or its
- *     code calls fetch() or http(s).request();
+ *     code calls fetch() or http(s).request(), itself or in the dependencies it installs (two levels down);
  *   - whether a time limit exists: the word timeout in its code (an option it takes), and a default value
  *     for it (`timeout: 60000`, `timeout ?? 30_000`, `DEFAULT_TIMEOUT`).
  * Red when it makes HTTP requests and nothing bounds them: no default, and the construction passes no option
@@ -33,22 +33,22 @@ const HTTP_DEPENDENCIES = new Set(['axios', 'got', 'ky', 'node-fetch', 'cross-fe
 const HTTP_CALL = /\bfetch\s*\(|\bhttps?\.(?:request|get)\s*\(|\brequire\(\s*['"](?:node:)?https?['"]\s*\)|from\s+['"](?:node:)?https?['"]/;
 const TIMEOUT_WORD = /\btimeout(?:Ms|MS|_ms|Millis|InMs)?\b/i;
 const TIMEOUT_DEFAULT = /\btimeout\w*\s*(?:\?\?|\|\|)\s*[\d_]{3,}|\btimeout\w*\s*[:=]\s*[\d_]{4,}|\bDEFAULT_\w*TIMEOUT\w*\b|\bdefaultTimeout\b/i;
-const LIMITS = { files: 60, bytes: 8 * 1024 * 1024, file: 4 * 1024 * 1024 };
+const LIMITS = { files: 60, bytes: 8 * 1024 * 1024, file: 4 * 1024 * 1024, depth: 2, deps: 12 };
 
 type PackageVerdict = { kind: 'http'; bounded: boolean } | { kind: 'not-http' } | { kind: 'not-read' };
 
 /** What the installed package says (see the header); memoised per folder and name. */
 const packageMemo = new Map<string, PackageVerdict>();
-function judgePackage(from: string, name: string, declared: boolean): PackageVerdict {
-  const key = `${from}\0${name}`;
+function judgePackage(from: string, name: string, declared: boolean, depth = 0): PackageVerdict {
+  const key = `${from}\0${name}\0${depth}`;
   const hit = packageMemo.get(key);
   if (hit) return hit;
-  const v = readPackage(from, name, declared);
+  const v = readPackage(from, name, declared, depth);
   packageMemo.set(key, v);
   return v;
 }
 
-function readPackage(from: string, name: string, declared: boolean): PackageVerdict {
+function readPackage(from: string, name: string, declared: boolean, depth: number): PackageVerdict {
   const folder = installedFolder(from, name);
   if (!folder) return declared ? { kind: 'not-read' } : { kind: 'not-http' };
   const pj = readInside(folder, 'package.json', 1024 * 1024);
@@ -91,8 +91,18 @@ function readPackage(from: string, name: string, declared: boolean): PackageVerd
       if (f && !f.startsWith('..') && !seen.has(f)) queue.push(f);
     }
   }
+  // The requests may be made by a dependency (@octokit/rest -> @octokit/core -> @octokit/request): followed two levels down.
+  let depBounded = false;
+  if (!http && depth < LIMITS.depth) {
+    for (const d of deps.slice(0, LIMITS.deps)) {
+      const sub = judgePackage(folder, d, false, depth + 1);
+      if (sub.kind !== 'http') continue;
+      http = true;
+      depBounded ||= sub.bounded;
+    }
+  }
   if (!http) return unread || queue.length > 0 ? { kind: 'not-read' } : { kind: 'not-http' };
-  return { kind: 'http', bounded: word && fallback };
+  return { kind: 'http', bounded: (word && fallback) || depBounded };
 }
 
 /** The name a constructed instance is kept under: `client` (a variable) or `this.client` (a field). */
@@ -137,7 +147,8 @@ function passesTimeout(n: NewExpression, code: Code): boolean {
 export function dependencyClients(code: Code, fns: readonly Fn[], root: string, declared: ReadonlySet<string>): DependencyClient[] {
   const out: DependencyClient[] = [];
   const used = (holder: string): boolean => {
-    const re = new RegExp(`(?:^|[^\\w$.])${holder.replace(/[.$]/g, (c) => `\\${c}`)}\\s*\\??\\.\\s*[\\w$]+\\s*\\(`);
+    // `client.method(…)` or a namespaced method (`octokit.repos.get(…)`, `stripe.customers.list(…)`).
+    const re = new RegExp(`(?:^|[^\\w$.])${holder.replace(/[.$]/g, (c) => `\\${c}`)}(?:\\s*\\??\\.\\s*[\\w$]+)+\\s*\\(`);
     return fns.some((f) => re.test(f.getText()));
   };
   for (const [, sf] of code.files) {
