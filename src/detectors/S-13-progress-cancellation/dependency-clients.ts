@@ -33,17 +33,20 @@ const HTTP_DEPENDENCIES = new Set(['axios', 'got', 'ky', 'node-fetch', 'cross-fe
 const HTTP_CALL = /\bfetch\s*\(|\bhttps?\.(?:request|get)\s*\(|\brequire\(\s*['"](?:node:)?https?['"]\s*\)|from\s+['"](?:node:)?https?['"]/;
 const TIMEOUT_WORD = /\btimeout(?:Ms|MS|_ms|Millis|InMs)?\b/i;
 const TIMEOUT_DEFAULT = /\btimeout\w*\s*(?:\?\?|\|\|)\s*[\d_]{3,}|\btimeout\w*\s*[:=]\s*[\d_]{4,}|\bDEFAULT_\w*TIMEOUT\w*\b|\bdefaultTimeout\b/i;
-const LIMITS = { files: 60, bytes: 8 * 1024 * 1024, file: 4 * 1024 * 1024, depth: 2, deps: 12 };
+const LIMITS = { files: 60, bytes: 8 * 1024 * 1024, file: 4 * 1024 * 1024, depth: 2, deps: 12, packages: 40 };
 
 type PackageVerdict = { kind: 'http'; bounded: boolean } | { kind: 'not-http' } | { kind: 'not-read' };
 
-/** What the installed package says (see the header); memoised per folder and name. */
-const packageMemo = new Map<string, PackageVerdict>();
+/**
+ * What the installed package says (see the header), memoised per folder and name for one audit; at most
+ * LIMITS.packages packages are read in one audit (past that, a package is not read).
+ */
+let packageMemo = new Map<string, PackageVerdict>();
 function judgePackage(from: string, name: string, declared: boolean, depth = 0): PackageVerdict {
   const key = `${from}\0${name}\0${depth}`;
   const hit = packageMemo.get(key);
   if (hit) return hit;
-  const v = readPackage(from, name, declared, depth);
+  const v = packageMemo.size >= LIMITS.packages ? ({ kind: 'not-read' } as const) : readPackage(from, name, declared, depth);
   packageMemo.set(key, v);
   return v;
 }
@@ -146,6 +149,7 @@ function passesTimeout(n: NewExpression, code: Code): boolean {
  */
 export function dependencyClients(code: Code, fns: readonly Fn[], root: string, declared: ReadonlySet<string>): DependencyClient[] {
   const out: DependencyClient[] = [];
+  packageMemo = new Map();
   const used = (holder: string): boolean => {
     // `client.method(…)` or a namespaced method (`octokit.repos.get(…)`, `stripe.customers.list(…)`).
     const re = new RegExp(`(?:^|[^\\w$.])${holder.replace(/[.$]/g, (c) => `\\${c}`)}(?:\\s*\\??\\.\\s*[\\w$]+)+\\s*\\(`);
