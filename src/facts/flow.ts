@@ -7,7 +7,7 @@ import { noteSourceRead } from './not-read.js';
 import { Run } from './flow/analysis.js';
 import { keysMatch, storageKeys } from './flow/guards.js';
 import { instanceExports } from './flow/modules.js';
-import { BROWSER_MODULES, callSinkKind, classifySink, type Flow, type FlowStep, FS_MODULES, type Guard, type GuardDetail, HTTP_MODULES, NAVIGATION_NAMES, type SinkContext, type SinkMatch, type SinkSite } from './flow/sinks.js';
+import { BROWSER_MODULES, callSinkKind, CONNECT_MODULES, classifySink, type Flow, type FlowStep, FS_MODULES, type Guard, type GuardDetail, HTTP_MODULES, NAVIGATION_NAMES, type SinkContext, type SinkMatch, type SinkSite } from './flow/sinks.js';
 import { type Check, type Family, type FnResult, type Link, type RawFlow, type StoreWrite, type Taint, type Verdict } from './flow/taint.js';
 
 
@@ -286,10 +286,10 @@ const SINK_KINDS = afterLoad(() => [SyntaxKind.CallExpression, SyntaxKind.NewExp
 /** Modules whose members classifySink knows (after `node:` is stripped). */
 const SINK_MODULES = new Set([
   'child_process', 'cross-spawn', 'execa', 'shelljs', 'zx', 'vm', ...FS_MODULES, ...HTTP_MODULES,
-  'axios', 'got', 'node-fetch', 'cross-fetch', 'undici', 'ky',
+  'axios', 'got', 'node-fetch', 'cross-fetch', 'undici', 'ky', ...Object.keys(CONNECT_MODULES),
 ]);
-/** Names a sink can have without an import: globals (eval, Function, fetch) and the SDK's StdioClientTransport. */
-const IMPORTLESS_SINK_NAMES = ['eval', 'Function', 'fetch', 'StdioClientTransport'];
+/** Names a sink can have without an import: globals (eval, Function, fetch, WebSocket) and the SDK's StdioClientTransport. */
+const IMPORTLESS_SINK_NAMES = ['eval', 'Function', 'fetch', 'StdioClientTransport', 'WebSocket'];
 const IMPORTLESS_SINK_NAME = new RegExp(`^(?:${IMPORTLESS_SINK_NAMES.join('|')})$`);
 
 /**

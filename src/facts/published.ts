@@ -78,7 +78,7 @@ function pickFile(base: string, has: (rel: string) => boolean): string | undefin
 }
 
 /** Module specifiers a file imports (import, export from, require, import()), read by the compiler's own pre-processor. */
-function importsOfText(text: string): string[] {
+export function importsOfText(text: string): string[] {
   return ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName);
 }
 
@@ -154,7 +154,7 @@ export function selectModelFiles(files: ReadonlyMap<string, SourceFile>, repo: R
  * The installed folder of a package (real path), or undefined: in `<from>/node_modules`, then — only while
  * `from` lies inside a node_modules folder (an installed package) — in the node_modules folders above it.
  */
-function installedFolder(from: string, name: string): string | undefined {
+export function installedFolder(from: string, name: string): string | undefined {
   let dir: string;
   try {
     dir = realpathSync(from);
@@ -179,7 +179,7 @@ function installedFolder(from: string, name: string): string | undefined {
 }
 
 /** The file a package's subpath resolves to (its `exports`, else the path itself or `main`), relative to its folder. */
-function entryOfPackage(pkg: Record<string, unknown>, sub: string, exists: (rel: string) => boolean): string | undefined {
+export function entryOfPackage(pkg: Record<string, unknown>, sub: string, exists: (rel: string) => boolean): string | undefined {
   const target = sub ? `./${sub}` : '.';
   if (pkg.exports !== undefined) {
     for (const opts of [{ conditions: ['node'] }, { conditions: ['node'], require: true }]) {

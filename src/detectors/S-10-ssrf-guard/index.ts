@@ -191,6 +191,48 @@ function shapeOf(node: Node | undefined, files?: [string, SourceFile][], depth =
   return 'url';
 }
 
+/**
+ * A destination the server fixes itself: a literal URL with its scheme and host, a configured value
+ * (`process.env.X`, `process.env.X ?? 'https://…'`), through local consts, and a path or query added to one of
+ * them (`${BASE}/items/${id}`, `BASE + '/items'`, `new URL('/items', BASE)`). Anything else (a parameter, a
+ * value read from a response) is not known fixed.
+ */
+function fixedDestination(node: Node | undefined, depth = 0): boolean {
+  if (!node || depth > 6) return false;
+  const n = unwrap(node);
+  const s = stringValue(n);
+  if (s !== undefined) return /^[a-z][a-z0-9+.-]*:\/\/[^/?#@]+(?:[/?#]|$)/i.test(s);
+  if (Node.isPropertyAccessExpression(n)) return /^process\.env$/.test(unwrap(n.getExpression()).getText().replace(/\s+/g, ''));
+  if (Node.isElementAccessExpression(n)) return /^process\.env$/.test(unwrap(n.getExpression()).getText().replace(/\s+/g, ''));
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    const i = Node.isVariableDeclaration(d) && d.getFirstAncestor((a) => Node.isVariableDeclarationList(a))?.getText().startsWith('const') ? initializerOf(d) : undefined;
+    return !!i && fixedDestination(i, depth + 1);
+  }
+  if (Node.isBinaryExpression(n)) {
+    const op = n.getOperatorToken().getText();
+    if (op === '??' || op === '||') return fixedDestination(n.getLeft(), depth + 1) && fixedDestination(n.getRight(), depth + 1);
+    if (op === '+') {
+      const right = prefixOf(n.getRight());
+      return fixedDestination(n.getLeft(), depth + 1) && (stringValue(n.getLeft()) !== undefined || (right !== undefined && /^[/?#]/.test(right)));
+    }
+    return false;
+  }
+  if (Node.isTemplateExpression(n)) {
+    const head = n.getHead().getLiteralText();
+    if (head) return /^[a-z][a-z0-9+.-]*:\/\/[^/?#@]+[/?#]/i.test(head);
+    const [first] = n.getTemplateSpans();
+    return !!first && /^[/?#]/.test(first.getLiteral().getLiteralText()) && fixedDestination(first.getExpression(), depth + 1);
+  }
+  if (Node.isNewExpression(n) && calleeName(n) === 'URL') {
+    const [a, base] = n.getArguments();
+    if (!base) return fixedDestination(a, depth + 1);
+    const p = prefixOf(a);
+    return p !== undefined && /^\/(?!\/)/.test(p) && fixedDestination(base, depth + 1);
+  }
+  return false;
+}
+
 /** The constant text a template or concatenation starts with. */
 function prefixOf(node: Node | undefined): string | undefined {
   if (!node) return undefined;
@@ -381,6 +423,20 @@ function clientOf(site: SinkSite, sources: ReturnType<typeof parsedSources>): Cl
   const call = site.node;
   if (!Node.isCallExpression(call) && !Node.isNewExpression(call)) return undefined;
   const label = call.getExpression().getText().replace(/\s+/g, '').slice(0, 60);
+  if (site.family === 'connect') {
+    // A connection (database, WebSocket, socket): a connection string or URL, or a host; no redirects to follow.
+    const a = args(call);
+    const first = objectOf(a[0]);
+    if (first) {
+      const url = propertyOf(first, 'connectionString') ?? propertyOf(first, 'uri') ?? propertyOf(first, 'url');
+      if (url) return { label: `${Node.isNewExpression(call) ? 'new ' : ''}${label}`, url, followsRedirects: false };
+      return { label: `${Node.isNewExpression(call) ? 'new ' : ''}${label}`, url: propertyOf(first, 'host') ?? propertyOf(first, 'hostname') ?? propertyOf(first, 'server') ?? propertyOf(first, 'address'), followsRedirects: false, hostOnly: true };
+    }
+    if (/^(?:net|tls)\./.test(label) || /^(?:connect|createConnection)$/.test(label) && a.length >= 2 && !stringValue(a[0])?.includes('://')) {
+      return { label, url: a[1], followsRedirects: false, hostOnly: true };
+    }
+    return { label: `${Node.isNewExpression(call) ? 'new ' : ''}${label}`, url: a[0], followsRedirects: false };
+  }
   if (site.family === 'browser') {
     // A browser follows redirects by itself; the navigation's URL is its first argument (or its url option).
     const a0 = args(call)[0];
@@ -416,9 +472,13 @@ function judgeSources(repo: RepoFacts): Verdict {
   if ('verdict' in src) return src.verdict;
   const files = src.files;
   const sources = parsedSources(repo);
-  const sites = sinkSites(repo).filter((s) => s.family === 'http' || s.family === 'browser');
-  if (sites.length === 0) return notApplicable('no-outbound-http');
-  const flows = toolFlows(repo).filter((f) => f.sinkKind === 'http' || f.sinkKind === 'navigate');
+  const all = sinkSites(repo);
+  const sites = all.filter((s) => s.family === 'http' || s.family === 'browser');
+  // Connections that are not HTTP requests (databases, WebSockets, sockets) count only where a tool argument
+  // decides their destination: a server whose database is configured keeps the rule's condition false.
+  const connections = all.filter((s) => s.family === 'connect');
+  const flows = toolFlows(repo).filter((f) => f.sinkKind === 'http' || f.sinkKind === 'navigate' || f.sinkKind === 'connect');
+  if (sites.length === 0 && !connections.some((s) => flows.some((f) => f.file === s.file && f.line === s.line && f.column === s.column))) return notApplicable('no-outbound-http');
   const widest = { url: 2, host: 1, path: 0 } as const;
   /** The flow reaching a site that reaches the most of its destination (several tools may reach one site). */
   const flowAt = (file: string, node: Node): Flow | undefined => {
@@ -435,10 +495,16 @@ function judgeSources(repo: RepoFacts): Verdict {
     if (!seen.has(key)) findings.push(f);
     seen.add(key);
   };
-  for (const s of sites) {
+  /** Sites whose destination is not shown fixed (written in the code, or a fixed origin the arguments only add a path to). */
+  let open = 0;
+  for (const s of [...sites, ...connections]) {
     const client = clientOf(s, sources);
-    if (!client) continue;
+    if (!client) {
+      if (s.family !== 'connect') open++;
+      continue;
+    }
     const flow = flowAt(s.file, s.node);
+    if (s.family === 'connect' && !flow) continue;
     // The arguments reach only the path or query of a fixed origin: the destination is not theirs to choose.
     if (flow?.urlShape === 'path' && !client.hostOnly) continue;
     const names = new Set<string>();
@@ -450,10 +516,14 @@ function judgeSources(repo: RepoFacts): Verdict {
       const field = metadataTaint(client.url, names, files);
       if (field) influence = { source: 'oauth_metadata', name: field, names };
     }
-    if (!influence) continue;
+    if (!influence) {
+      if (client.hostOnly ? !(client.url && stringValue(client.url) !== undefined) : !fixedDestination(client.url)) open++;
+      continue;
+    }
     const written = client.hostOnly ? (client.url && stringValue(client.url) !== undefined ? 'fixed' : 'host') : shapeOf(client.url, influence.source === 'oauth_metadata' ? files : undefined);
     const shape = written !== 'fixed' && flow?.urlShape === 'host' ? 'host' : written;
     if (shape === 'fixed') continue;
+    open++;
     const g = guardsIn(scopeOf(s.node, files, sources), influence);
     if (flow?.guard === 'sound' && flow.guardDetail === 'allowlist') g.allowlist = true;
     const at = locationOf(s.file, s.node);
@@ -462,13 +532,15 @@ function judgeSources(repo: RepoFacts): Verdict {
       if (g.handWritten) {
         const file = sources.rel(g.handWritten.getSourceFile());
         push({ messageId: 'hand-written-address-check', data: { call: client.label }, location: locationOf(file, g.handWritten) });
-      } else push({ messageId: shape === 'url' ? 'unvalidated-url' : 'unvalidated-host', data, location: at });
+      } else push({ messageId: s.family === 'connect' ? 'unvalidated-connection' : shape === 'url' ? 'unvalidated-url' : 'unvalidated-host', data, location: at });
     } else if (!g.allowlist && g.library && !dns) {
       push({ messageId: 'no-resolution-check', data: { call: client.label }, location: at });
     }
     if (client.followsRedirects) push({ messageId: 'redirects-followed', data: { call: client.label }, location: at });
   }
-  return findings.length ? { state: 'non-conforming', findings } : present();
+  if (findings.length) return { state: 'non-conforming', findings };
+  // Every destination is written in the code (an API wrapper over its own host): nobody else can influence one.
+  return open === 0 ? notApplicable('fixed-destinations') : present();
 }
 
 export default [
@@ -479,6 +551,7 @@ export default [
     messages: {
       'unvalidated-url': ['call', 'source', 'name'],
       'unvalidated-host': ['call', 'source', 'name'],
+      'unvalidated-connection': ['call', 'source', 'name'],
       'hand-written-address-check': ['call'],
       'no-resolution-check': ['call'],
       'redirects-followed': ['call'],

@@ -8,6 +8,7 @@ import { objectLiteralOf, propertyValue, serverModel } from '../../facts/server-
 import { ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { judgePythonTimeouts } from './python.js';
+import { dependencyClients } from './dependency-clients.js';
 
 /**
  * S-13 — progress, cancellation and outbound timeouts (static part). Reads the code a client request
@@ -28,6 +29,11 @@ import { judgePythonTimeouts } from './python.js';
  *      anywhere in the source with a literal configuration that sets neither `statement_timeout` nor
  *      `query_timeout` (nor `options: '-c statement_timeout=…'`): pg waits for a query forever by default.
  *      A configuration that cannot be read is given the benefit of the doubt.
+ *    A request whose only abort signal is the caller's cancellation (`signal: extra.signal`,
+ *    `ctx.mcpReq.signal`) has no maximum either: if the client never cancels, nothing ends it.
+ *    An API client class of a dependency, used on a request path, whose installed package makes HTTP requests
+ *    with no default ceiling and is built without a timeout option (dependency-clients.ts); a declared
+ *    package that is not installed or cannot be read makes the part could-not-judge, naming it.
  * 2. A tool handler that receives the SDK context (`ctx` in v2, `extra` in v1) and does outbound I/O on its
  *    path reads the cancellation signal (`ctx.mcpReq.signal`, `extra.signal`, a destructured `signal`),
  *    or hands the context on to another function.
@@ -92,15 +98,53 @@ function parameterVerdict(id: Node, keys: string[], code: Code, depth: number): 
 }
 
 /**
+ * A signal that is only the caller's cancellation, with no maximum of its own: `extra.signal`,
+ * `ctx.mcpReq.signal`, `req.signal`, or a `{ signal }` destructured from a parameter (through local consts).
+ * If the client never cancels, nothing ends the request. A signal of an AbortController, a parameter named
+ * `signal` (its callers may pass a timeout) or anything built (`AbortSignal.any`, `AbortSignal.timeout`) is not.
+ */
+function callerSignalOnly(value: Node | undefined, depth = 0): boolean {
+  if (!value || depth > 4) return false;
+  const u = unwrap(value);
+  if (Node.isPropertyAccessExpression(u)) {
+    if (u.getName() !== 'signal') return false;
+    let root = unwrap(u.getExpression());
+    if (Node.isPropertyAccessExpression(root) && root.getName() === 'mcpReq') root = unwrap(root.getExpression());
+    if (!Node.isIdentifier(root) || /controller|abort/i.test(root.getText())) return false;
+    const d = declarationOf(root);
+    return !!d && Node.isParameterDeclaration(d.getParent());
+  }
+  if (!Node.isIdentifier(u)) return false;
+  const d = declarationOf(u);
+  const p = d?.getParent();
+  if (!d || !p) return false;
+  if (Node.isBindingElement(p)) {
+    const key = p.getPropertyNameNode()?.getText() ?? p.getName();
+    const pattern = p.getParent();
+    return key === 'signal' && !!pattern && Node.isParameterDeclaration(pattern.getParent());
+  }
+  if (Node.isVariableDeclaration(p) && p.getNameNode() === d) return callerSignalOnly(p.getInitializer(), depth + 1);
+  return false;
+}
+
+/** The `signal` an options literal passes, when it is only the caller's cancellation (see callerSignalOnly). */
+function callerSignalIn(node: Node | undefined, code: Code): boolean {
+  const o = node && objectLiteralOf(node, code.sources);
+  return !!o && callerSignalOnly(propertyValue(o, 'signal'));
+}
+
+/**
  * What a configuration says about the time limit: 'signal' when it passes an abort signal, 'set' for a
  * timeout, 'off' for a timeout that turns the limit off (`timeout: 0` for axios and got, `timeout: false`
  * for ky), 'none' when a readable literal says nothing, 'unknown' when it cannot be read (a parameter, a spread).
+ * A signal that is only the caller's cancellation is no limit: the timeout decides.
  */
 function timeoutOf(node: Node | undefined, code: Code): 'signal' | 'set' | 'off' | 'none' | 'unknown' {
   if (!node) return 'none';
   const o = objectLiteralOf(node, code.sources);
   if (!o) return 'unknown';
-  if (propertyValue(o, 'signal') !== undefined) return 'signal';
+  const signal = propertyValue(o, 'signal');
+  if (signal !== undefined && !callerSignalOnly(signal)) return 'signal';
   const t = propertyValue(o, 'timeout');
   if (t) {
     const u = unwrap(t);
@@ -140,20 +184,26 @@ function mayBeOutbound(cn: ts.CallExpression): boolean {
   return OUTBOUND_MODULES.has(o.module);
 }
 
-/** An outbound request call and whether it has a ceiling. */
-function outbound(call: CallExpression, code: Code, axiosDefaults: boolean): { client: Client; bounded: boolean } | undefined {
+/**
+ * An outbound request call and whether it has a ceiling; `callerSignal` when its only abort signal is the
+ * caller's cancellation (callerSignalOnly).
+ */
+function outbound(call: CallExpression, code: Code, axiosDefaults: boolean): { client: Client; bounded: boolean; callerSignal?: boolean } | undefined {
   const req = httpRequestOf(call, code.sources);
   if (!req) return undefined;
   const args = call.getArguments();
   if (req.library === 'fetch') {
     const first = args[0] && unwrap(args[0]);
     if (args.length === 1 && first && Node.isNewExpression(first)) return { client: 'fetch', bounded: true };
+    if (callerSignalIn(args[1], code)) return { client: 'fetch', bounded: false, callerSignal: true };
     return { client: 'fetch', bounded: carries(args[1], ['signal'], code) !== 'no' };
   }
   if (req.library === 'axios' || req.library === 'got' || req.library === 'ky') {
     // axios(url) with a URL only: no config of its own.
     const own = req.options ?? undefined;
-    return { client: req.library, bounded: clientBounded(req.library, [own, ...req.instance], code, axiosDefaults) };
+    const configs = [own, ...req.instance];
+    const bounded = clientBounded(req.library, configs, code, axiosDefaults);
+    return { client: req.library, bounded, ...(!bounded && configs.some((c) => callerSignalIn(c, code)) ? { callerSignal: true } : {}) };
   }
   if (req.library === 'http') {
     const opts = args.slice(0, 2).find((a) => !!objectLiteralOf(a, code.sources));
@@ -256,6 +306,8 @@ export default defineDetector({
   needs: ['repo'],
   messages: {
     'outbound-without-timeout': ['client'],
+    'outbound-caller-signal-only': ['client'],
+    'client-without-timeout': ['package'],
     'signal-ignored': ['tool'],
   },
   judge({ inputs: { repo } }) {
@@ -287,7 +339,7 @@ export default defineDetector({
             if (!r.bounded && !seen.has(n)) {
               seen.add(n);
               findings.push({
-                messageId: 'outbound-without-timeout',
+                messageId: r.callerSignal ? 'outbound-caller-signal-only' : 'outbound-without-timeout',
                 data: { client: r.client },
                 location: { file: code.rel(n.getSourceFile()), line: positionOf(n).line },
                 evidence: n.getText().replace(/\s+/g, ' ').slice(0, 120),
@@ -320,9 +372,18 @@ export default defineDetector({
       }
     }
     scan(reachable(code, entries.filter((f) => !handlerFns.has(f))));
+    // API clients of dependencies used on a request path (dependency-clients.ts).
+    const pkg = repo.object('package.json');
+    const declared = new Set(pkg.ok ? ['dependencies', 'peerDependencies', 'optionalDependencies'].flatMap((k) => Object.keys((pkg.value[k] as Record<string, unknown> | undefined) ?? {})) : []);
+    let notRead: string | undefined;
+    for (const c of dependencyClients(code, reachable(code, entries), repo.root, declared)) {
+      if (c.verdict === 'not-read') notRead ??= c.package;
+      else findings.push({ messageId: 'client-without-timeout', data: { package: c.package }, location: { file: code.rel(c.node.getSourceFile()), line: positionOf(c.node).line }, evidence: c.node.getText().replace(/\s+/g, ' ').slice(0, 120) });
+    }
     for (const n of unboundedPgClients(code)) {
       findings.push({ messageId: 'outbound-without-timeout', data: { client: 'pg' }, location: { file: code.rel(n.getSourceFile()), line: positionOf(n).line }, evidence: n.getText().replace(/\s+/g, ' ').slice(0, 120) });
     }
-    return findings.length ? { state: 'non-conforming', findings } : present();
+    if (findings.length) return { state: 'non-conforming', findings };
+    return notRead ? couldNotJudge('client-package-not-read', { package: notRead }) : present();
   },
 });

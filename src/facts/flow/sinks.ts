@@ -12,8 +12,8 @@ import { originCached, requireCall } from './modules.js';
 /** How many nested calls below a handler a flow is followed. */
 export const MAX_DEPTH = 5;
 
-export type SinkFamily = 'process' | 'code' | 'fs' | 'http' | 'browser';
-export type SinkKind = 'shell' | 'process' | 'argument' | 'eval' | 'fs' | 'http' | 'navigate';
+export type SinkFamily = 'process' | 'code' | 'fs' | 'http' | 'browser' | 'connect';
+export type SinkKind = 'shell' | 'process' | 'argument' | 'eval' | 'fs' | 'http' | 'navigate' | 'connect';
 export type FsAccess = 'read' | 'write' | 'delete';
 export type Guard = 'none' | 'sound' | 'unsound';
 export type GuardDetail =
@@ -258,6 +258,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
     const name = Node.isIdentifier(callee) ? callee.getText() : Node.isPropertyAccessExpression(callee) ? callee.getName() : '';
     if (o?.module === GLOBAL && name === 'Function') return { family: 'code', call: 'new Function', parts: [{ kind: 'eval', exprs: args }] };
     if (o?.module === 'vm' && last(o) === 'Script') return { family: 'code', call: calleeText(callee), parts: [{ kind: 'eval', exprs: args.slice(0, 1) }] };
+    if (o && callSinkKind(o) === 'connect') return connection(calleeText(callee), o, args, sources);
     if (name === 'StdioClientTransport') {
       const obj = objectLiteralOf(args[0], sources);
       const parts: SinkPart[] = [];
@@ -299,6 +300,8 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
       return { family: 'code', call, parts: [{ kind: 'eval', exprs: args.slice(0, 1) }] };
     case 'fs':
       return { family: 'fs', call, access: fsAccess(m)!, parts: [{ kind: 'fs', exprs: args.slice(0, TWO_PATHS.test(m) ? 2 : 1) }] };
+    case 'connect':
+      return connection(call, o, args, sources);
     case 'http': {
       // axios(config), api.request(config), http.request(options): the destination is in the object.
       const obj = args[0] ? objectLiteralOf(args[0], sources) : undefined;
@@ -306,6 +309,26 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
       return { family: 'http', call, parts: [{ kind: 'http', exprs: obj && dest.length ? dest : args.slice(0, 1) }] };
     }
   }
+}
+
+/** The properties of a connection's options object that decide where it goes. */
+const CONNECTION_KEYS = ['connectionString', 'uri', 'url', 'host', 'hostname', 'server', 'address'];
+
+/**
+ * An outbound connection that is not an HTTP request (family 'connect'): a database client (`new pg.Client`,
+ * `new Pool`, mysql / mysql2 `createConnection` and `createPool`, `new MongoClient`, mongoose `connect`), a
+ * WebSocket (`new WebSocket(url)`, global or from ws), a socket (`net.connect`, `tls.connect`,
+ * `createConnection`). Its destination: a connection string or URL argument, or the `connectionString`, `uri`,
+ * `url`, `host`… of its options object; for net/tls, `connect(port, host)`'s host.
+ */
+function connection(call: string, o: Origin, args: Node[], sources: ParsedSources): SinkMatch {
+  const sockets = o.module === 'net' || o.module === 'tls';
+  let dest: Node[] = [];
+  const obj = args[0] ? objectLiteralOf(args[0], sources) : undefined;
+  if (obj) dest = CONNECTION_KEYS.map((k) => propertyValue(obj, k)).filter((x): x is Node => !!x);
+  else if (sockets) dest = args.slice(1, 2).filter((a) => !Node.isArrowFunction(unwrap(a)) && !Node.isFunctionExpression(unwrap(a)));
+  else dest = args.slice(0, 1);
+  return { family: 'connect', call, parts: [{ kind: 'connect', exprs: dest }] };
 }
 
 /** The properties of a request's options object that decide where it goes. */
@@ -458,7 +481,20 @@ function creationOf(expr: Node, sources: ParsedSources, depth: number): CallExpr
   return undefined;
 }
 
-type CallSinkKind = 'shell-exec' | 'spawn' | 'execa' | 'eval' | 'vm' | 'fs' | 'http';
+type CallSinkKind = 'shell-exec' | 'spawn' | 'execa' | 'eval' | 'vm' | 'fs' | 'http' | 'connect';
+
+/** Modules whose clients open outbound connections that are not HTTP requests, and the members that do (see connection()). */
+export const CONNECT_MODULES: Record<string, RegExp> = {
+  pg: /^(?:Client|Pool)$/,
+  mysql: /^(?:createConnection|createPool)$/,
+  mysql2: /^(?:createConnection|createPool)$/,
+  'mysql2/promise': /^(?:createConnection|createPool)$/,
+  mongodb: /^(?:MongoClient|connect)$/,
+  mongoose: /^(?:connect|createConnection)$/,
+  ws: /^(?:|WebSocket)$/,
+  net: /^(?:connect|createConnection)$/,
+  tls: /^connect$/,
+};
 
 /**
  * Which kind of sink a call is, from its callee's origin alone (undefined: not a sink). classifySink then
@@ -475,7 +511,8 @@ export function callSinkKind(o: Origin): CallSinkKind | undefined {
   if (mod === 'cross-spawn') return m === '' || m === 'spawn' || m === 'sync' ? 'spawn' : undefined;
   if (mod === 'execa') return /^(?:execa|execaSync|execaNode|\$|\$sync|execaCommand|execaCommandSync)$/.test(m) ? 'execa' : undefined;
   if (mod === 'shelljs') return m === 'exec' ? 'shell-exec' : undefined;
-  if (mod === GLOBAL) return m === 'eval' || m === 'Function' ? 'eval' : m === 'fetch' ? 'http' : undefined;
+  if (mod === GLOBAL) return m === 'eval' || m === 'Function' ? 'eval' : m === 'fetch' ? 'http' : m === 'WebSocket' ? 'connect' : undefined;
+  if (CONNECT_MODULES[mod]) return CONNECT_MODULES[mod]!.test(m) ? 'connect' : undefined;
   if (mod === 'vm') return /^(?:runInNewContext|runInThisContext|runInContext|compileFunction)$/.test(m) ? 'vm' : undefined;
   if (FS_MODULES.has(mod)) return fsAccess(m) ? 'fs' : undefined;
   if (HTTP_MODULES.has(mod)) return m === 'request' || m === 'get' ? 'http' : undefined;

@@ -1,6 +1,6 @@
-import { Node, ts, type SourceFile } from '../../../facts/morph.js';
+import { Node, ts, type NewExpression, type SourceFile } from '../../../facts/morph.js';
 import { declarationOf as declaringId, valueOfDeclaration } from '../../../facts/scope.js';
-import { propertyName, stringValue, unwrap, type ParsedSources } from '../../../facts/ts-source.js';
+import { importsOf, ofKinds, propertyName, stringValue, unwrap, type ParsedSources } from '../../../facts/ts-source.js';
 import { callersOf, declarationOf, initializerOf, isHeaderRead, propertyOf, resolveValue } from '../source/source-support.js';
 
 /**
@@ -64,6 +64,13 @@ export function carriesClientToken(node: Node | undefined, files: Files, depth =
     if (Node.isIdentifier(callee) && ['String', 'decodeURIComponent'].includes(callee.getText())) return next(n.getArguments()[0]);
     return false;
   }
+  // `this.token` in a class: what the class stores there (`this.token = …`, a field initializer, a constructor parameter property).
+  if (Node.isPropertyAccessExpression(n) && Node.isThisExpression(unwrap(n.getExpression()))) return fieldValues(n).some((v) => next(v));
+  // `als.getStore().token`, `store.token` with `const store = als.getStore()`: what the request's context holds.
+  if (Node.isPropertyAccessExpression(n)) {
+    const store = storeCall(n.getExpression());
+    if (store) return storedValues(store, n.getName(), files).some((v) => next(v));
+  }
   if (!Node.isIdentifier(n)) return false;
   const d = declarationOf(n);
   if (!d) return false;
@@ -77,15 +84,120 @@ export function carriesClientToken(node: Node | undefined, files: Files, depth =
     let from = unwrap(init);
     if (Node.isAwaitExpression(from)) from = unwrap(from.getExpression());
     if (key === 'token' && isAuthInfo(from)) return true;
+    const store = key ? storeCall(from) : undefined;
+    if (store && key) return storedValues(store, prop ? (propertyName(prop) ?? d.getName()) : d.getName(), files).some((v) => next(v));
     return key === 'authorization' && /headers$/i.test(plain(from));
   }
   if (Node.isParameterDeclaration(d)) {
     const fn = d.getParent();
+    if (fn && Node.isConstructorDeclaration(fn)) {
+      // A class's constructor: what the places that construct it (`new CrmClient(token)`) pass there.
+      const index = fn.getParameters().indexOf(d);
+      return constructionsOf(fn.getParent(), files).some((c) => next(c.getArguments()[index]));
+    }
     if (!fn || !(Node.isFunctionDeclaration(fn) || Node.isArrowFunction(fn) || Node.isFunctionExpression(fn))) return false;
     const index = fn.getParameters().indexOf(d);
     return callersOf(fn, files).some((c) => next(c.node.getArguments()[index]));
   }
   return false;
+}
+
+/**
+ * An AsyncLocalStorage's `getStore()` call an expression reads (`als.getStore()`, `als.getStore() ?? {}`, a
+ * const holding it), or undefined.
+ */
+function storeCall(node: Node, depth = 0): Node | undefined {
+  let u = unwrap(node);
+  if (Node.isBinaryExpression(u) && ['??', '||'].includes(u.getOperatorToken().getText())) u = unwrap(u.getLeft());
+  if (Node.isCallExpression(u)) {
+    const c = unwrap(u.getExpression());
+    return Node.isPropertyAccessExpression(c) && c.getName() === 'getStore' && u.getArguments().length === 0 ? u : undefined;
+  }
+  if (Node.isIdentifier(u) && depth < 3) {
+    const d = declarationOf(u);
+    if (d && Node.isVariableDeclaration(d) && Node.isIdentifier(d.getNameNode())) {
+      const i = d.getInitializer();
+      return i ? storeCall(i, depth + 1) : undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * What the request contexts of an AsyncLocalStorage hold under `key`: the property `key` of the objects given
+ * to `<name>.run(store, …)` and `<name>.enterWith(store)`, in every file, by the storage's name (syntax only).
+ */
+function storedValues(getStore: Node, key: string, files: Files): Node[] {
+  if (!Node.isCallExpression(getStore)) return [];
+  const c = unwrap(getStore.getExpression());
+  if (!Node.isPropertyAccessExpression(c)) return [];
+  const owner = unwrap(c.getExpression());
+  const name = Node.isIdentifier(owner) ? owner.getText() : Node.isPropertyAccessExpression(owner) ? owner.getName() : undefined;
+  if (!name) return [];
+  const out: Node[] = [];
+  for (const [, sf] of files) {
+    for (const n of ofKinds(sf, [ts.SyntaxKind.CallExpression], (cn) => {
+      const e = (cn as ts.CallExpression).expression;
+      if (!ts.isPropertyAccessExpression(e) || (e.name.text !== 'run' && e.name.text !== 'enterWith')) return false;
+      const r = e.expression;
+      return (ts.isIdentifier(r) && r.text === name) || (ts.isPropertyAccessExpression(r) && r.name.text === name);
+    })) {
+      if (!Node.isCallExpression(n)) continue;
+      const v = resolveValue(n.getArguments()[0] ?? n);
+      if (v && Node.isObjectLiteralExpression(v)) {
+        const p = propertyOf(v, key);
+        if (p) out.push(p);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The values a class stores in the field `this.<name>` reads: `this.<name> = v` anywhere in the class, the
+ * field's initializer, or the constructor parameter of that name when it is a parameter property.
+ */
+function fieldValues(access: Node): Node[] {
+  if (!Node.isPropertyAccessExpression(access)) return [];
+  const cls = access.getFirstAncestor((a) => Node.isClassDeclaration(a) || Node.isClassExpression(a));
+  if (!cls || !(Node.isClassDeclaration(cls) || Node.isClassExpression(cls))) return [];
+  const name = access.getName();
+  const out: Node[] = [];
+  for (const m of cls.getMembers()) {
+    if (Node.isPropertyDeclaration(m) && m.getName() === name) {
+      const i = m.getInitializer();
+      if (i) out.push(i);
+    }
+    if (Node.isConstructorDeclaration(m)) {
+      for (const p of m.getParameters()) if (p.isParameterProperty() && p.getName() === name) out.push(p.getNameNode());
+    }
+  }
+  for (const b of cls.getDescendantsOfKind(ts.SyntaxKind.BinaryExpression)) {
+    if (b.getOperatorToken().getKind() !== ts.SyntaxKind.EqualsToken) continue;
+    const l = unwrap(b.getLeft());
+    if (Node.isPropertyAccessExpression(l) && l.getName() === name && Node.isThisExpression(unwrap(l.getExpression()))) out.push(b.getRight());
+  }
+  return out;
+}
+
+/** `new C(…)` of a named class, in its own file and in the files that import it by a relative path (any local name). */
+function constructionsOf(cls: Node | undefined, files: Files): NewExpression[] {
+  if (!cls || !(Node.isClassDeclaration(cls) || Node.isClassExpression(cls))) return [];
+  const holder = cls.getParent();
+  const name = cls.getName() ?? (holder && Node.isVariableDeclaration(holder) ? holder.getName() : undefined);
+  if (!name) return [];
+  const home = cls.getSourceFile();
+  const out: NewExpression[] = [];
+  for (const [, sf] of files) {
+    const names = new Set<string>();
+    if (sf === home) names.add(name);
+    for (const [local, b] of importsOf(sf)) if (b.module.startsWith('.') && b.imported === name) names.add(local);
+    if (names.size === 0) continue;
+    for (const n of ofKinds(sf, [ts.SyntaxKind.NewExpression], (cn) => ts.isNewExpression(cn) && ts.isIdentifier(cn.expression) && names.has(cn.expression.text))) {
+      if (Node.isNewExpression(n)) out.push(n);
+    }
+  }
+  return out;
 }
 
 /** The function a value stands for: an arrow or function expression, a local function, through `const`. */

@@ -415,11 +415,21 @@ function memo<T>(fn: (files: [string, SourceFile][]) => T): (files: [string, Sou
 export const httpTransports = memo(findHttpTransports);
 function findHttpTransports(files: [string, SourceFile][]): HttpTransport[] {
   const out: HttpTransport[] = [];
-  for (const s of sitesOf(files, K.calls, isCall, rawCallNamed(TRANSPORT_NAMES))) {
-    const name = calleeName(s.node) ?? '';
+  const take = (s: Site, name: string): void => {
     if (Node.isNewExpression(s.node) && SDK_HTTP_TRANSPORTS.has(name)) out.push({ ...s, kind: 'sdk', name });
     else if (Node.isNewExpression(s.node) && name === 'SSEServerTransport') out.push({ ...s, kind: 'sse', name });
     else if (Node.isCallExpression(s.node) && SDK_HANDLERS.has(name)) out.push({ ...s, kind: 'sdk', name });
+  };
+  for (const s of sitesOf(files, K.calls, isCall, rawCallNamed(TRANSPORT_NAMES))) take(s, calleeName(s.node) ?? '');
+  // The SDK's classes imported under another name (`import { StreamableHTTPServerTransport as HttpTransport }`).
+  for (const f of files) {
+    const aliases = new Map<string, string>();
+    for (const [local, b] of importsOf(f[1])) if (b.module.startsWith('@modelcontextprotocol/') && TRANSPORT_NAMES.has(b.imported) && local !== b.imported) aliases.set(local, b.imported);
+    if (aliases.size === 0) continue;
+    for (const s of sitesOf([f], K.calls, isCall, rawCallNamed(new Set(aliases.keys())))) {
+      const e = unwrap(s.node.getExpression());
+      if (Node.isIdentifier(e) && aliases.has(e.getText())) take(s, aliases.get(e.getText())!);
+    }
   }
   if (out.length > 0) return out;
   for (const [file, sf] of files) {
