@@ -5,6 +5,7 @@ import { constString, modelFiles, serverModel, type HandlerEntry } from './serve
 import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCalleeName, rawOfKinds, rawUnwrap, positionOf, wrapNode, type NamedFilter, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
 import { Run } from './flow/analysis.js';
+import { isRuntime, possibleStrings } from './flow/argv.js';
 import { keysMatch, storageKeys } from './flow/guards.js';
 import { instanceExports } from './flow/modules.js';
 import { BROWSER_MODULES, callSinkKind, classifySink, type Flow, type FlowStep, FS_MODULES, type Guard, type GuardDetail, HTTP_MODULES, NAVIGATION_NAMES, type SinkContext, type SinkMatch, type SinkSite } from './flow/sinks.js';
@@ -147,11 +148,16 @@ function rootsWriter(c: Check, run: Run): StoreWrite | undefined {
 
 function judge(f: RawFlow, checks: Check[], run: Run): { guard: Guard; detail?: GuardDetail; at?: Node; writer?: string } {
   const rootKeys = run.rootKeys;
-  if (f.kind === 'argument') return { guard: 'sound', detail: 'argv-no-shell' };
+  if (f.kind === 'argument') {
+    // An element of a fixed program's argument array: red only where it may be read as an option (flow/argv.ts).
+    if (f.taint.validated) return { guard: 'sound', detail: 'pattern' };
+    // A resolved path (path.resolve/join, realpath) is not read as an option either.
+    if (f.taint.argv === 'safe' || f.taint.argv === 'code' || f.taint.resolved) return { guard: 'sound', detail: 'argv-no-shell' };
+  }
   if (f.kind === 'fs' && f.taint.basename) return { guard: 'sound', detail: 'basename' };
   if (f.kind === 'shell' && f.taint.escaped) return { guard: 'sound', detail: 'escaped' };
-  const family: Family = f.kind === 'fs' ? 'fs' : 'process';
-  let best: { guard: Guard; detail?: GuardDetail; at?: Node; writer?: string } = f.taint.replaced
+  const family: Family = f.kind === 'fs' ? 'fs' : f.kind === 'argument' ? 'argv' : 'process';
+  let best: { guard: Guard; detail?: GuardDetail; at?: Node; writer?: string } = f.taint.replaced && family !== 'argv'
     ? { guard: 'unsound', detail: family === 'fs' ? 'raw-path-check' : 'blocklist', at: f.steps.find((s) => /\.replace(?:All)?\(/.test(s.getText())) }
     : { guard: 'none' };
   for (const c of checks) {
@@ -171,6 +177,13 @@ function judge(f: RawFlow, checks: Check[], run: Run): { guard: Guard; detail?: 
     }
   }
   return best;
+}
+
+/** Is the program of an argument flow a language runtime: named in the array, at the sink, or by a call on the way (`run('python3', ['-c', code])`)? */
+function runsRuntime(f: RawFlow): boolean {
+  if (f.taint.argvRuntime) return true;
+  const calls = [f.sink, ...f.chain.map((l) => l.at)];
+  return calls.some((c) => (Node.isCallExpression(c) || Node.isNewExpression(c)) && (c.getArguments() as Node[]).some((a) => possibleStrings(a).some(isRuntime)));
 }
 
 /* ---------------------------------------------------------------- public */
@@ -239,6 +252,7 @@ function analyzeEntry(entry: HandlerEntry, run: Run): FnResult | undefined {
     params[input.param] = {
       prefix: input.path.length ? input.path : undefined,
       safe: input.path.length ? undefined : new Set(entry.constrained),
+      ...(!input.path.length && entry.patterned?.length ? { patterned: new Set(entry.patterned) } : {}),
       root: true,
       keys: new Set(),
       steps: [],
@@ -250,7 +264,9 @@ function analyzeEntry(entry: HandlerEntry, run: Run): FnResult | undefined {
 function entryFlows(entry: HandlerEntry, r: FnResult, run: Run, sources: ParsedSources): Flow[] {
   const at = (n: Node): FlowStep => ({ file: sources.rel(n.getSourceFile()), line: positionOf(n).line });
   const bySink = new Map<string, Flow>();
-  for (const f of r.flows) {
+  for (const raw of r.flows) {
+    // Code handed to a language runtime on its command line (`python3 -c`, `node -e`) is evaluated.
+    const f: RawFlow = raw.kind === 'argument' && raw.taint.argv === 'code' && runsRuntime(raw) ? { ...raw, kind: 'eval' } : raw;
     const g = judge(f, r.checks, run);
     const pos = { file: sources.rel(f.sink.getSourceFile()), ...positionOf(f.sink) };
     const branch = entry.branches?.find((b) => f.chain[0]!.at.getStart() >= b.node.getStart() && f.chain[0]!.at.getEnd() <= b.node.getEnd()) ?? (entry.branches ? helperBranch(f.chain) : undefined);

@@ -24,6 +24,7 @@ export type GuardDetail =
   | 'pattern'
   | 'escaped'
   | 'argv-no-shell'
+  | 'option-check'
   | 'prefix-without-separator'
   | 'raw-path-check'
   | 'blocklist'

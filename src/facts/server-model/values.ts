@@ -296,3 +296,34 @@ export function constrainedArguments(schema: Node | undefined, sources: ParsedSo
   }
   return out;
 }
+
+/**
+ * Top-level argument names the input schema holds to an anchored pattern (a zod `.regex(/^…$/)`, a JSON Schema
+ * `pattern: '^…$'`), whatever characters it lets through: validated, for the rule on argument arrays (X-4).
+ */
+export function patternedArguments(schema: Node | undefined, sources: ParsedSources): string[] {
+  const shape = schemaShape(schema, sources);
+  if (!shape) return [];
+  const anchored = (re: string | undefined): boolean => re !== undefined && re.startsWith('^') && re.endsWith('$') && !re.endsWith('\\$');
+  const out: string[] = [];
+  for (const p of shape.obj.getProperties()) {
+    if (!Node.isPropertyAssignment(p)) continue;
+    const k = propertyName(p.getNameNode());
+    if (!k) continue;
+    const v = p.getInitializerOrThrow();
+    if (shape.kind === 'zod' ? anchored(zodRegex(v)) : anchored(constString(propertyValue(objectLiteralOf(v, sources), 'pattern'))?.value)) out.push(k);
+  }
+  return out;
+}
+
+/** The source of the `.regex(/…/)` in a zod chain, if any. */
+function zodRegex(node: Node): string | undefined {
+  let n = unwrap(node);
+  for (let i = 0; i < 12 && Node.isCallExpression(n); i++) {
+    const callee = unwrap(n.getExpression());
+    if (!Node.isPropertyAccessExpression(callee)) return undefined;
+    if (callee.getName() === 'regex') return regexSource(n.getArguments()[0]);
+    n = unwrap(callee.getExpression());
+  }
+  return undefined;
+}
