@@ -8,7 +8,7 @@ import { Run } from './flow/analysis.js';
 import { isRuntime, possibleStrings } from './flow/argv.js';
 import { keysMatch, storageKeys } from './flow/guards.js';
 import { instanceExports } from './flow/modules.js';
-import { BROWSER_MODULES, callSinkKind, classifySink, type Flow, type FlowStep, FS_MODULES, type Guard, type GuardDetail, HTTP_MODULES, NAVIGATION_NAMES, type SinkContext, type SinkMatch, type SinkSite } from './flow/sinks.js';
+import { BROWSER_MODULES, callSinkKind, classifySink, DOC_MODULES, type Flow, type FlowStep, FS_MODULES, type Guard, type GuardDetail, HTTP_MODULES, NAVIGATION_NAMES, type SinkContext, type SinkMatch, type SinkSite } from './flow/sinks.js';
 import { type Check, type Family, type FnResult, type Link, type RawFlow, type StoreWrite, type Taint, type Verdict } from './flow/taint.js';
 
 
@@ -50,6 +50,9 @@ import { type Check, type Family, type FnResult, type Link, type RawFlow, type S
  *     `new StdioClientTransport({ command, args })`.
  *   code — eval, Function / new Function, vm.runInNewContext/runInThisContext/runInContext/compileFunction,
  *     new vm.Script ('eval').
+ *   fs — also document libraries that open a path (xlsx readFile/writeFile, exceljs `wb.xlsx.readFile`, sharp
+ *     and its `toFile`, mammoth `{ path }`) and globbing (glob, fast-glob, globby, tinyglobby: the pattern and
+ *     `cwd`), see flow/sinks DOC_MODULES;
  *   fs — fs, fs/promises, fs-extra, graceful-fs: the read family (readFile, readdir, readJson…, not the
  *     file-descriptor reads), open, opendir, createReadStream ('read'); the write, append, mkdir, output
  *     families, copyFile, cp, copy, rename, move, truncate, symlink, link, createWriteStream ('write'); rm,
@@ -69,7 +72,9 @@ import { type Check, type Family, type FnResult, type Link, type RawFlow, type S
  * Guards (mechanical). A check counts for a flow when
  *   - it tests the value on the flow's path: the same variable or expression, or a value derived from the
  *     same argument (not merely a piece of it such as `url.protocol`, `p.split('/')[0]` or `extname(p)`, and
- *     not the whole arguments object);
+ *     not the whole arguments object, nor another property of an object both came through: `note.dir`
+ *     checked, `note.file` written); a path confinement made on a resolved copy (`full = path.resolve(root,
+ *     p)`) does not count for a file-system call given the unresolved `p` itself;
  *   - it is in a guarding position: in an `if` whose branch rejects (throw, continue, break, `return`
  *     nothing / false / null / an `isError` result / an error call), in what a predicate returns, kept in a
  *     variable, or asserted — it then guards what comes after it; or in an `if`/`?:` condition or a
@@ -120,8 +125,26 @@ const detailRank = (d: GuardDetail | undefined): number => (d === 'roots-writabl
 function relevant(c: Check, f: RawFlow, rootKeys: ReadonlySet<string>): boolean {
   if (c.subjectKey && f.taint.keys.has(c.subjectKey) && !rootKeys.has(c.subjectKey)) return true;
   if (c.part && !((f.kind === 'http' || f.kind === 'navigate') && c.lookup)) return false;
-  for (const k of c.keys) if (f.taint.keys.has(k) && !rootKeys.has(k)) return true;
+  // A path confinement made here on a resolved copy (`full = path.resolve(root, p)`) does not confine a call
+  // given the unresolved value itself (`readFile(p)`): that call resolves it against another folder.
+  if (f.kind === 'fs' && c.at === c.node && c.verdict.fs?.guard === 'sound' && !f.taint.resolved && !f.taint.basename && c.subjectKey !== undefined) return false;
+  for (const k of c.keys) if (f.taint.keys.has(k) && !rootKeys.has(k) && !(f.kind === 'fs' && siblings(k, c.keys, f.taint.keys))) return true;
   return false;
+}
+
+/**
+ * Are the checked value and the sink's value two different properties of the object both went through
+ * (`note.dir` checked, `note.file` written)? Then that object is not what they share.
+ */
+function siblings(k: string, a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  const props = (keys: ReadonlySet<string>): Set<string> => {
+    const out = new Set<string>();
+    for (const x of keys) if (x.startsWith(k + '.')) out.add(x.slice(k.length + 1).split('.')[0]!);
+    return out;
+  };
+  const pa = props(a);
+  const pb = props(b);
+  return pa.size > 0 && pb.size > 0 && ![...pa].some((x) => pb.has(x));
 }
 
 /**
@@ -151,8 +174,7 @@ function judge(f: RawFlow, checks: Check[], run: Run): { guard: Guard; detail?: 
   if (f.kind === 'argument') {
     // An element of a fixed program's argument array: red only where it may be read as an option (flow/argv.ts).
     if (f.taint.validated) return { guard: 'sound', detail: 'pattern' };
-    // A resolved path (path.resolve/join, realpath) is not read as an option either.
-    if (f.taint.argv === 'safe' || f.taint.argv === 'code' || f.taint.resolved) return { guard: 'sound', detail: 'argv-no-shell' };
+    if (f.taint.argv === 'safe' || f.taint.argv === 'code') return { guard: 'sound', detail: 'argv-no-shell' };
   }
   if (f.kind === 'fs' && f.taint.basename) return { guard: 'sound', detail: 'basename' };
   if (f.kind === 'shell' && f.taint.escaped) return { guard: 'sound', detail: 'escaped' };
@@ -301,7 +323,7 @@ function entryFlows(entry: HandlerEntry, r: FnResult, run: Run, sources: ParsedS
 const SINK_KINDS = afterLoad(() => [SyntaxKind.CallExpression, SyntaxKind.NewExpression, SyntaxKind.TaggedTemplateExpression] as const);
 /** Modules whose members classifySink knows (after `node:` is stripped). */
 const SINK_MODULES = new Set([
-  'child_process', 'cross-spawn', 'execa', 'shelljs', 'zx', 'vm', ...FS_MODULES, ...HTTP_MODULES,
+  'child_process', 'cross-spawn', 'execa', 'shelljs', 'zx', 'vm', ...FS_MODULES, ...HTTP_MODULES, ...DOC_MODULES, 'exceljs',
   'axios', 'got', 'node-fetch', 'cross-fetch', 'undici', 'ky',
 ]);
 /** Names a sink can have without an import: globals (eval, Function, fetch) and the SDK's StdioClientTransport. */

@@ -520,7 +520,8 @@ class FnAnalysis {
           sink: n,
           match,
           kind: part.kind,
-          taint: { ...t, keys: unionKeys(new Set(), ts.flatMap((x) => (x ? [...x.keys] : []))) },
+          // resolved: every tainted operand went through path.resolve/join or realpath (merge does not keep it).
+          taint: { ...t, keys: unionKeys(new Set(), ts.flatMap((x) => (x ? [...x.keys] : []))), ...(ts.every((x) => !x || x.resolved) ? { resolved: true } : {}) },
           chain: [{ fn: this.fn, at: n }],
           steps: [...t.steps, n],
           ...(urlShape ? { urlShape } : {}),

@@ -61,7 +61,8 @@ function elementsArgv(els: Node[], taintOf: (e: Node) => Taint | undefined): { a
     const t = taintOf(spread ? el.getExpression() : el);
     const lit = spread ? undefined : constString(el)?.value;
     if (t) {
-      if (endOfOptions) positions.push('safe');
+      // A resolved path (path.resolve/join, realpath) is absolute: not read as an option either.
+      if (endOfOptions || t.resolved) positions.push('safe');
       else if (spread) positions.push(t.argv);
       else if (prev !== undefined && CODE_FLAGS.has(prev)) positions.push('code');
       else if (prev !== undefined && /^-{1,2}[A-Za-z][\w-]*$/.test(prev)) positions.push('safe');
