@@ -244,6 +244,14 @@ class FnAnalysis {
       // allowed.push(dir), roots.add(dir), settings.set(key, value), Object.assign(config, changes): a write of the collection.
       if (Node.isPropertyAccessExpression(callee) && STORE_MUTATORS.has(callee.getName()) && n.getArguments().some((a) => this.taintOf(a))) this.recordWrite(callee.getExpression(), n);
       if (Node.isPropertyAccessExpression(callee) && callee.getText() === 'Object.assign' && n.getArguments().slice(1).some((a) => this.taintOf(a)) && n.getArguments()[0]) this.recordWrite(n.getArguments()[0]!, n, true);
+      // writeFile(tmp, code): the file now holds the client's text; run by a language runtime it is code (flow/argv.ts).
+      const fo = Node.isIdentifier(callee) || Node.isPropertyAccessExpression(callee) ? originCached(callee, this.run_.sources) : undefined;
+      const [dest, data] = n.getArguments();
+      if (fo && FS_MODULES.has(fo.module) && /^(?:writeFile|writeFileSync|outputFile|outputFileSync)$/.test(last(fo)) && dest && data && this.taintOf(data)) {
+        const id = unwrap(dest);
+        const d = Node.isIdentifier(id) ? declarationOf(id) : undefined;
+        if (d && !this.taintOf(id)) this.set(d, { keys: new Set(), steps: [...this.taintOf(data)!.steps, n], codeFile: true, argv: 'code' }, n);
+      }
       if (!Node.isPropertyAccessExpression(callee)) return;
       // args.push(name) on a local array: the array now holds the value (its place read as in flow/argv.ts).
       const recvId = unwrap(callee.getExpression());
@@ -515,6 +523,9 @@ class FnAnalysis {
         const ts = part.exprs.map((e) => this.taintOf(e));
         const t = merge(ts);
         if (!t) continue;
+        // A file that holds the client's text is not a client-chosen path, URL or command: it matters only as a
+        // program's argument (flow/argv.ts).
+        if (t.codeFile && part.kind !== 'argument') continue;
         const urlShape = part.kind === 'http' || part.kind === 'navigate' ? this.destination(n, t) : undefined;
         flows.push({
           sink: n,

@@ -11,9 +11,10 @@ import { piecesOf, worstArgv, type ArgvPosition, type Taint } from './taint.js';
  * runtime (`spawn('python3', ['-c', code])`, `node -e`).
  */
 
-/** Language runtimes that run code given on their command line. */
+/** Language runtimes (and shells) that run code given on their command line or in a script file. */
 const RUNTIMES = new Set([
   'python', 'python2', 'python3', 'py', 'node', 'nodejs', 'bun', 'deno', 'ruby', 'perl', 'php', 'Rscript', 'osascript', 'lua', 'julia', 'tsx', 'ts-node',
+  'sh', 'bash', 'zsh', 'pwsh', 'powershell',
 ]);
 /** The flags after which those runtimes read code (`python -c`, `node -e`/`-p`, `ruby -e`, `perl -e`, `php -r`, `deno eval`). */
 const CODE_FLAGS = new Set(['-c', '-e', '-E', '--eval', '-p', '--print', '-r', 'eval']);
@@ -62,7 +63,9 @@ function elementsArgv(els: Node[], taintOf: (e: Node) => Taint | undefined): { a
     const lit = spread ? undefined : constString(el)?.value;
     if (t) {
       // A resolved path (path.resolve/join, realpath) is absolute: not read as an option either.
-      if (endOfOptions || t.resolved) positions.push('safe');
+      // A file the client's text was written to is a script, wherever it sits.
+      if (t.codeFile) positions.push('code');
+      else if (endOfOptions || t.resolved) positions.push('safe');
       else if (spread) positions.push(t.argv);
       else if (prev !== undefined && CODE_FLAGS.has(prev)) positions.push('code');
       else if (prev !== undefined && /^-{1,2}[A-Za-z][\w-]*$/.test(prev)) positions.push('safe');
