@@ -1,7 +1,8 @@
 import { Node, type ArrayLiteralExpression, type Identifier } from '../morph.js';
-import { declarationOf, initializerOf } from '../scope.js';
+import { initializerOf } from '../scope.js';
 import { constString } from '../server-model.js';
 import { unwrap } from '../ts-source.js';
+import { possibleStrings } from './sinks.js';
 import { piecesOf, worstArgv, type ArgvPosition, type Taint } from './taint.js';
 
 /**
@@ -23,22 +24,6 @@ const CODE_FLAGS = new Set(['-c', '-e', '-E', '--eval', '-p', '--print', '-r', '
 export function isRuntime(name: string): boolean {
   const base = (name.split(/[\\/]/).pop() ?? '').replace(/\.exe$/i, '');
   return RUNTIMES.has(base) || /^python3?\.\d+$/.test(base);
-}
-
-/** The string values an expression may take: a literal, a const holding one, both sides of `??`/`||`/`?:`. */
-export function possibleStrings(n: Node | undefined, depth = 0): string[] {
-  if (!n || depth > 4) return [];
-  const u = unwrap(n);
-  const c = constString(u)?.value;
-  if (c !== undefined) return [c];
-  if (Node.isConditionalExpression(u)) return [...possibleStrings(u.getWhenTrue(), depth + 1), ...possibleStrings(u.getWhenFalse(), depth + 1)];
-  if (Node.isBinaryExpression(u) && ['??', '||'].includes(u.getOperatorToken().getText())) return [...possibleStrings(u.getLeft(), depth + 1), ...possibleStrings(u.getRight(), depth + 1)];
-  if (Node.isIdentifier(u)) {
-    const d = declarationOf(u);
-    const init = d ? initializerOf(d) : undefined;
-    return init ? possibleStrings(init, depth + 1) : [];
-  }
-  return [];
 }
 
 /**

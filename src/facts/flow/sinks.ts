@@ -144,7 +144,7 @@ function shellOption(opts: Node[], sources: ParsedSources): boolean {
 }
 
 /** The string values an expression may take: literals, consts, `??`/`||` defaults, both branches of `?:`. */
-function possibleStrings(n: Node | undefined, depth = 0): string[] {
+export function possibleStrings(n: Node | undefined, depth = 0): string[] {
   if (!n || depth > 4) return [];
   const u = unwrap(n);
   const c = constString(u)?.value;

@@ -151,17 +151,8 @@ const CONSTRAINED_ZOD = new Set(['enum', 'nativeEnum', 'literal', 'number', 'int
 
 /** The safety of a `.regex(/…/)` in a zod chain, if any. */
 function zodPattern(node: Node): { shell: boolean; path: boolean } | undefined {
-  let n = unwrap(node);
-  for (let i = 0; i < 12 && Node.isCallExpression(n); i++) {
-    const callee = unwrap(n.getExpression());
-    if (!Node.isPropertyAccessExpression(callee)) return undefined;
-    if (callee.getName() === 'regex') {
-      const re = regexSource(n.getArguments()[0]);
-      return re === undefined ? undefined : patternSafety(re);
-    }
-    n = unwrap(callee.getExpression());
-  }
-  return undefined;
+  const re = zodRegex(node);
+  return re === undefined ? undefined : patternSafety(re);
 }
 
 /** The root factory name of a zod chain: `z.enum([...]).optional().describe('…')` → 'enum' (and its arguments). */
