@@ -290,7 +290,8 @@ export function constrainedArguments(schema: Node | undefined, sources: ParsedSo
 
 /**
  * Top-level argument names the input schema holds to an anchored pattern (a zod `.regex(/^…$/)`, a JSON Schema
- * `pattern: '^…$'`), whatever characters it lets through: validated, for the rule on argument arrays (X-4).
+ * `pattern: '^…$'`), whatever characters it lets through, or to a format (`.url()`, `format: 'uri'`, a date, a
+ * UUID, an IP): validated, for the rule on argument arrays (X-4).
  */
 export function patternedArguments(schema: Node | undefined, sources: ParsedSources): string[] {
   const shape = schemaShape(schema, sources);
@@ -302,9 +303,29 @@ export function patternedArguments(schema: Node | undefined, sources: ParsedSour
     const k = propertyName(p.getNameNode());
     if (!k) continue;
     const v = p.getInitializerOrThrow();
-    if (shape.kind === 'zod' ? anchored(zodRegex(v)) : anchored(constString(propertyValue(objectLiteralOf(v, sources), 'pattern'))?.value)) out.push(k);
+    if (shape.kind === 'zod' ? anchored(zodRegex(v)) || zodFormatted(v) : jsonValidated(objectLiteralOf(v, sources))) out.push(k);
   }
   return out;
+
+  function jsonValidated(o: ObjectLiteralExpression | undefined): boolean {
+    return anchored(constString(propertyValue(o, 'pattern'))?.value) || VALUE_FORMATS.has(constString(propertyValue(o, 'format'))?.value ?? '');
+  }
+}
+
+/** Formats whose values cannot start with `-` (a URL starts with its scheme, a date with a digit…). */
+const VALUE_FORMATS = new Set(['uri', 'url', 'date-time', 'date', 'time', 'uuid', 'ipv4', 'ipv6']);
+const ZOD_FORMATS = new Set(['url', 'uuid', 'cuid', 'cuid2', 'ulid', 'datetime', 'date', 'time', 'ip', 'ipv4', 'ipv6']);
+
+/** A zod string chain with a format check (`z.string().url()`, `.uuid()`, `.datetime()`). */
+function zodFormatted(node: Node): boolean {
+  let n = unwrap(node);
+  for (let i = 0; i < 12 && Node.isCallExpression(n); i++) {
+    const callee = unwrap(n.getExpression());
+    if (!Node.isPropertyAccessExpression(callee)) return false;
+    if (ZOD_FORMATS.has(callee.getName())) return true;
+    n = unwrap(callee.getExpression());
+  }
+  return false;
 }
 
 /** The source of the `.regex(/…/)` in a zod chain, if any. */
