@@ -5,9 +5,10 @@ import { constString, modelFiles, serverModel, type HandlerEntry } from './serve
 import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCalleeName, rawOfKinds, rawUnwrap, positionOf, wrapNode, type NamedFilter, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
 import { Run } from './flow/analysis.js';
+import { isRuntime } from './flow/argv.js';
 import { keysMatch, storageKeys } from './flow/guards.js';
 import { instanceExports } from './flow/modules.js';
-import { BROWSER_MODULES, callSinkKind, CONNECT_MODULES, classifySink, type Flow, type FlowStep, FS_MODULES, type Guard, type GuardDetail, HTTP_MODULES, NAVIGATION_NAMES, type SinkContext, type SinkMatch, type SinkSite } from './flow/sinks.js';
+import { BROWSER_MODULES, callSinkKind, CONNECT_MODULES, classifySink, DOC_MODULES, possibleStrings, type Flow, type FlowStep, FS_MODULES, type Guard, type GuardDetail, HTTP_MODULES, NAVIGATION_NAMES, type SinkContext, type SinkMatch, type SinkSite } from './flow/sinks.js';
 import { type Check, type Family, type FnResult, type Link, type RawFlow, type StoreWrite, type Taint, type Verdict } from './flow/taint.js';
 
 
@@ -49,6 +50,9 @@ import { type Check, type Family, type FnResult, type Link, type RawFlow, type S
  *     `new StdioClientTransport({ command, args })`.
  *   code — eval, Function / new Function, vm.runInNewContext/runInThisContext/runInContext/compileFunction,
  *     new vm.Script ('eval').
+ *   fs — also document libraries that open a path (xlsx readFile/writeFile, exceljs `wb.xlsx.readFile`, sharp
+ *     and its `toFile`, mammoth `{ path }`) and globbing (glob, fast-glob, globby, tinyglobby: the pattern and
+ *     `cwd`), see flow/sinks DOC_MODULES;
  *   fs — fs, fs/promises, fs-extra, graceful-fs: the read family (readFile, readdir, readJson…, not the
  *     file-descriptor reads), open, opendir, createReadStream ('read'); the write, append, mkdir, output
  *     families, copyFile, cp, copy, rename, move, truncate, symlink, link, createWriteStream ('write'); rm,
@@ -68,7 +72,9 @@ import { type Check, type Family, type FnResult, type Link, type RawFlow, type S
  * Guards (mechanical). A check counts for a flow when
  *   - it tests the value on the flow's path: the same variable or expression, or a value derived from the
  *     same argument (not merely a piece of it such as `url.protocol`, `p.split('/')[0]` or `extname(p)`, and
- *     not the whole arguments object);
+ *     not the whole arguments object, nor another property of an object both came through: `note.dir`
+ *     checked, `note.file` written); a path confinement made on a resolved copy (`full = path.resolve(root,
+ *     p)`) does not count for a file-system call given the unresolved `p` itself;
  *   - it is in a guarding position: in an `if` whose branch rejects (throw, continue, break, `return`
  *     nothing / false / null / an `isError` result / an error call), in what a predicate returns, kept in a
  *     variable, or asserted — it then guards what comes after it; or in an `if`/`?:` condition or a
@@ -119,8 +125,26 @@ const detailRank = (d: GuardDetail | undefined): number => (d === 'roots-writabl
 function relevant(c: Check, f: RawFlow, rootKeys: ReadonlySet<string>): boolean {
   if (c.subjectKey && f.taint.keys.has(c.subjectKey) && !rootKeys.has(c.subjectKey)) return true;
   if (c.part && !((f.kind === 'http' || f.kind === 'navigate') && c.lookup)) return false;
-  for (const k of c.keys) if (f.taint.keys.has(k) && !rootKeys.has(k)) return true;
+  // A path confinement made here on a resolved copy (`full = path.resolve(root, p)`) does not confine a call
+  // given the unresolved value itself (`readFile(p)`): that call resolves it against another folder.
+  if (f.kind === 'fs' && c.at === c.node && c.verdict.fs?.guard === 'sound' && !f.taint.resolved && !f.taint.basename && c.subjectKey !== undefined) return false;
+  for (const k of c.keys) if (f.taint.keys.has(k) && !rootKeys.has(k) && !(f.kind === 'fs' && siblings(k, c.keys, f.taint.keys))) return true;
   return false;
+}
+
+/**
+ * Are the checked value and the sink's value two different properties of the object both went through
+ * (`note.dir` checked, `note.file` written)? Then that object is not what they share.
+ */
+function siblings(k: string, a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  const props = (keys: ReadonlySet<string>): Set<string> => {
+    const out = new Set<string>();
+    for (const x of keys) if (x.startsWith(k + '.')) out.add(x.slice(k.length + 1).split('.')[0]!);
+    return out;
+  };
+  const pa = props(a);
+  const pb = props(b);
+  return pa.size > 0 && pb.size > 0 && ![...pa].some((x) => pb.has(x));
 }
 
 /**
@@ -147,11 +171,15 @@ function rootsWriter(c: Check, run: Run): StoreWrite | undefined {
 
 function judge(f: RawFlow, checks: Check[], run: Run): { guard: Guard; detail?: GuardDetail; at?: Node; writer?: string } {
   const rootKeys = run.rootKeys;
-  if (f.kind === 'argument') return { guard: 'sound', detail: 'argv-no-shell' };
+  if (f.kind === 'argument') {
+    // An element of a fixed program's argument array: red only where it may be read as an option (flow/argv.ts).
+    if (f.taint.validated) return { guard: 'sound', detail: 'pattern' };
+    if (f.taint.argv === 'safe' || f.taint.argv === 'code') return { guard: 'sound', detail: 'argv-no-shell' };
+  }
   if (f.kind === 'fs' && f.taint.basename) return { guard: 'sound', detail: 'basename' };
   if (f.kind === 'shell' && f.taint.escaped) return { guard: 'sound', detail: 'escaped' };
-  const family: Family = f.kind === 'fs' ? 'fs' : 'process';
-  let best: { guard: Guard; detail?: GuardDetail; at?: Node; writer?: string } = f.taint.replaced
+  const family: Family = f.kind === 'fs' ? 'fs' : f.kind === 'argument' ? 'argv' : 'process';
+  let best: { guard: Guard; detail?: GuardDetail; at?: Node; writer?: string } = f.taint.replaced && family !== 'argv'
     ? { guard: 'unsound', detail: family === 'fs' ? 'raw-path-check' : 'blocklist', at: f.steps.find((s) => /\.replace(?:All)?\(/.test(s.getText())) }
     : { guard: 'none' };
   for (const c of checks) {
@@ -171,6 +199,13 @@ function judge(f: RawFlow, checks: Check[], run: Run): { guard: Guard; detail?: 
     }
   }
   return best;
+}
+
+/** Is the program of an argument flow a language runtime: named in the array, at the sink, or by a call on the way (`run('python3', ['-c', code])`)? */
+function runsRuntime(f: RawFlow): boolean {
+  if (f.taint.argvRuntime) return true;
+  const calls = [f.sink, ...f.chain.map((l) => l.at)];
+  return calls.some((c) => (Node.isCallExpression(c) || Node.isNewExpression(c)) && (c.getArguments() as Node[]).some((a) => possibleStrings(a).some(isRuntime)));
 }
 
 /* ---------------------------------------------------------------- public */
@@ -239,6 +274,7 @@ function analyzeEntry(entry: HandlerEntry, run: Run): FnResult | undefined {
     params[input.param] = {
       prefix: input.path.length ? input.path : undefined,
       safe: input.path.length ? undefined : new Set(entry.constrained),
+      ...(!input.path.length && entry.patterned?.length ? { patterned: new Set(entry.patterned) } : {}),
       root: true,
       keys: new Set(),
       steps: [],
@@ -250,7 +286,9 @@ function analyzeEntry(entry: HandlerEntry, run: Run): FnResult | undefined {
 function entryFlows(entry: HandlerEntry, r: FnResult, run: Run, sources: ParsedSources): Flow[] {
   const at = (n: Node): FlowStep => ({ file: sources.rel(n.getSourceFile()), line: positionOf(n).line });
   const bySink = new Map<string, Flow>();
-  for (const f of r.flows) {
+  for (const raw of r.flows) {
+    // Code handed to a language runtime on its command line (`python3 -c`, `node -e`) is evaluated.
+    const f: RawFlow = raw.kind === 'argument' && raw.taint.argv === 'code' && runsRuntime(raw) ? { ...raw, kind: 'eval' } : raw;
     const g = judge(f, r.checks, run);
     const pos = { file: sources.rel(f.sink.getSourceFile()), ...positionOf(f.sink) };
     const branch = entry.branches?.find((b) => f.chain[0]!.at.getStart() >= b.node.getStart() && f.chain[0]!.at.getEnd() <= b.node.getEnd()) ?? (entry.branches ? helperBranch(f.chain) : undefined);
@@ -285,7 +323,7 @@ function entryFlows(entry: HandlerEntry, r: FnResult, run: Run, sources: ParsedS
 const SINK_KINDS = afterLoad(() => [SyntaxKind.CallExpression, SyntaxKind.NewExpression, SyntaxKind.TaggedTemplateExpression] as const);
 /** Modules whose members classifySink knows (after `node:` is stripped). */
 const SINK_MODULES = new Set([
-  'child_process', 'cross-spawn', 'execa', 'shelljs', 'zx', 'vm', ...FS_MODULES, ...HTTP_MODULES,
+  'child_process', 'cross-spawn', 'execa', 'shelljs', 'zx', 'vm', ...FS_MODULES, ...HTTP_MODULES, ...DOC_MODULES, 'exceljs',
   'axios', 'got', 'node-fetch', 'cross-fetch', 'undici', 'ky', ...Object.keys(CONNECT_MODULES),
 ]);
 /** Names a sink can have without an import: globals (eval, Function, fetch, WebSocket) and the SDK's StdioClientTransport. */

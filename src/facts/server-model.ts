@@ -4,7 +4,7 @@ import { declarationOf, functionOf, initializerOf, type FunctionLikeNode } from 
 import { inTreeOrder, moduleSpecs, namedFilter, parsedSources, rawOfKinds, wrapNode, positionOf, unwrap, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
 import { dispatchBranches, listedObjects, mappedDefinitions } from './server-model/returns.js';
-import { booleanAnnotations, constrainedArguments, constString, looksLikeAnnotations, methodOf, objectLiteralOf, propertyValue } from './server-model/values.js';
+import { booleanAnnotations, constrainedArguments, patternedArguments, constString, looksLikeAnnotations, methodOf, objectLiteralOf, propertyValue } from './server-model/values.js';
 
 
 /**
@@ -141,6 +141,8 @@ export interface HandlerEntry extends SourceSpot {
   inputs: EntryInput[];
   /** Top-level argument names the input schema restricts to non-text values (enum, literal, number, boolean), for SDK-validated handlers. */
   constrained: string[];
+  /** Top-level argument names the input schema holds to an anchored pattern (for argument arrays, facts/flow/argv.ts). */
+  patterned?: string[];
   /** A low-level dispatcher: each branch handles the named tool/prompt. */
   branches?: { name: string; node: Node }[];
 }
@@ -573,7 +575,7 @@ function build(sources: ParsedSources): ServerModel {
   for (const t of tools) {
     if (!t.handler || !['registerTool', 'tool', 'addTool'].includes(t.api)) continue;
     const hasArgs = t.api === 'addTool' || t.inputSchema !== undefined;
-    entries.push(entryOf(t, 'tool', hasArgs ? [{ param: 0, path: [] }] : [], constrainedArguments(t.inputSchema, sources)));
+    entries.push({ ...entryOf(t, 'tool', hasArgs ? [{ param: 0, path: [] }] : [], constrainedArguments(t.inputSchema, sources)), patterned: patternedArguments(t.inputSchema, sources) });
   }
   for (const p of prompts) {
     if (!p.handler || !['registerPrompt', 'prompt', 'addPrompt'].includes(p.api)) continue;

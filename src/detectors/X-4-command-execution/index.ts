@@ -12,14 +12,18 @@ import python from './python.js';
  *     `sh -c`, shelljs, execa with the shell option);
  *   - 'argument-chooses-program': the value is the program launched (spawn/execFile/fork/execa/
  *     StdioClientTransport command);
- *   - 'argument-reaches-eval': eval, Function, the vm module;
+ *   - 'argument-reaches-eval': eval, Function, the vm module, or a language runtime given the value as code on
+ *     its command line (`spawn('python3', ['-c', code])`, `node -e`, through wrappers that name the runtime);
+ *   - 'argument-as-option': the value is an element of a fixed program's argument array where it may be read as
+ *     an option (`execFile('kubectl', ['get', kind])`, execa with an array): not after `--`, not glued to fixed
+ *     text, not the value of a fixed option, with no allowlist, anchored pattern or `startsWith('-')` check
+ *     before it and no pattern in the schema;
  *   - 'blocklist-guard': the only check before the sink is a blocklist (`includes(';')`, an unanchored
  *     regex, `replace`), where an allowlist is required.
  * Sound guards (see facts/flow): an allowlist (`includes`/`has`/`in`/`===`/`switch` on literals), an
  * anchored allowlist regex, a schema restricting the argument to an enum, number, boolean or strict pattern,
  * shell quoting, a confirmation the human gives (the value handed to a function that asks through an
- * elicitation, whose answer decides whether the handler goes on); a value
- * passed only as an element of the argument array of a fixed program without a shell is not reported.
+ * elicitation, whose answer decides whether the handler goes on).
  * The commands are followed through classes (exported instances, singletons, fields, constructors) and
  * modules (see facts/flow).
  * No JavaScript/TypeScript source: could-not-judge 'no-source', or not-applicable 'no-js-source' when the
@@ -28,8 +32,14 @@ import python from './python.js';
  * One finding per sink; the tools that reach it are named together.
  */
 
-const MESSAGE: Record<string, string> = { shell: 'argument-in-shell-command', process: 'argument-chooses-program', eval: 'argument-reaches-eval' };
+const MESSAGE: Record<string, string> = {
+  shell: 'argument-in-shell-command',
+  process: 'argument-chooses-program',
+  eval: 'argument-reaches-eval',
+  argument: 'argument-as-option',
+};
 const rank = { none: 2, unsound: 1, sound: 0 } as const;
+const KIND_ORDER = ['shell', 'eval', 'process', 'argument'];
 
 export default [
   defineDetector({
@@ -41,6 +51,7 @@ export default [
       'argument-in-shell-command': ['entry', 'name', 'call'],
       'argument-chooses-program': ['entry', 'name', 'call'],
       'argument-reaches-eval': ['entry', 'name', 'call'],
+      'argument-as-option': ['entry', 'name', 'call'],
       'blocklist-guard': ['entry', 'name', 'call', 'guardLine'],
     },
     judge({ inputs: { repo } }) {
@@ -55,8 +66,8 @@ export default [
       }
       const findings: Finding[] = [];
       for (const flows of bySink.values()) {
-        // The worst flow decides: no guard, then a blocklist; a shell sink before a program sink.
-        const worst = [...flows].sort((a, b) => rank[b.guard] - rank[a.guard] || (a.sinkKind === 'shell' ? -1 : b.sinkKind === 'shell' ? 1 : 0))[0]!;
+        // The worst flow decides: no guard, then a blocklist; a shell, then code, a program, an option.
+        const worst = [...flows].sort((a, b) => rank[b.guard] - rank[a.guard] || KIND_ORDER.indexOf(a.sinkKind) - KIND_ORDER.indexOf(b.sinkKind))[0]!;
         const names = [...new Set(flows.map((f) => f.tool))].sort().join(', ');
         const data = { entry: worst.entryKind, name: names, call: worst.sinkCall };
         const location = { file: worst.file, line: worst.line, column: worst.column };

@@ -1,8 +1,8 @@
-import { Node, SyntaxKind, ts, type SourceFile } from '../../facts/morph.js';
+import { Node, SyntaxKind, ts, type CallExpression, type SourceFile } from '../../facts/morph.js';
 import { defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
-import { originOf, resolveRelativeModule } from '../../facts/scope.js';
+import { declarationOf, initializerOf, originOf, resolveRelativeModule } from '../../facts/scope.js';
 import { namesAnyModule, ofKinds, positionOf, stringValue, unwrap } from '../../facts/ts-source.js';
 import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { isFunctionLike } from '../../facts/scope.js';
@@ -25,7 +25,13 @@ import { judgePythonStdout } from './python.js';
  *   - a pino logger created without a destination (pino writes to stdout by default) or with stdout
  *     as its destination;
  *   - a winston Console transport without `stderrLevels` (it writes every level to stdout by default), a
- *     bunyan logger created without `stream`/`streams` (bunyan writes to stdout by default).
+ *     bunyan logger created without `stream`/`streams` (bunyan writes to stdout by default);
+ *   - other loggers on their stdout defaults: a log4js configuration with a `stdout` or `console` appender (or no
+ *     configuration and a level set on a logger), consola's default instance at info level and below (`log`,
+ *     `info`, `success`, `start`, `box`…), signale's default instance, a tslog `new Logger()` that is not
+ *     `type: 'hidden'`, loglevel's `info`/`debug`/`log` once a level at or below info is set, and a `debug`
+ *     instance pointed at `console.log`; instances made with options (`createConsola`, `new Signale`) are not read;
+ *   - `process.stdout` kept in a variable and written (`const { stdout } = process; stdout.write(…)`).
  * Writes on a path the stdio mode never takes are not findings (modes.ts: `--help`, `--list-tools`, an
  * HTTP-only branch, a function called only from such paths).
  *
@@ -122,6 +128,14 @@ const isGlobal = (n: Node, name: string): boolean => {
   return m === '<global>' || m === name;
 };
 
+/** `process.stdout`, written as such or kept in a variable (`const out = process.stdout`, `const { stdout } = process`). */
+function stdoutOf(obj: Node): boolean {
+  if (Node.isPropertyAccessExpression(obj) && obj.getName() === 'stdout' && isGlobal(obj.getExpression(), 'process')) return true;
+  if (!Node.isIdentifier(obj)) return false;
+  const o = originOf(obj);
+  return !!o && (o.module === '<global>' || o.module === 'process') && o.path.join('.') === (o.module === 'process' ? 'stdout' : 'process.stdout');
+}
+
 /** Console methods the source points elsewhere: `console.log = console.error` and the like. */
 function reassignedConsole(files: SourceFile[]): Set<string> {
   const out = new Set<string>();
@@ -185,6 +199,85 @@ function loggerToStdout(n: Node): 'winston' | 'bunyan' | undefined {
   return undefined;
 }
 
+/** consola methods at the default level (info) or above that its reporters write to stdout (error, warn and fatal go to stderr). */
+const CONSOLA_STDOUT = new Set(['log', 'info', 'success', 'start', 'ready', 'box', 'debug', 'trace', 'verbose']);
+/** signale's loggers: the default instance writes every one of them to stdout. */
+const SIGNALE_METHODS = new Set(['await', 'complete', 'debug', 'error', 'fatal', 'fav', 'info', 'log', 'note', 'pause', 'pending', 'star', 'start', 'success', 'wait', 'warn', 'watch']);
+/** loglevel methods bound to console.log / info / debug (stdout); warn and error go to stderr, trace to console.trace (stderr). */
+const LOGLEVEL_STDOUT = new Set(['info', 'debug', 'log']);
+export const MORE_LOGGERS = ['log4js', 'consola', 'signale', 'tslog', 'loglevel', 'debug'];
+
+/** The last names of an origin without `default` (an ES default import read through CommonJS). */
+const names = (path: string[]): string[] => path.filter((p) => p !== 'default');
+
+/** Files that call `<lib>.<method>(…)` for one of `methods` (on the module's own export), with that call's argument texts. */
+function callsOf(files: SourceFile[], mod: string, methods: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const sf of files) {
+    if (!namesAnyModule(sf, [mod])) continue;
+    for (const n of ofKinds(sf, [SyntaxKind.CallExpression], rawCallNamed(methods))) {
+      if (!Node.isCallExpression(n)) continue;
+      const o = originOf(n.getExpression());
+      const p = o && o.module === mod ? names(o.path) : undefined;
+      if (p && p.length >= 1 && methods.has(p[p.length - 1]!)) out.push(n.getArguments().map((a) => a.getText()).join(','));
+    }
+  }
+  return out;
+}
+
+/**
+ * Loggers of other libraries that write to stdout, from the calls of the stdio server's files (see the detector
+ * comment): returns the library, or undefined. `ctx` holds what the whole set of files says (a log4js
+ * configuration, a loglevel level).
+ */
+function moreLoggerToStdout(n: Node, ctx: { log4jsConfigs: string[]; loglevelLevels: string[] }): string | undefined {
+  if (Node.isNewExpression(n)) {
+    const o = originOf(n.getExpression());
+    if (o?.module !== 'tslog' || names(o.path).pop() !== 'Logger') return undefined;
+    // tslog prints with console.log unless its type is 'hidden' or its output is overwritten.
+    const a = n.getArguments()[0];
+    const obj = a ? unwrap(a) : undefined;
+    if (obj && !Node.isObjectLiteralExpression(obj)) return undefined;
+    const t = obj?.getText() ?? '';
+    return /type\s*:\s*['"]hidden['"]|overwrite\s*:/.test(t) || obj?.getProperties().some((p) => Node.isSpreadAssignment(p)) ? undefined : 'tslog';
+  }
+  if (Node.isBinaryExpression(n)) {
+    // debug.log = console.log(.bind(console)): the debug package, which writes to stderr, pointed at stdout.
+    const left = unwrap(n.getLeft());
+    if (!Node.isPropertyAccessExpression(left) || left.getName() !== 'log') return undefined;
+    const recv = unwrap(left.getExpression());
+    let o = originOf(recv);
+    // const debug = createDebug('app'): an instance made by the package.
+    const d = !o && Node.isIdentifier(recv) ? declarationOf(recv) : undefined;
+    const init = d ? initializerOf(d) : undefined;
+    if (init && Node.isCallExpression(unwrap(init))) o = originOf((unwrap(init) as CallExpression).getExpression());
+    if (o?.module !== 'debug') return undefined;
+    return /^console\.(?:log|info|debug)\b|process\.stdout/.test(n.getRight().getText().replace(/\s+/g, '')) ? 'debug' : undefined;
+  }
+  if (!Node.isCallExpression(n)) return undefined;
+  const o = originOf(n.getExpression());
+  if (!o) return undefined;
+  const p = names(o.path);
+  const m = p[p.length - 1] ?? '';
+  if (o.module === 'consola' && p.length >= 1 && CONSOLA_STDOUT.has(m) && (p.length === 1 || p[0] === 'consola')) return 'consola';
+  if (o.module === 'signale' && p.length === 1 && SIGNALE_METHODS.has(m)) return 'signale';
+  if (o.module === 'loglevel' && p.length === 1 && LOGLEVEL_STDOUT.has(m) && ctx.loglevelLevels.some((l) => /trace|debug|info|^['"]?[012]['"]?$/i.test(l))) return 'loglevel';
+  if (o.module === 'log4js' && m === 'configure') {
+    // A stdout or console appender in the configuration (the console appender calls console.log).
+    return /type\s*:\s*['"](?:stdout|console)['"]/.test(n.getArguments()[0]?.getText() ?? '') ? 'log4js' : undefined;
+  }
+  if (o.module === 'log4js' && m === 'getLogger' && ctx.log4jsConfigs.length === 0) {
+    // No configuration: log4js's default appender is stdout; it logs once a level is set on the logger.
+    const holder = n.getParent();
+    if (!Node.isVariableDeclaration(holder)) return undefined;
+    const name = holder.getName();
+    const text = n.getSourceFile().getFullText();
+    const level = new RegExp(`\\b${name.replace(/[$]/g, '\\$')}\\.level\\s*=\\s*['"](\\w+)['"]`).exec(text);
+    return level && level[1]!.toLowerCase() !== 'off' ? 'log4js' : undefined;
+  }
+  return undefined;
+}
+
 function isTransportWrite(call: Node): boolean {
   if (!Node.isCallExpression(call)) return false;
   if (call.getArguments().some((a) => /jsonrpc/i.test(a.getText()))) return true;
@@ -229,14 +322,15 @@ export default defineDetector({
       return false;
     };
     const findings: Finding[] = [];
+    const more = { log4jsConfigs: callsOf(files, 'log4js', new Set(['configure'])), loglevelLevels: callsOf(files, 'loglevel', new Set(['setLevel', 'setDefaultLevel', 'enableAll'])).map((a) => a || 'trace') };
     for (const sf of files) {
       const file = code.rel(sf);
       // Without pino named in the file (origins are read within a file), only console.* and .write calls can matter.
-      const loggers = namesAnyModule(sf, ['pino', 'winston', 'bunyan']);
+      const loggers = namesAnyModule(sf, ['pino', 'winston', 'bunyan', ...MORE_LOGGERS]);
       const raw = loggers ? undefined : rawCallNamed(STDOUT_CALLS);
-      for (const n of ofKinds(sf, loggers ? [SyntaxKind.CallExpression, SyntaxKind.NewExpression] : [SyntaxKind.CallExpression], raw)) {
+      for (const n of ofKinds(sf, loggers ? [SyntaxKind.CallExpression, SyntaxKind.NewExpression, SyntaxKind.BinaryExpression] : [SyntaxKind.CallExpression], raw)) {
         const at = { file, line: positionOf(n).line };
-        const library = loggers ? loggerToStdout(n) : undefined;
+        const library = loggers ? (loggerToStdout(n) ?? moreLoggerToStdout(n, more)) : undefined;
         if (library) {
           if (stands(n)) findings.push({ messageId: 'logger-stdout', data: { library }, location: at, evidence: n.getText().slice(0, 120) });
           continue;
@@ -250,7 +344,7 @@ export default defineDetector({
             if (stands(n)) findings.push({ messageId: 'stdout-write', data: { call: `console.${m}` }, location: at, evidence: n.getText().slice(0, 120) });
             continue;
           }
-          if (m === 'write' && Node.isPropertyAccessExpression(obj) && obj.getName() === 'stdout' && isGlobal(obj.getExpression(), 'process') && !isTransportWrite(n)) {
+          if (m === 'write' && (stdoutOf(obj)) && !isTransportWrite(n)) {
             if (stands(n)) findings.push({ messageId: 'stdout-write', data: { call: 'process.stdout.write' }, location: at, evidence: n.getText().slice(0, 120) });
             continue;
           }

@@ -4,8 +4,9 @@ import { constString, constrainedArguments, objectLiteralOf, propertyValue, rege
 import { propertyName, unwrap, wrapNode, type ParsedSources } from '../ts-source.js';
 import { asksHuman, CONFIRMED, guarding, openWhenEmpty, storageKeys, STORE_MUTATORS } from './guards.js';
 import { type Analyzable, classId, constructorOf, functionCached, functionsOfCallee, originCached, ownerClass, stripAwait } from './modules.js';
+import { arrayArgv, pushedArgv } from './argv.js';
 import { classifySink, FS_MODULES, type HttpRequest, httpRequestOf, last, MAX_DEPTH, type SinkContext, type SinkMatch, type SinkPart, type UrlShape } from './sinks.js';
-import { ALLOW, bodyNodes, type Check, CLOSED_BASE, CLOSED_ORIGIN, declKey, DENY, DENY_NAME, ESCAPE_MODULES, ESCAPE_NAME, exprKey, type Family, type FnResult, hasSeparator, isSep, ITERATING, liftKeys, merge, NON_TEXT_METHODS, OPEN_HOST, ownReturns, PARSE_METHODS, PART_METHODS, PASS_GLOBALS, PATH_MODULES, patternVerdict, type Piece, piecesOf, type RawFlow, RELATIVE, SCHEME, signature, type StoreWrite, type Taint, unionKeys, v, type Verdict, withKeys } from './taint.js';
+import { ALLOW, bodyNodes, type Check, CLOSED_BASE, CLOSED_ORIGIN, declKey, DENY, DENY_NAME, ESCAPE_MODULES, ESCAPE_NAME, exprKey, type Family, type FnResult, hasSeparator, isSep, ITERATING, liftKeys, merge, NON_TEXT_METHODS, worstArgv, OPEN_HOST, ownReturns, PARSE_METHODS, PART_METHODS, PASS_GLOBALS, PATH_MODULES, patternVerdict, type Piece, piecesOf, type RawFlow, RELATIVE, SCHEME, signature, type StoreWrite, type Taint, unionKeys, v, type Verdict, withKeys } from './taint.js';
 
 /**
  * Taint flow (facts/flow.ts), the propagation: one run over a handler (Run) and the analysis of one function
@@ -139,10 +140,13 @@ class FnAnalysis {
         basename: cur.basename || t.basename,
         escaped: cur.escaped || t.escaped,
       };
+      // An array that gets another value (`args.push(name)`) keeps the worst place of its values (flow/argv.ts).
+      const argv = cur.argv === t.argv ? cur.argv : worstArgv([cur.argv, t.argv]);
+      const argvRuntime = cur.argvRuntime || t.argvRuntime;
       const keys = withKeys(unionKeys(cur.keys, t.keys), extraKey);
-      const same = keys.size === cur.keys.size && (Object.keys(up) as (keyof typeof up)[]).every((k) => !!up[k] === !!cur[k]);
+      const same = keys.size === cur.keys.size && (Object.keys(up) as (keyof typeof up)[]).every((k) => !!up[k] === !!cur[k]) && argv === cur.argv && !!argvRuntime === !!cur.argvRuntime;
       if (same) return;
-      this.env.set(key, { ...cur, ...up, keys });
+      this.env.set(key, { ...cur, ...up, keys, argv, argvRuntime });
       this.changed = true;
       return;
     }
@@ -187,7 +191,8 @@ class FnAnalysis {
     }
     if (t.root && t.safe?.has(prop)) return undefined;
     if (prop === 'length') return undefined;
-    return { ...t, root: false, safe: undefined, part: t.part || !t.root, keys: withKeys(t.keys, key) };
+    const validated = t.validated || (!!t.root && !!t.patterned?.has(prop));
+    return { ...t, root: false, safe: undefined, patterned: undefined, validated, part: t.part || !t.root, keys: withKeys(t.keys, key) };
   }
 
   private element(t: Taint): Taint | undefined {
@@ -239,7 +244,26 @@ class FnAnalysis {
       // allowed.push(dir), roots.add(dir), settings.set(key, value), Object.assign(config, changes): a write of the collection.
       if (Node.isPropertyAccessExpression(callee) && STORE_MUTATORS.has(callee.getName()) && n.getArguments().some((a) => this.taintOf(a))) this.recordWrite(callee.getExpression(), n);
       if (Node.isPropertyAccessExpression(callee) && callee.getText() === 'Object.assign' && n.getArguments().slice(1).some((a) => this.taintOf(a)) && n.getArguments()[0]) this.recordWrite(n.getArguments()[0]!, n, true);
+      // writeFile(tmp, code): the file now holds the client's text; run by a language runtime it is code (flow/argv.ts).
+      const fo = Node.isIdentifier(callee) || Node.isPropertyAccessExpression(callee) ? originCached(callee, this.run_.sources) : undefined;
+      const [dest, data] = n.getArguments();
+      if (fo && FS_MODULES.has(fo.module) && /^(?:writeFile|writeFileSync|outputFile|outputFileSync)$/.test(last(fo)) && dest && data && this.taintOf(data)) {
+        const id = unwrap(dest);
+        const d = Node.isIdentifier(id) ? declarationOf(id) : undefined;
+        if (d && !this.taintOf(id)) this.set(d, { keys: new Set(), steps: [...this.taintOf(data)!.steps, n], codeFile: true, argv: 'code' }, n);
+      }
       if (!Node.isPropertyAccessExpression(callee)) return;
+      // args.push(name) on a local array: the array now holds the value (its place read as in flow/argv.ts).
+      const recvId = unwrap(callee.getExpression());
+      if ((callee.getName() === 'push' || callee.getName() === 'unshift') && Node.isIdentifier(recvId)) {
+        const pushed = merge(n.getArguments().map((a) => this.taintOf(Node.isSpreadElement(a) ? a.getExpression() : a)));
+        const d = pushed && declarationOf(recvId);
+        if (d && Node.isVariableDeclaration(d.getParent())) {
+          const { argv, runtime } = pushedArgv(d, n, (e) => this.taint(e));
+          this.set(d, { ...pushed, root: false, argv, argvRuntime: runtime }, n);
+        }
+        return;
+      }
       const idx = ITERATING.get(callee.getName());
       if (idx === undefined) return;
       const t = this.taintOf(callee.getExpression());
@@ -331,7 +355,13 @@ class FnAnalysis {
       return undefined;
     }
     if (Node.isConditionalExpression(n)) return merge([this.taint(n.getWhenTrue()), this.taint(n.getWhenFalse())]);
-    if (Node.isArrayLiteralExpression(n)) return merge(n.getElements().map((el) => this.taint(Node.isSpreadElement(el) ? el.getExpression() : el)));
+    if (Node.isArrayLiteralExpression(n)) {
+      const t = merge(n.getElements().map((el) => this.taint(Node.isSpreadElement(el) ? el.getExpression() : el)));
+      if (!t) return undefined;
+      // Where the client's values sit, should the array be a program's arguments (flow/argv.ts).
+      const { argv, runtime } = arrayArgv(n, (e) => this.taint(e));
+      return { ...t, argv, argvRuntime: runtime };
+    }
     if (Node.isObjectLiteralExpression(n)) {
       // Field-sensitive: `{ path: p, rules }` keeps each property's own taint.
       const props = new Map<string, Taint>();
@@ -493,12 +523,16 @@ class FnAnalysis {
         const ts = part.exprs.map((e) => this.taintOf(e));
         const t = merge(ts);
         if (!t) continue;
+        // A file that holds the client's text is not a client-chosen path, URL or command: it matters only as a
+        // program's argument (flow/argv.ts).
+        if (t.codeFile && part.kind !== 'argument') continue;
         const urlShape = part.kind === 'http' || part.kind === 'navigate' ? this.destination(n, t) : undefined;
         flows.push({
           sink: n,
           match,
           kind: part.kind,
-          taint: { ...t, keys: unionKeys(new Set(), ts.flatMap((x) => (x ? [...x.keys] : []))) },
+          // resolved: every tainted operand went through path.resolve/join or realpath (merge does not keep it).
+          taint: { ...t, keys: unionKeys(new Set(), ts.flatMap((x) => (x ? [...x.keys] : []))), ...(ts.every((x) => !x || x.resolved) ? { resolved: true } : {}) },
           chain: [{ fn: this.fn, at: n }],
           steps: [...t.steps, n],
           ...(urlShape ? { urlShape } : {}),
@@ -619,7 +653,9 @@ class FnAnalysis {
           // A literal prefix confines only when it is an absolute folder written with its separator ('/srv/data/').
           if (lit !== undefined) {
             const root = lit.length > 1 && /^(?:\/|[A-Za-z]:\\)/.test(lit) && /[\\/]$/.test(lit);
-            return this.addCheck(checks, n, recvNode, recv, root && recv.resolved ? { fs: v('sound', 'separator-prefix'), process: v('unsound', 'blocklist') } : DENY);
+            // x.startsWith('-'): a value that would be read as an option is looked for (an argument-array guard).
+            const option = lit.startsWith('-') ? { argv: v('sound', 'option-check') } : {};
+            return this.addCheck(checks, n, recvNode, recv, root && recv.resolved ? { fs: v('sound', 'separator-prefix'), process: v('unsound', 'blocklist') } : { ...DENY, ...option });
           }
           if (b && isSep(b) && constString(b) === undefined) return this.addCheck(checks, n, recvNode, recv, DENY); // startsWith(path.sep): only absoluteness
           if (hasSeparator(b)) return this.addCheck(checks, n, recvNode, recv, { fs: recv.resolved ? v('sound', 'separator-prefix') : v('unsound', 'raw-path-check'), process: v('unsound', 'blocklist') }, undefined, b ? [b] : undefined);

@@ -12,7 +12,7 @@ import { declKey, type Family, ownReturns, v, type Verdict } from './taint.js';
 
 /* ---------------------------------------------------------- confirmation */
 
-export const CONFIRMED: Partial<Record<Family, Verdict>> = { process: v('sound', 'confirmed') };
+export const CONFIRMED: Partial<Record<Family, Verdict>> = { process: v('sound', 'confirmed'), argv: v('sound', 'confirmed') };
 const humanMemo = new WeakMap<ts.Node, boolean>();
 
 /**

@@ -1,7 +1,7 @@
 import { Node, type CallExpression, type TaggedTemplateExpression } from '../morph.js';
 import { assignedValues, declarationOf, fieldValues, importOf as importOfDecl, initializerOf, valueOfDeclaration, GLOBAL, INSTANCE_FACTORIES, type Origin } from '../scope.js';
 import { constString, objectLiteralOf, propertyValue, type EntryKind } from '../server-model.js';
-import { unwrap, type ParsedSources } from '../ts-source.js';
+import { namesAnyModule, unwrap, type ParsedSources } from '../ts-source.js';
 import { originCached, requireCall } from './modules.js';
 
 /**
@@ -24,6 +24,7 @@ export type GuardDetail =
   | 'pattern'
   | 'escaped'
   | 'argv-no-shell'
+  | 'option-check'
   | 'prefix-without-separator'
   | 'raw-path-check'
   | 'blocklist'
@@ -143,7 +144,7 @@ function shellOption(opts: Node[], sources: ParsedSources): boolean {
 }
 
 /** The string values an expression may take: literals, consts, `??`/`||` defaults, both branches of `?:`. */
-function possibleStrings(n: Node | undefined, depth = 0): string[] {
+export function possibleStrings(n: Node | undefined, depth = 0): string[] {
   if (!n || depth > 4) return [];
   const u = unwrap(n);
   const c = constString(u)?.value;
@@ -276,7 +277,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
   const callee = unwrap(node.getExpression());
   const o = originCached(callee, sources);
   const kind = o && callSinkKind(o);
-  if (!kind) return ctx.browser ? navigation(node) : undefined;
+  if (!kind) return (ctx.browser ? navigation(node) : undefined) ?? documentCall(node, sources);
   const args = node.getArguments();
   const call = calleeText(callee);
   const m = last(o);
@@ -302,6 +303,11 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
       return { family: 'fs', call, access: fsAccess(m)!, parts: [{ kind: 'fs', exprs: args.slice(0, TWO_PATHS.test(m) ? 2 : 1) }] };
     case 'connect':
       return connection(call, o, args, sources);
+    case 'doc': {
+      const d = docAccess(o.module, m)!;
+      const exprs = d.arg === 'cwd' ? [args[0], optionOf(args[1], ['cwd', 'root'], sources)] : d.arg === 'path-option' ? [optionOf(args[0], ['path'], sources)] : [args[d.arg]];
+      return { family: 'fs', call, access: d.access, parts: [{ kind: 'fs', exprs: exprs.filter((x): x is Node => !!x) }] };
+    }
     case 'http': {
       // axios(config), api.request(config), http.request(options): the destination is in the object.
       const obj = args[0] ? objectLiteralOf(args[0], sources) : undefined;
@@ -329,6 +335,64 @@ function connection(call: string, o: Origin, args: Node[], sources: ParsedSource
   else if (sockets) dest = args.slice(1, 2).filter((a) => !Node.isArrowFunction(unwrap(a)) && !Node.isFunctionExpression(unwrap(a)));
   else dest = args.slice(0, 1);
   return { family: 'connect', call, parts: [{ kind: 'connect', exprs: dest }] };
+}
+
+/* ---------------------------------------------- document and image libraries */
+
+/**
+ * Libraries that open a path themselves (X-5's "common wrappers"): spreadsheets (xlsx, exceljs), images (sharp),
+ * Word documents (mammoth), and globbing (glob, fast-glob, globby, tinyglobby: the pattern and the `cwd`).
+ */
+export const DOC_MODULES = new Set(['xlsx', 'sharp', 'mammoth', 'glob', 'fast-glob', 'globby', 'tinyglobby']);
+const GLOB_NAMES = /^(?:|glob|globSync|sync|async|globby|globbySync|globStream|stream|globIterate|globIterateSync)$/;
+
+/** What a document library's function does to a path, and which argument holds it (an index, a `path` option, the glob's pattern and `cwd`). */
+function docAccess(mod: string, m: string): { access: FsAccess; arg: number | 'path-option' | 'cwd' } | undefined {
+  if (mod === 'xlsx') return /^(?:readFile|readFileSync)$/.test(m) ? { access: 'read', arg: 0 } : /^(?:writeFile|writeFileSync|writeFileAsync|writeFileXLSX)$/.test(m) ? { access: 'write', arg: 1 } : undefined;
+  if (mod === 'sharp') return m === '' ? { access: 'read', arg: 0 } : undefined;
+  if (mod === 'mammoth') return /^(?:extractRawText|convertToHtml|convertToMarkdown)$/.test(m) ? { access: 'read', arg: 'path-option' } : undefined;
+  return GLOB_NAMES.test(m) ? { access: 'read', arg: 'cwd' } : undefined;
+}
+
+/** A property of an options object argument (`{ cwd: dir }`), when it can be read. */
+function optionOf(arg: Node | undefined, keys: string[], sources: ParsedSources): Node | undefined {
+  const obj = arg ? objectLiteralOf(arg, sources) : undefined;
+  for (const k of keys) {
+    const v = obj && propertyValue(obj, k);
+    if (v) return v;
+  }
+  return undefined;
+}
+
+/**
+ * Document calls made on instances the origin reading does not follow: exceljs `workbook.xlsx.readFile(p)` /
+ * `.csv.writeFile(p)` (in a file that imports exceljs), and sharp's `sharp(input)….toFile(out)`.
+ */
+function documentCall(node: CallExpression, sources: ParsedSources): SinkMatch | undefined {
+  const callee = unwrap(node.getExpression());
+  if (!Node.isPropertyAccessExpression(callee)) return undefined;
+  const name = callee.getName();
+  const args = node.getArguments();
+  if (!args[0]) return undefined;
+  if (/^(?:readFile|writeFile|read|write)$/.test(name)) {
+    const recv = unwrap(callee.getExpression());
+    if (!Node.isPropertyAccessExpression(recv) || !/^(?:xlsx|csv)$/.test(recv.getName())) return undefined;
+    if (!namesAnyModule(node.getSourceFile(), ['exceljs'])) return undefined;
+    // `.read(stream)` / `.write(stream)` take streams; only the file forms take a path.
+    if (name === 'read' || name === 'write') return undefined;
+    return { family: 'fs', call: calleeText(callee), access: name === 'readFile' ? 'read' : 'write', parts: [{ kind: 'fs', exprs: [args[0]] }] };
+  }
+  if (name === 'toFile') {
+    let inner: Node = unwrap(callee.getExpression());
+    for (let i = 0; i < 16 && Node.isCallExpression(inner); i++) {
+      const c = unwrap(inner.getExpression());
+      const o = originCached(c, sources);
+      if (o?.module === 'sharp' && o.path.length === 0) return { family: 'fs', call: calleeText(callee), access: 'write', parts: [{ kind: 'fs', exprs: [args[0]] }] };
+      if (!Node.isPropertyAccessExpression(c)) return undefined;
+      inner = unwrap(c.getExpression());
+    }
+  }
+  return undefined;
 }
 
 /** The properties of a request's options object that decide where it goes. */
@@ -481,7 +545,7 @@ function creationOf(expr: Node, sources: ParsedSources, depth: number): CallExpr
   return undefined;
 }
 
-type CallSinkKind = 'shell-exec' | 'spawn' | 'execa' | 'eval' | 'vm' | 'fs' | 'http' | 'connect';
+type CallSinkKind = 'shell-exec' | 'spawn' | 'execa' | 'eval' | 'vm' | 'fs' | 'doc' | 'http' | 'connect';
 
 /** Modules whose clients open outbound connections that are not HTTP requests, and the members that do (see connection()). */
 export const CONNECT_MODULES: Record<string, RegExp> = {
@@ -515,6 +579,7 @@ export function callSinkKind(o: Origin): CallSinkKind | undefined {
   if (CONNECT_MODULES[mod]) return CONNECT_MODULES[mod]!.test(m) ? 'connect' : undefined;
   if (mod === 'vm') return /^(?:runInNewContext|runInThisContext|runInContext|compileFunction)$/.test(m) ? 'vm' : undefined;
   if (FS_MODULES.has(mod)) return fsAccess(m) ? 'fs' : undefined;
+  if (DOC_MODULES.has(mod)) return docAccess(mod, m) ? 'doc' : undefined;
   if (HTTP_MODULES.has(mod)) return m === 'request' || m === 'get' ? 'http' : undefined;
   if (mod === 'axios' || mod === 'got' || mod === 'node-fetch' || mod === 'cross-fetch' || mod === 'undici' || mod === 'ky') {
     return /^(?:|get|post|put|patch|delete|head|options|request|stream|fetch|pipeline)$/.test(m) ? 'http' : undefined;

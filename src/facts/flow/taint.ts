@@ -43,9 +43,33 @@ export interface Taint {
   schemeFixed?: boolean;
   /** A relative reference with a fixed start (`/items/${id}`, `items/${id}`): it cannot name another host. */
   relPath?: boolean;
+  /**
+   * An argument array for a program (see flow/argv.ts): where the client's values sit in it — 'safe' when each
+   * one is after `--`, glued to a fixed prefix or the value of a fixed option; 'option' when one may be read as an
+   * option (a value starting with `-`); 'code' when one follows a code flag (`-c`, `-e`, `--eval`). Undefined: not
+   * an array read here (treated as 'option' for an argument sink).
+   */
+  argv?: ArgvPosition;
+  /** The argument array names a language runtime before the code flag (`['python3', '-c', code]`). */
+  argvRuntime?: boolean;
+  /** The argument's schema holds it to an anchored pattern (an argument-array value that was validated). */
+  validated?: boolean;
+  /** The name of a file the client's text was written to (`writeFile(tmp, code)`), not a value the client chose. */
+  codeFile?: boolean;
+  /** Top-level properties of an arguments object that the schema holds to an anchored pattern (they become `validated`). */
+  patterned?: ReadonlySet<string>;
 }
 
-export type Family = 'fs' | 'process';
+export type ArgvPosition = 'safe' | 'option' | 'code';
+const argvRank = (p: ArgvPosition | undefined): number => (p === 'safe' ? 0 : p === 'code' ? 2 : 1);
+/** The worst position of several argument arrays (an unknown one counts as 'option'). */
+export function worstArgv(list: (ArgvPosition | undefined)[]): ArgvPosition | undefined {
+  let worst: ArgvPosition | undefined = 'safe';
+  for (const p of list) if (argvRank(p) > argvRank(worst) || (argvRank(p) === argvRank(worst) && p === undefined)) worst = p;
+  return worst;
+}
+
+export type Family = 'fs' | 'process' | 'argv';
 export interface Verdict {
   guard: Exclude<Guard, 'none'>;
   detail: GuardDetail;
@@ -169,6 +193,10 @@ export function merge(ts: (Taint | undefined)[]): Taint | undefined {
     urlFixed: list.every((t) => t.urlFixed),
     schemeFixed: list.every((t) => t.urlFixed || t.schemeFixed),
     relPath: list.every((t) => t.relPath),
+    argv: worstArgv(list.map((t) => t.argv)),
+    argvRuntime: list.some((t) => t.argvRuntime),
+    validated: list.every((t) => t.validated),
+    codeFile: list.every((t) => t.codeFile),
   };
 }
 
@@ -208,7 +236,7 @@ export const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 
 export const signature = (t: Taint | undefined, depth = 0): string => {
   if (!t) return '-';
-  const flags = [t.prefix?.join('.') ?? '*', [...(t.safe ?? [])].sort().join(','), t.root, t.resolved, t.relative, t.basename, t.escaped, t.replaced, t.part, t.urlFixed, t.schemeFixed, t.relPath].map((x) => (x === true ? 1 : x || 0)).join('|');
+  const flags = [t.prefix?.join('.') ?? '*', [...(t.safe ?? [])].sort().join(','), t.root, t.resolved, t.relative, t.basename, t.escaped, t.replaced, t.part, t.urlFixed, t.schemeFixed, t.relPath, t.argv, t.argvRuntime, t.validated, t.codeFile, [...(t.patterned ?? [])].sort().join(',')].map((x) => (x === true ? 1 : x || 0)).join('|');
   if (!t.props || depth > 2) return flags;
   const props = [...t.props].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}:${signature(v, depth + 1)}`);
   return `${flags}{${props.join(',')}${t.rest ? `,...${signature(t.rest, depth + 1)}` : ''}}`;
@@ -312,12 +340,18 @@ export function hasSeparator(n: Node | undefined, depth = 0): boolean {
 }
 
 export const v = (guard: Verdict['guard'], detail: GuardDetail): Verdict => ({ guard, detail });
-export const ALLOW: Partial<Record<Family, Verdict>> = { fs: v('sound', 'allowlist'), process: v('sound', 'allowlist') };
+export const ALLOW: Partial<Record<Family, Verdict>> = { fs: v('sound', 'allowlist'), process: v('sound', 'allowlist'), argv: v('sound', 'allowlist') };
 export const DENY: Partial<Record<Family, Verdict>> = { fs: v('unsound', 'raw-path-check'), process: v('unsound', 'blocklist') };
 
 /** A regex test: an allowlist pattern (see server-model `patternSafety`) is sound for commands; for paths a check on the raw string stays unsound. */
 export const patternVerdict = (re: string): Partial<Record<Family, Verdict>> =>
-  patternSafety(re).shell ? { fs: v('unsound', 'raw-path-check'), process: v('sound', 'pattern') } : DENY;
+  patternSafety(re).shell
+    ? { fs: v('unsound', 'raw-path-check'), process: v('sound', 'pattern'), argv: v('sound', 'pattern') }
+    : /^\^\\?-/.test(re)
+      ? { ...DENY, argv: v('sound', 'option-check') } // /^-/.test(x): a value read as an option is looked for
+      : /^\^.*\$$/.test(re) && !re.endsWith('\\$')
+        ? { ...DENY, argv: v('sound', 'pattern') } // an anchored pattern validates an argument-array value
+        : DENY;
 
 /* ------------------------------------------------------------- analysis */
 

@@ -151,17 +151,8 @@ const CONSTRAINED_ZOD = new Set(['enum', 'nativeEnum', 'literal', 'number', 'int
 
 /** The safety of a `.regex(/…/)` in a zod chain, if any. */
 function zodPattern(node: Node): { shell: boolean; path: boolean } | undefined {
-  let n = unwrap(node);
-  for (let i = 0; i < 12 && Node.isCallExpression(n); i++) {
-    const callee = unwrap(n.getExpression());
-    if (!Node.isPropertyAccessExpression(callee)) return undefined;
-    if (callee.getName() === 'regex') {
-      const re = regexSource(n.getArguments()[0]);
-      return re === undefined ? undefined : patternSafety(re);
-    }
-    n = unwrap(callee.getExpression());
-  }
-  return undefined;
+  const re = zodRegex(node);
+  return re === undefined ? undefined : patternSafety(re);
 }
 
 /** The root factory name of a zod chain: `z.enum([...]).optional().describe('…')` → 'enum' (and its arguments). */
@@ -295,4 +286,56 @@ export function constrainedArguments(schema: Node | undefined, sources: ParsedSo
     if (shape.kind === 'zod' ? zodConstrained(v) : jsonConstrained(v, sources)) out.push(k);
   }
   return out;
+}
+
+/**
+ * Top-level argument names the input schema holds to an anchored pattern (a zod `.regex(/^…$/)`, a JSON Schema
+ * `pattern: '^…$'`), whatever characters it lets through, or to a format (`.url()`, `format: 'uri'`, a date, a
+ * UUID, an IP): validated, for the rule on argument arrays (X-4).
+ */
+export function patternedArguments(schema: Node | undefined, sources: ParsedSources): string[] {
+  const shape = schemaShape(schema, sources);
+  if (!shape) return [];
+  const anchored = (re: string | undefined): boolean => re !== undefined && re.startsWith('^') && re.endsWith('$') && !re.endsWith('\\$');
+  const out: string[] = [];
+  for (const p of shape.obj.getProperties()) {
+    if (!Node.isPropertyAssignment(p)) continue;
+    const k = propertyName(p.getNameNode());
+    if (!k) continue;
+    const v = p.getInitializerOrThrow();
+    if (shape.kind === 'zod' ? anchored(zodRegex(v)) || zodFormatted(v) : jsonValidated(objectLiteralOf(v, sources))) out.push(k);
+  }
+  return out;
+
+  function jsonValidated(o: ObjectLiteralExpression | undefined): boolean {
+    return anchored(constString(propertyValue(o, 'pattern'))?.value) || VALUE_FORMATS.has(constString(propertyValue(o, 'format'))?.value ?? '');
+  }
+}
+
+/** Formats whose values cannot start with `-` (a URL starts with its scheme, a date with a digit…). */
+const VALUE_FORMATS = new Set(['uri', 'url', 'date-time', 'date', 'time', 'uuid', 'ipv4', 'ipv6']);
+const ZOD_FORMATS = new Set(['url', 'uuid', 'cuid', 'cuid2', 'ulid', 'datetime', 'date', 'time', 'ip', 'ipv4', 'ipv6']);
+
+/** A zod string chain with a format check (`z.string().url()`, `.uuid()`, `.datetime()`). */
+function zodFormatted(node: Node): boolean {
+  let n = unwrap(node);
+  for (let i = 0; i < 12 && Node.isCallExpression(n); i++) {
+    const callee = unwrap(n.getExpression());
+    if (!Node.isPropertyAccessExpression(callee)) return false;
+    if (ZOD_FORMATS.has(callee.getName())) return true;
+    n = unwrap(callee.getExpression());
+  }
+  return false;
+}
+
+/** The source of the `.regex(/…/)` in a zod chain, if any. */
+function zodRegex(node: Node): string | undefined {
+  let n = unwrap(node);
+  for (let i = 0; i < 12 && Node.isCallExpression(n); i++) {
+    const callee = unwrap(n.getExpression());
+    if (!Node.isPropertyAccessExpression(callee)) return undefined;
+    if (callee.getName() === 'regex') return regexSource(n.getArguments()[0]);
+    n = unwrap(callee.getExpression());
+  }
+  return undefined;
 }
