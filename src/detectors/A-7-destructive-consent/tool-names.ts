@@ -82,31 +82,23 @@ function objectsOf(e: ts.Expression, depth: number): ts.ObjectLiteralExpression[
     if (!decl) return undefined;
     const init = constInit(decl);
     if (init) return objectsOf(init, depth + 1);
-    if (ts.isParameter(decl.parent) && decl.parent.name === decl) {
-      const els = iteratedElements(decl.parent, depth);
-      if (!els) return undefined;
-      const out: ts.ObjectLiteralExpression[] = [];
-      for (const x of els) {
-        const o = objectsOf(x, depth + 1);
-        if (!o) return undefined;
-        out.push(...o);
-      }
-      return out;
-    }
+    if (ts.isParameter(decl.parent) && decl.parent.name === decl) return objectsOfEach(iteratedElements(decl.parent, depth), depth);
     return undefined;
   }
-  if (ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e)) {
-    const values = memberValues(e, depth);
-    if (!values) return undefined;
-    const out: ts.ObjectLiteralExpression[] = [];
-    for (const v of values) {
-      const o = objectsOf(v, depth + 1);
-      if (!o) return undefined;
-      out.push(...o);
-    }
-    return out;
-  }
+  if (ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e)) return objectsOfEach(memberValues(e, depth), depth);
   return undefined;
+}
+
+/** The object literals every one of the expressions can be, or undefined when one of them cannot be read. */
+function objectsOfEach(exprs: ts.Expression[] | undefined, depth: number): ts.ObjectLiteralExpression[] | undefined {
+  if (!exprs) return undefined;
+  const out: ts.ObjectLiteralExpression[] = [];
+  for (const x of exprs) {
+    const o = objectsOf(x, depth + 1);
+    if (!o) return undefined;
+    out.push(...o);
+  }
+  return out;
 }
 
 /** The values a member access can read: one key of each object, or every value for a key that is not a literal. */
@@ -173,11 +165,7 @@ export function toolNamesOf(expr: ts.Expression, depth = 0): ToolNames | undefin
       const holder = d.parent.parent;
       let objs: ts.ObjectLiteralExpression[] | undefined;
       if (ts.isVariableDeclaration(holder) && holder.initializer && ts.getCombinedNodeFlags(holder) & ts.NodeFlags.Const) objs = objectsOf(holder.initializer, depth + 1);
-      else if (ts.isParameter(holder)) {
-        const els = iteratedElements(holder, depth);
-        const each = els?.map((x) => objectsOf(x, depth + 1));
-        objs = each && each.every((o) => o !== undefined) ? each.flatMap((o) => o!) : undefined;
-      }
+      else if (ts.isParameter(holder)) objs = objectsOfEach(iteratedElements(holder, depth), depth);
       if (!objs || key === undefined) return undefined;
       const values: ts.Expression[] = [];
       for (const o of objs) {

@@ -1,11 +1,11 @@
 import { posix } from 'node:path';
-import { Node, Project, SyntaxKind, type SourceFile } from '../../../facts/morph.js';
+import { Node, Project, type SourceFile } from '../../../facts/morph.js';
 import type { RepoFacts } from '../../../facts/repo.js';
 import { declarationOf, initializerOf } from '../../../facts/scope.js';
 import { constString } from '../../../facts/server-model.js';
-import { ofKinds, parsedSources, positionOf, unwrap } from '../../../facts/ts-source.js';
+import { parsedSources, positionOf, unwrap } from '../../../facts/ts-source.js';
 import { MAX_BUNDLE_BYTES } from './apps-support.js';
-import { inlineScripts } from './app-source.js';
+import { inlineScripts, ownCalls } from './app-source.js';
 
 /**
  * A View the server's own code serves whole, with no built bundle in `dist/` (A-2, A-5 static): the HTML document
@@ -85,19 +85,13 @@ export function embeddedViews(repo: RepoFacts): EmbeddedView[] {
   if (hit) return hit;
   const sources = parsedSources(repo);
   const out = new Map<string, EmbeddedView>();
-  for (const [file, sf] of sources.files) {
-    if (file.startsWith('node_modules/')) continue;
-    for (const call of ofKinds(sf, [SyntaxKind.CallExpression])) {
-      if (!Node.isCallExpression(call)) continue;
-      const callee = unwrap(call.getExpression());
-      const name = Node.isIdentifier(callee) ? callee.getText() : Node.isPropertyAccessExpression(callee) ? callee.getName() : '';
-      if (!REGISTRATIONS.has(name) || !call.getArguments().some((a) => constString(a)?.value.startsWith('ui://'))) continue;
-      call.forEachDescendant((d) => {
-        if (!(Node.isStringLiteral(d) || Node.isNoSubstitutionTemplateLiteral(d) || Node.isIdentifier(d) || Node.isCallExpression(d))) return;
-        const v = viewOf(d, file, repo);
-        if (v) out.set(`${v.file}:${v.line}`, v);
-      });
-    }
+  for (const { file, call, name } of ownCalls(sources)) {
+    if (!REGISTRATIONS.has(name) || !call.getArguments().some((a) => constString(a)?.value.startsWith('ui://'))) continue;
+    call.forEachDescendant((d) => {
+      if (!(Node.isStringLiteral(d) || Node.isNoSubstitutionTemplateLiteral(d) || Node.isIdentifier(d) || Node.isCallExpression(d))) return;
+      const v = viewOf(d, file, repo);
+      if (v) out.set(`${v.file}:${v.line}`, v);
+    });
   }
   const views = [...out.values()].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
   memo.set(repo, views);
