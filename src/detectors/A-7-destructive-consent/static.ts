@@ -6,6 +6,7 @@ import { wrapNode } from '../../facts/ts-source.js';
 import { confirmationCause, needsConfirmation } from '../../probe/apps-discover.js';
 import { appSource, lineIn, viewCode, type ViewCode } from '../support/apps/app-source.js';
 import { toolNamesOf } from './tool-names.js';
+import { embeddedScripts, embeddedViews, loadsScripts } from '../support/apps/embedded-view.js';
 
 /**
  * A-7 — consent before a destructive call (static). Reads the View's source (UI files, not the minified
@@ -19,12 +20,17 @@ import { toolNamesOf } from './tool-names.js';
  *     (React: `{pending && <button onClick={confirmDelete}>}`, the confirmation dialog state).
  * Red: such a call with neither (in a plain click handler, or with no click at all), and any confirmation
  * skipped on `destructiveHint` alone (the View reads destructiveHint and none of readOnlyHint/idempotentHint).
+ * Without View source or built bundle, the inline scripts of the View the server's code serves whole are read
+ * (support/apps/embedded-view.ts; not when that View loads a script by `src`: its code is then elsewhere).
  * A call whose tool name is held in a variable is judged for each name the file writes down for it (tool-names.ts:
  * consts, literal tables, a literal array mapped over, a union of string literals); a name that cannot be read, or
  * a tool the source does not register with readable annotations, cannot be judged; no View source: could-not-judge; no such call: not-applicable.
  */
 
 const CALL_METHODS = new Set(['callServerTool', 'callTool']);
+
+/** An inline View script longer than this is a bundle (read with a bundle's stricter call shapes). */
+const EMBEDDED_BUNDLE_CHARS = 100_000;
 
 function stringOf(n: ts.Node | undefined): string | undefined {
   if (!n) return undefined;
@@ -223,7 +229,16 @@ export default defineDetector({
     const unread = view.unread.find((u) => !view.bundles.includes(u.file) || !source.length);
     if (unread) return couldNotJudge('file-not-read', fileNotReadData(unread));
     if (!source.length) source = view.code.filter((c) => c.bundle);
-    if (!source.length) return couldNotJudge('no-view-source');
+    if (!source.length) {
+      // No View file and no built bundle: the View the server's code serves whole, when all its code is inline.
+      const embedded = embeddedViews(repo);
+      if (!embedded.length || embedded.some(loadsScripts)) return couldNotJudge('no-view-source');
+      try {
+        source = embedded.flatMap((e) => embeddedScripts(e).map((s) => ({ file: e.file, lineOffset: s.line - 1, sf: s.sf, bundle: e.html.length > EMBEDDED_BUNDLE_CHARS })));
+      } catch {
+        return couldNotJudge('no-view-source');
+      }
+    }
     const { annotations } = appSource(repo);
     const findings: Finding[] = [];
     const unjudged = new Set<string>();

@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { parse } from 'parse5';
 import { Node, Project, type SourceFile } from '../../../facts/morph.js';
 import type { RepoFacts } from '../../../facts/repo.js';
 import { declarationOf, initializerOf } from '../../../facts/scope.js';
@@ -102,4 +103,25 @@ export function embeddedViews(repo: RepoFacts): EmbeddedView[] {
 export function embeddedScripts(v: EmbeddedView): { sf: SourceFile; line: number }[] {
   const project = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true, compilerOptions: { allowJs: true } });
   return inlineScripts(v.html).map((s, i) => ({ sf: project.createSourceFile(`/${v.file}.${v.line}.${i}.js`, s.text, { overwrite: true }), line: v.line + s.line - 1 }));
+}
+
+interface HtmlNode {
+  nodeName: string;
+  attrs?: { name: string; value: string }[];
+  childNodes?: HtmlNode[];
+  content?: HtmlNode;
+}
+
+/** Does the View load a script from a file or another origin (`<script src>`, not a data: URL)? Its code is then not all here. */
+export function loadsScripts(v: EmbeddedView): boolean {
+  let found = false;
+  const walk = (n: HtmlNode): void => {
+    if (found) return;
+    const src = n.nodeName === 'script' ? n.attrs?.find((a) => a.name === 'src')?.value : undefined;
+    if (src !== undefined && !/^\s*data:/i.test(src)) found = true;
+    for (const c of n.childNodes ?? []) walk(c);
+    if (n.content) walk(n.content);
+  };
+  walk(parse(v.html) as unknown as HtmlNode);
+  return found;
 }
