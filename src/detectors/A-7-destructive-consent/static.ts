@@ -6,7 +6,7 @@ import { wrapNode } from '../../facts/ts-source.js';
 import { confirmationCause, needsConfirmation } from '../../probe/apps-discover.js';
 import { appSource, lineIn, viewCode, type ViewCode } from '../support/apps/app-source.js';
 import { toolNamesOf } from './tool-names.js';
-import { embeddedScripts, embeddedViews, loadsScripts } from '../support/apps/embedded-view.js';
+import { EMBEDDED_BUNDLE_CHARS, embeddedScripts, embeddedViews, loadsScripts } from '../support/apps/embedded-view.js';
 
 /**
  * A-7 — consent before a destructive call (static). Reads the View's source (UI files, not the minified
@@ -28,9 +28,6 @@ import { embeddedScripts, embeddedViews, loadsScripts } from '../support/apps/em
  */
 
 const CALL_METHODS = new Set(['callServerTool', 'callTool']);
-
-/** An inline View script longer than this is a bundle (read with a bundle's stricter call shapes). */
-const EMBEDDED_BUNDLE_CHARS = 100_000;
 
 function stringOf(n: ts.Node | undefined): string | undefined {
   if (!n) return undefined;

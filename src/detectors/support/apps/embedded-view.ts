@@ -24,6 +24,9 @@ export interface EmbeddedView {
   html: string;
 }
 
+/** An inline View script longer than this is a bundle (read with a bundle's readings), shorter is hand-written. */
+export const EMBEDDED_BUNDLE_CHARS = 100_000;
+
 const REGISTRATIONS = new Set(['registerAppResource', 'registerResource', 'resource']);
 const READS = new Set(['readFileSync', 'readFile']);
 const isHtmlDocument = (s: string): boolean => /^\s*(?:<!doctype\s+html|<html[\s>])/i.test(s);
