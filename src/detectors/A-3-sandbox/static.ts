@@ -4,7 +4,7 @@ import type { Finding } from '../../engine/types.js';
 import { fileNotReadData } from '../../facts/not-read.js';
 import { wrapNode } from '../../facts/ts-source.js';
 import { lineIn, viewCode, type ViewCode } from '../support/apps/app-source.js';
-import { EMBEDDED_BUNDLE_CHARS, embeddedScripts, embeddedViews, loadsScripts } from '../support/apps/embedded-view.js';
+import { embeddedViewCode } from '../support/apps/embedded-view.js';
 import { parsedSources } from '../../facts/ts-source.js';
 import { urlOf, type Target } from '../support/apps/view-urls.js';
 import { declaredOrigin, deriveCsp } from '../../apps/csp.js';
@@ -210,17 +210,10 @@ export default defineDetector({
   judge({ inputs: { repo } }) {
     const view = viewCode(repo);
     if (view.unread.length) return couldNotJudge('file-not-read', fileNotReadData(view.unread[0]!));
-    let code = view.code as ViewCode[];
-    if (!code.length) {
-      // No View file and no built bundle: the View the server's code serves whole, when all its code is inline.
-      const embedded = embeddedViews(repo);
-      if (!embedded.length || embedded.some(loadsScripts)) return couldNotJudge('no-view-code');
-      try {
-        code = embedded.flatMap((e) => embeddedScripts(e).map((s) => ({ file: e.file, lineOffset: s.line - 1, sf: s.sf, bundle: e.html.length > EMBEDDED_BUNDLE_CHARS })));
-      } catch {
-        return couldNotJudge('no-view-code');
-      }
-    }
+    // No View file and no built bundle: the View the server's code serves whole, when all its code is inline.
+    // (A View without any script escapes nothing.)
+    const code = view.code.length ? (view.code as ViewCode[]) : embeddedViewCode(repo);
+    if (!code) return couldNotJudge('no-view-code');
     const findings: Finding[] = [];
     const seen = new Set<string>();
     // Read from the server's source only when a network use needs it (most Views have none).

@@ -6,7 +6,7 @@ import { wrapNode } from '../../facts/ts-source.js';
 import { confirmationCause, needsConfirmation } from '../../probe/apps-discover.js';
 import { appSource, lineIn, viewCode, type ViewCode } from '../support/apps/app-source.js';
 import { toolNamesOf } from './tool-names.js';
-import { EMBEDDED_BUNDLE_CHARS, embeddedScripts, embeddedViews, loadsScripts } from '../support/apps/embedded-view.js';
+import { embeddedViewCode } from '../support/apps/embedded-view.js';
 
 /**
  * A-7 — consent before a destructive call (static). Reads the View's source (UI files, not the minified
@@ -226,15 +226,12 @@ export default defineDetector({
     const unread = view.unread.find((u) => !view.bundles.includes(u.file) || !source.length);
     if (unread) return couldNotJudge('file-not-read', fileNotReadData(unread));
     if (!source.length) source = view.code.filter((c) => c.bundle);
+    // No View file and no built bundle: the View the server's code serves whole, when all its code is inline.
+    // (A View without any script calls no tool.)
     if (!source.length) {
-      // No View file and no built bundle: the View the server's code serves whole, when all its code is inline.
-      const embedded = embeddedViews(repo);
-      if (!embedded.length || embedded.some(loadsScripts)) return couldNotJudge('no-view-source');
-      try {
-        source = embedded.flatMap((e) => embeddedScripts(e).map((s) => ({ file: e.file, lineOffset: s.line - 1, sf: s.sf, bundle: e.html.length > EMBEDDED_BUNDLE_CHARS })));
-      } catch {
-        return couldNotJudge('no-view-source');
-      }
+      const embedded = embeddedViewCode(repo);
+      if (!embedded) return couldNotJudge('no-view-source');
+      source = embedded;
     }
     const { annotations } = appSource(repo);
     const findings: Finding[] = [];

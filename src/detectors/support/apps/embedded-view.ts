@@ -6,7 +6,7 @@ import { declarationOf, initializerOf } from '../../../facts/scope.js';
 import { constString } from '../../../facts/server-model.js';
 import { parsedSources, positionOf, unwrap } from '../../../facts/ts-source.js';
 import { MAX_BUNDLE_BYTES } from './apps-support.js';
-import { inlineScripts, ownCalls } from './app-source.js';
+import { inlineScripts, ownCalls, type ViewCode } from './app-source.js';
 
 /**
  * A View the server's own code serves whole, with no built bundle in `dist/` (A-2, A-5 static): the HTML document
@@ -127,4 +127,19 @@ export function loadsScripts(v: EmbeddedView): boolean {
   };
   walk(parse(v.html) as unknown as HtmlNode);
   return found;
+}
+
+/**
+ * The code of the Views the server's code serves whole (their inline scripts, as View code: a script longer than
+ * EMBEDDED_BUNDLE_CHARS read as a bundle), or undefined when there is none, when one loads a script by `src` (its
+ * code is then elsewhere), or when a script cannot be parsed.
+ */
+export function embeddedViewCode(repo: RepoFacts): ViewCode[] | undefined {
+  const embedded = embeddedViews(repo);
+  if (!embedded.length || embedded.some(loadsScripts)) return undefined;
+  try {
+    return embedded.flatMap((e) => embeddedScripts(e).map((s) => ({ file: e.file, lineOffset: s.line - 1, sf: s.sf, bundle: e.html.length > EMBEDDED_BUNDLE_CHARS })));
+  } catch {
+    return undefined;
+  }
 }
