@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { plan, sample, validator } from '../src/probe/exercise.js';
+import { plan, sample, validator, variedArguments } from '../src/probe/exercise.js';
 
 describe('opt-in exercise of read-only tools', () => {
   it('generates schema-valid minimal arguments', () => {
@@ -25,5 +25,17 @@ describe('opt-in exercise of read-only tools', () => {
     ]);
     assert.deepEqual(calls, [{ name: 'ok_tool', args: { a: 1 } }]);
     assert.deepEqual(skipped.map((s) => s.name), ['writer', 'net', 'unannotated', 'patterned']);
+  });
+  it('varies an App tool\'s arguments within its schema, or gives none when nothing can vary (A-1)', () => {
+    const schema = {
+      type: 'object',
+      properties: { shape: { enum: ['cube', 'torus'] }, code: { type: 'string', pattern: '^[A-Z]{3}$' }, n: { type: 'integer', minimum: 1, maximum: 1 }, on: { type: 'boolean' } },
+      required: ['shape'],
+    };
+    const first = sample(schema) as Record<string, unknown>;
+    // The pattern rejects the varied string and the bounds leave n no other value: both stay out, the rest varies.
+    assert.deepEqual(variedArguments({ inputSchema: schema }, first), { shape: 'torus', on: true });
+    assert.equal(variedArguments({ inputSchema: { type: 'object', properties: {} } }, {}), undefined);
+    assert.equal(variedArguments({ inputSchema: { type: 'object', properties: { k: { const: 'x' } }, required: ['k'] } }, { k: 'x' }), undefined);
   });
 });

@@ -155,6 +155,9 @@ export function skippedApps(code: string, data?: Record<string, string | number>
   return skippedRecord({ code, ...(data ? { data } : {}) }, exercise);
 }
 
+/** Views past maxViews whose served code is read without rendering them. */
+const MAX_VIEWS_READ = 20;
+
 export async function runHarness(opts: HarnessOptions): Promise<AppsRecord> {
   const started = Date.now();
   const limits = { ...DEFAULT_HARNESS_LIMITS, ...opts.limits };
@@ -200,7 +203,11 @@ export async function runHarness(opts: HarnessOptions): Promise<AppsRecord> {
     }
     const views: ViewRun[] = [];
     const byName = new Map(tools.filter((t) => typeof t.name === 'string').map((t) => [t.name as string, t]));
-    for (const app of apps.slice(0, limits.maxViews)) {
+    // Each distinct View first (one tool per ui:// resource), then the other tools of a View already chosen: an App
+    // whose many tools share a few Views gets every View rendered within the bound.
+    const firstOfView = apps.filter((a, i) => apps.findIndex((b) => b.link.uri === a.link.uri) === i);
+    const order = [...firstOfView, ...apps.filter((a) => !firstOfView.includes(a))];
+    for (const app of order.slice(0, limits.maxViews)) {
       if (opts.signal?.aborted) break;
       step(`apps: render ${app.name}`);
       const v = await renderOne(app, { conn, hb, limits, opts, byName, listedResources });
@@ -211,6 +218,12 @@ export async function runHarness(opts: HarnessOptions): Promise<AppsRecord> {
         hb = own = await startHarnessBrowser(opts.executable).catch(() => undefined);
         if (!hb) break;
       }
+    }
+    // The Views past the bound are read, not rendered: their served code is on the record (what they can call, A-7).
+    for (const app of firstOfView.slice(limits.maxViews, limits.maxViews + MAX_VIEWS_READ)) {
+      if (opts.signal?.aborted) break;
+      step(`apps: read ${app.link.uri}`);
+      await conn.request('resources/read', { uri: app.link.uri });
     }
     return {
       format: APPS_RECORD_FORMAT,

@@ -95,9 +95,11 @@ export declare namespace ts {
   type NodeFlags = TM.ts.NodeFlags;
   type ObjectLiteralElementLike = TM.ts.ObjectLiteralElementLike;
   type ObjectLiteralExpression = TM.ts.ObjectLiteralExpression;
+  type ParameterDeclaration = TM.ts.ParameterDeclaration;
   type ParenthesizedExpression = TM.ts.ParenthesizedExpression;
   type PropertyAccessExpression = TM.ts.PropertyAccessExpression;
   type PropertyAssignment = TM.ts.PropertyAssignment;
+  type PropertyName = TM.ts.PropertyName;
   type ReturnStatement = TM.ts.ReturnStatement;
   type SignatureDeclarationBase = TM.ts.SignatureDeclarationBase;
   type SourceFile = TM.ts.SourceFile;
@@ -106,5 +108,7 @@ export declare namespace ts {
   type StringLiteralLike = TM.ts.StringLiteralLike;
   type SyntaxKind = TM.ts.SyntaxKind;
   type TaggedTemplateExpression = TM.ts.TaggedTemplateExpression;
+  type TypeAliasDeclaration = TM.ts.TypeAliasDeclaration;
+  type TypeNode = TM.ts.TypeNode;
   type VariableDeclaration = TM.ts.VariableDeclaration;
 }

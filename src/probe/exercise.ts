@@ -103,7 +103,7 @@ export function plan(tools: Record<string, unknown>[]): { calls: ExerciseTarget[
 }
 
 /**
- * Under the `app` opt-in: each App tool (a tool that links a View) called once the way a host that renders no UI
+ * Under the `app` opt-in: each App tool (a tool that links a View) called (then once more with variedArguments) the way a host that renders no UI
  * calls it, to read the text fallback it returns (A-1). The user who opts in lets the App's own tools run (the
  * harness forwards the View's calls too); a tool annotated destructive is still never called, and one whose
  * arguments cannot be generated from its schema is skipped (and why).
@@ -124,4 +124,77 @@ export function planApp(tools: Record<string, unknown>[], isAppTool: (t: Record<
     else calls.push({ name, args: g.args });
   }
   return { calls, skipped };
+}
+
+/** How many top-level properties a varied call may set: a schema of a thousand properties is not filled whole. */
+const MAX_VARIED_PROPERTIES = 32;
+
+/**
+ * Another value for a schema than sample's: the last enum member, true, a number other than sample's, a string of
+ * other words, one array item. Undefined when the schema gives no other choice (a const).
+ */
+export function variedSample(schema: unknown, depth = 0): unknown {
+  if (depth > 6 || typeof schema !== 'object' || schema === null) return undefined;
+  const s = schema as Schema;
+  if ('const' in s) return undefined;
+  if (Array.isArray(s.enum)) return s.enum.length > 1 ? s.enum[s.enum.length - 1] : undefined;
+  for (const k of ['anyOf', 'oneOf'] as const) if (Array.isArray(s[k]) && (s[k] as unknown[]).length) return variedSample((s[k] as unknown[])[0], depth + 1);
+  const type = Array.isArray(s.type) ? (s.type as string[]).find((t) => t !== 'null') : (s.type as string | undefined);
+  switch (type) {
+    case 'string': {
+      const min = typeof s.minLength === 'number' ? s.minLength : 1;
+      const max = typeof s.maxLength === 'number' ? s.maxLength : MAX_SAMPLE_LENGTH;
+      if (!(min <= MAX_SAMPLE_LENGTH) || max < min) return undefined;
+      const base = s.format === 'uri' || s.format === 'url' ? 'https://example.invalid/other-probe-value' : s.format === 'email' ? 'other@example.invalid' : 'other probe value';
+      return (base.length >= min ? base : base.padEnd(min, 'y')).slice(0, Math.max(min, Math.min(max, base.length)));
+    }
+    case 'integer':
+    case 'number': {
+      const lo = typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum + 1 : -Infinity;
+      const hi = typeof s.maximum === 'number' ? s.maximum : typeof s.exclusiveMaximum === 'number' ? s.exclusiveMaximum - 1 : Infinity;
+      const first = sample(s, depth);
+      const pick = [7, hi, lo, 2].map((v) => (type === 'integer' ? Math.ceil(v) : v)).find((v) => Number.isFinite(v) && v >= lo && v <= hi && v !== first);
+      return pick;
+    }
+    case 'boolean':
+      return true;
+    case 'array': {
+      const n = Math.max(typeof s.minItems === 'number' ? s.minItems : 0, 1);
+      if (!(n <= MAX_SAMPLE_ITEMS) || (typeof s.maxItems === 'number' && s.maxItems < n)) return undefined;
+      const item = variedSample(s.items, depth + 1) ?? sample(s.items, depth + 1);
+      return item === undefined ? undefined : Array.from({ length: n }, () => item);
+    }
+    case 'null':
+      return undefined;
+    case 'object':
+    default: {
+      const props = Object.entries((s.properties ?? {}) as Record<string, unknown>).slice(0, MAX_VARIED_PROPERTIES);
+      const out: Record<string, unknown> = {};
+      for (const [k, p] of props) {
+        const v = variedSample(p, depth + 1);
+        if (v !== undefined) out[k] = v;
+      }
+      return out;
+    }
+  }
+}
+
+/**
+ * Schema-valid arguments unlike `first` (A-1: is an App tool's text the same whatever its input?): `first` with each
+ * top-level property set in turn to its varied value, kept when the arguments still pass the schema. Undefined when
+ * no property could be varied, or the schema cannot be evaluated.
+ */
+export function variedArguments(t: Record<string, unknown>, first: Record<string, unknown>): Record<string, unknown> | undefined {
+  const schema = (t.inputSchema ?? { type: 'object' }) as object;
+  const v = validator(schema);
+  if (typeof v !== 'function') return undefined;
+  const wanted = variedSample(schema);
+  if (typeof wanted !== 'object' || wanted === null || Array.isArray(wanted)) return undefined;
+  let args: Record<string, unknown> = { ...first };
+  for (const [k, value] of Object.entries(wanted)) {
+    if (JSON.stringify(first[k]) === JSON.stringify(value)) continue;
+    const next = { ...args, [k]: value };
+    if (v(next).valid === true) args = next;
+  }
+  return JSON.stringify(args) === JSON.stringify(first) ? undefined : args;
 }

@@ -1,6 +1,6 @@
 import type { Answer } from './stdio.js';
 import { appTools } from './apps-discover.js';
-import { plan, planApp } from './exercise.js';
+import { plan, planApp, variedArguments } from './exercise.js';
 import type { Exercise, ExerciseOption } from './exercises.js';
 import type { JsonRpc, RecordedSession } from './session.js';
 
@@ -192,6 +192,13 @@ export async function exploreServer(
         step(`tools/call ${call.name} (App tool, opt-in)`);
         await c.request('tools/call', p({ name: call.name, arguments: call.args }));
         actions.push({ kind: 'call-app-tool', detail: `${call.name} ${JSON.stringify(call.args)}` });
+        // Once more with other arguments: a text that stays the same sentence whatever the input stands for no result (A-1).
+        const varied = variedArguments(tools.find((t) => t.name === call.name) as Record<string, unknown>, call.args);
+        if (varied) {
+          step(`tools/call ${call.name} (App tool, other arguments, opt-in)`);
+          await c.request('tools/call', p({ name: call.name, arguments: varied }));
+          actions.push({ kind: 'call-app-tool-varied', detail: `${call.name} ${JSON.stringify(varied)}` });
+        }
       }
     }
   }

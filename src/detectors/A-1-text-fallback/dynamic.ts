@@ -16,7 +16,31 @@ import { answeredEras } from '../support/live/dynamic-text.js';
  * `ui-call-failed-on-probe-input`). The probe's own call with deliberately invalid arguments is expected to fail
  * and is not judged. A UI tool never called with
  * arguments it accepts leaves the part unjudged: such calls need an explicit opt-in.
+ * Without structuredContent the View draws from the tool's input: the probe calls each App tool a second time with
+ * other arguments (`call-app-tool-varied`), and a text that is the same sentence under both inputs, holds none of
+ * their values and no figure of its own stands for nothing the View shows (`ui-result-text-fixed`, quoted). A call
+ * with those other arguments that fails is no evidence either way.
  */
+
+/** A figure standing alone in a text ("5 open incidents", not the 3 of "3D"): the text may carry a result of its own. */
+const FIGURE = /(?<![\p{L}\p{N}_])\d+(?:[.,]\d+)?(?![\p{L}\p{N}_])/u;
+
+interface Answer {
+  args: string;
+  values: string[];
+  text: string;
+  structured: boolean;
+}
+
+/** A fixed sentence whatever the input: two calls with different arguments, no data for the View, the same text. */
+function fixedText(answers: Answer[]): string | undefined {
+  if (new Set(answers.map((a) => a.args)).size < 2 || answers.some((a) => a.structured)) return undefined;
+  const texts = new Set(answers.map((a) => a.text));
+  const text = answers[0]!.text;
+  if (texts.size !== 1 || [...text].length < MIN_TEXT || FIGURE.test(text)) return undefined;
+  const lower = text.toLowerCase();
+  return answers.some((a) => a.values.some((v) => lower.includes(v))) ? undefined : text;
+}
 
 export const MIN_TEXT = 20;
 
@@ -47,6 +71,7 @@ export default defineDetector({
     'ui-result-without-text': ['tool', 'length', 'minimum'],
     'ui-call-failed': ['tool'],
     'ui-result-text-not-of-result': ['tool'],
+    'ui-result-text-fixed': ['tool', 'text'],
   },
   judge({ inputs: { session } }) {
     const none = noEraServed(session);
@@ -67,6 +92,9 @@ export default defineDetector({
 
     // The probe's deliberately invalid calls, as it recorded them ("<name> <arguments JSON>").
     const invalid = new Set(session.session.actions.filter((a) => a.kind === 'call-invalid-arguments').map((a) => a.detail));
+    // The probe's second call of an App tool, with other arguments it generated (see fixedText).
+    const varied = new Set(session.session.actions.filter((a) => a.kind === 'call-app-tool-varied').map((a) => a.detail));
+    const answers = new Map<string, Answer[]>();
     const judged = new Set<string>();
     const reported = new Set<string>();
     // How each UI-linked tool answered the App host, whose connection declared the UI extension.
@@ -88,7 +116,7 @@ export default defineDetector({
         const err = SessionFacts.error(e);
         if (!res && !err) continue;
         if (err || res?.isError === true) {
-          if (invalid.has(`${name} ${JSON.stringify(params.arguments)}`)) continue;
+          if (invalid.has(`${name} ${JSON.stringify(params.arguments)}`) || varied.has(`${name} ${JSON.stringify(params.arguments)}`)) continue;
           if (hostAnswered.get(name) !== true) {
             failedOnInput.add(name);
             continue;
@@ -102,6 +130,8 @@ export default defineDetector({
         const content = Array.isArray(res!.content) ? res!.content.filter(isObj) : [];
         const texts = content.filter((c) => c.type === 'text' && typeof c.text === 'string').map((c) => (c.text as string).trim());
         const length = Math.max(0, ...texts.map((x) => [...x].length));
+        const structured = res!.structuredContent !== undefined && res!.structuredContent !== null;
+        answers.set(name, [...(answers.get(name) ?? []), { args: JSON.stringify(params.arguments ?? {}), values: datums(params.arguments), text: texts.filter((x) => x).join('\n'), structured }]);
         if (length < MIN_TEXT && !reported.has(`text|${name}`)) {
           reported.add(`text|${name}`);
           findings.push({ messageId: 'ui-result-without-text', data: { tool: name, length, minimum: MIN_TEXT }, evidence: JSON.stringify(res!.content ?? null).slice(0, 200) });
@@ -114,6 +144,10 @@ export default defineDetector({
           }
         }
       }
+    }
+    for (const [tool, list] of answers) {
+      const text = reported.has(`text|${tool}`) || reported.has(`data|${tool}`) ? undefined : fixedText(list);
+      if (text !== undefined) findings.push({ messageId: 'ui-result-text-fixed', data: { tool, text: text.slice(0, 120) }, evidence: text.slice(0, 200) });
     }
     if (findings.length) return { state: 'non-conforming', findings };
     const failed = [...failedOnInput].filter((n) => !judged.has(n));

@@ -6,6 +6,7 @@ import { isBundleHtml, MAX_BUNDLE_BYTES, renderedApps, viewAttempts } from '../s
 import { ts, type Node as MorphNode } from '../../facts/morph.js';
 import { wrapNode } from '../../facts/ts-source.js';
 import { lineIn, viewCode } from '../support/apps/app-source.js';
+import { embeddedScripts, embeddedViews } from '../support/apps/embedded-view.js';
 import { urlOf } from '../support/apps/view-urls.js';
 import { rawDeclarationOf } from '../../facts/scope.js';
 
@@ -21,6 +22,9 @@ import { rawDeclarationOf } from '../../facts/scope.js';
  * absolute http(s)/ws(s) URL, or such a URL set as an element's `src` or a created `<link>`'s `href` (`script.src = …`,
  * `el.setAttribute('src', …)`), is red — declared in the resource's CSP or not. A URL the reading cannot resolve to
  * a fixed origin (a variable, a parameter) is the dynamic part's.
+ *
+ * Without a built bundle, the View the server's code serves whole (an HTML document literal handed to the `ui://`
+ * resource's registration, or an HTML file it reads next to itself: support/apps/embedded-view.ts) is read the same way.
  *
  * Dynamic: the rendered View (host harness, session.apps) tried no request at run time: neither to another
  * file of its own (a multi-file bundle) nor to any other origin, whether the CSP let it through or not — an
@@ -113,7 +117,9 @@ export default [
     messages: { 'bundle-references-file': ['file', 'tag', 'url'], 'view-code-loads-remote': ['file', 'via', 'url'] },
     judge({ inputs: { repo } }) {
       const bundles = repo.files.filter(isBundleHtml);
-      if (!bundles.length) return couldNotJudge('no-built-view');
+      // No built bundle: the View the server's code serves whole (an HTML literal, or a file it reads) is the View.
+      const embedded = bundles.length ? [] : embeddedViews(repo);
+      if (!bundles.length && !embedded.length) return couldNotJudge('no-built-view');
       const findings: Finding[] = [];
       for (const file of bundles) {
         const r = repo.source(file, MAX_BUNDLE_BYTES);
@@ -122,10 +128,23 @@ export default [
           findings.push({ messageId: 'bundle-references-file', data: { file, tag: ref.tag, url: ref.url.slice(0, 200) }, location: { file, line: ref.line }, evidence: ref.url.slice(0, 200) });
         }
       }
+      for (const e of embedded) {
+        for (const ref of externalReferences(e.html)) {
+          findings.push({ messageId: 'bundle-references-file', data: { file: e.file, tag: ref.tag, url: ref.url.slice(0, 200) }, location: { file: e.file, line: e.line + ref.line - 1 }, evidence: ref.url.slice(0, 200) });
+        }
+      }
       const view = viewCode(repo);
       if (view.unread.length) return couldNotJudge('file-not-read', fileNotReadData(view.unread[0]!));
       const seen = new Set<string>();
-      for (const c of view.code) {
+      const code = [...view.code];
+      for (const e of embedded) {
+        try {
+          for (const s of embeddedScripts(e)) code.push({ file: e.file, lineOffset: s.line - 1, sf: s.sf, bundle: true });
+        } catch (err) {
+          return couldNotJudge('file-not-read', fileNotReadData({ file: e.file, cause: err instanceof RangeError ? 'too-deep' : 'parse-failed' }));
+        }
+      }
+      for (const c of code) {
         let loads: ReturnType<typeof remoteLoads>;
         try {
           loads = remoteLoads(c.sf.compilerNode);

@@ -4,6 +4,7 @@ import type { Finding } from '../../engine/types.js';
 import { fileNotReadData } from '../../facts/not-read.js';
 import { wrapNode } from '../../facts/ts-source.js';
 import { lineIn, viewCode, type ViewCode } from '../support/apps/app-source.js';
+import { embeddedViewCode } from '../support/apps/embedded-view.js';
 import { parsedSources } from '../../facts/ts-source.js';
 import { urlOf, type Target } from '../support/apps/view-urls.js';
 import { declaredOrigin, deriveCsp } from '../../apps/csp.js';
@@ -209,13 +210,16 @@ export default defineDetector({
   judge({ inputs: { repo } }) {
     const view = viewCode(repo);
     if (view.unread.length) return couldNotJudge('file-not-read', fileNotReadData(view.unread[0]!));
-    if (!view.code.length) return couldNotJudge('no-view-code');
+    // No View file and no built bundle: the View the server's code serves whole, when all its code is inline.
+    // (A View without any script escapes nothing.)
+    const code = view.code.length ? (view.code as ViewCode[]) : embeddedViewCode(repo);
+    if (!code) return couldNotJudge('no-view-code');
     const findings: Finding[] = [];
     const seen = new Set<string>();
     // Read from the server's source only when a network use needs it (most Views have none).
     let connect: string[] | undefined;
     const declared = () => (connect ??= declaredConnect(repo));
-    for (const c of view.code as ViewCode[]) {
+    for (const c of code) {
       let uses: Use[];
       try {
         uses = sandboxEscapes(c.sf);

@@ -3,11 +3,13 @@ import { fileNotReadData } from '../../facts/not-read.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { isBundleHtml, percentile, renderedApps, viewCalls } from '../support/apps/apps-support.js';
+import { embeddedViews } from '../support/apps/embedded-view.js';
 
 /**
  * A-5 — performance budgets.
  *
- * Static: every built HTML bundle of the repository weighs less than BUNDLE_GZIP_BUDGET gzipped (level 9).
+ * Static: every built HTML bundle of the repository weighs less than BUNDLE_GZIP_BUDGET gzipped (level 9); without a
+ * built bundle, so does the View the server's code serves whole (support/apps/embedded-view.ts).
  *
  * Dynamic, per rendered View (host harness): the served bundle gzipped, the first render (first contentful
  * paint, else first paint, else the View's first size-changed notification: apps/harness.ts), the p95 of the
@@ -34,8 +36,14 @@ export default [
     messages: { 'bundle-over-budget': ['file', 'size', 'budget'] },
     judge({ inputs: { repo } }) {
       const bundles = repo.files.filter(isBundleHtml);
-      if (!bundles.length) return couldNotJudge('no-built-view');
+      // No built bundle: the View the server's code serves whole (an HTML literal, or a file it reads) is the bundle.
+      const embedded = bundles.length ? [] : embeddedViews(repo);
+      if (!bundles.length && !embedded.length) return couldNotJudge('no-built-view');
       const findings: Finding[] = [];
+      for (const e of embedded) {
+        const size = gzipSync(e.html, { level: 9 }).length;
+        if (size >= BUNDLE_GZIP_BUDGET) findings.push({ messageId: 'bundle-over-budget', data: { file: e.file, size, budget: BUNDLE_GZIP_BUDGET }, location: { file: e.file, line: e.line } });
+      }
       for (const file of bundles) {
         const r = repo.source(file, MAX_BUNDLE_BYTES);
         if (!r.ok) return couldNotJudge('file-not-read', fileNotReadData({ file, cause: r.cause, size: r.size, limit: r.limit }));

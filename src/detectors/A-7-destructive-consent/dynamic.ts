@@ -11,9 +11,10 @@ import { renderedApps, servedViewHtml, viewCalls, viewCodeMayCallTools } from '.
  * click directly, with no revealed confirmation control clicked and no dialog in between, or when the View
  * sent it without any click. When the View offers such a tool but no click reached it, the part cannot be
  * judged; when the View can call no such tool, it does not apply. Nor does it when the Views call no server tool at
- * all, on evidence: no View sent a tools/call, and either the code of every View as served (the host's raw
- * resources/read answer) holds no tool call, or it could not be read (and no View's code is known to call a tool)
- * but the harness clicked every control of every View (no bound cut the clicks).
+ * all, on evidence: no rendered View sent a tools/call, and either the code of every distinct View as served (the
+ * host's raw resources/read answer; several tools may show one View, and Views past the harness's bound on renderings
+ * are read) holds no tool call, or every App tool's View rendered, no View's code is known to call a tool and the
+ * harness clicked every control of every View (no bound cut the clicks).
  */
 
 export default defineDetector({
@@ -59,18 +60,22 @@ export default defineDetector({
     if (findings.length) return { state: 'non-conforming', findings };
     if (reached) return present();
     if (!confirmable.length) return notApplicable('no-confirmable-tool');
-    // The Views call no server tool at all, on evidence: every App tool's View rendered, the recorded bridge traffic
-    // (not cut) holds no tools/call from any View, and either the code of every View as served holds no tool call, or
-    // it could not be read and the harness clicked every control of every View (no bound cut the clicks). The rule's condition — a
-    // View that can call a tool needing a confirmation — is then shown false.
+    // The Views call no server tool at all, on evidence: the recorded bridge traffic (not cut) of the rendered Views holds
+    // no tools/call, and either the served code of every distinct View holds no tool call, or every App tool's View
+    // rendered, no View's code is known to call a tool and the harness clicked every control of every View (no bound
+    // cut the clicks). The rule's condition — a View that can call a tool needing a confirmation — is then shown false.
     const everyView = got.apps.every((a) => got.rendered.some((v) => v.tool === a.name));
     const tools = got.rendered.map((v) => v.tool).join(', ');
-    if (everyView && got.rendered.every((v) => !v.truncated && viewCalls(v).length === 0)) {
-      const code = got.rendered.map((v) => {
-        const html = servedViewHtml(got.record, v.resourceUri);
+    if (got.rendered.every((v) => !v.truncated && viewCalls(v).length === 0)) {
+      // The code is the View's whatever tool shows it: each distinct View's served code (rendered, or read past the
+      // harness's bound on renderings) is read once.
+      const uris = [...new Set(got.apps.map((a) => a.link.uri))];
+      const code = uris.map((uri) => {
+        const html = servedViewHtml(got.record, uri);
         return html === undefined ? undefined : viewCodeMayCallTools(html);
       });
-      if (code.every((c) => c === false)) return notApplicable('view-calls-no-tool', { tools, evidence: 'code' });
+      if (code.every((c) => c === false)) return notApplicable('view-calls-no-tool', { tools: got.apps.map((a) => a.name).join(', '), evidence: 'code' });
+      if (!everyView) return couldNotJudge('confirmable-call-not-seen', { tools: confirmable.map((t) => String(t.name)).sort().join(', ') });
       // The traffic alone stands as evidence only when no View's code is known to hold a tool call: a View whose code
       // calls a tool may simply not have been given what it needs to call it (a tool input the harness did not send).
       if (code.every((c) => c !== true) && got.rendered.every((v) => !v.clicksTruncated)) return notApplicable('view-calls-no-tool', { tools, evidence: 'traffic' });

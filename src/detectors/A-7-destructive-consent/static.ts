@@ -5,6 +5,8 @@ import { fileNotReadData } from '../../facts/not-read.js';
 import { wrapNode } from '../../facts/ts-source.js';
 import { confirmationCause, needsConfirmation } from '../../probe/apps-discover.js';
 import { appSource, lineIn, viewCode, type ViewCode } from '../support/apps/app-source.js';
+import { toolNamesOf } from './tool-names.js';
+import { embeddedViewCode } from '../support/apps/embedded-view.js';
 
 /**
  * A-7 — consent before a destructive call (static). Reads the View's source (UI files, not the minified
@@ -18,8 +20,11 @@ import { appSource, lineIn, viewCode, type ViewCode } from '../support/apps/app-
  *     (React: `{pending && <button onClick={confirmDelete}>}`, the confirmation dialog state).
  * Red: such a call with neither (in a plain click handler, or with no click at all), and any confirmation
  * skipped on `destructiveHint` alone (the View reads destructiveHint and none of readOnlyHint/idempotentHint).
- * A call whose tool name is not a literal, or whose tool the source does not register with readable
- * annotations, cannot be judged; no View source: could-not-judge; no such call: not-applicable.
+ * Without View source or built bundle, the inline scripts of the View the server's code serves whole are read
+ * (support/apps/embedded-view.ts; not when that View loads a script by `src`: its code is then elsewhere).
+ * A call whose tool name is held in a variable is judged for each name the file writes down for it (tool-names.ts:
+ * consts, literal tables, a literal array mapped over, a union of string literals); a name that cannot be read, or
+ * a tool the source does not register with readable annotations, cannot be judged; no View source: could-not-judge; no such call: not-applicable.
  */
 
 const CALL_METHODS = new Set(['callServerTool', 'callTool']);
@@ -30,9 +35,12 @@ function stringOf(n: ts.Node | undefined): string | undefined {
   return undefined;
 }
 
-function nameMember(o: ts.Node | undefined): { found: boolean; name?: string } {
+function nameMember(o: ts.Node | undefined): { found: boolean; name?: string; expr?: ts.Expression } {
   if (!o || !ts.isObjectLiteralExpression(o)) return { found: false };
-  for (const p of o.properties) if (ts.isPropertyAssignment(p) && p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === 'name') return { found: true, name: stringOf(p.initializer) };
+  for (const p of o.properties) {
+    if (ts.isPropertyAssignment(p) && p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === 'name') return { found: true, name: stringOf(p.initializer), expr: p.initializer };
+    if (ts.isShorthandPropertyAssignment(p) && p.name.text === 'name') return { found: true, expr: p.name };
+  }
   return { found: false };
 }
 
@@ -42,7 +50,7 @@ function nameMember(o: ts.Node | undefined): { found: boolean; name?: string } {
  * callServerTool, schema tables): there only a method call `x.callServerTool(…)` / `x.callTool(…)`, or a request
  * whose tool name is a literal, is a call of the View.
  */
-function toolCalled(call: ts.CallExpression, bundle = false): { name?: string } | undefined {
+function toolCalled(call: ts.CallExpression, bundle = false): { name?: string; expr?: ts.Expression } | undefined {
   const callee = call.expression;
   const method = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : '';
   if (CALL_METHODS.has(method) && (!bundle || ts.isPropertyAccessExpression(callee))) {
@@ -50,12 +58,12 @@ function toolCalled(call: ts.CallExpression, bundle = false): { name?: string } 
     const lit = stringOf(a);
     if (lit !== undefined) return { name: lit };
     const m = nameMember(a);
-    return { name: m.name };
+    return { name: m.name, expr: m.expr ?? (a && !ts.isObjectLiteralExpression(a) ? a : undefined) };
   }
   if (call.arguments.some((a) => stringOf(a) === 'tools/call')) {
     for (const a of call.arguments) {
       const m = nameMember(a);
-      if (m.found && (!bundle || m.name !== undefined)) return { name: m.name };
+      if (m.found && (!bundle || m.name !== undefined)) return { name: m.name, expr: m.expr };
     }
     return bundle ? undefined : {};
   }
@@ -64,9 +72,9 @@ function toolCalled(call: ts.CallExpression, bundle = false): { name?: string } 
     if (!ts.isObjectLiteralExpression(a)) continue;
     const member = (k: string) => a.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === k);
     if (stringOf(member('method')?.initializer) !== 'tools/call') continue;
-    const name = nameMember(member('params')?.initializer).name;
+    const { name, expr } = nameMember(member('params')?.initializer);
     if (bundle && name === undefined) continue;
-    return { name };
+    return { name, expr };
   }
   return undefined;
 }
@@ -218,7 +226,13 @@ export default defineDetector({
     const unread = view.unread.find((u) => !view.bundles.includes(u.file) || !source.length);
     if (unread) return couldNotJudge('file-not-read', fileNotReadData(unread));
     if (!source.length) source = view.code.filter((c) => c.bundle);
-    if (!source.length) return couldNotJudge('no-view-source');
+    // No View file and no built bundle: the View the server's code serves whole, when all its code is inline.
+    // (A View without any script calls no tool.)
+    if (!source.length) {
+      const embedded = embeddedViewCode(repo);
+      if (!embedded) return couldNotJudge('no-view-source');
+      source = embedded;
+    }
     const { annotations } = appSource(repo);
     const findings: Finding[] = [];
     const unjudged = new Set<string>();
@@ -228,21 +242,29 @@ export default defineDetector({
       const visit = (cn: ts.Node): void => {
         if (ts.isCallExpression(cn)) {
           const tool = toolCalled(cn, c.bundle);
-          if (tool && !(tool.name === undefined && wrapperCall(cn))) {
+          // A name held in a variable: the names written down for it in the file (consts, literal tables, unions), each judged.
+          const resolved = tool && tool.name === undefined && tool.expr ? toolNamesOf(tool.expr) : undefined;
+          if (tool && !(tool.name === undefined && !resolved && wrapperCall(cn))) {
             calls++;
             const line = lineIn(c, wrapNode(c.sf, cn) as Node);
             const v = judgeCall(cn, raw, c.bundle);
             const called = tool.name ?? (cn.arguments[0]?.getText(raw) ?? '').slice(0, 60);
-            if (v === 'on-destructive-hint') findings.push({ messageId: 'confirmation-on-destructive-hint', data: { file: c.file, called }, location: { file: c.file, line } });
-            else if (tool.name === undefined) {
+            const names = tool.name !== undefined ? [tool.name] : resolved?.names;
+            if (v === 'on-destructive-hint') findings.push({ messageId: 'confirmation-on-destructive-hint', data: { file: c.file, called: names?.join(', ') ?? called }, location: { file: c.file, line } });
+            else if (names === undefined) {
               if (v !== 'confirmed') unjudged.add(called);
             } else {
-              const ann = annotations.get(tool.name);
-              if (ann === undefined || ann === 'unknown') {
-                if (v !== 'confirmed') unjudged.add(tool.name);
-              } else {
-                const def = ann === 'none' ? {} : { annotations: ann };
-                if (needsConfirmation(def) && v === 'unconfirmed') findings.push({ messageId: 'call-without-confirmation-in-source', data: { file: c.file, called: tool.name, cause: confirmationCause(def) }, location: { file: c.file, line } });
+              for (const name of names) {
+                const ann = annotations.get(name);
+                if (ann === undefined || ann === 'unknown') {
+                  if (v !== 'confirmed') unjudged.add(name);
+                } else {
+                  const def = ann === 'none' ? {} : { annotations: ann };
+                  if (!needsConfirmation(def) || v !== 'unconfirmed') continue;
+                  // A name read from a parameter's type: its callers, and what they confirm first, are not read.
+                  if (resolved?.viaType) unjudged.add(name);
+                  else findings.push({ messageId: 'call-without-confirmation-in-source', data: { file: c.file, called: name, cause: confirmationCause(def) }, location: { file: c.file, line } });
+                }
               }
             }
           }

@@ -1,7 +1,7 @@
 import { builtinModules } from 'node:module';
 import { posix } from 'node:path';
 import { parse } from 'parse5';
-import { Node, Project, SyntaxKind, ts, type ObjectLiteralExpression, type SourceFile } from '../../../facts/morph.js';
+import { Node, Project, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression, type SourceFile } from '../../../facts/morph.js';
 import type { RepoFacts } from '../../../facts/repo.js';
 import { noteSourceRead, type FileNotRead } from '../../../facts/not-read.js';
 import { functionOf, resolveRelativeModule, type FunctionLikeNode } from '../../../facts/scope.js';
@@ -100,32 +100,38 @@ export function appSource(repo: RepoFacts): AppSource {
     if (t.api === 'registerTool' && linksView(t.config, sources)) appTools.push({ name: t.name, file: t.file, line: t.line, api: 'registerTool', handler: t.handler });
   }
   // registerAppTool(server, name, config, handler) of @modelcontextprotocol/ext-apps/server: a function, not a method.
-  for (const [file, sf] of sources.files) {
-    if (file.startsWith('node_modules/')) continue;
-    for (const call of ofKinds(sf, [SyntaxKind.CallExpression])) {
-      if (!Node.isCallExpression(call)) continue;
-      const callee = unwrap(call.getExpression());
-      const name = Node.isIdentifier(callee) ? callee.getText() : Node.isPropertyAccessExpression(callee) ? callee.getName() : '';
-      const args = call.getArguments();
-      // registerAppTool by name, or its shape in a bundle that renamed it: (server, 'name', { _meta: { ui: { resourceUri } } }, handler).
-      if (name !== 'registerAppTool' && !(name && args.length === 4 && !REGISTRATION_METHOD_NAMES.has(name) && linksView(objectLiteralOf(args[2], sources), sources))) continue;
-      const tool = constString(args[1])?.value;
-      if (tool === undefined) continue;
-      const config = objectLiteralOf(args[2], sources);
-      let handler: FunctionLikeNode | undefined;
-      try {
-        handler = args[3] ? functionOf(args[3], sources) : undefined;
-      } catch {
-        handler = undefined;
-      }
-      appTools.push({ name: tool, file, line: positionOf(call).line, api: 'registerAppTool', handler });
-      if (!annotations.has(tool)) annotations.set(tool, annotationsOf(config, sources));
+  for (const { file, call, name } of ownCalls(sources)) {
+    const args = call.getArguments();
+    // registerAppTool by name, or its shape in a bundle that renamed it: (server, 'name', { _meta: { ui: { resourceUri } } }, handler).
+    if (name !== 'registerAppTool' && !(name && args.length === 4 && !REGISTRATION_METHOD_NAMES.has(name) && linksView(objectLiteralOf(args[2], sources), sources))) continue;
+    const tool = constString(args[1])?.value;
+    if (tool === undefined) continue;
+    const config = objectLiteralOf(args[2], sources);
+    let handler: FunctionLikeNode | undefined;
+    try {
+      handler = args[3] ? functionOf(args[3], sources) : undefined;
+    } catch {
+      handler = undefined;
     }
+    appTools.push({ name: tool, file, line: positionOf(call).line, api: 'registerAppTool', handler });
+    if (!annotations.has(tool)) annotations.set(tool, annotationsOf(config, sources));
   }
   appTools.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
   const out = { sources, appTools, annotations };
   memo.set(repo, out);
   return out;
+}
+
+/** Every call in the audited source's own files (not node_modules), with its callee's name (a function's or a method's). */
+export function* ownCalls(sources: ParsedSources): Generator<{ file: string; call: CallExpression; name: string }> {
+  for (const [file, sf] of sources.files) {
+    if (file.startsWith('node_modules/')) continue;
+    for (const call of ofKinds(sf, [SyntaxKind.CallExpression])) {
+      if (!Node.isCallExpression(call)) continue;
+      const callee = unwrap(call.getExpression());
+      yield { file, call, name: Node.isIdentifier(callee) ? callee.getText() : Node.isPropertyAccessExpression(callee) ? callee.getName() : '' };
+    }
+  }
 }
 
 /** Does a file of the source belong to the View (uses the DOM or a UI framework), rather than to the server? */
