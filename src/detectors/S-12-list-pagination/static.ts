@@ -17,8 +17,9 @@ import { toolTemplates } from '../../facts/tool-templates.js';
  *     returns such items: McpServer's resources/list returns every callback's resources whole.
  * A catalog written in code (registrations, literal arrays, constants nothing changes) needs no paging:
  * present. A tools/list built by mapping items through one tool template (facts/tool-templates) takes its
- * origin from those items: a JSON/YAML document the package loads or a catalog read at run time is data (the
- * rule's "tools built from a remote catalog"), a table of class instances or literals written in code is fixed.
+ * origin from those items: a catalog read at run time is data (the rule's "tools built from a remote catalog"); a
+ * JSON/YAML document shipped in the package, or a table of class instances or literals written in code, is fixed
+ * (its size is set when the package is published, it depends on no stored data).
  * A list whose origin cannot be followed, when nothing is red: could-not-judge
  * 'list-source-unknown'. No registration and no list handler: could-not-judge 'no-lists-in-source'. Python
  * source only: the Python reading (python.ts).
@@ -42,13 +43,13 @@ export default defineDetector({
     const templates = toolTemplates(repo);
     for (const s of sources) {
       let items = s.items;
-      // A tools/list built from one template: the items it maps say where the list comes from — a document
-      // loaded by the package or a catalog read at run time (the rule's "tools built from a remote catalog"),
-      // or a table of class instances or object literals written in code (fixed).
+      // A tools/list built from one template: the items it maps say where the list comes from — a catalog read
+      // at run time (the rule's "tools built from a remote catalog"), or a document shipped in the package or a
+      // table of class instances or object literals written in code (fixed).
       if (items === 'unknown' && s.method === 'tools/list' && s.via === 'handler') {
         const mine = templates.filter((t) => t.handler.handler === s.fn);
-        if (mine.length && mine.some((t) => t.items === 'document' || t.items === 'remote')) items = 'data';
-        else if (mine.length && mine.every((t) => t.items === 'classes' || t.items === 'objects')) items = 'fixed';
+        if (mine.length && mine.some((t) => t.items === 'remote')) items = 'data';
+        else if (mine.length && mine.every((t) => t.items === 'classes' || t.items === 'objects' || t.items === 'document')) items = 'fixed';
       }
       if (items === 'unknown') unknown++;
       if (items !== 'data') continue;
