@@ -243,8 +243,11 @@ function write(root: string, files: Map<string, string>, created: NewFile[], ori
 function restore(root: string, written: string[], created: NewFile[], original: (rel: string) => string): void {
   const made = new Set(created.map((c) => c.file));
   for (const file of written) {
-    if (made.has(file)) rmSync(join(root, file), { force: true });
-    else writeFileSync(join(root, file), original(file));
+    // Checked again here, not only in write(): a restore never touches a path outside the folder.
+    const abs = join(root, file);
+    if (!isInside(root, realpathSync(abs))) continue;
+    if (made.has(file)) rmSync(abs, { force: true });
+    else writeFileSync(abs, original(file));
   }
 }
 

@@ -12,7 +12,9 @@ import type { Code, Fn } from '../support/source/code-paths.js';
  * methods is called on a request path. The package as installed (its package.json and the files its entry
  * reaches by relative imports, bounded) says:
  *   - whether it makes HTTP requests: it depends on an HTTP client (axios, got, node-fetch, undici, ky…) or its
- *     code calls fetch() or http(s).request(), itself or in the dependencies it installs (two levels down);
+ *     code calls fetch() or http(s).request() and builds API requests (headers, credentials, a base URL: a
+ *     library that only fetches its own assets, such as a WebAssembly module, is not an API client), itself or
+ *     in the dependencies it installs (two levels down);
  *   - whether a time limit exists: the word timeout in its code (an option it takes), and a default value
  *     for it (`timeout: 60000`, `timeout ?? 30_000`, `DEFAULT_TIMEOUT`).
  * Red when it makes HTTP requests and nothing bounds them: no default, and the construction passes no option
@@ -31,6 +33,11 @@ const FRAMEWORK = /^(?:@modelcontextprotocol\/|fastmcp$|mcp-framework$|zod$)/;
 const READ_ELSEWHERE = new Set(['axios', 'got', 'ky', 'node-fetch', 'cross-fetch', 'undici', 'pg']);
 const HTTP_DEPENDENCIES = new Set(['axios', 'got', 'ky', 'node-fetch', 'cross-fetch', 'undici', 'superagent', 'request', 'ofetch', 'isomorphic-fetch', 'openapi-fetch', 'graphql-request', 'needle', 'phin', 'wretch', 'formdata-node']);
 const HTTP_CALL = /\bfetch\s*\(|\bhttps?\.(?:request|get)\s*\(|\brequire\(\s*['"](?:node:)?https?['"]\s*\)|from\s+['"](?:node:)?https?['"]/;
+/**
+ * What tells an API client's requests from a library that fetches its own assets (a WebAssembly module, a data
+ * file): request headers, credentials or a base URL written in the same code.
+ */
+const API_REQUEST = /\b(?:baseUrl|baseURL|base_url|apiKey|api_key|apiToken|Authorization|Bearer)\b|\bheaders\s*:/;
 const TIMEOUT_WORD = /\btimeout(?:Ms|MS|_ms|Millis|InMs)?\b/i;
 const TIMEOUT_DEFAULT = /\btimeout\w*\s*(?:\?\?|\|\|)\s*[\d_]{3,}|\btimeout\w*\s*[:=]\s*[\d_]{4,}|\bDEFAULT_\w*TIMEOUT\w*\b|\bdefaultTimeout\b/i;
 const LIMITS = { files: 60, bytes: 8 * 1024 * 1024, file: 4 * 1024 * 1024, depth: 2, deps: 12, packages: 40 };
@@ -74,6 +81,8 @@ function readPackage(from: string, name: string, declared: boolean, depth: numbe
   let word = false;
   let fallback = false;
   let unread = false;
+  let called = false;
+  let api = false;
   while (queue.length && seen.size < LIMITS.files && bytes < LIMITS.bytes) {
     const rel = queue.shift()!;
     if (seen.has(rel)) continue;
@@ -84,7 +93,8 @@ function readPackage(from: string, name: string, declared: boolean, depth: numbe
       continue;
     }
     bytes += t.size;
-    if (HTTP_CALL.test(t.text)) http = true;
+    if (HTTP_CALL.test(t.text)) called = true;
+    if (API_REQUEST.test(t.text)) api = true;
     if (TIMEOUT_WORD.test(t.text)) word = true;
     if (TIMEOUT_DEFAULT.test(t.text)) fallback = true;
     for (const spec of importsOfText(t.text)) {
@@ -94,6 +104,8 @@ function readPackage(from: string, name: string, declared: boolean, depth: numbe
       if (f && !f.startsWith('..') && !seen.has(f)) queue.push(f);
     }
   }
+  // Its own fetch/http calls count when its code also builds API requests (headers, credentials, a base URL).
+  if (called && api) http = true;
   // The requests may be made by a dependency (@octokit/rest -> @octokit/core -> @octokit/request): followed two levels down.
   let depBounded = false;
   if (!http && depth < LIMITS.depth) {

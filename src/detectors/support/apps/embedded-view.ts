@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import { parse } from 'parse5';
 import { Node, Project, type SourceFile } from '../../../facts/morph.js';
+import { noteSourceRead } from '../../../facts/not-read.js';
 import type { RepoFacts } from '../../../facts/repo.js';
 import { declarationOf, initializerOf } from '../../../facts/scope.js';
 import { constString } from '../../../facts/server-model.js';
@@ -85,6 +86,7 @@ const memo = new WeakMap<RepoFacts, EmbeddedView[]>();
 
 /** The Views the server's code serves whole as HTML documents (memoised), in file and line order. */
 export function embeddedViews(repo: RepoFacts): EmbeddedView[] {
+  noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
   const hit = memo.get(repo);
   if (hit) return hit;
   const sources = parsedSources(repo);

@@ -1,4 +1,5 @@
 import { Node, SyntaxKind } from '../../../facts/morph.js';
+import { noteSourceRead } from '../../../facts/not-read.js';
 import type { RepoFacts } from '../../../facts/repo.js';
 import { constString, definitionKeys, objectLiteralOf, serverModel, type ToolDef } from '../../../facts/server-model.js';
 import type { ClassNode } from '../../../facts/scope.js';
@@ -92,6 +93,7 @@ const memo = new WeakMap<RepoFacts, GeneratedTool[]>();
 
 /** The tools built from templates (see the file header); [] when the server model reads tools written one by one. */
 export function generatedTools(repo: RepoFacts): GeneratedTool[] {
+  noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
   const hit = memo.get(repo);
   if (hit) return hit;
   const model = serverModel(repo);
