@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import { Node, SyntaxKind, ts, type NewExpression } from '../../facts/morph.js';
+import { FRAMEWORK } from '../../facts/bundle-regions.js';
 import { entryOfPackage, importsOfText, installedFolder, packageOf } from '../../facts/published.js';
 import { locateInside, readInside } from '../../facts/safe-read.js';
 import { objectLiteralOf } from '../../facts/server-model.js';
@@ -28,7 +29,8 @@ export interface DependencyClient {
   verdict: 'unbounded' | 'not-read';
 }
 
-const FRAMEWORK = /^(?:@modelcontextprotocol\/|fastmcp$|mcp-framework$|zod$)/;
+/** Schema libraries: their classes make no request. */
+const NOT_CLIENTS = new Set(['zod']);
 /** HTTP libraries read by the rule's own request reading, and the database client it reads apart. */
 const READ_ELSEWHERE = new Set(['axios', 'got', 'ky', 'node-fetch', 'cross-fetch', 'undici', 'pg']);
 const HTTP_DEPENDENCIES = new Set(['axios', 'got', 'ky', 'node-fetch', 'cross-fetch', 'undici', 'superagent', 'request', 'ofetch', 'isomorphic-fetch', 'openapi-fetch', 'graphql-request', 'needle', 'phin', 'wretch', 'formdata-node']);
@@ -171,7 +173,7 @@ export function dependencyClients(code: Code, fns: readonly Fn[], root: string, 
     const bare = new Map<string, string>();
     for (const [local, b] of importsOf(sf)) {
       const p = packageOf(b.module);
-      if (!p || FRAMEWORK.test(p.name) || READ_ELSEWHERE.has(p.name)) continue;
+      if (!p || FRAMEWORK.test(p.name) || NOT_CLIENTS.has(p.name) || READ_ELSEWHERE.has(p.name)) continue;
       bare.set(local, p.name);
     }
     if (bare.size === 0) continue;
