@@ -7,7 +7,7 @@ import { ofKinds, positionOf, propertyName, rawOfKinds, rawPositionOf, rawUnwrap
 import { codeOf, isFn, passThrough, sinkOf, type Code, type Fn } from '../support/source/code-paths.js';
 import { named, rawNameText } from '../support/source/source-support.js';
 import { judgePythonLogs } from './python.js';
-import { isSecretName, MASKING } from './names.js';
+import { isPersonalName, isSecretName, MASKING } from './names.js';
 
 /**
  * C-6 — no secrets in logs, no raw traces to clients (static part). Two looks at the source:
@@ -18,7 +18,11 @@ import { isSecretName, MASKING } from './names.js';
  * concatenated, as an argument or an object field, possibly through String/JSON.stringify/inspect):
  *   - a secret-named value: a name ending in token, password, passwd, secret, apiKey, authorization,
  *     cookie, privateKey, accessKey or credentials (progress/page/cancellation tokens excepted);
- *   - a request or environment object whole: `process.env`, `req` / `request`, `headers`, `authInfo`.
+ *   - a request or environment object whole: `process.env`, `req` / `request`, `headers`, `authInfo`;
+ *   - a personal field: a name ending in email, ipAddress, phone(Number), remoteAddress, or `ip` alone;
+ *   - an internal detail of the machine: `__dirname`, `__filename`, `import.meta.url`, `process.execPath`,
+ *     `process.cwd()`, `os.hostname()`, `os.homedir()`, `os.userInfo()`.
+ * Secret names include connection strings and database URLs (connectionString, databaseUrl, dsn, mongoUri…).
  * A value only tested or measured (`!!token`, `token.length`, `typeof token`) is not logged. Logger calls
  * are not flagged when a pino `redact` option is configured anywhere in the source.
  * A secret-named value that does not hold the secret is not one either: a const whose value is a label of
@@ -51,7 +55,29 @@ function lastName(n: ts.Node): string | undefined {
   return undefined;
 }
 
-type Logged = { kind: 'secret' | 'object'; name: string; node: Node };
+type Logged = { kind: 'secret' | 'object' | 'personal' | 'internal'; name: string; node: Node };
+
+/** Values that name the machine's own layout: its file paths, home, user and host name. */
+const INTERNAL_IDS = new Set(['__dirname', '__filename']);
+const INTERNAL_ACCESS = new Set(['process.execPath', 'import.meta.url', 'import.meta.dirname', 'import.meta.filename']);
+const OS_CALLS = new Set(['hostname', 'homedir', 'userInfo']);
+
+/** `os.hostname()`, `os.homedir()`, `os.userInfo()` (node:os, namespace or named import) and `process.cwd()`. */
+function internalCall(cn: ts.CallExpression): string | undefined {
+  const c = rawUnwrap(cn.expression);
+  if (ts.isPropertyAccessExpression(c)) {
+    const recv = rawUnwrap(c.expression);
+    if (!ts.isIdentifier(recv)) return undefined;
+    if (recv.text === 'process' && c.name.text === 'cwd' && rawOriginOf(recv)?.module === '<global>') return 'process.cwd()';
+    if (OS_CALLS.has(c.name.text) && rawOriginOf(recv)?.module === 'os') return `os.${c.name.text}()`;
+    return undefined;
+  }
+  if (ts.isIdentifier(c) && OS_CALLS.has(c.text)) {
+    const o = rawOriginOf(c);
+    return o?.module === 'os' && o.path[0] === c.text ? `os.${c.text}()` : undefined;
+  }
+  return undefined;
+}
 
 /** `x.slice(0, 4)`, `x.substring(0, 6)`, `x.slice(-4)`: a few characters of a value, as a hint. */
 function isShortCut(call: Node): boolean {
@@ -126,6 +152,15 @@ function loggedValues(sf: SourceFile, arg: ts.Node): Logged[] {
     // Cheap test first: only secret-named values, whole request objects and process.env are of interest.
     const name = lastName(raw);
     if (!name) return;
+    const internal = (ts.isIdentifier(raw) && INTERNAL_IDS.has(name)) || (ts.isPropertyAccessExpression(raw) && INTERNAL_ACCESS.has(raw.getText(sf.compilerNode).replace(/\s+/g, '')));
+    if (internal) {
+      if (reaches(raw)) out.push({ kind: 'internal', name: raw.getText(sf.compilerNode).replace(/\s+/g, ''), node: wrapNode(sf, raw) });
+      return;
+    }
+    if (isPersonalName(name) && !isSecretName(name)) {
+      if (reaches(raw) && !(ts.isIdentifier(raw) && heldLabelOrMask(wrapNode(sf, raw), 0))) out.push({ kind: 'personal', name: raw.getText(sf.compilerNode).replace(/\s+/g, '').slice(0, 60), node: wrapNode(sf, raw) });
+      return;
+    }
     if (!(name === 'env' || WHOLE_OBJECTS.has(name) || isSecretName(name))) {
       // A configuration object logged whole: `const config = { apiKey: process.env.X, … }` then log(config).
       const held = ts.isIdentifier(raw) ? secretHeldBy(raw) : undefined;
@@ -149,6 +184,13 @@ function loggedValues(sf: SourceFile, arg: ts.Node): Logged[] {
       return; // the maximal access is the value; its parts are not
     }
     if (isRawFunctionLike(n)) return;
+    if (ts.isCallExpression(n)) {
+      const internal = internalCall(n);
+      if (internal) {
+        if (reaches(n)) out.push({ kind: 'internal', name: internal, node: wrapNode(sf, n) });
+        return;
+      }
+    }
     ts.forEachChild(n, visit);
   };
   visit(arg);
@@ -178,6 +220,8 @@ function secretHeldBy(id: ts.Identifier): string | undefined {
   }
   return undefined;
 }
+
+const MESSAGE_OF = { secret: 'secret-in-log', object: 'object-in-log', personal: 'personal-in-log', internal: 'internal-in-log' } as const;
 
 /** Is this call a log statement? Returns its callee text (read on compiler nodes). */
 function logCall(cn: ts.CallExpression): string | undefined {
@@ -229,6 +273,8 @@ export default defineDetector({
   messages: {
     'secret-in-log': ['name', 'call'],
     'object-in-log': ['name', 'call'],
+    'personal-in-log': ['name', 'call'],
+    'internal-in-log': ['name', 'call'],
     'stack-to-client': ['channel'],
   },
   judge({ inputs: { repo } }) {
@@ -251,11 +297,16 @@ export default defineDetector({
           const seen = new Set<string>();
           for (const arg of cn.arguments) {
             for (const v of loggedValues(sf, arg)) {
+              // A logger's debug/trace level is the diagnostic opt-in the standard allows for details of the
+              // machine and personal fields (never for secrets); console.debug prints whatever the level.
+              // console.log/info write to stdout, which is a command's own output to the person who ran it (`auth
+              // status` printing the signed-in account) more often than a log: not judged for these two kinds.
+              if ((v.kind === 'internal' || v.kind === 'personal') && (/^(?!console\.).*\.(?:debug|trace)$/.test(call) || call === 'console.log' || call === 'console.info')) continue;
               const key = `${v.kind}:${v.name}`;
               if (seen.has(key)) continue;
               seen.add(key);
               findings.push({
-                messageId: v.kind === 'secret' ? 'secret-in-log' : 'object-in-log',
+                messageId: MESSAGE_OF[v.kind],
                 data: { name: v.name, call },
                 location: { file, line: rawPositionOf(cn).line },
                 evidence: cn.getText(sf.compilerNode).replace(/\s+/g, ' ').slice(0, 120),
