@@ -7,6 +7,7 @@ import { ofKinds, positionOf, propertyName, rawOfKinds, rawPositionOf, rawUnwrap
 import { codeOf, isFn, passThrough, sinkOf, type Code, type Fn } from '../support/source/code-paths.js';
 import { named, rawNameText } from '../support/source/source-support.js';
 import { judgePythonLogs } from './python.js';
+import { httpClientErrorsLogged } from './http-errors.js';
 import { isPersonalName, isSecretName, MASKING } from './names.js';
 
 /**
@@ -22,6 +23,7 @@ import { isPersonalName, isSecretName, MASKING } from './names.js';
  *   - a personal field: a name ending in email, ipAddress, phone(Number), remoteAddress, or `ip` alone;
  *   - an internal detail of the machine: `__dirname`, `__filename`, `import.meta.url`, `process.execPath`,
  *     `process.cwd()`, `os.hostname()`, `os.homedir()`, `os.userInfo()`.
+ * An HTTP client's error logged whole where the client sends a credential (http-errors.ts).
  * Secret names include connection strings and database URLs (connectionString, databaseUrl, dsn, mongoUri…).
  * A value only tested or measured (`!!token`, `token.length`, `typeof token`) is not logged. Logger calls
  * are not flagged when a pino `redact` option is configured anywhere in the source.
@@ -275,6 +277,7 @@ export default defineDetector({
     'object-in-log': ['name', 'call'],
     'personal-in-log': ['name', 'call'],
     'internal-in-log': ['name', 'call'],
+    'http-error-in-log': ['name', 'call'],
     'stack-to-client': ['channel'],
   },
   judge({ inputs: { repo } }) {
@@ -329,6 +332,7 @@ export default defineDetector({
         }
       }
     }
+    findings.push(...httpClientErrorsLogged(code, redacted));
     return findings.length ? { state: 'non-conforming', findings } : present();
   },
 });

@@ -1,0 +1,175 @@
+import { SyntaxKind, ts, type SourceFile } from '../../facts/morph.js';
+import type { Finding } from '../../engine/types.js';
+import { isRawFunctionLike, rawDeclarationOf, rawOriginOf } from '../../facts/scope.js';
+import { rawOfKinds, rawPositionOf, rawUnwrap } from '../../facts/ts-source.js';
+import type { Code } from '../support/source/code-paths.js';
+import { rawNameText } from '../support/source/source-support.js';
+import { normName } from './names.js';
+
+/**
+ * C-6 (static) — an HTTP client's error logged whole. An axios error carries the request's configuration as
+ * an own property, headers included: `console.error(err)` (util.inspect) and `JSON.stringify(err)` (its
+ * toJSON) print the `Authorization` or API-key header the client sends. Red when all of these hold:
+ *   - the package sends a credential through axios: an `Authorization`, `X-Api-Key`-like or `auth` key in the
+ *     source of a file that uses axios (the instance's headers, a request's config or an interceptor's);
+ *   - a `catch (err)` whose `try` block calls axios, directly or through one function or method of the
+ *     package (`await this.request(…)` whose body calls the instance);
+ *   - the catch block logs `err` whole with `console.*`, or `JSON.stringify(err)` / `inspect(err)` /
+ *     `err.config` with any logger.
+ * `err.message`, `err.response?.data`, `${err}` and `String(err)` do not carry the configuration.
+ */
+
+const AUTH_KEYS = new Set(['authorization', 'proxyauthorization', 'xapikey', 'apikey', 'xauthtoken', 'privatetoken', 'xapitoken', 'apitoken', 'auth', 'ocpapimsubscriptionkey', 'xaccesstoken']);
+const CONSOLE = new Set(['log', 'info', 'warn', 'error', 'debug', 'trace']);
+const LOGGER_METHODS = new Set(['info', 'warn', 'error', 'debug', 'trace', 'fatal', 'log']);
+const LOGGER_NAME = /^(?:log|logger|pino|winston|bunyan|consola|signale)$|Logger$/i;
+
+const isAxios = (n: ts.Node): boolean => rawOriginOf(n)?.module === 'axios';
+
+/** Does a file of the package send a credential through axios (see the header)? */
+function sendsCredential(code: Code): boolean {
+  for (const [, sf] of code.files) {
+    const text = sf.compilerNode.text;
+    if (!text.includes('axios')) continue;
+    const keyed = rawOfKinds(sf, [SyntaxKind.PropertyAssignment, SyntaxKind.ShorthandPropertyAssignment], (cn) => (ts.isPropertyAssignment(cn) || ts.isShorthandPropertyAssignment(cn)) && AUTH_KEYS.has(normName(rawNameText(cn.name) ?? '')));
+    if (keyed.length) return true;
+    // `config.headers.Authorization = …`, `headers['X-Api-Key'] = …` (an interceptor's, a default's)
+    const assigned = rawOfKinds(sf, [SyntaxKind.BinaryExpression], (cn) => {
+      if (!ts.isBinaryExpression(cn) || cn.operatorToken.kind !== SyntaxKind.EqualsToken) return false;
+      const l = cn.left;
+      const name = ts.isPropertyAccessExpression(l) ? l.name.text : ts.isElementAccessExpression(l) && ts.isStringLiteralLike(l.argumentExpression) ? l.argumentExpression.text : '';
+      return AUTH_KEYS.has(normName(name)) && name.toLowerCase() !== 'auth';
+    });
+    if (assigned.length) return true;
+  }
+  return false;
+}
+
+/** The body of the function a call reaches in the package: a function declared in scope, or `this.m` of the class. */
+function calleeBody(call: ts.CallExpression): ts.Node | undefined {
+  const c = rawUnwrap(call.expression);
+  if (ts.isIdentifier(c)) {
+    const d = rawDeclarationOf(c);
+    const decl = d?.parent;
+    if (decl && ts.isFunctionDeclaration(decl)) return decl.body;
+    if (decl && ts.isVariableDeclaration(decl) && decl.initializer && isRawFunctionLike(rawUnwrap(decl.initializer))) return (rawUnwrap(decl.initializer) as ts.FunctionLikeDeclaration).body;
+    return undefined;
+  }
+  if (ts.isPropertyAccessExpression(c) && rawUnwrap(c.expression).kind === SyntaxKind.ThisKeyword) {
+    let cls: ts.Node | undefined = call.parent;
+    while (cls && !ts.isClassLike(cls)) cls = cls.parent;
+    if (!cls) return undefined;
+    for (const m of (cls as ts.ClassLikeDeclaration).members) {
+      if (m.name && rawNameText(m.name) === c.name.text) {
+        if (ts.isMethodDeclaration(m)) return m.body;
+        if (ts.isPropertyDeclaration(m) && m.initializer && isRawFunctionLike(rawUnwrap(m.initializer))) return (rawUnwrap(m.initializer) as ts.FunctionLikeDeclaration).body;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Does this code (not counting nested functions) call axios, or call a package function whose body does (depth 1)? */
+function callsAxios(root: ts.Node, depth: number): boolean {
+  let found = false;
+  const visit = (n: ts.Node): void => {
+    if (found) return;
+    if (n !== root && isRawFunctionLike(n)) return;
+    if (ts.isCallExpression(n)) {
+      if (isAxios(n.expression)) {
+        found = true;
+        return;
+      }
+      if (depth > 0) {
+        const body = calleeBody(n);
+        if (body && callsAxios(body, depth - 1)) {
+          found = true;
+          return;
+        }
+      }
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(root);
+  return found;
+}
+
+/** How a log argument carries the error: whole (`err`, `{ err }`, `{ error: err }`) or serialised with its config. */
+function carries(arg: ts.Node, name: string): 'whole' | 'serialised' | undefined {
+  const a = rawUnwrap(arg);
+  // Inside a string (`${…}`, '…' + …) only a serialised form carries the configuration; `${err}` is String(err).
+  if (ts.isTemplateExpression(a)) return a.templateSpans.some((sp) => carries(sp.expression, name) === 'serialised') ? 'serialised' : undefined;
+  if (ts.isBinaryExpression(a) && a.operatorToken.kind === SyntaxKind.PlusToken) return carries(a.left, name) === 'serialised' || carries(a.right, name) === 'serialised' ? 'serialised' : undefined;
+  if (ts.isIdentifier(a) && a.text === name) return 'whole';
+  if (ts.isObjectLiteralExpression(a)) {
+    for (const p of a.properties) {
+      if (ts.isShorthandPropertyAssignment(p) && p.name.text === name) return 'whole';
+      if (ts.isPropertyAssignment(p)) {
+        const v = rawUnwrap(p.initializer);
+        if (ts.isIdentifier(v) && v.text === name) return 'whole';
+      }
+    }
+  }
+  if (ts.isPropertyAccessExpression(a) && a.name.text === 'config') {
+    const o = rawUnwrap(a.expression);
+    if (ts.isIdentifier(o) && o.text === name) return 'serialised';
+  }
+  if (ts.isCallExpression(a)) {
+    const c = rawUnwrap(a.expression);
+    const recv = ts.isPropertyAccessExpression(c) ? rawUnwrap(c.expression) : undefined;
+    const callee = ts.isPropertyAccessExpression(c) ? `${recv && ts.isIdentifier(recv) ? recv.text : ''}.${c.name.text}` : ts.isIdentifier(c) ? c.text : '';
+    const first = a.arguments[0] && rawUnwrap(a.arguments[0]);
+    if ((callee === 'JSON.stringify' || callee === 'util.inspect' || callee === 'inspect') && first && ts.isIdentifier(first) && first.text === name) return 'serialised';
+  }
+  return undefined;
+}
+
+/** The logging call's text when it logs the catch binding as above (console for a whole error, any logger when serialised). */
+function logsError(call: ts.CallExpression, name: string): string | undefined {
+  const c = rawUnwrap(call.expression);
+  if (!ts.isPropertyAccessExpression(c)) return undefined;
+  const recv = rawUnwrap(c.expression);
+  const m = c.name.text;
+  const isConsole = ts.isIdentifier(recv) && recv.text === 'console' && CONSOLE.has(m) && rawOriginOf(recv)?.module === '<global>';
+  const rname = ts.isIdentifier(recv) ? recv.text : ts.isPropertyAccessExpression(recv) ? recv.name.text : '';
+  const isLogger = !isConsole && LOGGER_NAME.test(rname) && LOGGER_METHODS.has(m);
+  if (!isConsole && !isLogger) return undefined;
+  for (const arg of call.arguments) {
+    const how = carries(arg, name);
+    if (how === 'serialised' || (how === 'whole' && isConsole)) return isConsole ? `console.${m}` : `${rname}.${m}`;
+  }
+  return undefined;
+}
+
+export function httpClientErrorsLogged(code: Code, skipLoggers: boolean): Finding[] {
+  if (!sendsCredential(code)) return [];
+  const findings: Finding[] = [];
+  for (const [file, sf] of code.files) {
+    if (!(sf as SourceFile).compilerNode.text.includes('catch')) continue;
+    for (const cn of rawOfKinds(sf, [SyntaxKind.CatchClause], (n) => ts.isCatchClause(n))) {
+      const cc = cn as import("typescript").CatchClause;
+      const binding = cc.variableDeclaration?.name;
+      if (!binding || !ts.isIdentifier(binding)) continue;
+      const tryStmt = cc.parent as import("typescript").TryStatement;
+      if (!callsAxios(tryStmt.tryBlock, 1)) continue;
+      const visit = (n: ts.Node): void => {
+        if (isRawFunctionLike(n)) return;
+        if (ts.isCallExpression(n)) {
+          const call = logsError(n, binding.text);
+          if (call && !(skipLoggers && !call.startsWith('console.'))) {
+            findings.push({
+              messageId: 'http-error-in-log',
+              data: { name: binding.text, call },
+              location: { file, line: rawPositionOf(n).line },
+              evidence: n.getText(sf.compilerNode).replace(/\s+/g, ' ').slice(0, 120),
+            });
+            return;
+          }
+        }
+        ts.forEachChild(n, visit);
+      };
+      visit(cc.block);
+    }
+  }
+  return findings;
+}
