@@ -10,6 +10,7 @@ import { noToolsFound } from '../support/source/tool-absence.js';
 import { isGenerated, keyState, toolsToJudge } from '../support/source/generated-tools.js';
 import { judgePythonResults } from './python.js';
 import { reservedUnknown } from './dynamic.js';
+import { ERROR_CTOR, handlerChannels } from './channels.js';
 
 /**
  * S-11 — result contract (static part, JavaScript/TypeScript). Reads what the source writes, where it is
@@ -24,14 +25,15 @@ import { reservedUnknown } from './dynamic.js';
  *   - 'reserved-error-code-in-source': a literal code in -32099..-32020 that the specification does not
  *     define there (-32020, -32021, -32022 and -32042 are defined), given to an error constructor
  *     (`new McpError(code, …)`, `ProtocolError`…), as the `code` of an object, or as an error-code enum member;
- *   - 'error-code-not-integer-in-source': an error constructor given a string or a fractional code.
+ *   - 'error-code-not-integer-in-source': an error constructor given a string or a fractional code;
+ *   - 'execution-error-thrown-in-source' and 'wrong-meaning-code-in-source': what a hand-written tools/call
+ *     handler throws on the protocol channel (channels.ts): a failure of the tool's own work, or a code JSON-RPC
+ *     defines for another failure (-32601 for an unknown tool…).
  * The results are read from the `return` statements of the handler (or of the dispatcher branch).
  * When no tool's result could be read as an object literal and nothing is red: could-not-judge
  * 'tool-results-not-read'. No tool in the source: not-applicable 'no-tools-registered'. Python source only:
  * the Python reading (python.ts).
  */
-
-const ERROR_CTOR = /(?:^|\.)(?:McpError|ProtocolError|JSONRPCError|JsonRpcError|RpcError)$/;
 
 /** The number a literal stands for (`-32050`, `32050`), else undefined. */
 function numberOf(n: Node): number | undefined {
@@ -119,6 +121,8 @@ export default defineDetector({
     'unknown-tool-result-in-source': [],
     'reserved-error-code-in-source': ['code'],
     'error-code-not-integer-in-source': ['call'],
+    'execution-error-thrown-in-source': [],
+    'wrong-meaning-code-in-source': ['code'],
   },
   judge({ inputs: { repo, session } }) {
     const model = serverModel(repo);
@@ -183,6 +187,14 @@ export default defineDetector({
         if (first && Node.isReturnStatement(first) && first.getExpression() && objectLiteralOf(first.getExpression(), sources)) {
           findings.push({ messageId: 'unknown-tool-result-in-source', location: at(first) });
         }
+      }
+    }
+
+    // What hand-written tools/call handlers throw on the protocol channel.
+    for (const rh of model.requestHandlers) {
+      if (rh.method !== 'tools/call' || !rh.handler) continue;
+      for (const c of handlerChannels(rh.handler, sources)) {
+        findings.push({ messageId: c.messageId, ...(c.code !== undefined ? { data: { code: c.code } } : {}), location: at(c.node), evidence: c.node.getText().slice(0, 120) });
       }
     }
 

@@ -1,0 +1,223 @@
+import { Node, SyntaxKind, ts } from '../../facts/morph.js';
+import { functionOf, mayResolveFunction, type FunctionLikeNode } from '../../facts/scope.js';
+import { rawUnwrap, wrapNode, type ParsedSources } from '../../facts/ts-source.js';
+import { OTHER_MEANING } from './dynamic.js';
+
+type ThrowStmt = import('ts-morph').ts.ThrowStatement;
+type TryStmt = import('ts-morph').ts.TryStatement;
+type CatchClauseNode = import('ts-morph').ts.CatchClause;
+
+/**
+ * S-11 — which channel a hand-written tools/call handler (a low-level `Server`'s
+ * `setRequestHandler(CallToolRequestSchema | 'tools/call', …)`) answers on, read from its source. Nothing
+ * wraps such a handler: what it throws, the SDK's protocol layer sends as a JSON-RPC error (the error's own
+ * integer code, else -32603). The specification's tools page keeps execution failures (API failures, business
+ * logic) for `isError` results and protocol errors (unknown tool, invalid arguments) for JSON-RPC errors, whose
+ * example for an unknown tool is -32602. So, for every `throw` that leaves the handler — written in it or in a
+ * function of the audited source it calls (up to three calls deep, across modules and class methods), and not
+ * caught on the way by a `catch` that answers with a result:
+ *   - 'execution-error-thrown-in-source': the throw reports a failure of the tool's own work: an error
+ *     built with the InternalError code (-32603), a throw inside a `catch` whose `try` awaited something (an
+ *     upstream call failed), or a throw under a check of an HTTP response (`!res.ok`, `res.status …`);
+ *   - 'wrong-meaning-code-in-source': a protocol error built with a code JSON-RPC defines for another failure
+ *     of the request itself — -32601 MethodNotFound (tools/call exists), -32600 InvalidRequest, -32700
+ *     ParseError — typically for an unknown tool name.
+ * High-level handlers (McpServer.tool / registerTool, FastMCP) are not read here: the SDK catches what they
+ * throw and answers an isError result.
+ */
+
+export interface ChannelFinding {
+  messageId: 'execution-error-thrown-in-source' | 'wrong-meaning-code-in-source';
+  node: Node;
+  code?: number;
+}
+
+export const ERROR_CTOR = /(?:^|\.)(?:McpError|ProtocolError|JSONRPCError|JsonRpcError|RpcError)$/;
+
+const NAMED_CODES: Readonly<Record<string, number>> = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+};
+const INTERNAL_ERROR = -32603;
+const MAX_DEPTH = 3;
+
+/** How a `catch` treats what its `try` throws: answers a result ('all'), lets protocol errors through ('protocol'), or rethrows ('none'). */
+type Guard = 'none' | 'protocol' | 'all';
+
+const isNested = (cn: ts.Node): boolean =>
+  ts.isArrowFunction(cn) || ts.isFunctionExpression(cn) || ts.isFunctionDeclaration(cn) || ts.isMethodDeclaration(cn) || ts.isClassDeclaration(cn) || ts.isClassExpression(cn);
+
+/** Nodes of a function's own body (nested functions and classes left out) that pass the test. */
+function ownNodes(fn: FunctionLikeNode, test: (cn: ts.Node) => boolean): ts.Node[] {
+  const out: ts.Node[] = [];
+  const body = fn.compilerNode.body;
+  if (!body) return out;
+  const visit = (cn: ts.Node): void => {
+    if (isNested(cn)) return;
+    if (test(cn)) out.push(cn);
+    ts.forEachChild(cn, visit);
+  };
+  visit(body);
+  return out;
+}
+
+/** The integer code an error constructor is given: a number, `-n`, or `…ErrorCode.Name` (v1 ErrorCode, v2 ProtocolErrorCode). */
+function codeOf(arg: ts.Node | undefined): number | undefined {
+  if (!arg) return undefined;
+  const u = rawUnwrap(arg);
+  if (ts.isNumericLiteral(u)) return Number(u.text);
+  if (ts.isPrefixUnaryExpression(u) && u.operator === SyntaxKind.MinusToken) {
+    const o = rawUnwrap(u.operand);
+    return ts.isNumericLiteral(o) ? -Number(o.text) : undefined;
+  }
+  if (ts.isPropertyAccessExpression(u) && /ErrorCodes?$/.test(u.expression.getText())) return NAMED_CODES[u.name.text];
+  return undefined;
+}
+
+/** A protocol-error construction `new McpError(code, …)` (or `McpError(…)` called), with its code when written. */
+function protocolError(e: ts.Node | undefined): { code?: number } | undefined {
+  if (!e) return undefined;
+  const u = rawUnwrap(e);
+  if (!ts.isNewExpression(u) && !ts.isCallExpression(u)) return undefined;
+  const callee = u.expression;
+  const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? `.${callee.name.text}` : '';
+  if (!ERROR_CTOR.test(name)) return undefined;
+  const code = codeOf(u.arguments?.[0]);
+  return code === undefined ? {} : { code };
+}
+
+const mentionsProtocolError = (cn: ts.Node): boolean => /\b(?:McpError|ProtocolError|JSONRPCError|ErrorCode)\b/.test(cn.getText());
+
+/** Throw statements directly in a block (nested functions left out), each with whether a condition stands between it and the block. */
+function throwsIn(block: ts.Node): { node: ThrowStmt; conditional: boolean; protocolGuard: boolean }[] {
+  const out: { node: ThrowStmt; conditional: boolean; protocolGuard: boolean }[] = [];
+  const visit = (cn: ts.Node, conditional: boolean, protocolGuard: boolean): void => {
+    if (isNested(cn)) return;
+    if (ts.isThrowStatement(cn)) out.push({ node: cn, conditional, protocolGuard });
+    if (ts.isIfStatement(cn)) {
+      const pg = protocolGuard || mentionsProtocolError(cn.expression);
+      visit(cn.expression, conditional, protocolGuard);
+      visit(cn.thenStatement, true, pg);
+      if (cn.elseStatement) visit(cn.elseStatement, true, protocolGuard);
+      return;
+    }
+    const inner = conditional || ts.isCaseClause(cn) || ts.isDefaultClause(cn) || ts.isConditionalExpression(cn);
+    ts.forEachChild(cn, (c) => visit(c, inner, protocolGuard));
+  };
+  ts.forEachChild(block, (c) => visit(c, false, false));
+  return out;
+}
+
+/** What a catch clause lets through: nothing when it never throws, protocol errors when it rethrows only those. */
+function catchGuard(c: CatchClauseNode): Guard {
+  const ts_ = throwsIn(c.block);
+  if (!ts_.length) return 'all';
+  if (ts_.some((t) => !t.conditional)) return 'none';
+  return ts_.some((t) => t.protocolGuard) ? 'protocol' : 'all';
+}
+
+const stronger = (a: Guard, b: Guard): Guard => (a === 'all' || b === 'all' ? 'all' : a === 'protocol' || b === 'protocol' ? 'protocol' : 'none');
+
+/**
+ * The guard the `try` blocks of `fn` around `cn` put on it, whether one of them has a catch (what `cn` throws
+ * is then reported where that catch throws, if it does), and the innermost catch clause `cn` sits in (with its try).
+ */
+function localGuard(cn: ts.Node, fnNode: ts.Node): { guard: Guard; caught: boolean; inCatchOf?: TryStmt } {
+  let guard: Guard = 'none';
+  let caught = false;
+  let inCatchOf: TryStmt | undefined;
+  let child = cn;
+  for (let p = cn.parent; p && p !== fnNode; child = p, p = p.parent) {
+    if (ts.isTryStatement(p) && child === p.tryBlock && p.catchClause) {
+      guard = stronger(guard, catchGuard(p.catchClause));
+      caught = true;
+    }
+    if (ts.isCatchClause(p) && !inCatchOf && ts.isTryStatement(p.parent)) inCatchOf = p.parent;
+  }
+  return { guard, caught, ...(inCatchOf ? { inCatchOf } : {}) };
+}
+
+const awaits = (block: ts.Node): boolean => {
+  let found = false;
+  const visit = (cn: ts.Node): void => {
+    if (found || isNested(cn)) return;
+    if (ts.isAwaitExpression(cn) || ts.isYieldExpression(cn)) found = true;
+    else ts.forEachChild(cn, visit);
+  };
+  visit(block);
+  return found;
+};
+
+/** A throw in the then-branch of an `if` that checks an HTTP response: `!res.ok`, `res.status >= 400`, `response.statusCode !== 200`. */
+function underResponseCheck(t: ThrowStmt, fnNode: ts.Node): boolean {
+  let child: ts.Node = t;
+  for (let p = t.parent; p && p !== fnNode; child = p, p = p.parent) {
+    if (ts.isIfStatement(p) && child === p.thenStatement) {
+      let hit = false;
+      const visit = (cn: ts.Node): void => {
+        if (hit) return;
+        if (ts.isPropertyAccessExpression(cn) && ['ok', 'status', 'statusCode'].includes(cn.name.text)) hit = true;
+        else ts.forEachChild(cn, visit);
+      };
+      visit(p.expression);
+      return hit;
+    }
+  }
+  return false;
+}
+
+/** The execution and wrong-meaning throws that leave a low-level tools/call handler (see the file header). */
+export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSources): ChannelFinding[] {
+  const out: ChannelFinding[] = [];
+  const reported = new Set<ts.Node>();
+  const seen = new Set<string>();
+  const walk = (fn: FunctionLikeNode, outer: Guard, outerCaught: boolean, depth: number): void => {
+    const key = `${fn.getSourceFile().getFilePath()}:${fn.getStart()}:${outer}:${outerCaught}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    const fnNode = fn.compilerNode;
+    const sf = fn.getSourceFile();
+    for (const cn of ownNodes(fn, (x) => ts.isThrowStatement(x) || (depth < MAX_DEPTH && ts.isCallExpression(x) && mayResolveFunction(x.expression)))) {
+      const local = localGuard(cn, fnNode);
+      const guard = stronger(outer, local.guard);
+      const caught = outerCaught || local.caught;
+      if (guard === 'all') continue;
+      if (ts.isCallExpression(cn)) {
+        let callee: FunctionLikeNode | undefined;
+        try {
+          callee = functionOf(wrapNode(sf, cn.expression), sources);
+        } catch {
+          callee = undefined;
+        }
+        if (callee && callee !== fn) walk(callee, guard, caught, depth + 1);
+        continue;
+      }
+      const t = cn as ThrowStmt;
+      if (reported.has(t)) continue;
+      const pe = protocolError(t.expression);
+      let messageId: ChannelFinding['messageId'] | undefined;
+      // A protocol error passes a catch that rethrows (or rethrows protocol errors); anything else caught is
+      // reported where the catch throws, if it does.
+      if (pe?.code !== undefined && OTHER_MEANING.has(pe.code)) messageId = 'wrong-meaning-code-in-source';
+      else if (caught) continue;
+      else if (pe?.code === INTERNAL_ERROR) messageId = 'execution-error-thrown-in-source';
+      else if (pe?.code !== undefined && pe.code >= -32768 && pe.code <= -32000) messageId = undefined; // InvalidParams and the other protocol codes are a choice of channel.
+      else if (local.inCatchOf && awaits(local.inCatchOf.tryBlock) && !rethrowsProtocol(t, local.inCatchOf)) messageId = 'execution-error-thrown-in-source';
+      else if (underResponseCheck(t, fnNode)) messageId = 'execution-error-thrown-in-source';
+      if (!messageId) continue;
+      reported.add(t);
+      out.push({ messageId, node: wrapNode(sf, t), ...(messageId === 'wrong-meaning-code-in-source' ? { code: pe!.code! } : {}) });
+    }
+  };
+  walk(handler, 'none', false, 0);
+  return out;
+}
+
+/** `if (e instanceof McpError) throw e;` in a catch: a protocol error passed on, not a failure of the tool. */
+function rethrowsProtocol(t: ThrowStmt, tryStmt: TryStmt): boolean {
+  for (let p = t.parent; p && p !== tryStmt; p = p.parent) if (ts.isIfStatement(p) && mentionsProtocolError(p.expression)) return true;
+  return false;
+}
