@@ -169,8 +169,44 @@ function underResponseCheck(t: ThrowStmt, fnNode: ts.Node): boolean {
   return false;
 }
 
-/** The execution and wrong-meaning throws that leave a low-level tools/call handler (see the file header). */
-export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSources): ChannelFinding[] {
+const TOOL_FN_KEY = /^(?:handler|execute|run|handle|callback|fn|call|invoke|impl)$/;
+
+/**
+ * A call that runs a tool taken from a table: `handlers[name](args)`, `tool.handler(args)`, or `fn(args)` where
+ * `const fn = handlers[name]` / `tools.find(…)` / `map.get(name)`.
+ */
+function isTableDispatch(call: ts.CallExpression): boolean {
+  const e = rawUnwrap(call.expression);
+  if (ts.isElementAccessExpression(e)) return true;
+  if (ts.isPropertyAccessExpression(e) && TOOL_FN_KEY.test(e.name.text)) return true;
+  if (ts.isIdentifier(e)) {
+    const decl = e.parent && findDeclaration(e);
+    const init = decl?.initializer && rawUnwrap(decl.initializer);
+    if (!init) return false;
+    if (ts.isElementAccessExpression(init)) return true;
+    return ts.isCallExpression(init) && ts.isPropertyAccessExpression(init.expression) && ['find', 'get'].includes(init.expression.name.text);
+  }
+  return false;
+}
+
+/** The `const x = …` declaring an identifier, searched in the enclosing blocks (no binder needed for a local). */
+function findDeclaration(id: ts.Identifier): ts.VariableDeclaration | undefined {
+  for (let p: ts.Node | undefined = id.parent; p; p = p.parent) {
+    if (!ts.isBlock(p) && !ts.isSourceFile(p)) continue;
+    for (const st of p.statements) {
+      if (!ts.isVariableStatement(st)) continue;
+      for (const d of st.declarationList.declarations) if (ts.isIdentifier(d.name) && d.name.text === id.text) return d;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The execution and wrong-meaning throws that leave a low-level tools/call handler (see the file header).
+ * `tableFns`: the functions of tools the handler runs from a table (no branch names them); they are read
+ * with the guard of the handler's first table dispatch.
+ */
+export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSources, tableFns: readonly FunctionLikeNode[] = []): ChannelFinding[] {
   const out: ChannelFinding[] = [];
   const reported = new Set<ts.Node>();
   const seen = new Set<string>();
@@ -213,6 +249,13 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
     }
   };
   walk(handler, 'none', false, 0);
+  if (tableFns.length) {
+    const site = ownNodes(handler, (x) => ts.isCallExpression(x) && isTableDispatch(x))[0];
+    if (site) {
+      const local = localGuard(site, handler.compilerNode);
+      if (local.guard !== 'all') for (const f of tableFns) walk(f, local.guard, local.caught, 1);
+    }
+  }
   return out;
 }
 
