@@ -18,7 +18,8 @@ type CatchClauseNode = import('ts-morph').ts.CatchClause;
  * caught on the way by a `catch` that answers with a result:
  *   - 'execution-error-thrown-in-source': the throw reports a failure of the tool's own work: an error
  *     built with the InternalError code (-32603), a throw inside a `catch` whose `try` awaited something (an
- *     upstream call failed), or a throw under a check of an HTTP response (`!res.ok`, `res.status …`);
+ *     upstream call failed) and which answers no failure with a result, or a throw under a check of an HTTP
+ *     response (`!res.ok`, `res.status …`);
  *   - 'wrong-meaning-code-in-source': a protocol error built with a code JSON-RPC defines for another failure
  *     of the request itself — -32601 MethodNotFound (tools/call exists), -32600 InvalidRequest, -32700
  *     ParseError — typically for an unknown tool name.
@@ -241,7 +242,7 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
       else if (caught) continue;
       else if (pe?.code === INTERNAL_ERROR) messageId = 'execution-error-thrown-in-source';
       else if (pe?.code !== undefined && pe.code >= -32768 && pe.code <= -32000) messageId = undefined; // InvalidParams and the other protocol codes are a choice of channel.
-      else if (local.inCatchOf && awaits(local.inCatchOf.tryBlock) && !rethrowsProtocol(t, local.inCatchOf)) messageId = 'execution-error-thrown-in-source';
+      else if (local.inCatchOf && awaits(local.inCatchOf.tryBlock) && !rethrowsProtocol(t, local.inCatchOf) && !answersSome(local.inCatchOf)) messageId = 'execution-error-thrown-in-source';
       else if (underResponseCheck(t, fnNode)) messageId = 'execution-error-thrown-in-source';
       if (!messageId) continue;
       reported.add(t);
@@ -257,6 +258,18 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
     }
   }
   return out;
+}
+
+/** A catch that answers some failures with a result (`if (isAxiosError(e)) return { …, isError: true }`): what it rethrows is what its author kept apart. */
+function answersSome(tryStmt: TryStmt): boolean {
+  let found = false;
+  const visit = (cn: ts.Node): void => {
+    if (found || isNested(cn)) return;
+    if (ts.isReturnStatement(cn) && cn.expression) found = true;
+    else ts.forEachChild(cn, visit);
+  };
+  if (tryStmt.catchClause) visit(tryStmt.catchClause.block);
+  return found;
 }
 
 /** `if (e instanceof McpError) throw e;` in a catch: a protocol error passed on, not a failure of the tool. */

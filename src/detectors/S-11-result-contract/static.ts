@@ -192,14 +192,14 @@ export default defineDetector({
         // A tool run through a table: its definition's handler, or the dispatcher's table member of its name.
         if (t.handler && !tablesOf.has(t.handler)) tablesOf.set(t.handler, indexedTables(t.handler, sources));
         const fn = tableFunction(t, (t.handler && tablesOf.get(t.handler)) ?? [], sources);
-        if (!fn) continue;
-        results = returnedObjects(fn, undefined, sources);
+        results = fn ? returnedObjects(fn, undefined, sources) : [];
       } else {
         results = returnedObjects(t.handler, lowLevel && !built ? t.branch : undefined, sources);
       }
       // The dispatcher may wrap what the branch or the table's function gives back in one result of its own.
       if (!results.length && lowLevel && !built && t.handler) {
-        if (!branchesOf.has(t.handler)) branchesOf.set(t.handler, dispatchBranches(t.handler).map((b) => b.node));
+        // Branches and `default:` clauses (what an unknown name gets) are left out.
+        if (!branchesOf.has(t.handler)) branchesOf.set(t.handler, [...dispatchBranches(t.handler).map((b) => b.node), ...findNodes(t.handler, (cn) => ts.isDefaultClause(cn))]);
         results = returnedObjects(t.handler, undefined, sources, 0, new Set(), branchesOf.get(t.handler));
         shared = true;
       }
