@@ -152,6 +152,17 @@ const awaits = (block: ts.Node): boolean => {
   return found;
 };
 
+/** A value a request gave back: `const res = await fetch(…)` / `await this.http.get(…)` (a status of the arguments is not one). */
+function isResponse(e: ts.Node): boolean {
+  const u = rawUnwrap(e);
+  if (!ts.isIdentifier(u)) return false;
+  const init = findDeclaration(u)?.initializer;
+  return !!init && ts.isAwaitExpression(rawUnwrap(init));
+}
+
+/** The thrown error speaks of the arguments (`Invalid arguments: …`): a protocol failure, not the tool's work. */
+const ABOUT_ARGUMENTS = /\b(?:invalid (?:arg|param|input)|arguments?\b|parameters?\b|is required|missing required)/i;
+
 /** A throw in the then-branch of an `if` that checks an HTTP response: `!res.ok`, `res.status >= 400`, `response.statusCode !== 200`. */
 function underResponseCheck(t: ThrowStmt, fnNode: ts.Node): boolean {
   let child: ts.Node = t;
@@ -160,7 +171,7 @@ function underResponseCheck(t: ThrowStmt, fnNode: ts.Node): boolean {
       let hit = false;
       const visit = (cn: ts.Node): void => {
         if (hit) return;
-        if (ts.isPropertyAccessExpression(cn) && ['ok', 'status', 'statusCode'].includes(cn.name.text)) hit = true;
+        if (ts.isPropertyAccessExpression(cn) && (cn.name.text === 'ok' || (['status', 'statusCode'].includes(cn.name.text) && isResponse(cn.expression)))) hit = true;
         else ts.forEachChild(cn, visit);
       };
       visit(p.expression);
@@ -242,7 +253,7 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
       else if (caught) continue;
       else if (pe?.code === INTERNAL_ERROR) messageId = 'execution-error-thrown-in-source';
       else if (pe?.code !== undefined && pe.code >= -32768 && pe.code <= -32000) messageId = undefined; // InvalidParams and the other protocol codes are a choice of channel.
-      else if (local.inCatchOf && awaits(local.inCatchOf.tryBlock) && !rethrowsProtocol(t, local.inCatchOf) && !answersSome(local.inCatchOf)) messageId = 'execution-error-thrown-in-source';
+      else if (local.inCatchOf && awaits(local.inCatchOf.tryBlock) && !rethrowsProtocol(t, local.inCatchOf) && !answersSome(local.inCatchOf) && !ABOUT_ARGUMENTS.test(t.expression.getText().slice(0, 300))) messageId = 'execution-error-thrown-in-source';
       else if (underResponseCheck(t, fnNode)) messageId = 'execution-error-thrown-in-source';
       if (!messageId) continue;
       reported.add(t);
