@@ -22,13 +22,15 @@ type CatchClauseNode = import('ts-morph').ts.CatchClause;
  *     response (`!res.ok`, `res.status …`);
  *   - 'wrong-meaning-code-in-source': a protocol error built with a code JSON-RPC defines for another failure
  *     of the request itself — -32601 MethodNotFound (tools/call exists), -32600 InvalidRequest, -32700
- *     ParseError — typically for an unknown tool name.
+ *     ParseError — typically for an unknown tool name;
+ *   - 'unknown-tool-result-in-source': the handler's own unknown-name throw (a `default:`, `name !== 'x'`, `!tool`)
+ *     sits in a `try` whose `catch` answers every failure with a result, so the unknown tool gets a result.
  * High-level handlers (McpServer.tool / registerTool, FastMCP) are not read here: the SDK catches what they
  * throw and answers an isError result.
  */
 
 export interface ChannelFinding {
-  messageId: 'execution-error-thrown-in-source' | 'wrong-meaning-code-in-source';
+  messageId: 'execution-error-thrown-in-source' | 'wrong-meaning-code-in-source' | 'unknown-tool-result-in-source';
   node: Node;
   code?: number;
 }
@@ -152,6 +154,42 @@ const awaits = (block: ts.Node): boolean => {
   return found;
 };
 
+const isToolName = (e: ts.Node): boolean => {
+  const u = rawUnwrap(e);
+  if (ts.isPropertyAccessExpression(u)) return u.name.text === 'name' && /(?:^|\.)params$/.test(u.expression.getText());
+  return ts.isIdentifier(u) && /^(?:name|toolName|tool_name)$/.test(u.text);
+};
+
+/**
+ * A throw in the `default:` of a switch on the tool name, or in the then-branch of an `if` that finds the tool name
+ * unknown: `name !== 'query'`, or `!tool` / `!handler` where that value was looked up by name (`tools.find(…)`,
+ * `handlers[name]`, `map.get(name)`).
+ */
+function underUnknownNameCheck(t: ThrowStmt, fnNode: ts.Node): boolean {
+  let child: ts.Node = t;
+  for (let p = t.parent; p && p !== fnNode; child = p, p = p.parent) {
+    // `default:` of a switch on the tool name
+    if (ts.isDefaultClause(p)) return ts.isSwitchStatement(p.parent.parent) && isToolName(p.parent.parent.expression);
+    if (!ts.isIfStatement(p) || child !== p.thenStatement) continue;
+    let hit = false;
+    const visit = (cn: ts.Node): void => {
+      if (hit) return;
+      if (ts.isBinaryExpression(cn) && [SyntaxKind.ExclamationEqualsEqualsToken, SyntaxKind.ExclamationEqualsToken].includes(cn.operatorToken.kind)) {
+        const [l, r] = [rawUnwrap(cn.left), rawUnwrap(cn.right)];
+        if ((isToolName(l) && ts.isStringLiteralLike(r)) || (isToolName(r) && ts.isStringLiteralLike(l))) hit = true;
+      } else if (ts.isPrefixUnaryExpression(cn) && cn.operator === SyntaxKind.ExclamationToken && ts.isIdentifier(rawUnwrap(cn.operand))) {
+        const init = findDeclaration(rawUnwrap(cn.operand) as ts.Identifier)?.initializer;
+        const u = init && rawUnwrap(init);
+        if (u && (ts.isElementAccessExpression(u) || (ts.isCallExpression(u) && ts.isPropertyAccessExpression(u.expression) && ['find', 'get'].includes(u.expression.name.text)))) hit = true;
+      }
+      if (!hit) ts.forEachChild(cn, visit);
+    };
+    visit(p.expression);
+    return hit;
+  }
+  return false;
+}
+
 /** A value a request gave back: `const res = await fetch(…)` / `await this.http.get(…)` (a status of the arguments is not one). */
 function isResponse(e: ts.Node): boolean {
   const u = rawUnwrap(e);
@@ -232,6 +270,13 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
       const local = localGuard(cn, fnNode);
       const guard = stronger(outer, local.guard);
       const caught = outerCaught || local.caught;
+      // The handler's own check of the tool name, thrown inside a try whose catch answers every failure with a
+      // result: the unknown tool gets a result.
+      if (guard === 'all' && depth === 0 && ts.isThrowStatement(cn) && underUnknownNameCheck(cn, fnNode)) {
+        reported.add(cn);
+        out.push({ messageId: 'unknown-tool-result-in-source', node: wrapNode(sf, cn) });
+        continue;
+      }
       if (guard === 'all') continue;
       if (ts.isCallExpression(cn)) {
         let callee: FunctionLikeNode | undefined;
