@@ -250,9 +250,11 @@ export default defineDetector({
       }
     }
 
-    // What hand-written tools/call handlers throw on the protocol channel.
+    // What hand-written tools/call handlers throw on the protocol channel (each handler once).
+    const walked = new Set<FunctionLikeNode>();
     for (const rh of model.requestHandlers) {
-      if (rh.method !== 'tools/call' || !rh.handler) continue;
+      if (rh.method !== 'tools/call' || !rh.handler || walked.has(rh.handler)) continue;
+      walked.add(rh.handler);
       const tables = tablesOf.get(rh.handler) ?? indexedTables(rh.handler, sources);
       const tableFns = tools.filter((t) => t.handler === rh.handler && !t.branch).map((t) => tableFunction(t, tables, sources)).filter((f): f is FunctionLikeNode => !!f);
       for (const c of handlerChannels(rh.handler, sources, tableFns)) {
