@@ -486,6 +486,8 @@ function functionOfUncached(expr: Node, sources: ParsedSources, depth: number): 
     const c = unwrap(n.getExpression());
     const cn = Node.isIdentifier(c) ? c.getText() : Node.isPropertyAccessExpression(c) ? c.getName() : '';
     if (cn === 'promisify' && n.getArguments()[0]) return functionOf(n.getArguments()[0]!, sources, depth + 1);
+    // this.handleCall.bind(this): the function bound.
+    if (cn === 'bind' && Node.isPropertyAccessExpression(c)) return functionOf(c.getExpression(), sources, depth + 1);
     // A wrapper around a function literal, `withTelemetry(async (request) => …)`: the function it wraps.
     const literals = n.getArguments().map(unwrap).filter(isFunctionLike);
     if (literals.length === 1) return literals[0];

@@ -8,7 +8,8 @@ import { evidenceOf, isObj, noEraServed, paramsOf, short, type Obj } from '../su
 
 /**
  * S-11 — result contract, structured output and distinct errors (dynamic part). Reads the raw tools/call
- * exchanges the probe made in each era: the unknown tool must get a JSON-RPC error, not a result; the call
+ * exchanges the probe made in each era: the unknown tool must get a JSON-RPC error, not a result, and not one whose
+ * code JSON-RPC defines for another failure of the request (-32601, -32600, -32700) when the server serves tools; the call
  * with schema-invalid arguments must get an isError result or an integer protocol error that does not name another
  * failure (wrongMeaning); every error code on the wire must be
  * an integer outside the range the specification reserves (-32099..-32020), unless the specification
@@ -29,7 +30,7 @@ const ERAS: ConnectionLabel[] = ['modern', 'legacy', 'negotiation'];
  * request itself (parse error, invalid request, method not found), says something false about the call; an
  * internal error (-32603) or a server-defined code outside the reserved range is an integer protocol error.
  */
-const OTHER_MEANING: ReadonlySet<number> = new Set([-32700, -32600, -32601]);
+export const OTHER_MEANING: ReadonlySet<number> = new Set([-32700, -32600, -32601]);
 const wrongMeaning = (code: unknown): boolean => code !== INVALID_PARAMS && (typeof code !== 'number' || !Number.isInteger(code) || OTHER_MEANING.has(code));
 const inReserved = (code: number) => code >= RESERVED.low && code <= RESERVED.high;
 /** An integer code in the reserved range that the specification does not define there (the source parts, JS and Python, judge literals with it). */
@@ -62,6 +63,7 @@ export default defineDetector({
   needs: ['session'],
   messages: {
     'unknown-tool-result': ['era', 'tool'],
+    'unknown-tool-wrong-code': ['era', 'tool', 'code'],
     'reserved-error-code': ['era', 'method', 'code'],
     'error-code-not-integer': ['era', 'method'],
     'invalid-arguments-accepted': ['era', 'tool'],
@@ -106,6 +108,8 @@ export default defineDetector({
         const err = SessionFacts.error(e);
         if (name === UNKNOWN_TOOL) {
           if (result) add({ messageId: 'unknown-tool-result', data: { era, tool } });
+          // -32601 (method not found), -32600, -32700 say the request itself failed; a server that serves tools has tools/call.
+          else if (typeof err?.code === 'number' && OTHER_MEANING.has(err.code) && tools.size > 0) add({ messageId: 'unknown-tool-wrong-code', data: { era, tool, code: String(err.code) } });
           // A code the specification defines in the reserved range means something else than "unknown tool".
           else if (typeof err?.code === 'number' && inReserved(err.code)) add({ messageId: 'reserved-error-code', data: { era, method: 'tools/call', code: String(err.code) } });
           continue;

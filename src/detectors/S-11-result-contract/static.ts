@@ -5,11 +5,12 @@ import { hasPythonSource } from '../../facts/python-source.js';
 import { dispatchBranches, modelFiles, objectLiteralOf, propertyValue, returnedExpressions, serverModel, type ToolDef } from '../../facts/server-model.js';
 import { constString } from '../../facts/server-model.js';
 import { ofKinds, parsedSources, positionOf, propertyName, rawUnwrap, unwrap, type ParsedSources } from '../../facts/ts-source.js';
-import { functionOf, type FunctionLikeNode } from '../../facts/scope.js';
+import { findNodes, functionOf, type FunctionLikeNode } from '../../facts/scope.js';
 import { noToolsFound } from '../support/source/tool-absence.js';
 import { isGenerated, keyState, toolsToJudge } from '../support/source/generated-tools.js';
 import { judgePythonResults } from './python.js';
 import { reservedUnknown } from './dynamic.js';
+import { ERROR_CTOR, handlerChannels } from './channels.js';
 
 /**
  * S-11 — result contract (static part, JavaScript/TypeScript). Reads what the source writes, where it is
@@ -24,14 +25,15 @@ import { reservedUnknown } from './dynamic.js';
  *   - 'reserved-error-code-in-source': a literal code in -32099..-32020 that the specification does not
  *     define there (-32020, -32021, -32022 and -32042 are defined), given to an error constructor
  *     (`new McpError(code, …)`, `ProtocolError`…), as the `code` of an object, or as an error-code enum member;
- *   - 'error-code-not-integer-in-source': an error constructor given a string or a fractional code.
+ *   - 'error-code-not-integer-in-source': an error constructor given a string or a fractional code;
+ *   - 'execution-error-thrown-in-source' and 'wrong-meaning-code-in-source': what a hand-written tools/call
+ *     handler throws on the protocol channel (channels.ts): a failure of the tool's own work, or a code JSON-RPC
+ *     defines for another failure (-32601 for an unknown tool…).
  * The results are read from the `return` statements of the handler (or of the dispatcher branch).
  * When no tool's result could be read as an object literal and nothing is red: could-not-judge
  * 'tool-results-not-read'. No tool in the source: not-applicable 'no-tools-registered'. Python source only:
  * the Python reading (python.ts).
  */
-
-const ERROR_CTOR = /(?:^|\.)(?:McpError|ProtocolError|JSONRPCError|JsonRpcError|RpcError)$/;
 
 /** The number a literal stands for (`-32050`, `32050`), else undefined. */
 function numberOf(n: Node): number | undefined {
@@ -58,10 +60,11 @@ function rawNumber(cn: ts.Node): boolean {
  * `return await this.handleSearch(args)`) is followed into that function's own returns, up to three
  * levels; both arms of a conditional are read.
  */
-function returnedObjects(fn: FunctionLikeNode | undefined, within: Node | undefined, sources: ParsedSources, depth = 0, seen = new Set<FunctionLikeNode>()): ObjectLiteralExpression[] {
+function returnedObjects(fn: FunctionLikeNode | undefined, within: Node | undefined, sources: ParsedSources, depth = 0, seen = new Set<FunctionLikeNode>(), outside: readonly Node[] = []): ObjectLiteralExpression[] {
   if (!fn || seen.has(fn)) return [];
   seen.add(fn);
-  const exprs = returnedExpressions(fn).filter((e) => !within || (e.getStart() >= within.getStart() && e.getEnd() <= within.getEnd()));
+  const inside = (e: Node, n: Node) => e.getStart() >= n.getStart() && e.getEnd() <= n.getEnd();
+  const exprs = returnedExpressions(fn).filter((e) => (!within || inside(e, within)) && !outside.some((o) => inside(e, o)));
   const out: ObjectLiteralExpression[] = [];
   const read = (e: Node): void => {
     let u = unwrap(e);
@@ -85,6 +88,47 @@ function returnedObjects(fn: FunctionLikeNode | undefined, within: Node | undefi
   };
   for (const e of exprs) read(e);
   return out;
+}
+
+/** Keys under which a tool's definition object carries the function that runs it. */
+const TOOL_FN_KEYS = ['handler', 'execute', 'run', 'handle', 'callback', 'fn', 'call', 'invoke', 'impl'];
+
+/**
+ * Object literals a tools/call handler indexes by a computed key (`handlers[name](args)`, `TOOL_MAP[request.params.name]`):
+ * tables of per-tool functions, keyed by tool name.
+ */
+function indexedTables(handler: FunctionLikeNode, sources: ParsedSources): ObjectLiteralExpression[] {
+  const out: ObjectLiteralExpression[] = [];
+  for (const n of findNodes(handler, (cn) => ts.isElementAccessExpression(cn) && !ts.isStringLiteralLike(cn.argumentExpression) && !ts.isNumericLiteral(cn.argumentExpression))) {
+    if (!Node.isElementAccessExpression(n)) continue;
+    const o = objectLiteralOf(n.getExpression(), sources);
+    if (o && !out.includes(o)) out.push(o);
+  }
+  return out;
+}
+
+/**
+ * The function a tool of a hand-written dispatcher runs when no branch names it: its definition's own
+ * `handler` (or `execute`, `run`…) property, or the member named after the tool in a table the dispatcher indexes.
+ */
+function tableFunction(t: ToolDef, tables: readonly ObjectLiteralExpression[], sources: ParsedSources): FunctionLikeNode | undefined {
+  const read = (v: Node | undefined): FunctionLikeNode | undefined => {
+    if (!v) return undefined;
+    try {
+      return functionOf(v, sources);
+    } catch {
+      return undefined;
+    }
+  };
+  for (const k of TOOL_FN_KEYS) {
+    const f = read(propertyValue(t.config, k));
+    if (f) return f;
+  }
+  for (const table of tables) {
+    const f = read(propertyValue(table, t.name));
+    if (f) return f;
+  }
+  return undefined;
 }
 
 /** False when the content is known to hold no text block; undefined when it cannot be read. */
@@ -119,6 +163,8 @@ export default defineDetector({
     'unknown-tool-result-in-source': [],
     'reserved-error-code-in-source': ['code'],
     'error-code-not-integer-in-source': ['call'],
+    'execution-error-thrown-in-source': [],
+    'wrong-meaning-code-in-source': ['code'],
   },
   judge({ inputs: { repo, session } }) {
     const model = serverModel(repo);
@@ -134,17 +180,35 @@ export default defineDetector({
     // spread) declares none for any of them, one read from the item is not judged.
     const tools = toolsToJudge(repo);
     const reported = new Set<string>();
+    const tablesOf = new Map<FunctionLikeNode, ObjectLiteralExpression[]>();
+    const branchesOf = new Map<FunctionLikeNode, Node[]>();
     for (const t of tools) {
       const built = isGenerated(t);
       const lowLevel = t.api === 'tools/list' || t.api === 'definition';
-      if (lowLevel && !t.branch && !built) continue;
-      const results = returnedObjects(t.handler, lowLevel && !built ? t.branch : undefined, sources);
+      let results: ObjectLiteralExpression[];
+      // Results shared by every branch: the dispatcher's returns outside its branches (`result = await x(); break;` then one return).
+      let shared = false;
+      if (lowLevel && !built && !t.branch) {
+        // A tool run through a table: its definition's handler, or the dispatcher's table member of its name.
+        if (t.handler && !tablesOf.has(t.handler)) tablesOf.set(t.handler, indexedTables(t.handler, sources));
+        const fn = tableFunction(t, (t.handler && tablesOf.get(t.handler)) ?? [], sources);
+        results = fn ? returnedObjects(fn, undefined, sources) : [];
+      } else {
+        results = returnedObjects(t.handler, lowLevel && !built ? t.branch : undefined, sources);
+      }
+      // The dispatcher may wrap what the branch or the table's function gives back in one result of its own.
+      if (!results.length && lowLevel && !built && t.handler) {
+        // Branches and `default:` clauses (what an unknown name gets) are left out.
+        if (!branchesOf.has(t.handler)) branchesOf.set(t.handler, [...dispatchBranches(t.handler).map((b) => b.node), ...findNodes(t.handler, (cn) => ts.isDefaultClause(cn))]);
+        results = returnedObjects(t.handler, undefined, sources, 0, new Set(), branchesOf.get(t.handler));
+        shared = true;
+      }
       if (results.length) read++;
       for (const r of results) {
         const sc = propertyValue(r, 'structuredContent');
         if (!sc) continue;
         const scAt = at(sc.getParent() ?? sc);
-        if (built) {
+        if (built || shared) {
           const key = `${scAt.file}:${scAt.line}`;
           if (reported.has(key)) continue;
           reported.add(key);
@@ -183,6 +247,18 @@ export default defineDetector({
         if (first && Node.isReturnStatement(first) && first.getExpression() && objectLiteralOf(first.getExpression(), sources)) {
           findings.push({ messageId: 'unknown-tool-result-in-source', location: at(first) });
         }
+      }
+    }
+
+    // What hand-written tools/call handlers throw on the protocol channel (each handler once).
+    const walked = new Set<FunctionLikeNode>();
+    for (const rh of model.requestHandlers) {
+      if (rh.method !== 'tools/call' || !rh.handler || walked.has(rh.handler)) continue;
+      walked.add(rh.handler);
+      const tables = tablesOf.get(rh.handler) ?? indexedTables(rh.handler, sources);
+      const tableFns = tools.filter((t) => t.handler === rh.handler && !t.branch).map((t) => tableFunction(t, tables, sources)).filter((f): f is FunctionLikeNode => !!f);
+      for (const c of handlerChannels(rh.handler, sources, tableFns)) {
+        findings.push({ messageId: c.messageId, ...(c.code !== undefined ? { data: { code: c.code } } : {}), location: at(c.node), evidence: c.node.getText().slice(0, 120) });
       }
     }
 
