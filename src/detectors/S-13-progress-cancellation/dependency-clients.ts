@@ -34,7 +34,7 @@ export interface DependencyClient {
 
 /** Schema libraries: their classes make no request. */
 const NOT_CLIENTS = new Set(['zod']);
-/** Browsers and database drivers: their instances open other kinds of connections (navigation, a database session). */
+/** Browsers and database drivers: what their factories return opens other kinds of connections (navigation, a database session). */
 const NOT_HTTP_CLIENTS = new Set([...BROWSER_MODULES, 'mysql', 'mysql2', 'mongodb', 'mongoose', 'ws', 'redis', 'ioredis', 'better-sqlite3', 'sqlite3']);
 /** HTTP libraries read by the rule's own request reading, and the database client it reads apart. */
 const READ_ELSEWHERE = new Set(['axios', 'got', 'ky', 'node-fetch', 'cross-fetch', 'undici', 'pg']);
@@ -286,7 +286,7 @@ export function dependencyClients(code: Code, fns: readonly Fn[], root: string, 
     const bare = new Map<string, string>();
     for (const [local, b] of importsOf(sf)) {
       const p = packageOf(b.module);
-      if (!p || isBuiltin(p.name) || FRAMEWORK.test(p.name) || NOT_CLIENTS.has(p.name) || READ_ELSEWHERE.has(p.name) || NOT_HTTP_CLIENTS.has(p.name)) continue;
+      if (!p || isBuiltin(p.name) || FRAMEWORK.test(p.name) || NOT_CLIENTS.has(p.name) || READ_ELSEWHERE.has(p.name)) continue;
       bare.set(local, p.name);
     }
     if (bare.size === 0) continue;
@@ -320,7 +320,8 @@ export function dependencyClients(code: Code, fns: readonly Fn[], root: string, 
     })) {
       if (judged.has(n)) continue;
       const made = Node.isNewExpression(n) || Node.isCallExpression(n) ? makingOf(n, bare, code) : undefined;
-      if (!made || (Node.isCallExpression(n) && !made.clientLike)) continue;
+      // A factory call counts when it looks like a client's, and not for a browser or a database driver (read as before, by `new`).
+      if (!made || (Node.isCallExpression(n) && (!made.clientLike || NOT_HTTP_CLIENTS.has(made.package)))) continue;
       const holder = holderOf(n);
       if (!holder || !used(holder)) continue;
       for (const c of made.chain) judged.add(c);
