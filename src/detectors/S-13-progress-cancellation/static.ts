@@ -9,6 +9,7 @@ import { ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js
 import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { judgePythonTimeouts } from './python.js';
 import { dependencyClients } from './dependency-clients.js';
+import { inRegions, libraryRegions } from '../../facts/bundle-regions.js';
 
 /**
  * S-13 — progress, cancellation and outbound timeouts (static part). Reads the code a client request
@@ -177,6 +178,7 @@ const OUTBOUND_MODULES = new Set(['node-fetch', 'cross-fetch', 'undici', 'axios'
 const CLIENT_METHODS = new Set(['get', 'delete', 'head', 'options', 'post', 'put', 'patch', 'request', 'stream']);
 function mayBeOutbound(cn: ts.CallExpression): boolean {
   const c = rawUnwrap(cn.expression);
+  if (ts.isPropertyAccessExpression(c) && AXIOS_METHODS.has(c.name.text) && axiosRegions(cn.getSourceFile()).length > 0) return true;
   if (ts.isPropertyAccessExpression(c) && rawUnwrap(c.expression).kind === SyntaxKind.ThisKeyword && /fetch/i.test(c.name.text)) return true;
   const o = rawOriginOf(c);
   if (!o) return false;
@@ -192,7 +194,7 @@ function mayBeOutbound(cn: ts.CallExpression): boolean {
  */
 function outbound(call: CallExpression, code: Code, axiosDefaults: boolean): { client: Client; bounded: boolean; callerSignal?: boolean } | undefined {
   const req = httpRequestOf(call, code.sources) ?? (injectedFetch(call) ? { library: 'fetch' as const } : undefined);
-  if (!req) return undefined;
+  if (!req) return bundledAxios(call, code, axiosDefaults);
   const args = call.getArguments();
   if (req.library === 'fetch') {
     const first = args[0] && unwrap(args[0]);
@@ -283,6 +285,57 @@ function cliRequest(call: CallExpression, code: Code): { client: string; bounded
     if (t === 'signal' || t === 'set' || t === 'unknown') return { client: program, bounded: true };
   }
   return { client: program, bounded: false };
+}
+
+/**
+ * axios inlined by a bundler (esbuild's `// node_modules/axios/lib/axios.js` module comments): its default export
+ * is a variable of the bundle (`axios_default`), not an import, so the origin reading does not know it. A request
+ * on it or on an instance it creates (`this.http = axios_default.create(cfg)`, `const api = axios_default.create(cfg)`)
+ * is judged like axios: the call's options, then the instance's configuration.
+ */
+const AXIOS_METHODS = new Set(['get', 'delete', 'head', 'options', 'post', 'put', 'patch', 'request']);
+const regionMemo = new WeakMap<ts.SourceFile, Array<readonly [number, number]>>();
+function axiosRegions(sf: ts.SourceFile): Array<readonly [number, number]> {
+  let r = regionMemo.get(sf);
+  if (!r) {
+    r = libraryRegions(sf.text, new Set(['axios']));
+    regionMemo.set(sf, r);
+  }
+  return r;
+}
+function bundledAxios(call: CallExpression, code: Code, axiosDefaults: boolean): { client: Client; bounded: boolean } | undefined {
+  const callee = unwrap(call.getExpression());
+  if (!Node.isPropertyAccessExpression(callee) || !AXIOS_METHODS.has(callee.getName())) return undefined;
+  const inAxios = (id: Node): boolean => {
+    if (!Node.isIdentifier(id)) return false;
+    const d = declarationOf(id);
+    if (!d) return false;
+    const regions = axiosRegions(d.getSourceFile().compilerNode);
+    return inRegions(regions, d.getStart());
+  };
+  let value: Node | undefined = unwrap(callee.getExpression());
+  for (let i = 0; i < 3 && value; i++) {
+    if (Node.isIdentifier(value)) {
+      if (inAxios(value)) break;
+      const p: Node | undefined = declarationOf(value)?.getParent();
+      value = p && Node.isVariableDeclaration(p) && p.getInitializer() ? unwrap(p.getInitializer()!) : undefined;
+    } else if (Node.isPropertyAccessExpression(value) && Node.isThisExpression(unwrap(value.getExpression()))) {
+      const values = fieldValues(value);
+      value = values.length === 1 ? unwrap(values[0]!) : undefined;
+    } else break;
+  }
+  if (!value) return undefined;
+  let configs: (Node | undefined)[];
+  if (Node.isIdentifier(value) && inAxios(value)) configs = [];
+  else if (Node.isCallExpression(value)) {
+    const c = unwrap(value.getExpression());
+    if (!Node.isPropertyAccessExpression(c) || c.getName() !== 'create' || !inAxios(unwrap(c.getExpression()))) return undefined;
+    configs = [value.getArguments()[0]];
+  } else return undefined;
+  const m = callee.getName();
+  const args = call.getArguments();
+  const own = m === 'request' ? args[0] : ['post', 'put', 'patch'].includes(m) ? args[2] : args[1];
+  return { client: 'axios', bounded: clientBounded('axios', [own, ...configs], code, axiosDefaults) };
 }
 
 /** Global fetch: `fetch`, `globalThis.fetch`, `fetch.bind(globalThis)`. */
