@@ -1,7 +1,7 @@
 import { SyntaxKind, Node, ts, type CallExpression, type ObjectLiteralExpression } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { declarationOf, fieldValues, findNodes, isFunctionLike, rawOriginOf } from '../../facts/scope.js';
+import { declarationOf, fieldValues, findNodes, functionOf, isFunctionLike, rawOriginOf } from '../../facts/scope.js';
 import { callSitesOf } from '../support/source/call-sites.js';
 import { httpRequestOf } from '../../facts/flow.js';
 import { objectLiteralOf, propertyValue, serverModel } from '../../facts/server-model.js';
@@ -179,6 +179,8 @@ const CLIENT_METHODS = new Set(['get', 'delete', 'head', 'options', 'post', 'put
 function mayBeOutbound(cn: ts.CallExpression): boolean {
   const c = rawUnwrap(cn.expression);
   if (ts.isPropertyAccessExpression(c) && AXIOS_METHODS.has(c.name.text) && axiosRegions(cn.getSourceFile()).length > 0) return true;
+  // `getClient().get(…)`: an instance a local function returns (returnedInstance).
+  if (ts.isPropertyAccessExpression(c) && CLIENT_METHODS.has(c.name.text) && ts.isCallExpression(rawUnwrap(c.expression)) && ts.isIdentifier((rawUnwrap(c.expression) as ts.CallExpression).expression)) return true;
   if (ts.isPropertyAccessExpression(c) && rawUnwrap(c.expression).kind === SyntaxKind.ThisKeyword && /fetch/i.test(c.name.text)) return true;
   const o = rawOriginOf(c);
   if (!o) return false;
@@ -194,7 +196,7 @@ function mayBeOutbound(cn: ts.CallExpression): boolean {
  */
 function outbound(call: CallExpression, code: Code, axiosDefaults: boolean): { client: Client; bounded: boolean; callerSignal?: boolean } | undefined {
   const req = httpRequestOf(call, code.sources) ?? (injectedFetch(call) ? { library: 'fetch' as const } : undefined);
-  if (!req) return bundledAxios(call, code, axiosDefaults);
+  if (!req) return bundledAxios(call, code, axiosDefaults) ?? returnedInstance(call, code, axiosDefaults);
   const args = call.getArguments();
   if (req.library === 'fetch') {
     const first = args[0] && unwrap(args[0]);
@@ -336,6 +338,48 @@ function bundledAxios(call: CallExpression, code: Code, axiosDefaults: boolean):
   const args = call.getArguments();
   const own = m === 'request' ? args[0] : ['post', 'put', 'patch'].includes(m) ? args[2] : args[1];
   return { client: 'axios', bounded: clientBounded('axios', [own, ...configs], code, axiosDefaults) };
+}
+
+/** The one value a function returns (an arrow's expression body, or the single `return` of its block). */
+function returnedValue(fn: Node): Node | undefined {
+  if (Node.isArrowFunction(fn)) {
+    const body = fn.getBody();
+    if (!Node.isBlock(body)) return body;
+  }
+  const body = (fn as Node & { getBody?: () => Node | undefined }).getBody?.();
+  if (!body || !Node.isBlock(body)) return undefined;
+  const values: (Node | undefined)[] = [];
+  const visit = (n: Node): void => {
+    if (isFunctionLike(n) || Node.isClassDeclaration(n)) return;
+    if (Node.isReturnStatement(n)) values.push(n.getExpression());
+    n.forEachChild(visit);
+  };
+  body.forEachChild(visit);
+  return values.length === 1 ? values[0] : undefined;
+}
+
+/**
+ * A request on an instance a function of the source builds and returns: `getClient().get(…)` with
+ * `function getClient() { return axios.create(cfg) }` (got.extend, ky.create alike). Judged with that configuration.
+ */
+function returnedInstance(call: CallExpression, code: Code, axiosDefaults: boolean): { client: Client; bounded: boolean } | undefined {
+  const callee = unwrap(call.getExpression());
+  if (!Node.isPropertyAccessExpression(callee) || !CLIENT_METHODS.has(callee.getName())) return undefined;
+  const maker = unwrap(callee.getExpression());
+  if (!Node.isCallExpression(maker) || !Node.isIdentifier(unwrap(maker.getExpression()))) return undefined;
+  const fn = functionOf(unwrap(maker.getExpression()), code.sources);
+  let made = fn ? returnedValue(fn) : undefined;
+  while (made && Node.isAwaitExpression(unwrap(made))) made = (unwrap(made) as Node & { getExpression(): Node }).getExpression();
+  made = made && unwrap(made);
+  if (!made || !Node.isCallExpression(made)) return undefined;
+  const o = rawOriginOf(rawUnwrap(made.getExpression().compilerNode));
+  const m = o?.path.filter((p) => p !== 'default').pop() ?? '';
+  const library = o && (o.module === 'axios' || o.module === 'got' || o.module === 'ky') ? o.module : undefined;
+  if (!library || !((library === 'got' && m === 'extend') || (library !== 'got' && m === 'create') || (library === 'ky' && m === 'extend'))) return undefined;
+  const name = callee.getName();
+  const args = call.getArguments();
+  const own = name === 'request' ? args[0] : library === 'axios' && ['post', 'put', 'patch'].includes(name) ? args[2] : args[1];
+  return { client: library, bounded: clientBounded(library, [own, made.getArguments()[0]], code, axiosDefaults) };
 }
 
 /** Global fetch: `fetch`, `globalThis.fetch`, `fetch.bind(globalThis)`. */
