@@ -45,6 +45,9 @@ function packageRegions(text: string, pick: (name: string) => boolean): Array<re
   return out;
 }
 
+/** A bundle's modules that lie in one of the named packages (an HTTP client inlined by the bundler). */
+export const libraryRegions = (text: string, names: ReadonlySet<string>): Array<readonly [number, number]> => packageRegions(text, (name) => names.has(name));
+
 /** A bundle's framework modules (FRAMEWORK), left out of the index. */
 export const frameworkRegions = (text: string): Array<readonly [number, number]> => packageRegions(text, (name) => FRAMEWORK.test(name));
 

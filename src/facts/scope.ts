@@ -501,9 +501,37 @@ function functionOfUncached(expr: Node, sources: ParsedSources, depth: number): 
         .map((a) => functionOf(a, sources, depth + 1))
         .filter((f): f is FunctionLikeNode => !!f);
       if (inner.length === 1) return inner[0];
+      // A handler factory of the audited source, `makeHandler(client, endpoint)` (tools registered from a table):
+      // the one function literal it returns.
+      if (inner.length === 0 && Node.isIdentifier(c)) {
+        const factory = functionOf(c, sources, depth + 1);
+        const made = factory ? returnedFunction(factory) : undefined;
+        if (made) return made;
+      }
     }
   }
   return undefined;
+}
+
+/** The single function literal a function returns (`return async (args) => …`, an arrow whose body is one), if it returns nothing else. */
+function returnedFunction(fn: FunctionLikeNode): FunctionLikeNode | undefined {
+  if (Node.isArrowFunction(fn)) {
+    const body = unwrap(fn.getBody());
+    if (isFunctionLike(body)) return body;
+  }
+  const body = (fn as Node & { getBody?: () => Node | undefined }).getBody?.();
+  if (!body || !Node.isBlock(body)) return undefined;
+  const returns: Node[] = [];
+  const visit = (n: Node): void => {
+    if (isFunctionLike(n)) return;
+    if (Node.isReturnStatement(n)) returns.push(n);
+    n.forEachChild(visit);
+  };
+  body.forEachChild(visit);
+  const values = returns.map((r) => (Node.isReturnStatement(r) ? r.getExpression() : undefined));
+  if (values.length !== 1 || !values[0]) return undefined;
+  const v = unwrap(values[0]);
+  return isFunctionLike(v) ? v : undefined;
 }
 
 function memberFunction(obj: Node, name: string, sources: ParsedSources, depth: number): FunctionLikeNode | undefined {

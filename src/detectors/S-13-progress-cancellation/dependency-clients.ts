@@ -1,10 +1,13 @@
 import { posix } from 'node:path';
-import { Node, SyntaxKind, ts, type NewExpression } from '../../facts/morph.js';
+import { isBuiltin } from 'node:module';
+import { Node, SyntaxKind, ts, type CallExpression, type NewExpression } from '../../facts/morph.js';
 import { FRAMEWORK } from '../../facts/bundle-regions.js';
+import { BROWSER_MODULES } from '../../facts/flow.js';
 import { entryOfPackage, importsOfText, installedFolder, packageOf } from '../../facts/published.js';
 import { locateInside, readInside } from '../../facts/safe-read.js';
 import { objectLiteralOf } from '../../facts/server-model.js';
 import { importsOf, ofKinds, unwrap } from '../../facts/ts-source.js';
+import { declarationOf } from '../../facts/scope.js';
 import type { Code, Fn } from '../support/source/code-paths.js';
 
 /**
@@ -25,12 +28,14 @@ import type { Code, Fn } from '../support/source/code-paths.js';
 
 export interface DependencyClient {
   package: string;
-  node: NewExpression;
+  node: NewExpression | CallExpression;
   verdict: 'unbounded' | 'not-read';
 }
 
 /** Schema libraries: their classes make no request. */
 const NOT_CLIENTS = new Set(['zod']);
+/** Browsers and database drivers: what their factories return opens other kinds of connections (navigation, a database session). */
+const NOT_HTTP_CLIENTS = new Set([...BROWSER_MODULES, 'mysql', 'mysql2', 'mongodb', 'mongoose', 'ws', 'redis', 'ioredis', 'better-sqlite3', 'sqlite3']);
 /** HTTP libraries read by the rule's own request reading, and the database client it reads apart. */
 const READ_ELSEWHERE = new Set(['axios', 'got', 'ky', 'node-fetch', 'cross-fetch', 'undici', 'pg']);
 const HTTP_DEPENDENCIES = new Set(['axios', 'got', 'ky', 'node-fetch', 'cross-fetch', 'undici', 'superagent', 'request', 'ofetch', 'isomorphic-fetch', 'openapi-fetch', 'graphql-request', 'needle', 'phin', 'wretch', 'formdata-node']);
@@ -40,8 +45,24 @@ const HTTP_CALL = /\bfetch\s*\(|\bhttps?\.(?:request|get)\s*\(|\brequire\(\s*['"
  * file): request headers, credentials or a base URL written in the same code.
  */
 const API_REQUEST = /\b(?:baseUrl|baseURL|base_url|apiKey|api_key|apiToken|Authorization|Bearer)\b|\bheaders\s*:/;
-const TIMEOUT_WORD = /\btimeout(?:Ms|MS|_ms|Millis|InMs)?\b/i;
-const TIMEOUT_DEFAULT = /\btimeout\w*\s*(?:\?\?|\|\|)\s*[\d_]{3,}|\btimeout\w*\s*[:=]\s*[\d_]{4,}|\bDEFAULT_\w*TIMEOUT\w*\b|\bdefaultTimeout\b/i;
+/** An option naming a time limit on requests: timeout, timeoutMs, requestTimeout, defaultTimeout, httpTimeout… */
+const TIMEOUT_NAME = '(?:request|default|http|api|call|total)?_?timeout(?:Ms|MS|_ms|Millis|InMs)?';
+const TIMEOUT_WORD = new RegExp(`\\b${TIMEOUT_NAME}\\b`, 'i');
+/**
+ * A default limit on requests: a numeric fallback of a timeout option (`timeout ?? 30_000`, `timeout = 60000`),
+ * a defaults object (`requestTimeout: 300 * 1000`), DEFAULT_*TIMEOUT, defaultTimeout (a limit on something else —
+ * a helper executable, a retry, an idle socket, a watch, a poll — is not one).
+ */
+const TIMEOUT_DEFAULT = new RegExp(
+  [
+    String.raw`\btimeout\w*\s*(?:\?\?|\|\|)\s*[\d_]{3,}`,
+    String.raw`\btimeout\w*\s*[:=]\s*[\d_]{4,}`,
+    String.raw`\b${TIMEOUT_NAME}\s*:\s*(?:[\d_]{4,}|\d+\s*\*\s*[\d_]+)\s*[,}\n]`,
+    String.raw`\bDEFAULT_(?!\w*(?:EXECUTABLE|RETRY|IDLE|KEEP_?ALIVE|WATCH|POLL|SHUTDOWN|LOCK|HEARTBEAT))\w*TIMEOUT\w*\b`,
+    String.raw`\bdefaultTimeout\b`,
+  ].join('|'),
+  'i',
+);
 const LIMITS = { files: 60, bytes: 8 * 1024 * 1024, file: 4 * 1024 * 1024, depth: 2, deps: 12, packages: 40 };
 
 type PackageVerdict = { kind: 'http'; bounded: boolean } | { kind: 'not-http' } | { kind: 'not-read' };
@@ -122,8 +143,11 @@ function readPackage(from: string, name: string, declared: boolean, depth: numbe
   return { kind: 'http', bounded: (word && fallback) || depBounded };
 }
 
-/** The name a constructed instance is kept under: `client` (a variable) or `this.client` (a field). */
-function holderOf(n: NewExpression): string | undefined {
+/**
+ * The name an instance is kept under: `client` (a variable), `this.client` (a field), or `getClient()` for a
+ * function that builds and returns it (`function getDocs() { return google.docs({ … }) }`, an arrow whose body it is).
+ */
+function holderOf(n: Node): string | undefined {
   let p: Node | undefined = n.getParent();
   while (p && (Node.isParenthesizedExpression(p) || Node.isAsExpression(p) || Node.isAwaitExpression(p))) p = p.getParent();
   if (!p) return undefined;
@@ -133,14 +157,32 @@ function holderOf(n: NewExpression): string | undefined {
     const l = p.getLeft().getText().replace(/\s+/g, '');
     return /^(?:this\.)?[\w$]+$/.test(l) ? l : undefined;
   }
-  return undefined;
+  // Returned by a named function (or the body of an arrow kept in a const): its calls are the uses.
+  let fn: Node | undefined;
+  if (Node.isReturnStatement(p)) fn = p.getFirstAncestor((a) => Node.isFunctionDeclaration(a) || Node.isArrowFunction(a) || Node.isFunctionExpression(a) || Node.isMethodDeclaration(a));
+  else if (Node.isArrowFunction(p) && p.getBody() === n) fn = p;
+  if (!fn) return undefined;
+  if (Node.isFunctionDeclaration(fn) || Node.isMethodDeclaration(fn)) {
+    const name = fn.getName();
+    return name ? `${Node.isMethodDeclaration(fn) ? 'this.' : ''}${name}()` : undefined;
+  }
+  const v = fn.getParent();
+  return v && Node.isVariableDeclaration(v) && Node.isIdentifier(v.getNameNode()) ? `${v.getName()}()` : undefined;
+}
+
+/** A value that is a package's export itself (`k8s.CoreV1Api` handed to a factory), not an options object. */
+function isPackageRef(n: Node, bare: ReadonlyMap<string, string>): boolean {
+  let u = unwrap(n);
+  while (Node.isPropertyAccessExpression(u)) u = unwrap(u.getExpression());
+  return Node.isIdentifier(u) && bare.has(u.getText());
 }
 
 /** Does the construction pass an option named like a timeout (or options that cannot be read)? */
-function passesTimeout(n: NewExpression, code: Code): boolean {
+function passesTimeout(n: NewExpression | CallExpression, code: Code, bare: ReadonlyMap<string, string> = new Map()): boolean {
   for (const a of n.getArguments()) {
     const u = unwrap(a);
     if (Node.isStringLiteral(u) || Node.isNoSubstitutionTemplateLiteral(u) || Node.isTemplateExpression(u) || Node.isNumericLiteral(u)) continue;
+    if (isPackageRef(u, bare)) continue;
     const o = objectLiteralOf(a, code.sources);
     if (!o) {
       if (Node.isIdentifier(u) || Node.isPropertyAccessExpression(u) || Node.isBinaryExpression(u) || Node.isCallExpression(u)) {
@@ -158,40 +200,138 @@ function passesTimeout(n: NewExpression, code: Code): boolean {
 }
 
 /**
+ * How an instance is made from a package: `new P.Client(…)` or a factory call on the package or on an
+ * instance of it (`google.docs({ version, auth })`, `Client.initWithMiddleware({ authProvider })`,
+ * `kc.makeApiClient(k8s.CoreV1Api)` on `kc = new k8s.KubeConfig()`, `new Airtable({ apiKey }).base(id)`), with
+ * every construction or call of the chain (their options are read for a timeout) and whether the chain looks
+ * like a client's: a `new` in it, credentials or an address in its options, or a factory named like a client.
+ */
+interface Making {
+  package: string;
+  chain: (NewExpression | CallExpression)[];
+  clientLike: boolean;
+}
+const CLIENT_OPTION = /^(?:auth\w*|\w*(?:key|token|secret|credentials?|password)|host|baseU(?:rl|RL)|endpoint\w*|url|server|project\w*|authProvider)$/i;
+const CLIENT_FACTORY = /client|api|sdk|service|connect|^init/i;
+function makingOf(expr: Node, bare: ReadonlyMap<string, string>, code: Code, depth = 0): Making | undefined {
+  if (depth > 4) return undefined;
+  const u = unwrap(expr);
+  const rootOf = (e: Node): Node => {
+    let r = unwrap(e);
+    while (Node.isPropertyAccessExpression(r)) r = unwrap(r.getExpression());
+    return r;
+  };
+  if (Node.isNewExpression(u)) {
+    const r = rootOf(u.getExpression());
+    const pkg = Node.isIdentifier(r) ? bare.get(r.getText()) : undefined;
+    return pkg ? { package: pkg, chain: [u], clientLike: true } : undefined;
+  }
+  if (Node.isCallExpression(u)) {
+    const callee = unwrap(u.getExpression());
+    let inner: Making | undefined;
+    if (Node.isIdentifier(callee)) {
+      const pkg = bare.get(callee.getText());
+      inner = pkg ? { package: pkg, chain: [], clientLike: CLIENT_FACTORY.test(callee.getText()) } : undefined;
+    } else if (Node.isPropertyAccessExpression(callee)) {
+      let r = unwrap(callee.getExpression());
+      while (Node.isPropertyAccessExpression(r)) r = unwrap(r.getExpression());
+      if (Node.isIdentifier(r) && bare.has(r.getText())) inner = { package: bare.get(r.getText())!, chain: [], clientLike: CLIENT_FACTORY.test(callee.getName()) };
+      else inner = makingOf(r, bare, code, depth + 1);
+      if (inner && CLIENT_FACTORY.test(callee.getName())) inner = { ...inner, clientLike: true };
+    }
+    if (!inner) return undefined;
+    const options = u.getArguments().map((a) => objectLiteralOf(a, code.sources)).filter((o): o is NonNullable<typeof o> => !!o);
+    const withCredentials = options.some((o) => o.getProperties().some((p) => CLIENT_OPTION.test((p as Node & { getName?: () => string }).getName?.() ?? '')));
+    return { package: inner.package, chain: [...inner.chain, u], clientLike: inner.clientLike || withCredentials };
+  }
+  if (Node.isIdentifier(u) && !bare.has(u.getText())) {
+    // An instance kept in a const of the same file (`const kc = new k8s.KubeConfig()`).
+    const d = declarationOf(u)?.getParent();
+    if (d && Node.isVariableDeclaration(d) && d.getSourceFile() === u.getSourceFile()) {
+      const init = d.getInitializer();
+      return init ? makingOf(init, bare, code, depth + 1) : undefined;
+    }
+  }
+  return undefined;
+}
+
+/** A call anywhere in the source that configures the package or the instance with a time limit (`google.options({ timeout })`, `client.setTimeout(…)`). */
+function configuredElsewhere(code: Code, names: string[]): boolean {
+  const re = new RegExp(`(?:^|[^\\w$.])(?:${names.map((n) => n.replace(/[.$()]/g, (c) => `\\${c}`)).join('|')})\\s*\\.\\s*[\\w$]+\\s*\\([^;]*timeout`, 'i');
+  return code.files.some(([, sf]) => re.test(sf.getFullText()));
+}
+
+/**
  * The clients of dependencies used on a request path (`fns`, the functions its handlers reach) whose requests
  * have no ceiling, and the ones whose package could not be read.
  */
 export function dependencyClients(code: Code, fns: readonly Fn[], root: string, declared: ReadonlySet<string>): DependencyClient[] {
   const out: DependencyClient[] = [];
   packageMemo = new Map();
+  const texts = fns.map((f) => f.getText());
   const used = (holder: string): boolean => {
-    // `client.method(…)` or a namespaced method (`octokit.repos.get(…)`, `stripe.customers.list(…)`).
-    const re = new RegExp(`(?:^|[^\\w$.])${holder.replace(/[.$]/g, (c) => `\\${c}`)}(?:\\s*\\??\\.\\s*[\\w$]+)+\\s*\\(`);
-    return fns.some((f) => re.test(f.getText()));
+    if (holder.endsWith('()')) {
+      // A function that builds the instance: called on a request path.
+      const name = holder.slice(0, -2);
+      const re = new RegExp(`(?:^|[^\\w$.])${name.replace(/[.$]/g, (c) => `\\${c}`)}\\s*\\(`);
+      return texts.some((t) => re.test(t));
+    }
+    // `client.method(…)`, a namespaced method (`octokit.repos.get(…)`, `stripe.customers.list(…)`), or the
+    // instance called itself (an Airtable base: `base('Tasks').select()`).
+    const re = new RegExp(`(?:^|[^\\w$.])${holder.replace(/[.$]/g, (c) => `\\${c}`)}(?:(?:\\s*\\??\\.\\s*[\\w$]+)+\\s*\\(|\\s*\\()`);
+    return texts.some((t) => re.test(t));
   };
+  const judged = new Set<Node>();
   for (const [, sf] of code.files) {
     const bare = new Map<string, string>();
     for (const [local, b] of importsOf(sf)) {
       const p = packageOf(b.module);
-      if (!p || FRAMEWORK.test(p.name) || NOT_CLIENTS.has(p.name) || READ_ELSEWHERE.has(p.name)) continue;
+      if (!p || isBuiltin(p.name) || FRAMEWORK.test(p.name) || NOT_CLIENTS.has(p.name) || READ_ELSEWHERE.has(p.name)) continue;
       bare.set(local, p.name);
     }
     if (bare.size === 0) continue;
-    for (const n of ofKinds(sf, [SyntaxKind.NewExpression], (cn) => {
-      const e = (cn as ts.NewExpression).expression;
-      const root = ts.isIdentifier(e) ? e : ts.isPropertyAccessExpression(e) && ts.isIdentifier(e.expression) ? e.expression : undefined;
-      return !!root && bare.has(root.text);
+    const rootName = (e: ts.Expression): string | undefined => {
+      while (ts.isPropertyAccessExpression(e) || ts.isCallExpression(e) || ts.isParenthesizedExpression(e) || ts.isNewExpression(e) || ts.isAwaitExpression(e)) e = e.expression;
+      return ts.isIdentifier(e) ? e.text : undefined;
+    };
+    // Consts of this file holding an instance made from a package (`const kc = new k8s.KubeConfig()`).
+    const instances = new Set<string>();
+    for (const v of ofKinds(sf, [SyntaxKind.VariableDeclaration], (cn) => {
+      const d = cn as ts.VariableDeclaration;
+      const r = d.initializer && ts.isIdentifier(d.name) ? rootName(d.initializer) : undefined;
+      return !!r && bare.has(r) && !ts.isIdentifier(d.initializer!);
     })) {
-      if (!Node.isNewExpression(n)) continue;
-      const e = unwrap(n.getExpression());
-      const local = Node.isIdentifier(e) ? e.getText() : Node.isPropertyAccessExpression(e) ? unwrap(e.getExpression()).getText() : '';
-      const pkg = bare.get(local);
-      if (!pkg) continue;
+      if (Node.isVariableDeclaration(v)) instances.add(v.getName());
+    }
+    const rootIn = (e: ts.Expression): boolean => {
+      const r = rootName(e);
+      return !!r && (bare.has(r) || instances.has(r));
+    };
+    for (const n of ofKinds(sf, [SyntaxKind.NewExpression, SyntaxKind.CallExpression], (cn) => {
+      if (ts.isNewExpression(cn)) {
+        const e = cn.expression;
+        const r = ts.isIdentifier(e) ? e : ts.isPropertyAccessExpression(e) && ts.isIdentifier(e.expression) ? e.expression : undefined;
+        return !!r && bare.has(r.text);
+      }
+      // A call whose value is kept (a variable, a field, a return): a factory of the package or of an instance.
+      const p = cn.parent;
+      const kept = ts.isVariableDeclaration(p) || ts.isReturnStatement(p) || ts.isAwaitExpression(p) || ts.isBinaryExpression(p) || ts.isPropertyDeclaration(p) || ts.isArrowFunction(p) || ts.isParenthesizedExpression(p) || ts.isAsExpression(p);
+      return kept && rootIn((cn as ts.CallExpression).expression);
+    })) {
+      if (judged.has(n)) continue;
+      const made = Node.isNewExpression(n) || Node.isCallExpression(n) ? makingOf(n, bare, code) : undefined;
+      // A factory call counts when it looks like a client's, and not for a browser or a database driver (read as before, by `new`).
+      if (!made || (Node.isCallExpression(n) && (!made.clientLike || NOT_HTTP_CLIENTS.has(made.package)))) continue;
       const holder = holderOf(n);
       if (!holder || !used(holder)) continue;
+      for (const c of made.chain) judged.add(c);
+      const pkg = made.package;
       const v = judgePackage(root, pkg, declared.has(pkg));
-      if (v.kind === 'not-read') out.push({ package: pkg, node: n, verdict: 'not-read' });
-      else if (v.kind === 'http' && !v.bounded && !passesTimeout(n, code)) out.push({ package: pkg, node: n, verdict: 'unbounded' });
+      if (v.kind === 'not-read') out.push({ package: pkg, node: n as NewExpression | CallExpression, verdict: 'not-read' });
+      else if (v.kind === 'http' && !v.bounded && !made.chain.some((c) => passesTimeout(c, code, bare))) {
+        const local = [...bare].filter(([, name]) => name === pkg).map(([l]) => l);
+        if (!configuredElsewhere(code, [...local, holder.replace(/\(\)$/, '')])) out.push({ package: pkg, node: n as NewExpression | CallExpression, verdict: 'unbounded' });
+      }
     }
   }
   return out;

@@ -1,7 +1,7 @@
 import { SyntaxKind, Node, ts, type CallExpression, type ObjectLiteralExpression } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { declarationOf, findNodes, isFunctionLike, rawOriginOf } from '../../facts/scope.js';
+import { declarationOf, fieldValues, findNodes, functionOf, isFunctionLike, rawOriginOf } from '../../facts/scope.js';
 import { callSitesOf } from '../support/source/call-sites.js';
 import { httpRequestOf } from '../../facts/flow.js';
 import { objectLiteralOf, propertyValue, serverModel } from '../../facts/server-model.js';
@@ -9,6 +9,7 @@ import { ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js
 import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { judgePythonTimeouts } from './python.js';
 import { dependencyClients } from './dependency-clients.js';
+import { inRegions, libraryRegions } from '../../facts/bundle-regions.js';
 
 /**
  * S-13 — progress, cancellation and outbound timeouts (static part). Reads the code a client request
@@ -40,7 +41,7 @@ import { dependencyClients } from './dependency-clients.js';
  * Python source only: the Python reading (python.ts), with the same message id for outbound requests.
  */
 
-type Client = 'fetch' | 'axios' | 'got' | 'ky' | 'http';
+type Client = 'fetch' | 'axios' | 'got' | 'ky' | 'http' | 'undici';
 
 /**
  * A config object's verdict: 'yes' when it carries one of `keys`, 'no' when it is a literal without them,
@@ -177,10 +178,15 @@ const OUTBOUND_MODULES = new Set(['node-fetch', 'cross-fetch', 'undici', 'axios'
 const CLIENT_METHODS = new Set(['get', 'delete', 'head', 'options', 'post', 'put', 'patch', 'request', 'stream']);
 function mayBeOutbound(cn: ts.CallExpression): boolean {
   const c = rawUnwrap(cn.expression);
+  if (ts.isPropertyAccessExpression(c) && AXIOS_METHODS.has(c.name.text) && axiosRegions(cn.getSourceFile()).length > 0) return true;
+  // `getClient().get(…)`: an instance a local function returns (returnedInstance).
+  if (ts.isPropertyAccessExpression(c) && CLIENT_METHODS.has(c.name.text) && ts.isCallExpression(rawUnwrap(c.expression)) && ts.isIdentifier((rawUnwrap(c.expression) as ts.CallExpression).expression)) return true;
+  if (ts.isPropertyAccessExpression(c) && rawUnwrap(c.expression).kind === SyntaxKind.ThisKeyword && /fetch/i.test(c.name.text)) return true;
   const o = rawOriginOf(c);
   if (!o) return false;
   if (o.module === '<global>') return o.path.join('.') === 'fetch' || o.path.join('.') === 'globalThis.fetch';
   if (o.module.startsWith('.')) return o.path.length === 1 || (o.path.length === 2 && CLIENT_METHODS.has(o.path[1]!));
+  if (LAUNCHERS[o.module]) return LAUNCHERS[o.module]!.test(o.path.filter((p) => p !== 'default').pop() ?? '');
   return OUTBOUND_MODULES.has(o.module);
 }
 
@@ -189,8 +195,8 @@ function mayBeOutbound(cn: ts.CallExpression): boolean {
  * caller's cancellation (callerSignalOnly).
  */
 function outbound(call: CallExpression, code: Code, axiosDefaults: boolean): { client: Client; bounded: boolean; callerSignal?: boolean } | undefined {
-  const req = httpRequestOf(call, code.sources);
-  if (!req) return undefined;
+  const req = httpRequestOf(call, code.sources) ?? (injectedFetch(call) ? { library: 'fetch' as const } : undefined);
+  if (!req) return bundledAxios(call, code, axiosDefaults) ?? returnedInstance(call, code, axiosDefaults);
   const args = call.getArguments();
   if (req.library === 'fetch') {
     const first = args[0] && unwrap(args[0]);
@@ -205,6 +211,14 @@ function outbound(call: CallExpression, code: Code, axiosDefaults: boolean): { c
     const bounded = clientBounded(req.library, configs, code, axiosDefaults);
     return { client: req.library, bounded, ...(!bounded && configs.some((c) => callerSignalIn(c, code)) ? { callerSignal: true } : {}) };
   }
+  if (req.library === 'undici') {
+    // undici's request/stream: its own timeouts (headersTimeout, bodyTimeout, both 300 s by default) are idle
+    // limits that a slow trickle of bytes keeps resetting; a signal is the ceiling. Timeouts set by the caller, a
+    // dispatcher of its own or options that cannot be read get the benefit of the doubt.
+    const opts = args[1];
+    if (callerSignalIn(opts, code)) return { client: 'undici', bounded: false, callerSignal: true };
+    return { client: 'undici', bounded: carries(opts, ['signal', 'headersTimeout', 'bodyTimeout', 'dispatcher'], code) !== 'no' };
+  }
   if (req.library === 'http') {
     const opts = args.slice(0, 2).find((a) => !!objectLiteralOf(a, code.sources));
     const first = args[0] && unwrap(args[0]);
@@ -214,6 +228,194 @@ function outbound(call: CallExpression, code: Code, axiosDefaults: boolean): { c
     return { client: 'http', bounded: bounded || setsTimeoutOn(call) };
   }
   return undefined;
+}
+
+/**
+ * Command-line clients that send the server's request to a remote service and wait for its answer, with no limit
+ * of their own by default (kubectl and oc: --request-timeout=0; curl: no --max-time), and the flag that sets one.
+ * A local program (git status, a script) sends no request and is not read here.
+ */
+const NETWORK_CLIS: Record<string, RegExp> = {
+  kubectl: /--request-timeout(?:=|\s+|["'],\s*["'])(?!["']?0\b)/,
+  oc: /--request-timeout(?:=|\s+|["'],\s*["'])(?!["']?0\b)/,
+  curl: /--max-time\b|["'\s]-m["'\s]/,
+};
+const LAUNCHERS: Record<string, RegExp> = {
+  child_process: /^(?:exec|execSync|execFile|execFileSync|spawn|spawnSync)$/,
+  execa: /^(?:|execa|execaSync|execaCommand|execaCommandSync|\$)$/,
+  'cross-spawn': /^(?:|spawn|sync)$/,
+};
+
+/** The program a launch runs: a literal (or a const holding one, or its `|| 'kubectl'` fallback), or a shell command's first word. */
+function programOf(arg: Node | undefined, depth = 0): string | undefined {
+  if (!arg || depth > 3) return undefined;
+  const u = unwrap(arg);
+  if (Node.isStringLiteral(u) || Node.isNoSubstitutionTemplateLiteral(u)) return u.getLiteralText().trim().split(/\s+/)[0];
+  if (Node.isTemplateExpression(u)) return u.getHead().getLiteralText().trim().split(/\s+/)[0] || undefined;
+  if (Node.isBinaryExpression(u) && ['??', '||'].includes(u.getOperatorToken().getText())) return programOf(u.getRight(), depth + 1);
+  if (Node.isIdentifier(u)) {
+    const p = declarationOf(u)?.getParent();
+    if (p && Node.isVariableDeclaration(p) && p.getInitializer()) return programOf(p.getInitializer(), depth + 1);
+  }
+  return undefined;
+}
+
+/**
+ * A network command-line client launched on a request path (`execFile('kubectl', ['get', 'pods'])`,
+ * `exec(\`kubectl get pods -n ${ns}\`)`, `execa('curl', […])`): the request it sends for the server has a ceiling
+ * when the launch sets a timeout or a signal (an options object that cannot be read gets the benefit of the doubt),
+ * or the client's own limit flag appears in the call or anywhere in the source (arguments built elsewhere).
+ */
+function cliRequest(call: CallExpression, code: Code): { client: string; bounded: boolean } | undefined {
+  const o = rawOriginOf(rawUnwrap(call.getExpression().compilerNode));
+  const fn = o?.path.filter((p) => p !== 'default').pop() ?? '';
+  if (!o || !LAUNCHERS[o.module]?.test(fn)) return undefined;
+  const args = call.getArguments();
+  const program = programOf(args[0])?.replace(/^.*[\\/]/, '').replace(/\.exe$/i, '');
+  const flag = program ? NETWORK_CLIS[program] : undefined;
+  if (!program || !flag) return undefined;
+  // The flag in the call, or anywhere in the source when the call's arguments are built elsewhere.
+  const second = args[1] && unwrap(args[1]);
+  const built = !!second && !Node.isArrayLiteralExpression(second) ? true : Node.isTemplateExpression(unwrap(args[0]!)) || Node.isIdentifier(unwrap(args[0]!));
+  const spread = !!second && Node.isArrayLiteralExpression(second) && second.getElements().some((e) => Node.isSpreadElement(e));
+  if (flag.test(call.getText()) || ((built || spread) && code.files.some(([, sf]) => flag.test(sf.getFullText())))) return { client: program, bounded: true };
+  for (const a of args.slice(1)) {
+    const u = unwrap(a);
+    if (Node.isArrayLiteralExpression(u) || Node.isArrowFunction(u) || Node.isFunctionExpression(u)) continue;
+    if (Node.isIdentifier(u) && /args|argv|params|cmd|command|flags/i.test(u.getText())) continue;
+    const t = timeoutOf(a, code);
+    if (t === 'signal' || t === 'set' || t === 'unknown') return { client: program, bounded: true };
+  }
+  return { client: program, bounded: false };
+}
+
+/**
+ * axios inlined by a bundler (esbuild's `// node_modules/axios/lib/axios.js` module comments): its default export
+ * is a variable of the bundle (`axios_default`), not an import, so the origin reading does not know it. A request
+ * on it or on an instance it creates (`this.http = axios_default.create(cfg)`, `const api = axios_default.create(cfg)`)
+ * is judged like axios: the call's options, then the instance's configuration.
+ */
+const AXIOS_METHODS = new Set(['get', 'delete', 'head', 'options', 'post', 'put', 'patch', 'request']);
+const regionMemo = new WeakMap<ts.SourceFile, Array<readonly [number, number]>>();
+function axiosRegions(sf: ts.SourceFile): Array<readonly [number, number]> {
+  let r = regionMemo.get(sf);
+  if (!r) {
+    r = libraryRegions(sf.text, new Set(['axios']));
+    regionMemo.set(sf, r);
+  }
+  return r;
+}
+function bundledAxios(call: CallExpression, code: Code, axiosDefaults: boolean): { client: Client; bounded: boolean } | undefined {
+  const callee = unwrap(call.getExpression());
+  if (!Node.isPropertyAccessExpression(callee) || !AXIOS_METHODS.has(callee.getName())) return undefined;
+  const inAxios = (id: Node): boolean => {
+    if (!Node.isIdentifier(id)) return false;
+    const d = declarationOf(id);
+    if (!d) return false;
+    const regions = axiosRegions(d.getSourceFile().compilerNode);
+    return inRegions(regions, d.getStart());
+  };
+  let value: Node | undefined = unwrap(callee.getExpression());
+  for (let i = 0; i < 3 && value; i++) {
+    if (Node.isIdentifier(value)) {
+      if (inAxios(value)) break;
+      const p: Node | undefined = declarationOf(value)?.getParent();
+      value = p && Node.isVariableDeclaration(p) && p.getInitializer() ? unwrap(p.getInitializer()!) : undefined;
+    } else if (Node.isPropertyAccessExpression(value) && Node.isThisExpression(unwrap(value.getExpression()))) {
+      const values = fieldValues(value);
+      value = values.length === 1 ? unwrap(values[0]!) : undefined;
+    } else break;
+  }
+  if (!value) return undefined;
+  let configs: (Node | undefined)[];
+  if (Node.isIdentifier(value) && inAxios(value)) configs = [];
+  else if (Node.isCallExpression(value)) {
+    const c = unwrap(value.getExpression());
+    if (!Node.isPropertyAccessExpression(c) || c.getName() !== 'create' || !inAxios(unwrap(c.getExpression()))) return undefined;
+    configs = [value.getArguments()[0]];
+  } else return undefined;
+  const m = callee.getName();
+  const args = call.getArguments();
+  const own = m === 'request' ? args[0] : ['post', 'put', 'patch'].includes(m) ? args[2] : args[1];
+  return { client: 'axios', bounded: clientBounded('axios', [own, ...configs], code, axiosDefaults) };
+}
+
+/** The one value a function returns (an arrow's expression body, or the single `return` of its block). */
+function returnedValue(fn: Node): Node | undefined {
+  if (Node.isArrowFunction(fn)) {
+    const body = fn.getBody();
+    if (!Node.isBlock(body)) return body;
+  }
+  const body = (fn as Node & { getBody?: () => Node | undefined }).getBody?.();
+  if (!body || !Node.isBlock(body)) return undefined;
+  const values: (Node | undefined)[] = [];
+  const visit = (n: Node): void => {
+    if (isFunctionLike(n) || Node.isClassDeclaration(n)) return;
+    if (Node.isReturnStatement(n)) values.push(n.getExpression());
+    n.forEachChild(visit);
+  };
+  body.forEachChild(visit);
+  return values.length === 1 ? values[0] : undefined;
+}
+
+/**
+ * A request on an instance a function of the source builds and returns: `getClient().get(…)` with
+ * `function getClient() { return axios.create(cfg) }` (got.extend, ky.create alike). Judged with that configuration.
+ */
+function returnedInstance(call: CallExpression, code: Code, axiosDefaults: boolean): { client: Client; bounded: boolean } | undefined {
+  const callee = unwrap(call.getExpression());
+  if (!Node.isPropertyAccessExpression(callee) || !CLIENT_METHODS.has(callee.getName())) return undefined;
+  const maker = unwrap(callee.getExpression());
+  if (!Node.isCallExpression(maker) || !Node.isIdentifier(unwrap(maker.getExpression()))) return undefined;
+  const fn = functionOf(unwrap(maker.getExpression()), code.sources);
+  let made = fn ? returnedValue(fn) : undefined;
+  while (made && Node.isAwaitExpression(unwrap(made))) made = (unwrap(made) as Node & { getExpression(): Node }).getExpression();
+  made = made && unwrap(made);
+  if (!made || !Node.isCallExpression(made)) return undefined;
+  const o = rawOriginOf(rawUnwrap(made.getExpression().compilerNode));
+  const m = o?.path.filter((p) => p !== 'default').pop() ?? '';
+  const library = o && (o.module === 'axios' || o.module === 'got' || o.module === 'ky') ? o.module : undefined;
+  if (!library || !((library === 'got' && m === 'extend') || (library !== 'got' && m === 'create') || (library === 'ky' && m === 'extend'))) return undefined;
+  const name = callee.getName();
+  const args = call.getArguments();
+  const own = name === 'request' ? args[0] : library === 'axios' && ['post', 'put', 'patch'].includes(name) ? args[2] : args[1];
+  return { client: library, bounded: clientBounded(library, [own, made.getArguments()[0]], code, axiosDefaults) };
+}
+
+/** Global fetch: `fetch`, `globalThis.fetch`, `fetch.bind(globalThis)`. */
+function isGlobalFetch(n: Node | undefined): boolean {
+  if (!n) return false;
+  let u = unwrap(n);
+  if (Node.isCallExpression(u) && Node.isPropertyAccessExpression(unwrap(u.getExpression())) && (unwrap(u.getExpression()) as Node & { getName(): string }).getName() === 'bind') {
+    u = unwrap((unwrap(u.getExpression()) as Node & { getExpression(): Node }).getExpression());
+  }
+  const o = rawOriginOf(u.compilerNode);
+  return !!o && o.module === '<global>' && (o.path.join('.') === 'fetch' || o.path.join('.') === 'globalThis.fetch');
+}
+
+/**
+ * A fetch function kept in a field for injection (`this.fetch = fetchFn` with `fetchFn = fetch` as the
+ * constructor's default, `this.fetchImpl = options.fetch ?? fetch`, `this.fetch = fetch.bind(globalThis)`):
+ * a request through global fetch unless the caller hands another function in. Every value the class puts in
+ * the field must be global fetch or fall back to it.
+ */
+function injectedFetch(call: CallExpression): boolean {
+  const callee = unwrap(call.getExpression());
+  if (!Node.isPropertyAccessExpression(callee) || !Node.isThisExpression(unwrap(callee.getExpression())) || !/fetch/i.test(callee.getName())) return false;
+  const values = fieldValues(callee);
+  const fetchish = (v: Node, depth = 0): boolean => {
+    const u = unwrap(v);
+    if (isGlobalFetch(u)) return true;
+    if (depth > 2) return false;
+    if (Node.isBinaryExpression(u) && ['??', '||'].includes(u.getOperatorToken().getText())) return fetchish(u.getRight(), depth + 1);
+    if (Node.isIdentifier(u)) {
+      const p = declarationOf(u)?.getParent();
+      if (p && Node.isParameterDeclaration(p)) return fetchish(p.getInitializer() ?? u, depth + 1) && !!p.getInitializer();
+      if (p && Node.isBindingElement(p)) return !!p.getInitializer() && fetchish(p.getInitializer()!, depth + 1);
+    }
+    return false;
+  };
+  return values.length > 0 && values.every((v) => fetchish(v));
 }
 
 /**
@@ -333,6 +535,16 @@ export default defineDetector({
           let here = false;
           for (const n of findNodes(fn, (cn) => cn !== fn.compilerNode && ts.isCallExpression(cn) && mayBeOutbound(cn))) {
             if (!Node.isCallExpression(n)) continue;
+            const cli = cliRequest(n, code);
+            if (cli) {
+              // A launched network client is a request with a ceiling or none; it is not read as the handler's
+              // own I/O for the cancellation signal (the launch is a process, not a request the signal reaches).
+              if (!cli.bounded && !seen.has(n)) {
+                seen.add(n);
+                findings.push({ messageId: 'outbound-without-timeout', data: { client: cli.client }, location: { file: code.rel(n.getSourceFile()), line: positionOf(n).line }, evidence: n.getText().replace(/\s+/g, ' ').slice(0, 120) });
+              }
+              continue;
+            }
             const r = outbound(n, code, defaults);
             if (!r) continue;
             here = true;
