@@ -91,6 +91,39 @@ function sessionValues(key: string, files: Files): Node[] {
   return out;
 }
 
+const REQUEST = /^(req|request)$/;
+
+/**
+ * What a middleware attached to the request under a read such as `req.graphAuth.accessToken` or `req.token`:
+ * the right side of `req.graphAuth = { accessToken }` / `req.token = t` in any file (syntax only), followed
+ * down the remaining property names through object literals.
+ */
+function requestAttached(access: Node, files: Files): Node[] {
+  const path: string[] = [];
+  let cur: Node = access;
+  while (Node.isPropertyAccessExpression(cur)) {
+    path.unshift(cur.getName());
+    cur = unwrap(cur.getExpression());
+  }
+  if (!Node.isIdentifier(cur) || !REQUEST.test(cur.getText()) || path.length === 0 || ['headers', 'query', 'body', 'auth', 'params'].includes(path[0]!)) return [];
+  const out: Node[] = [];
+  for (const [, sf] of files) {
+    for (const b of ofKinds(sf, [ts.SyntaxKind.BinaryExpression], (cn) => {
+      const e = cn as ts.BinaryExpression;
+      return e.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(e.left) && e.left.name.text === path[0] && ts.isIdentifier(e.left.expression) && REQUEST.test(e.left.expression.text);
+    })) {
+      if (!Node.isBinaryExpression(b)) continue;
+      let v: Node | undefined = b.getRight();
+      for (const key of path.slice(1)) {
+        const o: Node | undefined = v ? resolveValue(v) : undefined;
+        v = o && Node.isObjectLiteralExpression(o) ? propertyOf(o, key) : undefined;
+      }
+      if (v) out.push(v);
+    }
+  }
+  return out;
+}
+
 /** The values a function returns (its own return statements, or an arrow's expression body). */
 function returnedValues(fn: Node): Node[] {
   if (Node.isArrowFunction(fn) && !Node.isBlock(fn.getBody())) return [fn.getBody()];
@@ -112,7 +145,7 @@ const STRING_METHODS = new Set(['slice', 'substring', 'substr', 'replace', 'repl
  * exchange returns is a new token.
  */
 export function carriesClientToken(node: Node | undefined, files: Files, depth = 0, seen = new Set<Node>()): boolean {
-  if (!node || depth > 6) return false;
+  if (!node || depth > 10) return false;
   const n = unwrap(node);
   if (seen.has(n)) return false;
   seen.add(n);
@@ -137,6 +170,9 @@ export function carriesClientToken(node: Node | undefined, files: Files, depth =
   if (Node.isPropertyAccessExpression(n)) {
     const store = storeCall(n.getExpression());
     if (store) return storedValues(store, n.getName(), files).some((v) => next(v));
+    // `req.graphAuth.accessToken`, `req.token`: what a middleware attached to the request.
+    const attached = requestAttached(n, files);
+    if (attached.length) return attached.some((v) => next(v));
     // `session.apiKey`, `context.session.apiKey`: what the FastMCP authenticate hook returned for the request.
     if (/(^|\.)session$/.test(plain(n.getExpression()))) return sessionValues(n.getName(), files).some((v) => next(v));
   }
