@@ -21,7 +21,8 @@ import { judgePythonAuthCondition, PY_AUTH_EVIDENCE } from '../support/auth/pyth
  * (`acquireTokenByCode` of MSAL) redeem the code the same way and are judged like a hand-written request.
  * Redemption relayed for a client (the code arrives in a token request body) is the client's business.
  * A flow left to an OAuth library (openid-client, oauth4webapi, simple-oauth2, the SDK's auth()) is
- * could-not-judge; the binding of stored credentials to their issuer is not judged.
+ * could-not-judge, as is an OAuthClientProvider given to the SDK's client transports (a proxy to a remote
+ * server: the SDK redeems the code and registers); the binding of stored credentials to their issuer is not judged.
  */
 
 const CODE_READ = /query\.code\b|query\[['"]code['"]\]|searchParams\.get\(\s*['"]code['"]\s*\)|query\(\s*['"]code['"]\s*\)|\{[^}]*\bcode\b[^}]*\}\s*=\s*(?:req|request|ctx|c\.req)\.query\b/;
@@ -113,6 +114,14 @@ export default [
           const sdkAuth = /^@modelcontextprotocol\/sdk\/client\/auth(\.js)?$/.test(b.module) || (b.module === '@modelcontextprotocol/client' && SDK_AUTH_NAMES.has(b.imported));
           if (LIBRARIES.includes(b.module) || sdkAuth) return couldNotJudge('oauth-client-library', { module: b.module, file });
         }
+      }
+      // An OAuthClientProvider handed to the SDK's client transports (`saveCodeVerifier` and `clientMetadata`
+      // members, or `transport.finishAuth(code)`): the SDK redeems the code and registers, out of this source.
+      const sdkClient = src.files.some(([, sf]) => [...importsOf(sf).values()].some((b) => /^@modelcontextprotocol\/(sdk\/client\/|client$)/.test(b.module)));
+      for (const [file, sf] of sdkClient ? src.files : []) {
+        const text = sf.getFullText();
+        const provider = /\bsaveCodeVerifier\b/.test(text) && /\bclientMetadata\b/.test(text);
+        if (provider || /\.finishAuth\s*\(\s*[\w$.]/.test(text)) return couldNotJudge('oauth-client-library', { module: '@modelcontextprotocol/sdk', file });
       }
       return notApplicable('not-oauth-client');
     },
