@@ -67,6 +67,49 @@ interface Guards {
   unanswered: Site[];
 }
 
+const REFLECTING_CALLS = /^(?:setHeader|header|set|append|log|info|warn|error|debug|trace)$/;
+
+/**
+ * An Origin read whose value is only written back (a CORS `Access-Control-Allow-Origin` header, a log
+ * line) and never compared or passed to a check: CORS reflection, not an Origin check, even when the
+ * function answers 403 for another reason (a bad token).
+ */
+function onlyReflected(read: Node, fn: Node): boolean {
+  let value: Node = read;
+  const p0 = read.getParent();
+  if (p0 && (Node.isElementAccessExpression(p0) || Node.isCallExpression(p0)) && !Node.isPropertyAccessExpression(read)) value = p0;
+  const climb = (n: Node): Node => {
+    let cur = n;
+    for (;;) {
+      const p = cur.getParent();
+      if (p && (Node.isParenthesizedExpression(p) || Node.isAsExpression(p) || Node.isNonNullExpression(p) || (Node.isBinaryExpression(p) && ['??', '||'].includes(p.getOperatorToken().getText())) || Node.isTemplateSpan(p) || Node.isTemplateExpression(p))) cur = p;
+      else return cur;
+    }
+  };
+  const top = climb(value);
+  const holder = top.getParent();
+  let uses: Node[] = [top];
+  if (holder && Node.isVariableDeclaration(holder) && Node.isIdentifier(holder.getNameNode())) {
+    const name = holder.getName();
+    uses = fn
+      .getDescendantsOfKind(ts.SyntaxKind.Identifier)
+      .filter((i) => {
+        if (i.getText() !== name || i === holder.getNameNode()) return false;
+        const p = i.getParent();
+        return !(p && Node.isPropertyAccessExpression(p) && p.getNameNode() === i) && !(p && Node.isPropertyAssignment(p) && p.getNameNode() === i);
+      })
+      .map(climb);
+    if (uses.length === 0) return false;
+  }
+  return uses.every((u) => {
+    const p = u.getParent();
+    if (!p) return false;
+    if (Node.isCallExpression(p) && (p.getArguments() as Node[]).includes(u)) return REFLECTING_CALLS.test(calleeName(p) ?? '');
+    if (Node.isPropertyAssignment(p) && p.getInitializer() === u) return /access-control-allow-origin|^origin$/i.test(propertyName(p.getNameNode()) ?? '');
+    return false;
+  });
+}
+
 function originGuards(files: [string, SourceFile][]): Guards {
   const rejecting: Site[] = [];
   const unanswered: Site[] = [];
@@ -96,7 +139,7 @@ function originGuards(files: [string, SourceFile][]): Guards {
       if (n.getName() === 'enableDnsRebindingProtection' && n.getInitializer()?.getText() === 'true') rejecting.push(s);
     } else {
       const fn = enclosingFunction(n) ?? n.getSourceFile();
-      (answersStatusDeep(fn, 403) ? rejecting : unanswered).push(s);
+      (answersStatusDeep(fn, 403) && !onlyReflected(n, fn) ? rejecting : unanswered).push(s);
     }
   }
   return { rejecting, unanswered };
