@@ -3,7 +3,7 @@ import { couldNotJudge, defineDetector, notApplicable, present } from '../../eng
 import type { Finding, Location, Verdict } from '../../engine/types.js';
 import { namesAnyModule, parsedSources, propertyName, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { carriesClientToken, functionValue, memberFunction, mentions, valueAcross, type Files } from '../support/auth/oauth-support.js';
-import { isHeaderRead, args, calledFunction, calleeImport, calleeName, calleeText, enclosingFunction, headerReads, isCall, locationOf, propertyOf, named, rawCalleeName, rawNameText, readSources, receiverOf, resolveValue, sitesOf, K, type Call, rawCallNamed } from '../support/source/source-support.js';
+import { importsOf, isHeaderRead, args, calledFunction, calleeImport, calleeName, calleeText, enclosingFunction, headerReads, isCall, locationOf, propertyOf, named, rawCalleeName, rawNameText, readSources, receiverOf, resolveValue, sitesOf, K, type Call, rawCallNamed } from '../support/source/source-support.js';
 import { findNodes } from '../../facts/scope.js';
 
 import { judgePythonAuthCondition, PY_AUTH_EVIDENCE } from '../support/auth/python-auth.js';
@@ -157,6 +157,34 @@ function verifierFunction(verifier: Node | undefined, sources: ParsedSources): N
   return undefined;
 }
 
+/**
+ * JWT middlewares configured with options: express-jwt (`expressjwt({ secret, audience })`), passport-jwt
+ * (`new Strategy({ …, audience }, verify)`), @fastify/jwt (`register(fastifyJwt, { verify: { allowedAud } })`).
+ * Without the audience option (or an `aud` comparison beside), any token signed with the key is accepted.
+ */
+const JWT_MIDDLEWARES = new Set(['express-jwt', 'passport-jwt', '@fastify/jwt', 'fastify-jwt']);
+
+function middlewareOptions(call: Call): { module: string; options: Node | undefined; label: string } | undefined {
+  const from = calleeImport(call);
+  if (from?.module === 'express-jwt' && isCall(call) && (from.name === '' || from.name === 'expressjwt')) return { module: from.module, options: args(call)[0], label: 'expressjwt' };
+  if (from?.module === 'passport-jwt' && Node.isNewExpression(call) && (from.name === 'Strategy' || from.name === '')) return { module: from.module, options: args(call)[0], label: 'passport-jwt Strategy' };
+  if (Node.isCallExpression(call) && calleeName(call) === 'register') {
+    const plugin = args(call)[0];
+    const b = plugin && Node.isIdentifier(plugin) ? importsOf(call.getSourceFile()).get(plugin.getText()) : undefined;
+    if (b && (b.module === '@fastify/jwt' || b.module === 'fastify-jwt')) return { module: b.module, options: args(call)[1], label: '@fastify/jwt' };
+  }
+  return undefined;
+}
+
+function judgeMiddleware(file: string, call: Call, m: { module: string; options: Node | undefined; label: string }): Judgement {
+  const obj = optionsOf(m.options);
+  if (m.options && !obj) return { kind: 'unknown', at: locationOf(file, call) };
+  const aud = m.module.includes('fastify') ? propertyOf(propertyOf(obj, 'verify'), 'allowedAud') : propertyOf(obj, 'audience');
+  if (aud) return { kind: 'ok' };
+  if (checksAudience(enclosingFunction(call) ?? call.getSourceFile())) return { kind: 'ok' };
+  return { kind: 'red', finding: { messageId: 'audience-unchecked', data: { verifier: m.label }, location: locationOf(file, call) } };
+}
+
 /** requireBearerAuth({ verifier, expectedResource }) / verifyBearerToken(header, { … }). */
 function judgeGate(file: string, call: Call, label: string, sources: ParsedSources): Judgement {
   const opts = optionsOf(args(call)[label === 'verifyBearerToken' ? 1 : 0]);
@@ -223,7 +251,7 @@ export default [
     judge({ inputs: { repo } }): Verdict {
       const src = readSources(repo, { pythonPart: true });
       if ('verdict' in src) return src.verdict.reason?.code === 'python-source-only' ? judgePythonAuthCondition(repo, PY_AUTH_EVIDENCE.token, 'no-token-handling') : src.verdict;
-      const files = src.files.filter(([, sf]) => /authorization|authInfo|\.auth\b|jwtVerify|jsonwebtoken|BearerAuth|api[-_]?key|[-_]token\b|\bsession\./i.test(sf.getFullText()));
+      const files = src.files.filter(([, sf]) => /authorization|authInfo|\.auth\b|jwtVerify|jsonwebtoken|BearerAuth|api[-_]?key|[-_]token\b|\bsession\.|express-jwt|passport-jwt|fastify[-/]jwt/i.test(sf.getFullText()));
       if (files.length === 0) return notApplicable('no-token-handling');
       const findings = passthroughs(files);
       const judged: Judgement[] = [];
@@ -243,6 +271,15 @@ export default [
         verifies = true;
       }
       // The Authorization header, and API-key headers (`x-api-key`) a client sends with its requests.
+      for (const f of files) {
+        if (![...importsOf(f[1]).values()].some((b) => JWT_MIDDLEWARES.has(b.module))) continue;
+        for (const c of sitesOf([f], K.calls, isCall)) {
+          const m = middlewareOptions(c.node);
+          if (!m) continue;
+          judged.push(judgeMiddleware(c.file, c.node, m));
+          verifies = true;
+        }
+      }
       const reads = [
         ...headerReads(files, 'authorization'),
         ...sitesOf(files, K.strings, (n) => API_KEY_HEADER.test(stringValue(n) ?? '') && isHeaderRead(n, stringValue(n)!.toLowerCase()), (cn) => ts.isStringLiteralLike(cn) && API_KEY_HEADER.test(cn.text)),
