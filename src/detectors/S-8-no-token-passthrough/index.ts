@@ -283,7 +283,7 @@ export default [
       const reads = [
         ...headerReads(files, 'authorization'),
         ...sitesOf(files, K.strings, (n) => API_KEY_HEADER.test(stringValue(n) ?? '') && isHeaderRead(n, stringValue(n)!.toLowerCase()), (cn) => ts.isStringLiteralLike(cn) && API_KEY_HEADER.test(cn.text)),
-      ];
+      ].filter((r) => !assignedTo(r.node));
       for (const r of reads) {
         const j = judgeHeaderRead(r.file, r.node, files);
         if (j) judged.push(j);
@@ -305,6 +305,18 @@ export default [
     },
   }),
 ];
+
+/**
+ * A header access that is written, not read: the target of `=`, `??=`, `||=` (an axios interceptor's
+ * `config.headers.Authorization = …`, an Octokit hook setting the server's own token on an outgoing request).
+ */
+function assignedTo(n: Node): boolean {
+  const access = Node.isStringLiteral(n) || Node.isNoSubstitutionTemplateLiteral(n) ? n.getParent() : n;
+  const p = access?.getParent();
+  if (!access || !p || !Node.isBinaryExpression(p) || p.getLeft() !== access) return false;
+  const k = p.getOperatorToken().getKind();
+  return k === ts.SyntaxKind.EqualsToken || k === ts.SyntaxKind.QuestionQuestionEqualsToken || k === ts.SyntaxKind.BarBarEqualsToken || k === ts.SyntaxKind.AmpersandAmpersandEqualsToken;
+}
 
 /** One finding per place, sorted by file and line. */
 function dedupe(fs: Finding[]): Finding[] {
