@@ -130,7 +130,8 @@ export default [
       const { baseline, published, perOperation, challenged, listed } = scopes(files);
       const all = [...baseline, ...perOperation, ...challenged, ...listed].sort((a, b) => a.node.getPos() - b.node.getPos());
       const upstream = upstreamScopes(src.files);
-      if (all.length === 0 && published.length === 0 && upstream.literals.length === 0) {
+      // A scopes_supported copied from elsewhere (`upstream.scopes_supported`, a proxy relaying metadata) writes no scope.
+      if (all.length === 0 && published.every((p) => p.values.length === 0) && upstream.literals.length === 0) {
         const gated = sitesOf(src.files, K.calls, (n) => isCall(n) && GATES.has(calleeName(n) ?? ''), rawCallNamed(GATES)).length > 0;
         if (!gated && upstream.unread[0]) return couldNotJudge('upstream-scopes-not-read', { file: upstream.unread[0].file, line: locationOf(upstream.unread[0].file, upstream.unread[0].node).line ?? 0 });
         return gated ? couldNotJudge('scopes-not-in-source') : notApplicable('no-oauth-scopes');
