@@ -4,7 +4,7 @@ import type { Finding, Verdict } from '../../engine/types.js';
 import { serverModel } from '../../facts/server-model.js';
 import { propertyName, stringValue } from '../../facts/ts-source.js';
 import { stringList } from '../support/auth/oauth-support.js';
-import { calleeName, isCall, locationOf, named, rawCallNamed, rawNameText, readSources, receiverOf, sitesOf, K } from '../support/source/source-support.js';
+import { calleeName, importsOf, isCall, locationOf, named, propertyOf, rawCallNamed, rawNameText, rawStringWhere, readSources, receiverOf, sitesOf, staticString, K } from '../support/source/source-support.js';
 
 import { judgePythonAuthCondition, PY_AUTH_EVIDENCE } from '../support/auth/python-auth.js';
 /**
@@ -30,6 +30,47 @@ const ID_ARGUMENT = /^(user|account|tenant|org|organization|owner|customer|membe
 const CALLER = /clientId|client_id|\.sub\b|\.extra\b|owner|canAccess|hasAccess|assert\w*Access|authori[sz]e\w*\(|isMember|belongsTo|permission|acl/i;
 
 const SCOPE_CALLS: ReadonlySet<string> = new Set(['requireScopes', 'includes', 'has']);
+
+/**
+ * Scopes the server asks an upstream authorization server for, as an OAuth client of Google or Microsoft
+ * (a login for the user, a device code, a service account). Read only when the source imports one of
+ * their OAuth client libraries.
+ */
+const OAUTH_CLIENT_MODULES = new Set(['google-auth-library', 'googleapis', '@google-cloud/local-auth', '@azure/msal-node', '@azure/msal-browser', '@azure/identity']);
+const UPSTREAM_SCOPE = /^(?:https:\/\/(?:www\.googleapis\.com\/auth\/|mail\.google\.com\/?$|graph\.microsoft\.com\/)|[A-Z][A-Za-z]+\.(?:Read|ReadWrite|ReadBasic|Send|FullControl|Manage)(?:\.[A-Za-z]+)*$)/;
+/** Upstream scopes that grant everything of a kind: all of Drive, all of Gmail, all of Google Cloud; tenant-wide Graph writes. */
+const UPSTREAM_OMNIBUS = /^(?:https:\/\/www\.googleapis\.com\/auth\/(?:drive|cloud-platform)|https:\/\/mail\.google\.com\/?|(?:https:\/\/graph\.microsoft\.com\/)?(?:[A-Za-z]+\.ReadWrite\.All|Sites\.FullControl\.All|full_access_as_user))$/;
+/** Calls of those libraries that take the scopes to ask for. */
+const UPSTREAM_SCOPE_CALLS: ReadonlySet<string> = new Set(['generateAuthUrl', 'getAuthCodeUrl', 'acquireTokenByDeviceCode', 'acquireTokenByCode', 'acquireTokenInteractive', 'acquireTokenSilent', 'acquireTokenByClientCredential', 'authenticate', 'GoogleAuth', 'JWT', 'getClient']);
+
+/** Where a literal is held: an array element, or the value of a property or variable named like scopes. */
+function heldAsScope(n: Node): boolean {
+  const p = n.getParent();
+  if (!p) return false;
+  if (Node.isArrayLiteralExpression(p)) return true;
+  const name = Node.isPropertyAssignment(p) ? propertyName(p.getNameNode()) : Node.isVariableDeclaration(p) ? p.getName() : undefined;
+  return !!name && /scopes?$/i.test(name);
+}
+
+function upstreamScopes(files: [string, SourceFile][]): { literals: ScopeLiteral[]; unread: ScopeLiteral[] } {
+  const literals: ScopeLiteral[] = [];
+  const unread: ScopeLiteral[] = [];
+  const client = files.some(([, sf]) => [...importsOf(sf).values()].some((b) => OAUTH_CLIENT_MODULES.has(b.module)));
+  if (!client) return { literals, unread };
+  const words = (t: string): string[] => t.split(/\s+/).filter(Boolean);
+  for (const s of sitesOf(files, K.strings, (n) => words(stringValue(n) ?? '').some((w) => UPSTREAM_SCOPE.test(w)), rawStringWhere((t) => words(t).some((w) => UPSTREAM_SCOPE.test(w))))) {
+    if (!heldAsScope(s.node)) continue;
+    for (const w of words(stringValue(s.node)!)) if (UPSTREAM_SCOPE.test(w)) literals.push({ file: s.file, node: s.node, value: w });
+  }
+  for (const s of sitesOf(files, K.calls, isCall, rawCallNamed(UPSTREAM_SCOPE_CALLS))) {
+    const opts = s.node.getArguments()[0];
+    for (const key of ['scope', 'scopes']) {
+      const v = propertyOf(opts, key);
+      if (v && stringList(v).length === 0 && staticString(v) === undefined) unread.push({ file: s.file, node: v, value: key });
+    }
+  }
+  return { literals, unread };
+}
 
 interface ScopeLiteral {
   file: string;
@@ -80,6 +121,7 @@ export default [
       'omnibus-scope': ['scope'],
       'scopes-supported-catalogue': ['count'],
       'scope-only-authorization': ['tool', 'argument'],
+      'omnibus-upstream-scope': ['scope'],
     },
     judge({ inputs: { repo } }): Verdict {
       const src = readSources(repo, { pythonPart: true });
@@ -87,11 +129,21 @@ export default [
       const files = src.files.filter(([, sf]) => /scope/i.test(sf.getFullText()));
       const { baseline, published, perOperation, challenged, listed } = scopes(files);
       const all = [...baseline, ...perOperation, ...challenged, ...listed].sort((a, b) => a.node.getPos() - b.node.getPos());
-      if (all.length === 0 && published.length === 0) {
+      const upstream = upstreamScopes(src.files);
+      // A scopes_supported copied from elsewhere (`upstream.scopes_supported`, a proxy relaying metadata) writes no scope.
+      if (all.length === 0 && published.every((p) => p.values.length === 0) && upstream.literals.length === 0) {
         const gated = sitesOf(src.files, K.calls, (n) => isCall(n) && GATES.has(calleeName(n) ?? ''), rawCallNamed(GATES)).length > 0;
+        if (!gated && upstream.unread[0]) return couldNotJudge('upstream-scopes-not-read', { file: upstream.unread[0].file, line: locationOf(upstream.unread[0].file, upstream.unread[0].node).line ?? 0 });
         return gated ? couldNotJudge('scopes-not-in-source') : notApplicable('no-oauth-scopes');
       }
       const findings: Finding[] = [];
+      const flagged = new Set<string>();
+      for (const u of upstream.literals) {
+        const key = `${u.file}:${u.node.getPos()}:${u.value}`;
+        if (!UPSTREAM_OMNIBUS.test(u.value) || flagged.has(key)) continue;
+        flagged.add(key);
+        findings.push({ messageId: 'omnibus-upstream-scope', data: { scope: u.value }, location: locationOf(u.file, u.node) });
+      }
       const seen = new Set<Node>();
       for (const s of all) {
         if (!OMNIBUS.test(s.value) || seen.has(s.node)) continue;

@@ -1,5 +1,6 @@
 import { Node, ts, type SourceFile } from '../../facts/morph.js';
-import { defineDetector, notApplicable, present } from '../../engine/detector.js';
+import { propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
+import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import {
   answersStatusDeep,
@@ -25,6 +26,9 @@ import {
   transportListenSites,
   isLoopback,
   type Site,
+  importsOf,
+  rawStringWhere,
+  rawPropNamed,
 } from '../support/source/source-support.js';
 
 /**
@@ -34,6 +38,13 @@ import {
  * createMcpExpressApp on a loopback host) or a hand-written read of the Origin header that answers 403.
  * A server not deployed remotely must listen on loopback: listen(port) without a host, or on 0.0.0.0 / ::,
  * binds every interface.
+ * Frameworks that build the listener themselves count as a transport when the source asks them for HTTP:
+ * FastMCP (`fastmcp`) started with `transportType: 'httpStream'` or `'sse'` (it never checks Origin; the
+ * server must, e.g. in its `authenticate` hook), and mcp-framework's `MCPServer` with a transport of type
+ * `'http-stream'` or `'sse'` (it rejects unlisted origins only when `cors.allowedOrigins` is given). Both
+ * default to a loopback host; an explicit all-interfaces host is red like a listen call. A FastMCP
+ * `transportType` read at run time (an environment variable, an argument) is could-not-judge when no
+ * HTTP transport is otherwise found.
  */
 
 const GUARD_CALLS = new Set([
@@ -54,6 +65,49 @@ interface Guards {
   rejecting: Site[];
   /** Hand-written Origin reads whose function never answers 403. */
   unanswered: Site[];
+}
+
+const REFLECTING_CALLS = /^(?:setHeader|header|set|append|log|info|warn|error|debug|trace)$/;
+
+/**
+ * An Origin read whose value is only written back (a CORS `Access-Control-Allow-Origin` header, a log
+ * line) and never compared or passed to a check: CORS reflection, not an Origin check, even when the
+ * function answers 403 for another reason (a bad token).
+ */
+function onlyReflected(read: Node, fn: Node): boolean {
+  let value: Node = read;
+  const p0 = read.getParent();
+  if (p0 && (Node.isElementAccessExpression(p0) || Node.isCallExpression(p0)) && !Node.isPropertyAccessExpression(read)) value = p0;
+  const climb = (n: Node): Node => {
+    let cur = n;
+    for (;;) {
+      const p = cur.getParent();
+      if (p && (Node.isParenthesizedExpression(p) || Node.isAsExpression(p) || Node.isNonNullExpression(p) || (Node.isBinaryExpression(p) && ['??', '||'].includes(p.getOperatorToken().getText())) || Node.isTemplateSpan(p) || Node.isTemplateExpression(p))) cur = p;
+      else return cur;
+    }
+  };
+  const top = climb(value);
+  const holder = top.getParent();
+  let uses: Node[] = [top];
+  if (holder && Node.isVariableDeclaration(holder) && Node.isIdentifier(holder.getNameNode())) {
+    const name = holder.getName();
+    uses = fn
+      .getDescendantsOfKind(ts.SyntaxKind.Identifier)
+      .filter((i) => {
+        if (i.getText() !== name || i === holder.getNameNode()) return false;
+        const p = i.getParent();
+        return !(p && Node.isPropertyAccessExpression(p) && p.getNameNode() === i) && !(p && Node.isPropertyAssignment(p) && p.getNameNode() === i);
+      })
+      .map(climb);
+    if (uses.length === 0) return false;
+  }
+  return uses.every((u) => {
+    const p = u.getParent();
+    if (!p) return false;
+    if (Node.isCallExpression(p) && (p.getArguments() as Node[]).includes(u)) return REFLECTING_CALLS.test(calleeName(p) ?? '');
+    if (Node.isPropertyAssignment(p) && p.getInitializer() === u) return /access-control-allow-origin|^origin$/i.test(propertyName(p.getNameNode()) ?? '');
+    return false;
+  });
 }
 
 function originGuards(files: [string, SourceFile][]): Guards {
@@ -85,10 +139,77 @@ function originGuards(files: [string, SourceFile][]): Guards {
       if (n.getName() === 'enableDnsRebindingProtection' && n.getInitializer()?.getText() === 'true') rejecting.push(s);
     } else {
       const fn = enclosingFunction(n) ?? n.getSourceFile();
-      (answersStatusDeep(fn, 403) ? rejecting : unanswered).push(s);
+      (answersStatusDeep(fn, 403) && !onlyReflected(n, fn) ? rejecting : unanswered).push(s);
     }
   }
   return { rejecting, unanswered };
+}
+
+/** A transport whose listener a framework builds (FastMCP, mcp-framework). */
+interface FrameworkTransport extends Site {
+  name: string;
+  /** The framework rejects unlisted origins (mcp-framework with `allowedOrigins`). */
+  guarded: boolean;
+  /** The host given to the framework, when written. */
+  host?: Node;
+}
+
+const FRAMEWORKS = { fastmcp: 'FastMCP', 'mcp-framework': 'mcp-framework' } as const;
+const FASTMCP_HTTP = new Set(['httpStream', 'http-stream', 'sse']);
+const MCP_FRAMEWORK_HTTP = new Set(['http-stream', 'sse']);
+
+/** The nearest property assignment holding a value, through conditionals, `??` / `||` and parentheses. */
+function holdingProperty(n: Node): Node | undefined {
+  let cur: Node | undefined = n.getParent();
+  while (cur && (Node.isConditionalExpression(cur) || Node.isParenthesizedExpression(cur) || Node.isBinaryExpression(cur) || Node.isAsExpression(cur))) cur = cur.getParent();
+  return cur && Node.isPropertyAssignment(cur) ? cur : undefined;
+}
+
+/** The variable a value is assigned to (`const transportType = http ? 'httpStream' : 'stdio'`), through conditionals. */
+function holdingVariable(n: Node): string | undefined {
+  let cur: Node | undefined = n.getParent();
+  while (cur && (Node.isConditionalExpression(cur) || Node.isParenthesizedExpression(cur) || Node.isBinaryExpression(cur) || Node.isAsExpression(cur))) cur = cur.getParent();
+  return cur && Node.isVariableDeclaration(cur) ? cur.getName() : undefined;
+}
+
+function frameworkTransports(files: [string, SourceFile][]): { found: FrameworkTransport[]; unread: Site[] } {
+  const found: FrameworkTransport[] = [];
+  const unread: Site[] = [];
+  for (const f of files) {
+    const modules = new Set([...importsOf(f[1]).values()].map((b) => b.module));
+    if (modules.has('fastmcp')) {
+      for (const s of sitesOf([f], K.strings, (n) => FASTMCP_HTTP.has(stringValue(n) ?? ''), rawStringWhere((t) => FASTMCP_HTTP.has(t)))) {
+        const prop = holdingProperty(s.node);
+        const named = prop && Node.isPropertyAssignment(prop) ? propertyName(prop.getNameNode()) : holdingVariable(s.node);
+        if (named !== 'transportType' && !(stringValue(s.node) === 'httpStream' && named && /transport/i.test(named))) continue;
+        const start = s.node.getFirstAncestor((a) => Node.isCallExpression(a) && calleeName(a) === 'start');
+        const opts = start && Node.isCallExpression(start) ? args(start)[0] : undefined;
+        const kind = stringValue(s.node) === 'sse' ? 'sse' : 'httpStream';
+        found.push({ file: f[0], node: start ?? s.node, name: `FastMCP ${kind}`, guarded: false, host: propertyOf(propertyOf(opts, kind), 'host') });
+      }
+      // start({ transportType: <read at run time> }): an HTTP mode the reading cannot see.
+      for (const s of sitesOf([f], K.properties, Node.isPropertyAssignment, rawPropNamed(new Set(['transportType'])))) {
+        const p = s.node;
+        if (!Node.isPropertyAssignment(p) || propertyName(p.getNameNode()) !== 'transportType') continue;
+        const v = p.getInitializer();
+        if (v && stringValue(v) === undefined && !Node.isConditionalExpression(unwrap(v)) && staticString(v) === undefined) unread.push(s);
+      }
+    }
+    if (modules.has('mcp-framework')) {
+      for (const s of sitesOf([f], K.strings, (n) => MCP_FRAMEWORK_HTTP.has(stringValue(n) ?? ''), rawStringWhere((t) => MCP_FRAMEWORK_HTTP.has(t)))) {
+        const typeProp = holdingProperty(s.node);
+        if (!typeProp || !Node.isPropertyAssignment(typeProp) || propertyName(typeProp.getNameNode()) !== 'type') continue;
+        const transportObj = typeProp.getParent();
+        const owner = transportObj?.getParent();
+        if (!owner || !Node.isPropertyAssignment(owner) || propertyName(owner.getNameNode()) !== 'transport') continue;
+        const options = propertyOf(transportObj, 'options');
+        const allowed = propertyOf(propertyOf(options, 'cors'), 'allowedOrigins');
+        const guarded = !!allowed && !(Node.isArrayLiteralExpression(allowed) && allowed.getElements().length === 0);
+        found.push({ file: f[0], node: owner, name: `mcp-framework ${stringValue(s.node)}`, guarded, host: propertyOf(options, 'host') });
+      }
+    }
+  }
+  return { found, unread };
 }
 
 export default defineDetector({
@@ -105,17 +226,28 @@ export default defineDetector({
     const src = readSources(repo, { pythonPart: true });
     if ('verdict' in src) return src.verdict;
     const transports = httpTransports(src.files);
-    if (transports.length === 0) return notApplicable('no-http-transport');
+    const frameworks = frameworkTransports(src.files);
+    if (transports.length === 0 && frameworks.found.length === 0) {
+      const u = frameworks.unread[0];
+      return u ? couldNotJudge('framework-transport-not-read', { file: u.file, line: locationOf(u.file, u.node).line ?? 0 }) : notApplicable('no-http-transport');
+    }
     const findings: Finding[] = [];
     const guards = originGuards(src.files);
-    if (guards.rejecting.length === 0) {
+    const unguarded = [...transports, ...frameworks.found.filter((t) => !t.guarded)];
+    if (guards.rejecting.length === 0 && unguarded.length > 0) {
       if (guards.unanswered.length > 0) {
         for (const g of guards.unanswered) findings.push({ messageId: 'origin-not-rejected', location: locationOf(g.file, g.node) });
       } else {
-        for (const t of transports) findings.push({ messageId: 'no-origin-check', data: { transport: t.name }, location: locationOf(t.file, t.node) });
+        for (const t of unguarded) findings.push({ messageId: 'no-origin-check', data: { transport: t.name }, location: locationOf(t.file, t.node) });
       }
     }
-    for (const l of transportListenSites(src.files, transports)) {
+    for (const t of frameworks.found) {
+      const host = t.host ? staticString(t.host) : undefined;
+      if (host !== undefined && isAllInterfaces(host) && !remoteDeployment(repo, t.file)) {
+        findings.push({ messageId: 'listen-all-interfaces', data: { host: host || '(empty)' }, location: locationOf(t.file, t.host!) });
+      }
+    }
+    for (const l of transports.length ? transportListenSites(src.files, transports) : []) {
       if (!remoteDeployment(repo, l.file)) {
         if (l.host.kind === 'none') findings.push({ messageId: 'listen-without-host', location: locationOf(l.file, l.node) });
         else if (l.host.kind === 'literal' && isAllInterfaces(l.host.value)) {
@@ -123,6 +255,7 @@ export default defineDetector({
         }
       }
     }
+    findings.sort((a, b) => a.location!.file.localeCompare(b.location!.file) || (a.location!.line ?? 0) - (b.location!.line ?? 0));
     return findings.length ? { state: 'non-conforming', findings } : present();
   },
 });

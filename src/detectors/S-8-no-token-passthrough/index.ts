@@ -3,7 +3,7 @@ import { couldNotJudge, defineDetector, notApplicable, present } from '../../eng
 import type { Finding, Location, Verdict } from '../../engine/types.js';
 import { namesAnyModule, parsedSources, propertyName, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { carriesClientToken, functionValue, memberFunction, mentions, valueAcross, type Files } from '../support/auth/oauth-support.js';
-import { args, calledFunction, calleeImport, calleeName, calleeText, enclosingFunction, headerReads, isCall, locationOf, propertyOf, named, rawCalleeName, rawNameText, readSources, receiverOf, resolveValue, sitesOf, K, type Call, rawCallNamed } from '../support/source/source-support.js';
+import { importsOf, isHeaderRead, args, calledFunction, calleeImport, calleeName, calleeText, enclosingFunction, headerReads, isCall, locationOf, propertyOf, named, rawCalleeName, rawNameText, readSources, receiverOf, resolveValue, sitesOf, K, type Call, rawCallNamed } from '../support/source/source-support.js';
 import { findNodes } from '../../facts/scope.js';
 
 import { judgePythonAuthCondition, PY_AUTH_EVIDENCE } from '../support/auth/python-auth.js';
@@ -29,6 +29,11 @@ const JWT_VERIFIERS: Record<string, string> = { jose: 'jwtVerify', jsonwebtoken:
 const SDK_GATES = new Set(['requireBearerAuth', 'verifyBearerToken']);
 const VALIDATION_CALL = /userinfo|introspect|tokeninfo/i;
 const CREDENTIAL_OPTIONS = new Set(['auth', 'accesstoken', 'bearertoken']);
+/** Options that hand an API key to a client (`new Upstream({ apiKey })`): judged only on calls that are not local functions, responses, logs or context stores. */
+const KEY_OPTIONS = new Set(['apikey', 'api_key', 'token']);
+const NOT_SENDING = /^(?:json|send|write|end|render|log|info|warn|error|debug|trace|run|enterWith|set|emit)$/;
+/** Outgoing API-key headers: `x-api-key`, `x-acme-api-key`, `api-key`, `x-auth-token`. */
+const API_KEY_HEADER = /^(?:x-[\w-]*api[-_]?key|api[-_]?key|x-(?:auth|access|api)[-_]token)$/i;
 /** Calls that copy an object locally rather than send it. */
 const LOCAL_MERGES = /^(?:Object\.(?:assign|freeze|entries|keys|values|fromEntries)|structuredClone|(?:_|lodash)\.(?:merge|assign|extend|defaults|clone|cloneDeep)|merge|extend|deepmerge|JSON\.stringify)$/;
 const HEADER_SETTERS: ReadonlySet<string> = new Set(['set', 'append', 'setHeader', 'header']);
@@ -53,20 +58,25 @@ function passthroughs(files: Files): Finding[] {
     if (fn && VALIDATION_CALL.test(fn.getText())) return;
     out.push({ messageId: 'token-passthrough', data: { header }, location: locationOf(file, at) });
   };
-  const rawProp = named(
-    new Set(['authorization', ...CREDENTIAL_OPTIONS]),
-    (cn: ts.Node): boolean => {
-      const key = (ts.isPropertyAssignment(cn) || ts.isShorthandPropertyAssignment(cn) ? rawNameText(cn.name) : undefined)?.toLowerCase() ?? '';
-      return key === 'authorization' || CREDENTIAL_OPTIONS.has(key);
-    },
-  );
+  const rawProp = (cn: ts.Node): boolean => {
+    const key = (ts.isPropertyAssignment(cn) || ts.isShorthandPropertyAssignment(cn) ? rawNameText(cn.name) : undefined)?.toLowerCase() ?? '';
+    return key === 'authorization' || CREDENTIAL_OPTIONS.has(key) || KEY_OPTIONS.has(key) || API_KEY_HEADER.test(key);
+  };
   for (const s of sitesOf(files, K.properties, (n) => Node.isPropertyAssignment(n) || Node.isShorthandPropertyAssignment(n), rawProp)) {
     const p = s.node;
     const name = (Node.isPropertyAssignment(p) ? propertyName(p.getNameNode()) : Node.isShorthandPropertyAssignment(p) ? p.getName() : undefined) ?? '';
     const key = name.toLowerCase();
     const value = Node.isPropertyAssignment(p) ? p.getInitializer() : Node.isShorthandPropertyAssignment(p) ? p.getNameNode() : undefined;
-    if (key === 'authorization' && outgoingHeaders(p.getParent())) report(s.file, p, value, name);
-    else if (CREDENTIAL_OPTIONS.has(key)) {
+    if ((key === 'authorization' || API_KEY_HEADER.test(key)) && outgoingHeaders(p.getParent())) report(s.file, p, value, name);
+    else if (KEY_OPTIONS.has(key)) {
+      const obj = p.getParent();
+      const call = obj?.getParent();
+      if (!call || !isCall(call) || !(call.getArguments() as Node[]).some((a) => unwrap(a) === obj)) continue;
+      if (LOCAL_MERGES.test(calleeText(call)) || NOT_SENDING.test(calleeName(call) ?? '') || (Node.isCallExpression(call) && calledFunction(call))) continue;
+      const recv = receiverOf(call);
+      if (recv && RESPONSE_OBJECTS.test(recv.getText())) continue;
+      report(s.file, p, value, name);
+    } else if (CREDENTIAL_OPTIONS.has(key)) {
       const obj = p.getParent();
       const call = obj?.getParent();
       // Only options given to something that sends requests: `Object.assign(req, { auth })` attaches, it does not send.
@@ -74,7 +84,8 @@ function passthroughs(files: Files): Finding[] {
     }
   }
   // headers['Authorization'] = value, on an object named like request headers.
-  for (const s of sitesOf(files, K.strings, (n) => stringValue(n)?.toLowerCase() === 'authorization', named(new Set(['authorization']), (cn) => ts.isStringLiteralLike(cn) && cn.text.toLowerCase() === 'authorization'))) {
+  const outHeader = (v: string | undefined): boolean => v !== undefined && (v.toLowerCase() === 'authorization' || API_KEY_HEADER.test(v));
+  for (const s of sitesOf(files, K.strings, (n) => outHeader(stringValue(n)), (cn) => ts.isStringLiteralLike(cn) && outHeader(cn.text))) {
     const access = s.node.getParent();
     if (!access || !Node.isElementAccessExpression(access) || access.getArgumentExpression() !== s.node) continue;
     const assign = access.getParent();
@@ -86,13 +97,13 @@ function passthroughs(files: Files): Finding[] {
   }
   const rawCall = named(HEADER_SETTERS, (cn: ts.Node): boolean => {
     const first = (cn as ts.CallExpression).arguments[0];
-    return HEADER_SETTERS.has(rawCalleeName(cn) ?? '') && !!first && ts.isStringLiteralLike(first) && first.text.toLowerCase() === 'authorization';
+    return HEADER_SETTERS.has(rawCalleeName(cn) ?? '') && !!first && ts.isStringLiteralLike(first) && outHeader(first.text);
   });
   for (const s of sitesOf(files, K.call, Node.isCallExpression, rawCall)) {
     const name = calleeName(s.node) ?? '';
     if (!HEADER_SETTERS.has(name)) continue;
     const a = args(s.node);
-    if (a.length < 2 || stringValue(a[0])?.toLowerCase() !== 'authorization') continue;
+    if (a.length < 2 || !outHeader(stringValue(a[0]))) continue;
     const recv = receiverOf(s.node);
     if (recv && RESPONSE_OBJECTS.test(recv.getText())) continue;
     report(s.file, s.node, a[1], stringValue(a[0])!);
@@ -144,6 +155,34 @@ function verifierFunction(verifier: Node | undefined, sources: ParsedSources): N
     return cls && Node.isClassDeclaration(cls) ? memberFunction(cls, 'verifyAccessToken') : undefined;
   }
   return undefined;
+}
+
+/**
+ * JWT middlewares configured with options: express-jwt (`expressjwt({ secret, audience })`), passport-jwt
+ * (`new Strategy({ …, audience }, verify)`), @fastify/jwt (`register(fastifyJwt, { verify: { allowedAud } })`).
+ * Without the audience option (or an `aud` comparison beside), any token signed with the key is accepted.
+ */
+const JWT_MIDDLEWARES = new Set(['express-jwt', 'passport-jwt', '@fastify/jwt', 'fastify-jwt']);
+
+function middlewareOptions(call: Call): { module: string; options: Node | undefined; label: string } | undefined {
+  const from = calleeImport(call);
+  if (from?.module === 'express-jwt' && isCall(call) && (from.name === '' || from.name === 'expressjwt')) return { module: from.module, options: args(call)[0], label: 'expressjwt' };
+  if (from?.module === 'passport-jwt' && Node.isNewExpression(call) && (from.name === 'Strategy' || from.name === '')) return { module: from.module, options: args(call)[0], label: 'passport-jwt Strategy' };
+  if (Node.isCallExpression(call) && calleeName(call) === 'register') {
+    const plugin = args(call)[0];
+    const b = plugin && Node.isIdentifier(plugin) ? importsOf(call.getSourceFile()).get(plugin.getText()) : undefined;
+    if (b && (b.module === '@fastify/jwt' || b.module === 'fastify-jwt')) return { module: b.module, options: args(call)[1], label: '@fastify/jwt' };
+  }
+  return undefined;
+}
+
+function judgeMiddleware(file: string, call: Call, m: { module: string; options: Node | undefined; label: string }): Judgement {
+  const obj = optionsOf(m.options);
+  if (m.options && !obj) return { kind: 'unknown', at: locationOf(file, call) };
+  const aud = m.module.includes('fastify') ? propertyOf(propertyOf(obj, 'verify'), 'allowedAud') : propertyOf(obj, 'audience');
+  if (aud) return { kind: 'ok' };
+  if (checksAudience(enclosingFunction(call) ?? call.getSourceFile())) return { kind: 'ok' };
+  return { kind: 'red', finding: { messageId: 'audience-unchecked', data: { verifier: m.label }, location: locationOf(file, call) } };
 }
 
 /** requireBearerAuth({ verifier, expectedResource }) / verifyBearerToken(header, { … }). */
@@ -212,7 +251,7 @@ export default [
     judge({ inputs: { repo } }): Verdict {
       const src = readSources(repo, { pythonPart: true });
       if ('verdict' in src) return src.verdict.reason?.code === 'python-source-only' ? judgePythonAuthCondition(repo, PY_AUTH_EVIDENCE.token, 'no-token-handling') : src.verdict;
-      const files = src.files.filter(([, sf]) => /authorization|authInfo|\.auth\b|jwtVerify|jsonwebtoken|BearerAuth/i.test(sf.getFullText()));
+      const files = src.files.filter(([, sf]) => /authorization|authInfo|\.auth\b|jwtVerify|jsonwebtoken|BearerAuth|api[-_]?key|[-_]token\b|\bsession\.|express-jwt|passport-jwt|fastify[-/]jwt/i.test(sf.getFullText()));
       if (files.length === 0) return notApplicable('no-token-handling');
       const findings = passthroughs(files);
       const judged: Judgement[] = [];
@@ -231,7 +270,20 @@ export default [
         } else continue;
         verifies = true;
       }
-      const reads = headerReads(files, 'authorization');
+      // The Authorization header, and API-key headers (`x-api-key`) a client sends with its requests.
+      for (const f of files) {
+        if (![...importsOf(f[1]).values()].some((b) => JWT_MIDDLEWARES.has(b.module))) continue;
+        for (const c of sitesOf([f], K.calls, isCall)) {
+          const m = middlewareOptions(c.node);
+          if (!m) continue;
+          judged.push(judgeMiddleware(c.file, c.node, m));
+          verifies = true;
+        }
+      }
+      const reads = [
+        ...headerReads(files, 'authorization'),
+        ...sitesOf(files, K.strings, (n) => API_KEY_HEADER.test(stringValue(n) ?? '') && isHeaderRead(n, stringValue(n)!.toLowerCase()), (cn) => ts.isStringLiteralLike(cn) && API_KEY_HEADER.test(cn.text)),
+      ].filter((r) => !assignedTo(r.node));
       for (const r of reads) {
         const j = judgeHeaderRead(r.file, r.node, files);
         if (j) judged.push(j);
@@ -253,6 +305,18 @@ export default [
     },
   }),
 ];
+
+/**
+ * A header access that is written, not read: the target of `=`, `??=`, `||=` (an axios interceptor's
+ * `config.headers.Authorization = …`, an Octokit hook setting the server's own token on an outgoing request).
+ */
+function assignedTo(n: Node): boolean {
+  const access = Node.isStringLiteral(n) || Node.isNoSubstitutionTemplateLiteral(n) ? n.getParent() : n;
+  const p = access?.getParent();
+  if (!access || !p || !Node.isBinaryExpression(p) || p.getLeft() !== access) return false;
+  const k = p.getOperatorToken().getKind();
+  return k === ts.SyntaxKind.EqualsToken || k === ts.SyntaxKind.QuestionQuestionEqualsToken || k === ts.SyntaxKind.BarBarEqualsToken || k === ts.SyntaxKind.AmpersandAmpersandEqualsToken;
+}
 
 /** One finding per place, sorted by file and line. */
 function dedupe(fs: Finding[]): Finding[] {

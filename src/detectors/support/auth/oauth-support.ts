@@ -1,7 +1,7 @@
 import { Node, ts, type NewExpression, type SourceFile } from '../../../facts/morph.js';
 import { declarationOf as declaringId, valueOfDeclaration } from '../../../facts/scope.js';
 import { importsOf, ofKinds, propertyName, stringValue, unwrap, type ParsedSources } from '../../../facts/ts-source.js';
-import { callersOf, declarationOf, initializerOf, isHeaderRead, propertyOf, resolveValue } from '../source/source-support.js';
+import { calledFunction, callersOf, declarationOf, initializerOf, isHeaderRead, propertyOf, resolveValue } from '../source/source-support.js';
 
 /**
  * Helpers shared by the OAuth detectors (S-8, S-9, S-17, S-20). Syntax only, like source-support: names
@@ -37,6 +37,104 @@ export function isClientToken(node: Node): boolean {
   return false;
 }
 
+/** Request headers that carry a client's API key or token besides Authorization: `x-api-key`, `x-acme-api-key`, `api-key`, `x-auth-token`. */
+const API_KEY_HEADER = /^(?:x-[\w-]*api[-_]?key|api[-_]?key|x-(?:auth|access|api)[-_]token)$/i;
+/** Query parameters that carry one: `?apiKey=`, `?api_key=`, `?access_token=`, `?token=`. */
+const API_KEY_PARAM = /^(?:api[-_]?key|access[-_]?token|token)$/i;
+const QUERY = /(^|\.)(query|searchParams)$/;
+
+/**
+ * An expression that is a credential the client sent with the request, other than the Authorization
+ * header: an API-key header (`req.headers['x-api-key']`, `headers.get('x-acme-api-key')`,
+ * `req.header('api-key')`) or a query parameter (`req.query.apiKey`, `url.searchParams.get('api_key')`,
+ * `c.req.query('token')`).
+ */
+export function isClientApiKey(node: Node): boolean {
+  const n = unwrap(node);
+  if (Node.isElementAccessExpression(n)) {
+    const v = stringValue(n.getArgumentExpression());
+    if (v === undefined) return false;
+    const recv = plain(n.getExpression());
+    return (/headers$/i.test(recv) && API_KEY_HEADER.test(v)) || (QUERY.test(recv) && API_KEY_PARAM.test(v));
+  }
+  if (Node.isPropertyAccessExpression(n)) return QUERY.test(plain(n.getExpression())) && API_KEY_PARAM.test(n.getName());
+  if (Node.isCallExpression(n)) {
+    const a = n.getArguments();
+    const v = a.length === 1 ? stringValue(a[0]) : undefined;
+    const callee = unwrap(n.getExpression());
+    if (v === undefined || !Node.isPropertyAccessExpression(callee)) return false;
+    const name = callee.getName();
+    const recv = plain(callee.getExpression());
+    if (['get', 'header', 'getHeader'].includes(name) && API_KEY_HEADER.test(v)) return name !== 'get' || /headers$/i.test(recv);
+    return ((name === 'get' && /searchParams$/.test(recv)) || (name === 'query' && /(^|\.)req$/.test(recv))) && API_KEY_PARAM.test(v);
+  }
+  return false;
+}
+
+/**
+ * The values a FastMCP `authenticate` hook returns under `key` (`return { apiKey }`): what a tool reads as
+ * `session.<key>` (or `context.session.<key>`). Syntax only, in every file.
+ */
+function sessionValues(key: string, files: Files): Node[] {
+  const out: Node[] = [];
+  for (const [, sf] of files) {
+    for (const p of ofKinds(sf, [ts.SyntaxKind.PropertyAssignment, ts.SyntaxKind.MethodDeclaration], (cn) => (ts.isPropertyAssignment(cn) || ts.isMethodDeclaration(cn)) && ts.isIdentifier(cn.name) && cn.name.text === 'authenticate')) {
+      const fn = Node.isPropertyAssignment(p) ? functionValue(p.getInitializer()) : p;
+      if (!fn) continue;
+      for (const r of returnedValues(fn)) {
+        const v = resolveValue(r);
+        const prop = v && Node.isObjectLiteralExpression(v) ? propertyOf(v, key) : undefined;
+        if (prop) out.push(prop);
+      }
+    }
+  }
+  return out;
+}
+
+const REQUEST = /^(req|request)$/;
+
+/**
+ * What a middleware attached to the request under a read such as `req.graphAuth.accessToken` or `req.token`:
+ * the right side of `req.graphAuth = { accessToken }` / `req.token = t` in any file (syntax only), followed
+ * down the remaining property names through object literals.
+ */
+function requestAttached(access: Node, files: Files): Node[] {
+  const path: string[] = [];
+  let cur: Node = access;
+  while (Node.isPropertyAccessExpression(cur)) {
+    path.unshift(cur.getName());
+    cur = unwrap(cur.getExpression());
+  }
+  if (!Node.isIdentifier(cur) || !REQUEST.test(cur.getText()) || path.length === 0 || ['headers', 'query', 'body', 'auth', 'params'].includes(path[0]!)) return [];
+  const out: Node[] = [];
+  for (const [, sf] of files) {
+    for (const b of ofKinds(sf, [ts.SyntaxKind.BinaryExpression], (cn) => {
+      const e = cn as ts.BinaryExpression;
+      return e.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(e.left) && e.left.name.text === path[0] && ts.isIdentifier(e.left.expression) && REQUEST.test(e.left.expression.text);
+    })) {
+      if (!Node.isBinaryExpression(b)) continue;
+      let v: Node | undefined = b.getRight();
+      for (const key of path.slice(1)) {
+        const o: Node | undefined = v ? resolveValue(v) : undefined;
+        v = o && Node.isObjectLiteralExpression(o) ? propertyOf(o, key) : undefined;
+      }
+      if (v) out.push(v);
+    }
+  }
+  return out;
+}
+
+/** The values a function returns (its own return statements, or an arrow's expression body). */
+function returnedValues(fn: Node): Node[] {
+  if (Node.isArrowFunction(fn) && !Node.isBlock(fn.getBody())) return [fn.getBody()];
+  return fn.getDescendantsOfKind(ts.SyntaxKind.ReturnStatement).flatMap((r) => {
+    const e = r.getExpression();
+    return e && enclosingFn(r) === fn ? [e] : [];
+  });
+}
+
+const enclosingFn = (n: Node): Node | undefined => n.getFirstAncestor((a) => Node.isFunctionLikeDeclaration(a) || Node.isArrowFunction(a) || Node.isFunctionExpression(a));
+
 /** String methods whose result is still the token (or a piece of it): `h.slice(7)`, `h.replace(/^Bearer /, '')`, `h.split(' ')[1]`. */
 const STRING_METHODS = new Set(['slice', 'substring', 'substr', 'replace', 'replaceAll', 'trim', 'trimStart', 'trimEnd', 'split', 'toString', 'at']);
 
@@ -47,11 +145,11 @@ const STRING_METHODS = new Set(['slice', 'substring', 'substr', 'replace', 'repl
  * exchange returns is a new token.
  */
 export function carriesClientToken(node: Node | undefined, files: Files, depth = 0, seen = new Set<Node>()): boolean {
-  if (!node || depth > 6) return false;
+  if (!node || depth > 10) return false;
   const n = unwrap(node);
   if (seen.has(n)) return false;
   seen.add(n);
-  if (isClientToken(n)) return true;
+  if (isClientToken(n) || isClientApiKey(n)) return true;
   const next = (x: Node | undefined): boolean => carriesClientToken(x, files, depth + 1, seen);
   if (Node.isAwaitExpression(n)) return next(n.getExpression());
   if (Node.isTemplateExpression(n)) return n.getTemplateSpans().some((s) => next(s.getExpression()));
@@ -62,7 +160,9 @@ export function carriesClientToken(node: Node | undefined, files: Files, depth =
     const callee = unwrap(n.getExpression());
     if (Node.isPropertyAccessExpression(callee) && STRING_METHODS.has(callee.getName())) return next(callee.getExpression());
     if (Node.isIdentifier(callee) && ['String', 'decodeURIComponent'].includes(callee.getText())) return next(n.getArguments()[0]);
-    return false;
+    // A local helper that picks the credential out of the request (`extractApiKey(req.headers)`): what it returns.
+    const fn = calledFunction(n);
+    return !!fn && returnedValues(fn).some((v) => next(v));
   }
   // `this.token` in a class: what the class stores there (`this.token = …`, a field initializer, a constructor parameter property).
   if (Node.isPropertyAccessExpression(n) && Node.isThisExpression(unwrap(n.getExpression()))) return fieldValues(n).some((v) => next(v));
@@ -70,6 +170,11 @@ export function carriesClientToken(node: Node | undefined, files: Files, depth =
   if (Node.isPropertyAccessExpression(n)) {
     const store = storeCall(n.getExpression());
     if (store) return storedValues(store, n.getName(), files).some((v) => next(v));
+    // `req.graphAuth.accessToken`, `req.token`: what a middleware attached to the request.
+    const attached = requestAttached(n, files);
+    if (attached.length) return attached.some((v) => next(v));
+    // `session.apiKey`, `context.session.apiKey`: what the FastMCP authenticate hook returned for the request.
+    if (/(^|\.)session$/.test(plain(n.getExpression()))) return sessionValues(n.getName(), files).some((v) => next(v));
   }
   if (!Node.isIdentifier(n)) return false;
   const d = declarationOf(n);
@@ -84,6 +189,9 @@ export function carriesClientToken(node: Node | undefined, files: Files, depth =
     let from = unwrap(init);
     if (Node.isAwaitExpression(from)) from = unwrap(from.getExpression());
     if (key === 'token' && isAuthInfo(from)) return true;
+    if (key && /(^|\.)session$/.test(plain(from))) return sessionValues(prop ? (propertyName(prop) ?? d.getName()) : d.getName(), files).some((v) => next(v));
+    if (key && /headers$/i.test(plain(from)) && API_KEY_HEADER.test(key)) return true;
+    if (key && QUERY.test(plain(from)) && API_KEY_PARAM.test(key)) return true;
     const store = key ? storeCall(from) : undefined;
     if (store && key) return storedValues(store, prop ? (propertyName(prop) ?? d.getName()) : d.getName(), files).some((v) => next(v));
     return key === 'authorization' && /headers$/i.test(plain(from));
