@@ -17,9 +17,10 @@ export { schemeProblem } from './scheme.js';
  * S-25 — resource URIs validated, binary content encoded (static).
  *
  * Condition: the source registers resources (server model: registerResource / resource / addResource /
- * addResourceTemplate, resources/* request handlers, resources/list entries) or builds binary content
- * blocks, or declares the resources capability in its options (declaresResources). Otherwise not-applicable
- * 'no-resources'.
+ * addResourceTemplate, resources/* request handlers, resources/list entries), declares the resources
+ * capability in its options (declaresResources), or serves prompts with image or audio content (a block in a
+ * prompt message `{ role, content: { type: 'image', … } }` or in a prompt handler). Image or audio content a
+ * tool returns does not meet it. Otherwise not-applicable 'no-resources'.
  *
  * Red:
  *   - 'uri-not-validated' / 'uri-check-unsound': a facts/flow flow from a resource handler's input (the `uri`
@@ -169,7 +170,15 @@ function judge(repo: RepoFacts): Verdict {
   const model = serverModel(repo);
   const blocks = binaryBlocks(files);
   const hasResources = model.resources.length > 0 || model.requestHandlers.some((r) => r.method.startsWith('resources/'));
-  if (!hasResources && blocks.length === 0 && !declaresResources(files)) return notApplicable('no-resources');
+  // The condition: resources, or prompts with image or audio content. An image a tool returns is neither.
+  const promptFns = [...model.prompts.map((p) => p.handler), ...model.requestHandlers.filter((r) => r.method === 'prompts/get').map((r) => r.handler)].filter((f): f is NonNullable<typeof f> => !!f);
+  const inPrompt = (b: Block): boolean => {
+    const holder = b.obj.getParent();
+    const message = holder && Node.isPropertyAssignment(holder) && propertyName(holder.getNameNode()) === 'content' ? holder.getParent() : undefined;
+    if (message && Node.isObjectLiteralExpression(message) && propertyValue(message, 'role')) return true;
+    return promptFns.some((f) => f.getSourceFile() === b.obj.getSourceFile() && f.getStart() <= b.obj.getStart() && b.obj.getEnd() <= f.getEnd());
+  };
+  if (!hasResources && !blocks.some((b) => b.kind !== 'resource' && inPrompt(b)) && !declaresResources(files)) return notApplicable('no-resources');
   const findings: Finding[] = [];
 
   // URIs dereferenced
