@@ -25,8 +25,10 @@ export { schemeProblem } from './scheme.js';
  * Red:
  *   - 'uri-not-validated' / 'uri-check-unsound': a facts/flow flow from a resource handler's input (the `uri`
  *     and template `variables` of a template read callback, `request.params.uri` of a resources/read
- *     handler) reaches a file-system call with no sound confinement (none, or only a raw-string check), or an
- *     outbound request whose host is not written in the code, with no check at all;
+ *     handler) reaches a file-system call with no sound confinement (none, or only a raw-string check), a
+ *     record lookup on a data client (a table in SQL, a Drive file id, a Kubernetes object name: facts/flow
+ *     'lookup' sinks) with no allowlist or anchored pattern on it, or an outbound request whose host is not
+ *     written in the code, with no check at all;
  *   - 'invalid-scheme': a literal resource URI or URI template whose scheme breaks RFC 3986 (a letter, then
  *     letters, digits, `+`, `-`, `.`), or that has no scheme;
  *   - 'binary-not-base64': a resource `blob` or an image/audio block's `data` filled with raw bytes (a
@@ -185,7 +187,7 @@ function judge(repo: RepoFacts): Verdict {
   const sinks = sinkSites(repo);
   const seen = new Set<string>();
   for (const f of toolFlows(repo)) {
-    if (f.entryKind !== 'resource' || (f.sinkKind !== 'fs' && f.sinkKind !== 'http')) continue;
+    if (f.entryKind !== 'resource' || (f.sinkKind !== 'fs' && f.sinkKind !== 'http' && f.sinkKind !== 'lookup')) continue;
     if (f.guard === 'sound') continue;
     if (f.sinkKind === 'http') {
       if (f.guard !== 'none') continue;
