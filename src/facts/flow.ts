@@ -432,7 +432,9 @@ function sinkContext(repo: RepoFacts, sources: ParsedSources): SinkContext {
   const deps = pkg.ok ? ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'].flatMap((k) => Object.keys((pkg.value[k] as Record<string, unknown> | undefined) ?? {})) : [];
   const browser = deps.some((d) => BROWSER_MODULES.includes(d)) || [...sources.files.values()].some((sf) => namesAnyModule(sf, BROWSER_MODULES));
   const records = deps.some((d) => isRecordModule(d)) || [...sources.files.values()].some((sf) => namesAnyModule(sf, RECORD_MODULES));
-  const ctx = { sources, browser, records };
+  const SOCKET_MODULES = ['ws', 'socket.io', 'isomorphic-ws'];
+  const sockets = deps.some((d) => SOCKET_MODULES.includes(d)) || [...sources.files.values()].some((sf) => namesAnyModule(sf, SOCKET_MODULES));
+  const ctx = { sources, browser, records, sockets };
   contextMemo.set(repo, ctx);
   return ctx;
 }

@@ -4,6 +4,7 @@ import { defineDetector, notApplicable, present } from '../../engine/detector.js
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { httpRequestOf, sinkSites, toolFlows, type Flow, type SinkSite } from '../../facts/flow.js';
+import { urlArgument } from '../../facts/flow/sinks.js';
 import { fieldValues, findNodes, functionOf, originOf, rawOriginOf, GLOBAL } from '../../facts/scope.js';
 import { namesAnyModule, parsedSources, positionOf, propertyName, rawCalleeName, rawOfKinds, stringValue, unwrap } from '../../facts/ts-source.js';
 import {
@@ -526,7 +527,7 @@ function clientOf(site: SinkSite, sources: ReturnType<typeof parsedSources>): Cl
   if (site.family === 'browser') {
     // A browser follows redirects by itself; the navigation's URL is its first argument (or its url option).
     const a0 = args(call)[0];
-    const url = a0 && Node.isObjectLiteralExpression(a0) ? propertyOf(a0, 'url') : calleeName(call) === 'send' ? propertyOf(objectOf(args(call)[1]), 'url') : a0;
+    const url = a0 && Node.isObjectLiteralExpression(a0) ? propertyOf(a0, 'url') : calleeName(call) === 'send' && stringValue(a0) === 'Page.navigate' ? propertyOf(objectOf(args(call)[1]), 'url') : (urlArgument(args(call)) ?? a0);
     return { label, url, followsRedirects: undefined };
   }
   const req = httpRequestOf(call, sources);
@@ -551,6 +552,17 @@ function clientOf(site: SinkSite, sources: ReturnType<typeof parsedSources>): Cl
   return { label, url: args(call)[0], followsRedirects: false };
 }
 
+/** The call or `new` that starts at a 1-based line and column of a source file. */
+function callAt(sources: ReturnType<typeof parsedSources>, file: string, line: number, column: number): Node | undefined {
+  const sf = sources.files.get(file);
+  if (!sf) return undefined;
+  const pos = sf.compilerNode.getPositionOfLineAndCharacter(line - 1, column - 1);
+  for (let n: Node | undefined = sf.getDescendantAtPos(pos); n && n.getStart() === pos; n = n.getParent()) {
+    if (Node.isCallExpression(n) || Node.isNewExpression(n)) return n;
+  }
+  return undefined;
+}
+
 /* ---------------- the detector ---------------- */
 
 function judgeSources(repo: RepoFacts): Verdict {
@@ -564,6 +576,15 @@ function judgeSources(repo: RepoFacts): Verdict {
   // decides their destination: a server whose database is configured keeps the rule's condition false.
   const connections = all.filter((s) => s.family === 'connect');
   const flows = toolFlows(repo).filter((f) => f.sinkKind === 'http' || f.sinkKind === 'navigate' || f.sinkKind === 'connect');
+  // Sinks only a flow finds (a navigation sent over a socket to a browser extension, a Kubernetes context
+  // chosen by a tool): the call at the flow's position.
+  for (const f of flows) {
+    if ([...sites, ...connections].some((s) => s.file === f.file && s.line === f.line && s.column === f.column)) continue;
+    const node = callAt(sources, f.file, f.line, f.column);
+    if (!node) continue;
+    const site: SinkSite = { family: f.sinkKind === 'navigate' ? 'browser' : f.sinkKind === 'connect' ? 'connect' : 'http', call: f.sinkCall, file: f.file, line: f.line, column: f.column, node };
+    (site.family === 'connect' ? connections : sites).push(site);
+  }
   if (sites.length === 0 && !connections.some((s) => flows.some((f) => f.file === s.file && f.line === s.line && f.column === s.column))) return notApplicable('no-outbound-http');
   const widest = { url: 2, host: 1, path: 0 } as const;
   /** The flow reaching a site that reaches the most of its destination (several tools may reach one site). */

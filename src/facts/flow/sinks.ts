@@ -235,6 +235,8 @@ export interface SinkContext {
   browser: boolean;
   /** The package uses a data client (RECORD_MODULES): a call on one of its clients looks records up. */
   records: boolean;
+  /** The package opens WebSockets (ws, socket.io, isomorphic-ws): a navigation may be sent over one to a browser extension. */
+  sockets?: boolean;
 }
 
 /** What kind of sink a call, `new` or tagged template is, and which of its operands matter. */
@@ -279,7 +281,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
   const callee = unwrap(node.getExpression());
   const o = originCached(callee, sources);
   const kind = o && callSinkKind(o);
-  if (!kind) return (ctx.browser ? navigation(node) : undefined) ?? documentCall(node, sources) ?? (ctx.records ? recordLookup(node, sources) : undefined);
+  if (!kind) return (ctx.browser ? navigation(node) : undefined) ?? documentCall(node, sources) ?? (ctx.records ? kubeContext(node, sources) ?? recordLookup(node, sources) : undefined) ?? (ctx.sockets ? socketNavigation(node) : undefined);
   const args = node.getArguments();
   const call = calleeText(callee);
   const m = last(o);
@@ -320,7 +322,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
 }
 
 /** The properties of a connection's options object that decide where it goes. */
-const CONNECTION_KEYS = ['connectionString', 'uri', 'url', 'host', 'hostname', 'server', 'address'];
+const CONNECTION_KEYS = ['connectionString', 'connection', 'uri', 'url', 'host', 'hostname', 'server', 'address'];
 
 /**
  * An outbound connection that is not an HTTP request (family 'connect'): a database client (`new pg.Client`,
@@ -391,6 +393,60 @@ function recordLookup(node: CallExpression, sources: ParsedSources): SinkMatch |
   const module = recordModuleOf(callee.getExpression(), sources);
   if (!module) return undefined;
   return { family: 'record', call: calleeText(callee), parts: [{ kind: 'lookup', exprs: node.getArguments() }] };
+}
+
+/** KubeConfig methods that choose the cluster a Kubernetes client talks to. */
+const KUBE_CONTEXT = /^(?:setCurrentContext|loadFromString|loadFromFile|loadFromOptions|loadFromClusterAndUser)$/;
+
+/** `kc.setCurrentContext(context)`, `kc.loadFromString(yaml)`…: the cluster (its server URL) the client connects to (family 'connect'). */
+function kubeContext(node: CallExpression, sources: ParsedSources): SinkMatch | undefined {
+  const callee = unwrap(node.getExpression());
+  const a0 = node.getArguments()[0];
+  if (!Node.isPropertyAccessExpression(callee) || !a0 || !KUBE_CONTEXT.test(callee.getName())) return undefined;
+  if (recordModuleOf(callee.getExpression(), sources) !== '@kubernetes/client-node') return undefined;
+  return { family: 'connect', call: calleeText(callee), parts: [{ kind: 'connect', exprs: [a0] }] };
+}
+
+const SOCKET_NAVIGATION = /navigat|goto|open_?(?:url|page|tab)|visit/i;
+
+/** The `url` of an object literal argument, or of one given to JSON.stringify. */
+export function urlArgument(args: Node[]): Node | undefined {
+  for (const a of args) {
+    let u = unwrap(a);
+    if (Node.isCallExpression(u) && /^JSON\.stringify$/.test(u.getExpression().getText()) && u.getArguments()[0]) u = unwrap(u.getArguments()[0]!);
+    if (Node.isObjectLiteralExpression(u)) {
+      const url = propertyValue(u, 'url');
+      if (url) return url;
+      const nested = u.getProperties().map((p) => (Node.isPropertyAssignment(p) ? unwrap(p.getInitializerOrThrow()) : undefined)).find((v) => v && Node.isObjectLiteralExpression(v) && propertyValue(v, 'url'));
+      if (nested && Node.isObjectLiteralExpression(nested)) return propertyValue(nested, 'url');
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A navigation sent over a socket to a browser (an extension bridge): a call whose arguments name a navigation
+ * (`'browser_navigate'`, `{ type: 'navigate', url }`) and carry a `url`: `send('browser_navigate', { url })`,
+ * `ws.send(JSON.stringify({ type: 'navigate', url }))`. Only asked when the package opens WebSockets.
+ */
+function socketNavigation(node: CallExpression): SinkMatch | undefined {
+  const args = node.getArguments();
+  if (!args.length) return undefined;
+  const url = urlArgument(args);
+  if (!url) return undefined;
+  const named = args.some((a) => {
+    const s = constString(unwrap(a))?.value;
+    if (s !== undefined) return SOCKET_NAVIGATION.test(s);
+    let u = unwrap(a);
+    if (Node.isCallExpression(u) && u.getArguments()[0]) u = unwrap(u.getArguments()[0]!);
+    if (!Node.isObjectLiteralExpression(u)) return false;
+    return ['type', 'action', 'method', 'command', 'name', 'op'].some((k) => SOCKET_NAVIGATION.test(constString(propertyValue(u as never, k))?.value ?? ''));
+  });
+  if (!named) return undefined;
+  const callee = unwrap(node.getExpression());
+  // A log line that mentions a navigation is not one.
+  if (/^(?:log|info|debug|warn|warning|error|trace|fatal|emit)$/.test(Node.isPropertyAccessExpression(callee) ? callee.getName() : callee.getText())) return undefined;
+  return { family: 'browser', call: calleeText(callee), parts: [{ kind: 'navigate', exprs: [url] }] };
 }
 
 /* ---------------------------------------------- document and image libraries */
@@ -606,6 +662,15 @@ type CallSinkKind = 'shell-exec' | 'spawn' | 'execa' | 'eval' | 'vm' | 'fs' | 'd
 /** Modules whose clients open outbound connections that are not HTTP requests, and the members that do (see connection()). */
 export const CONNECT_MODULES: Record<string, RegExp> = {
   pg: /^(?:Client|Pool)$/,
+  'pg-pool': /^$/,
+  postgres: /^$/,
+  '@neondatabase/serverless': /^(?:neon|Pool|Client)$/,
+  mariadb: /^(?:createConnection|createPool)$/,
+  knex: /^(?:|knex)$/,
+  sequelize: /^Sequelize$/,
+  mssql: /^(?:connect|ConnectionPool)$/,
+  redis: /^createClient$/,
+  ioredis: /^(?:|Redis)$/,
   mysql: /^(?:createConnection|createPool)$/,
   mysql2: /^(?:createConnection|createPool)$/,
   'mysql2/promise': /^(?:createConnection|createPool)$/,
