@@ -8,7 +8,7 @@ import { Run } from './flow/analysis.js';
 import { isRuntime } from './flow/argv.js';
 import { keysMatch, storageKeys } from './flow/guards.js';
 import { instanceExports } from './flow/modules.js';
-import { BROWSER_MODULES, callSinkKind, CONNECT_MODULES, classifySink, DOC_MODULES, possibleStrings, type Flow, type FlowStep, FS_MODULES, type Guard, type GuardDetail, HTTP_MODULES, NAVIGATION_NAMES, type SinkContext, type SinkMatch, type SinkSite } from './flow/sinks.js';
+import { BROWSER_MODULES, isRecordModule, RECORD_MODULES, callSinkKind, CONNECT_MODULES, classifySink, DOC_MODULES, possibleStrings, type Flow, type FlowStep, FS_MODULES, type Guard, type GuardDetail, HTTP_MODULES, NAVIGATION_NAMES, type SinkContext, type SinkMatch, type SinkSite } from './flow/sinks.js';
 import { type Check, type Family, type FnResult, type Link, type RawFlow, type StoreWrite, type Taint, type Verdict } from './flow/taint.js';
 
 
@@ -431,7 +431,10 @@ function sinkContext(repo: RepoFacts, sources: ParsedSources): SinkContext {
   const pkg = repo.object('package.json');
   const deps = pkg.ok ? ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'].flatMap((k) => Object.keys((pkg.value[k] as Record<string, unknown> | undefined) ?? {})) : [];
   const browser = deps.some((d) => BROWSER_MODULES.includes(d)) || [...sources.files.values()].some((sf) => namesAnyModule(sf, BROWSER_MODULES));
-  const ctx = { sources, browser };
+  const records = deps.some((d) => isRecordModule(d)) || [...sources.files.values()].some((sf) => namesAnyModule(sf, RECORD_MODULES));
+  const SOCKET_MODULES = ['ws', 'socket.io', 'isomorphic-ws'];
+  const sockets = deps.some((d) => SOCKET_MODULES.includes(d)) || [...sources.files.values()].some((sf) => namesAnyModule(sf, SOCKET_MODULES));
+  const ctx = { sources, browser, records, sockets };
   contextMemo.set(repo, ctx);
   return ctx;
 }

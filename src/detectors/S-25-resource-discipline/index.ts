@@ -17,15 +17,18 @@ export { schemeProblem } from './scheme.js';
  * S-25 — resource URIs validated, binary content encoded (static).
  *
  * Condition: the source registers resources (server model: registerResource / resource / addResource /
- * addResourceTemplate, resources/* request handlers, resources/list entries) or builds binary content
- * blocks, or declares the resources capability in its options (declaresResources). Otherwise not-applicable
- * 'no-resources'.
+ * addResourceTemplate, resources/* request handlers, resources/list entries), declares the resources
+ * capability in its options (declaresResources), or serves prompts with image or audio content (a block in a
+ * prompt message `{ role, content: { type: 'image', … } }` or in a prompt handler). Image or audio content a
+ * tool returns does not meet it. Otherwise not-applicable 'no-resources'.
  *
  * Red:
  *   - 'uri-not-validated' / 'uri-check-unsound': a facts/flow flow from a resource handler's input (the `uri`
  *     and template `variables` of a template read callback, `request.params.uri` of a resources/read
- *     handler) reaches a file-system call with no sound confinement (none, or only a raw-string check), or an
- *     outbound request whose host is not written in the code, with no check at all;
+ *     handler) reaches a file-system call with no sound confinement (none, or only a raw-string check), a
+ *     record lookup on a data client (a table in SQL, a Drive file id, a Kubernetes object name: facts/flow
+ *     'lookup' sinks) with no allowlist or anchored pattern on it, or an outbound request whose host is not
+ *     written in the code, with no check at all;
  *   - 'invalid-scheme': a literal resource URI or URI template whose scheme breaks RFC 3986 (a letter, then
  *     letters, digits, `+`, `-`, `.`), or that has no scheme;
  *   - 'binary-not-base64': a resource `blob` or an image/audio block's `data` filled with raw bytes (a
@@ -169,14 +172,22 @@ function judge(repo: RepoFacts): Verdict {
   const model = serverModel(repo);
   const blocks = binaryBlocks(files);
   const hasResources = model.resources.length > 0 || model.requestHandlers.some((r) => r.method.startsWith('resources/'));
-  if (!hasResources && blocks.length === 0 && !declaresResources(files)) return notApplicable('no-resources');
+  // The condition: resources, or prompts with image or audio content. An image a tool returns is neither.
+  const promptFns = [...model.prompts.map((p) => p.handler), ...model.requestHandlers.filter((r) => r.method === 'prompts/get').map((r) => r.handler)].filter((f): f is NonNullable<typeof f> => !!f);
+  const inPrompt = (b: Block): boolean => {
+    const holder = b.obj.getParent();
+    const message = holder && Node.isPropertyAssignment(holder) && propertyName(holder.getNameNode()) === 'content' ? holder.getParent() : undefined;
+    if (message && Node.isObjectLiteralExpression(message) && propertyValue(message, 'role')) return true;
+    return promptFns.some((f) => f.getSourceFile() === b.obj.getSourceFile() && f.getStart() <= b.obj.getStart() && b.obj.getEnd() <= f.getEnd());
+  };
+  if (!hasResources && !blocks.some((b) => b.kind !== 'resource' && inPrompt(b)) && !declaresResources(files)) return notApplicable('no-resources');
   const findings: Finding[] = [];
 
   // URIs dereferenced
   const sinks = sinkSites(repo);
   const seen = new Set<string>();
   for (const f of toolFlows(repo)) {
-    if (f.entryKind !== 'resource' || (f.sinkKind !== 'fs' && f.sinkKind !== 'http')) continue;
+    if (f.entryKind !== 'resource' || (f.sinkKind !== 'fs' && f.sinkKind !== 'http' && f.sinkKind !== 'lookup')) continue;
     if (f.guard === 'sound') continue;
     if (f.sinkKind === 'http') {
       if (f.guard !== 'none') continue;

@@ -12,8 +12,8 @@ import { originCached, requireCall } from './modules.js';
 /** How many nested calls below a handler a flow is followed. */
 export const MAX_DEPTH = 5;
 
-export type SinkFamily = 'process' | 'code' | 'fs' | 'http' | 'browser' | 'connect';
-export type SinkKind = 'shell' | 'process' | 'argument' | 'eval' | 'fs' | 'http' | 'navigate' | 'connect';
+export type SinkFamily = 'process' | 'code' | 'fs' | 'http' | 'browser' | 'connect' | 'record';
+export type SinkKind = 'shell' | 'process' | 'argument' | 'eval' | 'fs' | 'http' | 'navigate' | 'connect' | 'lookup';
 export type FsAccess = 'read' | 'write' | 'delete';
 export type Guard = 'none' | 'sound' | 'unsound';
 export type GuardDetail =
@@ -233,6 +233,10 @@ export interface SinkContext {
   sources: ParsedSources;
   /** The package uses a browser automation library (playwright, puppeteer, CDP, selenium): navigations are outbound requests. */
   browser: boolean;
+  /** The package uses a data client (RECORD_MODULES): a call on one of its clients looks records up. */
+  records: boolean;
+  /** The package opens WebSockets (ws, socket.io, isomorphic-ws): a navigation may be sent over one to a browser extension. */
+  sockets?: boolean;
 }
 
 /** What kind of sink a call, `new` or tagged template is, and which of its operands matter. */
@@ -277,7 +281,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
   const callee = unwrap(node.getExpression());
   const o = originCached(callee, sources);
   const kind = o && callSinkKind(o);
-  if (!kind) return (ctx.browser ? navigation(node) : undefined) ?? documentCall(node, sources);
+  if (!kind) return (ctx.browser ? navigation(node) : undefined) ?? documentCall(node, sources) ?? (ctx.records ? kubeContext(node, sources) ?? recordLookup(node, sources) : undefined) ?? (ctx.sockets ? socketNavigation(node) : undefined);
   const args = node.getArguments();
   const call = calleeText(callee);
   const m = last(o);
@@ -318,7 +322,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
 }
 
 /** The properties of a connection's options object that decide where it goes. */
-const CONNECTION_KEYS = ['connectionString', 'uri', 'url', 'host', 'hostname', 'server', 'address'];
+const CONNECTION_KEYS = ['connectionString', 'connection', 'uri', 'url', 'host', 'hostname', 'server', 'address'];
 
 /**
  * An outbound connection that is not an HTTP request (family 'connect'): a database client (`new pg.Client`,
@@ -335,6 +339,114 @@ function connection(call: string, o: Origin, args: Node[], sources: ParsedSource
   else if (sockets) dest = args.slice(1, 2).filter((a) => !Node.isArrowFunction(unwrap(a)) && !Node.isFunctionExpression(unwrap(a)));
   else dest = args.slice(0, 1);
   return { family: 'connect', call, parts: [{ kind: 'connect', exprs: dest }] };
+}
+
+/* ------------------------------------------------------------ record lookups */
+
+/**
+ * Data clients: a call on a client made by one of these modules (a database pool or connection, a Google API
+ * service, a Kubernetes API client) reads or writes the records its arguments name (kind 'lookup': a table,
+ * a file id, an object name). Only the flows S-25 reads use them (a resource URI turned into a record key).
+ */
+export const RECORD_MODULES = [
+  'pg', 'pg-pool', 'postgres', '@neondatabase/serverless', '@vercel/postgres', 'mysql', 'mysql2', 'mysql2/promise', 'mariadb', 'better-sqlite3', 'sqlite3', 'sqlite',
+  'mongodb', 'mongoose', 'redis', 'ioredis', 'knex', '@prisma/client', 'googleapis', '@googleapis/drive', '@googleapis/docs', '@googleapis/sheets', '@kubernetes/client-node',
+  '@notionhq/client', '@supabase/supabase-js', 'firebase-admin', '@aws-sdk/client-s3', '@aws-sdk/client-dynamodb',
+];
+const RECORD_MODULE_SET = new Set(RECORD_MODULES);
+export const isRecordModule = (m: string): boolean => RECORD_MODULE_SET.has(m) || m.startsWith('@googleapis/') || m.startsWith('@aws-sdk/client-');
+
+/** The data-client module an expression's value comes from: the library itself, or a client made from it (through consts, fields, `await`, calls on it). */
+function recordModuleOf(expr: Node, sources: ParsedSources, depth = 0): string | undefined {
+  if (depth > 8) return undefined;
+  let u = unwrap(expr);
+  while (Node.isAwaitExpression(u)) u = unwrap(u.getExpression());
+  const o = originCached(u, sources);
+  if (o && isRecordModule(o.module)) return o.module;
+  if (Node.isCallExpression(u) || Node.isNewExpression(u)) return recordModuleOf(u.getExpression(), sources, depth + 1);
+  if (Node.isPropertyAccessExpression(u)) {
+    if (Node.isThisExpression(unwrap(u.getExpression()))) {
+      const values = fieldValues(u);
+      return values.length === 1 ? recordModuleOf(values[0]!, sources, depth + 1) : undefined;
+    }
+    return recordModuleOf(u.getExpression(), sources, depth + 1);
+  }
+  if (Node.isElementAccessExpression(u)) return recordModuleOf(u.getExpression(), sources, depth + 1);
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    const p = d?.getParent();
+    if (!d || !Node.isVariableDeclaration(p)) return undefined;
+    const init = p.getInitializer();
+    if (init) return recordModuleOf(init, sources, depth + 1);
+    const values = assignedValues(d);
+    return values.length >= 1 ? values.map((v) => recordModuleOf(v, sources, depth + 1)).find(Boolean) : undefined;
+  }
+  return undefined;
+}
+
+/** A method call on a data client (`pool.query(sql)`, `drive.files.get({ fileId })`, `core.readNamespacedPod({ name })`): its arguments. */
+function recordLookup(node: CallExpression, sources: ParsedSources): SinkMatch | undefined {
+  const callee = unwrap(node.getExpression());
+  if (!Node.isPropertyAccessExpression(callee) || node.getArguments().length === 0) return undefined;
+  // Building a client (`google.drive({ version })`, `kc.makeApiClient(Api)`) or closing one names no record.
+  if (/^(?:connect|end|release|close|on|once|makeApiClient|loadFrom\w*|setCurrentContext|auth|drive|docs|sheets|GoogleAuth|escape\w*|format)$/.test(callee.getName())) return undefined;
+  const module = recordModuleOf(callee.getExpression(), sources);
+  if (!module) return undefined;
+  return { family: 'record', call: calleeText(callee), parts: [{ kind: 'lookup', exprs: node.getArguments() }] };
+}
+
+/** KubeConfig methods that choose the cluster a Kubernetes client talks to. */
+const KUBE_CONTEXT = /^(?:setCurrentContext|loadFromString|loadFromFile|loadFromOptions|loadFromClusterAndUser)$/;
+
+/** `kc.setCurrentContext(context)`, `kc.loadFromString(yaml)`…: the cluster (its server URL) the client connects to (family 'connect'). */
+function kubeContext(node: CallExpression, sources: ParsedSources): SinkMatch | undefined {
+  const callee = unwrap(node.getExpression());
+  const a0 = node.getArguments()[0];
+  if (!Node.isPropertyAccessExpression(callee) || !a0 || !KUBE_CONTEXT.test(callee.getName())) return undefined;
+  if (recordModuleOf(callee.getExpression(), sources) !== '@kubernetes/client-node') return undefined;
+  return { family: 'connect', call: calleeText(callee), parts: [{ kind: 'connect', exprs: [a0] }] };
+}
+
+const SOCKET_NAVIGATION = /navigat|goto|open_?(?:url|page|tab)|visit/i;
+
+/** The `url` of an object literal argument, or of one given to JSON.stringify. */
+export function urlArgument(args: Node[]): Node | undefined {
+  for (const a of args) {
+    let u = unwrap(a);
+    if (Node.isCallExpression(u) && /^JSON\.stringify$/.test(u.getExpression().getText()) && u.getArguments()[0]) u = unwrap(u.getArguments()[0]!);
+    if (Node.isObjectLiteralExpression(u)) {
+      const url = propertyValue(u, 'url');
+      if (url) return url;
+      const nested = u.getProperties().map((p) => (Node.isPropertyAssignment(p) ? unwrap(p.getInitializerOrThrow()) : undefined)).find((v) => v && Node.isObjectLiteralExpression(v) && propertyValue(v, 'url'));
+      if (nested && Node.isObjectLiteralExpression(nested)) return propertyValue(nested, 'url');
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A navigation sent over a socket to a browser (an extension bridge): a call whose arguments name a navigation
+ * (`'browser_navigate'`, `{ type: 'navigate', url }`) and carry a `url`: `send('browser_navigate', { url })`,
+ * `ws.send(JSON.stringify({ type: 'navigate', url }))`. Only asked when the package opens WebSockets.
+ */
+function socketNavigation(node: CallExpression): SinkMatch | undefined {
+  const args = node.getArguments();
+  if (!args.length) return undefined;
+  const url = urlArgument(args);
+  if (!url) return undefined;
+  const named = args.some((a) => {
+    const s = constString(unwrap(a))?.value;
+    if (s !== undefined) return SOCKET_NAVIGATION.test(s);
+    let u = unwrap(a);
+    if (Node.isCallExpression(u) && u.getArguments()[0]) u = unwrap(u.getArguments()[0]!);
+    if (!Node.isObjectLiteralExpression(u)) return false;
+    return ['type', 'action', 'method', 'command', 'name', 'op'].some((k) => SOCKET_NAVIGATION.test(constString(propertyValue(u as never, k))?.value ?? ''));
+  });
+  if (!named) return undefined;
+  const callee = unwrap(node.getExpression());
+  // A log line that mentions a navigation is not one.
+  if (/^(?:log|info|debug|warn|warning|error|trace|fatal|emit)$/.test(Node.isPropertyAccessExpression(callee) ? callee.getName() : callee.getText())) return undefined;
+  return { family: 'browser', call: calleeText(callee), parts: [{ kind: 'navigate', exprs: [url] }] };
 }
 
 /* ---------------------------------------------- document and image libraries */
@@ -550,6 +662,15 @@ type CallSinkKind = 'shell-exec' | 'spawn' | 'execa' | 'eval' | 'vm' | 'fs' | 'd
 /** Modules whose clients open outbound connections that are not HTTP requests, and the members that do (see connection()). */
 export const CONNECT_MODULES: Record<string, RegExp> = {
   pg: /^(?:Client|Pool)$/,
+  'pg-pool': /^$/,
+  postgres: /^$/,
+  '@neondatabase/serverless': /^(?:neon|Pool|Client)$/,
+  mariadb: /^(?:createConnection|createPool)$/,
+  knex: /^(?:|knex)$/,
+  sequelize: /^Sequelize$/,
+  mssql: /^(?:connect|ConnectionPool)$/,
+  redis: /^createClient$/,
+  ioredis: /^(?:|Redis)$/,
   mysql: /^(?:createConnection|createPool)$/,
   mysql2: /^(?:createConnection|createPool)$/,
   'mysql2/promise': /^(?:createConnection|createPool)$/,
