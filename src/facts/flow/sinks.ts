@@ -156,6 +156,19 @@ export function possibleStrings(n: Node | undefined, depth = 0): string[] {
     const init = d ? initializerOf(d) : undefined;
     return init ? possibleStrings(init, depth + 1) : [];
   }
+  // `RUNTIMES[language]`: one of the values of a table written in the code (an object or array literal).
+  if (Node.isElementAccessExpression(u)) {
+    const table = unwrap(u.getExpression());
+    const d = Node.isIdentifier(table) ? declarationOf(table) : undefined;
+    const init = d ? initializerOf(d) : undefined;
+    const lit = init && unwrap(init);
+    const key = constString(u.getArgumentExpression())?.value;
+    if (lit && Node.isObjectLiteralExpression(lit)) {
+      const values = lit.getProperties().flatMap((p) => (Node.isPropertyAssignment(p) && (key === undefined || p.getName().replace(/^['"]|['"]$/g, '') === key) ? [p.getInitializer()] : []));
+      return values.flatMap((v) => possibleStrings(v, depth + 1));
+    }
+    if (lit && Node.isArrayLiteralExpression(lit)) return lit.getElements().flatMap((e) => possibleStrings(e, depth + 1));
+  }
   return [];
 }
 
@@ -398,19 +411,31 @@ function documentCall(node: CallExpression, sources: ParsedSources): SinkMatch |
 /** The properties of a request's options object that decide where it goes. */
 const URL_KEYS = ['url', 'baseURL', 'prefixUrl', 'host', 'hostname', 'path'];
 
+/**
+ * Methods that run a script in the page (puppeteer, playwright: `page.evaluate(script)`, `evaluateHandle`,
+ * `evaluateOnNewDocument`, `addInitScript`, `addScriptTag({ content })`; selenium `driver.executeScript`,
+ * `executeAsyncScript`): given the client's text as the script, that text runs as JavaScript with the page's
+ * authority (its cookies and sessions) — code execution, as eval.
+ */
+const PAGE_SCRIPT_NAMES = ['evaluate', 'evaluateHandle', 'evaluateOnNewDocument', 'addInitScript', 'addScriptTag', 'executeScript', 'executeAsyncScript'];
+const PAGE_RECEIVER = /page|frame|tab|driver|browser|context|^p$/i;
+
 /** Modules that drive a browser: a navigation they make is an outbound request. */
 export const BROWSER_MODULES = [
   'playwright', 'playwright-core', '@playwright/test', 'playwright-chromium', 'playwright-firefox', 'playwright-webkit',
   'puppeteer', 'puppeteer-core', 'chrome-remote-interface', 'selenium-webdriver', 'webdriverio',
 ];
-/** Method names a navigation is called by (see navigation()). */
-export const NAVIGATION_NAMES = new Set(['goto', 'navigate', 'send', 'get', 'to']);
+/** Method names a navigation or a script run in the page is called by (see navigation()). */
+export const NAVIGATION_NAMES = new Set(['goto', 'navigate', 'send', 'get', 'to', ...PAGE_SCRIPT_NAMES]);
 
 /**
  * A browser navigation, read by name (the page object comes from the library at run time, through
  * parameters and fields): `page.goto(url)` (playwright, puppeteer), `Page.navigate({ url })` and
  * `client.send('Page.navigate', { url })` (Chrome DevTools Protocol), `driver.get(url)` and
  * `driver.navigate().to(url)` (selenium). Only asked when the package uses a browser module.
+ * A script run in the page (PAGE_SCRIPT_NAMES) is a code sink: its script argument (the first, or the `content`
+ * of addScriptTag / the `expression` of CDP's Runtime.evaluate) when it is text, not a function written in the
+ * code (`page.evaluate((sel) => …, selector)` passes the client's value as data).
  */
 function navigation(node: CallExpression): SinkMatch | undefined {
   const callee = unwrap(node.getExpression());
@@ -418,6 +443,8 @@ function navigation(node: CallExpression): SinkMatch | undefined {
   const name = callee.getName();
   const recv = callee.getExpression().getText();
   const args = node.getArguments();
+  const script = pageScript(name, recv, args);
+  if (script) return { family: 'code', call: calleeText(callee), parts: [{ kind: 'eval', exprs: [script] }] };
   const urlOf = (n: Node | undefined): Node | undefined => {
     const u = n && unwrap(n);
     if (u && Node.isObjectLiteralExpression(u)) return propertyValue(u, 'url');
@@ -431,6 +458,20 @@ function navigation(node: CallExpression): SinkMatch | undefined {
   else if (name === 'to' && /driver.*\.navigate\(\)$/i.test(recv.replace(/\s+/g, ''))) url = args[0];
   if (!url) return undefined;
   return { family: 'browser', call: calleeText(callee), parts: [{ kind: 'navigate', exprs: [url] }] };
+}
+
+/** The script a page-script call runs (see navigation()), unless it is a function written in the code. */
+function pageScript(name: string, recv: string, args: Node[]): Node | undefined {
+  let script: Node | undefined;
+  if (name === 'send' && constString(args[0])?.value === 'Runtime.evaluate') {
+    const o = args[1] && unwrap(args[1]);
+    script = o && Node.isObjectLiteralExpression(o) ? propertyValue(o, 'expression') : undefined;
+  } else if (PAGE_SCRIPT_NAMES.includes(name) && PAGE_RECEIVER.test(recv.split('.').pop() ?? recv)) {
+    const first = args[0] && unwrap(args[0]);
+    script = first && name === 'addScriptTag' ? (Node.isObjectLiteralExpression(first) ? propertyValue(first, 'content') : undefined) : first;
+  }
+  const u = script && unwrap(script);
+  return u && !Node.isArrowFunction(u) && !Node.isFunctionExpression(u) ? u : undefined;
 }
 
 /* --------------------------------------------------------- HTTP requests */
