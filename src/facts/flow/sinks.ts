@@ -198,6 +198,15 @@ function arrayLiteralOf(n: Node | undefined): Node | undefined {
   return undefined;
 }
 
+/**
+ * The working folder a launch is given (`{ cwd: dir }`): the program reads and writes there, so a folder the
+ * client chose is a path reaching the file system (X-5), a part of kind 'fs' beside the launch's own parts.
+ */
+function cwdParts(opts: Node[], sources: ParsedSources): SinkPart[] {
+  const cwd = opts.map((o) => optionOf(o, ['cwd'], sources)).filter((x): x is Node => !!x);
+  return cwd.length ? [{ kind: 'fs', exprs: cwd }] : [];
+}
+
 /** spawn-like (program, [argv], [options]) */
 function spawnLike(call: string, launcher: Launcher, args: Node[], sources: ParsedSources, programKind: 'process' = 'process'): SinkMatch {
   const program = args[0];
@@ -220,6 +229,7 @@ function spawnLike(call: string, launcher: Launcher, args: Node[], sources: Pars
     if (program) parts.push({ kind: programKind, exprs: [program] });
     if (argv) parts.push({ kind: 'argument', exprs: [argv] });
   }
+  parts.push(...cwdParts(opts, sources));
   return { family: 'process', call, launcher, shell: shell || shellC, parts };
 }
 
@@ -238,6 +248,7 @@ function execaTemplate(node: TaggedTemplateExpression, call: string, launcher: L
       if (rest.length) parts.push({ kind: 'argument', exprs: rest });
     }
   }
+  parts.push(...cwdParts(opts, sources));
   return { family: 'process', call, launcher, shell, parts };
 }
 
@@ -296,7 +307,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
   const m = last(o);
   switch (kind) {
     case 'shell-exec':
-      return { family: 'process', call, launcher: o.module === 'shelljs' ? 'shelljs' : 'child_process', shell: true, parts: [{ kind: 'shell', exprs: args.slice(0, 1) }] };
+      return { family: 'process', call, launcher: o.module === 'shelljs' ? 'shelljs' : 'child_process', shell: true, parts: [{ kind: 'shell', exprs: args.slice(0, 1) }, ...cwdParts(args.slice(1, 2), sources)] };
     case 'spawn':
       return spawnLike(call, o.module as 'child_process' | 'cross-spawn' | 'execa', args, sources);
     case 'execa': {
@@ -304,7 +315,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
       if (args.length === 1 && Node.isObjectLiteralExpression(unwrap(args[0]!))) return undefined;
       if (m === 'execaCommand' || m === 'execaCommandSync') {
         const shell = shellOption(args.slice(1), sources);
-        return { family: 'process', call, launcher: 'execa', shell, parts: [{ kind: shell ? 'shell' : 'process', exprs: args.slice(0, 1) }] };
+        return { family: 'process', call, launcher: 'execa', shell, parts: [{ kind: shell ? 'shell' : 'process', exprs: args.slice(0, 1) }, ...cwdParts(args.slice(1), sources)] };
       }
       return spawnLike(call, 'execa', args, sources);
     }
@@ -318,7 +329,13 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
       return connection(call, o, args, sources);
     case 'doc': {
       const d = docAccess(o.module, m)!;
-      const exprs = d.arg === 'cwd' ? [args[0], optionOf(args[1], ['cwd', 'root'], sources)] : d.arg === 'path-option' ? [optionOf(args[0], ['path'], sources)] : [args[d.arg]];
+      const first = args[0] && objectLiteralOf(args[0], sources) ? undefined : args[0];
+      const exprs =
+        d.arg === 'cwd' ? [args[0], optionOf(args[1], ['cwd', 'root'], sources)]
+        : d.arg === 'path-option' ? [optionOf(args[0], ['path'], sources)]
+        : d.arg === 'base-dir' ? [first, optionOf(args[0], ['baseDir'], sources)]
+        : d.arg === 'git-dir' ? [optionOf(args[0], ['dir'], sources), optionOf(args[0], ['gitdir'], sources)]
+        : [args[d.arg]];
       return { family: 'fs', call, access: d.access, parts: [{ kind: 'fs', exprs: exprs.filter((x): x is Node => !!x) }] };
     }
     case 'http': {
@@ -356,11 +373,19 @@ function connection(call: string, o: Origin, args: Node[], sources: ParsedSource
  * Libraries that open a path themselves (X-5's "common wrappers"): spreadsheets (xlsx, exceljs), images (sharp),
  * Word documents (mammoth), and globbing (glob, fast-glob, globby, tinyglobby: the pattern and the `cwd`).
  */
-export const DOC_MODULES = new Set(['xlsx', 'sharp', 'mammoth', 'glob', 'fast-glob', 'globby', 'tinyglobby']);
+export const DOC_MODULES = new Set(['xlsx', 'sharp', 'mammoth', 'glob', 'fast-glob', 'globby', 'tinyglobby', 'simple-git', 'isomorphic-git']);
+/** isomorphic-git commands: each takes `{ fs, dir }` and reads or writes the repository in `dir`. */
+const ISO_GIT = /^(?:add|addNote|branch|checkout|clone|commit|currentBranch|deleteBranch|fetch|findRoot|getRemoteInfo|init|listBranches|listFiles|listTags|log|merge|pull|push|readBlob|readCommit|readTree|remove|resetIndex|resolveRef|status|statusMatrix|tag|walk|writeBlob|writeRef)$/;
 const GLOB_NAMES = /^(?:|glob|globSync|sync|async|globby|globbySync|globStream|stream|globIterate|globIterateSync)$/;
 
-/** What a document library's function does to a path, and which argument holds it (an index, a `path` option, the glob's pattern and `cwd`). */
-function docAccess(mod: string, m: string): { access: FsAccess; arg: number | 'path-option' | 'cwd' } | undefined {
+/**
+ * What a document library's function does to a path, and which argument holds it (an index, a `path` option, the
+ * glob's pattern and `cwd`, a repository folder: simple-git's `simpleGit(dir)` / `simpleGit({ baseDir })`,
+ * isomorphic-git's `{ dir, gitdir }`).
+ */
+function docAccess(mod: string, m: string): { access: FsAccess; arg: number | 'path-option' | 'cwd' | 'base-dir' | 'git-dir' } | undefined {
+  if (mod === 'simple-git') return /^(?:|simpleGit|gitP|default)$/.test(m) ? { access: 'write', arg: 'base-dir' } : undefined;
+  if (mod === 'isomorphic-git') return ISO_GIT.test(m) ? { access: m === 'log' || /^(?:read|list|resolve|status|current|find|get|walk)/.test(m) ? 'read' : 'write', arg: 'git-dir' } : undefined;
   if (mod === 'xlsx') return /^(?:readFile|readFileSync)$/.test(m) ? { access: 'read', arg: 0 } : /^(?:writeFile|writeFileSync|writeFileAsync|writeFileXLSX)$/.test(m) ? { access: 'write', arg: 1 } : undefined;
   if (mod === 'sharp') return m === '' ? { access: 'read', arg: 0 } : undefined;
   if (mod === 'mammoth') return /^(?:extractRawText|convertToHtml|convertToMarkdown)$/.test(m) ? { access: 'read', arg: 'path-option' } : undefined;
