@@ -20,8 +20,9 @@ import { installedFolder } from '../../facts/published.js';
  * X-7 — clean stdout on stdio (static part). A stdio server is one whose source uses the SDK's stdio
  * transport (`serveStdio(...)`, `new StdioServerTransport()`) or whose mcp.json declares a stdio transport;
  * otherwise the rule does not apply. The files read are those the stdio entry loads: every file that
- * starts the transport and, transitively, the files it imports by relative path (static, dynamic or
- * require); when only mcp.json says stdio, every source file. In them, each of these is a finding:
+ * starts the transport, the files that load such a file (transitively, unless they serve another transport:
+ * `index.js` importing `server.js` and wiring the tools) and, transitively, the files they import by relative
+ * path (static, dynamic or require); when only mcp.json says stdio, every source file. In them, each of these is a finding:
  *   - `console.log`, `console.info`, `console.debug`, `console.table`, `console.dir` (stdout in Node),
  *     unless the source reassigns that console method;
  *   - `process.stdout.write(...)`, except the transport's own writes (an argument that builds a
@@ -114,6 +115,37 @@ function loadedSpecs(sf: SourceFile): string[] {
     return false;
   });
   return out.filter((s) => s.startsWith('.'));
+}
+
+/** A file that serves another transport (HTTP, SSE) or opens a listening server: not a part of the stdio program. */
+const OTHER_TRANSPORT = /\b(?:StreamableHTTPServerTransport|SSEServerTransport|createMcpHandler|createServer|express|fastify|Hono)\b|\.listen\(/;
+
+/**
+ * The files that load an entry by relative path, transitively (`index.js` importing `server.js`, which starts the
+ * transport, and wiring the tools): the stdio program runs them too. A file that serves another transport is left
+ * out (a separate HTTP entry importing the same server).
+ */
+function loadersOf(code: Code, entries: SourceFile[]): SourceFile[] {
+  const loaders = new Map<SourceFile, SourceFile[]>();
+  for (const [, sf] of code.files) {
+    for (const spec of loadedSpecs(sf)) {
+      const target = resolveRelativeModule(code.rel(sf), spec, code.sources);
+      if (target && target !== sf) loaders.set(target, [...(loaders.get(target) ?? []), sf]);
+    }
+  }
+  const seen = new Set<SourceFile>(entries);
+  const queue = [...entries];
+  const out: SourceFile[] = [];
+  while (queue.length) {
+    for (const l of loaders.get(queue.shift()!) ?? []) {
+      if (seen.has(l)) continue;
+      seen.add(l);
+      if (OTHER_TRANSPORT.test(l.getFullText())) continue;
+      out.push(l);
+      queue.push(l);
+    }
+  }
+  return out;
 }
 
 /** The entry files and everything they load by relative path. */
@@ -409,7 +441,7 @@ export default defineDetector({
     const code = src.code;
     const entries = stdioEntries(code);
     if (entries.length === 0 && declared !== 'stdio') return notApplicable('no-stdio-transport');
-    const files = entries.length ? loadedFrom(code, entries) : code.files.map(([, sf]) => sf);
+    const files = entries.length ? loadedFrom(code, [...entries, ...loadersOf(code, entries)]) : code.files.map(([, sf]) => sf);
     const redirected = reassignedConsole(files);
     const ctx = { files, sources: code.sources };
     // With a clean live stdout, only writes that a handler reaches (not exercised by the probe) can stand.
