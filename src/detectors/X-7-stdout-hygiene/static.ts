@@ -20,8 +20,8 @@ import { installedFolder } from '../../facts/published.js';
  * X-7 — clean stdout on stdio (static part). A stdio server is one whose source uses the SDK's stdio
  * transport (`serveStdio(...)`, `new StdioServerTransport()`) or whose mcp.json declares a stdio transport;
  * otherwise the rule does not apply. The files read are those the stdio entry loads: every file that
- * starts the transport, the files that load such a file (transitively, unless they serve another transport:
- * `index.js` importing `server.js` and wiring the tools) and, transitively, the files they import by relative
+ * starts the transport, the files that import such a file at their top level (transitively, unless they serve
+ * another transport or read the command line: `index.js` importing `server.js` and wiring the tools) and, transitively, the files they import by relative
  * path (static, dynamic or require); when only mcp.json says stdio, every source file. In them, each of these is a finding:
  *   - `console.log`, `console.info`, `console.debug`, `console.table`, `console.dir` (stdout in Node),
  *     unless the source reassigns that console method;
@@ -117,18 +117,34 @@ function loadedSpecs(sf: SourceFile): string[] {
   return out.filter((s) => s.startsWith('.'));
 }
 
-/** A file that serves another transport (HTTP, SSE) or opens a listening server: not a part of the stdio program. */
-const OTHER_TRANSPORT = /\b(?:StreamableHTTPServerTransport|SSEServerTransport|createMcpHandler|createServer|express|fastify|Hono)\b|\.listen\(/;
+/**
+ * A loader that is not simply a part of the stdio program: it serves another transport (HTTP, SSE) or opens a
+ * listening server, or it reads the command line (a CLI whose subcommands run other modes than the server).
+ */
+const OTHER_MODE = /\b(?:StreamableHTTPServerTransport|SSEServerTransport|createMcpHandler|createServer|express|fastify|Hono|parseArgs|commander|yargs|cac|meow)\b|\.listen\(|process\.argv/;
+
+/** Relative modules a file imports with a top-level import or re-export (loaded whenever the file is). */
+function staticSpecs(sf: SourceFile): string[] {
+  const out: string[] = [];
+  for (const st of sf.compilerNode.statements) {
+    if ((ts.isImportDeclaration(st) && !st.importClause?.isTypeOnly) || (ts.isExportDeclaration(st) && !st.isTypeOnly)) {
+      const m = st.moduleSpecifier;
+      if (m && ts.isStringLiteralLike(m) && m.text.startsWith('.')) out.push(m.text);
+    }
+  }
+  return out;
+}
 
 /**
- * The files that load an entry by relative path, transitively (`index.js` importing `server.js`, which starts the
- * transport, and wiring the tools): the stdio program runs them too. A file that serves another transport is left
- * out (a separate HTTP entry importing the same server).
+ * The files that import an entry at their top level, transitively (`index.js` importing `server.js`, which starts
+ * the transport, and wiring the tools): the stdio program runs them too. A file that serves another transport (a
+ * separate HTTP entry importing the same server) or reads the command line (a CLI with other modes) is left out,
+ * and so is a module loaded only by a dynamic import (a mode that loads the server when it is chosen).
  */
 function loadersOf(code: Code, entries: SourceFile[]): SourceFile[] {
   const loaders = new Map<SourceFile, SourceFile[]>();
   for (const [, sf] of code.files) {
-    for (const spec of loadedSpecs(sf)) {
+    for (const spec of staticSpecs(sf)) {
       const target = resolveRelativeModule(code.rel(sf), spec, code.sources);
       if (target && target !== sf) loaders.set(target, [...(loaders.get(target) ?? []), sf]);
     }
@@ -140,7 +156,7 @@ function loadersOf(code: Code, entries: SourceFile[]): SourceFile[] {
     for (const l of loaders.get(queue.shift()!) ?? []) {
       if (seen.has(l)) continue;
       seen.add(l);
-      if (OTHER_TRANSPORT.test(l.getFullText())) continue;
+      if (OTHER_MODE.test(l.getFullText())) continue;
       out.push(l);
       queue.push(l);
     }
