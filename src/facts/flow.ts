@@ -299,7 +299,7 @@ function entryFlows(entry: HandlerEntry, r: FnResult, run: Run, sources: ParsedS
       if (!prev || prev.file !== step.file || prev.line !== step.line) path.push(step);
     }
     const flow: Flow = {
-      tool: branch?.name ?? (entry.branches && f.tableKey) ?? entry.name,
+      tool: branch?.name ?? ((entry.branches || entry.nameComputed ? f.tableKey : undefined) ?? entry.name),
       entryKind: entry.kind,
       sinkKind: f.kind,
       sinkCall: f.match.call,

@@ -145,6 +145,8 @@ export interface HandlerEntry extends SourceSpot {
   patterned?: string[];
   /** A low-level dispatcher: each branch handles the named tool/prompt. */
   branches?: { name: string; node: Node }[];
+  /** The tool's name is computed (`server.tool(tool.name, …)` in a loop over a list): the flows name the tool by the list entry they go through. */
+  nameComputed?: boolean;
 }
 
 export interface ServerModel {
@@ -625,7 +627,7 @@ export function definitionKeys(read: (key: string) => Node | undefined, sources:
 }
 
 function entryOf(def: Registered, kind: EntryKind, inputs: EntryInput[], constrained: string[]): HandlerEntry {
-  return { file: def.file, line: def.line, column: def.column, kind, name: def.name, fn: def.handler!, inputs, constrained };
+  return { file: def.file, line: def.line, column: def.column, kind, name: def.name, fn: def.handler!, inputs, constrained, ...('nameIsLiteral' in def && def.nameIsLiteral === false ? { nameComputed: true } : {}) };
 }
 
 function isTemplate(n: Node): boolean {

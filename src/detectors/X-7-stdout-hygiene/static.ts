@@ -11,13 +11,18 @@ import type { SessionFacts } from '../../facts/session.js';
 import { neverRunsOnStdio } from './modes.js';
 import { rawCallNamed } from '../support/source/source-support.js';
 import { judgePythonStdout } from './python.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import semver from 'semver';
+import { installedFolder } from '../../facts/published.js';
 
 /**
  * X-7 — clean stdout on stdio (static part). A stdio server is one whose source uses the SDK's stdio
  * transport (`serveStdio(...)`, `new StdioServerTransport()`) or whose mcp.json declares a stdio transport;
  * otherwise the rule does not apply. The files read are those the stdio entry loads: every file that
- * starts the transport and, transitively, the files it imports by relative path (static, dynamic or
- * require); when only mcp.json says stdio, every source file. In them, each of these is a finding:
+ * starts the transport, the files that import such a file at their top level (transitively, unless they serve
+ * another transport or read the command line: `index.js` importing `server.js` and wiring the tools) and, transitively, the files they import by relative
+ * path (static, dynamic or require); when only mcp.json says stdio, every source file. In them, each of these is a finding:
  *   - `console.log`, `console.info`, `console.debug`, `console.table`, `console.dir` (stdout in Node),
  *     unless the source reassigns that console method;
  *   - `process.stdout.write(...)`, except the transport's own writes (an argument that builds a
@@ -31,7 +36,14 @@ import { judgePythonStdout } from './python.js';
  *     `info`, `success`, `start`, `box`…), signale's default instance, a tslog `new Logger()` that is not
  *     `type: 'hidden'`, loglevel's `info`/`debug`/`log` once a level at or below info is set, and a `debug`
  *     instance pointed at `console.log`; instances made with options (`createConsola`, `new Signale`) are not read;
- *   - `process.stdout` kept in a variable and written (`const { stdout } = process; stdout.write(…)`).
+ *   - `process.stdout` kept in a variable and written (`const { stdout } = process; stdout.write(…)`);
+ *   - a child process started with its stdout inherited (`stdio: 'inherit'`, `stdio: [x, 'inherit' | 1 |
+ *     process.stdout, …]`, execa's `stdout: 'inherit'`), or its output piped into ours (`child.stdout.pipe(process.stdout)`):
+ *     what the program prints lands on the protocol channel;
+ *   - dotenv 17's banner: `config()` (or `import 'dotenv/config'`) of dotenv 17.x prints `[dotenv@17…] injecting env …`
+ *     with console.log on every start, .env file or not, unless `quiet: true` is passed or DOTENV_CONFIG_QUIET is set
+ *     (16.x is quiet by default; 18.x prints on stderr). The version is the installed one (node_modules/dotenv), else
+ *     the lowest the declared range allows; an unreadable version is not counted.
  * Writes on a path the stdio mode never takes are not findings (modes.ts: `--help`, `--list-tools`, an
  * HTTP-only branch, a function called only from such paths).
  *
@@ -53,6 +65,8 @@ function cleanStdioSession(session: SessionFacts | undefined): boolean {
 
 const STDOUT_CONSOLE = new Set(['log', 'info', 'debug', 'table', 'dir']);
 const STDOUT_CALLS: ReadonlySet<string> = new Set([...STDOUT_CONSOLE, 'write']);
+/** The call names read in a file that names no logger: stdout writes, pipes into stdout, launches. */
+const CALLS_READ: ReadonlySet<string> = new Set([...STDOUT_CALLS, 'pipe', 'spawn', 'spawnSync', 'execFile', 'execFileSync', 'exec', 'execSync', 'fork', 'sync', 'execa', 'execaSync', 'execaNode', 'execaCommand', 'execaCommandSync', 'crossSpawn']);
 const MANIFEST = 'mcp.json';
 
 /** What mcp.json declares: 'stdio' among its transports, 'other' transports only, or undefined (no manifest or no transport). */
@@ -101,6 +115,53 @@ function loadedSpecs(sf: SourceFile): string[] {
     return false;
   });
   return out.filter((s) => s.startsWith('.'));
+}
+
+/**
+ * A loader that is not simply a part of the stdio program: it serves another transport (HTTP, SSE) or opens a
+ * listening server, or it reads the command line (a CLI whose subcommands run other modes than the server).
+ */
+const OTHER_MODE = /\b(?:StreamableHTTPServerTransport|SSEServerTransport|createMcpHandler|createServer|express|fastify|Hono|parseArgs|commander|yargs|cac|meow)\b|\.listen\(|process\.argv/;
+
+/** Relative modules a file imports with a top-level import or re-export (loaded whenever the file is). */
+function staticSpecs(sf: SourceFile): string[] {
+  const out: string[] = [];
+  for (const st of sf.compilerNode.statements) {
+    if ((ts.isImportDeclaration(st) && !st.importClause?.isTypeOnly) || (ts.isExportDeclaration(st) && !st.isTypeOnly)) {
+      const m = st.moduleSpecifier;
+      if (m && ts.isStringLiteralLike(m) && m.text.startsWith('.')) out.push(m.text);
+    }
+  }
+  return out;
+}
+
+/**
+ * The files that import an entry at their top level, transitively (`index.js` importing `server.js`, which starts
+ * the transport, and wiring the tools): the stdio program runs them too. A file that serves another transport (a
+ * separate HTTP entry importing the same server) or reads the command line (a CLI with other modes) is left out,
+ * and so is a module loaded only by a dynamic import (a mode that loads the server when it is chosen).
+ */
+function loadersOf(code: Code, entries: SourceFile[]): SourceFile[] {
+  const loaders = new Map<SourceFile, SourceFile[]>();
+  for (const [, sf] of code.files) {
+    for (const spec of staticSpecs(sf)) {
+      const target = resolveRelativeModule(code.rel(sf), spec, code.sources);
+      if (target && target !== sf) loaders.set(target, [...(loaders.get(target) ?? []), sf]);
+    }
+  }
+  const seen = new Set<SourceFile>(entries);
+  const queue = [...entries];
+  const out: SourceFile[] = [];
+  while (queue.length) {
+    for (const l of loaders.get(queue.shift()!) ?? []) {
+      if (seen.has(l)) continue;
+      seen.add(l);
+      if (OTHER_MODE.test(l.getFullText())) continue;
+      out.push(l);
+      queue.push(l);
+    }
+  }
+  return out;
 }
 
 /** The entry files and everything they load by relative path. */
@@ -278,6 +339,94 @@ function moreLoggerToStdout(n: Node, ctx: { log4jsConfigs: string[]; loglevelLev
   return undefined;
 }
 
+/** Launchers whose options can give the child our stdout. */
+const LAUNCHERS: Record<string, RegExp> = {
+  child_process: /^(?:spawn|spawnSync|execFile|execFileSync|exec|execSync|fork)$/,
+  'cross-spawn': /^(?:|spawn|sync)$/,
+  execa: /^(?:execa|execaSync|execaNode|execaCommand|execaCommandSync)$/,
+};
+
+/** Does a stdio option value give the child our stdout: 'inherit', or an array whose second entry is 'inherit', 1 or process.stdout? */
+function inheritsStdout(v: Node | undefined, key: string): boolean {
+  if (!v) return false;
+  const u = unwrap(v);
+  const text = (n: Node | undefined): string => (n ? unwrap(n).getText().replace(/\s+/g, '') : '');
+  const inheritish = (n: Node | undefined): boolean => /^(?:['"`]inherit['"`]|1|process\.stdout)$/.test(text(n));
+  if (key === 'stdout') return inheritish(u);
+  if (Node.isArrayLiteralExpression(u)) return inheritish(u.getElements()[1]);
+  return /^['"`]inherit['"`]$/.test(text(u));
+}
+
+/** A launch whose child writes on our stdout (see the detector comment): the callee as written, or undefined. */
+function inheritedLaunch(n: Node): string | undefined {
+  if (!Node.isCallExpression(n)) return undefined;
+  const callee = unwrap(n.getExpression());
+  const o = originOf(callee);
+  const m = o ? names(o.path).pop() ?? '' : '';
+  if (!o || !LAUNCHERS[o.module]?.test(m)) return undefined;
+  for (const a of n.getArguments()) {
+    const obj = unwrap(a);
+    if (!Node.isObjectLiteralExpression(obj)) continue;
+    for (const key of ['stdio', 'stdout']) {
+      const prop = obj.getProperty(key);
+      if (prop && Node.isPropertyAssignment(prop) && inheritsStdout(prop.getInitializer(), key)) return callee.getText().replace(/\s+/g, '').slice(0, 80);
+    }
+  }
+  return undefined;
+}
+
+/** The major version of dotenv the package runs: the installed one, else the lowest its declared range allows. */
+function dotenvMajor(repo: RepoFacts): number | undefined {
+  const folder = installedFolder(repo.root, 'dotenv');
+  if (folder) {
+    try {
+      const v = semver.valid((JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { version?: string }).version ?? '');
+      if (v) return semver.major(v);
+    } catch {
+      /* not readable: the declared range decides */
+    }
+  }
+  const pkg = repo.object('package.json');
+  if (!pkg.ok) return undefined;
+  for (const k of ['dependencies', 'optionalDependencies', 'peerDependencies']) {
+    const range = (pkg.value[k] as Record<string, unknown> | undefined)?.dotenv;
+    if (typeof range !== 'string') continue;
+    try {
+      const min = semver.minVersion(range);
+      return min ? semver.major(min) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/** dotenv 17.x loads: `config()` / `configDotenv()` without `quiet: true` (an options value that cannot be read is not counted), or `dotenv/config` loaded. */
+function dotenvBanners(files: SourceFile[]): Node[] {
+  const out: Node[] = [];
+  for (const sf of files) {
+    if (!namesAnyModule(sf, ['dotenv', 'dotenv/config'])) continue;
+    for (const st of sf.getImportDeclarations()) if (st.getModuleSpecifierValue() === 'dotenv/config') out.push(st);
+    for (const n of ofKinds(sf, [SyntaxKind.CallExpression], rawCallNamed(new Set(['config', 'configDotenv', 'require'])))) {
+      if (!Node.isCallExpression(n)) continue;
+      const callee = unwrap(n.getExpression());
+      if (Node.isIdentifier(callee) && callee.getText() === 'require') {
+        if (stringValue(n.getArguments()[0]) === 'dotenv/config') out.push(n);
+        continue;
+      }
+      const o = originOf(callee);
+      const m = o?.module === 'dotenv' ? names(o.path).pop() : undefined;
+      if (m !== 'config' && m !== 'configDotenv') continue;
+      const a = n.getArguments()[0];
+      const obj = a ? unwrap(a) : undefined;
+      if (obj && !Node.isObjectLiteralExpression(obj)) continue;
+      if (obj && (obj.getProperty('quiet') || obj.getProperties().some((p) => Node.isSpreadAssignment(p)))) continue;
+      out.push(n);
+    }
+  }
+  return out;
+}
+
 function isTransportWrite(call: Node): boolean {
   if (!Node.isCallExpression(call)) return false;
   if (call.getArguments().some((a) => /jsonrpc/i.test(a.getText()))) return true;
@@ -294,6 +443,8 @@ export default defineDetector({
     'stdout-write': ['call'],
     'pino-stdout': [],
     'logger-stdout': ['library'],
+    'child-stdout-inherited': ['call'],
+    'dotenv-banner': ['version'],
     'python-stdout-write': ['call'],
   },
   judge({ inputs: { repo, session } }) {
@@ -306,7 +457,7 @@ export default defineDetector({
     const code = src.code;
     const entries = stdioEntries(code);
     if (entries.length === 0 && declared !== 'stdio') return notApplicable('no-stdio-transport');
-    const files = entries.length ? loadedFrom(code, entries) : code.files.map(([, sf]) => sf);
+    const files = entries.length ? loadedFrom(code, [...entries, ...loadersOf(code, entries)]) : code.files.map(([, sf]) => sf);
     const redirected = reassignedConsole(files);
     const ctx = { files, sources: code.sources };
     // With a clean live stdout, only writes that a handler reaches (not exercised by the probe) can stand.
@@ -327,7 +478,7 @@ export default defineDetector({
       const file = code.rel(sf);
       // Without pino named in the file (origins are read within a file), only console.* and .write calls can matter.
       const loggers = namesAnyModule(sf, ['pino', 'winston', 'bunyan', ...MORE_LOGGERS]);
-      const raw = loggers ? undefined : rawCallNamed(STDOUT_CALLS);
+      const raw = loggers ? undefined : rawCallNamed(CALLS_READ);
       for (const n of ofKinds(sf, loggers ? [SyntaxKind.CallExpression, SyntaxKind.NewExpression, SyntaxKind.BinaryExpression] : [SyntaxKind.CallExpression], raw)) {
         const at = { file, line: positionOf(n).line };
         const library = loggers ? (loggerToStdout(n) ?? moreLoggerToStdout(n, more)) : undefined;
@@ -344,12 +495,29 @@ export default defineDetector({
             if (stands(n)) findings.push({ messageId: 'stdout-write', data: { call: `console.${m}` }, location: at, evidence: n.getText().slice(0, 120) });
             continue;
           }
+          // child.stdout.pipe(process.stdout): the child's output on ours.
+          if (m === 'pipe' && n.getArguments()[0] && stdoutOf(unwrap(n.getArguments()[0]!)) && !isTransportWrite(n)) {
+            if (stands(n)) findings.push({ messageId: 'child-stdout-inherited', data: { call: `${callee.getText().replace(/\s+/g, '').slice(0, 60)}(process.stdout)` }, location: at, evidence: n.getText().slice(0, 120) });
+            continue;
+          }
           if (m === 'write' && (stdoutOf(obj)) && !isTransportWrite(n)) {
             if (stands(n)) findings.push({ messageId: 'stdout-write', data: { call: 'process.stdout.write' }, location: at, evidence: n.getText().slice(0, 120) });
             continue;
           }
         }
+        const launch = inheritedLaunch(n);
+        if (launch) {
+          if (stands(n)) findings.push({ messageId: 'child-stdout-inherited', data: { call: launch }, location: at, evidence: n.getText().slice(0, 120) });
+          continue;
+        }
         if (pinoToStdout(n) && stands(n)) findings.push({ messageId: 'pino-stdout', location: at, evidence: n.getText().slice(0, 120) });
+      }
+    }
+    // dotenv 17's start-up banner (see the detector comment), unless the source sets DOTENV_CONFIG_QUIET.
+    const major = dotenvMajor(repo);
+    if (major === 17 && !files.some((sf) => sf.getFullText().includes('DOTENV_CONFIG_QUIET'))) {
+      for (const n of dotenvBanners(files)) {
+        if (stands(n)) findings.push({ messageId: 'dotenv-banner', data: { version: String(major) }, location: { file: code.rel(n.getSourceFile()), line: positionOf(n).line }, evidence: n.getText().slice(0, 120) });
       }
     }
     return findings.length ? { state: 'non-conforming', findings } : present();

@@ -1,5 +1,5 @@
 import { Node, ts, type ConstructorDeclaration, type SourceFile, type NewExpression } from '../morph.js';
-import { baseClassOf, classValueOf, declarationOf, exportedNode, functionOf, importOf as importOfDecl, initializerOf, originOf, resolveRelativeModule, valueOriginOf, INSTANCE_FACTORIES, type FunctionLikeNode, type Origin } from '../scope.js';
+import { baseClassOf, classValueOf, declarationOf, exportedNode, functionOf, importOf as importOfDecl, initializerOf, isFunctionLike, originOf, resolveRelativeModule, valueOfDeclaration, valueOriginOf, INSTANCE_FACTORIES, type FunctionLikeNode, type Origin } from '../scope.js';
 import { constString, objectLiteralOf } from '../server-model.js';
 import { namesAnyModule, propertyName, unwrap, type ParsedSources } from '../ts-source.js';
 
@@ -106,6 +106,10 @@ export function instanceExports(sources: ParsedSources): Map<SourceFile, Map<str
 export function functionsOfCallee(callee: Node, sources: ParsedSources): { fn: FunctionLikeNode; key?: string }[] {
   const f = functionCached(callee, sources);
   if (f) return [{ fn: f }];
+  const listed = listedHandlers(callee, sources);
+  if (listed.length) return listed;
+  const passed = passedHandlers(callee, sources);
+  if (passed.length) return passed;
   let table: Node | undefined;
   if (Node.isElementAccessExpression(callee) && constString(callee.getArgumentExpression()) === undefined) table = callee.getExpression();
   else if (Node.isIdentifier(callee)) {
@@ -122,6 +126,93 @@ export function functionsOfCallee(callee: Node, sources: ParsedSources): { fn: F
     const fn = value && functionCached(value, sources);
     const key = Node.isPropertyAssignment(p) || Node.isMethodDeclaration(p) || Node.isShorthandPropertyAssignment(p) ? propertyName(p.getNameNode()) : undefined;
     if (fn) out.push({ fn, key });
+  }
+  return out;
+}
+
+/** The elements of a list written in the code: array literals, their spreads, consts and imports of them (bounded). */
+function listElements(expr: Node, sources: ParsedSources, depth = 0): Node[] {
+  if (depth > 6) return [];
+  const u = stripAwait(expr);
+  if (Node.isArrayLiteralExpression(u)) return u.getElements().flatMap((e) => (Node.isSpreadElement(e) ? listElements(e.getExpression(), sources, depth + 1) : [e]));
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    const v = d && valueOfDeclaration(d, sources);
+    return v && v !== u && !Node.isSourceFile(v) ? listElements(v, sources, depth + 1) : [];
+  }
+  // Object.values(TOOLS): the values of a table.
+  if (Node.isCallExpression(u) && unwrap(u.getExpression()).getText() === 'Object.values' && u.getArguments()[0]) {
+    const obj = objectLiteralOf(u.getArguments()[0]!, sources);
+    return obj ? obj.getProperties().flatMap((p) => (Node.isPropertyAssignment(p) ? [p.getInitializer()!] : Node.isShorthandPropertyAssignment(p) ? [p.getNameNode()] : [])) : [];
+  }
+  return [];
+}
+
+/**
+ * A handler read from each element of a list of tool objects: `for (const tool of tools) server.tool(tool.name, …,
+ * (args) => tool.handler(args))`, or `tools.forEach((t) => …t.run(args))`. The functions under that property in
+ * each object of the list, keyed by the object's `name`.
+ */
+function listedHandlers(callee: Node, sources: ParsedSources): { fn: FunctionLikeNode; key?: string }[] {
+  const c = unwrap(callee);
+  if (!Node.isPropertyAccessExpression(c)) return [];
+  const item = unwrap(c.getExpression());
+  const d = Node.isIdentifier(item) ? declarationOf(item) : undefined;
+  if (!d) return [];
+  let list: Node | undefined;
+  const decl = d.getParent();
+  const forOf = decl && Node.isVariableDeclaration(decl) ? decl.getParent()?.getParent() : undefined;
+  if (forOf && Node.isForOfStatement(forOf)) list = forOf.getExpression();
+  else if (decl && Node.isParameterDeclaration(decl)) {
+    const fn = decl.getParent();
+    const call = fn?.getParent();
+    if (fn && isFunctionLike(fn) && call && Node.isCallExpression(call) && call.getArguments()[0] === fn && fn.getParameters()[0] === decl) {
+      const m = unwrap(call.getExpression());
+      if (Node.isPropertyAccessExpression(m) && ['forEach', 'map', 'flatMap'].includes(m.getName())) list = m.getExpression();
+    }
+  }
+  if (!list) return [];
+  const out: { fn: FunctionLikeNode; key?: string }[] = [];
+  for (const el of listElements(list, sources).slice(0, 200)) {
+    const obj = objectLiteralOf(el, sources);
+    const p = obj?.getProperty(c.getName());
+    const value = p && (Node.isPropertyAssignment(p) ? p.getInitializer() : Node.isShorthandPropertyAssignment(p) ? p.getNameNode() : Node.isMethodDeclaration(p) ? p : undefined);
+    const fn = value && (Node.isMethodDeclaration(value) ? value : functionCached(value, sources));
+    const name = obj?.getProperty('name');
+    const key = name && Node.isPropertyAssignment(name) ? constString(name.getInitializer())?.value : undefined;
+    if (fn) out.push({ fn: fn as FunctionLikeNode, ...(key !== undefined ? { key } : {}) });
+  }
+  return out;
+}
+
+/**
+ * A handler given as an argument to a registration helper: `function defineTool(server, name, schema, fn) {
+ * server.registerTool(name, …, (args) => fn(args)) }` called as `defineTool(server, 'x', …, async (a) => …)`. The
+ * functions passed at that parameter's place by the helper's calls in the audited files, keyed by the first text
+ * argument of each call.
+ */
+function passedHandlers(callee: Node, sources: ParsedSources): { fn: FunctionLikeNode; key?: string }[] {
+  const c = unwrap(callee);
+  const d = Node.isIdentifier(c) ? declarationOf(c) : undefined;
+  const param = d?.getParent();
+  if (!param || !Node.isParameterDeclaration(param)) return [];
+  const helper = param.getParent();
+  if (!helper || !(Node.isFunctionDeclaration(helper) || Node.isVariableDeclaration(helper.getParent()))) return [];
+  const name = Node.isFunctionDeclaration(helper) ? helper.getName() : (helper.getParent() as Node & { getName(): string }).getName();
+  if (!name) return [];
+  const index = (helper as FunctionLikeNode).getParameters().indexOf(param);
+  const out: { fn: FunctionLikeNode; key?: string }[] = [];
+  for (const [, sf] of sources.files) {
+    if (!sf.getFullText().includes(name)) continue;
+    sf.forEachDescendant((n) => {
+      if (out.length >= 200 || !Node.isCallExpression(n)) return;
+      const e = unwrap(n.getExpression());
+      if (!Node.isIdentifier(e) || e.getText() !== name || functionCached(e, sources) !== helper) return;
+      const arg = n.getArguments()[index];
+      const fn = arg && functionCached(arg, sources);
+      const key = n.getArguments().map((a) => constString(a)?.value).find((v) => v !== undefined);
+      if (fn) out.push({ fn, ...(key !== undefined ? { key } : {}) });
+    });
   }
   return out;
 }

@@ -156,6 +156,19 @@ export function possibleStrings(n: Node | undefined, depth = 0): string[] {
     const init = d ? initializerOf(d) : undefined;
     return init ? possibleStrings(init, depth + 1) : [];
   }
+  // `RUNTIMES[language]`: one of the values of a table written in the code (an object or array literal).
+  if (Node.isElementAccessExpression(u)) {
+    const table = unwrap(u.getExpression());
+    const d = Node.isIdentifier(table) ? declarationOf(table) : undefined;
+    const init = d ? initializerOf(d) : undefined;
+    const lit = init && unwrap(init);
+    const key = constString(u.getArgumentExpression())?.value;
+    if (lit && Node.isObjectLiteralExpression(lit)) {
+      const values = lit.getProperties().flatMap((p) => (Node.isPropertyAssignment(p) && (key === undefined || p.getName().replace(/^['"]|['"]$/g, '') === key) ? [p.getInitializer()] : []));
+      return values.flatMap((v) => possibleStrings(v, depth + 1));
+    }
+    if (lit && Node.isArrayLiteralExpression(lit)) return lit.getElements().flatMap((e) => possibleStrings(e, depth + 1));
+  }
   return [];
 }
 
@@ -185,6 +198,15 @@ function arrayLiteralOf(n: Node | undefined): Node | undefined {
   return undefined;
 }
 
+/**
+ * The working folder a launch is given (`{ cwd: dir }`): the program reads and writes there, so a folder the
+ * client chose is a path reaching the file system (X-5), a part of kind 'fs' beside the launch's own parts.
+ */
+function cwdParts(opts: Node[], sources: ParsedSources): SinkPart[] {
+  const cwd = opts.map((o) => optionOf(o, ['cwd'], sources)).filter((x): x is Node => !!x);
+  return cwd.length ? [{ kind: 'fs', exprs: cwd }] : [];
+}
+
 /** spawn-like (program, [argv], [options]) */
 function spawnLike(call: string, launcher: Launcher, args: Node[], sources: ParsedSources, programKind: 'process' = 'process'): SinkMatch {
   const program = args[0];
@@ -207,6 +229,7 @@ function spawnLike(call: string, launcher: Launcher, args: Node[], sources: Pars
     if (program) parts.push({ kind: programKind, exprs: [program] });
     if (argv) parts.push({ kind: 'argument', exprs: [argv] });
   }
+  parts.push(...cwdParts(opts, sources));
   return { family: 'process', call, launcher, shell: shell || shellC, parts };
 }
 
@@ -225,6 +248,7 @@ function execaTemplate(node: TaggedTemplateExpression, call: string, launcher: L
       if (rest.length) parts.push({ kind: 'argument', exprs: rest });
     }
   }
+  parts.push(...cwdParts(opts, sources));
   return { family: 'process', call, launcher, shell, parts };
 }
 
@@ -287,7 +311,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
   const m = last(o);
   switch (kind) {
     case 'shell-exec':
-      return { family: 'process', call, launcher: o.module === 'shelljs' ? 'shelljs' : 'child_process', shell: true, parts: [{ kind: 'shell', exprs: args.slice(0, 1) }] };
+      return { family: 'process', call, launcher: o.module === 'shelljs' ? 'shelljs' : 'child_process', shell: true, parts: [{ kind: 'shell', exprs: args.slice(0, 1) }, ...cwdParts(args.slice(1, 2), sources)] };
     case 'spawn':
       return spawnLike(call, o.module as 'child_process' | 'cross-spawn' | 'execa', args, sources);
     case 'execa': {
@@ -295,7 +319,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
       if (args.length === 1 && Node.isObjectLiteralExpression(unwrap(args[0]!))) return undefined;
       if (m === 'execaCommand' || m === 'execaCommandSync') {
         const shell = shellOption(args.slice(1), sources);
-        return { family: 'process', call, launcher: 'execa', shell, parts: [{ kind: shell ? 'shell' : 'process', exprs: args.slice(0, 1) }] };
+        return { family: 'process', call, launcher: 'execa', shell, parts: [{ kind: shell ? 'shell' : 'process', exprs: args.slice(0, 1) }, ...cwdParts(args.slice(1), sources)] };
       }
       return spawnLike(call, 'execa', args, sources);
     }
@@ -309,7 +333,13 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
       return connection(call, o, args, sources);
     case 'doc': {
       const d = docAccess(o.module, m)!;
-      const exprs = d.arg === 'cwd' ? [args[0], optionOf(args[1], ['cwd', 'root'], sources)] : d.arg === 'path-option' ? [optionOf(args[0], ['path'], sources)] : [args[d.arg]];
+      const first = args[0] && objectLiteralOf(args[0], sources) ? undefined : args[0];
+      const exprs =
+        d.arg === 'cwd' ? [args[0], optionOf(args[1], ['cwd', 'root'], sources)]
+        : d.arg === 'path-option' ? [optionOf(args[0], ['path'], sources)]
+        : d.arg === 'base-dir' ? [first, optionOf(args[0], ['baseDir'], sources)]
+        : d.arg === 'git-dir' ? [optionOf(args[0], ['dir'], sources), optionOf(args[0], ['gitdir'], sources)]
+        : [args[d.arg]];
       return { family: 'fs', call, access: d.access, parts: [{ kind: 'fs', exprs: exprs.filter((x): x is Node => !!x) }] };
     }
     case 'http': {
@@ -455,11 +485,19 @@ function socketNavigation(node: CallExpression): SinkMatch | undefined {
  * Libraries that open a path themselves (X-5's "common wrappers"): spreadsheets (xlsx, exceljs), images (sharp),
  * Word documents (mammoth), and globbing (glob, fast-glob, globby, tinyglobby: the pattern and the `cwd`).
  */
-export const DOC_MODULES = new Set(['xlsx', 'sharp', 'mammoth', 'glob', 'fast-glob', 'globby', 'tinyglobby']);
+export const DOC_MODULES = new Set(['xlsx', 'sharp', 'mammoth', 'glob', 'fast-glob', 'globby', 'tinyglobby', 'simple-git', 'isomorphic-git']);
+/** isomorphic-git commands: each takes `{ fs, dir }` and reads or writes the repository in `dir`. */
+const ISO_GIT = /^(?:add|addNote|branch|checkout|clone|commit|currentBranch|deleteBranch|fetch|findRoot|getRemoteInfo|init|listBranches|listFiles|listTags|log|merge|pull|push|readBlob|readCommit|readTree|remove|resetIndex|resolveRef|status|statusMatrix|tag|walk|writeBlob|writeRef)$/;
 const GLOB_NAMES = /^(?:|glob|globSync|sync|async|globby|globbySync|globStream|stream|globIterate|globIterateSync)$/;
 
-/** What a document library's function does to a path, and which argument holds it (an index, a `path` option, the glob's pattern and `cwd`). */
-function docAccess(mod: string, m: string): { access: FsAccess; arg: number | 'path-option' | 'cwd' } | undefined {
+/**
+ * What a document library's function does to a path, and which argument holds it (an index, a `path` option, the
+ * glob's pattern and `cwd`, a repository folder: simple-git's `simpleGit(dir)` / `simpleGit({ baseDir })`,
+ * isomorphic-git's `{ dir, gitdir }`).
+ */
+function docAccess(mod: string, m: string): { access: FsAccess; arg: number | 'path-option' | 'cwd' | 'base-dir' | 'git-dir' } | undefined {
+  if (mod === 'simple-git') return /^(?:|simpleGit|gitP|default)$/.test(m) ? { access: 'write', arg: 'base-dir' } : undefined;
+  if (mod === 'isomorphic-git') return ISO_GIT.test(m) ? { access: m === 'log' || /^(?:read|list|resolve|status|current|find|get|walk)/.test(m) ? 'read' : 'write', arg: 'git-dir' } : undefined;
   if (mod === 'xlsx') return /^(?:readFile|readFileSync)$/.test(m) ? { access: 'read', arg: 0 } : /^(?:writeFile|writeFileSync|writeFileAsync|writeFileXLSX)$/.test(m) ? { access: 'write', arg: 1 } : undefined;
   if (mod === 'sharp') return m === '' ? { access: 'read', arg: 0 } : undefined;
   if (mod === 'mammoth') return /^(?:extractRawText|convertToHtml|convertToMarkdown)$/.test(m) ? { access: 'read', arg: 'path-option' } : undefined;
@@ -510,19 +548,31 @@ function documentCall(node: CallExpression, sources: ParsedSources): SinkMatch |
 /** The properties of a request's options object that decide where it goes. */
 const URL_KEYS = ['url', 'baseURL', 'prefixUrl', 'host', 'hostname', 'path'];
 
+/**
+ * Methods that run a script in the page (puppeteer, playwright: `page.evaluate(script)`, `evaluateHandle`,
+ * `evaluateOnNewDocument`, `addInitScript`, `addScriptTag({ content })`; selenium `driver.executeScript`,
+ * `executeAsyncScript`): given the client's text as the script, that text runs as JavaScript with the page's
+ * authority (its cookies and sessions) — code execution, as eval.
+ */
+const PAGE_SCRIPT_NAMES = ['evaluate', 'evaluateHandle', 'evaluateOnNewDocument', 'addInitScript', 'addScriptTag', 'executeScript', 'executeAsyncScript'];
+const PAGE_RECEIVER = /page|frame|tab|driver|browser|context|^p$/i;
+
 /** Modules that drive a browser: a navigation they make is an outbound request. */
 export const BROWSER_MODULES = [
   'playwright', 'playwright-core', '@playwright/test', 'playwright-chromium', 'playwright-firefox', 'playwright-webkit',
   'puppeteer', 'puppeteer-core', 'chrome-remote-interface', 'selenium-webdriver', 'webdriverio',
 ];
-/** Method names a navigation is called by (see navigation()). */
-export const NAVIGATION_NAMES = new Set(['goto', 'navigate', 'send', 'get', 'to']);
+/** Method names a navigation or a script run in the page is called by (see navigation()). */
+export const NAVIGATION_NAMES = new Set(['goto', 'navigate', 'send', 'get', 'to', ...PAGE_SCRIPT_NAMES]);
 
 /**
  * A browser navigation, read by name (the page object comes from the library at run time, through
  * parameters and fields): `page.goto(url)` (playwright, puppeteer), `Page.navigate({ url })` and
  * `client.send('Page.navigate', { url })` (Chrome DevTools Protocol), `driver.get(url)` and
  * `driver.navigate().to(url)` (selenium). Only asked when the package uses a browser module.
+ * A script run in the page (PAGE_SCRIPT_NAMES) is a code sink: its script argument (the first, or the `content`
+ * of addScriptTag / the `expression` of CDP's Runtime.evaluate) when it is text, not a function written in the
+ * code (`page.evaluate((sel) => …, selector)` passes the client's value as data).
  */
 function navigation(node: CallExpression): SinkMatch | undefined {
   const callee = unwrap(node.getExpression());
@@ -530,6 +580,8 @@ function navigation(node: CallExpression): SinkMatch | undefined {
   const name = callee.getName();
   const recv = callee.getExpression().getText();
   const args = node.getArguments();
+  const script = pageScript(name, recv, args);
+  if (script) return { family: 'code', call: calleeText(callee), parts: [{ kind: 'eval', exprs: [script] }] };
   const urlOf = (n: Node | undefined): Node | undefined => {
     const u = n && unwrap(n);
     if (u && Node.isObjectLiteralExpression(u)) return propertyValue(u, 'url');
@@ -543,6 +595,20 @@ function navigation(node: CallExpression): SinkMatch | undefined {
   else if (name === 'to' && /driver.*\.navigate\(\)$/i.test(recv.replace(/\s+/g, ''))) url = args[0];
   if (!url) return undefined;
   return { family: 'browser', call: calleeText(callee), parts: [{ kind: 'navigate', exprs: [url] }] };
+}
+
+/** The script a page-script call runs (see navigation()), unless it is a function written in the code. */
+function pageScript(name: string, recv: string, args: Node[]): Node | undefined {
+  let script: Node | undefined;
+  if (name === 'send' && constString(args[0])?.value === 'Runtime.evaluate') {
+    const o = args[1] && unwrap(args[1]);
+    script = o && Node.isObjectLiteralExpression(o) ? propertyValue(o, 'expression') : undefined;
+  } else if (PAGE_SCRIPT_NAMES.includes(name) && PAGE_RECEIVER.test(recv.split('.').pop() ?? recv)) {
+    const first = args[0] && unwrap(args[0]);
+    script = first && name === 'addScriptTag' ? (Node.isObjectLiteralExpression(first) ? propertyValue(first, 'content') : undefined) : first;
+  }
+  const u = script && unwrap(script);
+  return u && !Node.isArrowFunction(u) && !Node.isFunctionExpression(u) ? u : undefined;
 }
 
 /* --------------------------------------------------------- HTTP requests */
