@@ -19,7 +19,9 @@ import { answeredEras } from '../support/live/dynamic-text.js';
  * Without structuredContent the View draws from the tool's input: the probe calls each App tool a second time with
  * other arguments (`call-app-tool-varied`), and a text that is the same sentence under both inputs, holds none of
  * their values and no figure of its own stands for nothing the View shows (`ui-result-text-fixed`, quoted). A call
- * with those other arguments that fails is no evidence either way.
+ * with those other arguments that fails is no evidence either way. With structuredContent, the same text for two
+ * inputs whose data differ is a label, not the result (`ui-result-text-fixed` too). A value of the data counts in a
+ * text where a word starts, a number as a figure of its own (holds).
  */
 
 /** A figure standing alone in a text ("5 open incidents", not the 3 of "3D"): the text may carry a result of its own. */
