@@ -4,7 +4,7 @@ import { defineDetector, notApplicable, present } from '../../engine/detector.js
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { httpRequestOf, sinkSites, toolFlows, type Flow, type SinkSite } from '../../facts/flow.js';
-import { fieldValues, findNodes, functionOf, originOf, rawOriginOf, GLOBAL } from '../../facts/scope.js';
+import { findNodes, functionOf, originOf, rawOriginOf, GLOBAL } from '../../facts/scope.js';
 import { namesAnyModule, parsedSources, positionOf, propertyName, rawCalleeName, rawOfKinds, stringValue, unwrap } from '../../facts/ts-source.js';
 import {
   args,
@@ -193,130 +193,44 @@ function shapeOf(node: Node | undefined, files?: [string, SourceFile][], depth =
 
 /**
  * A destination the server fixes itself: a literal URL with its scheme and host, a configured value
- * (`process.env.X`, `process.env.X ?? 'https://…'`), through local consts, class fields set only to such values
- * and parameters every caller gives one; a path or query added to one of them (`${BASE}/items/${id}`,
- * `BASE + '/items'`, `new URL('/items', BASE)`, `https://${SITE}.example.com/api`), or a root-relative reference
- * glued to one (`${this.baseUrl}${endpoint}` where every caller passes `/…`). A root-relative reference alone
- * (`api.get(path)` on an instance with a base URL) names no host either. Anything else (a value read from a
- * response, a parameter with no caller in the source) is not known fixed.
+ * (`process.env.X`, `process.env.X ?? 'https://…'`), through local consts, and a path or query added to one of
+ * them (`${BASE}/items/${id}`, `BASE + '/items'`, `new URL('/items', BASE)`). Anything else (a parameter, a
+ * value read from a response) is not known fixed.
  */
-function fixedDestination(node: Node | undefined, files: [string, SourceFile][], depth = 0): boolean {
-  return destinationShape(node, files, depth) !== 'open';
-}
-
-type DestShape = 'origin' | 'configured' | 'root' | 'open';
-
-/** The callers' arguments at a parameter's position (functions by name, methods by `this.m(…)` / `x.m(…)`); undefined when there is none. */
-function callerArguments(p: Node, files: [string, SourceFile][]): (Node | undefined)[] | undefined {
-  if (!Node.isParameterDeclaration(p)) return undefined;
-  const fn = p.getParent();
-  if (!fn) return undefined;
-  const index = (fn as unknown as { getParameters(): Node[] }).getParameters?.().indexOf(p) ?? -1;
-  if (index < 0) return undefined;
-  let calls: Node[] = [];
-  if (Node.isMethodDeclaration(fn) || Node.isConstructorDeclaration(fn)) {
-    const name = Node.isMethodDeclaration(fn) ? fn.getName() : undefined;
-    const cls = fn.getParent();
-    const clsName = cls && Node.isClassDeclaration(cls) ? cls.getName() : undefined;
-    for (const [, sf] of files) {
-      for (const c of findNodes(sf, (cn) => (name ? ts.isCallExpression(cn) && ts.isPropertyAccessExpression(cn.expression) && cn.expression.name.text === name : ts.isNewExpression(cn) && !!clsName && ts.isIdentifier(cn.expression) && cn.expression.text === clsName))) calls.push(c);
-    }
-  } else calls = callersOf(fn, files).map((c) => c.node);
-  if (!calls.length) return undefined;
-  return calls.map((c) => (Node.isCallExpression(c) || Node.isNewExpression(c) ? (c.getArguments()[index] as Node | undefined) : undefined));
-}
-
-/**
- * 'origin': a URL whose scheme and host are fixed; 'configured': a value the server is configured with (a
- * literal, an environment variable) that may be a whole base URL or a piece of one; 'root': a reference that
- * starts with `/`, `?` or `#` (no host of its own); 'open': anything else.
- */
-function destinationShape(node: Node | undefined, files: [string, SourceFile][], depth = 0): DestShape {
-  if (!node || depth > 8) return 'open';
+function fixedDestination(node: Node | undefined, depth = 0): boolean {
+  if (!node || depth > 6) return false;
   const n = unwrap(node);
   const s = stringValue(n);
-  if (s !== undefined) return /^[a-z][a-z0-9+.-]*:\/\/[^/?#@]+(?:[/?#]|$)/i.test(s) ? 'origin' : /^(?:\/(?!\/)|[?#])/.test(s) ? 'root' : 'configured';
-  if ((Node.isPropertyAccessExpression(n) || Node.isElementAccessExpression(n)) && /^process\.env$/.test(unwrap(n.getExpression()).getText().replace(/\s+/g, ''))) return 'configured';
-  if (Node.isPropertyAccessExpression(n) && Node.isThisExpression(unwrap(n.getExpression()))) {
-    const values = fieldValues(n);
-    return values.length ? weakest(values.map((v) => destinationShape(v, files, depth + 1))) : 'open';
-  }
+  if (s !== undefined) return /^[a-z][a-z0-9+.-]*:\/\/[^/?#@]+(?:[/?#]|$)/i.test(s);
+  if (Node.isPropertyAccessExpression(n)) return /^process\.env$/.test(unwrap(n.getExpression()).getText().replace(/\s+/g, ''));
+  if (Node.isElementAccessExpression(n)) return /^process\.env$/.test(unwrap(n.getExpression()).getText().replace(/\s+/g, ''));
   if (Node.isIdentifier(n)) {
     const d = declarationOf(n);
-    if (Node.isVariableDeclaration(d)) {
-      const constant = d.getFirstAncestor((a) => Node.isVariableDeclarationList(a))?.getText().startsWith('const');
-      const i = constant ? initializerOf(d) : undefined;
-      return i ? destinationShape(i, files, depth + 1) : 'open';
-    }
-    if (d && Node.isParameterDeclaration(d)) {
-      const init = d.getInitializer();
-      const passed = callerArguments(d, files);
-      if (!passed) return 'open';
-      return weakest([...passed.map((a) => (a ? destinationShape(a, files, depth + 2) : init ? destinationShape(init, files, depth + 2) : 'open'))]);
-    }
-    return 'open';
+    const i = Node.isVariableDeclaration(d) && d.getFirstAncestor((a) => Node.isVariableDeclarationList(a))?.getText().startsWith('const') ? initializerOf(d) : undefined;
+    return !!i && fixedDestination(i, depth + 1);
   }
   if (Node.isBinaryExpression(n)) {
     const op = n.getOperatorToken().getText();
-    if (op === '??' || op === '||') return weakest([destinationShape(n.getLeft(), files, depth + 1), destinationShape(n.getRight(), files, depth + 1)]);
-    if (op === '+') return piecesShape(n, files, depth);
-    return 'open';
+    if (op === '??' || op === '||') return fixedDestination(n.getLeft(), depth + 1) && fixedDestination(n.getRight(), depth + 1);
+    if (op === '+') {
+      const right = prefixOf(n.getRight());
+      return fixedDestination(n.getLeft(), depth + 1) && (stringValue(n.getLeft()) !== undefined || (right !== undefined && /^[/?#]/.test(right)));
+    }
+    return false;
   }
-  if (Node.isConditionalExpression(n)) return weakest([destinationShape(n.getWhenTrue(), files, depth + 1), destinationShape(n.getWhenFalse(), files, depth + 1)]);
-  if (Node.isTemplateExpression(n)) return piecesShape(n, files, depth);
+  if (Node.isTemplateExpression(n)) {
+    const head = n.getHead().getLiteralText();
+    if (head) return /^[a-z][a-z0-9+.-]*:\/\/[^/?#@]+[/?#]/i.test(head);
+    const [first] = n.getTemplateSpans();
+    return !!first && /^[/?#]/.test(first.getLiteral().getLiteralText()) && fixedDestination(first.getExpression(), depth + 1);
+  }
   if (Node.isNewExpression(n) && calleeName(n) === 'URL') {
     const [a, base] = n.getArguments();
-    if (!base) return destinationShape(a, files, depth + 1);
-    const ref = destinationShape(a, files, depth + 1);
-    return ref === 'origin' ? 'origin' : ref === 'root' && destinationShape(base, files, depth + 1) !== 'open' ? 'origin' : 'open';
+    if (!base) return fixedDestination(a, depth + 1);
+    const p = prefixOf(a);
+    return p !== undefined && /^\/(?!\/)/.test(p) && fixedDestination(base, depth + 1);
   }
-  return 'open';
-}
-
-/** Of several possible values: open if any is; 'origin' or 'root' only when every value is one of them. */
-function weakest(shapes: DestShape[]): DestShape {
-  if (!shapes.length || shapes.includes('open')) return 'open';
-  if (shapes.includes('configured')) return 'configured';
-  if (shapes.every((x) => x === 'root')) return 'root';
-  return 'origin';
-}
-
-/** A template or concatenation: its constant start (configured values as \0), then the first value that is not configured. */
-function piecesShape(n: Node, files: [string, SourceFile][], depth: number): DestShape {
-  const pieces: (string | Node)[] = [];
-  const flatten = (x: Node): void => {
-    const u = unwrap(x);
-    if (Node.isBinaryExpression(u) && u.getOperatorToken().getText() === '+') {
-      flatten(u.getLeft());
-      flatten(u.getRight());
-    } else if (Node.isTemplateExpression(u)) {
-      pieces.push(u.getHead().getLiteralText());
-      for (const sp of u.getTemplateSpans()) {
-        pieces.push(sp.getExpression());
-        pieces.push(sp.getLiteral().getLiteralText());
-      }
-    } else pieces.push(stringValue(u) ?? u);
-  };
-  flatten(n);
-  let prefix = '';
-  for (const p of pieces) {
-    if (typeof p === 'string') {
-      prefix += p;
-      continue;
-    }
-    const shape = destinationShape(p, files, depth + 1);
-    // A fixed or configured value: its text when known (what follows its host matters), else a stand-in.
-    if (shape === 'configured' || (shape === 'origin' && prefix === '')) {
-      prefix += (shape === 'origin' ? staticString(p) : undefined) ?? '\0';
-      continue;
-    }
-    if (/^(?:[a-z][a-z0-9+.-]*|\0+):\/\/[^/?#@]+[/?#]/i.test(prefix) || /^\0+[\w.~%-]*(?:\/(?!\/)|[?#])/.test(prefix)) return 'origin';
-    if (shape === 'root' && /^(?:(?:[a-z][a-z0-9+.-]*|\0+):\/\/[^/?#@]+|\0+)$/i.test(prefix)) return 'origin';
-    if ((prefix === '' && shape === 'root') || /^(?:\/(?!\/)|[?#])/.test(prefix)) return 'root';
-    return 'open';
-  }
-  if (/^(?:[a-z][a-z0-9+.-]*|\0+):\/\/[^/?#@]+/i.test(prefix) || /^\0/.test(prefix)) return /^\0+$/.test(prefix) ? 'configured' : 'origin';
-  return /^(?:\/(?!\/)|[?#])/.test(prefix) ? 'root' : 'configured';
+  return false;
 }
 
 /** The constant text a template or concatenation starts with. */
@@ -603,7 +517,7 @@ function judgeSources(repo: RepoFacts): Verdict {
       if (field) influence = { source: 'oauth_metadata', name: field, names };
     }
     if (!influence) {
-      if (client.hostOnly ? !(client.url && stringValue(client.url) !== undefined) : !fixedDestination(client.url, files)) open++;
+      if (client.hostOnly ? !(client.url && stringValue(client.url) !== undefined) : !fixedDestination(client.url)) open++;
       continue;
     }
     const written = client.hostOnly ? (client.url && stringValue(client.url) !== undefined ? 'fixed' : 'host') : shapeOf(client.url, influence.source === 'oauth_metadata' ? files : undefined);

@@ -6,7 +6,7 @@ import { asksHuman, CONFIRMED, guarding, openWhenEmpty, storageKeys, STORE_MUTAT
 import { type Analyzable, classId, constructorOf, functionCached, functionsOfCallee, originCached, ownerClass, stripAwait } from './modules.js';
 import { arrayArgv, pushedArgv } from './argv.js';
 import { classifySink, FS_MODULES, type HttpRequest, httpRequestOf, last, MAX_DEPTH, type SinkContext, type SinkMatch, type SinkPart, type UrlShape } from './sinks.js';
-import { ALLOW, bodyNodes, type Check, CLOSED_BASE, CLOSED_ORIGIN, declKey, DENY, DENY_NAME, ESCAPE_MODULES, ESCAPE_NAME, exprKey, type Family, type FnResult, hasSeparator, isSep, ITERATING, liftKeys, merge, NON_TEXT_METHODS, worstArgv, OPEN_HOST, ownReturns, BARE_ORIGIN, ROOT_PATH, PARSE_METHODS, PART_METHODS, PASS_GLOBALS, PATH_MODULES, patternVerdict, type Piece, piecesOf, type RawFlow, RELATIVE, SCHEME, signature, type StoreWrite, type Taint, unionKeys, v, type Verdict, withKeys } from './taint.js';
+import { ALLOW, bodyNodes, type Check, CLOSED_BASE, CLOSED_ORIGIN, declKey, DENY, DENY_NAME, ESCAPE_MODULES, ESCAPE_NAME, exprKey, type Family, type FnResult, hasSeparator, isSep, ITERATING, liftKeys, merge, NON_TEXT_METHODS, worstArgv, OPEN_HOST, ownReturns, PARSE_METHODS, PART_METHODS, PASS_GLOBALS, PATH_MODULES, patternVerdict, type Piece, piecesOf, type RawFlow, RELATIVE, SCHEME, signature, type StoreWrite, type Taint, unionKeys, v, type Verdict, withKeys } from './taint.js';
 
 /**
  * Taint flow (facts/flow.ts), the propagation: one run over a handler (Run) and the analysis of one function
@@ -430,11 +430,9 @@ class FnAnalysis {
         prefix += constString(p.expr)?.value ?? '\0';
         continue;
       }
-      if (prefix === '') return { ...t, urlFixed: pt.urlFixed, schemeFixed: pt.schemeFixed, relPath: pt.relPath, rootPath: pt.rootPath, hostless: pt.hostless || pt.urlFixed };
-      // `${BASE}${endpoint}`: a root-relative reference (`/items/${id}`, from the callers) after a base the client does not reach.
-      const urlFixed = CLOSED_ORIGIN.test(prefix) || CLOSED_BASE.test(prefix) || (!!pt.rootPath && BARE_ORIGIN.test(prefix));
-      const rootPath = !prefix.includes('\0') && ROOT_PATH.test(prefix);
-      return { ...t, urlFixed, schemeFixed: !urlFixed && OPEN_HOST.test(prefix), relPath: !prefix.includes('\0') && RELATIVE.test(prefix) && !SCHEME.test(prefix), rootPath, hostless: urlFixed || rootPath };
+      if (prefix === '') return { ...t, urlFixed: pt.urlFixed, schemeFixed: pt.schemeFixed, relPath: pt.relPath };
+      const urlFixed = CLOSED_ORIGIN.test(prefix) || CLOSED_BASE.test(prefix);
+      return { ...t, urlFixed, schemeFixed: !urlFixed && OPEN_HOST.test(prefix), relPath: !prefix.includes('\0') && RELATIVE.test(prefix) && !SCHEME.test(prefix) };
     }
     return t;
   }
@@ -567,7 +565,7 @@ class FnAnalysis {
    * `prefixUrl` (which is always prepended), in the call's options or the instance's configuration.
    */
   private destination(n: Node, t: Taint): UrlShape {
-    if (t.urlFixed || t.hostless) return 'path';
+    if (t.urlFixed) return 'path';
     const req = httpRequestOf(n, this.run_.sources);
     if (req) {
       const configs = [req.options, ...req.instance].map((c) => (c ? objectLiteralOf(c, this.run_.sources) : undefined));

@@ -44,13 +44,6 @@ export interface Taint {
   /** A relative reference with a fixed start (`/items/${id}`, `items/${id}`): it cannot name another host. */
   relPath?: boolean;
   /**
-   * A relative reference whose fixed start is `/` (not `//`), `?` or `#` (`/items/${id}`): glued to a base
-   * (`${BASE}${endpoint}`) it only adds a path or query, whatever the base ends with.
-   */
-  rootPath?: boolean;
-  /** Names no host of its own: a fixed-origin URL (urlFixed) or a root-relative reference (rootPath), whichever branch it came from. */
-  hostless?: boolean;
-  /**
    * An argument array for a program (see flow/argv.ts): where the client's values sit in it — 'safe' when each
    * one is after `--`, glued to a fixed prefix or the value of a fixed option; 'option' when one may be read as an
    * option (a value starting with `-`); 'code' when one follows a code flag (`-c`, `-e`, `--eval`). Undefined: not
@@ -200,8 +193,6 @@ export function merge(ts: (Taint | undefined)[]): Taint | undefined {
     urlFixed: list.every((t) => t.urlFixed),
     schemeFixed: list.every((t) => t.urlFixed || t.schemeFixed),
     relPath: list.every((t) => t.relPath),
-    rootPath: list.every((t) => t.rootPath),
-    hostless: list.every((t) => t.hostless || t.urlFixed),
     argv: worstArgv(list.map((t) => t.argv)),
     argvRuntime: list.some((t) => t.argvRuntime),
     validated: list.every((t) => t.validated),
@@ -242,13 +233,10 @@ export const CLOSED_BASE = /^\0+[\w.~%-]*(?:\/(?!\/)|[?#])/;
 export const OPEN_HOST = /^(?:[a-z][a-z0-9+.-]*|\0+):\/\//i;
 export const RELATIVE = /^(?:\/(?!\/)|[?#]|[\w.~%-]+\/)/;
 export const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
-export const ROOT_PATH = /^(?:\/(?!\/)|[?#])/;
-/** A base with nothing after its host (`https://api.example.com`, a configured value): a root-relative reference glued to it stays on that host. */
-export const BARE_ORIGIN = /^(?:(?:[a-z][a-z0-9+.-]*|\0+):\/\/[^/?#@]+|\0+)$/i;
 
 export const signature = (t: Taint | undefined, depth = 0): string => {
   if (!t) return '-';
-  const flags = [t.prefix?.join('.') ?? '*', [...(t.safe ?? [])].sort().join(','), t.root, t.resolved, t.relative, t.basename, t.escaped, t.replaced, t.part, t.urlFixed, t.schemeFixed, t.relPath, t.rootPath, t.hostless, t.argv, t.argvRuntime, t.validated, t.codeFile, [...(t.patterned ?? [])].sort().join(',')].map((x) => (x === true ? 1 : x || 0)).join('|');
+  const flags = [t.prefix?.join('.') ?? '*', [...(t.safe ?? [])].sort().join(','), t.root, t.resolved, t.relative, t.basename, t.escaped, t.replaced, t.part, t.urlFixed, t.schemeFixed, t.relPath, t.argv, t.argvRuntime, t.validated, t.codeFile, [...(t.patterned ?? [])].sort().join(',')].map((x) => (x === true ? 1 : x || 0)).join('|');
   if (!t.props || depth > 2) return flags;
   const props = [...t.props].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}:${signature(v, depth + 1)}`);
   return `${flags}{${props.join(',')}${t.rest ? `,...${signature(t.rest, depth + 1)}` : ''}}`;
