@@ -40,6 +40,7 @@ function constInit(decl: ts.Identifier): ts.Expression | undefined {
   return fixedBinding(d) ? d.initializer : undefined;
 }
 
+const isFnLike = (n: ts.Node): boolean => ts.isFunctionDeclaration(n) || ts.isFunctionExpression(n) || ts.isArrowFunction(n) || ts.isMethodDeclaration(n) || ts.isConstructorDeclaration(n) || ts.isGetAccessor(n) || ts.isSetAccessor(n);
 const ASSIGNMENTS = new Set([ts.SyntaxKind.EqualsToken, ts.SyntaxKind.PlusEqualsToken, ts.SyntaxKind.QuestionQuestionEqualsToken, ts.SyntaxKind.BarBarEqualsToken, ts.SyntaxKind.AmpersandAmpersandEqualsToken]);
 const fixedMemo = new WeakMap<ts.VariableDeclaration, boolean>();
 
@@ -56,8 +57,18 @@ function fixedBinding(d: ts.VariableDeclaration): boolean {
   const name = d.name.text;
   let written = false;
   const writes = (t: ts.Node): boolean => ts.isIdentifier(t) && t.text === name && rawDeclarationOf(t) === d.name;
+  const scopeOf = (n: ts.Node): ts.Node | undefined => {
+    for (let c = n.parent; c; c = c.parent) if (isFnLike(c) || ts.isSourceFile(c)) return c;
+    return undefined;
+  };
+  const scope = scopeOf(d);
   const visit = (n: ts.Node): void => {
     if (written) return;
+    // `var a = 'x'; … var a = 'y';`: a second var of the same name in the same function writes it again.
+    if (n !== d && ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.name.text === name && !(ts.getCombinedNodeFlags(n) & (ts.NodeFlags.Let | ts.NodeFlags.Const)) && scopeOf(n) === scope) {
+      written = true;
+      return;
+    }
     if (ts.isBinaryExpression(n) && ASSIGNMENTS.has(n.operatorToken.kind) && writes(strip(n.left))) written = true;
     else if ((ts.isPrefixUnaryExpression(n) || ts.isPostfixUnaryExpression(n)) && (n.operator === ts.SyntaxKind.PlusPlusToken || n.operator === ts.SyntaxKind.MinusMinusToken) && writes(n.operand)) written = true;
     // A destructuring assignment ([a, b] = …) or another declaration of the same name: not followed, taken as a write.
