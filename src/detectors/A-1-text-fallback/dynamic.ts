@@ -19,7 +19,9 @@ import { answeredEras } from '../support/live/dynamic-text.js';
  * Without structuredContent the View draws from the tool's input: the probe calls each App tool a second time with
  * other arguments (`call-app-tool-varied`), and a text that is the same sentence under both inputs, holds none of
  * their values and no figure of its own stands for nothing the View shows (`ui-result-text-fixed`, quoted). A call
- * with those other arguments that fails is no evidence either way.
+ * with those other arguments that fails is no evidence either way. With structuredContent, the same text for two
+ * inputs whose data differ is a label, not the result (`ui-result-text-fixed` too). A value of the data counts in a
+ * text where a word starts, a number as a figure of its own (holds).
  */
 
 /** A figure standing alone in a text ("5 open incidents", not the 3 of "3D"): the text may carry a result of its own. */
@@ -29,17 +31,35 @@ interface Answer {
   args: string;
   values: string[];
   text: string;
-  structured: boolean;
+  /** The result's structuredContent as JSON, undefined when it gives the View no data. */
+  structured?: string;
 }
 
-/** A fixed sentence whatever the input: two calls with different arguments, no data for the View, the same text. */
+/**
+ * A fixed sentence whatever the input: two calls with different arguments, the same text. Without data for the View,
+ * the View draws from the input; with data (structuredContent), the data must differ between the two answers (the
+ * varied argument changed the result) while the text stayed the same: "Rendered the scene in the viewer." next to
+ * a scene that changed is a label, not the result — even when a word of it ("scene") is also a value of the data.
+ */
 function fixedText(answers: Answer[]): string | undefined {
-  if (new Set(answers.map((a) => a.args)).size < 2 || answers.some((a) => a.structured)) return undefined;
+  if (new Set(answers.map((a) => a.args)).size < 2) return undefined;
+  const structured = answers.filter((a) => a.structured !== undefined);
+  if (structured.length && (structured.length !== answers.length || new Set(structured.map((a) => a.structured)).size < 2)) return undefined;
   const texts = new Set(answers.map((a) => a.text));
   const text = answers[0]!.text;
   if (texts.size !== 1 || [...text].length < MIN_TEXT || FIGURE.test(text)) return undefined;
   const lower = text.toLowerCase();
-  return answers.some((a) => a.values.some((v) => lower.includes(v))) ? undefined : text;
+  return answers.some((a) => a.values.some((v) => holds(lower, v))) ? undefined : text;
+}
+
+/**
+ * Does a (lower-cased) text hold a value of the data? A number as a figure of its own (the 3 of "3 pins", not of
+ * "3D" or "2031"), a string where a word starts (the "red" of "Rendered" is no colour).
+ */
+export function holds(text: string, value: string): boolean {
+  const esc = value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const numeric = /^-?\d+(?:\.\d+)?(?:e[+-]?\d+)?$/i.test(value);
+  return new RegExp(numeric ? `(?<![\\p{L}\\p{N}_.])${esc}(?![\\p{L}\\p{N}_]|[.,]\\d)` : `(?<![\\p{L}\\p{N}_])${esc}`, 'u').test(text);
 }
 
 export const MIN_TEXT = 20;
@@ -130,7 +150,7 @@ export default defineDetector({
         const content = Array.isArray(res!.content) ? res!.content.filter(isObj) : [];
         const texts = content.filter((c) => c.type === 'text' && typeof c.text === 'string').map((c) => (c.text as string).trim());
         const length = Math.max(0, ...texts.map((x) => [...x].length));
-        const structured = res!.structuredContent !== undefined && res!.structuredContent !== null;
+        const structured = res!.structuredContent !== undefined && res!.structuredContent !== null ? JSON.stringify(res!.structuredContent) : undefined;
         answers.set(name, [...(answers.get(name) ?? []), { args: JSON.stringify(params.arguments ?? {}), values: datums(params.arguments), text: texts.filter((x) => x).join('\n'), structured }]);
         if (length < MIN_TEXT && !reported.has(`text|${name}`)) {
           reported.add(`text|${name}`);
@@ -138,7 +158,7 @@ export default defineDetector({
         } else if (length >= MIN_TEXT && !reported.has(`data|${name}`)) {
           // The data the View is given (structuredContent): a text holding none of its values stands for none of it.
           const data = datums(res!.structuredContent);
-          if (data.length && !texts.some((x) => data.some((d) => x.toLowerCase().includes(d)))) {
+          if (data.length && !texts.some((x) => data.some((d) => holds(x.toLowerCase(), d)))) {
             reported.add(`data|${name}`);
             findings.push({ messageId: 'ui-result-text-not-of-result', data: { tool: name }, evidence: texts.find((x) => x)!.slice(0, 200) });
           }

@@ -9,7 +9,8 @@ import { appSource } from '../support/apps/app-source.js';
 
 /**
  * A-1 — text fallback next to the UI (static). Every App tool the server's code registers (registerAppTool of
- * @modelcontextprotocol/ext-apps/server, or registerTool with `_meta.ui.resourceUri`) returns, on every path
+ * @modelcontextprotocol/ext-apps/server, registerTool with `_meta.ui.resourceUri`, or a low-level Server's listed
+ * definition with that key, whose dispatcher branch for the name is read) returns, on every path
  * of its handler, a `content` array holding a text block next to the UI: a result made of `structuredContent`
  * alone, an empty `content`, or a `content` without a text block is red (a host without the UI shows nothing).
  * So is a text that is a fixed sentence (a literal, the same whatever the input), next to a `structuredContent` or
@@ -71,6 +72,27 @@ function outcomeOfResult(expr: Node, sources: ParsedSources, depth: number): Out
   return [unknown ? { kind: 'unknown', line } : { kind: 'no-text', why: 'no-text-block', line }];
 }
 
+/**
+ * The outcomes of a low-level dispatcher's branch for one tool (a `case 'name':` clause or an `if (name === …)`
+ * statement): the results its own return statements give (not those of functions defined inside it). A branch that
+ * returns nothing itself (it sets a variable and breaks to a common return) is not followed.
+ */
+function branchOutcomes(branch: Node, sources: ParsedSources): Outcome[] {
+  const returned: Node[] = [];
+  const visit = (n: Node): void => {
+    if (Node.isReturnStatement(n)) {
+      const e = n.getExpression();
+      if (e) returned.push(e);
+      return;
+    }
+    if (Node.isFunctionDeclaration(n) || Node.isFunctionExpression(n) || Node.isArrowFunction(n) || Node.isMethodDeclaration(n) || Node.isClassDeclaration(n)) return;
+    n.forEachChild(visit);
+  };
+  visit(branch);
+  if (!returned.length) return [{ kind: 'unknown', line: positionOf(branch).line }];
+  return returned.flatMap((r) => outcomeOfResult(r, sources, 0));
+}
+
 function outcomesOf(fn: FunctionLikeNode, sources: ParsedSources, depth: number): Outcome[] {
   const returned = returnedExpressions(fn);
   const body = fn.getBody();
@@ -90,11 +112,11 @@ export default defineDetector({
     const findings: Finding[] = [];
     const unjudged: string[] = [];
     for (const t of appTools) {
-      if (!t.handler) {
+      if (!t.handler && !t.branch) {
         unjudged.push(t.name);
         continue;
       }
-      const outcomes = outcomesOf(t.handler, sources, 0);
+      const outcomes = t.branch ? branchOutcomes(t.branch, sources) : outcomesOf(t.handler!, sources, 0);
       const red = outcomes.find((o): o is Extract<Outcome, { kind: 'no-text' }> => o.kind === 'no-text');
       const fixed = outcomes.find((o): o is Extract<Outcome, { kind: 'constant-text' }> => o.kind === 'constant-text');
       if (red) findings.push({ messageId: 'app-result-without-text', data: { tool: t.name, why: red.why }, location: { file: t.file, line: red.line } });

@@ -17,7 +17,9 @@ import { lineIn, MAX_BUNDLE_BYTES, viewCode } from '../support/apps/app-source.j
  *   naming its id, or inside a `<label>`; hidden, submit, reset, button and image inputs aside).
  * An element hidden from everyone (`hidden`, an inline `display: none` or `visibility: hidden`, itself or an ancestor)
  * is left out, as axe-core leaves it out: an `<input type="file" hidden>` behind a labelled button is no unlabelled
- * field. A button's name from its content counts a descendant's aria-label (an icon `<svg aria-label="Close">`).
+ * field. A hidden panel the View's scripts can show (they name its id and hold a reveal: `hidden` set to anything but
+ * true, `removeAttribute('hidden')`, an inline display/visibility set) is checked: its controls reach the user once shown.
+ * A button's name from its content counts a descendant's aria-label (an icon `<svg aria-label="Close">`).
  * JSX with a spread of props or an expression child is taken as named (the value is not known before rendering).
  * Contrast, focus and everything a script builds are the dynamic half's (axe-core in the rendered View).
  * Why not axe-core here: it needs a DOM (jsdom would be a large new dependency for five markup checks) and the
@@ -56,10 +58,25 @@ function textOf(n: HtmlNode): string {
 /** Hidden from everyone, so out of the accessibility checks (axe skips it too): `hidden`, or an inline display:none / visibility:hidden. */
 const hiddenHtml = (n: HtmlNode): boolean => attr(n, 'hidden') !== undefined || /(^|;)\s*(display\s*:\s*none|visibility\s*:\s*hidden)\s*(!important\s*)?(;|$)/i.test(attr(n, 'style') ?? '');
 
+/**
+ * A hidden panel that the View's scripts can show: it is no control itself (a hidden file picker is, and stays out),
+ * it has an id the scripts name ('id', '#id'), and the scripts hold a reveal (a `hidden` set to anything but true,
+ * `removeAttribute('hidden')` / `toggleAttribute('hidden')`, an inline `display` / `visibility` set, `showModal()`).
+ * Its controls reach the user once it is shown, so they are checked as axe-core checks them then.
+ */
+const REVEAL = /\.hidden\s*=(?!=)\s*(?!\s*(?:true|!0)\b)|\b(?:remove|toggle)Attribute\(\s*["'`]hidden["'`]|\.style\.(?:display|visibility)\s*=(?!=)|\.setProperty\(\s*["'`](?:display|visibility)["'`]|\.showModal\(/;
+const CONTROLS = new Set(['input', 'select', 'textarea', 'button']);
+function revealable(n: HtmlNode, scripts: string): boolean {
+  const id = attr(n, 'id')?.trim();
+  if (!id || CONTROLS.has(n.nodeName) || !REVEAL.test(scripts)) return false;
+  const quoted = id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`["'\`]#?${quoted}["'\`]`).test(scripts);
+}
+
 const named = (n: HtmlNode) => ['aria-label', 'aria-labelledby', 'title'].some((a) => (attr(n, a) ?? '').trim() !== '');
 
-/** The checks on a built bundle's markup. */
-export function markupMisses(html: string): Miss[] {
+/** The checks on a built bundle's markup; `scripts`, the View's code, tells which hidden panels it can show. */
+export function markupMisses(html: string, scripts = ''): Miss[] {
   const doc = parse(html, { sourceCodeLocationInfo: true }) as unknown as HtmlNode;
   const out: Miss[] = [];
   const labelled = new Set<string>();
@@ -73,7 +90,7 @@ export function markupMisses(html: string): Miss[] {
   let htmlNode: HtmlNode | undefined;
   const walk = (n: HtmlNode, inLabel: boolean) => {
     if (n.nodeName === 'html') htmlNode = n;
-    if (n.nodeName !== 'html' && n.nodeName !== 'body' && !n.nodeName.startsWith('#') && hiddenHtml(n)) return walkHidden(n);
+    if (n.nodeName !== 'html' && n.nodeName !== 'body' && !n.nodeName.startsWith('#') && hiddenHtml(n) && !revealable(n, scripts)) return walkHidden(n);
     if (n.nodeName === 'title' && textOf(n).trim()) title = true;
     if (n.nodeName === 'label' && attr(n, 'for')) labelled.add(attr(n, 'for')!);
     if (['img', 'button', 'input', 'select', 'textarea'].includes(n.nodeName)) all.push({ n, inLabel });
@@ -158,10 +175,12 @@ export default defineDetector({
     const source = view.code.filter((c) => !c.bundle);
     if (!view.bundles.length && !source.length) return couldNotJudge('no-view-code');
     const findings: Finding[] = [];
+    // The View's code (its source files and the bundles' inline scripts): which hidden panels it can show.
+    const scripts = view.code.map((c) => c.sf.getFullText()).join('\n');
     for (const file of view.bundles) {
       const r = repo.source(file, MAX_BUNDLE_BYTES);
       if (!r.ok) return couldNotJudge('file-not-read', fileNotReadData({ file, cause: r.cause, size: r.size, limit: r.limit }));
-      for (const m of markupMisses(r.text)) findings.push({ messageId: 'markup-misses-name', data: { file, check: m.check, element: m.element }, location: { file, line: m.line } });
+      for (const m of markupMisses(r.text, scripts)) findings.push({ messageId: 'markup-misses-name', data: { file, check: m.check, element: m.element }, location: { file, line: m.line } });
     }
     for (const c of source) {
       for (const m of jsxMisses(c.sf.compilerNode)) findings.push({ messageId: 'markup-misses-name', data: { file: c.file, check: m.check, element: m.element }, location: { file: c.file, line: lineIn(c, wrapNode(c.sf, m.node) as Node) } });

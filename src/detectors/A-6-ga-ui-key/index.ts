@@ -1,5 +1,6 @@
 import { fileNotReadData } from '../../facts/not-read.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
+import { SOURCE_LIMITS } from '../../facts/source-limits.js';
 import type { Finding } from '../../engine/types.js';
 import { appsListed } from '../support/apps/apps-support.js';
 
@@ -19,7 +20,12 @@ import { appsListed } from '../support/apps/apps-support.js';
  */
 
 const CODE = /\.(?:[cm]?[jt]sx?)$/i;
-const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
+/**
+ * The scan is a regular expression per line, linear in the text: a file is read up to the limit of a bundle read
+ * whole (64 MB), not the 2 MB of a parse. A published App ships View chunks of several MB (graph layouts, pdf.js,
+ * three.js); at 2 MB each of them made the part could-not-judge file-not-read.
+ */
+const MAX_SOURCE_BYTES = SOURCE_LIMITS.bundleBytes;
 const FLAT = /(['"`])ui\/resourceUri\1\s*\]?\s*:|\[\s*RESOURCE_URI_META_KEY\s*\]\s*:/;
 const COMMUNITY = /(['"`])io\.modelcontextprotocol\/ui\1\s*\]?\s*:/;
 const NESTED = /\bregisterAppTool\s*\(|\bresourceUri\s*:/;

@@ -3,7 +3,7 @@ import { rawDeclarationOf } from '../../facts/scope.js';
 
 /**
  * The tool names an expression of the View's code can hold, when they are written down in the same file:
- * a string literal; a `const` holding one; either side of a conditional or of `??` / `||`; a member of a
+ * a string literal; a `const` holding one (or a `var` / `let` never assigned again: a minified bundle's consts); either side of a conditional or of `??` / `||`; a member of a
  * literal table (`TOOLS.remove`, `TOOLS[action]` = every value of TOOLS); the element (or a member of the element)
  * of a literal array a callback is mapped over (`ACTIONS.map((a) => … a.tool …)`); a parameter typed with a union of
  * string literals (`name: 'archive' | 'purge'`, directly or through a type alias of the file). Undefined when any
@@ -37,7 +37,47 @@ const propName = (n: ts.PropertyName): string | undefined => (ts.isIdentifier(n)
 function constInit(decl: ts.Identifier): ts.Expression | undefined {
   const d = decl.parent;
   if (!ts.isVariableDeclaration(d) || d.name !== decl || !d.initializer) return undefined;
-  return ts.getCombinedNodeFlags(d) & ts.NodeFlags.Const ? d.initializer : undefined;
+  return fixedBinding(d) ? d.initializer : undefined;
+}
+
+const isFnLike = (n: ts.Node): boolean => ts.isFunctionDeclaration(n) || ts.isFunctionExpression(n) || ts.isArrowFunction(n) || ts.isMethodDeclaration(n) || ts.isConstructorDeclaration(n) || ts.isGetAccessor(n) || ts.isSetAccessor(n);
+const ASSIGNMENTS = new Set([ts.SyntaxKind.EqualsToken, ts.SyntaxKind.PlusEqualsToken, ts.SyntaxKind.QuestionQuestionEqualsToken, ts.SyntaxKind.BarBarEqualsToken, ts.SyntaxKind.AmpersandAmpersandEqualsToken]);
+const fixedMemo = new WeakMap<ts.VariableDeclaration, boolean>();
+
+/**
+ * A binding that holds its initializer for good: a `const`, or a `var` / `let` the file never assigns again. A
+ * minified bundle writes the View's constants as `var a=\`poll-stats\`,b=…` (Rollup and esbuild turn top-level
+ * consts into vars), so the name a call passes is read through such a var as through the const it was.
+ */
+function fixedBinding(d: ts.VariableDeclaration): boolean {
+  if (ts.getCombinedNodeFlags(d) & ts.NodeFlags.Const) return true;
+  if (!ts.isIdentifier(d.name) || !ts.isVariableDeclarationList(d.parent) || ts.isForInStatement(d.parent.parent) || ts.isForOfStatement(d.parent.parent)) return false;
+  const hit = fixedMemo.get(d);
+  if (hit !== undefined) return hit;
+  const name = d.name.text;
+  let written = false;
+  const writes = (t: ts.Node): boolean => ts.isIdentifier(t) && t.text === name && rawDeclarationOf(t) === d.name;
+  const scopeOf = (n: ts.Node): ts.Node | undefined => {
+    for (let c = n.parent; c; c = c.parent) if (isFnLike(c) || ts.isSourceFile(c)) return c;
+    return undefined;
+  };
+  const scope = scopeOf(d);
+  const visit = (n: ts.Node): void => {
+    if (written) return;
+    // `var a = 'x'; … var a = 'y';`: a second var of the same name in the same function writes it again.
+    if (n !== d && ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.name.text === name && !(ts.getCombinedNodeFlags(n) & (ts.NodeFlags.Let | ts.NodeFlags.Const)) && scopeOf(n) === scope) {
+      written = true;
+      return;
+    }
+    if (ts.isBinaryExpression(n) && ASSIGNMENTS.has(n.operatorToken.kind) && writes(strip(n.left))) written = true;
+    else if ((ts.isPrefixUnaryExpression(n) || ts.isPostfixUnaryExpression(n)) && (n.operator === ts.SyntaxKind.PlusPlusToken || n.operator === ts.SyntaxKind.MinusMinusToken) && writes(n.operand)) written = true;
+    // A destructuring assignment ([a, b] = …) or another declaration of the same name: not followed, taken as a write.
+    else if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken && (ts.isArrayLiteralExpression(n.left) || ts.isObjectLiteralExpression(n.left)) && n.left.getText().includes(name)) written = true;
+    else ts.forEachChild(n, visit);
+  };
+  visit(d.getSourceFile());
+  fixedMemo.set(d, !written);
+  return !written;
 }
 
 /** The literal arrays a callback parameter runs over: `LIST.map((x) => …)` with LIST a const array literal (or Object.values of a table). */
@@ -164,7 +204,7 @@ export function toolNamesOf(expr: ts.Expression, depth = 0): ToolNames | undefin
       const key = d.propertyName ? propName(d.propertyName) : decl.text;
       const holder = d.parent.parent;
       let objs: ts.ObjectLiteralExpression[] | undefined;
-      if (ts.isVariableDeclaration(holder) && holder.initializer && ts.getCombinedNodeFlags(holder) & ts.NodeFlags.Const) objs = objectsOf(holder.initializer, depth + 1);
+      if (ts.isVariableDeclaration(holder) && holder.initializer && fixedBinding(holder)) objs = objectsOf(holder.initializer, depth + 1);
       else if (ts.isParameter(holder)) objs = objectsOfEach(iteratedElements(holder, depth), depth);
       if (!objs || key === undefined) return undefined;
       const values: ts.Expression[] = [];

@@ -11,7 +11,8 @@ import { isBundleHtml, MAX_BUNDLE_BYTES } from './apps-support.js';
 
 /**
  * The static reading of an MCP App repository shared by the static parts of A-1, A-3 and A-7: the App tools its
- * server code registers (registerAppTool, or registerTool with `_meta.ui.resourceUri`), the annotations of every
+ * server code registers (registerAppTool, registerTool with `_meta.ui.resourceUri`, or a low-level Server's listed
+ * tool definition with that key), the annotations of every
  * tool it registers, the View's own code (UI source files: the files that use the DOM or a UI framework, not the
  * server's) and the inline scripts of its built single-file bundles (parsed apart, with their line in the HTML).
  */
@@ -23,8 +24,10 @@ export interface AppToolInSource {
   name: string;
   file: string;
   line: number;
-  api: 'registerAppTool' | 'registerTool';
+  api: 'registerAppTool' | 'registerTool' | 'low-level';
   handler?: FunctionLikeNode;
+  /** A low-level server's tool (listed by a tools/list handler, or a definition object): the dispatcher's branch for it. */
+  branch?: Node;
 }
 
 /** What the source says of a tool's annotations: the literal booleans, 'none' when it gives none, 'unknown' when it gives a value the reading cannot follow. */
@@ -98,6 +101,9 @@ export function appSource(repo: RepoFacts): AppSource {
     const ann: SourceAnnotations = t.annotationsNode ? (t.annotations && objectLiteralOf(t.annotationsNode, sources) ? t.annotations : 'unknown') : t.config || t.api === 'tool' ? 'none' : 'unknown';
     if (!annotations.has(t.name)) annotations.set(t.name, ann);
     if (t.api === 'registerTool' && linksView(t.config, sources)) appTools.push({ name: t.name, file: t.file, line: t.line, api: 'registerTool', handler: t.handler });
+    // A low-level Server (setRequestHandler(ListToolsRequestSchema, …) listing `{ name, _meta: { ui: { resourceUri } } }`,
+    // and a tools/call dispatcher with a branch per name): an App tool whose result is returned by its branch.
+    else if ((t.api === 'tools/list' || t.api === 'definition') && linksView(t.config, sources)) appTools.push({ name: t.name, file: t.file, line: t.line, api: 'low-level', branch: t.branch });
   }
   // registerAppTool(server, name, config, handler) of @modelcontextprotocol/ext-apps/server: a function, not a method.
   for (const { file, call, name } of ownCalls(sources)) {
