@@ -68,6 +68,10 @@ describe('X-8 classification rules (legs.ts)', () => {
     [{ name: 'jira_add_comment', properties: ['issue_key', 'body'] }, ['outbound']],
     [{ name: 'confluence_create_page', properties: ['space_key', 'title', 'body'] }, ['outbound']],
     [{ name: 'get_me', properties: [] }, ['private']],
+    // Browsing or scraping under the user's saved logins reads the user's accounts; a plain scrape does not.
+    [{ name: 'scrape', description: 'Scrape a page and return markdown.', properties: ['url', 'formats'] }, ['untrusted', 'outbound']],
+    [{ name: 'crawl', properties: ['url', 'limit', 'storage_state'] }, ['private', 'untrusted', 'outbound']],
+    [{ name: 'page_text', description: 'Returns the text of a page opened in your logged-in browser session.', properties: ['address'] }, ['private']],
     // mcp-doctor's own tools, as served.
     [{ name: 'probe_endpoint', properties: ['command', 'url', 'headers', 'allow_private', 'cwd', 'env'], annotations: { readOnlyHint: false, openWorldHint: true } }, ['untrusted', 'outbound']],
     [{ name: 'audit_repository', properties: ['path', 'locale', 'rules', 'fail_on'], annotations: { readOnlyHint: true, openWorldHint: false } }, []],

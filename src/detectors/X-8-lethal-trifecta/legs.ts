@@ -112,6 +112,8 @@ export const LEG_RULES: readonly LegRule[] = [
   { id: 'url-argument', legs: ['outbound', 'untrusted'], properties: { exact: ['url', 'urls', 'href', 'link', 'links', 'endpoint', 'website', 'webpage', 'uri_to_fetch'] } },
   { id: 'url-valued-argument', legs: ['outbound'], properties: { suffix: ['_url', '_urls', '_webhook', '_endpoint'] } },
   { id: 'recipient-argument', legs: ['outbound'], properties: { exact: ['recipient', 'recipients', 'cc', 'bcc', 'to_email', 'to_address', 'email_to', 'phone_number', 'webhook'] } },
+  // A browser or scraping session that opens pages under the user's saved logins reads the user's accounts.
+  { id: 'saved-login-argument', legs: ['private'], properties: { exact: ['storage_state', 'user_data_dir', 'browser_profile', 'profile_id', 'auth_context_id', 'persistent_context'] } },
 
   // --- annotations -------------------------------------------------------------------------------------
   { id: 'open-world-write', legs: ['outbound'], annotations: { openWorldHint: true, readOnlyHint: false } },
@@ -121,6 +123,11 @@ export const LEG_RULES: readonly LegRule[] = [
     id: 'describes-private-data',
     legs: ['private'],
     text: /\b(?:the\s+user['’]s|your|private|personal|internal|confidential)\s+(?:local\s+)?(?:files?|e-?mails?|mailbox|inbox|messages|documents?|notes|calendars?|contacts|databases?|data|records|accounts?|repositor(?:y|ies)|drive|workspace|secrets?|credentials?)\b/i,
+  },
+  {
+    id: 'describes-saved-logins',
+    legs: ['private'],
+    text: /\b(?:(?:your|the\s+user['’]s)\s+(?:own\s+)?(?:browser\s+profile|(?:browser\s+)?cookies|logged[- ]in\s+(?:sessions?|accounts?|browser))|(?:with|using|in|reuses?)\s+(?:your|the\s+user['’]s|saved|existing)\s+(?:login|logged[- ]in|authenticated)\s+(?:sessions?|state|cookies|browser))\b/i,
   },
   { id: 'describes-file-contents', legs: ['private'], text: /\b(?:reads?|returns?|shows?|gets?)\s+(?:the\s+)?(?:complete\s+|full\s+|raw\s+)?contents?\s+of\s+(?:a\s+|the\s+|any\s+)?(?:local\s+)?files?\b/i },
   { id: 'decrit-donnees-privees', legs: ['private'], text: /(?<!\p{L})(?:vos|ses|leurs|les)\s+(?:fichiers|e-?mails|courriels|messages|documents|notes|contacts|données\s+(?:privées|personnelles))(?!\p{L})/iu },
