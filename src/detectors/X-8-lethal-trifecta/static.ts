@@ -12,7 +12,7 @@ import { parsedSources, unwrap } from '../../facts/ts-source.js';
 import { asksUser, pyReachedPieces, reachedPieces, rootModule, usesModule } from './reach.js';
 import { noToolsFound } from '../support/source/tool-absence.js';
 import { toolsToJudge } from '../support/source/generated-tools.js';
-import { documentOperations, type DocumentOperation } from '../support/source/document-operations.js';
+import { documentOperations, shippedOpenApiDocument, type DocumentOperation } from '../support/source/document-operations.js';
 import { addHits, classifyTool, emptyLegs, isTrifecta, legEvidence, nameWords, toolList, VERBS, type LegHit, type LegMap, type Leg } from './legs.js';
 
 /**
@@ -168,7 +168,7 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
     for (const t of jsTools) {
       if (!t.nameIsLiteral) {
         // Names computed from an API document shipped in the package: each operation is a tool, read from the document.
-        const doc = documentOperations(repo, t);
+        const doc = documentOperations(repo, t) ?? shippedOpenApiDocument(repo);
         if (!doc) {
           computed++;
           continue;

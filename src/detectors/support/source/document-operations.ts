@@ -127,3 +127,35 @@ export function documentOperations(repo: RepoFacts, t: ToolDef): OperationDocume
   const { operations, context } = operationsOf(doc.value);
   return operations.length ? { file, operations, context } : undefined;
 }
+
+/**
+ * The one OpenAPI document a package ships and its code loads, for tools whose names are computed in a way the
+ * reading does not follow (a converter class that walks the document into a field). Only when there is exactly
+ * one JSON file with top-level `openapi`/`swagger` and `paths` outside node_modules, and a parsed source file
+ * names it: two documents, or one the code never names, leave the names unread.
+ */
+const shippedMemo = new WeakMap<RepoFacts, OperationDocument | null>();
+export function shippedOpenApiDocument(repo: RepoFacts): OperationDocument | undefined {
+  let hit = shippedMemo.get(repo);
+  if (hit === undefined) shippedMemo.set(repo, (hit = readShipped(repo) ?? null));
+  return hit ?? undefined;
+}
+
+function readShipped(repo: RepoFacts): OperationDocument | undefined {
+  const candidates = repo.files.filter((f) => /\.json$/i.test(f) && !/(?:^|\/)node_modules\//.test(f) && !/(?:^|\/)package(?:-lock)?\.json$/.test(f));
+  const docs: { file: string; value: unknown }[] = [];
+  for (const f of candidates.slice(0, 200)) {
+    const head = repo.text(f);
+    if (!head.ok || !/"(?:openapi|swagger)"\s*:/.test(head.value.slice(0, 4096)) || !/"paths"\s*:/.test(head.value)) continue;
+    const doc = repo.json(f);
+    if (doc.ok && isObj(doc.value) && isObj(doc.value.paths) && (str(doc.value.openapi) || str(doc.value.swagger))) docs.push({ file: f, value: doc.value });
+    if (docs.length > 1) return undefined;
+  }
+  const only = docs[0];
+  if (!only) return undefined;
+  const base = only.file.split('/').pop()!;
+  const sources = parsedSources(repo);
+  if (![...sources.files.values()].some((sf) => sf.getFullText().includes(base))) return undefined;
+  const { operations, context } = operationsOf(only.value);
+  return operations.length ? { file: only.file, operations, context } : undefined;
+}
