@@ -413,3 +413,30 @@ export function toolTemplates(repo: RepoFacts): ToolTemplate[] {
   memo.set(repo, out);
   return out;
 }
+
+/**
+ * Where the items behind a computed tool name come from, when the name reads a loop variable or a callback
+ * parameter: `for (const e of endpoints) server.tool(e.toolName, …)`, `endpoints.forEach((e) => server.tool(`api-${e.id}`, …))`.
+ * The same reading as the templates' items; undefined when no identifier of the name leads to a known list.
+ */
+export function itemsOfName(repo: RepoFacts, sources: ParsedSources, name: Node): { items: TemplateItems; documentPath?: string } | undefined {
+  const reader = new Reader(repo, sources);
+  const ids = Node.isIdentifier(name) ? [name] : name.getDescendantsOfKind(SyntaxKind.Identifier);
+  for (const id of ids.slice(0, 16)) {
+    const parent = id.getParent();
+    if (parent && Node.isPropertyAccessExpression(parent) && parent.getNameNode() === id) continue;
+    const d = declarationOf(id);
+    if (!d) continue;
+    let read: ItemsRead = UNKNOWN;
+    // A parameter of a callback given to map / forEach / flatMap: the list it is called on.
+    const param = d.getFirstAncestor((a) => Node.isParameterDeclaration(a));
+    const fn = param?.getParent();
+    const call = fn && (Node.isArrowFunction(fn) || Node.isFunctionExpression(fn)) ? fn.getParent() : undefined;
+    if (call && Node.isCallExpression(call)) {
+      const callee = unwrap(call.getExpression());
+      if (Node.isPropertyAccessExpression(callee) && (MAP_METHODS.has(callee.getName()) || callee.getName() === 'forEach')) read = reader.items(callee.getExpression());
+    } else read = reader.items(id);
+    if (read.items !== 'unknown') return { items: read.items, ...(read.documentPath !== undefined ? { documentPath: read.documentPath } : {}) };
+  }
+  return undefined;
+}

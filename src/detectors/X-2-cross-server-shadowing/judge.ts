@@ -97,11 +97,22 @@ export function judgeReferences(text: string, ownLower: ReadonlySet<string>, liv
   return hits;
 }
 
-/** The well-known tool name `name` imitates (same skeleton, or one edit away for names of five characters or more), if any; the server's own names are never "imitated". */
+/** Skeletons this long or longer may also differ by one character once separators are set aside (`send-mail` for send_email). */
+const SKELETON_EDIT_MIN = 7;
+
+/**
+ * The well-known tool name `name` imitates, if any: the same skeleton (a confusable glyph, case or separator
+ * change), one edit away for names of five characters or more, or — for skeletons of seven letters or more —
+ * a separator change together with one edited character. The server's own names are never "imitated".
+ */
 let knownSkeletons: Map<string, string> | undefined;
 export function lookalikeOf(name: string, own: ReadonlySet<string>): string | undefined {
   knownSkeletons ??= new Map(WELL_KNOWN_TOOLS.map((w) => [w, skeleton(w)]));
   const sk = skeleton(name);
   const lower = name.toLowerCase();
-  return WELL_KNOWN_TOOLS.find((w) => !own.has(w) && name !== w && (sk === knownSkeletons!.get(w) || (w.length >= 5 && withinOneEdit(lower, w))));
+  return WELL_KNOWN_TOOLS.find((w) => {
+    if (own.has(w) || name === w) return false;
+    const wk = knownSkeletons!.get(w)!;
+    return sk === wk || (w.length >= 5 && withinOneEdit(lower, w)) || (wk.length >= SKELETON_EDIT_MIN && sk.length >= SKELETON_EDIT_MIN && withinOneEdit(sk, wk));
+  });
 }

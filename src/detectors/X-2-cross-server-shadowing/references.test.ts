@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { skeleton, withinOneEdit } from './dynamic.js';
+import { lookalikeOf } from './judge.js';
 import { GLOBAL_RULES, TOOL_REFERENCES } from './references.js';
 import { judgeReferences, looksLikeToolName } from './judge.js';
 
@@ -53,5 +54,14 @@ describe('X-2 reference registry', () => {
     assert.ok(withinOneEdit('read_files', 'read_file'));
     assert.ok(!withinOneEdit('send_emial', 'send_email'));
     assert.ok(!withinOneEdit('get_weather', 'git_status'));
+  });
+  it('sees a separator change together with one edited letter on long names only', () => {
+    const none = new Set<string>();
+    assert.equal(lookalikeOf('send-mail', none), 'send_email');
+    assert.equal(lookalikeOf('Git-Commits', none), 'git_commit');
+    // Short skeletons (fetch, search) and names two edits away stay distinct; a server serving the real name is not imitating it.
+    assert.equal(lookalikeOf('search-x', none), undefined);
+    assert.equal(lookalikeOf('mail-send-message', none), undefined);
+    assert.equal(lookalikeOf('send-mail', new Set(['send_email'])), undefined);
   });
 });

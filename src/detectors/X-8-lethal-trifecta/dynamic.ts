@@ -14,7 +14,7 @@ import { addHits, classifyTool, emptyLegs, isTrifecta, legEvidence, toolList, ty
  */
 
 /** What legs.ts reads of a served tool definition. */
-export function servedToolView(t: Obj): ToolView {
+export function servedToolView(t: Obj, context?: string): ToolView {
   const schema = isObj(t.inputSchema) ? t.inputSchema : {};
   const props = isObj(schema.properties) ? Object.keys(schema.properties) : [];
   const ann = isObj(t.annotations) ? t.annotations : {};
@@ -25,6 +25,7 @@ export function servedToolView(t: Obj): ToolView {
     ...(typeof t.description === 'string' ? { description: t.description } : {}),
     properties: props,
     annotations: ann,
+    ...(context ? { context } : {}),
   };
 }
 
@@ -33,7 +34,9 @@ export function servedLegs(session: SessionFacts): { ok: true; legs: LegMap; too
   const served = servedTools(session);
   if (!served.ok) return { ok: false, verdict: served.verdict };
   const legs = emptyLegs();
-  for (const t of served.tools) addHits(legs, toolName(t), classifyTool(servedToolView(t)));
+  // The server's served name says which product it wraps (legs.ts productOf).
+  const context = (['modern', 'legacy'] as const).map((e) => session.serverInfo(e)?.name).find((n) => typeof n === 'string');
+  for (const t of served.tools) addHits(legs, toolName(t), classifyTool(servedToolView(t, context)));
   return { ok: true, legs, tools: served.tools.length };
 }
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { operationHits } from './static.js';
 import { addHits, classifyTool, emptyLegs, isTrifecta, LEG_RULES, nameWords, toolList, verbOf, type Leg, type ToolView } from './legs.js';
 
 const legs = (t: ToolView): Leg[] => classifyTool(t).map((h) => h.leg);
@@ -57,6 +58,20 @@ describe('X-8 classification rules (legs.ts)', () => {
     [{ name: 'partager', description: 'Envoie un message à un canal de discussion.' }, ['outbound']],
     [{ name: 'lire', description: 'Lit vos fichiers du dossier de travail.' }, ['private']],
     [{ name: 'recherche', description: 'Cherche sur des pages web publiques.' }, ['untrusted']],
+    // Trackers, wikis and help desks: their records are the organisation's private data AND third parties' text.
+    [{ name: 'jira_get_issue', properties: ['issue_key'] }, ['private', 'untrusted']],
+    [{ name: 'jira_search', properties: ['jql'] }, ['private', 'untrusted']],
+    [{ name: 'get_issue', description: 'Get a Jira issue by key.', properties: ['key'] }, ['private', 'untrusted']],
+    [{ name: 'get_page', properties: ['page_id'], context: 'mcp-confluence' }, ['private', 'untrusted']],
+    [{ name: 'get_issue', description: 'Returns a linear list of the events of an issue.', properties: ['number'] }, ['untrusted']],
+    [{ name: 'get_ticket', properties: ['ticket_id'] }, ['private', 'untrusted']],
+    [{ name: 'jira_add_comment', properties: ['issue_key', 'body'] }, ['outbound']],
+    [{ name: 'confluence_create_page', properties: ['space_key', 'title', 'body'] }, ['outbound']],
+    [{ name: 'get_me', properties: [] }, ['private']],
+    // Browsing or scraping under the user's saved logins reads the user's accounts; a plain scrape does not.
+    [{ name: 'scrape', description: 'Scrape a page and return markdown.', properties: ['url', 'formats'] }, ['untrusted', 'outbound']],
+    [{ name: 'crawl', properties: ['url', 'limit', 'storage_state'] }, ['private', 'untrusted', 'outbound']],
+    [{ name: 'page_text', description: 'Returns the text of a page opened in your logged-in browser session.', properties: ['address'] }, ['private']],
     // mcp-doctor's own tools, as served.
     [{ name: 'probe_endpoint', properties: ['command', 'url', 'headers', 'allow_private', 'cwd', 'env'], annotations: { readOnlyHint: false, openWorldHint: true } }, ['untrusted', 'outbound']],
     [{ name: 'audit_repository', properties: ['path', 'locale', 'rules', 'fail_on'], annotations: { readOnlyHint: true, openWorldHint: false } }, []],
@@ -66,6 +81,15 @@ describe('X-8 classification rules (legs.ts)', () => {
     it(`${tool.name} → ${want.join(' + ') || 'no leg'}`, () => assert.deepEqual(legs(tool), want, rules(tool).join(', ')));
   }
 
+  it('reads an API operation from its name, summary, method and path', () => {
+    const op = (method: string, path: string, name?: string) => operationHits({ method, path, params: [], ...(name ? { name } : {}) }, '').map((h) => h.leg);
+    assert.deepEqual(op('GET', '/me/messages'), ['private', 'untrusted']);
+    assert.deepEqual(op('POST', '/me/sendMail'), ['outbound']);
+    assert.deepEqual(op('POST', '/v1/comments', 'create-a-comment'), ['outbound']);
+    assert.deepEqual(op('POST', '/v1/search'), []);
+    assert.deepEqual(op('GET', '/pets/{petId}', 'showPetById'), []);
+    assert.deepEqual(operationHits({ method: 'GET', path: '/v1/pages/{page_id}', params: [] }, 'Notion API api.notion.com').map((h) => h.leg), ['private', 'untrusted']);
+  });
   it('counts an absent annotation as nothing (the protocol defaults say nothing about a tool)', () => {
     assert.deepEqual(legs({ name: 'do_thing', annotations: {} }), []);
     assert.deepEqual(legs({ name: 'do_thing', annotations: { openWorldHint: true } }), []);

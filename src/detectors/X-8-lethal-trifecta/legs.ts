@@ -28,6 +28,8 @@ export interface LegRule {
   id: string;
   legs: readonly Leg[];
   name?: { verbs?: readonly string[]; objects?: readonly string[]; words?: readonly string[]; names?: readonly string[] };
+  /** With `name`: the tool must also belong to one of these products (see `productOf`). */
+  product?: readonly string[];
   properties?: { exact?: readonly string[]; suffix?: readonly string[] };
   annotations?: { readOnlyHint?: boolean; openWorldHint?: boolean };
   text?: RegExp;
@@ -63,7 +65,26 @@ const THIRD_PARTY_POSTS = [
 const PUBLIC_CONTENT = [
   'issue', 'issues', 'comment', 'comments', 'pull', 'pr', 'discussion', 'post', 'gist', 'ticket', 'message', 'page', 'pages', 'document', 'doc',
   'wiki', 'release', 'review', 'tweet', 'status', 'spreadsheet', 'sheet', 'event', 'invite', 'draft', 'webhook', 'reaction', 'reply',
+  'posts', 'tickets', 'messages', 'replies', 'reactions', 'drafts', 'worklog',
 ];
+/**
+ * Trackers, wikis, help desks and shared workspaces an organisation keeps its own records in. What their tools
+ * read (issues, tickets, pages, comments) is at once the organisation's private data, read under the user's
+ * account, and content third parties write (colleagues, customers filing tickets, anyone who can comment).
+ */
+export const WORKSPACE_PRODUCTS = [
+  'jira', 'confluence', 'atlassian', 'notion', 'linear', 'asana', 'trello', 'clickup', 'youtrack', 'redmine', 'zendesk', 'freshdesk',
+  'freshservice', 'servicenow', 'intercom', 'helpscout', 'sharepoint', 'onedrive', 'airtable', 'basecamp', 'wrike',
+];
+/** The records of such products (and the product word itself: `jira_search`, `notion_retrieve`). */
+const WORKSPACE_RECORDS = [
+  'issue', 'issues', 'ticket', 'tickets', 'page', 'pages', 'comment', 'comments', 'project', 'projects', 'space', 'spaces', 'board', 'boards',
+  'sprint', 'sprints', 'epic', 'epics', 'task', 'tasks', 'database', 'databases', 'block', 'blocks', 'worklog', 'worklogs', 'attachment', 'attachments',
+  'wiki', 'article', 'articles', 'conversation', 'conversations', 'story', 'stories', 'item', 'items', 'card', 'cards', 'content', 'children',
+  'request', 'requests', 'incident', 'incidents', 'changelog', 'history', 'transitions', 'fields', ...WORKSPACE_PRODUCTS,
+];
+/** The user's own account, named from its side: `get_me`, `list_my_issues`, GET /me/messages. */
+const OWN_ACCOUNT = ['me', 'my', 'mine', 'myself', 'self', 'whoami'];
 
 export const LEG_RULES: readonly LegRule[] = [
   // --- names -------------------------------------------------------------------------------------------
@@ -79,6 +100,9 @@ export const LEG_RULES: readonly LegRule[] = [
   { id: 'browser-content', legs: ['untrusted'], name: { words: ['browser', 'playwright', 'puppeteer', 'selenium', 'webdriver'] } },
   { id: 'browser-navigation', legs: ['untrusted', 'outbound'], name: { words: ['navigate', 'goto'] } },
   { id: 'reads-third-party-posts', legs: ['untrusted'], name: { verbs: READ, objects: THIRD_PARTY_POSTS } },
+  { id: 'reads-workspace-records', legs: ['private', 'untrusted'], name: { verbs: READ, objects: WORKSPACE_RECORDS }, product: WORKSPACE_PRODUCTS },
+  { id: 'reads-tickets', legs: ['private', 'untrusted'], name: { verbs: READ, objects: ['ticket', 'tickets'] } },
+  { id: 'reads-own-account', legs: ['private'], name: { verbs: READ, objects: OWN_ACCOUNT } },
   { id: 'uploads-local-files', legs: ['private', 'outbound'], name: { verbs: ['upload', 'attach', 'share', 'send', 'email', 'mail'], objects: FILES } },
   { id: 'sends', legs: ['outbound'], name: { verbs: SEND } },
   { id: 'creates-public-content', legs: ['outbound'], name: { verbs: ['create', 'add', 'open', 'write', 'update', 'edit', 'comment', 'make', 'new', 'put', 'append', 'insert', 'save'], objects: PUBLIC_CONTENT } },
@@ -88,6 +112,8 @@ export const LEG_RULES: readonly LegRule[] = [
   { id: 'url-argument', legs: ['outbound', 'untrusted'], properties: { exact: ['url', 'urls', 'href', 'link', 'links', 'endpoint', 'website', 'webpage', 'uri_to_fetch'] } },
   { id: 'url-valued-argument', legs: ['outbound'], properties: { suffix: ['_url', '_urls', '_webhook', '_endpoint'] } },
   { id: 'recipient-argument', legs: ['outbound'], properties: { exact: ['recipient', 'recipients', 'cc', 'bcc', 'to_email', 'to_address', 'email_to', 'phone_number', 'webhook'] } },
+  // A browser or scraping session that opens pages under the user's saved logins reads the user's accounts.
+  { id: 'saved-login-argument', legs: ['private'], properties: { exact: ['storage_state', 'user_data_dir', 'browser_profile', 'profile_id', 'auth_context_id', 'persistent_context'] } },
 
   // --- annotations -------------------------------------------------------------------------------------
   { id: 'open-world-write', legs: ['outbound'], annotations: { openWorldHint: true, readOnlyHint: false } },
@@ -97,6 +123,11 @@ export const LEG_RULES: readonly LegRule[] = [
     id: 'describes-private-data',
     legs: ['private'],
     text: /\b(?:the\s+user['’]s|your|private|personal|internal|confidential)\s+(?:local\s+)?(?:files?|e-?mails?|mailbox|inbox|messages|documents?|notes|calendars?|contacts|databases?|data|records|accounts?|repositor(?:y|ies)|drive|workspace|secrets?|credentials?)\b/i,
+  },
+  {
+    id: 'describes-saved-logins',
+    legs: ['private'],
+    text: /\b(?:(?:your|the\s+user['’]s)\s+(?:own\s+)?(?:browser\s+profile|(?:browser\s+)?cookies|logged[- ]in\s+(?:sessions?|accounts?|browser))|(?:with|using|in|reuses?)\s+(?:your|the\s+user['’]s|saved|existing)\s+(?:login|logged[- ]in|authenticated)\s+(?:sessions?|state|cookies|browser))\b/i,
   },
   { id: 'describes-file-contents', legs: ['private'], text: /\b(?:reads?|returns?|shows?|gets?)\s+(?:the\s+)?(?:complete\s+|full\s+|raw\s+)?contents?\s+of\s+(?:a\s+|the\s+|any\s+)?(?:local\s+)?files?\b/i },
   { id: 'decrit-donnees-privees', legs: ['private'], text: /(?<!\p{L})(?:vos|ses|leurs|les)\s+(?:fichiers|e-?mails|courriels|messages|documents|notes|contacts|données\s+(?:privées|personnelles))(?!\p{L})/iu },
@@ -123,6 +154,21 @@ export interface ToolView {
   /** Top-level property names of the input schema. */
   properties?: readonly string[];
   annotations?: Record<string, unknown>;
+  /**
+   * What the whole server says it wraps: its served name and title, the package name, or the title and host of
+   * the API document its tools are built from. Read only for the product of `product` rules.
+   */
+  context?: string;
+}
+
+/** Product names as written in prose (case kept, so the adjective "linear" is not the tracker). */
+const PRODUCT_PROSE = /\b(?:Jira|JIRA|Confluence|Atlassian|Notion|Linear|Asana|Trello|ClickUp|YouTrack|Redmine|Zendesk|Freshdesk|Freshservice|ServiceNow|Intercom|Help ?Scout|SharePoint|OneDrive|Airtable|Basecamp|Wrike)\b/g;
+
+/** Whether a tool belongs to one of `products`: a word of its name or of the server's context, or the product named in its title or description. */
+function productOf(t: ToolView, words: readonly string[], products: readonly string[]): boolean {
+  if (words.some((w) => products.includes(w))) return true;
+  if (t.context !== undefined && nameWords(t.context).some((w) => products.includes(w))) return true;
+  return [t.title, t.description].some((s) => typeof s === 'string' && (s.match(PRODUCT_PROSE) ?? []).some((m) => products.includes(m.toLowerCase().replace(/\s+/g, ''))));
 }
 
 export interface LegHit {
@@ -165,7 +211,7 @@ function ruleMatches(r: LegRule, t: ToolView, words: string[], verb: { verb?: st
     if (n.words) return words.some((w) => n.words!.includes(w));
     if (n.verbs && (!verb.verb || !n.verbs.includes(verb.verb))) return false;
     if (n.objects && !verb.rest.some((w) => n.objects!.includes(w))) return false;
-    return true;
+    return !r.product || productOf(t, words, r.product);
   }
   if (r.properties) {
     const props = (t.properties ?? []).map(normProp);

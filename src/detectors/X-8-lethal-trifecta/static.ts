@@ -7,11 +7,13 @@ import { hasPythonSource } from '../../facts/python-source.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { schemaPropertyNames, serverModel } from '../../facts/server-model.js';
 import { Node } from '../../facts/morph.js';
+import { declarationOf } from '../../facts/scope.js';
 import { parsedSources, unwrap } from '../../facts/ts-source.js';
 import { asksUser, pyReachedPieces, reachedPieces, rootModule, usesModule } from './reach.js';
 import { noToolsFound } from '../support/source/tool-absence.js';
 import { toolsToJudge } from '../support/source/generated-tools.js';
-import { addHits, classifyTool, emptyLegs, isTrifecta, legEvidence, toolList, type LegHit, type LegMap, type Leg } from './legs.js';
+import { documentOperations, shippedOpenApiDocument, type DocumentOperation } from '../support/source/document-operations.js';
+import { addHits, classifyTool, emptyLegs, isTrifecta, legEvidence, nameWords, toolList, VERBS, type LegHit, type LegMap, type Leg } from './legs.js';
 
 /**
  * X-8 — lethal trifecta in one server (static). Reads the tools a server registers in its source — the
@@ -66,12 +68,58 @@ function leadingText(n: Node | undefined, depth = 0): string | undefined {
   return undefined;
 }
 
-/** Whether a request call's URL starts with a literal scheme and host: its destination is fixed in the code. */
+/** The leftmost piece of a URL built by `+` or a template (`this.baseUrl + path`, `${BASE}/issue/${key}`). */
+function leadingPiece(n: Node | undefined, depth = 0): Node | undefined {
+  if (!n || depth > 8) return undefined;
+  const u = unwrap(n);
+  if (Node.isBinaryExpression(u) && u.getOperatorToken().getText() === '+') return leadingPiece(u.getLeft(), depth + 1);
+  if (Node.isTemplateExpression(u) && u.getHead().getLiteralText() === '') return leadingPiece(u.getTemplateSpans()[0]?.getExpression(), depth + 1);
+  return u;
+}
+
+/** Names of a base address set once by the operator's configuration (`baseUrl`, `JIRA_BASE_URL`, `this.apiHost`). */
+const BASE_NAME = /(?:base|root|api|server|instance|site|host)_?(?:url|uri|address|endpoint)?$|^(?:url|host|origin|endpoint)$/i;
+
+/**
+ * A URL whose leftmost piece is a base address fixed before any call: a field of the client object
+ * (`this.baseUrl`, set when it is built) or a module-level constant, named as a base address. Tool arguments
+ * then fill only the path or the query: the destination is the operator's, not the caller's.
+ */
+function configuredBase(first: Node | undefined): boolean {
+  const p = leadingPiece(first);
+  if (!p || p === (first && unwrap(first))) return false;
+  if (Node.isPropertyAccessExpression(p)) return Node.isThisExpression(unwrap(p.getExpression())) && BASE_NAME.test(p.getName());
+  if (!Node.isIdentifier(p) || !BASE_NAME.test(p.getText())) return false;
+  const d = declarationOf(p)?.getParent();
+  return !!d && Node.isVariableDeclaration(d) && Node.isSourceFile(d.getVariableStatement()?.getParent());
+}
+
+/** Whether a request call's URL starts with a literal scheme and host, or a configured base address: its destination is fixed before the call. */
 function fixedHost(site: Node): boolean {
   const call = Node.isCallExpression(site) || Node.isNewExpression(site) ? site : site.getFirstAncestor((a) => Node.isCallExpression(a));
   if (!call || !(Node.isCallExpression(call) || Node.isNewExpression(call))) return false;
   const lead = leadingText(call.getArguments()[0]);
-  return lead !== undefined && /^https?:\/\/[^/?#\s]+[/?#]/i.test(lead);
+  return (lead !== undefined && /^https?:\/\/[^/?#\s]+[/?#]/i.test(lead)) || configuredBase(call.getArguments()[0]);
+}
+
+/** HTTP methods read as the verb of an operation whose path names none. */
+const METHOD_VERBS: Record<string, string> = { GET: 'get', POST: 'create', PUT: 'update', PATCH: 'update', DELETE: 'delete' };
+
+/**
+ * The legs of one API operation a tool is built from: its own name and summary, as a served tool would say
+ * them, and its method and path read as a name (`GET /me/messages` reads `get me messages`; `POST /me/sendMail`
+ * reads `me send mail`, the path's own verb first). `{parameters}` and version segments are left out.
+ */
+export function operationHits(op: DocumentOperation, context: string): LegHit[] {
+  const words = op.path
+    .split('/')
+    .filter((seg) => seg && !/^[{:]/.test(seg) && !/^v\d+(?:\.\d+)?$/i.test(seg) && !/^(?:api|rest)$/i.test(seg))
+    .flatMap((seg) => nameWords(seg));
+  const pathName = (words.some((w) => VERBS.has(w)) ? words : [METHOD_VERBS[op.method] ?? 'get', ...words]).join('_');
+  const ctx = context.trim() ? { context: context.trim() } : {};
+  const hits = classifyTool({ name: pathName, ...(op.summary ? { description: op.summary } : {}), properties: op.params, ...ctx });
+  if (op.name) for (const h of classifyTool({ name: op.name, ...(op.summary ? { description: op.summary } : {}), properties: op.params, ...ctx })) if (!hits.some((x) => x.leg === h.leg)) hits.push(h);
+  return hits;
 }
 
 interface Located {
@@ -94,6 +142,9 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
   }
   const legs = emptyLegs();
   const at = new Map<string, Located>();
+  // The package's name says which product the server wraps (legs.ts productOf).
+  const pkg = repo.object('package.json');
+  const context = pkg.ok && typeof pkg.value.name === 'string' ? pkg.value.name : undefined;
   /** Tools whose handler asks the user before it acts: their requests go out only with the user's approval. */
   const confirmed = new Set<string>();
   let computed = 0;
@@ -116,7 +167,17 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
     }
     for (const t of jsTools) {
       if (!t.nameIsLiteral) {
-        computed++;
+        // Names computed from an API document shipped in the package: each operation is a tool, read from the document.
+        const doc = documentOperations(repo, t) ?? shippedOpenApiDocument(repo);
+        if (!doc) {
+          computed++;
+          continue;
+        }
+        for (const op of doc.operations) {
+          const label = op.name ?? `${op.method} ${op.path}`;
+          addHits(legs, label, operationHits(op, `${doc.context} ${context ?? ''}`));
+          if (!at.has(label)) at.set(label, { file: t.file, line: t.nameLine ?? t.line });
+        }
         continue;
       }
       const hits: LegHit[] = classifyTool({
@@ -125,6 +186,7 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
         ...(t.description !== undefined ? { description: t.description } : {}),
         properties: schemaPropertyNames(t.inputSchema, sources),
         annotations: t.annotations ?? {},
+        ...(context ? { context } : {}),
       });
       hits.push(...(flowHits.get(t.name) ?? []));
       if (t.handler) {
@@ -152,7 +214,7 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
       flowHits.set(f.handler, [...(flowHits.get(f.handler) ?? []), { leg: 'private', rule: 'reads-argument-path' }]);
     }
     for (const t of pyTools) {
-      const hits: LegHit[] = classifyTool({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), properties: t.params.map((p) => p.name) });
+      const hits: LegHit[] = classifyTool({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), properties: t.params.map((p) => p.name), ...(context ? { context } : {}) });
       hits.push(...(flowHits.get(t.name) ?? []));
       const file = py.sources.files.get(t.file);
       if (file && t.handler) {
