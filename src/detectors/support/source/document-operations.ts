@@ -4,6 +4,7 @@ import type { ToolDef } from '../../../facts/server-model.js';
 import { itemsOfName } from '../../../facts/tool-templates.js';
 import { parsedSources, unwrap } from '../../../facts/ts-source.js';
 import { isGenerated } from './generated-tools.js';
+import { noteSourceRead } from '../../../facts/not-read.js';
 
 /**
  * The API operations a server turns into tools at run time, read from the document shipped in its package:
@@ -136,6 +137,7 @@ export function documentOperations(repo: RepoFacts, t: ToolDef): OperationDocume
  */
 const shippedMemo = new WeakMap<RepoFacts, OperationDocument | null>();
 export function shippedOpenApiDocument(repo: RepoFacts): OperationDocument | undefined {
+  noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
   let hit = shippedMemo.get(repo);
   if (hit === undefined) shippedMemo.set(repo, (hit = readShipped(repo) ?? null));
   return hit ?? undefined;
