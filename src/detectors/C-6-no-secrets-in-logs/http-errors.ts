@@ -4,7 +4,7 @@ import { isRawFunctionLike, rawDeclarationOf, rawOriginOf } from '../../facts/sc
 import { rawOfKinds, rawPositionOf, rawUnwrap } from '../../facts/ts-source.js';
 import type { Code } from '../support/source/code-paths.js';
 import { rawNameText } from '../support/source/source-support.js';
-import { normName } from './names.js';
+import { CONSOLE_METHODS, LOGGER_METHODS, LOGGER_NAME, normName } from './names.js';
 
 /**
  * C-6 (static) — an HTTP client's error logged whole. An axios error carries the request's configuration as
@@ -20,9 +20,6 @@ import { normName } from './names.js';
  */
 
 const AUTH_KEYS = new Set(['authorization', 'proxyauthorization', 'xapikey', 'apikey', 'xauthtoken', 'privatetoken', 'xapitoken', 'apitoken', 'auth', 'ocpapimsubscriptionkey', 'xaccesstoken']);
-const CONSOLE = new Set(['log', 'info', 'warn', 'error', 'debug', 'trace']);
-const LOGGER_METHODS = new Set(['info', 'warn', 'error', 'debug', 'trace', 'fatal', 'log']);
-const LOGGER_NAME = /^(?:log|logger|pino|winston|bunyan|consola|signale)$|Logger$/i;
 
 const isAxios = (n: ts.Node): boolean => rawOriginOf(n)?.module === 'axios';
 
@@ -130,7 +127,7 @@ function logsError(call: ts.CallExpression, name: string): string | undefined {
   if (!ts.isPropertyAccessExpression(c)) return undefined;
   const recv = rawUnwrap(c.expression);
   const m = c.name.text;
-  const isConsole = ts.isIdentifier(recv) && recv.text === 'console' && CONSOLE.has(m) && rawOriginOf(recv)?.module === '<global>';
+  const isConsole = ts.isIdentifier(recv) && recv.text === 'console' && CONSOLE_METHODS.has(m) && rawOriginOf(recv)?.module === '<global>';
   const rname = ts.isIdentifier(recv) ? recv.text : ts.isPropertyAccessExpression(recv) ? recv.name.text : '';
   const isLogger = !isConsole && LOGGER_NAME.test(rname) && LOGGER_METHODS.has(m);
   if (!isConsole && !isLogger) return undefined;

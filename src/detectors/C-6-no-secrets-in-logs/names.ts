@@ -33,3 +33,8 @@ export const isPersonalName = (name: string): boolean => {
   if (NOT_PERSONAL.includes(n)) return false;
   return PERSONAL_EXACT.includes(n) || PERSONAL_ENDINGS.some((e) => n.endsWith(e));
 };
+
+/** Log calls of JavaScript/TypeScript source: console methods, logger methods, and the names a logger object goes by. */
+export const CONSOLE_METHODS: ReadonlySet<string> = new Set(['log', 'info', 'warn', 'error', 'debug', 'trace']);
+export const LOGGER_METHODS: ReadonlySet<string> = new Set(['info', 'warn', 'error', 'debug', 'trace', 'fatal', 'log']);
+export const LOGGER_NAME = /^(?:log|logger|pino|winston|bunyan|consola|signale)$|Logger$/i;

@@ -8,7 +8,7 @@ import { codeOf, isFn, passThrough, sinkOf, type Code, type Fn } from '../suppor
 import { named, rawNameText } from '../support/source/source-support.js';
 import { judgePythonLogs } from './python.js';
 import { httpClientErrorsLogged } from './http-errors.js';
-import { isPersonalName, isSecretName, MASKING } from './names.js';
+import { CONSOLE_METHODS, isPersonalName, isSecretName, LOGGER_METHODS, LOGGER_NAME, MASKING } from './names.js';
 
 /**
  * C-6 — no secrets in logs, no raw traces to clients (static part). Two looks at the source:
@@ -39,9 +39,6 @@ import { isPersonalName, isSecretName, MASKING } from './names.js';
  * Python source only: the Python reading (python.ts), with the same message ids.
  */
 
-const CONSOLE_METHODS = new Set(['log', 'info', 'warn', 'error', 'debug', 'trace']);
-const LOGGER_METHODS = new Set(['info', 'warn', 'error', 'debug', 'trace', 'fatal', 'log']);
-const LOGGER_NAME = /^(?:log|logger|pino|winston|bunyan|consola|signale)$|Logger$/i;
 const WHOLE_OBJECTS = new Set(['req', 'request', 'headers', 'rawHeaders', 'authInfo']);
 const ERROR_NAME = /^(?:e|err|error|ex|exc|exception|cause)$|(?:Error|Err)$/;
 const ERROR_CLASSES = /(?:^|\.)(?:McpError|ProtocolError)$/;
