@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { audit } from '../src/run/audit.js';
 
@@ -9,6 +9,9 @@ import { audit } from '../src/run/audit.js';
  * (ids, data, locations), plus the report's inputs. Nothing is timed.
  * Run: node dist/bench/verdicts.js save <out.json> <dir>...   then   node dist/bench/verdicts.js compare <out.json>
  * (compare audits the same folders again and lists every difference; exit code 1 when there is one).
+ * Arguments that are not folders are skipped (a shell glob over fixtures also lists files); a folder whose audit
+ * fails (an unreadable .mcp-doctor.json, on purpose in some fixtures) is recorded with its error instead of
+ * stopping the run, so that a change to that error shows up too.
  */
 type Snapshot = Record<string, Record<string, { state: string; reason?: unknown; findings: number; digest: string }> & { '#inputs'?: never }>;
 
@@ -16,7 +19,14 @@ async function snapshot(dirs: string[]): Promise<{ verdicts: Snapshot; inputs: R
   const verdicts: Snapshot = {};
   const inputs: Record<string, string> = {};
   for (const d of dirs) {
-    const report = await audit({ target: { path: resolve(d) } });
+    let report: Awaited<ReturnType<typeof audit>>;
+    try {
+      report = await audit({ target: { path: resolve(d) } });
+    } catch (e) {
+      verdicts[d] = { '#error': { state: 'audit-failed', reason: e instanceof Error ? `${e.name}: ${e.message}` : String(e), findings: 0, digest: '' } } as Snapshot[string];
+      inputs[d] = '';
+      continue;
+    }
     const rules: Snapshot[string] = {};
     for (const r of report.results) {
       const digest = createHash('sha256').update(JSON.stringify(r.findings)).digest('hex').slice(0, 16);
@@ -28,7 +38,15 @@ async function snapshot(dirs: string[]): Promise<{ verdicts: Snapshot; inputs: R
   return { verdicts, inputs };
 }
 
-const [, , mode, out, ...dirs] = process.argv;
+const [, , mode, out, ...args] = process.argv;
+const isDir = (d: string): boolean => {
+  try {
+    return statSync(d).isDirectory();
+  } catch {
+    return false;
+  }
+};
+const dirs = args.filter(isDir);
 if (mode === 'save') {
   const snap = await snapshot(dirs);
   writeFileSync(out!, JSON.stringify({ dirs, ...snap }, null, 1));
