@@ -7,6 +7,12 @@ import { hasPythonSource } from '../../facts/python-source.js';
 import { pythonModel } from '../../facts/python-model.js';
 import { pyprojectFields } from '../../probe/package-of.js';
 import { unreadableVerdict } from '../support/python/python-support.js';
+import { serverModel } from '../../facts/server-model.js';
+import { isGenerated, toolsToJudge } from '../support/source/generated-tools.js';
+import { documentOperations } from '../support/source/document-operations.js';
+import { noToolsFound } from '../support/source/tool-absence.js';
+import type { RepoFacts } from '../../facts/repo.js';
+import { parsedSources, positionOf } from '../../facts/ts-source.js';
 
 /**
  * C-2 — naming (static). The package name (package.json `name`) is lowercase kebab-case, an npm scope
@@ -14,7 +20,53 @@ import { unreadableVerdict } from '../support/python/python-support.js';
  * facts/tools-in-source, and the Python model's FastMCP and low-level tools) is snake_case. A Python
  * package's name is read from pyproject.toml ([project] or [tool.poetry]). A wrong tool name is red even
  * when the manifest cannot be read.
+ *
+ * Tool names the source computes are not passed over: a tool built from a template over a table of classes is
+ * named by its class's field; a tool whose name is `item.operationId` (or `item.toolName`, `item.name`…) over a
+ * JSON document the package ships is named by that document's entries, checked at the entry's line; any other
+ * computed name leaves the tool half undecided (could-not-judge 'tool-names-computed', with the expression), and
+ * so does a server whose tools the reading did not find (the verdict of support/source/tool-absence). A wrong
+ * name read anywhere is red all the same.
  */
+
+const NAME_ACCESS = /^[A-Za-z_$][\w$]*(?:\?)?\.(operationId|toolName|name|alias|id)$/;
+const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+interface Named {
+  name: string;
+  file: string;
+  line: number;
+}
+
+/**
+ * The names of the tools the source computes, where they can be read: a generated tool with a literal name
+ * (a class table's field), or the entries of the shipped JSON document a `item.key` name reads. `unread` lists
+ * the expressions of the others.
+ */
+function computedNames(repo: RepoFacts): { named: Named[]; unread: { expression: string; file: string; line: number }[] } {
+  const named: Named[] = [];
+  const unread: { expression: string; file: string; line: number }[] = [];
+  const literalInModel = serverModel(repo).tools.length > 0;
+  for (const t of toolsToJudge(repo)) {
+    if (t.nameIsLiteral) {
+      // Literal names of the model are read by toolsInSource; those of generated tools (class fields) are not.
+      if (!literalInModel && isGenerated(t) && t.name) {
+        // The location is where the name is written: the class's field, else the template.
+        const at = t.read('name');
+        named.push(at ? { name: t.name, file: parsedSources(repo).rel(at.getSourceFile()), line: positionOf(at).line } : { name: t.name, file: t.file, line: t.nameLine });
+      }
+      continue;
+    }
+    const key = NAME_ACCESS.exec(t.name.replace(/\s+/g, ''))?.[1];
+    const doc = key ? documentOperations(repo, t) : undefined;
+    const lines = doc?.operations.map((op) => (op.name ? repo.lineOf(doc.file, new RegExp(`"${escapeRe(key!)}"\\s*:\\s*"${escapeRe(op.name)}"`)) : undefined));
+    if (doc && lines && lines.every((l) => l !== undefined)) {
+      doc.operations.forEach((op, i) => named.push({ name: op.name!, file: doc.file, line: lines[i]! }));
+    } else unread.push({ expression: t.name.length > 80 ? `${t.name.slice(0, 77)}...` : t.name, file: t.file, line: t.nameLine });
+  }
+  return { named, unread };
+}
+
 
 const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const SNAKE = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
@@ -56,6 +108,13 @@ export default [
       const findings: Finding[] = [];
       let unjudged: Verdict | undefined;
       const named = toolsInSource(repo).map((t) => ({ name: t.name, file: t.file, line: t.line }));
+      const computed = computedNames(repo);
+      named.push(...computed.named);
+      let toolsUnjudged: Verdict | undefined;
+      if (computed.unread.length) {
+        const first = computed.unread[0]!;
+        toolsUnjudged = couldNotJudge('tool-names-computed', { count: computed.unread.length, expression: first.expression, file: first.file, line: first.line });
+      }
       // Python tools (FastMCP decorators, low-level Tool definitions), read from the Python model.
       if (hasPythonSource(repo)) {
         const model = pythonModel(repo);
@@ -107,7 +166,12 @@ export default [
         }
       }
       if (findings.length) return { state: 'non-conforming', findings };
-      return unjudged ?? present();
+      if (!unjudged && !toolsUnjudged && named.length === 0 && !(hasPythonSource(repo) && pythonModel(repo)?.tools.some((t) => t.kind === 'tool'))) {
+        // No tool name was read: the tool half holds only when the server is shown to serve no tool.
+        const none = noToolsFound(repo);
+        if (none.state === 'could-not-judge') toolsUnjudged = none;
+      }
+      return unjudged ?? toolsUnjudged ?? present();
     },
   }),
   dynamic,
