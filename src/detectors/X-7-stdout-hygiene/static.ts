@@ -290,6 +290,8 @@ function streamToStdout(arg: Node): boolean {
     const o = originOf(v.getExpression());
     if (o?.module === 'pino' && names(o.path).pop() === 'transport') return !!v.getArguments()[0] && transportToStdout(v.getArguments()[0]!);
     if (o?.module === 'pino-pretty') return optionsToStdout(v.getArguments()[0]);
+    // pino.multistream([{ level: 'info', stream: process.stdout }, { level: 'error', stream: process.stderr }]).
+    if (o?.module === 'pino' && names(o.path).pop() === 'multistream') return !!v.getArguments()[0] && streamsToStdout(v.getArguments()[0]!);
   }
   return destinationOf(v) === 'stdout';
 }
@@ -374,7 +376,9 @@ function winstonStdoutLevels(n: Node, opts: Node): string[] | undefined {
 function loggerToStdout(n: Node, levelsUsed: ReadonlySet<string>): 'winston' | 'bunyan' | undefined {
   if (Node.isNewExpression(n)) {
     const o = originOf(n.getExpression());
-    if (!o || o.module !== 'winston' || o.path[o.path.length - 1] !== 'Console' || !o.path.includes('transports')) return undefined;
+    if (!o || o.module !== 'winston' || !o.path.includes('transports')) return undefined;
+    if (o.path[o.path.length - 1] === 'Stream') return n.getArguments()[0] && streamsToStdout(n.getArguments()[0]!) ? 'winston' : undefined;
+    if (o.path[o.path.length - 1] !== 'Console') return undefined;
     const arg = n.getArguments()[0];
     if (!arg) return 'winston';
     const a = stdioValue(arg);
@@ -387,9 +391,29 @@ function loggerToStdout(n: Node, levelsUsed: ReadonlySet<string>): 'winston' | '
     if (!o || o.module !== 'bunyan' || o.path[o.path.length - 1] !== 'createLogger') return undefined;
     const arg = n.getArguments()[0];
     const a = arg ? unwrap(arg) : undefined;
-    return a && Node.isObjectLiteralExpression(a) && !a.getProperty('stream') && !a.getProperty('streams') && !a.getProperties().some((p) => Node.isSpreadAssignment(p)) ? 'bunyan' : undefined;
+    if (!a || !Node.isObjectLiteralExpression(a) || a.getProperties().some((p) => Node.isSpreadAssignment(p))) return undefined;
+    // No stream: bunyan's default is process.stdout; or a stream (of `streams`) that is process.stdout.
+    return (!a.getProperty('stream') && !a.getProperty('streams')) || streamsToStdout(a) ? 'bunyan' : undefined;
   }
   return undefined;
+}
+
+/**
+ * Streams that are stdout in a logger's options: `{ stream: process.stdout }`, `streams: [{ level, stream: process.stdout }]`
+ * (bunyan, winston's Stream transport, pino.multistream), or `pino.destination(1)` as such a stream.
+ */
+function streamsToStdout(n: Node, depth = 0): boolean {
+  const v = stdioValue(n);
+  if (depth > 3) return false;
+  if (Node.isArrayLiteralExpression(v)) return v.getElements().some((e) => streamsToStdout(e, depth + 1));
+  if (!Node.isObjectLiteralExpression(v)) return false;
+  for (const k of ['stream', 'streams']) {
+    const p = v.getProperty(k);
+    if (!p || !Node.isPropertyAssignment(p)) continue;
+    const s = stdioValue(p.getInitializerOrThrow());
+    if (k === 'streams' ? streamsToStdout(s, depth + 1) : stdoutOf(s) || (Node.isCallExpression(s) && destinationOf(s) === 'stdout')) return true;
+  }
+  return false;
 }
 
 /** consola methods at the default level (info) or above that its reporters write to stdout (error, warn and fatal go to stderr). */
