@@ -11,6 +11,7 @@ import type { SessionFacts } from '../../facts/session.js';
 import { neverRunsOnStdio, neverStdio } from './modes.js';
 import { rawCallNamed } from '../support/source/source-support.js';
 import { judgePythonStdout } from './python.js';
+import { packageOf, printsOnImport, type ImportPrint } from './dependencies.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import semver from 'semver';
@@ -671,6 +672,23 @@ function consoleReferences(sf: SourceFile, redirected: ReadonlySet<string>): Nod
   });
 }
 
+/** The loads of packages in a file: imports and re-exports (not type-only), `require('…')` and `import('…')` of a bare specifier. */
+function bareLoads(sf: SourceFile): Node[] {
+  const out: Node[] = [];
+  for (const st of sf.getStatements()) {
+    if ((Node.isImportDeclaration(st) && !st.isTypeOnly()) || (Node.isExportDeclaration(st) && !st.isTypeOnly())) {
+      const s = st.getModuleSpecifierValue();
+      if (s && packageOf(s)) out.push(st);
+    }
+  }
+  for (const n of ofKinds(sf, [SyntaxKind.CallExpression], (cn) => {
+    const c = cn as ts.CallExpression;
+    const a = c.arguments[0];
+    return (c.expression.kind === SyntaxKind.ImportKeyword || (ts.isIdentifier(c.expression) && c.expression.text === 'require')) && !!a && ts.isStringLiteralLike(a) && !!packageOf(a.text);
+  })) out.push(n);
+  return out;
+}
+
 function isTransportWrite(call: Node): boolean {
   if (!Node.isCallExpression(call)) return false;
   if (call.getArguments().some((a) => /jsonrpc/i.test(a.getText()))) return true;
@@ -690,6 +708,7 @@ export default defineDetector({
     'child-stdout-inherited': ['call'],
     'dotenv-banner': ['version'],
     'library-stdout': ['library', 'call'],
+    'dependency-prints-on-import': ['library', 'file'],
     'python-stdout-write': ['call'],
   },
   judge({ inputs: { repo, session } }) {
@@ -777,6 +796,20 @@ export default defineDetector({
         if (reported.has(`${at.file}:${at.line}`) || !stands(n)) continue;
         reported.add(`${at.file}:${at.line}`);
         findings.push({ messageId: 'stdout-write', data: { call: n.getText() }, location: at, evidence: (n.getParent() ?? n).getText().slice(0, 120) });
+      }
+    }
+    // Installed dependencies whose top-level code prints on stdout (dependencies.ts), once per package.
+    const memo = new Map<string, ImportPrint | null>();
+    const named = new Set<string>();
+    for (const sf of files) {
+      for (const n of bareLoads(sf)) {
+        const spec = stringValue(Node.isCallExpression(n) ? n.getArguments()[0] : Node.isImportDeclaration(n) || Node.isExportDeclaration(n) ? n.getModuleSpecifier() : undefined);
+        const lib = spec ? packageOf(spec)?.name : undefined;
+        if (!spec || !lib || named.has(lib)) continue;
+        const hit = printsOnImport(repo.root, spec, memo);
+        if (!hit || !stands(n)) continue;
+        named.add(lib);
+        findings.push({ messageId: 'dependency-prints-on-import', data: { library: lib, file: `${hit.file}:${hit.line}` }, location: { file: code.rel(sf), line: positionOf(n).line }, evidence: n.getText().slice(0, 120) });
       }
     }
     // dotenv 17's start-up banner (see the detector comment), unless the source sets DOTENV_CONFIG_QUIET.
