@@ -13,7 +13,7 @@ import { rawCallNamed } from '../support/source/source-support.js';
 import { judgePythonStdout } from './python.js';
 import { packageOf, printsOnImport, type ImportPrint } from './dependencies.js';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import semver from 'semver';
 import { installedFolder } from '../../facts/published.js';
 
@@ -165,18 +165,66 @@ function loadersOf(code: Code, entries: SourceFile[]): SourceFile[] {
   return out;
 }
 
-/** The entry files and everything they load by relative path. */
+/**
+ * Folders a file loads modules from by a computed path: `import(\`./tools/${name}.js\`)`, or a path built from the
+ * module's own folder (`__dirname`, `import.meta`) and a literal folder name (`join(here, 'tools')`, followed
+ * through consts), as in a loop over `readdirSync` of a folder of tool modules. Paths relative to the file.
+ */
+function computedLoadDirs(sf: SourceFile): string[] {
+  const out: string[] = [];
+  const calls = ofKinds(sf, [SyntaxKind.CallExpression], (cn) => {
+    const c = cn as ts.CallExpression;
+    const a = c.arguments[0];
+    return (c.expression.kind === SyntaxKind.ImportKeyword || (ts.isIdentifier(c.expression) && c.expression.text === 'require')) && !!a && !ts.isStringLiteralLike(a);
+  });
+  for (const call of calls) {
+    if (!Node.isCallExpression(call)) continue;
+    const arg = unwrap(call.getArguments()[0]!);
+    if (Node.isTemplateExpression(arg)) {
+      const head = arg.getHead().getLiteralText();
+      if (/^\.\.?\//.test(head) && head.includes('/')) out.push(head.slice(0, head.lastIndexOf('/')) || '.');
+      continue;
+    }
+    // The texts the path is built from: the argument and, two levels deep, the consts it names.
+    const texts: string[] = [];
+    const literals: string[] = [];
+    const walk = (n: Node, depth: number): void => {
+      texts.push(n.getText());
+      for (const x of [n, ...n.getDescendants()]) {
+        const s = stringValue(x);
+        if (s !== undefined) literals.push(s);
+        if (depth < 2 && Node.isIdentifier(x)) {
+          const d = declarationOf(x);
+          const init = d ? initializerOf(d) : undefined;
+          if (init && init.getSourceFile() === sf) walk(init, depth + 1);
+        }
+      }
+    };
+    walk(arg, 0);
+    if (!texts.some((t) => /\b__dirname\b|\bimport\.meta\b/.test(t))) continue;
+    for (const l of literals) if (/^(?:\.\.?\/)?[\w@-]+(?:\/[\w@-]+)*\/?$/.test(l) && !/^\.?\.?$/.test(l)) out.push(l.replace(/\/$/, ''));
+  }
+  return out;
+}
+
+/** The entry files and everything they load by relative path (and from folders loaded by a computed path). */
 function loadedFrom(code: Code, entries: SourceFile[]): SourceFile[] {
   const seen = new Set<SourceFile>(entries);
   const queue = [...entries];
+  const add = (target: SourceFile | undefined): void => {
+    if (target && !seen.has(target)) {
+      seen.add(target);
+      queue.push(target);
+    }
+  };
   while (queue.length) {
     const sf = queue.shift()!;
-    for (const spec of loadedSpecs(sf)) {
-      const target = resolveRelativeModule(code.rel(sf), spec, code.sources);
-      if (target && !seen.has(target)) {
-        seen.add(target);
-        queue.push(target);
-      }
+    for (const spec of loadedSpecs(sf)) add(resolveRelativeModule(code.rel(sf), spec, code.sources));
+    const from = posix.dirname(code.rel(sf));
+    for (const dir of computedLoadDirs(sf)) {
+      const prefix = `${posix.normalize(posix.join(from, dir))}/`;
+      if (prefix.startsWith('../') || prefix === './') continue;
+      for (const [rel, other] of code.files) if (rel.startsWith(prefix)) add(other);
     }
   }
   return [...seen];
