@@ -67,7 +67,7 @@ function cleanStdioSession(session: SessionFacts | undefined): boolean {
 const STDOUT_CONSOLE = new Set(['log', 'info', 'debug', 'table', 'dir']);
 const STDOUT_CALLS: ReadonlySet<string> = new Set([...STDOUT_CONSOLE, 'write']);
 /** The call names read in a file that names no logger: stdout writes, pipes into stdout, launches. */
-const CALLS_READ: ReadonlySet<string> = new Set([...STDOUT_CALLS, 'pipe', 'spawn', 'spawnSync', 'execFile', 'execFileSync', 'exec', 'execSync', 'fork', 'sync', 'execa', 'execaSync', 'execaNode', 'execaCommand', 'execaCommandSync', 'crossSpawn']);
+const CALLS_READ: ReadonlySet<string> = new Set([...STDOUT_CALLS, 'pipe', 'pipeline', 'spawn', 'spawnSync', 'execFile', 'execFileSync', 'exec', 'execSync', 'fork', 'sync', 'execa', 'execaSync', 'execaNode', 'execaCommand', 'execaCommandSync', 'crossSpawn']);
 const MANIFEST = 'mcp.json';
 
 /** What mcp.json declares: 'stdio' among its transports, 'other' transports only, or undefined (no manifest or no transport). */
@@ -544,6 +544,10 @@ function moreLoggerToStdout(n: Node, ctx: { log4jsConfigs: string[]; loglevelLev
   return undefined;
 }
 
+const KUBE_CLIENT = '@kubernetes/client-node';
+/** The writable-stream argument of @kubernetes/client-node's Exec.exec, Attach.attach and Log.log (dist/*.d.ts). */
+const KUBE_STREAM_ARG: Readonly<Record<string, number>> = { exec: 4, attach: 3, log: 3 };
+
 /** Launchers whose options can give the child our stdout. */
 const LAUNCHERS: Record<string, RegExp> = {
   child_process: /^(?:spawn|spawnSync|execFile|execFileSync|exec|execSync|fork)$/,
@@ -792,7 +796,8 @@ export default defineDetector({
     for (const sf of files) {
       const file = code.rel(sf);
       // Without pino named in the file (origins are read within a file), only console.* and .write calls can matter.
-      const loggers = namesAnyModule(sf, ['pino', 'winston', 'bunyan', ...MORE_LOGGERS, ...Object.keys(PRINTING_DEFAULTS)]);
+      const loggers = namesAnyModule(sf, ['pino', 'winston', 'bunyan', ...MORE_LOGGERS, ...Object.keys(PRINTING_DEFAULTS), KUBE_CLIENT]);
+      const kube = loggers && namesAnyModule(sf, [KUBE_CLIENT]);
       const raw = loggers ? undefined : rawCallNamed(CALLS_READ);
       for (const n of ofKinds(sf, loggers ? [SyntaxKind.CallExpression, SyntaxKind.NewExpression, SyntaxKind.BinaryExpression] : [SyntaxKind.CallExpression], raw)) {
         const at = { file, line: positionOf(n).line };
@@ -823,10 +828,23 @@ export default defineDetector({
             if (stands(n)) findings.push({ messageId: 'child-stdout-inherited', data: { call: `${callee.getText().replace(/\s+/g, '').slice(0, 60)}(process.stdout)` }, location: at, evidence: n.getText().slice(0, 120) });
             continue;
           }
+          // @kubernetes/client-node's exec/attach (the command's output) and log (the pod's log) given process.stdout.
+          const at4 = kube && Object.hasOwn(KUBE_STREAM_ARG, m) ? KUBE_STREAM_ARG[m] : undefined;
+          if (at4 !== undefined && n.getArguments()[at4] && stdoutOf(unwrap(n.getArguments()[at4]!))) {
+            if (stands(n)) findings.push({ messageId: m === 'log' ? 'stdout-write' : 'child-stdout-inherited', data: { call: `${callee.getText().replace(/\s+/g, '').slice(0, 60)}(…, process.stdout)` }, location: at, evidence: n.getText().slice(0, 120) });
+            continue;
+          }
           if (m === 'write' && (stdoutOf(obj)) && !isTransportWrite(n)) {
             if (stands(n)) findings.push({ messageId: 'stdout-write', data: { call: 'process.stdout.write' }, location: at, evidence: n.getText().slice(0, 120) });
             continue;
           }
+        }
+        // pipeline(source, …, process.stdout) of node:stream: the source's data on ours.
+        const po = originOf(callee);
+        const last = n.getArguments()[n.getArguments().length - 1];
+        if (po && /^stream(?:\/promises)?$/.test(po.module) && names(po.path).pop() === 'pipeline' && last && stdoutOf(unwrap(last))) {
+          if (stands(n)) findings.push({ messageId: 'stdout-write', data: { call: 'pipeline(…, process.stdout)' }, location: at, evidence: n.getText().slice(0, 120) });
+          continue;
         }
         const launch = inheritedLaunch(n);
         if (launch) {
