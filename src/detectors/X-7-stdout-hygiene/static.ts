@@ -41,10 +41,22 @@ import { installedFolder } from '../../facts/published.js';
  *   - a child process started with its stdout inherited (`stdio: 'inherit'`, `stdio: [x, 'inherit' | 1 |
  *     process.stdout, …]`, execa's `stdout: 'inherit'`), or its output piped into ours (`child.stdout.pipe(process.stdout)`):
  *     what the program prints lands on the protocol channel;
+ *   - pino-pretty or pino/file (a transport target, `pino.transport(…)` or `pretty()` as the stream) without a
+ *     `destination` or with 1; a winston Console whose `stderrLevels`/`consoleWarnLevels` leave out a level the logger
+ *     emits and the files log at; a logger given `process.stdout` as its stream (bunyan `streams`, winston's Stream
+ *     transport, `pino.multistream`); values followed through consts and through conditionals that select a mode;
+ *   - `console.log` handed on as a value (`.catch(console.log)`, `{ info: console.log }`, `console.log.bind(console)`);
+ *   - a library whose default output is console.log: `new DeviceCodeCredential()` of @azure/identity without
+ *     `userPromptCallback` (library-stdout); an installed dependency whose top-level code prints on stdout
+ *     (dependencies.ts, dependency-prints-on-import);
+ *   - @kubernetes/client-node's exec/attach/log and node:stream's `pipeline` given `process.stdout`;
  *   - dotenv 17's banner: `config()` (or `import 'dotenv/config'`) of dotenv 17.x prints `[dotenv@17…] injecting env …`
  *     with console.log on every start, .env file or not, unless `quiet: true` is passed or DOTENV_CONFIG_QUIET is set
  *     (16.x is quiet by default; 18.x prints on stderr). The version is the installed one (node_modules/dotenv), else
  *     the lowest the declared range allows; an unreadable version is not counted.
+ * Modules loaded by a computed path (`import(\`./tools/${f}\`)`, a folder joined to `__dirname`) are read with the
+ * rest. A log4js configuration read from a file that is not in the package is could-not-judge
+ * (logger-config-not-read) when nothing else is red; one in the package is read.
  * Writes on a path the stdio mode never takes are not findings (modes.ts: `--help`, `--list-tools`, an
  * HTTP-only branch, a function called only from such paths).
  *
