@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { dirname, join, posix, relative } from 'node:path';
 import { ts } from '../../facts/morph.js';
-import { entryOfPackage, installedFolder } from '../../facts/published.js';
+import { entryOfPackage, installedFolder, packageOf as specifierParts } from '../../facts/published.js';
 
 /**
  * X-7 — installed dependencies that print on stdout when they are loaded. A module's top-level code runs at its
@@ -26,13 +26,10 @@ const STDOUT_CONSOLE = new Set(['log', 'info', 'debug', 'table', 'dir']);
 /** Conditions whose true branch does not run when a stdio server loads the package. */
 const NOT_ON_LOAD = /\brequire\s*\.\s*main\b|\bimport\s*\.\s*meta\b|\bprocess\s*\.\s*argv\b|\bisTTY\b|\btypeof\s+(?:window|document)\b|\bwindow\s*\.|\bdocument\s*\./;
 
-/** The package name and subpath of a bare specifier (`@scope/pkg/sub` → `@scope/pkg`, `sub`), or undefined for a builtin or a path. */
+/** The package name and subpath of a bare specifier (published.ts), or undefined for a builtin or a path. */
 export function packageOf(spec: string): { name: string; sub: string } | undefined {
-  if (spec.startsWith('.') || spec.startsWith('/') || spec.startsWith('#') || isBuiltin(spec)) return undefined;
-  const parts = spec.split('/');
-  const n = spec.startsWith('@') ? 2 : 1;
-  if (parts.length < n || parts.some((p) => p === '')) return undefined;
-  return { name: parts.slice(0, n).join('/'), sub: parts.slice(n).join('/') };
+  const p = specifierParts(spec);
+  return p && !isBuiltin(p.name) ? p : undefined;
 }
 
 /** Is this expression a read of an environment variable being set: `process.env.X`, `process.env.X === '1'`, `env.DEBUG`? */
