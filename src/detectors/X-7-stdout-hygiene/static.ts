@@ -1,5 +1,5 @@
 import { Node, SyntaxKind, ts, type CallExpression, type SourceFile } from '../../facts/morph.js';
-import { defineDetector, notApplicable, present } from '../../engine/detector.js';
+import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { declarationOf, initializerOf, originOf, resolveRelativeModule } from '../../facts/scope.js';
@@ -8,11 +8,12 @@ import { codeOf, reachable, type Code, type Fn } from '../support/source/code-pa
 import { isFunctionLike } from '../../facts/scope.js';
 import { serverModel } from '../../facts/server-model.js';
 import type { SessionFacts } from '../../facts/session.js';
-import { neverRunsOnStdio } from './modes.js';
+import { neverRunsOnStdio, neverStdio } from './modes.js';
 import { rawCallNamed } from '../support/source/source-support.js';
 import { judgePythonStdout } from './python.js';
+import { packageOf, printsOnImport, type ImportPrint } from './dependencies.js';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import semver from 'semver';
 import { installedFolder } from '../../facts/published.js';
 
@@ -40,10 +41,22 @@ import { installedFolder } from '../../facts/published.js';
  *   - a child process started with its stdout inherited (`stdio: 'inherit'`, `stdio: [x, 'inherit' | 1 |
  *     process.stdout, …]`, execa's `stdout: 'inherit'`), or its output piped into ours (`child.stdout.pipe(process.stdout)`):
  *     what the program prints lands on the protocol channel;
+ *   - pino-pretty or pino/file (a transport target, `pino.transport(…)` or `pretty()` as the stream) without a
+ *     `destination` or with 1; a winston Console whose `stderrLevels`/`consoleWarnLevels` leave out a level the logger
+ *     emits and the files log at; a logger given `process.stdout` as its stream (bunyan `streams`, winston's Stream
+ *     transport, `pino.multistream`); values followed through consts and through conditionals that select a mode;
+ *   - `console.log` handed on as a value (`.catch(console.log)`, `{ info: console.log }`, `console.log.bind(console)`);
+ *   - a library whose default output is console.log: `new DeviceCodeCredential()` of @azure/identity without
+ *     `userPromptCallback` (library-stdout); an installed dependency whose top-level code prints on stdout
+ *     (dependencies.ts, dependency-prints-on-import);
+ *   - @kubernetes/client-node's exec/attach/log and node:stream's `pipeline` given `process.stdout`;
  *   - dotenv 17's banner: `config()` (or `import 'dotenv/config'`) of dotenv 17.x prints `[dotenv@17…] injecting env …`
  *     with console.log on every start, .env file or not, unless `quiet: true` is passed or DOTENV_CONFIG_QUIET is set
  *     (16.x is quiet by default; 18.x prints on stderr). The version is the installed one (node_modules/dotenv), else
  *     the lowest the declared range allows; an unreadable version is not counted.
+ * Modules loaded by a computed path (`import(\`./tools/${f}\`)`, a folder joined to `__dirname`) are read with the
+ * rest. A log4js configuration read from a file that is not in the package is could-not-judge
+ * (logger-config-not-read) when nothing else is red; one in the package is read.
  * Writes on a path the stdio mode never takes are not findings (modes.ts: `--help`, `--list-tools`, an
  * HTTP-only branch, a function called only from such paths).
  *
@@ -66,7 +79,7 @@ function cleanStdioSession(session: SessionFacts | undefined): boolean {
 const STDOUT_CONSOLE = new Set(['log', 'info', 'debug', 'table', 'dir']);
 const STDOUT_CALLS: ReadonlySet<string> = new Set([...STDOUT_CONSOLE, 'write']);
 /** The call names read in a file that names no logger: stdout writes, pipes into stdout, launches. */
-const CALLS_READ: ReadonlySet<string> = new Set([...STDOUT_CALLS, 'pipe', 'spawn', 'spawnSync', 'execFile', 'execFileSync', 'exec', 'execSync', 'fork', 'sync', 'execa', 'execaSync', 'execaNode', 'execaCommand', 'execaCommandSync', 'crossSpawn']);
+const CALLS_READ: ReadonlySet<string> = new Set([...STDOUT_CALLS, 'pipe', 'pipeline', 'spawn', 'spawnSync', 'execFile', 'execFileSync', 'exec', 'execSync', 'fork', 'sync', 'execa', 'execaSync', 'execaNode', 'execaCommand', 'execaCommandSync', 'crossSpawn']);
 const MANIFEST = 'mcp.json';
 
 /** What mcp.json declares: 'stdio' among its transports, 'other' transports only, or undefined (no manifest or no transport). */
@@ -164,18 +177,66 @@ function loadersOf(code: Code, entries: SourceFile[]): SourceFile[] {
   return out;
 }
 
-/** The entry files and everything they load by relative path. */
+/**
+ * Folders a file loads modules from by a computed path: `import(\`./tools/${name}.js\`)`, or a path built from the
+ * module's own folder (`__dirname`, `import.meta`) and a literal folder name (`join(here, 'tools')`, followed
+ * through consts), as in a loop over `readdirSync` of a folder of tool modules. Paths relative to the file.
+ */
+function computedLoadDirs(sf: SourceFile): string[] {
+  const out: string[] = [];
+  const calls = ofKinds(sf, [SyntaxKind.CallExpression], (cn) => {
+    const c = cn as ts.CallExpression;
+    const a = c.arguments[0];
+    return (c.expression.kind === SyntaxKind.ImportKeyword || (ts.isIdentifier(c.expression) && c.expression.text === 'require')) && !!a && !ts.isStringLiteralLike(a);
+  });
+  for (const call of calls) {
+    if (!Node.isCallExpression(call)) continue;
+    const arg = unwrap(call.getArguments()[0]!);
+    if (Node.isTemplateExpression(arg)) {
+      const head = arg.getHead().getLiteralText();
+      if (/^\.\.?\//.test(head) && head.includes('/')) out.push(head.slice(0, head.lastIndexOf('/')) || '.');
+      continue;
+    }
+    // The texts the path is built from: the argument and, two levels deep, the consts it names.
+    const texts: string[] = [];
+    const literals: string[] = [];
+    const walk = (n: Node, depth: number): void => {
+      texts.push(n.getText());
+      for (const x of [n, ...n.getDescendants()]) {
+        const s = stringValue(x);
+        if (s !== undefined) literals.push(s);
+        if (depth < 2 && Node.isIdentifier(x)) {
+          const d = declarationOf(x);
+          const init = d ? initializerOf(d) : undefined;
+          if (init && init.getSourceFile() === sf) walk(init, depth + 1);
+        }
+      }
+    };
+    walk(arg, 0);
+    if (!texts.some((t) => /\b__dirname\b|\bimport\.meta\b/.test(t))) continue;
+    for (const l of literals) if (/^(?:\.\.?\/)?[\w@-]+(?:\/[\w@-]+)*\/?$/.test(l) && !/^\.?\.?$/.test(l)) out.push(l.replace(/\/$/, ''));
+  }
+  return out;
+}
+
+/** The entry files and everything they load by relative path (and from folders loaded by a computed path). */
 function loadedFrom(code: Code, entries: SourceFile[]): SourceFile[] {
   const seen = new Set<SourceFile>(entries);
   const queue = [...entries];
+  const add = (target: SourceFile | undefined): void => {
+    if (target && !seen.has(target)) {
+      seen.add(target);
+      queue.push(target);
+    }
+  };
   while (queue.length) {
     const sf = queue.shift()!;
-    for (const spec of loadedSpecs(sf)) {
-      const target = resolveRelativeModule(code.rel(sf), spec, code.sources);
-      if (target && !seen.has(target)) {
-        seen.add(target);
-        queue.push(target);
-      }
+    for (const spec of loadedSpecs(sf)) add(resolveRelativeModule(code.rel(sf), spec, code.sources));
+    const from = posix.dirname(code.rel(sf));
+    for (const dir of computedLoadDirs(sf)) {
+      const prefix = `${posix.normalize(posix.join(from, dir))}/`;
+      if (prefix.startsWith('../') || prefix === './') continue;
+      for (const [rel, other] of code.files) if (rel.startsWith(prefix)) add(other);
     }
   }
   return [...seen];
@@ -222,42 +283,198 @@ function destinationOf(arg: Node): 'stdout' | 'stderr' | undefined {
   return undefined;
 }
 
-/** A pino logger that writes to stdout: `pino()`, `pino({ level })` without transport, or a stdout destination. */
+/**
+ * The value an expression has when the server runs on stdio: a const followed to its initializer, and of a
+ * conditional whose condition selects another mode (`useHttp ? 1 : 2`, modes.ts), the branch stdio takes. An
+ * expression that cannot be followed is returned as it is.
+ */
+function stdioValue(n: Node, depth = 0): Node {
+  const u = unwrap(n);
+  if (depth > 3) return u;
+  if (Node.isConditionalExpression(u)) {
+    if (neverStdio(u.getCondition(), 'then')) return stdioValue(u.getWhenFalse(), depth + 1);
+    if (neverStdio(u.getCondition(), 'else')) return stdioValue(u.getWhenTrue(), depth + 1);
+    return u;
+  }
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    const decl = d?.getParent();
+    const list = decl?.getParent();
+    const init = d && Node.isVariableDeclaration(decl) && Node.isVariableDeclarationList(list) && list.getFlags() & ts.NodeFlags.Const ? initializerOf(d) : undefined;
+    return init ? stdioValue(init, depth + 1) : u;
+  }
+  return u;
+}
+
+/**
+ * Targets of pino's transports and pino-pretty's stream that write to file descriptor 1 unless told otherwise:
+ * pino-pretty (index.js: `dest: opts.destination || 1`) and pino/file (file.js: `dest: opts.destination || 1`).
+ */
+const STDOUT_TARGETS: ReadonlySet<string> = new Set(['pino-pretty', 'pino/file']);
+
+/** Does the `destination` option of pino-pretty or pino/file (an options object, or none) leave them on stdout? */
+function optionsToStdout(options: Node | undefined): boolean {
+  if (!options) return true;
+  const o = stdioValue(options);
+  if (!Node.isObjectLiteralExpression(o) || o.getProperties().some((p) => Node.isSpreadAssignment(p))) return false;
+  const d = o.getProperty('destination');
+  if (!d) return true;
+  if (!Node.isPropertyAssignment(d)) return false;
+  const v = stdioValue(d.getInitializerOrThrow());
+  const text = v.getText().replace(/\s+/g, '');
+  return text === '1' || stringValue(v) === '/dev/stdout' || text === 'process.stdout.fd';
+}
+
+/** A pino transport description (`{ target }`, `{ targets: [...] }`, `{ pipeline: [...] }`) one of whose targets writes to stdout. */
+function transportToStdout(n: Node, depth = 0): boolean {
+  const v = stdioValue(n);
+  if (depth > 2 || !Node.isObjectLiteralExpression(v)) return false;
+  const prop = (k: string): Node | undefined => {
+    const p = v.getProperty(k);
+    return p && Node.isPropertyAssignment(p) ? p.getInitializer() : undefined;
+  };
+  for (const k of ['targets', 'pipeline']) {
+    const list = prop(k) ? stdioValue(prop(k)!) : undefined;
+    if (!list || !Node.isArrayLiteralExpression(list)) continue;
+    const items = list.getElements();
+    // A pipeline writes where its last step does.
+    return (k === 'pipeline' ? items.slice(-1) : items).some((e) => transportToStdout(e, depth + 1));
+  }
+  const target = prop('target') ? stringValue(stdioValue(prop('target')!)) : undefined;
+  return !!target && STDOUT_TARGETS.has(target) && optionsToStdout(prop('options'));
+}
+
+/** A pino destination stream that is stdout: `process.stdout`, `pino.destination(1)`, `pino.transport({ target: 'pino-pretty' })`, `pretty()`. */
+function streamToStdout(arg: Node): boolean {
+  const v = stdioValue(arg);
+  if (Node.isCallExpression(v)) {
+    const o = originOf(v.getExpression());
+    if (o?.module === 'pino' && names(o.path).pop() === 'transport') return !!v.getArguments()[0] && transportToStdout(v.getArguments()[0]!);
+    if (o?.module === 'pino-pretty') return optionsToStdout(v.getArguments()[0]);
+    // pino.multistream([{ level: 'info', stream: process.stdout }, { level: 'error', stream: process.stderr }]).
+    if (o?.module === 'pino' && names(o.path).pop() === 'multistream') return !!v.getArguments()[0] && streamsToStdout(v.getArguments()[0]!);
+  }
+  return destinationOf(v) === 'stdout';
+}
+
+/**
+ * A pino logger that writes to stdout: `pino()`, `pino({ level })` without transport, a transport or a stream
+ * whose target writes to stdout (pino-pretty, pino/file without a destination), or a stdout destination.
+ */
 function pinoToStdout(call: Node): boolean {
   if (!Node.isCallExpression(call)) return false;
   const o = originOf(call.getExpression());
   if (!o || o.module !== 'pino' || !(o.path.length === 0 || (o.path.length === 1 && ['pino', 'default'].includes(o.path[0]!)))) return false;
   const args = call.getArguments();
-  if (args.length >= 2) return destinationOf(args[1]!) === 'stdout';
+  if (args.length >= 2) return streamToStdout(args[1]!);
   if (args.length === 0) return true;
-  const a = unwrap(args[0]!);
-  if (Node.isObjectLiteralExpression(a)) return !a.getProperty('transport');
-  return destinationOf(a) === 'stdout';
+  const a = stdioValue(args[0]!);
+  if (Node.isObjectLiteralExpression(a)) {
+    const tr = a.getProperty('transport');
+    return !tr || (Node.isPropertyAssignment(tr) && transportToStdout(tr.getInitializerOrThrow()));
+  }
+  return streamToStdout(a);
+}
+
+/** winston's default levels (npm's), most severe first; a logger at one level emits it and those before it. */
+const NPM_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
+
+/** A string, or the literal fallback of `process.env.X || 'info'` / `?? 'info'`. */
+function literalOrFallback(n: Node | undefined): string | undefined {
+  if (!n) return undefined;
+  const v = stdioValue(n);
+  const s = stringValue(v);
+  if (s !== undefined) return s;
+  if (Node.isBinaryExpression(v) && [SyntaxKind.BarBarToken, SyntaxKind.QuestionQuestionToken].includes(v.getOperatorToken().getKind())) return stringValue(stdioValue(v.getRight()));
+  return undefined;
+}
+
+/** A literal array of strings (followed through consts), or undefined when it cannot be read. */
+function stringArray(n: Node): string[] | undefined {
+  const v = stdioValue(n);
+  if (!Node.isArrayLiteralExpression(v)) return undefined;
+  const out = v.getElements().map((e) => stringValue(stdioValue(e)));
+  return out.every((s) => s !== undefined) ? (out as string[]) : undefined;
+}
+
+/**
+ * The npm levels a winston Console transport with `stderrLevels` / `consoleWarnLevels` still writes to stdout
+ * (console.js: a level in neither set goes to `console._stdout`): the levels its logger emits (the transport's
+ * `level`, else the `level` of the createLogger around it, else winston's default `info`) that neither list names.
+ * Undefined when the lists, the level or custom `levels` cannot be read.
+ */
+function winstonStdoutLevels(n: Node, opts: Node): string[] | undefined {
+  if (!Node.isObjectLiteralExpression(opts)) return undefined;
+  const value = (o: Node, k: string): Node | undefined => {
+    const p = Node.isObjectLiteralExpression(o) ? o.getProperty(k) : undefined;
+    return p && Node.isPropertyAssignment(p) ? p.getInitializer() : undefined;
+  };
+  const covered = new Set<string>();
+  for (const k of ['stderrLevels', 'consoleWarnLevels']) {
+    const v = value(opts, k);
+    if (!v) continue;
+    const list = stringArray(v);
+    if (!list) return undefined;
+    for (const l of list) covered.add(l);
+  }
+  let level = value(opts, 'level');
+  const create = n.getFirstAncestor((a) => Node.isCallExpression(a) && originOf(a.getExpression())?.module === 'winston' && names(originOf(a.getExpression())!.path).pop() === 'createLogger');
+  const loggerOpts = create && Node.isCallExpression(create) && create.getArguments()[0] ? stdioValue(create.getArguments()[0]!) : undefined;
+  if (loggerOpts && (!Node.isObjectLiteralExpression(loggerOpts) || value(loggerOpts, 'levels') || loggerOpts.getProperties().some((p) => Node.isSpreadAssignment(p)))) return undefined;
+  if (!level && loggerOpts) level = value(loggerOpts, 'level');
+  const name = level ? literalOrFallback(level) : 'info';
+  const upto = name === undefined ? -1 : NPM_LEVELS.indexOf(name);
+  if (upto < 0) return undefined;
+  return NPM_LEVELS.slice(0, upto + 1).filter((l) => !covered.has(l));
 }
 
 /**
  * Other loggers whose default destination is stdout: winston's Console transport (`new winston.transports.Console()`,
- * `new transports.Console({...})`) unless its options name `stderrLevels`, and bunyan's `createLogger({...})`
- * without `stream` or `streams`. Returns the library, or undefined. An options value that cannot be read is
- * given the benefit of the doubt.
+ * `new transports.Console({...})`) unless its options name `stderrLevels` or `consoleWarnLevels` covering every
+ * level it emits that the files log at (`levelsUsed`), and bunyan's `createLogger({...})` without `stream` or
+ * `streams`. Returns the library, or undefined. An options value that cannot be read is given the benefit of the doubt.
  */
-function loggerToStdout(n: Node): 'winston' | 'bunyan' | undefined {
+function loggerToStdout(n: Node, levelsUsed: ReadonlySet<string>): 'winston' | 'bunyan' | undefined {
   if (Node.isNewExpression(n)) {
     const o = originOf(n.getExpression());
-    if (!o || o.module !== 'winston' || o.path[o.path.length - 1] !== 'Console' || !o.path.includes('transports')) return undefined;
+    if (!o || o.module !== 'winston' || !o.path.includes('transports')) return undefined;
+    if (o.path[o.path.length - 1] === 'Stream') return n.getArguments()[0] && streamsToStdout(n.getArguments()[0]!) ? 'winston' : undefined;
+    if (o.path[o.path.length - 1] !== 'Console') return undefined;
     const arg = n.getArguments()[0];
     if (!arg) return 'winston';
-    const a = unwrap(arg);
-    return Node.isObjectLiteralExpression(a) && !a.getProperty('stderrLevels') && !a.getProperties().some((p) => Node.isSpreadAssignment(p)) ? 'winston' : undefined;
+    const a = stdioValue(arg);
+    if (!Node.isObjectLiteralExpression(a) || a.getProperties().some((p) => Node.isSpreadAssignment(p))) return undefined;
+    if (!a.getProperty('stderrLevels') && !a.getProperty('consoleWarnLevels')) return 'winston';
+    return winstonStdoutLevels(n, a)?.some((l) => levelsUsed.has(l)) ? 'winston' : undefined;
   }
   if (Node.isCallExpression(n)) {
     const o = originOf(n.getExpression());
     if (!o || o.module !== 'bunyan' || o.path[o.path.length - 1] !== 'createLogger') return undefined;
     const arg = n.getArguments()[0];
     const a = arg ? unwrap(arg) : undefined;
-    return a && Node.isObjectLiteralExpression(a) && !a.getProperty('stream') && !a.getProperty('streams') && !a.getProperties().some((p) => Node.isSpreadAssignment(p)) ? 'bunyan' : undefined;
+    if (!a || !Node.isObjectLiteralExpression(a) || a.getProperties().some((p) => Node.isSpreadAssignment(p))) return undefined;
+    // No stream: bunyan's default is process.stdout; or a stream (of `streams`) that is process.stdout.
+    return (!a.getProperty('stream') && !a.getProperty('streams')) || streamsToStdout(a) ? 'bunyan' : undefined;
   }
   return undefined;
+}
+
+/**
+ * Streams that are stdout in a logger's options: `{ stream: process.stdout }`, `streams: [{ level, stream: process.stdout }]`
+ * (bunyan, winston's Stream transport, pino.multistream), or `pino.destination(1)` as such a stream.
+ */
+function streamsToStdout(n: Node, depth = 0): boolean {
+  const v = stdioValue(n);
+  if (depth > 3) return false;
+  if (Node.isArrayLiteralExpression(v)) return v.getElements().some((e) => streamsToStdout(e, depth + 1));
+  if (!Node.isObjectLiteralExpression(v)) return false;
+  for (const k of ['stream', 'streams']) {
+    const p = v.getProperty(k);
+    if (!p || !Node.isPropertyAssignment(p)) continue;
+    const s = stdioValue(p.getInitializerOrThrow());
+    if (k === 'streams' ? streamsToStdout(s, depth + 1) : stdoutOf(s) || (Node.isCallExpression(s) && destinationOf(s) === 'stdout')) return true;
+  }
+  return false;
 }
 
 /** consola methods at the default level (info) or above that its reporters write to stdout (error, warn and fatal go to stderr). */
@@ -338,6 +555,10 @@ function moreLoggerToStdout(n: Node, ctx: { log4jsConfigs: string[]; loglevelLev
   }
   return undefined;
 }
+
+const KUBE_CLIENT = '@kubernetes/client-node';
+/** The writable-stream argument of @kubernetes/client-node's Exec.exec, Attach.attach and Log.log (dist/*.d.ts). */
+const KUBE_STREAM_ARG: Readonly<Record<string, number>> = { exec: 4, attach: 3, log: 3 };
 
 /** Launchers whose options can give the child our stdout. */
 const LAUNCHERS: Record<string, RegExp> = {
@@ -427,6 +648,111 @@ function dotenvBanners(files: SourceFile[]): Node[] {
   return out;
 }
 
+/** Libraries whose defaults print on stdout with console.log when a call leaves an option out. */
+const PRINTING_DEFAULTS: Record<string, { cls: string; option: string }> = {
+  // @azure/identity credentials/deviceCodeCredential.js: `userPromptCallback ?? defaultDeviceCodePromptCallback`,
+  // which is `console.log(deviceCodeInfo.message)`: the sign-in code and URL, printed when a token is first asked for.
+  '@azure/identity': { cls: 'DeviceCodeCredential', option: 'userPromptCallback' },
+};
+
+/** A library object made without the option that keeps its default printing off stdout: `{ library, call }`, or undefined. */
+function printingDefault(n: Node): { library: string; call: string } | undefined {
+  if (!Node.isNewExpression(n)) return undefined;
+  const o = originOf(n.getExpression());
+  const known = o ? PRINTING_DEFAULTS[o.module] : undefined;
+  if (!o || !known || names(o.path).pop() !== known.cls) return undefined;
+  const arg = n.getArguments()[0];
+  const a = arg ? stdioValue(arg) : undefined;
+  if (a && (!Node.isObjectLiteralExpression(a) || a.getProperty(known.option) || a.getProperties().some((p) => Node.isSpreadAssignment(p)))) return undefined;
+  return { library: o.module, call: `new ${known.cls}` };
+}
+
+/**
+ * `log4js.configure(<file>)`: log4js reads the appenders from a JSON file. 'stdout' when the file is in the package
+ * and names a stdout or console appender, 'other' when it is read and names neither, 'unread' when it is not in
+ * the package (a path from the environment, an absolute path, a value computed at run time); undefined for
+ * a configuration object written in the call (read by moreLoggerToStdout) or another call.
+ */
+function log4jsFile(n: Node, repo: RepoFacts, file: string): 'stdout' | 'other' | 'unread' | undefined {
+  if (!Node.isCallExpression(n)) return undefined;
+  const o = originOf(n.getExpression());
+  if (o?.module !== 'log4js' || names(o.path).pop() !== 'configure' || !n.getArguments()[0]) return undefined;
+  const a = stdioValue(n.getArguments()[0]!);
+  if (Node.isObjectLiteralExpression(a)) return undefined;
+  const path = stringValue(a);
+  if (path === undefined || path.startsWith('/')) return 'unread';
+  const clean = path.replace(/^\.\//, '');
+  for (const candidate of [clean, join(file, '..', clean).replace(/\\/g, '/')]) {
+    if (!repo.has(candidate)) continue;
+    const cfg = repo.object(candidate);
+    if (!cfg.ok) return 'unread';
+    const appenders = cfg.value.appenders;
+    const types = appenders && typeof appenders === 'object' ? Object.values(appenders as Record<string, unknown>).map((v) => (v && typeof v === 'object' ? (v as { type?: unknown }).type : undefined)) : [];
+    return types.some((x) => x === 'stdout' || x === 'console') ? 'stdout' : 'other';
+  }
+  return 'unread';
+}
+
+/** The npm levels the files log at on some logger (`logger.info(…)`, `log.log('debug', …)`), console aside. */
+function levelsLogged(files: SourceFile[]): Set<string> {
+  const out = new Set<string>();
+  for (const sf of files) {
+    for (const n of ofKinds(sf, [SyntaxKind.CallExpression], rawCallNamed(new Set([...NPM_LEVELS, 'log'])))) {
+      if (!Node.isCallExpression(n)) continue;
+      const callee = unwrap(n.getExpression());
+      if (!Node.isPropertyAccessExpression(callee) || isGlobal(callee.getExpression(), 'console')) continue;
+      const m = callee.getName();
+      const level = m === 'log' ? stringValue(n.getArguments()[0]) : m;
+      if (level && NPM_LEVELS.includes(level)) out.add(level);
+    }
+  }
+  return out;
+}
+
+/**
+ * `console.log` / `info` / `debug` handed on as a value rather than called here: `.catch(console.log)`,
+ * `{ info: console.log }`, `const log = console.log`, `console.log.bind(console)`: whoever calls it writes to stdout.
+ * Not a reassignment (`console.log = …`), a `typeof`, a comparison or another property read (`console.log.name`).
+ */
+function consoleReferences(sf: SourceFile, redirected: ReadonlySet<string>): Node[] {
+  const raw = (cn: ts.Node): boolean => {
+    const p = cn as ts.PropertyAccessExpression;
+    return STDOUT_CONSOLE.has(p.name.text) && ts.isIdentifier(p.expression) && p.expression.text === 'console';
+  };
+  return ofKinds(sf, [SyntaxKind.PropertyAccessExpression], raw).filter((n) => {
+    if (!Node.isPropertyAccessExpression(n) || redirected.has(n.getName()) || !isGlobal(n.getExpression(), 'console')) return false;
+    let cur: Node = n;
+    let p = cur.getParent();
+    while (p && (Node.isParenthesizedExpression(p) || Node.isAsExpression(p) || Node.isNonNullExpression(p))) {
+      cur = p;
+      p = p.getParent();
+    }
+    if (!p) return false;
+    if (Node.isCallExpression(p)) return p.getExpression() !== cur;
+    if (Node.isPropertyAccessExpression(p)) return ['bind', 'call', 'apply'].includes(p.getName());
+    if (Node.isTypeOfExpression(p) || Node.isPrefixUnaryExpression(p) || Node.isExpressionStatement(p)) return false;
+    if (Node.isBinaryExpression(p)) return p.getOperatorToken().getKind() === SyntaxKind.EqualsToken ? p.getRight() === cur : [SyntaxKind.BarBarToken, SyntaxKind.QuestionQuestionToken].includes(p.getOperatorToken().getKind());
+    return true;
+  });
+}
+
+/** The loads of packages in a file: imports and re-exports (not type-only), `require('…')` and `import('…')` of a bare specifier. */
+function bareLoads(sf: SourceFile): Node[] {
+  const out: Node[] = [];
+  for (const st of sf.getStatements()) {
+    if ((Node.isImportDeclaration(st) && !st.isTypeOnly()) || (Node.isExportDeclaration(st) && !st.isTypeOnly())) {
+      const s = st.getModuleSpecifierValue();
+      if (s && packageOf(s)) out.push(st);
+    }
+  }
+  for (const n of ofKinds(sf, [SyntaxKind.CallExpression], (cn) => {
+    const c = cn as ts.CallExpression;
+    const a = c.arguments[0];
+    return (c.expression.kind === SyntaxKind.ImportKeyword || (ts.isIdentifier(c.expression) && c.expression.text === 'require')) && !!a && ts.isStringLiteralLike(a) && !!packageOf(a.text);
+  })) out.push(n);
+  return out;
+}
+
 function isTransportWrite(call: Node): boolean {
   if (!Node.isCallExpression(call)) return false;
   if (call.getArguments().some((a) => /jsonrpc/i.test(a.getText()))) return true;
@@ -445,6 +771,8 @@ export default defineDetector({
     'logger-stdout': ['library'],
     'child-stdout-inherited': ['call'],
     'dotenv-banner': ['version'],
+    'library-stdout': ['library', 'call'],
+    'dependency-prints-on-import': ['library', 'file'],
     'python-stdout-write': ['call'],
   },
   judge({ inputs: { repo, session } }) {
@@ -473,17 +801,29 @@ export default defineDetector({
       return false;
     };
     const findings: Finding[] = [];
+    const levelsUsed = levelsLogged(files);
+    // Logger configurations read from a file that is not in the package: judged only when nothing else is red.
+    const unread: { library: string; file: string; line: number }[] = [];
     const more = { log4jsConfigs: callsOf(files, 'log4js', new Set(['configure'])), loglevelLevels: callsOf(files, 'loglevel', new Set(['setLevel', 'setDefaultLevel', 'enableAll'])).map((a) => a || 'trace') };
     for (const sf of files) {
       const file = code.rel(sf);
       // Without pino named in the file (origins are read within a file), only console.* and .write calls can matter.
-      const loggers = namesAnyModule(sf, ['pino', 'winston', 'bunyan', ...MORE_LOGGERS]);
+      const loggers = namesAnyModule(sf, ['pino', 'winston', 'bunyan', ...MORE_LOGGERS, ...Object.keys(PRINTING_DEFAULTS), KUBE_CLIENT]);
+      const kube = loggers && namesAnyModule(sf, [KUBE_CLIENT]);
       const raw = loggers ? undefined : rawCallNamed(CALLS_READ);
       for (const n of ofKinds(sf, loggers ? [SyntaxKind.CallExpression, SyntaxKind.NewExpression, SyntaxKind.BinaryExpression] : [SyntaxKind.CallExpression], raw)) {
         const at = { file, line: positionOf(n).line };
-        const library = loggers ? (loggerToStdout(n) ?? moreLoggerToStdout(n, more)) : undefined;
+        const fromFile = loggers ? log4jsFile(n, repo, file) : undefined;
+        if (fromFile === 'unread' && stands(n)) unread.push({ library: 'log4js', ...at });
+        const library = loggers ? (loggerToStdout(n, levelsUsed) ?? moreLoggerToStdout(n, more) ?? (fromFile === 'stdout' ? 'log4js' : undefined)) : undefined;
         if (library) {
           if (stands(n)) findings.push({ messageId: 'logger-stdout', data: { library }, location: at, evidence: n.getText().slice(0, 120) });
+          continue;
+        }
+        const printing = loggers ? printingDefault(n) : undefined;
+        if (printing) {
+          // It prints when a token is first asked for, which the probe does not do: a clean live start-up says nothing about it.
+          if (!neverRunsOnStdio(n, ctx)) findings.push({ messageId: 'library-stdout', data: printing, location: at, evidence: n.getText().slice(0, 120) });
           continue;
         }
         if (!Node.isCallExpression(n)) continue;
@@ -500,10 +840,23 @@ export default defineDetector({
             if (stands(n)) findings.push({ messageId: 'child-stdout-inherited', data: { call: `${callee.getText().replace(/\s+/g, '').slice(0, 60)}(process.stdout)` }, location: at, evidence: n.getText().slice(0, 120) });
             continue;
           }
+          // @kubernetes/client-node's exec/attach (the command's output) and log (the pod's log) given process.stdout.
+          const at4 = kube && Object.hasOwn(KUBE_STREAM_ARG, m) ? KUBE_STREAM_ARG[m] : undefined;
+          if (at4 !== undefined && n.getArguments()[at4] && stdoutOf(unwrap(n.getArguments()[at4]!))) {
+            if (stands(n)) findings.push({ messageId: m === 'log' ? 'stdout-write' : 'child-stdout-inherited', data: { call: `${callee.getText().replace(/\s+/g, '').slice(0, 60)}(…, process.stdout)` }, location: at, evidence: n.getText().slice(0, 120) });
+            continue;
+          }
           if (m === 'write' && (stdoutOf(obj)) && !isTransportWrite(n)) {
             if (stands(n)) findings.push({ messageId: 'stdout-write', data: { call: 'process.stdout.write' }, location: at, evidence: n.getText().slice(0, 120) });
             continue;
           }
+        }
+        // pipeline(source, …, process.stdout) of node:stream: the source's data on ours.
+        const po = originOf(callee);
+        const last = n.getArguments()[n.getArguments().length - 1];
+        if (po && /^stream(?:\/promises)?$/.test(po.module) && names(po.path).pop() === 'pipeline' && last && stdoutOf(unwrap(last))) {
+          if (stands(n)) findings.push({ messageId: 'stdout-write', data: { call: 'pipeline(…, process.stdout)' }, location: at, evidence: n.getText().slice(0, 120) });
+          continue;
         }
         const launch = inheritedLaunch(n);
         if (launch) {
@@ -513,6 +866,30 @@ export default defineDetector({
         if (pinoToStdout(n) && stands(n)) findings.push({ messageId: 'pino-stdout', location: at, evidence: n.getText().slice(0, 120) });
       }
     }
+    // console.log handed on as a value (`.catch(console.log)`), once per line not already reported.
+    const reported = new Set(findings.map((f) => `${f.location?.file}:${f.location?.line}`));
+    for (const sf of files) {
+      for (const n of consoleReferences(sf, redirected)) {
+        const at = { file: code.rel(sf), line: positionOf(n).line };
+        if (reported.has(`${at.file}:${at.line}`) || !stands(n)) continue;
+        reported.add(`${at.file}:${at.line}`);
+        findings.push({ messageId: 'stdout-write', data: { call: n.getText() }, location: at, evidence: (n.getParent() ?? n).getText().slice(0, 120) });
+      }
+    }
+    // Installed dependencies whose top-level code prints on stdout (dependencies.ts), once per package.
+    const memo = new Map<string, ImportPrint | null>();
+    const named = new Set<string>();
+    for (const sf of files) {
+      for (const n of bareLoads(sf)) {
+        const spec = stringValue(Node.isCallExpression(n) ? n.getArguments()[0] : Node.isImportDeclaration(n) || Node.isExportDeclaration(n) ? n.getModuleSpecifier() : undefined);
+        const lib = spec ? packageOf(spec)?.name : undefined;
+        if (!spec || !lib || named.has(lib)) continue;
+        const hit = printsOnImport(repo.root, spec, memo);
+        if (!hit || !stands(n)) continue;
+        named.add(lib);
+        findings.push({ messageId: 'dependency-prints-on-import', data: { library: lib, file: `${hit.file}:${hit.line}` }, location: { file: code.rel(sf), line: positionOf(n).line }, evidence: n.getText().slice(0, 120) });
+      }
+    }
     // dotenv 17's start-up banner (see the detector comment), unless the source sets DOTENV_CONFIG_QUIET.
     const major = dotenvMajor(repo);
     if (major === 17 && !files.some((sf) => sf.getFullText().includes('DOTENV_CONFIG_QUIET'))) {
@@ -520,6 +897,8 @@ export default defineDetector({
         if (stands(n)) findings.push({ messageId: 'dotenv-banner', data: { version: String(major) }, location: { file: code.rel(n.getSourceFile()), line: positionOf(n).line }, evidence: n.getText().slice(0, 120) });
       }
     }
-    return findings.length ? { state: 'non-conforming', findings } : present();
+    if (findings.length) return { state: 'non-conforming', findings };
+    const u = unread[0];
+    return u ? couldNotJudge('logger-config-not-read', { library: u.library, file: `${u.file}:${u.line}` }) : present();
   },
 });
