@@ -1,9 +1,12 @@
-import { Node, SyntaxKind, ts } from '../../facts/morph.js';
-import { functionOf, mayResolveFunction, type FunctionLikeNode } from '../../facts/scope.js';
+import { Node, SyntaxKind, ts, type ObjectLiteralExpression } from '../../facts/morph.js';
+import { functionOf, isRawFunctionLike, mayResolveFunction, type FunctionLikeNode } from '../../facts/scope.js';
 import { rawUnwrap, wrapNode, type ParsedSources } from '../../facts/ts-source.js';
 import { OTHER_MEANING } from './dynamic.js';
+import { propertyValue } from '../../facts/server-model.js';
+import { objectsOfResult } from './results.js';
 
 type ThrowStmt = import('ts-morph').ts.ThrowStatement;
+type SourceFileNode = import('ts-morph').SourceFile;
 type TryStmt = import('ts-morph').ts.TryStatement;
 type CatchClauseNode = import('ts-morph').ts.CatchClause;
 
@@ -30,7 +33,12 @@ type CatchClauseNode = import('ts-morph').ts.CatchClause;
  */
 
 export interface ChannelFinding {
-  messageId: 'execution-error-thrown-in-source' | 'wrong-meaning-code-in-source' | 'unknown-tool-result-in-source';
+  messageId:
+    | 'execution-error-thrown-in-source'
+    | 'wrong-meaning-code-in-source'
+    | 'unknown-tool-result-in-source'
+    | 'upstream-failure-uncaught-in-source'
+    | 'execution-error-result-unmarked-in-source';
   node: Node;
   code?: number;
 }
@@ -95,11 +103,11 @@ function protocolError(e: ts.Node | undefined): { code?: number } | undefined {
 const mentionsProtocolError = (cn: ts.Node): boolean => /\b(?:McpError|ProtocolError|JSONRPCError|ErrorCode)\b/.test(cn.getText());
 
 /** Throw statements directly in a block (nested functions left out), each with whether a condition stands between it and the block. */
-function throwsIn(block: ts.Node): { node: ThrowStmt; conditional: boolean; protocolGuard: boolean }[] {
-  const out: { node: ThrowStmt; conditional: boolean; protocolGuard: boolean }[] = [];
+function throwsIn(block: ts.Node, isThrowingCall?: (c: ts.CallExpression) => boolean): { node: ts.Node; conditional: boolean; protocolGuard: boolean }[] {
+  const out: { node: ts.Node; conditional: boolean; protocolGuard: boolean }[] = [];
   const visit = (cn: ts.Node, conditional: boolean, protocolGuard: boolean): void => {
     if (isNested(cn)) return;
-    if (ts.isThrowStatement(cn)) out.push({ node: cn, conditional, protocolGuard });
+    if (ts.isThrowStatement(cn) || (isThrowingCall && ts.isCallExpression(cn) && isThrowingCall(cn))) out.push({ node: cn, conditional, protocolGuard });
     if (ts.isIfStatement(cn)) {
       const pg = protocolGuard || mentionsProtocolError(cn.expression);
       visit(cn.expression, conditional, protocolGuard);
@@ -114,12 +122,22 @@ function throwsIn(block: ts.Node): { node: ThrowStmt; conditional: boolean; prot
   return out;
 }
 
-/** What a catch clause lets through: nothing when it never throws, protocol errors when it rethrows only those. */
-function catchGuard(c: CatchClauseNode): Guard {
-  const ts_ = throwsIn(c.block);
+/**
+ * What a catch clause lets through: nothing when it never throws, protocol errors when it rethrows only those.
+ * A call to a function of the audited source that always throws (`handleApiError(error)`) counts as a throw.
+ */
+function catchGuard(c: CatchClauseNode, isThrowingCall?: (c: ts.CallExpression) => boolean): Guard {
+  const ts_ = throwsIn(c.block, isThrowingCall);
   if (!ts_.length) return 'all';
   if (ts_.some((t) => !t.conditional)) return 'none';
   return ts_.some((t) => t.protocolGuard) ? 'protocol' : 'all';
+}
+
+/** A function whose own body throws whatever happens: a throw no condition stands before (`function fail(e): never { … throw e; }`). */
+function throwsAlways(fn: FunctionLikeNode): boolean {
+  const body = fn.compilerNode.body;
+  if (!body || !ts.isBlock(body)) return false;
+  return throwsIn(body).some((t) => !t.conditional);
 }
 
 const stronger = (a: Guard, b: Guard): Guard => (a === 'all' || b === 'all' ? 'all' : a === 'protocol' || b === 'protocol' ? 'protocol' : 'none');
@@ -128,14 +146,14 @@ const stronger = (a: Guard, b: Guard): Guard => (a === 'all' || b === 'all' ? 'a
  * The guard the `try` blocks of `fn` around `cn` put on it, whether one of them has a catch (what `cn` throws
  * is then reported where that catch throws, if it does), and the innermost catch clause `cn` sits in (with its try).
  */
-function localGuard(cn: ts.Node, fnNode: ts.Node): { guard: Guard; caught: boolean; inCatchOf?: TryStmt } {
+function localGuard(cn: ts.Node, fnNode: ts.Node, isThrowingCall?: (c: ts.CallExpression) => boolean): { guard: Guard; caught: boolean; inCatchOf?: TryStmt } {
   let guard: Guard = 'none';
   let caught = false;
   let inCatchOf: TryStmt | undefined;
   let child = cn;
   for (let p = cn.parent; p && p !== fnNode; child = p, p = p.parent) {
     if (ts.isTryStatement(p) && child === p.tryBlock && p.catchClause) {
-      guard = stronger(guard, catchGuard(p.catchClause));
+      guard = stronger(guard, catchGuard(p.catchClause, isThrowingCall));
       caught = true;
     }
     if (ts.isCatchClause(p) && !inCatchOf && ts.isTryStatement(p.parent)) inCatchOf = p.parent;
@@ -251,23 +269,127 @@ function findDeclaration(id: ts.Identifier): ts.VariableDeclaration | undefined 
   return undefined;
 }
 
+/** Request methods of an HTTP client (axios and its instances, got-style clients). */
+const HTTP_VERB = /^(?:get|post|put|patch|delete|head|options|request)$/;
+/** The last name of a receiver holding an HTTP client: `this.http`, `apiClient`, `axiosInstance`, `api`. */
+const CLIENT_RECEIVER = /(?:client|api|https?|axios|instance|rest)$/i;
+/** Actions of a browser page (puppeteer, playwright): each waits on the browser and rejects when it fails. */
+const BROWSER_ACTION = new Set([
+  'goto', 'click', 'type', 'fill', 'hover', 'focus', 'select', 'press', 'tap', 'evaluate', 'evaluateHandle', '$eval', '$$eval', '$', '$$',
+  'waitForSelector', 'waitForNavigation', 'waitForFunction', 'waitForNetworkIdle', 'screenshot', 'pdf', 'content', 'setContent', 'reload',
+  'goBack', 'goForward', 'setViewport', 'newPage', 'uploadFile', 'setCookie', 'cookies',
+]);
+const BROWSER_RECEIVER = /(?:page|browser|frame)$/i;
+const BROWSER_LAUNCHER = /(?:puppeteer|playwright|chromium|firefox|webkit)/i;
+
+/** The callee of a call, through TypeScript's CommonJS `(0, m.f)(…)`. */
+function calleeOf(call: ts.CallExpression): ts.Node {
+  const c = rawUnwrap(call.expression);
+  return ts.isBinaryExpression(c) && c.operatorToken.kind === SyntaxKind.CommaToken ? rawUnwrap(c.right) : c;
+}
+
 /**
- * The execution and wrong-meaning throws that leave a low-level tools/call handler (see the file header).
+ * A call that goes out of the process and rejects when the other side fails: `fetch(…)`, axios (`axios.get`,
+ * `this.http.post`, `apiClient.request`), a browser action (`page.goto`, `page.click`, `browser.newPage`) or
+ * a browser launch (`puppeteer.launch`).
+ */
+function isUpstreamCall(call: ts.CallExpression): boolean {
+  const c = calleeOf(call);
+  if (ts.isIdentifier(c)) return c.text === 'fetch' || c.text === 'axios';
+  if (!ts.isPropertyAccessExpression(c)) return false;
+  const m = c.name.text;
+  const recv = c.expression.getText();
+  const last = recv.split('.').pop() ?? '';
+  if (m === 'fetch') return /^(?:globalThis|window|global)$/.test(recv);
+  if (m === 'default') return /(?:^|_)(?:node_fetch|axios)(?:_\d+)?$/i.test(recv);
+  if (HTTP_VERB.test(m)) return /(?:^|_|\.)axios/i.test(recv) || CLIENT_RECEIVER.test(last);
+  if (BROWSER_ACTION.has(m)) return BROWSER_RECEIVER.test(last);
+  if (m === 'launch' || m === 'connect' || m === 'launchPersistentContext') return BROWSER_LAUNCHER.test(recv);
+  return false;
+}
+
+/**
+ * The call an awaited or returned promise chain starts from (`x.get(…).then(…)`); undefined when the chain
+ * handles a rejection itself (`.catch(…)`, `.then(ok, failed)`).
+ */
+function chainBase(e: ts.Node): ts.CallExpression | undefined {
+  let u = rawUnwrap(e);
+  while (ts.isCallExpression(u) && ts.isPropertyAccessExpression(u.expression)) {
+    const n = u.expression.name.text;
+    if (n === 'catch' || (n === 'then' && u.arguments.length > 1)) return undefined;
+    if (n !== 'then' && n !== 'finally') break;
+    u = rawUnwrap(u.expression.expression);
+  }
+  return ts.isCallExpression(u) ? u : undefined;
+}
+
+/** The rejection handler of a `.catch(h)` / `.then(ok, h)` call whose chain is awaited or returned (else the rejection goes nowhere near the handler). */
+function rejectionHandler(call: ts.CallExpression): ts.Expression | undefined {
+  if (!ts.isPropertyAccessExpression(call.expression)) return undefined;
+  const n = call.expression.name.text;
+  const h = n === 'catch' ? call.arguments[0] : n === 'then' && call.arguments.length > 1 ? call.arguments[1] : undefined;
+  if (!h) return undefined;
+  let top: ts.Node = call;
+  while (ts.isPropertyAccessExpression(top.parent) && top.parent.expression === top && ts.isCallExpression(top.parent.parent)) top = top.parent.parent;
+  while (ts.isParenthesizedExpression(top.parent) || ts.isAsExpression(top.parent)) top = top.parent;
+  const p = top.parent;
+  return ts.isAwaitExpression(p) || ts.isReturnStatement(p) || (ts.isArrowFunction(p) && p.body === top) ? h : undefined;
+}
+
+/** Whether a value is returned anywhere in a function's own body (`return null`, `return { … }`). */
+function returnsValue(body: ts.Node): boolean {
+  let found = false;
+  const visit = (cn: ts.Node): void => {
+    if (found || isNested(cn)) return;
+    if (ts.isReturnStatement(cn) && cn.expression) found = true;
+    else ts.forEachChild(cn, visit);
+  };
+  ts.forEachChild(body, visit);
+  return found;
+}
+
+/**
+ * The execution and wrong-meaning throws that leave a low-level tools/call handler (see the file header), and
+ * the upstream calls whose rejection leaves it uncaught ('upstream-failure-uncaught-in-source').
  * `tableFns`: the functions of tools the handler runs from a table (no branch names them); they are read
- * with the guard of the handler's first table dispatch.
+ * with the guard of the handler's first table dispatch. A function reached from a `catch` (a helper that
+ * always throws, a `.catch(e => { throw … })` handler) is read with `fromCatch`: what it throws is that
+ * catch's rethrow.
  */
 export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSources, tableFns: readonly FunctionLikeNode[] = []): ChannelFinding[] {
   const out: ChannelFinding[] = [];
   const reported = new Set<ts.Node>();
   const seen = new Set<string>();
-  const walk = (fn: FunctionLikeNode, outer: Guard, outerCaught: boolean, depth: number): void => {
-    const key = `${fn.getSourceFile().getFilePath()}:${fn.getStart()}:${outer}:${outerCaught}`;
+  const resolve = (sf: SourceFileNode, e: ts.Node): FunctionLikeNode | undefined => {
+    if (!mayResolveFunction(e)) return undefined;
+    try {
+      return functionOf(wrapNode(sf, e), sources);
+    } catch {
+      return undefined;
+    }
+  };
+  const throwing = new Map<ts.Node, boolean>();
+  const throwingCall = (sf: SourceFileNode) => (c: ts.CallExpression): boolean => {
+    if (!throwing.has(c)) {
+      const f = resolve(sf, calleeOf(c));
+      throwing.set(c, !!f && throwsAlways(f));
+    }
+    return throwing.get(c)!;
+  };
+  const walk = (fn: FunctionLikeNode, outer: Guard, outerCaught: boolean, depth: number, fromCatch = false): void => {
+    const key = `${fn.getSourceFile().getFilePath()}:${fn.getStart()}:${outer}:${outerCaught}:${fromCatch}`;
     if (seen.has(key)) return;
     seen.add(key);
     const fnNode = fn.compilerNode;
     const sf = fn.getSourceFile();
-    for (const cn of ownNodes(fn, (x) => ts.isThrowStatement(x) || (depth < MAX_DEPTH && ts.isCallExpression(x) && mayResolveFunction(x.expression)))) {
-      const local = localGuard(cn, fnNode);
+    const isThrowingCall = throwingCall(sf);
+    const test = (x: ts.Node): boolean =>
+      ts.isThrowStatement(x) ||
+      ts.isAwaitExpression(x) ||
+      (ts.isReturnStatement(x) && !!x.expression && !ts.isAwaitExpression(rawUnwrap(x.expression))) ||
+      (ts.isCallExpression(x) && (!!rejectionHandler(x) || (depth < MAX_DEPTH && mayResolveFunction(calleeOf(x)))));
+    for (const cn of ownNodes(fn, test)) {
+      const local = localGuard(cn, fnNode, isThrowingCall);
       const guard = stronger(outer, local.guard);
       const caught = outerCaught || local.caught;
       // The handler's own check of the tool name, thrown inside a try whose catch answers every failure with a
@@ -278,27 +400,44 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
         continue;
       }
       if (guard === 'all') continue;
+      // A rejection this function awaits or passes on: an upstream call nothing catches.
+      if (ts.isAwaitExpression(cn) || ts.isReturnStatement(cn)) {
+        if (caught || reported.has(cn)) continue;
+        const base = chainBase(ts.isAwaitExpression(cn) ? cn.expression : cn.expression!);
+        if (!base || !isUpstreamCall(base) || resolve(sf, calleeOf(base))) continue;
+        reported.add(cn);
+        out.push({ messageId: 'upstream-failure-uncaught-in-source', node: wrapNode(sf, cn) });
+        continue;
+      }
       if (ts.isCallExpression(cn)) {
-        let callee: FunctionLikeNode | undefined;
-        try {
-          callee = functionOf(wrapNode(sf, cn.expression), sources);
-        } catch {
-          callee = undefined;
+        // `.catch(e => { throw … })` on an awaited chain: what the handler throws is a rethrow.
+        const h = rejectionHandler(cn);
+        if (h) {
+          const hf = isRawFunctionLike(rawUnwrap(h)) ? (wrapNode(sf, rawUnwrap(h)) as FunctionLikeNode) : resolve(sf, h);
+          const body = hf?.compilerNode.body;
+          if (hf && body && !returnsValue(body)) walk(hf, guard, caught, depth + 1, true);
+          continue;
         }
-        if (callee && callee !== fn) walk(callee, guard, caught, depth + 1);
+        const callee = resolve(sf, calleeOf(cn));
+        if (!callee || callee === fn) continue;
+        // A helper that always throws, called from a catch whose try awaited: its throws are that catch's rethrows.
+        const rethrows = !!local.inCatchOf && awaits(local.inCatchOf.tryBlock) && !answersSome(local.inCatchOf, isThrowingCall) && throwsAlways(callee);
+        walk(callee, guard, caught, depth + 1, fromCatch || rethrows);
         continue;
       }
       const t = cn as ThrowStmt;
       if (reported.has(t)) continue;
       const pe = protocolError(t.expression);
       let messageId: ChannelFinding['messageId'] | undefined;
+      const aboutArguments = ABOUT_ARGUMENTS.test(t.expression.getText().slice(0, 300));
       // A protocol error passes a catch that rethrows (or rethrows protocol errors); anything else caught is
       // reported where the catch throws, if it does.
       if (pe?.code !== undefined && OTHER_MEANING.has(pe.code)) messageId = 'wrong-meaning-code-in-source';
       else if (caught) continue;
       else if (pe?.code === INTERNAL_ERROR) messageId = 'execution-error-thrown-in-source';
       else if (pe?.code !== undefined && pe.code >= -32768 && pe.code <= -32000) messageId = undefined; // InvalidParams and the other protocol codes are a choice of channel.
-      else if (local.inCatchOf && awaits(local.inCatchOf.tryBlock) && !rethrowsProtocol(t, local.inCatchOf) && !answersSome(local.inCatchOf) && !ABOUT_ARGUMENTS.test(t.expression.getText().slice(0, 300))) messageId = 'execution-error-thrown-in-source';
+      else if (local.inCatchOf && awaits(local.inCatchOf.tryBlock) && !rethrowsProtocol(t, local.inCatchOf) && !answersSome(local.inCatchOf, isThrowingCall) && !aboutArguments) messageId = 'execution-error-thrown-in-source';
+      else if (fromCatch && !local.inCatchOf && !rethrowsProtocol(t, fnNode) && !aboutArguments) messageId = 'execution-error-thrown-in-source';
       else if (underResponseCheck(t, fnNode)) messageId = 'execution-error-thrown-in-source';
       if (!messageId) continue;
       reported.add(t);
@@ -309,27 +448,94 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
   if (tableFns.length) {
     const site = ownNodes(handler, (x) => ts.isCallExpression(x) && isTableDispatch(x))[0];
     if (site) {
-      const local = localGuard(site, handler.compilerNode);
+      const local = localGuard(site, handler.compilerNode, throwingCall(handler.getSourceFile()));
       if (local.guard !== 'all') for (const f of tableFns) walk(f, local.guard, local.caught, 1);
     }
   }
   return out;
 }
 
-/** A catch that answers some failures with a result (`if (isAxiosError(e)) return { …, isError: true }`): what it rethrows is what its author kept apart. */
-function answersSome(tryStmt: TryStmt): boolean {
+/** Words of a failure in a result's text (`Error: …`, `Failed to …`, `Could not …`). */
+const FAILURE_WORDS = /\b(?:error|errors|failed|failure|fails|unable|could ?n[o']t|cannot|can't)\b/i;
+
+/** A result object with content and no isError flag (or `isError: false`); a spread may bring the flag, so it is not judged. */
+function unmarked(o: ObjectLiteralExpression): boolean {
+  if (!propertyValue(o, 'content') || o.getProperties().some((p) => Node.isSpreadAssignment(p))) return false;
+  const flag = propertyValue(o, 'isError');
+  return !flag || rawUnwrap(flag.compilerNode).kind === SyntaxKind.FalseKeyword;
+}
+
+/**
+ * 'execution-error-result-unmarked-in-source': a tool reports a failure of its own work as an ordinary result —
+ * a `return` in a `catch` whose `try` awaited something, speaking of the failure (the caught error, a name
+ * the catch declares, or words of a failure), whose result (a literal or a helper's, read as for results) has
+ * content and no `isError: true`. Read in the tool handlers given and the functions of the audited source
+ * they call, up to three calls deep, whatever the API (the SDK sets no flag on a result the handler returns).
+ */
+export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources: ParsedSources): ChannelFinding[] {
+  const out: ChannelFinding[] = [];
+  const seen = new Set<ts.Node>();
+  const visit = (fn: FunctionLikeNode, depth: number): void => {
+    if (seen.has(fn.compilerNode)) return;
+    seen.add(fn.compilerNode);
+    const sf = fn.getSourceFile();
+    for (const cn of ownNodes(fn, (x) => ts.isCatchClause(x) || (depth < MAX_DEPTH && ts.isCallExpression(x) && mayResolveFunction(calleeOf(x))))) {
+      if (ts.isCallExpression(cn)) {
+        let callee: FunctionLikeNode | undefined;
+        try {
+          callee = functionOf(wrapNode(sf, calleeOf(cn)), sources);
+        } catch {
+          callee = undefined;
+        }
+        if (callee && callee !== fn) visit(callee, depth + 1);
+        continue;
+      }
+      const c = cn as CatchClauseNode;
+      if (!ts.isTryStatement(c.parent) || !awaits(c.parent.tryBlock)) continue;
+      const names: string[] = [];
+      if (c.variableDeclaration && ts.isIdentifier(c.variableDeclaration.name)) names.push(c.variableDeclaration.name.text);
+      const returns: ts.ReturnStatement[] = [];
+      const collect = (x: ts.Node): void => {
+        if (isNested(x)) return;
+        if (ts.isVariableDeclaration(x) && ts.isIdentifier(x.name)) names.push(x.name.text);
+        if (ts.isReturnStatement(x) && x.expression) returns.push(x);
+        ts.forEachChild(x, collect);
+      };
+      ts.forEachChild(c.block, collect);
+      const speaksOfFailure = (text: string): boolean => FAILURE_WORDS.test(text) || names.some((n) => new RegExp(`(?:^|[^\\w$])${n.replace(/\$/g, '\\$')}(?![\\w$])`).test(text));
+      for (const r of returns) {
+        if (!speaksOfFailure(r.expression!.getText())) continue;
+        let objs: ObjectLiteralExpression[];
+        try {
+          objs = objectsOfResult(wrapNode(sf, r.expression!), sources);
+        } catch {
+          objs = [];
+        }
+        if (objs.length && objs.every(unmarked)) out.push({ messageId: 'execution-error-result-unmarked-in-source', node: wrapNode(sf, r) });
+      }
+    }
+  };
+  for (const f of roots) visit(f, 0);
+  return out;
+}
+
+/** A catch that answers some failures with a result (`if (isAxiosError(e)) return { …, isError: true }`): what it rethrows is what its author kept apart. `return fail(e)` of a helper that always throws answers nothing. */
+function answersSome(tryStmt: TryStmt, isThrowingCall?: (c: ts.CallExpression) => boolean): boolean {
   let found = false;
   const visit = (cn: ts.Node): void => {
     if (found || isNested(cn)) return;
-    if (ts.isReturnStatement(cn) && cn.expression) found = true;
-    else ts.forEachChild(cn, visit);
+    if (ts.isReturnStatement(cn) && cn.expression) {
+      const e = rawUnwrap(cn.expression);
+      const call = ts.isAwaitExpression(e) ? rawUnwrap(e.expression) : e;
+      if (!(isThrowingCall && ts.isCallExpression(call) && isThrowingCall(call))) found = true;
+    } else ts.forEachChild(cn, visit);
   };
   if (tryStmt.catchClause) visit(tryStmt.catchClause.block);
   return found;
 }
 
-/** `if (e instanceof McpError) throw e;` in a catch: a protocol error passed on, not a failure of the tool. */
-function rethrowsProtocol(t: ThrowStmt, tryStmt: TryStmt): boolean {
-  for (let p = t.parent; p && p !== tryStmt; p = p.parent) if (ts.isIfStatement(p) && mentionsProtocolError(p.expression)) return true;
+/** `if (e instanceof McpError) throw e;` in a catch (or in a helper it calls): a protocol error passed on, not a failure of the tool. */
+function rethrowsProtocol(t: ThrowStmt, upTo: ts.Node): boolean {
+  for (let p = t.parent; p && p !== upTo; p = p.parent) if (ts.isIfStatement(p) && mentionsProtocolError(p.expression)) return true;
   return false;
 }
