@@ -7,6 +7,7 @@ import { objectsOfResult } from './results.js';
 
 type ThrowStmt = import('ts-morph').ts.ThrowStatement;
 type SourceFileNode = import('ts-morph').SourceFile;
+type CallExpressionNode = import('ts-morph').CallExpression;
 type TryStmt = import('ts-morph').ts.TryStatement;
 type CatchClauseNode = import('ts-morph').ts.CatchClause;
 
@@ -356,7 +357,7 @@ function returnsValue(body: ts.Node): boolean {
  * always throws, a `.catch(e => { throw … })` handler) is read with `fromCatch`: what it throws is that
  * catch's rethrow.
  */
-export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSources, tableFns: readonly FunctionLikeNode[] = []): ChannelFinding[] {
+export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSources, tableFns: readonly FunctionLikeNode[] = [], wrapped: WrapperGuard = { guard: 'none', caught: false }): ChannelFinding[] {
   const out: ChannelFinding[] = [];
   const reported = new Set<ts.Node>();
   const seen = new Set<string>();
@@ -444,15 +445,74 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
       out.push({ messageId, node: wrapNode(sf, t), ...(messageId === 'wrong-meaning-code-in-source' ? { code: pe!.code! } : {}) });
     }
   };
-  walk(handler, 'none', false, 0);
+  if (wrapped.guard === 'all') return out;
+  walk(handler, wrapped.guard, wrapped.caught, 0);
   if (tableFns.length) {
     const site = ownNodes(handler, (x) => ts.isCallExpression(x) && isTableDispatch(x))[0];
     if (site) {
       const local = localGuard(site, handler.compilerNode, throwingCall(handler.getSourceFile()));
-      if (local.guard !== 'all') for (const f of tableFns) walk(f, local.guard, local.caught, 1);
+      const guard = stronger(wrapped.guard, local.guard);
+      if (guard !== 'all') for (const f of tableFns) walk(f, guard, wrapped.caught || local.caught, 1);
     }
   }
   return out;
+}
+
+export interface WrapperGuard {
+  guard: Guard;
+  caught: boolean;
+}
+
+/**
+ * What the wrappers a tools/call handler is registered through do with its failures
+ * (`setRequestHandler(CallToolRequestSchema, withToolErrors(async (request) => …))`): the guard of the `catch`
+ * clauses whose `try` calls one of the wrapper's parameters (the handler), wrappers nested inside out. No wrapper:
+ * nothing guards. A wrapper that is not a function of the audited source: 'unknown' (what it catches cannot be read).
+ */
+export function wrapperGuard(registration: CallExpressionNode, sources: ParsedSources): WrapperGuard | 'unknown' {
+  let guard: Guard = 'none';
+  let caught = false;
+  let arg: ts.Node | undefined = registration.compilerNode.arguments.at(-1);
+  const sf = registration.getSourceFile();
+  for (let depth = 0; arg && depth < 4; depth++) {
+    const call = rawUnwrap(arg);
+    if (!ts.isCallExpression(call)) break;
+    const callee = calleeOf(call);
+    // `this.handleCall.bind(this)` is the handler itself.
+    if (ts.isPropertyAccessExpression(callee) && callee.name.text === 'bind') break;
+    let fn: FunctionLikeNode | undefined;
+    try {
+      fn = mayResolveFunction(callee) ? functionOf(wrapNode(sf, callee), sources) : undefined;
+    } catch {
+      fn = undefined;
+    }
+    if (!fn) return 'unknown';
+    const params = new Set(fn.getParameters().map((p) => p.getName()));
+    const visit = (cn: ts.Node): void => {
+      if (ts.isTryStatement(cn) && cn.catchClause) {
+        let callsHandler = false;
+        const find = (x: ts.Node): void => {
+          if (callsHandler) return;
+          if (ts.isCallExpression(x)) {
+            const c = calleeOf(x);
+            const target = ts.isPropertyAccessExpression(c) && ['call', 'apply'].includes(c.name.text) ? rawUnwrap(c.expression) : c;
+            if (ts.isIdentifier(target) && params.has(target.text)) callsHandler = true;
+          }
+          ts.forEachChild(x, find);
+        };
+        find(cn.tryBlock);
+        if (callsHandler) {
+          guard = stronger(guard, catchGuard(cn.catchClause));
+          caught = true;
+        }
+      }
+      ts.forEachChild(cn, visit);
+    };
+    const body = fn.compilerNode.body;
+    if (body) visit(body);
+    arg = call.arguments.find((a) => isRawFunctionLike(rawUnwrap(a)) || ts.isCallExpression(rawUnwrap(a)));
+  }
+  return { guard, caught };
 }
 
 /** Words of a failure in a result's text (`Error: …`, `Failed to …`, `Could not …`). */

@@ -10,7 +10,7 @@ import { noToolsFound } from '../support/source/tool-absence.js';
 import { isGenerated, keyState, toolsToJudge } from '../support/source/generated-tools.js';
 import { judgePythonResults } from './python.js';
 import { reservedUnknown } from './dynamic.js';
-import { ERROR_CTOR, handlerChannels, unmarkedErrorResults } from './channels.js';
+import { ERROR_CTOR, handlerChannels, unmarkedErrorResults, wrapperGuard } from './channels.js';
 import { returnedObjects } from './results.js';
 
 /**
@@ -228,7 +228,10 @@ export default defineDetector({
       const tables = tablesOf.get(rh.handler) ?? indexedTables(rh.handler, sources);
       const tableFns = tools.filter((t) => t.handler === rh.handler && !t.branch).map((t) => tableFunction(t, tables, sources)).filter((f): f is FunctionLikeNode => !!f);
       for (const f of tableFns) roots.add(f);
-      for (const c of handlerChannels(rh.handler, sources, tableFns)) {
+      // A handler registered through a wrapper of a dependency: what it lets through cannot be read.
+      const wrapped = wrapperGuard(rh.node, sources);
+      if (wrapped === 'unknown') continue;
+      for (const c of handlerChannels(rh.handler, sources, tableFns, wrapped)) {
         findings.push({ messageId: c.messageId, ...(c.code !== undefined ? { data: { code: c.code } } : {}), location: at(c.node), evidence: c.node.getText().slice(0, 120) });
       }
     }
