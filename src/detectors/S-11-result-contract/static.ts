@@ -32,7 +32,8 @@ import { returnedObjects } from './results.js';
  *     defines for another failure (-32601 for an unknown tool…).
  * The results are read from the `return` statements of the handler (or of the dispatcher branch).
  * When no tool's result could be read as an object literal and nothing is red: could-not-judge
- * 'tool-results-not-read'. No tool in the source: not-applicable 'no-tools-registered'. Python source only:
+ * 'tool-results-not-read'; a tools/call handler registered through a wrapper of a dependency leaves its channels
+ * unread: could-not-judge 'handler-wrapped-outside-source'. No tool in the source: not-applicable 'no-tools-registered'. Python source only:
  * the Python reading (python.ts).
  */
 
@@ -219,6 +220,7 @@ export default defineDetector({
 
     // What hand-written tools/call handlers throw on the protocol channel (each handler once).
     const walked = new Set<FunctionLikeNode>();
+    let wrappedOutside = false;
     // The functions that answer tools/call, read below for failures answered as ordinary results.
     const roots = new Set<FunctionLikeNode>();
     for (const rh of model.requestHandlers) {
@@ -230,7 +232,10 @@ export default defineDetector({
       for (const f of tableFns) roots.add(f);
       // A handler registered through a wrapper of a dependency: what it lets through cannot be read.
       const wrapped = wrapperGuard(rh.node, sources);
-      if (wrapped === 'unknown') continue;
+      if (wrapped === 'unknown') {
+        wrappedOutside = true;
+        continue;
+      }
       for (const c of handlerChannels(rh.handler, sources, tableFns, wrapped)) {
         findings.push({ messageId: c.messageId, ...(c.code !== undefined ? { data: { code: c.code } } : {}), location: at(c.node), evidence: c.node.getText().slice(0, 120) });
       }
@@ -282,6 +287,7 @@ export default defineDetector({
     if (findings.length) return { state: 'non-conforming', findings };
     if (tools.length === 0) return noToolsFound(repo, session);
     if (read === 0) return couldNotJudge('tool-results-not-read');
+    if (wrappedOutside) return couldNotJudge('handler-wrapped-outside-source');
     return present();
   },
 });
