@@ -1,3 +1,4 @@
+import { builtinModules } from 'node:module';
 import { Node, SyntaxKind, ts, type ObjectLiteralExpression } from '../../facts/morph.js';
 import { functionOf, isRawFunctionLike, mayResolveFunction, type FunctionLikeNode } from '../../facts/scope.js';
 import { rawUnwrap, wrapNode, type ParsedSources } from '../../facts/ts-source.js';
@@ -292,7 +293,8 @@ function calleeOf(call: ts.CallExpression): ts.Node {
 /**
  * A call that goes out of the process and rejects when the other side fails: `fetch(…)`, axios (`axios.get`,
  * `this.http.post`, `apiClient.request`), a browser action (`page.goto`, `page.click`, `browser.newPage`) or
- * a browser launch (`puppeteer.launch`).
+ * a browser launch (`puppeteer.launch`), or a method of a package's client instance (`new LinearClient(…)`,
+ * `this.hubspot = new Client(…)`: `await client.issue(id)`, `await this.hubspot.crm.contacts.basicApi.getById(id)`).
  */
 function isUpstreamCall(call: ts.CallExpression): boolean {
   const c = calleeOf(call);
@@ -301,11 +303,81 @@ function isUpstreamCall(call: ts.CallExpression): boolean {
   const m = c.name.text;
   const recv = c.expression.getText();
   const last = recv.split('.').pop() ?? '';
-  if (m === 'fetch') return /^(?:globalThis|window|global)$/.test(recv);
-  if (m === 'default') return /(?:^|_)(?:node_fetch|axios)(?:_\d+)?$/i.test(recv);
-  if (HTTP_VERB.test(m)) return /(?:^|_|\.)axios/i.test(recv) || CLIENT_RECEIVER.test(last);
-  if (BROWSER_ACTION.has(m)) return BROWSER_RECEIVER.test(last);
-  if (m === 'launch' || m === 'connect' || m === 'launchPersistentContext') return BROWSER_LAUNCHER.test(recv);
+  if (m === 'fetch' && /^(?:globalThis|window|global)$/.test(recv)) return true;
+  if (m === 'default' && /(?:^|_)(?:node_fetch|axios)(?:_\d+)?$/i.test(recv)) return true;
+  if (HTTP_VERB.test(m) && (/(?:^|_|\.)axios/i.test(recv) || CLIENT_RECEIVER.test(last))) return true;
+  if (BROWSER_ACTION.has(m) && BROWSER_RECEIVER.test(last)) return true;
+  if ((m === 'launch' || m === 'connect' || m === 'launchPersistentContext') && BROWSER_LAUNCHER.test(recv)) return true;
+  return isPackageClient(c.expression);
+}
+
+/** A package specifier whose instances are clients of something outside the process (not a relative path, the MCP SDK or a Node built-in). */
+const isClientPackage = (spec: string): boolean => !spec.startsWith('.') && !spec.startsWith('/') && !/^@modelcontextprotocol\//.test(spec) && !spec.startsWith('node:') && !builtinModules.includes(spec);
+
+/** `require('pkg')`, possibly through TypeScript's `__importDefault(…)` / `__importStar(…)`: the package's specifier. */
+function requiredPackage(e: ts.Node | undefined): string | undefined {
+  let u = e && rawUnwrap(e);
+  if (u && ts.isCallExpression(u) && ts.isIdentifier(u.expression) && /^__import(?:Default|Star)$/.test(u.expression.text)) u = u.arguments[0] && rawUnwrap(u.arguments[0]);
+  if (!u || !ts.isCallExpression(u) || !ts.isIdentifier(u.expression) || u.expression.text !== 'require') return undefined;
+  const a = u.arguments[0];
+  return a && ts.isStringLiteral(a) ? a.text : undefined;
+}
+
+/** Whether a name is bound at the top of its file to a package (an import of any form, or a `require`). */
+function importedFromPackage(id: ts.Identifier): boolean {
+  for (const st of id.getSourceFile().statements) {
+    if (ts.isImportDeclaration(st) && ts.isStringLiteral(st.moduleSpecifier)) {
+      const cl = st.importClause;
+      if (!cl || !isClientPackage(st.moduleSpecifier.text)) continue;
+      if (cl.name?.text === id.text) return true;
+      const nb = cl.namedBindings;
+      if (nb && ts.isNamespaceImport(nb) && nb.name.text === id.text) return true;
+      if (nb && ts.isNamedImports(nb) && nb.elements.some((e) => e.name.text === id.text)) return true;
+    } else if (ts.isVariableStatement(st)) {
+      for (const d of st.declarationList.declarations) {
+        const spec = requiredPackage(d.initializer);
+        if (!spec || !isClientPackage(spec)) continue;
+        if (ts.isIdentifier(d.name) && d.name.text === id.text) return true;
+        if (ts.isObjectBindingPattern(d.name) && d.name.elements.some((b) => ts.isIdentifier(b.name) && b.name.text === id.text)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+/** `new Client(…)` (or `new sdk_1.Client(…)`) of a class a package exports. */
+function isPackageInstance(init: ts.Node | undefined): boolean {
+  let u = init && rawUnwrap(init);
+  if (u && ts.isAwaitExpression(u)) u = rawUnwrap(u.expression);
+  if (!u || !ts.isNewExpression(u)) return false;
+  let root: ts.Node = rawUnwrap(u.expression);
+  while (ts.isPropertyAccessExpression(root)) root = rawUnwrap(root.expression);
+  return ts.isIdentifier(root) && importedFromPackage(root);
+}
+
+/**
+ * A receiver that holds an instance of a package's client class: `client` declared `new LinearClient(…)`,
+ * `this.hubspot` assigned `new Client(…)` in its class (a field initializer or the constructor), and the
+ * objects hanging from it (`this.hubspot.crm.contacts.basicApi`).
+ */
+function isPackageClient(recv: ts.Node): boolean {
+  let base = rawUnwrap(recv);
+  while (ts.isPropertyAccessExpression(base) && !(rawUnwrap(base.expression).kind === SyntaxKind.ThisKeyword)) base = rawUnwrap(base.expression);
+  if (ts.isIdentifier(base)) return isPackageInstance(findDeclaration(base)?.initializer);
+  if (!ts.isPropertyAccessExpression(base)) return false;
+  const field = base.name.text;
+  let cls: ts.Node | undefined = base.parent;
+  while (cls && !ts.isClassDeclaration(cls) && !ts.isClassExpression(cls)) cls = cls.parent;
+  if (!cls) return false;
+  for (const m of (cls as ts.ClassLikeDeclaration).members) {
+    if (ts.isPropertyDeclaration(m) && ts.isIdentifier(m.name) && m.name.text === field && isPackageInstance(m.initializer)) return true;
+    if (!ts.isConstructorDeclaration(m) || !m.body) continue;
+    for (const st of m.body.statements) {
+      if (!ts.isExpressionStatement(st) || !ts.isBinaryExpression(st.expression) || st.expression.operatorToken.kind !== SyntaxKind.EqualsToken) continue;
+      const l = rawUnwrap(st.expression.left);
+      if (ts.isPropertyAccessExpression(l) && l.name.text === field && rawUnwrap(l.expression).kind === SyntaxKind.ThisKeyword && isPackageInstance(st.expression.right)) return true;
+    }
+  }
   return false;
 }
 
