@@ -29,7 +29,15 @@ type CatchClauseNode = import('ts-morph').ts.CatchClause;
  *     of the request itself — -32601 MethodNotFound (tools/call exists), -32600 InvalidRequest, -32700
  *     ParseError — typically for an unknown tool name;
  *   - 'unknown-tool-result-in-source': the handler's own unknown-name throw (a `default:`, `name !== 'x'`, `!tool`)
- *     sits in a `try` whose `catch` answers every failure with a result, so the unknown tool gets a result.
+ *     sits in a `try` whose `catch` answers every failure with a result, so the unknown tool gets a result;
+ *   - 'upstream-failure-uncaught-in-source': no throw is written, but an awaited (or returned) call that rejects
+ *     when the other side fails (isUpstreamCall: fetch, axios and HTTP client instances, browser actions and
+ *     launches, methods of a package's client instance) has no `try`/`.catch` on the way: the rejection leaves.
+ * A `catch` that hands the error to a function of the source that always throws (`handleApiError(e)`), and a
+ * `.catch(e => { throw … })` on an awaited chain, rethrow: their throws are judged as the catch's own. A handler
+ * registered through a wrapper (`withErrors(async (request) => …)`) starts with the guard of the wrapper's catch.
+ * unmarkedErrorResults reads, from every tool handler (any API), a failure a `catch` answers with an ordinary
+ * result, without `isError: true` ('execution-error-result-unmarked-in-source').
  * High-level handlers (McpServer.tool / registerTool, FastMCP) are not read here: the SDK catches what they
  * throw and answers an isError result.
  */

@@ -29,7 +29,9 @@ import { returnedObjects } from './results.js';
  *   - 'error-code-not-integer-in-source': an error constructor given a string or a fractional code;
  *   - 'execution-error-thrown-in-source' and 'wrong-meaning-code-in-source': what a hand-written tools/call
  *     handler throws on the protocol channel (channels.ts): a failure of the tool's own work, or a code JSON-RPC
- *     defines for another failure (-32601 for an unknown tool…).
+ *     defines for another failure (-32601 for an unknown tool…);
+ *   - 'upstream-failure-uncaught-in-source': an awaited API request or browser action such a handler lets reject;
+ *   - 'execution-error-result-unmarked-in-source': a tool's `catch` answers the failure without `isError: true`.
  * The results are read from the `return` statements of the handler (or of the dispatcher branch).
  * When no tool's result could be read as an object literal and nothing is red: could-not-judge
  * 'tool-results-not-read'; a tools/call handler registered through a wrapper of a dependency leaves its channels
