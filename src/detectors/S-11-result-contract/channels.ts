@@ -279,6 +279,16 @@ function findDeclaration(id: ts.Identifier): ts.VariableDeclaration | undefined 
   return undefined;
 }
 
+/** The function of the audited source an expression stands for, if the reading can tell. */
+function resolveFunction(sf: SourceFileNode, e: ts.Node, sources: ParsedSources): FunctionLikeNode | undefined {
+  if (!mayResolveFunction(e)) return undefined;
+  try {
+    return functionOf(wrapNode(sf, e), sources);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Request methods of an HTTP client (axios and its instances, got-style clients). */
 const HTTP_VERB = /^(?:get|post|put|patch|delete|head|options|request)$/;
 /** The last name of a receiver holding an HTTP client: `this.http`, `apiClient`, `axiosInstance`, `api`. */
@@ -441,14 +451,7 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
   const out: ChannelFinding[] = [];
   const reported = new Set<ts.Node>();
   const seen = new Set<string>();
-  const resolve = (sf: SourceFileNode, e: ts.Node): FunctionLikeNode | undefined => {
-    if (!mayResolveFunction(e)) return undefined;
-    try {
-      return functionOf(wrapNode(sf, e), sources);
-    } catch {
-      return undefined;
-    }
-  };
+  const resolve = (sf: SourceFileNode, e: ts.Node) => resolveFunction(sf, e, sources);
   const throwing = new Map<ts.Node, boolean>();
   const throwingCall = (sf: SourceFileNode) => (c: ts.CallExpression): boolean => {
     if (!throwing.has(c)) {
@@ -560,12 +563,7 @@ export function wrapperGuard(registration: CallExpressionNode, sources: ParsedSo
     const callee = calleeOf(call);
     // `this.handleCall.bind(this)` is the handler itself.
     if (ts.isPropertyAccessExpression(callee) && callee.name.text === 'bind') break;
-    let fn: FunctionLikeNode | undefined;
-    try {
-      fn = mayResolveFunction(callee) ? functionOf(wrapNode(sf, callee), sources) : undefined;
-    } catch {
-      fn = undefined;
-    }
+    const fn = resolveFunction(sf, callee, sources);
     if (!fn) return 'unknown';
     const params = new Set(fn.getParameters().map((p) => p.getName()));
     const visit = (cn: ts.Node): void => {
@@ -621,12 +619,7 @@ export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources
     const sf = fn.getSourceFile();
     for (const cn of ownNodes(fn, (x) => ts.isCatchClause(x) || (depth < MAX_DEPTH && ts.isCallExpression(x) && mayResolveFunction(calleeOf(x))))) {
       if (ts.isCallExpression(cn)) {
-        let callee: FunctionLikeNode | undefined;
-        try {
-          callee = functionOf(wrapNode(sf, calleeOf(cn)), sources);
-        } catch {
-          callee = undefined;
-        }
+        const callee = resolveFunction(sf, calleeOf(cn), sources);
         if (callee && callee !== fn) visit(callee, depth + 1);
         continue;
       }
