@@ -335,7 +335,7 @@ const isClientPackage = (spec: string): boolean => !spec.startsWith('.') && !spe
 /** `require('pkg')`, possibly through TypeScript's `__importDefault(…)` / `__importStar(…)`: the package's specifier. */
 function requiredPackage(e: ts.Node | undefined): string | undefined {
   let u = e && rawUnwrap(e);
-  if (u && ts.isCallExpression(u) && ts.isIdentifier(u.expression) && /^__import(?:Default|Star)$/.test(u.expression.text)) u = u.arguments[0] && rawUnwrap(u.arguments[0]);
+  if (u && ts.isCallExpression(u) && ts.isIdentifier(u.expression) && /^__(?:import(?:Default|Star)|toESM)$/.test(u.expression.text)) u = u.arguments[0] && rawUnwrap(u.arguments[0]);
   if (!u || !ts.isCallExpression(u) || !ts.isIdentifier(u.expression) || u.expression.text !== 'require') return undefined;
   const a = u.arguments[0];
   return a && ts.isStringLiteral(a) ? a.text : undefined;
