@@ -166,7 +166,15 @@ describe('C-16 static on generated tools', () => {
 
 describe('S-11 static on generated tools', () => {
   it('the dispatcher returns structuredContent and the template declares no outputSchema: red at the result', () => {
-    assert.deepEqual(judge('S-11', s11, 'openapi-map'), { state: 'non-conforming', reason: undefined, findings: [['structured-without-schema-in-source', 'op.operationId', 'dist/index.js:52']] });
+    assert.deepEqual(judge('S-11', s11, 'openapi-map'), {
+      state: 'non-conforming',
+      reason: undefined,
+      // The dispatcher's fetch is not caught either: its rejection leaves the low-level handler as a JSON-RPC error.
+      findings: [
+        ['upstream-failure-uncaught-in-source', null, 'dist/index.js:50'],
+        ['structured-without-schema-in-source', 'op.operationId', 'dist/index.js:52'],
+      ],
+    });
   });
   it('a template with an outputSchema and a text block beside the structured result: present', () => {
     assert.equal(judge('S-11', s11, 'openapi-annotated').state, 'present');

@@ -1,9 +1,14 @@
-import { Node, SyntaxKind, ts } from '../../facts/morph.js';
-import { functionOf, mayResolveFunction, type FunctionLikeNode } from '../../facts/scope.js';
+import { builtinModules } from 'node:module';
+import { Node, SyntaxKind, ts, type ObjectLiteralExpression } from '../../facts/morph.js';
+import { functionOf, isRawFunctionLike, mayResolveFunction, type FunctionLikeNode } from '../../facts/scope.js';
 import { rawUnwrap, wrapNode, type ParsedSources } from '../../facts/ts-source.js';
 import { OTHER_MEANING } from './dynamic.js';
+import { propertyValue } from '../../facts/server-model.js';
+import { objectsOfResult } from './results.js';
 
 type ThrowStmt = import('ts-morph').ts.ThrowStatement;
+type SourceFileNode = import('ts-morph').SourceFile;
+type CallExpressionNode = import('ts-morph').CallExpression;
 type TryStmt = import('ts-morph').ts.TryStatement;
 type CatchClauseNode = import('ts-morph').ts.CatchClause;
 
@@ -24,13 +29,26 @@ type CatchClauseNode = import('ts-morph').ts.CatchClause;
  *     of the request itself — -32601 MethodNotFound (tools/call exists), -32600 InvalidRequest, -32700
  *     ParseError — typically for an unknown tool name;
  *   - 'unknown-tool-result-in-source': the handler's own unknown-name throw (a `default:`, `name !== 'x'`, `!tool`)
- *     sits in a `try` whose `catch` answers every failure with a result, so the unknown tool gets a result.
+ *     sits in a `try` whose `catch` answers every failure with a result, so the unknown tool gets a result;
+ *   - 'upstream-failure-uncaught-in-source': no throw is written, but an awaited (or returned) call that rejects
+ *     when the other side fails (isUpstreamCall: fetch, axios and HTTP client instances, browser actions and
+ *     launches, methods of a package's client instance) has no `try`/`.catch` on the way: the rejection leaves.
+ * A `catch` that hands the error to a function of the source that always throws (`handleApiError(e)`), and a
+ * `.catch(e => { throw … })` on an awaited chain, rethrow: their throws are judged as the catch's own. A handler
+ * registered through a wrapper (`withErrors(async (request) => …)`) starts with the guard of the wrapper's catch.
+ * unmarkedErrorResults reads, from every tool handler (any API), a failure a `catch` answers with an ordinary
+ * result, without `isError: true` ('execution-error-result-unmarked-in-source').
  * High-level handlers (McpServer.tool / registerTool, FastMCP) are not read here: the SDK catches what they
  * throw and answers an isError result.
  */
 
 export interface ChannelFinding {
-  messageId: 'execution-error-thrown-in-source' | 'wrong-meaning-code-in-source' | 'unknown-tool-result-in-source';
+  messageId:
+    | 'execution-error-thrown-in-source'
+    | 'wrong-meaning-code-in-source'
+    | 'unknown-tool-result-in-source'
+    | 'upstream-failure-uncaught-in-source'
+    | 'execution-error-result-unmarked-in-source';
   node: Node;
   code?: number;
 }
@@ -95,11 +113,11 @@ function protocolError(e: ts.Node | undefined): { code?: number } | undefined {
 const mentionsProtocolError = (cn: ts.Node): boolean => /\b(?:McpError|ProtocolError|JSONRPCError|ErrorCode)\b/.test(cn.getText());
 
 /** Throw statements directly in a block (nested functions left out), each with whether a condition stands between it and the block. */
-function throwsIn(block: ts.Node): { node: ThrowStmt; conditional: boolean; protocolGuard: boolean }[] {
-  const out: { node: ThrowStmt; conditional: boolean; protocolGuard: boolean }[] = [];
+function throwsIn(block: ts.Node, isThrowingCall?: (c: ts.CallExpression) => boolean): { node: ts.Node; conditional: boolean; protocolGuard: boolean }[] {
+  const out: { node: ts.Node; conditional: boolean; protocolGuard: boolean }[] = [];
   const visit = (cn: ts.Node, conditional: boolean, protocolGuard: boolean): void => {
     if (isNested(cn)) return;
-    if (ts.isThrowStatement(cn)) out.push({ node: cn, conditional, protocolGuard });
+    if (ts.isThrowStatement(cn) || (isThrowingCall && ts.isCallExpression(cn) && isThrowingCall(cn))) out.push({ node: cn, conditional, protocolGuard });
     if (ts.isIfStatement(cn)) {
       const pg = protocolGuard || mentionsProtocolError(cn.expression);
       visit(cn.expression, conditional, protocolGuard);
@@ -114,12 +132,22 @@ function throwsIn(block: ts.Node): { node: ThrowStmt; conditional: boolean; prot
   return out;
 }
 
-/** What a catch clause lets through: nothing when it never throws, protocol errors when it rethrows only those. */
-function catchGuard(c: CatchClauseNode): Guard {
-  const ts_ = throwsIn(c.block);
+/**
+ * What a catch clause lets through: nothing when it never throws, protocol errors when it rethrows only those.
+ * A call to a function of the audited source that always throws (`handleApiError(error)`) counts as a throw.
+ */
+function catchGuard(c: CatchClauseNode, isThrowingCall?: (c: ts.CallExpression) => boolean): Guard {
+  const ts_ = throwsIn(c.block, isThrowingCall);
   if (!ts_.length) return 'all';
   if (ts_.some((t) => !t.conditional)) return 'none';
   return ts_.some((t) => t.protocolGuard) ? 'protocol' : 'all';
+}
+
+/** A function whose own body throws whatever happens: a throw no condition stands before (`function fail(e): never { … throw e; }`). */
+function throwsAlways(fn: FunctionLikeNode): boolean {
+  const body = fn.compilerNode.body;
+  if (!body || !ts.isBlock(body)) return false;
+  return throwsIn(body).some((t) => !t.conditional);
 }
 
 const stronger = (a: Guard, b: Guard): Guard => (a === 'all' || b === 'all' ? 'all' : a === 'protocol' || b === 'protocol' ? 'protocol' : 'none');
@@ -128,14 +156,14 @@ const stronger = (a: Guard, b: Guard): Guard => (a === 'all' || b === 'all' ? 'a
  * The guard the `try` blocks of `fn` around `cn` put on it, whether one of them has a catch (what `cn` throws
  * is then reported where that catch throws, if it does), and the innermost catch clause `cn` sits in (with its try).
  */
-function localGuard(cn: ts.Node, fnNode: ts.Node): { guard: Guard; caught: boolean; inCatchOf?: TryStmt } {
+function localGuard(cn: ts.Node, fnNode: ts.Node, isThrowingCall?: (c: ts.CallExpression) => boolean): { guard: Guard; caught: boolean; inCatchOf?: TryStmt } {
   let guard: Guard = 'none';
   let caught = false;
   let inCatchOf: TryStmt | undefined;
   let child = cn;
   for (let p = cn.parent; p && p !== fnNode; child = p, p = p.parent) {
     if (ts.isTryStatement(p) && child === p.tryBlock && p.catchClause) {
-      guard = stronger(guard, catchGuard(p.catchClause));
+      guard = stronger(guard, catchGuard(p.catchClause, isThrowingCall));
       caught = true;
     }
     if (ts.isCatchClause(p) && !inCatchOf && ts.isTryStatement(p.parent)) inCatchOf = p.parent;
@@ -251,23 +279,201 @@ function findDeclaration(id: ts.Identifier): ts.VariableDeclaration | undefined 
   return undefined;
 }
 
+/** The function of the audited source an expression stands for, if the reading can tell. */
+function resolveFunction(sf: SourceFileNode, e: ts.Node, sources: ParsedSources): FunctionLikeNode | undefined {
+  if (!mayResolveFunction(e)) return undefined;
+  try {
+    return functionOf(wrapNode(sf, e), sources);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Request methods of an HTTP client (axios and its instances, got-style clients). */
+const HTTP_VERB = /^(?:get|post|put|patch|delete|head|options|request)$/;
+/** The last name of a receiver holding an HTTP client: `this.http`, `apiClient`, `axiosInstance`, `api`. */
+const CLIENT_RECEIVER = /(?:client|api|https?|axios|instance|rest)$/i;
+/** Actions of a browser page (puppeteer, playwright): each waits on the browser and rejects when it fails. */
+const BROWSER_ACTION = new Set([
+  'goto', 'click', 'type', 'fill', 'hover', 'focus', 'select', 'press', 'tap', 'evaluate', 'evaluateHandle', '$eval', '$$eval', '$', '$$',
+  'waitForSelector', 'waitForNavigation', 'waitForFunction', 'waitForNetworkIdle', 'screenshot', 'pdf', 'content', 'setContent', 'reload',
+  'goBack', 'goForward', 'setViewport', 'newPage', 'uploadFile', 'setCookie', 'cookies',
+]);
+const BROWSER_RECEIVER = /(?:page|browser|frame)$/i;
+const BROWSER_LAUNCHER = /(?:puppeteer|playwright|chromium|firefox|webkit)/i;
+
+/** The callee of a call, through TypeScript's CommonJS `(0, m.f)(…)`. */
+function calleeOf(call: ts.CallExpression): ts.Node {
+  const c = rawUnwrap(call.expression);
+  return ts.isBinaryExpression(c) && c.operatorToken.kind === SyntaxKind.CommaToken ? rawUnwrap(c.right) : c;
+}
+
 /**
- * The execution and wrong-meaning throws that leave a low-level tools/call handler (see the file header).
- * `tableFns`: the functions of tools the handler runs from a table (no branch names them); they are read
- * with the guard of the handler's first table dispatch.
+ * A call that goes out of the process and rejects when the other side fails: `fetch(…)`, axios (`axios.get`,
+ * `this.http.post`, `apiClient.request`), a browser action (`page.goto`, `page.click`, `browser.newPage`) or
+ * a browser launch (`puppeteer.launch`), or a method of a package's client instance (`new LinearClient(…)`,
+ * `this.hubspot = new Client(…)`: `await client.issue(id)`, `await this.hubspot.crm.contacts.basicApi.getById(id)`).
  */
-export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSources, tableFns: readonly FunctionLikeNode[] = []): ChannelFinding[] {
+function isUpstreamCall(call: ts.CallExpression): boolean {
+  const c = calleeOf(call);
+  if (ts.isIdentifier(c)) return c.text === 'fetch' || c.text === 'axios';
+  if (!ts.isPropertyAccessExpression(c)) return false;
+  const m = c.name.text;
+  const recv = c.expression.getText();
+  const last = recv.split('.').pop() ?? '';
+  if (m === 'fetch' && /^(?:globalThis|window|global)$/.test(recv)) return true;
+  if (m === 'default' && /(?:^|_)(?:node_fetch|axios)(?:_\d+)?$/i.test(recv)) return true;
+  if (HTTP_VERB.test(m) && (/(?:^|_|\.)axios/i.test(recv) || CLIENT_RECEIVER.test(last))) return true;
+  if (BROWSER_ACTION.has(m) && BROWSER_RECEIVER.test(last)) return true;
+  if ((m === 'launch' || m === 'connect' || m === 'launchPersistentContext') && BROWSER_LAUNCHER.test(recv)) return true;
+  return isPackageClient(c.expression);
+}
+
+/** A package specifier whose instances are clients of something outside the process (not a relative path, the MCP SDK or a Node built-in). */
+const isClientPackage = (spec: string): boolean => !spec.startsWith('.') && !spec.startsWith('/') && !/^@modelcontextprotocol\//.test(spec) && !spec.startsWith('node:') && !builtinModules.includes(spec);
+
+/** `require('pkg')`, possibly through TypeScript's `__importDefault(…)` / `__importStar(…)`: the package's specifier. */
+function requiredPackage(e: ts.Node | undefined): string | undefined {
+  let u = e && rawUnwrap(e);
+  if (u && ts.isCallExpression(u) && ts.isIdentifier(u.expression) && /^__(?:import(?:Default|Star)|toESM)$/.test(u.expression.text)) u = u.arguments[0] && rawUnwrap(u.arguments[0]);
+  if (!u || !ts.isCallExpression(u) || !ts.isIdentifier(u.expression) || u.expression.text !== 'require') return undefined;
+  const a = u.arguments[0];
+  return a && ts.isStringLiteral(a) ? a.text : undefined;
+}
+
+/** Whether a name is bound at the top of its file to a package (an import of any form, or a `require`). */
+function importedFromPackage(id: ts.Identifier): boolean {
+  for (const st of id.getSourceFile().statements) {
+    if (ts.isImportDeclaration(st) && ts.isStringLiteral(st.moduleSpecifier)) {
+      const cl = st.importClause;
+      if (!cl || !isClientPackage(st.moduleSpecifier.text)) continue;
+      if (cl.name?.text === id.text) return true;
+      const nb = cl.namedBindings;
+      if (nb && ts.isNamespaceImport(nb) && nb.name.text === id.text) return true;
+      if (nb && ts.isNamedImports(nb) && nb.elements.some((e) => e.name.text === id.text)) return true;
+    } else if (ts.isVariableStatement(st)) {
+      for (const d of st.declarationList.declarations) {
+        const spec = requiredPackage(d.initializer);
+        if (!spec || !isClientPackage(spec)) continue;
+        if (ts.isIdentifier(d.name) && d.name.text === id.text) return true;
+        if (ts.isObjectBindingPattern(d.name) && d.name.elements.some((b) => ts.isIdentifier(b.name) && b.name.text === id.text)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+/** `new Client(…)` (or `new sdk_1.Client(…)`) of a class a package exports. */
+function isPackageInstance(init: ts.Node | undefined): boolean {
+  let u = init && rawUnwrap(init);
+  if (u && ts.isAwaitExpression(u)) u = rawUnwrap(u.expression);
+  if (!u || !ts.isNewExpression(u)) return false;
+  let root: ts.Node = rawUnwrap(u.expression);
+  while (ts.isPropertyAccessExpression(root)) root = rawUnwrap(root.expression);
+  return ts.isIdentifier(root) && importedFromPackage(root);
+}
+
+/**
+ * A receiver that holds an instance of a package's client class: `client` declared `new LinearClient(…)`,
+ * `this.hubspot` assigned `new Client(…)` in its class (a field initializer or the constructor), and the
+ * objects hanging from it (`this.hubspot.crm.contacts.basicApi`).
+ */
+function isPackageClient(recv: ts.Node): boolean {
+  let base = rawUnwrap(recv);
+  while (ts.isPropertyAccessExpression(base) && !(rawUnwrap(base.expression).kind === SyntaxKind.ThisKeyword)) base = rawUnwrap(base.expression);
+  if (ts.isIdentifier(base)) return isPackageInstance(findDeclaration(base)?.initializer);
+  if (!ts.isPropertyAccessExpression(base)) return false;
+  const field = base.name.text;
+  let cls: ts.Node | undefined = base.parent;
+  while (cls && !ts.isClassDeclaration(cls) && !ts.isClassExpression(cls)) cls = cls.parent;
+  if (!cls) return false;
+  for (const m of (cls as ts.ClassLikeDeclaration).members) {
+    if (ts.isPropertyDeclaration(m) && ts.isIdentifier(m.name) && m.name.text === field && isPackageInstance(m.initializer)) return true;
+    if (!ts.isConstructorDeclaration(m) || !m.body) continue;
+    for (const st of m.body.statements) {
+      if (!ts.isExpressionStatement(st) || !ts.isBinaryExpression(st.expression) || st.expression.operatorToken.kind !== SyntaxKind.EqualsToken) continue;
+      const l = rawUnwrap(st.expression.left);
+      if (ts.isPropertyAccessExpression(l) && l.name.text === field && rawUnwrap(l.expression).kind === SyntaxKind.ThisKeyword && isPackageInstance(st.expression.right)) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * The call an awaited or returned promise chain starts from (`x.get(…).then(…)`); undefined when the chain
+ * handles a rejection itself (`.catch(…)`, `.then(ok, failed)`).
+ */
+function chainBase(e: ts.Node): ts.CallExpression | undefined {
+  let u = rawUnwrap(e);
+  while (ts.isCallExpression(u) && ts.isPropertyAccessExpression(u.expression)) {
+    const n = u.expression.name.text;
+    if (n === 'catch' || (n === 'then' && u.arguments.length > 1)) return undefined;
+    if (n !== 'then' && n !== 'finally') break;
+    u = rawUnwrap(u.expression.expression);
+  }
+  return ts.isCallExpression(u) ? u : undefined;
+}
+
+/** The rejection handler of a `.catch(h)` / `.then(ok, h)` call whose chain is awaited or returned (else the rejection goes nowhere near the handler). */
+function rejectionHandler(call: ts.CallExpression): ts.Expression | undefined {
+  if (!ts.isPropertyAccessExpression(call.expression)) return undefined;
+  const n = call.expression.name.text;
+  const h = n === 'catch' ? call.arguments[0] : n === 'then' && call.arguments.length > 1 ? call.arguments[1] : undefined;
+  if (!h) return undefined;
+  let top: ts.Node = call;
+  while (ts.isPropertyAccessExpression(top.parent) && top.parent.expression === top && ts.isCallExpression(top.parent.parent)) top = top.parent.parent;
+  while (ts.isParenthesizedExpression(top.parent) || ts.isAsExpression(top.parent)) top = top.parent;
+  const p = top.parent;
+  return ts.isAwaitExpression(p) || ts.isReturnStatement(p) || (ts.isArrowFunction(p) && p.body === top) ? h : undefined;
+}
+
+/** Whether a value is returned anywhere in a function's own body (`return null`, `return { … }`). */
+function returnsValue(body: ts.Node): boolean {
+  let found = false;
+  const visit = (cn: ts.Node): void => {
+    if (found || isNested(cn)) return;
+    if (ts.isReturnStatement(cn) && cn.expression) found = true;
+    else ts.forEachChild(cn, visit);
+  };
+  ts.forEachChild(body, visit);
+  return found;
+}
+
+/**
+ * The execution and wrong-meaning throws that leave a low-level tools/call handler (see the file header), and
+ * the upstream calls whose rejection leaves it uncaught ('upstream-failure-uncaught-in-source').
+ * `tableFns`: the functions of tools the handler runs from a table (no branch names them); they are read
+ * with the guard of the handler's first table dispatch. A function reached from a `catch` (a helper that
+ * always throws, a `.catch(e => { throw … })` handler) is read with `fromCatch`: what it throws is that
+ * catch's rethrow.
+ */
+export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSources, tableFns: readonly FunctionLikeNode[] = [], wrapped: WrapperGuard = { guard: 'none', caught: false }): ChannelFinding[] {
   const out: ChannelFinding[] = [];
   const reported = new Set<ts.Node>();
   const seen = new Set<string>();
-  const walk = (fn: FunctionLikeNode, outer: Guard, outerCaught: boolean, depth: number): void => {
-    const key = `${fn.getSourceFile().getFilePath()}:${fn.getStart()}:${outer}:${outerCaught}`;
+  const resolve = (sf: SourceFileNode, e: ts.Node) => resolveFunction(sf, e, sources);
+  const throwing = new Map<ts.Node, boolean>();
+  const throwingCall = (sf: SourceFileNode) => (c: ts.CallExpression): boolean => {
+    if (!throwing.has(c)) {
+      const f = resolve(sf, calleeOf(c));
+      throwing.set(c, !!f && throwsAlways(f));
+    }
+    return throwing.get(c)!;
+  };
+  const walk = (fn: FunctionLikeNode, outer: Guard, outerCaught: boolean, depth: number, fromCatch = false): void => {
+    const key = `${fn.getSourceFile().getFilePath()}:${fn.getStart()}:${outer}:${outerCaught}:${fromCatch}`;
     if (seen.has(key)) return;
     seen.add(key);
     const fnNode = fn.compilerNode;
     const sf = fn.getSourceFile();
-    for (const cn of ownNodes(fn, (x) => ts.isThrowStatement(x) || (depth < MAX_DEPTH && ts.isCallExpression(x) && mayResolveFunction(x.expression)))) {
-      const local = localGuard(cn, fnNode);
+    const isThrowingCall = throwingCall(sf);
+    const test = (x: ts.Node): boolean =>
+      ts.isThrowStatement(x) ||
+      ts.isAwaitExpression(x) ||
+      (ts.isReturnStatement(x) && !!x.expression && !ts.isAwaitExpression(rawUnwrap(x.expression))) ||
+      (ts.isCallExpression(x) && (!!rejectionHandler(x) || (depth < MAX_DEPTH && mayResolveFunction(calleeOf(x)))));
+    for (const cn of ownNodes(fn, test)) {
+      const local = localGuard(cn, fnNode, isThrowingCall);
       const guard = stronger(outer, local.guard);
       const caught = outerCaught || local.caught;
       // The handler's own check of the tool name, thrown inside a try whose catch answers every failure with a
@@ -278,58 +484,191 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
         continue;
       }
       if (guard === 'all') continue;
+      // A rejection this function awaits or passes on: an upstream call nothing catches.
+      if (ts.isAwaitExpression(cn) || ts.isReturnStatement(cn)) {
+        if (caught || reported.has(cn)) continue;
+        const base = chainBase(ts.isAwaitExpression(cn) ? cn.expression : cn.expression!);
+        if (!base || !isUpstreamCall(base) || resolve(sf, calleeOf(base))) continue;
+        reported.add(cn);
+        out.push({ messageId: 'upstream-failure-uncaught-in-source', node: wrapNode(sf, cn) });
+        continue;
+      }
       if (ts.isCallExpression(cn)) {
-        let callee: FunctionLikeNode | undefined;
-        try {
-          callee = functionOf(wrapNode(sf, cn.expression), sources);
-        } catch {
-          callee = undefined;
+        // `.catch(e => { throw … })` on an awaited chain: what the handler throws is a rethrow.
+        const h = rejectionHandler(cn);
+        if (h) {
+          const hf = isRawFunctionLike(rawUnwrap(h)) ? (wrapNode(sf, rawUnwrap(h)) as FunctionLikeNode) : resolve(sf, h);
+          const body = hf?.compilerNode.body;
+          if (hf && body && !returnsValue(body)) walk(hf, guard, caught, depth + 1, true);
+          continue;
         }
-        if (callee && callee !== fn) walk(callee, guard, caught, depth + 1);
+        const callee = resolve(sf, calleeOf(cn));
+        if (!callee || callee === fn) continue;
+        // A helper that always throws, called from a catch whose try awaited: its throws are that catch's rethrows.
+        const rethrows = !!local.inCatchOf && awaits(local.inCatchOf.tryBlock) && !answersSome(local.inCatchOf, isThrowingCall) && throwsAlways(callee);
+        walk(callee, guard, caught, depth + 1, fromCatch || rethrows);
         continue;
       }
       const t = cn as ThrowStmt;
       if (reported.has(t)) continue;
       const pe = protocolError(t.expression);
       let messageId: ChannelFinding['messageId'] | undefined;
+      const aboutArguments = ABOUT_ARGUMENTS.test(t.expression.getText().slice(0, 300));
       // A protocol error passes a catch that rethrows (or rethrows protocol errors); anything else caught is
       // reported where the catch throws, if it does.
       if (pe?.code !== undefined && OTHER_MEANING.has(pe.code)) messageId = 'wrong-meaning-code-in-source';
       else if (caught) continue;
       else if (pe?.code === INTERNAL_ERROR) messageId = 'execution-error-thrown-in-source';
       else if (pe?.code !== undefined && pe.code >= -32768 && pe.code <= -32000) messageId = undefined; // InvalidParams and the other protocol codes are a choice of channel.
-      else if (local.inCatchOf && awaits(local.inCatchOf.tryBlock) && !rethrowsProtocol(t, local.inCatchOf) && !answersSome(local.inCatchOf) && !ABOUT_ARGUMENTS.test(t.expression.getText().slice(0, 300))) messageId = 'execution-error-thrown-in-source';
+      else if (local.inCatchOf && awaits(local.inCatchOf.tryBlock) && !rethrowsProtocol(t, local.inCatchOf) && !answersSome(local.inCatchOf, isThrowingCall) && !aboutArguments) messageId = 'execution-error-thrown-in-source';
+      else if (fromCatch && !local.inCatchOf && !rethrowsProtocol(t, fnNode) && !aboutArguments) messageId = 'execution-error-thrown-in-source';
       else if (underResponseCheck(t, fnNode)) messageId = 'execution-error-thrown-in-source';
       if (!messageId) continue;
       reported.add(t);
       out.push({ messageId, node: wrapNode(sf, t), ...(messageId === 'wrong-meaning-code-in-source' ? { code: pe!.code! } : {}) });
     }
   };
-  walk(handler, 'none', false, 0);
+  if (wrapped.guard === 'all') return out;
+  walk(handler, wrapped.guard, wrapped.caught, 0);
   if (tableFns.length) {
     const site = ownNodes(handler, (x) => ts.isCallExpression(x) && isTableDispatch(x))[0];
     if (site) {
-      const local = localGuard(site, handler.compilerNode);
-      if (local.guard !== 'all') for (const f of tableFns) walk(f, local.guard, local.caught, 1);
+      const local = localGuard(site, handler.compilerNode, throwingCall(handler.getSourceFile()));
+      const guard = stronger(wrapped.guard, local.guard);
+      if (guard !== 'all') for (const f of tableFns) walk(f, guard, wrapped.caught || local.caught, 1);
     }
   }
   return out;
 }
 
-/** A catch that answers some failures with a result (`if (isAxiosError(e)) return { …, isError: true }`): what it rethrows is what its author kept apart. */
-function answersSome(tryStmt: TryStmt): boolean {
+export interface WrapperGuard {
+  guard: Guard;
+  caught: boolean;
+}
+
+/**
+ * What the wrappers a tools/call handler is registered through do with its failures
+ * (`setRequestHandler(CallToolRequestSchema, withToolErrors(async (request) => …))`): the guard of the `catch`
+ * clauses whose `try` calls one of the wrapper's parameters (the handler), wrappers nested inside out. No wrapper:
+ * nothing guards. A wrapper that is not a function of the audited source: 'unknown' (what it catches cannot be read).
+ */
+export function wrapperGuard(registration: CallExpressionNode, sources: ParsedSources): WrapperGuard | 'unknown' {
+  let guard: Guard = 'none';
+  let caught = false;
+  let arg: ts.Node | undefined = registration.compilerNode.arguments.at(-1);
+  const sf = registration.getSourceFile();
+  for (let depth = 0; arg && depth < 4; depth++) {
+    const call = rawUnwrap(arg);
+    if (!ts.isCallExpression(call)) break;
+    const callee = calleeOf(call);
+    // `this.handleCall.bind(this)` is the handler itself.
+    if (ts.isPropertyAccessExpression(callee) && callee.name.text === 'bind') break;
+    const fn = resolveFunction(sf, callee, sources);
+    if (!fn) return 'unknown';
+    const params = new Set(fn.getParameters().map((p) => p.getName()));
+    const visit = (cn: ts.Node): void => {
+      if (ts.isTryStatement(cn) && cn.catchClause) {
+        let callsHandler = false;
+        const find = (x: ts.Node): void => {
+          if (callsHandler) return;
+          if (ts.isCallExpression(x)) {
+            const c = calleeOf(x);
+            const target = ts.isPropertyAccessExpression(c) && ['call', 'apply'].includes(c.name.text) ? rawUnwrap(c.expression) : c;
+            if (ts.isIdentifier(target) && params.has(target.text)) callsHandler = true;
+          }
+          ts.forEachChild(x, find);
+        };
+        find(cn.tryBlock);
+        if (callsHandler) {
+          guard = stronger(guard, catchGuard(cn.catchClause));
+          caught = true;
+        }
+      }
+      ts.forEachChild(cn, visit);
+    };
+    const body = fn.compilerNode.body;
+    if (body) visit(body);
+    arg = call.arguments.find((a) => isRawFunctionLike(rawUnwrap(a)) || ts.isCallExpression(rawUnwrap(a)));
+  }
+  return { guard, caught };
+}
+
+/** Words of a failure in a result's text (`Error: …`, `Failed to …`, `Could not …`). */
+const FAILURE_WORDS = /\b(?:error|errors|failed|failure|fails|unable|could ?n[o']t|cannot|can't)\b/i;
+
+/** A result object with content and no isError flag (or `isError: false`); a spread may bring the flag, so it is not judged. */
+function unmarked(o: ObjectLiteralExpression): boolean {
+  if (!propertyValue(o, 'content') || o.getProperties().some((p) => Node.isSpreadAssignment(p))) return false;
+  const flag = propertyValue(o, 'isError');
+  return !flag || rawUnwrap(flag.compilerNode).kind === SyntaxKind.FalseKeyword;
+}
+
+/**
+ * 'execution-error-result-unmarked-in-source': a tool reports a failure of its own work as an ordinary result —
+ * a `return` in a `catch` whose `try` awaited something, speaking of the failure (the caught error, a name
+ * the catch declares, or words of a failure), whose result (a literal or a helper's, read as for results) has
+ * content and no `isError: true`. Read in the tool handlers given and the functions of the audited source
+ * they call, up to three calls deep, whatever the API (the SDK sets no flag on a result the handler returns).
+ */
+export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources: ParsedSources): ChannelFinding[] {
+  const out: ChannelFinding[] = [];
+  const seen = new Set<ts.Node>();
+  const visit = (fn: FunctionLikeNode, depth: number): void => {
+    if (seen.has(fn.compilerNode)) return;
+    seen.add(fn.compilerNode);
+    const sf = fn.getSourceFile();
+    for (const cn of ownNodes(fn, (x) => ts.isCatchClause(x) || (depth < MAX_DEPTH && ts.isCallExpression(x) && mayResolveFunction(calleeOf(x))))) {
+      if (ts.isCallExpression(cn)) {
+        const callee = resolveFunction(sf, calleeOf(cn), sources);
+        if (callee && callee !== fn) visit(callee, depth + 1);
+        continue;
+      }
+      const c = cn as CatchClauseNode;
+      if (!ts.isTryStatement(c.parent) || !awaits(c.parent.tryBlock)) continue;
+      const names: string[] = [];
+      if (c.variableDeclaration && ts.isIdentifier(c.variableDeclaration.name)) names.push(c.variableDeclaration.name.text);
+      const returns: ts.ReturnStatement[] = [];
+      const collect = (x: ts.Node): void => {
+        if (isNested(x)) return;
+        if (ts.isVariableDeclaration(x) && ts.isIdentifier(x.name)) names.push(x.name.text);
+        if (ts.isReturnStatement(x) && x.expression) returns.push(x);
+        ts.forEachChild(x, collect);
+      };
+      ts.forEachChild(c.block, collect);
+      const speaksOfFailure = (text: string): boolean => FAILURE_WORDS.test(text) || names.some((n) => new RegExp(`(?:^|[^\\w$])${n.replace(/\$/g, '\\$')}(?![\\w$])`).test(text));
+      for (const r of returns) {
+        if (!speaksOfFailure(r.expression!.getText())) continue;
+        let objs: ObjectLiteralExpression[];
+        try {
+          objs = objectsOfResult(wrapNode(sf, r.expression!), sources);
+        } catch {
+          objs = [];
+        }
+        if (objs.length && objs.every(unmarked)) out.push({ messageId: 'execution-error-result-unmarked-in-source', node: wrapNode(sf, r) });
+      }
+    }
+  };
+  for (const f of roots) visit(f, 0);
+  return out;
+}
+
+/** A catch that answers some failures with a result (`if (isAxiosError(e)) return { …, isError: true }`): what it rethrows is what its author kept apart. `return fail(e)` of a helper that always throws answers nothing. */
+function answersSome(tryStmt: TryStmt, isThrowingCall?: (c: ts.CallExpression) => boolean): boolean {
   let found = false;
   const visit = (cn: ts.Node): void => {
     if (found || isNested(cn)) return;
-    if (ts.isReturnStatement(cn) && cn.expression) found = true;
-    else ts.forEachChild(cn, visit);
+    if (ts.isReturnStatement(cn) && cn.expression) {
+      const e = rawUnwrap(cn.expression);
+      const call = ts.isAwaitExpression(e) ? rawUnwrap(e.expression) : e;
+      if (!(isThrowingCall && ts.isCallExpression(call) && isThrowingCall(call))) found = true;
+    } else ts.forEachChild(cn, visit);
   };
   if (tryStmt.catchClause) visit(tryStmt.catchClause.block);
   return found;
 }
 
-/** `if (e instanceof McpError) throw e;` in a catch: a protocol error passed on, not a failure of the tool. */
-function rethrowsProtocol(t: ThrowStmt, tryStmt: TryStmt): boolean {
-  for (let p = t.parent; p && p !== tryStmt; p = p.parent) if (ts.isIfStatement(p) && mentionsProtocolError(p.expression)) return true;
+/** `if (e instanceof McpError) throw e;` in a catch (or in a helper it calls): a protocol error passed on, not a failure of the tool. */
+function rethrowsProtocol(t: ThrowStmt, upTo: ts.Node): boolean {
+  for (let p = t.parent; p && p !== upTo; p = p.parent) if (ts.isIfStatement(p) && mentionsProtocolError(p.expression)) return true;
   return false;
 }

@@ -10,7 +10,8 @@ import { noToolsFound } from '../support/source/tool-absence.js';
 import { isGenerated, keyState, toolsToJudge } from '../support/source/generated-tools.js';
 import { judgePythonResults } from './python.js';
 import { reservedUnknown } from './dynamic.js';
-import { ERROR_CTOR, handlerChannels } from './channels.js';
+import { ERROR_CTOR, handlerChannels, unmarkedErrorResults, wrapperGuard } from './channels.js';
+import { returnedObjects } from './results.js';
 
 /**
  * S-11 — result contract (static part, JavaScript/TypeScript). Reads what the source writes, where it is
@@ -28,10 +29,13 @@ import { ERROR_CTOR, handlerChannels } from './channels.js';
  *   - 'error-code-not-integer-in-source': an error constructor given a string or a fractional code;
  *   - 'execution-error-thrown-in-source' and 'wrong-meaning-code-in-source': what a hand-written tools/call
  *     handler throws on the protocol channel (channels.ts): a failure of the tool's own work, or a code JSON-RPC
- *     defines for another failure (-32601 for an unknown tool…).
+ *     defines for another failure (-32601 for an unknown tool…);
+ *   - 'upstream-failure-uncaught-in-source': an awaited API request or browser action such a handler lets reject;
+ *   - 'execution-error-result-unmarked-in-source': a tool's `catch` answers the failure without `isError: true`.
  * The results are read from the `return` statements of the handler (or of the dispatcher branch).
  * When no tool's result could be read as an object literal and nothing is red: could-not-judge
- * 'tool-results-not-read'. No tool in the source: not-applicable 'no-tools-registered'. Python source only:
+ * 'tool-results-not-read'; a tools/call handler registered through a wrapper of a dependency leaves its channels
+ * unread: could-not-judge 'handler-wrapped-outside-source'. No tool in the source: not-applicable 'no-tools-registered'. Python source only:
  * the Python reading (python.ts).
  */
 
@@ -53,42 +57,6 @@ function rawNumber(cn: ts.Node): boolean {
   return ts.isPrefixUnaryExpression(u) && u.operator === SyntaxKind.MinusToken && ts.isNumericLiteral(rawUnwrap(u.operand));
 }
 
-
-/**
- * Object literals a function returns (for a dispatcher branch: the returns inside the branch). A returned
- * call to a function of the audited source (`return formatResult(data)`, `return toolError(msg)`,
- * `return await this.handleSearch(args)`) is followed into that function's own returns, up to three
- * levels; both arms of a conditional are read.
- */
-function returnedObjects(fn: FunctionLikeNode | undefined, within: Node | undefined, sources: ParsedSources, depth = 0, seen = new Set<FunctionLikeNode>(), outside: readonly Node[] = []): ObjectLiteralExpression[] {
-  if (!fn || seen.has(fn)) return [];
-  seen.add(fn);
-  const inside = (e: Node, n: Node) => e.getStart() >= n.getStart() && e.getEnd() <= n.getEnd();
-  const exprs = returnedExpressions(fn).filter((e) => (!within || inside(e, within)) && !outside.some((o) => inside(e, o)));
-  const out: ObjectLiteralExpression[] = [];
-  const read = (e: Node): void => {
-    let u = unwrap(e);
-    if (Node.isAwaitExpression(u)) u = unwrap(u.getExpression());
-    if (Node.isConditionalExpression(u)) {
-      read(u.getWhenTrue());
-      read(u.getWhenFalse());
-      return;
-    }
-    const o = objectLiteralOf(u, sources);
-    if (o) out.push(o);
-    else if (Node.isCallExpression(u) && depth < 3) {
-      let callee: FunctionLikeNode | undefined;
-      try {
-        callee = functionOf(u.getExpression(), sources);
-      } catch {
-        callee = undefined;
-      }
-      if (callee && callee !== fn) out.push(...returnedObjects(callee, undefined, sources, depth + 1, seen));
-    }
-  };
-  for (const e of exprs) read(e);
-  return out;
-}
 
 /** Keys under which a tool's definition object carries the function that runs it. */
 const TOOL_FN_KEYS = ['handler', 'execute', 'run', 'handle', 'callback', 'fn', 'call', 'invoke', 'impl'];
@@ -165,6 +133,8 @@ export default defineDetector({
     'error-code-not-integer-in-source': ['call'],
     'execution-error-thrown-in-source': [],
     'wrong-meaning-code-in-source': ['code'],
+    'upstream-failure-uncaught-in-source': [],
+    'execution-error-result-unmarked-in-source': [],
   },
   judge({ inputs: { repo, session } }) {
     const model = serverModel(repo);
@@ -252,14 +222,31 @@ export default defineDetector({
 
     // What hand-written tools/call handlers throw on the protocol channel (each handler once).
     const walked = new Set<FunctionLikeNode>();
+    let wrappedOutside = false;
+    // The functions that answer tools/call, read below for failures answered as ordinary results.
+    const roots = new Set<FunctionLikeNode>();
     for (const rh of model.requestHandlers) {
       if (rh.method !== 'tools/call' || !rh.handler || walked.has(rh.handler)) continue;
       walked.add(rh.handler);
+      roots.add(rh.handler);
       const tables = tablesOf.get(rh.handler) ?? indexedTables(rh.handler, sources);
       const tableFns = tools.filter((t) => t.handler === rh.handler && !t.branch).map((t) => tableFunction(t, tables, sources)).filter((f): f is FunctionLikeNode => !!f);
-      for (const c of handlerChannels(rh.handler, sources, tableFns)) {
+      for (const f of tableFns) roots.add(f);
+      // A handler registered through a wrapper of a dependency: what it lets through cannot be read.
+      const wrapped = wrapperGuard(rh.node, sources);
+      if (wrapped === 'unknown') {
+        wrappedOutside = true;
+        continue;
+      }
+      for (const c of handlerChannels(rh.handler, sources, tableFns, wrapped)) {
         findings.push({ messageId: c.messageId, ...(c.code !== undefined ? { data: { code: c.code } } : {}), location: at(c.node), evidence: c.node.getText().slice(0, 120) });
       }
+    }
+
+    // Failures of a tool's own work answered as ordinary results, without isError (any API: the SDK flags none it is given).
+    for (const t of tools) if (t.handler && !isGenerated(t)) roots.add(t.handler);
+    for (const c of unmarkedErrorResults([...roots], sources)) {
+      findings.push({ messageId: c.messageId, location: at(c.node), evidence: c.node.getText().slice(0, 120) });
     }
 
     // Error codes written as literals.
@@ -302,6 +289,7 @@ export default defineDetector({
     if (findings.length) return { state: 'non-conforming', findings };
     if (tools.length === 0) return noToolsFound(repo, session);
     if (read === 0) return couldNotJudge('tool-results-not-read');
+    if (wrappedOutside) return couldNotJudge('handler-wrapped-outside-source');
     return present();
   },
 });
