@@ -85,7 +85,7 @@ export function figuresOf(text: string): { value: number; decimals: number }[] {
 /**
  * The figures a summary may derive from a result's data: the number of items of each list and of keys of each object,
  * and for each list of numbers (a list, the same key across a list of objects, the same index across a list of
- * lists) its least, greatest, sum and mean; every such figure also as a percentage (0.47 written 47%), and the year
+ * lists or across the lists one key holds in each object) its least, greatest, sum and mean; every such figure also as a percentage (0.47 written 47%), and the year
  * of a date written ISO-style. Bounded.
  */
 export function derivedFigures(v: unknown): number[] {
@@ -114,10 +114,16 @@ export function derivedFigures(v: unknown): number[] {
       out.add(x.length);
       series(items.filter((i): i is number => typeof i === 'number' && Number.isFinite(i)));
       const objs = items.filter(isObj);
-      for (const k of new Set(objs.flatMap((o) => Object.keys(o)))) series(objs.map((o) => o[k]).filter((i): i is number => typeof i === 'number' && Number.isFinite(i)));
-      const rows = items.filter(Array.isArray) as unknown[][];
-      const width = Math.min(100, Math.max(0, ...rows.map((r) => r.length)));
-      for (let i = 0; i < width; i++) series(rows.map((r) => r[i]).filter((c): c is number => typeof c === 'number' && Number.isFinite(c)));
+      const columns = (rows: unknown[][]) => {
+        const width = Math.min(100, Math.max(0, ...rows.map((r) => r.length)));
+        for (let i = 0; i < width; i++) series(rows.map((r) => r[i]).filter((c): c is number => typeof c === 'number' && Number.isFinite(c)));
+      };
+      for (const k of new Set(objs.flatMap((o) => Object.keys(o)))) {
+        series(objs.map((o) => o[k]).filter((i): i is number => typeof i === 'number' && Number.isFinite(i)));
+        // The same key holding a list in each object (a heatmap's rows): the series of each index across them.
+        columns(objs.map((o) => o[k]).filter(Array.isArray) as unknown[][]);
+      }
+      columns(items.filter(Array.isArray) as unknown[][]);
       for (const i of items) walk(i, depth + 1);
     } else if (isObj(x)) {
       out.add(Object.keys(x).length);
