@@ -11,8 +11,11 @@ import { viewCallVerdicts } from './static.js';
  * after each click. A call of a tool that needs a confirmation — annotated destructive, or not idempotent, or
  * not annotated at all; never exempted on `destructiveHint: false` alone — is red when it followed a first
  * click directly, with no revealed confirmation control clicked and no dialog in between, or when the View
- * sent it without any click. When the View offers such a tool but no click reached it, the part cannot be
- * judged; when the View can call no such tool, it does not apply. Nor does it when the Views call no server tool at
+ * sent it without any click. When no click reached such a call, the served code of each distinct View is read as the
+ * static half reads a View (static.ts viewCallVerdicts), with the served tools' annotations: a call of a tool that
+ * needs a confirmation with no confirm() before it and no second click is red (call-in-view-code-without-confirmation),
+ * every call judged and none red is present; a call the reading cannot judge (its tool's name comes from a result)
+ * leaves the part could-not-judge. When the View can call no such tool, it does not apply. Nor does it when the Views call no server tool at
  * all, on evidence: no rendered View sent a tools/call, and either the code of every distinct View as served (the
  * host's raw resources/read answer; several tools may show one View, and Views past the harness's bound on renderings
  * are read) holds no tool call, or every App tool's View rendered, no View's code is known to call a tool and the
