@@ -171,7 +171,8 @@ function inputOf(tool: Obj | undefined, args: unknown): { values: string[]; payl
 /**
  * A text that hands the input back: under two different inputs the same sentence once each input value is taken out of
  * it, with no figure of its own, and at least one of those values a payload (code, a document) rather than a choice
- * ("Drew a red square" describes what the View draws; "Rendered this scene: <the code sent>" says nothing of it).
+ * ("Drew a red square" describes what the View draws; "Rendered this scene: <the code sent>" says nothing of it). The
+ * payload with no words around it is left alone: a code or document viewer shows just that.
  */
 function echoedText(answers: Answer[]): string | undefined {
   if (new Set(answers.map((a) => a.args)).size < 2) return undefined;
@@ -189,6 +190,8 @@ function echoedText(answers: Answer[]): string | undefined {
   });
   const skeleton = skeletons[0]!;
   if (!payload || new Set(skeletons).size !== 1 || FIGURE.test(skeleton.replace(/\u0000/g, ' '))) return undefined;
+  // The payload alone (fenced or not) is what a code or document viewer shows: the text is then the View's content.
+  if ((skeleton.match(/\p{L}{3,}/gu) ?? []).length < 2) return undefined;
   if (answers.some((a) => a.structured !== undefined && datums(JSON.parse(a.structured)).some((d) => !a.values.includes(d) && holds(skeleton, d)))) return undefined;
   return answers[0]!.text;
 }
