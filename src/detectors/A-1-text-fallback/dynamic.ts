@@ -30,6 +30,8 @@ const FIGURE = /(?<![\p{L}\p{N}_])\d+(?:[.,]\d+)?(?![\p{L}\p{N}_])/u;
 interface Answer {
   args: string;
   values: string[];
+  /** The input values handed over whole (code, a document): see inputOf. */
+  payloads: string[];
   text: string;
   /** The result's structuredContent as JSON, undefined when it gives the View no data. */
   structured?: string;
@@ -64,6 +66,136 @@ export function holds(text: string, value: string): boolean {
 
 export const MIN_TEXT = 20;
 
+/** A figure of a text: thousands written with separators (7,532 or 7 532), decimals with a point or a comma. */
+const FIGURES = /(?<![\p{L}\p{N}_.,])(\d{1,3}(?:[,\u00a0\u202f ]\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?)(?![\p{L}\p{N}_]|[.,]\d)/gu;
+
+/** The figures a text writes, with the number of decimals each is written with. */
+export function figuresOf(text: string): { value: number; decimals: number }[] {
+  const out: { value: number; decimals: number }[] = [];
+  for (const m of text.matchAll(FIGURES)) {
+    const raw = m[1]!;
+    const grouped = /^\d{1,3}(?:[,\u00a0\u202f ]\d{3})+/.test(raw);
+    const plain = grouped ? raw.replace(/[,\u00a0\u202f ]/g, '') : raw.replace(',', '.');
+    const value = Number(plain);
+    if (Number.isFinite(value)) out.push({ value, decimals: plain.includes('.') ? plain.split('.')[1]!.length : 0 });
+  }
+  return out;
+}
+
+/**
+ * The figures a summary may derive from a result's data: the number of items of each list and of keys of each object,
+ * and for each list of numbers (a list, the same key across a list of objects, the same index across a list of
+ * lists or across the lists one key holds in each object) its least, greatest, sum and mean; every such figure also as a percentage (0.47 written 47%), and the year
+ * of a date written ISO-style. Bounded.
+ */
+export function derivedFigures(v: unknown): number[] {
+  const out = new Set<number>();
+  const add = (x: number) => {
+    if (!Number.isFinite(x) || out.size >= 4000) return;
+    out.add(x);
+    out.add(x * 100);
+  };
+  const series = (xs: number[]) => {
+    if (!xs.length) return;
+    const sum = xs.reduce((a, b) => a + b, 0);
+    add(Math.min(...xs));
+    add(Math.max(...xs));
+    add(sum);
+    add(sum / xs.length);
+  };
+  const walk = (x: unknown, depth: number) => {
+    if (depth > 6 || out.size >= 4000) return;
+    if (typeof x === 'number') add(x);
+    else if (typeof x === 'string') {
+      const year = /^(\d{4})-\d{2}(?:-\d{2})?(?:[T ].*)?$/.exec(x.trim());
+      if (year) out.add(Number(year[1]));
+    } else if (Array.isArray(x)) {
+      const items = x.slice(0, 500);
+      out.add(x.length);
+      series(items.filter((i): i is number => typeof i === 'number' && Number.isFinite(i)));
+      const objs = items.filter(isObj);
+      const columns = (rows: unknown[][]) => {
+        const width = Math.min(100, Math.max(0, ...rows.map((r) => r.length)));
+        for (let i = 0; i < width; i++) series(rows.map((r) => r[i]).filter((c): c is number => typeof c === 'number' && Number.isFinite(c)));
+      };
+      for (const k of new Set(objs.flatMap((o) => Object.keys(o)))) {
+        series(objs.map((o) => o[k]).filter((i): i is number => typeof i === 'number' && Number.isFinite(i)));
+        // The same key holding a list in each object (a heatmap's rows): the series of each index across them.
+        columns(objs.map((o) => o[k]).filter(Array.isArray) as unknown[][]);
+      }
+      columns(items.filter(Array.isArray) as unknown[][]);
+      for (const i of items) walk(i, depth + 1);
+    } else if (isObj(x)) {
+      out.add(Object.keys(x).length);
+      for (const i of Object.values(x)) walk(i, depth + 1);
+    }
+  };
+  walk(v, 0);
+  return [...out];
+}
+
+/**
+ * Does a text summarise the data by figures derived from it (a count, a range, a total, a mean, a share written as a
+ * percentage), rounded as the text writes them? 0 and 1 say too little, and a figure of the tool's input is an echo,
+ * not a result.
+ */
+export function summarisesData(text: string, data: unknown, input: unknown): boolean {
+  const derived = derivedFigures(data);
+  const given = new Set(datums(input).map(Number).filter((n) => Number.isFinite(n)));
+  return figuresOf(text).some(({ value, decimals }) => {
+    if (value === 0 || value === 1 || given.has(value)) return false;
+    const unit = 10 ** -decimals;
+    return derived.some((d) => Math.abs(Number(d.toFixed(Math.min(decimals, 20))) - value) < unit / 1000);
+  });
+}
+
+/** A property whose value is a program or a document handed to the View whole (its name says so). */
+const PAYLOAD_KEY = /^(?:code|script|source|program|snippet|sketch|html|svg|markup|shader)$/i;
+
+/**
+ * The input a call ran on: its arguments over the defaults its schema declares (the server draws from a default the
+ * probe left out). Its values (datums) and, among them, the payloads: input handed over whole rather than a choice
+ * among a few (a property named code, script, html…, or a string of several lines or of 200 characters or more).
+ */
+function inputOf(tool: Obj | undefined, args: unknown): { values: string[]; payloads: string[] } {
+  const props = tool && isObj(tool.inputSchema) && isObj(tool.inputSchema.properties) ? tool.inputSchema.properties : {};
+  const effective: Obj = {};
+  for (const [k, p] of Object.entries(props)) if (isObj(p) && p.default !== undefined) effective[k] = p.default;
+  if (isObj(args)) Object.assign(effective, args);
+  const payloads = Object.entries(effective)
+    .filter(([k, v]) => typeof v === 'string' && v.trim().length >= 3 && (PAYLOAD_KEY.test(k) || v.includes('\n') || v.length >= 200))
+    .map(([, v]) => (v as string).trim().toLowerCase());
+  return { values: datums(effective), payloads };
+}
+
+/**
+ * A text that hands the input back: under two different inputs the same sentence once each input value is taken out of
+ * it, with no figure of its own, and at least one of those values a payload (code, a document) rather than a choice
+ * ("Drew a red square" describes what the View draws; "Rendered this scene: <the code sent>" says nothing of it). The
+ * payload with no words around it is left alone: a code or document viewer shows just that.
+ */
+function echoedText(answers: Answer[]): string | undefined {
+  if (new Set(answers.map((a) => a.args)).size < 2) return undefined;
+  const structured = answers.filter((a) => a.structured !== undefined);
+  if (structured.length && (structured.length !== answers.length || new Set(structured.map((a) => a.structured)).size < 2)) return undefined;
+  let payload = false;
+  const skeletons = answers.map((a) => {
+    let t = a.text.toLowerCase();
+    for (const v of [...a.values].sort((x, y) => y.length - x.length)) {
+      const before = t;
+      t = t.split(v).join('\u0000');
+      if (t !== before && a.payloads.includes(v)) payload = true;
+    }
+    return t;
+  });
+  const skeleton = skeletons[0]!;
+  if (!payload || new Set(skeletons).size !== 1 || FIGURE.test(skeleton.replace(/\u0000/g, ' '))) return undefined;
+  // The payload alone (fenced or not) is what a code or document viewer shows: the text is then the View's content.
+  if ((skeleton.match(/\p{L}{3,}/gu) ?? []).length < 2) return undefined;
+  if (answers.some((a) => a.structured !== undefined && datums(JSON.parse(a.structured)).some((d) => !a.values.includes(d) && holds(skeleton, d)))) return undefined;
+  return answers[0]!.text;
+}
+
 /** The ui:// resource a `_meta` links, in the current (`ui.resourceUri`) or the early (`ui/resourceUri`) form. */
 export function uiResourceOf(meta: unknown): string | undefined {
   if (!isObj(meta)) return undefined;
@@ -92,6 +224,7 @@ export default defineDetector({
     'ui-call-failed': ['tool'],
     'ui-result-text-not-of-result': ['tool'],
     'ui-result-text-fixed': ['tool', 'text'],
+    'ui-result-text-echoes-input': ['tool', 'text'],
   },
   judge({ inputs: { session } }) {
     const none = noEraServed(session);
@@ -151,14 +284,14 @@ export default defineDetector({
         const texts = content.filter((c) => c.type === 'text' && typeof c.text === 'string').map((c) => (c.text as string).trim());
         const length = Math.max(0, ...texts.map((x) => [...x].length));
         const structured = res!.structuredContent !== undefined && res!.structuredContent !== null ? JSON.stringify(res!.structuredContent) : undefined;
-        answers.set(name, [...(answers.get(name) ?? []), { args: JSON.stringify(params.arguments ?? {}), values: datums(params.arguments), text: texts.filter((x) => x).join('\n'), structured }]);
+        answers.set(name, [...(answers.get(name) ?? []), { args: JSON.stringify(params.arguments ?? {}), ...inputOf(uiTools.get(name), params.arguments), text: texts.filter((x) => x).join('\n'), structured }]);
         if (length < MIN_TEXT && !reported.has(`text|${name}`)) {
           reported.add(`text|${name}`);
           findings.push({ messageId: 'ui-result-without-text', data: { tool: name, length, minimum: MIN_TEXT }, evidence: JSON.stringify(res!.content ?? null).slice(0, 200) });
         } else if (length >= MIN_TEXT && !reported.has(`data|${name}`)) {
           // The data the View is given (structuredContent): a text holding none of its values stands for none of it.
           const data = datums(res!.structuredContent);
-          if (data.length && !texts.some((x) => data.some((d) => holds(x.toLowerCase(), d)))) {
+          if (data.length && !texts.some((x) => data.some((d) => holds(x.toLowerCase(), d)) || summarisesData(x, res!.structuredContent, params.arguments))) {
             reported.add(`data|${name}`);
             findings.push({ messageId: 'ui-result-text-not-of-result', data: { tool: name }, evidence: texts.find((x) => x)!.slice(0, 200) });
           }
@@ -166,8 +299,11 @@ export default defineDetector({
       }
     }
     for (const [tool, list] of answers) {
-      const text = reported.has(`text|${tool}`) || reported.has(`data|${tool}`) ? undefined : fixedText(list);
+      if (reported.has(`text|${tool}`) || reported.has(`data|${tool}`)) continue;
+      const text = fixedText(list);
       if (text !== undefined) findings.push({ messageId: 'ui-result-text-fixed', data: { tool, text: text.slice(0, 120) }, evidence: text.slice(0, 200) });
+      const echo = text === undefined ? echoedText(list) : undefined;
+      if (echo !== undefined) findings.push({ messageId: 'ui-result-text-echoes-input', data: { tool, text: echo.slice(0, 120) }, evidence: echo.slice(0, 200) });
     }
     if (findings.length) return { state: 'non-conforming', findings };
     const failed = [...failedOnInput].filter((n) => !judged.has(n));

@@ -211,6 +211,63 @@ function judgeCall(call: ts.CallExpression, sf: ts.SourceFile, bundle = false): 
   return 'unconfirmed';
 }
 
+/** A call of the View that is red: a tool needing a confirmation called without one, or a confirmation decided on destructiveHint. */
+export interface RedViewCall {
+  file: string;
+  line: number;
+  called: string;
+  /** Why the tool needs a confirmation (confirmationCause); undefined for onHint. */
+  cause?: string;
+  onHint: boolean;
+}
+
+/**
+ * The tool calls of some View code judged: each call's tool name (a literal, or the names the file writes down for the
+ * variable holding it), the tool's definition as `definitionOf` gives it (undefined: its annotations are not known),
+ * and whether a confirmation stands before it. Red calls, the tools that could not be judged, and how many calls.
+ */
+export function viewCallVerdicts(source: readonly ViewCode[], definitionOf: (name: string) => Record<string, unknown> | undefined): { reds: RedViewCall[]; unjudged: Set<string>; calls: number } {
+  const reds: RedViewCall[] = [];
+  const unjudged = new Set<string>();
+  let calls = 0;
+  for (const c of source) {
+    const raw = c.sf.compilerNode;
+    const visit = (cn: ts.Node): void => {
+      if (ts.isCallExpression(cn)) {
+        const tool = toolCalled(cn, c.bundle);
+        // A name held in a variable: the names written down for it in the file (consts, literal tables, unions), each judged.
+        const resolved = tool && tool.name === undefined && tool.expr ? toolNamesOf(tool.expr) : undefined;
+        if (tool && !(tool.name === undefined && !resolved && wrapperCall(cn))) {
+          calls++;
+          const line = lineIn(c, wrapNode(c.sf, cn) as Node);
+          const v = judgeCall(cn, raw, c.bundle);
+          const called = tool.name ?? (cn.arguments[0]?.getText(raw) ?? '').slice(0, 60);
+          const names = tool.name !== undefined ? [tool.name] : resolved?.names;
+          if (v === 'on-destructive-hint') reds.push({ file: c.file, line, called: names?.join(', ') ?? called, onHint: true });
+          else if (names === undefined) {
+            if (v !== 'confirmed') unjudged.add(called);
+          } else {
+            for (const name of names) {
+              const def = definitionOf(name);
+              if (def === undefined) {
+                if (v !== 'confirmed') unjudged.add(name);
+              } else {
+                if (!needsConfirmation(def) || v !== 'unconfirmed') continue;
+                // A name read from a parameter's type: its callers, and what they confirm first, are not read.
+                if (resolved?.viaType) unjudged.add(name);
+                else reds.push({ file: c.file, line, called: name, cause: confirmationCause(def), onHint: false });
+              }
+            }
+          }
+        }
+      }
+      ts.forEachChild(cn, visit);
+    };
+    visit(raw);
+  }
+  return { reds, unjudged, calls };
+}
+
 export default defineDetector({
   ruleId: 'A-7',
   genre: 'static',
@@ -234,45 +291,15 @@ export default defineDetector({
       source = embedded;
     }
     const { annotations } = appSource(repo);
-    const findings: Finding[] = [];
-    const unjudged = new Set<string>();
-    let calls = 0;
-    for (const c of source as ViewCode[]) {
-      const raw = c.sf.compilerNode;
-      const visit = (cn: ts.Node): void => {
-        if (ts.isCallExpression(cn)) {
-          const tool = toolCalled(cn, c.bundle);
-          // A name held in a variable: the names written down for it in the file (consts, literal tables, unions), each judged.
-          const resolved = tool && tool.name === undefined && tool.expr ? toolNamesOf(tool.expr) : undefined;
-          if (tool && !(tool.name === undefined && !resolved && wrapperCall(cn))) {
-            calls++;
-            const line = lineIn(c, wrapNode(c.sf, cn) as Node);
-            const v = judgeCall(cn, raw, c.bundle);
-            const called = tool.name ?? (cn.arguments[0]?.getText(raw) ?? '').slice(0, 60);
-            const names = tool.name !== undefined ? [tool.name] : resolved?.names;
-            if (v === 'on-destructive-hint') findings.push({ messageId: 'confirmation-on-destructive-hint', data: { file: c.file, called: names?.join(', ') ?? called }, location: { file: c.file, line } });
-            else if (names === undefined) {
-              if (v !== 'confirmed') unjudged.add(called);
-            } else {
-              for (const name of names) {
-                const ann = annotations.get(name);
-                if (ann === undefined || ann === 'unknown') {
-                  if (v !== 'confirmed') unjudged.add(name);
-                } else {
-                  const def = ann === 'none' ? {} : { annotations: ann };
-                  if (!needsConfirmation(def) || v !== 'unconfirmed') continue;
-                  // A name read from a parameter's type: its callers, and what they confirm first, are not read.
-                  if (resolved?.viaType) unjudged.add(name);
-                  else findings.push({ messageId: 'call-without-confirmation-in-source', data: { file: c.file, called: name, cause: confirmationCause(def) }, location: { file: c.file, line } });
-                }
-              }
-            }
-          }
-        }
-        ts.forEachChild(cn, visit);
-      };
-      visit(raw);
-    }
+    const { reds, unjudged, calls } = viewCallVerdicts(source, (name) => {
+      const ann = annotations.get(name);
+      return ann === undefined || ann === 'unknown' ? undefined : ann === 'none' ? {} : { annotations: ann };
+    });
+    const findings: Finding[] = reds.map((r): Finding =>
+      r.onHint
+        ? { messageId: 'confirmation-on-destructive-hint', data: { file: r.file, called: r.called }, location: { file: r.file, line: r.line } }
+        : { messageId: 'call-without-confirmation-in-source', data: { file: r.file, called: r.called, cause: r.cause! }, location: { file: r.file, line: r.line } },
+    );
     if (findings.length) return { state: 'non-conforming', findings };
     if (unjudged.size) return couldNotJudge('tool-call-not-judged', { tools: [...unjudged].sort().join(', ') });
     if (!calls) return notApplicable('no-tool-call-in-view');

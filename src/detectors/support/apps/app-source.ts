@@ -54,6 +54,8 @@ function booleans(obj: ObjectLiteralExpression): Record<string, boolean> {
     const k = propertyName(p.getNameNode());
     const v = unwrap(p.getInitializerOrThrow());
     if (k && (Node.isTrueLiteral(v) || Node.isFalseLiteral(v))) out[k] = Node.isTrueLiteral(v);
+    // A minifier's booleans: !0 is true, !1 false.
+    else if (k && Node.isPrefixUnaryExpression(v) && v.getOperatorToken() === SyntaxKind.ExclamationToken && Node.isNumericLiteral(v.getOperand()) && /^[01]$/.test(v.getOperand().getText())) out[k] = v.getOperand().getText() === '0';
   }
   return out;
 }
@@ -73,6 +75,16 @@ function linksView(config: ObjectLiteralExpression | undefined, sources: ParsedS
   if (propertyValue(meta, 'ui/resourceUri')) return true;
   const ui = objectLiteralOf(propertyValue(meta, 'ui'), sources);
   return !!propertyValue(ui, 'resourceUri');
+}
+
+/**
+ * Is a config shaped as registerAppTool's: `_meta.ui` linking a View, or saying who may call the tool
+ * (`_meta.ui.visibility`, a tool for the View alone, which links none)?
+ */
+function appToolConfig(config: ObjectLiteralExpression | undefined, sources: ParsedSources): boolean {
+  if (linksView(config, sources)) return true;
+  const ui = objectLiteralOf(propertyValue(objectLiteralOf(propertyValue(config, '_meta'), sources), 'ui'), sources);
+  return !!propertyValue(ui, 'visibility');
 }
 
 export interface AppSource {
@@ -108,8 +120,9 @@ export function appSource(repo: RepoFacts): AppSource {
   // registerAppTool(server, name, config, handler) of @modelcontextprotocol/ext-apps/server: a function, not a method.
   for (const { file, call, name } of ownCalls(sources)) {
     const args = call.getArguments();
-    // registerAppTool by name, or its shape in a bundle that renamed it: (server, 'name', { _meta: { ui: { resourceUri } } }, handler).
-    if (name !== 'registerAppTool' && !(name && args.length === 4 && !REGISTRATION_METHOD_NAMES.has(name) && linksView(objectLiteralOf(args[2], sources), sources))) continue;
+    // registerAppTool by name, or its shape in a bundle that renamed it: (server, 'name', { _meta: { ui: { resourceUri } } }, handler),
+    // or `_meta: { ui: { visibility: ['app'] } }` for a tool the View alone calls.
+    if (name !== 'registerAppTool' && !(name && args.length === 4 && !REGISTRATION_METHOD_NAMES.has(name) && appToolConfig(objectLiteralOf(args[2], sources), sources))) continue;
     const tool = constString(args[1])?.value;
     if (tool === undefined) continue;
     const config = objectLiteralOf(args[2], sources);

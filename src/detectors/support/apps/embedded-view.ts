@@ -137,11 +137,23 @@ export function loadsScripts(v: EmbeddedView): boolean {
  * code is then elsewhere), or when a script cannot be parsed.
  */
 export function embeddedViewCode(repo: RepoFacts): ViewCode[] | undefined {
-  const embedded = embeddedViews(repo);
-  if (!embedded.length || embedded.some(loadsScripts)) return undefined;
+  return viewsCode(embeddedViews(repo));
+}
+
+/** The code of some View documents (see embeddedViewCode), undefined when there is none or it is not all here. */
+function viewsCode(views: EmbeddedView[]): ViewCode[] | undefined {
+  if (!views.length || views.some(loadsScripts)) return undefined;
   try {
-    return embedded.flatMap((e) => embeddedScripts(e).map((s) => ({ file: e.file, lineOffset: s.line - 1, sf: s.sf, bundle: e.html.length > EMBEDDED_BUNDLE_CHARS })));
+    return views.flatMap((e) => embeddedScripts(e).map((s) => ({ file: e.file, lineOffset: s.line - 1, sf: s.sf, bundle: e.html.length > EMBEDDED_BUNDLE_CHARS })));
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The code of a View document as a host was served it (A-7 dynamic: the raw resources/read answer), named `file`:
+ * its inline scripts, or undefined when it loads a script by `src` or a script cannot be parsed.
+ */
+export function servedViewCode(file: string, html: string): ViewCode[] | undefined {
+  return viewsCode([{ file, line: 1, html }]);
 }
