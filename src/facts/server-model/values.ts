@@ -1,4 +1,4 @@
-import { Node, ts, type ObjectLiteralExpression } from '../morph.js';
+import { Node, SyntaxKind, ts, type ObjectLiteralExpression } from '../morph.js';
 import { declarationOf, initializerOf, valueOfDeclaration } from '../scope.js';
 import { wrapNode, propertyName, rawPropertyName, stringValue, unwrap, type ParsedSources } from '../ts-source.js';
 
@@ -56,14 +56,23 @@ export function propertyValue(obj: ObjectLiteralExpression | undefined, key: str
   return undefined;
 }
 
+/** A boolean written as a literal: `true`/`false`, or a minifier's `!0` (true) and `!1` (false). */
+export function literalBoolean(n: Node): boolean | undefined {
+  const v = unwrap(n);
+  if (Node.isTrueLiteral(v) || Node.isFalseLiteral(v)) return Node.isTrueLiteral(v);
+  if (Node.isPrefixUnaryExpression(v) && v.getOperatorToken() === SyntaxKind.ExclamationToken && Node.isNumericLiteral(v.getOperand()) && /^[01]$/.test(v.getOperand().getText())) return v.getOperand().getText() === '0';
+  return undefined;
+}
+
+/** The keys of an object literal whose values are literal booleans (see literalBoolean). */
 export function booleanAnnotations(obj: ObjectLiteralExpression | undefined): Record<string, boolean> | undefined {
   if (!obj) return undefined;
   const out: Record<string, boolean> = {};
   for (const p of obj.getProperties()) {
     if (!Node.isPropertyAssignment(p)) continue;
     const k = propertyName(p.getNameNode());
-    const v = unwrap(p.getInitializerOrThrow());
-    if (k && (Node.isTrueLiteral(v) || Node.isFalseLiteral(v))) out[k] = Node.isTrueLiteral(v);
+    const b = literalBoolean(p.getInitializerOrThrow());
+    if (k && b !== undefined) out[k] = b;
   }
   return out;
 }

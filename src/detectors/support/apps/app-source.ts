@@ -6,6 +6,7 @@ import type { RepoFacts } from '../../../facts/repo.js';
 import { noteSourceRead, type FileNotRead } from '../../../facts/not-read.js';
 import { functionOf, resolveRelativeModule, type FunctionLikeNode } from '../../../facts/scope.js';
 import { constString, objectLiteralOf, propertyValue, serverModel } from '../../../facts/server-model.js';
+import { booleanAnnotations } from '../../../facts/server-model/values.js';
 import { moduleSpecs, ofKinds, parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from '../../../facts/ts-source.js';
 import { isBundleHtml, MAX_BUNDLE_BYTES } from './apps-support.js';
 
@@ -47,18 +48,8 @@ const SERVER_MODULES = /^@modelcontextprotocol\/(?:server|sdk|node|express|hono)
 const NODE_BUILTINS = new Set(builtinModules.filter((m) => !m.startsWith('_')));
 const UI_MODULES = /^(?:react|react-dom|preact|vue|svelte|solid-js|lit)(?:\/|$)|^@modelcontextprotocol\/ext-apps(?:\/(?:react|app-with-deps|react-with-deps))?$/;
 
-function booleans(obj: ObjectLiteralExpression): Record<string, boolean> {
-  const out: Record<string, boolean> = {};
-  for (const p of obj.getProperties()) {
-    if (!Node.isPropertyAssignment(p)) continue;
-    const k = propertyName(p.getNameNode());
-    const v = unwrap(p.getInitializerOrThrow());
-    if (k && (Node.isTrueLiteral(v) || Node.isFalseLiteral(v))) out[k] = Node.isTrueLiteral(v);
-    // A minifier's booleans: !0 is true, !1 false.
-    else if (k && Node.isPrefixUnaryExpression(v) && v.getOperatorToken() === SyntaxKind.ExclamationToken && Node.isNumericLiteral(v.getOperand()) && /^[01]$/.test(v.getOperand().getText())) out[k] = v.getOperand().getText() === '0';
-  }
-  return out;
-}
+/** Literal booleans of an object (a minifier's !0/!1 included). */
+const booleans = (obj: ObjectLiteralExpression): Record<string, boolean> => booleanAnnotations(obj) ?? {};
 
 function annotationsOf(config: ObjectLiteralExpression | undefined, sources: ParsedSources): SourceAnnotations {
   if (!config) return 'unknown';
