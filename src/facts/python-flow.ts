@@ -2,7 +2,8 @@ import type { Node } from 'web-tree-sitter';
 import { kids, lineOf, stringLiteral, type PythonFile } from './python-source.js';
 import { callParts, qualName, unparen, type PythonModel } from './python-model.js';
 import { Helpers, safeCommandPattern, Scope } from './python-flow/scope.js';
-import { EMPTY, EVAL_FNS, evidenceLine, EXEC_FNS, FILE_FNS_ONE, FILE_FNS_TWO, FILE_METHODS, type FlowProblem, type GuardInfo, HTTP_CLIENTS, HTTP_MODULES, HTTP_VERBS, INLINE_FLAGS, PATH_ONLY_METHODS, PROC_FNS, type PyFlow, SHELL_FNS, SHELLS, type SinkKind } from './python-flow/tables.js';
+import { EMPTY, EVAL_FNS, evidenceLine, EXEC_FNS, FILE_FNS_ONE, FILE_FNS_TWO, FILE_METHODS, type FlowProblem, type GuardInfo, HTTP_CLIENTS, HTTP_MODULES, HTTP_VERBS, IN_MEMORY, INLINE_FLAGS, LIBRARY_FILE_FNS, LIBRARY_PATH_KEYWORDS, LIBRARY_PATH_METHODS, PATH_ONLY_METHODS, PROC_FNS, type PyFlow, SHELL_FNS, SHELLS, type SinkKind, SQL_METHODS } from './python-flow/tables.js';
+import { pathArgumentPositions, sqlFileBefore, sqlFilePlaceholders, type ArgvItem } from './file-arguments.js';
 
 
 /**
@@ -80,6 +81,19 @@ function sinkChecks(call: Node, s: Scope): Check[] {
       for (const a of [...p.args.slice(0, n), ...['file', 'path', 'src', 'dst', 'name'].map((k) => p.kw.get(k)).filter((x): x is Node => !!x)]) {
         out.push({ expr: a, problem: 'path-unconfined', sink: q });
       }
+    } else if (LIBRARY_FILE_FNS.has(q) || LIBRARY_PATH_METHODS.some((r) => r.test(q))) {
+      const path = p.args[0] ?? LIBRARY_PATH_KEYWORDS.map((k) => p.kw.get(k)).find((x) => !!x);
+      if (path && !inMemory(path, s)) out.push({ expr: path, problem: 'path-unconfined', sink: q });
+    } else if ((PROC_FNS.has(q) || EXEC_FNS.has(q)) && !p.kw.get('shell')) {
+      // A program given a file or folder (`git -C dir`, `pg_dump -f out`, `--output=file`: facts/file-arguments).
+      const argv = PROC_FNS.has(q) ? listElements(p.args[0] ?? p.kw.get('args'), s) : q.startsWith('os.exec') || q.startsWith('os.posix_spawn') ? listElements(p.args[1], s) : p.args;
+      const prog = argv?.[0] && stringLiteral(argv[0])?.value;
+      if (argv && prog) {
+        const rest = argv.slice(1);
+        for (const i of pathArgumentPositions([prog], rest.map(argvItem))) out.push({ expr: rest[i]!, problem: 'path-unconfined', sink: q });
+      }
+    } else if (attr && SQL_METHODS.has(attr) && p.args[0]) {
+      for (const path of sqlFilePaths(p.args[0], p.args[1])) out.push({ expr: path, problem: 'path-unconfined', sink: q || attr });
     } else if (attr && p.fn.type === 'attribute') {
       const recv = p.fn.childForFieldName('object');
       const isModule = !recv || (recv.type === 'identifier' && s.file.imports.has(recv.text));
@@ -102,6 +116,66 @@ function sinkChecks(call: Node, s: Scope): Check[] {
     else if (q === 'aiohttp.request' || q === 'urllib3.request') url = p.args[1] ?? p.kw.get('url');
     if (url) out.push({ expr: url, problem: 'url-unchecked', sink: q, client });
   }
+  return out;
+}
+
+/** `io.StringIO(text)`, `io.BytesIO(data)`: data in memory, not a path. */
+function inMemory(n: Node, s: Scope): boolean {
+  const u = unparen(n);
+  return u.type === 'call' && IN_MEMORY.has(qualName(u.childForFieldName('function'), s.file, s.types) ?? '');
+}
+
+/** An element of an argument list as facts/file-arguments reads it: a literal's text, or an f-string's text before its first value. */
+function argvItem(n: Node): ArgvItem {
+  const lit = stringLiteral(n);
+  if (lit && !lit.interpolated) return { value: lit.value };
+  const u = unparen(n);
+  if (u.type !== 'string') return {};
+  let head = '';
+  for (const c of kids(u)) {
+    if (c.type === 'interpolation') return { head };
+    if (c.type === 'string_content') head += c.text;
+  }
+  return {};
+}
+
+/**
+ * The values of a SQL text that are the path of a file the database reads or writes (facts/file-arguments):
+ * in an f-string or a `+` chain, each value written right after `COPY … TO '`, `pg_read_file(`, `ATTACH '`…; in a
+ * literal with a placeholder there, the parameters given beside it.
+ */
+function sqlFilePaths(sql: Node, params: Node | undefined): Node[] {
+  const lit = stringLiteral(sql);
+  if (lit && !lit.interpolated) {
+    const phs = sqlFilePlaceholders(lit.value);
+    if (!phs.length || !params) return [];
+    const elements = ['tuple', 'list'].includes(unparen(params).type) ? kids(unparen(params)) : undefined;
+    return phs.map((ph) => (ph.position !== undefined && elements?.[ph.position]) || params);
+  }
+  const out: Node[] = [];
+  let before = '';
+  const walk = (n: Node): void => {
+    const u = unparen(n);
+    if (u.type === 'binary_operator' && u.childForFieldName('operator')?.text === '+') {
+      walk(u.childForFieldName('left')!);
+      walk(u.childForFieldName('right')!);
+    } else if (u.type === 'string' || u.type === 'concatenated_string') {
+      for (const c of u.type === 'string' ? [u] : kids(u)) {
+        for (const k of kids(c)) {
+          if (k.type === 'string_content') before += k.text;
+          else if (k.type === 'interpolation') {
+            const e = k.namedChildren.find((x) => x && x.type !== 'type_conversion' && x.type !== 'format_specifier');
+            if (e && sqlFileBefore(before)) out.push(e);
+            before += '\u0000';
+          }
+        }
+      }
+    } else {
+      if (sqlFileBefore(before)) out.push(u);
+      before += '\u0000';
+    }
+  };
+  walk(sql);
   return out;
 }
 
