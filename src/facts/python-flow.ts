@@ -1,6 +1,6 @@
 import type { Node } from 'web-tree-sitter';
 import { kids, lineOf, stringLiteral, type PythonFile } from './python-source.js';
-import { callParts, qualName, unparen, type PythonModel } from './python-model.js';
+import { callParts, paramsOf, qualName, unparen, type PythonModel } from './python-model.js';
 import { Helpers, safeCommandPattern, Scope } from './python-flow/scope.js';
 import { EMPTY, EVAL_FNS, evidenceLine, EXEC_FNS, FILE_FNS_ONE, FILE_FNS_TWO, FILE_METHODS, type FlowProblem, type GuardInfo, HTTP_CLIENTS, HTTP_MODULES, HTTP_VERBS, IN_MEMORY, INLINE_FLAGS, LIBRARY_FILE_FNS, LIBRARY_PATH_KEYWORDS, LIBRARY_PATH_METHODS, PATH_ONLY_METHODS, PROC_FNS, type PyFlow, SHELL_FNS, SHELLS, type SinkKind, SQL_METHODS } from './python-flow/tables.js';
 import { pathArgumentPositions, sqlFileBefore, sqlFilePlaceholders, type ArgvItem } from './file-arguments.js';
@@ -216,7 +216,15 @@ function argvChecks(argv: Node[] | undefined, whole: Node, sink: string): Check[
 
 const flowMemo = new WeakMap<PythonModel, Map<SinkKind, PyFlow[]>>();
 
-/** Every sink of a kind reached by a client argument, guarded (no problem) or not. */
+/** How many calls deep a file flow is followed into the package's own functions. */
+const MAX_FOLLOW = 3;
+
+/**
+ * Every sink of a kind reached by a client argument, guarded (no problem) or not. File flows are also followed
+ * into the package's own module-level functions (in the same file or a module it imports, up to MAX_FOLLOW calls
+ * deep): a sink there is reported at its line, for the tool whose argument reaches it, unless the argument was
+ * soundly checked before the call or is checked inside the function before the sink.
+ */
 export function pythonFlows(model: PythonModel, kind: SinkKind): PyFlow[] {
   let perKind = flowMemo.get(model);
   if (!perKind) {
@@ -226,15 +234,19 @@ export function pythonFlows(model: PythonModel, kind: SinkKind): PyFlow[] {
   const hit = perKind.get(kind);
   if (hit) return hit;
   const flows: PyFlow[] = [];
+  const followed = new Map<string, PyFlow>();
   const helpers = new Map<PythonFile, Helpers>();
+  const helpersOf = (f: PythonFile): Helpers => {
+    let hp = helpers.get(f);
+    if (!hp) {
+      hp = new Helpers(f, kind);
+      helpers.set(f, hp);
+    }
+    return hp;
+  };
   for (const h of model.handlers) {
     if (h.sources.length === 0 && h.dictSources.length === 0) continue;
-    let hp = helpers.get(h.file);
-    if (!hp) {
-      hp = new Helpers(h.file, kind);
-      helpers.set(h.file, hp);
-    }
-    const s = new Scope(h.file, h.fn, h.sources, h.dictSources, kind, hp);
+    const s = new Scope(h.file, h.fn, h.sources, h.dictSources, kind, helpersOf(h.file));
     // Arguments the schema already constrains (low-level enum/integer; a strict pattern for commands).
     const cleared = new Set<string>();
     for (const t of h.tools) {
@@ -243,44 +255,140 @@ export function pythonFlows(model: PythonModel, kind: SinkKind): PyFlow[] {
         if (kind === 'command' && p.pattern !== undefined && safeCommandPattern(p.pattern, false)) cleared.add(p.name);
       }
     }
-    const all = s.taint(EMPTY);
-    for (const call of s.nodes) {
-      if (call.type !== 'call') continue;
-      const checks = sinkChecks(call, s);
-      if (!checks.length) continue;
-      let flagged: PyFlow | undefined;
-      let guarded: PyFlow | undefined;
-      let guards: GuardInfo | undefined;
-      for (const ch of checks) {
-        const base = [...s.expr(ch.expr, all)].filter((o) => !cleared.has(o));
-        if (base.length === 0) continue;
-        const g = (guards ??= s.guardsAt(call));
-        const rem = [...s.expr(ch.expr, s.taint(g.sound))].filter((o) => !cleared.has(o));
-        const fixed = kind === 'http' && s.hostFixed(ch.expr, ch.client);
-        const flow: PyFlow = {
-          kind,
-          handlerKind: h.kind,
-          handler: h.toolAt(call)?.name ?? h.name,
-          file: h.file.rel,
-          line: lineOf(call),
-          sink: ch.sink,
-          parameter: (rem.length ? rem : base).sort()[0]!,
-          evidence: evidenceLine(h.file, call),
-        };
-        if (rem.length && !fixed) {
-          const vars = s.related(ch.expr);
-          flow.problem = refine(ch.problem, g, vars);
-          const guardLine = [...vars].sort().filter((v) => g.weak.get(v) === flow.problem).map((v) => g.weakLines?.get(v)).find((l) => l !== undefined);
-          if (guardLine !== undefined) flow.guardLine = guardLine;
-          flagged ??= flow;
-        } else guarded ??= flow;
+    const visit = (sc: Scope, depth: number, seen: Set<Node>, toolOf: (call: Node) => string, nameOf: (o: string) => string, outer: boolean): void => {
+      const all = sc.taint(EMPTY);
+      const kept = (origins: Iterable<string>): string[] => [...origins].filter((o) => !cleared.has(nameOf(o)));
+      for (const call of sc.nodes) {
+        if (call.type !== 'call') continue;
+        const checks = sinkChecks(call, sc);
+        if (!checks.length) {
+          if (kind === 'file' && depth < MAX_FOLLOW) followCall(call);
+          continue;
+        }
+        let flagged: PyFlow | undefined;
+        let guarded: PyFlow | undefined;
+        let guards: GuardInfo | undefined;
+        for (const ch of checks) {
+          const base = kept(sc.expr(ch.expr, all));
+          if (base.length === 0) continue;
+          const g = (guards ??= sc.guardsAt(call));
+          const rem = kept(sc.expr(ch.expr, sc.taint(g.sound)));
+          const fixed = kind === 'http' && sc.hostFixed(ch.expr, ch.client);
+          const flow: PyFlow = {
+            kind,
+            handlerKind: h.kind,
+            handler: toolOf(call),
+            file: sc.file.rel,
+            line: lineOf(call),
+            sink: ch.sink,
+            parameter: (rem.length ? rem : base).map(nameOf).sort()[0]!,
+            evidence: evidenceLine(sc.file, call),
+          };
+          if (rem.length && !fixed) {
+            const vars = sc.related(ch.expr);
+            flow.problem = refine(ch.problem, g, vars);
+            const guardLine = [...vars].sort().filter((v) => g.weak.get(v) === flow.problem).map((v) => g.weakLines?.get(v)).find((l) => l !== undefined);
+            if (guardLine !== undefined) flow.guardLine = guardLine;
+            flagged ??= flow;
+          } else guarded ??= flow;
+        }
+        const flow = flagged ?? guarded;
+        if (!flow) continue;
+        if (outer) flows.push(flow);
+        else {
+          // A function reached from several tools (or several calls): one flow per sink, naming the tools together.
+          const key = `${flow.file}:${flow.line}:${flow.sink}`;
+          const prev = followed.get(key);
+          if (!prev || (flow.problem && !prev.problem)) followed.set(key, prev && prev.handler !== flow.handler ? { ...flow, handler: [...new Set([...prev.handler.split(', '), flow.handler])].sort().join(', ') } : flow);
+          else if (prev.handler !== flow.handler && !!flow.problem === !!prev.problem) prev.handler = [...new Set([...prev.handler.split(', '), flow.handler])].sort().join(', ');
+        }
       }
-      if (flagged) flows.push(flagged);
-      else if (guarded) flows.push(guarded);
-    }
+
+      /** A call of one of the package's functions with a client value (not soundly checked before it): follow it. */
+      function followCall(call: Node): void {
+        const target = functionOf(call, sc, model);
+        if (!target || seen.has(target.def)) return;
+        const p = callParts(call);
+        if (!p) return;
+        const params = paramsOf(target.def);
+        const g = sc.guardsAt(call);
+        const safe = sc.taint(g.sound);
+        const tainted = new Map<string, string>();
+        const take = (param: string | undefined, arg: Node | undefined): void => {
+          if (!param || !arg) return;
+          const rem = kept(sc.expr(arg, safe));
+          if (rem.length) tainted.set(param, rem.map(nameOf).sort()[0]!);
+        };
+        const positional = params.filter((x) => x.name !== 'self' && x.name !== 'cls');
+        p.args.forEach((a, i) => take(positional[i]?.name, a));
+        for (const [k, v] of p.kw) if (params.some((x) => x.name === k)) take(k, v);
+        if (!tainted.size) return;
+        const inner = new Scope(target.file, target.def, [...tainted.keys()], [], kind, helpersOf(target.file));
+        const tool = toolOf(call);
+        visit(inner, depth + 1, new Set([...seen, target.def]), () => tool, (o) => tainted.get(o) ?? o, false);
+      }
+    };
+    visit(s, 0, new Set([h.fn]), (call) => h.toolAt(call)?.name ?? h.name, (o) => o, true);
   }
+  flows.push(...followed.values());
   perKind.set(kind, flows);
   return flows;
+}
+
+/* ---------------- the package's own functions ---------------- */
+
+const defsMemo = new WeakMap<PythonFile, Map<string, Node>>();
+
+/** The module-level functions of a file, by name (decorated ones too). */
+function moduleFunctions(file: PythonFile): Map<string, Node> {
+  let m = defsMemo.get(file);
+  if (!m) {
+    m = new Map();
+    for (const st of kids(file.root)) {
+      const d = st.type === 'decorated_definition' ? st.childForFieldName('definition') : st;
+      if (d?.type === 'function_definition') m.set(d.childForFieldName('name')?.text ?? '', d);
+    }
+    defsMemo.set(file, m);
+  }
+  return m;
+}
+
+/** The file of the package a dotted module name (absolute, or relative with leading dots to `from`) names. */
+function moduleFile(mod: string, from: PythonFile, model: PythonModel): PythonFile | undefined {
+  const files = model.sources.files;
+  const dots = /^\.*/.exec(mod)![0].length;
+  const rest = mod.slice(dots).split('.').filter(Boolean).join('/');
+  if (dots) {
+    const dir = from.rel.split('/').slice(0, -dots);
+    const base = [...dir, ...(rest ? [rest] : [])].join('/');
+    return files.get(`${base}.py`) ?? files.get(`${base ? base + '/' : ''}__init__.py`);
+  }
+  if (!rest) return undefined;
+  for (const cand of [`${rest}.py`, `${rest}/__init__.py`]) {
+    const exact = files.get(cand);
+    if (exact) return exact;
+    for (const [rel, f] of files) if (rel.endsWith(`/${cand}`)) return f;
+  }
+  return undefined;
+}
+
+/** The module-level function of the package a call runs: `helper(x)` in the same file, or one imported from another of its modules. */
+function functionOf(call: Node, s: Scope, model: PythonModel): { file: PythonFile; def: Node } | undefined {
+  const p = callParts(call);
+  const fn = p && unparen(p.fn);
+  if (!fn) return undefined;
+  if (fn.type === 'identifier') {
+    const local = !s.file.imports.has(fn.text) ? moduleFunctions(s.file).get(fn.text) : undefined;
+    if (local) return { file: s.file, def: local };
+  }
+  if (fn.type !== 'identifier' && fn.type !== 'attribute') return undefined;
+  const q = qualName(fn, s.file, s.types);
+  if (!q || q.includes('()')) return undefined;
+  const cut = q.lastIndexOf('.');
+  if (cut <= 0) return undefined;
+  const file = moduleFile(q.slice(0, cut), s.file, model);
+  const def = file && moduleFunctions(file).get(q.slice(cut + 1));
+  return file && def ? { file, def } : undefined;
 }
 
 function refine(p: FlowProblem, g: GuardInfo, vars: Set<string>): FlowProblem {
