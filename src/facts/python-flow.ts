@@ -84,9 +84,14 @@ function sinkChecks(call: Node, s: Scope): Check[] {
     } else if (LIBRARY_FILE_FNS.has(q) || LIBRARY_PATH_METHODS.some((r) => r.test(q))) {
       const path = p.args[0] ?? LIBRARY_PATH_KEYWORDS.map((k) => p.kw.get(k)).find((x) => !!x);
       if (path && !inMemory(path, s)) out.push({ expr: path, problem: 'path-unconfined', sink: q });
-    } else if ((PROC_FNS.has(q) || EXEC_FNS.has(q)) && !p.kw.get('shell')) {
-      // A program given a file or folder (`git -C dir`, `pg_dump -f out`, `--output=file`: facts/file-arguments).
-      const argv = PROC_FNS.has(q) ? listElements(p.args[0] ?? p.kw.get('args'), s) : q.startsWith('os.exec') || q.startsWith('os.posix_spawn') ? listElements(p.args[1], s) : p.args;
+    } else if (PROC_FNS.has(q) || EXEC_FNS.has(q) || SHELL_FNS.has(q)) {
+      // The working folder a program is started in, and a program given a file or folder (`git -C dir`,
+      // `pg_dump -f out`, `--output=file`: facts/file-arguments).
+      const cwd = p.kw.get('cwd');
+      if (cwd) out.push({ expr: cwd, problem: 'path-unconfined', sink: q });
+      const sh = p.kw.get('shell');
+      const shell = SHELL_FNS.has(q) || (!!sh && !/^(?:False|None|0)$/.test(sh.text));
+      const argv = shell ? undefined : PROC_FNS.has(q) ? listElements(p.args[0] ?? p.kw.get('args'), s) : q.startsWith('os.exec') || q.startsWith('os.posix_spawn') ? listElements(p.args[1], s) : p.args;
       const prog = argv?.[0] && stringLiteral(argv[0])?.value;
       if (argv && prog) {
         const rest = argv.slice(1);

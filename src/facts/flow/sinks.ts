@@ -269,8 +269,44 @@ function execaTemplate(node: TaggedTemplateExpression, call: string, launcher: L
       if (rest.length) parts.push({ kind: 'argument', exprs: rest });
     }
   }
-  parts.push(...cwdParts(opts, sources));
+  parts.push(...commandLinePathParts(tpl), ...cwdParts(opts, sources));
   return { family: 'process', call, launcher, shell, parts };
+}
+
+/**
+ * The values of a command line written as a template (`git -C ${repo} log`, `pg_dump -f "${out}"`) that name a
+ * file or folder the program opens (facts/file-arguments), the program being the line's first word: a part of
+ * kind 'fs' beside the launch's own.
+ */
+function commandLinePathParts(line: Node | undefined): SinkPart[] {
+  const u = line && unwrap(line);
+  if (!u || !Node.isTemplateExpression(u)) return [];
+  const words: { item: ArgvItem; expr?: Node }[] = [];
+  let glued: string | undefined; // literal text written right before the next value, in the same word
+  const literal = (text: string): void => {
+    const parts = text.split(/\s+/);
+    parts.forEach((w, i) => {
+      const word = w.replace(/^["']|["']$/g, '');
+      const last = i === parts.length - 1;
+      if (last && w !== '' && !/["']$/.test(w)) glued = word;
+      else if (last && /^["']$/.test(w)) glued = '';
+      else if (word) words.push({ item: { value: word } });
+    });
+  };
+  literal(u.getHead().getLiteralText());
+  for (const span of u.getTemplateSpans()) {
+    const expr = span.getExpression();
+    words.push({ item: glued ? { head: glued } : {}, expr });
+    glued = undefined;
+    const rest = span.getLiteral().getLiteralText();
+    // The value's word goes on until a space: `${dir}/x` is still that path.
+    literal(/^\S/.test(rest) && !/^["']\s/.test(rest) ? rest.replace(/^\S*/, '') : rest);
+  }
+  const program = words[0]?.item.value;
+  if (!program) return [];
+  const argv = words.slice(1);
+  const exprs = pathArgumentPositions([program], argv.map((w) => w.item)).flatMap((i) => (argv[i]!.expr ? [argv[i]!.expr!] : []));
+  return exprs.length ? [{ kind: 'fs', exprs }] : [];
 }
 
 /** What an audit's sink reading needs besides the node: the parsed files, and whether the package drives a browser. */
@@ -342,7 +378,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
   const m = last(o);
   switch (kind) {
     case 'shell-exec':
-      return { family: 'process', call, launcher: o.module === 'shelljs' ? 'shelljs' : 'child_process', shell: true, parts: [{ kind: 'shell', exprs: args.slice(0, 1) }, ...cwdParts(args.slice(1, 2), sources)] };
+      return { family: 'process', call, launcher: o.module === 'shelljs' ? 'shelljs' : 'child_process', shell: true, parts: [{ kind: 'shell', exprs: args.slice(0, 1) }, ...commandLinePathParts(args[0]), ...cwdParts(args.slice(1, 2), sources)] };
     case 'spawn':
       return spawnLike(call, o.module as 'child_process' | 'cross-spawn' | 'execa', args, sources);
     case 'execa': {
