@@ -388,12 +388,41 @@ function functionOf(call: Node, s: Scope, model: PythonModel): { file: PythonFil
   }
   if (fn.type !== 'identifier' && fn.type !== 'attribute') return undefined;
   const q = qualName(fn, s.file, s.types);
-  if (!q || q.includes('()')) return undefined;
+  if (!q) return undefined;
+  // A method of an instance of one of the package's classes (`service = SheetService()` … `service.read(p)`).
+  const method = /^([\w.]+)\(\)\.(\w+)$/.exec(q);
+  if (method) {
+    const cls = classOf(method[1]!, s.file, model);
+    const def = cls && methodOf(cls.def, method[2]!);
+    return cls && def ? { file: cls.file, def } : undefined;
+  }
+  if (q.includes('()')) return undefined;
   const cut = q.lastIndexOf('.');
   if (cut <= 0) return undefined;
   const file = moduleFile(q.slice(0, cut), s.file, model);
   const def = file && moduleFunctions(file).get(q.slice(cut + 1));
   return file && def ? { file, def } : undefined;
+}
+
+/** A class of the package by its qualified name (`SheetService` in this file, `pkg.sheets.SheetService` imported). */
+function classOf(q: string, from: PythonFile, model: PythonModel): { file: PythonFile; def: Node } | undefined {
+  const cut = q.lastIndexOf('.');
+  const file = cut < 0 ? from : moduleFile(q.slice(0, cut), from, model);
+  const name = q.slice(cut + 1);
+  for (const st of file ? kids(file.root) : []) {
+    const d = st.type === 'decorated_definition' ? st.childForFieldName('definition') : st;
+    if (d?.type === 'class_definition' && d.childForFieldName('name')?.text === name) return { file: file!, def: d };
+  }
+  return undefined;
+}
+
+/** A method defined in a class body. */
+function methodOf(cls: Node, name: string): Node | undefined {
+  for (const st of kids(cls.childForFieldName('body') ?? cls)) {
+    const d = st.type === 'decorated_definition' ? st.childForFieldName('definition') : st;
+    if (d?.type === 'function_definition' && d.childForFieldName('name')?.text === name) return d;
+  }
+  return undefined;
 }
 
 function refine(p: FlowProblem, g: GuardInfo, vars: Set<string>): FlowProblem {
