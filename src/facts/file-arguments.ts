@@ -11,6 +11,8 @@ const LONG_PATH_FLAGS = new Set([
   '--output', '--out', '--output-file', '--outfile', '--out-file', '--output-dir', '--outdir', '--out-dir',
   '--file', '--input-file', '--infile', '--directory', '--dir', '--cwd', '--app-dir', '--project-dir',
   '--git-dir', '--work-tree', '--target-dir', '--kubeconfig', '--filename', '--log-file', '--config-file', '--dest-dir',
+  '--workdir', '--work-dir', '--working-dir', '--working-directory', '--base-dir', '--root-dir', '--source-dir',
+  '--output-path', '--input-path', '--project-path', '--manifest-path', '--template-file', '--key-file', '--env-file',
 ]);
 
 /** Short options whose value is a file or folder, per program (a short letter means something else elsewhere). */
