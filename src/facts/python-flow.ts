@@ -364,9 +364,14 @@ function moduleFile(mod: string, from: PythonFile, model: PythonModel): PythonFi
   const dots = /^\.*/.exec(mod)![0].length;
   const rest = mod.slice(dots).split('.').filter(Boolean).join('/');
   if (dots) {
-    const dir = from.rel.split('/').slice(0, -dots);
-    const base = [...dir, ...(rest ? [rest] : [])].join('/');
-    return files.get(`${base}.py`) ?? files.get(`${base ? base + '/' : ''}__init__.py`);
+    // `from . import data` is bound as `..data` (facts/python-source): one dot fewer names the same module.
+    for (const up of dots > 1 ? [dots, dots - 1] : [dots]) {
+      const dir = from.rel.split('/').slice(0, -up);
+      const base = [...dir, ...(rest ? [rest] : [])].join('/');
+      const f = files.get(`${base}.py`) ?? files.get(`${base ? base + '/' : ''}__init__.py`);
+      if (f) return f;
+    }
+    return undefined;
   }
   if (!rest) return undefined;
   for (const cand of [`${rest}.py`, `${rest}/__init__.py`]) {

@@ -1,4 +1,4 @@
-import { Node, type CallExpression, type TaggedTemplateExpression } from '../morph.js';
+import { Node, SyntaxKind, type CallExpression, type TaggedTemplateExpression } from '../morph.js';
 import { assignedValues, declarationOf, fieldValues, importOf as importOfDecl, initializerOf, valueOfDeclaration, GLOBAL, INSTANCE_FACTORIES, type Origin } from '../scope.js';
 import { constString, objectLiteralOf, propertyValue, type EntryKind } from '../server-model.js';
 import { namesAnyModule, unwrap, type ParsedSources } from '../ts-source.js';
@@ -212,11 +212,11 @@ function cwdParts(opts: Node[], sources: ParsedSources): SinkPart[] {
  * The elements of a launch's argument list that name a file or folder the program opens (`git -C dir`,
  * `pg_dump -f file`, `--output=file`, facts/file-arguments): a part of kind 'fs', for the program's possible names.
  */
-function programPathParts(program: Node | undefined, argvList: Node | undefined): SinkPart[] {
-  if (!program || !argvList || !Node.isArrayLiteralExpression(argvList)) return [];
+function programPathParts(program: Node | undefined, argv: Node | undefined): SinkPart[] {
+  const elements = argv && program ? argvElements(argv) : undefined;
+  if (!elements) return [];
   const names = possibleStrings(program);
   if (!names.length) return [];
-  const elements = argvList.getElements();
   const items: ArgvItem[] = elements.map((e) => {
     const u = unwrap(e);
     const value = constString(u)?.value;
@@ -225,6 +225,29 @@ function programPathParts(program: Node | undefined, argvList: Node | undefined)
   });
   const exprs = pathArgumentPositions(names, items).map((i) => elements[i]!);
   return exprs.length ? [{ kind: 'fs', exprs }] : [];
+}
+
+/**
+ * The elements of an argument list: an array literal's, or a local array's (`const args = ['deploy']`) followed by
+ * what `args.push(…)` adds to it in its function, in the order written.
+ */
+function argvElements(argv: Node): Node[] | undefined {
+  const u = unwrap(argv);
+  if (Node.isArrayLiteralExpression(u)) return u.getElements();
+  if (!Node.isIdentifier(u)) return undefined;
+  const d = declarationOf(u);
+  const init = d ? initializerOf(d) : undefined;
+  const lit = init && unwrap(init);
+  if (!d || !lit || !Node.isArrayLiteralExpression(lit)) return undefined;
+  const out: Node[] = [...lit.getElements()];
+  const body = d.getFirstAncestor((a) => Node.isFunctionLikeDeclaration(a));
+  for (const c of body ? body.getDescendantsOfKind(SyntaxKind.CallExpression) : []) {
+    const callee = unwrap(c.getExpression());
+    if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== 'push' || c.getStart() > argv.getStart()) continue;
+    const target = unwrap(callee.getExpression());
+    if (Node.isIdentifier(target) && target.getText() === u.getText() && declarationOf(target) === d) out.push(...c.getArguments());
+  }
+  return out;
 }
 
 /** spawn-like (program, [argv], [options]) */
@@ -248,7 +271,7 @@ function spawnLike(call: string, launcher: Launcher, args: Node[], sources: Pars
   } else {
     if (program) parts.push({ kind: programKind, exprs: [program] });
     if (argv) parts.push({ kind: 'argument', exprs: [argv] });
-    parts.push(...programPathParts(program, argvList));
+    parts.push(...programPathParts(program, argv));
   }
   parts.push(...cwdParts(opts, sources));
   return { family: 'process', call, launcher, shell: shell || shellC, parts };
