@@ -3,6 +3,7 @@ import { assignedValues, declarationOf, fieldValues, importOf as importOfDecl, i
 import { constString, objectLiteralOf, propertyValue, type EntryKind } from '../server-model.js';
 import { namesAnyModule, unwrap, type ParsedSources } from '../ts-source.js';
 import { originCached, requireCall } from './modules.js';
+import { piecesOf } from './pieces.js';
 import { pathArgumentPositions, sqlFileBefore, sqlFilePlaceholders, type ArgvItem } from '../file-arguments.js';
 
 /**
@@ -742,35 +743,16 @@ function sqlFileCall(node: CallExpression, ctx: SinkContext): SinkMatch | undefi
   return rec ? { ...rec, access, parts: [...rec.parts, fsPart] } : { family: 'fs', call: calleeText(callee), access, parts: [fsPart] };
 }
 
-/** The values put into a SQL text, each with the text written before it: a template's spans, a `+` chain's operands. */
+/** The values put into a SQL text, each with the text written before it (a template's spans, a `+` chain's operands). */
 function sqlPieces(n: Node): { before: string; expr: Node }[] {
-  const u = unwrap(n);
-  if (Node.isTemplateExpression(u)) {
-    let text = u.getHead().getLiteralText();
-    const out: { before: string; expr: Node }[] = [];
-    for (const span of u.getTemplateSpans()) {
-      out.push({ before: text, expr: span.getExpression() });
-      text += '\u0000' + span.getLiteral().getLiteralText();
-    }
-    return out;
-  }
-  const operands: Node[] = [];
-  const flatten = (e: Node): void => {
-    const x = unwrap(e);
-    if (Node.isBinaryExpression(x) && x.getOperatorToken().getText() === '+') {
-      flatten(x.getLeft());
-      flatten(x.getRight());
-    } else operands.push(x);
-  };
-  flatten(u);
-  if (operands.length < 2) return [];
+  const pieces = piecesOf(unwrap(n));
+  if (!pieces) return [];
   let text = '';
   const out: { before: string; expr: Node }[] = [];
-  for (const o of operands) {
-    const c = constString(o)?.value;
-    if (c !== undefined) text += c;
+  for (const p of pieces) {
+    if ('text' in p) text += p.text;
     else {
-      out.push({ before: text, expr: o });
+      out.push({ before: text, expr: p.expr });
       text += '\u0000';
     }
   }
