@@ -6,14 +6,30 @@
  * `ATTACH DATABASE '<path>'`).
  */
 
-/** Long options whose value is a file or folder, whatever the program (compared in lower case). */
+/**
+ * Long options whose value is a file or folder, whatever the program (compared in lower case). Not `--output` /
+ * `--out`: kubectl, gcloud, az and aws take a format there (`--output json`); see LONG_PATH_FLAGS_OF.
+ */
 const LONG_PATH_FLAGS = new Set([
-  '--output', '--out', '--output-file', '--outfile', '--out-file', '--output-dir', '--outdir', '--out-dir',
+  '--output-file', '--outfile', '--out-file', '--output-dir', '--outdir', '--out-dir',
   '--file', '--input-file', '--infile', '--directory', '--dir', '--cwd', '--app-dir', '--project-dir',
   '--git-dir', '--work-tree', '--target-dir', '--kubeconfig', '--filename', '--log-file', '--config-file', '--dest-dir',
   '--workdir', '--work-dir', '--working-dir', '--working-directory', '--base-dir', '--root-dir', '--source-dir',
   '--output-path', '--input-path', '--project-path', '--manifest-path', '--template-file', '--key-file', '--env-file',
 ]);
+
+/** Long options whose value is a file or folder for one program only. */
+const LONG_PATH_FLAGS_OF: Record<string, ReadonlySet<string>> = {
+  curl: new Set(['--output', '--upload-file', '--config']),
+  pandoc: new Set(['--output']),
+  'yt-dlp': new Set(['--output']),
+  'youtube-dl': new Set(['--output']),
+  wget: new Set(['--output-document', '--directory-prefix']),
+  pg_dump: new Set(['--file']),
+};
+
+/** Options of the path-taking programs whose value is not a path (`head -n 20`, `du -d 1`). */
+const VALUE_FLAGS = new Set(['-n', '-c', '-d', '-s', '--lines', '--bytes', '--max-depth', '--sort', '--format', '--color', '--block-size']);
 
 /** Short options whose value is a file or folder, per program (a short letter means something else elsewhere). */
 const SHORT_PATH_FLAGS: Record<string, ReadonlySet<string>> = {
@@ -59,14 +75,16 @@ export function pathArgumentPositions(programs: string[], argv: ArgvItem[]): num
   const out = new Set<number>();
   for (const prog of new Set(programs.map(programName))) {
     const short = SHORT_PATH_FLAGS[prog];
+    const long = LONG_PATH_FLAGS_OF[prog];
+    const isPathFlag = (v: string): boolean => isLongPathFlag(v) || !!long?.has(v.toLowerCase());
     const tarLike = prog === 'tar' || prog === 'bsdtar';
     argv.forEach((item, i) => {
       const head = item.head;
-      if (head !== undefined && /^--[\w-]+=$/.test(head) && isLongPathFlag(head.slice(0, -1))) out.add(i);
+      if (head !== undefined && /^--[\w-]+=$/.test(head) && isPathFlag(head.slice(0, -1))) out.add(i);
       if (item.value !== undefined) return;
       const prev = i > 0 ? argv[i - 1]!.value : undefined;
-      if (prev !== undefined && (isLongPathFlag(prev) || short?.has(prev) || (tarLike && /^-?[A-Za-z]*f$/.test(prev) && /[xctrudA]/.test(prev)))) out.add(i);
-      else if (PATH_PROGRAMS.has(prog) && head === undefined) out.add(i);
+      if (prev !== undefined && (isPathFlag(prev) || short?.has(prev) || (tarLike && /^-?[A-Za-z]*f$/.test(prev) && /[xctrudA]/.test(prev)))) out.add(i);
+      else if (PATH_PROGRAMS.has(prog) && head === undefined && !(prev !== undefined && VALUE_FLAGS.has(prev))) out.add(i);
     });
   }
   return [...out].sort((a, b) => a - b);
