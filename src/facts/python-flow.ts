@@ -16,7 +16,9 @@ import { pathArgumentPositions, sqlFileBefore, sqlFilePlaceholders, type ArgvIte
  *            subprocess.getoutput, asyncio.create_subprocess_shell/exec, os.exec*, eval, exec;
  *   file:    open, io.open, os.open, aiofiles.open, os.remove/unlink/rmdir/mkdir/makedirs/rename/replace/
  *            listdir/scandir/walk, shutil.*, glob.glob, and Path methods (read_text, write_text, open…) on a
- *            tainted path;
+ *            tainted path; libraries that open a path (openpyxl, pandas, sqlite3…: LIBRARY_FILE_FNS, and
+ *            LIBRARY_PATH_METHODS such as wb.save(p), frame.to_csv(p)); a subprocess's cwd and the path options of
+ *            a list-form launch (facts/file-arguments); SQL sent through execute() that reads or writes a file;
  *   http:    requests.*, httpx.* and their Client/AsyncClient/Session objects, aiohttp ClientSession,
  *            urllib.request.urlopen, urllib3.
  *
@@ -38,8 +40,9 @@ import { pathArgumentPositions, sqlFileBefore, sqlFilePlaceholders, type ArgvIte
  *
  * A same-file helper is followed one level deep: a function whose every return is guarded sanitises its
  * result (`safe = confine(p)`), and a function that raises unless its argument passes a guard validates
- * it (`check_allowed(cmd)`). Anything more (other modules, classes, callbacks) is not followed, so the
- * analysis can miss flows; it never executes anything.
+ * it (`check_allowed(cmd)`). File flows are also followed into the package's own functions and methods (same
+ * or another module, up to MAX_FOLLOW calls deep; see pythonFlows). Anything more (callbacks, fields, other sink
+ * kinds through functions) is not followed, so the analysis can miss flows; it never executes anything.
  */
 export { type PyEnvLeak, SECRET_NAME, pythonEnvLeaks } from './python-flow/env-leaks.js';
 export { safeCommandPattern } from './python-flow/scope.js';
@@ -335,7 +338,9 @@ export function pythonFlows(model: PythonModel, kind: SinkKind): PyFlow[] {
     };
     visit(s, 0, new Set([h.fn]), (call) => h.toolAt(call)?.name ?? h.name, (o) => o, true);
   }
-  flows.push(...followed.values());
+  // A function that is also a handler (a tool calling another tool's function) already has its own flows there.
+  const own = new Map(flows.map((f) => [`${f.file}:${f.line}:${f.sink}`, f]));
+  for (const [key, f] of followed) if (!own.has(key) || (f.problem && !own.get(key)!.problem)) flows.push(f);
   perKind.set(kind, flows);
   return flows;
 }
