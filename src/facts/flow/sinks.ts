@@ -698,13 +698,16 @@ const SQL_METHODS = /^(?:query|exec|execute|run|all|get|each|prepare|raw|unsafe|
 /**
  * SQL text that makes the database read or write a file at a path from a value (see facts/file-arguments):
  * `query(\`COPY t TO '${file}'\`)`, `'… pg_read_file(' + p + ')'`, or a placeholder there whose parameter is
- * the value (`query('SELECT pg_read_file($1)', [p])`). The SQL written in place or in a local const. Besides the
+ * the value (`query('SELECT pg_read_file($1)', [p])`), in a package that uses a database client. The SQL written
+ * in place or in a local const. Besides the
  * data client's own record lookup (S-25), the path is a part of kind 'fs'.
  */
 function sqlFileCall(node: CallExpression, ctx: SinkContext): SinkMatch | undefined {
   const callee = unwrap(node.getExpression());
   const args = node.getArguments();
   if (!Node.isPropertyAccessExpression(callee) || !SQL_METHODS.test(callee.getName()) || !args[0]) return undefined;
+  // Only in a package that talks to a database (a data client in its manifest or code, or DuckDB).
+  if (!ctx.records && !namesAnyModule(node.getSourceFile(), ['duckdb', '@duckdb/node-api'])) return undefined;
   let sql = unwrap(args[0]);
   if (Node.isIdentifier(sql)) {
     const d = declarationOf(sql);

@@ -132,7 +132,7 @@ export const LIBRARY_PATH_METHODS: readonly RegExp[] = [
 /** Values that hold data in memory, not a path: a library given one reads no file. */
 export const IN_MEMORY = new Set(['io.StringIO', 'io.BytesIO', 'StringIO', 'BytesIO']);
 /** Methods that send SQL text (DB-API cursors and connections, psycopg, sqlite3, duckdb). */
-export const SQL_METHODS = new Set(['execute', 'executemany', 'executescript', 'mogrify', 'sql']);
+export const SQL_METHODS = new Set(['execute', 'executemany', 'executescript', 'mogrify']);
 
 /** Methods that also exist on str: only a sink on something known to be a Path. */
 export const PATH_ONLY_METHODS = new Set(['rename', 'replace']);
