@@ -1,8 +1,10 @@
-import { Node, type CallExpression, type TaggedTemplateExpression } from '../morph.js';
+import { Node, SyntaxKind, type CallExpression, type TaggedTemplateExpression } from '../morph.js';
 import { assignedValues, declarationOf, fieldValues, importOf as importOfDecl, initializerOf, valueOfDeclaration, GLOBAL, INSTANCE_FACTORIES, type Origin } from '../scope.js';
 import { constString, objectLiteralOf, propertyValue, type EntryKind } from '../server-model.js';
 import { namesAnyModule, unwrap, type ParsedSources } from '../ts-source.js';
 import { originCached, requireCall } from './modules.js';
+import { piecesOf } from './pieces.js';
+import { pathArgumentPositions, sqlFileBefore, sqlFilePlaceholders, type ArgvItem } from '../file-arguments.js';
 
 /**
  * Taint flow (facts/flow.ts), the sinks: which calls are dangerous (a shell, a process, eval, the file system,
@@ -207,6 +209,48 @@ function cwdParts(opts: Node[], sources: ParsedSources): SinkPart[] {
   return cwd.length ? [{ kind: 'fs', exprs: cwd }] : [];
 }
 
+/**
+ * The elements of a launch's argument list that name a file or folder the program opens (`git -C dir`,
+ * `pg_dump -f file`, `--output=file`, facts/file-arguments): a part of kind 'fs', for the program's possible names.
+ */
+function programPathParts(program: Node | undefined, argv: Node | undefined): SinkPart[] {
+  const elements = argv && program ? argvElements(argv) : undefined;
+  if (!elements) return [];
+  const names = possibleStrings(program);
+  if (!names.length) return [];
+  const items: ArgvItem[] = elements.map((e) => {
+    const u = unwrap(e);
+    const value = constString(u)?.value;
+    if (value !== undefined) return { value };
+    return Node.isTemplateExpression(u) ? { head: u.getHead().getLiteralText() } : {};
+  });
+  const exprs = pathArgumentPositions(names, items).map((i) => elements[i]!);
+  return exprs.length ? [{ kind: 'fs', exprs }] : [];
+}
+
+/**
+ * The elements of an argument list: an array literal's, or a local array's (`const args = ['deploy']`) followed by
+ * what `args.push(…)` adds to it in its function, in the order written.
+ */
+function argvElements(argv: Node): Node[] | undefined {
+  const u = unwrap(argv);
+  if (Node.isArrayLiteralExpression(u)) return u.getElements();
+  if (!Node.isIdentifier(u)) return undefined;
+  const d = declarationOf(u);
+  const init = d ? initializerOf(d) : undefined;
+  const lit = init && unwrap(init);
+  if (!d || !lit || !Node.isArrayLiteralExpression(lit)) return undefined;
+  const out: Node[] = [...lit.getElements()];
+  const body = d.getFirstAncestor((a) => Node.isFunctionLikeDeclaration(a));
+  for (const c of body ? body.getDescendantsOfKind(SyntaxKind.CallExpression) : []) {
+    const callee = unwrap(c.getExpression());
+    if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== 'push' || c.getStart() > argv.getStart()) continue;
+    const target = unwrap(callee.getExpression());
+    if (Node.isIdentifier(target) && target.getText() === u.getText() && declarationOf(target) === d) out.push(...c.getArguments());
+  }
+  return out;
+}
+
 /** spawn-like (program, [argv], [options]) */
 function spawnLike(call: string, launcher: Launcher, args: Node[], sources: ParsedSources, programKind: 'process' = 'process'): SinkMatch {
   const program = args[0];
@@ -228,6 +272,7 @@ function spawnLike(call: string, launcher: Launcher, args: Node[], sources: Pars
   } else {
     if (program) parts.push({ kind: programKind, exprs: [program] });
     if (argv) parts.push({ kind: 'argument', exprs: [argv] });
+    parts.push(...programPathParts(program, argv));
   }
   parts.push(...cwdParts(opts, sources));
   return { family: 'process', call, launcher, shell: shell || shellC, parts };
@@ -248,8 +293,44 @@ function execaTemplate(node: TaggedTemplateExpression, call: string, launcher: L
       if (rest.length) parts.push({ kind: 'argument', exprs: rest });
     }
   }
-  parts.push(...cwdParts(opts, sources));
+  parts.push(...commandLinePathParts(tpl), ...cwdParts(opts, sources));
   return { family: 'process', call, launcher, shell, parts };
+}
+
+/**
+ * The values of a command line written as a template (`git -C ${repo} log`, `pg_dump -f "${out}"`) that name a
+ * file or folder the program opens (facts/file-arguments), the program being the line's first word: a part of
+ * kind 'fs' beside the launch's own.
+ */
+function commandLinePathParts(line: Node | undefined): SinkPart[] {
+  const u = line && unwrap(line);
+  if (!u || !Node.isTemplateExpression(u)) return [];
+  const words: { item: ArgvItem; expr?: Node }[] = [];
+  let glued: string | undefined; // literal text written right before the next value, in the same word
+  const literal = (text: string): void => {
+    const parts = text.split(/\s+/);
+    parts.forEach((w, i) => {
+      const word = w.replace(/^["']|["']$/g, '');
+      const last = i === parts.length - 1;
+      if (last && w !== '' && !/["']$/.test(w)) glued = word;
+      else if (last && /^["']$/.test(w)) glued = '';
+      else if (word) words.push({ item: { value: word } });
+    });
+  };
+  literal(u.getHead().getLiteralText());
+  for (const span of u.getTemplateSpans()) {
+    const expr = span.getExpression();
+    words.push({ item: glued ? { head: glued } : {}, expr });
+    glued = undefined;
+    const rest = span.getLiteral().getLiteralText();
+    // The value's word goes on until a space: `${dir}/x` is still that path.
+    literal(/^\S/.test(rest) && !/^["']\s/.test(rest) ? rest.replace(/^\S*/, '') : rest);
+  }
+  const program = words[0]?.item.value;
+  if (!program) return [];
+  const argv = words.slice(1);
+  const exprs = pathArgumentPositions([program], argv.map((w) => w.item)).flatMap((i) => (argv[i]!.expr ? [argv[i]!.expr!] : []));
+  return exprs.length ? [{ kind: 'fs', exprs }] : [];
 }
 
 /** What an audit's sink reading needs besides the node: the parsed files, and whether the package drives a browser. */
@@ -288,6 +369,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
     if (o?.module === GLOBAL && name === 'Function') return { family: 'code', call: 'new Function', parts: [{ kind: 'eval', exprs: args }] };
     if (o?.module === 'vm' && last(o) === 'Script') return { family: 'code', call: calleeText(callee), parts: [{ kind: 'eval', exprs: args.slice(0, 1) }] };
     if (o && callSinkKind(o) === 'connect') return connection(calleeText(callee), o, args, sources);
+    if (o && callSinkKind(o) === 'doc') return libraryPaths(calleeText(callee), o, args, sources);
     if (name === 'StdioClientTransport') {
       const obj = objectLiteralOf(args[0], sources);
       const parts: SinkPart[] = [];
@@ -305,13 +387,22 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
   const callee = unwrap(node.getExpression());
   const o = originCached(callee, sources);
   const kind = o && callSinkKind(o);
-  if (!kind) return (ctx.browser ? navigation(node) : undefined) ?? documentCall(node, sources) ?? (ctx.records ? kubeContext(node, sources) ?? recordLookup(node, sources) : undefined) ?? (ctx.sockets ? socketNavigation(node) : undefined);
+  if (!kind) {
+    return (
+      (ctx.browser ? navigation(node) : undefined) ??
+      documentCall(node, sources) ??
+      libraryMethodCall(node, sources) ??
+      sqlFileCall(node, ctx) ??
+      (ctx.records ? kubeContext(node, sources) ?? recordLookup(node, sources) : undefined) ??
+      (ctx.sockets ? socketNavigation(node) : undefined)
+    );
+  }
   const args = node.getArguments();
   const call = calleeText(callee);
   const m = last(o);
   switch (kind) {
     case 'shell-exec':
-      return { family: 'process', call, launcher: o.module === 'shelljs' ? 'shelljs' : 'child_process', shell: true, parts: [{ kind: 'shell', exprs: args.slice(0, 1) }, ...cwdParts(args.slice(1, 2), sources)] };
+      return { family: 'process', call, launcher: o.module === 'shelljs' ? 'shelljs' : 'child_process', shell: true, parts: [{ kind: 'shell', exprs: args.slice(0, 1) }, ...commandLinePathParts(args[0]), ...cwdParts(args.slice(1, 2), sources)] };
     case 'spawn':
       return spawnLike(call, o.module as 'child_process' | 'cross-spawn' | 'execa', args, sources);
     case 'execa': {
@@ -331,17 +422,8 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
       return { family: 'fs', call, access: fsAccess(m)!, parts: [{ kind: 'fs', exprs: args.slice(0, TWO_PATHS.test(m) ? 2 : 1) }] };
     case 'connect':
       return connection(call, o, args, sources);
-    case 'doc': {
-      const d = docAccess(o.module, m)!;
-      const first = args[0] && objectLiteralOf(args[0], sources) ? undefined : args[0];
-      const exprs =
-        d.arg === 'cwd' ? [args[0], optionOf(args[1], ['cwd', 'root'], sources)]
-        : d.arg === 'path-option' ? [optionOf(args[0], ['path'], sources)]
-        : d.arg === 'base-dir' ? [first, optionOf(args[0], ['baseDir'], sources)]
-        : d.arg === 'git-dir' ? [optionOf(args[0], ['dir'], sources), optionOf(args[0], ['gitdir'], sources)]
-        : [args[d.arg]];
-      return { family: 'fs', call, access: d.access, parts: [{ kind: 'fs', exprs: exprs.filter((x): x is Node => !!x) }] };
-    }
+    case 'doc':
+      return libraryPaths(call, o, args, sources);
     case 'http': {
       // axios(config), api.request(config), http.request(options): the destination is in the object.
       const obj = args[0] ? objectLiteralOf(args[0], sources) : undefined;
@@ -349,6 +431,24 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
       return { family: 'http', call, parts: [{ kind: 'http', exprs: obj && dest.length ? dest : args.slice(0, 1) }] };
     }
   }
+}
+
+/** A library call (or `new`) that opens a path itself (DOC_MODULES): the operands that hold the path. */
+function libraryPaths(call: string, o: Origin, args: Node[], sources: ParsedSources): SinkMatch {
+  const d = docAccess(o.module, last(o))!;
+  const first = args[0] && objectLiteralOf(args[0], sources) ? undefined : args[0];
+  const exprs =
+    d.arg === 'cwd' ? [args[0], optionOf(args[1], ['cwd', 'root'], sources)]
+    : d.arg === 'path-option' ? [optionOf(args[0], ['path'], sources)]
+    : d.arg === 'base-dir' ? [first, optionOf(args[0], ['baseDir'], sources)]
+    : d.arg === 'git-dir' ? [optionOf(args[0], ['dir'], sources), optionOf(args[0], ['gitdir'], sources)]
+    : d.arg === 'filename' ? [optionOf(args[0], ['filename'], sources)]
+    // tar: the archive (`file`/`f`), the folder it works in (`cwd`/`C`), and the entries packed from it.
+    : d.arg === 'tar' ? [optionOf(args[0], ['file', 'f'], sources), optionOf(args[0], ['cwd', 'C'], sources), args[1]]
+    : d.arg === 'source-and-dir' ? [args[0], optionOf(args[1], ['dir'], sources)]
+    : d.arg === 'two' ? [args[0], args[1]]
+    : [args[d.arg]];
+  return { family: 'fs', call, access: d.access, parts: [{ kind: 'fs', exprs: exprs.filter((x): x is Node => !!x) }] };
 }
 
 /** The properties of a connection's options object that decide where it goes. */
@@ -386,30 +486,30 @@ export const RECORD_MODULES = [
 const RECORD_MODULE_SET = new Set(RECORD_MODULES);
 export const isRecordModule = (m: string): boolean => RECORD_MODULE_SET.has(m) || m.startsWith('@googleapis/') || m.startsWith('@aws-sdk/client-');
 
-/** The data-client module an expression's value comes from: the library itself, or a client made from it (through consts, fields, `await`, calls on it). */
-function recordModuleOf(expr: Node, sources: ParsedSources, depth = 0): string | undefined {
+/** The data-client module (or, with `accept`, another library) an expression's value comes from: the library itself, or a client made from it (through consts, fields, `await`, calls on it). */
+function recordModuleOf(expr: Node, sources: ParsedSources, depth = 0, accept: (module: string) => boolean = isRecordModule): string | undefined {
   if (depth > 8) return undefined;
   let u = unwrap(expr);
   while (Node.isAwaitExpression(u)) u = unwrap(u.getExpression());
   const o = originCached(u, sources);
-  if (o && isRecordModule(o.module)) return o.module;
-  if (Node.isCallExpression(u) || Node.isNewExpression(u)) return recordModuleOf(u.getExpression(), sources, depth + 1);
+  if (o && accept(o.module)) return o.module;
+  if (Node.isCallExpression(u) || Node.isNewExpression(u)) return recordModuleOf(u.getExpression(), sources, depth + 1, accept);
   if (Node.isPropertyAccessExpression(u)) {
     if (Node.isThisExpression(unwrap(u.getExpression()))) {
       const values = fieldValues(u);
-      return values.length === 1 ? recordModuleOf(values[0]!, sources, depth + 1) : undefined;
+      return values.length === 1 ? recordModuleOf(values[0]!, sources, depth + 1, accept) : undefined;
     }
-    return recordModuleOf(u.getExpression(), sources, depth + 1);
+    return recordModuleOf(u.getExpression(), sources, depth + 1, accept);
   }
-  if (Node.isElementAccessExpression(u)) return recordModuleOf(u.getExpression(), sources, depth + 1);
+  if (Node.isElementAccessExpression(u)) return recordModuleOf(u.getExpression(), sources, depth + 1, accept);
   if (Node.isIdentifier(u)) {
     const d = declarationOf(u);
     const p = d?.getParent();
     if (!d || !Node.isVariableDeclaration(p)) return undefined;
     const init = p.getInitializer();
-    if (init) return recordModuleOf(init, sources, depth + 1);
+    if (init) return recordModuleOf(init, sources, depth + 1, accept);
     const values = assignedValues(d);
-    return values.length >= 1 ? values.map((v) => recordModuleOf(v, sources, depth + 1)).find(Boolean) : undefined;
+    return values.length >= 1 ? values.map((v) => recordModuleOf(v, sources, depth + 1, accept)).find(Boolean) : undefined;
   }
   return undefined;
 }
@@ -485,7 +585,10 @@ function socketNavigation(node: CallExpression): SinkMatch | undefined {
  * Libraries that open a path themselves (X-5's "common wrappers"): spreadsheets (xlsx, exceljs), images (sharp),
  * Word documents (mammoth), and globbing (glob, fast-glob, globby, tinyglobby: the pattern and the `cwd`).
  */
-export const DOC_MODULES = new Set(['xlsx', 'sharp', 'mammoth', 'glob', 'fast-glob', 'globby', 'tinyglobby', 'simple-git', 'isomorphic-git']);
+export const DOC_MODULES = new Set([
+  'xlsx', 'sharp', 'mammoth', 'glob', 'fast-glob', 'globby', 'tinyglobby', 'simple-git', 'isomorphic-git',
+  'better-sqlite3', 'sqlite3', 'sqlite', 'duckdb', 'adm-zip', 'tar', 'extract-zip', 'decompress',
+]);
 /** isomorphic-git commands: each takes `{ fs, dir }` and reads or writes the repository in `dir`. */
 const ISO_GIT = /^(?:add|addNote|branch|checkout|clone|commit|currentBranch|deleteBranch|fetch|findRoot|getRemoteInfo|init|listBranches|listFiles|listTags|log|merge|pull|push|readBlob|readCommit|readTree|remove|resetIndex|resolveRef|status|statusMatrix|tag|walk|writeBlob|writeRef)$/;
 const GLOB_NAMES = /^(?:|glob|globSync|sync|async|globby|globbySync|globStream|stream|globIterate|globIterateSync)$/;
@@ -495,7 +598,17 @@ const GLOB_NAMES = /^(?:|glob|globSync|sync|async|globby|globbySync|globStream|s
  * glob's pattern and `cwd`, a repository folder: simple-git's `simpleGit(dir)` / `simpleGit({ baseDir })`,
  * isomorphic-git's `{ dir, gitdir }`).
  */
-function docAccess(mod: string, m: string): { access: FsAccess; arg: number | 'path-option' | 'cwd' | 'base-dir' | 'git-dir' } | undefined {
+type LibraryArg = number | 'path-option' | 'cwd' | 'base-dir' | 'git-dir' | 'filename' | 'tar' | 'source-and-dir' | 'two';
+function docAccess(mod: string, m: string): { access: FsAccess; arg: LibraryArg } | undefined {
+  // Database files (`new Database(file)`, `new sqlite3.Database(file)`, sqlite's `open({ filename })`, DuckDB).
+  if (mod === 'better-sqlite3') return /^(?:|Database)$/.test(m) ? { access: 'read', arg: 0 } : undefined;
+  if (mod === 'sqlite3' || mod === 'duckdb') return m === 'Database' ? { access: 'read', arg: 0 } : undefined;
+  if (mod === 'sqlite') return m === 'open' ? { access: 'read', arg: 'filename' } : undefined;
+  // Archives: `new AdmZip(file)`, tar's x/c/t/r/u (`tar.x({ file, cwd })`), extract-zip (`extract(src, { dir })`), decompress(src, dest).
+  if (mod === 'adm-zip') return m === '' ? { access: 'read', arg: 0 } : undefined;
+  if (mod === 'tar') return /^(?:x|extract|c|create|r|replace|u|update)$/.test(m) ? { access: 'write', arg: 'tar' } : /^(?:t|list)$/.test(m) ? { access: 'read', arg: 'tar' } : undefined;
+  if (mod === 'extract-zip') return m === '' ? { access: 'write', arg: 'source-and-dir' } : undefined;
+  if (mod === 'decompress') return m === '' ? { access: 'write', arg: 'two' } : undefined;
   if (mod === 'simple-git') return /^(?:|simpleGit|gitP|default)$/.test(m) ? { access: 'write', arg: 'base-dir' } : undefined;
   if (mod === 'isomorphic-git') return ISO_GIT.test(m) ? { access: m === 'log' || /^(?:read|list|resolve|status|current|find|get|walk)/.test(m) ? 'read' : 'write', arg: 'git-dir' } : undefined;
   if (mod === 'xlsx') return /^(?:readFile|readFileSync)$/.test(m) ? { access: 'read', arg: 0 } : /^(?:writeFile|writeFileSync|writeFileAsync|writeFileXLSX)$/.test(m) ? { access: 'write', arg: 1 } : undefined;
@@ -543,6 +656,110 @@ function documentCall(node: CallExpression, sources: ParsedSources): SinkMatch |
     }
   }
   return undefined;
+}
+
+/**
+ * Methods of a library's instances that take a path, by module: adm-zip (`zip.extractAllTo(dir)`,
+ * `writeZip(file)`, `addLocalFile(file)`…), archiver (`archive.directory(dir)`, `archive.file(file)`),
+ * better-sqlite3 (`db.backup(file)`, `loadExtension(file)`); the position of the path.
+ */
+const INSTANCE_PATH_METHODS: Record<string, Record<string, { access: FsAccess; arg: number }>> = {
+  'adm-zip': {
+    extractAllTo: { access: 'write', arg: 0 },
+    extractAllToAsync: { access: 'write', arg: 0 },
+    extractEntryTo: { access: 'write', arg: 1 },
+    writeZip: { access: 'write', arg: 0 },
+    writeZipPromise: { access: 'write', arg: 0 },
+    addLocalFile: { access: 'read', arg: 0 },
+    addLocalFolder: { access: 'read', arg: 0 },
+    addLocalFolderAsync: { access: 'read', arg: 0 },
+    addLocalFolderPromise: { access: 'read', arg: 0 },
+  },
+  archiver: { directory: { access: 'read', arg: 0 }, file: { access: 'read', arg: 0 } },
+  'better-sqlite3': { backup: { access: 'write', arg: 0 }, loadExtension: { access: 'read', arg: 0 } },
+  sqlite3: { loadExtension: { access: 'read', arg: 0 } },
+};
+const INSTANCE_PATH_METHOD_NAMES = new Set(Object.values(INSTANCE_PATH_METHODS).flatMap((t) => Object.keys(t)));
+
+/** A path-taking method called on an instance of one of INSTANCE_PATH_METHODS' libraries (through consts, fields, `await`). */
+function libraryMethodCall(node: CallExpression, sources: ParsedSources): SinkMatch | undefined {
+  const callee = unwrap(node.getExpression());
+  if (!Node.isPropertyAccessExpression(callee) || !INSTANCE_PATH_METHOD_NAMES.has(callee.getName())) return undefined;
+  const mod = recordModuleOf(callee.getExpression(), sources, 0, (m) => m in INSTANCE_PATH_METHODS);
+  const d = mod ? INSTANCE_PATH_METHODS[mod]![callee.getName()] : undefined;
+  const path = d && node.getArguments()[d.arg];
+  if (!d || !path) return undefined;
+  return { family: 'fs', call: calleeText(callee), access: d.access, parts: [{ kind: 'fs', exprs: [path] }] };
+}
+
+/** Methods that send SQL text (node-postgres, mysql, better-sqlite3, sqlite3, sqlite, pg-promise, postgres's unsafe, knex raw). */
+const SQL_METHODS = /^(?:query|exec|execute|run|all|get|each|prepare|raw|unsafe|none|one|oneOrNone|many|manyOrNone|any|result|multi)$/;
+
+/**
+ * SQL text that makes the database read or write a file at a path from a value (see facts/file-arguments):
+ * `query(\`COPY t TO '${file}'\`)`, `'… pg_read_file(' + p + ')'`, or a placeholder there whose parameter is
+ * the value (`query('SELECT pg_read_file($1)', [p])`), in a package that uses a database client. The SQL written
+ * in place or in a local const. Besides the
+ * data client's own record lookup (S-25), the path is a part of kind 'fs'.
+ */
+function sqlFileCall(node: CallExpression, ctx: SinkContext): SinkMatch | undefined {
+  const callee = unwrap(node.getExpression());
+  const args = node.getArguments();
+  if (!Node.isPropertyAccessExpression(callee) || !SQL_METHODS.test(callee.getName()) || !args[0]) return undefined;
+  // Only in a package that talks to a database (a data client in its manifest or code, or DuckDB).
+  if (!ctx.records && !namesAnyModule(node.getSourceFile(), ['duckdb', '@duckdb/node-api'])) return undefined;
+  let sql = unwrap(args[0]);
+  if (Node.isIdentifier(sql)) {
+    const d = declarationOf(sql);
+    const init = d ? initializerOf(d) : undefined;
+    if (init) sql = unwrap(init);
+  }
+  const paths: Node[] = [];
+  let access: FsAccess | undefined;
+  const note = (a: FsAccess): void => {
+    access = access === 'write' || a === 'write' ? 'write' : 'read';
+  };
+  const literal = constString(sql)?.value;
+  if (literal !== undefined) {
+    const params = args[1] ? unwrap(args[1]) : undefined;
+    for (const ph of sqlFilePlaceholders(literal)) {
+      const elements = params && Node.isArrayLiteralExpression(params) ? params.getElements() : undefined;
+      const named = ph.name && params ? optionOf(params, [ph.name], ctx.sources) : undefined;
+      const p = named ?? (ph.position !== undefined && elements ? elements[ph.position] : params);
+      if (p) {
+        paths.push(p);
+        note(ph.access);
+      }
+    }
+  } else {
+    for (const { before, expr } of sqlPieces(sql)) {
+      const a = sqlFileBefore(before);
+      if (a) {
+        paths.push(expr);
+        note(a);
+      }
+    }
+  }
+  if (!paths.length || !access) return undefined;
+  const fsPart: SinkPart = { kind: 'fs', exprs: paths };
+  const rec = ctx.records ? recordLookup(node, ctx.sources) : undefined;
+  return rec ? { ...rec, access, parts: [...rec.parts, fsPart] } : { family: 'fs', call: calleeText(callee), access, parts: [fsPart] };
+}
+
+/** The values put into a SQL text, each with the text written before it (a template's spans, a `+` chain's operands). */
+function sqlPieces(n: Node): { before: string; expr: Node }[] {
+  const pieces = piecesOf(unwrap(n));
+  if (!pieces) return [];
+  let text = '';
+  const out: { before: string; expr: Node }[] = [];
+  for (const p of pieces) {
+    if ('text' in p) text += p.text;
+    else {
+      out.push({ before: text, expr: p.expr });
+      text += '\u0000';
+    }
+  }
+  return out;
 }
 
 /** The properties of a request's options object that decide where it goes. */

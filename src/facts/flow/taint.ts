@@ -209,32 +209,7 @@ export function merge(ts: (Taint | undefined)[]): Taint | undefined {
   };
 }
 
-export type Piece = { text: string } | { expr: Node };
-
-/** A template literal or a `+` chain as its constant texts and its expressions, in order. */
-export function piecesOf(n: Node): Piece[] | undefined {
-  if (Node.isTemplateExpression(n)) {
-    const out: Piece[] = [{ text: n.getHead().getLiteralText() }];
-    for (const span of n.getTemplateSpans()) out.push({ expr: span.getExpression() }, { text: span.getLiteral().getLiteralText() });
-    return out;
-  }
-  if (Node.isBinaryExpression(n) && n.getOperatorToken().getText() === '+') {
-    const out: Piece[] = [];
-    const add = (x: Node): void => {
-      const u = unwrap(x);
-      if (Node.isBinaryExpression(u) && u.getOperatorToken().getText() === '+') {
-        add(u.getLeft());
-        add(u.getRight());
-        return;
-      }
-      const c = Node.isStringLiteral(u) || Node.isNoSubstitutionTemplateLiteral(u) ? u.getLiteralValue() : undefined;
-      out.push(c !== undefined ? { text: c } : { expr: u });
-    };
-    add(n);
-    return out;
-  }
-  return undefined;
-}
+export { piecesOf, type Piece } from './pieces.js';
 
 /** Scheme and host written in the code (`https://api.example.com/`), or a base (a value the client does not reach) followed by a path delimiter. */
 export const CLOSED_ORIGIN = /^(?:[a-z][a-z0-9+.-]*|\0+):\/\/[^/?#@]+[/?#]/i;

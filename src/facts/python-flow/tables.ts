@@ -103,6 +103,37 @@ export const FILE_FNS_ONE = new Set([
 ]);
 export const FILE_FNS_TWO = new Set(['os.rename', 'os.renames', 'os.replace', 'os.symlink', 'os.link']);
 export const FILE_METHODS = new Set(['read_text', 'read_bytes', 'write_text', 'write_bytes', 'open', 'unlink', 'rmdir', 'mkdir', 'touch', 'iterdir', 'glob', 'rglob', 'symlink_to', 'hardlink_to', 'chmod']);
+/**
+ * Libraries that open the path given first (or by one of LIBRARY_PATH_KEYWORDS): spreadsheets (openpyxl, pandas
+ * readers, xlrd), database files (sqlite3, aiosqlite, duckdb), documents and images (python-docx, Pillow, pypdf,
+ * PyMuPDF), repositories (GitPython, pygit2).
+ */
+export const LIBRARY_FILE_FNS = new Set([
+  'openpyxl.load_workbook', 'openpyxl.reader.excel.load_workbook', 'xlrd.open_workbook',
+  'pandas.read_csv', 'pandas.read_excel', 'pandas.read_parquet', 'pandas.read_table', 'pandas.read_feather', 'pandas.read_pickle',
+  'pandas.read_fwf', 'pandas.read_stata', 'pandas.read_sas', 'pandas.read_spss', 'pandas.read_orc', 'pandas.read_hdf',
+  'pandas.ExcelFile', 'pandas.ExcelWriter',
+  'sqlite3.connect', 'aiosqlite.connect', 'duckdb.connect',
+  'docx.Document', 'PIL.Image.open', 'pypdf.PdfReader', 'PyPDF2.PdfReader', 'fitz.open', 'pymupdf.open',
+  'git.Repo', 'git.Repo.init', 'pygit2.Repository',
+]);
+export const LIBRARY_PATH_KEYWORDS = ['filename', 'filepath_or_buffer', 'path', 'io', 'database', 'fp', 'file', 'path_or_buf', 'path_or_buffer', 'excel_writer', 'stream'];
+/**
+ * Methods of those libraries' objects that write to (or extract into) the path given first: openpyxl's
+ * `wb.save(p)`, pandas' `frame.to_csv(p)` / `to_excel`…, python-docx and Pillow `save`, zipfile/tarfile `extractall(p)`
+ * (read on the qualified name of the receiver's creation, facts/python-model's qualName).
+ */
+export const LIBRARY_PATH_METHODS: readonly RegExp[] = [
+  /^openpyxl\.(?:Workbook|load_workbook|reader\.excel\.load_workbook)\(\)\.save$/,
+  /^pandas\.[\w.]+\(\)(?:\.\w+\(\))*\.to_(?:csv|excel|json|parquet|feather|pickle|html|xml|stata|hdf|markdown|latex|orc)$/,
+  /^(?:docx\.Document|PIL\.Image\.(?:open|new))\(\)(?:\.\w+\(\))*\.save$/,
+  /^(?:zipfile\.ZipFile|tarfile\.open)\(\)\.extractall$/,
+];
+/** Values that hold data in memory, not a path: a library given one reads no file. */
+export const IN_MEMORY = new Set(['io.StringIO', 'io.BytesIO', 'StringIO', 'BytesIO']);
+/** Methods that send SQL text (DB-API cursors and connections, psycopg, sqlite3, duckdb). */
+export const SQL_METHODS = new Set(['execute', 'executemany', 'executescript', 'mogrify']);
+
 /** Methods that also exist on str: only a sink on something known to be a Path. */
 export const PATH_ONLY_METHODS = new Set(['rename', 'replace']);
 
@@ -112,7 +143,8 @@ export const HTTP_CLIENTS = new Set(['requests.Session()', 'requests.session()',
 
 export const SANITIZERS: Record<SinkKind, Set<string>> = {
   command: new Set(['shlex.quote', 'pipes.quote', 'shlex.join']),
-  file: new Set(['werkzeug.utils.secure_filename']),
+  // A file name without its folders (as path.basename in facts/flow) stays in the folder it is joined to.
+  file: new Set(['werkzeug.utils.secure_filename', 'os.path.basename', 'posixpath.basename', 'ntpath.basename']),
   http: new Set(),
 };
 export const ALWAYS_SANITIZERS = new Set(['int', 'float', 'bool', 'len', 'abs', 'round', 'hash', 'ord', 'id', 'isinstance', 'callable', 'uuid.UUID']);

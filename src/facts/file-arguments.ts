@@ -1,0 +1,129 @@
+/**
+ * Paths handed to something else that then opens them (X-5), read the same way for JavaScript/TypeScript
+ * (facts/flow/sinks.ts) and Python (facts/python-flow.ts): the arguments of a program that name a file or a
+ * folder it reads or writes (`git -C dir`, `pg_dump -f out`, `tar -xzf archive -C dir`, `--output=file`), and
+ * the SQL that makes a database read or write a file (`COPY t TO '<path>'`, `pg_read_file(<path>)`,
+ * `ATTACH DATABASE '<path>'`).
+ */
+
+/**
+ * Long options whose value is a file or folder, whatever the program (compared in lower case). Not `--output` /
+ * `--out`: kubectl, gcloud, az and aws take a format there (`--output json`); see LONG_PATH_FLAGS_OF.
+ */
+const LONG_PATH_FLAGS = new Set([
+  '--output-file', '--outfile', '--out-file', '--output-dir', '--outdir', '--out-dir',
+  '--file', '--input-file', '--infile', '--directory', '--dir', '--cwd', '--app-dir', '--project-dir',
+  '--git-dir', '--work-tree', '--target-dir', '--kubeconfig', '--filename', '--log-file', '--config-file', '--dest-dir',
+  '--workdir', '--work-dir', '--working-dir', '--working-directory', '--base-dir', '--root-dir', '--source-dir',
+  '--output-path', '--input-path', '--project-path', '--manifest-path', '--template-file', '--key-file', '--env-file',
+]);
+
+/** Long options whose value is a file or folder for one program only. */
+const LONG_PATH_FLAGS_OF: Record<string, ReadonlySet<string>> = {
+  curl: new Set(['--output', '--upload-file', '--config']),
+  pandoc: new Set(['--output']),
+  'yt-dlp': new Set(['--output']),
+  'youtube-dl': new Set(['--output']),
+  wget: new Set(['--output-document', '--directory-prefix']),
+  pg_dump: new Set(['--file']),
+};
+
+/** Options of the path-taking programs whose value is not a path (`head -n 20`, `du -d 1`). */
+const VALUE_FLAGS = new Set(['-n', '-c', '-d', '-s', '--lines', '--bytes', '--max-depth', '--sort', '--format', '--color', '--block-size']);
+
+/** Short options whose value is a file or folder, per program (a short letter means something else elsewhere). */
+const SHORT_PATH_FLAGS: Record<string, ReadonlySet<string>> = {
+  git: new Set(['-C']),
+  tar: new Set(['-f', '-C']),
+  bsdtar: new Set(['-f', '-C']),
+  make: new Set(['-C', '-f']),
+  pg_dump: new Set(['-f']),
+  pg_dumpall: new Set(['-f']),
+  pg_restore: new Set(['-f']),
+  psql: new Set(['-f', '-o', '-L']),
+  mysqldump: new Set(['-r']),
+  docker: new Set(['-f']),
+  'docker-compose': new Set(['-f']),
+  kubectl: new Set(['-f', '-k']),
+  helm: new Set(['-f']),
+  unzip: new Set(['-d']),
+  curl: new Set(['-o', '-T', '-K']),
+  wget: new Set(['-O', '-P']),
+};
+
+/** Programs whose plain (non-option) arguments are paths they read or write. */
+const PATH_PROGRAMS = new Set(['cat', 'head', 'tail', 'less', 'more', 'rm', 'rmdir', 'cp', 'mv', 'mkdir', 'touch', 'ls', 'stat', 'unzip', 'zip', 'du']);
+
+/** One element of an argument list as written: its text when it is a literal, the literal text before the first value of a template. */
+export interface ArgvItem {
+  value?: string;
+  head?: string;
+}
+
+/** The program's name without folders or a Windows suffix (`/usr/bin/git` → git). */
+const programName = (p: string): string => (p.split(/[\\/]/).pop() ?? p).replace(/\.(?:exe|cmd)$/i, '');
+
+const isLongPathFlag = (v: string): boolean => LONG_PATH_FLAGS.has(v.toLowerCase());
+
+/**
+ * The positions of an argument list (after the program) that hold a path the program opens, for any of the
+ * program names given (the values the program may take): the value after a path option (`-C dir`, `--output
+ * file`), a `--output=<value>` written as one element, a tar option cluster ending in f (`-xzf archive`), and the
+ * plain arguments of a program that takes paths (cp, rm, cat…).
+ */
+export function pathArgumentPositions(programs: string[], argv: ArgvItem[]): number[] {
+  const out = new Set<number>();
+  for (const prog of new Set(programs.map(programName))) {
+    const short = SHORT_PATH_FLAGS[prog];
+    const long = LONG_PATH_FLAGS_OF[prog];
+    const isPathFlag = (v: string): boolean => isLongPathFlag(v) || !!long?.has(v.toLowerCase());
+    const tarLike = prog === 'tar' || prog === 'bsdtar';
+    argv.forEach((item, i) => {
+      const head = item.head;
+      if (head !== undefined && /^--[\w-]+=$/.test(head) && isPathFlag(head.slice(0, -1))) out.add(i);
+      if (item.value !== undefined) return;
+      const prev = i > 0 ? argv[i - 1]!.value : undefined;
+      if (prev !== undefined && (isPathFlag(prev) || short?.has(prev) || (tarLike && /^-?[A-Za-z]*f$/.test(prev) && /[xctrudA]/.test(prev)))) out.add(i);
+      else if (PATH_PROGRAMS.has(prog) && head === undefined && !(prev !== undefined && VALUE_FLAGS.has(prev))) out.add(i);
+    });
+  }
+  return [...out].sort((a, b) => a - b);
+}
+
+/**
+ * SQL text that makes the database read or write a file, ending where the path is written (the value that follows,
+ * in or out of quotes, is the path): PostgreSQL `COPY … TO|FROM`, `pg_read_file(`, `pg_read_binary_file(`,
+ * `pg_ls_dir(`, `lo_import(`, `lo_export(oid, `; SQLite `ATTACH [DATABASE]`, `VACUUM INTO`; MySQL `LOAD_FILE(`,
+ * `INTO OUTFILE|DUMPFILE`, `LOAD DATA [LOCAL] INFILE`; DuckDB `read_csv(`.
+ */
+const SQL_FILE = String.raw`(?:\bCOPY\b[^;]*?\b(TO|FROM)\s+|\b(pg_read_file|pg_read_binary_file|pg_ls_dir|lo_import|LOAD_FILE|read_csv(?:_auto)?)\s*\(\s*|\b(lo_export)\s*\([^,()]*,\s*|\b(ATTACH)\s+(?:DATABASE\s+)?|\b(VACUUM)\s+(?:\w+\s+)?INTO\s+|\bINTO\s+(OUTFILE|DUMPFILE)\s+|\bLOAD\s+DATA\s+(?:LOCAL\s+)?(INFILE)\s+)`;
+const SQL_FILE_BEFORE_VALUE = new RegExp(`${SQL_FILE}(?:E?'|")?$`, 'i');
+const SQL_FILE_PLACEHOLDER = new RegExp(`${SQL_FILE}(\\$\\d+|\\?|%s|%\\(\\w+\\)s|:\\w+)`, 'gi');
+
+export type SqlFileAccess = 'read' | 'write';
+
+function sqlAccess(m: RegExpExecArray | RegExpMatchArray): SqlFileAccess {
+  const word = (m.slice(1, 8).find((x) => x !== undefined) ?? '').toUpperCase();
+  return /^(?:TO|LO_EXPORT|ATTACH|VACUUM|OUTFILE|DUMPFILE)$/.test(word) ? 'write' : 'read';
+}
+
+/** Is the SQL text written before a value the place of a file's path? Its access, if so. */
+export function sqlFileBefore(textBefore: string): SqlFileAccess | undefined {
+  const m = SQL_FILE_BEFORE_VALUE.exec(textBefore);
+  return m ? sqlAccess(m) : undefined;
+}
+
+/**
+ * The placeholders of a parameterised SQL text that stand for a file's path (`pg_read_file($1)`, `ATTACH ? AS
+ * other`): the parameter's 0-based position for `$n`, undefined for a positional `?`/`%s` or a name, and the access.
+ */
+export function sqlFilePlaceholders(text: string): { position?: number; name?: string; access: SqlFileAccess }[] {
+  const out: { position?: number; name?: string; access: SqlFileAccess }[] = [];
+  for (const m of text.matchAll(SQL_FILE_PLACEHOLDER)) {
+    const ph = m[8]!;
+    const position = /^\$\d+$/.test(ph) ? Number(ph.slice(1)) - 1 : undefined;
+    const name = /^:\w+$/.test(ph) ? ph.slice(1) : /^%\(\w+\)s$/.test(ph) ? ph.slice(2, -2) : undefined;
+    out.push({ ...(position !== undefined ? { position } : {}), ...(name ? { name } : {}), access: sqlAccess(m) });
+  }
+  return out;
+}
