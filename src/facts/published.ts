@@ -214,7 +214,7 @@ type DepOutcome = { ok: true; registers: boolean } | { ok: false; cause: 'depend
  * Read the files of one dependency reached from `entry` by relative imports (bounded), and add them to the set
  * when one of them registers something. New bare imports of those files are returned for the next depth.
  */
-function readDependency(c: Candidate, set: SourceSet, next: Candidate[]): DepOutcome {
+function readDependency(c: Candidate, set: SourceSet, next: Candidate[], force = false): DepOutcome {
   const folder = installedFolder(c.from, c.name);
   if (!folder) return { ok: false, cause: 'dependency-not-installed' };
   const pj = readInside(folder, 'package.json', 1024 * 1024);
@@ -261,7 +261,7 @@ function readDependency(c: Candidate, set: SourceSet, next: Candidate[]): DepOut
       }
     }
   }
-  if (!registers) {
+  if (!registers && !force) {
     next.push(...bare);
     return { ok: true, registers: false };
   }
@@ -280,6 +280,7 @@ function readDependency(c: Candidate, set: SourceSet, next: Candidate[]): DepOut
     if (sf) added++;
   }
   set.dependencies.push({ name: c.name, folder, files: added });
+  set.entries?.set(c.sub ? `${c.name}/${c.sub}` : c.name, `node_modules/${c.name}/${entry}`);
   return { ok: true, registers: true };
 }
 
@@ -292,8 +293,11 @@ export function followDependencies(repo: RepoFacts, set: SourceSet): void {
   if (!pj.ok) return;
   const pkg = pj.value;
   const model = selectModelFiles(set.files, repo);
-  if (model.some((f) => REGISTRATION.test(set.files.get(f)!.getFullText()))) return;
   const deps = new Set(['dependencies', 'optionalDependencies', 'peerDependencies'].flatMap((k) => Object.keys(asObject(pkg[k]) ?? {})));
+  if (model.some((f) => REGISTRATION.test(set.files.get(f)!.getFullText()))) {
+    if (deps.size) followListSources(repo, set, model, deps);
+    return;
+  }
   if (!deps.size) return;
   // The files the entry points reach by relative imports (all of the model's files when none is declared).
   const has = (rel: string): boolean => set.files.has(rel);
@@ -351,5 +355,109 @@ export function followDependencies(repo: RepoFacts, set: SourceSet): void {
   if (usesFramework || !runnable) return;
   for (const [name, cause] of [...failed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     set.unread.push({ file: `node_modules/${name}/`, cause, ...(cause === 'dependency-too-large' ? { limit: DEPENDENCY_LIMITS.bytes } : {}) });
+  }
+}
+
+/* ------------------------------------------------------------------ tools listed from a dependency */
+
+/** A tools/list or tools/call handler's schema, as the v1 SDK names it (also `types_js_1.ListToolsRequestSchema`) or as v2's method name. */
+const TOOL_HANDLER_SCHEMA = /(?:^|\.)(?:ListToolsRequestSchema|CallToolRequestSchema)$|^['"`]tools\/(?:list|call)['"`]$/;
+
+/** The bare module specifier each top-level binding of a file comes from (import, `require()` with or without destructuring), or its relative one. */
+function importedBindings(sf: ts.SourceFile): Map<string, string> {
+  const out = new Map<string, string>();
+  const requireOf = (e: ts.Expression | undefined): string | undefined => {
+    let u = e;
+    while (u && (ts.isAwaitExpression(u) || ts.isParenthesizedExpression(u))) u = u.expression;
+    // __toESM(require("x")), __importDefault(require("x")): the helpers a compiler or bundler wraps a require in.
+    if (u && ts.isCallExpression(u) && ts.isIdentifier(u.expression) && /^__(?:toESM|importDefault|importStar)$/.test(u.expression.text) && u.arguments[0]) u = u.arguments[0];
+    if (u && ts.isCallExpression(u) && ts.isIdentifier(u.expression) && u.expression.text === 'require' && u.arguments[0] && ts.isStringLiteral(u.arguments[0])) return u.arguments[0].text;
+    return undefined;
+  };
+  for (const st of sf.statements) {
+    if (ts.isImportDeclaration(st) && ts.isStringLiteral(st.moduleSpecifier)) {
+      const spec = st.moduleSpecifier.text;
+      const c = st.importClause;
+      if (c?.name) out.set(c.name.text, spec);
+      const nb = c?.namedBindings;
+      if (nb && ts.isNamespaceImport(nb)) out.set(nb.name.text, spec);
+      else if (nb) for (const el of nb.elements) out.set(el.name.text, spec);
+    } else if (ts.isVariableStatement(st)) {
+      for (const d of st.declarationList.declarations) {
+        const spec = requireOf(d.initializer);
+        if (!spec) continue;
+        if (ts.isIdentifier(d.name)) out.set(d.name.text, spec);
+        else if (ts.isObjectBindingPattern(d.name)) for (const el of d.name.elements) if (ts.isIdentifier(el.name)) out.set(el.name.text, spec);
+      }
+    }
+  }
+  return out;
+}
+
+/** The identifiers a subtree reads (bounded walk). */
+function identifiersIn(node: ts.Node, out: Set<string>): void {
+  const visit = (n: ts.Node): void => {
+    if (out.size > 500) return;
+    if (ts.isIdentifier(n)) out.add(n.text);
+    ts.forEachChild(n, visit);
+  };
+  visit(node);
+}
+
+/**
+ * The packages a low-level server's tool list and dispatcher take their tools from: the bare imports that the
+ * tools/list and tools/call handlers of the model's files read (`tools.map((t) => t.schema)` with `tools`
+ * imported from `@acme/browser-tools`), directly or through a relative module of the package that the handlers
+ * read a binding of (its own bare imports, one level). Declared dependencies only, MCP frameworks left out.
+ */
+function listSourcePackages(set: SourceSet, model: readonly string[], deps: ReadonlySet<string>): { name: string; sub: string; spec: string }[] {
+  const out = new Map<string, { name: string; sub: string; spec: string }>();
+  const add = (spec: string): void => {
+    const p = packageOf(spec);
+    if (p && deps.has(p.name) && !FRAMEWORK.test(p.name) && !BUILTINS.has(p.name) && !out.has(spec)) out.set(spec, { ...p, spec });
+  };
+  for (const rel of model) {
+    if (rel.startsWith('node_modules/')) continue;
+    const sf = set.files.get(rel)!.compilerNode;
+    if (!/ListToolsRequestSchema|CallToolRequestSchema|tools\/(?:list|call)/.test(sf.text)) continue;
+    const bindings = importedBindings(sf);
+    const read = new Set<string>();
+    const visit = (n: ts.Node): void => {
+      if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && n.expression.name.text === 'setRequestHandler' && n.arguments.length >= 2) {
+        const schema = n.arguments[0]!.getText(sf).replace(/\s+/g, '');
+        if (TOOL_HANDLER_SCHEMA.test(schema)) identifiersIn(n.arguments[n.arguments.length - 1]!, read);
+      }
+      ts.forEachChild(n, visit);
+    };
+    visit(sf);
+    for (const id of read) {
+      const spec = bindings.get(id);
+      if (!spec) continue;
+      if (!spec.startsWith('.')) add(spec);
+      else {
+        const f = pickFile(posix.normalize(posix.join(posix.dirname(rel), spec)), (x) => set.files.has(x));
+        if (f) for (const s of new Set(importedBindings(set.files.get(f)!.compilerNode).values())) if (!s.startsWith('.')) add(s);
+      }
+    }
+  }
+  return [...out.values()].sort((a, b) => (a.spec < b.spec ? -1 : a.spec > b.spec ? 1 : 0));
+}
+
+/**
+ * A package that registers its own list handler but takes the tool definitions from a dependency (a monorepo
+ * sibling published apart, see listSourcePackages): the dependency's files its entry reaches are read as the
+ * wrapper's are, and the subpath entries are recorded so that the server model follows the imports into them.
+ * A dependency that cannot be read (not installed, too large) is named in `unread`: the tools are there.
+ */
+function followListSources(repo: RepoFacts, set: SourceSet, model: readonly string[], deps: ReadonlySet<string>): void {
+  let followed = 0;
+  for (const c of listSourcePackages(set, model, deps)) {
+    if (set.dependencies.some((d) => d.name === c.name) && set.entries?.has(c.spec)) continue;
+    if (followed >= DEPENDENCY_LIMITS.packages) break;
+    followed++;
+    const r = readDependency({ name: c.name, sub: c.sub, from: repo.root, depth: 1 }, set, [], true);
+    if (!r.ok && !set.unread.some((u) => u.file === `node_modules/${c.name}/`)) {
+      set.unread.push({ file: `node_modules/${c.name}/`, cause: r.cause, ...(r.cause === 'dependency-too-large' ? { limit: DEPENDENCY_LIMITS.bytes } : {}) });
+    }
   }
 }

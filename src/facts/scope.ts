@@ -215,9 +215,15 @@ export function findNodes(root: Node, test: (cn: ts.Node) => boolean): Node[] {
 
 const EXTS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 
-/** The parsed file a relative import specifier points to (`./x.js` may be written `x.ts` in source), or undefined. */
+/**
+ * The parsed file a relative import specifier points to (`./x.js` may be written `x.ts` in source), or undefined.
+ * A bare specifier resolves only to a dependency whose files facts/published read (`sources.entries`).
+ */
 export function resolveRelativeModule(fromRel: string, spec: string, sources: ParsedSources): SourceFile | undefined {
-  if (!spec.startsWith('.')) return undefined;
+  if (!spec.startsWith('.')) {
+    const f = sources.entries?.get(spec);
+    return f ? sources.files.get(f) : undefined;
+  }
   const base = posix.normalize(posix.join(posix.dirname(fromRel), spec));
   const stem = base.replace(/\.[cm]?[jt]sx?$/, '');
   const candidates = [base, ...EXTS.map((e) => stem + e), ...EXTS.map((e) => `${base}/index${e}`)];
