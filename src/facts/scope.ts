@@ -277,6 +277,15 @@ export function exportedNode(sf: SourceFile, name: string, sources: ParsedSource
   return undefined;
 }
 
+/** `ns.name` where `ns` holds a whole module (`import * as ns`, `const ns = require(…)`): the node that export stands for. */
+export function moduleMember(n: Node, sources: ParsedSources): Node | undefined {
+  if (!Node.isPropertyAccessExpression(n)) return undefined;
+  const obj = unwrap(n.getExpression());
+  const d = Node.isIdentifier(obj) ? declarationOf(obj) : undefined;
+  const v = d ? valueOfDeclaration(d, sources) : undefined;
+  return v && Node.isSourceFile(v) ? exportedNode(v, n.getName(), sources) : undefined;
+}
+
 /** `require('<spec>')`, `import('<spec>')` or `await import('<spec>')` → spec. */
 function requireSpec(n: Node): string | undefined {
   let u = unwrap(n);

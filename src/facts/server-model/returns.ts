@@ -1,5 +1,5 @@
 import { Node, ts, type ObjectLiteralExpression } from '../morph.js';
-import { classOf, declarationOf, findNodes, valueOfDeclaration, type ClassNode, type FunctionLikeNode } from '../scope.js';
+import { classOf, declarationOf, findNodes, moduleMember, valueOfDeclaration, type ClassNode, type FunctionLikeNode } from '../scope.js';
 import { wrapNode, propertyName, unwrap, type ParsedSources } from '../ts-source.js';
 import { constString, objectLiteralOf, propertyValue } from './values.js';
 
@@ -80,7 +80,9 @@ function tableElements(expr: Node, sources: ParsedSources, depth = 0): Node[] {
     const v = d ? valueOfDeclaration(d, sources) : undefined;
     return v && v !== u && !Node.isSourceFile(v) ? tableElements(v, sources, depth + 1) : [];
   }
-  return [];
+  // browser_tools_1.allTools: an export of a module required or imported whole.
+  const e = moduleMember(u, sources);
+  return e ? tableElements(e, sources, depth + 1) : [];
 }
 
 /** The object literal a class's instances hold under `key`: a field's initializer, or what its getter returns. */
