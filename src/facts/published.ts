@@ -360,8 +360,8 @@ export function followDependencies(repo: RepoFacts, set: SourceSet): void {
 
 /* ------------------------------------------------------------------ tools listed from a dependency */
 
-/** A tools/list or tools/call handler's schema, as the v1 SDK names it (also `types_js_1.ListToolsRequestSchema`) or as v2's method name. */
-const TOOL_HANDLER_SCHEMA = /(?:^|\.)(?:ListToolsRequestSchema|CallToolRequestSchema)$|^['"`]tools\/(?:list|call)['"`]$/;
+/** A tools/list handler's schema, as the v1 SDK names it (also `types_js_1.ListToolsRequestSchema`) or as v2's method name. */
+const LIST_HANDLER_SCHEMA = /(?:^|\.)ListToolsRequestSchema$|^['"`]tools\/list['"`]$/;
 
 /** The bare module specifier each top-level binding of a file comes from (import, `require()` with or without destructuring), or its relative one. */
 function importedBindings(sf: ts.SourceFile): Map<string, string> {
@@ -394,53 +394,176 @@ function importedBindings(sf: ts.SourceFile): Map<string, string> {
   return out;
 }
 
-/** The identifiers a subtree reads (bounded walk). */
-function identifiersIn(node: ts.Node, out: Set<string>): void {
+/**
+ * The names at the root of a tool list's expression, inside function `fn`: `tools.map((t) => t.schema)` -> tools,
+ * `browser_tools_1.allTools` -> browser_tools_1, `[...core, ...extra]` -> core, extra, `getTools()` -> getTools;
+ * a variable declared in `fn` is read through its initializer.
+ */
+function listRoots(e: ts.Node, fn: ts.Node | undefined, out: Set<string>, depth = 0): void {
+  if (depth > 8) return;
+  if (ts.isParenthesizedExpression(e) || ts.isAwaitExpression(e) || ts.isAsExpression(e) || ts.isNonNullExpression(e) || ts.isSatisfiesExpression(e)) return listRoots(e.expression, fn, out, depth + 1);
+  if (ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e)) return listRoots(e.expression, fn, out, depth + 1);
+  if (ts.isCallExpression(e)) return listRoots(e.expression, fn, out, depth + 1);
+  if (ts.isArrayLiteralExpression(e)) {
+    for (const el of e.elements) listRoots(ts.isSpreadElement(el) ? el.expression : el, fn, out, depth + 1);
+    return;
+  }
+  if (ts.isIdentifier(e)) {
+    let local: ts.Expression | undefined;
+    const find = (n: ts.Node): void => {
+      if (local) return;
+      if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.name.text === e.text && n.initializer) local = n.initializer;
+      else ts.forEachChild(n, find);
+    };
+    if (fn) find(fn);
+    if (local) listRoots(local, undefined, out, depth + 1);
+    else out.add(e.text);
+  }
+}
+
+/** The `tools` values a tools/list handler returns (object literals with a `tools` key, anywhere in its body). */
+function listedValues(fn: ts.Node): ts.Expression[] {
+  const out: ts.Expression[] = [];
   const visit = (n: ts.Node): void => {
-    if (out.size > 500) return;
-    if (ts.isIdentifier(n)) out.add(n.text);
+    if (ts.isObjectLiteralExpression(n)) {
+      for (const p of n.properties) {
+        if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === 'tools') out.push(p.initializer);
+        else if (ts.isShorthandPropertyAssignment(p) && p.name.text === 'tools') out.push(p.name);
+      }
+    }
     ts.forEachChild(n, visit);
   };
-  visit(node);
+  visit(fn);
+  return out;
+}
+
+/** What export `name` of a module of the package stands for: a bare specifier it is re-exported from, or the roots of its value there. */
+function exportRoots(sf: ts.SourceFile, name: string, specs: Set<string>, seen: Set<string>, rel: string, set: SourceSet, depth: number): void {
+  if (depth > 3 || seen.has(`${rel}#${name}`)) return;
+  seen.add(`${rel}#${name}`);
+  const roots = new Set<string>();
+  for (const st of sf.statements) {
+    if (ts.isVariableStatement(st) && st.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) {
+      for (const d of st.declarationList.declarations) if (ts.isIdentifier(d.name) && d.name.text === name && d.initializer) listRoots(d.initializer, undefined, roots);
+    } else if (ts.isExportDeclaration(st) && st.exportClause && ts.isNamedExports(st.exportClause)) {
+      for (const el of st.exportClause.elements) {
+        if (el.name.text !== name) continue;
+        const local = (el.propertyName ?? el.name).text;
+        if (st.moduleSpecifier && ts.isStringLiteral(st.moduleSpecifier)) follow(st.moduleSpecifier.text, local);
+        else roots.add(local);
+      }
+    } else if (ts.isExportDeclaration(st) && !st.exportClause && st.moduleSpecifier && ts.isStringLiteral(st.moduleSpecifier)) {
+      follow(st.moduleSpecifier.text, name);
+    } else if (ts.isExpressionStatement(st) && ts.isBinaryExpression(st.expression) && st.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken) {
+      const target = st.expression.left.getText(sf).replace(/\s+/g, '');
+      if (target === `exports.${name}` || target === `module.exports.${name}`) listRoots(st.expression.right, undefined, roots);
+    }
+  }
+  // A local const exported under that name (export { tools }, exports.tools = tools): its initializer's roots.
+  const locals = new Map<string, ts.Expression>();
+  for (const st of sf.statements) if (ts.isVariableStatement(st)) for (const d of st.declarationList.declarations) if (ts.isIdentifier(d.name) && d.initializer) locals.set(d.name.text, d.initializer);
+  const bindings = importedBindings(sf);
+  const resolve = (r: string, hops: number): void => {
+    const spec = bindings.get(r);
+    if (spec) return follow(spec, r);
+    const init = locals.get(r);
+    if (init && hops < 4) {
+      const more = new Set<string>();
+      listRoots(init, undefined, more);
+      for (const m of more) if (m !== r) resolve(m, hops + 1);
+    }
+  };
+  for (const r of roots) resolve(r, 0);
+
+  function follow(spec: string, imported: string): void {
+    if (!spec.startsWith('.')) {
+      specs.add(spec);
+      return;
+    }
+    const f = pickFile(posix.normalize(posix.join(posix.dirname(rel), spec)), (x) => set.files.has(x));
+    if (f) exportRoots(set.files.get(f)!.compilerNode, imported, specs, seen, f, set, depth + 1);
+  }
 }
 
 /**
- * The packages a low-level server's tool list and dispatcher take their tools from: the bare imports that the
- * tools/list and tools/call handlers of the model's files read (`tools.map((t) => t.schema)` with `tools`
- * imported from `@acme/browser-tools`), directly or through a relative module of the package that the handlers
- * read a binding of (its own bare imports, one level). Declared dependencies only, MCP frameworks left out.
+ * The packages a low-level server's tool list comes from: what the `tools` value a tools/list handler returns
+ * is rooted in (`tools.map((t) => t.schema)` with `tools` imported from `@acme/browser-tools`, or re-exported
+ * from it by a module of the package). Declared dependencies only, MCP frameworks left out.
  */
 function listSourcePackages(set: SourceSet, model: readonly string[], deps: ReadonlySet<string>): { name: string; sub: string; spec: string }[] {
-  const out = new Map<string, { name: string; sub: string; spec: string }>();
-  const add = (spec: string): void => {
-    const p = packageOf(spec);
-    if (p && deps.has(p.name) && !FRAMEWORK.test(p.name) && !BUILTINS.has(p.name) && !out.has(spec)) out.set(spec, { ...p, spec });
-  };
+  const specs = new Set<string>();
   for (const rel of model) {
     if (rel.startsWith('node_modules/')) continue;
     const sf = set.files.get(rel)!.compilerNode;
-    if (!/ListToolsRequestSchema|CallToolRequestSchema|tools\/(?:list|call)/.test(sf.text)) continue;
-    const bindings = importedBindings(sf);
-    const read = new Set<string>();
+    if (!/ListToolsRequestSchema|tools\/list/.test(sf.text)) continue;
+    const roots = new Set<string>();
     const visit = (n: ts.Node): void => {
       if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && n.expression.name.text === 'setRequestHandler' && n.arguments.length >= 2) {
         const schema = n.arguments[0]!.getText(sf).replace(/\s+/g, '');
-        if (TOOL_HANDLER_SCHEMA.test(schema)) identifiersIn(n.arguments[n.arguments.length - 1]!, read);
+        const fn = n.arguments[n.arguments.length - 1]!;
+        if (LIST_HANDLER_SCHEMA.test(schema)) for (const v of listedValues(fn)) listRoots(v, fn, roots);
       }
       ts.forEachChild(n, visit);
     };
     visit(sf);
-    for (const id of read) {
-      const spec = bindings.get(id);
-      if (!spec) continue;
-      if (!spec.startsWith('.')) add(spec);
-      else {
+    if (!roots.size) continue;
+    // The roots as exports of this file's own bindings: imports, requires, and module-level consts.
+    const seen = new Set<string>();
+    const synthetic = `${rel}`;
+    const bindings = importedBindings(sf);
+    for (const r of roots) {
+      const spec = bindings.get(r);
+      if (spec && !spec.startsWith('.')) specs.add(spec);
+      else if (spec) {
         const f = pickFile(posix.normalize(posix.join(posix.dirname(rel), spec)), (x) => set.files.has(x));
-        if (f) for (const s of new Set(importedBindings(set.files.get(f)!.compilerNode).values())) if (!s.startsWith('.')) add(s);
+        const imported = importedName(sf, r);
+        if (f && imported) exportRoots(set.files.get(f)!.compilerNode, imported, specs, seen, f, set, 1);
+      } else {
+        // A module-level const of this file: exportRoots reads it as if exported.
+        for (const st of sf.statements) {
+          if (!ts.isVariableStatement(st)) continue;
+          for (const d of st.declarationList.declarations) {
+            if (!ts.isIdentifier(d.name) || d.name.text !== r || !d.initializer) continue;
+            const more = new Set<string>();
+            listRoots(d.initializer, undefined, more);
+            for (const m of more) {
+              const s2 = bindings.get(m);
+              if (s2 && !s2.startsWith('.')) specs.add(s2);
+              else if (s2) {
+                const f = pickFile(posix.normalize(posix.join(posix.dirname(synthetic), s2)), (x) => set.files.has(x));
+                const imported = importedName(sf, m);
+                if (f && imported) exportRoots(set.files.get(f)!.compilerNode, imported, specs, seen, f, set, 1);
+              }
+            }
+          }
+        }
       }
     }
   }
-  return [...out.values()].sort((a, b) => (a.spec < b.spec ? -1 : a.spec > b.spec ? 1 : 0));
+  const out: { name: string; sub: string; spec: string }[] = [];
+  for (const spec of [...specs].sort()) {
+    const p = packageOf(spec);
+    if (p && deps.has(p.name) && !FRAMEWORK.test(p.name) && !BUILTINS.has(p.name)) out.push({ ...p, spec });
+  }
+  return out;
+}
+
+/** The name a local binding imports (`import { a as b }` -> a for b; a default or namespace import -> 'default' / '*'; a require -> the local name). */
+function importedName(sf: ts.SourceFile, local: string): string | undefined {
+  for (const st of sf.statements) {
+    if (ts.isImportDeclaration(st)) {
+      const c = st.importClause;
+      if (c?.name?.text === local) return 'default';
+      const nb = c?.namedBindings;
+      if (nb && ts.isNamespaceImport(nb) && nb.name.text === local) return '*';
+      if (nb && ts.isNamedImports(nb)) for (const el of nb.elements) if (el.name.text === local) return (el.propertyName ?? el.name).text;
+    } else if (ts.isVariableStatement(st)) {
+      for (const d of st.declarationList.declarations) {
+        if (ts.isObjectBindingPattern(d.name)) for (const el of d.name.elements) if (ts.isIdentifier(el.name) && el.name.text === local) return el.propertyName && ts.isIdentifier(el.propertyName) ? el.propertyName.text : local;
+      }
+    }
+  }
+  return undefined;
 }
 
 /**
