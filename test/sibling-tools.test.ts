@@ -19,6 +19,7 @@ const fx = (folder: string, state: string, name: string) => join(packageRoot(), 
 const OBJECTS = fx('C-15-tool-annotations', 'absent', 'dist-sibling-tool-objects');
 const CLASSES = fx('C-15-tool-annotations', 'present', 'dist-sibling-tool-classes');
 const MISSING = fx('C-15-tool-annotations', 'could-not-judge', 'dist-sibling-tools-not-installed');
+const ESBUILD = fx('C-15-tool-annotations', 'non-conforming', 'dist-sibling-esbuild-cjs');
 const DEFINITIONS = fx('S-24-rate-limiting', 'present', 'dist-sibling-definitions-guarded');
 const BUNDLE = 'node_modules/@acme/browser-tools/dist/index.js';
 
@@ -49,6 +50,13 @@ describe('tools declared in a sibling package, listed by the server', () => {
   it('class instances, CommonJS: annotated tools and a host allowlist are green, the missing limiter red', () => {
     for (const rule of ['C-15', 'S-10', 'S-12', 'X-1', 'X-2']) assert.equal(staticPart(rule, CLASSES).state, 'present', rule);
     assert.deepEqual(staticPart('S-24', CLASSES).at, [`no-rate-guard@${BUNDLE}:27`]);
+  });
+
+  it('objects in an esbuild CommonJS bundle (__export … __toCommonJS): partial hints and the navigation are red', () => {
+    const page = 'node_modules/@acme/page-tools/dist/index.js';
+    assert.deepEqual(staticPart('C-15', ESBUILD).at, [`missing-hint-in-source@${page}:55`]);
+    assert.deepEqual(staticPart('S-10', ESBUILD).at, [`unvalidated-url@${page}:59`]);
+    for (const rule of ['S-12', 'X-1', 'X-2']) assert.equal(staticPart(rule, ESBUILD).state, 'present', rule);
   });
 
   it('definitions from a subpath export, dispatched by the server: judged with the server\'s handlers', () => {

@@ -308,6 +308,18 @@ function commonJsExport(sf: SourceFile, name: string, sources: ParsedSources, de
   for (const st of sf.getStatements()) {
     if (!Node.isExpressionStatement(st)) continue;
     const e = unwrap(st.getExpression());
+    // esbuild's CommonJS bundle: `__export(src_exports, { tools: () => tools }); module.exports = __toCommonJS(src_exports);`
+    if (Node.isCallExpression(e) && unwrap(e.getExpression()).getText() === '__export' && sf.getFullText().includes('__toCommonJS(')) {
+      const table = e.getArguments()[1] && unwrap(e.getArguments()[1]!);
+      const p = table && Node.isObjectLiteralExpression(table) ? table.getProperty(name) : undefined;
+      const getter = p && Node.isPropertyAssignment(p) ? unwrap(p.getInitializerOrThrow()) : undefined;
+      const body = getter && Node.isArrowFunction(getter) ? unwrap(getter.getBody()) : undefined;
+      if (body && Node.isIdentifier(body)) {
+        const local = localDeclaration(sf, body.getText());
+        return local ? valueOfDeclaration(local, sources, depth + 1) : undefined;
+      }
+      continue;
+    }
     if (!Node.isBinaryExpression(e) || e.getOperatorToken().getText() !== '=') continue;
     const target = e.getLeft().getText().replace(/\s+/g, '');
     const value = unwrap(e.getRight());
