@@ -64,7 +64,7 @@ describe('tools declared in a sibling package, listed by the server', () => {
     assert.equal(staticPart('C-8', DEFINITIONS).state, 'absent');
   });
 
-  for (const rule of ['C-4', 'C-8', 'C-9', 'C-13', 'C-15', 'C-16', 'S-10', 'S-11', 'S-24', 'X-1', 'X-2', 'X-8']) {
+  for (const rule of ['C-4', 'C-8', 'C-9', 'C-13', 'C-15', 'C-16', 'S-10', 'S-11', 'S-12', 'S-24', 'X-1', 'X-2', 'X-8']) {
     it(`${rule}: a sibling that is not installed is named`, () => {
       const p = staticPart(rule, MISSING);
       assert.deepEqual([p.state, p.code, p.data], ['could-not-judge', 'file-not-read', { file: 'node_modules/@acme/browser-tools/', cause: 'dependency-not-installed' }]);

@@ -507,37 +507,28 @@ function listSourcePackages(set: SourceSet, model: readonly string[], deps: Read
     };
     visit(sf);
     if (!roots.size) continue;
-    // The roots as exports of this file's own bindings: imports, requires, and module-level consts.
+    // The roots as bindings of this file: imports and requires (a relative module read for that export), or
+    // module-level consts (their own roots, one level).
     const seen = new Set<string>();
-    const synthetic = `${rel}`;
     const bindings = importedBindings(sf);
-    for (const r of roots) {
+    const locals = new Map<string, ts.Expression>();
+    for (const st of sf.statements) if (ts.isVariableStatement(st)) for (const d of st.declarationList.declarations) if (ts.isIdentifier(d.name) && d.initializer) locals.set(d.name.text, d.initializer);
+    const fromBinding = (r: string): boolean => {
       const spec = bindings.get(r);
-      if (spec && !spec.startsWith('.')) specs.add(spec);
-      else if (spec) {
+      if (!spec) return false;
+      if (!spec.startsWith('.')) specs.add(spec);
+      else {
         const f = pickFile(posix.normalize(posix.join(posix.dirname(rel), spec)), (x) => set.files.has(x));
         const imported = importedName(sf, r);
         if (f && imported) exportRoots(set.files.get(f)!.compilerNode, imported, specs, seen, f, set, 1);
-      } else {
-        // A module-level const of this file: exportRoots reads it as if exported.
-        for (const st of sf.statements) {
-          if (!ts.isVariableStatement(st)) continue;
-          for (const d of st.declarationList.declarations) {
-            if (!ts.isIdentifier(d.name) || d.name.text !== r || !d.initializer) continue;
-            const more = new Set<string>();
-            listRoots(d.initializer, undefined, more);
-            for (const m of more) {
-              const s2 = bindings.get(m);
-              if (s2 && !s2.startsWith('.')) specs.add(s2);
-              else if (s2) {
-                const f = pickFile(posix.normalize(posix.join(posix.dirname(synthetic), s2)), (x) => set.files.has(x));
-                const imported = importedName(sf, m);
-                if (f && imported) exportRoots(set.files.get(f)!.compilerNode, imported, specs, seen, f, set, 1);
-              }
-            }
-          }
-        }
       }
+      return true;
+    };
+    for (const r of roots) {
+      if (fromBinding(r) || !locals.has(r)) continue;
+      const more = new Set<string>();
+      listRoots(locals.get(r)!, undefined, more);
+      for (const m of more) fromBinding(m);
     }
   }
   const out: { name: string; sub: string; spec: string }[] = [];

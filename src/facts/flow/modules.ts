@@ -1,6 +1,6 @@
 import { Node, ts, type ConstructorDeclaration, type SourceFile, type NewExpression, type ObjectLiteralExpression } from '../morph.js';
-import { baseClassOf, classValueOf, declarationOf, exportedNode, functionOf, moduleMember, importOf as importOfDecl, initializerOf, isFunctionLike, originOf, resolveRelativeModule, valueOfDeclaration, valueOriginOf, INSTANCE_FACTORIES, type FunctionLikeNode, type Origin } from '../scope.js';
-import { constString, objectLiteralOf } from '../server-model.js';
+import { baseClassOf, classValueOf, declarationOf, exportedNode, functionOf, importOf as importOfDecl, initializerOf, isFunctionLike, originOf, resolveRelativeModule, valueOfDeclaration, valueOriginOf, INSTANCE_FACTORIES, type FunctionLikeNode, type Origin } from '../scope.js';
+import { constString, listElements, objectLiteralOf } from '../server-model.js';
 import { namesAnyModule, propertyName, unwrap, type ParsedSources } from '../ts-source.js';
 
 /**
@@ -128,27 +128,6 @@ export function functionsOfCallee(callee: Node, sources: ParsedSources): { fn: F
     if (fn) out.push({ fn, key });
   }
   return out;
-}
-
-/** The elements of a list written in the code: array literals, their spreads, consts and imports of them (bounded). */
-function listElements(expr: Node, sources: ParsedSources, depth = 0): Node[] {
-  if (depth > 6) return [];
-  const u = stripAwait(expr);
-  if (Node.isArrayLiteralExpression(u)) return u.getElements().flatMap((e) => (Node.isSpreadElement(e) ? listElements(e.getExpression(), sources, depth + 1) : [e]));
-  if (Node.isIdentifier(u)) {
-    const d = declarationOf(u);
-    const v = d && valueOfDeclaration(d, sources);
-    return v && v !== u && !Node.isSourceFile(v) ? listElements(v, sources, depth + 1) : [];
-  }
-  // browser_tools_1.allTools: an export of a module required or imported whole.
-  const member = moduleMember(u, sources);
-  if (member) return listElements(member, sources, depth + 1);
-  // Object.values(TOOLS): the values of a table.
-  if (Node.isCallExpression(u) && unwrap(u.getExpression()).getText() === 'Object.values' && u.getArguments()[0]) {
-    const obj = objectLiteralOf(u.getArguments()[0]!, sources);
-    return obj ? obj.getProperties().flatMap((p) => (Node.isPropertyAssignment(p) ? [p.getInitializer()!] : Node.isShorthandPropertyAssignment(p) ? [p.getNameNode()] : [])) : [];
-  }
-  return [];
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Node, ts, type ObjectLiteralExpression } from '../morph.js';
-import { classOf, declarationOf, findNodes, moduleMember, valueOfDeclaration, type ClassNode, type FunctionLikeNode } from '../scope.js';
+import { classOf, declarationOf, findNodes, valueOfDeclaration, type ClassNode, type FunctionLikeNode } from '../scope.js';
 import { wrapNode, propertyName, unwrap, type ParsedSources } from '../ts-source.js';
-import { constString, objectLiteralOf, propertyValue } from './values.js';
+import { constString, listElements, objectLiteralOf, propertyValue } from './values.js';
 
 /**
  * The server model (facts/server-model.ts): what handlers return, objects listed as definitions (arrays and
@@ -70,21 +70,6 @@ export function listedObjects(fn: FunctionLikeNode, key: string, sources: Parsed
   return out;
 }
 
-/** The elements of a list written in the code: an array literal, its spreads, and consts or imports holding one (bounded). */
-function tableElements(expr: Node, sources: ParsedSources, depth = 0): Node[] {
-  if (depth > 6) return [];
-  const u = unwrap(expr);
-  if (Node.isArrayLiteralExpression(u)) return u.getElements().flatMap((e) => (Node.isSpreadElement(e) ? tableElements(e.getExpression(), sources, depth + 1) : [e]));
-  if (Node.isIdentifier(u)) {
-    const d = declarationOf(u);
-    const v = d ? valueOfDeclaration(d, sources) : undefined;
-    return v && v !== u && !Node.isSourceFile(v) ? tableElements(v, sources, depth + 1) : [];
-  }
-  // browser_tools_1.allTools: an export of a module required or imported whole.
-  const e = moduleMember(u, sources);
-  return e ? tableElements(e, sources, depth + 1) : [];
-}
-
 /** The object literal a class's instances hold under `key`: a field's initializer, or what its getter returns. */
 function memberObject(cls: ClassNode, key: string, sources: ParsedSources): ObjectLiteralExpression | undefined {
   for (const m of cls.getMembers()) {
@@ -122,7 +107,7 @@ function mappedPathObjects(call: Node, sources: ParsedSources): ObjectLiteralExp
   }
   if (!path.length || !Node.isIdentifier(cur) || cur.getText() !== param.getText()) return [];
   const out: ObjectLiteralExpression[] = [];
-  for (const el of tableElements(callee.getExpression(), sources).slice(0, 400)) {
+  for (const el of listElements(callee.getExpression(), sources).slice(0, 400)) {
     const own = objectLiteralOf(el, sources);
     let at: ObjectLiteralExpression | undefined;
     if (own) at = objectLiteralOf(propertyValue(own, path[0]!), sources);
