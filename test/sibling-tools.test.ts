@@ -41,14 +41,14 @@ describe('tools declared in a sibling package, listed by the server', () => {
     for (const rule of ['C-8', 'C-9', 'C-13']) assert.deepEqual(staticPart(rule, OBJECTS).state, 'absent', rule);
     // The navigation the extension performs over the WebSocket bridge, with the URL a caller names.
     assert.deepEqual(staticPart('S-10', OBJECTS).at, [`unvalidated-url@${BUNDLE}:29`]);
-    for (const rule of ['X-1', 'X-2', 'S-12', 'C-16']) assert.equal(staticPart(rule, OBJECTS).state, 'present', rule);
+    for (const rule of ['X-1', 'X-2', 'S-11', 'S-12', 'C-16']) assert.equal(staticPart(rule, OBJECTS).state, 'present', rule);
     const x8 = staticPart('X-8', OBJECTS);
     assert.equal(x8.state, 'present');
     assert.equal((x8.data as Record<string, number>).tools, 2);
   });
 
   it('class instances, CommonJS: annotated tools and a host allowlist are green, the missing limiter red', () => {
-    for (const rule of ['C-15', 'S-10', 'S-12', 'X-1', 'X-2']) assert.equal(staticPart(rule, CLASSES).state, 'present', rule);
+    for (const rule of ['C-15', 'S-10', 'S-11', 'S-12', 'X-1', 'X-2']) assert.equal(staticPart(rule, CLASSES).state, 'present', rule);
     assert.deepEqual(staticPart('S-24', CLASSES).at, [`no-rate-guard@${BUNDLE}:27`]);
   });
 
