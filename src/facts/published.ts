@@ -214,7 +214,7 @@ type DepOutcome = { ok: true; registers: boolean } | { ok: false; cause: 'depend
  * Read the files of one dependency reached from `entry` by relative imports (bounded), and add them to the set
  * when one of them registers something. New bare imports of those files are returned for the next depth.
  */
-function readDependency(c: Candidate, set: SourceSet, next: Candidate[]): DepOutcome {
+function readDependency(c: Candidate, set: SourceSet, next: Candidate[], force = false): DepOutcome {
   const folder = installedFolder(c.from, c.name);
   if (!folder) return { ok: false, cause: 'dependency-not-installed' };
   const pj = readInside(folder, 'package.json', 1024 * 1024);
@@ -261,7 +261,7 @@ function readDependency(c: Candidate, set: SourceSet, next: Candidate[]): DepOut
       }
     }
   }
-  if (!registers) {
+  if (!registers && !force) {
     next.push(...bare);
     return { ok: true, registers: false };
   }
@@ -280,6 +280,7 @@ function readDependency(c: Candidate, set: SourceSet, next: Candidate[]): DepOut
     if (sf) added++;
   }
   set.dependencies.push({ name: c.name, folder, files: added });
+  set.entries?.set(c.sub ? `${c.name}/${c.sub}` : c.name, `node_modules/${c.name}/${entry}`);
   return { ok: true, registers: true };
 }
 
@@ -292,8 +293,11 @@ export function followDependencies(repo: RepoFacts, set: SourceSet): void {
   if (!pj.ok) return;
   const pkg = pj.value;
   const model = selectModelFiles(set.files, repo);
-  if (model.some((f) => REGISTRATION.test(set.files.get(f)!.getFullText()))) return;
   const deps = new Set(['dependencies', 'optionalDependencies', 'peerDependencies'].flatMap((k) => Object.keys(asObject(pkg[k]) ?? {})));
+  if (model.some((f) => REGISTRATION.test(set.files.get(f)!.getFullText()))) {
+    if (deps.size) followListSources(repo, set, model, deps);
+    return;
+  }
   if (!deps.size) return;
   // The files the entry points reach by relative imports (all of the model's files when none is declared).
   const has = (rel: string): boolean => set.files.has(rel);
@@ -351,5 +355,223 @@ export function followDependencies(repo: RepoFacts, set: SourceSet): void {
   if (usesFramework || !runnable) return;
   for (const [name, cause] of [...failed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     set.unread.push({ file: `node_modules/${name}/`, cause, ...(cause === 'dependency-too-large' ? { limit: DEPENDENCY_LIMITS.bytes } : {}) });
+  }
+}
+
+/* ------------------------------------------------------------------ tools listed from a dependency */
+
+/** A tools/list handler's schema, as the v1 SDK names it (also `types_js_1.ListToolsRequestSchema`) or as v2's method name. */
+const LIST_HANDLER_SCHEMA = /(?:^|\.)ListToolsRequestSchema$|^['"`]tools\/list['"`]$/;
+
+/** The bare module specifier each top-level binding of a file comes from (import, `require()` with or without destructuring), or its relative one. */
+function importedBindings(sf: ts.SourceFile): Map<string, string> {
+  const out = new Map<string, string>();
+  const requireOf = (e: ts.Expression | undefined): string | undefined => {
+    let u = e;
+    while (u && (ts.isAwaitExpression(u) || ts.isParenthesizedExpression(u))) u = u.expression;
+    // __toESM(require("x")), __importDefault(require("x")): the helpers a compiler or bundler wraps a require in.
+    if (u && ts.isCallExpression(u) && ts.isIdentifier(u.expression) && /^__(?:toESM|importDefault|importStar)$/.test(u.expression.text) && u.arguments[0]) u = u.arguments[0];
+    if (u && ts.isCallExpression(u) && ts.isIdentifier(u.expression) && u.expression.text === 'require' && u.arguments[0] && ts.isStringLiteral(u.arguments[0])) return u.arguments[0].text;
+    return undefined;
+  };
+  for (const st of sf.statements) {
+    if (ts.isImportDeclaration(st) && ts.isStringLiteral(st.moduleSpecifier)) {
+      const spec = st.moduleSpecifier.text;
+      const c = st.importClause;
+      if (c?.name) out.set(c.name.text, spec);
+      const nb = c?.namedBindings;
+      if (nb && ts.isNamespaceImport(nb)) out.set(nb.name.text, spec);
+      else if (nb) for (const el of nb.elements) out.set(el.name.text, spec);
+    } else if (ts.isVariableStatement(st)) {
+      for (const d of st.declarationList.declarations) {
+        const spec = requireOf(d.initializer);
+        if (!spec) continue;
+        if (ts.isIdentifier(d.name)) out.set(d.name.text, spec);
+        else if (ts.isObjectBindingPattern(d.name)) for (const el of d.name.elements) if (ts.isIdentifier(el.name)) out.set(el.name.text, spec);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The names at the root of a tool list's expression, inside function `fn`: `tools.map((t) => t.schema)` -> tools,
+ * `browser_tools_1.allTools` -> browser_tools_1, `[...core, ...extra]` -> core, extra, `getTools()` -> getTools;
+ * a variable declared in `fn` is read through its initializer.
+ */
+function listRoots(e: ts.Node, fn: ts.Node | undefined, out: Set<string>, depth = 0): void {
+  if (depth > 8) return;
+  if (ts.isParenthesizedExpression(e) || ts.isAwaitExpression(e) || ts.isAsExpression(e) || ts.isNonNullExpression(e) || ts.isSatisfiesExpression(e)) return listRoots(e.expression, fn, out, depth + 1);
+  if (ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e)) return listRoots(e.expression, fn, out, depth + 1);
+  if (ts.isCallExpression(e)) return listRoots(e.expression, fn, out, depth + 1);
+  if (ts.isArrayLiteralExpression(e)) {
+    for (const el of e.elements) listRoots(ts.isSpreadElement(el) ? el.expression : el, fn, out, depth + 1);
+    return;
+  }
+  if (ts.isIdentifier(e)) {
+    let local: ts.Expression | undefined;
+    const find = (n: ts.Node): void => {
+      if (local) return;
+      if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.name.text === e.text && n.initializer) local = n.initializer;
+      else ts.forEachChild(n, find);
+    };
+    if (fn) find(fn);
+    if (local) listRoots(local, undefined, out, depth + 1);
+    else out.add(e.text);
+  }
+}
+
+/** The `tools` values a tools/list handler returns (object literals with a `tools` key, anywhere in its body). */
+function listedValues(fn: ts.Node): ts.Expression[] {
+  const out: ts.Expression[] = [];
+  const visit = (n: ts.Node): void => {
+    if (ts.isObjectLiteralExpression(n)) {
+      for (const p of n.properties) {
+        if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === 'tools') out.push(p.initializer);
+        else if (ts.isShorthandPropertyAssignment(p) && p.name.text === 'tools') out.push(p.name);
+      }
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(fn);
+  return out;
+}
+
+/** What export `name` of a module of the package stands for: a bare specifier it is re-exported from, or the roots of its value there. */
+function exportRoots(sf: ts.SourceFile, name: string, specs: Set<string>, seen: Set<string>, rel: string, set: SourceSet, depth: number): void {
+  if (depth > 3 || seen.has(`${rel}#${name}`)) return;
+  seen.add(`${rel}#${name}`);
+  const roots = new Set<string>();
+  for (const st of sf.statements) {
+    if (ts.isVariableStatement(st) && st.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) {
+      for (const d of st.declarationList.declarations) if (ts.isIdentifier(d.name) && d.name.text === name && d.initializer) listRoots(d.initializer, undefined, roots);
+    } else if (ts.isExportDeclaration(st) && st.exportClause && ts.isNamedExports(st.exportClause)) {
+      for (const el of st.exportClause.elements) {
+        if (el.name.text !== name) continue;
+        const local = (el.propertyName ?? el.name).text;
+        if (st.moduleSpecifier && ts.isStringLiteral(st.moduleSpecifier)) follow(st.moduleSpecifier.text, local);
+        else roots.add(local);
+      }
+    } else if (ts.isExportDeclaration(st) && !st.exportClause && st.moduleSpecifier && ts.isStringLiteral(st.moduleSpecifier)) {
+      follow(st.moduleSpecifier.text, name);
+    } else if (ts.isExpressionStatement(st) && ts.isBinaryExpression(st.expression) && st.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken) {
+      const target = st.expression.left.getText(sf).replace(/\s+/g, '');
+      if (target === `exports.${name}` || target === `module.exports.${name}`) listRoots(st.expression.right, undefined, roots);
+    }
+  }
+  // A local const exported under that name (export { tools }, exports.tools = tools): its initializer's roots.
+  const locals = new Map<string, ts.Expression>();
+  for (const st of sf.statements) if (ts.isVariableStatement(st)) for (const d of st.declarationList.declarations) if (ts.isIdentifier(d.name) && d.initializer) locals.set(d.name.text, d.initializer);
+  const bindings = importedBindings(sf);
+  const resolve = (r: string, hops: number): void => {
+    const spec = bindings.get(r);
+    if (spec) return follow(spec, r);
+    const init = locals.get(r);
+    if (init && hops < 4) {
+      const more = new Set<string>();
+      listRoots(init, undefined, more);
+      for (const m of more) if (m !== r) resolve(m, hops + 1);
+    }
+  };
+  for (const r of roots) resolve(r, 0);
+
+  function follow(spec: string, imported: string): void {
+    if (!spec.startsWith('.')) {
+      specs.add(spec);
+      return;
+    }
+    const f = pickFile(posix.normalize(posix.join(posix.dirname(rel), spec)), (x) => set.files.has(x));
+    if (f) exportRoots(set.files.get(f)!.compilerNode, imported, specs, seen, f, set, depth + 1);
+  }
+}
+
+/**
+ * The packages a low-level server's tool list comes from: what the `tools` value a tools/list handler returns
+ * is rooted in (`tools.map((t) => t.schema)` with `tools` imported from `@acme/browser-tools`, or re-exported
+ * from it by a module of the package). Declared dependencies only, MCP frameworks left out.
+ */
+function listSourcePackages(set: SourceSet, model: readonly string[], deps: ReadonlySet<string>): { name: string; sub: string; spec: string }[] {
+  const specs = new Set<string>();
+  for (const rel of model) {
+    if (rel.startsWith('node_modules/')) continue;
+    const sf = set.files.get(rel)!.compilerNode;
+    if (!/ListToolsRequestSchema|tools\/list/.test(sf.text)) continue;
+    const roots = new Set<string>();
+    const visit = (n: ts.Node): void => {
+      if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && n.expression.name.text === 'setRequestHandler' && n.arguments.length >= 2) {
+        const schema = n.arguments[0]!.getText(sf).replace(/\s+/g, '');
+        const fn = n.arguments[n.arguments.length - 1]!;
+        if (LIST_HANDLER_SCHEMA.test(schema)) for (const v of listedValues(fn)) listRoots(v, fn, roots);
+      }
+      ts.forEachChild(n, visit);
+    };
+    visit(sf);
+    if (!roots.size) continue;
+    // The roots as bindings of this file: imports and requires (a relative module read for that export), or
+    // module-level consts (their own roots, one level).
+    const seen = new Set<string>();
+    const bindings = importedBindings(sf);
+    const locals = new Map<string, ts.Expression>();
+    for (const st of sf.statements) if (ts.isVariableStatement(st)) for (const d of st.declarationList.declarations) if (ts.isIdentifier(d.name) && d.initializer) locals.set(d.name.text, d.initializer);
+    const fromBinding = (r: string): boolean => {
+      const spec = bindings.get(r);
+      if (!spec) return false;
+      if (!spec.startsWith('.')) specs.add(spec);
+      else {
+        const f = pickFile(posix.normalize(posix.join(posix.dirname(rel), spec)), (x) => set.files.has(x));
+        const imported = importedName(sf, r);
+        if (f && imported) exportRoots(set.files.get(f)!.compilerNode, imported, specs, seen, f, set, 1);
+      }
+      return true;
+    };
+    for (const r of roots) {
+      if (fromBinding(r) || !locals.has(r)) continue;
+      const more = new Set<string>();
+      listRoots(locals.get(r)!, undefined, more);
+      for (const m of more) fromBinding(m);
+    }
+  }
+  const out: { name: string; sub: string; spec: string }[] = [];
+  for (const spec of [...specs].sort()) {
+    const p = packageOf(spec);
+    if (p && deps.has(p.name) && !FRAMEWORK.test(p.name) && !BUILTINS.has(p.name)) out.push({ ...p, spec });
+  }
+  return out;
+}
+
+/** The name a local binding imports (`import { a as b }` -> a for b; a default or namespace import -> 'default' / '*'; a require -> the local name). */
+function importedName(sf: ts.SourceFile, local: string): string | undefined {
+  for (const st of sf.statements) {
+    if (ts.isImportDeclaration(st)) {
+      const c = st.importClause;
+      if (c?.name?.text === local) return 'default';
+      const nb = c?.namedBindings;
+      if (nb && ts.isNamespaceImport(nb) && nb.name.text === local) return '*';
+      if (nb && ts.isNamedImports(nb)) for (const el of nb.elements) if (el.name.text === local) return (el.propertyName ?? el.name).text;
+    } else if (ts.isVariableStatement(st)) {
+      for (const d of st.declarationList.declarations) {
+        if (ts.isObjectBindingPattern(d.name)) for (const el of d.name.elements) if (ts.isIdentifier(el.name) && el.name.text === local) return el.propertyName && ts.isIdentifier(el.propertyName) ? el.propertyName.text : local;
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A package that registers its own list handler but takes the tool definitions from a dependency (a monorepo
+ * sibling published apart, see listSourcePackages): the dependency's files its entry reaches are read as the
+ * wrapper's are, and the subpath entries are recorded so that the server model follows the imports into them.
+ * A dependency that cannot be read (not installed, too large) is named in `unread`: the tools are there.
+ */
+function followListSources(repo: RepoFacts, set: SourceSet, model: readonly string[], deps: ReadonlySet<string>): void {
+  let followed = 0;
+  for (const c of listSourcePackages(set, model, deps)) {
+    if (set.dependencies.some((d) => d.name === c.name) && set.entries?.has(c.spec)) continue;
+    if (followed >= DEPENDENCY_LIMITS.packages) break;
+    followed++;
+    const r = readDependency({ name: c.name, sub: c.sub, from: repo.root, depth: 1 }, set, [], true);
+    if (!r.ok && !set.unread.some((u) => u.file === `node_modules/${c.name}/`)) {
+      set.unread.push({ file: `node_modules/${c.name}/`, cause: r.cause, ...(r.cause === 'dependency-too-large' ? { limit: DEPENDENCY_LIMITS.bytes } : {}) });
+    }
   }
 }

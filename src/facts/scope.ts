@@ -215,9 +215,15 @@ export function findNodes(root: Node, test: (cn: ts.Node) => boolean): Node[] {
 
 const EXTS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 
-/** The parsed file a relative import specifier points to (`./x.js` may be written `x.ts` in source), or undefined. */
+/**
+ * The parsed file a relative import specifier points to (`./x.js` may be written `x.ts` in source), or undefined.
+ * A bare specifier resolves only to a dependency whose files facts/published read (`sources.entries`).
+ */
 export function resolveRelativeModule(fromRel: string, spec: string, sources: ParsedSources): SourceFile | undefined {
-  if (!spec.startsWith('.')) return undefined;
+  if (!spec.startsWith('.')) {
+    const f = sources.entries?.get(spec);
+    return f ? sources.files.get(f) : undefined;
+  }
   const base = posix.normalize(posix.join(posix.dirname(fromRel), spec));
   const stem = base.replace(/\.[cm]?[jt]sx?$/, '');
   const candidates = [base, ...EXTS.map((e) => stem + e), ...EXTS.map((e) => `${base}/index${e}`)];
@@ -271,6 +277,15 @@ export function exportedNode(sf: SourceFile, name: string, sources: ParsedSource
   return undefined;
 }
 
+/** `ns.name` where `ns` holds a whole module (`import * as ns`, `const ns = require(…)`): the node that export stands for. */
+export function moduleMember(n: Node, sources: ParsedSources): Node | undefined {
+  if (!Node.isPropertyAccessExpression(n)) return undefined;
+  const obj = unwrap(n.getExpression());
+  const d = Node.isIdentifier(obj) ? declarationOf(obj) : undefined;
+  const v = d ? valueOfDeclaration(d, sources) : undefined;
+  return v && Node.isSourceFile(v) ? exportedNode(v, n.getName(), sources) : undefined;
+}
+
 /** `require('<spec>')`, `import('<spec>')` or `await import('<spec>')` → spec. */
 function requireSpec(n: Node): string | undefined {
   let u = unwrap(n);
@@ -293,6 +308,18 @@ function commonJsExport(sf: SourceFile, name: string, sources: ParsedSources, de
   for (const st of sf.getStatements()) {
     if (!Node.isExpressionStatement(st)) continue;
     const e = unwrap(st.getExpression());
+    // esbuild's CommonJS bundle: `__export(src_exports, { tools: () => tools }); module.exports = __toCommonJS(src_exports);`
+    if (Node.isCallExpression(e) && unwrap(e.getExpression()).getText() === '__export' && sf.getFullText().includes('__toCommonJS(')) {
+      const table = e.getArguments()[1] && unwrap(e.getArguments()[1]!);
+      const p = table && Node.isObjectLiteralExpression(table) ? table.getProperty(name) : undefined;
+      const getter = p && Node.isPropertyAssignment(p) ? unwrap(p.getInitializerOrThrow()) : undefined;
+      const body = getter && Node.isArrowFunction(getter) ? unwrap(getter.getBody()) : undefined;
+      if (body && Node.isIdentifier(body)) {
+        const local = localDeclaration(sf, body.getText());
+        return local ? valueOfDeclaration(local, sources, depth + 1) : undefined;
+      }
+      continue;
+    }
     if (!Node.isBinaryExpression(e) || e.getOperatorToken().getText() !== '=') continue;
     const target = e.getLeft().getText().replace(/\s+/g, '');
     const value = unwrap(e.getRight());

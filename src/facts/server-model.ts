@@ -46,7 +46,7 @@ import { booleanAnnotations, constrainedArguments, patternedArguments, constStri
  * present; a wrapper's dependency that registers the tools is read under `node_modules/<name>/`.
  */
 export { returnedExpressions, dispatchBranches } from './server-model/returns.js';
-export { constString, objectLiteralOf, propertyValue, schemaPropertyNames, regexSource, patternSafety, constrainedArguments } from './server-model/values.js';
+export { constString, listElements, objectLiteralOf, propertyValue, schemaPropertyNames, regexSource, patternSafety, constrainedArguments } from './server-model/values.js';
 
 export type EntryKind = 'tool' | 'prompt' | 'resource';
 export type Flavour = 'sdk-v1' | 'sdk-v2' | 'fastmcp' | 'unknown';

@@ -56,6 +56,8 @@ export interface SourceSetLike {
   readonly files: Map<string, SourceFile>;
   readonly unread: FileNotRead[];
   readonly dependencies: { name: string; folder: string; files: number }[];
+  /** Bare module specifiers of the followed dependencies -> the parsed file they resolve to (`@a/b` -> `node_modules/@a/b/dist/index.js`). */
+  readonly entries?: Map<string, string>;
   add(
     rel: string,
     read: (limit: number) => SafeRead,

@@ -39,6 +39,8 @@ export interface ParsedSources {
   readonly screened: readonly FileNotRead[];
   /** Dependencies whose files were read (their folder under node_modules), in name order. */
   readonly dependencies: readonly { name: string; folder: string; files: number }[];
+  /** Bare module specifiers of the followed dependencies -> the parsed file they resolve to (facts/published). */
+  readonly entries?: ReadonlyMap<string, string>;
   /** The files the server model reads (facts/published selectModelFiles), in path order. */
   readonly model: readonly string[];
 }
@@ -63,6 +65,7 @@ export class SourceSet implements SourceSetLike {
   readonly unread: FileNotRead[] = [];
   readonly screened: FileNotRead[] = [];
   readonly dependencies: { name: string; folder: string; files: number }[] = [];
+  readonly entries = new Map<string, string>();
   parsedBytes = 0;
   /** The limits of this audit, read once (the environment cannot change them halfway). */
   readonly perFile: number;
@@ -144,6 +147,7 @@ export class SourceSet implements SourceSetLike {
       unread: [...this.unread].sort((a, b) => byPath(a.file, b.file)),
       screened: [...this.screened].sort((a, b) => byPath(a.file, b.file)),
       dependencies: [...this.dependencies].sort((a, b) => byPath(a.name, b.name)),
+      entries: new Map(this.entries),
       model,
     };
   }

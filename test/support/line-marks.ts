@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { Detector } from '../../src/engine/detector.js';
@@ -29,16 +29,18 @@ export function testLineMarks(ruleId: string, detectors: readonly Detector[], mo
       it(`${c.state}/${c.name}`, () => {
         const want = new Set<string>();
         const quiet = new Set<string>();
-        for (const rel of c.sources) {
+        const { result } = judgeFolder(ruleId, detectors, c.dir);
+        const part = result.parts.find((p) => p.genre === genre);
+        const got = new Set((part?.findings ?? []).map((f) => `${f.location?.file}:${f.location?.line}`));
+        // A followed dependency's files (node_modules/<name>/…, facts/published) carry marks too when a finding names them.
+        const dependencyFiles = (part?.findings ?? []).map((f) => f.location?.file ?? '').filter((f) => f.startsWith('node_modules/') && existsSync(join(c.dir, f)));
+        for (const rel of new Set([...c.sources, ...dependencyFiles])) {
           const lines = readFileSync(join(c.dir, rel), 'utf8').split('\n');
           lines.forEach((l, i) => {
             const m = mark.exec(l);
             if (m) (m[1] === 'ruleid' ? want : quiet).add(`${rel}:${i + 2}`);
           });
         }
-        const { result } = judgeFolder(ruleId, detectors, c.dir);
-        const part = result.parts.find((p) => p.genre === genre);
-        const got = new Set((part?.findings ?? []).map((f) => `${f.location?.file}:${f.location?.line}`));
         assert.deepEqual([...got].sort(), [...want].sort(), 'lines with findings = lines marked ruleid');
         for (const q of quiet) assert.ok(!got.has(q), `${q} is marked ok but carries a finding`);
       });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Detector } from '../../src/engine/detector.js';
@@ -25,16 +26,18 @@ export function testMarkers(ruleId: string, detectors: readonly Detector[], modu
         const repo = RepoFacts.gather(c.dir);
         const marked = new Set<string>();
         const ok = new Set<string>();
-        for (const f of repo.files) {
-          const t = repo.text(f);
+        const { result } = judgeFolder(ruleId, detectors, c.dir);
+        const part = result.parts.find((p) => p.genre === genre);
+        // A followed dependency's files (node_modules/<name>/…, facts/published) carry markers too when a finding names them.
+        const dependencyFiles = (part?.findings ?? []).map((f) => f.location?.file ?? '').filter((f) => f.startsWith('node_modules/') && existsSync(join(c.dir, f)));
+        for (const f of new Set([...repo.files, ...dependencyFiles])) {
+          const t = f.startsWith('node_modules/') ? { ok: true as const, value: readFileSync(join(c.dir, f), 'utf8') } : repo.text(f);
           if (!t.ok) continue;
           t.value.split('\n').forEach((line, i) => {
             if (ruleMark.test(line)) marked.add(`${f}:${i + 1}`);
             else if (okMark.test(line)) ok.add(`${f}:${i + 1}`);
           });
         }
-        const { result } = judgeFolder(ruleId, detectors, c.dir);
-        const part = result.parts.find((p) => p.genre === genre);
         const got = new Set((part?.findings ?? []).filter((f) => f.location?.line).map((f) => `${f.location!.file}:${f.location!.line}`));
         const where = relative(packageRoot(), c.dir);
         for (const m of marked) assert.ok(got.has(m), `${where}: ${m} is marked ruleid but has no finding (${[...got].join(', ')})`);

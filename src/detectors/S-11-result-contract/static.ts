@@ -77,7 +77,8 @@ function indexedTables(handler: FunctionLikeNode, sources: ParsedSources): Objec
 
 /**
  * The function a tool of a hand-written dispatcher runs when no branch names it: its definition's own
- * `handler` (or `execute`, `run`…) property, or the member named after the tool in a table the dispatcher indexes.
+ * `handler` (or `execute`, `run`…) property, that of the tool object or class holding the definition, or the
+ * member named after the tool in a table the dispatcher indexes.
  */
 function tableFunction(t: ToolDef, tables: readonly ObjectLiteralExpression[], sources: ParsedSources): FunctionLikeNode | undefined {
   const read = (v: Node | undefined): FunctionLikeNode | undefined => {
@@ -91,6 +92,24 @@ function tableFunction(t: ToolDef, tables: readonly ObjectLiteralExpression[], s
   for (const k of TOOL_FN_KEYS) {
     const f = read(propertyValue(t.config, k));
     if (f) return f;
+  }
+  // The definition held by a tool object or class beside its function (`{ schema: { name, … }, handle }`, a class
+  // with a `schema` field or getter and a `handle` method): that function.
+  const holder = t.config?.getParent();
+  const outer = Node.isPropertyAssignment(holder) ? holder.getParent() : undefined;
+  if (Node.isObjectLiteralExpression(outer)) {
+    for (const k of TOOL_FN_KEYS) {
+      const f = read(propertyValue(outer, k));
+      if (f) return f;
+    }
+  }
+  const member = t.config?.getFirstAncestor((a) => Node.isPropertyDeclaration(a) || Node.isGetAccessorDeclaration(a));
+  const cls = member?.getParent();
+  if (member && (Node.isClassDeclaration(cls) || Node.isClassExpression(cls))) {
+    for (const k of TOOL_FN_KEYS) {
+      const m = cls.getMethod(k);
+      if (m && !m.isStatic() && m.getBody()) return m;
+    }
   }
   for (const table of tables) {
     const f = read(propertyValue(table, t.name));

@@ -2,6 +2,8 @@ import { couldNotJudge, defineDetector, notApplicable, present } from '../../eng
 import type { Finding } from '../../engine/types.js';
 import { hasPythonSource } from '../../facts/python-source.js';
 import { serverModel } from '../../facts/server-model.js';
+import { parsedSources } from '../../facts/ts-source.js';
+import { fileNotReadData } from '../../facts/not-read.js';
 import { listFacts } from '../support/source/list-sources.js';
 import { judgePythonPagination } from './python.js';
 import { toolTemplates } from '../../facts/tool-templates.js';
@@ -21,7 +23,7 @@ import { toolTemplates } from '../../facts/tool-templates.js';
  * JSON/YAML document shipped in the package, or a table of class instances or literals written in code, is fixed
  * (its size is set when the package is published, it depends on no stored data).
  * A list whose origin cannot be followed, when nothing is red: could-not-judge
- * 'list-source-unknown'. No registration and no list handler: could-not-judge 'no-lists-in-source'. Python
+ * 'list-source-unknown' ('file-not-read' naming the dependency the tools come from when it could not be read). No registration and no list handler: could-not-judge 'no-lists-in-source'. Python
  * source only: the Python reading (python.ts).
  */
 
@@ -58,7 +60,11 @@ export default defineDetector({
       else if (!s.readsCursor) findings.push({ messageId: 'list-handler-ignores-cursor', data: { method: s.method }, location });
     }
     if (findings.length) return { state: 'non-conforming', findings };
-    if (unknown) return couldNotJudge('list-source-unknown', { count: unknown });
+    if (unknown) {
+      // The list comes from a dependency that could not be read (facts/published): named.
+      const dependency = parsedSources(repo).unread.find((u) => u.file.startsWith('node_modules/') && u.file.endsWith('/'));
+      return dependency ? couldNotJudge('file-not-read', fileNotReadData(dependency)) : couldNotJudge('list-source-unknown', { count: unknown });
+    }
     if (sources.length === 0 && model.tools.length + model.prompts.length + model.resources.length === 0) return couldNotJudge('no-lists-in-source');
     return present();
   },

@@ -1,6 +1,6 @@
-import { Node, ts, type ConstructorDeclaration, type SourceFile, type NewExpression } from '../morph.js';
+import { Node, ts, type ConstructorDeclaration, type SourceFile, type NewExpression, type ObjectLiteralExpression } from '../morph.js';
 import { baseClassOf, classValueOf, declarationOf, exportedNode, functionOf, importOf as importOfDecl, initializerOf, isFunctionLike, originOf, resolveRelativeModule, valueOfDeclaration, valueOriginOf, INSTANCE_FACTORIES, type FunctionLikeNode, type Origin } from '../scope.js';
-import { constString, objectLiteralOf } from '../server-model.js';
+import { constString, listElements, objectLiteralOf } from '../server-model.js';
 import { namesAnyModule, propertyName, unwrap, type ParsedSources } from '../ts-source.js';
 
 /**
@@ -130,24 +130,6 @@ export function functionsOfCallee(callee: Node, sources: ParsedSources): { fn: F
   return out;
 }
 
-/** The elements of a list written in the code: array literals, their spreads, consts and imports of them (bounded). */
-function listElements(expr: Node, sources: ParsedSources, depth = 0): Node[] {
-  if (depth > 6) return [];
-  const u = stripAwait(expr);
-  if (Node.isArrayLiteralExpression(u)) return u.getElements().flatMap((e) => (Node.isSpreadElement(e) ? listElements(e.getExpression(), sources, depth + 1) : [e]));
-  if (Node.isIdentifier(u)) {
-    const d = declarationOf(u);
-    const v = d && valueOfDeclaration(d, sources);
-    return v && v !== u && !Node.isSourceFile(v) ? listElements(v, sources, depth + 1) : [];
-  }
-  // Object.values(TOOLS): the values of a table.
-  if (Node.isCallExpression(u) && unwrap(u.getExpression()).getText() === 'Object.values' && u.getArguments()[0]) {
-    const obj = objectLiteralOf(u.getArguments()[0]!, sources);
-    return obj ? obj.getProperties().flatMap((p) => (Node.isPropertyAssignment(p) ? [p.getInitializer()!] : Node.isShorthandPropertyAssignment(p) ? [p.getNameNode()] : [])) : [];
-  }
-  return [];
-}
-
 /**
  * A handler read from each element of a list of tool objects: `for (const tool of tools) server.tool(tool.name, …,
  * (args) => tool.handler(args))`, or `tools.forEach((t) => …t.run(args))`. The functions under that property in
@@ -170,19 +152,46 @@ function listedHandlers(callee: Node, sources: ParsedSources): { fn: FunctionLik
       const m = unwrap(call.getExpression());
       if (Node.isPropertyAccessExpression(m) && ['forEach', 'map', 'flatMap'].includes(m.getName())) list = m.getExpression();
     }
+  } else if (decl && Node.isVariableDeclaration(decl) && decl.getInitializer()) {
+    // const tool = tools.find((t) => t.schema.name === name); … tool.handle(context, args)
+    const u = stripAwait(decl.getInitializer()!);
+    const m = Node.isCallExpression(u) ? unwrap(u.getExpression()) : undefined;
+    if (m && Node.isPropertyAccessExpression(m) && m.getName() === 'find') list = m.getExpression();
   }
   if (!list) return [];
   const out: { fn: FunctionLikeNode; key?: string }[] = [];
   for (const el of listElements(list, sources).slice(0, 200)) {
     const obj = objectLiteralOf(el, sources);
-    const p = obj?.getProperty(c.getName());
-    const value = p && (Node.isPropertyAssignment(p) ? p.getInitializer() : Node.isShorthandPropertyAssignment(p) ? p.getNameNode() : Node.isMethodDeclaration(p) ? p : undefined);
-    const fn = value && (Node.isMethodDeclaration(value) ? value : functionCached(value, sources));
-    const name = obj?.getProperty('name');
-    const key = name && Node.isPropertyAssignment(name) ? constString(name.getInitializer())?.value : undefined;
-    if (fn) out.push({ fn: fn as FunctionLikeNode, ...(key !== undefined ? { key } : {}) });
+    let fn: FunctionLikeNode | undefined;
+    if (obj) {
+      const p = obj.getProperty(c.getName());
+      const value = p && (Node.isPropertyAssignment(p) ? p.getInitializer() : Node.isShorthandPropertyAssignment(p) ? p.getNameNode() : Node.isMethodDeclaration(p) ? p : undefined);
+      fn = value && (Node.isMethodDeclaration(value) ? value : functionCached(value, sources));
+    } else {
+      // An instance of a class of the source (`new NavigateTool()`): its method of that name.
+      const cls = Node.isNewExpression(stripAwait(el)) ? classValueOf((stripAwait(el) as NewExpression).getExpression(), sources) : undefined;
+      for (let k = cls, i = 0; k && !fn && i < 4; k = baseClassOf(k, sources), i++) {
+        const md = k.getMethod(c.getName());
+        if (md && !md.isStatic() && md.getBody()) fn = md;
+      }
+    }
+    const key = obj ? listedName(obj, sources) : undefined;
+    if (fn) out.push({ fn, ...(key !== undefined ? { key } : {}) });
   }
   return out;
+}
+
+/** The tool name of a listed object: its `name`, or the `name` of a definition it holds (`{ schema: { name }, handle }`). */
+function listedName(obj: ObjectLiteralExpression, sources: ParsedSources): string | undefined {
+  const own = obj.getProperty('name');
+  if (own) return Node.isPropertyAssignment(own) ? constString(own.getInitializer())?.value : undefined;
+  for (const p of obj.getProperties()) {
+    const inner = Node.isPropertyAssignment(p) ? objectLiteralOf(p.getInitializer(), sources) : undefined;
+    const n = inner?.getProperty('name');
+    const v = n && Node.isPropertyAssignment(n) ? constString(n.getInitializer())?.value : undefined;
+    if (v !== undefined) return v;
+  }
+  return undefined;
 }
 
 /**

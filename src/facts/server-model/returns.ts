@@ -1,7 +1,7 @@
 import { Node, ts, type ObjectLiteralExpression } from '../morph.js';
-import { declarationOf, findNodes, valueOfDeclaration, type FunctionLikeNode } from '../scope.js';
+import { classOf, declarationOf, findNodes, valueOfDeclaration, type ClassNode, type FunctionLikeNode } from '../scope.js';
 import { wrapNode, propertyName, unwrap, type ParsedSources } from '../ts-source.js';
-import { constString, objectLiteralOf, propertyValue } from './values.js';
+import { constString, listElements, objectLiteralOf, propertyValue } from './values.js';
 
 /**
  * The server model (facts/server-model.ts): what handlers return, objects listed as definitions (arrays and
@@ -48,6 +48,10 @@ export function listedObjects(fn: FunctionLikeNode, key: string, sources: Parsed
       if (!v || v === n) return;
       n = v;
     }
+    if (Node.isCallExpression(n)) {
+      out.push(...mappedPathObjects(n, sources));
+      return;
+    }
     if (!Node.isArrayLiteralExpression(n)) return;
     for (const el of n.getElements()) {
       if (Node.isSpreadElement(el)) addArray(el.getExpression(), depth + 1);
@@ -62,6 +66,57 @@ export function listedObjects(fn: FunctionLikeNode, key: string, sources: Parsed
     if (Node.isAwaitExpression(e)) e = unwrap(e.getExpression());
     const obj = objectLiteralOf(e, sources);
     if (obj) addArray(propertyValue(obj, key), 0);
+  }
+  return out;
+}
+
+/** The object literal a class's instances hold under `key`: a field's initializer, or what its getter returns. */
+function memberObject(cls: ClassNode, key: string, sources: ParsedSources): ObjectLiteralExpression | undefined {
+  for (const m of cls.getMembers()) {
+    if ((Node.isPropertyDeclaration(m) || Node.isGetAccessorDeclaration(m)) && !m.isStatic() && propertyName(m.getNameNode()) === key) {
+      if (Node.isPropertyDeclaration(m)) return objectLiteralOf(m.getInitializer(), sources);
+      const body = m.getBody();
+      const r = body && Node.isBlock(body) ? body.getStatements().find((st) => Node.isReturnStatement(st)) : undefined;
+      const e = r && Node.isReturnStatement(r) ? r.getExpression() : undefined;
+      return e ? objectLiteralOf(e, sources) : undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * `tools.map((t) => t.schema)`: each element of the table (array literal, const or import, spreads included)
+ * holds its definition under a path, as a tool module exporting `{ schema: { name, description, inputSchema },
+ * handle }` or an instance of a class with a `schema` field or getter. The objects at that path.
+ */
+function mappedPathObjects(call: Node, sources: ParsedSources): ObjectLiteralExpression[] {
+  if (!Node.isCallExpression(call)) return [];
+  const callee = unwrap(call.getExpression());
+  if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== 'map') return [];
+  const cb = call.getArguments()[0] && unwrap(call.getArguments()[0]!);
+  if (!cb || !(Node.isArrowFunction(cb) || Node.isFunctionExpression(cb))) return [];
+  const param = cb.getParameters()[0]?.getNameNode();
+  if (!param || !Node.isIdentifier(param)) return [];
+  const body = returnedExpressions(cb);
+  if (body.length !== 1) return [];
+  const path: string[] = [];
+  let cur = unwrap(body[0]!);
+  while (Node.isPropertyAccessExpression(cur)) {
+    path.unshift(cur.getName());
+    cur = unwrap(cur.getExpression());
+  }
+  if (!path.length || !Node.isIdentifier(cur) || cur.getText() !== param.getText()) return [];
+  const out: ObjectLiteralExpression[] = [];
+  for (const el of listElements(callee.getExpression(), sources).slice(0, 400)) {
+    const own = objectLiteralOf(el, sources);
+    let at: ObjectLiteralExpression | undefined;
+    if (own) at = objectLiteralOf(propertyValue(own, path[0]!), sources);
+    else {
+      const cls = classOf(el, sources);
+      at = cls ? memberObject(cls, path[0]!, sources) : undefined;
+    }
+    for (const k of path.slice(1)) at = at && objectLiteralOf(propertyValue(at, k), sources);
+    if (at) out.push(at);
   }
   return out;
 }

@@ -1,5 +1,5 @@
 import { Node, SyntaxKind, ts, type ObjectLiteralExpression } from '../morph.js';
-import { declarationOf, initializerOf, valueOfDeclaration } from '../scope.js';
+import { declarationOf, initializerOf, moduleMember, valueOfDeclaration } from '../scope.js';
 import { wrapNode, propertyName, rawPropertyName, stringValue, unwrap, type ParsedSources } from '../ts-source.js';
 
 /**
@@ -347,4 +347,27 @@ function zodRegex(node: Node): string | undefined {
     n = unwrap(callee.getExpression());
   }
   return undefined;
+}
+
+/**
+ * The elements of a list written in the code: array literals, their spreads, consts and imports of them, an
+ * export of a module required or imported whole (`browser_tools_1.allTools`), `Object.values(TABLE)` (bounded).
+ */
+export function listElements(expr: Node, sources: ParsedSources, depth = 0): Node[] {
+  if (depth > 6) return [];
+  let u = unwrap(expr);
+  while (Node.isAwaitExpression(u) || Node.isTypeAssertion(u)) u = unwrap(u.getExpression());
+  if (Node.isArrayLiteralExpression(u)) return u.getElements().flatMap((e) => (Node.isSpreadElement(e) ? listElements(e.getExpression(), sources, depth + 1) : [e]));
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    const v = d && valueOfDeclaration(d, sources);
+    return v && v !== u && !Node.isSourceFile(v) ? listElements(v, sources, depth + 1) : [];
+  }
+  const member = moduleMember(u, sources);
+  if (member) return listElements(member, sources, depth + 1);
+  if (Node.isCallExpression(u) && unwrap(u.getExpression()).getText() === 'Object.values' && u.getArguments()[0]) {
+    const obj = objectLiteralOf(u.getArguments()[0]!, sources);
+    return obj ? obj.getProperties().flatMap((p) => (Node.isPropertyAssignment(p) ? [p.getInitializer()!] : Node.isShorthandPropertyAssignment(p) ? [p.getNameNode()] : [])) : [];
+  }
+  return [];
 }

@@ -1,7 +1,7 @@
 import { Node, SyntaxKind, ts, type Identifier, type SourceFile } from '../../../facts/morph.js';
 import type { RepoFacts } from '../../../facts/repo.js';
 import { sinkSites } from '../../../facts/flow.js';
-import { declarationOf, findNodes, functionOf, initializerOf, isFunctionLike, mayResolveFunction, valueOfDeclaration, type FunctionLikeNode } from '../../../facts/scope.js';
+import { classValueOf, declarationOf, findNodes, functionOf, initializerOf, isFunctionLike, mayResolveFunction, moduleMember, valueOfDeclaration, type FunctionLikeNode } from '../../../facts/scope.js';
 import { modelFiles, objectLiteralOf, propertyValue, returnedExpressions, serverModel } from '../../../facts/server-model.js';
 import { ofKinds, parsedSources, positionOf, unwrap, type ParsedSources } from '../../../facts/ts-source.js';
 import { named } from './source-support.js';
@@ -278,6 +278,8 @@ class Reader {
         n.getElements().map((el) => {
           if (Node.isSpreadElement(el)) return this.classify(el.getExpression(), fn, depth + 1);
           const u = unwrap(el);
+          // An instance of a class of the source (a tool class listed in a table) is one item.
+          if (Node.isNewExpression(u) && classValueOf(u.getExpression(), this.sources)) return FIXED;
           return Node.isObjectLiteralExpression(u) || Node.isStringLiteral(u) ? FIXED : this.classify(u, fn, depth + 1);
         }).concat([FIXED]),
       );
@@ -288,6 +290,9 @@ class Reader {
     }
     if (Node.isIdentifier(n)) return this.identifier(n, fn, depth);
     if (Node.isPropertyAccessExpression(n) || Node.isElementAccessExpression(n)) {
+      // browser_tools_1.allTools: an export of a module required or imported whole (a dependency's included).
+      const member = moduleMember(n, this.sources);
+      if (member) return this.classify(member, fn, depth + 1);
       const root = rootIdentifier(n);
       return root && !Node.isThisExpression(root) ? this.identifier(root, fn, depth) : UNKNOWN;
     }

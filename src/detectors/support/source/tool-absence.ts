@@ -7,6 +7,7 @@ import { modelFiles, propertyValue, objectLiteralOf } from '../../../facts/serve
 import type { SessionFacts } from '../../../facts/session.js';
 import { ofKinds, parsedSources, propertyName, sourceFilesOf, unwrap } from '../../../facts/ts-source.js';
 import { servedTools } from '../live/dynamic-text.js';
+import { fileNotReadData } from '../../../facts/not-read.js';
 import { rawCallNamed } from './source-support.js';
 
 /**
@@ -22,7 +23,8 @@ import { rawCallNamed } from './source-support.js';
  *     MCP server itself (`new McpServer(…)`, `new Server(…)`, `new FastMCP(…)` imported from an MCP SDK)
  *     — then not-applicable 'no-tools-registered'. A low-level `Server` whose capabilities literal
  *     declares `tools` serves tools the reading did not find: could-not-judge 'tools-declared-not-found'.
- *     Anything else: could-not-judge 'no-tools-in-source'.
+ *     Anything else: could-not-judge 'no-tools-in-source'. A dependency named as holding the tools that could
+ *     not be read (facts/published: not installed, too large) comes first: could-not-judge 'file-not-read' naming it.
  */
 
 const SERVER_CLASSES: ReadonlySet<string> = new Set(['McpServer', 'Server', 'FastMCP']);
@@ -68,6 +70,9 @@ export function noToolsFound(repo: RepoFacts, session?: SessionFacts): Verdict {
     if (served.ok && served.complete) return notApplicable('no-tools-served');
   }
   const parsed = parsedSources(repo);
+  // A dependency the tools live in that could not be read (facts/published): named.
+  const dependency = parsed.unread.find((u) => u.file.startsWith('node_modules/') && u.file.endsWith('/'));
+  if (dependency) return couldNotJudge('file-not-read', fileNotReadData(dependency));
   const unread = sourceFilesOf(repo).filter((f) => !parsed.files.has(f));
   if (unread.length > 0) return couldNotJudge('no-tools-in-source', { unread: unread.length });
   const built = constructions(repo);
