@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createInterface } from 'node:readline';
 import { ConfigError, configErrorText, loadConfig } from '../../src/engine/config.js';
@@ -156,6 +156,35 @@ describe('special files in the audited tree', () => {
     for (const f of ['src/trap.js', 'README.fr.md', 'src/secret.js']) assert.ok(!read.includes(f), f);
     assert.ok(fifo || !existsSync(join(repo, 'src', 'trap.js')));
     assert.ok(!JSON.stringify(report).includes(SECRET));
+  });
+});
+
+describe('installed dependencies read on behalf of a rule', () => {
+  // X-7 reads the entry files of the packages a stdio server imports (a library printing on stdout when loaded);
+  // an installed dependency is part of the untrusted tree: its package.json may be a FIFO, its files links out.
+  it('a dependency whose package.json is a FIFO and whose entry links out of it does not hang X-7 and is not quoted', { timeout: 120_000 }, () => {
+    const fixture = join(dirname(CLI), 'detectors', 'X-7-stdout-hygiene', 'fixtures', 'non-conforming', 'dist-client-warns-on-import');
+    const src = existsSync(fixture) ? fixture : join(dirname(CLI), '..', '..', 'src', 'detectors', 'X-7-stdout-hygiene', 'fixtures', 'non-conforming', 'dist-client-warns-on-import');
+    const { repo, secret } = repoWithOutsideSecret('dependency-fifo');
+    rmSync(repo, { recursive: true, force: true });
+    cpSync(src, repo, { recursive: true });
+    const dep = join(repo, 'node_modules', 'acme-telemetry');
+    rmSync(join(dep, 'package.json'));
+    if (!mkfifo(join(dep, 'package.json'))) return; // no mkfifo here: nothing to test
+    rmSync(join(dep, 'dist', 'config.js'));
+    symlinkSync(secret, join(dep, 'dist', 'config.js'));
+    // cli-main directly (not the launcher), so that a hang is this child only and the timeout ends it.
+    const r = spawnSync(process.execPath, [join(dirname(CLI), 'cli-main.js'), 'audit', repo, '--rules', 'X-7', '--format', 'json'], {
+      timeout: 90_000,
+      killSignal: 'SIGKILL',
+      encoding: 'utf8',
+      env: { ...process.env, MCP_DOCTOR_LOCALE: '', LANG: 'C' },
+    });
+    assert.notEqual(r.signal, 'SIGKILL', 'the audit hung on the FIFO');
+    assert.ok(r.status === 0 || r.status === 1, `exit ${r.status}: ${r.stderr.slice(0, 500)}`);
+    const rep = JSON.parse(r.stdout) as { results: { ruleId: string; state: string }[] };
+    assert.ok(rep.results.some((x) => x.ruleId === 'X-7'));
+    assert.ok(!r.stdout.includes(SECRET) && !r.stderr.includes(SECRET));
   });
 });
 

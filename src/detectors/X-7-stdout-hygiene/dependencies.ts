@@ -1,8 +1,8 @@
-import { readFileSync, statSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { dirname, join, posix, relative } from 'node:path';
 import { ts } from '../../facts/morph.js';
 import { entryOfPackage, installedFolder, packageOf as specifierParts } from '../../facts/published.js';
+import { locateInside, readInside } from '../../facts/safe-read.js';
 
 /**
  * X-7 — installed dependencies that print on stdout when they are loaded. A module's top-level code runs at its
@@ -99,11 +99,8 @@ function resolveIn(folder: string, fromRel: string, spec: string): string | unde
   const base = posix.normalize(posix.join(posix.dirname(fromRel), spec));
   if (base.startsWith('..')) return undefined;
   for (const c of [base, `${base}.js`, `${base}.cjs`, `${base}.mjs`, `${base}/index.js`]) {
-    try {
-      if (statSync(join(folder, c)).isFile()) return c;
-    } catch {
-      /* next */
-    }
+    const at = locateInside(folder, c);
+    if (at.ok && at.stats.isFile()) return c;
   }
   return undefined;
 }
@@ -123,18 +120,19 @@ export function printsOnImport(root: string, spec: string, memo: Map<string, Imp
   memo.set(key, null);
   const folder = installedFolder(root, p.name);
   if (!folder || relative(root, folder).split(/[\\/]/).length > 6) return undefined;
+  // Read through the safe reader, confined to the package's folder: a dependency of an untrusted repository may be
+  // a FIFO, a device, a link out of its folder or a huge file.
+  const manifest = readInside(folder, 'package.json', MAX_BYTES);
+  if (!manifest.ok) return undefined;
   let pkg: Record<string, unknown>;
   try {
-    pkg = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as Record<string, unknown>;
+    pkg = JSON.parse(manifest.text) as Record<string, unknown>;
   } catch {
     return undefined;
   }
   const exists = (rel: string): boolean => {
-    try {
-      return statSync(join(folder, rel)).isFile();
-    } catch {
-      return false;
-    }
+    const at = locateInside(folder, rel);
+    return at.ok && at.stats.isFile();
   };
   const entry = entryOfPackage(pkg, p.sub, exists);
   if (!entry || !/\.(?:c|m)?js$/.test(entry)) return undefined;
@@ -142,13 +140,9 @@ export function printsOnImport(root: string, spec: string, memo: Map<string, Imp
   const queue = [entry];
   while (queue.length && seen.size <= MAX_FILES) {
     const rel = queue.shift()!;
-    let text: string;
-    try {
-      if (statSync(join(folder, rel)).size > MAX_BYTES) continue;
-      text = readFileSync(join(folder, rel), 'utf8');
-    } catch {
-      continue;
-    }
+    const read = readInside(folder, rel, MAX_BYTES);
+    if (!read.ok) continue;
+    const text = read.text;
     const mayPrint = PRINTS.test(text);
     if (!mayPrint && !/\brequire\s*\(\s*['"]\.|\bfrom\s*['"]\.|\bimport\s*['"]\./.test(text)) continue;
     const sf = ts.createSourceFile(rel, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
