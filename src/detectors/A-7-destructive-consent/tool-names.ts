@@ -1,4 +1,4 @@
-import { ts } from '../../facts/morph.js';
+import { afterLoad, ts } from '../../facts/morph.js';
 import { rawDeclarationOf } from '../../facts/scope.js';
 
 /**
@@ -41,7 +41,7 @@ function constInit(decl: ts.Identifier): ts.Expression | undefined {
 }
 
 const isFnLike = (n: ts.Node): boolean => ts.isFunctionDeclaration(n) || ts.isFunctionExpression(n) || ts.isArrowFunction(n) || ts.isMethodDeclaration(n) || ts.isConstructorDeclaration(n) || ts.isGetAccessor(n) || ts.isSetAccessor(n);
-const ASSIGNMENTS = new Set([ts.SyntaxKind.EqualsToken, ts.SyntaxKind.PlusEqualsToken, ts.SyntaxKind.QuestionQuestionEqualsToken, ts.SyntaxKind.BarBarEqualsToken, ts.SyntaxKind.AmpersandAmpersandEqualsToken]);
+const ASSIGNMENTS = afterLoad(() => new Set([ts.SyntaxKind.EqualsToken, ts.SyntaxKind.PlusEqualsToken, ts.SyntaxKind.QuestionQuestionEqualsToken, ts.SyntaxKind.BarBarEqualsToken, ts.SyntaxKind.AmpersandAmpersandEqualsToken]));
 const fixedMemo = new WeakMap<ts.VariableDeclaration, boolean>();
 
 /**
@@ -69,7 +69,7 @@ function fixedBinding(d: ts.VariableDeclaration): boolean {
       written = true;
       return;
     }
-    if (ts.isBinaryExpression(n) && ASSIGNMENTS.has(n.operatorToken.kind) && writes(strip(n.left))) written = true;
+    if (ts.isBinaryExpression(n) && ASSIGNMENTS().has(n.operatorToken.kind) && writes(strip(n.left))) written = true;
     else if ((ts.isPrefixUnaryExpression(n) || ts.isPostfixUnaryExpression(n)) && (n.operator === ts.SyntaxKind.PlusPlusToken || n.operator === ts.SyntaxKind.MinusMinusToken) && writes(n.operand)) written = true;
     // A destructuring assignment ([a, b] = …) or another declaration of the same name: not followed, taken as a write.
     else if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken && (ts.isArrayLiteralExpression(n.left) || ts.isObjectLiteralExpression(n.left)) && n.left.getText().includes(name)) written = true;
