@@ -617,10 +617,12 @@ export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources
     if (seen.has(fn.compilerNode)) return;
     seen.add(fn.compilerNode);
     const sf = fn.getSourceFile();
-    for (const cn of ownNodes(fn, (x) => ts.isCatchClause(x) || (depth < MAX_DEPTH && ts.isCallExpression(x) && mayResolveFunction(calleeOf(x))))) {
+    for (const cn of ownNodes(fn, (x) => ts.isCatchClause(x) || (depth < MAX_DEPTH && ts.isCallExpression(x)))) {
       if (ts.isCallExpression(cn)) {
         const callee = resolveFunction(sf, calleeOf(cn), sources);
         if (callee && callee !== fn) visit(callee, depth + 1);
+        // A callback the tool hands to a helper (`withConnection(async () => { try … catch … })`) answers for it.
+        for (const a of cn.arguments) if (isRawFunctionLike(rawUnwrap(a))) visit(wrapNode(sf, rawUnwrap(a)) as FunctionLikeNode, depth + 1);
         continue;
       }
       const c = cn as CatchClauseNode;
