@@ -6,6 +6,7 @@ import { readInside } from './safe-read.js';
 import type { SessionFacts } from './session.js';
 import type { RecordedSession } from '../probe/session.js';
 import { CLIENTS, type ClientId } from './clients.js';
+import { escapeRegExp } from './regex.js';
 
 /**
  * Where MCP clients keep their server configurations, and the servers declared there. Nothing is started:
@@ -181,7 +182,6 @@ function parseJson(text: string, at: (string | number)[], comments: boolean): Pa
   return { ok: true, entries };
 }
 
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Codex: `[mcp_servers.<name>]` tables. smol-toml gives values, not positions: the line of a server is the line
@@ -201,7 +201,7 @@ function parseCodex(text: string): ParseOutcome {
   const lines = text.split('\n');
   const entries: Parsed['entries'] = [];
   for (const [name, value] of Object.entries(servers)) {
-    const header = new RegExp(`^\\s*\\[\\s*mcp_servers\\s*\\.\\s*(?:${escapeRe(name)}|"${escapeRe(name)}"|'${escapeRe(name)}')\\s*\\]`);
+    const header = new RegExp(`^\\s*\\[\\s*mcp_servers\\s*\\.\\s*(?:${escapeRegExp(name)}|"${escapeRegExp(name)}"|'${escapeRegExp(name)}')\\s*\\]`);
     let start = lines.findIndex((l) => header.test(l));
     const fieldLines: Record<string, number> = {};
     if (start >= 0) {

@@ -3,6 +3,7 @@ import type { Finding } from '../../engine/types.js';
 import { SessionFacts } from '../../facts/session.js';
 import { isObj, noEraServed, type Obj } from '../support/live/dynamic-support.js';
 import { answeredEras } from '../support/live/dynamic-text.js';
+import { escapeRegExp } from '../../facts/regex.js';
 
 /**
  * A-1 — text fallback next to the UI (dynamic). An App serves a `ui://` resource, or a tool whose
@@ -59,7 +60,7 @@ function fixedText(answers: Answer[]): string | undefined {
  * "3D" or "2031"), a string where a word starts (the "red" of "Rendered" is no colour).
  */
 export function holds(text: string, value: string): boolean {
-  const esc = value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const esc = escapeRegExp(value);
   const numeric = /^-?\d+(?:\.\d+)?(?:e[+-]?\d+)?$/i.test(value);
   return new RegExp(numeric ? `(?<![\\p{L}\\p{N}_.])${esc}(?![\\p{L}\\p{N}_]|[.,]\\d)` : `(?<![\\p{L}\\p{N}_])${esc}`, 'u').test(text);
 }

@@ -5,6 +5,7 @@ import type { Finding } from '../../engine/types.js';
 import { fileNotReadData } from '../../facts/not-read.js';
 import { wrapNode } from '../../facts/ts-source.js';
 import { lineIn, MAX_BUNDLE_BYTES, viewCode } from '../support/apps/app-source.js';
+import { escapeRegExp } from '../../facts/regex.js';
 
 /**
  * A-4 — WCAG 2.x AA (static half): what can be read before the View runs. In the built bundles' markup (parse5:
@@ -69,7 +70,7 @@ const CONTROLS = new Set(['input', 'select', 'textarea', 'button']);
 function revealable(n: HtmlNode, scripts: string): boolean {
   const id = attr(n, 'id')?.trim();
   if (!id || CONTROLS.has(n.nodeName) || !REVEAL.test(scripts)) return false;
-  const quoted = id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const quoted = escapeRegExp(id);
   return new RegExp(`["'\`]#?${quoted}["'\`]`).test(scripts);
 }
 

@@ -2,6 +2,7 @@ import { couldNotJudge, defineDetector, present } from '../../engine/detector.js
 import type { Finding, State, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { unreadable } from '../support/verdicts.js';
+import { escapeRegExp } from '../../facts/regex.js';
 
 /**
  * C-17 — supply chain, the lockfile half (static). The provenance attestation is read at publication (gate).
@@ -26,7 +27,7 @@ const obj = (v: unknown): Obj | undefined => (typeof v === 'object' && v !== nul
 function depLine(text: string, section: string, name: string): number | undefined {
   const lines = text.split('\n');
   const key = `"${section}"`;
-  const dep = new RegExp(`"${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"\\s*:`);
+  const dep = new RegExp(`"${escapeRegExp(name)}"\\s*:`);
   const start = lines.findIndex((l) => l.includes(key));
   if (start < 0) return undefined;
   for (let i = start; i < lines.length; i++) {

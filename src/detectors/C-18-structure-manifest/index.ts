@@ -2,6 +2,7 @@ import { couldNotJudge, defineDetector, present } from '../../engine/detector.js
 import type { Finding, State, Verdict } from '../../engine/types.js';
 import type { Read, RepoFacts } from '../../facts/repo.js';
 import { readmeFile, unreadable } from '../support/verdicts.js';
+import { escapeRegExp } from '../../facts/regex.js';
 
 /**
  * C-18 — structure and manifest conform (static). The tree and manifests are those of the object's own
@@ -28,8 +29,7 @@ const README_SECTIONS: { section: string; accepted: string[] }[] = [
   { section: 'Troubleshooting', accepted: ['troubleshooting', 'faq', 'common issues', 'known issues', 'debugging'] },
   { section: 'License', accepted: ['license', 'licence', 'licensing'] },
 ];
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const SECTION_RE = new Map(README_SECTIONS.map((r) => [r.section, new RegExp(`(?:^|[^\\p{L}])(?:${r.accepted.map((a) => escape(a).replace(/ /g, '\\s+')).join('|')})(?![\\p{L}])`, 'iu')]));
+const SECTION_RE = new Map(README_SECTIONS.map((r) => [r.section, new RegExp(`(?:^|[^\\p{L}])(?:${r.accepted.map((a) => escapeRegExp(a).replace(/ /g, '\\s+')).join('|')})(?![\\p{L}])`, 'iu')]));
 
 type Failed = Extract<Read<unknown>, { ok: false }>;
 

@@ -13,6 +13,7 @@ import { documentOperations } from '../support/source/document-operations.js';
 import { noToolsFound } from '../support/source/tool-absence.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { parsedSources, positionOf } from '../../facts/ts-source.js';
+import { escapeRegExp } from '../../facts/regex.js';
 
 /**
  * C-2 — naming (static). The package name (package.json `name`) is lowercase kebab-case, an npm scope
@@ -30,7 +31,6 @@ import { parsedSources, positionOf } from '../../facts/ts-source.js';
  */
 
 const NAME_ACCESS = /^[A-Za-z_$][\w$]*(?:\?)?\.(operationId|toolName|name|alias|id)$/;
-const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 interface Named {
   name: string;
@@ -59,7 +59,7 @@ function computedNames(repo: RepoFacts): { named: Named[]; unread: { expression:
     }
     const key = NAME_ACCESS.exec(t.name.replace(/\s+/g, ''))?.[1];
     const doc = key ? documentOperations(repo, t) : undefined;
-    const lines = doc?.operations.map((op) => (op.name ? repo.lineOf(doc.file, new RegExp(`"${escapeRe(key!)}"\\s*:\\s*"${escapeRe(op.name)}"`)) : undefined));
+    const lines = doc?.operations.map((op) => (op.name ? repo.lineOf(doc.file, new RegExp(`"${escapeRegExp(key!)}"\\s*:\\s*"${escapeRegExp(op.name)}"`)) : undefined));
     if (doc && lines && lines.every((l) => l !== undefined)) {
       doc.operations.forEach((op, i) => named.push({ name: op.name!, file: doc.file, line: lines[i]! }));
     } else unread.push({ expression: t.name.length > 80 ? `${t.name.slice(0, 77)}...` : t.name, file: t.file, line: t.nameLine });

@@ -2,6 +2,7 @@ import semver from 'semver';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { unreadable } from '../support/verdicts.js';
+import { escapeRegExp } from '../../facts/regex.js';
 
 /**
  * C-3 — strict SemVer and a changelog (static). Reads package.json `version`: it must be a SemVer 2.0.0
@@ -15,11 +16,10 @@ const CHANGELOGS = ['CHANGELOG.md', 'docs/CHANGELOG.md', 'changelog.md', 'docs/c
 
 const isStrictSemver = (v: string): boolean => /^\d/.test(v) && semver.parse(v) !== null && semver.parse(v)!.raw === v;
 
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** 1-based line of the first heading naming `version` exactly, outside fenced code. */
 export function headingLineFor(markdown: string, version: string): number | undefined {
-  const exact = new RegExp(`(?<![0-9A-Za-z.+-])v?${escape(version)}(?![0-9A-Za-z+-]|\\.[0-9A-Za-z])`);
+  const exact = new RegExp(`(?<![0-9A-Za-z.+-])v?${escapeRegExp(version)}(?![0-9A-Za-z+-]|\\.[0-9A-Za-z])`);
   const lines = markdown.split(/\r?\n/);
   let fence: string | undefined;
   for (let i = 0; i < lines.length; i++) {

@@ -4,6 +4,7 @@ import { couldNotJudge, defineDetector, present } from '../../engine/detector.js
 import type { Finding } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { readmeFile, str, unreadable } from '../support/verdicts.js';
+import { escapeRegExp } from '../../facts/regex.js';
 
 /**
  * C-7 — the client can obtain, pin and verify the artefact without depending on us (static half).
@@ -22,7 +23,6 @@ import { readmeFile, str, unreadable } from '../support/verdicts.js';
  * the registry (the gate half).
  */
 
-const esc = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const REGISTRY_COMMANDS: [channel: string, command: string][] = [
   ['npm', String.raw`npm\s+(?:install|i|add)|npx|pnpm\s+(?:add|dlx)|yarn\s+(?:add|dlx)|bun\s+add|bunx`],
@@ -101,7 +101,7 @@ export default [
       const channels = new Set<string>();
       let installLine: number | undefined;
       for (const [channel, command] of REGISTRY_COMMANDS) {
-        const re = new RegExp(String.raw`(?<![^\s\x60'"(>$])(?:${command})${FLAGS}\s+${esc(name)}${NAME_END}`);
+        const re = new RegExp(String.raw`(?<![^\s\x60'"(>$])(?:${command})${FLAGS}\s+${escapeRegExp(name)}${NAME_END}`);
         const line = lineOfMatch(text, re);
         if (line !== undefined) {
           channels.add(channel);
@@ -113,7 +113,7 @@ export default [
       }
 
       // (b) an exact pinned version.
-      const pin = new RegExp(String.raw`(?<![\w@/.-])${esc(name)}(?:@|==)v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)`, 'g');
+      const pin = new RegExp(String.raw`(?<![\w@/.-])${escapeRegExp(name)}(?:@|==)v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)`, 'g');
       const pinned = [...text.matchAll(pin)].some((m) => semver.valid(m[1]!) !== null);
       if (!pinned) {
         findings.push({ messageId: 'pinned-version-missing', data: { name, file: readme }, location: { file: readme, line: installLine ?? 1 } });

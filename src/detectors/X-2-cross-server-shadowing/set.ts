@@ -1,6 +1,7 @@
 import type { SessionFacts } from '../../facts/session.js';
 import { excerpt, ownToolNames, servedTexts } from '../support/live/dynamic-text.js';
 import { judgeReferences, readsProse, skeleton, spelled, withinOneEdit } from './judge.js';
+import { escapeRegExp } from '../../facts/regex.js';
 
 /**
  * X-2 across a set of configured servers (the scan's `--probe`): what one server serves that steers the use of
@@ -36,7 +37,6 @@ export interface SetShadowHit {
 /** A name no prose uses as a plain word: it has a separator or a camelCase hump. */
 const distinctive = (name: string): boolean => /[_\-./]/.test(name) || /[a-z][A-Z]/.test(name);
 
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export function crossServerShadowing(members: readonly SetMember[]): SetShadowHit[] {
   const tools = members.map((m) => ({ server: m.server, names: [...ownToolNames(m.facts)].sort() }));
@@ -57,7 +57,7 @@ export function crossServerShadowing(members: readonly SetMember[]): SetShadowHi
     for (const o of others) for (const n of o.names) if (!own.has(n.toLowerCase()) && !owner.has(n.toLowerCase())) owner.set(n.toLowerCase(), { server: o.server, tool: n });
     if (!owner.size) continue;
     const words = [...owner.values()].filter((o) => distinctive(o.tool));
-    const wordRe = words.length ? new RegExp(`(?<![\\w-])(${words.map((w) => escapeRe(w.tool)).join('|')})(?![\\w-])`, 'gi') : undefined;
+    const wordRe = words.length ? new RegExp(`(?<![\\w-])(${words.map((w) => escapeRegExp(w.tool)).join('|')})(?![\\w-])`, 'gi') : undefined;
     for (const t of servedTexts(m.facts)) {
       if (!readsProse(t.field)) continue;
       const subject = t.owner.kind === 'server' ? '(instructions)' : t.owner.name;

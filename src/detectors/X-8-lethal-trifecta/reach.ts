@@ -3,6 +3,7 @@ import { moduleAssignments } from '../../facts/python-model.js';
 import type { PythonFile } from '../../facts/python-source.js';
 import { resolveRelativeModule } from '../../facts/scope.js';
 import type { ParsedSources } from '../../facts/ts-source.js';
+import { escapeRegExp } from '../../facts/regex.js';
 
 /**
  * X-8 — the code a handler reaches, to tell which client libraries it uses and whether it asks the user
@@ -20,11 +21,10 @@ export interface Piece {
   py?: PythonFile;
 }
 
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Whether `text` names one of `names` as a whole identifier. */
-export const names = (text: string, list: readonly string[]): boolean => list.some((n) => new RegExp(`(?<![\\w$])${escapeRe(n)}(?![\\w$])`).test(text));
+export const names = (text: string, list: readonly string[]): boolean => list.some((n) => new RegExp(`(?<![\\w$])${escapeRegExp(n)}(?![\\w$])`).test(text));
 /** Whether `text` calls `name` (`name(`, `x.name(`). */
-export const calls = (text: string, name: string): boolean => new RegExp(`(?<![\\w$])${escapeRe(name)}\\s*\\(`).test(text);
+export const calls = (text: string, name: string): boolean => new RegExp(`(?<![\\w$])${escapeRegExp(name)}\\s*\\(`).test(text);
 
 export const rootModule = (spec: string): string => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
 
