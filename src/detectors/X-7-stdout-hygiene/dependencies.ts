@@ -1,5 +1,5 @@
 import { isBuiltin } from 'node:module';
-import { dirname, join, posix, relative } from 'node:path';
+import { dirname, posix, relative } from 'node:path';
 import { ts } from '../../facts/morph.js';
 import { entryOfPackage, installedFolder, packageOf as specifierParts } from '../../facts/published.js';
 import { locateInside, readInside } from '../../facts/safe-read.js';
