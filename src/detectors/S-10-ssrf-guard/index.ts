@@ -333,6 +333,12 @@ function prefixOf(node: Node | undefined): string | undefined {
 
 /* ---------------- guards ---------------- */
 
+/** `null`, `undefined`, `void 0`. */
+function nullish(n: Node): boolean {
+  const u = unwrap(n);
+  return Node.isNullLiteral(u) || (Node.isIdentifier(u) && u.getText() === 'undefined') || Node.isVoidExpression(u);
+}
+
 interface Guards {
   allowlist: boolean;
   library: boolean;
@@ -406,6 +412,12 @@ function guardsIn(scope: Node[], influence: Influence): Guards {
     const i = initializerOf(d);
     return !!i && Node.isPropertyAccessExpression(i) && onPath(i);
   };
+  /** A field or variable whose every assigned value is the influenced value itself. */
+  const sameValue = (x: Node): boolean => {
+    const u = unwrap(x);
+    const values = Node.isPropertyAccessExpression(u) && Node.isThisExpression(unwrap(u.getExpression())) ? fieldValues(u) : [];
+    return values.length > 0 && values.every((v) => Node.isNullLiteral(unwrap(v)) || related(v));
+  };
   const hand = (n: Node): void => {
     g.handWritten ??= n;
   };
@@ -445,7 +457,9 @@ function guardsIn(scope: Node[], influence: Influence): Guards {
         if (!side) continue;
         const lit = stringValue(side);
         if (lit === undefined) {
-          if (!Node.isIdentifier(unwrap(side)) || !influence.names.has(unwrap(side).getText())) g.allowlist = true;
+          // A null test (`x !== null`, the `_a !== void 0` of a down-levelled `??`) or a comparison with the
+          // value kept from the last call (`this.current === target`) decides nothing about where it goes.
+          if (!nullish(side) && !sameValue(side) && (!Node.isIdentifier(unwrap(side)) || !influence.names.has(unwrap(side).getText()))) g.allowlist = true;
         } else if (ADDRESS_LITERAL.test(lit)) hand(n);
         else if (/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(lit)) g.allowlist = true;
       }
