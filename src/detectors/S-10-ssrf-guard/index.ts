@@ -80,7 +80,7 @@ interface Influence {
 }
 
 /** The keys of a connection's options that name where it goes (facts/flow connection()). */
-const CONNECTION_KEYS = ['connectionString', 'connection', 'uri', 'url', 'host', 'hostname', 'server', 'address', 'socketPath', 'path'];
+const CONNECTION_KEYS = ['connectionString', 'connection', 'uri', 'url', 'browserWSEndpoint', 'browserURL', 'wsEndpoint', 'endpointURL', 'host', 'hostname', 'server', 'address', 'socketPath', 'path'];
 
 const libraryOf = (module: string): string | undefined => LIBRARIES.find((l) => module === l || module.startsWith(l + '/'));
 
@@ -571,7 +571,7 @@ function clientOf(site: SinkSite, sources: ReturnType<typeof parsedSources>): Cl
     const a = args(call);
     const first = objectOf(a[0]);
     if (first) {
-      const url = propertyOf(first, 'connectionString') ?? propertyOf(first, 'uri') ?? propertyOf(first, 'url');
+      const url = ['connectionString', 'uri', 'url', 'browserWSEndpoint', 'browserURL', 'wsEndpoint', 'endpointURL'].map((k) => propertyOf(first, k)).find((v) => !!v);
       if (url) return { label: `${Node.isNewExpression(call) ? 'new ' : ''}${label}`, url, followsRedirects: false };
       return { label: `${Node.isNewExpression(call) ? 'new ' : ''}${label}`, url: propertyOf(first, 'host') ?? propertyOf(first, 'hostname') ?? propertyOf(first, 'server') ?? propertyOf(first, 'address'), followsRedirects: false, hostOnly: true };
     }

@@ -452,7 +452,7 @@ function libraryPaths(call: string, o: Origin, args: Node[], sources: ParsedSour
 }
 
 /** The properties of a connection's options object that decide where it goes. */
-const CONNECTION_KEYS = ['connectionString', 'connection', 'uri', 'url', 'host', 'hostname', 'server', 'address'];
+const CONNECTION_KEYS = ['connectionString', 'connection', 'uri', 'url', 'browserWSEndpoint', 'browserURL', 'wsEndpoint', 'endpointURL', 'host', 'hostname', 'server', 'address'];
 
 /**
  * An outbound connection that is not an HTTP request (family 'connect'): a database client (`new pg.Client`,
@@ -959,6 +959,14 @@ export const CONNECT_MODULES: Record<string, RegExp> = {
   'mysql2/promise': /^(?:createConnection|createPool)$/,
   mongodb: /^(?:MongoClient|connect)$/,
   mongoose: /^(?:connect|createConnection)$/,
+  // A browser reached over the DevTools protocol (puppeteer.connect({ browserWSEndpoint }), chromium.connectOverCDP(url)).
+  puppeteer: /^connect$/,
+  'puppeteer-core': /^connect$/,
+  playwright: /^(?:connect|connectOverCDP)$/,
+  'playwright-core': /^(?:connect|connectOverCDP)$/,
+  'playwright-chromium': /^(?:connect|connectOverCDP)$/,
+  // mongosh's driver layer: NodeDriverServiceProvider.connect(uri, options).
+  '@mongosh/service-provider-node-driver': /^connect$/,
   ws: /^(?:|WebSocket)$/,
   net: /^(?:connect|createConnection)$/,
   tls: /^connect$/,
