@@ -228,6 +228,32 @@ function programPathParts(program: Node | undefined, argv: Node | undefined): Si
   return exprs.length ? [{ kind: 'fs', exprs }] : [];
 }
 
+/** Cluster clients whose command line chooses the cluster they talk to. */
+const CLUSTER_PROGRAMS = new Set(['kubectl', 'helm', 'oc', 'k9s']);
+const CLUSTER_FLAGS = /^(?:--context|--kube-context|--server|-s|--cluster|--kubeconfig)$/;
+
+/**
+ * The elements of a cluster client's argument list that choose the cluster (`kubectl config use-context X`,
+ * `--context X`, `--context=${x}`, `--server`, `--kubeconfig`, helm's `--kube-context`): where the launch connects,
+ * a part of kind 'connect' beside the launch's own.
+ */
+export function clusterArguments(program: Node | undefined, argv: Node | undefined): Node[] {
+  const names = program ? possibleStrings(program).map((v) => v.split(/[\\/]/).pop() ?? v) : [];
+  if (!argv || !names.some((n) => CLUSTER_PROGRAMS.has(n.replace(/\.exe$/, '')))) return [];
+  const elements = argvElements(argv);
+  if (!elements) return [];
+  const out: Node[] = [];
+  const values = elements.map((e) => constString(unwrap(e))?.value);
+  elements.forEach((e, i) => {
+    const u = unwrap(e);
+    if (values[i] !== undefined) return;
+    const before = values[i - 1];
+    const head = Node.isTemplateExpression(u) ? u.getHead().getLiteralText() : undefined;
+    if ((before !== undefined && (CLUSTER_FLAGS.test(before) || (before === 'use-context' && values[i - 2] === 'config'))) || (head !== undefined && /^--(?:context|kube-context|server|cluster|kubeconfig)=$/.test(head))) out.push(e);
+  });
+  return out;
+}
+
 /**
  * The elements of an argument list: an array literal's, or a local array's (`const args = ['deploy']`) followed by
  * what `args.push(…)` adds to it in its function, in the order written.
@@ -273,6 +299,8 @@ function spawnLike(call: string, launcher: Launcher, args: Node[], sources: Pars
     if (program) parts.push({ kind: programKind, exprs: [program] });
     if (argv) parts.push({ kind: 'argument', exprs: [argv] });
     parts.push(...programPathParts(program, argv));
+    const dest = clusterArguments(program, argv);
+    if (dest.length) parts.push({ kind: 'connect', exprs: dest });
   }
   parts.push(...cwdParts(opts, sources));
   return { family: 'process', call, launcher, shell: shell || shellC, parts };
