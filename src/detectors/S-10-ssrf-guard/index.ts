@@ -4,7 +4,7 @@ import { couldNotJudge, defineDetector, notApplicable, present } from '../../eng
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { httpRequestOf, sinkSites, toolFlows, type Flow, type SinkSite } from '../../facts/flow.js';
-import { clusterArguments, urlArgument } from '../../facts/flow/sinks.js';
+import { clusterArguments, clusterLineValues, urlArgument } from '../../facts/flow/sinks.js';
 
 const LAUNCHERS = new Set(['child_process', 'execa', 'cross-spawn']);
 import { assignedValues, fieldValues, findNodes, functionOf, originOf, rawOriginOf, GLOBAL } from '../../facts/scope.js';
@@ -573,7 +573,7 @@ function clientOf(site: SinkSite, sources: ReturnType<typeof parsedSources>): Cl
     const a = args(call);
     // A cluster client launched with the cluster chosen on its command line (kubectl --context X).
     const launcher = originOf(call.getExpression());
-    if (launcher && LAUNCHERS.has(launcher.module)) return { label, url: clusterArguments(a[0], a[1])[0], followsRedirects: false, hostOnly: true };
+    if (launcher && LAUNCHERS.has(launcher.module)) return { label, url: clusterArguments(a[0], a[1])[0] ?? clusterLineValues(a[0])[0], followsRedirects: false, hostOnly: true };
     const first = objectOf(a[0]);
     if (first) {
       const url = ['connectionString', 'uri', 'url', 'browserWSEndpoint', 'browserURL', 'wsEndpoint', 'endpointURL'].map((k) => propertyOf(first, k)).find((v) => !!v);

@@ -254,6 +254,26 @@ export function clusterArguments(program: Node | undefined, argv: Node | undefin
   return out;
 }
 
+/** The values of a cluster client's command line written as a template that choose the cluster (`kubectl config use-context ${c}`, `--context=${c}`). */
+export function clusterLineValues(line: Node | undefined): Node[] {
+  const u = line && unwrap(line);
+  if (!u || !Node.isTemplateExpression(u)) return [];
+  const program = u.getHead().getLiteralText().trim().split(/\s+/)[0] ?? '';
+  if (!CLUSTER_PROGRAMS.has(program.split(/[\\/]/).pop() ?? program)) return [];
+  const out: Node[] = [];
+  let text = u.getHead().getLiteralText();
+  for (const span of u.getTemplateSpans()) {
+    if (/(?:^|\s)(?:--context|--kube-context|--server|-s|--cluster|--kubeconfig)(?:=|\s+)["']?$|(?:^|\s)config\s+use-context\s+["']?$/.test(text)) out.push(span.getExpression());
+    text += '\u0000' + span.getLiteral().getLiteralText();
+  }
+  return out;
+}
+
+function clusterLineParts(line: Node | undefined): SinkPart[] {
+  const exprs = clusterLineValues(line);
+  return exprs.length ? [{ kind: 'connect', exprs }] : [];
+}
+
 /**
  * The elements of an argument list: an array literal's, or a local array's (`const args = ['deploy']`) followed by
  * what `args.push(…)` adds to it in its function, in the order written.
@@ -430,7 +450,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
   const m = last(o);
   switch (kind) {
     case 'shell-exec':
-      return { family: 'process', call, launcher: o.module === 'shelljs' ? 'shelljs' : 'child_process', shell: true, parts: [{ kind: 'shell', exprs: args.slice(0, 1) }, ...commandLinePathParts(args[0]), ...cwdParts(args.slice(1, 2), sources)] };
+      return { family: 'process', call, launcher: o.module === 'shelljs' ? 'shelljs' : 'child_process', shell: true, parts: [{ kind: 'shell', exprs: args.slice(0, 1) }, ...commandLinePathParts(args[0]), ...clusterLineParts(args[0]), ...cwdParts(args.slice(1, 2), sources)] };
     case 'spawn':
       return spawnLike(call, o.module as 'child_process' | 'cross-spawn' | 'execa', args, sources);
     case 'execa': {
