@@ -88,6 +88,7 @@ describe('X-8 classification rules (legs.ts)', () => {
     [{ name: 'ssh_get_uptime', properties: ['host'] }, []],
     [{ name: 'run_command', description: 'Run a command in the project folder.', properties: ['command'] }, []],
     [{ name: 'docker_run', properties: ['image', 'command'] }, []],
+    [{ name: 'send_command', properties: ['device', 'command'], context: 'tv-remote-mcp' }, ['outbound']],
     // mcp-doctor's own tools, as served.
     [{ name: 'probe_endpoint', properties: ['command', 'url', 'headers', 'allow_private', 'cwd', 'env'], annotations: { readOnlyHint: false, openWorldHint: true } }, ['untrusted', 'outbound']],
     [{ name: 'audit_repository', properties: ['path', 'locale', 'rules', 'fail_on'], annotations: { readOnlyHint: true, openWorldHint: false } }, []],

@@ -106,7 +106,7 @@ const WRITES_OR_SENDS = ['create', 'add', 'new', 'make', 'insert', 'update', 'ed
  * in one tool. Only a tool that takes the command itself is read so: fixed operations (`get_uptime`) are not.
  */
 const COMMAND_ARGS = ['command', 'commands', 'cmd', 'script', 'shell_command', 'remote_command', 'command_line'];
-const REMOTE_SHELLS = ['ssh', 'sshd', 'sftp', 'scp', 'remote'];
+const REMOTE_SHELLS = ['ssh', 'sshd', 'sftp', 'scp'];
 const REMOTE_PROSE = /\b(?:SSH|remote\s+(?:hosts?|servers?|machines?|systems?|shells?)|(?:hôtes?|serveurs?|machines?)\s+distante?s?)\b/i;
 const CONTAINERS = ['docker', 'container', 'containers', 'pod', 'pods', 'kubectl', 'kubernetes', 'k8s'];
 const CONTAINER_PROSE = /\b(?:(?:in|inside)\s+(?:an?|the)\s+(?:running\s+)?(?:container|pod)|Kubernetes|Docker)\b/i;
