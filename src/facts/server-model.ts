@@ -285,6 +285,10 @@ function build(sources: ParsedSources): ServerModel {
           const ni = nameInfo(args[0], at.line)!;
           const cfg = objectLiteralOf(args[1], sources);
           if (cfg) usedObjects.add(cfg);
+          // registerTool(def.name, …): the definition object is this tool, not another one.
+          const named = unwrap(args[0]!);
+          const def = ni.nameIsLiteral && Node.isPropertyAccessExpression(named) ? objectLiteralOf(named.getExpression(), sources) : undefined;
+          if (def) usedObjects.add(def);
           const desc = constString(propertyValue(cfg, 'description'));
           const ann = objectLiteralOf(propertyValue(cfg, 'annotations'), sources);
           tools.push({

@@ -72,6 +72,23 @@ describe('X-8 classification rules (legs.ts)', () => {
     [{ name: 'scrape', description: 'Scrape a page and return markdown.', properties: ['url', 'formats'] }, ['untrusted', 'outbound']],
     [{ name: 'crawl', properties: ['url', 'limit', 'storage_state'] }, ['private', 'untrusted', 'outbound']],
     [{ name: 'page_text', description: 'Returns the text of a page opened in your logged-in browser session.', properties: ['address'] }, ['private']],
+    // Calendars: entries other people write, in the user's own calendar; an invitation carries text to addresses chosen at call time.
+    [{ name: 'list-events', description: 'List the events between two dates in a calendar.', properties: ['calendarId', 'timeMin', 'timeMax'] }, ['private', 'untrusted']],
+    [{ name: 'search_events', properties: ['query'], context: 'google-calendar-mcp' }, ['private', 'untrusted']],
+    [{ name: 'get_event', properties: ['event_id'] }, ['private']],
+    [{ name: 'list_events', description: 'List the events of an error group.', properties: ['issue_id'] }, ['private']],
+    [{ name: 'list-calendars', properties: [], context: 'google-calendar-mcp' }, ['private']],
+    [{ name: 'schedule_meeting', properties: ['summary', 'start', 'attendees'] }, ['outbound']],
+    [{ name: 'find_free_slots', properties: ['attendees', 'duration'] }, []],
+    // Remote shells: a command chosen at call time on a host of the user's is the three legs in one tool.
+    [{ name: 'exec', description: 'Run a shell command on the remote host.', properties: ['command'] }, ['private', 'untrusted', 'outbound']],
+    [{ name: 'run_command', properties: ['host', 'command'], context: 'ssh-mcp-tools' }, ['private', 'untrusted', 'outbound']],
+    [{ name: 'ssh_execute', properties: ['connectionId', 'command'] }, ['private', 'untrusted', 'outbound']],
+    [{ name: 'exec_in_pod', properties: ['namespace', 'pod', 'command'] }, ['private', 'untrusted', 'outbound']],
+    [{ name: 'ssh_get_uptime', properties: ['host'] }, []],
+    [{ name: 'run_command', description: 'Run a command in the project folder.', properties: ['command'] }, []],
+    [{ name: 'docker_run', properties: ['image', 'command'] }, []],
+    [{ name: 'send_command', properties: ['device', 'command'], context: 'tv-remote-mcp' }, ['outbound']],
     // mcp-doctor's own tools, as served.
     [{ name: 'probe_endpoint', properties: ['command', 'url', 'headers', 'allow_private', 'cwd', 'env'], annotations: { readOnlyHint: false, openWorldHint: true } }, ['untrusted', 'outbound']],
     [{ name: 'audit_repository', properties: ['path', 'locale', 'rules', 'fail_on'], annotations: { readOnlyHint: true, openWorldHint: false } }, []],

@@ -19,6 +19,8 @@
  *  - `annotations`: explicit annotation values (an absent hint never counts: the protocol's defaults say
  *    nothing about a tool).
  *  - `text`: a phrase of the title or description (English and French).
+ *
+ * A rule may hold several of these (and `product`): all must hold.
  */
 
 export const LEGS = ['private', 'untrusted', 'outbound'] as const;
@@ -28,8 +30,10 @@ export interface LegRule {
   id: string;
   legs: readonly Leg[];
   name?: { verbs?: readonly string[]; objects?: readonly string[]; words?: readonly string[]; names?: readonly string[] };
-  /** With `name`: the tool must also belong to one of these products (see `productOf`). */
+  /** The tool must also belong to one of these products (see `productOf`). */
   product?: readonly string[];
+  /** With `product`: how its title or description names the product (default: the trackers' and wikis' names). */
+  prose?: RegExp;
   properties?: { exact?: readonly string[]; suffix?: readonly string[] };
   annotations?: { readOnlyHint?: boolean; openWorldHint?: boolean };
   text?: RegExp;
@@ -83,6 +87,30 @@ const WORKSPACE_RECORDS = [
   'wiki', 'article', 'articles', 'conversation', 'conversations', 'story', 'stories', 'item', 'items', 'card', 'cards', 'content', 'children',
   'request', 'requests', 'incident', 'incidents', 'changelog', 'history', 'transitions', 'fields', ...WORKSPACE_PRODUCTS,
 ];
+/**
+ * Calendars. What a calendar's read tools return holds entries other people write (invitations, meetings, their
+ * titles, descriptions and notes), in the user's own calendar: private data and untrusted content at once.
+ */
+const CALENDAR_PRODUCTS = ['calendar', 'calendars', 'gcal', 'caldav', 'ical', 'icalendar', 'ics', 'agenda'];
+const CALENDAR_PROSE = /\b(?:calendars?|calendriers?|agendas?|CalDAV)\b/i;
+const CALENDAR_ENTRIES = ['event', 'events', 'invitation', 'invitations', 'invite', 'invites', 'meeting', 'meetings', 'appointment', 'appointments', 'agenda'];
+/** Arguments naming the people a calendar entry is sent to: the invitation carries its text to addresses chosen at call time. */
+const INVITEE_ARGS = ['attendees', 'attendee', 'attendee_emails', 'invitees', 'invitee', 'guests', 'guest_emails', 'add_attendees'];
+/** Name words of a tool that creates, changes or sends something (an invitation goes out when an entry is written). */
+const WRITES_OR_SENDS = ['create', 'add', 'new', 'make', 'insert', 'update', 'edit', 'modify', 'patch', 'put', 'set', 'move', 'send', 'invite', 'schedule', 'reschedule', 'book', 'quick'];
+
+/**
+ * Remote shells. A command chosen at call time and run on a host of the user's (over SSH, in a container or a pod)
+ * reads whatever that host holds (private data), returns output that text others wrote can fill (logs, files,
+ * pages it fetches: untrusted content), and can send anything anywhere (`curl -d @file https://…`): the three legs
+ * in one tool. Only a tool that takes the command itself is read so: fixed operations (`get_uptime`) are not.
+ */
+const COMMAND_ARGS = ['command', 'commands', 'cmd', 'script', 'shell_command', 'remote_command', 'command_line'];
+const REMOTE_SHELLS = ['ssh', 'sshd', 'sftp', 'scp'];
+const REMOTE_PROSE = /\b(?:SSH|remote\s+(?:hosts?|servers?|machines?|systems?|shells?)|(?:hôtes?|serveurs?|machines?)\s+distante?s?)\b/i;
+const CONTAINERS = ['docker', 'container', 'containers', 'pod', 'pods', 'kubectl', 'kubernetes', 'k8s'];
+const CONTAINER_PROSE = /\b(?:(?:in|inside)\s+(?:an?|the)\s+(?:running\s+)?(?:container|pod)|Kubernetes|Docker)\b/i;
+
 /** The user's own account, named from its side: `get_me`, `list_my_issues`, GET /me/messages. */
 const OWN_ACCOUNT = ['me', 'my', 'mine', 'myself', 'self', 'whoami'];
 
@@ -101,12 +129,17 @@ export const LEG_RULES: readonly LegRule[] = [
   { id: 'browser-navigation', legs: ['untrusted', 'outbound'], name: { words: ['navigate', 'goto'] } },
   { id: 'reads-third-party-posts', legs: ['untrusted'], name: { verbs: READ, objects: THIRD_PARTY_POSTS } },
   { id: 'reads-workspace-records', legs: ['private', 'untrusted'], name: { verbs: READ, objects: WORKSPACE_RECORDS }, product: WORKSPACE_PRODUCTS },
+  { id: 'reads-calendar-events', legs: ['private', 'untrusted'], name: { verbs: READ, objects: CALENDAR_ENTRIES }, product: CALENDAR_PRODUCTS, prose: CALENDAR_PROSE },
   { id: 'reads-tickets', legs: ['private', 'untrusted'], name: { verbs: READ, objects: ['ticket', 'tickets'] } },
   { id: 'reads-own-account', legs: ['private'], name: { verbs: READ, objects: OWN_ACCOUNT } },
   { id: 'uploads-local-files', legs: ['private', 'outbound'], name: { verbs: ['upload', 'attach', 'share', 'send', 'email', 'mail'], objects: FILES } },
   { id: 'sends', legs: ['outbound'], name: { verbs: SEND } },
   { id: 'creates-public-content', legs: ['outbound'], name: { verbs: ['create', 'add', 'open', 'write', 'update', 'edit', 'comment', 'make', 'new', 'put', 'append', 'insert', 'save'], objects: PUBLIC_CONTENT } },
   { id: 'http-request', legs: ['outbound', 'untrusted'], name: { verbs: ['make', 'send', 'call', 'execute', 'run', 'invoke'], objects: ['request', 'requests', 'http', 'api', 'endpoint', 'webhook'] } },
+
+  { id: 'invites-attendees', legs: ['outbound'], name: { words: WRITES_OR_SENDS }, properties: { exact: INVITEE_ARGS } },
+  { id: 'runs-remote-command', legs: ['private', 'untrusted', 'outbound'], properties: { exact: COMMAND_ARGS }, product: REMOTE_SHELLS, prose: REMOTE_PROSE },
+  { id: 'execs-in-container', legs: ['private', 'untrusted', 'outbound'], name: { words: ['exec', 'execute'] }, properties: { exact: COMMAND_ARGS }, product: CONTAINERS, prose: CONTAINER_PROSE },
 
   // --- input schema ------------------------------------------------------------------------------------
   { id: 'url-argument', legs: ['outbound', 'untrusted'], properties: { exact: ['url', 'urls', 'href', 'link', 'links', 'endpoint', 'website', 'webpage', 'uri_to_fetch'] } },
@@ -164,10 +197,11 @@ export interface ToolView {
 /** Product names as written in prose (case kept, so the adjective "linear" is not the tracker). */
 const PRODUCT_PROSE = /\b(?:Jira|JIRA|Confluence|Atlassian|Notion|Linear|Asana|Trello|ClickUp|YouTrack|Redmine|Zendesk|Freshdesk|Freshservice|ServiceNow|Intercom|Help ?Scout|SharePoint|OneDrive|Airtable|Basecamp|Wrike)\b/g;
 
-/** Whether a tool belongs to one of `products`: a word of its name or of the server's context, or the product named in its title or description. */
-function productOf(t: ToolView, words: readonly string[], products: readonly string[]): boolean {
+/** Whether a tool belongs to one of `products`: a word of its name or of the server's context, or the product named in its title or description (`prose`, else the trackers' names). */
+function productOf(t: ToolView, words: readonly string[], products: readonly string[], prose?: RegExp): boolean {
   if (words.some((w) => products.includes(w))) return true;
   if (t.context !== undefined && nameWords(t.context).some((w) => products.includes(w))) return true;
+  if (prose) return [t.title, t.description].some((s) => typeof s === 'string' && prose.test(s));
   return [t.title, t.description].some((s) => typeof s === 'string' && (s.match(PRODUCT_PROSE) ?? []).some((m) => products.includes(m.toLowerCase().replace(/\s+/g, ''))));
 }
 
@@ -204,26 +238,29 @@ export function verbOf(words: readonly string[]): { verb?: string; rest: string[
 
 const normProp = (p: string): string => p.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
 
+function nameMatches(n: NonNullable<LegRule['name']>, t: ToolView, words: string[], verb: { verb?: string; rest: string[] }): boolean {
+  if (n.names) return n.names.includes(t.name.toLowerCase()) || n.names.includes(words.join('_'));
+  if (n.words) return words.some((w) => n.words!.includes(w));
+  if (n.verbs && (!verb.verb || !n.verbs.includes(verb.verb))) return false;
+  return !n.objects || verb.rest.some((w) => n.objects!.includes(w));
+}
+
+/** Whether every condition of a rule holds for a tool. */
 function ruleMatches(r: LegRule, t: ToolView, words: string[], verb: { verb?: string; rest: string[] }): boolean {
-  if (r.name) {
-    const n = r.name;
-    if (n.names) return n.names.includes(t.name.toLowerCase()) || n.names.includes(words.join('_'));
-    if (n.words) return words.some((w) => n.words!.includes(w));
-    if (n.verbs && (!verb.verb || !n.verbs.includes(verb.verb))) return false;
-    if (n.objects && !verb.rest.some((w) => n.objects!.includes(w))) return false;
-    return !r.product || productOf(t, words, r.product);
-  }
+  if (!r.name && !r.properties && !r.annotations && !r.text) return false;
+  if (r.name && !nameMatches(r.name, t, words, verb)) return false;
+  if (r.product && !productOf(t, words, r.product, r.prose)) return false;
   if (r.properties) {
     const props = (t.properties ?? []).map(normProp);
     const p = r.properties;
-    return props.some((x) => (p.exact?.includes(x) ?? false) || (p.suffix?.some((s) => x.endsWith(s)) ?? false));
+    if (!props.some((x) => (p.exact?.includes(x) ?? false) || (p.suffix?.some((s) => x.endsWith(s)) ?? false))) return false;
   }
   if (r.annotations) {
     const a = t.annotations ?? {};
-    return Object.entries(r.annotations).every(([k, v]) => a[k] === v);
+    if (!Object.entries(r.annotations).every(([k, v]) => a[k] === v)) return false;
   }
-  if (r.text) return [t.title, t.description].some((s) => typeof s === 'string' && r.text!.test(s));
-  return false;
+  if (r.text && ![t.title, t.description].some((s) => typeof s === 'string' && r.text!.test(s))) return false;
+  return true;
 }
 
 /** The legs of one tool, each with the first rule that put it there (rules in LEG_RULES order). */

@@ -28,6 +28,14 @@ export function constString(node: Node | undefined, depth = 0): { value: string;
       return init ? constString(init, depth + 1) : undefined;
     }
   }
+  // `listEventsDefinition.name`: a property of a same-file const object literal (a tool's definition kept beside its handler).
+  if (Node.isPropertyAccessExpression(n)) {
+    const base = unwrap(n.getExpression());
+    const d = Node.isIdentifier(base) ? declarationOf(base) : undefined;
+    if (!d || d.getSourceFile() !== n.getSourceFile() || !Node.isVariableDeclaration(d.getParent())) return undefined;
+    const init = initializerOf(d);
+    return init && Node.isObjectLiteralExpression(init) ? constString(propertyValue(init, n.getName()), depth + 1) : undefined;
+  }
   return undefined;
 }
 
