@@ -7,7 +7,8 @@ import type { RepoFacts } from './repo.js';
  * (a symlink leading out of the audited folder), 'parse-failed', 'too-deep' (syntax nested past limit levels),
  * 'too-many-files' (past the file budget), 'budget' (past the byte budget of the whole audit), and for a
  * dependency the sources are named `node_modules/<name>/` with 'dependency-not-installed' or
- * 'dependency-too-large'.
+ * 'dependency-too-large', or one of its files `node_modules/<name>/<path>` with the causes above (a file of
+ * the server's part of a followed dependency, facts/published).
  *
  * Which rule parts a skipped file can change is decided in one place (engine/runner): a part that read the
  * kind of source the file is (JavaScript/TypeScript or Python) cannot come out clean — present or

@@ -3,8 +3,9 @@ import { join, posix, sep } from 'node:path';
 import { exports as resolveExports } from 'resolve.exports';
 import { ts, type SourceFile } from './morph.js';
 import type { RepoFacts } from './repo.js';
-import { locateInside, readInside } from './safe-read.js';
+import { locateInside, readInside, scanInside } from './safe-read.js';
 import { FRAMEWORK } from './bundle-regions.js';
+import { escapeRegExp } from './regex.js';
 import { isGeneratedPath, SCREEN_PATTERNS, SOURCE_LIMITS, type SourceSetLike as SourceSet } from './source-limits.js';
 
 /**
@@ -17,12 +18,18 @@ import { isGeneratedPath, SCREEN_PATTERNS, SOURCE_LIMITS, type SourceSetLike as 
  *     counterpart is in `src/` (dist/x.js <- src/x.ts). A published package (a `bin/` launcher over `dist/`)
  *     is read whole.
  *   - A package that registers no tool in its own files, and whose entry points import a declared dependency
- *     (not an MCP SDK), is a wrapper: the import is followed into the dependency's installed folder
- *     (node_modules next to the package or up the tree), through the files its entry reaches by relative
- *     imports, bounded by DEPENDENCY_LIMITS; its files join the parsed sources as `node_modules/<name>/<path>`
- *     when they register something. For a package with a `bin` that uses no MCP framework itself, a dependency
- *     that cannot be read this way (not installed, too large) is named in the parsed sources' `unread` list, so
- *     the rules that read code say could-not-judge naming it. Dependencies are looked up in the package's own
+ *     (not an MCP SDK), is a wrapper — often a launcher of a few lines over the vendor's core package
+ *     (`require('@acme/core/lib/mcp/program')`, `import { start } from '@acme/core/mcp'`): the imports are
+ *     followed into the dependency's installed folder (node_modules next to the package or up the tree), from
+ *     the subpaths imported (resolved through its `exports` as Node does, `require` before `import` for a
+ *     require()) through the files they reach by relative imports, bounded by DEPENDENCY_LIMITS and the parse
+ *     budget; its files join the parsed sources as `node_modules/<name>/<path>` when they register something.
+ *     The server's part of the dependency (what registers, what it leads to, what leads to it) is read first;
+ *     a file of it that cannot be read is named in `unread` with its cause, a file of the rest (a command-line
+ *     layer, a vendored bundle, modules past the limits) in `screened` (readDependency). For a package with a
+ *     `bin` that uses no MCP framework itself, a dependency that cannot be read this way (not installed, no
+ *     registration within the limits) is named in the parsed sources' `unread` list, so the rules that read
+ *     code say could-not-judge naming it. Dependencies are looked up in the package's own
  *     node_modules, and up the tree only while the package itself lies in a node_modules folder (an installed
  *     package), as Node resolves them — never in the node_modules of an unrelated folder above a checkout.
  */
@@ -178,11 +185,17 @@ export function installedFolder(from: string, name: string): string | undefined 
   return undefined;
 }
 
-/** The file a package's subpath resolves to (its `exports`, else the path itself or `main`), relative to its folder. */
-export function entryOfPackage(pkg: Record<string, unknown>, sub: string, exists: (rel: string) => boolean): string | undefined {
+/**
+ * The file a package's subpath resolves to (its `exports`, else the path itself or `main`), relative to its folder.
+ * `required`: the subpath is loaded by `require()`, so the `require` condition comes before `import` (as Node
+ * picks the CommonJS build for it).
+ */
+export function entryOfPackage(pkg: Record<string, unknown>, sub: string, exists: (rel: string) => boolean, required = false): string | undefined {
   const target = sub ? `./${sub}` : '.';
   if (pkg.exports !== undefined) {
-    for (const opts of [{ conditions: ['node'] }, { conditions: ['node'], require: true }]) {
+    const esm = { conditions: ['node'] };
+    const cjs = { conditions: ['node'], require: true };
+    for (const opts of required ? [cjs, esm] : [esm, cjs]) {
       try {
         const r = resolveExports(pkg, target, opts);
         for (const p of r ?? []) {
@@ -202,17 +215,42 @@ export function entryOfPackage(pkg: Record<string, unknown>, sub: string, exists
 
 interface Candidate {
   name: string;
-  sub: string;
+  /** The subpaths imported (`lib/mcp/program` for `@a/core/lib/mcp/program`; '' for the package itself). */
+  subs: string[];
+  /** The subpaths loaded by `require()` (resolved with the `require` condition first). */
+  required: Set<string>;
   /** The folder whose node_modules (or above) the package is looked up from. */
   from: string;
   depth: number;
 }
 
+/** Whether a file loads a module specifier by `require()` (not `import`). */
+const isRequired = (text: string, spec: string): boolean => new RegExp(`\\brequire\\s*\\(\\s*['"\`]${escapeRegExp(spec)}['"\`]\\s*\\)`).test(text);
+
 type DepOutcome = { ok: true; registers: boolean } | { ok: false; cause: 'dependency-not-installed' | 'dependency-too-large' | 'unreadable' };
 
+/** One file of a dependency met while its imports are followed. */
+interface Met {
+  /** Its text, when it was read whole (undefined for a file too large to parse, or not read). */
+  text?: string;
+  /** Why it was not read whole ('too-large' files are handed to the source set, which screens them). */
+  cause?: string;
+  size?: number;
+  limit?: number;
+  /** The files of the dependency it imports (relative imports and the package's own subpaths). */
+  imports: string[];
+}
+
 /**
- * Read the files of one dependency reached from `entry` by relative imports (bounded), and add them to the set
- * when one of them registers something. New bare imports of those files are returned for the next depth.
+ * Read the files of one dependency reached from its imported entries (bounded), and add them to the set when
+ * one of them registers something. New bare imports of those files are returned for the next depth.
+ *
+ * The imports are followed best first: the files a registering file leads to, then the files under an entry's
+ * folder (`lib/mcp/` for `lib/mcp/program.js`), then the rest, until DEPENDENCY_LIMITS stop the walk. The
+ * server's part is the files that register, the files they lead to and the files that lead to them; the
+ * dependency's other reached files (a command-line layer, a vendored utility bundle, a test runner) are parsed
+ * after it while the budget lasts. A file of the server's part that is not read is named in `unread` (the rules
+ * cannot be clean over it); another one is listed with the screened files (the report's skipped inputs).
  */
 function readDependency(c: Candidate, set: SourceSet, next: Candidate[], force = false): DepOutcome {
   const folder = installedFolder(c.from, c.name);
@@ -226,62 +264,137 @@ function readDependency(c: Candidate, set: SourceSet, next: Candidate[], force =
   }
   if (!pkg) return { ok: false, cause: 'unreadable' };
   const exists = (rel: string): boolean => SOURCE_EXT.test(rel) && locateInside(folder, rel).ok;
-  const entry = entryOfPackage(pkg, c.sub, exists);
-  if (!entry) return { ok: false, cause: 'unreadable' };
+  const entryOf = new Map<string, string>();
+  for (const sub of c.subs) {
+    const e = entryOfPackage(pkg, sub, exists, c.required.has(sub));
+    if (e) entryOf.set(sub, e);
+  }
+  if (!entryOf.size) return { ok: false, cause: 'unreadable' };
+  // The most specific folders of the entries (`lib/mcp/` rather than `lib/` when both are imported).
+  const folders = [...new Set([...entryOf.values()].map((e) => (posix.dirname(e) === '.' ? '' : posix.dirname(e) + '/')))];
+  const entryDirs = folders.filter((d) => !folders.some((o) => o !== d && o.startsWith(d)));
   const deps = new Set([...Object.keys(asObject(pkg.dependencies) ?? {}), ...Object.keys(asObject(pkg.optionalDependencies) ?? {})]);
-  const texts = new Map<string, string>();
-  const queue = [entry];
+  const met = new Map<string, Met>();
+  /** Files that register, and the files they lead to. */
+  const downstream = new Set<string>();
+  const registering = new Set<string>();
+  // Best first: [led to by a registering file, under an entry's folder, the rest].
+  const queues: string[][] = [[], [], []];
+  const enqueue = (rel: string, from: string | undefined): void => {
+    if (met.has(rel)) return;
+    const rank = from !== undefined && downstream.has(from) ? 0 : entryDirs.some((d) => rel.startsWith(d)) ? 1 : 2;
+    queues[rank]!.push(rel);
+  };
+  for (const e of new Set(entryOf.values())) enqueue(e, undefined);
   let bytes = 0;
-  let registers = false;
+  let stop: { cause: string; limit: number } | undefined;
   const bare: Candidate[] = [];
-  while (queue.length) {
-    const rel = queue.shift()!;
-    if (texts.has(rel)) continue;
-    if (texts.size >= DEPENDENCY_LIMITS.files) return { ok: false, cause: 'dependency-too-large' };
+  for (;;) {
+    const rank = queues.findIndex((q) => q.length > 0);
+    if (rank < 0) break;
+    const rel = queues[rank]!.shift()!;
+    if (met.has(rel)) continue;
+    if (!stop && met.size >= DEPENDENCY_LIMITS.files) stop = { cause: 'too-many-files', limit: DEPENDENCY_LIMITS.files };
+    if (!stop && bytes >= DEPENDENCY_LIMITS.bytes) stop = { cause: 'budget', limit: DEPENDENCY_LIMITS.bytes };
+    if (stop) {
+      // Past the dependency's limits: named, not read (a file a registering file leads to is the server's).
+      met.set(rel, { cause: stop.cause, limit: stop.limit, imports: [] });
+      if (rank === 0) downstream.add(rel);
+      continue;
+    }
     const t = readInside(folder, rel, Math.min(SOURCE_LIMITS.parseBytes, DEPENDENCY_LIMITS.bytes - bytes));
     if (!t.ok) {
-      if (t.cause === 'too-large') return { ok: false, cause: 'dependency-too-large' };
+      met.set(rel, { cause: t.cause, size: t.size, limit: t.limit, imports: [] });
+      // A file too large to read whole that shows a registration (a bundle of the server) is the server's.
+      if (t.cause === 'too-large') {
+        const sc = scanInside(folder, rel, [REGISTRATION], { maxBytes: SOURCE_LIMITS.scanBytes });
+        if (!sc.ok || sc.matched.length) registering.add(rel);
+      }
+      if (rank === 0 || registering.has(rel)) downstream.add(rel);
       continue;
     }
     bytes += t.size;
-    texts.set(rel, t.text);
-    if (REGISTRATION.test(t.text)) registers = true;
+    const imports: string[] = [];
+    met.set(rel, { text: t.text, size: t.size, imports });
+    if (REGISTRATION.test(t.text)) registering.add(rel);
+    if (rank === 0 || registering.has(rel)) downstream.add(rel);
     for (const spec of importsOfText(t.text)) {
+      let f: string | undefined;
       if (spec.startsWith('.')) {
-        const f = pickFile(posix.normalize(posix.join(posix.dirname(rel), spec)), exists);
-        if (f && !f.startsWith('..') && !texts.has(f)) queue.push(f);
+        f = pickFile(posix.normalize(posix.join(posix.dirname(rel), spec)), exists);
       } else {
         const p = packageOf(spec);
-        if (p && p.name === c.name) {
-          const f = entryOfPackage(pkg, p.sub, exists);
-          if (f && !texts.has(f)) queue.push(f);
-        } else if (p && deps.has(p.name) && !FRAMEWORK.test(p.name) && !BUILTINS.has(p.name)) {
-          bare.push({ name: p.name, sub: p.sub, from: folder, depth: c.depth + 1 });
-        }
+        const req = isRequired(t.text, spec);
+        if (p && p.name === c.name) f = entryOfPackage(pkg, p.sub, exists, req);
+        else if (p && deps.has(p.name) && !FRAMEWORK.test(p.name) && !BUILTINS.has(p.name)) bare.push({ name: p.name, subs: [p.sub], required: new Set(req ? [p.sub] : []), from: folder, depth: c.depth + 1 });
+      }
+      if (f && !f.startsWith('..')) {
+        imports.push(f);
+        enqueue(f, rel);
       }
     }
   }
-  if (!registers && !force) {
+  if (!registering.size && !force) {
     next.push(...bare);
-    return { ok: true, registers: false };
+    // Nothing registers in what was read, and the walk stopped short: the tools may be past the limits.
+    return stop ? { ok: false, cause: 'dependency-too-large' } : { ok: true, registers: false };
   }
+  // The server's part: what registers, what it leads to, and what leads to it.
+  const part = new Set(force && !registering.size ? met.keys() : downstream);
+  const importers = new Map<string, string[]>();
+  for (const [rel, m] of met) for (const f of m.imports) importers.set(f, [...(importers.get(f) ?? []), rel]);
+  const up = [...registering];
+  while (up.length) {
+    for (const i of importers.get(up.shift()!) ?? []) {
+      if (!part.has(i)) {
+        part.add(i);
+        up.push(i);
+      }
+    }
+  }
+  const byPath = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+  const order = [...[...part].sort(byPath), ...[...met.keys()].filter((f) => !part.has(f)).sort(byPath)];
   let added = 0;
-  for (const [rel, text] of [...texts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const rel of order) {
+    const m = met.get(rel)!;
     const vrel = `node_modules/${c.name}/${rel}`;
     if (set.files.has(vrel)) continue;
-    const sf = set.add(
-      vrel,
-      (limit) => (text.length <= limit ? { ok: true, text, size: Buffer.byteLength(text) } : { ok: false, cause: 'too-large', size: Buffer.byteLength(text), limit }),
-      () => {
-        const matched = SCREEN_PATTERNS.filter((re) => re.test(text));
-        return { ok: true, matched, size: Buffer.byteLength(text) };
-      },
-    );
-    if (sf) added++;
+    const before = set.unread.length;
+    if (m.text === undefined && m.cause !== 'too-large') {
+      set.unread.push({ file: vrel, cause: m.cause ?? 'unreadable', ...(m.limit !== undefined ? { limit: m.limit } : {}) });
+    } else {
+      const text = m.text;
+      const sf = set.add(
+        vrel,
+        (limit) =>
+          text === undefined
+            ? readInside(folder, rel, limit)
+            : text.length <= limit
+              ? { ok: true, text, size: Buffer.byteLength(text) }
+              : { ok: false, cause: 'too-large', size: Buffer.byteLength(text), limit },
+        () => (text === undefined ? scanInside(folder, rel, SCREEN_PATTERNS, { maxBytes: SOURCE_LIMITS.scanBytes }) : { ok: true, matched: SCREEN_PATTERNS.filter((re) => re.test(text)), size: Buffer.byteLength(text) }),
+      );
+      if (sf) added++;
+    }
+    // A file outside the server's part that was not read is listed, not named as holding the server's code.
+    if (!part.has(rel) && set.unread.length > before) set.screened.push(...set.unread.splice(before));
   }
   set.dependencies.push({ name: c.name, folder, files: added });
-  set.entries?.set(c.sub ? `${c.name}/${c.sub}` : c.name, `node_modules/${c.name}/${entry}`);
-  return { ok: true, registers: true };
+  for (const [sub, e] of entryOf) set.entries?.set(sub ? `${c.name}/${sub}` : c.name, `node_modules/${c.name}/${e}`);
+  return { ok: true, registers: registering.size > 0 };
+}
+
+/** Candidates of the same package looked up from the same folder, as one with their subpaths together. */
+function mergeCandidates(list: readonly Candidate[]): Candidate[] {
+  const out: Candidate[] = [];
+  for (const c of list) {
+    const same = out.find((x) => x.name === c.name && x.from === c.from);
+    if (same) {
+      same.subs.push(...c.subs.filter((s) => !same.subs.includes(s)));
+      for (const s of c.required) same.required.add(s);
+    } else out.push({ ...c, subs: [...c.subs], required: new Set(c.required) });
+  }
+  return out;
 }
 
 /**
@@ -318,13 +431,16 @@ export function followDependencies(repo: RepoFacts, set: SourceSet): void {
   let frontier: Candidate[] = [];
   const seenSpec = new Set<string>();
   for (const rel of [...reached].sort()) {
-    for (const spec of importsOfText(set.files.get(rel)!.getFullText())) {
+    const text = set.files.get(rel)!.getFullText();
+    for (const spec of importsOfText(text)) {
       const p = packageOf(spec);
       if (!p || !deps.has(p.name) || FRAMEWORK.test(p.name) || BUILTINS.has(p.name) || seenSpec.has(spec)) continue;
       seenSpec.add(spec);
-      frontier.push({ name: p.name, sub: p.sub, from: repo.root, depth: 1 });
+      // The subpaths of one package are followed together (`@a/core/lib/cli` and `@a/core/lib/mcp/program`).
+      frontier.push({ name: p.name, subs: [p.sub], required: new Set(isRequired(text, spec) ? [p.sub] : []), from: repo.root, depth: 1 });
     }
   }
+  frontier = mergeCandidates(frontier);
   const failed = new Map<string, string>();
   let registered = false;
   let followed = 0;
@@ -332,7 +448,7 @@ export function followDependencies(repo: RepoFacts, set: SourceSet): void {
   while (frontier.length && !registered) {
     const next: Candidate[] = [];
     for (const c of frontier) {
-      const key = `${c.name}/${c.sub}`;
+      const key = `${c.from}\0${c.name}\0${c.subs.join('\0')}`;
       if (done.has(key) || c.depth > DEPENDENCY_LIMITS.depth) continue;
       done.add(key);
       if (followed >= DEPENDENCY_LIMITS.packages) {
@@ -344,7 +460,7 @@ export function followDependencies(repo: RepoFacts, set: SourceSet): void {
       if (!r.ok) failed.set(c.name, r.cause);
       else if (r.registers) registered = true;
     }
-    frontier = next;
+    frontier = mergeCandidates(next);
   }
   if (registered) return;
   // Nothing registered anywhere we could read: a dependency we could not read may hold the tools. It is named
@@ -569,7 +685,7 @@ function followListSources(repo: RepoFacts, set: SourceSet, model: readonly stri
     if (set.dependencies.some((d) => d.name === c.name) && set.entries?.has(c.spec)) continue;
     if (followed >= DEPENDENCY_LIMITS.packages) break;
     followed++;
-    const r = readDependency({ name: c.name, sub: c.sub, from: repo.root, depth: 1 }, set, [], true);
+    const r = readDependency({ name: c.name, subs: [c.sub], required: new Set(), from: repo.root, depth: 1 }, set, [], true);
     if (!r.ok && !set.unread.some((u) => u.file === `node_modules/${c.name}/`)) {
       set.unread.push({ file: `node_modules/${c.name}/`, cause: r.cause, ...(r.cause === 'dependency-too-large' ? { limit: DEPENDENCY_LIMITS.bytes } : {}) });
     }

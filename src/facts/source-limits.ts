@@ -55,6 +55,8 @@ export const isGeneratedPath = (rel: string): boolean => rel.split('/').slice(0,
 export interface SourceSetLike {
   readonly files: Map<string, SourceFile>;
   readonly unread: FileNotRead[];
+  /** Files not parsed that cannot change a verdict (listed in the report's skipped inputs). */
+  readonly screened: FileNotRead[];
   readonly dependencies: { name: string; folder: string; files: number }[];
   /** Bare module specifiers of the followed dependencies -> the parsed file they resolve to (`@a/b` -> `node_modules/@a/b/dist/index.js`). */
   readonly entries?: Map<string, string>;
