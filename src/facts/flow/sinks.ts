@@ -4,6 +4,7 @@ import { constString, objectLiteralOf, propertyValue, type EntryKind } from '../
 import { namesAnyModule, unwrap, type ParsedSources } from '../ts-source.js';
 import { originCached, requireCall } from './modules.js';
 import { piecesOf } from './pieces.js';
+import { isRuntime } from './argv.js';
 import { pathArgumentPositions, sqlFileBefore, sqlFilePlaceholders, type ArgvItem } from '../file-arguments.js';
 
 /**
@@ -33,7 +34,7 @@ export type GuardDetail =
   | 'default-open'
   | 'roots-writable'
   | 'confirmed';
-export type Launcher = 'child_process' | 'execa' | 'cross-spawn' | 'shelljs' | 'zx' | 'stdio-transport';
+export type Launcher = 'child_process' | 'execa' | 'cross-spawn' | 'shelljs' | 'zx' | 'stdio-transport' | 'ssh';
 
 export interface FlowStep {
   file: string;
@@ -251,6 +252,55 @@ function argvElements(argv: Node): Node[] | undefined {
   return out;
 }
 
+/**
+ * A language runtime (or a shell) started with no script of its own: only flags (`python3 -`, `bash -s`, `node`),
+ * so what it reads on its standard input is the program it runs. What kind that text is: 'shell' for a shell,
+ * 'eval' for another runtime; undefined when a script or code is named on the command line (its input is data).
+ */
+function stdinProgram(program: Node | undefined, argv: Node | undefined): 'shell' | 'eval' | undefined {
+  if (!program) return undefined;
+  // A command line written as one string (`execSync('python3 -', { input })`): its first word and flags.
+  const lines = possibleStrings(program);
+  if (!lines.length) return undefined;
+  const words = lines.map((l) => l.trim().split(/\s+/));
+  if (!words.every((w) => isRuntime(w[0] ?? '') && w.slice(1).every((x) => x.startsWith('-')))) return undefined;
+  const els = argv ? argvElements(argv) : [];
+  if (!els || els.some((e) => !(constString(e)?.value ?? 'x').startsWith('-'))) return undefined;
+  return words.every((w) => SHELLS.has(w[0]!) || SHELLS.has(w[0]!.split(/[\\/]/).pop() ?? '')) ? 'shell' : 'eval';
+}
+
+/** The `input` option of a synchronous launch (`spawnSync('python3', ['-'], { input: code })`) given to such a runtime. */
+function stdinParts(program: Node | undefined, argv: Node | undefined, opts: Node[], sources: ParsedSources): SinkPart[] {
+  const input = opts.map((o) => optionOf(o, ['input'], sources)).find((x): x is Node => !!x);
+  const kind = input && stdinProgram(program, argv);
+  return input && kind ? [{ kind, exprs: [input] }] : [];
+}
+
+/**
+ * Text written to the standard input of such a runtime (`const child = spawn('python3', ['-']);
+ * child.stdin.write(code)` or `.end(code)`): the runtime runs it (family 'code').
+ */
+function stdinWrite(node: CallExpression, sources: ParsedSources): SinkMatch | undefined {
+  const callee = unwrap(node.getExpression());
+  if (!Node.isPropertyAccessExpression(callee) || !/^(?:write|end)$/.test(callee.getName()) || !node.getArguments()[0]) return undefined;
+  const stdin = unwrap(callee.getExpression());
+  if (!Node.isPropertyAccessExpression(stdin) || stdin.getName() !== 'stdin') return undefined;
+  let child = unwrap(stdin.getExpression());
+  if (Node.isIdentifier(child)) {
+    const d = declarationOf(child);
+    const init = d && initializerOf(d);
+    if (!init) return undefined;
+    child = unwrap(init);
+  }
+  if (!Node.isCallExpression(child)) return undefined;
+  const o = originCached(unwrap(child.getExpression()), sources);
+  if (!o || !['spawn', 'execa'].includes(callSinkKind(o) ?? '')) return undefined;
+  const [program, second] = child.getArguments();
+  const argv = second && !Node.isObjectLiteralExpression(unwrap(second)) ? second : undefined;
+  const kind = stdinProgram(program, argv);
+  return kind ? { family: 'code', call: calleeText(callee), parts: [{ kind, exprs: node.getArguments().slice(0, 1) }] } : undefined;
+}
+
 /** spawn-like (program, [argv], [options]) */
 function spawnLike(call: string, launcher: Launcher, args: Node[], sources: ParsedSources, programKind: 'process' = 'process'): SinkMatch {
   const program = args[0];
@@ -274,7 +324,7 @@ function spawnLike(call: string, launcher: Launcher, args: Node[], sources: Pars
     if (argv) parts.push({ kind: 'argument', exprs: [argv] });
     parts.push(...programPathParts(program, argv));
   }
-  parts.push(...cwdParts(opts, sources));
+  parts.push(...cwdParts(opts, sources), ...stdinParts(program, argv, opts, sources));
   return { family: 'process', call, launcher, shell: shell || shellC, parts };
 }
 
@@ -342,6 +392,8 @@ export interface SinkContext {
   records: boolean;
   /** The package opens WebSockets (ws, socket.io, isomorphic-ws): a navigation may be sent over one to a browser extension. */
   sockets?: boolean;
+  /** The package uses an SSH client (SSH_MODULES): a command it sends runs on the remote host (see remoteCommand). */
+  ssh?: boolean;
 }
 
 /** What kind of sink a call, `new` or tagged template is, and which of its operands matter. */
@@ -394,7 +446,9 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
       libraryMethodCall(node, sources) ??
       sqlFileCall(node, ctx) ??
       (ctx.records ? kubeContext(node, sources) ?? recordLookup(node, sources) : undefined) ??
-      (ctx.sockets ? socketNavigation(node) : undefined)
+      (ctx.sockets ? socketNavigation(node) : undefined) ??
+      (ctx.ssh ? remoteCommand(node, sources) : undefined) ??
+      stdinWrite(node, sources)
     );
   }
   const args = node.getArguments();
@@ -402,7 +456,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
   const m = last(o);
   switch (kind) {
     case 'shell-exec':
-      return { family: 'process', call, launcher: o.module === 'shelljs' ? 'shelljs' : 'child_process', shell: true, parts: [{ kind: 'shell', exprs: args.slice(0, 1) }, ...commandLinePathParts(args[0]), ...cwdParts(args.slice(1, 2), sources)] };
+      return { family: 'process', call, launcher: o.module === 'shelljs' ? 'shelljs' : 'child_process', shell: true, parts: [{ kind: 'shell', exprs: args.slice(0, 1) }, ...commandLinePathParts(args[0]), ...cwdParts(args.slice(1, 2), sources), ...stdinParts(args[0], undefined, args.slice(1, 2), sources)] };
     case 'spawn':
       return spawnLike(call, o.module as 'child_process' | 'cross-spawn' | 'execa', args, sources);
     case 'execa': {
@@ -469,6 +523,46 @@ function connection(call: string, o: Origin, args: Node[], sources: ParsedSource
   else if (sockets) dest = args.slice(1, 2).filter((a) => !Node.isArrowFunction(unwrap(a)) && !Node.isFunctionExpression(unwrap(a)));
   else dest = args.slice(0, 1);
   return { family: 'connect', call, parts: [{ kind: 'connect', exprs: dest }] };
+}
+
+/* ------------------------------------------------------------ remote commands */
+
+/** SSH clients: the command of an exec request is run on the remote host by the remote user's login shell. */
+export const SSH_MODULES = ['ssh2', 'node-ssh', 'ssh2-promise', 'simple-ssh'];
+const SSH_MODULE_SET = new Set(SSH_MODULES);
+/** Method names a remote command is sent by (see remoteCommand). */
+export const REMOTE_COMMAND_NAMES = new Set(['exec', 'execCommand', 'spawn']);
+/** A receiver that names an SSH connection, for a client the reading cannot follow (kept in a Map, passed as a parameter). */
+const SSH_RECEIVER = /ssh|conn|session|remote|client/i;
+const NOT_SSH_RECEIVER = /db|sql|pool|database|redis|regex|pattern|re$/i;
+
+/**
+ * A command sent to a remote host over SSH (family 'process', kind 'shell'): the server's sshd hands the exec
+ * request's string to the remote user's login shell (`$SHELL -c command`), so a client value in it is a shell
+ * command on that host, under the user's identity there. Read in a package that uses an SSH client
+ * (SSH_MODULES): `conn.exec(command, [options], callback)` (ssh2), `ssh.execCommand(command)` and
+ * `ssh.exec(command, params)` (node-ssh: the command is a shell line, the parameters are quoted),
+ * `ssh.exec(command)` / `ssh.spawn(command)` (ssh2-promise), `ssh.exec(command, { out })` (simple-ssh).
+ * The receiver is followed to the library's client when it can be (consts, fields, `new Client()`); otherwise
+ * the call must have ssh2's callback shape (a function last, two arguments or more) on a receiver named like a
+ * connection, or be node-ssh's execCommand.
+ */
+function remoteCommand(node: CallExpression, sources: ParsedSources): SinkMatch | undefined {
+  const callee = unwrap(node.getExpression());
+  if (!Node.isPropertyAccessExpression(callee)) return undefined;
+  const name = callee.getName();
+  const args = node.getArguments();
+  if (!REMOTE_COMMAND_NAMES.has(name) || !args[0] || Node.isSpreadElement(args[0])) return undefined;
+  const recv = callee.getExpression();
+  let sure = !!recordModuleOf(recv, sources, 0, (m) => SSH_MODULE_SET.has(m));
+  if (!sure && name !== 'spawn') {
+    const lastArg = unwrap(args[args.length - 1]!);
+    const callback = args.length >= 2 && (Node.isArrowFunction(lastArg) || Node.isFunctionExpression(lastArg));
+    const text = recv.getText();
+    sure = name === 'execCommand' || (callback && SSH_RECEIVER.test(text) && !NOT_SSH_RECEIVER.test(text));
+  }
+  if (!sure) return undefined;
+  return { family: 'process', call: calleeText(callee), launcher: 'ssh', shell: true, parts: [{ kind: 'shell', exprs: [args[0]] }] };
 }
 
 /* ------------------------------------------------------------ record lookups */
