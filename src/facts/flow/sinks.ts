@@ -34,7 +34,7 @@ export type GuardDetail =
   | 'default-open'
   | 'roots-writable'
   | 'confirmed';
-export type Launcher = 'child_process' | 'execa' | 'cross-spawn' | 'shelljs' | 'zx' | 'stdio-transport' | 'ssh';
+export type Launcher = 'child_process' | 'execa' | 'cross-spawn' | 'shelljs' | 'zx' | 'stdio-transport' | 'ssh' | 'docker' | 'kubernetes';
 
 export interface FlowStep {
   file: string;
@@ -301,6 +301,59 @@ function stdinWrite(node: CallExpression, sources: ParsedSources): SinkMatch | u
   return kind ? { family: 'code', call: calleeText(callee), parts: [{ kind, exprs: node.getArguments().slice(0, 1) }] } : undefined;
 }
 
+/** Options of ssh, docker/podman exec|run that take a value (the next element), so the value is not the destination. */
+const SSH_VALUE_FLAGS = new Set(['-p', '-i', '-l', '-o', '-F', '-J', '-L', '-R', '-D', '-b', '-c', '-E', '-e', '-m', '-O', '-Q', '-S', '-W', '-w', '-B']);
+const CONTAINER_VALUE_FLAGS = new Set(['-e', '--env', '-w', '--workdir', '-u', '--user', '--env-file', '-v', '--volume', '--name', '--network', '-p', '--publish', '--entrypoint', '--mount', '-l', '--label', '--platform', '--detach-keys', '-c', '--container', '-n', '--namespace', '--context', '--kubeconfig']);
+
+/**
+ * Programs that run another command given after their own arguments: `ssh [options] host command…` (the rest
+ * is joined and run by the remote user's shell: kind 'shell'), `docker|podman exec [options] container
+ * command…` and `run … image command…`, `kubectl|oc exec pod -- command…` (the first word of the command is
+ * the program run in the container: kind 'process' when it is not written in the code; a shell given `-c` is
+ * read by the runtime rule). The elements of that command, from the launch's argument list.
+ */
+function wrappedCommandParts(program: Node | undefined, argv: Node | undefined): SinkPart[] {
+  const els = argv && program ? argvElements(argv) : undefined;
+  if (!els?.length) return [];
+  const names = new Set(possibleStrings(program).map((v) => (v.split(/[\\/]/).pop() ?? '').replace(/\.exe$/i, '')));
+  if (names.size !== 1) return [];
+  const name = [...names][0]!;
+  const lit = (i: number): string | undefined => (els[i] && !Node.isSpreadElement(els[i]!) ? constString(els[i]!)?.value : undefined);
+  const expr = (e: Node): Node => (Node.isSpreadElement(e) ? e.getExpression() : e);
+  // The index after `skip` positional elements (options and their values passed over) from `from`.
+  const afterPositionals = (from: number, skip: number, valueFlags: Set<string>): number | undefined => {
+    let i = from;
+    for (let seen = 0; i < els.length && seen < skip; i++) {
+      const v = lit(i);
+      if (Node.isSpreadElement(els[i]!)) return undefined; // options not known
+      if (v !== undefined && v.startsWith('-')) {
+        if (valueFlags.has(v)) i++;
+        continue;
+      }
+      seen++;
+    }
+    return i;
+  };
+  let start: number | undefined;
+  if (name === 'ssh') {
+    start = afterPositionals(0, 1, SSH_VALUE_FLAGS);
+    return start !== undefined && start < els.length ? [{ kind: 'shell', exprs: els.slice(start).map(expr) }] : [];
+  }
+  if (name === 'docker' || name === 'podman' || name === 'nerdctl') {
+    const verb = els.findIndex((_, i) => lit(i) !== undefined && !lit(i)!.startsWith('-'));
+    if (verb < 0 || !['exec', 'run'].includes(lit(verb)!)) return [];
+    start = afterPositionals(verb + 1, 1, CONTAINER_VALUE_FLAGS);
+  } else if (name === 'kubectl' || name === 'oc') {
+    const verb = els.findIndex((_, i) => lit(i) !== undefined && !lit(i)!.startsWith('-'));
+    const dashes = els.findIndex((_, i) => lit(i) === '--');
+    if (verb < 0 || lit(verb) !== 'exec' || dashes < verb) return [];
+    start = dashes + 1;
+  }
+  const first = start !== undefined ? els[start] : undefined;
+  if (!first || lit(start!) !== undefined) return [];
+  return [{ kind: 'process', exprs: [expr(first)] }];
+}
+
 /** spawn-like (program, [argv], [options]) */
 function spawnLike(call: string, launcher: Launcher, args: Node[], sources: ParsedSources, programKind: 'process' = 'process'): SinkMatch {
   const program = args[0];
@@ -322,7 +375,7 @@ function spawnLike(call: string, launcher: Launcher, args: Node[], sources: Pars
   } else {
     if (program) parts.push({ kind: programKind, exprs: [program] });
     if (argv) parts.push({ kind: 'argument', exprs: [argv] });
-    parts.push(...programPathParts(program, argv));
+    parts.push(...programPathParts(program, argv), ...wrappedCommandParts(program, argv));
   }
   parts.push(...cwdParts(opts, sources), ...stdinParts(program, argv, opts, sources));
   return { family: 'process', call, launcher, shell: shell || shellC, parts };
@@ -442,6 +495,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
   if (!kind) {
     return (
       (ctx.browser ? navigation(node) : undefined) ??
+      containerCommand(node, sources) ??
       documentCall(node, sources) ??
       libraryMethodCall(node, sources) ??
       sqlFileCall(node, ctx) ??
@@ -563,6 +617,34 @@ function remoteCommand(node: CallExpression, sources: ParsedSources): SinkMatch 
   }
   if (!sure) return undefined;
   return { family: 'process', call: calleeText(callee), launcher: 'ssh', shell: true, parts: [{ kind: 'shell', exprs: [args[0]] }] };
+}
+
+/**
+ * A command run in a container through an API client (family 'process'): dockerode `container.exec({ Cmd })`,
+ * @kubernetes/client-node `new Exec(kc).exec(namespace, pod, container, command, …)`. The command is a list:
+ * its first word, when the code does not write it, chooses the program ('process'); after a shell and `-c`, the
+ * rest is a shell line ('shell'). Only on a receiver followed to one of those libraries.
+ */
+function containerCommand(node: CallExpression, sources: ParsedSources): SinkMatch | undefined {
+  const callee = unwrap(node.getExpression());
+  if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== 'exec') return undefined;
+  const args = node.getArguments();
+  if (!args.length) return undefined;
+  const mod = recordModuleOf(callee.getExpression(), sources, 0, (m) => m === 'dockerode' || m === '@kubernetes/client-node');
+  const cmd = mod === 'dockerode' ? optionOf(args[0], ['Cmd'], sources) : mod ? args[3] : undefined;
+  if (!cmd) return undefined;
+  const u = unwrap(cmd);
+  const parts: SinkPart[] = [];
+  if (Node.isArrayLiteralExpression(u)) {
+    const els = u.getElements();
+    const lit = (i: number): string | undefined => (els[i] && !Node.isSpreadElement(els[i]!) ? constString(els[i]!)?.value : undefined);
+    const expr = (e: Node): Node => (Node.isSpreadElement(e) ? e.getExpression() : e);
+    const head = lit(0);
+    if (head === undefined && els[0]) parts.push({ kind: 'process', exprs: [expr(els[0])] });
+    else if (head !== undefined && isShellProgram(els[0]) && SHELL_FLAGS.has(lit(1) ?? '')) parts.push({ kind: 'shell', exprs: els.slice(2).map(expr) });
+    else if (els.length > 1) parts.push({ kind: 'argument', exprs: [u] });
+  } else parts.push({ kind: 'process', exprs: [cmd] });
+  return parts.length ? { family: 'process', call: calleeText(callee), launcher: mod === 'dockerode' ? 'docker' : 'kubernetes', parts } : undefined;
 }
 
 /* ------------------------------------------------------------ record lookups */
