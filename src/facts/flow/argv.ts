@@ -50,7 +50,7 @@ function elementsArgv(els: Node[], taintOf: (e: Node) => Taint | undefined): { a
       // A resolved path (path.resolve/join, realpath) is absolute: not read as an option either.
       // A file the client's text was written to is a script, wherever it sits.
       if (t.codeFile) positions.push('code');
-      else if (endOfOptions || t.resolved || t.codeDir) positions.push('safe');
+      else if (endOfOptions || t.resolved || t.codeDir || t.validated) positions.push('safe');
       else if (spread) positions.push(t.argv);
       else if (prev !== undefined && CODE_FLAGS.has(prev)) positions.push('code');
       else if (prev !== undefined && /^-{1,2}[A-Za-z][\w-]*$/.test(prev)) positions.push('safe');
