@@ -1,5 +1,5 @@
 import { Node, SyntaxKind, ts, type CallExpression, type Identifier, type NewExpression, type TaggedTemplateExpression } from '../morph.js';
-import { declarationOf, mayResolveFunction, findNodes, isFunctionLike, originOf, GLOBAL, type FunctionLikeNode } from '../scope.js';
+import { declarationOf, initializerOf, mayResolveFunction, findNodes, isFunctionLike, originOf, GLOBAL, type FunctionLikeNode } from '../scope.js';
 import { constString, constrainedArguments, objectLiteralOf, propertyValue, regexSource } from '../server-model.js';
 import { propertyName, unwrap, wrapNode, type ParsedSources } from '../ts-source.js';
 import { asksHuman, CONFIRMED, guarding, openWhenEmpty, storageKeys, STORE_MUTATORS } from './guards.js';
@@ -255,7 +255,9 @@ class FnAnalysis {
         const folder = Node.isCallExpression(id) && /^(?:join|resolve)$/.test(last(originCached(unwrap(id.getExpression()), this.run_.sources) ?? { module: '', path: [] })) ? id.getArguments()[0] : undefined;
         const fu = folder && unwrap(folder);
         const fd = fu && Node.isIdentifier(fu) ? declarationOf(fu) : undefined;
-        if (fd && !this.taintOf(folder!)) this.set(fd, { keys: new Set(), steps: [...this.taintOf(data)!.steps, n], codeDir: true, argv: 'safe' }, n);
+        // Only a fresh temporary folder of this function (`const dir = mkdtempSync(join(tmpdir(), 'run-'))`), not a configured root.
+        const fresh = fd && fd.getStart() > this.fn.getStart() && fd.getEnd() < this.fn.getEnd() && /mkdtemp|tmpdir|tmp|temp/i.test(initializerOf(fd)?.getText() ?? '');
+        if (fd && fresh && !this.taintOf(folder!)) this.set(fd, { keys: new Set(), steps: [...this.taintOf(data)!.steps, n], codeDir: true, argv: 'safe' }, n);
       }
       if (!Node.isPropertyAccessExpression(callee)) return;
       // args.push(name) on a local array: the array now holds the value (its place read as in flow/argv.ts).
