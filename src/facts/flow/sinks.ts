@@ -308,7 +308,7 @@ const CONTAINER_VALUE_FLAGS = new Set(['-e', '--env', '-w', '--workdir', '-u', '
 /**
  * Programs that run another command given after their own arguments: `ssh [options] host command…` (the rest
  * is joined and run by the remote user's shell: kind 'shell'), `docker|podman exec [options] container
- * command…` and `run … image command…`, `kubectl|oc exec pod -- command…` (the first word of the command is
+ * command…`, `kubectl|oc exec pod -- command…` (the first word of the command is
  * the program run in the container: kind 'process' when it is not written in the code; a shell given `-c` is
  * read by the runtime rule). The elements of that command, from the launch's argument list.
  */
@@ -341,7 +341,8 @@ function wrappedCommandParts(program: Node | undefined, argv: Node | undefined):
   }
   if (name === 'docker' || name === 'podman' || name === 'nerdctl') {
     const verb = els.findIndex((_, i) => lit(i) !== undefined && !lit(i)!.startsWith('-'));
-    if (verb < 0 || !['exec', 'run'].includes(lit(verb)!)) return [];
+    // Not `run`: what follows the image goes to its entrypoint when it has one, not necessarily a program.
+    if (verb < 0 || lit(verb) !== 'exec') return [];
     start = afterPositionals(verb + 1, 1, CONTAINER_VALUE_FLAGS);
   } else if (name === 'kubectl' || name === 'oc') {
     const verb = els.findIndex((_, i) => lit(i) !== undefined && !lit(i)!.startsWith('-'));
