@@ -137,8 +137,7 @@ export function rawDeclarationOf(key: ts.Identifier): ts.Identifier | undefined 
   let found: ts.Identifier | undefined;
   let cur: ts.Node | undefined = key.parent;
   while (cur && !found) {
-    // Constructors and accessors declare parameters too (`constructor(dir) { this.git = simpleGit(dir); }`).
-    if (isRawFunctionLike(cur) || ts.isConstructorDeclaration(cur) || ts.isSetAccessorDeclaration(cur)) {
+    if (isRawFunctionLike(cur)) {
       for (const p of cur.parameters) {
         found = findName(p.name, name);
         if (found) break;
