@@ -1,11 +1,13 @@
 import python from './python.js';
 import { afterLoad, Node, ts, type SourceFile } from '../../facts/morph.js';
-import { defineDetector, notApplicable, present } from '../../engine/detector.js';
+import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { httpRequestOf, sinkSites, toolFlows, type Flow, type SinkSite } from '../../facts/flow.js';
-import { urlArgument } from '../../facts/flow/sinks.js';
-import { fieldValues, findNodes, functionOf, originOf, rawOriginOf, GLOBAL } from '../../facts/scope.js';
+import { clusterArguments, clusterLineValues, urlArgument } from '../../facts/flow/sinks.js';
+
+const LAUNCHERS = new Set(['child_process', 'execa', 'cross-spawn']);
+import { assignedValues, fieldValues, findNodes, functionOf, originOf, rawOriginOf, GLOBAL } from '../../facts/scope.js';
 import { namesAnyModule, parsedSources, positionOf, propertyName, rawCalleeName, rawOfKinds, stringValue, unwrap } from '../../facts/ts-source.js';
 import {
   args,
@@ -78,6 +80,9 @@ interface Influence {
   /** Identifiers the value went through (to recognise checks on the same value). */
   names: Set<string>;
 }
+
+/** The keys of a connection's options that name where it goes (facts/flow connection()). */
+const CONNECTION_KEYS = ['connectionString', 'connection', 'uri', 'url', 'browserWSEndpoint', 'browserURL', 'wsEndpoint', 'endpointURL', 'host', 'hostname', 'server', 'address', 'socketPath', 'path'];
 
 const libraryOf = (module: string): string | undefined => LIBRARIES.find((l) => module === l || module.startsWith(l + '/'));
 
@@ -233,11 +238,15 @@ function callerArguments(p: Node, files: [string, SourceFile][]): (Node | undefi
  * starts with `/`, `?` or `#` (no host of its own); 'open': anything else.
  */
 function destinationShape(node: Node | undefined, files: [string, SourceFile][], depth = 0): DestShape {
-  if (!node || depth > 8) return 'open';
+  if (!node || depth > 16) return 'open';
   const n = unwrap(node);
+  // No value yet (`let info = null`, filled in later): names no destination of its own.
+  if (nullish(n)) return 'configured';
   const s = stringValue(n);
   if (s !== undefined) return /^[a-z][a-z0-9+.-]*:\/\/[^/?#@]+(?:[/?#]|$)/i.test(s) ? 'origin' : /^(?:\/(?!\/)|[?#])/.test(s) ? 'root' : 'configured';
   if ((Node.isPropertyAccessExpression(n) || Node.isElementAccessExpression(n)) && /^process\.env$/.test(unwrap(n.getExpression()).getText().replace(/\s+/g, ''))) return 'configured';
+  // The command line the operator starts the server with: `process.argv[2]`, `args[i + 1]` of `process.argv.slice(2)`.
+  if (Node.isElementAccessExpression(n) && commandLine(n.getExpression())) return 'configured';
   if (Node.isPropertyAccessExpression(n) && Node.isThisExpression(unwrap(n.getExpression()))) {
     const values = fieldValues(n);
     return values.length ? weakest(values.map((v) => destinationShape(v, files, depth + 1))) : 'open';
@@ -247,7 +256,12 @@ function destinationShape(node: Node | undefined, files: [string, SourceFile][],
     if (Node.isVariableDeclaration(d)) {
       const constant = d.getFirstAncestor((a) => Node.isVariableDeclarationList(a))?.getText().startsWith('const');
       const i = constant ? initializerOf(d) : undefined;
-      return i ? destinationShape(i, files, depth + 1) : 'open';
+      if (i) return destinationShape(i, files, depth + 1);
+      // A `let` set only to configured values (`let url = ''; … url = args[i]; … url = process.env.URL || ''`).
+      const name = d.getNameNode();
+      if (constant || !Node.isIdentifier(name)) return 'open';
+      const values = [...(d.getInitializer() ? [d.getInitializer()!] : []), ...assignedValues(name)];
+      return values.length ? weakest(values.map((v) => destinationShape(v, files, depth + 1))) : 'open';
     }
     if (d && Node.isParameterDeclaration(d)) {
       const init = d.getInitializer();
@@ -265,6 +279,18 @@ function destinationShape(node: Node | undefined, files: [string, SourceFile][],
   }
   if (Node.isConditionalExpression(n)) return weakest([destinationShape(n.getWhenTrue(), files, depth + 1), destinationShape(n.getWhenFalse(), files, depth + 1)]);
   if (Node.isTemplateExpression(n)) return piecesShape(n, files, depth);
+  // Connection options (`{ host, port, database }`): configured when every key that names the destination is.
+  // A spread (`{ ...this.config, password }`) brings the keys of a value that must be configured too.
+  if (Node.isObjectLiteralExpression(n)) {
+    const spreads = n.getProperties().flatMap((p) => (Node.isSpreadAssignment(p) ? [p.getExpression()] : []));
+    const dest = [...spreads, ...CONNECTION_KEYS.map((k) => propertyOf(n, k)).filter((v): v is Node => !!v)];
+    return weakest(dest.length ? dest.map((v) => destinationShape(v, files, depth + 1)) : ['configured']);
+  }
+  // A member of a configured value (`connectionInfo.host`, `this.options.url` of a configured object).
+  if (Node.isPropertyAccessExpression(n) && !Node.isThisExpression(unwrap(n.getExpression()))) {
+    const inner = unwrap(n.getExpression());
+    if (Node.isIdentifier(inner) || Node.isPropertyAccessExpression(inner)) return destinationShape(inner, files, depth + 1) === 'open' ? 'open' : 'configured';
+  }
   if (Node.isNewExpression(n) && calleeName(n) === 'URL') {
     const [a, base] = n.getArguments();
     if (!base) return destinationShape(a, files, depth + 1);
@@ -272,6 +298,24 @@ function destinationShape(node: Node | undefined, files: [string, SourceFile][],
     return ref === 'origin' ? 'origin' : ref === 'root' && destinationShape(base, files, depth + 1) !== 'open' ? 'origin' : 'open';
   }
   return 'open';
+}
+
+/** `process.argv`, a slice of it, or a const holding one. */
+function commandLine(node: Node, depth = 0): boolean {
+  const n = unwrap(node);
+  if (depth > 3) return false;
+  if (n.getText().replace(/\s+/g, '') === 'process.argv') return true;
+  if (Node.isCallExpression(n)) {
+    const callee = unwrap(n.getExpression());
+    return Node.isPropertyAccessExpression(callee) && callee.getName() === 'slice' && commandLine(callee.getExpression(), depth + 1);
+  }
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    const constant = Node.isVariableDeclaration(d) && d.getFirstAncestor((a) => Node.isVariableDeclarationList(a))?.getText().startsWith('const');
+    const i = constant ? initializerOf(d) : undefined;
+    return !!i && commandLine(i, depth + 1);
+  }
+  return false;
 }
 
 /** Of several possible values: open if any is; 'origin' or 'root' only when every value is one of them. */
@@ -332,6 +376,12 @@ function prefixOf(node: Node | undefined): string | undefined {
 }
 
 /* ---------------- guards ---------------- */
+
+/** `null`, `undefined`, `void 0`. */
+function nullish(n: Node): boolean {
+  const u = unwrap(n);
+  return Node.isNullLiteral(u) || (Node.isIdentifier(u) && u.getText() === 'undefined') || Node.isVoidExpression(u);
+}
 
 interface Guards {
   allowlist: boolean;
@@ -406,6 +456,12 @@ function guardsIn(scope: Node[], influence: Influence): Guards {
     const i = initializerOf(d);
     return !!i && Node.isPropertyAccessExpression(i) && onPath(i);
   };
+  /** A field or variable whose every assigned value is the influenced value itself. */
+  const sameValue = (x: Node): boolean => {
+    const u = unwrap(x);
+    const values = Node.isPropertyAccessExpression(u) && Node.isThisExpression(unwrap(u.getExpression())) ? fieldValues(u) : [];
+    return values.length > 0 && values.every((v) => Node.isNullLiteral(unwrap(v)) || related(v));
+  };
   const hand = (n: Node): void => {
     g.handWritten ??= n;
   };
@@ -445,7 +501,9 @@ function guardsIn(scope: Node[], influence: Influence): Guards {
         if (!side) continue;
         const lit = stringValue(side);
         if (lit === undefined) {
-          if (!Node.isIdentifier(unwrap(side)) || !influence.names.has(unwrap(side).getText())) g.allowlist = true;
+          // A null test (`x !== null`, the `_a !== void 0` of a down-levelled `??`) or a comparison with the
+          // value kept from the last call (`this.current === target`) decides nothing about where it goes.
+          if (!nullish(side) && !sameValue(side) && (!Node.isIdentifier(unwrap(side)) || !influence.names.has(unwrap(side).getText()))) g.allowlist = true;
         } else if (ADDRESS_LITERAL.test(lit)) hand(n);
         else if (/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(lit)) g.allowlist = true;
       }
@@ -513,9 +571,12 @@ function clientOf(site: SinkSite, sources: ReturnType<typeof parsedSources>): Cl
   if (site.family === 'connect') {
     // A connection (database, WebSocket, socket): a connection string or URL, or a host; no redirects to follow.
     const a = args(call);
+    // A cluster client launched with the cluster chosen on its command line (kubectl --context X).
+    const launcher = originOf(call.getExpression());
+    if (launcher && LAUNCHERS.has(launcher.module)) return { label, url: clusterArguments(a[0], a[1])[0] ?? clusterLineValues(a[0])[0], followsRedirects: false, hostOnly: true };
     const first = objectOf(a[0]);
     if (first) {
-      const url = propertyOf(first, 'connectionString') ?? propertyOf(first, 'uri') ?? propertyOf(first, 'url');
+      const url = ['connectionString', 'uri', 'url', 'browserWSEndpoint', 'browserURL', 'wsEndpoint', 'endpointURL'].map((k) => propertyOf(first, k)).find((v) => !!v);
       if (url) return { label: `${Node.isNewExpression(call) ? 'new ' : ''}${label}`, url, followsRedirects: false };
       return { label: `${Node.isNewExpression(call) ? 'new ' : ''}${label}`, url: propertyOf(first, 'host') ?? propertyOf(first, 'hostname') ?? propertyOf(first, 'server') ?? propertyOf(first, 'address'), followsRedirects: false, hostOnly: true };
     }
@@ -552,6 +613,23 @@ function clientOf(site: SinkSite, sources: ReturnType<typeof parsedSources>): Cl
   return { label, url: args(call)[0], followsRedirects: false };
 }
 
+/**
+ * A connection no tool reaches whose destination the operator sets: a configured value (the environment, the
+ * command line, a literal, through consts, `let`s, fields and callers' arguments), or none at all (`new Pool()`,
+ * `createClient()`: the library's defaults and its environment variables).
+ */
+function configuredConnection(s: SinkSite, sources: ReturnType<typeof parsedSources>, files: [string, SourceFile][]): boolean {
+  const call = s.node;
+  if (!Node.isCallExpression(call) && !Node.isNewExpression(call)) return false;
+  const a = args(call);
+  if (a.length === 0) return true;
+  const client = clientOf(s, sources);
+  if (!client) return false;
+  // Options that name no destination of their own: what their spreads bring must be configured too.
+  if (!client.url) return !!objectOf(a[0]) && destinationShape(objectOf(a[0]), files) !== 'open';
+  return destinationShape(client.url, files) !== 'open';
+}
+
 /** The call or `new` that starts at a 1-based line and column of a source file. */
 function callAt(sources: ReturnType<typeof parsedSources>, file: string, line: number, column: number): Node | undefined {
   const sf = sources.files.get(file);
@@ -585,7 +663,16 @@ function judgeSources(repo: RepoFacts): Verdict {
     const site: SinkSite = { family: f.sinkKind === 'navigate' ? 'browser' : f.sinkKind === 'connect' ? 'connect' : 'http', call: f.sinkCall, file: f.file, line: f.line, column: f.column, node };
     (site.family === 'connect' ? connections : sites).push(site);
   }
-  if (sites.length === 0 && !connections.some((s) => flows.some((f) => f.file === s.file && f.line === s.line && f.column === s.column))) return notApplicable('no-outbound-http');
+  if (sites.length === 0 && !connections.some((s) => flows.some((f) => f.file === s.file && f.line === s.line && f.column === s.column))) {
+    if (!connections.length) return notApplicable('no-outbound-http');
+    // Connections no tool argument was found reaching: the condition is false only when each one's
+    // destination is shown to be the operator's (configured, or the library's defaults); else not known.
+    const unread = connections.filter((s) => !configuredConnection(s, sources, files));
+    const calls = (list: SinkSite[]): string => [...new Set(list.map((s) => s.call))].slice(0, 4).join(', ');
+    if (!unread.length) return notApplicable('configured-connections', { calls: calls(connections) });
+    const first = unread[0]!;
+    return couldNotJudge('connection-destination-unread', { count: unread.length, calls: calls(unread), file: first.file, line: first.line });
+  }
   const widest = { url: 2, host: 1, path: 0 } as const;
   /** The flow reaching a site that reaches the most of its destination (several tools may reach one site). */
   const flowAt = (file: string, node: Node): Flow | undefined => {

@@ -229,6 +229,52 @@ function programPathParts(program: Node | undefined, argv: Node | undefined): Si
   return exprs.length ? [{ kind: 'fs', exprs }] : [];
 }
 
+/** Cluster clients whose command line chooses the cluster they talk to. */
+const CLUSTER_PROGRAMS = new Set(['kubectl', 'helm', 'oc', 'k9s']);
+const CLUSTER_FLAGS = /^(?:--context|--kube-context|--server|-s|--cluster|--kubeconfig)$/;
+
+/**
+ * The elements of a cluster client's argument list that choose the cluster (`kubectl config use-context X`,
+ * `--context X`, `--context=${x}`, `--server`, `--kubeconfig`, helm's `--kube-context`): where the launch connects,
+ * a part of kind 'connect' beside the launch's own.
+ */
+export function clusterArguments(program: Node | undefined, argv: Node | undefined): Node[] {
+  const names = program ? possibleStrings(program).map((v) => v.split(/[\\/]/).pop() ?? v) : [];
+  if (!argv || !names.some((n) => CLUSTER_PROGRAMS.has(n.replace(/\.exe$/, '')))) return [];
+  const elements = argvElements(argv);
+  if (!elements) return [];
+  const out: Node[] = [];
+  const values = elements.map((e) => constString(unwrap(e))?.value);
+  elements.forEach((e, i) => {
+    const u = unwrap(e);
+    if (values[i] !== undefined) return;
+    const before = values[i - 1];
+    const head = Node.isTemplateExpression(u) ? u.getHead().getLiteralText() : undefined;
+    if ((before !== undefined && (CLUSTER_FLAGS.test(before) || (before === 'use-context' && values[i - 2] === 'config'))) || (head !== undefined && /^--(?:context|kube-context|server|cluster|kubeconfig)=$/.test(head))) out.push(e);
+  });
+  return out;
+}
+
+/** The values of a cluster client's command line written as a template that choose the cluster (`kubectl config use-context ${c}`, `--context=${c}`). */
+export function clusterLineValues(line: Node | undefined): Node[] {
+  const u = line && unwrap(line);
+  if (!u || !Node.isTemplateExpression(u)) return [];
+  const program = u.getHead().getLiteralText().trim().split(/\s+/)[0] ?? '';
+  if (!CLUSTER_PROGRAMS.has(program.split(/[\\/]/).pop() ?? program)) return [];
+  const out: Node[] = [];
+  let text = u.getHead().getLiteralText();
+  for (const span of u.getTemplateSpans()) {
+    if (/(?:^|\s)(?:--context|--kube-context|--server|-s|--cluster|--kubeconfig)(?:=|\s+)["']?$|(?:^|\s)config\s+use-context\s+["']?$/.test(text)) out.push(span.getExpression());
+    text += '\u0000' + span.getLiteral().getLiteralText();
+  }
+  return out;
+}
+
+function clusterLineParts(line: Node | undefined): SinkPart[] {
+  const exprs = clusterLineValues(line);
+  return exprs.length ? [{ kind: 'connect', exprs }] : [];
+}
+
 /**
  * The elements of an argument list: an array literal's, or a local array's (`const args = ['deploy']`) followed by
  * what `args.push(…)` adds to it in its function, in the order written.
@@ -377,6 +423,8 @@ function spawnLike(call: string, launcher: Launcher, args: Node[], sources: Pars
     if (program) parts.push({ kind: programKind, exprs: [program] });
     if (argv) parts.push({ kind: 'argument', exprs: [argv] });
     parts.push(...programPathParts(program, argv), ...wrappedCommandParts(program, argv));
+    const dest = clusterArguments(program, argv);
+    if (dest.length) parts.push({ kind: 'connect', exprs: dest });
   }
   parts.push(...cwdParts(opts, sources), ...stdinParts(program, argv, opts, sources));
   return { family: 'process', call, launcher, shell: shell || shellC, parts };
@@ -511,7 +559,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
   const m = last(o);
   switch (kind) {
     case 'shell-exec':
-      return { family: 'process', call, launcher: o.module === 'shelljs' ? 'shelljs' : 'child_process', shell: true, parts: [{ kind: 'shell', exprs: args.slice(0, 1) }, ...commandLinePathParts(args[0]), ...cwdParts(args.slice(1, 2), sources), ...stdinParts(args[0], undefined, args.slice(1, 2), sources)] };
+      return { family: 'process', call, launcher: o.module === 'shelljs' ? 'shelljs' : 'child_process', shell: true, parts: [{ kind: 'shell', exprs: args.slice(0, 1) }, ...commandLinePathParts(args[0]), ...clusterLineParts(args[0]), ...cwdParts(args.slice(1, 2), sources), ...stdinParts(args[0], undefined, args.slice(1, 2), sources)] };
     case 'spawn':
       return spawnLike(call, o.module as 'child_process' | 'cross-spawn' | 'execa', args, sources);
     case 'execa': {
@@ -561,7 +609,7 @@ function libraryPaths(call: string, o: Origin, args: Node[], sources: ParsedSour
 }
 
 /** The properties of a connection's options object that decide where it goes. */
-const CONNECTION_KEYS = ['connectionString', 'connection', 'uri', 'url', 'host', 'hostname', 'server', 'address'];
+const CONNECTION_KEYS = ['connectionString', 'connection', 'uri', 'url', 'browserWSEndpoint', 'browserURL', 'wsEndpoint', 'endpointURL', 'host', 'hostname', 'server', 'address'];
 
 /**
  * An outbound connection that is not an HTTP request (family 'connect'): a database client (`new pg.Client`,
@@ -1136,6 +1184,14 @@ export const CONNECT_MODULES: Record<string, RegExp> = {
   'mysql2/promise': /^(?:createConnection|createPool)$/,
   mongodb: /^(?:MongoClient|connect)$/,
   mongoose: /^(?:connect|createConnection)$/,
+  // A browser reached over the DevTools protocol (puppeteer.connect({ browserWSEndpoint }), chromium.connectOverCDP(url)).
+  puppeteer: /^connect$/,
+  'puppeteer-core': /^connect$/,
+  playwright: /^(?:connect|connectOverCDP)$/,
+  'playwright-core': /^(?:connect|connectOverCDP)$/,
+  'playwright-chromium': /^(?:connect|connectOverCDP)$/,
+  // mongosh's driver layer: NodeDriverServiceProvider.connect(uri, options).
+  '@mongosh/service-provider-node-driver': /^connect$/,
   ws: /^(?:|WebSocket)$/,
   net: /^(?:connect|createConnection)$/,
   tls: /^connect$/,

@@ -353,6 +353,49 @@ function zodRegex(node: Node): string | undefined {
  * The elements of a list written in the code: array literals, their spreads, consts and imports of them, an
  * export of a module required or imported whole (`browser_tools_1.allTools`), `Object.values(TABLE)` (bounded).
  */
+/**
+ * What the calls of a named function of the source pass for one of its parameters, or for a property of a
+ * parameter destructured in place (`function make({ tools: list })` called as `make({ name, tools })`).
+ */
+function passedToParameter(d: Node, sources: ParsedSources): Node[] {
+  let x: Node | undefined = Node.isIdentifier(d) ? d.getParent() : d;
+  let key: string | undefined;
+  if (x && Node.isBindingElement(x)) {
+    const pattern = x.getParent();
+    if (!pattern || !Node.isObjectBindingPattern(pattern) || x.getDotDotDotToken()) return [];
+    const prop = x.getPropertyNameNode();
+    key = prop ? propertyName(prop) : x.getName();
+    x = pattern.getParent();
+  }
+  if (!x || !Node.isParameterDeclaration(x)) return [];
+  const fn = x.getParent();
+  const holder = fn?.getParent();
+  const name = fn && Node.isFunctionDeclaration(fn) ? fn.getName() : fn && holder && Node.isVariableDeclaration(holder) && (Node.isArrowFunction(fn) || Node.isFunctionExpression(fn)) ? holder.getName() : undefined;
+  if (!fn || !name || !(Node.isFunctionDeclaration(fn) || Node.isArrowFunction(fn) || Node.isFunctionExpression(fn))) return [];
+  const index = fn.getParameters().indexOf(x);
+  const out: Node[] = [];
+  for (const sf of sources.files.values()) {
+    if (!sf.getFullText().includes(name)) continue;
+    for (const cn of rawCalls(sf.compilerNode, name)) {
+      const arg = wrapNode(sf, cn).asKind(SyntaxKind.CallExpression)?.getArguments()[index];
+      const value = arg && key !== undefined ? propertyValue(objectLiteralOf(arg, sources), key) : arg;
+      if (value && out.length < 20) out.push(value);
+    }
+  }
+  return out;
+}
+
+/** The calls `name(…)` of a file, on compiler nodes. */
+function rawCalls(root: ts.Node, name: string): ts.CallExpression[] {
+  const out: ts.CallExpression[] = [];
+  const visit = (n: ts.Node): void => {
+    if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && n.expression.text === name) out.push(n);
+    ts.forEachChild(n, visit);
+  };
+  visit(root);
+  return out;
+}
+
 export function listElements(expr: Node, sources: ParsedSources, depth = 0): Node[] {
   if (depth > 6) return [];
   let u = unwrap(expr);
@@ -361,7 +404,9 @@ export function listElements(expr: Node, sources: ParsedSources, depth = 0): Nod
   if (Node.isIdentifier(u)) {
     const d = declarationOf(u);
     const v = d && valueOfDeclaration(d, sources);
-    return v && v !== u && !Node.isSourceFile(v) ? listElements(v, sources, depth + 1) : [];
+    if (v && v !== u && !Node.isSourceFile(v)) return listElements(v, sources, depth + 1);
+    // A list a helper is given: `createServer({ tools })` for `function createServer({ tools: list })`.
+    return d ? passedToParameter(d, sources).flatMap((a) => listElements(a, sources, depth + 1)) : [];
   }
   const member = moduleMember(u, sources);
   if (member) return listElements(member, sources, depth + 1);
