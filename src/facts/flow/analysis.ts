@@ -1,10 +1,10 @@
 import { Node, SyntaxKind, ts, type CallExpression, type Identifier, type NewExpression, type TaggedTemplateExpression } from '../morph.js';
-import { declarationOf, mayResolveFunction, findNodes, isFunctionLike, originOf, GLOBAL, type FunctionLikeNode } from '../scope.js';
+import { declarationOf, initializerOf, mayResolveFunction, findNodes, isFunctionLike, originOf, GLOBAL, type FunctionLikeNode } from '../scope.js';
 import { constString, constrainedArguments, objectLiteralOf, propertyValue, regexSource } from '../server-model.js';
 import { propertyName, unwrap, wrapNode, type ParsedSources } from '../ts-source.js';
 import { asksHuman, CONFIRMED, guarding, openWhenEmpty, storageKeys, STORE_MUTATORS } from './guards.js';
 import { type Analyzable, classId, constructorOf, functionCached, functionsOfCallee, originCached, ownerClass, stripAwait } from './modules.js';
-import { arrayArgv, pushedArgv } from './argv.js';
+import { argvRunsScript, arrayArgv, pushedArgv, shellRunsScript } from './argv.js';
 import { classifySink, FS_MODULES, type HttpRequest, httpRequestOf, last, MAX_DEPTH, type SinkContext, type SinkMatch, type SinkPart, type UrlShape } from './sinks.js';
 import { ALLOW, bodyNodes, type Check, CLOSED_BASE, CLOSED_ORIGIN, declKey, DENY, DENY_NAME, ESCAPE_MODULES, ESCAPE_NAME, exprKey, type Family, type FnResult, hasSeparator, isSep, ITERATING, liftKeys, merge, NON_TEXT_METHODS, worstArgv, OPEN_HOST, ownReturns, BARE_ORIGIN, ROOT_PATH, PARSE_METHODS, PART_METHODS, PASS_GLOBALS, PATH_MODULES, patternVerdict, type Piece, piecesOf, type RawFlow, RELATIVE, SCHEME, signature, type StoreWrite, type Taint, unionKeys, v, type Verdict, withKeys } from './taint.js';
 
@@ -251,6 +251,13 @@ class FnAnalysis {
         const id = unwrap(dest);
         const d = Node.isIdentifier(id) ? declarationOf(id) : undefined;
         if (d && !this.taintOf(id)) this.set(d, { keys: new Set(), steps: [...this.taintOf(data)!.steps, n], codeFile: true, argv: 'code' }, n);
+        // writeFile(join(dir, 'main.py'), code): the folder now holds a script (`cd ${dir} && python main.py`, flow/argv.ts).
+        const folder = Node.isCallExpression(id) && /^(?:join|resolve)$/.test(last(originCached(unwrap(id.getExpression()), this.run_.sources) ?? { module: '', path: [] })) ? id.getArguments()[0] : undefined;
+        const fu = folder && unwrap(folder);
+        const fd = fu && Node.isIdentifier(fu) ? declarationOf(fu) : undefined;
+        // Only a fresh temporary folder of this function (`const dir = mkdtempSync(join(tmpdir(), 'run-'))`), not a configured root.
+        const fresh = fd && fd.getStart() > this.fn.getStart() && fd.getEnd() < this.fn.getEnd() && /mkdtemp|tmpdir|tmp|temp/i.test(initializerOf(fd)?.getText() ?? '');
+        if (fd && fresh && !this.taintOf(folder!)) this.set(fd, { keys: new Set(), steps: [...this.taintOf(data)!.steps, n], codeDir: true, argv: 'safe' }, n);
       }
       if (!Node.isPropertyAccessExpression(callee)) return;
       // args.push(name) on a local array: the array now holds the value (its place read as in flow/argv.ts).
@@ -527,12 +534,19 @@ class FnAnalysis {
         if (!t) continue;
         // A file that holds the client's text is not a client-chosen path, URL or command: it matters only as a
         // program's argument (flow/argv.ts).
-        if (t.codeFile && part.kind !== 'argument') continue;
+        let kind = part.kind;
+        if (t.codeFile || t.codeDir) {
+          // …except in a shell line that hands it to a language runtime (`${executor} "${file}"`): code.
+          const isCode = (e: Node): boolean => !!this.taintOf(e)?.codeFile;
+          const isDir = (e: Node): boolean => !!this.taintOf(e)?.codeDir;
+          if (part.kind === 'shell' && part.exprs[0] && (shellRunsScript(part.exprs[0], isCode, isDir) || (!!part.exprs[1] && argvRunsScript(part.exprs[0], part.exprs[1], isCode)))) kind = 'eval';
+          else if (part.kind !== 'argument' || t.codeDir) continue;
+        }
         const urlShape = part.kind === 'http' || part.kind === 'navigate' ? this.destination(n, t) : undefined;
         flows.push({
           sink: n,
           match,
-          kind: part.kind,
+          kind,
           // resolved: every tainted operand went through path.resolve/join or realpath (merge does not keep it).
           taint: { ...t, keys: unionKeys(new Set(), ts.flatMap((x) => (x ? [...x.keys] : []))), ...(ts.every((x) => !x || x.resolved) ? { resolved: true } : {}) },
           chain: [{ fn: this.fn, at: n }],

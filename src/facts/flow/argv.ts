@@ -1,5 +1,5 @@
 import { Node, type ArrayLiteralExpression, type Identifier } from '../morph.js';
-import { initializerOf } from '../scope.js';
+import { declarationOf, initializerOf } from '../scope.js';
 import { constString } from '../server-model.js';
 import { unwrap } from '../ts-source.js';
 import { possibleStrings } from './sinks.js';
@@ -50,7 +50,7 @@ function elementsArgv(els: Node[], taintOf: (e: Node) => Taint | undefined): { a
       // A resolved path (path.resolve/join, realpath) is absolute: not read as an option either.
       // A file the client's text was written to is a script, wherever it sits.
       if (t.codeFile) positions.push('code');
-      else if (endOfOptions || t.resolved) positions.push('safe');
+      else if (endOfOptions || t.resolved || t.codeDir || t.validated) positions.push('safe');
       else if (spread) positions.push(t.argv);
       else if (prev !== undefined && CODE_FLAGS.has(prev)) positions.push('code');
       else if (prev !== undefined && /^-{1,2}[A-Za-z][\w-]*$/.test(prev)) positions.push('safe');
@@ -82,4 +82,87 @@ export function pushedArgv(decl: Identifier, call: Node, taintOf: (e: Node) => T
   const init = initializerOf(decl);
   const before = init && Node.isArrayLiteralExpression(unwrap(init)) ? (unwrap(init) as ArrayLiteralExpression).getElements() : [];
   return elementsArgv([...before.filter((e) => !taintOf(e)), ...call.getArguments()], taintOf);
+}
+
+/** Words that end one command of a shell line and start the next (`cd dir && python main.py`). */
+const SHELL_SEPARATOR = /^(?:&&|\|\||;|\||&)$/;
+
+/**
+ * Does a shell command line run a script the client's text was written to: a language runtime (a word written
+ * in the line, or a value picked from a table written in the code: `${executor} "${file}"` with
+ * `EXECUTORS = { python: 'python3 -u', … }`) followed, after its flags, by that file (`isCode`), or by a file
+ * named in the line after a `cd` into the folder it was written into (`isDir`: `cd ${dir} && python main.py`).
+ * A runtime given another script, with the file as its data (`python3 convert.py ${file}`), is not.
+ */
+export function shellRunsScript(line: Node, isCode: (e: Node) => boolean, isDir: (e: Node) => boolean): boolean {
+  let u = unwrap(line);
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    const init = d && initializerOf(d);
+    if (init) u = unwrap(init);
+  }
+  const pieces = piecesOf(u);
+  if (!pieces) return false;
+  // The line as words; a word is the texts and values glued together (`"${file}"` is one word).
+  type Word = { text: string; code: boolean; dir: boolean; runtime: boolean };
+  const words: Word[] = [];
+  let cur: Word | undefined;
+  const end = (): void => {
+    if (cur) words.push(cur);
+    cur = undefined;
+  };
+  const word = (): Word => (cur ??= { text: '', code: false, dir: false, runtime: false });
+  for (const p of pieces) {
+    if ('text' in p) {
+      const parts = p.text.split(/(\s+|&&|\|\||;)/);
+      for (const part of parts) {
+        if (part === '') continue;
+        if (/^\s+$/.test(part)) end();
+        else if (SHELL_SEPARATOR.test(part)) {
+          end();
+          words.push({ text: part, code: false, dir: false, runtime: false });
+        } else word().text += part.replace(/["']/g, '');
+      }
+    } else {
+      const w = word();
+      if (isCode(p.expr)) w.code = true;
+      else if (isDir(p.expr)) w.dir = true;
+      else {
+        // A program picked from a table or a constant: `python3 -u` is the runtime and its flags.
+        const values = possibleStrings(p.expr);
+        if (values.length && values.every((v) => isRuntime(v.trim().split(/\s+/)[0] ?? '') && v.trim().split(/\s+/).slice(1).every((x) => x.startsWith('-')))) w.runtime = true;
+        else w.text += '\0';
+      }
+    }
+  }
+  end();
+  let inDir = false;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (w.text === 'cd' && words[i + 1]?.dir) inDir = true;
+    const runtime = w.runtime || (!w.code && !w.dir && isRuntime(w.text));
+    if (!runtime) continue;
+    let j = i + 1;
+    while (j < words.length && !words[j]!.code && !words[j]!.dir && words[j]!.text.startsWith('-') && !SHELL_SEPARATOR.test(words[j]!.text)) j++;
+    const script = words[j];
+    if (!script || SHELL_SEPARATOR.test(script.text)) continue;
+    if (script.code) return true;
+    if (inDir && !script.dir && /^[\w.-]+$/.test(script.text)) return true;
+  }
+  return false;
+}
+
+/**
+ * A program and its argument array joined into a shell line (`spawn(EXECUTORS[lang], [file], { shell: true })`):
+ * the program is a language runtime and its first operand, after its flags, is the file holding the client's text.
+ */
+export function argvRunsScript(program: Node, argv: Node, isCode: (e: Node) => boolean): boolean {
+  const values = possibleStrings(program);
+  if (!values.length || !values.every((v) => isRuntime(v.trim().split(/\s+/)[0] ?? ''))) return false;
+  const u = unwrap(argv);
+  const d = Node.isIdentifier(u) ? declarationOf(u) : undefined;
+  const list = Node.isArrayLiteralExpression(u) ? u : d ? initializerOf(d) : undefined;
+  const els = list && Node.isArrayLiteralExpression(unwrap(list)) ? (unwrap(list) as ArrayLiteralExpression).getElements() : [];
+  const first = els.find((e) => !(constString(e)?.value ?? '').startsWith('-') || constString(e) === undefined);
+  return !!first && isCode(first);
 }

@@ -4,6 +4,7 @@ import { constString, objectLiteralOf, propertyValue, type EntryKind } from '../
 import { namesAnyModule, unwrap, type ParsedSources } from '../ts-source.js';
 import { originCached, requireCall } from './modules.js';
 import { piecesOf } from './pieces.js';
+import { isRuntime } from './argv.js';
 import { pathArgumentPositions, sqlFileBefore, sqlFilePlaceholders, type ArgvItem } from '../file-arguments.js';
 
 /**
@@ -33,7 +34,7 @@ export type GuardDetail =
   | 'default-open'
   | 'roots-writable'
   | 'confirmed';
-export type Launcher = 'child_process' | 'execa' | 'cross-spawn' | 'shelljs' | 'zx' | 'stdio-transport';
+export type Launcher = 'child_process' | 'execa' | 'cross-spawn' | 'shelljs' | 'zx' | 'stdio-transport' | 'ssh' | 'docker' | 'kubernetes';
 
 export interface FlowStep {
   file: string;
@@ -297,6 +298,109 @@ function argvElements(argv: Node): Node[] | undefined {
   return out;
 }
 
+/**
+ * A language runtime (or a shell) started with no script of its own: only flags (`python3 -`, `bash -s`, `node`),
+ * so what it reads on its standard input is the program it runs. What kind that text is: 'shell' for a shell,
+ * 'eval' for another runtime; undefined when a script or code is named on the command line (its input is data).
+ */
+function stdinProgram(program: Node | undefined, argv: Node | undefined): 'shell' | 'eval' | undefined {
+  if (!program) return undefined;
+  // A command line written as one string (`execSync('python3 -', { input })`): its first word and flags.
+  const lines = possibleStrings(program);
+  if (!lines.length) return undefined;
+  const words = lines.map((l) => l.trim().split(/\s+/));
+  if (!words.every((w) => isRuntime(w[0] ?? '') && w.slice(1).every((x) => x.startsWith('-')))) return undefined;
+  const els = argv ? argvElements(argv) : [];
+  if (!els || els.some((e) => !(constString(e)?.value ?? 'x').startsWith('-'))) return undefined;
+  return words.every((w) => SHELLS.has(w[0]!) || SHELLS.has(w[0]!.split(/[\\/]/).pop() ?? '')) ? 'shell' : 'eval';
+}
+
+/** The `input` option of a synchronous launch (`spawnSync('python3', ['-'], { input: code })`) given to such a runtime. */
+function stdinParts(program: Node | undefined, argv: Node | undefined, opts: Node[], sources: ParsedSources): SinkPart[] {
+  const input = opts.map((o) => optionOf(o, ['input'], sources)).find((x): x is Node => !!x);
+  const kind = input && stdinProgram(program, argv);
+  return input && kind ? [{ kind, exprs: [input] }] : [];
+}
+
+/**
+ * Text written to the standard input of such a runtime (`const child = spawn('python3', ['-']);
+ * child.stdin.write(code)` or `.end(code)`): the runtime runs it (family 'code').
+ */
+function stdinWrite(node: CallExpression, sources: ParsedSources): SinkMatch | undefined {
+  const callee = unwrap(node.getExpression());
+  if (!Node.isPropertyAccessExpression(callee) || !/^(?:write|end)$/.test(callee.getName()) || !node.getArguments()[0]) return undefined;
+  const stdin = unwrap(callee.getExpression());
+  if (!Node.isPropertyAccessExpression(stdin) || stdin.getName() !== 'stdin') return undefined;
+  let child = unwrap(stdin.getExpression());
+  if (Node.isIdentifier(child)) {
+    const d = declarationOf(child);
+    const init = d && initializerOf(d);
+    if (!init) return undefined;
+    child = unwrap(init);
+  }
+  if (!Node.isCallExpression(child)) return undefined;
+  const o = originCached(unwrap(child.getExpression()), sources);
+  if (!o || !['spawn', 'execa'].includes(callSinkKind(o) ?? '')) return undefined;
+  const [program, second] = child.getArguments();
+  const argv = second && !Node.isObjectLiteralExpression(unwrap(second)) ? second : undefined;
+  const kind = stdinProgram(program, argv);
+  return kind ? { family: 'code', call: calleeText(callee), parts: [{ kind, exprs: node.getArguments().slice(0, 1) }] } : undefined;
+}
+
+/** Options of ssh, docker/podman exec|run that take a value (the next element), so the value is not the destination. */
+const SSH_VALUE_FLAGS = new Set(['-p', '-i', '-l', '-o', '-F', '-J', '-L', '-R', '-D', '-b', '-c', '-E', '-e', '-m', '-O', '-Q', '-S', '-W', '-w', '-B']);
+const CONTAINER_VALUE_FLAGS = new Set(['-e', '--env', '-w', '--workdir', '-u', '--user', '--env-file', '-v', '--volume', '--name', '--network', '-p', '--publish', '--entrypoint', '--mount', '-l', '--label', '--platform', '--detach-keys', '-c', '--container', '-n', '--namespace', '--context', '--kubeconfig']);
+
+/**
+ * Programs that run another command given after their own arguments: `ssh [options] host command…` (the rest
+ * is joined and run by the remote user's shell: kind 'shell'), `docker|podman exec [options] container
+ * command…`, `kubectl|oc exec pod -- command…` (the first word of the command is
+ * the program run in the container: kind 'process' when it is not written in the code; a shell given `-c` is
+ * read by the runtime rule). The elements of that command, from the launch's argument list.
+ */
+function wrappedCommandParts(program: Node | undefined, argv: Node | undefined): SinkPart[] {
+  const els = argv && program ? argvElements(argv) : undefined;
+  if (!els?.length) return [];
+  const names = new Set(possibleStrings(program).map((v) => (v.split(/[\\/]/).pop() ?? '').replace(/\.exe$/i, '')));
+  if (names.size !== 1) return [];
+  const name = [...names][0]!;
+  const lit = (i: number): string | undefined => (els[i] && !Node.isSpreadElement(els[i]!) ? constString(els[i]!)?.value : undefined);
+  const expr = (e: Node): Node => (Node.isSpreadElement(e) ? e.getExpression() : e);
+  // The index after `skip` positional elements (options and their values passed over) from `from`.
+  const afterPositionals = (from: number, skip: number, valueFlags: Set<string>): number | undefined => {
+    let i = from;
+    for (let seen = 0; i < els.length && seen < skip; i++) {
+      const v = lit(i);
+      if (Node.isSpreadElement(els[i]!)) return undefined; // options not known
+      if (v !== undefined && v.startsWith('-')) {
+        if (valueFlags.has(v)) i++;
+        continue;
+      }
+      seen++;
+    }
+    return i;
+  };
+  let start: number | undefined;
+  if (name === 'ssh') {
+    start = afterPositionals(0, 1, SSH_VALUE_FLAGS);
+    return start !== undefined && start < els.length ? [{ kind: 'shell', exprs: els.slice(start).map(expr) }] : [];
+  }
+  if (name === 'docker' || name === 'podman' || name === 'nerdctl') {
+    const verb = els.findIndex((_, i) => lit(i) !== undefined && !lit(i)!.startsWith('-'));
+    // Not `run`: what follows the image goes to its entrypoint when it has one, not necessarily a program.
+    if (verb < 0 || lit(verb) !== 'exec') return [];
+    start = afterPositionals(verb + 1, 1, CONTAINER_VALUE_FLAGS);
+  } else if (name === 'kubectl' || name === 'oc') {
+    const verb = els.findIndex((_, i) => lit(i) !== undefined && !lit(i)!.startsWith('-'));
+    const dashes = els.findIndex((_, i) => lit(i) === '--');
+    if (verb < 0 || lit(verb) !== 'exec' || dashes < verb) return [];
+    start = dashes + 1;
+  }
+  const first = start !== undefined ? els[start] : undefined;
+  if (!first || lit(start!) !== undefined) return [];
+  return [{ kind: 'process', exprs: [expr(first)] }];
+}
+
 /** spawn-like (program, [argv], [options]) */
 function spawnLike(call: string, launcher: Launcher, args: Node[], sources: ParsedSources, programKind: 'process' = 'process'): SinkMatch {
   const program = args[0];
@@ -318,11 +422,11 @@ function spawnLike(call: string, launcher: Launcher, args: Node[], sources: Pars
   } else {
     if (program) parts.push({ kind: programKind, exprs: [program] });
     if (argv) parts.push({ kind: 'argument', exprs: [argv] });
-    parts.push(...programPathParts(program, argv));
+    parts.push(...programPathParts(program, argv), ...wrappedCommandParts(program, argv));
     const dest = clusterArguments(program, argv);
     if (dest.length) parts.push({ kind: 'connect', exprs: dest });
   }
-  parts.push(...cwdParts(opts, sources));
+  parts.push(...cwdParts(opts, sources), ...stdinParts(program, argv, opts, sources));
   return { family: 'process', call, launcher, shell: shell || shellC, parts };
 }
 
@@ -390,6 +494,8 @@ export interface SinkContext {
   records: boolean;
   /** The package opens WebSockets (ws, socket.io, isomorphic-ws): a navigation may be sent over one to a browser extension. */
   sockets?: boolean;
+  /** The package uses an SSH client (SSH_MODULES): a command it sends runs on the remote host (see remoteCommand). */
+  ssh?: boolean;
 }
 
 /** What kind of sink a call, `new` or tagged template is, and which of its operands matter. */
@@ -438,11 +544,14 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
   if (!kind) {
     return (
       (ctx.browser ? navigation(node) : undefined) ??
+      containerCommand(node, sources) ??
       documentCall(node, sources) ??
       libraryMethodCall(node, sources) ??
       sqlFileCall(node, ctx) ??
       (ctx.records ? kubeContext(node, sources) ?? recordLookup(node, sources) : undefined) ??
-      (ctx.sockets ? socketNavigation(node) : undefined)
+      (ctx.sockets ? socketNavigation(node) : undefined) ??
+      (ctx.ssh ? remoteCommand(node, sources) : undefined) ??
+      stdinWrite(node, sources)
     );
   }
   const args = node.getArguments();
@@ -450,7 +559,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
   const m = last(o);
   switch (kind) {
     case 'shell-exec':
-      return { family: 'process', call, launcher: o.module === 'shelljs' ? 'shelljs' : 'child_process', shell: true, parts: [{ kind: 'shell', exprs: args.slice(0, 1) }, ...commandLinePathParts(args[0]), ...clusterLineParts(args[0]), ...cwdParts(args.slice(1, 2), sources)] };
+      return { family: 'process', call, launcher: o.module === 'shelljs' ? 'shelljs' : 'child_process', shell: true, parts: [{ kind: 'shell', exprs: args.slice(0, 1) }, ...commandLinePathParts(args[0]), ...clusterLineParts(args[0]), ...cwdParts(args.slice(1, 2), sources), ...stdinParts(args[0], undefined, args.slice(1, 2), sources)] };
     case 'spawn':
       return spawnLike(call, o.module as 'child_process' | 'cross-spawn' | 'execa', args, sources);
     case 'execa': {
@@ -517,6 +626,74 @@ function connection(call: string, o: Origin, args: Node[], sources: ParsedSource
   else if (sockets) dest = args.slice(1, 2).filter((a) => !Node.isArrowFunction(unwrap(a)) && !Node.isFunctionExpression(unwrap(a)));
   else dest = args.slice(0, 1);
   return { family: 'connect', call, parts: [{ kind: 'connect', exprs: dest }] };
+}
+
+/* ------------------------------------------------------------ remote commands */
+
+/** SSH clients: the command of an exec request is run on the remote host by the remote user's login shell. */
+export const SSH_MODULES = ['ssh2', 'node-ssh', 'ssh2-promise', 'simple-ssh'];
+const SSH_MODULE_SET = new Set(SSH_MODULES);
+/** Method names a remote command is sent by (see remoteCommand). */
+export const REMOTE_COMMAND_NAMES = new Set(['exec', 'execCommand', 'spawn']);
+/** A receiver that names an SSH connection, for a client the reading cannot follow (kept in a Map, passed as a parameter). */
+const SSH_RECEIVER = /ssh|conn|session|remote|client/i;
+const NOT_SSH_RECEIVER = /db|sql|pool|database|redis|regex|pattern|re$/i;
+
+/**
+ * A command sent to a remote host over SSH (family 'process', kind 'shell'): the server's sshd hands the exec
+ * request's string to the remote user's login shell (`$SHELL -c command`), so a client value in it is a shell
+ * command on that host, under the user's identity there. Read in a package that uses an SSH client
+ * (SSH_MODULES): `conn.exec(command, [options], callback)` (ssh2), `ssh.execCommand(command)` and
+ * `ssh.exec(command, params)` (node-ssh: the command is a shell line, the parameters are quoted),
+ * `ssh.exec(command)` / `ssh.spawn(command)` (ssh2-promise), `ssh.exec(command, { out })` (simple-ssh).
+ * The receiver is followed to the library's client when it can be (consts, fields, `new Client()`); otherwise
+ * the call must have ssh2's callback shape (a function last, two arguments or more) on a receiver named like a
+ * connection, or be node-ssh's execCommand.
+ */
+function remoteCommand(node: CallExpression, sources: ParsedSources): SinkMatch | undefined {
+  const callee = unwrap(node.getExpression());
+  if (!Node.isPropertyAccessExpression(callee)) return undefined;
+  const name = callee.getName();
+  const args = node.getArguments();
+  if (!REMOTE_COMMAND_NAMES.has(name) || !args[0] || Node.isSpreadElement(args[0])) return undefined;
+  const recv = callee.getExpression();
+  let sure = !!recordModuleOf(recv, sources, 0, (m) => SSH_MODULE_SET.has(m));
+  if (!sure && name !== 'spawn') {
+    const lastArg = unwrap(args[args.length - 1]!);
+    const callback = args.length >= 2 && (Node.isArrowFunction(lastArg) || Node.isFunctionExpression(lastArg));
+    const text = recv.getText();
+    sure = name === 'execCommand' || (callback && SSH_RECEIVER.test(text) && !NOT_SSH_RECEIVER.test(text));
+  }
+  if (!sure) return undefined;
+  return { family: 'process', call: calleeText(callee), launcher: 'ssh', shell: true, parts: [{ kind: 'shell', exprs: [args[0]] }] };
+}
+
+/**
+ * A command run in a container through an API client (family 'process'): dockerode `container.exec({ Cmd })`,
+ * @kubernetes/client-node `new Exec(kc).exec(namespace, pod, container, command, …)`. The command is a list:
+ * its first word, when the code does not write it, chooses the program ('process'); after a shell and `-c`, the
+ * rest is a shell line ('shell'). Only on a receiver followed to one of those libraries.
+ */
+function containerCommand(node: CallExpression, sources: ParsedSources): SinkMatch | undefined {
+  const callee = unwrap(node.getExpression());
+  if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== 'exec') return undefined;
+  const args = node.getArguments();
+  if (!args.length) return undefined;
+  const mod = recordModuleOf(callee.getExpression(), sources, 0, (m) => m === 'dockerode' || m === '@kubernetes/client-node');
+  const cmd = mod === 'dockerode' ? optionOf(args[0], ['Cmd'], sources) : mod ? args[3] : undefined;
+  if (!cmd) return undefined;
+  const u = unwrap(cmd);
+  const parts: SinkPart[] = [];
+  if (Node.isArrayLiteralExpression(u)) {
+    const els = u.getElements();
+    const lit = (i: number): string | undefined => (els[i] && !Node.isSpreadElement(els[i]!) ? constString(els[i]!)?.value : undefined);
+    const expr = (e: Node): Node => (Node.isSpreadElement(e) ? e.getExpression() : e);
+    const head = lit(0);
+    if (head === undefined && els[0]) parts.push({ kind: 'process', exprs: [expr(els[0])] });
+    else if (head !== undefined && isShellProgram(els[0]) && SHELL_FLAGS.has(lit(1) ?? '')) parts.push({ kind: 'shell', exprs: els.slice(2).map(expr) });
+    else if (els.length > 1) parts.push({ kind: 'argument', exprs: [u] });
+  } else parts.push({ kind: 'process', exprs: [cmd] });
+  return parts.length ? { family: 'process', call: calleeText(callee), launcher: mod === 'dockerode' ? 'docker' : 'kubernetes', parts } : undefined;
 }
 
 /* ------------------------------------------------------------ record lookups */

@@ -63,6 +63,8 @@ export interface Taint {
   validated?: boolean;
   /** The name of a file the client's text was written to (`writeFile(tmp, code)`), not a value the client chose. */
   codeFile?: boolean;
+  /** A folder a file holding the client's text was written into (`writeFile(join(dir, 'main.py'), code)`). */
+  codeDir?: boolean;
   /** Top-level properties of an arguments object that the schema holds to an anchored pattern (they become `validated`). */
   patterned?: ReadonlySet<string>;
 }
@@ -206,6 +208,7 @@ export function merge(ts: (Taint | undefined)[]): Taint | undefined {
     argvRuntime: list.some((t) => t.argvRuntime),
     validated: list.every((t) => t.validated),
     codeFile: list.every((t) => t.codeFile),
+    codeDir: list.every((t) => t.codeDir),
   };
 }
 
@@ -223,7 +226,7 @@ export const BARE_ORIGIN = /^(?:(?:[a-z][a-z0-9+.-]*|\0+):\/\/[^/?#@]+|\0+)$/i;
 
 export const signature = (t: Taint | undefined, depth = 0): string => {
   if (!t) return '-';
-  const flags = [t.prefix?.join('.') ?? '*', [...(t.safe ?? [])].sort().join(','), t.root, t.resolved, t.relative, t.basename, t.escaped, t.replaced, t.part, t.urlFixed, t.schemeFixed, t.relPath, t.rootPath, t.hostless, t.argv, t.argvRuntime, t.validated, t.codeFile, [...(t.patterned ?? [])].sort().join(',')].map((x) => (x === true ? 1 : x || 0)).join('|');
+  const flags = [t.prefix?.join('.') ?? '*', [...(t.safe ?? [])].sort().join(','), t.root, t.resolved, t.relative, t.basename, t.escaped, t.replaced, t.part, t.urlFixed, t.schemeFixed, t.relPath, t.rootPath, t.hostless, t.argv, t.argvRuntime, t.validated, t.codeFile, t.codeDir, [...(t.patterned ?? [])].sort().join(',')].map((x) => (x === true ? 1 : x || 0)).join('|');
   if (!t.props || depth > 2) return flags;
   const props = [...t.props].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}:${signature(v, depth + 1)}`);
   return `${flags}{${props.join(',')}${t.rest ? `,...${signature(t.rest, depth + 1)}` : ''}}`;
