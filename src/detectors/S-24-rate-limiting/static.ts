@@ -5,6 +5,7 @@ import { declarationOf, functionOf, originOf, rawDeclarationOf, rawOriginOf } fr
 import type { ToolDef } from '../../facts/server-model.js';
 import { namesAnyModule, ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { judgePythonRateLimits } from './python.js';
+import { accountFor, isPacingRef, judgeMounts, type Mount } from './placement.js';
 import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { named, rawCalleeName, rawCallNamed } from '../support/source/source-support.js';
 import { noToolsFound } from '../support/source/tool-absence.js';
@@ -57,10 +58,38 @@ const ROUTE_METHODS = new Set(['use', 'all', 'post', 'get', 'route', 'register']
 /** Objects that mount HTTP middleware: app.use(…), router.post(…), fastify.register(…), app.route(…).post(…). */
 const APP_NAME = /app|router|server|fastify|hono|api|route/i;
 
+/** A limiter written in the code: built (`new Bottleneck()`, `rateLimit({…})`) or declared (`class TokenBucket`). */
+interface Site {
+  node: ts.Node;
+  file: string;
+  line: number;
+  /** The name a class or function declaration gives a limiter; the callee's name for a construction. */
+  declared?: string;
+  callee?: string;
+}
+
 interface Limiters {
   /** Where the first limiter was seen (for the reason). */
   first?: { file: string; line: number };
+  /** Every limiter seen, up to MAX_SITES (more: overflow, and none is accounted for). */
+  sites: Site[];
+  overflow: boolean;
   isLimiterRef(n: ts.Node): boolean;
+}
+
+const MAX_SITES = 64;
+const IMPORT_HELPERS = new Set(['require', '__importDefault', '__importStar', '_interopRequireDefault', '_interopRequireWildcard', '__toESM', '__require']);
+
+/** A value built at run time by a call or a construction (a limiter instance, a throttled function), not a module: its uses are not limiters of their own. */
+function builtValue(n: ts.Node): boolean {
+  const u = rawUnwrap(n);
+  if (ts.isPropertyAccessExpression(u)) return u.expression.kind === ts.SyntaxKind.ThisKeyword;
+  if (!ts.isIdentifier(u)) return false;
+  const d = rawDeclarationOf(u)?.parent;
+  const i = d && ts.isVariableDeclaration(d) && d.initializer ? rawUnwrap(d.initializer) : undefined;
+  if (!i) return false;
+  if (ts.isNewExpression(i)) return true;
+  return ts.isCallExpression(i) && !IMPORT_HELPERS.has(rawCalleeName(i) ?? '') && i.expression.kind !== ts.SyntaxKind.ImportKeyword;
 }
 
 /** Is this expression a limiter: a package import, a limiter-named class/function/value, or a value built from one? */
@@ -96,8 +125,10 @@ function limiterRefs(code: Code): Limiters {
     return r;
   };
   let first: { file: string; line: number } | undefined;
+  const sites: Site[] = [];
+  let overflow = false;
   for (const [file, sf] of code.files) {
-    if (first) break;
+    if (overflow) break;
     // Origins are resolved within a file: without a limiter package named in it, only limiter-named symbols count.
     const pkg = namesAnyModule(sf, LIMITER_PACKAGES);
     // A file whose text names no limiter (package or limiter-like name) has none: skip it without a scan.
@@ -109,18 +140,22 @@ function limiterRefs(code: Code): Limiters {
           ? LIMITER_NAME.test(cn.name?.text ?? '')
           : !isThrown(cn) && (pkg || LIMITER_NAME.test(rawCalleeName(cn) ?? ''));
     for (const n of ofKinds(sf, [SyntaxKind.NewExpression, SyntaxKind.CallExpression, SyntaxKind.ClassDeclaration, SyntaxKind.FunctionDeclaration], raw)) {
-      if (first) break;
-      if ((Node.isNewExpression(n) || Node.isCallExpression(n)) && isSymbol(rawUnwrap(n.compilerNode.expression))) first = { file, line: positionOf(n).line };
-      else if ((Node.isClassDeclaration(n) || Node.isFunctionDeclaration(n)) && LIMITER_NAME.test(n.getName() ?? '')) first = { file, line: positionOf(n).line };
+      if (sites.length >= MAX_SITES) {
+        overflow = true;
+        break;
+      }
+      const cn = n.compilerNode;
+      if ((ts.isNewExpression(cn) || ts.isCallExpression(cn)) && isSymbol(rawUnwrap(cn.expression))) {
+        // A call on a limiter instance (limiter.schedule(…), throttled(…)) is a use of it, not one more limiter.
+        const c = rawUnwrap(cn.expression);
+        if (builtValue(c) || (ts.isPropertyAccessExpression(c) && builtValue(c.expression))) continue;
+        sites.push({ node: cn, file, line: positionOf(n).line, callee: rawCalleeName(cn) });
+      } else if ((ts.isClassDeclaration(cn) || ts.isFunctionDeclaration(cn)) && LIMITER_NAME.test(cn.name?.text ?? '')) sites.push({ node: cn, file, line: positionOf(n).line, declared: cn.name?.text });
+      else continue;
+      first ??= { file, line: sites[sites.length - 1]!.line };
     }
   }
-  return { first, isLimiterRef: (n) => isRef(n) };
-}
-
-/** Does this function's own body use a limiter? */
-function usesLimiter(fn: Fn, lim: Limiters): boolean {
-  const visit = (n: ts.Node): boolean => ((ts.isIdentifier(n) || ts.isPropertyAccessExpression(n)) && lim.isLimiterRef(n)) || !!ts.forEachChild(n, visit);
-  return !!ts.forEachChild(fn.compilerNode, visit);
+  return { first, sites, overflow, isLimiterRef: (n) => isRef(n) };
 }
 
 /** Raw pre-filter of mountedGlobally: a route method called on something named like an app (its first checks, on compiler nodes). */
@@ -132,23 +167,35 @@ const MOUNT_CALL = named(ROUTE_METHODS, (cn) => {
   return APP_NAME.test(ts.isIdentifier(recv) ? recv.text : ts.isPropertyAccessExpression(recv) ? recv.name.text : ts.isCallExpression(recv) ? 'route' : '');
 });
 
-/** Middleware mounting: `app.use(rateLimit(…))`, `app.post('/mcp', limiter, handler)`. */
-function mountedGlobally(code: Code, lim: Limiters): boolean {
-  return code.files.some(([, sf]: [string, SourceFile]) =>
-    ofKinds(sf, [SyntaxKind.CallExpression], MOUNT_CALL).some((n) => {
-      if (!Node.isCallExpression(n)) return false;
-      const c = unwrap(n.getExpression());
-      if (!Node.isPropertyAccessExpression(c) || !ROUTE_METHODS.has(c.getName())) return false;
-      const recv = unwrap(c.getExpression());
-      const recvName = Node.isIdentifier(recv) ? recv.getText() : Node.isPropertyAccessExpression(recv) ? recv.getName() : Node.isCallExpression(recv) ? 'route' : '';
-      if (!APP_NAME.test(recvName)) return false;
-      return n.getArguments().some((a) => {
-        const u = unwrap(a);
-        if (Node.isCallExpression(u) || Node.isNewExpression(u)) return lim.isLimiterRef(u.compilerNode.expression);
-        return Node.isIdentifier(u) && lim.isLimiterRef(u.compilerNode);
+/** Middleware mounting: `app.use(rateLimit(…))`, `app.post('/mcp', limiter, handler)`, each judged against the MCP route (placement.ts). */
+function mountsOf(code: Code, lim: Limiters): Mount[] {
+  const calls: { call: ts.CallExpression; file: string }[] = [];
+  const routes: ts.CallExpression[] = [];
+  for (const [file, sf] of code.files) {
+    for (const n of ofKinds(sf, [SyntaxKind.CallExpression], MOUNT_CALL)) {
+      const cn = n.compilerNode as ts.CallExpression;
+      routes.push(cn);
+      const limiterArg = cn.arguments.some((a) => {
+        const u = rawUnwrap(a);
+        if (ts.isCallExpression(u) || ts.isNewExpression(u)) return lim.isLimiterRef(u.expression);
+        return ts.isIdentifier(u) && lim.isLimiterRef(u);
       });
-    }),
-  );
+      if (limiterArg) calls.push({ call: cn, file });
+    }
+  }
+  return calls.length ? judgeMounts(calls, routes) : [];
+}
+
+/** Does this function's own body use a limiter, leaving out the uses that pace an outgoing request? */
+function usesGuard(fn: Fn, lim: Limiters): boolean {
+  const visit = (n: ts.Node): boolean => {
+    if ((ts.isIdentifier(n) || ts.isPropertyAccessExpression(n)) && lim.isLimiterRef(n)) {
+      if (!isPacingRef(n)) return true;
+      return false;
+    }
+    return !!ts.forEachChild(n, visit);
+  };
+  return !!ts.forEachChild(fn.compilerNode, visit);
 }
 
 export default defineDetector({
@@ -160,6 +207,8 @@ export default defineDetector({
     'tool-not-rate-limited': ['tool'],
     'no-rate-guard': ['tools'],
     'no-rate-guard-built': ['file', 'line'],
+    'limiter-off-tool-route': ['route'],
+    'upstream-limiter-only': ['tools'],
     'python-no-rate-guard': ['tools'],
   },
   judge({ inputs: { repo, session } }) {
@@ -180,13 +229,14 @@ export default defineDetector({
       const t = [...tools].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.nameLine - b.nameLine))[0]!;
       return { state: 'absent', findings: [{ messageId: 'no-rate-guard', data: { tools: tools.length }, location: { file: t.file, line: t.nameLine } }] };
     }
-    if (mountedGlobally(code, lim)) return present();
+    const mounts = mountsOf(code, lim);
+    if (mounts.some((m) => m.state === 'covering')) return present();
 
     const guardedFn = new Map<Fn, boolean>();
     const pathGuarded = (fn: Fn): boolean => {
       const hit = guardedFn.get(fn);
       if (hit !== undefined) return hit;
-      const r = reachable(code, [fn]).some((f) => usesLimiter(f, lim));
+      const r = reachable(code, [fn]).some((f) => usesGuard(f, lim));
       guardedFn.set(fn, r);
       return r;
     };
@@ -209,6 +259,20 @@ export default defineDetector({
       if (g === undefined) continue;
       if (g) guarded++;
       else unguarded.push(t);
+    }
+    if (guarded === 0 && unguarded.length) {
+      // Every limiter the code holds guards something else (a route other than the MCP endpoint, the server's own
+      // outgoing requests): no tools/call passes a guard, an established absence.
+      const off = mounts.find((m) => m.state === 'off');
+      const offCalls = new Set(mounts.filter((m) => m.state === 'off').map((m) => m.call));
+      const built = lim.sites.filter((x) => !x.declared);
+      const kinds = lim.overflow || built.length === 0 ? [undefined] : built.map((x) => accountFor(x.node, offCalls));
+      const declaredUsed = lim.sites.every((x) => !x.declared || built.some((b) => b.callee === x.declared));
+      if (declaredUsed && kinds.every((k) => k !== undefined)) {
+        if (off) return { state: 'absent', findings: [{ messageId: 'limiter-off-tool-route', data: { route: off.route ?? '' }, location: { file: off.file, line: off.line } }] };
+        const pacer = built[kinds.indexOf('pacer')]!;
+        return { state: 'absent', findings: [{ messageId: 'upstream-limiter-only', data: { tools: tools.length }, location: { file: pacer.file, line: pacer.line } }] };
+      }
     }
     if (guarded === 0) {
       return unguarded.length ? couldNotJudge('limiter-not-on-tool-path', { file: lim.first.file, line: lim.first.line }) : couldNotJudge('tool-handlers-not-found');
