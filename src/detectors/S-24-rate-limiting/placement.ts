@@ -17,7 +17,7 @@ import { rawPositionOf, rawUnwrap } from '../../facts/ts-source.js';
  */
 
 /** Methods of a limiter that wait for a slot before running (bottleneck, limiter, p-queue-like pacers). */
-const PACE_METHODS = new Set(['schedule', 'wrap', 'submit', 'removeTokens', 'acquire', 'waitForToken']);
+const PACE_METHODS = /^(?:schedule|wrap|submit|removeTokens|acquire|wait|waitFor\w*)$/;
 /** Modules whose calls are outgoing requests. */
 const HTTP_MODULES = new Set(['axios', 'got', 'ky', 'undici', 'node-fetch', 'cross-fetch', 'ofetch', 'http', 'https', 'superagent', 'needle']);
 const HTTP_FUNCTIONS = new Set(['fetch', 'got', 'ky', 'axios', 'request', 'ofetch', '$fetch', 'undiciRequest']);
@@ -73,7 +73,7 @@ function isPacingUse(u: ts.Node): boolean {
   const p = n.parent;
   if (!p) return false;
   let call: ts.CallExpression | undefined;
-  if (ts.isPropertyAccessExpression(p) && p.expression === n && PACE_METHODS.has(p.name.text) && ts.isCallExpression(p.parent) && p.parent.expression === p) call = p.parent;
+  if (ts.isPropertyAccessExpression(p) && p.expression === n && PACE_METHODS.test(p.name.text) && ts.isCallExpression(p.parent) && p.parent.expression === p) call = p.parent;
   else if (ts.isCallExpression(p) && p.expression === n) call = p;
   if (!call) return false;
   // The work handed to the limiter is a request, or the function that waits for a slot then sends one.
@@ -88,7 +88,19 @@ function isPacingUse(u: ts.Node): boolean {
     if (ts.isPropertyAccessExpression(x)) return false;
   }
   const fn = enclosingFunction(call);
-  return !!fn && holdsOutboundRequest(fn);
+  return !!fn && (holdsOutboundRequest(fn) || isRequestInterceptor(fn));
+}
+
+/** A function handed to an HTTP client's request interceptor (`this.http.interceptors.request.use(async (c) => …)`): it runs before each outgoing request. */
+function isRequestInterceptor(fn: ts.Node): boolean {
+  const call = fn.parent;
+  if (!call || !ts.isCallExpression(call) || !call.arguments.includes(fn as ts.Expression)) return false;
+  const c = rawUnwrap(call.expression);
+  if (!ts.isPropertyAccessExpression(c) || c.name.text !== 'use') return false;
+  const req = rawUnwrap(c.expression);
+  if (!ts.isPropertyAccessExpression(req) || req.name.text !== 'request') return false;
+  const ic = rawUnwrap(req.expression);
+  return ts.isPropertyAccessExpression(ic) && ic.name.text === 'interceptors';
 }
 
 /** The uses of a limiter kept in a variable or a property, in its file (by name: a bundle's minified names may collide, then some use is unknown). */

@@ -6,6 +6,7 @@ import type { ToolDef } from '../../facts/server-model.js';
 import { namesAnyModule, ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { judgePythonRateLimits } from './python.js';
 import { accountFor, isPacingRef, judgeMounts, type Mount } from './placement.js';
+import { inRegions, packageRegionsExcept } from '../../facts/bundle-regions.js';
 import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { named, rawCalleeName, rawCallNamed } from '../support/source/source-support.js';
 import { noToolsFound } from '../support/source/tool-absence.js';
@@ -41,7 +42,7 @@ import { isGenerated, toolsToJudge } from '../support/source/generated-tools.js'
 const LIMITER_PACKAGES = new Set(['rate-limiter-flexible', 'bottleneck', 'p-throttle', 'express-rate-limit', 'limiter', '@upstash/ratelimit', '@fastify/rate-limit', 'hono-rate-limiter']);
 const LIMITER_NAME_RE = /rate[-_]?limit|token[-_]?bucket|throttl/i;
 /** Error types, and readers of an upstream service's limits: named after rate limits, limiting nothing. */
-const NOT_A_LIMITER = /(?:Error|Exception|Err)$|^(?:is|has|handle|parse|detect|on)[-_]?rate[-_]?limit|rate[-_]?limit(?:ed|s?[-_]?(?:headers?|reset|remaining|info|status|response|exceeded|hit))$/i;
+const NOT_A_LIMITER = /(?:Error|Exception|Err)$|^(?:is|has|handle|parse|detect|on)[-_]?rate[-_]?limit|rate[-_]?limit(?:ed|s?[-_]?(?:headers?|reset|remaining|info|status|response|exceeded|hit))$|rate[-_]?limit\w*(?:utilization|usage|stats?|metrics?|health)$/i;
 /** A name that says it limits: rate limit, token bucket, throttle; not an error type nor a reader of limits. */
 const LIMITER_NAME = { test: (name: string): boolean => LIMITER_NAME_RE.test(name) && !NOT_A_LIMITER.test(name) };
 
@@ -78,6 +79,29 @@ interface Limiters {
 }
 
 const MAX_SITES = 64;
+
+/**
+ * A bundle's modules of packages other than the limiter libraries: their code is that library's own (axios
+ * throttles its progress events with a function named throttle), neither a limiter of the server nor its wiring.
+ */
+const libraryMemo = new WeakMap<ts.SourceFile, Array<readonly [number, number]>>();
+function inBundledLibrary(n: ts.Node): boolean {
+  const sf = n.getSourceFile();
+  let r = libraryMemo.get(sf);
+  if (!r) libraryMemo.set(sf, (r = packageRegionsExcept(sf.text, LIMITER_PACKAGES)));
+  return r.length > 0 && inRegions(r, n.pos);
+}
+
+/** The name of the function a node sits in: a declaration's, or the variable's an arrow or function expression is assigned to. */
+function enclosingName(n: ts.Node): string | undefined {
+  for (let p = n.parent; p; p = p.parent) {
+    if (!ts.isFunctionLike(p)) continue;
+    if (ts.isFunctionDeclaration(p)) return p.name?.text;
+    const v = p.parent;
+    return v && ts.isVariableDeclaration(v) && ts.isIdentifier(v.name) ? v.name.text : undefined;
+  }
+  return undefined;
+}
 const IMPORT_HELPERS = new Set(['require', '__importDefault', '__importStar', '_interopRequireDefault', '_interopRequireWildcard', '__toESM', '__require']);
 
 /** A value built at run time by a call or a construction (a limiter instance, a throttled function), not a module: its uses are not limiters of their own. */
@@ -145,6 +169,7 @@ function limiterRefs(code: Code): Limiters {
         break;
       }
       const cn = n.compilerNode;
+      if (inBundledLibrary(cn)) continue;
       if ((ts.isNewExpression(cn) || ts.isCallExpression(cn)) && isSymbol(rawUnwrap(cn.expression))) {
         // A call on a limiter instance (limiter.schedule(…), throttled(…)) is a use of it, not one more limiter.
         const c = rawUnwrap(cn.expression);
@@ -188,6 +213,7 @@ function mountsOf(code: Code, lim: Limiters): Mount[] {
 
 /** Does this function's own body use a limiter, leaving out the uses that pace an outgoing request? */
 function usesGuard(fn: Fn, lim: Limiters): boolean {
+  if (inBundledLibrary(fn.compilerNode)) return false;
   const visit = (n: ts.Node): boolean => {
     if ((ts.isIdentifier(n) || ts.isPropertyAccessExpression(n)) && lim.isLimiterRef(n)) {
       if (!isPacingRef(n)) return true;
@@ -266,7 +292,18 @@ export default defineDetector({
       const off = mounts.find((m) => m.state === 'off');
       const offCalls = new Set(mounts.filter((m) => m.state === 'off').map((m) => m.call));
       const built = lim.sites.filter((x) => !x.declared);
-      const kinds = lim.overflow || built.length === 0 ? [undefined] : built.map((x) => accountFor(x.node, offCalls));
+      // A limiter built inside a factory that is itself a limiter built elsewhere (createLimiters() returning two
+      // buckets) is accounted for as that one is.
+      const accountOf = (x: Site, seen: Set<Site>): 'pacer' | 'off-route' | undefined => {
+        const k = accountFor(x.node, offCalls);
+        if (k || seen.has(x)) return k;
+        seen.add(x);
+        const owner = enclosingName(x.node);
+        const outer = owner ? built.filter((b) => b !== x && b.callee === owner) : [];
+        const ks = outer.map((o) => accountOf(o, seen));
+        return ks.length && ks.every((y) => y) ? ks[0] : undefined;
+      };
+      const kinds = lim.overflow || built.length === 0 ? [undefined] : built.map((x) => accountOf(x, new Set()));
       const declaredUsed = lim.sites.every((x) => !x.declared || built.some((b) => b.callee === x.declared));
       if (declaredUsed && kinds.every((k) => k !== undefined)) {
         if (off) return { state: 'absent', findings: [{ messageId: 'limiter-off-tool-route', data: { route: off.route ?? '' }, location: { file: off.file, line: off.line } }] };
