@@ -104,6 +104,18 @@ function enclosingName(n: ts.Node): string | undefined {
 }
 const IMPORT_HELPERS = new Set(['require', '__importDefault', '__importStar', '_interopRequireDefault', '_interopRequireWildcard', '__toESM', '__require']);
 
+const DATA_METHODS = new Set(['find', 'filter', 'map', 'reduce', 'some', 'every', 'at', 'slice', 'parse', 'stringify', 'json']);
+/** A variable whose initializer is data: a literal, an object or array literal, a lookup in a list, a parsed document. */
+function holdsData(id: ts.Identifier): boolean {
+  const d = rawDeclarationOf(id)?.parent;
+  const i = d && ts.isVariableDeclaration(d) && d.initializer ? rawUnwrap(d.initializer) : undefined;
+  if (!i) return false;
+  if (ts.isObjectLiteralExpression(i) || ts.isArrayLiteralExpression(i) || ts.isStringLiteral(i) || ts.isNumericLiteral(i) || ts.isTemplateExpression(i) || ts.isNoSubstitutionTemplateLiteral(i)) return true;
+  if (i.kind === ts.SyntaxKind.TrueKeyword || i.kind === ts.SyntaxKind.FalseKeyword) return true;
+  const c = ts.isCallExpression(i) ? rawUnwrap(i.expression) : undefined;
+  return !!c && ts.isPropertyAccessExpression(c) && DATA_METHODS.has(c.name.text);
+}
+
 /** A value built at run time by a call or a construction (a limiter instance, a throttled function), not a module: its uses are not limiters of their own. */
 function builtValue(n: ts.Node): boolean {
   const u = rawUnwrap(n);
@@ -125,6 +137,8 @@ function limiterRefs(code: Code): Limiters {
     if (o && LIMITER_PACKAGES.has(o.module)) return true;
     const name = ts.isIdentifier(u) ? u.text : ts.isPropertyAccessExpression(u) ? u.name.text : '';
     if (!LIMITER_NAME.test(name)) return false;
+    // A variable named after rate limits that holds data (a report, a check found in a list) limits nothing.
+    if (ts.isIdentifier(u) && holdsData(u)) return false;
     // A limiter-named class that is an error type is not a limiter.
     const d = ts.isIdentifier(u) ? rawDeclarationOf(u) : undefined;
     return !(d && ts.isClassDeclaration(d.parent) && isErrorClass(d.parent));
