@@ -73,8 +73,11 @@ function isPacingUse(u: ts.Node): boolean {
   const p = n.parent;
   if (!p) return false;
   let call: ts.CallExpression | undefined;
-  if (ts.isPropertyAccessExpression(p) && p.expression === n && PACE_METHODS.test(p.name.text) && ts.isCallExpression(p.parent) && p.parent.expression === p) call = p.parent;
-  else if (ts.isCallExpression(p) && p.expression === n) call = p;
+  let waits = false;
+  if (ts.isPropertyAccessExpression(p) && p.expression === n && PACE_METHODS.test(p.name.text) && ts.isCallExpression(p.parent) && p.parent.expression === p) {
+    call = p.parent;
+    waits = true;
+  } else if (ts.isCallExpression(p) && p.expression === n) call = p;
   if (!call) return false;
   // The work handed to the limiter is a request, or the function that waits for a slot then sends one.
   for (const a of call.arguments) {
@@ -87,8 +90,16 @@ function isPacingUse(u: ts.Node): boolean {
     }
     if (ts.isPropertyAccessExpression(x)) return false;
   }
+  // Waiting for a slot (`await limiter.removeTokens(1)`) then sending a request, outside the tools' own handlers (a
+  // check in a handler, `if (!bucket.take()) return …`, or a wait there, limits the tool's calls).
   const fn = enclosingFunction(call);
-  return !!fn && (holdsOutboundRequest(fn) || isRequestInterceptor(fn));
+  return waits && !!fn && !handlerNodes.has(fn) && (holdsOutboundRequest(fn) || isRequestInterceptor(fn));
+}
+
+/** The tools' handlers and dispatchers of the audit being judged (set by the detector before it asks). */
+let handlerNodes: ReadonlySet<ts.Node> = new Set();
+export function setHandlers(nodes: ReadonlySet<ts.Node>): void {
+  handlerNodes = nodes;
 }
 
 /** A function handed to an HTTP client's request interceptor (`this.http.interceptors.request.use(async (c) => …)`): it runs before each outgoing request. */

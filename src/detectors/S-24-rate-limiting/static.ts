@@ -5,7 +5,7 @@ import { declarationOf, functionOf, originOf, rawDeclarationOf, rawOriginOf } fr
 import type { ToolDef } from '../../facts/server-model.js';
 import { namesAnyModule, ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { judgePythonRateLimits } from './python.js';
-import { accountFor, isPacingRef, judgeMounts, type Mount } from './placement.js';
+import { accountFor, isPacingRef, judgeMounts, setHandlers, type Mount } from './placement.js';
 import { inRegions, packageRegionsExcept } from '../../facts/bundle-regions.js';
 import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { named, rawCalleeName, rawCallNamed } from '../support/source/source-support.js';
@@ -89,7 +89,8 @@ function inBundledLibrary(n: ts.Node): boolean {
   const sf = n.getSourceFile();
   let r = libraryMemo.get(sf);
   if (!r) libraryMemo.set(sf, (r = packageRegionsExcept(sf.text, LIMITER_PACKAGES)));
-  return r.length > 0 && inRegions(r, n.pos);
+  // By its last character: a node's pos lies before the leading comments, the module comment among them.
+  return r.length > 0 && inRegions(r, n.end - 1);
 }
 
 /** The name of the function a node sits in: a declaration's, or the variable's an arrow or function expression is assigned to. */
@@ -171,13 +172,17 @@ function limiterRefs(code: Code): Limiters {
     const pkg = namesAnyModule(sf, LIMITER_PACKAGES);
     // A file whose text names no limiter (package or limiter-like name) has none: skip it without a scan.
     if (!pkg && !LIMITER_NAME_RE.test(sf.getFullText())) continue;
+    // A class a bundler wrote as `var TokenBucket = class { … }` is declared like `class TokenBucket`.
+    const exprName = (cn: ts.Node): string => (ts.isClassExpression(cn) && ts.isVariableDeclaration(cn.parent) && ts.isIdentifier(cn.parent.name) ? cn.parent.name.text : '');
     const raw = (cn: ts.Node): boolean =>
-      ts.isClassDeclaration(cn)
+      ts.isClassExpression(cn)
+        ? LIMITER_NAME.test(exprName(cn))
+        : ts.isClassDeclaration(cn)
         ? LIMITER_NAME.test(cn.name?.text ?? '') && !isErrorClass(cn)
         : ts.isFunctionDeclaration(cn)
           ? LIMITER_NAME.test(cn.name?.text ?? '')
           : !isThrown(cn) && (pkg || LIMITER_NAME.test(rawCalleeName(cn) ?? ''));
-    for (const n of ofKinds(sf, [SyntaxKind.NewExpression, SyntaxKind.CallExpression, SyntaxKind.ClassDeclaration, SyntaxKind.FunctionDeclaration], raw)) {
+    for (const n of ofKinds(sf, [SyntaxKind.NewExpression, SyntaxKind.CallExpression, SyntaxKind.ClassDeclaration, SyntaxKind.ClassExpression, SyntaxKind.FunctionDeclaration], raw)) {
       if (sites.length >= MAX_SITES) {
         overflow = true;
         break;
@@ -190,6 +195,7 @@ function limiterRefs(code: Code): Limiters {
         if (builtValue(c) || (ts.isPropertyAccessExpression(c) && builtValue(c.expression))) continue;
         sites.push({ node: cn, file, line: positionOf(n).line, callee: rawCalleeName(cn) });
       } else if ((ts.isClassDeclaration(cn) || ts.isFunctionDeclaration(cn)) && LIMITER_NAME.test(cn.name?.text ?? '')) sites.push({ node: cn, file, line: positionOf(n).line, declared: cn.name?.text });
+      else if (ts.isClassExpression(cn) && exprName(cn)) sites.push({ node: cn, file, line: positionOf(n).line, declared: exprName(cn) });
       else continue;
       first ??= { file, line: sites[sites.length - 1]!.line };
     }
@@ -259,6 +265,7 @@ export default defineDetector({
     const tools = toolsToJudge(repo);
     if (tools.length === 0) return noToolsFound(repo, session);
     const lim = limiterRefs(code);
+    setHandlers(new Set(tools.flatMap((t) => (t.handler ? [t.handler.compilerNode as ts.Node] : []))));
     if (!lim.first && isGenerated(tools[0]!)) {
       // Tools built at run time: how many is not known, and none can be guarded when the code holds no limiter.
       const t = tools[0];
