@@ -48,6 +48,8 @@ function packageRegions(text: string, pick: (name: string) => boolean): Array<re
 /** A bundle's modules that lie in one of the named packages (an HTTP client inlined by the bundler). */
 export const libraryRegions = (text: string, names: ReadonlySet<string>): Array<readonly [number, number]> => packageRegions(text, (name) => names.has(name));
 
+/** A bundle's modules that lie in any package but the named ones (the bundled libraries other than limiters, say). */
+export const packageRegionsExcept = (text: string, names: ReadonlySet<string>): Array<readonly [number, number]> => packageRegions(text, (name) => !names.has(name));
 /** A bundle's framework modules (FRAMEWORK), left out of the index. */
 export const frameworkRegions = (text: string): Array<readonly [number, number]> => packageRegions(text, (name) => FRAMEWORK.test(name));
 

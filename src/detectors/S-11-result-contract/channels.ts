@@ -604,6 +604,38 @@ function unmarked(o: ObjectLiteralExpression): boolean {
 }
 
 /**
+ * A result a helper of the source builds whose `isError` is one of the helper's parameters, left out by this call
+ * or given `false`, with no default or a `false` one (`const text = (t, isError = false) => ({ content: […], isError })`,
+ * called `return text(`Error: ${e.message}`)`): the flag is false. A flag passed as anything else is not judged.
+ */
+function flagDefaultsFalse(o: ObjectLiteralExpression, returned: ts.Expression, sf: SourceFileNode, sources: ParsedSources): boolean {
+  let e = rawUnwrap(returned);
+  if (ts.isAwaitExpression(e)) e = rawUnwrap(e.expression);
+  if (!ts.isCallExpression(e) || o.getProperties().some((p) => Node.isSpreadAssignment(p))) return false;
+  const flag = propertyValue(o, 'isError');
+  if (!flag || !ts.isIdentifier(flag.compilerNode)) return false;
+  // The object sits directly in the called helper, and its flag names one of the helper's parameters.
+  let helper: ts.Node | undefined = o.compilerNode.parent;
+  while (helper && !ts.isFunctionLike(helper)) helper = helper.parent;
+  if (!helper || !ts.isFunctionLike(helper)) return false;
+  let callee: FunctionLikeNode | undefined;
+  try {
+    callee = resolveFunction(sf, e.expression, sources);
+  } catch {
+    callee = undefined;
+  }
+  if (!callee || callee.compilerNode !== helper) return false;
+  const name = flag.compilerNode.text;
+  const params = helper.parameters;
+  const i = params.findIndex((p) => ts.isIdentifier(p.name) && p.name.text === name);
+  if (i < 0 || params[i]!.dotDotDotToken) return false;
+  const arg = e.arguments[i];
+  if (arg) return rawUnwrap(arg).kind === ts.SyntaxKind.FalseKeyword;
+  const init = params[i]!.initializer;
+  return !init || rawUnwrap(init).kind === ts.SyntaxKind.FalseKeyword;
+}
+
+/**
  * 'execution-error-result-unmarked-in-source': a tool reports a failure of its own work as an ordinary result —
  * a `return` in a `catch` whose `try` awaited something, speaking of the failure (the caught error, a name
  * the catch declares, or words of a failure), whose result (a literal or a helper's, read as for results) has
@@ -646,7 +678,7 @@ export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources
         } catch {
           objs = [];
         }
-        if (objs.length && objs.every(unmarked)) out.push({ messageId: 'execution-error-result-unmarked-in-source', node: wrapNode(sf, r) });
+        if (objs.length && objs.every((o) => unmarked(o) || flagDefaultsFalse(o, r.expression!, sf, sources))) out.push({ messageId: 'execution-error-result-unmarked-in-source', node: wrapNode(sf, r) });
       }
     }
   };

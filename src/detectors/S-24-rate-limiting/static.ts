@@ -5,6 +5,8 @@ import { declarationOf, functionOf, originOf, rawDeclarationOf, rawOriginOf } fr
 import type { ToolDef } from '../../facts/server-model.js';
 import { namesAnyModule, ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { judgePythonRateLimits } from './python.js';
+import { accountFor, isPacingRef, judgeMounts, setHandlers, type Mount } from './placement.js';
+import { inRegions, packageRegionsExcept } from '../../facts/bundle-regions.js';
 import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { named, rawCalleeName, rawCallNamed } from '../support/source/source-support.js';
 import { noToolsFound } from '../support/source/tool-absence.js';
@@ -40,7 +42,7 @@ import { isGenerated, toolsToJudge } from '../support/source/generated-tools.js'
 const LIMITER_PACKAGES = new Set(['rate-limiter-flexible', 'bottleneck', 'p-throttle', 'express-rate-limit', 'limiter', '@upstash/ratelimit', '@fastify/rate-limit', 'hono-rate-limiter']);
 const LIMITER_NAME_RE = /rate[-_]?limit|token[-_]?bucket|throttl/i;
 /** Error types, and readers of an upstream service's limits: named after rate limits, limiting nothing. */
-const NOT_A_LIMITER = /(?:Error|Exception|Err)$|^(?:is|has|handle|parse|detect|on)[-_]?rate[-_]?limit|rate[-_]?limit(?:ed|s?[-_]?(?:headers?|reset|remaining|info|status|response|exceeded|hit))$/i;
+const NOT_A_LIMITER = /(?:Error|Exception|Err)$|^(?:is|has|handle|parse|detect|on)[-_]?rate[-_]?limit|rate[-_]?limit(?:ed|s?[-_]?(?:headers?|reset|remaining|info|status|response|exceeded|hit))$|rate[-_]?limit\w*(?:utilization|usage|stats?|metrics?|health|percent(?:age)?|count|ratio|rating)$/i;
 /** A name that says it limits: rate limit, token bucket, throttle; not an error type nor a reader of limits. */
 const LIMITER_NAME = { test: (name: string): boolean => LIMITER_NAME_RE.test(name) && !NOT_A_LIMITER.test(name) };
 
@@ -57,10 +59,74 @@ const ROUTE_METHODS = new Set(['use', 'all', 'post', 'get', 'route', 'register']
 /** Objects that mount HTTP middleware: app.use(…), router.post(…), fastify.register(…), app.route(…).post(…). */
 const APP_NAME = /app|router|server|fastify|hono|api|route/i;
 
+/** A limiter written in the code: built (`new Bottleneck()`, `rateLimit({…})`) or declared (`class TokenBucket`). */
+interface Site {
+  node: ts.Node;
+  file: string;
+  line: number;
+  /** The name a class or function declaration gives a limiter; the callee's name for a construction. */
+  declared?: string;
+  callee?: string;
+}
+
 interface Limiters {
   /** Where the first limiter was seen (for the reason). */
   first?: { file: string; line: number };
+  /** Every limiter seen, up to MAX_SITES (more: overflow, and none is accounted for). */
+  sites: Site[];
+  overflow: boolean;
   isLimiterRef(n: ts.Node): boolean;
+}
+
+const MAX_SITES = 64;
+
+/**
+ * A bundle's modules of packages other than the limiter libraries: their code is that library's own (axios
+ * throttles its progress events with a function named throttle), neither a limiter of the server nor its wiring.
+ */
+const libraryMemo = new WeakMap<ts.SourceFile, Array<readonly [number, number]>>();
+function inBundledLibrary(n: ts.Node): boolean {
+  const sf = n.getSourceFile();
+  let r = libraryMemo.get(sf);
+  if (!r) libraryMemo.set(sf, (r = packageRegionsExcept(sf.text, LIMITER_PACKAGES)));
+  // By its last character: a node's pos lies before the leading comments, the module comment among them.
+  return r.length > 0 && inRegions(r, n.end - 1);
+}
+
+/** The name of the function a node sits in: a declaration's, or the variable's an arrow or function expression is assigned to. */
+function enclosingName(n: ts.Node): string | undefined {
+  for (let p = n.parent; p; p = p.parent) {
+    if (!ts.isFunctionLike(p)) continue;
+    if (ts.isFunctionDeclaration(p)) return p.name?.text;
+    const v = p.parent;
+    return v && ts.isVariableDeclaration(v) && ts.isIdentifier(v.name) ? v.name.text : undefined;
+  }
+  return undefined;
+}
+const IMPORT_HELPERS = new Set(['require', '__importDefault', '__importStar', '_interopRequireDefault', '_interopRequireWildcard', '__toESM', '__require']);
+
+const DATA_METHODS = new Set(['find', 'filter', 'map', 'reduce', 'some', 'every', 'at', 'slice', 'parse', 'stringify', 'json']);
+/** A variable whose initializer is data: a literal, an object or array literal, a lookup in a list, a parsed document. */
+function holdsData(id: ts.Identifier): boolean {
+  const d = rawDeclarationOf(id)?.parent;
+  const i = d && ts.isVariableDeclaration(d) && d.initializer ? rawUnwrap(d.initializer) : undefined;
+  if (!i) return false;
+  if (ts.isObjectLiteralExpression(i) || ts.isArrayLiteralExpression(i) || ts.isStringLiteral(i) || ts.isNumericLiteral(i) || ts.isTemplateExpression(i) || ts.isNoSubstitutionTemplateLiteral(i)) return true;
+  if (i.kind === ts.SyntaxKind.TrueKeyword || i.kind === ts.SyntaxKind.FalseKeyword) return true;
+  const c = ts.isCallExpression(i) ? rawUnwrap(i.expression) : undefined;
+  return !!c && ts.isPropertyAccessExpression(c) && DATA_METHODS.has(c.name.text);
+}
+
+/** A value built at run time by a call or a construction (a limiter instance, a throttled function), not a module: its uses are not limiters of their own. */
+function builtValue(n: ts.Node): boolean {
+  const u = rawUnwrap(n);
+  if (ts.isPropertyAccessExpression(u)) return u.expression.kind === ts.SyntaxKind.ThisKeyword;
+  if (!ts.isIdentifier(u)) return false;
+  const d = rawDeclarationOf(u)?.parent;
+  const i = d && ts.isVariableDeclaration(d) && d.initializer ? rawUnwrap(d.initializer) : undefined;
+  if (!i) return false;
+  if (ts.isNewExpression(i)) return true;
+  return ts.isCallExpression(i) && !IMPORT_HELPERS.has(rawCalleeName(i) ?? '') && i.expression.kind !== ts.SyntaxKind.ImportKeyword;
 }
 
 /** Is this expression a limiter: a package import, a limiter-named class/function/value, or a value built from one? */
@@ -72,6 +138,8 @@ function limiterRefs(code: Code): Limiters {
     if (o && LIMITER_PACKAGES.has(o.module)) return true;
     const name = ts.isIdentifier(u) ? u.text : ts.isPropertyAccessExpression(u) ? u.name.text : '';
     if (!LIMITER_NAME.test(name)) return false;
+    // A variable named after rate limits that holds data (a report, a check found in a list) limits nothing.
+    if (ts.isIdentifier(u) && holdsData(u)) return false;
     // A limiter-named class that is an error type is not a limiter.
     const d = ts.isIdentifier(u) ? rawDeclarationOf(u) : undefined;
     return !(d && ts.isClassDeclaration(d.parent) && isErrorClass(d.parent));
@@ -96,31 +164,43 @@ function limiterRefs(code: Code): Limiters {
     return r;
   };
   let first: { file: string; line: number } | undefined;
+  const sites: Site[] = [];
+  let overflow = false;
   for (const [file, sf] of code.files) {
-    if (first) break;
+    if (overflow) break;
     // Origins are resolved within a file: without a limiter package named in it, only limiter-named symbols count.
     const pkg = namesAnyModule(sf, LIMITER_PACKAGES);
     // A file whose text names no limiter (package or limiter-like name) has none: skip it without a scan.
     if (!pkg && !LIMITER_NAME_RE.test(sf.getFullText())) continue;
+    // A class a bundler wrote as `var TokenBucket = class { … }` is declared like `class TokenBucket`.
+    const exprName = (cn: ts.Node): string => (ts.isClassExpression(cn) && ts.isVariableDeclaration(cn.parent) && ts.isIdentifier(cn.parent.name) ? cn.parent.name.text : '');
     const raw = (cn: ts.Node): boolean =>
-      ts.isClassDeclaration(cn)
+      ts.isClassExpression(cn)
+        ? LIMITER_NAME.test(exprName(cn))
+        : ts.isClassDeclaration(cn)
         ? LIMITER_NAME.test(cn.name?.text ?? '') && !isErrorClass(cn)
         : ts.isFunctionDeclaration(cn)
           ? LIMITER_NAME.test(cn.name?.text ?? '')
           : !isThrown(cn) && (pkg || LIMITER_NAME.test(rawCalleeName(cn) ?? ''));
-    for (const n of ofKinds(sf, [SyntaxKind.NewExpression, SyntaxKind.CallExpression, SyntaxKind.ClassDeclaration, SyntaxKind.FunctionDeclaration], raw)) {
-      if (first) break;
-      if ((Node.isNewExpression(n) || Node.isCallExpression(n)) && isSymbol(rawUnwrap(n.compilerNode.expression))) first = { file, line: positionOf(n).line };
-      else if ((Node.isClassDeclaration(n) || Node.isFunctionDeclaration(n)) && LIMITER_NAME.test(n.getName() ?? '')) first = { file, line: positionOf(n).line };
+    for (const n of ofKinds(sf, [SyntaxKind.NewExpression, SyntaxKind.CallExpression, SyntaxKind.ClassDeclaration, SyntaxKind.ClassExpression, SyntaxKind.FunctionDeclaration], raw)) {
+      if (sites.length >= MAX_SITES) {
+        overflow = true;
+        break;
+      }
+      const cn = n.compilerNode;
+      if (inBundledLibrary(cn)) continue;
+      if ((ts.isNewExpression(cn) || ts.isCallExpression(cn)) && isSymbol(rawUnwrap(cn.expression))) {
+        // A call on a limiter instance (limiter.schedule(…), throttled(…)) is a use of it, not one more limiter.
+        const c = rawUnwrap(cn.expression);
+        if (builtValue(c) || (ts.isPropertyAccessExpression(c) && builtValue(c.expression))) continue;
+        sites.push({ node: cn, file, line: positionOf(n).line, callee: rawCalleeName(cn) });
+      } else if ((ts.isClassDeclaration(cn) || ts.isFunctionDeclaration(cn)) && LIMITER_NAME.test(cn.name?.text ?? '')) sites.push({ node: cn, file, line: positionOf(n).line, declared: cn.name?.text });
+      else if (ts.isClassExpression(cn) && exprName(cn)) sites.push({ node: cn, file, line: positionOf(n).line, declared: exprName(cn) });
+      else continue;
+      first ??= { file, line: sites[sites.length - 1]!.line };
     }
   }
-  return { first, isLimiterRef: (n) => isRef(n) };
-}
-
-/** Does this function's own body use a limiter? */
-function usesLimiter(fn: Fn, lim: Limiters): boolean {
-  const visit = (n: ts.Node): boolean => ((ts.isIdentifier(n) || ts.isPropertyAccessExpression(n)) && lim.isLimiterRef(n)) || !!ts.forEachChild(n, visit);
-  return !!ts.forEachChild(fn.compilerNode, visit);
+  return { first, sites, overflow, isLimiterRef: (n) => isRef(n) };
 }
 
 /** Raw pre-filter of mountedGlobally: a route method called on something named like an app (its first checks, on compiler nodes). */
@@ -132,23 +212,38 @@ const MOUNT_CALL = named(ROUTE_METHODS, (cn) => {
   return APP_NAME.test(ts.isIdentifier(recv) ? recv.text : ts.isPropertyAccessExpression(recv) ? recv.name.text : ts.isCallExpression(recv) ? 'route' : '');
 });
 
-/** Middleware mounting: `app.use(rateLimit(…))`, `app.post('/mcp', limiter, handler)`. */
-function mountedGlobally(code: Code, lim: Limiters): boolean {
-  return code.files.some(([, sf]: [string, SourceFile]) =>
-    ofKinds(sf, [SyntaxKind.CallExpression], MOUNT_CALL).some((n) => {
-      if (!Node.isCallExpression(n)) return false;
-      const c = unwrap(n.getExpression());
-      if (!Node.isPropertyAccessExpression(c) || !ROUTE_METHODS.has(c.getName())) return false;
-      const recv = unwrap(c.getExpression());
-      const recvName = Node.isIdentifier(recv) ? recv.getText() : Node.isPropertyAccessExpression(recv) ? recv.getName() : Node.isCallExpression(recv) ? 'route' : '';
-      if (!APP_NAME.test(recvName)) return false;
-      return n.getArguments().some((a) => {
-        const u = unwrap(a);
-        if (Node.isCallExpression(u) || Node.isNewExpression(u)) return lim.isLimiterRef(u.compilerNode.expression);
-        return Node.isIdentifier(u) && lim.isLimiterRef(u.compilerNode);
+/** Middleware mounting: `app.use(rateLimit(…))`, `app.post('/mcp', limiter, handler)`, each judged against the MCP route (placement.ts). */
+function mountsOf(code: Code, lim: Limiters): Mount[] {
+  const calls: { call: ts.CallExpression; file: string }[] = [];
+  const routes: ts.CallExpression[] = [];
+  for (const [file, sf] of code.files) {
+    for (const n of ofKinds(sf, [SyntaxKind.CallExpression], MOUNT_CALL)) {
+      const cn = n.compilerNode as ts.CallExpression;
+      routes.push(cn);
+      const limiterArg = cn.arguments.some((a) => {
+        const u = rawUnwrap(a);
+        if (ts.isCallExpression(u) || ts.isNewExpression(u)) return lim.isLimiterRef(u.expression);
+        return ts.isIdentifier(u) && lim.isLimiterRef(u);
       });
-    }),
-  );
+      if (limiterArg) calls.push({ call: cn, file });
+    }
+  }
+  return calls.length ? judgeMounts(calls, routes) : [];
+}
+
+/** Does this function's own body use a limiter, leaving out the uses that pace an outgoing request? */
+function usesGuard(fn: Fn, lim: Limiters): boolean {
+  if (inBundledLibrary(fn.compilerNode)) return false;
+  const visit = (n: ts.Node): boolean => {
+    // A key written in an object literal (`{ rate_limit_hits: 0 }`) names data, not a limiter.
+    if (ts.isIdentifier(n) && ts.isPropertyAssignment(n.parent) && n.parent.name === n) return false;
+    if ((ts.isIdentifier(n) || ts.isPropertyAccessExpression(n)) && lim.isLimiterRef(n)) {
+      if (!isPacingRef(n)) return true;
+      return false;
+    }
+    return !!ts.forEachChild(n, visit);
+  };
+  return !!ts.forEachChild(fn.compilerNode, visit);
 }
 
 export default defineDetector({
@@ -160,6 +255,8 @@ export default defineDetector({
     'tool-not-rate-limited': ['tool'],
     'no-rate-guard': ['tools'],
     'no-rate-guard-built': ['file', 'line'],
+    'limiter-off-tool-route': ['route'],
+    'upstream-limiter-only': ['tools'],
     'python-no-rate-guard': ['tools'],
   },
   judge({ inputs: { repo, session } }) {
@@ -170,6 +267,7 @@ export default defineDetector({
     const tools = toolsToJudge(repo);
     if (tools.length === 0) return noToolsFound(repo, session);
     const lim = limiterRefs(code);
+    setHandlers(new Set(tools.flatMap((t) => (t.handler ? [t.handler.compilerNode as ts.Node] : []))));
     if (!lim.first && isGenerated(tools[0]!)) {
       // Tools built at run time: how many is not known, and none can be guarded when the code holds no limiter.
       const t = tools[0];
@@ -180,13 +278,14 @@ export default defineDetector({
       const t = [...tools].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.nameLine - b.nameLine))[0]!;
       return { state: 'absent', findings: [{ messageId: 'no-rate-guard', data: { tools: tools.length }, location: { file: t.file, line: t.nameLine } }] };
     }
-    if (mountedGlobally(code, lim)) return present();
+    const mounts = mountsOf(code, lim);
+    if (mounts.some((m) => m.state === 'covering')) return present();
 
     const guardedFn = new Map<Fn, boolean>();
     const pathGuarded = (fn: Fn): boolean => {
       const hit = guardedFn.get(fn);
       if (hit !== undefined) return hit;
-      const r = reachable(code, [fn]).some((f) => usesLimiter(f, lim));
+      const r = reachable(code, [fn]).some((f) => usesGuard(f, lim));
       guardedFn.set(fn, r);
       return r;
     };
@@ -209,6 +308,31 @@ export default defineDetector({
       if (g === undefined) continue;
       if (g) guarded++;
       else unguarded.push(t);
+    }
+    if (guarded === 0 && unguarded.length) {
+      // Every limiter the code holds guards something else (a route other than the MCP endpoint, the server's own
+      // outgoing requests): no tools/call passes a guard, an established absence.
+      const off = mounts.find((m) => m.state === 'off');
+      const offCalls = new Set(mounts.filter((m) => m.state === 'off').map((m) => m.call));
+      const built = lim.sites.filter((x) => !x.declared);
+      // A limiter built inside a factory that is itself a limiter built elsewhere (createLimiters() returning two
+      // buckets) is accounted for as that one is.
+      const accountOf = (x: Site, seen: Set<Site>): 'pacer' | 'off-route' | undefined => {
+        const k = accountFor(x.node, offCalls);
+        if (k || seen.has(x)) return k;
+        seen.add(x);
+        const owner = enclosingName(x.node);
+        const outer = owner ? built.filter((b) => b !== x && b.callee === owner) : [];
+        const ks = outer.map((o) => accountOf(o, seen));
+        return ks.length && ks.every((y) => y) ? ks[0] : undefined;
+      };
+      const kinds = lim.overflow || built.length === 0 ? [undefined] : built.map((x) => accountOf(x, new Set()));
+      const declaredUsed = lim.sites.every((x) => !x.declared || built.some((b) => b.callee === x.declared));
+      if (declaredUsed && kinds.every((k) => k !== undefined)) {
+        if (off) return { state: 'absent', findings: [{ messageId: 'limiter-off-tool-route', data: { route: off.route ?? '' }, location: { file: off.file, line: off.line } }] };
+        const pacer = built[kinds.indexOf('pacer')]!;
+        return { state: 'absent', findings: [{ messageId: 'upstream-limiter-only', data: { tools: tools.length }, location: { file: pacer.file, line: pacer.line } }] };
+      }
     }
     if (guarded === 0) {
       return unguarded.length ? couldNotJudge('limiter-not-on-tool-path', { file: lim.first.file, line: lim.first.line }) : couldNotJudge('tool-handlers-not-found');

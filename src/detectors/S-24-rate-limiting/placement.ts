@@ -1,0 +1,250 @@
+import { ts } from '../../facts/morph.js';
+import { rawDeclarationOf, rawOriginOf } from '../../facts/scope.js';
+import { rawPositionOf, rawUnwrap } from '../../facts/ts-source.js';
+
+/**
+ * S-24 — where a limiter the code holds is put to work, for the limiters that guard no tool call:
+ *   - an upstream pacer: a limiter whose every use paces the server's own outgoing requests
+ *     (`limiter.schedule(() => fetch(…))`, `bottleneck.wrap(apiCall)`, `await this.limiter.removeTokens(1)` in a
+ *     method that then calls the vendor's API, a p-throttle function wrapping a request). It keeps the server
+ *     within a vendor's budget; it is not keyed by caller and refuses no tools/call (the rule: a guard counts if
+ *     it wraps the handler or sits in a layer every tools/call passes through, keyed by caller);
+ *   - HTTP middleware mounted on a route of the app other than the MCP endpoint (`app.post('/auth/login',
+ *     limiter, …)` while `app.post('/mcp', …)` hands requests to the transport).
+ * A limiter is accounted for when it is built at least once and every use of the value built is one of these;
+ * anything else (a use the reading does not know, a limiter never used, a path read from configuration) leaves
+ * it unaccounted, and the detector keeps its could-not-judge.
+ */
+
+/** Methods of a limiter that wait for a slot before running (bottleneck, limiter, p-queue-like pacers). */
+const PACE_METHODS = /^(?:schedule|wrap|submit|removeTokens|acquire|wait|waitFor\w*)$/;
+/** Modules whose calls are outgoing requests. */
+const HTTP_MODULES = new Set(['axios', 'got', 'ky', 'undici', 'node-fetch', 'cross-fetch', 'ofetch', 'http', 'https', 'superagent', 'needle']);
+const HTTP_FUNCTIONS = new Set(['fetch', 'got', 'ky', 'axios', 'request', 'ofetch', '$fetch', 'undiciRequest']);
+const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'request', 'fetch']);
+/** A receiver named like an HTTP client: this.http.get(…), this.client.post(…), api.request(…). */
+const CLIENT_NAME = /^(?:_?(?:http|https|axios|client|api|got|ky|session|instance|request|rest|fetcher)\w*|\w*(?:Client|Http|Api|Axios))$/i;
+
+/** Does this node hold an outgoing HTTP request (fetch, axios, got, ky, undici, http.request, a client's get/post)? */
+export function holdsOutboundRequest(root: ts.Node): boolean {
+  const visit = (n: ts.Node): boolean => {
+    if (ts.isCallExpression(n)) {
+      const c = rawUnwrap(n.expression);
+      if (ts.isIdentifier(c) && HTTP_FUNCTIONS.has(c.text)) return true;
+      if (ts.isIdentifier(c) && HTTP_MODULES.has(rawOriginOf(c)?.module ?? '')) return true;
+      if (ts.isPropertyAccessExpression(c) && HTTP_METHODS.has(c.name.text)) {
+        const recv = rawUnwrap(c.expression);
+        if (HTTP_MODULES.has(rawOriginOf(recv)?.module ?? '')) return true;
+        const name = ts.isIdentifier(recv) ? recv.text : ts.isPropertyAccessExpression(recv) ? recv.name.text : '';
+        if (name && CLIENT_NAME.test(name)) return true;
+      }
+    }
+    return !!ts.forEachChild(n, visit);
+  };
+  return visit(root);
+}
+
+/** The innermost function around a node. */
+function enclosingFunction(n: ts.Node): ts.Node | undefined {
+  for (let p = n.parent; p; p = p.parent) if (ts.isFunctionLike(p)) return p;
+  return undefined;
+}
+
+/** Where the value a limiter construction builds is kept: a variable, a property (this.x = …, a class field), or nowhere. */
+function targetOf(site: ts.Node): { kind: 'var' | 'prop'; name: string } | undefined {
+  let n = site;
+  while (n.parent && (ts.isParenthesizedExpression(n.parent) || ts.isAwaitExpression(n.parent) || ts.isAsExpression(n.parent) || ts.isNonNullExpression(n.parent))) n = n.parent;
+  const p = n.parent;
+  if (!p) return undefined;
+  if (ts.isVariableDeclaration(p) && p.initializer === n && ts.isIdentifier(p.name)) return { kind: 'var', name: p.name.text };
+  if (ts.isPropertyDeclaration(p) && p.initializer === n && ts.isIdentifier(p.name)) return { kind: 'prop', name: p.name.text };
+  if (ts.isBinaryExpression(p) && p.right === n && p.operatorToken.kind === ts.SyntaxKind.EqualsToken) {
+    const l = rawUnwrap(p.left);
+    if (ts.isPropertyAccessExpression(l)) return { kind: 'prop', name: l.name.text };
+    if (ts.isIdentifier(l)) return { kind: 'var', name: l.text };
+  }
+  return undefined;
+}
+
+/** A use that paces an outgoing request: `u.schedule(() => fetch())`, `u(fn)` around a request, `await u.removeTokens(1); fetch()`. */
+function isPacingUse(u: ts.Node): boolean {
+  let n = u;
+  while (n.parent && (ts.isParenthesizedExpression(n.parent) || ts.isNonNullExpression(n.parent))) n = n.parent;
+  const p = n.parent;
+  if (!p) return false;
+  let call: ts.CallExpression | undefined;
+  let waits = false;
+  if (ts.isPropertyAccessExpression(p) && p.expression === n && PACE_METHODS.test(p.name.text) && ts.isCallExpression(p.parent) && p.parent.expression === p) {
+    call = p.parent;
+    waits = true;
+  } else if (ts.isCallExpression(p) && p.expression === n) call = p;
+  if (!call) return false;
+  // The work handed to the limiter is a request, or the function that waits for a slot then sends one.
+  for (const a of call.arguments) {
+    const x = rawUnwrap(a);
+    if (ts.isArrowFunction(x) || ts.isFunctionExpression(x)) return holdsOutboundRequest(x);
+    if (ts.isIdentifier(x)) {
+      const d = rawDeclarationOf(x)?.parent;
+      if (d && (ts.isFunctionDeclaration(d) || (ts.isVariableDeclaration(d) && d.initializer && ts.isFunctionLike(rawUnwrap(d.initializer))))) return holdsOutboundRequest(d);
+      return false;
+    }
+    if (ts.isPropertyAccessExpression(x)) return false;
+  }
+  // Waiting for a slot (`await limiter.removeTokens(1)`) then sending a request, outside the tools' own handlers (a
+  // check in a handler, `if (!bucket.take()) return …`, or a wait there, limits the tool's calls).
+  const fn = enclosingFunction(call);
+  return waits && !!fn && !handlerNodes.has(fn) && (holdsOutboundRequest(fn) || isRequestInterceptor(fn));
+}
+
+/** The tools' handlers and dispatchers of the audit being judged (set by the detector before it asks). */
+let handlerNodes: ReadonlySet<ts.Node> = new Set();
+export function setHandlers(nodes: ReadonlySet<ts.Node>): void {
+  handlerNodes = nodes;
+}
+
+/** A function handed to an HTTP client's request interceptor (`this.http.interceptors.request.use(async (c) => …)`): it runs before each outgoing request. */
+function isRequestInterceptor(fn: ts.Node): boolean {
+  const call = fn.parent;
+  if (!call || !ts.isCallExpression(call) || !call.arguments.includes(fn as ts.Expression)) return false;
+  const c = rawUnwrap(call.expression);
+  if (!ts.isPropertyAccessExpression(c) || c.name.text !== 'use') return false;
+  const req = rawUnwrap(c.expression);
+  if (!ts.isPropertyAccessExpression(req) || req.name.text !== 'request') return false;
+  const ic = rawUnwrap(req.expression);
+  return ts.isPropertyAccessExpression(ic) && ic.name.text === 'interceptors';
+}
+
+/** The uses of a limiter kept in a variable or a property, in its file (by name: a bundle's minified names may collide, then some use is unknown). */
+function usesOf(sf: ts.SourceFile, target: { kind: 'var' | 'prop'; name: string }, site: ts.Node): ts.Node[] {
+  const out: ts.Node[] = [];
+  const visit = (n: ts.Node): void => {
+    if (target.kind === 'var' && ts.isIdentifier(n) && n.text === target.name) {
+      const p = n.parent;
+      const isDecl = (ts.isVariableDeclaration(p) && p.name === n) || (ts.isPropertyAccessExpression(p) && p.name === n) || (ts.isPropertyAssignment(p) && p.name === n);
+      const isAssign = ts.isBinaryExpression(p) && p.left === n && p.right && site.pos >= p.right.pos && site.end <= p.right.end;
+      if (!isDecl && !isAssign) out.push(n);
+    } else if (target.kind === 'prop' && ts.isPropertyAccessExpression(n) && n.name.text === target.name) {
+      const p = n.parent;
+      const isAssign = ts.isBinaryExpression(p) && p.left === n && site.pos >= p.right.pos && site.end <= p.right.end;
+      if (!isAssign) out.push(n);
+      return;
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+export interface Mount {
+  call: ts.CallExpression;
+  file: string;
+  line: number;
+  /** covering: the MCP endpoint is behind it (or nothing says where it is); off: only other routes; unknown: a path read at run time. */
+  state: 'covering' | 'off' | 'unknown';
+  route?: string;
+}
+
+/** A route path written in the code: a string, or a const initialised with one. */
+function literalPath(n: ts.Node): string | undefined {
+  const u = rawUnwrap(n);
+  if (ts.isStringLiteral(u) || ts.isNoSubstitutionTemplateLiteral(u)) return u.text;
+  if (ts.isIdentifier(u)) {
+    const d = rawDeclarationOf(u)?.parent;
+    if (d && ts.isVariableDeclaration(d) && d.initializer && ts.isVariableDeclarationList(d.parent) && d.parent.flags & ts.NodeFlags.Const) {
+      const i = rawUnwrap(d.initializer);
+      if (ts.isStringLiteral(i) || ts.isNoSubstitutionTemplateLiteral(i)) return i.text;
+    }
+  }
+  return undefined;
+}
+
+const MCP_HANDOFF = /\.handleRequest\s*\(|\.handlePostMessage\s*\(|new\s+(?:\w+\.)?(?:StreamableHTTPServerTransport|SSEServerTransport|WebStandardStreamableHTTPServerTransport)\b|createMcpHandler\s*\(/;
+
+/** Does this route handler hand the request to an MCP transport (its text, or the function a name resolves to)? */
+function handsToMcp(arg: ts.Node): boolean {
+  const u = rawUnwrap(arg);
+  if (ts.isFunctionLike(u)) return MCP_HANDOFF.test(u.getText());
+  if (ts.isIdentifier(u)) {
+    const d = rawDeclarationOf(u)?.parent;
+    if (d && (ts.isFunctionDeclaration(d) || ts.isVariableDeclaration(d))) return MCP_HANDOFF.test(d.getText());
+  }
+  return false;
+}
+
+const receiverText = (call: ts.CallExpression): string => {
+  const c = rawUnwrap(call.expression);
+  return ts.isPropertyAccessExpression(c) ? rawUnwrap(c.expression).getText() : '';
+};
+
+/** Does a mount at `path` (express/hono style prefixes) cover `route`? */
+function covers(path: string, route: string): boolean {
+  const p = path.replace(/\/?\*$/, '').replace(/\/$/, '');
+  if (p === '') return true;
+  return route === p || route.startsWith(`${p}/`);
+}
+
+/**
+ * Judge each call that mounts a limiter as middleware (`calls`: receiver.use/post/… with a limiter among the
+ * arguments): path-less, it covers every route; with a written path, it covers the MCP endpoint when one of the
+ * routes of the same receiver that hand requests to an MCP transport lies under it, and is off the tool path when
+ * such routes exist and none does (no such route seen: covering, as before); a path read at run time is unknown.
+ */
+export function judgeMounts(calls: readonly { call: ts.CallExpression; file: string }[], routeCalls: readonly ts.CallExpression[]): Mount[] {
+  const mcpRoutes = new Map<string, string[]>();
+  for (const r of routeCalls) {
+    const path = r.arguments[0] && literalPath(r.arguments[0]);
+    if (path === undefined || !r.arguments.slice(1).some(handsToMcp)) continue;
+    const recv = receiverText(r);
+    mcpRoutes.set(recv, [...(mcpRoutes.get(recv) ?? []), path]);
+  }
+  return calls.map(({ call, file }) => {
+    const line = rawPositionOf(call).line;
+    const first = call.arguments[0] && rawUnwrap(call.arguments[0]);
+    const pathArg = first && !ts.isFunctionLike(first) && !ts.isCallExpression(first) && !ts.isNewExpression(first) && !ts.isObjectLiteralExpression(first) && !ts.isIdentifier(first) ? first : first && ts.isIdentifier(first) && literalPath(first) !== undefined ? first : undefined;
+    if (!pathArg) {
+      // No path, or a first argument that is middleware itself (an identifier naming a limiter, a call building one).
+      if (first && ts.isIdentifier(first) && !ts.isFunctionLike(first)) {
+        const d = rawDeclarationOf(first)?.parent;
+        const init = d && ts.isVariableDeclaration(d) && d.initializer ? rawUnwrap(d.initializer) : undefined;
+        // A name holding something other than a function, a call or a construction is a path read at run time.
+        if (init && !ts.isCallExpression(init) && !ts.isNewExpression(init) && !ts.isFunctionLike(init)) return { call, file, line, state: 'unknown' };
+      }
+      return { call, file, line, state: 'covering' };
+    }
+    const path = literalPath(pathArg);
+    if (path === undefined) return { call, file, line, state: 'unknown' };
+    const routes = mcpRoutes.get(receiverText(call));
+    if (!routes?.length) return { call, file, line, state: 'covering', route: path };
+    return { call, file, line, state: routes.some((r) => covers(path, r)) ? 'covering' : 'off', route: path };
+  });
+}
+
+/**
+ * Is this limiter construction accounted for as guarding no tool call: every use of the value it builds paces an
+ * outgoing request, or is an argument of a mount that is off the MCP route? A construction written inline in such
+ * a mount or pacing call counts too. Returns the kind, or undefined when some use is anything else (or none).
+ */
+export function accountFor(site: ts.Node, offMounts: ReadonlySet<ts.CallExpression>): 'pacer' | 'off-route' | undefined {
+  // Inline: app.post('/login', rateLimit({...}), h) or new Bottleneck(o).wrap(fn) / pThrottle(o)(fn).
+  for (let p = site.parent; p && !ts.isFunctionLike(p) && !ts.isSourceFile(p); p = p.parent) {
+    if (ts.isCallExpression(p) && offMounts.has(p) && p.arguments.some((a) => a.pos <= site.pos && site.end <= a.end)) return 'off-route';
+    if (ts.isStatement(p)) break;
+  }
+  const target = targetOf(site);
+  if (!target) return isPacingUse(site) ? 'pacer' : undefined;
+  const uses = usesOf(site.getSourceFile(), target, site);
+  if (uses.length === 0) return undefined;
+  let kind: 'pacer' | 'off-route' | undefined;
+  for (const u of uses) {
+    const p = u.parent;
+    if (ts.isCallExpression(p) && offMounts.has(p) && p.arguments.includes(u as ts.Expression)) kind = kind === 'pacer' ? 'pacer' : 'off-route';
+    else if (isPacingUse(u)) kind = 'pacer';
+    else return undefined;
+  }
+  return kind;
+}
+
+/** The nodes of pacing uses in a file region, for the path check to skip (a pacer on a tool's path guards nothing). */
+export function isPacingRef(n: ts.Node): boolean {
+  return isPacingUse(n);
+}
