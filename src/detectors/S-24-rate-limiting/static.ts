@@ -1,6 +1,6 @@
 import { SyntaxKind, Node, ts, type SourceFile } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
-import type { Finding } from '../../engine/types.js';
+import type { Finding, Verdict } from '../../engine/types.js';
 import { declarationOf, functionOf, originOf, rawDeclarationOf, rawOriginOf } from '../../facts/scope.js';
 import type { ToolDef } from '../../facts/server-model.js';
 import { namesAnyModule, ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
@@ -259,7 +259,17 @@ export default defineDetector({
     'upstream-limiter-only': ['tools'],
     'python-no-rate-guard': ['tools'],
   },
-  judge({ inputs: { repo, session } }) {
+  judge(input) {
+    // placement.ts holds the handlers of the audit being judged: released when the judging ends.
+    try {
+      return judgeStatic(input.inputs);
+    } finally {
+      setHandlers(new Set());
+    }
+  },
+});
+
+function judgeStatic({ repo, session }: { repo: Parameters<typeof codeOf>[0]; session?: Parameters<typeof noToolsFound>[1] }): Verdict {
     const src = codeOf(repo, { pythonPart: true });
     if (!src.ok) return src.verdict.reason?.code === 'no-js-source' ? judgePythonRateLimits(repo, session) : src.verdict;
     const code = src.code;
@@ -340,5 +350,4 @@ export default defineDetector({
     if (unguarded.length === 0) return present();
     const findings: Finding[] = unguarded.map((t) => ({ messageId: 'tool-not-rate-limited', data: { tool: t.name }, location: { file: t.file, line: t.nameLine } }));
     return { state: 'non-conforming', findings };
-  },
-});
+}
