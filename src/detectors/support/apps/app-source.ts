@@ -9,6 +9,7 @@ import { constString, objectLiteralOf, propertyValue, serverModel } from '../../
 import { booleanAnnotations } from '../../../facts/server-model/values.js';
 import { moduleSpecs, ofKinds, parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from '../../../facts/ts-source.js';
 import { isBundleHtml, MAX_BUNDLE_BYTES } from './apps-support.js';
+import { heldValues } from './held-values.js';
 
 /**
  * The static reading of an MCP App repository shared by the static parts of A-1, A-3 and A-7: the App tools its
@@ -109,14 +110,18 @@ export function appSource(repo: RepoFacts): AppSource {
     else if ((t.api === 'tools/list' || t.api === 'definition') && linksView(t.config, sources)) appTools.push({ name: t.name, file: t.file, line: t.line, api: 'low-level', branch: t.branch });
   }
   // registerAppTool(server, name, config, handler) of @modelcontextprotocol/ext-apps/server: a function, not a method.
-  for (const { file, call, name } of ownCalls(sources)) {
+  const calls = [...ownCalls(sources)];
+  for (const { file, call, name } of calls) {
     const args = call.getArguments();
     // registerAppTool by name, or its shape in a bundle that renamed it: (server, 'name', { _meta: { ui: { resourceUri } } }, handler),
     // or `_meta: { ui: { visibility: ['app'] } }` for a tool the View alone calls.
     if (name !== 'registerAppTool' && !(name && args.length === 4 && !REGISTRATION_METHOD_NAMES.has(name) && appToolConfig(objectLiteralOf(args[2], sources), sources))) continue;
     const tool = constString(args[1])?.value;
-    if (tool === undefined) continue;
     const config = objectLiteralOf(args[2], sources);
+    if (tool === undefined) {
+      appTools.push(...wrappedAppTools(call, config, file, sources, calls, annotations));
+      continue;
+    }
     let handler: FunctionLikeNode | undefined;
     try {
       handler = args[3] ? functionOf(args[3], sources) : undefined;
@@ -130,6 +135,32 @@ export function appSource(repo: RepoFacts): AppSource {
   const out = { sources, appTools, annotations };
   memo.set(repo, out);
   return out;
+}
+
+/**
+ * App tools registered through a wrapper (registerAppTool(server, tool.name, { …, annotations: tool.annotations },
+ * tool.handler) inside a helper, a loop or a class fed with literal definitions: support/apps/held-values.ts): one
+ * per name the wrapper is given, its handler and annotations read from the same definitions (paired by index).
+ */
+function wrappedAppTools(call: CallExpression, config: ObjectLiteralExpression | undefined, file: string, sources: ParsedSources, calls: { name: string; call: CallExpression }[], annotations: Map<string, SourceAnnotations>): AppToolInSource[] {
+  const args = call.getArguments();
+  const names = heldValues(args[1]!, sources, calls)?.map((n) => constString(n)?.value);
+  if (!names?.length || names.some((n) => n === undefined)) return [];
+  const handlers = args[3] ? heldValues(args[3], sources, calls) : undefined;
+  const annotationsNode = propertyValue(config, 'annotations');
+  const held = annotationsNode && !objectLiteralOf(annotationsNode, sources) ? heldValues(annotationsNode, sources, calls) : undefined;
+  return names.map((tool, i) => {
+    const h = handlers && (handlers.length === names.length ? handlers[i] : handlers.length === 1 ? handlers[0] : undefined);
+    let handler: FunctionLikeNode | undefined;
+    try {
+      handler = h ? functionOf(h, sources) : undefined;
+    } catch {
+      handler = undefined;
+    }
+    const ann = held?.length === names.length ? objectLiteralOf(held[i]!, sources) : undefined;
+    if (!annotations.has(tool!)) annotations.set(tool!, ann ? booleans(ann) : annotationsOf(config, sources));
+    return { name: tool!, file, line: positionOf(call).line, api: 'registerAppTool' as const, handler };
+  });
 }
 
 /** Every call in the audited source's own files (not node_modules), with its callee's name (a function's or a method's). */
