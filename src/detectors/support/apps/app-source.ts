@@ -100,7 +100,10 @@ export function appSource(repo: RepoFacts): AppSource {
   const model = serverModel(repo);
   const appTools: AppToolInSource[] = [];
   const annotations = new Map<string, SourceAnnotations>();
+  const calls = [...ownCalls(sources)];
   for (const t of model.tools) {
+    // registerTool(tool.name, { …, _meta: tool._meta }, tool.handler) in a wrapper: read from the definitions it is given.
+    if (!t.nameIsLiteral && t.api === 'registerTool' && Node.isCallExpression(t.node) && !t.file.startsWith('node_modules/')) appTools.push(...wrappedRegisteredTools(t.node, t.config, t.file, sources, calls, annotations));
     if (!t.nameIsLiteral) continue;
     const ann: SourceAnnotations = t.annotationsNode ? (t.annotations && objectLiteralOf(t.annotationsNode, sources) ? t.annotations : 'unknown') : t.config || t.api === 'tool' ? 'none' : 'unknown';
     if (!annotations.has(t.name)) annotations.set(t.name, ann);
@@ -110,7 +113,6 @@ export function appSource(repo: RepoFacts): AppSource {
     else if ((t.api === 'tools/list' || t.api === 'definition') && linksView(t.config, sources)) appTools.push({ name: t.name, file: t.file, line: t.line, api: 'low-level', branch: t.branch });
   }
   // registerAppTool(server, name, config, handler) of @modelcontextprotocol/ext-apps/server: a function, not a method.
-  const calls = [...ownCalls(sources)];
   for (const { file, call, name } of calls) {
     const args = call.getArguments();
     // registerAppTool by name, or its shape in a bundle that renamed it: (server, 'name', { _meta: { ui: { resourceUri } } }, handler),
@@ -161,6 +163,43 @@ function wrappedAppTools(call: CallExpression, config: ObjectLiteralExpression |
     if (!annotations.has(tool!)) annotations.set(tool!, ann ? booleans(ann) : annotationsOf(config, sources));
     return { name: tool!, file, line: positionOf(call).line, api: 'registerAppTool' as const, handler };
   });
+}
+
+/**
+ * Tools a wrapper registers with registerTool(tool.name, config, tool.handler): the App tools among them, whose config
+ * links a View (a literal `_meta.ui.resourceUri`, or `_meta: tool._meta` read per definition).
+ */
+function wrappedRegisteredTools(call: CallExpression, config: ObjectLiteralExpression | undefined, file: string, sources: ParsedSources, calls: { name: string; call: CallExpression }[], annotations: Map<string, SourceAnnotations>): AppToolInSource[] {
+  const args = call.getArguments();
+  if (args.length < 3) return [];
+  const names = heldValues(args[0]!, sources, calls)?.map((n) => constString(n)?.value);
+  if (!names?.length || names.some((n) => n === undefined)) return [];
+  const metaNode = propertyValue(config, '_meta');
+  const metas = metaNode && !objectLiteralOf(metaNode, sources) ? heldValues(metaNode, sources, calls) : undefined;
+  const links = (i: number): boolean => {
+    if (linksView(config, sources)) return true;
+    const meta = metas?.length === names.length ? objectLiteralOf(metas[i]!, sources) : undefined;
+    const ui = meta && objectLiteralOf(propertyValue(meta, 'ui'), sources);
+    return !!meta && (!!propertyValue(meta, 'ui/resourceUri') || !!propertyValue(ui, 'resourceUri'));
+  };
+  const handlers = heldValues(args[args.length - 1]!, sources, calls);
+  const annotationsNode = propertyValue(config, 'annotations');
+  const held = annotationsNode && !objectLiteralOf(annotationsNode, sources) ? heldValues(annotationsNode, sources, calls) : undefined;
+  const out: AppToolInSource[] = [];
+  names.forEach((tool, i) => {
+    const ann = held?.length === names.length ? objectLiteralOf(held[i]!, sources) : undefined;
+    if (!annotations.has(tool!)) annotations.set(tool!, ann ? booleans(ann) : annotationsOf(config, sources));
+    if (!links(i)) return;
+    const h = handlers && (handlers.length === names.length ? handlers[i] : handlers.length === 1 ? handlers[0] : undefined);
+    let handler: FunctionLikeNode | undefined;
+    try {
+      handler = h ? functionOf(h, sources) : undefined;
+    } catch {
+      handler = undefined;
+    }
+    out.push({ name: tool!, file, line: positionOf(call).line, api: 'registerTool', handler });
+  });
+  return out;
 }
 
 /** Every call in the audited source's own files (not node_modules), with its callee's name (a function's or a method's). */
