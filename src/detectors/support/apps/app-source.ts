@@ -133,6 +133,10 @@ export function appSource(repo: RepoFacts): AppSource {
     appTools.push({ name: tool, file, line: positionOf(call).line, api: 'registerAppTool', handler });
     if (!annotations.has(tool)) annotations.set(tool, annotationsOf(config, sources));
   }
+  // A definition object a wrapper registers is also read as a listed definition (no dispatcher branch): the wrapper's
+  // registration, which knows the handler, stands for it.
+  const registered = new Set(appTools.filter((t) => t.api !== 'low-level' && t.handler).map((t) => t.name));
+  for (let i = appTools.length - 1; i >= 0; i--) if (appTools[i]!.api === 'low-level' && !appTools[i]!.branch && registered.has(appTools[i]!.name)) appTools.splice(i, 1);
   appTools.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
   const out = { sources, appTools, annotations };
   memo.set(repo, out);
