@@ -13,8 +13,12 @@ import { inlineScripts, ownCalls, type ViewCode } from './app-source.js';
  * A View the server's own code serves whole, with no built bundle in `dist/` (A-2, A-5 static): the HTML document
  * handed to the registration of a `ui://` resource (registerAppResource, registerResource, resource) — a string or
  * template literal without substitutions, a const holding one, or an HTML file the code reads next to itself
- * (`readFileSync(new URL('./view.html', import.meta.url))`, `readFileSync(join(__dirname, 'view.html'))`). A document
- * assembled at run time (a template with substitutions, pieces joined) is not read: its text is not in the code.
+ * (`readFileSync(new URL('./view.html', import.meta.url))`, `readFileSync(join(__dirname, 'view.html'))`, or through a
+ * const holding the folder), or a document assembled at run time from pieces that are all in the package (a template
+ * around the script and style files the code reads, a `+` chain, a helper function of no parameters returning it:
+ * builtText), with where each of its lines is written (segments). A low-level resources/read handler, or a
+ * registration, whose contents carry the App's mimeType serves a View too. A piece the reading cannot follow (a
+ * document fetched from a URL, a parameter) leaves the View unread.
  */
 
 export interface EmbeddedView {
