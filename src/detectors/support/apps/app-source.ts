@@ -143,6 +143,24 @@ export function appSource(repo: RepoFacts): AppSource {
   return out;
 }
 
+/** The handler of the i-th of n tools a wrapper registers: the i-th of the handlers read, or the one handler they share. */
+function pairedHandler(handlers: Node[] | undefined, n: number, i: number, sources: ParsedSources): FunctionLikeNode | undefined {
+  const h = handlers && (handlers.length === n ? handlers[i] : handlers.length === 1 ? handlers[0] : undefined);
+  try {
+    return h ? functionOf(h, sources) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The annotations of the i-th of n tools a wrapper registers (`annotations: tool.annotations` read per definition). */
+function heldAnnotations(config: ObjectLiteralExpression | undefined, n: number, i: number, sources: ParsedSources, calls: { name: string; call: CallExpression }[]): SourceAnnotations {
+  const node = propertyValue(config, 'annotations');
+  const held = node && !objectLiteralOf(node, sources) ? heldValues(node, sources, calls) : undefined;
+  const ann = held?.length === n ? objectLiteralOf(held[i]!, sources) : undefined;
+  return ann ? booleans(ann) : annotationsOf(config, sources);
+}
+
 /**
  * App tools registered through a wrapper (registerAppTool(server, tool.name, { …, annotations: tool.annotations },
  * tool.handler) inside a helper, a loop or a class fed with literal definitions: support/apps/held-values.ts): one
@@ -153,18 +171,9 @@ function wrappedAppTools(call: CallExpression, config: ObjectLiteralExpression |
   const names = heldValues(args[1]!, sources, calls)?.map((n) => constString(n)?.value);
   if (!names?.length || names.some((n) => n === undefined)) return [];
   const handlers = args[3] ? heldValues(args[3], sources, calls) : undefined;
-  const annotationsNode = propertyValue(config, 'annotations');
-  const held = annotationsNode && !objectLiteralOf(annotationsNode, sources) ? heldValues(annotationsNode, sources, calls) : undefined;
   return names.map((tool, i) => {
-    const h = handlers && (handlers.length === names.length ? handlers[i] : handlers.length === 1 ? handlers[0] : undefined);
-    let handler: FunctionLikeNode | undefined;
-    try {
-      handler = h ? functionOf(h, sources) : undefined;
-    } catch {
-      handler = undefined;
-    }
-    const ann = held?.length === names.length ? objectLiteralOf(held[i]!, sources) : undefined;
-    if (!annotations.has(tool!)) annotations.set(tool!, ann ? booleans(ann) : annotationsOf(config, sources));
+    const handler = pairedHandler(handlers, names.length, i, sources);
+    if (!annotations.has(tool!)) annotations.set(tool!, heldAnnotations(config, names.length, i, sources, calls));
     return { name: tool!, file, line: positionOf(call).line, api: 'registerAppTool' as const, handler };
   });
 }
@@ -187,20 +196,11 @@ function wrappedRegisteredTools(call: CallExpression, config: ObjectLiteralExpre
     return !!meta && (!!propertyValue(meta, 'ui/resourceUri') || !!propertyValue(ui, 'resourceUri'));
   };
   const handlers = heldValues(args[args.length - 1]!, sources, calls);
-  const annotationsNode = propertyValue(config, 'annotations');
-  const held = annotationsNode && !objectLiteralOf(annotationsNode, sources) ? heldValues(annotationsNode, sources, calls) : undefined;
   const out: AppToolInSource[] = [];
   names.forEach((tool, i) => {
-    const ann = held?.length === names.length ? objectLiteralOf(held[i]!, sources) : undefined;
-    if (!annotations.has(tool!)) annotations.set(tool!, ann ? booleans(ann) : annotationsOf(config, sources));
+    if (!annotations.has(tool!)) annotations.set(tool!, heldAnnotations(config, names.length, i, sources, calls));
     if (!links(i)) return;
-    const h = handlers && (handlers.length === names.length ? handlers[i] : handlers.length === 1 ? handlers[0] : undefined);
-    let handler: FunctionLikeNode | undefined;
-    try {
-      handler = h ? functionOf(h, sources) : undefined;
-    } catch {
-      handler = undefined;
-    }
+    const handler = pairedHandler(handlers, names.length, i, sources);
     out.push({ name: tool!, file, line: positionOf(call).line, api: 'registerTool', handler });
   });
   return out;

@@ -27,20 +27,24 @@ export function heldValues(expr: Node, sources: ParsedSources, calls: Calls, dep
     const member = e.getName();
     const base = unwrap(e.getExpression());
     if (Node.isThisExpression(base)) return fieldValues(e, member, sources, calls, depth);
-    const bases = heldValues(base, sources, calls, depth + 1);
-    if (!bases) return undefined;
-    const out: Node[] = [];
-    for (const b of bases) {
-      const obj = objectLiteralOf(b, sources);
-      const v = obj && propertyValue(obj, member);
-      const vs = v && heldValues(v, sources, calls, depth + 1);
-      if (!vs) return undefined;
-      out.push(...vs);
-      if (out.length > MAX_VALUES) return undefined;
-    }
-    return out;
+    return membersOf(heldValues(base, sources, calls, depth + 1), member, sources, calls, depth);
   }
   return [e];
+}
+
+/** The values of one member of each object literal among some values; undefined when one is not such an object or lacks it. */
+function membersOf(objs: Node[] | undefined, member: string, sources: ParsedSources, calls: Calls, depth: number): Node[] | undefined {
+  if (!objs) return undefined;
+  const out: Node[] = [];
+  for (const o of objs) {
+    const obj = objectLiteralOf(o, sources);
+    const v = obj && propertyValue(obj, member);
+    const vs = v && heldValues(v, sources, calls, depth + 1);
+    if (!vs) return undefined;
+    out.push(...vs);
+    if (out.length > MAX_VALUES) return undefined;
+  }
+  return out;
 }
 
 /** What `this.<member>` holds: the value the class's constructor assigns to it. */
@@ -85,17 +89,7 @@ function identifierValues(id: Identifier, sources: ParsedSources, calls: Calls, 
     const param = pattern?.getParent();
     if (!Node.isObjectBindingPattern(pattern) || !param || !Node.isParameterDeclaration(param)) return undefined;
     const key = parent.getPropertyNameNode()?.getText() ?? parent.getName();
-    const objs = parameterValues(param, sources, calls, depth);
-    if (!objs) return undefined;
-    const out: Node[] = [];
-    for (const o of objs) {
-      const obj = objectLiteralOf(o, sources);
-      const v = obj && propertyValue(obj, key);
-      const vs = v && heldValues(v, sources, calls, depth + 1);
-      if (!vs) return undefined;
-      out.push(...vs);
-    }
-    return out;
+    return membersOf(parameterValues(param, sources, calls, depth), key, sources, calls, depth);
   }
   if (Node.isParameterDeclaration(parent)) return parameterValues(parent, sources, calls, depth);
   return undefined;
