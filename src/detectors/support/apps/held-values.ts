@@ -96,11 +96,15 @@ function identifierValues(id: Identifier, sources: ParsedSources, calls: Calls, 
 }
 
 function listValues(list: Node, sources: ParsedSources, calls: Calls, depth: number): Node[] | undefined {
-  const items = listElements(list, sources);
-  if (!items.length || items.length > MAX_VALUES) return undefined;
+  return valuesOfEach(listElements(list, sources), sources, calls, depth);
+}
+
+/** The values of each of some expressions, in order; undefined when there is none, too many, or one cannot be followed. */
+function valuesOfEach(nodes: Node[], sources: ParsedSources, calls: Calls, depth: number): Node[] | undefined {
+  if (!nodes.length || nodes.length > MAX_VALUES) return undefined;
   const out: Node[] = [];
-  for (const i of items) {
-    const vs = heldValues(i, sources, calls, depth + 1);
+  for (const n of nodes) {
+    const vs = heldValues(n, sources, calls, depth + 1);
     if (!vs) return undefined;
     out.push(...vs);
   }
@@ -143,12 +147,5 @@ function parameterValues(param: Node, sources: ParsedSources, calls: Calls, dept
       });
     }
   } else for (const c of calls) if (c.name === name && unwrap(c.call.getExpression()).getText() === name && c.call.getArguments()[index]) args.push(c.call.getArguments()[index]!);
-  if (!args.length || args.length > MAX_VALUES) return undefined;
-  const out: Node[] = [];
-  for (const a of args) {
-    const vs = heldValues(a, sources, calls, depth + 1);
-    if (!vs) return undefined;
-    out.push(...vs);
-  }
-  return out;
+  return valuesOfEach(args, sources, calls, depth);
 }
