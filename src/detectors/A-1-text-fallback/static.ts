@@ -23,14 +23,16 @@ import { appSource } from '../support/apps/app-source.js';
 
 type Outcome =
   | { kind: 'text' }
-  | { kind: 'no-text'; why: 'no-content' | 'empty-content' | 'no-text-block'; line: number }
-  | { kind: 'constant-text'; text: string; line: number }
+  | { kind: 'no-text'; why: 'no-content' | 'empty-content' | 'no-text-block'; line: number; file?: string }
+  | { kind: 'constant-text'; text: string; line: number; file?: string }
   | { kind: 'unknown'; line: number };
 
 function outcomeOfResult(expr: Node, sources: ParsedSources, depth: number): Outcome[] {
   let n = unwrap(expr);
   if (Node.isAwaitExpression(n)) n = unwrap(n.getExpression());
   const line = positionOf(n).line;
+  // The file the result is written in (a handler of another module than the registration's).
+  const file = sources.rel(n.getSourceFile());
   if (Node.isConditionalExpression(n)) return [...outcomeOfResult(n.getWhenTrue(), sources, depth), ...outcomeOfResult(n.getWhenFalse(), sources, depth)];
   if (Node.isCallExpression(n)) {
     let fn: FunctionLikeNode | undefined;
@@ -44,13 +46,13 @@ function outcomeOfResult(expr: Node, sources: ParsedSources, depth: number): Out
   const obj = objectLiteralOf(n, sources);
   if (!obj) return [{ kind: 'unknown', line }];
   const content = propertyValue(obj, 'content');
-  if (!content) return obj.getProperties().some((p) => Node.isSpreadAssignment(p)) ? [{ kind: 'unknown', line }] : [{ kind: 'no-text', why: 'no-content', line }];
+  if (!content) return obj.getProperties().some((p) => Node.isSpreadAssignment(p)) ? [{ kind: 'unknown', line }] : [{ kind: 'no-text', why: 'no-content', line, file }];
   const arr = unwrap(content);
   if (!Node.isArrayLiteralExpression(arr)) return [{ kind: 'unknown', line }];
   const items = arr.getElements();
-  if (!items.length) return [{ kind: 'no-text', why: 'empty-content', line }];
+  if (!items.length) return [{ kind: 'no-text', why: 'empty-content', line, file }];
   let unknown = false;
-  let constant: { text: string; line: number } | undefined;
+  let constant: { text: string; line: number; file: string } | undefined;
   for (const el of items) {
     const block = Node.isSpreadElement(el) ? undefined : objectLiteralOf(el, sources);
     if (!block) {
@@ -63,13 +65,13 @@ function outcomeOfResult(expr: Node, sources: ParsedSources, depth: number): Out
     const text = propertyValue(block, 'text');
     const literal = constString(text);
     if (text && literal === undefined) return [{ kind: 'text' }];
-    if (text && literal!.value.trim() !== '') constant ??= { text: literal!.value.trim(), line: positionOf(text).line };
+    if (text && literal!.value.trim() !== '') constant ??= { text: literal!.value.trim(), line: positionOf(text).line, file };
   }
   // A fixed sentence stands for none of the result: the same words whatever the input, next to the data the View shows
   // (structuredContent) or to a View fed from the tool's input. An error result (`isError: true`) says what went wrong
   // and may well be fixed words.
   if (constant) return [propertyValue(obj, 'isError')?.getText() === 'true' ? { kind: 'text' } : { kind: 'constant-text', ...constant }];
-  return [unknown ? { kind: 'unknown', line } : { kind: 'no-text', why: 'no-text-block', line }];
+  return [unknown ? { kind: 'unknown', line } : { kind: 'no-text', why: 'no-text-block', line, file }];
 }
 
 /**
@@ -119,8 +121,8 @@ export default defineDetector({
       const outcomes = t.branch ? branchOutcomes(t.branch, sources) : outcomesOf(t.handler!, sources, 0);
       const red = outcomes.find((o): o is Extract<Outcome, { kind: 'no-text' }> => o.kind === 'no-text');
       const fixed = outcomes.find((o): o is Extract<Outcome, { kind: 'constant-text' }> => o.kind === 'constant-text');
-      if (red) findings.push({ messageId: 'app-result-without-text', data: { tool: t.name, why: red.why }, location: { file: t.file, line: red.line } });
-      else if (fixed) findings.push({ messageId: 'app-result-constant-text', data: { tool: t.name, text: fixed.text.slice(0, 120) }, location: { file: t.file, line: fixed.line } });
+      if (red) findings.push({ messageId: 'app-result-without-text', data: { tool: t.name, why: red.why }, location: { file: red.file ?? t.file, line: red.line } });
+      else if (fixed) findings.push({ messageId: 'app-result-constant-text', data: { tool: t.name, text: fixed.text.slice(0, 120) }, location: { file: fixed.file ?? t.file, line: fixed.line } });
       else if (outcomes.some((o) => o.kind === 'unknown')) unjudged.push(t.name);
     }
     if (findings.length) return { state: 'non-conforming', findings };

@@ -6,7 +6,7 @@ import { isBundleHtml, MAX_BUNDLE_BYTES, renderedApps, viewAttempts } from '../s
 import { ts, type Node as MorphNode } from '../../facts/morph.js';
 import { wrapNode } from '../../facts/ts-source.js';
 import { lineIn, viewCode } from '../support/apps/app-source.js';
-import { embeddedScripts, embeddedViews } from '../support/apps/embedded-view.js';
+import { embeddedScripts, embeddedViews, sourceOf } from '../support/apps/embedded-view.js';
 import { urlOf } from '../support/apps/view-urls.js';
 import { rawDeclarationOf } from '../../facts/scope.js';
 
@@ -130,7 +130,8 @@ export default [
       }
       for (const e of embedded) {
         for (const ref of externalReferences(e.html)) {
-          findings.push({ messageId: 'bundle-references-file', data: { file: e.file, tag: ref.tag, url: ref.url.slice(0, 200) }, location: { file: e.file, line: e.line + ref.line - 1 }, evidence: ref.url.slice(0, 200) });
+          const at = sourceOf(e, ref.line);
+          findings.push({ messageId: 'bundle-references-file', data: { file: at.file, tag: ref.tag, url: ref.url.slice(0, 200) }, location: at, evidence: ref.url.slice(0, 200) });
         }
       }
       const view = viewCode(repo);
@@ -139,7 +140,7 @@ export default [
       const code = [...view.code];
       for (const e of embedded) {
         try {
-          for (const s of embeddedScripts(e)) code.push({ file: e.file, lineOffset: s.line - 1, sf: s.sf, bundle: true });
+          for (const s of embeddedScripts(e)) code.push({ file: s.file, lineOffset: s.line - 1, sf: s.sf, bundle: true });
         } catch (err) {
           return couldNotJudge('file-not-read', fileNotReadData({ file: e.file, cause: err instanceof RangeError ? 'too-deep' : 'parse-failed' }));
         }

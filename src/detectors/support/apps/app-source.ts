@@ -9,6 +9,7 @@ import { constString, objectLiteralOf, propertyValue, serverModel } from '../../
 import { booleanAnnotations } from '../../../facts/server-model/values.js';
 import { moduleSpecs, ofKinds, parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from '../../../facts/ts-source.js';
 import { isBundleHtml, MAX_BUNDLE_BYTES } from './apps-support.js';
+import { heldValues } from './held-values.js';
 
 /**
  * The static reading of an MCP App repository shared by the static parts of A-1, A-3 and A-7: the App tools its
@@ -99,7 +100,10 @@ export function appSource(repo: RepoFacts): AppSource {
   const model = serverModel(repo);
   const appTools: AppToolInSource[] = [];
   const annotations = new Map<string, SourceAnnotations>();
+  const calls = [...ownCalls(sources)];
   for (const t of model.tools) {
+    // registerTool(tool.name, { …, _meta: tool._meta }, tool.handler) in a wrapper: read from the definitions it is given.
+    if (!t.nameIsLiteral && t.api === 'registerTool' && Node.isCallExpression(t.node) && !t.file.startsWith('node_modules/')) appTools.push(...wrappedRegisteredTools(t.node, t.config, t.file, sources, calls, annotations));
     if (!t.nameIsLiteral) continue;
     const ann: SourceAnnotations = t.annotationsNode ? (t.annotations && objectLiteralOf(t.annotationsNode, sources) ? t.annotations : 'unknown') : t.config || t.api === 'tool' ? 'none' : 'unknown';
     if (!annotations.has(t.name)) annotations.set(t.name, ann);
@@ -109,14 +113,17 @@ export function appSource(repo: RepoFacts): AppSource {
     else if ((t.api === 'tools/list' || t.api === 'definition') && linksView(t.config, sources)) appTools.push({ name: t.name, file: t.file, line: t.line, api: 'low-level', branch: t.branch });
   }
   // registerAppTool(server, name, config, handler) of @modelcontextprotocol/ext-apps/server: a function, not a method.
-  for (const { file, call, name } of ownCalls(sources)) {
+  for (const { file, call, name } of calls) {
     const args = call.getArguments();
     // registerAppTool by name, or its shape in a bundle that renamed it: (server, 'name', { _meta: { ui: { resourceUri } } }, handler),
     // or `_meta: { ui: { visibility: ['app'] } }` for a tool the View alone calls.
     if (name !== 'registerAppTool' && !(name && args.length === 4 && !REGISTRATION_METHOD_NAMES.has(name) && appToolConfig(objectLiteralOf(args[2], sources), sources))) continue;
     const tool = constString(args[1])?.value;
-    if (tool === undefined) continue;
     const config = objectLiteralOf(args[2], sources);
+    if (tool === undefined) {
+      appTools.push(...wrappedAppTools(call, config, file, sources, calls, annotations));
+      continue;
+    }
     let handler: FunctionLikeNode | undefined;
     try {
       handler = args[3] ? functionOf(args[3], sources) : undefined;
@@ -126,9 +133,76 @@ export function appSource(repo: RepoFacts): AppSource {
     appTools.push({ name: tool, file, line: positionOf(call).line, api: 'registerAppTool', handler });
     if (!annotations.has(tool)) annotations.set(tool, annotationsOf(config, sources));
   }
+  // A definition object a wrapper registers is also read as a listed definition (no dispatcher branch): the wrapper's
+  // registration, which knows the handler, stands for it.
+  const registered = new Set(appTools.filter((t) => t.api !== 'low-level' && t.handler).map((t) => t.name));
+  for (let i = appTools.length - 1; i >= 0; i--) if (appTools[i]!.api === 'low-level' && !appTools[i]!.branch && registered.has(appTools[i]!.name)) appTools.splice(i, 1);
   appTools.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
   const out = { sources, appTools, annotations };
   memo.set(repo, out);
+  return out;
+}
+
+/** The handler of the i-th of n tools a wrapper registers: the i-th of the handlers read, or the one handler they share. */
+function pairedHandler(handlers: Node[] | undefined, n: number, i: number, sources: ParsedSources): FunctionLikeNode | undefined {
+  const h = handlers && (handlers.length === n ? handlers[i] : handlers.length === 1 ? handlers[0] : undefined);
+  try {
+    return h ? functionOf(h, sources) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The annotations of the i-th of n tools a wrapper registers (`annotations: tool.annotations` read per definition). */
+function heldAnnotations(config: ObjectLiteralExpression | undefined, n: number, i: number, sources: ParsedSources, calls: { name: string; call: CallExpression }[]): SourceAnnotations {
+  const node = propertyValue(config, 'annotations');
+  const held = node && !objectLiteralOf(node, sources) ? heldValues(node, sources, calls) : undefined;
+  const ann = held?.length === n ? objectLiteralOf(held[i]!, sources) : undefined;
+  return ann ? booleans(ann) : annotationsOf(config, sources);
+}
+
+/**
+ * App tools registered through a wrapper (registerAppTool(server, tool.name, { …, annotations: tool.annotations },
+ * tool.handler) inside a helper, a loop or a class fed with literal definitions: support/apps/held-values.ts): one
+ * per name the wrapper is given, its handler and annotations read from the same definitions (paired by index).
+ */
+function wrappedAppTools(call: CallExpression, config: ObjectLiteralExpression | undefined, file: string, sources: ParsedSources, calls: { name: string; call: CallExpression }[], annotations: Map<string, SourceAnnotations>): AppToolInSource[] {
+  const args = call.getArguments();
+  const names = heldValues(args[1]!, sources, calls)?.map((n) => constString(n)?.value);
+  if (!names?.length || names.some((n) => n === undefined)) return [];
+  const handlers = args[3] ? heldValues(args[3], sources, calls) : undefined;
+  return names.map((tool, i) => {
+    const handler = pairedHandler(handlers, names.length, i, sources);
+    if (!annotations.has(tool!)) annotations.set(tool!, heldAnnotations(config, names.length, i, sources, calls));
+    return { name: tool!, file, line: positionOf(call).line, api: 'registerAppTool' as const, handler };
+  });
+}
+
+/**
+ * Tools a wrapper registers with registerTool(tool.name, config, tool.handler): the App tools among them, whose config
+ * links a View (a literal `_meta.ui.resourceUri`, or `_meta: tool._meta` read per definition).
+ */
+function wrappedRegisteredTools(call: CallExpression, config: ObjectLiteralExpression | undefined, file: string, sources: ParsedSources, calls: { name: string; call: CallExpression }[], annotations: Map<string, SourceAnnotations>): AppToolInSource[] {
+  const args = call.getArguments();
+  if (args.length < 3) return [];
+  const names = heldValues(args[0]!, sources, calls)?.map((n) => constString(n)?.value);
+  if (!names?.length || names.some((n) => n === undefined)) return [];
+  const metaNode = propertyValue(config, '_meta');
+  const metas = metaNode && !objectLiteralOf(metaNode, sources) ? heldValues(metaNode, sources, calls) : undefined;
+  const links = (i: number): boolean => {
+    if (linksView(config, sources)) return true;
+    const meta = metas?.length === names.length ? objectLiteralOf(metas[i]!, sources) : undefined;
+    const ui = meta && objectLiteralOf(propertyValue(meta, 'ui'), sources);
+    return !!meta && (!!propertyValue(meta, 'ui/resourceUri') || !!propertyValue(ui, 'resourceUri'));
+  };
+  const handlers = heldValues(args[args.length - 1]!, sources, calls);
+  const out: AppToolInSource[] = [];
+  names.forEach((tool, i) => {
+    if (!annotations.has(tool!)) annotations.set(tool!, heldAnnotations(config, names.length, i, sources, calls));
+    if (!links(i)) return;
+    const handler = pairedHandler(handlers, names.length, i, sources);
+    out.push({ name: tool!, file, line: positionOf(call).line, api: 'registerTool', handler });
+  });
   return out;
 }
 
