@@ -56,7 +56,7 @@ function carries(node: Node | undefined, keys: string[], code: Code, depth = 0):
     const viaCallers = parameterVerdict(u, keys, code, depth);
     if (viaCallers) return viaCallers;
   }
-  const o: ObjectLiteralExpression | undefined = objectLiteralOf(node, code.sources);
+  const o: ObjectLiteralExpression | undefined = objectLiteralOf(node, code.sources) ?? returnedLiteral(u, code);
   if (!o) return 'unknown';
   if (keys.some((k) => propertyValue(o, k) !== undefined)) return 'yes';
   let verdict: 'no' | 'unknown' = 'no';
@@ -67,6 +67,17 @@ function carries(node: Node | undefined, keys: string[], code: Code, depth = 0):
     if (v === 'unknown') verdict = 'unknown';
   }
   return verdict;
+}
+
+/**
+ * The object literal a call to a function of the audited source returns (`{ ...requestInit(), method }` with
+ * `const requestInit = () => { …; return { headers, dispatcher } }`): the function's one returned value.
+ */
+function returnedLiteral(u: Node, code: Code): ObjectLiteralExpression | undefined {
+  if (!Node.isCallExpression(u) || !Node.isIdentifier(unwrap(u.getExpression()))) return undefined;
+  const fn = functionOf(unwrap(u.getExpression()), code.sources);
+  const value = fn ? returnedValue(fn) : undefined;
+  return value ? objectLiteralOf(value, code.sources) : undefined;
 }
 
 /**
@@ -182,6 +193,8 @@ function mayBeOutbound(cn: ts.CallExpression): boolean {
   // `getClient().get(…)`: an instance a local function returns (returnedInstance).
   if (ts.isPropertyAccessExpression(c) && CLIENT_METHODS.has(c.name.text) && ts.isCallExpression(rawUnwrap(c.expression)) && ts.isIdentifier((rawUnwrap(c.expression) as ts.CallExpression).expression)) return true;
   if (ts.isPropertyAccessExpression(c) && rawUnwrap(c.expression).kind === SyntaxKind.ThisKeyword && /fetch/i.test(c.name.text)) return true;
+  // `let fetch = withAuthRetry(undiciFetch)`: a fetch wrapped by the source, kept in a variable (wrappedFetch).
+  if (ts.isIdentifier(c) && /fetch/i.test(c.text)) return true;
   const o = rawOriginOf(c);
   if (!o) return false;
   if (o.module === '<global>') return o.path.join('.') === 'fetch' || o.path.join('.') === 'globalThis.fetch';
@@ -195,7 +208,7 @@ function mayBeOutbound(cn: ts.CallExpression): boolean {
  * caller's cancellation (callerSignalOnly).
  */
 function outbound(call: CallExpression, code: Code, axiosDefaults: boolean): { client: Client; bounded: boolean; callerSignal?: boolean } | undefined {
-  const req = httpRequestOf(call, code.sources) ?? (injectedFetch(call) ? { library: 'fetch' as const } : undefined);
+  const req = httpRequestOf(call, code.sources) ?? (injectedFetch(call) || wrappedFetch(call) ? { library: 'fetch' as const } : undefined);
   if (!req) return bundledAxios(call, code, axiosDefaults) ?? returnedInstance(call, code, axiosDefaults);
   const args = call.getArguments();
   if (req.library === 'fetch') {
@@ -416,6 +429,50 @@ function injectedFetch(call: CallExpression): boolean {
     return false;
   };
   return values.length > 0 && values.every((v) => fetchish(v));
+}
+
+/**
+ * A fetch function of a library (global fetch, undici's or node-fetch's) or a wrapper the source builds around one
+ * (`withAuthRetry(undiciFetch)`, `fetchCookie(fetch, jar)`, either branch of a conditional): a call passing a fetch
+ * function on is read as a fetch that forwards its arguments.
+ */
+const FETCH_MODULES = new Set(['undici', 'node-fetch', 'cross-fetch']);
+function fetchFunction(v: Node, depth = 0): boolean {
+  const u = unwrap(v);
+  if (isGlobalFetch(u)) return true;
+  if (depth > 3) return false;
+  if (Node.isIdentifier(u) || Node.isPropertyAccessExpression(u)) {
+    const o = rawOriginOf(u.compilerNode);
+    const last = o?.path.filter((p) => p !== 'default').pop();
+    if (o && FETCH_MODULES.has(o.module) && (last === 'fetch' || (last === undefined && o.module !== 'undici'))) return true;
+  }
+  if (Node.isConditionalExpression(u)) return fetchFunction(u.getWhenTrue(), depth + 1) && fetchFunction(u.getWhenFalse(), depth + 1);
+  if (Node.isCallExpression(u)) return u.getArguments().some((a) => fetchFunction(a, depth + 1));
+  return false;
+}
+
+/**
+ * A call through a variable of the source that holds a fetch function, possibly wrapped (`let fetch =
+ * withAuthRetry(undiciFetch)`, later `fetch = withAuthRetry(fetchCookie(undiciFetch, jar))`): every value the
+ * variable is given in its file must be one (fetchFunction).
+ */
+function wrappedFetch(call: CallExpression): boolean {
+  const callee = unwrap(call.getExpression());
+  if (!Node.isIdentifier(callee)) return false;
+  const d = declarationOf(callee);
+  const decl = d?.getParent();
+  if (!d || !decl || !Node.isVariableDeclaration(decl) || decl.getNameNode() !== d) return false;
+  const values: Node[] = decl.getInitializer() ? [decl.getInitializer()!] : [];
+  const name = callee.getText();
+  for (const b of ofKinds(decl.getSourceFile(), [SyntaxKind.BinaryExpression], (cn) => {
+    const e = cn as ts.BinaryExpression;
+    return e.operatorToken.kind === SyntaxKind.EqualsToken && ts.isIdentifier(e.left) && e.left.text === name;
+  })) {
+    if (!Node.isBinaryExpression(b)) continue;
+    const left = b.getLeft();
+    if (Node.isIdentifier(left) && declarationOf(left) === d) values.push(b.getRight());
+  }
+  return values.length > 0 && values.every((v) => fetchFunction(v));
 }
 
 /**
