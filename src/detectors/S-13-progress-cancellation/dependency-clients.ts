@@ -36,8 +36,8 @@ export interface DependencyClient {
 const NOT_CLIENTS = new Set(['zod']);
 /** Browsers and database drivers: what their factories return opens other kinds of connections (navigation, a database session). */
 const NOT_HTTP_CLIENTS = new Set([...BROWSER_MODULES, 'mysql', 'mysql2', 'mongodb', 'mongoose', 'ws', 'redis', 'ioredis', 'better-sqlite3', 'sqlite3']);
-/** HTTP libraries read by the rule's own request reading, and the database client it reads apart. */
-const READ_ELSEWHERE = new Set(['axios', 'got', 'ky', 'node-fetch', 'cross-fetch', 'undici', 'pg']);
+/** HTTP libraries read by the rule's own request reading, and the database and SSH clients it reads apart. */
+const READ_ELSEWHERE = new Set(['axios', 'got', 'ky', 'node-fetch', 'cross-fetch', 'undici', 'pg', 'ssh2']);
 const HTTP_DEPENDENCIES = new Set(['axios', 'got', 'ky', 'node-fetch', 'cross-fetch', 'undici', 'superagent', 'request', 'ofetch', 'isomorphic-fetch', 'openapi-fetch', 'graphql-request', 'needle', 'phin', 'wretch', 'formdata-node']);
 const HTTP_CALL = /\bfetch\s*\(|\bhttps?\.(?:request|get)\s*\(|\brequire\(\s*['"](?:node:)?https?['"]\s*\)|from\s+['"](?:node:)?https?['"]/;
 /**

@@ -5,7 +5,7 @@ import { declarationOf, fieldValues, findNodes, functionOf, isFunctionLike, rawO
 import { callSitesOf } from '../support/source/call-sites.js';
 import { httpRequestOf } from '../../facts/flow.js';
 import { objectLiteralOf, propertyValue, serverModel } from '../../facts/server-model.js';
-import { ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
+import { moduleSpecs, ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { judgePythonTimeouts } from './python.js';
 import { dependencyClients } from './dependency-clients.js';
@@ -195,6 +195,11 @@ function mayBeOutbound(cn: ts.CallExpression): boolean {
   if (ts.isPropertyAccessExpression(c) && rawUnwrap(c.expression).kind === SyntaxKind.ThisKeyword && /fetch/i.test(c.name.text)) return true;
   // `let fetch = withAuthRetry(undiciFetch)`: a fetch wrapped by the source, kept in a variable (wrappedFetch).
   if (ts.isIdentifier(c) && /fetch/i.test(c.text)) return true;
+  // `conn.exec(command, (err, stream) => …)`: an ssh2 channel (sshChannel).
+  if (ts.isPropertyAccessExpression(c) && SSH_CHANNELS.has(c.name.text) && cn.arguments.length > 0) {
+    const last = rawUnwrap(cn.arguments[cn.arguments.length - 1]!);
+    if (ts.isArrowFunction(last) || ts.isFunctionExpression(last)) return true;
+  }
   const o = rawOriginOf(c);
   if (!o) return false;
   if (o.module === '<global>') return o.path.join('.') === 'fetch' || o.path.join('.') === 'globalThis.fetch';
@@ -300,6 +305,84 @@ function cliRequest(call: CallExpression, code: Code): { client: string; bounded
     if (t === 'signal' || t === 'set' || t === 'unknown') return { client: program, bounded: true };
   }
   return { client: program, bounded: false };
+}
+
+/**
+ * A command run on a remote host over SSH (ssh2's `client.exec(command, [options], (err, stream) => …)` or
+ * `client.shell([window], (err, stream) => …)`, in a file that imports ssh2): the request is the remote command,
+ * and ssh2 puts no limit on it (readyTimeout only bounds the handshake). It has a ceiling when the function that
+ * waits for it (the function around the channel, past the callbacks and Promise executors it sits in) or a function
+ * calling that one sets a timer or races it (setTimeout, AbortSignal.timeout, Promise.race); any such timer gets the
+ * benefit of the doubt.
+ */
+const SSH_CHANNELS = new Set(['exec', 'shell']);
+const TIMER = /\bsetTimeout\s*\(|\bAbortSignal\.timeout\s*\(|\.race\s*\(|\bwithTimeout\s*\(|\bpTimeout\s*\(/;
+function sshChannel(call: CallExpression, code: Code): { client: string; bounded: boolean } | undefined {
+  const callee = unwrap(call.getExpression());
+  if (!Node.isPropertyAccessExpression(callee) || !SSH_CHANNELS.has(callee.getName())) return undefined;
+  const args = call.getArguments();
+  const cb = args.length ? unwrap(args[args.length - 1]!) : undefined;
+  if (!cb || !(Node.isArrowFunction(cb) || Node.isFunctionExpression(cb))) return undefined;
+  const params = cb.getParameters();
+  if (params.length < 1 || params.length > 2 || !/^e(?:rr(?:or)?)?$/i.test(params[0]!.getName())) return undefined;
+  if (callee.getName() === 'exec' && args.length < 2) return undefined;
+  if (!moduleSpecs(call.getSourceFile()).has('ssh2')) return undefined;
+  // The function that waits: climb past functions handed to a call or a `new` (callbacks, Promise executors).
+  let waiter: Node | undefined = call.getParentWhile((p) => !isFunctionLike(p));
+  let fn: Node | undefined = waiter?.getParent();
+  while (fn && isFunctionLike(fn)) {
+    const p = fn.getParent();
+    if (!p || !(Node.isCallExpression(p) || Node.isNewExpression(p)) || !(p.getArguments() as Node[]).includes(fn)) break;
+    waiter = p.getParentWhile((q) => !isFunctionLike(q));
+    fn = waiter?.getParent();
+  }
+  if (!fn || !isFunctionLike(fn)) return { client: 'ssh2', bounded: true };
+  if (TIMER.test(fn.getText())) return { client: 'ssh2', bounded: true };
+  const callers: Node[] = callSitesOf(fn, code.files.map(([, sf]) => sf), code.sources);
+  // A method called on an instance the reading cannot follow (`const h = await hostFor(name); h.run(cmd)`): its calls by name.
+  const method = Node.isMethodDeclaration(fn) ? fn.getName() : undefined;
+  if (method) {
+    for (const [, sf] of code.files) {
+      for (const c of ofKinds(sf, [SyntaxKind.CallExpression], (cn) => {
+        const e = (cn as ts.CallExpression).expression;
+        return ts.isPropertyAccessExpression(e) && e.name.text === method;
+      })) callers.push(c);
+    }
+  }
+  for (const site of callers) {
+    const around = site.getFirstAncestor((a) => isFunctionLike(a));
+    if (around && TIMER.test(around.getText())) return { client: 'ssh2', bounded: true };
+  }
+  return { client: 'ssh2', bounded: false };
+}
+
+/**
+ * Handlers registered through a wrapper function of the source (`function registerToolUnlessDisabled(name, config,
+ * handler) { …; server.registerTool(name, config, handler) }`): the model reads the registration inside the wrapper,
+ * whose handler is a parameter; the handlers are the functions every call of the wrapper passes there.
+ */
+function wrappedHandlers(tools: readonly { handler?: Fn; api: string; node: Node }[], code: Code): Fn[] {
+  const out: Fn[] = [];
+  for (const t of tools) {
+    if (t.handler || !Node.isCallExpression(t.node)) continue;
+    const args = t.node.getArguments();
+    const arg = t.api === 'registerTool' ? (args[2] ?? args[args.length - 1]) : args[args.length - 1];
+    const u = arg && unwrap(arg);
+    if (!u || !Node.isIdentifier(u)) continue;
+    const d = declarationOf(u);
+    const param = d?.getParent();
+    if (!param || !Node.isParameterDeclaration(param) || param.getNameNode() !== d || param.isRestParameter()) continue;
+    const fn = param.getParent();
+    if (!isFunctionLike(fn)) continue;
+    const index = fn.getParameters().indexOf(param);
+    for (const site of callSitesOf(fn, code.files.map(([, sf]) => sf), code.sources)) {
+      if (!Node.isCallExpression(site)) continue;
+      const a = site.getArguments()[index];
+      const h = a ? functionOf(a, code.sources) : undefined;
+      if (h && !out.includes(h)) out.push(h);
+    }
+  }
+  return out;
 }
 
 /**
@@ -580,6 +663,7 @@ export default defineDetector({
       ...model.resources.map((r) => r.handler),
       ...model.requestHandlers.map((r) => r.handler),
     ].filter((f): f is Fn => !!f);
+    entries.push(...wrappedHandlers(model.tools, code).filter((f) => !entries.includes(f)));
     if (entries.length === 0) return couldNotJudge('no-handlers-in-source');
     const defaults = axiosDefaultsSet(code);
     const findings: Finding[] = [];
@@ -592,7 +676,7 @@ export default defineDetector({
           let here = false;
           for (const n of findNodes(fn, (cn) => cn !== fn.compilerNode && ts.isCallExpression(cn) && mayBeOutbound(cn))) {
             if (!Node.isCallExpression(n)) continue;
-            const cli = cliRequest(n, code);
+            const cli = cliRequest(n, code) ?? sshChannel(n, code);
             if (cli) {
               // A launched network client is a request with a ceiling or none; it is not read as the handler's
               // own I/O for the cancellation signal (the launch is a process, not a request the signal reaches).

@@ -147,12 +147,21 @@ function dispatchTargets(callee: Node, code: Code): Fn[] {
 
 /**
  * `service.search(q)` where `service` is an untyped parameter (compiled JavaScript: a client instance handed
- * to a tool's handler by the code that registers it): the method of that name when exactly one class of the
- * audited source defines it. Undefined when the name is not an untyped parameter.
+ * to a tool's handler by the code that registers it), or an untyped const given the value of a function of the
+ * audited source (`const ssh = await getConnection(name)`, a pool of instances the source makes): the method of
+ * that name when exactly one class of the audited source defines it. Undefined when the name is neither.
  */
 function parameterMethods(obj: Node, member: string, code: Code): Fn[] | undefined {
   const d = Node.isIdentifier(obj) ? declarationOf(obj) : undefined;
   const param = d?.getParent();
+  if (param && Node.isVariableDeclaration(param) && param.getNameNode() === d && !param.getTypeNode()) {
+    let init: Node | undefined = param.getInitializer();
+    while (init && Node.isAwaitExpression(unwrap(init))) init = (unwrap(init) as Node & { getExpression(): Node }).getExpression();
+    const u = init && unwrap(init);
+    if (!u || !Node.isCallExpression(u) || !functionOf(u.getExpression(), code.sources)) return undefined;
+    const found = methodIndex(code).get(member);
+    return found && found.length === 1 ? found : [];
+  }
   if (!param || !Node.isParameterDeclaration(param) || param.getNameNode() !== d || param.getTypeNode()) return undefined;
   const found = methodIndex(code).get(member);
   return found && found.length === 1 ? found : [];
