@@ -32,8 +32,8 @@ export interface DependencyClient {
   verdict: 'unbounded' | 'not-read';
 }
 
-/** Schema libraries: their classes make no request. */
-const NOT_CLIENTS = new Set(['zod']);
+/** Schema libraries and validators: their classes make no request (an uninstalled ajv made the part could-not-judge). */
+const NOT_CLIENTS = new Set(['zod', 'ajv', 'joi', 'yup', 'superstruct', 'valibot']);
 /** Browsers and database drivers: what their factories return opens other kinds of connections (navigation, a database session). */
 const NOT_HTTP_CLIENTS = new Set([...BROWSER_MODULES, 'mysql', 'mysql2', 'mongodb', 'mongoose', 'ws', 'redis', 'ioredis', 'better-sqlite3', 'sqlite3']);
 /** HTTP libraries read by the rule's own request reading, and the database and SSH clients it reads apart. */
