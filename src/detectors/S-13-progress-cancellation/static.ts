@@ -213,7 +213,7 @@ function mayBeOutbound(cn: ts.CallExpression): boolean {
  * caller's cancellation (callerSignalOnly).
  */
 function outbound(call: CallExpression, code: Code, axiosDefaults: boolean): { client: Client; bounded: boolean; callerSignal?: boolean } | undefined {
-  const req = httpRequestOf(call, code.sources) ?? (injectedFetch(call) || wrappedFetch(call) ? { library: 'fetch' as const } : undefined);
+  const req = httpRequestOf(call, code.sources) ?? (injectedFetch(call) || wrappedFetch(call, code) ? { library: 'fetch' as const } : undefined);
   if (!req) return bundledAxios(call, code, axiosDefaults) ?? returnedInstance(call, code, axiosDefaults);
   const args = call.getArguments();
   if (req.library === 'fetch') {
@@ -520,7 +520,7 @@ function injectedFetch(call: CallExpression): boolean {
  * function on is read as a fetch that forwards its arguments.
  */
 const FETCH_MODULES = new Set(['undici', 'node-fetch', 'cross-fetch']);
-function fetchFunction(v: Node, depth = 0): boolean {
+function fetchFunction(v: Node, code: Code, depth = 0): boolean {
   const u = unwrap(v);
   if (isGlobalFetch(u)) return true;
   if (depth > 3) return false;
@@ -529,17 +529,28 @@ function fetchFunction(v: Node, depth = 0): boolean {
     const last = o?.path.filter((p) => p !== 'default').pop();
     if (o && FETCH_MODULES.has(o.module) && (last === 'fetch' || (last === undefined && o.module !== 'undici'))) return true;
   }
-  if (Node.isConditionalExpression(u)) return fetchFunction(u.getWhenTrue(), depth + 1) && fetchFunction(u.getWhenFalse(), depth + 1);
-  if (Node.isCallExpression(u)) return u.getArguments().some((a) => fetchFunction(a, depth + 1));
+  if (Node.isConditionalExpression(u)) return fetchFunction(u.getWhenTrue(), code, depth + 1) && fetchFunction(u.getWhenFalse(), code, depth + 1);
+  if (Node.isCallExpression(u)) {
+    // A wrapper that may add a limit of its own (named for one, given one, or whose code in the source sets a timer)
+    // gets the benefit of the doubt: it is not read as a bare fetch.
+    const callee = unwrap(u.getExpression());
+    if (LIMIT_WORD.test(callee.getText())) return false;
+    const args = u.getArguments();
+    if (args.some((a) => !fetchFunction(a, code, depth + 1) && (Node.isNumericLiteral(unwrap(a)) || LIMIT_WORD.test(a.getText())))) return false;
+    const fn = functionOf(callee, code.sources);
+    if (fn && /\bsetTimeout\b|AbortSignal\.timeout|AbortController|timeout/i.test(fn.getText())) return false;
+    return args.some((a) => fetchFunction(a, code, depth + 1));
+  }
   return false;
 }
+const LIMIT_WORD = /timeout|abort|deadline|signal|limit/i;
 
 /**
  * A call through a variable of the source that holds a fetch function, possibly wrapped (`let fetch =
  * withAuthRetry(undiciFetch)`, later `fetch = withAuthRetry(fetchCookie(undiciFetch, jar))`): every value the
  * variable is given in its file must be one (fetchFunction).
  */
-function wrappedFetch(call: CallExpression): boolean {
+function wrappedFetch(call: CallExpression, code: Code): boolean {
   const callee = unwrap(call.getExpression());
   if (!Node.isIdentifier(callee)) return false;
   const d = declarationOf(callee);
@@ -555,7 +566,7 @@ function wrappedFetch(call: CallExpression): boolean {
     const left = b.getLeft();
     if (Node.isIdentifier(left) && declarationOf(left) === d) values.push(b.getRight());
   }
-  return values.length > 0 && values.every((v) => fetchFunction(v));
+  return values.length > 0 && values.every((v) => fetchFunction(v, code));
 }
 
 /**
