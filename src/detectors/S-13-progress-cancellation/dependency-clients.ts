@@ -32,12 +32,12 @@ export interface DependencyClient {
   verdict: 'unbounded' | 'not-read';
 }
 
-/** Schema libraries: their classes make no request. */
-const NOT_CLIENTS = new Set(['zod']);
+/** Schema libraries and validators: their classes make no request (an uninstalled ajv made the part could-not-judge). */
+const NOT_CLIENTS = new Set(['zod', 'ajv', 'joi', 'yup', 'superstruct', 'valibot']);
 /** Browsers and database drivers: what their factories return opens other kinds of connections (navigation, a database session). */
 const NOT_HTTP_CLIENTS = new Set([...BROWSER_MODULES, 'mysql', 'mysql2', 'mongodb', 'mongoose', 'ws', 'redis', 'ioredis', 'better-sqlite3', 'sqlite3']);
-/** HTTP libraries read by the rule's own request reading, and the database client it reads apart. */
-const READ_ELSEWHERE = new Set(['axios', 'got', 'ky', 'node-fetch', 'cross-fetch', 'undici', 'pg']);
+/** HTTP libraries read by the rule's own request reading, and the database and SSH clients it reads apart. */
+const READ_ELSEWHERE = new Set(['axios', 'got', 'ky', 'node-fetch', 'cross-fetch', 'undici', 'pg', 'ssh2']);
 const HTTP_DEPENDENCIES = new Set(['axios', 'got', 'ky', 'node-fetch', 'cross-fetch', 'undici', 'superagent', 'request', 'ofetch', 'isomorphic-fetch', 'openapi-fetch', 'graphql-request', 'needle', 'phin', 'wretch', 'formdata-node']);
 const HTTP_CALL = /\bfetch\s*\(|\bhttps?\.(?:request|get)\s*\(|\brequire\(\s*['"](?:node:)?https?['"]\s*\)|from\s+['"](?:node:)?https?['"]/;
 /**
@@ -63,6 +63,28 @@ const TIMEOUT_DEFAULT = new RegExp(
   ].join('|'),
   'i',
 );
+/**
+ * Whether a text sets a default limit (TIMEOUT_DEFAULT), leaving out a `timeout: 10000` written in one request's own
+ * options (an object literal that also names the request's url or method, such as a token exchange): that bounds
+ * that request, not the client's.
+ */
+function hasDefaultLimit(text: string): boolean {
+  const re = new RegExp(TIMEOUT_DEFAULT.source, 'gi');
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (!/^\w*\s*:/.test(m[0]) || !/^(?:request|default|http|api|call|total)?_?timeout/i.test(m[0])) return true;
+    // The object literal around the property: back to its unbalanced `{`.
+    let depth = 0;
+    let i = m.index - 1;
+    for (; i >= 0 && m.index - i < 2000; i--) {
+      const c = text[i];
+      if (c === '}') depth++;
+      else if (c === '{' && depth-- === 0) break;
+    }
+    const before = text.slice(Math.max(i, 0), m.index);
+    if (!/[{,\s](?:url|method)\s*:/.test(before)) return true;
+  }
+  return false;
+}
 const LIMITS = { files: 60, bytes: 8 * 1024 * 1024, file: 4 * 1024 * 1024, depth: 2, deps: 12, packages: 40 };
 
 type PackageVerdict = { kind: 'http'; bounded: boolean } | { kind: 'not-http' } | { kind: 'not-read' };
@@ -119,7 +141,7 @@ function readPackage(from: string, name: string, declared: boolean, depth: numbe
     if (HTTP_CALL.test(t.text)) called = true;
     if (API_REQUEST.test(t.text)) api = true;
     if (TIMEOUT_WORD.test(t.text)) word = true;
-    if (TIMEOUT_DEFAULT.test(t.text)) fallback = true;
+    if (!fallback && hasDefaultLimit(t.text)) fallback = true;
     for (const spec of importsOfText(t.text)) {
       if (!spec.startsWith('.')) continue;
       const base = posix.normalize(posix.join(posix.dirname(rel), spec));
@@ -213,7 +235,7 @@ interface Making {
 }
 const CLIENT_OPTION = /^(?:auth\w*|\w*(?:key|token|secret|credentials?|password)|host|baseU(?:rl|RL)|endpoint\w*|url|server|project\w*|authProvider)$/i;
 const CLIENT_FACTORY = /client|api|sdk|service|connect|^init/i;
-function makingOf(expr: Node, bare: ReadonlyMap<string, string>, code: Code, depth = 0): Making | undefined {
+function makingOf(expr: Node, bare: ReadonlyMap<string, string>, code: Code, depth = 0, aliases: ReadonlyMap<string, string> = new Map()): Making | undefined {
   if (depth > 4) return undefined;
   const u = unwrap(expr);
   const rootOf = (e: Node): Node => {
@@ -234,9 +256,12 @@ function makingOf(expr: Node, bare: ReadonlyMap<string, string>, code: Code, dep
       inner = pkg ? { package: pkg, chain: [], clientLike: CLIENT_FACTORY.test(callee.getText()) } : undefined;
     } else if (Node.isPropertyAccessExpression(callee)) {
       let r = unwrap(callee.getExpression());
+      // `ctx.google.docs(…)`: a property that holds the package in a context object built in this file (aliases).
+      const alias = Node.isPropertyAccessExpression(r) ? aliases.get(r.getName()) : undefined;
       while (Node.isPropertyAccessExpression(r)) r = unwrap(r.getExpression());
-      if (Node.isIdentifier(r) && bare.has(r.getText())) inner = { package: bare.get(r.getText())!, chain: [], clientLike: CLIENT_FACTORY.test(callee.getName()) };
-      else inner = makingOf(r, bare, code, depth + 1);
+      if (alias) inner = { package: alias, chain: [], clientLike: CLIENT_FACTORY.test(callee.getName()) };
+      else if (Node.isIdentifier(r) && bare.has(r.getText())) inner = { package: bare.get(r.getText())!, chain: [], clientLike: CLIENT_FACTORY.test(callee.getName()) };
+      else inner = makingOf(r, bare, code, depth + 1, aliases);
       if (inner && CLIENT_FACTORY.test(callee.getName())) inner = { ...inner, clientLike: true };
     }
     if (!inner) return undefined;
@@ -249,7 +274,7 @@ function makingOf(expr: Node, bare: ReadonlyMap<string, string>, code: Code, dep
     const d = declarationOf(u)?.getParent();
     if (d && Node.isVariableDeclaration(d) && d.getSourceFile() === u.getSourceFile()) {
       const init = d.getInitializer();
-      return init ? makingOf(init, bare, code, depth + 1) : undefined;
+      return init ? makingOf(init, bare, code, depth + 1, aliases) : undefined;
     }
   }
   return undefined;
@@ -303,9 +328,21 @@ export function dependencyClients(code: Code, fns: readonly Fn[], root: string, 
     })) {
       if (Node.isVariableDeclaration(v)) instances.add(v.getName());
     }
+    // Properties of object literals of this file that hold a package (`return { google: google2, log }`, `{ google }`):
+    // a context object handed to the handlers, whose `ctx.google.docs(…)` is a factory call on the package.
+    const aliases = new Map<string, string>();
+    for (const p of ofKinds(sf, [SyntaxKind.PropertyAssignment, SyntaxKind.ShorthandPropertyAssignment], (cn) => {
+      if (ts.isShorthandPropertyAssignment(cn)) return bare.has(cn.name.text);
+      const a = cn as ts.PropertyAssignment;
+      return ts.isIdentifier(a.name) && ts.isIdentifier(a.initializer) && bare.has(a.initializer.text);
+    })) {
+      if (Node.isShorthandPropertyAssignment(p)) aliases.set(p.getName(), bare.get(p.getName())!);
+      else if (Node.isPropertyAssignment(p)) aliases.set(p.getName(), bare.get(p.getInitializerOrThrow().getText())!);
+    }
+    const aliasIn = (e: ts.Expression): boolean => ts.isPropertyAccessExpression(e) && ts.isPropertyAccessExpression(e.expression) && aliases.has(e.expression.name.text);
     const rootIn = (e: ts.Expression): boolean => {
       const r = rootName(e);
-      return !!r && (bare.has(r) || instances.has(r));
+      return (!!r && (bare.has(r) || instances.has(r))) || aliasIn(e);
     };
     for (const n of ofKinds(sf, [SyntaxKind.NewExpression, SyntaxKind.CallExpression], (cn) => {
       if (ts.isNewExpression(cn)) {
@@ -319,7 +356,7 @@ export function dependencyClients(code: Code, fns: readonly Fn[], root: string, 
       return kept && rootIn((cn as ts.CallExpression).expression);
     })) {
       if (judged.has(n)) continue;
-      const made = Node.isNewExpression(n) || Node.isCallExpression(n) ? makingOf(n, bare, code) : undefined;
+      const made = Node.isNewExpression(n) || Node.isCallExpression(n) ? makingOf(n, bare, code, 0, aliases) : undefined;
       // A factory call counts when it looks like a client's, and not for a browser or a database driver (read as before, by `new`).
       if (!made || (Node.isCallExpression(n) && (!made.clientLike || NOT_HTTP_CLIENTS.has(made.package)))) continue;
       const holder = holderOf(n);

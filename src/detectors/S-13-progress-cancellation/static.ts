@@ -5,7 +5,7 @@ import { declarationOf, fieldValues, findNodes, functionOf, isFunctionLike, rawO
 import { callSitesOf } from '../support/source/call-sites.js';
 import { httpRequestOf } from '../../facts/flow.js';
 import { objectLiteralOf, propertyValue, serverModel } from '../../facts/server-model.js';
-import { ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
+import { moduleSpecs, ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { judgePythonTimeouts } from './python.js';
 import { dependencyClients } from './dependency-clients.js';
@@ -56,7 +56,7 @@ function carries(node: Node | undefined, keys: string[], code: Code, depth = 0):
     const viaCallers = parameterVerdict(u, keys, code, depth);
     if (viaCallers) return viaCallers;
   }
-  const o: ObjectLiteralExpression | undefined = objectLiteralOf(node, code.sources);
+  const o: ObjectLiteralExpression | undefined = objectLiteralOf(node, code.sources) ?? returnedLiteral(u, code);
   if (!o) return 'unknown';
   if (keys.some((k) => propertyValue(o, k) !== undefined)) return 'yes';
   let verdict: 'no' | 'unknown' = 'no';
@@ -67,6 +67,17 @@ function carries(node: Node | undefined, keys: string[], code: Code, depth = 0):
     if (v === 'unknown') verdict = 'unknown';
   }
   return verdict;
+}
+
+/**
+ * The object literal a call to a function of the audited source returns (`{ ...requestInit(), method }` with
+ * `const requestInit = () => { …; return { headers, dispatcher } }`): the function's one returned value.
+ */
+function returnedLiteral(u: Node, code: Code): ObjectLiteralExpression | undefined {
+  if (!Node.isCallExpression(u) || !Node.isIdentifier(unwrap(u.getExpression()))) return undefined;
+  const fn = functionOf(unwrap(u.getExpression()), code.sources);
+  const value = fn ? returnedValue(fn) : undefined;
+  return value ? objectLiteralOf(value, code.sources) : undefined;
 }
 
 /**
@@ -182,6 +193,13 @@ function mayBeOutbound(cn: ts.CallExpression): boolean {
   // `getClient().get(…)`: an instance a local function returns (returnedInstance).
   if (ts.isPropertyAccessExpression(c) && CLIENT_METHODS.has(c.name.text) && ts.isCallExpression(rawUnwrap(c.expression)) && ts.isIdentifier((rawUnwrap(c.expression) as ts.CallExpression).expression)) return true;
   if (ts.isPropertyAccessExpression(c) && rawUnwrap(c.expression).kind === SyntaxKind.ThisKeyword && /fetch/i.test(c.name.text)) return true;
+  // `let fetch = withAuthRetry(undiciFetch)`: a fetch wrapped by the source, kept in a variable (wrappedFetch).
+  if (ts.isIdentifier(c) && /fetch/i.test(c.text)) return true;
+  // `conn.exec(command, (err, stream) => …)`: an ssh2 channel (sshChannel).
+  if (ts.isPropertyAccessExpression(c) && SSH_CHANNELS.has(c.name.text) && cn.arguments.length > 0) {
+    const last = rawUnwrap(cn.arguments[cn.arguments.length - 1]!);
+    if (ts.isArrowFunction(last) || ts.isFunctionExpression(last)) return true;
+  }
   const o = rawOriginOf(c);
   if (!o) return false;
   if (o.module === '<global>') return o.path.join('.') === 'fetch' || o.path.join('.') === 'globalThis.fetch';
@@ -195,7 +213,7 @@ function mayBeOutbound(cn: ts.CallExpression): boolean {
  * caller's cancellation (callerSignalOnly).
  */
 function outbound(call: CallExpression, code: Code, axiosDefaults: boolean): { client: Client; bounded: boolean; callerSignal?: boolean } | undefined {
-  const req = httpRequestOf(call, code.sources) ?? (injectedFetch(call) ? { library: 'fetch' as const } : undefined);
+  const req = httpRequestOf(call, code.sources) ?? (injectedFetch(call) || wrappedFetch(call, code) ? { library: 'fetch' as const } : undefined);
   if (!req) return bundledAxios(call, code, axiosDefaults) ?? returnedInstance(call, code, axiosDefaults);
   const args = call.getArguments();
   if (req.library === 'fetch') {
@@ -287,6 +305,84 @@ function cliRequest(call: CallExpression, code: Code): { client: string; bounded
     if (t === 'signal' || t === 'set' || t === 'unknown') return { client: program, bounded: true };
   }
   return { client: program, bounded: false };
+}
+
+/**
+ * A command run on a remote host over SSH (ssh2's `client.exec(command, [options], (err, stream) => …)` or
+ * `client.shell([window], (err, stream) => …)`, in a file that imports ssh2): the request is the remote command,
+ * and ssh2 puts no limit on it (readyTimeout only bounds the handshake). It has a ceiling when the function that
+ * waits for it (the function around the channel, past the callbacks and Promise executors it sits in) or a function
+ * calling that one sets a timer or races it (setTimeout, AbortSignal.timeout, Promise.race); any such timer gets the
+ * benefit of the doubt.
+ */
+const SSH_CHANNELS = new Set(['exec', 'shell']);
+const TIMER = /\bsetTimeout\s*\(|\bAbortSignal\.timeout\s*\(|\.race\s*\(|\bwithTimeout\s*\(|\bpTimeout\s*\(/;
+function sshChannel(call: CallExpression, code: Code): { client: string; bounded: boolean } | undefined {
+  const callee = unwrap(call.getExpression());
+  if (!Node.isPropertyAccessExpression(callee) || !SSH_CHANNELS.has(callee.getName())) return undefined;
+  const args = call.getArguments();
+  const cb = args.length ? unwrap(args[args.length - 1]!) : undefined;
+  if (!cb || !(Node.isArrowFunction(cb) || Node.isFunctionExpression(cb))) return undefined;
+  const params = cb.getParameters();
+  if (params.length < 1 || params.length > 2 || !/^e(?:rr(?:or)?)?$/i.test(params[0]!.getName())) return undefined;
+  if (callee.getName() === 'exec' && args.length < 2) return undefined;
+  if (!moduleSpecs(call.getSourceFile()).has('ssh2')) return undefined;
+  // The function that waits: climb past functions handed to a call or a `new` (callbacks, Promise executors).
+  let waiter: Node | undefined = call.getParentWhile((p) => !isFunctionLike(p));
+  let fn: Node | undefined = waiter?.getParent();
+  while (fn && isFunctionLike(fn)) {
+    const p = fn.getParent();
+    if (!p || !(Node.isCallExpression(p) || Node.isNewExpression(p)) || !(p.getArguments() as Node[]).includes(fn)) break;
+    waiter = p.getParentWhile((q) => !isFunctionLike(q));
+    fn = waiter?.getParent();
+  }
+  if (!fn || !isFunctionLike(fn)) return { client: 'ssh2', bounded: true };
+  if (TIMER.test(fn.getText())) return { client: 'ssh2', bounded: true };
+  const callers: Node[] = callSitesOf(fn, code.files.map(([, sf]) => sf), code.sources);
+  // A method called on an instance the reading cannot follow (`const h = await hostFor(name); h.run(cmd)`): its calls by name.
+  const method = Node.isMethodDeclaration(fn) ? fn.getName() : undefined;
+  if (method) {
+    for (const [, sf] of code.files) {
+      for (const c of ofKinds(sf, [SyntaxKind.CallExpression], (cn) => {
+        const e = (cn as ts.CallExpression).expression;
+        return ts.isPropertyAccessExpression(e) && e.name.text === method;
+      })) callers.push(c);
+    }
+  }
+  for (const site of callers) {
+    const around = site.getFirstAncestor((a) => isFunctionLike(a));
+    if (around && TIMER.test(around.getText())) return { client: 'ssh2', bounded: true };
+  }
+  return { client: 'ssh2', bounded: false };
+}
+
+/**
+ * Handlers registered through a wrapper function of the source (`function registerToolUnlessDisabled(name, config,
+ * handler) { …; server.registerTool(name, config, handler) }`): the model reads the registration inside the wrapper,
+ * whose handler is a parameter; the handlers are the functions every call of the wrapper passes there.
+ */
+function wrappedHandlers(tools: readonly { handler?: Fn; api: string; node: Node }[], code: Code): Fn[] {
+  const out: Fn[] = [];
+  for (const t of tools) {
+    if (t.handler || !Node.isCallExpression(t.node)) continue;
+    const args = t.node.getArguments();
+    const arg = t.api === 'registerTool' ? (args[2] ?? args[args.length - 1]) : args[args.length - 1];
+    const u = arg && unwrap(arg);
+    if (!u || !Node.isIdentifier(u)) continue;
+    const d = declarationOf(u);
+    const param = d?.getParent();
+    if (!param || !Node.isParameterDeclaration(param) || param.getNameNode() !== d || param.isRestParameter()) continue;
+    const fn = param.getParent();
+    if (!isFunctionLike(fn)) continue;
+    const index = fn.getParameters().indexOf(param);
+    for (const site of callSitesOf(fn, code.files.map(([, sf]) => sf), code.sources)) {
+      if (!Node.isCallExpression(site)) continue;
+      const a = site.getArguments()[index];
+      const h = a ? functionOf(a, code.sources) : undefined;
+      if (h && !out.includes(h)) out.push(h);
+    }
+  }
+  return out;
 }
 
 /**
@@ -419,6 +515,61 @@ function injectedFetch(call: CallExpression): boolean {
 }
 
 /**
+ * A fetch function of a library (global fetch, undici's or node-fetch's) or a wrapper the source builds around one
+ * (`withAuthRetry(undiciFetch)`, `fetchCookie(fetch, jar)`, either branch of a conditional): a call passing a fetch
+ * function on is read as a fetch that forwards its arguments.
+ */
+const FETCH_MODULES = new Set(['undici', 'node-fetch', 'cross-fetch']);
+function fetchFunction(v: Node, code: Code, depth = 0): boolean {
+  const u = unwrap(v);
+  if (isGlobalFetch(u)) return true;
+  if (depth > 3) return false;
+  if (Node.isIdentifier(u) || Node.isPropertyAccessExpression(u)) {
+    const o = rawOriginOf(u.compilerNode);
+    const last = o?.path.filter((p) => p !== 'default').pop();
+    if (o && FETCH_MODULES.has(o.module) && (last === 'fetch' || (last === undefined && o.module !== 'undici'))) return true;
+  }
+  if (Node.isConditionalExpression(u)) return fetchFunction(u.getWhenTrue(), code, depth + 1) && fetchFunction(u.getWhenFalse(), code, depth + 1);
+  if (Node.isCallExpression(u)) {
+    // A wrapper that may add a limit of its own (named for one, given one, or whose code in the source sets a timer)
+    // gets the benefit of the doubt: it is not read as a bare fetch.
+    const callee = unwrap(u.getExpression());
+    if (LIMIT_WORD.test(callee.getText())) return false;
+    const args = u.getArguments();
+    if (args.some((a) => !fetchFunction(a, code, depth + 1) && (Node.isNumericLiteral(unwrap(a)) || LIMIT_WORD.test(a.getText())))) return false;
+    const fn = functionOf(callee, code.sources);
+    if (fn && /\bsetTimeout\b|AbortSignal\.timeout|AbortController|timeout/i.test(fn.getText())) return false;
+    return args.some((a) => fetchFunction(a, code, depth + 1));
+  }
+  return false;
+}
+const LIMIT_WORD = /timeout|abort|deadline|signal|limit/i;
+
+/**
+ * A call through a variable of the source that holds a fetch function, possibly wrapped (`let fetch =
+ * withAuthRetry(undiciFetch)`, later `fetch = withAuthRetry(fetchCookie(undiciFetch, jar))`): every value the
+ * variable is given in its file must be one (fetchFunction).
+ */
+function wrappedFetch(call: CallExpression, code: Code): boolean {
+  const callee = unwrap(call.getExpression());
+  if (!Node.isIdentifier(callee)) return false;
+  const d = declarationOf(callee);
+  const decl = d?.getParent();
+  if (!d || !decl || !Node.isVariableDeclaration(decl) || decl.getNameNode() !== d) return false;
+  const values: Node[] = decl.getInitializer() ? [decl.getInitializer()!] : [];
+  const name = callee.getText();
+  for (const b of ofKinds(decl.getSourceFile(), [SyntaxKind.BinaryExpression], (cn) => {
+    const e = cn as ts.BinaryExpression;
+    return e.operatorToken.kind === SyntaxKind.EqualsToken && ts.isIdentifier(e.left) && e.left.text === name;
+  })) {
+    if (!Node.isBinaryExpression(b)) continue;
+    const left = b.getLeft();
+    if (Node.isIdentifier(left) && declarationOf(left) === d) values.push(b.getRight());
+  }
+  return values.length > 0 && values.every((v) => fetchFunction(v, code));
+}
+
+/**
  * `pg` pools and clients whose literal configuration sets no time limit on queries (see the file header), with
  * the node of the construction.
  */
@@ -523,6 +674,7 @@ export default defineDetector({
       ...model.resources.map((r) => r.handler),
       ...model.requestHandlers.map((r) => r.handler),
     ].filter((f): f is Fn => !!f);
+    entries.push(...wrappedHandlers(model.tools, code).filter((f) => !entries.includes(f)));
     if (entries.length === 0) return couldNotJudge('no-handlers-in-source');
     const defaults = axiosDefaultsSet(code);
     const findings: Finding[] = [];
@@ -535,7 +687,7 @@ export default defineDetector({
           let here = false;
           for (const n of findNodes(fn, (cn) => cn !== fn.compilerNode && ts.isCallExpression(cn) && mayBeOutbound(cn))) {
             if (!Node.isCallExpression(n)) continue;
-            const cli = cliRequest(n, code);
+            const cli = cliRequest(n, code) ?? sshChannel(n, code);
             if (cli) {
               // A launched network client is a request with a ceiling or none; it is not read as the handler's
               // own I/O for the cancellation signal (the launch is a process, not a request the signal reaches).

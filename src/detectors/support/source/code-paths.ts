@@ -1,11 +1,11 @@
-import { Node, ts, type SourceFile } from '../../../facts/morph.js';
+import { Node, SyntaxKind, ts, type SourceFile } from '../../../facts/morph.js';
 import { couldNotJudge, notApplicable } from '../../../engine/detector.js';
 import type { Verdict } from '../../../engine/types.js';
 import { hasPythonSource } from '../../../facts/python-source.js';
 import type { RepoFacts } from '../../../facts/repo.js';
 import { declarationOf, findNodes, functionOf, isFunctionLike, mayResolveFunction, valueOfDeclaration, type FunctionLikeNode } from '../../../facts/scope.js';
 import { modelFiles, objectLiteralOf, propertyValue } from '../../../facts/server-model.js';
-import { parsedSources, propertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../../../facts/ts-source.js';
+import { ofKinds, parsedSources, propertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../../../facts/ts-source.js';
 import { fileNotReadData } from '../../../facts/not-read.js';
 
 /**
@@ -135,7 +135,7 @@ function dispatchTargets(callee: Node, code: Code): Fn[] {
       if (methods?.length) return methods;
       for (const v of valuesOfName(obj, code, 0)) {
         const o = objectLiteralOf(v, code.sources);
-        const m = o ? propertyValue(o, member) : undefined;
+        const m = (o ? propertyValue(o, member) : undefined) ?? bundledExport(v, member);
         if (m) fnOf(m);
       }
     }
@@ -147,12 +147,21 @@ function dispatchTargets(callee: Node, code: Code): Fn[] {
 
 /**
  * `service.search(q)` where `service` is an untyped parameter (compiled JavaScript: a client instance handed
- * to a tool's handler by the code that registers it): the method of that name when exactly one class of the
- * audited source defines it. Undefined when the name is not an untyped parameter.
+ * to a tool's handler by the code that registers it), or an untyped const given the value of a function of the
+ * audited source (`const ssh = await getConnection(name)`, a pool of instances the source makes): the method of
+ * that name when exactly one class of the audited source defines it. Undefined when the name is neither.
  */
 function parameterMethods(obj: Node, member: string, code: Code): Fn[] | undefined {
   const d = Node.isIdentifier(obj) ? declarationOf(obj) : undefined;
   const param = d?.getParent();
+  if (param && Node.isVariableDeclaration(param) && param.getNameNode() === d && !param.getTypeNode()) {
+    let init: Node | undefined = param.getInitializer();
+    while (init && Node.isAwaitExpression(unwrap(init))) init = (unwrap(init) as Node & { getExpression(): Node }).getExpression();
+    const u = init && unwrap(init);
+    if (!u || !Node.isCallExpression(u) || !functionOf(u.getExpression(), code.sources)) return undefined;
+    const found = methodIndex(code).get(member);
+    return found && found.length === 1 ? found : [];
+  }
   if (!param || !Node.isParameterDeclaration(param) || param.getNameNode() !== d || param.getTypeNode()) return undefined;
   const found = methodIndex(code).get(member);
   return found && found.length === 1 ? found : [];
@@ -176,6 +185,27 @@ function methodIndex(code: Code): Map<string, Fn[]> {
   }
   methodIndexMemo.set(code.sources, index);
   return index;
+}
+
+/**
+ * A member of a module namespace that a bundler (esbuild) built in the bundle: `var docs_exports = {};
+ * __export(docs_exports, { handleTool: () => handleTool2 })` — the function the getter returns.
+ */
+function bundledExport(v: Node, member: string): Node | undefined {
+  const id = unwrap(v);
+  if (!Node.isIdentifier(id)) return undefined;
+  const name = id.getText();
+  for (const call of ofKinds(id.getSourceFile(), [SyntaxKind.CallExpression], (cn) => {
+    const c = cn as ts.CallExpression;
+    return ts.isIdentifier(c.expression) && c.expression.text === '__export' && c.arguments.length === 2 && ts.isIdentifier(c.arguments[0]!) && c.arguments[0].text === name;
+  })) {
+    if (!Node.isCallExpression(call)) continue;
+    const table = call.getArguments()[1];
+    const getter = table && Node.isObjectLiteralExpression(table) ? propertyValue(table, member) : undefined;
+    const g = getter && unwrap(getter);
+    if (g && Node.isArrowFunction(g) && !Node.isBlock(g.getBody())) return g.getBody();
+  }
+  return undefined;
 }
 
 /** The values a name may hold when it is bound to an entry of a table (see dispatchTargets). */
