@@ -1,9 +1,10 @@
 import { afterLoad, Node, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression, type SourceFile } from './morph.js';
 import type { RepoFacts } from './repo.js';
-import { declarationOf, functionOf, initializerOf, type FunctionLikeNode } from './scope.js';
+import { declarationOf, functionOf, initializerOf, type ClassNode, type FunctionLikeNode } from './scope.js';
 import { inTreeOrder, moduleSpecs, namedFilter, parsedSources, rawOfKinds, wrapNode, positionOf, unwrap, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
 import { dispatchBranches, listedObjects, mappedDefinitions } from './server-model/returns.js';
+import { annotationsOn, delegateOn, onClass, registeringClasses, stringOn } from './server-model/class-tools.js';
 import { booleanAnnotations, constrainedArguments, patternedArguments, constString, looksLikeAnnotations, methodOf, objectLiteralOf, propertyValue } from './server-model/values.js';
 
 
@@ -106,6 +107,12 @@ export interface ToolDef extends Registered {
    * when the config is a value the static reading cannot follow. Detectors read `_meta` from it.
    */
   config?: ObjectLiteralExpression;
+  /**
+   * A tool declared as a class (server-model/class-tools): the class whose fields the registration's `this.…`
+   * values are read on, and the class's method its handler delegates to (where the arguments go), if found.
+   */
+  self?: ClassNode;
+  implementation?: FunctionLikeNode;
 }
 
 export interface PromptDef extends Registered {
@@ -453,6 +460,15 @@ function build(sources: ParsedSources): ServerModel {
     }
   }
 
+  // Tools declared as classes: a base class's `registerTool(this.name, …)` stands for each class extending it.
+  for (let i = tools.length - 1; i >= 0; i--) {
+    const t = tools[i]!;
+    if (t.nameIsLiteral || (t.api !== 'registerTool' && t.api !== 'tool') || !Node.isCallExpression(t.node)) continue;
+    const nameArg = t.node.getArguments()[0];
+    const classes = nameArg && registeringClasses(t.node, nameArg, files, sources);
+    if (classes) tools.splice(i, 1, ...classes.map((cls) => classTool(t, nameArg, cls, sources)));
+  }
+
   // Low-level lists: the literal arrays returned by tools/list, prompts/list, resources/list handlers.
   for (const rh of requestHandlers) {
     if (!rh.handler) continue;
@@ -577,7 +593,8 @@ function build(sources: ParsedSources): ServerModel {
   for (const t of tools) {
     if (!t.handler || !['registerTool', 'tool', 'addTool'].includes(t.api)) continue;
     const hasArgs = t.api === 'addTool' || t.inputSchema !== undefined;
-    entries.push({ ...entryOf(t, 'tool', hasArgs ? [{ param: 0, path: [] }] : [], constrainedArguments(t.inputSchema, sources)), patterned: patternedArguments(t.inputSchema, sources) });
+    const entry = entryOf(t, 'tool', hasArgs ? [{ param: 0, path: [] }] : [], constrainedArguments(t.inputSchema, sources));
+    entries.push({ ...entry, fn: t.implementation ?? entry.fn, patterned: patternedArguments(t.inputSchema, sources) });
   }
   for (const p of prompts) {
     if (!p.handler || !['registerPrompt', 'prompt', 'addPrompt'].includes(p.api)) continue;
@@ -610,6 +627,31 @@ function build(sources: ParsedSources): ServerModel {
     resources,
     requestHandlers,
     entries,
+  };
+}
+
+/** One class's tool, from a registration written in the base class with `this.<field>` values (server-model/class-tools). */
+function classTool(t: ToolDef, nameArg: Node, cls: ClassNode, sources: ParsedSources): ToolDef {
+  const name = stringOn(nameArg, cls, sources);
+  const nameNode = onClass(nameArg, cls, sources) ?? nameArg;
+  const at = { file: sources.rel(nameNode.getSourceFile()), ...positionOf(nameNode) };
+  const ann = annotationsOn(t.annotationsNode, cls, sources);
+  const description = onClass(t.descriptionNode, cls, sources);
+  return {
+    ...t,
+    ...at,
+    name: name?.value ?? unwrap(nameNode).getText(),
+    nameIsLiteral: !!name,
+    nameLine: at.line,
+    title: t.title ?? (t.config ? stringOn(propertyValue(t.config, 'title'), cls, sources)?.value : undefined),
+    description: constString(description)?.value,
+    descriptionNode: description,
+    inputSchema: onClass(t.inputSchema, cls, sources),
+    outputSchema: onClass(t.outputSchema, cls, sources),
+    annotations: ann.hints ?? t.annotations,
+    annotationsNode: ann.obj ?? ann.node,
+    self: cls,
+    implementation: delegateOn(t.handler, cls, sources),
   };
 }
 
