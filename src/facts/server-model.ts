@@ -4,7 +4,7 @@ import { declarationOf, functionOf, initializerOf, type ClassNode, type Function
 import { inTreeOrder, moduleSpecs, namedFilter, parsedSources, rawOfKinds, wrapNode, positionOf, unwrap, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
 import { dispatchBranches, listedObjects, mappedDefinitions } from './server-model/returns.js';
-import { annotationsOn, delegateOn, onClass, registeringClasses, stringOn } from './server-model/class-tools.js';
+import { annotationsOn, delegateOn, delegateOnItem, loopItems, onClass, onItem, registeringClasses, type LoopItem } from './server-model/class-tools.js';
 import { booleanAnnotations, constrainedArguments, patternedArguments, constString, looksLikeAnnotations, methodOf, objectLiteralOf, propertyValue } from './server-model/values.js';
 
 
@@ -113,6 +113,8 @@ export interface ToolDef extends Registered {
    */
   self?: ClassNode;
   implementation?: FunctionLikeNode;
+  /** A tool registered in a loop over a written list: the loop's variable and the item it holds for this tool. */
+  item?: LoopItem;
 }
 
 export interface PromptDef extends Registered {
@@ -314,9 +316,11 @@ function build(sources: ParsedSources): ServerModel {
           if (args.length < 2) continue;
           const handler = fnOf(args[args.length - 1]);
           const named = constString(args[0]);
-          if (!handler && !named) continue;
+          // A registration in a loop over a written list may pass the item's handler (`tool.handler`).
+          const looped = !handler && !named && args.length > 2 && !!loopItems(args[0]!, sources);
+          if (!handler && !named && !looped) continue;
           const ni = nameInfo(args[0], at.line)!;
-          const middle = args.slice(1, handler ? -1 : args.length);
+          const middle = args.slice(1, handler || looped ? -1 : args.length);
           let description: Node | undefined;
           if (middle[0] && constString(middle[0])) description = middle.shift();
           let inputSchema: Node | undefined;
@@ -460,13 +464,24 @@ function build(sources: ParsedSources): ServerModel {
     }
   }
 
-  // Tools declared as classes: a base class's `registerTool(this.name, …)` stands for each class extending it.
+  // Tools declared as classes: a base class's `registerTool(this.name, …)` stands for each class extending it;
+  // tools registered in a loop: `registerTool(tool.name, …)` stands for each item of the list.
   for (let i = tools.length - 1; i >= 0; i--) {
     const t = tools[i]!;
     if (t.nameIsLiteral || (t.api !== 'registerTool' && t.api !== 'tool') || !Node.isCallExpression(t.node)) continue;
     const nameArg = t.node.getArguments()[0];
-    const classes = nameArg && registeringClasses(t.node, nameArg, files, sources);
-    if (classes) tools.splice(i, 1, ...classes.map((cls) => classTool(t, nameArg, cls, sources)));
+    if (!nameArg) continue;
+    const classes = registeringClasses(t.node, nameArg, files, sources);
+    if (classes) {
+      tools.splice(i, 1, ...classes.map((cls) => expandedTool(t, nameArg, (n) => onClass(n, cls, sources), sources, cls)));
+      continue;
+    }
+    // Tools registered in a loop over a list the source writes: `for (const tool of TOOLS) server.registerTool(tool.name, …)`.
+    const items = loopItems(nameArg, sources);
+    if (items) {
+      for (const it of items) usedObjects.add(it.obj);
+      tools.splice(i, 1, ...items.map((it) => expandedTool(t, nameArg, (n) => onItem(n, it), sources, undefined, it)));
+    }
   }
 
   // Low-level lists: the literal arrays returned by tools/list, prompts/list, resources/list handlers.
@@ -630,28 +645,33 @@ function build(sources: ParsedSources): ServerModel {
   };
 }
 
-/** One class's tool, from a registration written in the base class with `this.<field>` values (server-model/class-tools). */
-function classTool(t: ToolDef, nameArg: Node, cls: ClassNode, sources: ParsedSources): ToolDef {
-  const name = stringOn(nameArg, cls, sources);
-  const nameNode = onClass(nameArg, cls, sources) ?? nameArg;
+/**
+ * One tool a registration written once stands for (server-model/class-tools): a class's, reading `this.<field>`
+ * on that class, or a listed item's, reading `item.<key>` on that item. `on` says what a value stands for there.
+ */
+function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => Node | undefined, sources: ParsedSources, cls?: ClassNode, item?: LoopItem): ToolDef {
+  const nameNode = on(nameArg) ?? nameArg;
+  const name = constString(nameNode);
   const at = { file: sources.rel(nameNode.getSourceFile()), ...positionOf(nameNode) };
-  const ann = annotationsOn(t.annotationsNode, cls, sources);
-  const description = onClass(t.descriptionNode, cls, sources);
+  const ann = cls ? annotationsOn(t.annotationsNode, cls, sources) : { obj: objectLiteralOf(on(t.annotationsNode), sources), node: on(t.annotationsNode), hints: undefined };
+  const description = on(t.descriptionNode);
+  const titleNode = t.config ? on(propertyValue(t.config, 'title')) : undefined;
+  const handlerNode = item && Node.isCallExpression(t.node) ? on(t.node.getArguments()[t.node.getArguments().length - 1]) : undefined;
   return {
     ...t,
     ...at,
     name: name?.value ?? unwrap(nameNode).getText(),
     nameIsLiteral: !!name,
-    nameLine: at.line,
-    title: t.title ?? (t.config ? stringOn(propertyValue(t.config, 'title'), cls, sources)?.value : undefined),
+    nameLine: name ? positionOf(name.literal).line : at.line,
+    title: t.title ?? constString(titleNode)?.value,
     description: constString(description)?.value,
     descriptionNode: description,
-    inputSchema: onClass(t.inputSchema, cls, sources),
-    outputSchema: onClass(t.outputSchema, cls, sources),
-    annotations: ann.hints ?? t.annotations,
+    inputSchema: on(t.inputSchema),
+    outputSchema: on(t.outputSchema),
+    annotations: ann.hints ?? booleanAnnotations(ann.obj) ?? t.annotations,
     annotationsNode: ann.obj ?? ann.node,
-    self: cls,
-    implementation: delegateOn(t.handler, cls, sources),
+    ...(cls ? { self: cls, implementation: delegateOn(t.handler, cls, sources) } : {}),
+    ...(item ? { item, handler: (handlerNode && functionOf(handlerNode, sources)) ?? t.handler, implementation: delegateOnItem(t.handler, item, sources) } : {}),
   };
 }
 

@@ -1,8 +1,8 @@
 import { Node, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression, type SourceFile } from '../morph.js';
-import { baseClassOf, enclosingClass, isFunctionLike, type ClassNode, type FunctionLikeNode } from '../scope.js';
+import { baseClassOf, declarationOf, enclosingClass, functionOf, isFunctionLike, valueOfDeclaration, type ClassNode, type FunctionLikeNode } from '../scope.js';
 import { propertyName, rawOfKinds, unwrap, wrapNode, type NamedFilter, type ParsedSources } from '../ts-source.js';
 import { escapeRegExp } from '../regex.js';
-import { constString, literalBoolean, objectLiteralOf } from './values.js';
+import { constString, listElements, literalBoolean, objectLiteralOf, propertyValue } from './values.js';
 
 /**
  * Tools declared as classes: a base class registers every tool the same way, from its own fields —
@@ -194,4 +194,138 @@ export function registeringClasses(call: CallExpression, nameArg: Node, files: r
   };
   const out = [base, ...all.filter(extending)].filter((c) => !(Node.isClassDeclaration(c) && c.isAbstract()) && (c === base ? classField(c, thisField(nameArg)!) !== undefined : true) && named(c, files));
   return out.length ? out : undefined;
+}
+
+/* ------------------------------------------------- tools registered in a loop over a written list */
+
+/** One item of a list a registration loops over: the loop's variable and the object literal it holds. */
+export interface LoopItem {
+  param: string;
+  obj: ObjectLiteralExpression;
+}
+
+/** An element of the list as a tool object: an object literal, or `defineTool({ name, … })` (a call given one). */
+function itemObject(el: Node, sources: ParsedSources): ObjectLiteralExpression | undefined {
+  const direct = objectLiteralOf(el, sources);
+  if (direct) return direct;
+  let u = unwrap(el);
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    const v = d ? valueOfDeclaration(d, sources) : undefined;
+    if (!v || v === u || Node.isSourceFile(v)) return undefined;
+    u = unwrap(Node.isVariableDeclaration(v) ? (v.getInitializer() ?? v) : v);
+  }
+  if (!Node.isCallExpression(u) || u.getArguments().length !== 1) return undefined;
+  const arg = objectLiteralOf(u.getArguments()[0], sources);
+  return arg && arg.getProperty('name') ? arg : undefined;
+}
+
+/** The values a module exports as `export const X = …` (what `Object.values(import * as m)` lists). */
+function exportedValues(sf: SourceFile): Node[] {
+  const out: Node[] = [];
+  for (const st of sf.getStatements()) {
+    if (!Node.isVariableStatement(st) || !st.isExported()) continue;
+    for (const d of st.getDeclarations()) {
+      const init = d.getInitializer();
+      if (init) out.push(init);
+    }
+  }
+  return out;
+}
+
+/**
+ * The elements of the list a loop runs over: array literals and their spreads, consts, `Object.values(ns)` of a
+ * namespace import, and what listElements reads. undefined when a part of it cannot be read (a spread of a call's
+ * result, a list filled at run time): the list may hold tools the reading does not see.
+ */
+function loopElements(list: Node, sources: ParsedSources, depth = 0): Node[] | undefined {
+  if (depth > 6) return undefined;
+  const u = unwrap(list);
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    const v = d ? valueOfDeclaration(d, sources) : undefined;
+    const init = v && Node.isVariableDeclaration(v) ? v.getInitializer() : v;
+    return init && init !== u && !Node.isSourceFile(init) ? loopElements(init, sources, depth + 1) : undefined;
+  }
+  if (Node.isCallExpression(u) && unwrap(u.getExpression()).getText() === 'Object.values') {
+    const a = u.getArguments()[0];
+    const id = a && unwrap(a);
+    const d = id && Node.isIdentifier(id) ? declarationOf(id) : undefined;
+    const v = d ? valueOfDeclaration(d, sources) : undefined;
+    if (v && Node.isSourceFile(v)) return exportedValues(v);
+  }
+  if (Node.isArrayLiteralExpression(u)) {
+    const out: Node[] = [];
+    for (const e of u.getElements()) {
+      if (!Node.isSpreadElement(e)) out.push(e);
+      else {
+        const sub = loopElements(e.getExpression(), sources, depth + 1);
+        if (!sub) return undefined;
+        out.push(...sub);
+      }
+    }
+    return out;
+  }
+  const listed = listElements(list, sources);
+  return listed.length ? listed : undefined;
+}
+
+/**
+ * The items a registration named `item.name` stands for, when `item` is the variable of a `for (const item of LIST)`
+ * or the parameter of `LIST.forEach((item) => …)` and every element of LIST is a tool object the source shows
+ * (see itemObject). undefined otherwise (one element not read leaves the name computed).
+ */
+export function loopItems(nameArg: Node, sources: ParsedSources): LoopItem[] | undefined {
+  const u = unwrap(nameArg);
+  if (!Node.isPropertyAccessExpression(u)) return undefined;
+  const holder = unwrap(u.getExpression());
+  if (!Node.isIdentifier(holder)) return undefined;
+  const d = declarationOf(holder);
+  const decl = d?.getParent();
+  let list: Node | undefined;
+  if (decl && Node.isVariableDeclaration(decl) && decl.getNameNode() === d) {
+    const stmt = decl.getParent()?.getParent();
+    if (stmt && Node.isForOfStatement(stmt)) list = stmt.getExpression();
+  } else if (decl && Node.isParameterDeclaration(decl) && decl.getNameNode() === d) {
+    const fn = decl.getParent();
+    const call = fn?.getParent();
+    if (fn && isFunctionLike(fn) && fn.getParameters()[0] === decl && call && Node.isCallExpression(call) && call.getArguments()[0] === fn) {
+      const callee = unwrap(call.getExpression());
+      if (Node.isPropertyAccessExpression(callee) && callee.getName() === 'forEach') list = callee.getExpression();
+    }
+  }
+  if (!list) return undefined;
+  const elements = loopElements(list, sources);
+  if (!elements?.length || elements.length > 500) return undefined;
+  const out: LoopItem[] = [];
+  for (const el of elements) {
+    const obj = itemObject(el, sources);
+    if (!obj) return undefined;
+    out.push({ param: holder.getText(), obj });
+  }
+  return out;
+}
+
+/** `item.key` of the loop's variable → the item's property; anything else is itself. */
+export function onItem(n: Node | undefined, item: LoopItem): Node | undefined {
+  const u = n && unwrap(n);
+  if (!u || !Node.isPropertyAccessExpression(u)) return n;
+  const h = unwrap(u.getExpression());
+  return Node.isIdentifier(h) && h.getText() === item.param ? (propertyValue(item.obj, u.getName()) ?? n) : n;
+}
+
+/** The item's function the handler calls as `item.handler(args…)` with its first parameter, when it is one the source shows. */
+export function delegateOnItem(handler: FunctionLikeNode | undefined, item: LoopItem, sources: ParsedSources): FunctionLikeNode | undefined {
+  const first = handler?.getParameters()[0];
+  const argName = first && Node.isIdentifier(first.getNameNode()) ? first.getName() : undefined;
+  if (!handler || !argName) return undefined;
+  for (const call of handler.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+    const callee = unwrap(call.getExpression());
+    if (!Node.isPropertyAccessExpression(callee) || unwrap(callee.getExpression()).getText() !== item.param) continue;
+    if (!call.getArguments().some((a) => unwrap(a).getText() === argName)) continue;
+    const v = propertyValue(item.obj, callee.getName());
+    const fn = v && functionOf(v, sources);
+    if (fn) return fn;
+  }
+  return undefined;
 }
