@@ -35,6 +35,11 @@ import { booleanAnnotations, constrainedArguments, patternedArguments, constStri
  *     server.addTool({ name, description, parameters, annotations, execute })       execute(args, context)
  *     server.addPrompt({ name, description, arguments, load }), addResource({ uri, name, load }),
  *     addResourceTemplate({ uriTemplate, name, arguments, load })                    load(args)
+ *   Tools declared as classes, or registered in a loop (server-model/class-tools)
+ *     a registration in a base class's method named `this.name` stands for each class extending it that the
+ *     package names and that is not abstract (its fields read on that class, its `execute` taking the arguments);
+ *     one named `tool.name` in `for (const tool of LIST)` / `LIST.forEach((tool) => …)` stands for each item of a
+ *     list the source writes (object literals, `defineTool({ … })`, spreads, `Object.values(import * as m)`).
  *   Any file
  *     an object literal `{ name: '<literal>', inputSchema: … }` not already read above is a tool definition
  *     (the older tools-in-source finder's rule), attached to a tools/call dispatcher when one exists.
@@ -653,8 +658,16 @@ function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => No
   const nameNode = on(nameArg) ?? nameArg;
   const name = constString(nameNode);
   const at = { file: sources.rel(nameNode.getSourceFile()), ...positionOf(nameNode) };
-  const ann = cls ? annotationsOn(t.annotationsNode, cls, sources) : { obj: objectLiteralOf(on(t.annotationsNode), sources), node: on(t.annotationsNode), hints: undefined };
-  const description = on(t.descriptionNode);
+  // The positional v1 form is read again on the item or class: which middle argument is which depends on their values.
+  let { descriptionNode, inputSchema, annotationsNode } = t;
+  if (t.api === 'tool' && Node.isCallExpression(t.node)) {
+    const middle = t.node.getArguments().slice(1, -1).map((a) => on(a) ?? a);
+    descriptionNode = middle[0] && constString(middle[0]) ? middle.shift() : undefined;
+    if (middle.length === 1 && looksLikeAnnotations(objectLiteralOf(middle[0], sources))) [inputSchema, annotationsNode] = [undefined, middle[0]];
+    else [inputSchema, annotationsNode] = [middle[0], middle[1]];
+  }
+  const ann = cls ? annotationsOn(annotationsNode, cls, sources) : { obj: objectLiteralOf(on(annotationsNode), sources), node: on(annotationsNode), hints: undefined };
+  const description = on(descriptionNode);
   const titleNode = t.config ? on(propertyValue(t.config, 'title')) : undefined;
   const handlerNode = item && Node.isCallExpression(t.node) ? on(t.node.getArguments()[t.node.getArguments().length - 1]) : undefined;
   return {
@@ -666,7 +679,7 @@ function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => No
     title: t.title ?? constString(titleNode)?.value,
     description: constString(description)?.value,
     descriptionNode: description,
-    inputSchema: on(t.inputSchema),
+    inputSchema: on(inputSchema),
     outputSchema: on(t.outputSchema),
     annotations: ann.hints ?? booleanAnnotations(ann.obj) ?? t.annotations,
     annotationsNode: ann.obj ?? ann.node,
