@@ -4,7 +4,7 @@ import { declarationOf, functionOf, initializerOf, type ClassNode, type Function
 import { inTreeOrder, moduleSpecs, namedFilter, parsedSources, rawOfKinds, wrapNode, positionOf, unwrap, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
 import { dispatchBranches, listedObjects, mappedDefinitions } from './server-model/returns.js';
-import { annotationsOn, delegateOn, delegateOnItem, loopItems, onClass, onItem, registeringClasses, type LoopItem } from './server-model/class-tools.js';
+import { annotationsOn, delegateOn, delegateOnItem, loopItems, loopVariable, onClass, onItem, registeringClasses, type LoopItem } from './server-model/class-tools.js';
 import { booleanAnnotations, constrainedArguments, patternedArguments, constString, looksLikeAnnotations, methodOf, objectLiteralOf, propertyValue } from './server-model/values.js';
 
 
@@ -482,7 +482,10 @@ function build(sources: ParsedSources): ServerModel {
       continue;
     }
     // Tools registered in a loop over a list the source writes: `for (const tool of TOOLS) server.registerTool(tool.name, …)`.
-    const items = loopItems(nameArg, sources);
+    // Two registrations in one loop (`if (tool.annotations) … else …`) are alternatives per item: left as written.
+    const variable = loopVariable(nameArg);
+    const sameLoop = variable ? tools.filter((o) => o.node !== t.node && Node.isCallExpression(o.node) && o.node.getArguments()[0] && loopVariable(o.node.getArguments()[0]!) === variable).length : 0;
+    const items = sameLoop ? undefined : loopItems(nameArg, sources);
     if (items) {
       for (const it of items) usedObjects.add(it.obj);
       tools.splice(i, 1, ...items.map((it) => expandedTool(t, nameArg, (n) => onItem(n, it), sources, undefined, it)));
@@ -661,8 +664,12 @@ function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => No
   // The positional v1 form is read again on the item or class: which middle argument is which depends on their values.
   let { descriptionNode, inputSchema, annotationsNode } = t;
   if (t.api === 'tool' && Node.isCallExpression(t.node)) {
-    const middle = t.node.getArguments().slice(1, -1).map((a) => on(a) ?? a);
-    descriptionNode = middle[0] && constString(middle[0]) ? middle.shift() : undefined;
+    const written = t.node.getArguments().slice(1, -1);
+    const middle = written.map((a) => on(a) ?? a);
+    // The description is a string: a literal, or a text the item holds (`tool.description`, a template) — never an object.
+    const first = middle[0] && unwrap(middle[0]);
+    const isText = !!first && (!!constString(first) || Node.isTemplateExpression(first) || (Node.isBinaryExpression(first) && first.getOperatorToken().getKind() === SyntaxKind.PlusToken) || /\.description$/.test(unwrap(written[0]!).getText()));
+    descriptionNode = isText ? middle.shift() : undefined;
     if (middle.length === 1 && looksLikeAnnotations(objectLiteralOf(middle[0], sources))) [inputSchema, annotationsNode] = [undefined, middle[0]];
     else [inputSchema, annotationsNode] = [middle[0], middle[1]];
   }

@@ -275,6 +275,14 @@ function loopElements(list: Node, sources: ParsedSources, depth = 0): Node[] | u
  * or the parameter of `LIST.forEach((item) => …)` and every element of LIST is a tool object the source shows
  * (see itemObject). undefined otherwise (one element not read leaves the name computed).
  */
+/** The declaration of the variable a registration's `item.name` reads (to tell registrations of one loop apart). */
+export function loopVariable(nameArg: Node): Node | undefined {
+  const u = unwrap(nameArg);
+  if (!Node.isPropertyAccessExpression(u)) return undefined;
+  const holder = unwrap(u.getExpression());
+  return Node.isIdentifier(holder) ? declarationOf(holder) : undefined;
+}
+
 export function loopItems(nameArg: Node, sources: ParsedSources): LoopItem[] | undefined {
   const u = unwrap(nameArg);
   if (!Node.isPropertyAccessExpression(u)) return undefined;
