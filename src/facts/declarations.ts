@@ -1,6 +1,7 @@
 import { Node, SyntaxKind, type ObjectLiteralExpression } from './morph.js';
 import type { RepoFacts } from './repo.js';
 import { declarationOf, valueOfDeclaration } from './scope.js';
+import { fieldOf, onItem, thisField } from './server-model/class-tools.js';
 import { serverModel, type ToolDef } from './server-model.js';
 import { parsedSources, positionOf, propertyName, stringValue, unwrap, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
@@ -46,16 +47,21 @@ interface Evaluated {
 }
 
 /** A constant string: a literal, or an identifier followed to a literal (same file or relative import). */
-function keyString(node: Node, sources: ParsedSources, depth = 0): string | undefined {
+function keyString(node: Node, sources: ParsedSources, owner?: ToolDef, depth = 0): string | undefined {
   const n = unwrap(node);
   const s = stringValue(n);
   if (s !== undefined || depth > 4) return s;
-  const v = Node.isIdentifier(n) || Node.isPropertyAccessExpression(n) ? resolved(n, sources) : undefined;
-  return v && v !== n ? keyString(v, sources, depth + 1) : undefined;
+  const v = Node.isIdentifier(n) || Node.isPropertyAccessExpression(n) ? resolved(n, sources, owner) : undefined;
+  return v && v !== n ? keyString(v, sources, owner, depth + 1) : undefined;
 }
 
-/** What an identifier (or `Obj.key` over a const object) stands for, when it is a constant of the source. */
-function resolved(n: Node, sources: ParsedSources): Node | undefined {
+/** What an identifier (or `Obj.key` over a const object, or `this.key` of a tool declared as a class) stands for, when it is a constant of the source. */
+function resolved(n: Node, sources: ParsedSources, owner?: ToolDef): Node | undefined {
+  // A tool declared as a class reads `this.key` on its class; a tool registered in a loop reads `item.key` on its item.
+  const own = owner?.self && thisField(n);
+  if (own) return fieldOf(owner.self!, own, sources);
+  const fromItem = owner?.item ? onItem(n, owner.item) : undefined;
+  if (fromItem && fromItem !== n) return fromItem;
   if (Node.isIdentifier(n)) {
     const d = declarationOf(n);
     if (!d) return undefined;
@@ -65,7 +71,7 @@ function resolved(n: Node, sources: ParsedSources): Node | undefined {
   }
   if (Node.isPropertyAccessExpression(n)) {
     const holder = unwrap(n.getExpression());
-    const obj = Node.isObjectLiteralExpression(holder) ? holder : resolved(holder, sources);
+    const obj = Node.isObjectLiteralExpression(holder) ? holder : resolved(holder, sources, owner);
     const o = obj && unwrap(obj);
     if (!o || !Node.isObjectLiteralExpression(o)) return undefined;
     for (const p of o.getProperties()) {
@@ -76,7 +82,7 @@ function resolved(n: Node, sources: ParsedSources): Node | undefined {
 }
 
 /** Evaluate an expression; with `onlyKey`, an object literal at the top keeps that key only (and its spreads). */
-function evaluate(node: Node, sources: ParsedSources, onlyKey?: string): Evaluated {
+function evaluate(node: Node, sources: ParsedSources, onlyKey?: string, owner?: ToolDef): Evaluated {
   const lines = new WeakMap<object, Map<string, number>>();
   const seen = new Set<Node>();
   const walk = (raw: Node, depth: number): DeclValue => {
@@ -103,7 +109,7 @@ function evaluate(node: Node, sources: ParsedSources, onlyKey?: string): Evaluat
       return UNKNOWN;
     }
     if (Node.isIdentifier(n) || Node.isPropertyAccessExpression(n)) {
-      const v = resolved(n, sources);
+      const v = resolved(n, sources, owner);
       if (!v) return UNKNOWN;
       seen.add(n);
       const out = walk(v, depth + 1);
@@ -142,7 +148,7 @@ function evaluate(node: Node, sources: ParsedSources, onlyKey?: string): Evaluat
       let value: DeclValue;
       if (Node.isPropertyAssignment(p)) {
         const nameNode = p.getNameNode();
-        key = Node.isComputedPropertyName(nameNode) ? keyString(nameNode.getExpression(), sources) : propertyName(nameNode);
+        key = Node.isComputedPropertyName(nameNode) ? keyString(nameNode.getExpression(), sources, owner) : propertyName(nameNode);
         if (key === undefined) {
           out[OPEN] = true;
           continue;
@@ -174,7 +180,7 @@ function evaluate(node: Node, sources: ParsedSources, onlyKey?: string): Evaluat
 function metaOf(t: ToolDef, sources: ParsedSources): { value: DeclValue; lines: WeakMap<object, Map<string, number>> } | 'none' | 'unknown' {
   if (t.api === 'tool') return 'none';
   if (!t.config) return 'unknown';
-  const cfg = evaluate(t.config, sources, '_meta');
+  const cfg = evaluate(t.config, sources, '_meta', t);
   const meta = declField(cfg.value, ['_meta']);
   if (meta === undefined) return 'none';
   return { value: meta, lines: cfg.lines };

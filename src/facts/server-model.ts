@@ -1,9 +1,10 @@
 import { afterLoad, Node, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression, type SourceFile } from './morph.js';
 import type { RepoFacts } from './repo.js';
-import { declarationOf, functionOf, initializerOf, type FunctionLikeNode } from './scope.js';
+import { declarationOf, functionOf, initializerOf, type ClassNode, type FunctionLikeNode } from './scope.js';
 import { inTreeOrder, moduleSpecs, namedFilter, parsedSources, rawOfKinds, wrapNode, positionOf, unwrap, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
 import { dispatchBranches, listedObjects, mappedDefinitions } from './server-model/returns.js';
+import { annotationsOn, delegateOn, delegateOnItem, loopItems, loopVariable, onClass, onItem, registeringClasses, type LoopItem } from './server-model/class-tools.js';
 import { booleanAnnotations, constrainedArguments, patternedArguments, constString, looksLikeAnnotations, methodOf, objectLiteralOf, propertyValue } from './server-model/values.js';
 
 
@@ -34,6 +35,11 @@ import { booleanAnnotations, constrainedArguments, patternedArguments, constStri
  *     server.addTool({ name, description, parameters, annotations, execute })       execute(args, context)
  *     server.addPrompt({ name, description, arguments, load }), addResource({ uri, name, load }),
  *     addResourceTemplate({ uriTemplate, name, arguments, load })                    load(args)
+ *   Tools declared as classes, or registered in a loop (server-model/class-tools)
+ *     a registration in a base class's method named `this.name` stands for each class extending it that the
+ *     package names and that is not abstract (its fields read on that class, its `execute` taking the arguments);
+ *     one named `tool.name` in `for (const tool of LIST)` / `LIST.forEach((tool) => …)` stands for each item of a
+ *     list the source writes (object literals, `defineTool({ … })`, spreads, `Object.values(import * as m)`).
  *   Any file
  *     an object literal `{ name: '<literal>', inputSchema: … }` not already read above is a tool definition
  *     (the older tools-in-source finder's rule), attached to a tools/call dispatcher when one exists.
@@ -106,6 +112,14 @@ export interface ToolDef extends Registered {
    * when the config is a value the static reading cannot follow. Detectors read `_meta` from it.
    */
   config?: ObjectLiteralExpression;
+  /**
+   * A tool declared as a class (server-model/class-tools): the class whose fields the registration's `this.…`
+   * values are read on, and the class's method its handler delegates to (where the arguments go), if found.
+   */
+  self?: ClassNode;
+  implementation?: FunctionLikeNode;
+  /** A tool registered in a loop over a written list: the loop's variable and the item it holds for this tool. */
+  item?: LoopItem;
 }
 
 export interface PromptDef extends Registered {
@@ -311,9 +325,11 @@ function build(sources: ParsedSources): ServerModel {
           if (args.length < 2) continue;
           const handler = fnOf(args[args.length - 1]);
           const named = constString(args[0]);
-          if (!handler && !named) continue;
+          // A registration in a loop over a written list may pass the item's handler (`tool.handler`).
+          const looped = !handler && !named && args.length > 2 && !!loopItems(args[0]!, sources);
+          if (!handler && !named && !looped) continue;
           const ni = nameInfo(args[0], at.line)!;
-          const middle = args.slice(1, handler ? -1 : args.length);
+          const middle = args.slice(1, handler || looped ? -1 : args.length);
           let description: Node | undefined;
           if (middle[0] && constString(middle[0])) description = middle.shift();
           let inputSchema: Node | undefined;
@@ -457,6 +473,29 @@ function build(sources: ParsedSources): ServerModel {
     }
   }
 
+  // Tools declared as classes: a base class's `registerTool(this.name, …)` stands for each class extending it;
+  // tools registered in a loop: `registerTool(tool.name, …)` stands for each item of the list.
+  for (let i = tools.length - 1; i >= 0; i--) {
+    const t = tools[i]!;
+    if (t.nameIsLiteral || (t.api !== 'registerTool' && t.api !== 'tool') || !Node.isCallExpression(t.node)) continue;
+    const nameArg = t.node.getArguments()[0];
+    if (!nameArg) continue;
+    const classes = registeringClasses(t.node, nameArg, files, sources);
+    if (classes) {
+      tools.splice(i, 1, ...classes.map((cls) => expandedTool(t, nameArg, (n) => onClass(n, cls, sources), sources, cls)));
+      continue;
+    }
+    // Tools registered in a loop over a list the source writes: `for (const tool of TOOLS) server.registerTool(tool.name, …)`.
+    // Two registrations in one loop (`if (tool.annotations) … else …`) are alternatives per item: left as written.
+    const variable = loopVariable(nameArg);
+    const sameLoop = variable ? tools.filter((o) => o.node !== t.node && Node.isCallExpression(o.node) && o.node.getArguments()[0] && loopVariable(o.node.getArguments()[0]!) === variable).length : 0;
+    const items = sameLoop ? undefined : loopItems(nameArg, sources);
+    if (items) {
+      for (const it of items) usedObjects.add(it.obj);
+      tools.splice(i, 1, ...items.map((it) => expandedTool(t, nameArg, (n) => onItem(n, it), sources, undefined, it)));
+    }
+  }
+
   // Low-level lists: the literal arrays returned by tools/list, prompts/list, resources/list handlers.
   for (const rh of requestHandlers) {
     if (!rh.handler) continue;
@@ -581,7 +620,8 @@ function build(sources: ParsedSources): ServerModel {
   for (const t of tools) {
     if (!t.handler || !['registerTool', 'tool', 'addTool'].includes(t.api)) continue;
     const hasArgs = t.api === 'addTool' || t.inputSchema !== undefined;
-    entries.push({ ...entryOf(t, 'tool', hasArgs ? [{ param: 0, path: [] }] : [], constrainedArguments(t.inputSchema, sources)), patterned: patternedArguments(t.inputSchema, sources) });
+    const entry = entryOf(t, 'tool', hasArgs ? [{ param: 0, path: [] }] : [], constrainedArguments(t.inputSchema, sources));
+    entries.push({ ...entry, fn: t.implementation ?? entry.fn, patterned: patternedArguments(t.inputSchema, sources) });
   }
   for (const p of prompts) {
     if (!p.handler || !['registerPrompt', 'prompt', 'addPrompt'].includes(p.api)) continue;
@@ -614,6 +654,48 @@ function build(sources: ParsedSources): ServerModel {
     resources,
     requestHandlers,
     entries,
+  };
+}
+
+/**
+ * One tool a registration written once stands for (server-model/class-tools): a class's, reading `this.<field>`
+ * on that class, or a listed item's, reading `item.<key>` on that item. `on` says what a value stands for there.
+ */
+function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => Node | undefined, sources: ParsedSources, cls?: ClassNode, item?: LoopItem): ToolDef {
+  const nameNode = on(nameArg) ?? nameArg;
+  const name = constString(nameNode);
+  const at = { file: sources.rel(nameNode.getSourceFile()), ...positionOf(nameNode) };
+  // The positional v1 form is read again on the item or class: which middle argument is which depends on their values.
+  let { descriptionNode, inputSchema, annotationsNode } = t;
+  if (t.api === 'tool' && Node.isCallExpression(t.node)) {
+    const written = t.node.getArguments().slice(1, -1);
+    const middle = written.map((a) => on(a) ?? a);
+    // The description is a string: a literal, or a text the item holds (`tool.description`, a template) — never an object.
+    const first = middle[0] && unwrap(middle[0]);
+    const isText = !!first && (!!constString(first) || Node.isTemplateExpression(first) || (Node.isBinaryExpression(first) && first.getOperatorToken().getKind() === SyntaxKind.PlusToken) || /\.description$/.test(unwrap(written[0]!).getText()));
+    descriptionNode = isText ? middle.shift() : undefined;
+    if (middle.length === 1 && looksLikeAnnotations(objectLiteralOf(middle[0], sources))) [inputSchema, annotationsNode] = [undefined, middle[0]];
+    else [inputSchema, annotationsNode] = [middle[0], middle[1]];
+  }
+  const ann = cls ? annotationsOn(annotationsNode, cls, sources) : { obj: objectLiteralOf(on(annotationsNode), sources), node: on(annotationsNode), hints: undefined };
+  const description = on(descriptionNode);
+  const titleNode = t.config ? on(propertyValue(t.config, 'title')) : undefined;
+  const handlerNode = item && Node.isCallExpression(t.node) ? on(t.node.getArguments()[t.node.getArguments().length - 1]) : undefined;
+  return {
+    ...t,
+    ...at,
+    name: name?.value ?? unwrap(nameNode).getText(),
+    nameIsLiteral: !!name,
+    nameLine: name ? positionOf(name.literal).line : at.line,
+    title: t.title ?? constString(titleNode)?.value,
+    description: constString(description)?.value,
+    descriptionNode: description,
+    inputSchema: on(inputSchema),
+    outputSchema: on(t.outputSchema),
+    annotations: ann.hints ?? booleanAnnotations(ann.obj) ?? t.annotations,
+    annotationsNode: ann.obj ?? ann.node,
+    ...(cls ? { self: cls, implementation: delegateOn(t.handler, cls, sources) } : {}),
+    ...(item ? { item, handler: (handlerNode && functionOf(handlerNode, sources)) ?? t.handler, implementation: delegateOnItem(t.handler, item, sources) } : {}),
   };
 }
 

@@ -5,6 +5,7 @@ import { constString, definitionKeys, objectLiteralOf, serverModel, type ToolDef
 import type { ClassNode } from '../../../facts/scope.js';
 import { parsedSources, propertyName, unwrap, type ParsedSources } from '../../../facts/ts-source.js';
 import { toolTemplates, type ToolTemplate } from '../../../facts/tool-templates.js';
+import { classField } from '../../../facts/server-model/class-tools.js';
 
 /**
  * The tools a server builds at run time, read through their template (facts/tool-templates), for the static
@@ -26,30 +27,6 @@ export interface GeneratedTool extends ToolDef {
   cls?: ClassNode;
   /** The node a template key stands for on this tool (a class's field for `t.key`), if written. */
   read(key: string): Node | undefined;
-}
-
-/** A class's field: its initializer, a getter's returned value, or `this.key = …` in the constructor. */
-function classField(cls: ClassNode, key: string): Node | undefined {
-  for (const m of cls.getMembers()) {
-    const name = Node.isPropertyDeclaration(m) || Node.isGetAccessorDeclaration(m) ? propertyName(m.getNameNode()) : undefined;
-    if (name !== key) continue;
-    if (Node.isPropertyDeclaration(m)) return m.getInitializer();
-    if (Node.isGetAccessorDeclaration(m)) {
-      const body = m.getBody();
-      const ret = body && Node.isBlock(body) ? body.getStatements().find((x) => Node.isReturnStatement(x)) : undefined;
-      return ret && Node.isReturnStatement(ret) ? ret.getExpression() : undefined;
-    }
-  }
-  for (const c of cls.getConstructors()) {
-    for (const st of c.getStatements()) {
-      if (!Node.isExpressionStatement(st)) continue;
-      const e = unwrap(st.getExpression());
-      if (!Node.isBinaryExpression(e) || e.getOperatorToken().getText() !== '=') continue;
-      const l = unwrap(e.getLeft());
-      if (Node.isPropertyAccessExpression(l) && Node.isThisExpression(unwrap(l.getExpression())) && l.getName() === key) return e.getRight();
-    }
-  }
-  return undefined;
 }
 
 /** What a template's value stands for on one class instance: `t.key` is the class's field `key`; anything else is itself. */

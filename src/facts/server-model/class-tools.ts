@@ -1,0 +1,339 @@
+import { Node, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression, type SourceFile } from '../morph.js';
+import { baseClassOf, declarationOf, enclosingClass, functionOf, isFunctionLike, valueOfDeclaration, type ClassNode, type FunctionLikeNode } from '../scope.js';
+import { propertyName, rawOfKinds, unwrap, wrapNode, type NamedFilter, type ParsedSources } from '../ts-source.js';
+import { escapeRegExp } from '../regex.js';
+import { constString, listElements, literalBoolean, objectLiteralOf, propertyValue } from './values.js';
+
+/**
+ * Tools declared as classes: a base class registers every tool the same way, from its own fields —
+ *
+ *   class ToolBase { register(server) { server.registerTool(this.name, { description: this.description,
+ *     inputSchema: this.argsShape, annotations: this.annotations }, (args, extra) => this.execute(args, extra)) } }
+ *   class FindTool extends ToolBase { name = 'find'; operationType = 'read'; … execute(args) { … } }
+ *   const AllTools = [FindTool, …]; for (const T of AllTools) new T(session).register(server);
+ *
+ * The registration's `this.<field>` values are read on each class that extends the registering one (through
+ * any depth, across the package's files): a field's initializer, a getter's returned value, or `this.key = …` in
+ * a constructor, looked up from the class up through the classes it extends. A class stands for a tool when the
+ * package names it somewhere besides its declaration and exports (a registry array, a `new`), and it is not
+ * `abstract`. Booleans computed from fields are evaluated per class (`this.operationType === 'read'`, `!`, `&&`,
+ * `||`, `?:`, `[…].includes(this.x)`); anything else stays unread. The method the base handler delegates to
+ * (`this.execute(args)`) is the class's own, where the tool's arguments go.
+ */
+
+/** A class's own field: its initializer, a getter's returned value, or `this.key = …` in the constructor. */
+export function classField(cls: ClassNode, key: string): Node | undefined {
+  for (const m of cls.getMembers()) {
+    const name = Node.isPropertyDeclaration(m) || Node.isGetAccessorDeclaration(m) ? propertyName(m.getNameNode()) : undefined;
+    if (name !== key || (Node.isPropertyDeclaration(m) && m.isStatic())) continue;
+    if (Node.isPropertyDeclaration(m)) {
+      const init = m.getInitializer();
+      if (init) return init;
+      continue;
+    }
+    const body = m.getBody();
+    const ret = body && Node.isBlock(body) ? body.getStatements().find((x) => Node.isReturnStatement(x)) : undefined;
+    return ret && Node.isReturnStatement(ret) ? ret.getExpression() : undefined;
+  }
+  for (const c of cls.getConstructors()) {
+    for (const st of c.getStatements()) {
+      if (!Node.isExpressionStatement(st)) continue;
+      const e = unwrap(st.getExpression());
+      if (!Node.isBinaryExpression(e) || e.getOperatorToken().getKind() !== SyntaxKind.EqualsToken) continue;
+      const l = unwrap(e.getLeft());
+      if (Node.isPropertyAccessExpression(l) && Node.isThisExpression(unwrap(l.getExpression())) && l.getName() === key) return e.getRight();
+    }
+  }
+  return undefined;
+}
+
+/** A field looked up from the class up through the classes it extends (the nearest one written wins). */
+export function fieldOf(cls: ClassNode, key: string, sources: ParsedSources): Node | undefined {
+  let c: ClassNode | undefined = cls;
+  for (let i = 0; c && i < 6; i++) {
+    const v = classField(c, key);
+    if (v) return v;
+    c = baseClassOf(c, sources);
+  }
+  return undefined;
+}
+
+/** `this.key` → key; anything else undefined. */
+export function thisField(n: Node | undefined): string | undefined {
+  const u = n && unwrap(n);
+  return u && Node.isPropertyAccessExpression(u) && Node.isThisExpression(unwrap(u.getExpression())) ? u.getName() : undefined;
+}
+
+/** What a value written in the base class stands for on one class: `this.key` is that class's field (followed). */
+export function onClass(n: Node | undefined, cls: ClassNode, sources: ParsedSources): Node | undefined {
+  let cur = n;
+  for (let i = 0; cur && i < 4; i++) {
+    const k = thisField(cur);
+    if (!k) return cur;
+    const v = fieldOf(cls, k, sources);
+    if (!v) return cur;
+    cur = v;
+  }
+  return cur;
+}
+
+/** A string on one class: a literal, a const, or `this.key` holding one. */
+export function stringOn(n: Node | undefined, cls: ClassNode, sources: ParsedSources): { value: string; literal: Node } | undefined {
+  return constString(onClass(n, cls, sources));
+}
+
+/** A boolean computed on one class from literals and its fields; undefined when it cannot be read. */
+export function booleanOn(n: Node | undefined, cls: ClassNode, sources: ParsedSources, depth = 0): boolean | undefined {
+  if (!n || depth > 8) return undefined;
+  const v = unwrap(onClass(n, cls, sources)!);
+  const lit = literalBoolean(v);
+  if (lit !== undefined) return lit;
+  if (Node.isPrefixUnaryExpression(v) && v.getOperatorToken() === SyntaxKind.ExclamationToken) {
+    const b = booleanOn(v.getOperand(), cls, sources, depth + 1);
+    return b === undefined ? undefined : !b;
+  }
+  if (Node.isConditionalExpression(v)) {
+    const c = booleanOn(v.getCondition(), cls, sources, depth + 1);
+    return c === undefined ? undefined : booleanOn(c ? v.getWhenTrue() : v.getWhenFalse(), cls, sources, depth + 1);
+  }
+  if (Node.isBinaryExpression(v)) {
+    const op = v.getOperatorToken().getKind();
+    if (op === SyntaxKind.AmpersandAmpersandToken || op === SyntaxKind.BarBarToken) {
+      const l = booleanOn(v.getLeft(), cls, sources, depth + 1);
+      const r = booleanOn(v.getRight(), cls, sources, depth + 1);
+      if (op === SyntaxKind.AmpersandAmpersandToken) return l === false || r === false ? false : l && r ? true : undefined;
+      return l === true || r === true ? true : l === false && r === false ? false : undefined;
+    }
+    const eq = op === SyntaxKind.EqualsEqualsEqualsToken || op === SyntaxKind.EqualsEqualsToken;
+    const ne = op === SyntaxKind.ExclamationEqualsEqualsToken || op === SyntaxKind.ExclamationEqualsToken;
+    if (eq || ne) {
+      const l = stringOn(v.getLeft(), cls, sources);
+      const r = stringOn(v.getRight(), cls, sources);
+      if (!l || !r) return undefined;
+      return eq ? l.value === r.value : l.value !== r.value;
+    }
+    return undefined;
+  }
+  // `['create', 'update'].includes(this.operationType)`
+  if (Node.isCallExpression(v)) {
+    const callee = unwrap(v.getExpression());
+    const arg = v.getArguments()[0];
+    if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== 'includes' || !arg) return undefined;
+    const list = unwrap(callee.getExpression());
+    const s = stringOn(arg, cls, sources);
+    if (!Node.isArrayLiteralExpression(list) || !s) return undefined;
+    const items = list.getElements().map((e) => constString(e)?.value);
+    return items.some((x) => x === undefined) ? undefined : items.includes(s.value);
+  }
+  return undefined;
+}
+
+/** The annotations object on one class, and its hints evaluated there. */
+export function annotationsOn(n: Node | undefined, cls: ClassNode, sources: ParsedSources): { node?: Node; obj?: ObjectLiteralExpression; hints?: Record<string, boolean> } {
+  const node = onClass(n, cls, sources);
+  const obj = objectLiteralOf(node, sources);
+  if (!obj) return { node };
+  const hints: Record<string, boolean> = {};
+  for (const p of obj.getProperties()) {
+    if (!Node.isPropertyAssignment(p)) continue;
+    const k = propertyName(p.getNameNode());
+    const b = booleanOn(p.getInitializerOrThrow(), cls, sources);
+    if (k && b !== undefined) hints[k] = b;
+  }
+  return { node, obj, hints };
+}
+
+/** The method of the class (or of a class it extends) the base handler calls as `this.m(…)` with the handler's first parameter. */
+export function delegateOn(handler: FunctionLikeNode | undefined, cls: ClassNode, sources: ParsedSources): FunctionLikeNode | undefined {
+  const first = handler?.getParameters()[0];
+  const argName = first && Node.isIdentifier(first.getNameNode()) ? first.getName() : undefined;
+  if (!handler || !argName) return undefined;
+  for (const call of handler.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+    const m = thisField(call.getExpression());
+    if (!m || !call.getArguments().some((a) => unwrap(a).getText() === argName)) continue;
+    for (let c: ClassNode | undefined = cls, i = 0; c && i < 6; c = baseClassOf(c, sources), i++) {
+      const method = c.getInstanceMethod(m);
+      if (method && isFunctionLike(method) && method.getBody()) return method;
+    }
+  }
+  return undefined;
+}
+
+const HERITAGE: NamedFilter = (cn) => (ts.isClassDeclaration(cn) || ts.isClassExpression(cn)) && !!cn.heritageClauses?.some((h) => h.token === ts.SyntaxKind.ExtendsKeyword);
+
+/** Whether the package names the class outside its own declaration and its exports (a registry, a `new`). */
+function named(cls: ClassNode, files: readonly [string, SourceFile][]): boolean {
+  const name = cls.getName();
+  if (!name) return true; // a class expression is a value where it is written
+  const word = new RegExp(`\\b${escapeRegExp(name)}\\b`);
+  const exportLine = new RegExp(
+    `^\\s*(?:export\\s+(?:default\\s+)?(?:abstract\\s+)?class\\s+${escapeRegExp(name)}\\b|(?:abstract\\s+)?class\\s+${escapeRegExp(name)}\\b|exports\\.${escapeRegExp(name)}\\s*=\\s*(?:${escapeRegExp(name)}|void 0)|Object\\.defineProperty\\(exports,\\s*["']${escapeRegExp(name)}["']|export\\s*\\{[^}]*\\}\\s*;?\\s*$)`,
+  );
+  for (const [, sf] of files) {
+    const text = sf.getFullText();
+    if (!word.test(text)) continue;
+    for (const line of text.split('\n')) if (word.test(line) && !exportLine.test(line) && !/^\s*(?:import|export\s+\*)/.test(line)) return true;
+  }
+  return false;
+}
+
+/**
+ * The classes a registration written in a class method with a `this.<field>` name stands for: the registering
+ * class and every class extending it (any depth, in the package's files) that is not abstract and that the
+ * package names besides its declaration. undefined when the call is not in a class or no such class is found.
+ */
+export function registeringClasses(call: CallExpression, nameArg: Node, files: readonly [string, SourceFile][], sources: ParsedSources): ClassNode[] | undefined {
+  if (!thisField(nameArg)) return undefined;
+  const base = enclosingClass(call);
+  if (!base) return undefined;
+  const all: ClassNode[] = [];
+  for (const [, sf] of files) for (const cn of rawOfKinds(sf, [SyntaxKind.ClassDeclaration, SyntaxKind.ClassExpression], HERITAGE)) all.push(wrapNode(sf, cn) as ClassNode);
+  const extending = (c: ClassNode): boolean => {
+    for (let b = baseClassOf(c, sources), i = 0; b && i < 6; b = baseClassOf(b, sources), i++) if (b === base) return true;
+    return false;
+  };
+  const out = [base, ...all.filter(extending)].filter((c) => !(Node.isClassDeclaration(c) && c.isAbstract()) && (c === base ? classField(c, thisField(nameArg)!) !== undefined : true) && named(c, files));
+  return out.length ? out : undefined;
+}
+
+/* ------------------------------------------------- tools registered in a loop over a written list */
+
+/** One item of a list a registration loops over: the loop's variable and the object literal it holds. */
+export interface LoopItem {
+  param: string;
+  obj: ObjectLiteralExpression;
+}
+
+/** An element of the list as a tool object: an object literal, or `defineTool({ name, … })` (a call given one). */
+function itemObject(el: Node, sources: ParsedSources): ObjectLiteralExpression | undefined {
+  const direct = objectLiteralOf(el, sources);
+  if (direct) return direct;
+  let u = unwrap(el);
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    const v = d ? valueOfDeclaration(d, sources) : undefined;
+    if (!v || v === u || Node.isSourceFile(v)) return undefined;
+    u = unwrap(Node.isVariableDeclaration(v) ? (v.getInitializer() ?? v) : v);
+  }
+  if (!Node.isCallExpression(u) || u.getArguments().length !== 1) return undefined;
+  const arg = objectLiteralOf(u.getArguments()[0], sources);
+  return arg && arg.getProperty('name') ? arg : undefined;
+}
+
+/** The values a module exports as `export const X = …` (what `Object.values(import * as m)` lists). */
+function exportedValues(sf: SourceFile): Node[] {
+  const out: Node[] = [];
+  for (const st of sf.getStatements()) {
+    if (!Node.isVariableStatement(st) || !st.isExported()) continue;
+    for (const d of st.getDeclarations()) {
+      const init = d.getInitializer();
+      if (init) out.push(init);
+    }
+  }
+  return out;
+}
+
+/**
+ * The elements of the list a loop runs over: array literals and their spreads, consts, `Object.values(ns)` of a
+ * namespace import, and what listElements reads. undefined when a part of it cannot be read (a spread of a call's
+ * result, a list filled at run time): the list may hold tools the reading does not see.
+ */
+function loopElements(list: Node, sources: ParsedSources, depth = 0): Node[] | undefined {
+  if (depth > 6) return undefined;
+  const u = unwrap(list);
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    const v = d ? valueOfDeclaration(d, sources) : undefined;
+    const init = v && Node.isVariableDeclaration(v) ? v.getInitializer() : v;
+    return init && init !== u && !Node.isSourceFile(init) ? loopElements(init, sources, depth + 1) : undefined;
+  }
+  if (Node.isCallExpression(u) && unwrap(u.getExpression()).getText() === 'Object.values') {
+    const a = u.getArguments()[0];
+    const id = a && unwrap(a);
+    const d = id && Node.isIdentifier(id) ? declarationOf(id) : undefined;
+    const v = d ? valueOfDeclaration(d, sources) : undefined;
+    if (v && Node.isSourceFile(v)) return exportedValues(v);
+  }
+  if (Node.isArrayLiteralExpression(u)) {
+    const out: Node[] = [];
+    for (const e of u.getElements()) {
+      if (!Node.isSpreadElement(e)) out.push(e);
+      else {
+        const sub = loopElements(e.getExpression(), sources, depth + 1);
+        if (!sub) return undefined;
+        out.push(...sub);
+      }
+    }
+    return out;
+  }
+  const listed = listElements(list, sources);
+  return listed.length ? listed : undefined;
+}
+
+/**
+ * The items a registration named `item.name` stands for, when `item` is the variable of a `for (const item of LIST)`
+ * or the parameter of `LIST.forEach((item) => …)` and every element of LIST is a tool object the source shows
+ * (see itemObject). undefined otherwise (one element not read leaves the name computed).
+ */
+/** The declaration of the variable a registration's `item.name` reads (to tell registrations of one loop apart). */
+export function loopVariable(nameArg: Node): Node | undefined {
+  const u = unwrap(nameArg);
+  if (!Node.isPropertyAccessExpression(u)) return undefined;
+  const holder = unwrap(u.getExpression());
+  return Node.isIdentifier(holder) ? declarationOf(holder) : undefined;
+}
+
+export function loopItems(nameArg: Node, sources: ParsedSources): LoopItem[] | undefined {
+  const u = unwrap(nameArg);
+  if (!Node.isPropertyAccessExpression(u)) return undefined;
+  const holder = unwrap(u.getExpression());
+  if (!Node.isIdentifier(holder)) return undefined;
+  const d = declarationOf(holder);
+  const decl = d?.getParent();
+  let list: Node | undefined;
+  if (decl && Node.isVariableDeclaration(decl) && decl.getNameNode() === d) {
+    const stmt = decl.getParent()?.getParent();
+    if (stmt && Node.isForOfStatement(stmt)) list = stmt.getExpression();
+  } else if (decl && Node.isParameterDeclaration(decl) && decl.getNameNode() === d) {
+    const fn = decl.getParent();
+    const call = fn?.getParent();
+    if (fn && isFunctionLike(fn) && fn.getParameters()[0] === decl && call && Node.isCallExpression(call) && call.getArguments()[0] === fn) {
+      const callee = unwrap(call.getExpression());
+      if (Node.isPropertyAccessExpression(callee) && callee.getName() === 'forEach') list = callee.getExpression();
+    }
+  }
+  if (!list) return undefined;
+  const elements = loopElements(list, sources);
+  if (!elements?.length || elements.length > 500) return undefined;
+  const out: LoopItem[] = [];
+  for (const el of elements) {
+    const obj = itemObject(el, sources);
+    if (!obj) return undefined;
+    out.push({ param: holder.getText(), obj });
+  }
+  return out;
+}
+
+/** `item.key` of the loop's variable → the item's property; anything else is itself. */
+export function onItem(n: Node | undefined, item: LoopItem): Node | undefined {
+  const u = n && unwrap(n);
+  if (!u || !Node.isPropertyAccessExpression(u)) return n;
+  const h = unwrap(u.getExpression());
+  return Node.isIdentifier(h) && h.getText() === item.param ? (propertyValue(item.obj, u.getName()) ?? n) : n;
+}
+
+/** The item's function the handler calls as `item.handler(args…)` with its first parameter, when it is one the source shows. */
+export function delegateOnItem(handler: FunctionLikeNode | undefined, item: LoopItem, sources: ParsedSources): FunctionLikeNode | undefined {
+  const first = handler?.getParameters()[0];
+  const argName = first && Node.isIdentifier(first.getNameNode()) ? first.getName() : undefined;
+  if (!handler || !argName) return undefined;
+  for (const call of handler.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+    const callee = unwrap(call.getExpression());
+    if (!Node.isPropertyAccessExpression(callee) || unwrap(callee.getExpression()).getText() !== item.param) continue;
+    if (!call.getArguments().some((a) => unwrap(a).getText() === argName)) continue;
+    const v = propertyValue(item.obj, callee.getName());
+    const fn = v && functionOf(v, sources);
+    if (fn) return fn;
+  }
+  return undefined;
+}
