@@ -3,6 +3,7 @@ import { declarationOf, initializerOf } from '../scope.js';
 import { constString } from '../server-model.js';
 import { unwrap } from '../ts-source.js';
 import { possibleStrings } from './sinks.js';
+import { isRuntime } from './runtimes.js';
 import { piecesOf, worstArgv, type ArgvPosition, type Taint } from './taint.js';
 
 /**
@@ -12,19 +13,8 @@ import { piecesOf, worstArgv, type ArgvPosition, type Taint } from './taint.js';
  * runtime (`spawn('python3', ['-c', code])`, `node -e`).
  */
 
-/** Language runtimes (and shells) that run code given on their command line or in a script file. */
-const RUNTIMES = new Set([
-  'python', 'python2', 'python3', 'py', 'node', 'nodejs', 'bun', 'deno', 'ruby', 'perl', 'php', 'Rscript', 'osascript', 'lua', 'julia', 'tsx', 'ts-node',
-  'sh', 'bash', 'zsh', 'pwsh', 'powershell',
-]);
 /** The flags after which those runtimes read code (`python -c`, `node -e`/`-p`, `ruby -e`, `perl -e`, `php -r`, `deno eval`). */
 const CODE_FLAGS = new Set(['-c', '-e', '-E', '--eval', '-p', '--print', '-r', 'eval']);
-
-/** Is this the name (or path) of a language runtime: `python3`, `/usr/bin/node`, `python3.12`? */
-export function isRuntime(name: string): boolean {
-  const base = (name.split(/[\\/]/).pop() ?? '').replace(/\.exe$/i, '');
-  return RUNTIMES.has(base) || /^python3?\.\d+$/.test(base);
-}
 
 /**
  * Where the client's values sit in an array literal (see Taint.argv), given the taint of each element: a value

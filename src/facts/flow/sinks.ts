@@ -4,7 +4,7 @@ import { constString, objectLiteralOf, propertyValue, type EntryKind } from '../
 import { namesAnyModule, unwrap, type ParsedSources } from '../ts-source.js';
 import { originCached, requireCall } from './modules.js';
 import { piecesOf } from './pieces.js';
-import { isRuntime } from './argv.js';
+import { isRuntime } from './runtimes.js';
 import { pathArgumentPositions, sqlFileBefore, sqlFilePlaceholders, type ArgvItem } from '../file-arguments.js';
 
 /**
