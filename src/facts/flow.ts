@@ -5,7 +5,7 @@ import { constString, modelFiles, serverModel, type HandlerEntry } from './serve
 import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCalleeName, rawOfKinds, rawUnwrap, positionOf, wrapNode, type NamedFilter, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
 import { Run } from './flow/analysis.js';
-import { isRuntime } from './flow/argv.js';
+import { isRuntime } from './flow/runtimes.js';
 import { keysMatch, storageKeys } from './flow/guards.js';
 import { instanceExports } from './flow/modules.js';
 import { BROWSER_MODULES, REMOTE_COMMAND_NAMES, SSH_MODULES, isRecordModule, RECORD_MODULES, callSinkKind, CONNECT_MODULES, classifySink, DOC_MODULES, possibleStrings, type Flow, type FlowStep, FS_MODULES, type Guard, type GuardDetail, HTTP_MODULES, NAVIGATION_NAMES, type SinkContext, type SinkMatch, type SinkSite } from './flow/sinks.js';
