@@ -51,9 +51,50 @@ export function bindingsOf(sf: SourceFile, module: string): string[] {
   return out;
 }
 
+/**
+ * A file's top-level functions, variables and classes by name, gathered once per file: asking ts-morph by name
+ * walks (and wraps) every statement each time, which over a bundle of thousands of statements and many handlers
+ * made one audit take tens of minutes.
+ */
+interface TopLevel {
+  names: string[];
+  nodes: Map<string, Node>;
+  texts: Map<string, string>;
+}
+const topLevels = new WeakMap<SourceFile, TopLevel>();
+function topLevelOf(sf: SourceFile): TopLevel {
+  const known = topLevels.get(sf);
+  if (known) return known;
+  const fns = sf.getFunctions();
+  const vars = sf.getVariableStatements().flatMap((st) => st.getDeclarations());
+  const classes = sf.getClasses();
+  const names = [...fns.map((f) => f.getName()), ...vars.map((d) => d.getName()), ...classes.map((c) => c.getName())].filter((n): n is string => !!n);
+  // A function of that name first, then a variable, then a class (as getFunction ?? getVariableDeclaration ?? getClass).
+  const nodes = new Map<string, Node>();
+  for (const group of [fns, vars, classes] as Node[][]) {
+    for (const d of group) {
+      const n = (d as unknown as { getName(): string | undefined }).getName();
+      if (n && !nodes.has(n)) nodes.set(n, d);
+    }
+  }
+  const t: TopLevel = { names, nodes, texts: new Map() };
+  topLevels.set(sf, t);
+  return t;
+}
+
 /** The text of a top-level function, variable or class of a file, by name. */
 function declText(sf: SourceFile, name: string): string | undefined {
-  return sf.getFunction(name)?.getText() ?? sf.getVariableDeclaration(name)?.getText() ?? sf.getClass(name)?.getText();
+  const t = topLevelOf(sf);
+  const cached = t.texts.get(name);
+  if (cached !== undefined) return cached;
+  const text = t.nodes.get(name)?.getText();
+  if (text !== undefined) t.texts.set(name, text);
+  return text;
+}
+
+/** Whether `text` names `name` as a whole identifier, through the set of its identifier runs when `name` is plain. */
+function namesIn(text: string, runs: ReadonlySet<string>, name: string): boolean {
+  return /^[\w$]+$/.test(name) ? runs.has(name) : names(text, [name]);
 }
 
 /** The pieces of code a JS/TS handler reaches (itself, same-file declarations it names, relative imports it names). */
@@ -61,14 +102,11 @@ export function reachedPieces(handler: Node, sources: ParsedSources): Piece[] {
   const sf = handler.getSourceFile();
   const text = handler.getText();
   const out: Piece[] = [{ text, sf }];
-  const local = [
-    ...sf.getFunctions().map((f) => f.getName()),
-    ...sf.getVariableStatements().flatMap((s) => s.getDeclarations().map((d) => d.getName())),
-    ...sf.getClasses().map((c) => c.getName()),
-  ].filter((n): n is string => !!n);
-  for (const n of local) {
+  const runs = new Set(text.match(/[\w$]+/g) ?? []);
+  for (const n of topLevelOf(sf).names) {
+    if (!namesIn(text, runs, n)) continue;
     const t = declText(sf, n);
-    if (t && !t.includes(text) && names(text, [n])) out.push({ text: t, sf });
+    if (t && !t.includes(text)) out.push({ text: t, sf });
   }
   for (const d of sf.getImportDeclarations()) {
     const spec = d.getModuleSpecifierValue();
@@ -77,7 +115,7 @@ export function reachedPieces(handler: Node, sources: ParsedSources): Piece[] {
     if (!target) continue;
     for (const n of d.getNamedImports()) {
       const local = (n.getAliasNode() ?? n.getNameNode()).getText();
-      if (!names(text, [local])) continue;
+      if (!namesIn(text, runs, local)) continue;
       const t = declText(target, n.getNameNode().getText());
       if (t) out.push({ text: t, sf: target });
     }
