@@ -8,7 +8,7 @@ import { clusterArguments, clusterLineValues, urlArgument } from '../../facts/fl
 
 const LAUNCHERS = new Set(['child_process', 'execa', 'cross-spawn']);
 import { assignedValues, fieldValues, findNodes, functionOf, originOf, rawOriginOf, GLOBAL } from '../../facts/scope.js';
-import { namesAnyModule, parsedSources, positionOf, propertyName, rawCalleeName, rawOfKinds, stringValue, unwrap } from '../../facts/ts-source.js';
+import { namesAnyModule, parsedSources, positionOf, propertyName, rawCalleeName, rawOfKinds, stringValue, unwrap, wrapNode } from '../../facts/ts-source.js';
 import {
   args,
   calleeName,
@@ -212,6 +212,37 @@ function fixedDestination(node: Node | undefined, files: [string, SourceFile][],
 
 type DestShape = 'origin' | 'configured' | 'root' | 'open';
 
+/**
+ * The calls of the sources by method name (`x.name(…)`) and the `new C(…)` by class name, gathered in one walk per
+ * set of files: callerArguments asked for them by walking every file at each parameter, which over a large
+ * dependency read whole made one audit take tens of minutes. In file order, as the walk found them.
+ */
+interface CallIndex {
+  methods: Map<string, [SourceFile, ts.Node][]>;
+  news: Map<string, [SourceFile, ts.Node][]>;
+}
+const callIndexes = new WeakMap<object, CallIndex>();
+function callIndexOf(files: [string, SourceFile][]): CallIndex {
+  const known = callIndexes.get(files);
+  if (known) return known;
+  const ix: CallIndex = { methods: new Map(), news: new Map() };
+  const add = (m: Map<string, [SourceFile, ts.Node][]>, key: string, entry: [SourceFile, ts.Node]): void => {
+    const list = m.get(key);
+    if (list) list.push(entry);
+    else m.set(key, [entry]);
+  };
+  for (const [, sf] of files) {
+    const visit = (cn: ts.Node): void => {
+      if (ts.isCallExpression(cn) && ts.isPropertyAccessExpression(cn.expression)) add(ix.methods, cn.expression.name.text, [sf, cn]);
+      else if (ts.isNewExpression(cn) && ts.isIdentifier(cn.expression)) add(ix.news, cn.expression.text, [sf, cn]);
+      ts.forEachChild(cn, visit);
+    };
+    ts.forEachChild(sf.compilerNode, visit);
+  }
+  callIndexes.set(files, ix);
+  return ix;
+}
+
 /** The callers' arguments at a parameter's position (functions by name, methods by `this.m(…)` / `x.m(…)`); undefined when there is none. */
 function callerArguments(p: Node, files: [string, SourceFile][]): (Node | undefined)[] | undefined {
   if (!Node.isParameterDeclaration(p)) return undefined;
@@ -224,9 +255,9 @@ function callerArguments(p: Node, files: [string, SourceFile][]): (Node | undefi
     const name = Node.isMethodDeclaration(fn) ? fn.getName() : undefined;
     const cls = fn.getParent();
     const clsName = cls && Node.isClassDeclaration(cls) ? cls.getName() : undefined;
-    for (const [, sf] of files) {
-      for (const c of findNodes(sf, (cn) => (name ? ts.isCallExpression(cn) && ts.isPropertyAccessExpression(cn.expression) && cn.expression.name.text === name : ts.isNewExpression(cn) && !!clsName && ts.isIdentifier(cn.expression) && cn.expression.text === clsName))) calls.push(c);
-    }
+    const ix = callIndexOf(files);
+    const found = name ? ix.methods.get(name) : clsName ? ix.news.get(clsName) : undefined;
+    for (const [sf, cn] of found ?? []) calls.push(wrapNode(sf, cn));
   } else calls = callersOf(fn, files).map((c) => c.node);
   if (!calls.length) return undefined;
   return calls.map((c) => (Node.isCallExpression(c) || Node.isNewExpression(c) ? (c.getArguments()[index] as Node | undefined) : undefined));
