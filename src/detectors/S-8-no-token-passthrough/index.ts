@@ -28,6 +28,21 @@ type Judgement = { kind: 'ok' } | { kind: 'red'; finding: Finding } | { kind: 'u
 const JWT_VERIFIERS: Record<string, string> = { jose: 'jwtVerify', jsonwebtoken: 'verify' };
 const SDK_GATES = new Set(['requireBearerAuth', 'verifyBearerToken']);
 const VALIDATION_CALL = /userinfo|introspect|tokeninfo/i;
+/** jose's jwtVerify as a bundler leaves it: the same name, or with a number appended. */
+const BUNDLED_JOSE = /^jwtVerify\d*$/;
+const rawGateOrBundledJose = (cn: ts.Node): boolean => {
+  const n = rawCalleeName(cn);
+  return !!n && (SDK_GATES.has(n) || BUNDLED_JOSE.test(n));
+};
+/** A jwtVerify call whose function is written in the same file (jose bundled in): `function jwtVerify(jwt, key, options)`, or `(0, import_jose.jwtVerify)(…)`. */
+function bundledJose(call: Call): boolean {
+  if (!Node.isCallExpression(call)) return false;
+  const fn = calledFunction(call);
+  if (fn) return (Node.isFunctionDeclaration(fn) || Node.isFunctionExpression(fn) || Node.isArrowFunction(fn)) && fn.getParameters().length >= 2;
+  const e = unwrap(call.getExpression());
+  const inner = Node.isBinaryExpression(e) ? unwrap(e.getRight()) : e;
+  return Node.isPropertyAccessExpression(inner) && /jose/i.test(inner.getExpression().getText());
+}
 const CREDENTIAL_OPTIONS = new Set(['auth', 'accesstoken', 'bearertoken']);
 /** Options that hand an API key to a client (`new Upstream({ apiKey })`): judged only on calls that are not local functions, responses, logs or context stores. */
 const KEY_OPTIONS = new Set(['apikey', 'api_key', 'token']);
@@ -132,6 +147,32 @@ function checksAudienceAround(fn: Node, call: Node): boolean {
 }
 const verifiesJwt = (fn: Node): boolean => /\bjwtVerify\(|\bjwt\.verify\(/.test(fn.getText());
 
+/**
+ * The assignments of an audience to an options object after its literal (`opts.audience = x`,
+ * `opts['audience'] = x`) in the function that holds the call, and whether each sits under a condition
+ * that does not hold the call too (`if (this.expectedAudience) opts.audience = …`): then the check is optional.
+ */
+function audienceAssignments(fn: Node, opts: Node | undefined, call: Node): { conditional: boolean }[] {
+  const o = opts ? unwrap(opts) : undefined;
+  if (!o || !Node.isIdentifier(o)) return [];
+  const name = o.getText();
+  const c = call.compilerNode;
+  const out: { conditional: boolean }[] = [];
+  const target = (l: ts.Node): boolean =>
+    (ts.isPropertyAccessExpression(l) && l.name.text === 'audience' && ts.isIdentifier(l.expression) && l.expression.text === name) ||
+    (ts.isElementAccessExpression(l) && ts.isStringLiteralLike(l.argumentExpression) && l.argumentExpression.text === 'audience' && ts.isIdentifier(l.expression) && l.expression.text === name);
+  // Raw walk of the one function: only `=` assignments to `<opts>.audience` are looked at.
+  for (const cn of findNodes(fn, (x) => ts.isBinaryExpression(x) && x.operatorToken.kind === ts.SyntaxKind.EqualsToken && target(x.left))) {
+    let conditional = false;
+    for (let a: ts.Node | undefined = cn.compilerNode.parent; a && a !== fn.compilerNode; a = a.parent) {
+      const guarded = ts.isIfStatement(a) || ts.isConditionalExpression(a) || (ts.isBinaryExpression(a) && [ts.SyntaxKind.AmpersandAmpersandToken, ts.SyntaxKind.BarBarToken, ts.SyntaxKind.QuestionQuestionToken].includes(a.operatorToken.kind));
+      if (guarded && !(a.pos <= c.pos && c.end <= a.end)) conditional = true;
+    }
+    out.push({ conditional });
+  }
+  return out;
+}
+
 /** jose jwtVerify(token, key, options) / jsonwebtoken verify(token, secret, options). */
 function judgeJwt(file: string, call: Call, label: string): Judgement {
   const opts = args(call)[2];
@@ -139,6 +180,10 @@ function judgeJwt(file: string, call: Call, label: string): Judgement {
   if (opts && !obj) return { kind: 'unknown', at: locationOf(file, call) };
   if (obj && propertyOf(obj, 'audience')) return { kind: 'ok' };
   const fn = enclosingFunction(call) ?? call.getSourceFile();
+  // The options get their audience later: only when a setting is present (`if (cfg.audience) opts.audience = …`) is the check optional.
+  const later = audienceAssignments(fn, opts, call);
+  if (later.some((a) => !a.conditional)) return { kind: 'ok' };
+  if (later.length) return { kind: 'red', finding: { messageId: 'audience-optional', data: { verifier: label }, location: locationOf(file, call) } };
   if (checksAudienceAround(fn, call)) return { kind: 'ok' };
   return { kind: 'red', finding: { messageId: 'audience-unchecked', data: { verifier: label }, location: locationOf(file, call) } };
 }
@@ -247,6 +292,7 @@ export default [
     messages: {
       'token-passthrough': ['header'],
       'audience-unchecked': ['verifier'],
+      'audience-optional': ['verifier'],
     },
     judge({ inputs: { repo } }): Verdict {
       const src = readSources(repo, { pythonPart: true });
@@ -257,14 +303,17 @@ export default [
       const judged: Judgement[] = [];
       let verifies = false;
       // Verifiers: a jose / jsonwebtoken import (any local name) or the SDK gates by name.
+      // A bundle carries jose inside it: `jwtVerify` (or `jwtVerify2`, renamed by the bundler) is then a function of the same file.
       const verifierCalls = files.flatMap((f) =>
-        sitesOf([f], K.calls, isCall, namesAnyModule(f[1], Object.keys(JWT_VERIFIERS)) ? undefined : rawCallNamed(SDK_GATES)),
+        sitesOf([f], K.calls, isCall, namesAnyModule(f[1], Object.keys(JWT_VERIFIERS)) ? undefined : /\bjwtVerify\d*\(/.test(f[1].getFullText()) ? rawGateOrBundledJose : rawCallNamed(SDK_GATES)),
       );
       for (const s of verifierCalls) {
         const name = calleeName(s.node) ?? '';
         const from = calleeImport(s.node);
         if (from && JWT_VERIFIERS[from.module] === from.name) {
           judged.push(judgeJwt(s.file, s.node, from.module === 'jose' ? 'jwtVerify' : 'jwt.verify'));
+        } else if (!from && BUNDLED_JOSE.test(name) && bundledJose(s.node)) {
+          judged.push(judgeJwt(s.file, s.node, 'jwtVerify'));
         } else if (SDK_GATES.has(name) && (!from || from.module.startsWith('@modelcontextprotocol/'))) {
           judged.push(judgeGate(s.file, s.node, name, parsedSources(repo)));
         } else continue;
