@@ -4,7 +4,8 @@ import type { Finding, Verdict } from '../../engine/types.js';
 import { serverModel } from '../../facts/server-model.js';
 import { propertyName, stringValue } from '../../facts/ts-source.js';
 import { stringList } from '../support/auth/oauth-support.js';
-import { calleeName, importsOf, isCall, locationOf, named, propertyOf, rawCallNamed, rawNameText, rawStringWhere, readSources, receiverOf, sitesOf, staticString, K } from '../support/source/source-support.js';
+import { posix } from 'node:path';
+import { calleeName, importsOf, isCall, locationOf, named, propertyOf, rawCallNamed, rawNameText, rawStringWhere, readSources, receiverOf, resolveValue, sitesOf, staticString, K } from '../support/source/source-support.js';
 
 import { judgePythonAuthCondition, PY_AUTH_EVIDENCE } from '../support/auth/python-auth.js';
 /**
@@ -63,13 +64,45 @@ function upstreamScopes(files: [string, SourceFile][]): { literals: ScopeLiteral
     for (const w of words(stringValue(s.node)!)) if (UPSTREAM_SCOPE.test(w)) literals.push({ file: s.file, node: s.node, value: w });
   }
   for (const s of sitesOf(files, K.calls, isCall, rawCallNamed(UPSTREAM_SCOPE_CALLS))) {
-    const opts = s.node.getArguments()[0];
+    const a0 = s.node.getArguments()[0];
+    // The request may be a const (`const request = { scopes, deviceCodeCallback }; pca.acquireTokenByDeviceCode(request)`).
+    const opts = a0 ? (resolveValue(a0) ?? a0) : undefined;
     for (const key of ['scope', 'scopes']) {
       const v = propertyOf(opts, key);
       if (v && stringList(v).length === 0 && staticString(v) === undefined) unread.push({ file: s.file, node: v, value: key });
     }
   }
   return { literals, unread };
+}
+
+/**
+ * The JSON data files the sources load, relative to the root: `import endpoints from './endpoints.json'`,
+ * `require('./data/endpoints.json')`, `readFileSync(join(__dirname, 'endpoints.json'))` — any string naming a
+ * `.json` file beside the source or below it, except the package manifest. Scopes built at run time are
+ * often gathered from such a file (a list of endpoints, each with the scopes it needs).
+ */
+function jsonDataFiles(files: [string, SourceFile][]): string[] {
+  const out = new Set<string>();
+  for (const s of sitesOf(files, K.strings, (n) => /\.json$/.test(stringValue(n) ?? ''), rawStringWhere((t) => /^[\w./@-]+\.json$/.test(t)))) {
+    const spec = stringValue(s.node)!;
+    if (/(^|\/)package(-lock)?\.json$/.test(spec) || spec.startsWith('/') || !/^(\.{1,2}\/|[\w@-])/.test(spec)) continue;
+    const rel = posix.normalize(posix.join(posix.dirname(s.file), spec.replace(/^\.\//, '')));
+    if (!rel.startsWith('..')) out.add(rel);
+  }
+  return [...out].sort();
+}
+
+/** The upstream scopes a JSON data file lists: strings held in arrays or values under keys named scope/scopes, at any depth. */
+function jsonScopes(value: unknown, out: string[] = [], underScopes = false, depth = 0): string[] {
+  if (depth > 12 || out.length > 5000) return out;
+  if (typeof value === 'string') {
+    if (underScopes) for (const w of value.split(/\s+/)) if (UPSTREAM_SCOPE.test(w)) out.push(w);
+  } else if (Array.isArray(value)) {
+    for (const v of value) jsonScopes(v, out, underScopes, depth + 1);
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) jsonScopes(v, out, /scopes?$/i.test(k), depth + 1);
+  }
+  return out;
 }
 
 interface ScopeLiteral {
@@ -131,13 +164,23 @@ export default [
       const all = [...baseline, ...perOperation, ...challenged, ...listed].sort((a, b) => a.node.getPos() - b.node.getPos());
       const upstream = upstreamScopes(src.files);
       // A scopes_supported copied from elsewhere (`upstream.scopes_supported`, a proxy relaying metadata) writes no scope.
-      if (all.length === 0 && published.every((p) => p.values.length === 0) && upstream.literals.length === 0) {
+      // Scopes built at run time: what the JSON data the sources load lists (an endpoint table with each endpoint's scopes).
+      const unread = upstream.unread[0];
+      const wideFromData = unread
+        ? [...new Set(jsonDataFiles(src.files).flatMap((rel) => {
+            const r = repo.json(rel);
+            return r.ok ? jsonScopes(r.value) : [];
+          }))].filter((v) => UPSTREAM_OMNIBUS.test(v))
+        : [];
+      if (all.length === 0 && published.every((p) => p.values.length === 0) && upstream.literals.length === 0 && wideFromData.length === 0) {
         const gated = sitesOf(src.files, K.calls, (n) => isCall(n) && GATES.has(calleeName(n) ?? ''), rawCallNamed(GATES)).length > 0;
         if (!gated && upstream.unread[0]) return couldNotJudge('upstream-scopes-not-read', { file: upstream.unread[0].file, line: locationOf(upstream.unread[0].file, upstream.unread[0].node).line ?? 0 });
         return gated ? couldNotJudge('scopes-not-in-source') : notApplicable('no-oauth-scopes');
       }
       const findings: Finding[] = [];
       const flagged = new Set<string>();
+      const unreadLeft = wideFromData.length ? undefined : upstream.unread[0];
+      for (const v of wideFromData) findings.push({ messageId: 'omnibus-upstream-scope', data: { scope: v }, location: locationOf(upstream.unread[0]!.file, upstream.unread[0]!.node) });
       for (const u of upstream.literals) {
         const key = `${u.file}:${u.node.getPos()}:${u.value}`;
         if (!UPSTREAM_OMNIBUS.test(u.value) || flagged.has(key)) continue;
@@ -168,6 +211,8 @@ export default [
         findings.sort((a, b) => a.location!.file.localeCompare(b.location!.file) || (a.location!.line ?? 0) - (b.location!.line ?? 0));
         return { state: 'non-conforming', findings };
       }
+      // A narrow literal elsewhere says nothing about the scopes a login asks for when they are built at run time.
+      if (unreadLeft) return couldNotJudge('upstream-scopes-not-read', { file: unreadLeft.file, line: locationOf(unreadLeft.file, unreadLeft.node).line ?? 0 });
       return present();
     },
   }),
