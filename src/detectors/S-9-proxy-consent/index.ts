@@ -5,7 +5,7 @@ import { returnedExpressions } from '../../facts/server-model.js';
 import { findNodes, isFunctionLike } from '../../facts/scope.js';
 import { propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
 import { functionValue } from '../support/auth/oauth-support.js';
-import { args, calledFunction, calleeImport, calleeName, declarationOf, initializerOf, isCall, locationOf, propertyOf, readSources, receiverOf, sitesOf, K, rawCallNamed } from '../support/source/source-support.js';
+import { args, calledFunction, calleeImport, calleeName, declarationOf, initializerOf, isCall, locationOf, propertyOf, readSources, receiverOf, resolveValue, sitesOf, K, rawCallNamed } from '../support/source/source-support.js';
 
 import { judgePythonAuthCondition, PY_AUTH_EVIDENCE } from '../support/auth/python-auth.js';
 /**
@@ -53,10 +53,15 @@ function staticClientIds(fn: Node): Node[] {
       const i = [n.getHead().getLiteralText(), ...spans.map((s) => s.getLiteral().getLiteralText())].findIndex((t) => /[?&]client_id=$/.test(t));
       if (i >= 0 && spans[i]) value = spans[i]!.getExpression();
     }
+    // google-auth-library / msal: the client id is the one the OAuth client was built with (`oauth2Client.generateAuthUrl({ … })`).
+    else if (Node.isCallExpression(n) && AUTH_URL_BUILDERS.has(calleeName(n) ?? '')) value = receiverOf(n);
     if (value && !fromRequest(value, fn)) out.push(value);
   });
   return out;
 }
+
+/** Methods of OAuth client libraries that build the upstream authorization URL under the client's own id. */
+const AUTH_URL_BUILDERS: ReadonlySet<string> = new Set(['generateAuthUrl', 'getAuthCodeUrl']);
 
 /** Redirects in a function that leave the site: redirect(u) with u not a '/…' path, a Location header. */
 function offsiteRedirects(fn: Node): Node[] {
@@ -95,22 +100,63 @@ function consentBefore(fn: Node, pos: number): boolean {
 /** The authorization endpoints written by hand: `authorize(client, params, res)` methods and /authorize routes. */
 function authorizeHandlers(files: [string, import('ts-morph').SourceFile][]): { file: string; fn: Node }[] {
   const out: { file: string; fn: Node }[] = [];
+  // The path of the authorization endpoint this server publishes in its metadata (`authorization_endpoint: \`${base}/oauth/google/start\``).
+  const published = new Set<string>();
   for (const [file, sf] of files) {
-    if (!/authorize/.test(sf.getFullText())) continue;
-    for (const cls of sf.getClasses()) {
-      const m = cls.getMethod('authorize');
-      if (m && m.getParameters().length >= 3) out.push({ file, fn: m });
+    if (!/authorize|authorization_endpoint/.test(sf.getFullText())) continue;
+    // `authorize(client, params, res)` of a provider class (declared, or a class expression of a bundle) or of an object-literal provider given to mcpAuthRouter.
+    const isAuthorize = (cn: ts.Node): boolean =>
+      (ts.isMethodDeclaration(cn) || ts.isPropertyAssignment(cn)) && !!cn.name && ts.isIdentifier(cn.name) && cn.name.text === 'authorize';
+    for (const m of findNodes(sf, isAuthorize)) {
+      const fn = Node.isMethodDeclaration(m) ? m : Node.isPropertyAssignment(m) ? functionValue(m.getInitializer()) : undefined;
+      if (fn && isFunctionLike(fn) && fn.getParameters().length >= 3) out.push({ file, fn });
+    }
+    for (const p of findNodes(sf, (cn) => ts.isPropertyAssignment(cn) && ((ts.isIdentifier(cn.name) && cn.name.text === 'authorization_endpoint') || (ts.isStringLiteral(cn.name) && cn.name.text === 'authorization_endpoint')))) {
+      const v = Node.isPropertyAssignment(p) ? unwrap(p.getInitializerOrThrow()) : undefined;
+      const text = v ? (stringValue(v) ?? (Node.isTemplateExpression(v) ? v.getTemplateSpans().at(-1)?.getLiteral().getLiteralText() : undefined)) : undefined;
+      const m = text ? /(\/[\w./-]+)$/.exec(text.replace(/^https?:\/\/[^/]+/, '')) : null;
+      if (m && m[1] !== '/') published.add(m[1]!);
     }
   }
   for (const s of sitesOf(files, K.call, Node.isCallExpression, rawCallNamed(new Set(['get', 'all', 'post', 'route', 'on'])))) {
     const name = calleeName(s.node) ?? '';
     if (!['get', 'all', 'post', 'route', 'on'].includes(name) || !receiverOf(s.node)) continue;
     const path = stringValue(s.node.getArguments()[0]);
-    if (!path || !/\/authorize$/.test(path)) continue;
+    if (!path || !(/\/authorize$/.test(path) || published.has(path))) continue;
     const fn = [...s.node.getArguments()].reverse().map((a) => functionValue(a)).find((f) => f);
     if (fn) out.push({ file: s.file, fn });
   }
   return out;
+}
+
+/**
+ * FastMCP's OAuth proxies: `new GoogleProvider({ clientId, clientSecret, baseUrl })` (Azure, GitHub, the generic
+ * OAuthProvider) or `new OAuthProxy({ upstreamClientId, … })`. They relay every MCP client upstream under the
+ * server's one client id, and show their own consent page unless `consentRequired: false`.
+ */
+const FASTMCP_PROXIES: ReadonlySet<string> = new Set(['GoogleProvider', 'AzureProvider', 'GitHubProvider', 'OAuthProvider', 'OAuthProxy']);
+type FrameworkConsent = { kind: 'consent' } | { kind: 'none'; at: Node } | { kind: 'unknown'; at: Node };
+
+function frameworkProxyConsent(call: Node): FrameworkConsent | undefined {
+  if (!Node.isNewExpression(call) || !FASTMCP_PROXIES.has(calleeName(call) ?? '')) return undefined;
+  const from = calleeImport(call);
+  if (from && !/^fastmcp(\/|$)/.test(from.module)) return undefined;
+  // Bundled: the library's own `new OAuthProxy({ … consentRequired: this.config.consentRequired ?? true })` inside a provider's createProxy().
+  if (!from) {
+    const m = call.getFirstAncestor((a) => Node.isMethodDeclaration(a));
+    if (m && Node.isMethodDeclaration(m) && m.getName() === 'createProxy') return undefined;
+    if (!/fastmcp/i.test(call.getSourceFile().getFullText().slice(0, 20000))) return undefined;
+  }
+  const a0 = call.getArguments()[0];
+  const opts = a0 ? resolveValue(a0) : undefined;
+  if (!opts || !Node.isObjectLiteralExpression(opts)) return { kind: 'unknown', at: call };
+  if (opts.getProperties().some((p) => Node.isSpreadAssignment(p))) return { kind: 'unknown', at: call };
+  const c = propertyOf(opts, 'consentRequired');
+  if (!c) return { kind: 'consent' };
+  const t = unwrap(c).getText();
+  if (t === 'true') return { kind: 'consent' };
+  if (t === 'false') return { kind: 'none', at: c };
+  return { kind: 'unknown', at: c };
 }
 
 type ProxyClient = { kind: 'static'; value: string } | { kind: 'forwarded' } | { kind: 'unknown' };
@@ -141,15 +187,17 @@ export default [
     messages: {
       'proxy-provider-without-consent': ['clientId'],
       'redirect-without-consent': ['clientId'],
+      'framework-proxy-without-consent': ['provider'],
     },
     judge({ inputs: { repo } }): Verdict {
       const src = readSources(repo, { pythonPart: true });
       if ('verdict' in src) return src.verdict.reason?.code === 'python-source-only' ? judgePythonAuthCondition(repo, PY_AUTH_EVIDENCE.proxy, 'no-oauth-proxy') : src.verdict;
-      const files = src.files.filter(([, sf]) => /client_id|ProxyOAuthServerProvider/.test(sf.getFullText()));
+      const files = src.files.filter(([, sf]) => /client_id|ProxyOAuthServerProvider|generateAuthUrl|getAuthCodeUrl|(?:Google|Azure|GitHub|OAuth)Provider|OAuthProxy/.test(sf.getFullText()));
       const findings: Finding[] = [];
       let proxies = 0;
       let unknown: { file: string; line: number } | undefined;
       let forwarded = false;
+      let consentUnread: { file: string; line: number } | undefined;
       for (const s of sitesOf(files, K.calls, isCall, rawCallNamed(new Set(['ProxyOAuthServerProvider'])))) {
         if (!Node.isNewExpression(s.node) || calleeName(s.node) !== 'ProxyOAuthServerProvider') continue;
         const from = calleeImport(s.node);
@@ -162,6 +210,13 @@ export default [
           proxies++;
           findings.push({ messageId: 'proxy-provider-without-consent', data: { clientId: client.value }, location: loc });
         }
+      }
+      for (const s of sitesOf(files, K.calls, isCall, rawCallNamed(FASTMCP_PROXIES))) {
+        const c = frameworkProxyConsent(s.node);
+        if (!c) continue;
+        proxies++;
+        if (c.kind === 'none') findings.push({ messageId: 'framework-proxy-without-consent', data: { provider: calleeName(s.node) ?? '' }, location: locationOf(s.file, c.at) });
+        else if (c.kind === 'unknown') consentUnread ??= { file: s.file, line: locationOf(s.file, c.at).line ?? 0 };
       }
       for (const h of authorizeHandlers(files)) {
         const helpers = [h.fn];
@@ -180,6 +235,7 @@ export default [
         }
       }
       if (findings.length) return { state: 'non-conforming', findings };
+      if (consentUnread) return couldNotJudge('proxy-consent-not-read', consentUnread);
       if (proxies > 0) return present();
       if (unknown) return couldNotJudge('proxy-client-id-not-read', unknown);
       return notApplicable(forwarded ? 'proxy-forwards-client-id' : 'no-oauth-proxy');
