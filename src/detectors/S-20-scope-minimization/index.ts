@@ -2,10 +2,10 @@ import { Node, ts, type SourceFile } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import { serverModel } from '../../facts/server-model.js';
-import { propertyName, stringValue } from '../../facts/ts-source.js';
+import { propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
 import { stringList } from '../support/auth/oauth-support.js';
 import { posix } from 'node:path';
-import { calleeName, importsOf, isCall, locationOf, named, propertyOf, rawCallNamed, rawNameText, rawStringWhere, readSources, receiverOf, resolveValue, sitesOf, staticString, K } from '../support/source/source-support.js';
+import { callersOf, calleeName, declarationOf, importsOf, isCall, locationOf, named, propertyOf, rawCallNamed, rawNameText, rawStringWhere, readSources, receiverOf, resolveValue, sitesOf, staticString, K } from '../support/source/source-support.js';
 
 import { judgePythonAuthCondition, PY_AUTH_EVIDENCE } from '../support/auth/python-auth.js';
 /**
@@ -53,6 +53,25 @@ function heldAsScope(n: Node): boolean {
   return !!name && /scopes?$/i.test(name);
 }
 
+/**
+ * Scopes written in the source: a literal list or string, or a parameter that every local caller gives one
+ * (`authenticateWithTimeout(keyfilePath, SCOPES)` with `const SCOPES = [ … ]`; the literals are read where written).
+ */
+function writtenScopes(v: Node, files: [string, SourceFile][], depth = 0): boolean {
+  if (stringList(v).length > 0 || staticString(v) !== undefined) return true;
+  const u = unwrap(v);
+  const d = depth < 2 && Node.isIdentifier(u) ? declarationOf(u) : undefined;
+  if (!d || !Node.isParameterDeclaration(d)) return false;
+  const fn = d.getParent();
+  if (!(Node.isFunctionDeclaration(fn) || Node.isArrowFunction(fn) || Node.isFunctionExpression(fn))) return false;
+  const i = fn.getParameters().indexOf(d);
+  const calls = callersOf(fn, files);
+  return calls.length > 0 && calls.every((c) => {
+    const a = c.node.getArguments()[i];
+    return !!a && writtenScopes(a, files, depth + 1);
+  });
+}
+
 function upstreamScopes(files: [string, SourceFile][]): { literals: ScopeLiteral[]; unread: ScopeLiteral[] } {
   const literals: ScopeLiteral[] = [];
   const unread: ScopeLiteral[] = [];
@@ -69,7 +88,7 @@ function upstreamScopes(files: [string, SourceFile][]): { literals: ScopeLiteral
     const opts = a0 ? (resolveValue(a0) ?? a0) : undefined;
     for (const key of ['scope', 'scopes']) {
       const v = propertyOf(opts, key);
-      if (v && stringList(v).length === 0 && staticString(v) === undefined) unread.push({ file: s.file, node: v, value: key });
+      if (v && !writtenScopes(v, files)) unread.push({ file: s.file, node: v, value: key });
     }
   }
   return { literals, unread };
