@@ -44,6 +44,12 @@ const UPSTREAM_OMNIBUS = /^(?:https:\/\/www\.googleapis\.com\/auth\/(?:drive|clo
 /** Calls of those libraries that take the scopes to ask for. */
 const UPSTREAM_SCOPE_CALLS: ReadonlySet<string> = new Set(['generateAuthUrl', 'getAuthCodeUrl', 'acquireTokenByDeviceCode', 'acquireTokenByCode', 'acquireTokenInteractive', 'acquireTokenSilent', 'acquireTokenByClientCredential', 'authenticate', 'GoogleAuth', 'JWT', 'getClient']);
 
+const APP_DEFAULT_SCOPE = /^https:\/\/graph\.microsoft\.com\/\.default$/;
+
+/** `credential.getToken(…)` / `this.credential.getToken(…)` of an @azure/identity credential (its first argument is the scopes). */
+const credentialTokenCall = (n: Node | undefined): n is import('ts-morph').CallExpression =>
+  !!n && Node.isCallExpression(n) && calleeName(n) === 'getToken' && /credential$/i.test((receiverOf(n)?.getText() ?? '').replace(/^this\./, ''));
+
 /** Where a literal is held: an array element, or the value of a property or variable named like scopes. */
 function heldAsScope(n: Node): boolean {
   const p = n.getParent();
@@ -79,8 +85,19 @@ function upstreamScopes(files: [string, SourceFile][]): { literals: ScopeLiteral
   if (!client) return { literals, unread };
   const words = (t: string): string[] => t.split(/\s+/).filter(Boolean);
   for (const s of sitesOf(files, K.strings, (n) => words(stringValue(n) ?? '').some((w) => UPSTREAM_SCOPE.test(w)), rawStringWhere((t) => words(t).some((w) => UPSTREAM_SCOPE.test(w))))) {
-    if (!heldAsScope(s.node)) continue;
-    for (const w of words(stringValue(s.node)!)) if (UPSTREAM_SCOPE.test(w)) literals.push({ file: s.file, node: s.node, value: w });
+    if (!heldAsScope(s.node) && !credentialTokenCall(s.node.getParent())) continue;
+    for (const w of words(stringValue(s.node)!)) {
+      // `https://graph.microsoft.com/.default`: whatever the app registration was granted, which the source does not show.
+      if (APP_DEFAULT_SCOPE.test(w)) unread.push({ file: s.file, node: s.node, value: '.default' });
+      else if (UPSTREAM_SCOPE.test(w)) literals.push({ file: s.file, node: s.node, value: w });
+    }
+  }
+  // @azure/identity: `credential.getToken(scopes)` takes the scopes themselves.
+  if (files.some(([, sf]) => [...importsOf(sf).values()].some((b) => b.module === '@azure/identity'))) {
+    for (const s of sitesOf(files, K.calls, credentialTokenCall, rawCallNamed(new Set(['getToken'])))) {
+      const a0 = s.node.getArguments()[0];
+      if (a0 && !writtenScopes(a0, files)) unread.push({ file: s.file, node: a0, value: 'scopes' });
+    }
   }
   for (const s of sitesOf(files, K.calls, isCall, rawCallNamed(UPSTREAM_SCOPE_CALLS))) {
     const a0 = s.node.getArguments()[0];
@@ -193,13 +210,14 @@ export default [
         : [];
       if (all.length === 0 && published.every((p) => p.values.length === 0) && upstream.literals.length === 0 && wideFromData.length === 0) {
         const gated = sitesOf(src.files, K.calls, (n) => isCall(n) && GATES.has(calleeName(n) ?? ''), rawCallNamed(GATES)).length > 0;
-        if (!gated && upstream.unread[0]) return couldNotJudge('upstream-scopes-not-read', { file: upstream.unread[0].file, line: locationOf(upstream.unread[0].file, upstream.unread[0].node).line ?? 0 });
+        if (!gated && upstream.unread[0]) return unreadScopes(upstream.unread);
         return gated ? couldNotJudge('scopes-not-in-source') : notApplicable('no-oauth-scopes');
       }
       const findings: Finding[] = [];
       const flagged = new Set<string>();
       const unreadLeft = wideFromData.length ? undefined : upstream.unread[0];
-      for (const v of wideFromData) findings.push({ messageId: 'omnibus-upstream-scope', data: { scope: v }, location: locationOf(upstream.unread[0]!.file, upstream.unread[0]!.node) });
+      const at = upstream.unread.find((u) => u.value !== '.default') ?? upstream.unread[0];
+      for (const v of wideFromData) findings.push({ messageId: 'omnibus-upstream-scope', data: { scope: v }, location: locationOf(at!.file, at!.node) });
       for (const u of upstream.literals) {
         const key = `${u.file}:${u.node.getPos()}:${u.value}`;
         if (!UPSTREAM_OMNIBUS.test(u.value) || flagged.has(key)) continue;
@@ -231,11 +249,18 @@ export default [
         return { state: 'non-conforming', findings };
       }
       // A narrow literal elsewhere says nothing about the scopes a login asks for when they are built at run time.
-      if (unreadLeft) return couldNotJudge('upstream-scopes-not-read', { file: unreadLeft.file, line: locationOf(unreadLeft.file, unreadLeft.node).line ?? 0 });
+      if (unreadLeft) return unreadScopes(upstream.unread);
       return present();
     },
   }),
 ];
+
+/** could-not-judge for upstream scopes the source does not show: built at run time, or an app registration's `.default`. */
+function unreadScopes(unread: ScopeLiteral[]): Verdict {
+  const built = unread.find((u) => u.value !== '.default');
+  const u = built ?? unread[0]!;
+  return couldNotJudge(built ? 'upstream-scopes-not-read' : 'upstream-scopes-app-default', { file: u.file, line: locationOf(u.file, u.node).line ?? 0 });
+}
 
 /** The first argument of an input schema (zod shape or JSON Schema properties) named like the id of a user, account, tenant… */
 function idArgument(schema: Node): string | undefined {
