@@ -5,6 +5,7 @@ import type { Finding } from '../../engine/types.js';
 import { fileNotReadData } from '../../facts/not-read.js';
 import { wrapNode } from '../../facts/ts-source.js';
 import { lineIn, MAX_BUNDLE_BYTES, viewCode } from '../support/apps/app-source.js';
+import { embeddedViewCode, embeddedViews, sourceOf } from '../support/apps/embedded-view.js';
 import { escapeRegExp } from '../../facts/regex.js';
 
 /**
@@ -22,6 +23,8 @@ import { escapeRegExp } from '../../facts/regex.js';
  * true, `removeAttribute('hidden')`, an inline display/visibility set) is checked: its controls reach the user once shown.
  * A button's name from its content counts a descendant's aria-label (an icon `<svg aria-label="Close">`).
  * JSX with a spread of props or an expression child is taken as named (the value is not known before rendering).
+ * Without a built bundle or View source, the View the server's code serves whole (support/apps/embedded-view.ts) is
+ * read the same way: its document's markup and its inline scripts.
  * The markup the View's scripts build is read too where it is written down (scriptMisses): compiled JSX and element
  * factories, and markup templates handed whole to a framework. Contrast, focus and whatever the scripts compute are the
  * dynamic half's (axe-core in the rendered View).
@@ -317,8 +320,22 @@ export default defineDetector({
     const view = viewCode(repo);
     if (view.unread.length) return couldNotJudge('file-not-read', fileNotReadData(view.unread[0]!));
     const source = view.code.filter((c) => !c.bundle);
-    if (!view.bundles.length && !source.length) return couldNotJudge('no-view-code');
+    // No built bundle and no View source: the View the server's code serves whole (an HTML literal, a file it reads
+    // next to itself, a document it assembles from package files) is the View's markup, its inline scripts its code.
+    const embedded = view.bundles.length || source.length ? [] : embeddedViews(repo);
+    if (!view.bundles.length && !source.length && !embedded.length) return couldNotJudge('no-view-code');
     const findings: Finding[] = [];
+    const embeddedCode = embedded.length ? (embeddedViewCode(repo) ?? []) : [];
+    for (const e of embedded) {
+      const scripts = embeddedCode.map((c) => c.sf.getFullText()).join('\n');
+      for (const m of markupMisses(e.html, scripts)) {
+        const at = sourceOf(e, m.line);
+        findings.push({ messageId: 'markup-misses-name', data: { file: at.file, check: m.check, element: m.element }, location: at });
+      }
+    }
+    for (const c of embeddedCode) {
+      for (const m of scriptMisses(c.sf.compilerNode)) findings.push({ messageId: 'markup-misses-name', data: { file: c.file, check: m.check, element: m.element }, location: { file: c.file, line: lineIn(c, wrapNode(c.sf, m.node) as Node) + m.lineDelta } });
+    }
     // The View's code (its source files and the bundles' inline scripts): which hidden panels it can show.
     const scripts = view.code.map((c) => c.sf.getFullText()).join('\n');
     for (const file of view.bundles) {
