@@ -175,6 +175,17 @@ export async function exploreServer(
         const answer = await c.request('tools/call', p({ name: call.name, arguments: call.args, _meta: { progressToken: `mcp-doctor-progress-${call.name}` } }));
         actions.push({ kind: 'call-read-only-tool', detail: `${call.name} ${JSON.stringify(call.args)}` });
         if (asksForInput(result(answer))) (exercise.elicited ??= []).push({ name: call.name, args: call.args });
+        // An App tool called read-only is called once more with other arguments (read-only and closed-world, so within
+        // this opt-in), as the `app` opt-in does: a text that stays the same sentence whatever the input stands for no
+        // result (A-1). Under `app` that opt-in makes the second call itself.
+        if (!exercisesOf(exercise.mode).includes('app') && appTools([tools.find((t) => t.name === call.name) as Record<string, unknown>]).length) {
+          const varied = variedArguments(tools.find((t) => t.name === call.name) as Record<string, unknown>, call.args);
+          if (varied) {
+            step(`tools/call ${call.name} (read-only App tool, other arguments, opt-in)`);
+            await c.request('tools/call', p({ name: call.name, arguments: varied }));
+            actions.push({ kind: 'call-app-tool-varied', detail: `${call.name} ${JSON.stringify(varied)}` });
+          }
+        }
         // A paginated read-only tool also gets a cursor it never issued (C-11): it must refuse it.
         const schema = (tools.find((t) => t.name === call.name)?.inputSchema ?? {}) as { properties?: Record<string, unknown> };
         if (schema.properties && 'cursor' in schema.properties) {

@@ -18,7 +18,8 @@ import { viewCallVerdicts } from './static.js';
  * leaves the part could-not-judge. When the View can call no such tool, it does not apply. Nor does it when the Views call no server tool at
  * all, on evidence: no rendered View sent a tools/call, and either the code of every distinct View as served (the
  * host's raw resources/read answer; several tools may show one View, and Views past the harness's bound on renderings
- * are read) holds no tool call, or every App tool's View rendered, no View's code is known to call a tool and the
+ * are read) holds no tool call (then a bound that cut the recorded traffic does not matter), or the traffic is whole,
+ * every App tool's View rendered, no View's code is known to call a tool and the
  * harness clicked every control of every View (no bound cut the clicks).
  */
 
@@ -90,18 +91,23 @@ export default defineDetector({
     // cut the clicks). The rule's condition — a View that can call a tool needing a confirmation — is then shown false.
     const everyView = got.apps.every((a) => got.rendered.some((v) => v.tool === a.name));
     const tools = got.rendered.map((v) => v.tool).join(', ');
-    if (got.rendered.every((v) => !v.truncated && viewCalls(v).length === 0)) {
+    if (got.rendered.every((v) => viewCalls(v).length === 0)) {
       // The code is the View's whatever tool shows it: each distinct View's served code (rendered, or read past the
       // harness's bound on renderings) is read once.
       const code = uris.map((uri) => {
         const html = servedViewHtml(got.record, uri);
         return html === undefined ? undefined : viewCodeMayCallTools(html);
       });
+      // Code that holds no tool call sends none, whatever the part of its traffic a bound cut (a render loop that
+      // reports its size on every frame fills the record long before the clicks are done).
       if (code.every((c) => c === false)) return notApplicable('view-calls-no-tool', { tools: got.apps.map((a) => a.name).join(', '), evidence: 'code' });
-      if (!everyView) return couldNotJudge('confirmable-call-not-seen', { tools: confirmable.map((t) => String(t.name)).sort().join(', ') });
-      // The traffic alone stands as evidence only when no View's code is known to hold a tool call: a View whose code
-      // calls a tool may simply not have been given what it needs to call it (a tool input the harness did not send).
-      if (code.every((c) => c !== true) && got.rendered.every((v) => !v.clicksTruncated)) return notApplicable('view-calls-no-tool', { tools, evidence: 'traffic' });
+      if (got.rendered.every((v) => !v.truncated)) {
+        if (!everyView) return couldNotJudge('confirmable-call-not-seen', { tools: confirmable.map((t) => String(t.name)).sort().join(', ') });
+        // The traffic alone stands as evidence only when it is whole and no View's code is known to hold a tool call: a
+        // View whose code calls a tool may simply not have been given what it needs to call it (a tool input the
+        // harness did not send).
+        if (code.every((c) => c !== true) && got.rendered.every((v) => !v.clicksTruncated)) return notApplicable('view-calls-no-tool', { tools, evidence: 'traffic' });
+      }
     }
     // Every View's code read, each of its calls judged and none red: what the View's code confirms stands.
     if (read.every((r) => r && !r.unjudged.size) && read.some((r) => r!.calls > 0)) return present();
