@@ -669,11 +669,13 @@ export function answersStatusDeep(root: Node, code: number): boolean {
 }
 
 /**
- * The listen sites that start the MCP transport: those in the transports' files, else every listen site; in both,
- * without the listeners of servers that are shown to be something else (listensForOther).
+ * The listen sites that start the MCP transport: those in the transports' files, else every listen site other than
+ * those of servers shown to be something else (listensForOther: an OAuth redirect callback in its own module).
  */
 export function transportListenSites(files: [string, SourceFile][], transports: HttpTransport[]): ListenSite[] {
-  const all = listenSites(files).filter((l) => !listensForOther(l));
+  // Only in files without a transport: beside one, a handler that hands requests on by a name (`node(req, res)` over
+  // toNodeHandler) may well be the transport's own.
+  const all = listenSites(files).filter((l) => transports.some((t) => t.file === l.file) || !listensForOther(l));
   const mine = all.filter((l) => transports.some((t) => t.file === l.file));
   return mine.length > 0 ? mine : all;
 }
@@ -711,7 +713,7 @@ function madeFrom(e: Node | undefined, depth = 0): Node | undefined {
  * JSON-RPC body), and for an app (`express()`, `new Hono()`) whose every use in its file is a route, a setting or
  * the listen, with at least one route and none on an MCP path or handing requests to an MCP transport. Anything
  * the reading cannot follow (the app handed to another function, a handler read from elsewhere) stays a listener
- * of the transport.
+ * of the transport, and so does every listener in a file that creates an HTTP transport (transportListenSites).
  */
 function listensForOther(l: ListenSite): boolean {
   const call = l.node;
