@@ -41,8 +41,11 @@ import { isGenerated, toolsToJudge } from '../support/source/generated-tools.js'
 
 const LIMITER_PACKAGES = new Set(['rate-limiter-flexible', 'bottleneck', 'p-throttle', 'express-rate-limit', 'limiter', '@upstash/ratelimit', '@fastify/rate-limit', 'hono-rate-limiter']);
 const LIMITER_NAME_RE = /rate[-_]?limit|token[-_]?bucket|throttl/i;
-/** Error types, and readers of an upstream service's limits: named after rate limits, limiting nothing. */
-const NOT_A_LIMITER = /(?:Error|Exception|Err)$|^(?:is|has|handle|parse|detect|on)[-_]?rate[-_]?limit|rate[-_]?limit(?:ed|s?[-_]?(?:headers?|reset|remaining|info|status|response|exceeded|hit))$|rate[-_]?limit\w*(?:utilization|usage|stats?|metrics?|health|percent(?:age)?|count|ratio|rating)$/i;
+/**
+ * Error types, readers of an upstream service's limits, and the numbers and settings of a limit (a logger's own
+ * `rateLimitWindow` / `rateLimitThreshold`, `rateLimitMs`, `rateLimitConfig`): named after rate limits, limiting nothing.
+ */
+const NOT_A_LIMITER = /(?:Error|Exception|Err)$|^(?:is|has|handle|parse|detect|on)[-_]?rate[-_]?limit|rate[-_]?limit(?:ed|s?[-_]?(?:headers?|reset|remaining|info|status|response|exceeded|hit))$|rate[-_]?limit\w*(?:utilization|usage|stats?|metrics?|health|percent(?:age)?|count|ratio|rating)$|rate[-_]?limit\w*(?:window|threshold|ms|millis|seconds|secs|interval|duration|delay|timeout|max|min|config|options|opts|settings|enabled)$/i;
 /** A name that says it limits: rate limit, token bucket, throttle; not an error type nor a reader of limits. */
 const LIMITER_NAME = { test: (name: string): boolean => LIMITER_NAME_RE.test(name) && !NOT_A_LIMITER.test(name) };
 
