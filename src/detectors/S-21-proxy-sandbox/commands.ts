@@ -24,13 +24,20 @@ import { callSitesOf } from '../support/source/call-sites.js';
  * always a proxied launch.
  */
 
-const LAUNCHERS = /^(?:npx|npm|pnpm|pnpx|yarn|bunx|bun|uvx|uv|pipx|python[0-9.]*|py|node|nodejs|deno|docker|podman|sh|bash|zsh|dash|fish|cmd|powershell|pwsh|env|sudo|doas|ssh|xargs|nohup|exec|tsx|ts-node)$/i;
+/**
+ * Programs that run what their arguments name, on this machine. `ssh` is not one: the command it is given runs on
+ * the remote host (a remote shell over SSH starts no local process of its clients' choosing).
+ */
+const LAUNCHERS = /^(?:npx|npm|pnpm|pnpx|yarn|bunx|bun|uvx|uv|pipx|python[0-9.]*|py|node|nodejs|deno|docker|podman|sh|bash|zsh|dash|fish|cmd|powershell|pwsh|env|sudo|doas|xargs|nohup|exec|tsx|ts-node)$/i;
 /** Options of a launcher whose value is the program it runs: `sh -c <cmd>`, `node -e <code>`, `cmd /c <cmd>`. */
 const PROGRAM_OPTIONS = new Set(['-c', '/c', '/C', '-e', '--eval', '-p', '--print', '-Command', '-command', '-EncodedCommand', '-x']);
 /** Subcommands of package managers and runners, followed by the script or package they run. */
 const SUBCOMMANDS = new Set(['run', 'run-script', 'exec', 'x', 'dlx', 'start', 'test', 'create', 'init']);
 const PATH_FUNCTIONS = new Set(['join', 'resolve', 'normalize', 'dirname', 'basename', 'fileURLToPath', 'String', 'toString']);
-const FIXED_GLOBALS = /^(?:process\.execPath|process\.argv0|process\.platform|process\.arch|__dirname|__filename|import\.meta\.(?:url|dirname|filename))$/;
+/** Fixed values of the running server: its node binary, its own script (`process.argv[1]`: a relaunch of itself), its platform. */
+const FIXED_GLOBALS = /^(?:process\.execPath|process\.argv0|process\.argv\[[01]\]|process\.execArgv|process\.platform|process\.arch|__dirname|__filename|import\.meta\.(?:url|dirname|filename))$/;
+/** The server's own command line, passed on when it relaunches itself: `...process.argv.slice(1)`, `...process.execArgv`. */
+const OWN_ARGV = /^process\.(?:argv|execArgv)\.slice\(\d*\)$/;
 
 export interface FixedContext {
   files: readonly SourceFile[];
@@ -48,6 +55,8 @@ export function isFixed(expr: Node | undefined, ctx: FixedContext, depth = 0): b
   if (Node.isBinaryExpression(n) && ['+', '??', '||'].includes(n.getOperatorToken().getText())) return isFixed(n.getLeft(), ctx, depth + 1) && isFixed(n.getRight(), ctx, depth + 1);
   if (Node.isConditionalExpression(n)) return isFixed(n.getWhenTrue(), ctx, depth + 1) && isFixed(n.getWhenFalse(), ctx, depth + 1);
   if (Node.isArrayLiteralExpression(n)) return n.getElements().every((e) => isFixed(e, ctx, depth + 1));
+  if (Node.isSpreadElement(n)) return isFixed(n.getExpression(), ctx, depth + 1);
+  if (OWN_ARGV.test(text)) return true;
   if (Node.isCallExpression(n)) {
     const c = unwrap(n.getExpression());
     const name = Node.isIdentifier(c) ? c.getText() : Node.isPropertyAccessExpression(c) ? c.getName() : '';
@@ -70,11 +79,51 @@ export function isFixed(expr: Node | undefined, ctx: FixedContext, depth = 0): b
     if (Node.isVariableDeclaration(decl)) {
       const list = decl.getParent();
       const isConst = Node.isVariableDeclarationList(list) && (list.getFlags() & ts.NodeFlags.Const) !== 0;
-      return isConst && isFixed(initializerOf(d), ctx, depth + 1);
+      if (isConst) return isFixed(initializerOf(d), ctx, depth + 1);
+      // A `let` every assignment of which is fixed (`switch (process.platform) { case 'darwin': cmd = 'open'; … }`).
+      const values = assignedValues(d);
+      return !!values && values.length > 0 && values.every((v) => isFixed(v, ctx, depth + 1));
     }
     if (Node.isParameterDeclaration(decl)) return parameterFixed(decl, ctx, depth);
   }
   return false;
+}
+
+/**
+ * The values a `let` / `var` variable is given: its initializer and the right side of every plain assignment to it
+ * in the function (or file) that declares it. Undefined when it is changed otherwise (`+=`, `++`, destructuring).
+ */
+function assignedValues(declId: Node): Node[] | undefined {
+  if (assignedMemo.has(declId)) return assignedMemo.get(declId);
+  const r = readAssignedValues(declId);
+  assignedMemo.set(declId, r);
+  return r;
+}
+const assignedMemo = new WeakMap<Node, Node[] | undefined>();
+
+function readAssignedValues(declId: Node): Node[] | undefined {
+  const decl = declId.getParent();
+  if (!Node.isVariableDeclaration(decl) || !Node.isIdentifier(declId)) return undefined;
+  const name = declId.getText();
+  const scope = decl.getFirstAncestor((a) => isFunctionLike(a)) ?? decl.getSourceFile();
+  const out: Node[] = [];
+  const init = decl.getInitializer();
+  if (init) out.push(init);
+  let other = false;
+  scope.forEachDescendant((d, trav) => {
+    if (other) return trav.stop();
+    if (!Node.isIdentifier(d) || d === declId || d.getText() !== name) return;
+    const p = d.getParent();
+    if (Node.isBinaryExpression(p) && p.getLeft() === d) {
+      if (declarationOf(d) !== declId) return;
+      if (p.getOperatorToken().getText() === '=') out.push(p.getRight());
+      else if (/=$/.test(p.getOperatorToken().getText()) && !/^[=!<>]=/.test(p.getOperatorToken().getText())) other = true;
+    } else if ((Node.isPrefixUnaryExpression(p) || Node.isPostfixUnaryExpression(p) || Node.isArrayLiteralExpression(p) || Node.isShorthandPropertyAssignment(p)) && declarationOf(d) === declId) {
+      // ++x, [x] = …, ({ x } = …): a change the reading does not follow (an array or object literal holding x as a value is rare around a launch).
+      other = true;
+    }
+  });
+  return other ? undefined : out;
 }
 
 /** A parameter every call site in the source gives a fixed value (a default that is fixed counts for an omitted one). */
@@ -114,14 +163,28 @@ function launcherArgsFixed(args: Node | undefined, ctx: FixedContext): boolean {
 }
 
 /** Is the program of a shell command string fixed: a fixed first word that is not a launcher (or a launcher with a fixed rest)? */
-function shellStringFixed(cmd: Node | undefined, ctx: FixedContext): boolean {
-  if (!cmd) return false;
+function shellStringFixed(cmd: Node | undefined, ctx: FixedContext, depth = 0): boolean {
+  if (!cmd || depth > 4) return false;
   const n = unwrap(cmd);
   if (isFixed(n, ctx)) return true;
   // `git log ${ref}`: the program is in the fixed head of the template.
   const head = Node.isTemplateExpression(n) ? n.getHead().getLiteralText() : Node.isNoSubstitutionTemplateLiteral(n) ? n.getLiteralText() : undefined;
   const m = head !== undefined ? /^\s*(\S+)\s/.exec(head) : null;
-  return !!m && !LAUNCHERS.test(programName(m[1]!));
+  if (m) return !LAUNCHERS.test(programName(m[1]!));
+  // `${opener} "${url}"`: the program is the first span, a fixed value that is not a launcher (`open`, `xdg-open`, `start`).
+  if (Node.isTemplateExpression(n) && /^\s*$/.test(head!)) {
+    const span = n.getTemplateSpans()[0]!;
+    const words = literalValues(span.getExpression());
+    return /^\s/.test(span.getLiteral().getLiteralText()) && isFixed(span.getExpression(), ctx) && words.length > 0 && words.every((w) => !LAUNCHERS.test(programName(w.trim().split(/\s+/)[0] ?? '')));
+  }
+  if (Node.isConditionalExpression(n)) return shellStringFixed(n.getWhenTrue(), ctx, depth + 1) && shellStringFixed(n.getWhenFalse(), ctx, depth + 1);
+  // A variable holding the command line: every value it is given (a `switch` over the platform).
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    const values = d ? assignedValues(d) : undefined;
+    return !!values && values.length > 0 && values.every((v) => shellStringFixed(v, ctx, depth + 1));
+  }
+  return false;
 }
 
 /** The program expression and its argument list of a launch site. */
@@ -149,7 +212,8 @@ function literalValues(expr: Node | undefined, depth = 0): string[] {
   if (Node.isConditionalExpression(n)) return [...literalValues(n.getWhenTrue(), depth + 1), ...literalValues(n.getWhenFalse(), depth + 1)];
   if (Node.isIdentifier(n)) {
     const d = declarationOf(n);
-    return d ? literalValues(initializerOf(d), depth + 1) : [];
+    if (!d) return [];
+    return (assignedValues(d) ?? [initializerOf(d)].filter((x): x is Node => !!x)).flatMap((x) => literalValues(x, depth + 1));
   }
   return [];
 }

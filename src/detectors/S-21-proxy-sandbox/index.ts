@@ -13,7 +13,8 @@ import { isProxiedLaunch } from './commands.js';
  * The condition holds when the source launches what it proxies: a process sink of facts/flow
  * (child_process spawn/exec/execFile/fork and their sync forms, execa and its `$`, cross-spawn, shelljs
  * exec, zx `$`, `new StdioClientTransport(…)`) outside the project's tooling folders (top-level scripts/,
- * example(s)/, docs/, bench/, benchmarks/) whose program comes from configuration or callers
+ * example(s)/, docs/, bench/, benchmarks/) whose program comes from configuration or callers. A command sent over
+ * SSH or through the Docker / Kubernetes API starts no local child process and is not a launch here
  * (commands.ts). Fixed internal commands (a setup script shipped with the package, `git --version`) are
  * not proxying: when every launch is one, not-applicable 'no-proxied-launch' (the evidence: each launch's
  * program is fixed in the source); no launch at all: not-applicable 'no-process-launch'.
@@ -34,6 +35,12 @@ import { isProxiedLaunch } from './commands.js';
 
 /** Launches in these top-level folders belong to the project's tooling, not to the server. */
 const OUTSIDE_SERVER = /^(?:scripts|examples?|docs|bench|benchmarks)\//;
+/**
+ * Launchers that start no local child process: a command sent over SSH runs on the remote host (its sshd starts
+ * it), a command run through the Docker or Kubernetes API runs in a container the daemon starts. The server is a
+ * remote shell or a container client, not a stdio proxy starting processes for its clients.
+ */
+const NOT_LOCAL = new Set(['ssh', 'docker', 'kubernetes']);
 const LOG_METHODS = new Set(['info', 'warn', 'error', 'debug', 'trace', 'fatal', 'notice', 'verbose', 'log', 'audit']);
 const LOG_FUNCTION = /^(?:log|debug|trace|audit)/i;
 
@@ -84,7 +91,7 @@ export default [
       if (gap === 'no-source') return couldNotJudge(gap);
       // No Python part for this rule: a Python-only tree is not read, so it is not judged (never not-applicable).
       if (gap === 'no-js-source') return couldNotJudge('source-language-not-read');
-      const all = sinkSites(repo).filter((s) => s.family === 'process' && !OUTSIDE_SERVER.test(s.file));
+      const all = sinkSites(repo).filter((s) => s.family === 'process' && !OUTSIDE_SERVER.test(s.file) && !NOT_LOCAL.has(s.launcher ?? ''));
       if (all.length === 0) return notApplicable('no-process-launch');
       const sources = parsedSources(repo);
       const ctx = { files: modelFiles(sources).map(([, sf]) => sf), sources };

@@ -1,5 +1,5 @@
 import { Node, ts, type SourceFile } from '../../facts/morph.js';
-import { propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
+import { ofKinds, propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import {
@@ -75,6 +75,7 @@ const REFLECTING_CALLS = /^(?:setHeader|header|set|append|log|info|warn|error|de
  * function answers 403 for another reason (a bad token).
  */
 function onlyReflected(read: Node, fn: Node): boolean {
+  if (Node.isBindingElement(read)) return usesOnlyReflect(read.getName(), read.getNameNode(), fn);
   let value: Node = read;
   const p0 = read.getParent();
   if (p0 && (Node.isElementAccessExpression(p0) || Node.isCallExpression(p0)) && !Node.isPropertyAccessExpression(read)) value = p0;
@@ -88,19 +89,34 @@ function onlyReflected(read: Node, fn: Node): boolean {
   };
   const top = climb(value);
   const holder = top.getParent();
-  let uses: Node[] = [top];
-  if (holder && Node.isVariableDeclaration(holder) && Node.isIdentifier(holder.getNameNode())) {
-    const name = holder.getName();
-    uses = fn
-      .getDescendantsOfKind(ts.SyntaxKind.Identifier)
-      .filter((i) => {
-        if (i.getText() !== name || i === holder.getNameNode()) return false;
-        const p = i.getParent();
-        return !(p && Node.isPropertyAccessExpression(p) && p.getNameNode() === i) && !(p && Node.isPropertyAssignment(p) && p.getNameNode() === i);
-      })
-      .map(climb);
-    if (uses.length === 0) return false;
+  if (holder && Node.isVariableDeclaration(holder) && Node.isIdentifier(holder.getNameNode())) return usesOnlyReflect(holder.getName(), holder.getNameNode(), fn);
+  return reflects([top]);
+}
+
+/** Every use of a variable holding the Origin (in the function) only writes it back; no use at all is not reflection. */
+function usesOnlyReflect(name: string, declName: Node, fn: Node): boolean {
+  const uses = fn
+    .getDescendantsOfKind(ts.SyntaxKind.Identifier)
+    .filter((i) => {
+      if (i.getText() !== name || i === declName) return false;
+      const p = i.getParent();
+      return !(p && Node.isPropertyAccessExpression(p) && p.getNameNode() === i) && !(p && Node.isPropertyAssignment(p) && p.getNameNode() === i) && !(p && Node.isBindingElement(p));
+    })
+    .map(climbValue);
+  return uses.length > 0 && reflects(uses);
+}
+
+/** Up from a value through parentheses, `as`, `!`, `??` / `||` and template spans. */
+function climbValue(n: Node): Node {
+  let cur = n;
+  for (;;) {
+    const p = cur.getParent();
+    if (p && (Node.isParenthesizedExpression(p) || Node.isAsExpression(p) || Node.isNonNullExpression(p) || (Node.isBinaryExpression(p) && ['??', '||'].includes(p.getOperatorToken().getText())) || Node.isTemplateSpan(p) || Node.isTemplateExpression(p))) cur = p;
+    else return cur;
   }
+}
+
+function reflects(uses: Node[]): boolean {
   return uses.every((u) => {
     const p = u.getParent();
     if (!p) return false;
@@ -110,9 +126,27 @@ function onlyReflected(read: Node, fn: Node): boolean {
   });
 }
 
+/** `const { origin } = req.headers` (also `{ origin: o }`, `{ Origin }`): the Origin header read by destructuring. */
+function originDestructured(files: [string, SourceFile][]): Site[] {
+  const out: Site[] = [];
+  const raw = (cn: ts.Node): boolean => {
+    if (!ts.isBindingElement(cn) || !ts.isObjectBindingPattern(cn.parent)) return false;
+    const key = cn.propertyName ?? cn.name;
+    if (!(ts.isIdentifier(key) || ts.isStringLiteral(key)) || key.text.toLowerCase() !== 'origin' || !ts.isIdentifier(cn.name)) return false;
+    const d = cn.parent.parent;
+    return ts.isVariableDeclaration(d) && !!d.initializer && /headers$/i.test(d.initializer.getText().replace(/[\s!?]/g, ''));
+  };
+  for (const [file, sf] of files) for (const n of ofKinds(sf, [ts.SyntaxKind.BindingElement], raw)) out.push({ file, node: n });
+  return out;
+}
+
 function originGuards(files: [string, SourceFile][]): Guards {
   const rejecting: Site[] = [];
   const unanswered: Site[] = [];
+  for (const s of originDestructured(files)) {
+    const fn = enclosingFunction(s.node) ?? s.node.getSourceFile();
+    (answersStatusDeep(fn, 403) && !onlyReflected(s.node, fn) ? rejecting : unanswered).push(s);
+  }
   const raw: RawFilter = named(
     new Set([...RAW_CALLS, 'enableDnsRebindingProtection', 'origin'].map((x) => x.toLowerCase())),
     (cn) =>
@@ -136,13 +170,27 @@ function originGuards(files: [string, SourceFile][]): Guards {
         if (propertyOf(opts, 'allowedHosts') || !hostNode || (host !== undefined && isLoopback(host))) rejecting.push(s);
       }
     } else if (Node.isPropertyAssignment(n)) {
-      if (n.getName() === 'enableDnsRebindingProtection' && n.getInitializer()?.getText() === 'true') rejecting.push(s);
+      // SDK v1 checks only the lists it is given: with neither allowedHosts nor allowedOrigins (or both empty), the
+      // flag turns on a validation that checks nothing (webStandardStreamableHttp.js, validateRequestHeaders).
+      if (n.getName() === 'enableDnsRebindingProtection' && n.getInitializer()?.getText() === 'true' && givesAllowList(n.getParent())) rejecting.push(s);
     } else {
       const fn = enclosingFunction(n) ?? n.getSourceFile();
       (answersStatusDeep(fn, 403) && !onlyReflected(n, fn) ? rejecting : unanswered).push(s);
     }
   }
   return { rejecting, unanswered };
+}
+
+/** An options object that gives `allowedHosts` or `allowedOrigins` other than an empty array (a value read at run time counts). */
+function givesAllowList(opts: Node | undefined): boolean {
+  // `{ ...base, enableDnsRebindingProtection: true }`: the lists may come with the spread.
+  if (opts && Node.isObjectLiteralExpression(opts) && opts.getProperties().some((p) => Node.isSpreadAssignment(p))) return true;
+  return ['allowedHosts', 'allowedOrigins'].some((k) => {
+    const v = propertyOf(opts, k);
+    if (!v) return false;
+    const u = unwrap(v);
+    return !(Node.isArrayLiteralExpression(u) && u.getElements().length === 0);
+  });
 }
 
 /** A transport whose listener a framework builds (FastMCP, mcp-framework). */

@@ -51,7 +51,7 @@ function enclosingFunction(n: ts.Node): ts.Node | undefined {
 }
 
 /** Where the value a limiter construction builds is kept: a variable, a property (this.x = …, a class field), or nowhere. */
-function targetOf(site: ts.Node): { kind: 'var' | 'prop'; name: string } | undefined {
+export function targetOf(site: ts.Node): { kind: 'var' | 'prop'; name: string } | undefined {
   let n = site;
   while (n.parent && (ts.isParenthesizedExpression(n.parent) || ts.isAwaitExpression(n.parent) || ts.isAsExpression(n.parent) || ts.isNonNullExpression(n.parent))) n = n.parent;
   const p = n.parent;

@@ -3,9 +3,9 @@ import { couldNotJudge, defineDetector, present } from '../../engine/detector.js
 import type { Finding, Verdict } from '../../engine/types.js';
 import { declarationOf, functionOf, originOf, rawDeclarationOf, rawOriginOf } from '../../facts/scope.js';
 import type { ToolDef } from '../../facts/server-model.js';
-import { namesAnyModule, ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
+import { namesAnyModule, ofKinds, positionOf, rawOfKinds, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { judgePythonRateLimits } from './python.js';
-import { accountFor, isPacingRef, judgeMounts, setHandlers, type Mount } from './placement.js';
+import { accountFor, isPacingRef, judgeMounts, setHandlers, targetOf, type Mount } from './placement.js';
 import { inRegions, packageRegionsExcept } from '../../facts/bundle-regions.js';
 import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { named, rawCalleeName, rawCallNamed } from '../support/source/source-support.js';
@@ -41,8 +41,11 @@ import { isGenerated, toolsToJudge } from '../support/source/generated-tools.js'
 
 const LIMITER_PACKAGES = new Set(['rate-limiter-flexible', 'bottleneck', 'p-throttle', 'express-rate-limit', 'limiter', '@upstash/ratelimit', '@fastify/rate-limit', 'hono-rate-limiter']);
 const LIMITER_NAME_RE = /rate[-_]?limit|token[-_]?bucket|throttl/i;
-/** Error types, and readers of an upstream service's limits: named after rate limits, limiting nothing. */
-const NOT_A_LIMITER = /(?:Error|Exception|Err)$|^(?:is|has|handle|parse|detect|on)[-_]?rate[-_]?limit|rate[-_]?limit(?:ed|s?[-_]?(?:headers?|reset|remaining|info|status|response|exceeded|hit))$|rate[-_]?limit\w*(?:utilization|usage|stats?|metrics?|health|percent(?:age)?|count|ratio|rating)$/i;
+/**
+ * Error types, readers of an upstream service's limits, and the numbers and settings of a limit (a logger's own
+ * `rateLimitWindow` / `rateLimitThreshold`, `rateLimitMs`, `rateLimitConfig`): named after rate limits, limiting nothing.
+ */
+const NOT_A_LIMITER = /(?:Error|Exception|Err)$|^(?:is|has|handle|parse|detect|on)[-_]?rate[-_]?limit|rate[-_]?limit(?:ed|s?[-_]?(?:headers?|reset|remaining|info|status|response|exceeded|hit))$|rate[-_]?limit\w*(?:utilization|usage|stats?|metrics?|health|percent(?:age)?|count|ratio|rating)$|rate[-_]?limit\w*(?:window|threshold|ms|millis|seconds|secs|interval|duration|delay|timeout|max|min|config|options|opts|settings|enabled)$/i;
 /** A name that says it limits: rate limit, token bucket, throttle; not an error type nor a reader of limits. */
 const LIMITER_NAME = { test: (name: string): boolean => LIMITER_NAME_RE.test(name) && !NOT_A_LIMITER.test(name) };
 
@@ -203,6 +206,12 @@ function limiterRefs(code: Code): Limiters {
   return { first, sites, overflow, isLimiterRef: (n) => isRef(n) };
 }
 
+/** The variable statement a construction is the initializer of (`const limiter = new RateLimiter()`), whose text holds the name declared. */
+function declarationStatement(site: ts.Node): ts.Node | undefined {
+  for (let p = site.parent; p; p = p.parent) if (ts.isVariableDeclaration(p)) return p;
+  return undefined;
+}
+
 /** Raw pre-filter of mountedGlobally: a route method called on something named like an app (its first checks, on compiler nodes). */
 const MOUNT_CALL = named(ROUTE_METHODS, (cn) => {
   if (!ts.isCallExpression(cn)) return false;
@@ -219,6 +228,8 @@ function mountsOf(code: Code, lim: Limiters): Mount[] {
   for (const [file, sf] of code.files) {
     for (const n of ofKinds(sf, [SyntaxKind.CallExpression], MOUNT_CALL)) {
       const cn = n.compilerNode as ts.CallExpression;
+      // A bundled package's own middleware (a library's `router.use(throttle(…))`) mounts nothing on the server's app.
+      if (inBundledLibrary(cn)) continue;
       routes.push(cn);
       const limiterArg = cn.arguments.some((a) => {
         const u = rawUnwrap(a);
@@ -229,6 +240,43 @@ function mountsOf(code: Code, lim: Limiters): Mount[] {
     }
   }
   return calls.length ? judgeMounts(calls, routes) : [];
+}
+
+/** The identifiers of the code read that spell one of `names` (one pass over the identifiers of each file whose text holds one). */
+function identifiersNamed(code: Code, names: ReadonlySet<string>): Map<string, ts.Identifier[]> {
+  const out = new Map<string, ts.Identifier[]>();
+  if (names.size === 0) return out;
+  for (const [, sf] of code.files) {
+    const text = sf.getFullText();
+    if (![...names].some((n) => text.includes(n))) continue;
+    for (const cn of rawOfKinds(sf, [SyntaxKind.Identifier], (x) => ts.isIdentifier(x) && names.has(x.text))) {
+      const id = cn as ts.Identifier;
+      out.set(id.text, [...(out.get(id.text) ?? []), id]);
+    }
+  }
+  return out;
+}
+
+const EXPORTS_OBJECT = /^(?:module\.)?exports$/;
+
+/**
+ * Is a limiter's name used anywhere in the code read outside its own declaration? Not uses: the declaration's own
+ * text, an export of it (`export { N }`, `exports.N = N`, a key or member named N of an exports object), a key of an
+ * object literal. Everything else (an import, a construction, a call, a member `x_1.N` of an imported module,
+ * a mention the reading cannot place) is a use.
+ */
+function usedElsewhere(name: string, decl: ts.Node, ids: Map<string, ts.Identifier[]>): boolean {
+  const home = decl.getSourceFile();
+  for (const id of ids.get(name) ?? []) {
+    if (id.getSourceFile() === home && id.pos >= decl.pos && id.end <= decl.end) continue;
+    const p = id.parent;
+    if (ts.isExportSpecifier(p)) continue;
+    if (ts.isPropertyAssignment(p) && p.name === id) continue;
+    if (ts.isPropertyAccessExpression(p) && p.name === id && EXPORTS_OBJECT.test(p.expression.getText())) continue;
+    if (ts.isBinaryExpression(p) && p.right === id && ts.isPropertyAccessExpression(p.left) && EXPORTS_OBJECT.test(p.left.expression.getText())) continue;
+    return true;
+  }
+  return false;
 }
 
 /** Does this function's own body use a limiter, leaving out the uses that pace an outgoing request? */
@@ -257,6 +305,7 @@ export default defineDetector({
     'no-rate-guard-built': ['file', 'line'],
     'limiter-off-tool-route': ['route'],
     'upstream-limiter-only': ['tools'],
+    'limiter-never-used': ['tools', 'name'],
     'python-no-rate-guard': ['tools'],
   },
   judge(input) {
@@ -336,12 +385,28 @@ function judgeStatic({ repo, session }: { repo: Parameters<typeof codeOf>[0]; se
         const ks = outer.map((o) => accountOf(o, seen));
         return ks.length && ks.every((y) => y) ? ks[0] : undefined;
       };
-      const kinds = lim.overflow || built.length === 0 ? [undefined] : built.map((x) => accountOf(x, new Set()));
-      const declaredUsed = lim.sites.every((x) => !x.declared || built.some((b) => b.callee === x.declared));
+      // A limiter nothing uses: a class or function declared and never named again (not constructed, called, imported or
+      // re-exported under another name), or an instance kept in a variable that nothing reads. It refuses no tools/call.
+      const declaredOnly = lim.sites.filter((x) => x.declared && !built.some((b) => b.callee === x.declared));
+      const heldIn = new Map(built.map((x) => [x, targetOf(x.node)] as const));
+      const ids = lim.overflow ? new Map<string, ts.Identifier[]>() : identifiersNamed(code, new Set([...declaredOnly.map((x) => x.declared!), ...[...heldIn.values()].flatMap((t) => (t?.kind === 'var' ? [t.name] : []))]));
+      const unused = (x: Site): boolean => {
+        if (x.declared) return !usedElsewhere(x.declared, x.node, ids);
+        const t = heldIn.get(x);
+        const decl = t?.kind === 'var' ? declarationStatement(x.node) : undefined;
+        return !!decl && !usedElsewhere(t!.name, decl, ids);
+      };
+      const kinds: Array<'pacer' | 'off-route' | 'unused' | undefined> = lim.overflow || lim.sites.length === 0 ? [undefined] : built.map((x) => accountOf(x, new Set()) ?? (unused(x) ? 'unused' : undefined));
+      const declaredUsed = declaredOnly.every((x) => unused(x));
       if (declaredUsed && kinds.every((k) => k !== undefined)) {
         if (off) return { state: 'absent', findings: [{ messageId: 'limiter-off-tool-route', data: { route: off.route ?? '' }, location: { file: off.file, line: off.line } }] };
-        const pacer = built[kinds.indexOf('pacer')]!;
-        return { state: 'absent', findings: [{ messageId: 'upstream-limiter-only', data: { tools: tools.length }, location: { file: pacer.file, line: pacer.line } }] };
+        const pacerAt = kinds.indexOf('pacer');
+        if (pacerAt >= 0) {
+          const pacer = built[pacerAt]!;
+          return { state: 'absent', findings: [{ messageId: 'upstream-limiter-only', data: { tools: tools.length }, location: { file: pacer.file, line: pacer.line } }] };
+        }
+        const idle = [...declaredOnly, ...built][0]!;
+        return { state: 'absent', findings: [{ messageId: 'limiter-never-used', data: { tools: tools.length, name: idle.declared ?? idle.callee ?? '' }, location: { file: idle.file, line: idle.line } }] };
       }
     }
     if (guarded === 0) {

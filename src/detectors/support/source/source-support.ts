@@ -321,9 +321,24 @@ export function functionName(fn: Node): string | undefined {
  * True when the subtree answers with the given HTTP status: the number passed to a call (status(403),
  * writeHead(403), c.text('', 403), a helper such as fail(res, 403)), or set as statusCode / { status: 403 }.
  */
+/** Names of status constants (`StatusCodes.FORBIDDEN`, `HttpStatus.FORBIDDEN`, http2's `HTTP_STATUS_FORBIDDEN`), by code. */
+const STATUS_NAMES: Record<number, RegExp> = {
+  400: /^(?:BAD_REQUEST|BadRequest|HTTP_STATUS_BAD_REQUEST)$/,
+  401: /^(?:UNAUTHORIZED|Unauthorized|HTTP_STATUS_UNAUTHORIZED)$/,
+  403: /^(?:FORBIDDEN|Forbidden|HTTP_STATUS_FORBIDDEN)$/,
+};
+
 export function answersStatus(root: Node, code: number): boolean {
-  // Raw walk: only numeric literals spelling the code are wrapped.
-  return findNodes(root, (cn) => cn !== root.compilerNode && ts.isNumericLiteral(cn) && Number(cn.text) === code).some((n) => {
+  const named = STATUS_NAMES[code];
+  // Raw walk: only numeric literals spelling the code (and identifiers naming it) are wrapped.
+  return findNodes(root, (cn) => cn !== root.compilerNode && ((ts.isNumericLiteral(cn) && Number(cn.text) === code) || (!!named && ts.isIdentifier(cn) && named.test(cn.text)))).some((n0) => {
+    let n = n0;
+    if (Node.isIdentifier(n0)) {
+      // `StatusCodes.FORBIDDEN`: the access is the value; a bare identifier must not be a declaration or a key.
+      const q = n0.getParent();
+      if (q && Node.isPropertyAccessExpression(q) && q.getNameNode() === n0) n = q;
+      else if (q && (Node.isPropertyAccessExpression(q) || Node.isPropertyAssignment(q) || Node.isVariableDeclaration(q)) && !(Node.isPropertyAssignment(q) && q.getInitializer() === n0)) return false;
+    }
     const p = n.getParent();
     if (!p) return false;
     if ((Node.isCallExpression(p) || Node.isNewExpression(p)) && (p.getArguments() as Node[]).includes(n)) return true;
@@ -653,11 +668,106 @@ export function answersStatusDeep(root: Node, code: number): boolean {
   });
 }
 
-/** The listen sites that start the MCP transport: those in the transports' files, else every listen site. */
+/**
+ * The listen sites that start the MCP transport: those in the transports' files, else every listen site other than
+ * those of servers shown to be something else (listensForOther: an OAuth redirect callback in its own module).
+ */
 export function transportListenSites(files: [string, SourceFile][], transports: HttpTransport[]): ListenSite[] {
-  const all = listenSites(files);
+  // Only in files without a transport: beside one, a handler that hands requests on by a name (`node(req, res)` over
+  // toNodeHandler) may well be the transport's own.
+  const all = listenSites(files).filter((l) => transports.some((t) => t.file === l.file) || !listensForOther(l));
   const mine = all.filter((l) => transports.some((t) => t.file === l.file));
   return mine.length > 0 ? mine : all;
+}
+
+/** Route registrations and the calls an app object takes without handing it elsewhere. */
+const APP_METHODS = new Set([...ROUTE_METHODS, 'get', 'put', 'patch', 'delete', 'listen', 'set', 'disable', 'enable', 'close', 'on', 'once', 'address']);
+/** What hands a request to an MCP transport (an SDK transport's entry points or constructors, the v2 handler). */
+const MCP_HANDOFF_TEXT = /\.handle(?:Request|PostMessage)\s*\(|\b(?:StreamableHTTPServerTransport|SSEServerTransport|createMcpHandler|toNodeHandler)\b/;
+
+/** The value a server expression was made from: a call written inline, a variable's initializer, `this.x = …` in the class. */
+function madeFrom(e: Node | undefined, depth = 0): Node | undefined {
+  if (!e || depth > 3) return undefined;
+  const u = unwrap(e);
+  if (Node.isCallExpression(u) || Node.isNewExpression(u)) return u;
+  if (Node.isIdentifier(u)) return madeFrom(initializerOf(declarationOf(u)), depth + 1);
+  if (Node.isPropertyAccessExpression(u) && unwrap(u.getExpression()).getKind() === SyntaxKind.ThisKeyword) {
+    const cls = u.getFirstAncestor((a) => Node.isClassDeclaration(a) || Node.isClassExpression(a));
+    if (!cls) return undefined;
+    const name = u.getName();
+    for (const b of cls.getDescendantsOfKind(SyntaxKind.BinaryExpression)) {
+      const l = unwrap(b.getLeft());
+      if (b.getOperatorToken().getText() === '=' && Node.isPropertyAccessExpression(l) && l.getName() === name && unwrap(l.getExpression()).getKind() === SyntaxKind.ThisKeyword) {
+        const r = unwrap(b.getRight());
+        if (Node.isCallExpression(r) || Node.isNewExpression(r)) return r;
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Is this listener shown to serve something other than MCP — an OAuth redirect callback on localhost during login,
+ * a health port? Yes for `createServer(handler)` (http, https) whose request handler is a function written in the
+ * source that does not speak MCP (servesMcp's reading: MCP method names, an SDK transport's entry points, or a
+ * JSON-RPC body), and for an app (`express()`, `new Hono()`) whose every use in its file is a route, a setting or
+ * the listen, with at least one route and none on an MCP path or handing requests to an MCP transport. Anything
+ * the reading cannot follow (the app handed to another function, a handler read from elsewhere) stays a listener
+ * of the transport, and so does every listener in a file that creates an HTTP transport (transportListenSites).
+ */
+function listensForOther(l: ListenSite): boolean {
+  const call = l.node;
+  if (!Node.isCallExpression(call) || calleeName(call) !== 'listen') return false;
+  const made = madeFrom(receiverOf(call));
+  if (!made || !Node.isCallExpression(made)) return appOffMcp(made);
+  if (HTTP_SERVER_FACTORIES.has(calleeName(made) ?? '')) {
+    const fnArgs = made.getArguments().map(unwrap);
+    const handler = fnArgs.find((a) => Node.isArrowFunction(a) || Node.isFunctionExpression(a) || Node.isIdentifier(a));
+    if (!handler) return false;
+    if (Node.isIdentifier(handler)) {
+      const d = declarationOf(handler);
+      const i = initializerOf(d);
+      if (d && Node.isFunctionDeclaration(d)) return !speaksMcp(d, READS_BODY.test(d.getText()), 0);
+      if (i && (Node.isArrowFunction(i) || Node.isFunctionExpression(i))) return !speaksMcp(i, READS_BODY.test(i.getText()), 0);
+      // createServer(app): the app decides.
+      return appOffMcp(madeFrom(handler));
+    }
+    return !speaksMcp(handler, READS_BODY.test(handler.getText()), 0);
+  }
+  return appOffMcp(made);
+}
+
+/** An app (`express()`, `new Hono()`, `fastify()`) held in a variable, all of whose routes are off MCP (see listensForOther). */
+function appOffMcp(made: Node | undefined): boolean {
+  if (!made || !(Node.isCallExpression(made) || Node.isNewExpression(made))) return false;
+  const holder = made.getParent();
+  if (!holder || !Node.isVariableDeclaration(holder) || !Node.isIdentifier(holder.getNameNode())) return false;
+  const mod = Node.isCallExpression(made) ? calleeImport(made)?.module : undefined;
+  const ctor = Node.isNewExpression(made) ? unwrap(made.getExpression()).getText() : '';
+  if (!(mod && ['express', 'fastify', 'koa', 'polka'].includes(mod)) && !['Hono', 'Koa'].includes(ctor)) return false;
+  const name = holder.getName();
+  const scope = holder.getFirstAncestor((a) => Node.isFunctionLikeDeclaration(a) || Node.isArrowFunction(a) || Node.isFunctionExpression(a)) ?? holder.getSourceFile();
+  let routes = 0;
+  for (const id of scope.getDescendantsOfKind(SyntaxKind.Identifier)) {
+    if (id.getText() !== name || id === holder.getNameNode()) continue;
+    const p = id.getParent();
+    if (!p || !Node.isPropertyAccessExpression(p) || p.getExpression() !== id) return false;
+    const m = p.getName();
+    const c = p.getParent();
+    if (!APP_METHODS.has(m) || !c || !Node.isCallExpression(c) || c.getExpression() !== p) return false;
+    if (!ROUTE_METHODS.includes(m) && !['get', 'put', 'patch', 'delete'].includes(m)) continue;
+    routes++;
+    const a0 = c.getArguments()[0];
+    if (isMcpRoute(a0 ? stringValue(a0) : undefined)) return false;
+    for (const a of c.getArguments().map(unwrap)) {
+      if (MCP_HANDOFF_TEXT.test(a.getText())) return false;
+      if (!Node.isIdentifier(a) || a === a0) continue;
+      // A handler named here and written elsewhere (imported): what it does is not read.
+      const d = declarationOf(a);
+      if (!d || !(Node.isFunctionDeclaration(d) || Node.isVariableDeclaration(d)) || MCP_HANDOFF_TEXT.test(d.getText())) return false;
+    }
+  }
+  return routes > 0;
 }
 
 /** The host a listen site binds, as shown in messages. */
