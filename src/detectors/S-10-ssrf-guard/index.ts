@@ -243,6 +243,20 @@ function callIndexOf(files: [string, SourceFile][]): CallIndex {
   return ix;
 }
 
+/** `x.m(…)` where `x` is a const holding `new C(…)` (or `await` of a call) of a class or factory imported from a package. */
+function foreignReceiver(sf: SourceFile, cn: ts.Node): boolean {
+  if (!ts.isCallExpression(cn) || !ts.isPropertyAccessExpression(cn.expression)) return false;
+  const recv = unwrap(wrapNode(sf, cn.expression.expression));
+  if (!Node.isIdentifier(recv)) return false;
+  const d = declarationOf(recv);
+  const init = Node.isVariableDeclaration(d) ? d.getInitializer() : undefined;
+  let v = init && unwrap(init);
+  if (v && Node.isAwaitExpression(v)) v = unwrap(v.getExpression());
+  if (!v || !(Node.isNewExpression(v) || Node.isCallExpression(v))) return false;
+  const o = originOf(v.getExpression());
+  return !!o && o.module !== GLOBAL && !o.module.startsWith('.');
+}
+
 /** The callers' arguments at a parameter's position (functions by name, methods by `this.m(…)` / `x.m(…)`); undefined when there is none. */
 function callerArguments(p: Node, files: [string, SourceFile][]): (Node | undefined)[] | undefined {
   if (!Node.isParameterDeclaration(p)) return undefined;
@@ -257,7 +271,10 @@ function callerArguments(p: Node, files: [string, SourceFile][]): (Node | undefi
     const clsName = cls && Node.isClassDeclaration(cls) ? cls.getName() : undefined;
     const ix = callIndexOf(files);
     const found = name ? ix.methods.get(name) : clsName ? ix.news.get(clsName) : undefined;
-    for (const [sf, cn] of found ?? []) calls.push(wrapNode(sf, cn));
+    for (const [sf, cn] of found ?? []) {
+      // `server.connect(transport)` on an instance of a package's class is not a call of the source's method.
+      if (!name || !foreignReceiver(sf, cn)) calls.push(wrapNode(sf, cn));
+    }
   } else calls = callersOf(fn, files).map((c) => c.node);
   if (!calls.length) return undefined;
   return calls.map((c) => (Node.isCallExpression(c) || Node.isNewExpression(c) ? (c.getArguments()[index] as Node | undefined) : undefined));
@@ -268,6 +285,7 @@ function callerArguments(p: Node, files: [string, SourceFile][]): (Node | undefi
  * literal, an environment variable) that may be a whole base URL or a piece of one; 'root': a reference that
  * starts with `/`, `?` or `#` (no host of its own); 'open': anything else.
  */
+const followedParameters = new Set<Node>();
 function destinationShape(node: Node | undefined, files: [string, SourceFile][], depth = 0): DestShape {
   if (!node || depth > 16) return 'open';
   const n = unwrap(node);
@@ -295,10 +313,18 @@ function destinationShape(node: Node | undefined, files: [string, SourceFile][],
       return values.length ? weakest(values.map((v) => destinationShape(v, files, depth + 1))) : 'open';
     }
     if (d && Node.isParameterDeclaration(d)) {
+      // A parameter met again through its own callers (`registry.connect(s)` → `manager.connect({ ...s })`, both
+      // `connect`): that path brings no value the other callers do not.
+      if (followedParameters.has(d)) return 'configured';
       const init = d.getInitializer();
       const passed = callerArguments(d, files);
       if (!passed) return 'open';
-      return weakest([...passed.map((a) => (a ? destinationShape(a, files, depth + 2) : init ? destinationShape(init, files, depth + 2) : 'open'))]);
+      followedParameters.add(d);
+      try {
+        return weakest([...passed.map((a) => (a ? destinationShape(a, files, depth + 2) : init ? destinationShape(init, files, depth + 2) : 'open'))]);
+      } finally {
+        followedParameters.delete(d);
+      }
     }
     return 'open';
   }
@@ -316,6 +342,18 @@ function destinationShape(node: Node | undefined, files: [string, SourceFile][],
     const spreads = n.getProperties().flatMap((p) => (Node.isSpreadAssignment(p) ? [p.getExpression()] : []));
     const dest = [...spreads, ...CONNECTION_KEYS.map((k) => propertyOf(n, k)).filter((v): v is Node => !!v)];
     return weakest(dest.length ? dest.map((v) => destinationShape(v, files, depth + 1)) : ['configured']);
+  }
+  // An entry of a table the source writes (`DATABASES[name]`, `URLS[i]`): configured when every entry is.
+  if (Node.isElementAccessExpression(n)) {
+    const table = resolveValue(n.getExpression());
+    if (table && Node.isObjectLiteralExpression(table)) {
+      const values = table.getProperties().map((p) => (Node.isPropertyAssignment(p) ? p.getInitializer() : Node.isSpreadAssignment(p) ? p.getExpression() : Node.isShorthandPropertyAssignment(p) ? p.getNameNode() : undefined));
+      return values.length && values.every((v) => !!v) ? weakest(values.map((v) => destinationShape(v, files, depth + 1))) : 'open';
+    }
+    if (table && Node.isArrayLiteralExpression(table)) {
+      const values = table.getElements();
+      return values.length && !values.some((v) => Node.isSpreadElement(v)) ? weakest(values.map((v) => destinationShape(v, files, depth + 1))) : 'open';
+    }
   }
   // A member of a configured value (`connectionInfo.host`, `this.options.url` of a configured object).
   if (Node.isPropertyAccessExpression(n) && !Node.isThisExpression(unwrap(n.getExpression()))) {
@@ -722,6 +760,8 @@ function judgeSources(repo: RepoFacts): Verdict {
   };
   /** Sites whose destination is not shown fixed (written in the code, or a fixed origin the arguments only add a path to). */
   let open = 0;
+  /** Connections no flow reaches whose destination is not shown configured. */
+  const unreadConnections: SinkSite[] = [];
   for (const s of [...sites, ...connections]) {
     const client = clientOf(s, sources);
     if (!client) {
@@ -729,7 +769,12 @@ function judgeSources(repo: RepoFacts): Verdict {
       continue;
     }
     const flow = flowAt(s.file, s.node);
-    if (s.family === 'connect' && !flow) continue;
+    if (s.family === 'connect' && !flow) {
+      // No tool argument was found reaching it: it keeps the verdict clean only when its destination is shown
+      // to be the operator's, as where the source opens connections only.
+      if (!configuredConnection(s, sources, files)) unreadConnections.push(s);
+      continue;
+    }
     // The arguments reach only the path or query of a fixed origin: the destination is not theirs to choose.
     if (flow?.urlShape === 'path' && !client.hostOnly) continue;
     const names = new Set<string>();
@@ -764,6 +809,13 @@ function judgeSources(repo: RepoFacts): Verdict {
     if (client.followsRedirects) push({ messageId: 'redirects-followed', data: { call: client.label }, location: at });
   }
   if (findings.length) return { state: 'non-conforming', findings };
+  // A connection whose destination could not be read (a connection string kept on a registry entry the reading
+  // does not follow) may be one a tool chooses: neither clean nor red.
+  if (unreadConnections.length) {
+    const first = unreadConnections[0]!;
+    const calls = [...new Set(unreadConnections.map((c) => c.call))].slice(0, 4).join(', ');
+    return couldNotJudge('connection-destination-unread', { count: unreadConnections.length, calls, file: first.file, line: first.line });
+  }
   // Every destination is written in the code (an API wrapper over its own host): nobody else can influence one.
   return open === 0 ? notApplicable('fixed-destinations') : present();
 }
