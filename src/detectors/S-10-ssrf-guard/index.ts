@@ -336,7 +336,7 @@ function destinationShape(node: Node | undefined, files: [string, SourceFile][],
 }
 
 function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][], depth = 0): DestShape {
-  if (!node || depth > 16) return 'open';
+  if (!node || depth > 24) return 'open';
   const n = unwrap(node);
   // No value yet (`let info = null`, filled in later): names no destination of its own.
   if (nullish(n)) return 'configured';
