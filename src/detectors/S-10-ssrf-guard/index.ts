@@ -7,7 +7,8 @@ import { httpRequestOf, sinkSites, toolFlows, type Flow, type SinkSite } from '.
 import { clusterArguments, clusterLineValues, urlArgument } from '../../facts/flow/sinks.js';
 
 const LAUNCHERS = new Set(['child_process', 'execa', 'cross-spawn']);
-import { assignedValues, fieldValues, findNodes, functionOf, originOf, rawOriginOf, GLOBAL } from '../../facts/scope.js';
+import { assignedValues, fieldValues, findNodes, functionOf, isFunctionLike, originOf, rawOriginOf, GLOBAL } from '../../facts/scope.js';
+import { serverModel } from '../../facts/server-model.js';
 import { namesAnyModule, parsedSources, positionOf, propertyName, rawCalleeName, rawOfKinds, stringValue, unwrap, wrapNode } from '../../facts/ts-source.js';
 import {
   args,
@@ -243,6 +244,20 @@ function callIndexOf(files: [string, SourceFile][]): CallIndex {
   return ix;
 }
 
+/** `x.m(…)` where `x` is a const holding `new C(…)` (or `await` of a call) of a class or factory imported from a package. */
+function foreignReceiver(sf: SourceFile, cn: ts.Node): boolean {
+  if (!ts.isCallExpression(cn) || !ts.isPropertyAccessExpression(cn.expression)) return false;
+  const recv = unwrap(wrapNode(sf, cn.expression.expression));
+  if (!Node.isIdentifier(recv)) return false;
+  const d = declarationOf(recv);
+  const init = Node.isVariableDeclaration(d) ? d.getInitializer() : undefined;
+  let v = init && unwrap(init);
+  if (v && Node.isAwaitExpression(v)) v = unwrap(v.getExpression());
+  if (!v || !(Node.isNewExpression(v) || Node.isCallExpression(v))) return false;
+  const o = originOf(v.getExpression());
+  return !!o && o.module !== GLOBAL && !o.module.startsWith('.');
+}
+
 /** The callers' arguments at a parameter's position (functions by name, methods by `this.m(…)` / `x.m(…)`); undefined when there is none. */
 function callerArguments(p: Node, files: [string, SourceFile][]): (Node | undefined)[] | undefined {
   if (!Node.isParameterDeclaration(p)) return undefined;
@@ -257,7 +272,10 @@ function callerArguments(p: Node, files: [string, SourceFile][]): (Node | undefi
     const clsName = cls && Node.isClassDeclaration(cls) ? cls.getName() : undefined;
     const ix = callIndexOf(files);
     const found = name ? ix.methods.get(name) : clsName ? ix.news.get(clsName) : undefined;
-    for (const [sf, cn] of found ?? []) calls.push(wrapNode(sf, cn));
+    for (const [sf, cn] of found ?? []) {
+      // `server.connect(transport)` on an instance of a package's class is not a call of the source's method.
+      if (!name || !foreignReceiver(sf, cn)) calls.push(wrapNode(sf, cn));
+    }
   } else calls = callersOf(fn, files).map((c) => c.node);
   if (!calls.length) return undefined;
   return calls.map((c) => (Node.isCallExpression(c) || Node.isNewExpression(c) ? (c.getArguments()[index] as Node | undefined) : undefined));
@@ -268,8 +286,57 @@ function callerArguments(p: Node, files: [string, SourceFile][]): (Node | undefi
  * literal, an environment variable) that may be a whole base URL or a piece of one; 'root': a reference that
  * starts with `/`, `?` or `#` (no host of its own); 'open': anything else.
  */
+const followedParameters = new Set<Node>();
+
+/**
+ * What destinationShape reads beside the files, set by judgeSources for one judging (the reading is synchronous):
+ * the parameters of the handlers that carry a client's arguments (by compiler node, with the tool's name), the
+ * parsed sources (to read the source's own functions whose result is a destination), and the first tool
+ * argument an 'open' destination was found to come from (a connect tool's host kept in a closure variable
+ * that a later call connects with: the flows do not follow such a store).
+ */
+const reading: { inputs: Map<ts.Node, string>; sources?: ReturnType<typeof parsedSources>; witness?: string; trail: string[]; names?: string[] } = { inputs: new Map(), trail: [] };
+
+/** The tool whose arguments a parameter (or a name destructured from one) carries, if it is a handler's. */
+function handlerInput(d: Node): string | undefined {
+  if (!reading.inputs.size) return undefined;
+  const p = Node.isParameterDeclaration(d) ? d : Node.isBindingElement(d) ? d.getFirstAncestor((a) => Node.isParameterDeclaration(a)) : undefined;
+  return p ? reading.inputs.get(p.compilerNode) : undefined;
+}
+
+/** The values a function of the source returns (an arrow's expression body, its return statements). */
+function returnedValues(fn: Node): Node[] {
+  if (Node.isArrowFunction(fn)) {
+    const body = fn.getBody();
+    if (!Node.isBlock(body)) return [body];
+  }
+  const out: Node[] = [];
+  const visit = (n: Node): void => {
+    if (n !== fn && isFunctionLike(n)) return;
+    if (Node.isReturnStatement(n)) {
+      const e = n.getExpression();
+      if (e) out.push(e);
+      return;
+    }
+    n.forEachChild(visit);
+  };
+  visit(fn);
+  return out;
+}
+
 function destinationShape(node: Node | undefined, files: [string, SourceFile][], depth = 0): DestShape {
-  if (!node || depth > 16) return 'open';
+  const id = node && unwrap(node);
+  if (!id || !Node.isIdentifier(id)) return destinationShapeOf(node, files, depth);
+  reading.trail.push(id.getText());
+  try {
+    return destinationShapeOf(node, files, depth);
+  } finally {
+    reading.trail.pop();
+  }
+}
+
+function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][], depth = 0): DestShape {
+  if (!node || depth > 24) return 'open';
   const n = unwrap(node);
   // No value yet (`let info = null`, filled in later): names no destination of its own.
   if (nullish(n)) return 'configured';
@@ -294,11 +361,28 @@ function destinationShape(node: Node | undefined, files: [string, SourceFile][],
       const values = [...(d.getInitializer() ? [d.getInitializer()!] : []), ...assignedValues(name)];
       return values.length ? weakest(values.map((v) => destinationShape(v, files, depth + 1))) : 'open';
     }
+    const tool = d ? handlerInput(d) : undefined;
+    if (tool) {
+      if (!reading.witness) {
+        reading.witness = tool;
+        // The names the argument went through to the connection (to recognise a check on it).
+        reading.names = [...reading.trail];
+      }
+      return 'open';
+    }
     if (d && Node.isParameterDeclaration(d)) {
+      // A parameter met again through its own callers (`registry.connect(s)` → `manager.connect({ ...s })`, both
+      // `connect`): that path brings no value the other callers do not.
+      if (followedParameters.has(d)) return 'configured';
       const init = d.getInitializer();
       const passed = callerArguments(d, files);
       if (!passed) return 'open';
-      return weakest([...passed.map((a) => (a ? destinationShape(a, files, depth + 2) : init ? destinationShape(init, files, depth + 2) : 'open'))]);
+      followedParameters.add(d);
+      try {
+        return weakest([...passed.map((a) => (a ? destinationShape(a, files, depth + 2) : init ? destinationShape(init, files, depth + 2) : 'open'))]);
+      } finally {
+        followedParameters.delete(d);
+      }
     }
     return 'open';
   }
@@ -317,10 +401,28 @@ function destinationShape(node: Node | undefined, files: [string, SourceFile][],
     const dest = [...spreads, ...CONNECTION_KEYS.map((k) => propertyOf(n, k)).filter((v): v is Node => !!v)];
     return weakest(dest.length ? dest.map((v) => destinationShape(v, files, depth + 1)) : ['configured']);
   }
+  // An entry of a table the source writes (`DATABASES[name]`, `URLS[i]`): configured when every entry is.
+  if (Node.isElementAccessExpression(n)) {
+    const table = resolveValue(n.getExpression());
+    if (table && Node.isObjectLiteralExpression(table)) {
+      const values = table.getProperties().map((p) => (Node.isPropertyAssignment(p) ? p.getInitializer() : Node.isSpreadAssignment(p) ? p.getExpression() : Node.isShorthandPropertyAssignment(p) ? p.getNameNode() : undefined));
+      return values.length && values.every((v) => !!v) ? weakest(values.map((v) => destinationShape(v, files, depth + 1))) : 'open';
+    }
+    if (table && Node.isArrayLiteralExpression(table)) {
+      const values = table.getElements();
+      return values.length && !values.some((v) => Node.isSpreadElement(v)) ? weakest(values.map((v) => destinationShape(v, files, depth + 1))) : 'open';
+    }
+  }
   // A member of a configured value (`connectionInfo.host`, `this.options.url` of a configured object).
   if (Node.isPropertyAccessExpression(n) && !Node.isThisExpression(unwrap(n.getExpression()))) {
     const inner = unwrap(n.getExpression());
     if (Node.isIdentifier(inner) || Node.isPropertyAccessExpression(inner)) return destinationShape(inner, files, depth + 1) === 'open' ? 'open' : 'configured';
+  }
+  // What a function of the source returns (`new pg.Client(resolveClientOptions(cfg))`).
+  if (Node.isCallExpression(n) && reading.sources) {
+    const fn = functionOf(n.getExpression(), reading.sources);
+    const values = fn ? returnedValues(fn) : [];
+    if (values.length) return weakest(values.map((v) => destinationShape(v, files, depth + 2)));
   }
   if (Node.isNewExpression(n) && calleeName(n) === 'URL') {
     const [a, base] = n.getArguments();
@@ -677,8 +779,40 @@ function callAt(sources: ReturnType<typeof parsedSources>, file: string, line: n
 function judgeSources(repo: RepoFacts): Verdict {
   const src = readSources(repo, { pythonPart: true });
   if ('verdict' in src) return src.verdict;
-  const files = src.files;
   const sources = parsedSources(repo);
+  const inputs = new Map<ts.Node, string>();
+  for (const e of serverModel(repo).entries) {
+    if (e.kind !== 'tool' || e.name === 'tools/call') continue;
+    for (const i of e.inputs) {
+      const p = e.fn.getParameters()[i.param];
+      if (p) inputs.set(p.compilerNode, e.name);
+    }
+  }
+  reading.inputs = inputs;
+  reading.sources = sources;
+  try {
+    return judgeRead(repo, src.files, sources);
+  } finally {
+    reading.inputs = new Map();
+    reading.sources = undefined;
+    reading.witness = undefined;
+  }
+}
+
+/** A connection no flow reaches: configured, its destination unread, or (through a store the flows do not follow) a tool's argument. */
+function connectionReading(s: SinkSite, sources: ReturnType<typeof parsedSources>, files: [string, SourceFile][]): { configured: true } | { configured: false; tool?: string; names?: string[] } {
+  reading.witness = undefined;
+  reading.names = undefined;
+  reading.trail = [];
+  const configured = configuredConnection(s, sources, files);
+  const tool = reading.witness;
+  const names = reading.names;
+  reading.witness = undefined;
+  reading.names = undefined;
+  return configured ? { configured: true } : { configured: false, ...(tool ? { tool, names } : {}) };
+}
+
+function judgeRead(repo: RepoFacts, files: [string, SourceFile][], sources: ReturnType<typeof parsedSources>): Verdict {
   const all = sinkSites(repo);
   const sites = all.filter((s) => s.family === 'http' || s.family === 'browser');
   // Connections that are not HTTP requests (databases, WebSockets, sockets) count only where a tool argument
@@ -694,11 +828,18 @@ function judgeSources(repo: RepoFacts): Verdict {
     const site: SinkSite = { family: f.sinkKind === 'navigate' ? 'browser' : f.sinkKind === 'connect' ? 'connect' : 'http', call: f.sinkCall, file: f.file, line: f.line, column: f.column, node };
     (site.family === 'connect' ? connections : sites).push(site);
   }
-  if (sites.length === 0 && !connections.some((s) => flows.some((f) => f.file === s.file && f.line === s.line && f.column === s.column))) {
+  const flowAtSite = (s: SinkSite): boolean => flows.some((f) => f.file === s.file && f.line === s.line && f.column === s.column);
+  const readings = new Map<SinkSite, ReturnType<typeof connectionReading>>();
+  for (const s of connections) if (!flowAtSite(s)) readings.set(s, connectionReading(s, sources, files));
+  const steered = (s: SinkSite): string | undefined => {
+    const r = readings.get(s);
+    return r && !r.configured ? r.tool : undefined;
+  };
+  if (sites.length === 0 && !connections.some((s) => flowAtSite(s) || steered(s))) {
     if (!connections.length) return notApplicable('no-outbound-http');
     // Connections no tool argument was found reaching: the condition is false only when each one's
     // destination is shown to be the operator's (configured, or the library's defaults); else not known.
-    const unread = connections.filter((s) => !configuredConnection(s, sources, files));
+    const unread = connections.filter((s) => !readings.get(s)?.configured);
     const calls = (list: SinkSite[]): string => [...new Set(list.map((s) => s.call))].slice(0, 4).join(', ');
     if (!unread.length) return notApplicable('configured-connections', { calls: calls(connections) });
     const first = unread[0]!;
@@ -722,6 +863,8 @@ function judgeSources(repo: RepoFacts): Verdict {
   };
   /** Sites whose destination is not shown fixed (written in the code, or a fixed origin the arguments only add a path to). */
   let open = 0;
+  /** Connections no flow reaches whose destination is not shown configured. */
+  const unreadConnections: SinkSite[] = [];
   for (const s of [...sites, ...connections]) {
     const client = clientOf(s, sources);
     if (!client) {
@@ -729,14 +872,22 @@ function judgeSources(repo: RepoFacts): Verdict {
       continue;
     }
     const flow = flowAt(s.file, s.node);
-    if (s.family === 'connect' && !flow) continue;
+    const via = s.family === 'connect' && !flow ? steered(s) : undefined;
+    if (s.family === 'connect' && !flow && !via) {
+      // No tool argument was found reaching it: it keeps the verdict clean only when its destination is shown
+      // to be the operator's, as where the source opens connections only.
+      if (!readings.get(s)?.configured) unreadConnections.push(s);
+      continue;
+    }
     // The arguments reach only the path or query of a fixed origin: the destination is not theirs to choose.
     if (flow?.urlShape === 'path' && !client.hostOnly) continue;
     const names = new Set<string>();
     let influence: Influence | undefined;
-    if (flow) {
+    if (flow || via) {
       if (client.url) metadataTaint(client.url, names, files);
-      influence = { source: 'tool_argument', name: flow.tool, names };
+      const r = via ? readings.get(s) : undefined;
+      if (r && !r.configured) for (const x of r.names ?? []) names.add(x);
+      influence = { source: 'tool_argument', name: flow?.tool ?? via!, names };
     } else {
       const field = metadataTaint(client.url, names, files);
       if (field) influence = { source: 'oauth_metadata', name: field, names };
@@ -764,6 +915,13 @@ function judgeSources(repo: RepoFacts): Verdict {
     if (client.followsRedirects) push({ messageId: 'redirects-followed', data: { call: client.label }, location: at });
   }
   if (findings.length) return { state: 'non-conforming', findings };
+  // A connection whose destination could not be read (a connection string kept on a registry entry the reading
+  // does not follow) may be one a tool chooses: neither clean nor red.
+  if (unreadConnections.length) {
+    const first = unreadConnections[0]!;
+    const calls = [...new Set(unreadConnections.map((c) => c.call))].slice(0, 4).join(', ');
+    return couldNotJudge('connection-destination-unread', { count: unreadConnections.length, calls, file: first.file, line: first.line });
+  }
   // Every destination is written in the code (an API wrapper over its own host): nobody else can influence one.
   return open === 0 ? notApplicable('fixed-destinations') : present();
 }

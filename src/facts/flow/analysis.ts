@@ -681,8 +681,10 @@ class FnAnalysis {
           const arg = this.taintOf(args[0]);
           if (arg && !recv) {
             const denied = DENY_NAME.test(recvNode.getText());
+            const before = checks.length;
             this.addCheck(checks, n, args[0], arg, denied ? DENY : ALLOW, undefined, [recvNode]);
-            checks[checks.length - 1]!.lookup = true;
+            // addCheck keeps nothing when the test guards no code (its result only stored or returned).
+            if (checks.length > before) checks[checks.length - 1]!.lookup = true;
             return;
           }
           if (recv && !arg && m !== 'has' && m !== 'hasOwnProperty') return this.addCheck(checks, n, recvNode, recv, DENY);

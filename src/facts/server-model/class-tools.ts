@@ -143,20 +143,30 @@ export function annotationsOn(n: Node | undefined, cls: ClassNode, sources: Pars
   return { node, obj, hints };
 }
 
-/** The method of the class (or of a class it extends) the base handler calls as `this.m(…)` with the handler's first parameter. */
+/**
+ * The method of the class (or of a class it extends) the base handler calls as `this.m(…)` with the handler's first
+ * parameter. Where the handler calls several (`invoke(args)` runs `this.verifyConfirmed(args)`, then
+ * `this.execute(args)`), the one a class below the handler's own declares (the tool's override) is the tool's
+ * implementation; else the first.
+ */
 export function delegateOn(handler: FunctionLikeNode | undefined, cls: ClassNode, sources: ParsedSources): FunctionLikeNode | undefined {
   const first = handler?.getParameters()[0];
   const argName = first && Node.isIdentifier(first.getNameNode()) ? first.getName() : undefined;
   if (!handler || !argName) return undefined;
+  const own = enclosingClass(handler);
+  let found: FunctionLikeNode | undefined;
   for (const call of handler.getDescendantsOfKind(SyntaxKind.CallExpression)) {
     const m = thisField(call.getExpression());
     if (!m || !call.getArguments().some((a) => unwrap(a).getText() === argName)) continue;
     for (let c: ClassNode | undefined = cls, i = 0; c && i < 6; c = baseClassOf(c, sources), i++) {
       const method = c.getInstanceMethod(m);
-      if (method && isFunctionLike(method) && method.getBody()) return method;
+      if (!method || !isFunctionLike(method) || !method.getBody()) continue;
+      if (!own || c !== own) return method;
+      found ??= method;
+      break;
     }
   }
-  return undefined;
+  return found;
 }
 
 const HERITAGE: NamedFilter = (cn) => (ts.isClassDeclaration(cn) || ts.isClassExpression(cn)) && !!cn.heritageClauses?.some((h) => h.token === ts.SyntaxKind.ExtendsKeyword);
