@@ -1,4 +1,4 @@
-import { SyntaxKind, Node, ts, type CallExpression, type ObjectLiteralExpression } from '../../facts/morph.js';
+import { SyntaxKind, Node, ts, type CallExpression, type ObjectLiteralExpression, type SourceFile } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { declarationOf, fieldValues, findNodes, functionOf, isFunctionLike, rawOriginOf } from '../../facts/scope.js';
@@ -47,7 +47,9 @@ type Client = 'fetch' | 'axios' | 'got' | 'ky' | 'http' | 'undici';
  * A config object's verdict: 'yes' when it carries one of `keys`, 'no' when it is a literal without them,
  * 'unknown' otherwise. An options value that is a parameter of the enclosing function (`fetch(url, init)`,
  * `fetch(url, { ...init, headers })` in a request helper) is read at every call site of that function in
- * the audited source: 'no' only when every caller passes nothing or a readable literal without the keys.
+ * the audited source: 'no' as soon as one caller passes nothing or a readable literal without the keys (a
+ * helper whose callers add a signal on some paths only leaves the others without a ceiling), 'yes' when every
+ * caller passes them.
  */
 function carries(node: Node | undefined, keys: string[], code: Code, depth = 0): 'yes' | 'no' | 'unknown' {
   if (!node) return 'no';
@@ -80,10 +82,19 @@ function returnedLiteral(u: Node, code: Code): ObjectLiteralExpression | undefin
   return value ? objectLiteralOf(value, code.sources) : undefined;
 }
 
+/** The source files of an audit as one array per parsed sources: callSitesOf builds its index once per array. */
+const filesMemo = new WeakMap<object, SourceFile[]>();
+function filesOf(code: Code): SourceFile[] {
+  let files = filesMemo.get(code.sources);
+  if (!files) filesMemo.set(code.sources, (files = code.files.map(([, sf]) => sf)));
+  return files;
+}
+
 /**
  * When `id` names a parameter of a function of the audited source, what its callers pass there (see
- * carries); undefined when `id` is not a parameter. No known caller, a rest or destructured parameter,
- * or more than two helper levels: 'unknown'.
+ * carries): 'no' when one caller passes no ceiling, 'yes' when every caller passes one, 'unknown' otherwise;
+ * undefined when `id` is not a parameter. No known caller, a rest or destructured parameter, or more than two
+ * helper levels: 'unknown'.
  */
 function parameterVerdict(id: Node, keys: string[], code: Code, depth: number): 'yes' | 'no' | 'unknown' | undefined {
   if (!Node.isIdentifier(id)) return undefined;
@@ -93,17 +104,23 @@ function parameterVerdict(id: Node, keys: string[], code: Code, depth: number): 
   const fn = param.getParent();
   if (!isFunctionLike(fn) || param.isRestParameter() || depth > 2) return 'unknown';
   const index = fn.getParameters().indexOf(param);
-  const sites = callSitesOf(fn, code.files.map(([, sf]) => sf), code.sources);
+  const sites = callSitesOf(fn, filesOf(code), code.sources);
   if (sites.length === 0) return 'unknown';
   const initial = param.getInitializer();
-  let verdict: 'no' | 'unknown' = 'no';
+  let verdict: 'yes' | 'unknown' = 'yes';
   for (const site of sites) {
-    if (!Node.isCallExpression(site)) return 'unknown';
+    if (!Node.isCallExpression(site)) {
+      verdict = 'unknown';
+      continue;
+    }
     const args = site.getArguments();
-    if (args.slice(0, index + 1).some((a) => Node.isSpreadElement(a))) return 'unknown';
+    if (args.slice(0, index + 1).some((a) => Node.isSpreadElement(a))) {
+      verdict = 'unknown';
+      continue;
+    }
     const arg = args[index];
     const v = arg ? carries(arg, keys, code, depth + 1) : initial ? carries(initial, keys, code, depth + 1) : 'no';
-    if (v === 'yes') return 'yes';
+    if (v === 'no') return 'no';
     if (v === 'unknown') verdict = 'unknown';
   }
   return verdict;
@@ -338,7 +355,7 @@ function sshChannel(call: CallExpression, code: Code): { client: string; bounded
   }
   if (!fn || !isFunctionLike(fn)) return { client: 'ssh2', bounded: true };
   if (TIMER.test(fn.getText())) return { client: 'ssh2', bounded: true };
-  const callers: Node[] = callSitesOf(fn, code.files.map(([, sf]) => sf), code.sources);
+  const callers: Node[] = callSitesOf(fn, filesOf(code), code.sources);
   // A method called on an instance the reading cannot follow (`const h = await hostFor(name); h.run(cmd)`): its calls by name.
   const method = Node.isMethodDeclaration(fn) ? fn.getName() : undefined;
   if (method) {
@@ -375,7 +392,7 @@ function wrappedHandlers(tools: readonly { handler?: Fn; api: string; node: Node
     const fn = param.getParent();
     if (!isFunctionLike(fn)) continue;
     const index = fn.getParameters().indexOf(param);
-    for (const site of callSitesOf(fn, code.files.map(([, sf]) => sf), code.sources)) {
+    for (const site of callSitesOf(fn, filesOf(code), code.sources)) {
       if (!Node.isCallExpression(site)) continue;
       const a = site.getArguments()[index];
       const h = a ? functionOf(a, code.sources) : undefined;
