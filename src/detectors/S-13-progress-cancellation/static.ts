@@ -6,7 +6,7 @@ import { callSitesOf } from '../support/source/call-sites.js';
 import { httpRequestOf } from '../../facts/flow.js';
 import { objectLiteralOf, propertyValue, serverModel } from '../../facts/server-model.js';
 import { moduleSpecs, ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
-import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
+import { codeOf, methodsNamed, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { judgePythonTimeouts } from './python.js';
 import { dependencyClients } from './dependency-clients.js';
 import { inRegions, libraryRegions } from '../../facts/bundle-regions.js';
@@ -645,6 +645,41 @@ function axiosDefaultsSet(code: Code): boolean {
   );
 }
 
+/**
+ * Providers behind one interface: `provider.search(params)` on a parameter (a callback's `provider` over a registry
+ * of provider instances, an untyped argument, a parameter typed with an interface) that the call graph does not
+ * follow because several classes of the source define `search`. Any of them may serve the request, so for the
+ * outbound requests every one is read (up to POLY_MAX classes; a name more classes define is not a provider
+ * interface). Gathered once per function.
+ */
+const POLY_MAX = 24;
+const polyMemo = new WeakMap<ts.Node, Fn[]>();
+function polymorphicTargets(fn: Fn, code: Code): Fn[] {
+  const hit = polyMemo.get(fn.compilerNode);
+  if (hit) return hit;
+  const out = new Set<Fn>();
+  for (const n of findNodes(fn, (cn) => {
+    if (cn === fn.compilerNode || !ts.isCallExpression(cn)) return false;
+    const c = rawUnwrap(cn.expression);
+    return ts.isPropertyAccessExpression(c) && ts.isIdentifier(rawUnwrap(c.expression));
+  })) {
+    if (!Node.isCallExpression(n)) continue;
+    const callee = unwrap(n.getExpression());
+    if (!Node.isPropertyAccessExpression(callee)) continue;
+    const methods = methodsNamed(code, callee.getName());
+    if (methods.length < 2 || methods.length > POLY_MAX) continue;
+    const obj = unwrap(callee.getExpression());
+    const d = Node.isIdentifier(obj) ? declarationOf(obj) : undefined;
+    const param = d?.getParent();
+    if (!param || !Node.isParameterDeclaration(param) || param.getNameNode() !== d) continue;
+    if (functionOf(callee, code.sources)) continue;
+    for (const m of methods) out.add(m);
+  }
+  const list = [...out];
+  polyMemo.set(fn.compilerNode, list);
+  return list;
+}
+
 /** Does the handler read the cancellation signal from its context parameter (or pass the context on)? */
 function readsSignal(fn: Fn, ctxIndex: number): boolean | undefined {
   const param = fn.getParameters()[ctxIndex];
@@ -697,9 +732,11 @@ export default defineDetector({
     const findings: Finding[] = [];
     const seen = new Set<Node>();
     const outboundIn = new Map<Fn, boolean>();
+    const scanned = new Set<Fn>();
     const scan = (fns: Fn[]): boolean => {
       let any = false;
       for (const fn of fns) {
+        scanned.add(fn);
         if (!outboundIn.has(fn)) {
           let here = false;
           for (const n of findNodes(fn, (cn) => cn !== fn.compilerNode && ts.isCallExpression(cn) && mayBeOutbound(cn))) {
@@ -753,6 +790,12 @@ export default defineDetector({
       }
     }
     scan(reachable(code, entries.filter((f) => !handlerFns.has(f))));
+    // Methods of the providers behind an interface that a reached call may dispatch to (polymorphicTargets), two rounds.
+    for (let round = 0; round < 2; round++) {
+      const more = [...new Set([...scanned].flatMap((f) => polymorphicTargets(f, code)))].filter((f) => !scanned.has(f));
+      if (!more.length) break;
+      scan(reachable(code, more));
+    }
     // API clients of dependencies used on a request path (dependency-clients.ts).
     const pkg = repo.object('package.json');
     const declared = new Set(pkg.ok ? ['dependencies', 'peerDependencies', 'optionalDependencies'].flatMap((k) => Object.keys((pkg.value[k] as Record<string, unknown> | undefined) ?? {})) : []);
