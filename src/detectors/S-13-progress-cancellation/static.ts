@@ -21,8 +21,9 @@ import { inRegions, libraryRegions } from '../../facts/bundle-regions.js';
  *    - axios, got and ky, called on the library or on an instance (`axios.create(cfg)`, `got.extend(opts)`,
  *      `ky.create(opts)`, kept in a variable, a class field or exported by another module): the nearest
  *      configuration that sets `timeout` decides (`timeout: 0` for axios and got, `timeout: false` for ky
- *      turn the limit off), a `signal` anywhere bounds; with neither, axios and got wait forever (axios
- *      unless `defaults.timeout` is set somewhere) and ky stops after its default 10 s;
+ *      turn the limit off, and so does an axios `timeout` read from the environment with no fallback), a `signal`
+ *      anywhere bounds; with neither, axios and got wait forever (axios unless `defaults.timeout` is set
+ *      somewhere) and ky stops after its default 10 s;
  *    - `http(s).request` / `http(s).get` with `timeout` or `signal` in their options, or a `.setTimeout(`
  *      on the request.
  *    An options value that cannot be read (a parameter, a spread) is given the benefit of the doubt.
@@ -163,12 +164,32 @@ function callerSignalIn(node: Node | undefined, code: Code): boolean {
 }
 
 /**
+ * A timeout read from the environment with no fallback: `process.env.API_TIMEOUT`, `parseInt(process.env.API_TIMEOUT)`,
+ * `Number(process.env.API_TIMEOUT)` (directly or through a const). Unset, axios gets `undefined` or `NaN` and
+ * applies no limit. A fallback (`?? 30000`, `|| '30000'`, a conditional) anywhere in the value is a limit.
+ */
+function envOnly(u: Node, depth = 0): boolean {
+  if (depth > 2) return false;
+  if (Node.isIdentifier(u)) {
+    const p = declarationOf(u)?.getParent();
+    const init = p && Node.isVariableDeclaration(p) && p.getVariableStatement()?.getDeclarationKind() === 'const' ? p.getInitializer() : undefined;
+    return !!init && envOnly(unwrap(init), depth + 1);
+  }
+  if (Node.isCallExpression(u)) {
+    const callee = unwrap(u.getExpression()).getText().replace(/\s+/g, '');
+    const arg = u.getArguments()[0];
+    return /^(?:parseInt|parseFloat|Number|Number\.parseInt|Number\.parseFloat)$/.test(callee) && !!arg && envOnly(unwrap(arg), depth + 1);
+  }
+  return (Node.isPropertyAccessExpression(u) || Node.isElementAccessExpression(u)) && /^process\.env\b/.test(u.getText().replace(/\s+/g, ''));
+}
+
+/**
  * What a configuration says about the time limit: 'signal' when it passes an abort signal, 'set' for a
  * timeout, 'off' for a timeout that turns the limit off (`timeout: 0` for axios and got, `timeout: false`
  * for ky), 'none' when a readable literal says nothing, 'unknown' when it cannot be read (a parameter, a spread).
  * A signal that is only the caller's cancellation is no limit: the timeout decides.
  */
-function timeoutOf(node: Node | undefined, code: Code): 'signal' | 'set' | 'off' | 'none' | 'unknown' {
+function timeoutOf(node: Node | undefined, code: Code, library?: Client): 'signal' | 'set' | 'off' | 'none' | 'unknown' {
   if (!node) return 'none';
   const o = objectLiteralOf(node, code.sources);
   if (!o) return 'unknown';
@@ -177,6 +198,7 @@ function timeoutOf(node: Node | undefined, code: Code): 'signal' | 'set' | 'off'
   const t = propertyValue(o, 'timeout');
   if (t) {
     const u = unwrap(t);
+    if (library === 'axios' && envOnly(u)) return 'off';
     return (Node.isNumericLiteral(u) && Number(u.getLiteralValue()) === 0) || Node.isFalseLiteral(u) ? 'off' : 'set';
   }
   return o.getProperties().some((p) => Node.isSpreadAssignment(p)) ? 'unknown' : 'none';
@@ -189,7 +211,7 @@ function timeoutOf(node: Node | undefined, code: Code): 'signal' | 'set' | 'off'
  * axios and got have no limit (unless `defaults.timeout` is set somewhere, for axios); ky stops after 10 s.
  */
 function clientBounded(library: 'axios' | 'got' | 'ky', configs: (Node | undefined)[], code: Code, axiosDefaults: boolean): boolean {
-  const verdicts = configs.map((c, i) => (c === undefined && i > 0 ? 'unknown' : timeoutOf(c, code)));
+  const verdicts = configs.map((c, i) => (c === undefined && i > 0 ? 'unknown' : timeoutOf(c, code, library)));
   if (verdicts.some((v) => v === 'signal' || v === 'unknown')) return true;
   const decided = verdicts.find((v) => v === 'set' || v === 'off');
   if (decided) return decided === 'set';
