@@ -188,14 +188,37 @@ const isToolName = (e: ts.Node): boolean => {
   return ts.isIdentifier(u) && /^(?:name|toolName|tool_name)$/.test(u.text);
 };
 
+/** A condition that names one tool: `name === 'search'`, `toolName == "a" || toolName == "b"`. */
+function namesATool(cond: ts.Node): boolean {
+  let hit = false;
+  const visit = (cn: ts.Node): void => {
+    if (hit) return;
+    if (ts.isBinaryExpression(cn) && [SyntaxKind.EqualsEqualsEqualsToken, SyntaxKind.EqualsEqualsToken].includes(cn.operatorToken.kind)) {
+      const [l, r] = [rawUnwrap(cn.left), rawUnwrap(cn.right)];
+      if ((isToolName(l) && ts.isStringLiteralLike(r)) || (isToolName(r) && ts.isStringLiteralLike(l))) hit = true;
+    }
+    if (!hit) ts.forEachChild(cn, visit);
+  };
+  visit(cond);
+  return hit;
+}
+
 /**
  * A throw in the `default:` of a switch on the tool name, or in the then-branch of an `if` that finds the tool name
  * unknown: `name !== 'query'`, or `!tool` / `!handler` where that value was looked up by name (`tools.find(…)`,
- * `handlers[name]`, `map.get(name)`).
+ * `handlers[name]`, `map.get(name)`); or the throw a chain of tool-name branches falls through to: in the last
+ * `else` of `if (name === 'a') … else if (name === 'b') …`, or after `if (toolName === 'a') { …; return … }` blocks
+ * of the same statement list.
  */
 function underUnknownNameCheck(t: ThrowStmt, fnNode: ts.Node): boolean {
   let child: ts.Node = t;
   for (let p = t.parent; p && p !== fnNode; child = p, p = p.parent) {
+    if (ts.isIfStatement(p) && child === p.elseStatement && !ts.isIfStatement(child) && namesATool(p.expression)) return true;
+    if (ts.isBlock(p) && child === t) {
+      const before = p.statements.slice(0, p.statements.indexOf(t));
+      const ifs = before.filter((st) => ts.isIfStatement(st));
+      if (ifs.length > 0 && ifs.every((st) => ts.isIfStatement(st) && namesATool(st.expression))) return true;
+    }
     // `default:` of a switch on the tool name
     if (ts.isDefaultClause(p)) return ts.isSwitchStatement(p.parent.parent) && isToolName(p.parent.parent.expression);
     if (!ts.isIfStatement(p) || child !== p.thenStatement) continue;

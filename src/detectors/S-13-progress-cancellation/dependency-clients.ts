@@ -1,13 +1,13 @@
 import { posix } from 'node:path';
 import { isBuiltin } from 'node:module';
-import { Node, SyntaxKind, ts, type CallExpression, type NewExpression } from '../../facts/morph.js';
+import { Node, SyntaxKind, ts, type CallExpression, type NewExpression, type SourceFile } from '../../facts/morph.js';
 import { FRAMEWORK } from '../../facts/bundle-regions.js';
 import { BROWSER_MODULES } from '../../facts/flow.js';
 import { entryOfPackage, importsOfText, installedFolder, packageOf } from '../../facts/published.js';
 import { locateInside, readInside } from '../../facts/safe-read.js';
 import { objectLiteralOf } from '../../facts/server-model.js';
 import { importsOf, ofKinds, unwrap } from '../../facts/ts-source.js';
-import { declarationOf } from '../../facts/scope.js';
+import { classValueOf, declarationOf, enclosingClass, type ClassNode } from '../../facts/scope.js';
 import type { Code, Fn } from '../support/source/code-paths.js';
 
 /**
@@ -287,6 +287,36 @@ function configuredElsewhere(code: Code, names: string[]): boolean {
 }
 
 /**
+ * The fields of classes of the source that keep an instance handed to their constructor: `new LinearService(client)`
+ * with `constructor(client) { this.client = client }` (or a parameter property), whose methods call `this.client.issues()`.
+ * Read in the file where the instance is kept (`holder`, a variable name or `this.x`), with the class of each `new`.
+ */
+function wrapperFields(sf: SourceFile, holder: string, code: Code): { cls: ClassNode; field: string }[] {
+  const out: { cls: ClassNode; field: string }[] = [];
+  const bare = holder.replace(/^this\./, '');
+  for (const n of ofKinds(sf, [SyntaxKind.NewExpression], (cn) => (cn as ts.NewExpression).arguments?.some((a) => (ts.isIdentifier(a) ? a.text : ts.isPropertyAccessExpression(a) ? a.name.text : '') === bare) ?? false)) {
+    if (!Node.isNewExpression(n)) continue;
+    const index = n.getArguments().findIndex((a) => a.getText().replace(/\s+/g, '') === holder);
+    if (index < 0) continue;
+    const cls = classValueOf(n.getExpression(), code.sources);
+    const ctor = cls?.getConstructors().find((c) => c.getBody());
+    const param = ctor?.getParameters()[index];
+    if (!cls || !ctor || !param || !Node.isIdentifier(param.getNameNode())) continue;
+    const name = param.getName();
+    if (param.getScope() !== undefined || param.isReadonly()) out.push({ cls, field: name });
+    for (const b of ofKinds(ctor.getSourceFile(), [SyntaxKind.BinaryExpression], (cn) => {
+      const e = cn as ts.BinaryExpression;
+      return e.operatorToken.kind === SyntaxKind.EqualsToken && ts.isIdentifier(e.right) && e.right.text === name && ts.isPropertyAccessExpression(e.left) && e.left.expression.kind === SyntaxKind.ThisKeyword;
+    })) {
+      if (!Node.isBinaryExpression(b) || b.getFirstAncestor((a) => a === ctor) === undefined) continue;
+      const left = b.getLeft();
+      if (Node.isPropertyAccessExpression(left)) out.push({ cls, field: left.getName() });
+    }
+  }
+  return out;
+}
+
+/**
  * The clients of dependencies used on a request path (`fns`, the functions its handlers reach) whose requests
  * have no ceiling, and the ones whose package could not be read.
  */
@@ -294,6 +324,14 @@ export function dependencyClients(code: Code, fns: readonly Fn[], root: string, 
   const out: DependencyClient[] = [];
   packageMemo = new Map();
   const texts = fns.map((f) => f.getText());
+  const callRe = (holder: string): RegExp => new RegExp(`(?:^|[^\\w$.])${holder.replace(/[.$]/g, (c) => `\\${c}`)}(?:(?:\\s*\\??\\.\\s*[\\w$]+)+\\s*\\(|\\s*\\()`);
+  // An instance handed to a class of the source that keeps it in a field: that field's calls in the class's methods on the path.
+  const usedThroughWrapper = (sf: SourceFile, holder: string): boolean =>
+    /^(?:this\.)?[\w$]+$/.test(holder) &&
+    wrapperFields(sf, holder, code).some(({ cls, field }) => {
+      const re = callRe(`this.${field}`);
+      return fns.some((f, i) => enclosingClass(f) === cls && re.test(texts[i]!));
+    });
   const used = (holder: string): boolean => {
     if (holder.endsWith('()')) {
       // A function that builds the instance: called on a request path.
@@ -360,7 +398,7 @@ export function dependencyClients(code: Code, fns: readonly Fn[], root: string, 
       // A factory call counts when it looks like a client's, and not for a browser or a database driver (read as before, by `new`).
       if (!made || (Node.isCallExpression(n) && (!made.clientLike || NOT_HTTP_CLIENTS.has(made.package)))) continue;
       const holder = holderOf(n);
-      if (!holder || !used(holder)) continue;
+      if (!holder || !(used(holder) || usedThroughWrapper(sf, holder))) continue;
       for (const c of made.chain) judged.add(c);
       const pkg = made.package;
       const v = judgePackage(root, pkg, declared.has(pkg));

@@ -1,4 +1,4 @@
-import { SyntaxKind, Node, ts, type CallExpression, type ObjectLiteralExpression } from '../../facts/morph.js';
+import { SyntaxKind, Node, ts, type CallExpression, type ObjectLiteralExpression, type SourceFile } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { declarationOf, fieldValues, findNodes, functionOf, isFunctionLike, rawOriginOf } from '../../facts/scope.js';
@@ -6,7 +6,7 @@ import { callSitesOf } from '../support/source/call-sites.js';
 import { httpRequestOf } from '../../facts/flow.js';
 import { objectLiteralOf, propertyValue, serverModel } from '../../facts/server-model.js';
 import { moduleSpecs, ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
-import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
+import { codeOf, methodsNamed, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { judgePythonTimeouts } from './python.js';
 import { dependencyClients } from './dependency-clients.js';
 import { inRegions, libraryRegions } from '../../facts/bundle-regions.js';
@@ -21,8 +21,9 @@ import { inRegions, libraryRegions } from '../../facts/bundle-regions.js';
  *    - axios, got and ky, called on the library or on an instance (`axios.create(cfg)`, `got.extend(opts)`,
  *      `ky.create(opts)`, kept in a variable, a class field or exported by another module): the nearest
  *      configuration that sets `timeout` decides (`timeout: 0` for axios and got, `timeout: false` for ky
- *      turn the limit off), a `signal` anywhere bounds; with neither, axios and got wait forever (axios
- *      unless `defaults.timeout` is set somewhere) and ky stops after its default 10 s;
+ *      turn the limit off, and so does an axios `timeout` read from the environment with no fallback), a `signal`
+ *      anywhere bounds; with neither, axios and got wait forever (axios unless `defaults.timeout` is set
+ *      somewhere) and ky stops after its default 10 s;
  *    - `http(s).request` / `http(s).get` with `timeout` or `signal` in their options, or a `.setTimeout(`
  *      on the request.
  *    An options value that cannot be read (a parameter, a spread) is given the benefit of the doubt.
@@ -47,7 +48,9 @@ type Client = 'fetch' | 'axios' | 'got' | 'ky' | 'http' | 'undici';
  * A config object's verdict: 'yes' when it carries one of `keys`, 'no' when it is a literal without them,
  * 'unknown' otherwise. An options value that is a parameter of the enclosing function (`fetch(url, init)`,
  * `fetch(url, { ...init, headers })` in a request helper) is read at every call site of that function in
- * the audited source: 'no' only when every caller passes nothing or a readable literal without the keys.
+ * the audited source: 'no' as soon as one caller passes nothing or a readable literal without the keys (a
+ * helper whose callers add a signal on some paths only leaves the others without a ceiling), 'yes' when every
+ * caller passes them.
  */
 function carries(node: Node | undefined, keys: string[], code: Code, depth = 0): 'yes' | 'no' | 'unknown' {
   if (!node) return 'no';
@@ -80,10 +83,19 @@ function returnedLiteral(u: Node, code: Code): ObjectLiteralExpression | undefin
   return value ? objectLiteralOf(value, code.sources) : undefined;
 }
 
+/** The source files of an audit as one array per parsed sources: callSitesOf builds its index once per array. */
+const filesMemo = new WeakMap<object, SourceFile[]>();
+function filesOf(code: Code): SourceFile[] {
+  let files = filesMemo.get(code.sources);
+  if (!files) filesMemo.set(code.sources, (files = code.files.map(([, sf]) => sf)));
+  return files;
+}
+
 /**
  * When `id` names a parameter of a function of the audited source, what its callers pass there (see
- * carries); undefined when `id` is not a parameter. No known caller, a rest or destructured parameter,
- * or more than two helper levels: 'unknown'.
+ * carries): 'no' when one caller passes no ceiling, 'yes' when every caller passes one, 'unknown' otherwise;
+ * undefined when `id` is not a parameter. No known caller, a rest or destructured parameter, or more than two
+ * helper levels: 'unknown'.
  */
 function parameterVerdict(id: Node, keys: string[], code: Code, depth: number): 'yes' | 'no' | 'unknown' | undefined {
   if (!Node.isIdentifier(id)) return undefined;
@@ -93,17 +105,23 @@ function parameterVerdict(id: Node, keys: string[], code: Code, depth: number): 
   const fn = param.getParent();
   if (!isFunctionLike(fn) || param.isRestParameter() || depth > 2) return 'unknown';
   const index = fn.getParameters().indexOf(param);
-  const sites = callSitesOf(fn, code.files.map(([, sf]) => sf), code.sources);
+  const sites = callSitesOf(fn, filesOf(code), code.sources);
   if (sites.length === 0) return 'unknown';
   const initial = param.getInitializer();
-  let verdict: 'no' | 'unknown' = 'no';
+  let verdict: 'yes' | 'unknown' = 'yes';
   for (const site of sites) {
-    if (!Node.isCallExpression(site)) return 'unknown';
+    if (!Node.isCallExpression(site)) {
+      verdict = 'unknown';
+      continue;
+    }
     const args = site.getArguments();
-    if (args.slice(0, index + 1).some((a) => Node.isSpreadElement(a))) return 'unknown';
+    if (args.slice(0, index + 1).some((a) => Node.isSpreadElement(a))) {
+      verdict = 'unknown';
+      continue;
+    }
     const arg = args[index];
     const v = arg ? carries(arg, keys, code, depth + 1) : initial ? carries(initial, keys, code, depth + 1) : 'no';
-    if (v === 'yes') return 'yes';
+    if (v === 'no') return 'no';
     if (v === 'unknown') verdict = 'unknown';
   }
   return verdict;
@@ -146,12 +164,32 @@ function callerSignalIn(node: Node | undefined, code: Code): boolean {
 }
 
 /**
+ * A timeout read from the environment with no fallback: `process.env.API_TIMEOUT`, `parseInt(process.env.API_TIMEOUT)`,
+ * `Number(process.env.API_TIMEOUT)` (directly or through a const). Unset, axios gets `undefined` or `NaN` and
+ * applies no limit. A fallback (`?? 30000`, `|| '30000'`, a conditional) anywhere in the value is a limit.
+ */
+function envOnly(u: Node, depth = 0): boolean {
+  if (depth > 2) return false;
+  if (Node.isIdentifier(u)) {
+    const p = declarationOf(u)?.getParent();
+    const init = p && Node.isVariableDeclaration(p) && p.getVariableStatement()?.getDeclarationKind() === 'const' ? p.getInitializer() : undefined;
+    return !!init && envOnly(unwrap(init), depth + 1);
+  }
+  if (Node.isCallExpression(u)) {
+    const callee = unwrap(u.getExpression()).getText().replace(/\s+/g, '');
+    const arg = u.getArguments()[0];
+    return /^(?:parseInt|parseFloat|Number|Number\.parseInt|Number\.parseFloat)$/.test(callee) && !!arg && envOnly(unwrap(arg), depth + 1);
+  }
+  return (Node.isPropertyAccessExpression(u) || Node.isElementAccessExpression(u)) && /^process\.env\b/.test(u.getText().replace(/\s+/g, ''));
+}
+
+/**
  * What a configuration says about the time limit: 'signal' when it passes an abort signal, 'set' for a
  * timeout, 'off' for a timeout that turns the limit off (`timeout: 0` for axios and got, `timeout: false`
  * for ky), 'none' when a readable literal says nothing, 'unknown' when it cannot be read (a parameter, a spread).
  * A signal that is only the caller's cancellation is no limit: the timeout decides.
  */
-function timeoutOf(node: Node | undefined, code: Code): 'signal' | 'set' | 'off' | 'none' | 'unknown' {
+function timeoutOf(node: Node | undefined, code: Code, library?: Client): 'signal' | 'set' | 'off' | 'none' | 'unknown' {
   if (!node) return 'none';
   const o = objectLiteralOf(node, code.sources);
   if (!o) return 'unknown';
@@ -160,6 +198,7 @@ function timeoutOf(node: Node | undefined, code: Code): 'signal' | 'set' | 'off'
   const t = propertyValue(o, 'timeout');
   if (t) {
     const u = unwrap(t);
+    if (library === 'axios' && envOnly(u)) return 'off';
     return (Node.isNumericLiteral(u) && Number(u.getLiteralValue()) === 0) || Node.isFalseLiteral(u) ? 'off' : 'set';
   }
   return o.getProperties().some((p) => Node.isSpreadAssignment(p)) ? 'unknown' : 'none';
@@ -172,7 +211,7 @@ function timeoutOf(node: Node | undefined, code: Code): 'signal' | 'set' | 'off'
  * axios and got have no limit (unless `defaults.timeout` is set somewhere, for axios); ky stops after 10 s.
  */
 function clientBounded(library: 'axios' | 'got' | 'ky', configs: (Node | undefined)[], code: Code, axiosDefaults: boolean): boolean {
-  const verdicts = configs.map((c, i) => (c === undefined && i > 0 ? 'unknown' : timeoutOf(c, code)));
+  const verdicts = configs.map((c, i) => (c === undefined && i > 0 ? 'unknown' : timeoutOf(c, code, library)));
   if (verdicts.some((v) => v === 'signal' || v === 'unknown')) return true;
   const decided = verdicts.find((v) => v === 'set' || v === 'off');
   if (decided) return decided === 'set';
@@ -338,7 +377,7 @@ function sshChannel(call: CallExpression, code: Code): { client: string; bounded
   }
   if (!fn || !isFunctionLike(fn)) return { client: 'ssh2', bounded: true };
   if (TIMER.test(fn.getText())) return { client: 'ssh2', bounded: true };
-  const callers: Node[] = callSitesOf(fn, code.files.map(([, sf]) => sf), code.sources);
+  const callers: Node[] = callSitesOf(fn, filesOf(code), code.sources);
   // A method called on an instance the reading cannot follow (`const h = await hostFor(name); h.run(cmd)`): its calls by name.
   const method = Node.isMethodDeclaration(fn) ? fn.getName() : undefined;
   if (method) {
@@ -375,7 +414,7 @@ function wrappedHandlers(tools: readonly { handler?: Fn; api: string; node: Node
     const fn = param.getParent();
     if (!isFunctionLike(fn)) continue;
     const index = fn.getParameters().indexOf(param);
-    for (const site of callSitesOf(fn, code.files.map(([, sf]) => sf), code.sources)) {
+    for (const site of callSitesOf(fn, filesOf(code), code.sources)) {
       if (!Node.isCallExpression(site)) continue;
       const a = site.getArguments()[index];
       const h = a ? functionOf(a, code.sources) : undefined;
@@ -628,6 +667,41 @@ function axiosDefaultsSet(code: Code): boolean {
   );
 }
 
+/**
+ * Providers behind one interface: `provider.search(params)` on a parameter (a callback's `provider` over a registry
+ * of provider instances, an untyped argument, a parameter typed with an interface) that the call graph does not
+ * follow because several classes of the source define `search`. Any of them may serve the request, so for the
+ * outbound requests every one is read (up to POLY_MAX classes; a name more classes define is not a provider
+ * interface). Gathered once per function.
+ */
+const POLY_MAX = 24;
+const polyMemo = new WeakMap<ts.Node, Fn[]>();
+function polymorphicTargets(fn: Fn, code: Code): Fn[] {
+  const hit = polyMemo.get(fn.compilerNode);
+  if (hit) return hit;
+  const out = new Set<Fn>();
+  for (const n of findNodes(fn, (cn) => {
+    if (cn === fn.compilerNode || !ts.isCallExpression(cn)) return false;
+    const c = rawUnwrap(cn.expression);
+    return ts.isPropertyAccessExpression(c) && ts.isIdentifier(rawUnwrap(c.expression));
+  })) {
+    if (!Node.isCallExpression(n)) continue;
+    const callee = unwrap(n.getExpression());
+    if (!Node.isPropertyAccessExpression(callee)) continue;
+    const methods = methodsNamed(code, callee.getName());
+    if (methods.length < 2 || methods.length > POLY_MAX) continue;
+    const obj = unwrap(callee.getExpression());
+    const d = Node.isIdentifier(obj) ? declarationOf(obj) : undefined;
+    const param = d?.getParent();
+    if (!param || !Node.isParameterDeclaration(param) || param.getNameNode() !== d) continue;
+    if (functionOf(callee, code.sources)) continue;
+    for (const m of methods) out.add(m);
+  }
+  const list = [...out];
+  polyMemo.set(fn.compilerNode, list);
+  return list;
+}
+
 /** Does the handler read the cancellation signal from its context parameter (or pass the context on)? */
 function readsSignal(fn: Fn, ctxIndex: number): boolean | undefined {
   const param = fn.getParameters()[ctxIndex];
@@ -680,9 +754,11 @@ export default defineDetector({
     const findings: Finding[] = [];
     const seen = new Set<Node>();
     const outboundIn = new Map<Fn, boolean>();
+    const scanned = new Set<Fn>();
     const scan = (fns: Fn[]): boolean => {
       let any = false;
       for (const fn of fns) {
+        scanned.add(fn);
         if (!outboundIn.has(fn)) {
           let here = false;
           for (const n of findNodes(fn, (cn) => cn !== fn.compilerNode && ts.isCallExpression(cn) && mayBeOutbound(cn))) {
@@ -736,6 +812,12 @@ export default defineDetector({
       }
     }
     scan(reachable(code, entries.filter((f) => !handlerFns.has(f))));
+    // Methods of the providers behind an interface that a reached call may dispatch to (polymorphicTargets), two rounds.
+    for (let round = 0; round < 2; round++) {
+      const more = [...new Set([...scanned].flatMap((f) => polymorphicTargets(f, code)))].filter((f) => !scanned.has(f));
+      if (!more.length) break;
+      scan(reachable(code, more));
+    }
     // API clients of dependencies used on a request path (dependency-clients.ts).
     const pkg = repo.object('package.json');
     const declared = new Set(pkg.ok ? ['dependencies', 'peerDependencies', 'optionalDependencies'].flatMap((k) => Object.keys((pkg.value[k] as Record<string, unknown> | undefined) ?? {})) : []);

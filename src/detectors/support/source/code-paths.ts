@@ -167,6 +167,11 @@ function parameterMethods(obj: Node, member: string, code: Code): Fn[] | undefin
   return found && found.length === 1 ? found : [];
 }
 
+/** The methods of the classes of the audited source that have this name (see methodIndex). */
+export function methodsNamed(code: Code, name: string): readonly Fn[] {
+  return methodIndex(code).get(name) ?? [];
+}
+
 const methodIndexMemo = new WeakMap<object, Map<string, Fn[]>>();
 /** The methods of the classes of the audited source, by name (memoised per audit). */
 function methodIndex(code: Code): Map<string, Fn[]> {
