@@ -137,7 +137,8 @@ export function rawDeclarationOf(key: ts.Identifier): ts.Identifier | undefined 
   let found: ts.Identifier | undefined;
   let cur: ts.Node | undefined = key.parent;
   while (cur && !found) {
-    if (isRawFunctionLike(cur)) {
+    // Constructors and accessors declare parameters too (`constructor(private root: string)`, `constructor(dir) { this.git = simpleGit(dir); }`).
+    if (isRawFunctionLike(cur) || ts.isConstructorDeclaration(cur) || ts.isSetAccessorDeclaration(cur) || ts.isGetAccessorDeclaration(cur)) {
       for (const p of cur.parameters) {
         found = findName(p.name, name);
         if (found) break;
