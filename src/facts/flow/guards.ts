@@ -358,10 +358,10 @@ export function argumentOf(inner: Node, call: Node): boolean {
 const REJECT_CALL = /(?:error|reject|deny|denied|fail|forbid|refus|abort|exit)/i;
 const ASSERT_CALL = /^(?:assert|invariant|ensure|check|expect|require|verify|validate)/i;
 
-/** A result object that says the request was refused: `{ ok: false, … }` (`success`, `valid`, `allowed`, `inside`), or one carrying an `error`. */
+/** A result object that says the request was refused: `{ ok: false, … }` (`success`, `valid`, `isValid`, `allowed`, `inside`), or one carrying an `error`. */
 function refusalObject(e: Node): boolean {
   if (!Node.isObjectLiteralExpression(e)) return false;
-  for (const key of ['ok', 'success', 'valid', 'allowed', 'inside']) {
+  for (const key of ['ok', 'success', 'valid', 'isValid', 'allowed', 'inside']) {
     const val = propertyValue(e, key);
     if (val && Node.isFalseLiteral(unwrap(val))) return true;
   }
