@@ -928,6 +928,8 @@ function originUncached(expr: ts.Node, depth: number): Origin | undefined {
       return assigned.length === 1 ? valueOrigin(assigned[0]!, depth + 1) : undefined;
     }
     if (ts.isBindingElement(decl)) return bindingOrigin(decl, depth);
+    // constructor(apiKey, fetchFn = fetch) { this.fetch = fetchFn }: a parameter is read as its default value.
+    if (ts.isParameter(decl) && decl.name === d && decl.initializer) return valueOrigin(decl.initializer, depth + 1);
     return undefined;
   }
   if (ts.isPropertyAccessExpression(n)) {
