@@ -138,3 +138,20 @@ export const d = (h: Holder) => h;
     assert.equal(classOf(ret, sources)?.getName(), 'Manager');
   });
 });
+
+describe('facts/flow: path checks met before a file call (X-5)', () => {
+  const guards = (repo: RepoFacts): string[] => toolFlows(repo).filter((f) => f.sinkKind === 'fs').map((f) => `${f.guard}:${f.guardDetail ?? ''}`);
+  const head = "import { readFile } from 'node:fs/promises';\nimport path from 'node:path';\nconst ROOT = path.resolve(process.env.ROOT ?? '.');\nconst refusal = { content: [], isError: true };";
+  const cases: [string, string, string, string?][] = [
+    ['path.relative tested with startsWith(\'..\' + sep)', "const p = path.resolve(ROOT, x);\n  if (path.relative(ROOT, p).startsWith('..' + path.sep)) throw new Error('outside');\n  await readFile(p);", 'sound:relative-check'],
+    ['a refusal returned by name', 'const p = path.resolve(ROOT, x);\n  if (!p.startsWith(ROOT + path.sep)) return refusal;\n  await readFile(p);', 'sound:separator-prefix'],
+    ['a prefix without separator, refused by name', 'const p = path.resolve(ROOT, x);\n  if (!p.startsWith(ROOT)) return refusal;\n  await readFile(p);', 'unsound:prefix-without-separator'],
+    ['a value returned only inside the root', 'const p = inside(x);\n  if (!p) return refusal;\n  await readFile(p);', 'sound:separator-prefix', "function inside(f: string) {\n  const p = path.resolve(ROOT, f);\n  return p.startsWith(ROOT + path.sep) ? p : undefined;\n}"],
+    ['a value returned past an { ok: false } answer', "const at = locate(x);\n  if (!at.ok) return refusal;\n  await readFile(at.real);", 'sound:separator-prefix', "function locate(f: string) {\n  const real = path.resolve(ROOT, f);\n  if (!real.startsWith(ROOT + path.sep)) return { ok: false, cause: 'outside-root' };\n  return { ok: true, real };\n}"],
+    ['a value returned whatever the check says', 'const p = inside(x);\n  await readFile(p);', 'none:', "function inside(f: string) {\n  const p = path.resolve(ROOT, f);\n  return p.startsWith(ROOT + path.sep) ? p : path.resolve(f);\n}"],
+    ['a constructor keeping the path in a field', 'await new Notes(x).read();', 'none:', "class Notes {\n  private file: string;\n  constructor(file: string) {\n    this.file = file;\n  }\n  read() {\n    return readFile(this.file);\n  }\n}"],
+  ];
+  for (const [name, body, want, extra] of cases) {
+    it(name, () => assert.deepEqual(guards(repoOf(oneTool(body, `${head}\n${extra ?? ''}`))), [want]));
+  }
+});

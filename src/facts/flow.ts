@@ -6,7 +6,7 @@ import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCall
 import { noteSourceRead } from './not-read.js';
 import { Run } from './flow/analysis.js';
 import { isRuntime } from './flow/runtimes.js';
-import { keysMatch, storageKeys } from './flow/guards.js';
+import { argumentOf, keysMatch, relevant, storageKeys } from './flow/guards.js';
 import { instanceExports } from './flow/modules.js';
 import { BROWSER_MODULES, REMOTE_COMMAND_NAMES, SSH_MODULES, isRecordModule, RECORD_MODULES, callSinkKind, CONNECT_MODULES, classifySink, DOC_MODULES, possibleStrings, type Flow, type FlowStep, FS_MODULES, type Guard, type GuardDetail, HTTP_MODULES, NAVIGATION_NAMES, type SinkContext, type SinkMatch, type SinkSite } from './flow/sinks.js';
 import { type Check, type Family, type FnResult, type Link, type RawFlow, type StoreWrite, type Taint, type Verdict } from './flow/taint.js';
@@ -116,47 +116,6 @@ const rank: Record<Guard, number> = { none: 0, unsound: 1, sound: 2 };
 /** Among unsound checks, the one closest to a real confinement is reported. */
 const detailRank = (d: GuardDetail | undefined): number => (d === 'roots-writable' ? 4 : d === 'default-open' ? 3 : d === 'prefix-without-separator' ? 2 : d ? 1 : 0);
 
-/**
- * Does a check test the value that reaches the sink? Yes when the checked expression is one the value went
- * through, or when the checked value and the sink's value share a variable other than a whole arguments
- * object — unless the checked value is only a piece of a value (`url.protocol`, `p.split('/')[0]`,
- * `extname(p)`), which counts only for a URL looked up in a collection (`ALLOWED_HOSTS.has(url.hostname)`).
- */
-function relevant(c: Check, f: RawFlow, rootKeys: ReadonlySet<string>): boolean {
-  if (c.subjectKey && f.taint.keys.has(c.subjectKey) && !rootKeys.has(c.subjectKey)) return true;
-  if (c.part && !((f.kind === 'http' || f.kind === 'navigate') && c.lookup)) return false;
-  // A path confinement made here on a resolved copy (`full = path.resolve(root, p)`) does not confine a call
-  // given the unresolved value itself (`readFile(p)`): that call resolves it against another folder.
-  if (f.kind === 'fs' && c.at === c.node && c.verdict.fs?.guard === 'sound' && !f.taint.resolved && !f.taint.basename && c.subjectKey !== undefined) return false;
-  for (const k of c.keys) if (f.taint.keys.has(k) && !rootKeys.has(k) && !(f.kind === 'fs' && siblings(k, c.keys, f.taint.keys))) return true;
-  return false;
-}
-
-/**
- * Are the checked value and the sink's value two different properties of the object both went through
- * (`note.dir` checked, `note.file` written)? Then that object is not what they share.
- */
-function siblings(k: string, a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
-  const props = (keys: ReadonlySet<string>): Set<string> => {
-    const out = new Set<string>();
-    for (const x of keys) if (x.startsWith(k + '.')) out.add(x.slice(k.length + 1).split('.')[0]!);
-    return out;
-  };
-  const pa = props(a);
-  const pb = props(b);
-  return pa.size > 0 && pb.size > 0 && ![...pa].some((x) => pb.has(x));
-}
-
-/**
- * A check made while computing an argument of the call a flow goes through (`readFile(insideRoot(name))`):
- * arguments are evaluated before the call, so it counts as coming first — unless it sits in a callback.
- */
-function argumentOf(inner: Node, call: Node): boolean {
-  if (inner === call || inner.getStart() < call.getStart() || inner.getEnd() > call.getEnd()) return false;
-  for (let p = inner.getParent(); p && p !== call; p = p.getParent()) if (isFunctionLike(p)) return false;
-  return true;
-}
-
 /** The tool's write that changes the allowed roots a check compares with (memoised per check), or undefined. */
 const writerMemo = new WeakMap<Check, StoreWrite | null>();
 function rootsWriter(c: Check, run: Run): StoreWrite | undefined {
@@ -182,18 +141,22 @@ function judge(f: RawFlow, checks: Check[], run: Run): { guard: Guard; detail?: 
   let best: { guard: Guard; detail?: GuardDetail; at?: Node; writer?: string } = f.taint.replaced && family !== 'argv'
     ? { guard: 'unsound', detail: family === 'fs' ? 'raw-path-check' : 'blocklist', at: f.steps.find((s) => /\.replace(?:All)?\(/.test(s.getText())) }
     : { guard: 'none' };
-  for (const c of checks) {
+  // The checks a value passed before a function of the source returned it (Taint.confinedBy) judge it wherever it went.
+  const carried = new Set(family === 'fs' ? (f.taint.confinedBy ?? []) : []);
+  for (const c of [...checks, ...carried]) {
     let verdict = c.verdict[family];
     if (!verdict) continue;
-    if (!relevant(c, f, rootKeys)) continue;
+    if (!carried.has(c) && !relevant(c, f, rootKeys)) continue;
     // A confinement whose allowed roots a tool can rewrite confines nothing.
     const writer = family === 'fs' && verdict.guard === 'sound' ? rootsWriter(c, run) : undefined;
     if (writer) verdict = { guard: 'unsound', detail: 'roots-writable' };
-    const link = f.chain.find((l) => l.fn === c.fn);
-    if (!link) continue;
-    if (c.scope) {
-      if (!(link.at.getStart() >= c.scope.getStart() && link.at.getEnd() <= c.scope.getEnd())) continue;
-    } else if (c.at.getStart() >= link.at.getStart() && !argumentOf(c.at, link.at)) continue;
+    if (!carried.has(c)) {
+      const link = f.chain.find((l) => l.fn === c.fn);
+      if (!link) continue;
+      if (c.scope) {
+        if (!(link.at.getStart() >= c.scope.getStart() && link.at.getEnd() <= c.scope.getEnd())) continue;
+      } else if (c.at.getStart() >= link.at.getStart() && !argumentOf(c.at, link.at)) continue;
+    }
     if (rank[verdict.guard] > rank[best.guard] || (verdict.guard === best.guard && detailRank(verdict.detail) > detailRank(best.detail))) {
       best = writer ? { guard: verdict.guard, detail: verdict.detail, at: writer.node, writer: writer.tool } : { guard: verdict.guard, detail: verdict.detail, at: c.node };
     }

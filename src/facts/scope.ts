@@ -137,7 +137,8 @@ export function rawDeclarationOf(key: ts.Identifier): ts.Identifier | undefined 
   let found: ts.Identifier | undefined;
   let cur: ts.Node | undefined = key.parent;
   while (cur && !found) {
-    if (isRawFunctionLike(cur)) {
+    // Constructors and accessors declare parameters too (`constructor(private root: string)`, `constructor(dir) { this.git = simpleGit(dir); }`).
+    if (isRawFunctionLike(cur) || ts.isConstructorDeclaration(cur) || ts.isSetAccessorDeclaration(cur) || ts.isGetAccessorDeclaration(cur)) {
       for (const p of cur.parameters) {
         found = findName(p.name, name);
         if (found) break;
@@ -927,6 +928,8 @@ function originUncached(expr: ts.Node, depth: number): Origin | undefined {
       return assigned.length === 1 ? valueOrigin(assigned[0]!, depth + 1) : undefined;
     }
     if (ts.isBindingElement(decl)) return bindingOrigin(decl, depth);
+    // constructor(apiKey, fetchFn = fetch) { this.fetch = fetchFn }: a parameter is read as its default value.
+    if (ts.isParameter(decl) && decl.name === d && decl.initializer) return valueOrigin(decl.initializer, depth + 1);
     return undefined;
   }
   if (ts.isPropertyAccessExpression(n)) {

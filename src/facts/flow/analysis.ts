@@ -1,8 +1,8 @@
 import { Node, SyntaxKind, ts, type CallExpression, type Identifier, type NewExpression, type TaggedTemplateExpression } from '../morph.js';
 import { declarationOf, initializerOf, mayResolveFunction, findNodes, isFunctionLike, originOf, GLOBAL, type FunctionLikeNode } from '../scope.js';
 import { constString, constrainedArguments, objectLiteralOf, propertyValue, regexSource } from '../server-model.js';
-import { propertyName, unwrap, wrapNode, type ParsedSources } from '../ts-source.js';
-import { asksHuman, CONFIRMED, guarding, openWhenEmpty, storageKeys, STORE_MUTATORS } from './guards.js';
+import { propertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../ts-source.js';
+import { asksHuman, CONFIRMED, guarding, openWhenEmpty, relevant, storageKeys, STORE_MUTATORS } from './guards.js';
 import { type Analyzable, classId, constructorOf, functionCached, functionsOfCallee, originCached, ownerClass, stripAwait } from './modules.js';
 import { argvRunsScript, arrayArgv, pushedArgv, shellRunsScript } from './argv.js';
 import { classifySink, FS_MODULES, type HttpRequest, httpRequestOf, last, MAX_DEPTH, type SinkContext, type SinkMatch, type SinkPart, type UrlShape } from './sinks.js';
@@ -12,6 +12,14 @@ import { ALLOW, bodyNodes, type Check, CLOSED_BASE, CLOSED_ORIGIN, declKey, DENY
  * Taint flow (facts/flow.ts), the propagation: one run over a handler (Run) and the analysis of one function
  * (FnAnalysis) from its tainted parameters to the sinks it reaches, through calls, stores and returns.
  */
+
+/** `'..' + sep`, `` `..${path.sep}` ``: a prefix that starts by going up (a path.relative result tested with it leaves the root). */
+function upwardStart(b: Node): boolean {
+  const u = unwrap(b);
+  if (Node.isBinaryExpression(u) && u.getOperatorToken().getText() === '+') return upwardStart(u.getLeft());
+  if (Node.isTemplateExpression(u)) return u.getHead().getLiteralText().startsWith('..');
+  return constString(u)?.value.startsWith('..') ?? false;
+}
 
 export class Run {
   readonly summaries = new Map<Analyzable, Map<string, FnResult>>();
@@ -107,22 +115,72 @@ class FnAnalysis {
     }
     const flows: RawFlow[] = [];
     const checks: Check[] = [];
+    // `new Repository(dir).status()`: the constructor runs (and keeps the value in fields) before the method, which
+    // a walk in source order meets first.
+    const early = new Set<ts.Node>();
     for (const cn of nodes) {
+      if (early.has(cn)) continue;
       // A method call runs with the fields of its instance: followed when some class keeps client values.
       if (!this.mayTaint(cn) && !(this.run_.fieldNames.size && (ts.isCallExpression(cn) || ts.isNewExpression(cn)) && ts.isPropertyAccessExpression(cn.expression))) continue;
       const n = wrapNode(sf, cn);
       this.collectCheck(n, checks);
+      if (ts.isCallExpression(cn) && ts.isPropertyAccessExpression(cn.expression)) {
+        const recv = rawUnwrap(cn.expression.expression);
+        if (ts.isNewExpression(recv) && this.mayTaint(recv)) {
+          early.add(recv);
+          this.visitCall(wrapNode(sf, recv) as NewExpression, flows, checks);
+        }
+      }
       if (Node.isCallExpression(n) || Node.isNewExpression(n) || Node.isTaggedTemplateExpression(n)) this.visitCall(n, flows, checks);
     }
     let ret: Taint | undefined;
-    if (body && !Node.isBlock(body)) ret = this.taintOf(body);
+    if (body && !Node.isBlock(body)) ret = this.returned(body, checks);
     else {
       const rets: (Taint | undefined)[] = [];
-      for (const r of ownReturns(this.fn)) if (r.expression && this.mayTaint(r.expression)) rets.push(this.taintOf(wrapNode(sf, r.expression)));
+      for (const r of ownReturns(this.fn)) if (r.expression && this.mayTaint(r.expression)) rets.push(this.returned(wrapNode(sf, r.expression), checks));
       const tainted = rets.filter((t): t is Taint => !!t);
       ret = tainted.length === 1 ? tainted[0] : merge(tainted);
     }
     return { flows, checks, ret, writes: [...this.writes.values()] };
+  }
+
+  /* ---- returns */
+
+  /**
+   * The taint of a returned expression, with the path checks of this function that guard it (Taint.confinedBy):
+   * each branch of a conditional (`inside ? real : undefined`) and each property of an object literal
+   * (`{ ok: true, real }`) on its own.
+   */
+  private returned(e: Node, checks: Check[]): Taint | undefined {
+    const u = unwrap(e);
+    if (Node.isConditionalExpression(u)) return merge([this.returned(u.getWhenTrue(), checks), this.returned(u.getWhenFalse(), checks)]);
+    const t = this.taintOf(u);
+    if (!t || t.confinedBy) return t;
+    return this.confined(t, u, checks, 0);
+  }
+
+  private confined(t: Taint, at: Node, checks: Check[], depth: number): Taint {
+    if (t.props && depth < 3) {
+      const props = new Map([...t.props].map(([k, x]) => [k, x.confinedBy ? x : this.confined(x, at, checks, depth + 1)] as const));
+      const rest = t.rest && (t.rest.confinedBy ? t.rest : this.confined(t.rest, at, checks, depth + 1));
+      const all = [...props.values(), ...(rest ? [rest] : [])];
+      const by = all.length && all.every((x) => x.confinedBy?.length) ? [...new Set(all.flatMap((x) => x.confinedBy!))] : undefined;
+      return { ...t, props, ...(rest ? { rest } : {}), ...(by ? { confinedBy: by } : {}) };
+    }
+    const by = checks.filter(
+      (c) =>
+        c.fn === this.fn &&
+        !!c.verdict.fs &&
+        (c.scope ? at.getStart() >= c.scope.getStart() && at.getEnd() <= c.scope.getEnd() : c.at.getEnd() <= at.getStart()) &&
+        relevant(c, { kind: 'fs', taint: t }, this.run_.rootKeys),
+    );
+    return by.length ? { ...t, confinedBy: by } : t;
+  }
+
+  /** The arguments of a call to a constructor or method, each with the path checks of this function that guard it at the call. */
+  private checkedArgs(ats: (Taint | undefined)[], call: Node, checks: Check[]): (Taint | undefined)[] {
+    if (!checks.some((c) => c.verdict.fs)) return ats;
+    return ats.map((t) => (t && !t.confinedBy ? this.confined(t, call, checks, 0) : t));
   }
 
   /* ---- binding */
@@ -144,9 +202,11 @@ class FnAnalysis {
       const argv = cur.argv === t.argv ? cur.argv : worstArgv([cur.argv, t.argv]);
       const argvRuntime = cur.argvRuntime || t.argvRuntime;
       const keys = withKeys(unionKeys(cur.keys, t.keys), extraKey);
-      const same = keys.size === cur.keys.size && (Object.keys(up) as (keyof typeof up)[]).every((k) => !!up[k] === !!cur[k]) && argv === cur.argv && !!argvRuntime === !!cur.argvRuntime;
+      // Confined only while every value it is given was (an earlier sink keeps the first value's guards).
+      const confinedBy = cur.confinedBy && t.confinedBy ? cur.confinedBy : undefined;
+      const same = keys.size === cur.keys.size && (Object.keys(up) as (keyof typeof up)[]).every((k) => !!up[k] === !!cur[k]) && argv === cur.argv && !!argvRuntime === !!cur.argvRuntime && confinedBy === cur.confinedBy;
       if (same) return;
-      this.env.set(key, { ...cur, ...up, keys, argv, argvRuntime });
+      this.env.set(key, { ...cur, ...up, keys, argv, argvRuntime, confinedBy });
       this.changed = true;
       return;
     }
@@ -558,10 +618,11 @@ class FnAnalysis {
     }
     if (this.depth >= MAX_DEPTH) return;
     if (Node.isNewExpression(n)) {
-      // new Session(command): the constructor runs with the arguments (and may keep them in fields).
+      // new Session(command): the constructor runs with the arguments (and may keep them in fields, where they
+      // carry the path checks made on them before this call: see Taint.confinedBy).
       const ats = this.argTaints(n);
       const ctor = ats.some(Boolean) ? constructorOf(n, this.run_.sources) : undefined;
-      if (ctor && ctor !== this.fn) this.follow(n, ctor, ats, flows, checks);
+      if (ctor && ctor !== this.fn) this.follow(n, ctor, this.checkedArgs(ats, n, checks), flows, checks);
       return;
     }
     if (!Node.isCallExpression(n)) return;
@@ -570,8 +631,9 @@ class FnAnalysis {
     const ats = this.argTaints(n);
     const tainted = ats.some(Boolean);
     for (const { fn, key } of fns) {
-      // A method of a class whose fields hold client values runs with them, whatever its arguments.
-      if (tainted || (Node.isMethodDeclaration(fn) && this.run_.hasTaintedFields(ownerClass(fn)))) this.follow(n, fn, ats, flows, checks, key);
+      // A method of a class whose fields hold client values runs with them, whatever its arguments; what it keeps
+      // in fields carries the path checks made on its arguments before this call.
+      if (tainted || (Node.isMethodDeclaration(fn) && this.run_.hasTaintedFields(ownerClass(fn)))) this.follow(n, fn, Node.isMethodDeclaration(fn) ? this.checkedArgs(ats, n, checks) : ats, flows, checks, key);
     }
   }
 
@@ -665,7 +727,7 @@ class FnAnalysis {
         if (m === 'startsWith' && recv) {
           const b = args[0];
           const lit = constString(b)?.value;
-          if (recv.relative && lit !== undefined && lit.startsWith('..')) return this.addCheck(checks, n, recvNode, recv, { fs: v('sound', 'relative-check') });
+          if (recv.relative && (lit !== undefined ? lit.startsWith('..') : b !== undefined && upwardStart(b))) return this.addCheck(checks, n, recvNode, recv, { fs: v('sound', 'relative-check') });
           // A literal prefix confines only when it is an absolute folder written with its separator ('/srv/data/').
           if (lit !== undefined) {
             const root = lit.length > 1 && /^(?:\/|[A-Za-z]:\\)/.test(lit) && /[\\/]$/.test(lit);

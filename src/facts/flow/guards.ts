@@ -3,7 +3,7 @@ import { assignedValues, declarationOf, mayResolveFunction, fieldValues, findNod
 import { constString, objectLiteralOf, propertyValue } from '../server-model.js';
 import { rawUnwrap, propertyName, unwrap, wrapNode, type ParsedSources } from '../ts-source.js';
 import { type Analyzable, classId, functionCached, rawEnclosingClass, stripAwait } from './modules.js';
-import { declKey, type Family, ownReturns, v, type Verdict } from './taint.js';
+import { type Check, declKey, type Family, ownReturns, type RawFlow, v, type Verdict } from './taint.js';
 
 /**
  * Taint flow (facts/flow.ts), the guards: the checks met on the way to a sink (allow-lists and what writes them,
@@ -310,10 +310,63 @@ export function openWhenEmpty(fn: Analyzable, check: Node, roots: Node[], source
   return undefined;
 }
 
+/* ------------------------------------------------------------ relevance */
+
+/**
+ * Does a check test the value that reaches the sink? Yes when the checked expression is one the value went
+ * through, or when the checked value and the sink's value share a variable other than a whole arguments
+ * object — unless the checked value is only a piece of a value (`url.protocol`, `p.split('/')[0]`,
+ * `extname(p)`), which counts only for a URL looked up in a collection (`ALLOWED_HOSTS.has(url.hostname)`).
+ */
+export function relevant(c: Check, f: Pick<RawFlow, 'kind' | 'taint'>, rootKeys: ReadonlySet<string>): boolean {
+  if (c.subjectKey && f.taint.keys.has(c.subjectKey) && !rootKeys.has(c.subjectKey)) return true;
+  if (c.part && !((f.kind === 'http' || f.kind === 'navigate') && c.lookup)) return false;
+  // A path confinement made here on a resolved copy (`full = path.resolve(root, p)`) does not confine a call
+  // given the unresolved value itself (`readFile(p)`): that call resolves it against another folder.
+  if (f.kind === 'fs' && c.at === c.node && c.verdict.fs?.guard === 'sound' && !f.taint.resolved && !f.taint.basename && c.subjectKey !== undefined) return false;
+  for (const k of c.keys) if (f.taint.keys.has(k) && !rootKeys.has(k) && !(f.kind === 'fs' && siblings(k, c.keys, f.taint.keys))) return true;
+  return false;
+}
+
+/**
+ * Are the checked value and the sink's value two different properties of the object both went through
+ * (`note.dir` checked, `note.file` written)? Then that object is not what they share.
+ */
+function siblings(k: string, a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  const props = (keys: ReadonlySet<string>): Set<string> => {
+    const out = new Set<string>();
+    for (const x of keys) if (x.startsWith(k + '.')) out.add(x.slice(k.length + 1).split('.')[0]!);
+    return out;
+  };
+  const pa = props(a);
+  const pb = props(b);
+  return pa.size > 0 && pb.size > 0 && ![...pa].some((x) => pb.has(x));
+}
+
+/**
+ * A check made while computing an argument of the call a flow goes through (`readFile(insideRoot(name))`):
+ * arguments are evaluated before the call, so it counts as coming first — unless it sits in a callback.
+ */
+export function argumentOf(inner: Node, call: Node): boolean {
+  if (inner === call || inner.getStart() < call.getStart() || inner.getEnd() > call.getEnd()) return false;
+  for (let p = inner.getParent(); p && p !== call; p = p.getParent()) if (isFunctionLike(p)) return false;
+  return true;
+}
+
 /* ------------------------------------------------------------ guarding */
 
-const REJECT_CALL = /(?:error|reject|deny|denied|fail|forbid|refuse|abort|exit)/i;
+const REJECT_CALL = /(?:error|reject|deny|denied|fail|forbid|refus|abort|exit)/i;
 const ASSERT_CALL = /^(?:assert|invariant|ensure|check|expect|require|verify|validate)/i;
+
+/** A result object that says the request was refused: `{ ok: false, … }` (`success`, `valid`, `isValid`, `allowed`, `inside`), or one carrying an `error`. */
+function refusalObject(e: Node): boolean {
+  if (!Node.isObjectLiteralExpression(e)) return false;
+  for (const key of ['ok', 'success', 'valid', 'isValid', 'allowed', 'inside']) {
+    const val = propertyValue(e, key);
+    if (val && Node.isFalseLiteral(unwrap(val))) return true;
+  }
+  return !!(propertyValue(e, 'error') ?? propertyValue(e, 'err'));
+}
 
 /** Does this statement leave the normal path: throw, return nothing / false / null / an error result, continue, break, exit? */
 function rejects(stmt: Node | undefined): boolean {
@@ -324,7 +377,9 @@ function rejects(stmt: Node | undefined): boolean {
     else if (Node.isReturnStatement(n)) {
       const e = n.getExpression() && unwrap(n.getExpression()!);
       if (!e || Node.isFalseLiteral(e) || Node.isNullLiteral(e) || e.getText() === 'undefined') found = true;
-      else if (Node.isObjectLiteralExpression(e) && propertyValue(e, 'isError')) found = true;
+      else if (Node.isObjectLiteralExpression(e) && (propertyValue(e, 'isError') || refusalObject(e))) found = true;
+      // return error / return refusal / return denied: a value named as a refusal.
+      else if (Node.isIdentifier(e) && REJECT_CALL.test(e.getText())) found = true;
       else if ((Node.isCallExpression(e) || Node.isNewExpression(e)) && REJECT_CALL.test(e.getExpression().getText())) found = true;
     } else if (Node.isCallExpression(n) && REJECT_CALL.test(n.getExpression().getText())) found = true;
   };

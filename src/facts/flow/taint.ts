@@ -67,6 +67,12 @@ export interface Taint {
   codeDir?: boolean;
   /** Top-level properties of an arguments object that the schema holds to an anchored pattern (they become `validated`). */
   patterned?: ReadonlySet<string>;
+  /**
+   * The value was returned by a function of the source only past a path check of that function (`return
+   * inside ? real : undefined`, `if (!isInside(root, p)) throw …; return p`): those checks, which judge it
+   * wherever it goes afterwards (a field, another tool's call), whatever the call chain.
+   */
+  confinedBy?: readonly Check[];
 }
 
 export type ArgvPosition = 'safe' | 'option' | 'code';
@@ -209,6 +215,7 @@ export function merge(ts: (Taint | undefined)[]): Taint | undefined {
     validated: list.every((t) => t.validated),
     codeFile: list.every((t) => t.codeFile),
     codeDir: list.every((t) => t.codeDir),
+    ...(list.every((t) => t.confinedBy?.length) ? { confinedBy: [...new Set(list.flatMap((t) => t.confinedBy!))] } : {}),
   };
 }
 
@@ -226,7 +233,7 @@ export const BARE_ORIGIN = /^(?:(?:[a-z][a-z0-9+.-]*|\0+):\/\/[^/?#@]+|\0+)$/i;
 
 export const signature = (t: Taint | undefined, depth = 0): string => {
   if (!t) return '-';
-  const flags = [t.prefix?.join('.') ?? '*', [...(t.safe ?? [])].sort().join(','), t.root, t.resolved, t.relative, t.basename, t.escaped, t.replaced, t.part, t.urlFixed, t.schemeFixed, t.relPath, t.rootPath, t.hostless, t.argv, t.argvRuntime, t.validated, t.codeFile, t.codeDir, [...(t.patterned ?? [])].sort().join(',')].map((x) => (x === true ? 1 : x || 0)).join('|');
+  const flags = [t.prefix?.join('.') ?? '*', [...(t.safe ?? [])].sort().join(','), t.root, t.resolved, t.relative, t.basename, t.escaped, t.replaced, t.part, t.urlFixed, t.schemeFixed, t.relPath, t.rootPath, t.hostless, t.argv, t.argvRuntime, t.validated, t.codeFile, t.codeDir, [...(t.patterned ?? [])].sort().join(','), t.confinedBy?.length].map((x) => (x === true ? 1 : x || 0)).join('|');
   if (!t.props || depth > 2) return flags;
   const props = [...t.props].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}:${signature(v, depth + 1)}`);
   return `${flags}{${props.join(',')}${t.rest ? `,...${signature(t.rest, depth + 1)}` : ''}}`;

@@ -63,13 +63,9 @@ function fieldValues(e: Node, member: string, sources: ParsedSources, calls: Cal
 }
 
 function identifierValues(id: Identifier, sources: ParsedSources, calls: Calls, depth: number): Node[] | undefined {
+  // A constructor's parameter is declared like a function's (facts/scope): constructor(definition) { this.definition = definition }
   const d = declarationOf(id);
-  if (!d) {
-    // A constructor's parameter (the scope reading leaves constructors out): constructor(definition) { this.definition = definition }
-    const ctor = id.getFirstAncestor((a) => Node.isConstructorDeclaration(a));
-    const param = ctor && Node.isConstructorDeclaration(ctor) ? ctor.getParameters().find((p) => Node.isIdentifier(p.getNameNode()) && p.getName() === id.getText()) : undefined;
-    return param ? parameterValues(param, sources, calls, depth) : undefined;
-  }
+  if (!d) return undefined;
   const parent = d.getParent();
   if (Node.isVariableDeclaration(parent)) {
     // for (const tool of TOOLS)
