@@ -121,6 +121,8 @@ export interface ToolDef extends Registered {
   implementation?: FunctionLikeNode;
   /** A tool registered in a loop over a written list: the loop's variable and the item it holds for this tool. */
   item?: LoopItem;
+  /** Read at a call of a local wrapper (server-model/wrappers): `node` is the wrapper's own registration, shared by its tools. */
+  wrapped?: boolean;
 }
 
 export interface PromptDef extends Registered {
@@ -808,7 +810,7 @@ function readWrapped(
         if (usedObjects.has(it.obj)) continue;
         usedObjects.add(it.obj);
         const file = sources.rel(it.obj.getSourceFile());
-        tools.push(addToolDef(it.obj, { ...spot(file, it.obj), flavour: a.flavour, node: it.obj }, sources));
+        tools.push({ ...addToolDef(it.obj, { ...spot(file, it.obj), flavour: a.flavour, node: it.obj }, sources), wrapped: true });
       }
     }
   }
@@ -830,6 +832,7 @@ function readWrapped(
     done.add(w.fn);
     const params = w.fn.getParameters();
     const expanded: ToolDef[] = [];
+    let someUnread = false;
     for (const c of calls) {
       const callArgs = c.call.getArguments();
       // What a value of the registration stands for at this call: a parameter → the argument passed; `p.key` and a
@@ -852,6 +855,7 @@ function readWrapped(
       const items: (LoopItem | undefined)[] = w.bindings || Node.isPropertyAccessExpression(unwrap(nameArg!)) ? (c.items ?? []) : [undefined];
       if ((w.bindings || Node.isPropertyAccessExpression(unwrap(nameArg!))) && !c.items) {
         unreadAt(c.file, c.call);
+        someUnread = true;
         continue;
       }
       for (const it of items) {
@@ -869,9 +873,11 @@ function readWrapped(
         if (it) usedObjects.add(it.obj);
         const handlerNode = f(args[args.length - 1]);
         const handler = (handlerNode && functionOf(handlerNode, sources)) ?? e.handler;
-        expanded.push({ ...e, ...fromCfg, handler });
+        expanded.push({ ...e, ...fromCfg, handler, wrapped: true });
       }
     }
-    tools.splice(i, 1, ...expanded);
+    // A call whose tools could not be read keeps the registration as written (a tool named by an expression,
+    // whose other keys the rules may still read on the wrapper), beside the tools read at the other calls.
+    tools.splice(i, 1, ...(someUnread ? [t] : []), ...expanded);
   }
 }
