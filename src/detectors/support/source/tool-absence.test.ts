@@ -47,6 +47,15 @@ describe('no tool found in the source: not-applicable only on evidence', () => {
         { count: 1, expression: 'server.addTool(tool)', file: 'dist/index.js', line: 24 },
       ]);
     });
+    it(`${rule}: a tools/list handler over tools loaded from documents named at run time is could-not-judge, naming the handler`, () => {
+      // On main this was not-applicable 'no-tools-registered' (the capabilities are a variable, the list a Map's values).
+      const [state, code, data] = staticPart(rule, fx('C-2-naming', 'could-not-judge', 'openapi-tools-from-runtime-spec'));
+      // S-11 reads the tools/call dispatcher itself: the text-only result it returns is red whatever the tools are.
+      if (rule === 'S-11') return assert.equal(state, 'non-conforming');
+      assert.deepEqual([state, code], ['could-not-judge', 'tool-registrations-not-read']);
+      const d = data as { file: string; line: number; count: number };
+      assert.deepEqual([d.file, d.line, d.count], ['build/server.js', 13, 1]);
+    });
     it(`${rule}: tools registered through a local wrapper are read at its calls (not not-applicable)`, () => {
       const [state, code] = staticPart(rule, fx('C-2-naming', 'non-conforming', 'wrapper-const-addtool'));
       assert.ok(state, 'judged');

@@ -23,7 +23,9 @@ import { rawCallNamed } from './source-support.js';
  *     MCP server itself (`new McpServer(…)`, `new Server(…)`, `new FastMCP(…)` imported from an MCP SDK)
  *     — then not-applicable 'no-tools-registered'. A registration call whose tool could not be followed
  *     (`server.addTool(tool)` over a list built at run time, a wrapper called with a value built elsewhere) comes
- *     first: could-not-judge 'tool-registrations-not-read', naming the first call's file and line. A low-level `Server` whose capabilities literal
+ *     first: could-not-judge 'tool-registrations-not-read', naming the first call's file and line; so does a
+ *     tools/list handler whose list could not be read (a proxy forwarding `client.listTools()`, a Map filled from
+ *     documents named at run time) — it serves tools, only the reading does not see them. A low-level `Server` whose capabilities literal
  *     declares `tools` serves tools the reading did not find: could-not-judge 'tools-declared-not-found'.
  *     Anything else: could-not-judge 'no-tools-in-source'. A dependency named as holding the tools that could
  *     not be read (facts/published: not installed, too large) comes first: could-not-judge 'file-not-read' naming it.
@@ -85,5 +87,13 @@ export function noToolsFound(repo: RepoFacts, session?: SessionFacts): Verdict {
   }
   const built = constructions(repo);
   if (built.some((c) => c.declaresTools)) return couldNotJudge('tools-declared-not-found');
+  // A tools/list handler whose list the reading could not follow (a proxy's `client.listTools()`, `this.tools.values()`
+  // filled from documents given at run time): the server serves tools, named by the handler's place.
+  const lists = serverModel(repo).requestHandlers.filter((r) => r.method === 'tools/list');
+  if (lists.length > 0) {
+    const first = lists[0]!;
+    const text = first.node.getText().replace(/\s+/g, ' ');
+    return couldNotJudge('tool-registrations-not-read', { count: lists.length, expression: text.length > 80 ? `${text.slice(0, 77)}...` : text, file: first.file, line: first.line });
+  }
   return built.length > 0 ? notApplicable('no-tools-registered') : couldNotJudge('no-tools-in-source', { unread: 0 });
 }
