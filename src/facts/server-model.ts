@@ -873,11 +873,38 @@ function readWrapped(
         if (it) usedObjects.add(it.obj);
         const handlerNode = f(args[args.length - 1]);
         const handler = (handlerNode && functionOf(handlerNode, sources)) ?? e.handler;
-        expanded.push({ ...e, ...fromCfg, handler, wrapped: true });
+        // `...(annotations ? { annotations } : {})` in the wrapper's config: the key the call passes.
+        const spreadKeys: Partial<ToolDef> = {};
+        const annotationsNode = e.annotationsNode ?? f(spreadValue(t.config, 'annotations'));
+        if (!e.annotationsNode && annotationsNode) {
+          const obj = objectLiteralOf(annotationsNode, sources);
+          if (obj) Object.assign(spreadKeys, { annotationsNode: obj, annotations: booleanAnnotations(obj) });
+        }
+        if (!e.outputSchema) {
+          const out = f(spreadValue(t.config, 'outputSchema'));
+          if (out) spreadKeys.outputSchema = out;
+        }
+        expanded.push({ ...e, ...fromCfg, ...spreadKeys, handler, wrapped: true });
       }
     }
     // A call whose tools could not be read keeps the registration as written (a tool named by an expression,
     // whose other keys the rules may still read on the wrapper), beside the tools read at the other calls.
     tools.splice(i, 1, ...(someUnread ? [t] : []), ...expanded);
   }
+}
+
+/** The value of `key` in a conditional spread of a config literal: `...(x ? { key } : {})`, `...(x && { key: v })`. */
+function spreadValue(cfg: ObjectLiteralExpression | undefined, key: string): Node | undefined {
+  if (!cfg) return undefined;
+  for (const p of cfg.getProperties()) {
+    if (!Node.isSpreadAssignment(p)) continue;
+    const e = unwrap(p.getExpression());
+    const branches = Node.isConditionalExpression(e) ? [e.getWhenTrue(), e.getWhenFalse()] : Node.isBinaryExpression(e) && e.getOperatorToken().getKind() === SyntaxKind.AmpersandAmpersandToken ? [e.getRight()] : [];
+    for (const b of branches) {
+      const o = unwrap(b);
+      const v = Node.isObjectLiteralExpression(o) ? propertyValue(o, key) : undefined;
+      if (v) return v;
+    }
+  }
+  return undefined;
 }
