@@ -103,16 +103,16 @@ function callsNamed(name: string) {
 /** The calls of a wrapper in the files read, each with the tool objects it passes (see the file header). */
 export function wrapperCalls(w: Forwarded, files: readonly [string, SourceFile][], sources: ParsedSources): WrapperCall[] {
   const out: WrapperCall[] = [];
-  const isMethod = Node.isMethodDeclaration(w.fn);
-  const wrapperFile = w.fn.getSourceFile();
+  // A function is called by its bare name (in its file, or imported), a method or an object's key as `x.name(…)`:
+  // `server.addTool(…)` is not a call of a local `addTool` function.
+  const isMember = Node.isMethodDeclaration(w.fn) || !!w.fn.getParentIfKind(SyntaxKind.PropertyAssignment) || !!w.fn.getParentIfKind(SyntaxKind.PropertyDeclaration);
   for (const [file, sf] of files) {
-    // A function (not a method) is called by its bare name in its own file, or by any name once imported.
     for (const cn of rawOfKinds(sf, [SyntaxKind.CallExpression], callsNamed(w.name))) {
       const call = wrapNode(sf, cn);
       if (!Node.isCallExpression(call)) continue;
       if (call.getFirstAncestor((a) => a === w.fn)) continue;
       const callee = unwrap(call.getExpression());
-      if (!isMethod && Node.isPropertyAccessExpression(callee) && sf === wrapperFile) continue;
+      if (isMember !== Node.isPropertyAccessExpression(callee)) continue;
       const arg = call.getArguments()[w.index];
       if (!arg) continue;
       const obj = objectLiteralOf(arg, sources);
