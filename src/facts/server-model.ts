@@ -4,7 +4,8 @@ import { declarationOf, functionOf, initializerOf, type ClassNode, type Function
 import { inTreeOrder, moduleSpecs, namedFilter, parsedSources, rawOfKinds, wrapNode, positionOf, unwrap, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
 import { dispatchBranches, listedObjects, mappedDefinitions } from './server-model/returns.js';
-import { annotationsOn, delegateOn, delegateOnItem, loopItems, loopVariable, onClass, onItem, registeringClasses, type LoopItem } from './server-model/class-tools.js';
+import { annotationsOn, delegateOn, delegateOnItem, loopItems, loopVariable, loopVariableItems, onClass, onItem, registeringClasses, type LoopItem } from './server-model/class-tools.js';
+import { callSpot, forwardedParameter, wrapperCalls } from './server-model/wrappers.js';
 import { booleanAnnotations, constrainedArguments, patternedArguments, constString, looksLikeAnnotations, methodOf, objectLiteralOf, propertyValue } from './server-model/values.js';
 
 
@@ -120,6 +121,8 @@ export interface ToolDef extends Registered {
   implementation?: FunctionLikeNode;
   /** A tool registered in a loop over a written list: the loop's variable and the item it holds for this tool. */
   item?: LoopItem;
+  /** Read at a call of a local wrapper (server-model/wrappers): `node` is the wrapper's own registration, shared by its tools. */
+  wrapped?: boolean;
 }
 
 export interface PromptDef extends Registered {
@@ -163,12 +166,20 @@ export interface HandlerEntry extends SourceSpot {
   nameComputed?: boolean;
 }
 
+/** A registration call whose tool the reading could not follow (`server.addTool(tool)` over a list built at run time). */
+export interface UnreadRegistration extends SourceSpot {
+  /** The call's text, shortened. */
+  expression: string;
+}
+
 export interface ServerModel {
   /** Source files read (relative), after generated folders are left out. */
   files: string[];
   /** SDK flavours imported anywhere in those files. */
   flavours: Flavour[];
   tools: ToolDef[];
+  /** Registrations (or wrapper calls) whose tools could not be read: tools the server serves that `tools` does not hold. */
+  unread: UnreadRegistration[];
   prompts: PromptDef[];
   resources: ResourceDef[];
   requestHandlers: RequestHandlerDef[];
@@ -278,6 +289,8 @@ function build(sources: ParsedSources): ServerModel {
   const requestHandlers: RequestHandlerDef[] = [];
   const usedObjects = new Set<Node>();
 
+  const unread: UnreadRegistration[] = [];
+  const forwardedAdds: { node: CallExpression; arg: Node; file: string; flavour: Flavour }[] = [];
   const spotOf = (file: string, node: Node): SourceSpot => ({ file, ...positionOf(node) });
   const fnOf = (n: Node | undefined): FunctionLikeNode | undefined => (n ? functionOf(n, sources) : undefined);
 
@@ -354,23 +367,14 @@ function build(sources: ParsedSources): ServerModel {
         }
         case 'addTool': {
           const obj = objectLiteralOf(args[0], sources);
-          if (!obj || !propertyValue(obj, 'name')) continue;
+          if (!obj || !propertyValue(obj, 'name')) {
+            // `server.addTool(tool)`: a wrapper's parameter or a loop's variable, read at the wrapper's calls or
+            // on the loop's list below; anything else is a registration the reading could not follow.
+            if (args[0] && !Node.isObjectLiteralExpression(unwrap(args[0]))) forwardedAdds.push({ node, arg: args[0], file, flavour });
+            continue;
+          }
           usedObjects.add(obj);
-          const ni = nameInfo(propertyValue(obj, 'name'), at.line)!;
-          tools.push({
-            ...base,
-            ...ni,
-            api: 'addTool',
-            flavour: flavour === 'unknown' ? 'fastmcp' : flavour,
-            description: constString(propertyValue(obj, 'description'))?.value,
-            descriptionNode: propertyValue(obj, 'description'),
-            inputSchema: propertyValue(obj, 'parameters') ?? propertyValue(obj, 'inputSchema'),
-            outputSchema: propertyValue(obj, 'outputSchema'),
-            annotations: booleanAnnotations(objectLiteralOf(propertyValue(obj, 'annotations'), sources)),
-            annotationsNode: propertyValue(obj, 'annotations'),
-            handler: fnOf(propertyValue(obj, 'execute')),
-            config: obj,
-          });
+          tools.push(addToolDef(obj, { ...base }, sources));
           continue;
         }
         case 'registerPrompt': {
@@ -495,6 +499,9 @@ function build(sources: ParsedSources): ServerModel {
       tools.splice(i, 1, ...items.map((it) => expandedTool(t, nameArg, (n) => onItem(n, it), sources, undefined, it)));
     }
   }
+
+  // Tools registered through a local wrapper (server-model/wrappers), and `server.addTool(tool)` over a loop's list.
+  readWrapped(tools, forwardedAdds, unread, files, sources, usedObjects);
 
   // Low-level lists: the literal arrays returned by tools/list, prompts/list, resources/list handlers.
   for (const rh of requestHandlers) {
@@ -646,10 +653,12 @@ function build(sources: ParsedSources): ServerModel {
   resources.sort(byPos);
   requestHandlers.sort(byPos);
   entries.sort(byPos);
+  unread.sort(byPos);
   return {
     files: files.map(([f]) => f),
     flavours: [...flavours].sort(),
     tools,
+    unread,
     prompts,
     resources,
     requestHandlers,
@@ -733,4 +742,169 @@ function templateUri(n: Node): string | undefined {
     u = (d ? initializerOf(d) : undefined) ?? u;
   }
   return Node.isNewExpression(u) ? constString(u.getArguments()[0])?.value : undefined;
+}
+
+/** A FastMCP `addTool({ name, description, parameters, annotations, execute })` definition. */
+function addToolDef(obj: ObjectLiteralExpression, base: SourceSpot & { flavour: Flavour; node: Node }, sources: ParsedSources): ToolDef {
+  return {
+    ...base,
+    ...nameInfo(propertyValue(obj, 'name'), base.line)!,
+    api: 'addTool',
+    flavour: base.flavour === 'unknown' ? 'fastmcp' : base.flavour,
+    description: constString(propertyValue(obj, 'description'))?.value,
+    descriptionNode: propertyValue(obj, 'description'),
+    inputSchema: propertyValue(obj, 'parameters') ?? propertyValue(obj, 'inputSchema'),
+    outputSchema: propertyValue(obj, 'outputSchema'),
+    annotations: booleanAnnotations(objectLiteralOf(propertyValue(obj, 'annotations'), sources)),
+    annotationsNode: propertyValue(obj, 'annotations'),
+    handler: ((ex) => (ex ? functionOf(ex, sources) : undefined))(propertyValue(obj, 'execute')),
+    config: obj,
+  };
+}
+
+/**
+ * Registrations whose tool is a parameter of a local wrapper or a loop's variable (server-model/wrappers): each is
+ * replaced by the tools read at the wrapper's calls (or on the loop's list). A call (or a loop) whose objects cannot
+ * be read is kept in `unread`, with its place. One wrapper is read once, however many registrations it holds.
+ */
+function readWrapped(
+  tools: ToolDef[],
+  forwardedAdds: { node: CallExpression; arg: Node; file: string; flavour: Flavour }[],
+  unread: UnreadRegistration[],
+  files: readonly [string, SourceFile][],
+  sources: ParsedSources,
+  usedObjects: Set<Node>,
+): void {
+  const done = new Set<Node>();
+  const spot = (file: string, n: Node): SourceSpot => ({ file, ...positionOf(n) });
+  const unreadAt = (file: string, n: Node): void => {
+    const c = callSpot(file, n);
+    unread.push({ ...spot(file, n), expression: c.expression });
+  };
+  // FastMCP `server.addTool(tool)`.
+  for (const a of forwardedAdds) {
+    const looped = loopVariableItems(unwrap(a.arg), sources);
+    if (looped) {
+      for (const it of looped) {
+        if (usedObjects.has(it.obj)) continue;
+        usedObjects.add(it.obj);
+        tools.push(addToolDef(it.obj, { ...spot(sources.rel(it.obj.getSourceFile()), it.obj), flavour: a.flavour, node: it.obj }, sources));
+      }
+      continue;
+    }
+    const w = forwardedParameter(a.arg);
+    if (!w || w.bindings) {
+      unreadAt(a.file, a.node);
+      continue;
+    }
+    if (done.has(w.fn)) continue;
+    done.add(w.fn);
+    const calls = wrapperCalls(w, files, sources);
+    if (!calls.length) unreadAt(a.file, a.node);
+    for (const c of calls) {
+      if (!c.items) {
+        unreadAt(c.file, c.call);
+        continue;
+      }
+      for (const it of c.items) {
+        if (usedObjects.has(it.obj)) continue;
+        usedObjects.add(it.obj);
+        const file = sources.rel(it.obj.getSourceFile());
+        tools.push({ ...addToolDef(it.obj, { ...spot(file, it.obj), flavour: a.flavour, node: it.obj }, sources), wrapped: true });
+      }
+    }
+  }
+  // `server.registerTool(name, config, handler)` / `server.tool(…)` inside a wrapper, named by its parameter.
+  for (let i = tools.length - 1; i >= 0; i--) {
+    const t = tools[i]!;
+    if (t.nameIsLiteral || t.self || t.item || (t.api !== 'registerTool' && t.api !== 'tool') || !Node.isCallExpression(t.node)) continue;
+    const args = t.node.getArguments();
+    const nameArg = args[0];
+    const w = nameArg ? forwardedParameter(nameArg) : undefined;
+    if (!w) continue;
+    if (done.has(w.fn)) {
+      tools.splice(i, 1);
+      continue;
+    }
+    const calls = wrapperCalls(w, files, sources);
+    // A wrapper no call of which was found stays as written (a tool named by an expression).
+    if (!calls.length) continue;
+    done.add(w.fn);
+    const params = w.fn.getParameters();
+    const expanded: ToolDef[] = [];
+    let someUnread = false;
+    for (const c of calls) {
+      const callArgs = c.call.getArguments();
+      // What a value of the registration stands for at this call: a parameter → the argument passed; `p.key` and a
+      // destructured name → the key of the object passed.
+      const on = (item: LoopItem | undefined) => (n: Node | undefined): Node | undefined => {
+        const u = n && unwrap(n);
+        if (!u) return n;
+        if (item) {
+          const v = onItem(u, item);
+          if (v !== u) return v;
+        }
+        if (Node.isIdentifier(u)) {
+          const d = declarationOf(u);
+          const p = d?.getParent();
+          const j = p && Node.isParameterDeclaration(p) ? params.indexOf(p) : -1;
+          if (j >= 0 && p!.getParent() === w.fn) return callArgs[j] ?? n;
+        }
+        return n;
+      };
+      const items: (LoopItem | undefined)[] = w.bindings || Node.isPropertyAccessExpression(unwrap(nameArg!)) ? (c.items ?? []) : [undefined];
+      if ((w.bindings || Node.isPropertyAccessExpression(unwrap(nameArg!))) && !c.items) {
+        unreadAt(c.file, c.call);
+        someUnread = true;
+        continue;
+      }
+      for (const it of items) {
+        const f = on(it);
+        const e = expandedTool(t, nameArg!, f, sources, undefined, it);
+        const cfg = t.api === 'registerTool' ? objectLiteralOf(f(args[1]), sources) : undefined;
+        const fromCfg = cfg && cfg !== t.config
+          ? {
+              config: cfg,
+              title: constString(propertyValue(cfg, 'title'))?.value,
+              ...definitionKeys((k) => propertyValue(cfg, k), sources),
+            }
+          : {};
+        if (cfg) usedObjects.add(cfg);
+        if (it) usedObjects.add(it.obj);
+        const handlerNode = f(args[args.length - 1]);
+        const handler = (handlerNode && functionOf(handlerNode, sources)) ?? e.handler;
+        // `...(annotations ? { annotations } : {})` in the wrapper's config: the key the call passes.
+        const spreadKeys: Partial<ToolDef> = {};
+        const annotationsNode = e.annotationsNode ?? f(spreadValue(t.config, 'annotations'));
+        if (!e.annotationsNode && annotationsNode) {
+          const obj = objectLiteralOf(annotationsNode, sources);
+          if (obj) Object.assign(spreadKeys, { annotationsNode: obj, annotations: booleanAnnotations(obj) });
+        }
+        if (!e.outputSchema) {
+          const out = f(spreadValue(t.config, 'outputSchema'));
+          if (out) spreadKeys.outputSchema = out;
+        }
+        expanded.push({ ...e, ...fromCfg, ...spreadKeys, handler, wrapped: true });
+      }
+    }
+    // A call whose tools could not be read keeps the registration as written (a tool named by an expression,
+    // whose other keys the rules may still read on the wrapper), beside the tools read at the other calls.
+    tools.splice(i, 1, ...(someUnread ? [t] : []), ...expanded);
+  }
+}
+
+/** The value of `key` in a conditional spread of a config literal: `...(x ? { key } : {})`, `...(x && { key: v })`. */
+function spreadValue(cfg: ObjectLiteralExpression | undefined, key: string): Node | undefined {
+  if (!cfg) return undefined;
+  for (const p of cfg.getProperties()) {
+    if (!Node.isSpreadAssignment(p)) continue;
+    const e = unwrap(p.getExpression());
+    const branches = Node.isConditionalExpression(e) ? [e.getWhenTrue(), e.getWhenFalse()] : Node.isBinaryExpression(e) && e.getOperatorToken().getKind() === SyntaxKind.AmpersandAmpersandToken ? [e.getRight()] : [];
+    for (const b of branches) {
+      const o = unwrap(b);
+      const v = Node.isObjectLiteralExpression(o) ? propertyValue(o, key) : undefined;
+      if (v) return v;
+    }
+  }
+  return undefined;
 }

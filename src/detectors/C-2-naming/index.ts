@@ -64,6 +64,8 @@ function computedNames(repo: RepoFacts): { named: Named[]; unread: { expression:
       doc.operations.forEach((op, i) => named.push({ name: op.name!, file: doc.file, line: lines[i]! }));
     } else unread.push({ expression: t.name.length > 80 ? `${t.name.slice(0, 77)}...` : t.name, file: t.file, line: t.nameLine });
   }
+  // Registrations whose tool could not be followed at all (facts/server-model `unread`): their names are not known either.
+  for (const u of serverModel(repo).unread) unread.push({ expression: u.expression, file: u.file, line: u.line });
   return { named, unread };
 }
 

@@ -212,6 +212,11 @@ export function registeringClasses(call: CallExpression, nameArg: Node, files: r
 export interface LoopItem {
   param: string;
   obj: ObjectLiteralExpression;
+  /**
+   * A wrapper whose parameter is destructured (`function reg({ name, description, inputShape: schema })`): the local
+   * names bound to the item's keys (`schema` → `inputShape`), read on the item by onItem.
+   */
+  bindings?: ReadonlyMap<string, string>;
 }
 
 /** An element of the list as a tool object: an object literal, or `defineTool({ name, … })` (a call given one). */
@@ -297,6 +302,11 @@ export function loopItems(nameArg: Node, sources: ParsedSources): LoopItem[] | u
   const u = unwrap(nameArg);
   if (!Node.isPropertyAccessExpression(u)) return undefined;
   const holder = unwrap(u.getExpression());
+  return Node.isIdentifier(holder) ? loopVariableItems(holder, sources) : undefined;
+}
+
+/** The items a loop's variable (`tool` of `for (const tool of LIST)` / `LIST.forEach((tool) => …)`) holds, when every element of LIST is a tool object the source shows. */
+export function loopVariableItems(holder: Node, sources: ParsedSources): LoopItem[] | undefined {
   if (!Node.isIdentifier(holder)) return undefined;
   const d = declarationOf(holder);
   const decl = d?.getParent();
@@ -327,6 +337,10 @@ export function loopItems(nameArg: Node, sources: ParsedSources): LoopItem[] | u
 /** `item.key` of the loop's variable → the item's property; anything else is itself. */
 export function onItem(n: Node | undefined, item: LoopItem): Node | undefined {
   const u = n && unwrap(n);
+  if (u && item.bindings && Node.isIdentifier(u)) {
+    const key = item.bindings.get(u.getText());
+    return key !== undefined ? (propertyValue(item.obj, key) ?? n) : n;
+  }
   if (!u || !Node.isPropertyAccessExpression(u)) return n;
   const h = unwrap(u.getExpression());
   return Node.isIdentifier(h) && h.getText() === item.param ? (propertyValue(item.obj, u.getName()) ?? n) : n;

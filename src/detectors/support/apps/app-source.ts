@@ -101,10 +101,17 @@ export function appSource(repo: RepoFacts): AppSource {
   const appTools: AppToolInSource[] = [];
   const annotations = new Map<string, SourceAnnotations>();
   const calls = [...ownCalls(sources)];
+  const wrappers = new Set<Node>();
   for (const t of model.tools) {
-    // registerTool(tool.name, { …, _meta: tool._meta }, tool.handler) in a wrapper: read from the definitions it is given.
-    if (!t.nameIsLiteral && t.api === 'registerTool' && Node.isCallExpression(t.node) && !t.file.startsWith('node_modules/')) appTools.push(...wrappedRegisteredTools(t.node, t.config, t.file, sources, calls, annotations));
-    if (!t.nameIsLiteral) continue;
+    // registerTool(tool.name, { …, _meta: tool._meta }, tool.handler) in a wrapper: read from the definitions it is given
+    // (once per wrapper: the tools the model read at its calls share its registration node).
+    const inWrapper = !t.nameIsLiteral || t.wrapped === true;
+    if (inWrapper && t.api === 'registerTool' && Node.isCallExpression(t.node) && !wrappers.has(t.node)) {
+      wrappers.add(t.node);
+      const file = sources.rel(t.node.getSourceFile());
+      if (!file.startsWith('node_modules/')) appTools.push(...wrappedRegisteredTools(t.node, objectLiteralOf(t.node.getArguments()[1], sources), file, sources, calls, annotations));
+    }
+    if (inWrapper) continue;
     const ann: SourceAnnotations = t.annotationsNode ? (t.annotations && objectLiteralOf(t.annotationsNode, sources) ? t.annotations : 'unknown') : t.config || t.api === 'tool' ? 'none' : 'unknown';
     if (!annotations.has(t.name)) annotations.set(t.name, ann);
     if (t.api === 'registerTool' && linksView(t.config, sources)) appTools.push({ name: t.name, file: t.file, line: t.line, api: 'registerTool', handler: t.handler });

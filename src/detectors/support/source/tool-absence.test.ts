@@ -39,6 +39,28 @@ describe('no tool found in the source: not-applicable only on evidence', () => {
     it(`${rule}: a low-level server that declares tools it loads at run time is could-not-judge`, () => {
       assert.deepEqual(staticPart(rule, fx('S-24-rate-limiting', 'could-not-judge', 'lowlevel-tools-from-plugins')).slice(0, 2), ['could-not-judge', 'tools-declared-not-found']);
     });
+    it(`${rule}: FastMCP tools added in a loop over a list generated from a shipped OpenAPI document are could-not-judge, naming the call`, () => {
+      // On main this was not-applicable 'no-tools-registered': the `server.addTool(tool)` call was passed over.
+      assert.deepEqual(staticPart(rule, fx('C-2-naming', 'could-not-judge', 'tools-generated-from-spec')), [
+        'could-not-judge',
+        'tool-registrations-not-read',
+        { count: 1, expression: 'server.addTool(tool)', file: 'dist/index.js', line: 24 },
+      ]);
+    });
+    it(`${rule}: a tools/list handler over tools loaded from documents named at run time is could-not-judge, naming the handler`, () => {
+      // On main this was not-applicable 'no-tools-registered' (the capabilities are a variable, the list a Map's values).
+      const [state, code, data] = staticPart(rule, fx('C-2-naming', 'could-not-judge', 'openapi-tools-from-runtime-spec'));
+      // S-11 reads the tools/call dispatcher itself: the text-only result it returns is red whatever the tools are.
+      if (rule === 'S-11') return assert.equal(state, 'non-conforming');
+      assert.deepEqual([state, code], ['could-not-judge', 'tool-registrations-not-read']);
+      const d = data as { file: string; line: number; count: number };
+      assert.deepEqual([d.file, d.line, d.count], ['build/server.js', 13, 1]);
+    });
+    it(`${rule}: tools registered through a local wrapper are read at its calls (not not-applicable)`, () => {
+      const [state, code] = staticPart(rule, fx('C-2-naming', 'non-conforming', 'wrapper-const-addtool'));
+      assert.ok(state, 'judged');
+      assert.ok(!['no-tools-registered', 'no-tools-in-source', 'tool-registrations-not-read'].includes(String(code)), `${state} ${code}`);
+    });
     it(`${rule}: a server built in the source with prompts only is not-applicable`, () => {
       assert.deepEqual(staticPart(rule, fx('C-4-typed-schemas', 'not-applicable', 'prompts-only-source')).slice(0, 2), ['not-applicable', 'no-tools-registered']);
     });

@@ -3,7 +3,7 @@ import { couldNotJudge, notApplicable } from '../../../engine/detector.js';
 import type { Verdict } from '../../../engine/types.js';
 import type { RepoFacts } from '../../../facts/repo.js';
 import { rawOriginOf } from '../../../facts/scope.js';
-import { modelFiles, propertyValue, objectLiteralOf } from '../../../facts/server-model.js';
+import { modelFiles, propertyValue, objectLiteralOf, serverModel } from '../../../facts/server-model.js';
 import type { SessionFacts } from '../../../facts/session.js';
 import { ofKinds, parsedSources, propertyName, sourceFilesOf, unwrap } from '../../../facts/ts-source.js';
 import { servedTools } from '../live/dynamic-text.js';
@@ -21,7 +21,11 @@ import { rawCallNamed } from './source-support.js';
  *     or an empty tools/list read to its end) → not-applicable 'no-tools-served';
  *   - without one, the source must show the whole server: every source file was read, and it builds its
  *     MCP server itself (`new McpServer(…)`, `new Server(…)`, `new FastMCP(…)` imported from an MCP SDK)
- *     — then not-applicable 'no-tools-registered'. A low-level `Server` whose capabilities literal
+ *     — then not-applicable 'no-tools-registered'. A registration call whose tool could not be followed
+ *     (`server.addTool(tool)` over a list built at run time, a wrapper called with a value built elsewhere) comes
+ *     first: could-not-judge 'tool-registrations-not-read', naming the first call's file and line; so does a
+ *     tools/list handler whose list could not be read (a proxy forwarding `client.listTools()`, a Map filled from
+ *     documents named at run time) — it serves tools, only the reading does not see them. A low-level `Server` whose capabilities literal
  *     declares `tools` serves tools the reading did not find: could-not-judge 'tools-declared-not-found'.
  *     Anything else: could-not-judge 'no-tools-in-source'. A dependency named as holding the tools that could
  *     not be read (facts/published: not installed, too large) comes first: could-not-judge 'file-not-read' naming it.
@@ -75,7 +79,21 @@ export function noToolsFound(repo: RepoFacts, session?: SessionFacts): Verdict {
   if (dependency) return couldNotJudge('file-not-read', fileNotReadData(dependency));
   const unread = sourceFilesOf(repo).filter((f) => !parsed.files.has(f));
   if (unread.length > 0) return couldNotJudge('no-tools-in-source', { unread: unread.length });
+  // Registrations the reading found but could not follow (`server.addTool(tool)` over a list built at run time).
+  const missed = serverModel(repo).unread;
+  if (missed.length > 0) {
+    const first = missed[0]!;
+    return couldNotJudge('tool-registrations-not-read', { count: missed.length, expression: first.expression, file: first.file, line: first.line });
+  }
   const built = constructions(repo);
   if (built.some((c) => c.declaresTools)) return couldNotJudge('tools-declared-not-found');
+  // A tools/list handler whose list the reading could not follow (a proxy's `client.listTools()`, `this.tools.values()`
+  // filled from documents given at run time): the server serves tools, named by the handler's place.
+  const lists = serverModel(repo).requestHandlers.filter((r) => r.method === 'tools/list');
+  if (lists.length > 0) {
+    const first = lists[0]!;
+    const text = first.node.getText().replace(/\s+/g, ' ');
+    return couldNotJudge('tool-registrations-not-read', { count: lists.length, expression: text.length > 80 ? `${text.slice(0, 77)}...` : text, file: first.file, line: first.line });
+  }
   return built.length > 0 ? notApplicable('no-tools-registered') : couldNotJudge('no-tools-in-source', { unread: 0 });
 }
