@@ -455,6 +455,8 @@ export function sinkSites(repo: RepoFacts): SinkSite[] {
       if (!ts.isCallExpression(cn)) return true;
       const callee = rawUnwrap(cn.expression);
       if (ctx.browser && ts.isPropertyAccessExpression(callee) && NAVIGATION_NAMES.has(callee.name.text)) return true;
+      // A command sent over an SSH connection the reading cannot trace to the client (a field, a getter): classifySink decides.
+      if (ctx.ssh && ts.isPropertyAccessExpression(callee) && REMOTE_COMMAND_NAMES.has(callee.name.text)) return true;
       const o = rawOriginOf(callee);
       if (o && o.module.startsWith('.')) return true; // an instance exported by another module: classifySink decides
       return !!o && !!callSinkKind(o);
