@@ -305,6 +305,7 @@ function entryFlows(entry: HandlerEntry, r: FnResult, run: Run, sources: ParsedS
       sinkCall: f.match.call,
       ...(f.match.access ? { access: f.match.access } : {}),
       ...(f.match.family === 'process' ? { shell: f.kind === 'shell' } : {}),
+      ...(f.match.launcher ? { launcher: f.match.launcher } : {}),
       ...pos,
       guard: g.guard,
       ...(g.detail ? { guardDetail: g.detail } : {}),
@@ -455,8 +456,6 @@ export function sinkSites(repo: RepoFacts): SinkSite[] {
       if (!ts.isCallExpression(cn)) return true;
       const callee = rawUnwrap(cn.expression);
       if (ctx.browser && ts.isPropertyAccessExpression(callee) && NAVIGATION_NAMES.has(callee.name.text)) return true;
-      // A command sent over an SSH connection the reading cannot trace to the client (a field, a getter): classifySink decides.
-      if (ctx.ssh && ts.isPropertyAccessExpression(callee) && REMOTE_COMMAND_NAMES.has(callee.name.text)) return true;
       const o = rawOriginOf(callee);
       if (o && o.module.startsWith('.')) return true; // an instance exported by another module: classifySink decides
       return !!o && !!callSinkKind(o);

@@ -727,7 +727,7 @@ const ARGS_PARAM = /^(?:params|args|arguments|input|inputs|toolArgs|toolInput|pa
  * The handler a definition is held with: the definition is the `schema` (or `definition`) of an object literal whose
  * `handle` / `handler` / `execute` / `run` member is a function (`defineTabTool({ schema: { name, inputSchema }, handle:
  * async (tab, params, response) => … })`, the shape of Playwright's MCP tools); the arguments are the parameter named
- * for them (`params`, `args`, `input`…), or the only one.
+ * for them (`params`, `args`, `input`…).
  */
 function definitionHandler(def: ObjectLiteralExpression, sources: ParsedSources): { fn: FunctionLikeNode; param: number } | undefined {
   const pa = def.getParent();
@@ -742,9 +742,8 @@ function definitionHandler(def: ObjectLiteralExpression, sources: ParsedSources)
       fn = init ? functionOf(init, sources) : undefined;
     }
     if (!fn) continue;
-    const params = fn.getParameters();
-    const named = params.findIndex((p) => ARGS_PARAM.test(p.getName()));
-    const param = named >= 0 ? named : params.length === 1 ? 0 : -1;
+    // Only a parameter named for them: a lone `context` (`handle: async (context) => …`, a tool without arguments) is not the arguments.
+    const param = fn.getParameters().findIndex((p) => ARGS_PARAM.test(p.getName()));
     return param >= 0 ? { fn, param } : undefined;
   }
   return undefined;

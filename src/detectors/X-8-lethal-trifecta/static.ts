@@ -170,8 +170,7 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
       // A command the arguments choose, run on a remote host (SSH) or in a container or pod, whatever the tool is called:
       // the three legs at once (what the host holds, output others wrote, and any destination the command names).
       if ((f.sinkKind === 'shell' || f.sinkKind === 'process') && f.guard !== 'sound') {
-        const launcher = sites.get(`${f.file}:${f.line}:${f.column}`)?.launcher;
-        if (launcher && REMOTE_LAUNCHERS.has(launcher)) for (const leg of ['private', 'untrusted', 'outbound'] as const) hits.push({ leg, rule: 'argument-command-on-remote-host' });
+        if (f.launcher && REMOTE_LAUNCHERS.has(f.launcher)) for (const leg of ['private', 'untrusted', 'outbound'] as const) hits.push({ leg, rule: 'argument-command-on-remote-host' });
       }
       flowHits.set(f.tool, hits);
     }

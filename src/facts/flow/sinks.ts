@@ -52,6 +52,8 @@ export interface Flow {
   access?: FsAccess;
   /** process sinks: the launch goes through a shell. */
   shell?: boolean;
+  /** process sinks: what starts the command (`ssh`: on a remote host; `docker`, `kubernetes`: in a container or pod). */
+  launcher?: Launcher;
   file: string;
   line: number;
   column: number;
