@@ -268,6 +268,7 @@ function entryFlows(entry: HandlerEntry, r: FnResult, run: Run, sources: ParsedS
       sinkCall: f.match.call,
       ...(f.match.access ? { access: f.match.access } : {}),
       ...(f.match.family === 'process' ? { shell: f.kind === 'shell' } : {}),
+      ...(f.match.launcher ? { launcher: f.match.launcher } : {}),
       ...pos,
       guard: g.guard,
       ...(g.detail ? { guardDetail: g.detail } : {}),

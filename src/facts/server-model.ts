@@ -4,7 +4,7 @@ import { declarationOf, functionOf, initializerOf, type ClassNode, type Function
 import { inTreeOrder, moduleSpecs, namedFilter, parsedSources, rawOfKinds, wrapNode, positionOf, unwrap, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
 import { dispatchBranches, listedObjects, mappedDefinitions } from './server-model/returns.js';
-import { annotationsOn, delegateOn, delegateOnItem, loopItems, loopVariable, loopVariableItems, onClass, onItem, registeringClasses, type LoopItem } from './server-model/class-tools.js';
+import { annotationsOn, delegateOn, delegateOnItem, helperCalls, loopItems, loopVariable, loopVariableItems, onCall, onClass, onItem, registeringClasses, type HelperCall, type LoopItem } from './server-model/class-tools.js';
 import { callSpot, forwardedParameter, wrapperCalls } from './server-model/wrappers.js';
 import { booleanAnnotations, constrainedArguments, patternedArguments, constString, looksLikeAnnotations, methodOf, objectLiteralOf, propertyValue } from './server-model/values.js';
 
@@ -123,6 +123,8 @@ export interface ToolDef extends Registered {
   item?: LoopItem;
   /** Read at a call of a local wrapper (server-model/wrappers): `node` is the wrapper's own registration, shared by its tools. */
   wrapped?: boolean;
+  /** A definition held with its own handler (`{ schema: { name, inputSchema }, handle(tab, params) }`): the handler's parameter that takes the arguments. */
+  argsParam?: number;
 }
 
 export interface PromptDef extends Registered {
@@ -497,7 +499,11 @@ function build(sources: ParsedSources): ServerModel {
     if (items) {
       for (const it of items) usedObjects.add(it.obj);
       tools.splice(i, 1, ...items.map((it) => expandedTool(t, nameArg, (n) => onItem(n, it), sources, undefined, it)));
+      continue;
     }
+    // Tools registered through a helper whose parameter names them: `reg('ssh_execute', { … }, handler)` for each call of `reg`.
+    const helped = helperCalls(nameArg, files);
+    if (helped) tools.splice(i, 1, ...helped.map((hc) => expandedTool(t, nameArg, (n) => onCall(n, hc), sources, undefined, undefined, hc)));
   }
 
   // Tools registered through a local wrapper (server-model/wrappers), and `server.addTool(tool)` over a loop's list.
@@ -578,8 +584,10 @@ function build(sources: ParsedSources): ServerModel {
       if (!s || s.value === '') continue;
       usedObjects.add(node);
       const at = spotOf(file, node);
+      const own = definitionHandler(node, sources);
       tools.push({
         ...at,
+        ...(own ? { handler: own.fn, argsParam: own.param } : {}),
         name: s.value,
         nameIsLiteral: true,
         nameLine: positionOf(s.literal).line,
@@ -630,6 +638,12 @@ function build(sources: ParsedSources): ServerModel {
     const entry = entryOf(t, 'tool', hasArgs ? [{ param: 0, path: [] }] : [], constrainedArguments(t.inputSchema, sources));
     entries.push({ ...entry, fn: t.implementation ?? entry.fn, patterned: patternedArguments(t.inputSchema, sources) });
   }
+  // Definitions held with their own handler (`defineTool({ schema: { name, inputSchema }, handle: async (ctx, params) => … })`).
+  for (const t of tools) {
+    if (t.api !== 'definition' || !t.handler || t.argsParam === undefined) continue;
+    const entry = entryOf(t, 'tool', [{ param: t.argsParam, path: [] }], constrainedArguments(t.inputSchema, sources));
+    entries.push({ ...entry, patterned: patternedArguments(t.inputSchema, sources) });
+  }
   for (const p of prompts) {
     if (!p.handler || !['registerPrompt', 'prompt', 'addPrompt'].includes(p.api)) continue;
     const hasArgs = p.api === 'addPrompt' || p.argsSchema !== undefined;
@@ -670,12 +684,15 @@ function build(sources: ParsedSources): ServerModel {
  * One tool a registration written once stands for (server-model/class-tools): a class's, reading `this.<field>`
  * on that class, or a listed item's, reading `item.<key>` on that item. `on` says what a value stands for there.
  */
-function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => Node | undefined, sources: ParsedSources, cls?: ClassNode, item?: LoopItem): ToolDef {
+function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => Node | undefined, sources: ParsedSources, cls?: ClassNode, item?: LoopItem, helper?: HelperCall): ToolDef {
   const nameNode = on(nameArg) ?? nameArg;
   const name = constString(nameNode);
   const at = { file: sources.rel(nameNode.getSourceFile()), ...positionOf(nameNode) };
   // The positional v1 form is read again on the item or class: which middle argument is which depends on their values.
   let { descriptionNode, inputSchema, annotationsNode } = t;
+  // registerTool(name, config, handler) in a helper: the config is the call's object.
+  const helperConfig = helper && t.api === 'registerTool' && Node.isCallExpression(t.node) ? objectLiteralOf(on(t.node.getArguments()[1]), sources) : undefined;
+  if (helperConfig) [descriptionNode, inputSchema, annotationsNode] = [propertyValue(helperConfig, 'description'), propertyValue(helperConfig, 'inputSchema'), propertyValue(helperConfig, 'annotations')];
   if (t.api === 'tool' && Node.isCallExpression(t.node)) {
     const written = t.node.getArguments().slice(1, -1);
     const middle = written.map((a) => on(a) ?? a);
@@ -688,8 +705,9 @@ function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => No
   }
   const ann = cls ? annotationsOn(annotationsNode, cls, sources) : { obj: objectLiteralOf(on(annotationsNode), sources), node: on(annotationsNode), hints: undefined };
   const description = on(descriptionNode);
-  const titleNode = t.config ? on(propertyValue(t.config, 'title')) : undefined;
-  const handlerNode = item && Node.isCallExpression(t.node) ? on(t.node.getArguments()[t.node.getArguments().length - 1]) : undefined;
+  const config = helperConfig ?? t.config;
+  const titleNode = config ? on(propertyValue(config, 'title')) : undefined;
+  const handlerNode = (item || helper) && Node.isCallExpression(t.node) ? on(t.node.getArguments()[t.node.getArguments().length - 1]) : undefined;
   return {
     ...t,
     ...at,
@@ -700,12 +718,44 @@ function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => No
     description: constString(description)?.value,
     descriptionNode: description,
     inputSchema: on(inputSchema),
-    outputSchema: on(t.outputSchema),
+    outputSchema: helperConfig ? propertyValue(helperConfig, 'outputSchema') : on(t.outputSchema),
     annotations: ann.hints ?? booleanAnnotations(ann.obj) ?? t.annotations,
     annotationsNode: ann.obj ?? ann.node,
     ...(cls ? { self: cls, implementation: delegateOn(t.handler, cls, sources) } : {}),
     ...(item ? { item, handler: (handlerNode && functionOf(handlerNode, sources)) ?? t.handler, implementation: delegateOnItem(t.handler, item, sources) } : {}),
+    ...(helper ? { handler: (handlerNode && functionOf(handlerNode, sources)) ?? t.handler, ...(helperConfig ? { config: helperConfig } : {}) } : {}),
   };
+}
+
+/** Members of a tool object that hold its handler beside its definition. */
+const HANDLER_KEYS = new Set(['handle', 'handler', 'execute', 'run', 'callback', 'invoke']);
+/** Names the handler's parameter for the tool's arguments goes by. */
+const ARGS_PARAM = /^(?:params|args|arguments|input|inputs|toolArgs|toolInput|parameters)$/;
+
+/**
+ * The handler a definition is held with: the definition is the `schema` (or `definition`) of an object literal whose
+ * `handle` / `handler` / `execute` / `run` member is a function (`defineTabTool({ schema: { name, inputSchema }, handle:
+ * async (tab, params, response) => … })`, the shape of Playwright's MCP tools); the arguments are the parameter named
+ * for them (`params`, `args`, `input`…).
+ */
+function definitionHandler(def: ObjectLiteralExpression, sources: ParsedSources): { fn: FunctionLikeNode; param: number } | undefined {
+  const pa = def.getParent();
+  if (!pa || !Node.isPropertyAssignment(pa) || !['schema', 'definition'].includes(pa.getName())) return undefined;
+  const outer = pa.getParent();
+  if (!outer || !Node.isObjectLiteralExpression(outer)) return undefined;
+  for (const m of outer.getProperties()) {
+    let fn: FunctionLikeNode | undefined;
+    if (Node.isMethodDeclaration(m) && HANDLER_KEYS.has(m.getName())) fn = m;
+    else if (Node.isPropertyAssignment(m) && HANDLER_KEYS.has(m.getName())) {
+      const init = m.getInitializer();
+      fn = init ? functionOf(init, sources) : undefined;
+    }
+    if (!fn) continue;
+    // Only a parameter named for them: a lone `context` (`handle: async (context) => …`, a tool without arguments) is not the arguments.
+    const param = fn.getParameters().findIndex((p) => ARGS_PARAM.test(p.getName()));
+    return param >= 0 ? { fn, param } : undefined;
+  }
+  return undefined;
 }
 
 /** The keys of a tool definition read through `read(key)` (a mapped table's element, a template's value on one item). */

@@ -27,7 +27,7 @@ import { installedFolder } from '../../facts/published.js';
  *   - `console.log`, `console.info`, `console.debug`, `console.table`, `console.dir` (stdout in Node),
  *     unless the source reassigns that console method;
  *   - `process.stdout.write(...)`, except the transport's own writes (an argument that builds a
- *     `jsonrpc` message, or a write inside a class named *Transport);
+ *     `jsonrpc` message, or a write inside a class named *Transport) and an empty write (`write('', cb)`, a flush);
  *   - a pino logger created without a destination (pino writes to stdout by default) or with stdout
  *     as its destination;
  *   - a winston Console transport without `stderrLevels` (it writes every level to stdout by default), a
@@ -756,6 +756,10 @@ function bareLoads(sf: SourceFile): Node[] {
 function isTransportWrite(call: Node): boolean {
   if (!Node.isCallExpression(call)) return false;
   if (call.getArguments().some((a) => /jsonrpc/i.test(a.getText()))) return true;
+  // `process.stdout.write('', () => process.exit(0))`: an empty write puts nothing on the channel (it waits for the flush).
+  const first = call.getArguments()[0];
+  const u = first && unwrap(first);
+  if (u && (Node.isStringLiteral(u) || Node.isNoSubstitutionTemplateLiteral(u)) && u.getLiteralValue() === '') return true;
   const cls = call.getFirstAncestor((a) => Node.isClassDeclaration(a) || Node.isClassExpression(a));
   return !!cls && (Node.isClassDeclaration(cls) || Node.isClassExpression(cls)) && /Transport/.test(cls.getName() ?? '');
 }

@@ -24,7 +24,8 @@ import { addHits, classifyTool, emptyLegs, isTrifecta, legEvidence, nameWords, t
  *  - the flows of facts/flow (JS/TS) and facts/python-flow: a request to a URL that comes from the tool's
  *    arguments is an outbound channel and untrusted content (only untrusted content when the URL is checked
  *    against an allowlist first: the destinations are then fixed by the operator); a file read at a path that
- *    comes from the arguments is private data;
+ *    comes from the arguments is private data; a command the arguments choose (no allowlist before it), run
+ *    over SSH or in a container or pod, is the three legs at once;
  *  - the APIs of SOURCE_APIS: a client library for mail, chat, databases or browsers, imported by the
  *    handler's file (and, when the entry lists calls, one of them written in the handler).
  *
@@ -50,6 +51,9 @@ export const SOURCE_APIS: readonly { id: string; lang: 'js' | 'py'; modules: rea
   { id: 'api-browser', lang: 'py', modules: ['playwright', 'selenium', 'pyppeteer'], legs: ['untrusted', 'outbound'] },
   { id: 'api-html-parse', lang: 'py', modules: ['bs4', 'trafilatura', 'readability', 'markdownify', 'html2text', 'lxml'], legs: ['untrusted'] },
 ];
+
+/** Launchers that run their command on another machine: a remote host over SSH, a container, a pod. */
+const REMOTE_LAUNCHERS: ReadonlySet<string> = new Set(['ssh', 'docker', 'kubernetes']);
 
 /** The leftmost literal text of an expression built by `+` or a template, if any. */
 function leadingText(n: Node | undefined, depth = 0): string | undefined {
@@ -163,6 +167,11 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
         else hits.push({ leg: 'untrusted', rule: 'request-to-argument-url' }, { leg: 'outbound', rule: 'request-to-argument-url' });
       }
       if (f.sinkKind === 'fs' && f.access === 'read') hits.push({ leg: 'private', rule: 'reads-argument-path' });
+      // A command the arguments choose, run on a remote host (SSH) or in a container or pod, whatever the tool is called:
+      // the three legs at once (what the host holds, output others wrote, and any destination the command names).
+      if ((f.sinkKind === 'shell' || f.sinkKind === 'process') && f.guard !== 'sound') {
+        if (f.launcher && REMOTE_LAUNCHERS.has(f.launcher)) for (const leg of ['private', 'untrusted', 'outbound'] as const) hits.push({ leg, rule: 'argument-command-on-remote-host' });
+      }
       flowHits.set(f.tool, hits);
     }
     for (const t of jsTools) {

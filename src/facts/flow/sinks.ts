@@ -52,6 +52,8 @@ export interface Flow {
   access?: FsAccess;
   /** process sinks: the launch goes through a shell. */
   shell?: boolean;
+  /** process sinks: what starts the command (`ssh`: on a remote host; `docker`, `kubernetes`: in a container or pod). */
+  launcher?: Launcher;
   file: string;
   line: number;
   column: number;
@@ -997,7 +999,9 @@ const URL_KEYS = ['url', 'baseURL', 'prefixUrl', 'host', 'hostname', 'path'];
  * authority (its cookies and sessions) — code execution, as eval.
  */
 const PAGE_SCRIPT_NAMES = ['evaluate', 'evaluateHandle', 'evaluateOnNewDocument', 'addInitScript', 'addScriptTag', 'executeScript', 'executeAsyncScript'];
-const PAGE_RECEIVER = /page|frame|tab|driver|browser|context|^p$/i;
+const PAGE_RECEIVER = /page|frame|tab|driver|browser|context|locator|element|handle|^p$|^el$/i;
+/** Receivers whose page function takes the element first (`locator.evaluate((element, arg) => …, arg)`, `handle.evaluate((el, …args) => …)`). */
+const ELEMENT_RECEIVER = /locator|element|handle|^el$/i;
 
 /** Modules that drive a browser: a navigation they make is an outbound request. */
 export const BROWSER_MODULES = [
@@ -1050,7 +1054,31 @@ function pageScript(name: string, recv: string, args: Node[]): Node | undefined 
     script = first && name === 'addScriptTag' ? (Node.isObjectLiteralExpression(first) ? propertyValue(first, 'content') : undefined) : first;
   }
   const u = script && unwrap(script);
-  return u && !Node.isArrowFunction(u) && !Node.isFunctionExpression(u) ? u : undefined;
+  if (u && (Node.isArrowFunction(u) || Node.isFunctionExpression(u))) return evaluatedArgument(u, ELEMENT_RECEIVER.test(recv.split('.').pop() ?? recv), args);
+  return u;
+}
+
+/**
+ * A page function written in the code receives the client's value as data, unless it evaluates it there
+ * (`page.evaluate(async (expr) => eval(`(${expr})`), expression)`, `new Function(src)`): the value is then the script
+ * run in the page. Its parameter at place i is the call's argument i + 1 (the element comes first on a locator or
+ * an element handle, whose function's parameter i is the argument i).
+ */
+function evaluatedArgument(fn: Node, elementFirst: boolean, args: Node[]): Node | undefined {
+  if (!Node.isArrowFunction(fn) && !Node.isFunctionExpression(fn)) return undefined;
+  const params = fn.getParameters().map((p) => p.getName());
+  if (params.length === 0) return undefined;
+  for (const d of fn.getDescendants()) {
+    if (!Node.isCallExpression(d) && !Node.isNewExpression(d)) continue;
+    const callee = unwrap(d.getExpression()).getText();
+    if (callee !== 'eval' && callee !== 'Function' && callee !== 'globalThis.eval' && callee !== 'window.eval') continue;
+    const used = new Set((d.getArguments() ?? []).flatMap((a) => [a, ...a.getDescendants()]).filter((x) => Node.isIdentifier(x)).map((x) => x.getText()));
+    const i = params.findIndex((p) => used.has(p));
+    if (i < 0) continue;
+    const arg = args[elementFirst ? i : i + 1];
+    if (arg && !Node.isSpreadElement(arg)) return arg;
+  }
+  return undefined;
 }
 
 /* --------------------------------------------------------- HTTP requests */

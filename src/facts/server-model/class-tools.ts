@@ -361,3 +361,67 @@ export function delegateOnItem(handler: FunctionLikeNode | undefined, item: Loop
   }
   return undefined;
 }
+
+/* ------------------------------------------------------------ registration helpers */
+
+/**
+ * A registration written once inside a helper function whose name is one of the helper's parameters
+ * (`function registerToolConditional(toolName, schema, handler) { if (isToolEnabled(toolName)) server.registerTool(toolName, schema, handler) }`):
+ * each call of the helper the package writes (`registerToolConditional('ssh_execute', { … }, async (args) => …)`) is a tool,
+ * its values read from that call's arguments (see onCall).
+ */
+export interface HelperCall {
+  fn: FunctionLikeNode;
+  call: CallExpression;
+}
+
+/** The helper whose parameter names the registration (a function declaration, or a function held by a `const`), and its name. */
+function helperOf(nameArg: Node): { fn: FunctionLikeNode; name: string } | undefined {
+  const u = unwrap(nameArg);
+  if (!Node.isIdentifier(u)) return undefined;
+  const d = declarationOf(u);
+  const p = d?.getParent();
+  if (!p || !Node.isParameterDeclaration(p) || p.getNameNode() !== d) return undefined;
+  const fn = p.getParent();
+  if (!isFunctionLike(fn)) return undefined;
+  if (Node.isFunctionDeclaration(fn)) {
+    const name = fn.getName();
+    return name ? { fn, name } : undefined;
+  }
+  const v = fn.getParent();
+  if ((Node.isArrowFunction(fn) || Node.isFunctionExpression(fn)) && v && Node.isVariableDeclaration(v) && v.getInitializer() === fn) return { fn, name: v.getName() };
+  return undefined;
+}
+
+/**
+ * The calls of the helper a registration sits in (see HelperCall): in the helper's file, and in the files that import
+ * it by name. Calls are found through the callee-name index of each file (no walk per helper).
+ */
+export function helperCalls(nameArg: Node, files: readonly [string, SourceFile][]): HelperCall[] | undefined {
+  const h = helperOf(nameArg);
+  if (!h) return undefined;
+  const filter: NamedFilter = Object.assign(
+    (cn: ts.Node) => ts.isCallExpression(cn) && ts.isIdentifier(cn.expression) && cn.expression.text === h.name,
+    { names: new Set([h.name.toLowerCase()]) },
+  );
+  const home = h.fn.getSourceFile();
+  const out: HelperCall[] = [];
+  for (const [, sf] of files) {
+    if (sf !== home && !sf.getImportDeclarations().some((d) => d.getNamedImports().some((n) => (n.getAliasNode() ?? n.getNameNode()).getText() === h.name))) continue;
+    for (const cn of rawOfKinds(sf, [SyntaxKind.CallExpression], filter)) {
+      const c = wrapNode(sf, cn);
+      // A call inside the helper itself (recursion) is not a registration of its own.
+      if (Node.isCallExpression(c) && c.getFirstAncestor((a) => a === h.fn) === undefined) out.push({ fn: h.fn, call: c });
+    }
+  }
+  return out.length > 0 && out.length <= 500 ? out : undefined;
+}
+
+/** A parameter of the helper stands for the call's argument at its place; anything else is itself. */
+export function onCall(n: Node | undefined, hc: HelperCall): Node | undefined {
+  const u = n && unwrap(n);
+  if (!u || !Node.isIdentifier(u)) return n;
+  const p = declarationOf(u)?.getParent();
+  if (!p || !Node.isParameterDeclaration(p) || p.getParent() !== hc.fn) return n;
+  return hc.call.getArguments()[hc.fn.getParameters().indexOf(p)] ?? n;
+}
