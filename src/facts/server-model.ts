@@ -4,7 +4,7 @@ import { declarationOf, functionOf, initializerOf, type ClassNode, type Function
 import { inTreeOrder, moduleSpecs, namedFilter, parsedSources, rawOfKinds, wrapNode, positionOf, unwrap, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
 import { dispatchBranches, listedObjects, mappedDefinitions } from './server-model/returns.js';
-import { annotationsOn, delegateOn, delegateOnItem, helperCalls, loopItems, loopVariable, loopVariableItems, onCall, onClass, onItem, registeringClasses, type HelperCall, type LoopItem } from './server-model/class-tools.js';
+import { annotationsOn, delegateOn, delegateOnItem, loopItems, loopVariable, loopVariableItems, onClass, onItem, registeringClasses, type LoopItem } from './server-model/class-tools.js';
 import { callSpot, forwardedParameter, wrapperCalls } from './server-model/wrappers.js';
 import { booleanAnnotations, constrainedArguments, patternedArguments, constString, looksLikeAnnotations, methodOf, objectLiteralOf, propertyValue } from './server-model/values.js';
 
@@ -501,9 +501,6 @@ function build(sources: ParsedSources): ServerModel {
       tools.splice(i, 1, ...items.map((it) => expandedTool(t, nameArg, (n) => onItem(n, it), sources, undefined, it)));
       continue;
     }
-    // Tools registered through a helper whose parameter names them: `reg('ssh_execute', { … }, handler)` for each call of `reg`.
-    const helped = helperCalls(nameArg, files);
-    if (helped) tools.splice(i, 1, ...helped.map((hc) => expandedTool(t, nameArg, (n) => onCall(n, hc), sources, undefined, undefined, hc)));
   }
 
   // Tools registered through a local wrapper (server-model/wrappers), and `server.addTool(tool)` over a loop's list.
@@ -684,15 +681,12 @@ function build(sources: ParsedSources): ServerModel {
  * One tool a registration written once stands for (server-model/class-tools): a class's, reading `this.<field>`
  * on that class, or a listed item's, reading `item.<key>` on that item. `on` says what a value stands for there.
  */
-function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => Node | undefined, sources: ParsedSources, cls?: ClassNode, item?: LoopItem, helper?: HelperCall): ToolDef {
+function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => Node | undefined, sources: ParsedSources, cls?: ClassNode, item?: LoopItem): ToolDef {
   const nameNode = on(nameArg) ?? nameArg;
   const name = constString(nameNode);
   const at = { file: sources.rel(nameNode.getSourceFile()), ...positionOf(nameNode) };
   // The positional v1 form is read again on the item or class: which middle argument is which depends on their values.
   let { descriptionNode, inputSchema, annotationsNode } = t;
-  // registerTool(name, config, handler) in a helper: the config is the call's object.
-  const helperConfig = helper && t.api === 'registerTool' && Node.isCallExpression(t.node) ? objectLiteralOf(on(t.node.getArguments()[1]), sources) : undefined;
-  if (helperConfig) [descriptionNode, inputSchema, annotationsNode] = [propertyValue(helperConfig, 'description'), propertyValue(helperConfig, 'inputSchema'), propertyValue(helperConfig, 'annotations')];
   if (t.api === 'tool' && Node.isCallExpression(t.node)) {
     const written = t.node.getArguments().slice(1, -1);
     const middle = written.map((a) => on(a) ?? a);
@@ -705,9 +699,8 @@ function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => No
   }
   const ann = cls ? annotationsOn(annotationsNode, cls, sources) : { obj: objectLiteralOf(on(annotationsNode), sources), node: on(annotationsNode), hints: undefined };
   const description = on(descriptionNode);
-  const config = helperConfig ?? t.config;
-  const titleNode = config ? on(propertyValue(config, 'title')) : undefined;
-  const handlerNode = (item || helper) && Node.isCallExpression(t.node) ? on(t.node.getArguments()[t.node.getArguments().length - 1]) : undefined;
+  const titleNode = t.config ? on(propertyValue(t.config, 'title')) : undefined;
+  const handlerNode = item && Node.isCallExpression(t.node) ? on(t.node.getArguments()[t.node.getArguments().length - 1]) : undefined;
   return {
     ...t,
     ...at,
@@ -718,12 +711,11 @@ function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => No
     description: constString(description)?.value,
     descriptionNode: description,
     inputSchema: on(inputSchema),
-    outputSchema: helperConfig ? propertyValue(helperConfig, 'outputSchema') : on(t.outputSchema),
+    outputSchema: on(t.outputSchema),
     annotations: ann.hints ?? booleanAnnotations(ann.obj) ?? t.annotations,
     annotationsNode: ann.obj ?? ann.node,
     ...(cls ? { self: cls, implementation: delegateOn(t.handler, cls, sources) } : {}),
     ...(item ? { item, handler: (handlerNode && functionOf(handlerNode, sources)) ?? t.handler, implementation: delegateOnItem(t.handler, item, sources) } : {}),
-    ...(helper ? { handler: (handlerNode && functionOf(handlerNode, sources)) ?? t.handler, ...(helperConfig ? { config: helperConfig } : {}) } : {}),
   };
 }
 
