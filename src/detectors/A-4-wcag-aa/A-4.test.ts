@@ -38,3 +38,13 @@ describe('A-4 (static) on a published React bundle that cannot be read', () => {
     }
   });
 });
+
+describe('A-4 (static): a placeholder names a field as axe-core counts it', () => {
+  it('an input or a text area with a non-empty placeholder is named; an empty one and a select are not', async () => {
+    const { markupMisses } = await import('./static.js');
+    const page = (body: string) => `<!doctype html><html lang="en"><head><title>t</title></head><body>${body}</body></html>`;
+    assert.deepEqual(markupMisses(page('<input type="text" placeholder="Search"><textarea placeholder="Notes"></textarea>')), []);
+    const misses = markupMisses(page('<input type="text" placeholder=" "><select placeholder="Pick"><option>a</option></select>'));
+    assert.deepEqual(misses.map((m) => `${m.check} ${m.element}`), ['label <input>', 'label <select>']);
+  });
+});

@@ -80,6 +80,11 @@ function revealable(n: HtmlNode, scripts: string): boolean {
 }
 
 const named = (n: HtmlNode) => ['aria-label', 'aria-labelledby', 'title'].some((a) => (attr(n, a) ?? '').trim() !== '');
+/**
+ * axe-core's `label` rule (inputs and text areas) also accepts a non-empty `placeholder` as the field's name
+ * (its `non-empty-placeholder` check); a `<select>` falls under `select-name`, which does not.
+ */
+const placeheld = (n: HtmlNode) => n.nodeName !== 'select' && (attr(n, 'placeholder') ?? '').trim() !== '';
 
 /**
  * The checks on a built bundle's markup; `scripts`, the View's code, tells which hidden panels it can show. A fragment
@@ -116,7 +121,7 @@ export function markupMisses(html: string, scripts = '', fragment = false): Miss
     if (['input', 'select', 'textarea'].includes(n.nodeName)) {
       if (n.nodeName === 'input' && UNLABELLED_INPUT_TYPES.has((attr(n, 'type') ?? 'text').toLowerCase())) continue;
       const id = attr(n, 'id');
-      if (!named(n) && !inLabel && !(id && labelled.has(id))) out.push({ check: 'label', element: `<${n.nodeName}>`, line: line(n) });
+      if (!named(n) && !placeheld(n) && !inLabel && !(id && labelled.has(id))) out.push({ check: 'label', element: `<${n.nodeName}>`, line: line(n) });
     }
   }
   return out;
@@ -168,7 +173,8 @@ function jsxMisses(sf: ts.SourceFile): { check: Check; element: string; node: ts
   visit(sf, false);
   for (const { el, inLabel } of fields) {
     const id = value(el, 'id');
-    if (!jsxNamed(el) && !inLabel && !(id && (id === '?' || labelFor.has(id)))) out.push({ check: 'label', element: `<${el.tagName.getText(sf)}>`, node: el });
+    const placeheldJsx = el.tagName.getText(sf) !== 'select' && (value(el, 'placeholder') ?? '').trim() !== '';
+    if (!jsxNamed(el) && !placeheldJsx && !inLabel && !(id && (id === '?' || labelFor.has(id)))) out.push({ check: 'label', element: `<${el.tagName.getText(sf)}>`, node: el });
   }
   return out;
 }
@@ -297,7 +303,8 @@ export function scriptMisses(sf: ts.SourceFile): { check: Check; element: string
       const type = literalValue(c, 'type');
       if (c.tag === 'input' && (type === '?' || UNLABELLED_INPUT_TYPES.has((type ?? 'text').toLowerCase()))) continue;
       const id = literalValue(c, 'id');
-      if (isNamed(c) || inLabel || (id && (id === '?' || labelFor.has(id)))) continue;
+      // A non-empty placeholder names an input or a text area for axe-core (see placeheld).
+      if (isNamed(c) || (c.tag !== 'select' && nonEmpty(c, 'placeholder')) || inLabel || (id && (id === '?' || labelFor.has(id)))) continue;
       out.push({ check: 'label', element: `<${c.tag}>`, ...at });
     }
   }
