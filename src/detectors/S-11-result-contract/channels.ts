@@ -188,15 +188,20 @@ const isToolName = (e: ts.Node): boolean => {
   return ts.isIdentifier(u) && /^(?:name|toolName|tool_name)$/.test(u.text);
 };
 
+/** `name === 'search'` (or `!==` with `negated`): the tool name compared with a written name. */
+function comparesToolName(cn: ts.Node, negated: boolean): boolean {
+  const ops = negated ? [SyntaxKind.ExclamationEqualsEqualsToken, SyntaxKind.ExclamationEqualsToken] : [SyntaxKind.EqualsEqualsEqualsToken, SyntaxKind.EqualsEqualsToken];
+  if (!ts.isBinaryExpression(cn) || !ops.includes(cn.operatorToken.kind)) return false;
+  const [l, r] = [rawUnwrap(cn.left), rawUnwrap(cn.right)];
+  return (isToolName(l) && ts.isStringLiteralLike(r)) || (isToolName(r) && ts.isStringLiteralLike(l));
+}
+
 /** A condition that names one tool: `name === 'search'`, `toolName == "a" || toolName == "b"`. */
 function namesATool(cond: ts.Node): boolean {
   let hit = false;
   const visit = (cn: ts.Node): void => {
     if (hit) return;
-    if (ts.isBinaryExpression(cn) && [SyntaxKind.EqualsEqualsEqualsToken, SyntaxKind.EqualsEqualsToken].includes(cn.operatorToken.kind)) {
-      const [l, r] = [rawUnwrap(cn.left), rawUnwrap(cn.right)];
-      if ((isToolName(l) && ts.isStringLiteralLike(r)) || (isToolName(r) && ts.isStringLiteralLike(l))) hit = true;
-    }
+    if (comparesToolName(cn, false)) hit = true;
     if (!hit) ts.forEachChild(cn, visit);
   };
   visit(cond);
@@ -225,9 +230,8 @@ function underUnknownNameCheck(t: ThrowStmt, fnNode: ts.Node): boolean {
     let hit = false;
     const visit = (cn: ts.Node): void => {
       if (hit) return;
-      if (ts.isBinaryExpression(cn) && [SyntaxKind.ExclamationEqualsEqualsToken, SyntaxKind.ExclamationEqualsToken].includes(cn.operatorToken.kind)) {
-        const [l, r] = [rawUnwrap(cn.left), rawUnwrap(cn.right)];
-        if ((isToolName(l) && ts.isStringLiteralLike(r)) || (isToolName(r) && ts.isStringLiteralLike(l))) hit = true;
+      if (comparesToolName(cn, true)) {
+        hit = true;
       } else if (ts.isPrefixUnaryExpression(cn) && cn.operator === SyntaxKind.ExclamationToken && ts.isIdentifier(rawUnwrap(cn.operand))) {
         const init = findDeclaration(rawUnwrap(cn.operand) as ts.Identifier)?.initializer;
         const u = init && rawUnwrap(init);
