@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import detectors from './index.js';
 import { judgeFolder, testDetectorFolder } from '../../../test/support/detector-tester.js';
 import { sourceDirOf } from '../../engine/paths.js';
-import { MAX_BUNDLE_BYTES } from '../support/apps/apps-support.js';
 
 // The dynamic part judges the recorded renderings of the fixture Apps; the static part reads the markup of the
 // plain repository fixtures (built bundle and JSX), the recorded servers' buttons being built by their scripts.
@@ -18,24 +15,6 @@ describe('A-4 (static) on the React fixture App', () => {
     const dir = join(sourceDirOf(import.meta.url), '..', 'A-3-sandbox', 'fixtures', 'present', 'react-tasks');
     const part = judgeFolder('A-4', detectors.filter((d) => d.genre === 'static'), dir).result.parts.find((p) => p.genre === 'static');
     assert.equal(part?.state, 'present', JSON.stringify(part));
-  });
-});
-
-describe('A-4 (static) on a published React bundle that cannot be read', () => {
-  it('a View bundle past the reading bound leaves the part unjudged, not green', () => {
-    const from = join(sourceDirOf(import.meta.url), 'fixtures', 'non-conforming', 'react-bundle-unlabelled-fields');
-    const dir = mkdtempSync(join(tmpdir(), 'a4-big-bundle-'));
-    try {
-      cpSync(from, dir, { recursive: true });
-      const file = join(dir, 'dist', 'mcp-app.html');
-      // A source map comment inlined by the build, past the bound on a bundle's size.
-      writeFileSync(file, readFileSync(file, 'utf8') + `<!-- ${'x'.repeat(MAX_BUNDLE_BYTES)} -->\n`);
-      const part = judgeFolder('A-4', detectors.filter((d) => d.genre === 'static'), dir).result.parts.find((p) => p.genre === 'static');
-      assert.equal(part?.state, 'could-not-judge', JSON.stringify(part));
-      assert.equal(part?.reason?.code, 'file-not-read');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
   });
 });
 

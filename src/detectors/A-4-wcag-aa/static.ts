@@ -1,11 +1,10 @@
-import { parse, parseFragment } from 'parse5';
+import { parse } from 'parse5';
 import { Node, ts } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { fileNotReadData } from '../../facts/not-read.js';
 import { wrapNode } from '../../facts/ts-source.js';
 import { lineIn, MAX_BUNDLE_BYTES, viewCode } from '../support/apps/app-source.js';
-import { embeddedViewCode, embeddedViews, sourceOf } from '../support/apps/embedded-view.js';
 import { escapeRegExp } from '../../facts/regex.js';
 
 /**
@@ -23,11 +22,7 @@ import { escapeRegExp } from '../../facts/regex.js';
  * true, `removeAttribute('hidden')`, an inline display/visibility set) is checked: its controls reach the user once shown.
  * A button's name from its content counts a descendant's aria-label (an icon `<svg aria-label="Close">`).
  * JSX with a spread of props or an expression child is taken as named (the value is not known before rendering).
- * Without a built bundle or View source, the View the server's code serves whole (support/apps/embedded-view.ts) is
- * read the same way: its document's markup and its inline scripts.
- * The markup the View's scripts build is read too where it is written down (scriptMisses): compiled JSX and element
- * factories, and markup templates handed whole to a framework. Contrast, focus and whatever the scripts compute are the
- * dynamic half's (axe-core in the rendered View).
+ * Contrast, focus and everything a script builds are the dynamic half's (axe-core in the rendered View).
  * Why not axe-core here: it needs a DOM (jsdom would be a large new dependency for five markup checks) and the
  * dynamic half already runs axe-core itself in Chromium on the rendered View.
  */
@@ -86,12 +81,9 @@ const named = (n: HtmlNode) => ['aria-label', 'aria-labelledby', 'title'].some((
  */
 const placeheld = (n: HtmlNode) => n.nodeName !== 'select' && (attr(n, 'placeholder') ?? '').trim() !== '';
 
-/**
- * The checks on a built bundle's markup; `scripts`, the View's code, tells which hidden panels it can show. A fragment
- * (a template a script hands its framework) has no document to hold a lang or a title: only its elements are checked.
- */
-export function markupMisses(html: string, scripts = '', fragment = false): Miss[] {
-  const doc = (fragment ? parseFragment(html, { sourceCodeLocationInfo: true }) : parse(html, { sourceCodeLocationInfo: true })) as unknown as HtmlNode;
+/** The checks on a built bundle's markup; `scripts`, the View's code, tells which hidden panels it can show. */
+export function markupMisses(html: string, scripts = ''): Miss[] {
+  const doc = parse(html, { sourceCodeLocationInfo: true }) as unknown as HtmlNode;
   const out: Miss[] = [];
   const labelled = new Set<string>();
   const all: { n: HtmlNode; inLabel: boolean }[] = [];
@@ -113,8 +105,8 @@ export function markupMisses(html: string, scripts = '', fragment = false): Miss
   };
   walk(doc, false);
   const line = (n: HtmlNode) => n.sourceCodeLocation?.startLine ?? 1;
-  if (!fragment && htmlNode && !(attr(htmlNode, 'lang') ?? '').trim()) out.push({ check: 'html-has-lang', element: '<html>', line: line(htmlNode) });
-  if (!fragment && !title) out.push({ check: 'document-title', element: '<title>', line: htmlNode ? line(htmlNode) : 1 });
+  if (htmlNode && !(attr(htmlNode, 'lang') ?? '').trim()) out.push({ check: 'html-has-lang', element: '<html>', line: line(htmlNode) });
+  if (!title) out.push({ check: 'document-title', element: '<title>', line: htmlNode ? line(htmlNode) : 1 });
   for (const { n, inLabel } of all) {
     if (n.nodeName === 'img' && attr(n, 'alt') === undefined && !/^(presentation|none)$/.test(attr(n, 'role') ?? '') && !named(n)) out.push({ check: 'image-alt', element: '<img>', line: line(n) });
     if (n.nodeName === 'button' && !textOf(n).trim() && !named(n)) out.push({ check: 'button-name', element: '<button>', line: line(n) });
@@ -179,145 +171,6 @@ function jsxMisses(sf: ts.SourceFile): { check: Check; element: string; node: ts
   return out;
 }
 
-/** Tags an element factory is handed (React's jsx, createElement, Preact's h, Vue's createElementVNode, renamed or not). */
-const HTML_TAGS = new Set('a abbr article aside b blockquote br button canvas caption code dd details dialog div dl dt em fieldset figcaption figure footer form h1 h2 h3 h4 h5 h6 header hr i img input label legend li main nav ol optgroup option output p pre progress section select small span strong sub summary sup svg table tbody td textarea tfoot th thead tr u ul'.split(' '));
-/** Tags only markup has (an event name such as "input" or "select" is also a tag, never these). */
-const STRUCTURE = new Set('div span p section main header footer nav ul ol li form label table tr td h1 h2 h3 strong code'.split(' '));
-/** Names a factory keeps through minification (a property of the runtime module, or an unbundled import); a bare `h` may be any minified name, and is known by the tags it is handed. */
-const FACTORY_NAMES = /^(?:jsx|jsxs|jsxDEV|_jsx|_jsxs|createElement|createElementVNode|createVNode|createBaseVNode|_createElementVNode|_createVNode)$/;
-/** A template of markup a script hands its framework whole (Solid's template(), Svelte's from_html(), lit's html``). */
-const TEMPLATE_TAGS = /<(?:input|select|textarea|button|img)\b/i;
-
-interface ElementCall {
-  call: ts.CallExpression;
-  tag: string;
-  props?: ts.ObjectLiteralExpression;
-  /** Props given as something other than a literal object (a hoisted const, a spread of a variable): not known here. */
-  opaqueProps: boolean;
-  /** What the element holds: `children` of its props, or the factory's further arguments. */
-  children: ts.Expression[];
-  parent?: ElementCall;
-}
-
-/**
- * The checks on the markup a View's script builds, read without running it: (1) the calls of an element factory — a
- * compiled JSX runtime (`o.jsx("textarea", { value, onChange })`), `createElement` / `h` / Vue's
- * `createElementVNode("button", { onClick }, "Send")`, under their own names or the one-letter name a minifier gave
- * them (a function handed two or more HTML tags as its first argument, one of them with props as its second); (2)
- * the markup templates a script hands its framework whole (Solid, Svelte: a call whose only argument is a string of
- * markup; lit's html``), parsed as HTML fragments. A control's name counts as axe-core counts it (aria-label,
- * aria-labelledby, title, text content, an enclosing label, a label for its id). Props that
- * are not a literal object, a spread, an id or a child computed at run time are taken as naming the element: what
- * they hold is the dynamic half's. One walk of the file.
- */
-export function scriptMisses(sf: ts.SourceFile): { check: Check; element: string; node: ts.Node; lineDelta: number }[] {
-  const out: { check: Check; element: string; node: ts.Node; lineDelta: number }[] = [];
-  const calls: ElementCall[] = [];
-  const byCallee = new Map<string, { tags: Set<string>; withProps: boolean }>();
-  const templates: { node: ts.Node; text: string }[] = [];
-  const stringOf = (e: ts.Expression | undefined) => (e && (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) ? e.text : undefined);
-  const calleeName = (c: ts.CallExpression) => {
-    let e: ts.Expression = c.expression;
-    // `(0, o.jsx)(…)`: how a bundler calls an imported function without a receiver.
-    while (ts.isParenthesizedExpression(e)) e = ts.isBinaryExpression(e.expression) && e.expression.operatorToken.kind === ts.SyntaxKind.CommaToken ? e.expression.right : e.expression;
-    return ts.isIdentifier(e) ? e.text : ts.isPropertyAccessExpression(e) ? e.name.text : undefined;
-  };
-  const visit = (n: ts.Node, parent: ElementCall | undefined): void => {
-    let here = parent;
-    if (ts.isCallExpression(n)) {
-      const tag = stringOf(n.arguments[0]);
-      const name = calleeName(n);
-      const second = n.arguments[1];
-      // document.createElement(tag, { is }) is the DOM's own, not a factory of markup.
-      const domOptions = !!second && ts.isObjectLiteralExpression(second) && second.properties.length > 0 && second.properties.every((p) => propName(p) === 'is');
-      if (tag !== undefined && name && second && !domOptions && /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(tag)) {
-        const props = ts.isObjectLiteralExpression(second) ? second : undefined;
-        const none = second.kind === ts.SyntaxKind.NullKeyword || (ts.isVoidExpression(second));
-        const childProp = props?.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && propName(p) === 'children');
-        const children = childProp ? [childProp.initializer] : n.arguments.slice(2).filter((a) => a.kind !== ts.SyntaxKind.NullKeyword && !ts.isVoidExpression(a) && !ts.isNumericLiteral(a));
-        here = { call: n, tag, props, opaqueProps: !props && !none, children, parent };
-        calls.push(here);
-        const seen = byCallee.get(name) ?? { tags: new Set<string>(), withProps: false };
-        if (HTML_TAGS.has(tag)) seen.tags.add(tag);
-        seen.withProps ||= !!props;
-        byCallee.set(name, seen);
-      } else if (n.arguments.length === 1 && tag !== undefined && TEMPLATE_TAGS.test(tag)) templates.push({ node: n.arguments[0]!, text: tag });
-    } else if (ts.isTaggedTemplateExpression(n) && /(?:^|\.)html$/.test(n.tag.getText(sf))) {
-      const t = n.template;
-      const text = ts.isNoSubstitutionTemplateLiteral(t) ? t.text : [t.head.text, ...t.templateSpans.map((x) => x.literal.text)].join('x');
-      if (TEMPLATE_TAGS.test(text)) templates.push({ node: t, text });
-    }
-    ts.forEachChild(n, (c) => visit(c, here));
-  };
-  visit(sf, undefined);
-  const factory = (c: ElementCall) => {
-    const name = calleeName(c.call)!;
-    const seen = byCallee.get(name)!;
-    return FACTORY_NAMES.test(name) || (seen.tags.size >= 2 && seen.withProps && [...seen.tags].some((t) => STRUCTURE.has(t)));
-  };
-  const prop = (c: ElementCall, name: string) => c.props?.properties.find((p) => (ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p)) && propName(p) === name);
-  const spread = (c: ElementCall) => c.opaqueProps || !!c.props?.properties.some((p) => ts.isSpreadAssignment(p));
-  const literalValue = (c: ElementCall, name: string): string | undefined => {
-    const p = prop(c, name);
-    if (!p) return undefined;
-    return ts.isPropertyAssignment(p) ? (stringOf(p.initializer) ?? '?') : '?';
-  };
-  const nonEmpty = (c: ElementCall, name: string) => {
-    const v = literalValue(c, name);
-    return v !== undefined && v.trim() !== '';
-  };
-  const isNamed = (c: ElementCall) => spread(c) || ['aria-label', 'aria-labelledby', 'title'].some((a) => nonEmpty(c, a));
-  const truthy = (e: ts.Expression) => e.kind === ts.SyntaxKind.TrueKeyword || (ts.isPrefixUnaryExpression(e) && e.operator === ts.SyntaxKind.ExclamationToken && ts.isNumericLiteral(e.operand) && e.operand.text === '0');
-  const hidden = (c: ElementCall) => {
-    const h = prop(c, 'hidden');
-    return !!h && ts.isPropertyAssignment(h) && truthy(h.initializer);
-  };
-  const elementOf = new Map(calls.map((c) => [c.call, c] as const));
-  /** Does what an element holds give it a name (its text, a named or labelled descendant, anything computed)? */
-  const contentNamed = (children: ts.Expression[], depth = 0): boolean =>
-    children.some((e) => {
-      if (depth > 8) return true;
-      const s = stringOf(e);
-      if (s !== undefined) return s.trim() !== '';
-      if (ts.isArrayLiteralExpression(e)) return contentNamed([...e.elements], depth + 1);
-      const el = ts.isCallExpression(e) ? elementOf.get(e) : undefined;
-      if (el && factory(el)) return el.tag === 'img' ? literalValue(el, 'alt') !== undefined || isNamed(el) : isNamed(el) || contentNamed(el.children, depth + 1);
-      return true; // computed at run time: not known here
-    });
-  const labelFor = new Set<string>();
-  for (const c of calls) if (c.tag === 'label' && factory(c)) for (const k of ['htmlFor', 'for']) if (literalValue(c, k)) labelFor.add(literalValue(c, k)!);
-  for (const c of calls) {
-    if (!['img', 'button', 'input', 'select', 'textarea'].includes(c.tag) || !factory(c) || spread(c)) continue;
-    let inLabel = false;
-    let gone = hidden(c);
-    for (let a = c.parent; a && !gone; a = a.parent) {
-      if (!factory(a)) continue;
-      if (hidden(a)) gone = true;
-      if (a.tag === 'label') inLabel = true;
-    }
-    if (gone) continue;
-    const at = { node: c.call, lineDelta: 0 };
-    if (c.tag === 'img' && literalValue(c, 'alt') === undefined && !isNamed(c) && !/^(presentation|none)$/.test(literalValue(c, 'role') ?? '')) out.push({ check: 'image-alt', element: '<img>', ...at });
-    if (c.tag === 'button' && !isNamed(c) && !contentNamed(c.children)) out.push({ check: 'button-name', element: '<button>', ...at });
-    if (c.tag === 'input' || c.tag === 'select' || c.tag === 'textarea') {
-      const type = literalValue(c, 'type');
-      if (c.tag === 'input' && (type === '?' || UNLABELLED_INPUT_TYPES.has((type ?? 'text').toLowerCase()))) continue;
-      const id = literalValue(c, 'id');
-      // A non-empty placeholder names an input or a text area for axe-core (see placeheld).
-      if (isNamed(c) || (c.tag !== 'select' && nonEmpty(c, 'placeholder')) || inLabel || (id && (id === '?' || labelFor.has(id)))) continue;
-      out.push({ check: 'label', element: `<${c.tag}>`, ...at });
-    }
-  }
-  for (const t of templates) for (const m of markupMisses(t.text, '', true)) out.push({ check: m.check, element: m.element, node: t.node, lineDelta: m.line - 1 });
-  return out;
-}
-
-/** A property's name as written (an identifier, or a quoted key such as "aria-label"). */
-function propName(p: ts.ObjectLiteralElementLike): string | undefined {
-  const n = p.name;
-  return n && (ts.isIdentifier(n) || ts.isStringLiteral(n) || ts.isNumericLiteral(n)) ? n.text : undefined;
-}
-
 export default defineDetector({
   ruleId: 'A-4',
   genre: 'static',
@@ -327,34 +180,14 @@ export default defineDetector({
     const view = viewCode(repo);
     if (view.unread.length) return couldNotJudge('file-not-read', fileNotReadData(view.unread[0]!));
     const source = view.code.filter((c) => !c.bundle);
-    // No built bundle and no View source: the View the server's code serves whole (an HTML literal, a file it reads
-    // next to itself, a document it assembles from package files) is the View's markup, its inline scripts its code.
-    const embedded = view.bundles.length || source.length ? [] : embeddedViews(repo);
-    if (!view.bundles.length && !source.length && !embedded.length) return couldNotJudge('no-view-code');
+    if (!view.bundles.length && !source.length) return couldNotJudge('no-view-code');
     const findings: Finding[] = [];
-    const embeddedCode = embedded.length ? (embeddedViewCode(repo) ?? []) : [];
-    for (const e of embedded) {
-      const scripts = embeddedCode.map((c) => c.sf.getFullText()).join('\n');
-      for (const m of markupMisses(e.html, scripts)) {
-        const at = sourceOf(e, m.line);
-        findings.push({ messageId: 'markup-misses-name', data: { file: at.file, check: m.check, element: m.element }, location: at });
-      }
-    }
-    for (const c of embeddedCode) {
-      for (const m of scriptMisses(c.sf.compilerNode)) findings.push({ messageId: 'markup-misses-name', data: { file: c.file, check: m.check, element: m.element }, location: { file: c.file, line: lineIn(c, wrapNode(c.sf, m.node) as Node) + m.lineDelta } });
-    }
     // The View's code (its source files and the bundles' inline scripts): which hidden panels it can show.
     const scripts = view.code.map((c) => c.sf.getFullText()).join('\n');
     for (const file of view.bundles) {
       const r = repo.source(file, MAX_BUNDLE_BYTES);
       if (!r.ok) return couldNotJudge('file-not-read', fileNotReadData({ file, cause: r.cause, size: r.size, limit: r.limit }));
       for (const m of markupMisses(r.text, scripts)) findings.push({ messageId: 'markup-misses-name', data: { file, check: m.check, element: m.element }, location: { file, line: m.line } });
-    }
-    // What the View's scripts build: element factories and markup templates, in its source files, or in its bundles'
-    // scripts when the package ships no View source (a published package ships only the build; with the source beside
-    // it, the bundle's compiled calls would repeat what the source's JSX already said).
-    for (const c of source.length ? source : view.code) {
-      for (const m of scriptMisses(c.sf.compilerNode)) findings.push({ messageId: 'markup-misses-name', data: { file: c.file, check: m.check, element: m.element }, location: { file: c.file, line: lineIn(c, wrapNode(c.sf, m.node) as Node) + m.lineDelta } });
     }
     for (const c of source) {
       for (const m of jsxMisses(c.sf.compilerNode)) findings.push({ messageId: 'markup-misses-name', data: { file: c.file, check: m.check, element: m.element }, location: { file: c.file, line: lineIn(c, wrapNode(c.sf, m.node) as Node) } });
