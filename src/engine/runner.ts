@@ -179,6 +179,7 @@ const NO_SOURCE_REASONS = new Set([
   'python-file-unread',
   'no-tools-in-source',
   'no-tools-registered',
+  'relays-upstream-tools',
   'no-texts-in-source',
   'no-handlers-in-source',
   'tool-handlers-not-found',

@@ -9,6 +9,7 @@ import { findNodes, functionOf, isFunctionLike, type FunctionLikeNode } from '..
 import { parsedSources, propertyName, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { calleeName, declarationOf, K, locationOf, readSources, resolveValue, sitesOf, rawNameText, rawPropNamed } from '../support/source/source-support.js';
 import { judgePythonUntrusted } from './python.js';
+import { noHandlersFound } from '../support/source/tool-absence.js';
 import { instructionLike } from './instructions.js';
 
 export { instructionLike } from './instructions.js';
@@ -34,7 +35,7 @@ export { instructionLike } from './instructions.js';
  * A marker is a delimiter around the interpolation (an XML-like tag just before it and its closing tag
  * after, or the word "untrusted" in the surrounding text) or a call named like sanitize/escape/untrusted/
  * fence/quote around the value. Plain tool results that return fetched text as their own block are data.
- * could-not-judge 'no-tools-in-source' when the source registers nothing the model reads. Tools built at run time
+ * noHandlersFound of support/source/tool-absence (could-not-judge, or not-applicable on a relay) when the source registers nothing the model reads. Tools built at run time
  * from a template (support/source/generated-tools) are read like written ones; their descriptions read from the
  * package's own document or classes are its own text, and those read from a catalog fetched at run time leave the
  * part could-not-judge 'descriptions-from-catalog' when nothing is red. Python source
@@ -199,7 +200,7 @@ function judge(repo: RepoFacts): Verdict {
   const model = serverModel(repo);
   // Tools written one by one, else the tools a template builds at run time (support/source/generated-tools).
   const tools = toolsToJudge(repo);
-  if (tools.length === 0 && model.prompts.length === 0 && model.resources.length === 0) return couldNotJudge('no-tools-in-source');
+  if (tools.length === 0 && model.prompts.length === 0 && model.resources.length === 0) return noHandlersFound(repo);
   const sources = parsedSources(repo);
   const tracer = new Tracer(sinkSites(repo), sources);
   // Descriptions a template reads from a catalog fetched (or modules loaded) at run time: whose text they are is not in the source.

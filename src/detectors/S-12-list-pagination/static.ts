@@ -7,6 +7,7 @@ import { fileNotReadData } from '../../facts/not-read.js';
 import { listFacts } from '../support/source/list-sources.js';
 import { judgePythonPagination } from './python.js';
 import { toolTemplates } from '../../facts/tool-templates.js';
+import { relayOf } from '../support/source/relay.js';
 
 /**
  * S-12 — protocol list methods paginate (static part, JavaScript/TypeScript). Reads where each protocol
@@ -23,7 +24,7 @@ import { toolTemplates } from '../../facts/tool-templates.js';
  * JSON/YAML document shipped in the package, or a table of class instances or literals written in code, is fixed
  * (its size is set when the package is published, it depends on no stored data).
  * A list whose origin cannot be followed, when nothing is red: could-not-judge
- * 'list-source-unknown' ('file-not-read' naming the dependency the tools come from when it could not be read). No registration and no list handler: could-not-judge 'no-lists-in-source'. Python
+ * 'list-source-unknown' ('file-not-read' naming the dependency the tools come from when it could not be read). A relay of another server's messages with nothing of its own: not-applicable 'relays-upstream-tools'. No registration and no list handler: could-not-judge 'no-lists-in-source'. Python
  * source only: the Python reading (python.ts).
  */
 
@@ -60,6 +61,9 @@ export default defineDetector({
       else if (!s.readsCursor) findings.push({ messageId: 'list-handler-ignores-cursor', data: { method: s.method }, location });
     }
     if (findings.length) return { state: 'non-conforming', findings };
+    // A relay with nothing of its own serves its upstream server's lists, pages included (support/source/relay).
+    const relay = model.tools.length + model.prompts.length + model.resources.length === 0 ? relayOf(repo) : undefined;
+    if (relay && (unknown || sources.length === 0)) return notApplicable('relays-upstream-tools', { file: relay.file, line: relay.line });
     if (unknown) {
       // The list comes from a dependency that could not be read (facts/published): named.
       const dependency = parsedSources(repo).unread.find((u) => u.file.startsWith('node_modules/') && u.file.endsWith('/'));

@@ -8,6 +8,7 @@ import { visible } from '../support/python/python-support.js';
 import { sourceTexts } from '../support/source/source-text.js';
 import { judgeText, TEXT_REGEXES } from './patterns.js';
 import { liveRegexes } from '../support/source/regex-prescreen.js';
+import { relayOf } from '../support/source/relay.js';
 
 /**
  * X-1 — tool poisoning, JavaScript/TypeScript part (static). The texts a server registers in its source
@@ -17,13 +18,20 @@ import { liveRegexes } from '../support/source/regex-prescreen.js';
  * in a repository with both languages each part judges its own.
  *   - no JS/TS source: not-applicable 'no-js-source' when there is Python source, else could-not-judge 'no-source';
  *   - JS/TS source that registers nothing: not-applicable 'no-js-tools-python-source' when there is Python
- *     source (the Python part judges it), else could-not-judge 'no-texts-in-source';
+ *     source (the Python part judges it), a relay of another server's messages not-applicable
+ *     'relays-upstream-tools', else could-not-judge 'no-texts-in-source';
  *   - tools built at run time from a template (support/source/generated-tools): the texts of a table of classes,
  *     and of the JSON document the package loads (names, summaries, descriptions, titles, enum values; see
  *     source-text.ts) are read as the served texts; a document missing or unreadable: could-not-judge
  *     'tool-document-not-read' naming it, when nothing is red;
  *   - registrations whose descriptions are all computed (none could be read): could-not-judge 'descriptions-not-literal'.
  */
+
+/** A relay's texts are its upstream server's: not-applicable with the place it forwards (support/source/relay). */
+function relayVerdict(repo: RepoFacts): Verdict | undefined {
+  const relay = relayOf(repo);
+  return relay ? notApplicable('relays-upstream-tools', { file: relay.file, line: relay.line }) : undefined;
+}
 
 /** The verdict when the source gives this part nothing to read, if so (shared with X-2). */
 export function textGap(repo: RepoFacts, opts: { pythonPart: boolean } = { pythonPart: true }): Verdict | undefined {
@@ -32,7 +40,7 @@ export function textGap(repo: RepoFacts, opts: { pythonPart: boolean } = { pytho
   const python = hasPythonSource(repo);
   if (model.files.length === 0) return python ? (opts.pythonPart ? notApplicable('no-js-source') : couldNotJudge('source-language-not-read')) : couldNotJudge('no-source');
   const st = sourceTexts(repo);
-  if (!st.registered) return python ? (opts.pythonPart ? notApplicable('no-js-tools-python-source') : couldNotJudge('source-language-not-read')) : couldNotJudge('no-texts-in-source');
+  if (!st.registered) return python ? (opts.pythonPart ? notApplicable('no-js-tools-python-source') : couldNotJudge('source-language-not-read')) : relayVerdict(repo) ?? couldNotJudge('no-texts-in-source');
   return undefined;
 }
 

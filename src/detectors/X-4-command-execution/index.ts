@@ -2,6 +2,7 @@ import { couldNotJudge, defineDetector, notApplicable, present } from '../../eng
 import type { Finding } from '../../engine/types.js';
 import { toolFlows, type Flow } from '../../facts/flow.js';
 import { sourceGap } from '../../facts/server-model.js';
+import { noHandlersFound } from '../support/source/tool-absence.js';
 import python from './python.js';
 
 /**
@@ -27,8 +28,8 @@ import python from './python.js';
  * The commands are followed through classes (exported instances, singletons, fields, constructors) and
  * modules (see facts/flow).
  * No JavaScript/TypeScript source: could-not-judge 'no-source', or not-applicable 'no-js-source' when the
- * repository is Python (judged by the Python part, python.ts); source but no handler: could-not-judge
- * 'no-tools-in-source'.
+ * repository is Python (judged by the Python part, python.ts); source but no handler: noHandlersFound of
+ * support/source/tool-absence (could-not-judge 'no-tools-in-source', or not-applicable on a relay).
  * One finding per sink; the tools that reach it are named together.
  */
 
@@ -57,6 +58,8 @@ export default [
     judge({ inputs: { repo } }) {
       const gap = sourceGap(repo);
       if (gap === 'no-js-source') return notApplicable(gap);
+      // No handler at all: support/source/tool-absence (unread files named, a relay not-applicable, else could-not-judge).
+      if (gap === 'no-tools-in-source') return noHandlersFound(repo);
       if (gap) return couldNotJudge(gap);
       const bySink = new Map<string, Flow[]>();
       for (const f of toolFlows(repo)) {

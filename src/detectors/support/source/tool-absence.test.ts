@@ -61,8 +61,39 @@ describe('no tool found in the source: not-applicable only on evidence', () => {
       assert.ok(state, 'judged');
       assert.ok(!['no-tools-registered', 'no-tools-in-source', 'tool-registrations-not-read'].includes(String(code)), `${state} ${code}`);
     });
+    it(`${rule}: a gateway relaying its client's messages to a child server is not-applicable, naming the relay`, () => {
+      // Before support/source/relay.ts: not-applicable 'no-tools-registered' (the gateway builds a Server with no tools).
+      assert.deepEqual(staticPart(rule, fx('C-4-typed-schemas', 'not-applicable', 'stdio-to-sse-gateway')), ['not-applicable', 'relays-upstream-tools', { file: 'dist/gateways/stdioToSse.js', line: 18 }]);
+    });
+    it(`${rule}: a proxy answering tools/list with its upstream client's list is not-applicable, naming the handler`, () => {
+      // Before: could-not-judge 'tool-registrations-not-read' (the list handler's tools were not followed).
+      assert.deepEqual(staticPart(rule, fx('C-4-typed-schemas', 'not-applicable', 'remote-proxy-forwarding-lists')), ['not-applicable', 'relays-upstream-tools', { file: 'dist/proxyServer.js', line: 14 }]);
+    });
+    it(`${rule}: a transport handler that only counts messages is no relay`, () => {
+      const [state, code] = staticPart(rule, fx('C-4-typed-schemas', 'could-not-judge', 'transport-tap-no-forward'));
+      assert.deepEqual([state, code], ['could-not-judge', 'no-tools-in-source']);
+    });
     it(`${rule}: a server built in the source with prompts only is not-applicable`, () => {
       assert.deepEqual(staticPart(rule, fx('C-4-typed-schemas', 'not-applicable', 'prompts-only-source')).slice(0, 2), ['not-applicable', 'no-tools-registered']);
     });
   }
+});
+
+describe('relays: the parts that read tool texts, commands and outputs agree with the tool parts', () => {
+  for (const rule of ['C-16', 'X-1', 'X-2', 'X-4', 'X-5', 'S-12']) {
+    it(`${rule}: a gateway relaying to a child server is not-applicable, naming the relay`, () => {
+      assert.deepEqual(staticPart(rule, fx('C-4-typed-schemas', 'not-applicable', 'stdio-to-sse-gateway')), ['not-applicable', 'relays-upstream-tools', { file: 'dist/gateways/stdioToSse.js', line: 18 }]);
+    });
+    it(`${rule}: no tool and no relay is could-not-judge with its reason's data (never a raw message template)`, () => {
+      const [state, code, data] = staticPart(rule, fx('C-4-typed-schemas', 'could-not-judge', 'transport-tap-no-forward'));
+      assert.equal(state, 'could-not-judge');
+      if (code === 'no-tools-in-source') assert.deepEqual(data, { unread: 0 });
+      else assert.ok(['no-texts-in-source', 'no-lists-in-source'].includes(String(code)), String(code));
+    });
+  }
+});
+
+it('S-12: a proxy forwarding its list requests upstream is not-applicable (its pages are the upstream server\'s)', () => {
+  // Before: could-not-judge 'list-source-unknown' (the list comes from `client.listTools(request.params)`).
+  assert.deepEqual(staticPart('S-12', fx('C-4-typed-schemas', 'not-applicable', 'remote-proxy-forwarding-lists')), ['not-applicable', 'relays-upstream-tools', { file: 'dist/proxyServer.js', line: 14 }]);
 });

@@ -9,6 +9,7 @@ import { ofKinds, parsedSources, propertyName, sourceFilesOf, unwrap } from '../
 import { servedTools } from '../live/dynamic-text.js';
 import { fileNotReadData } from '../../../facts/not-read.js';
 import { rawCallNamed } from './source-support.js';
+import { relayOf } from './relay.js';
 
 /**
  * What a static part says when it finds no tool registered in the source. Not finding a registration is
@@ -24,9 +25,11 @@ import { rawCallNamed } from './source-support.js';
  *     — then not-applicable 'no-tools-registered'. A registration call whose tool could not be followed
  *     (`server.addTool(tool)` over a list built at run time, a wrapper called with a value built elsewhere) comes
  *     first: could-not-judge 'tool-registrations-not-read', naming the first call's file and line; so does a
- *     tools/list handler whose list could not be read (a proxy forwarding `client.listTools()`, a Map filled from
+ *     tools/list handler whose list could not be read (a Map filled from
  *     documents named at run time) — it serves tools, only the reading does not see them. A low-level `Server` whose capabilities literal
- *     declares `tools` serves tools the reading did not find: could-not-judge 'tools-declared-not-found'.
+ *     declares `tools` serves tools the reading did not find: could-not-judge 'tools-declared-not-found'. A relay
+ *     (support/source/relay.ts: a transport handler forwarding each message to another server, a tools/list handler
+ *     answering with another client's list) comes before both: not-applicable 'relays-upstream-tools' with its place.
  *     Anything else: could-not-judge 'no-tools-in-source'. A dependency named as holding the tools that could
  *     not be read (facts/published: not installed, too large) comes first: could-not-judge 'file-not-read' naming it.
  */
@@ -85,6 +88,10 @@ export function noToolsFound(repo: RepoFacts, session?: SessionFacts): Verdict {
     const first = missed[0]!;
     return couldNotJudge('tool-registrations-not-read', { count: missed.length, expression: first.expression, file: first.file, line: first.line });
   }
+  // A relay (a gateway or proxy forwarding its client's messages to another MCP server, support/source/relay.ts)
+  // serves that server's tools and declares none of its own.
+  const relay = relayOf(repo);
+  if (relay) return notApplicable('relays-upstream-tools', { file: relay.file, line: relay.line });
   const built = constructions(repo);
   if (built.some((c) => c.declaresTools)) return couldNotJudge('tools-declared-not-found');
   // A tools/list handler whose list the reading could not follow (a proxy's `client.listTools()`, `this.tools.values()`
@@ -96,4 +103,15 @@ export function noToolsFound(repo: RepoFacts, session?: SessionFacts): Verdict {
     return couldNotJudge('tool-registrations-not-read', { count: lists.length, expression: text.length > 80 ? `${text.slice(0, 77)}...` : text, file: first.file, line: first.line });
   }
   return built.length > 0 ? notApplicable('no-tools-registered') : couldNotJudge('no-tools-in-source', { unread: 0 });
+}
+
+/**
+ * The verdict of a part that reads tool handlers (commands, paths, outputs) when the source shows none. As
+ * noToolsFound, except that a server built with no registration found stays could-not-judge 'no-tools-in-source':
+ * these parts guard against harm, and a registration the reading does not follow (a wrapper, a table, a helper of
+ * a dependency) would leave a wrong not-applicable behind. A relay is not-applicable on its evidence.
+ */
+export function noHandlersFound(repo: RepoFacts): Verdict {
+  const v = noToolsFound(repo);
+  return v.state === 'not-applicable' && v.reason?.code === 'no-tools-registered' ? couldNotJudge('no-tools-in-source', { unread: 0 }) : v;
 }
