@@ -43,3 +43,44 @@ describe('A-2 (static) on what a View does with absolute URLs', () => {
     assert.equal(part?.state, 'present', JSON.stringify(part));
   });
 });
+
+describe('A-2 (static) on Views a loop or a helper assembles from package files at run time', () => {
+  const staticPart = detectors.filter((d) => d.genre === 'static');
+  const judgeRepo = (files: Record<string, string>) => {
+    const dir = mkdtempSync(join(tmpdir(), 'a2-loop-'));
+    try {
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'loop-app', version: '1.0.0', type: 'module', dependencies: { '@modelcontextprotocol/ext-apps': '2.0.4' } }));
+      for (const [f, text] of Object.entries(files)) {
+        mkdirSync(join(dir, f, '..'), { recursive: true });
+        writeFileSync(join(dir, f), text);
+      }
+      return judgeFolder('A-2', staticPart, dir).result.parts.find((p) => p.genre === 'static');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  const server = (read: string) => `import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
+export const VIEWS = ["board", "detail"];
+export function register(server) {
+  VIEWS.forEach((v) => server.registerResource(v, \`ui://acme/\${v}.html\`, {}, async () => ({ contents: [{ uri: \`ui://acme/\${v}.html\`, mimeType: RESOURCE_MIME_TYPE, text: ${read} }] })));
+}
+`;
+  it('a forEach over a literal list reads each View the list names (here the second loads a script from a CDN)', () => {
+    const part = judgeRepo({
+      'dist/index.js': server('readFileSync(join(import.meta.dirname, "..", "ui", `${v}.html`), "utf8")'),
+      'ui/board.html': '<!doctype html><html lang="en"><title>Board</title><script type="module">document.title = "b";</script></html>',
+      'ui/detail.html': '<!doctype html><html lang="en"><title>Detail</title><script src="https://cdn.example.net/chart.js"></script></html>',
+    });
+    assert.equal(part?.state, 'non-conforming', JSON.stringify(part));
+    assert.deepEqual(part?.findings.map((f) => f.location?.file), ['ui/detail.html']);
+  });
+  it('a piece of a path no literal names is tried against the package files, never against server code', () => {
+    const part = judgeRepo({
+      'dist/index.js': server('`<!doctype html><html lang="en"><title>x</title><script type="module">${readFileSync(join(import.meta.dirname, `${globalThis.viewName}.js`), "utf8")}</script></html>`'),
+      'dist/tools.js': 'import { z } from "zod"; import fs from "node:fs"; export const t = fetch("https://api.acme.example/v1");',
+    });
+    assert.equal(part?.state, 'could-not-judge', JSON.stringify(part));
+  });
+});

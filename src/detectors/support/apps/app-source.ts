@@ -5,7 +5,7 @@ import { Node, Project, SyntaxKind, ts, type CallExpression, type ObjectLiteralE
 import type { RepoFacts } from '../../../facts/repo.js';
 import { noteSourceRead, type FileNotRead } from '../../../facts/not-read.js';
 import { functionOf, resolveRelativeModule, type FunctionLikeNode } from '../../../facts/scope.js';
-import { constString, objectLiteralOf, propertyValue, serverModel } from '../../../facts/server-model.js';
+import { constString, objectLiteralOf, propertyValue, returnedExpressions, serverModel } from '../../../facts/server-model.js';
 import { booleanAnnotations } from '../../../facts/server-model/values.js';
 import { moduleSpecs, ofKinds, parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from '../../../facts/ts-source.js';
 import { isBundleHtml, MAX_BUNDLE_BYTES } from './apps-support.js';
@@ -60,13 +60,49 @@ function annotationsOf(config: ObjectLiteralExpression | undefined, sources: Par
   return obj ? booleans(obj) : 'unknown';
 }
 
-/** Does a tool config link a View (`_meta.ui.resourceUri`, or the flat `_meta["ui/resourceUri"]`)? */
-function linksView(config: ObjectLiteralExpression | undefined, sources: ParsedSources): boolean {
-  const meta = objectLiteralOf(propertyValue(config, '_meta'), sources);
+/**
+ * The object literal a node of a tool's config stands for: a literal, a const holding one, or the one object a
+ * function of the repository returns (`_meta: uiMeta(BOARD_URI)` with `const uiMeta = (uri) => ({ ui: { resourceUri: uri } })`,
+ * a config built by `withUi({ … })`).
+ */
+function configObject(node: Node | undefined, sources: ParsedSources, depth = 0): ObjectLiteralExpression | undefined {
+  const o = objectLiteralOf(node, sources);
+  if (o || !node || depth > 3) return o;
+  const n = unwrap(node);
+  if (!Node.isCallExpression(n)) return undefined;
+  let fn: FunctionLikeNode | undefined;
+  try {
+    fn = functionOf(n.getExpression(), sources);
+  } catch {
+    fn = undefined;
+  }
+  const returned = fn ? returnedExpressions(fn) : [];
+  return returned.length === 1 ? configObject(returned[0], sources, depth + 1) : undefined;
+}
+
+/** A property of a config object, written in it or in an object it spreads (`{ ...APP_META, … }`, `{ ...uiMeta(URI) }`). */
+function configProperty(obj: ObjectLiteralExpression | undefined, key: string, sources: ParsedSources, depth = 0): Node | undefined {
+  if (!obj) return undefined;
+  const own = propertyValue(obj, key);
+  if (own || depth > 3) return own;
+  for (const p of obj.getProperties()) {
+    if (!Node.isSpreadAssignment(p)) continue;
+    const v = configProperty(configObject(p.getExpression(), sources), key, sources, depth + 1);
+    if (v) return v;
+  }
+  return undefined;
+}
+
+/**
+ * Does a tool config link a View (`_meta.ui.resourceUri`, or the flat `_meta["ui/resourceUri"]`)? The config, its
+ * `_meta` and its `ui` may each be built by a helper of the repository or spread from a shared object (configObject).
+ */
+function linksView(config: Node | undefined, sources: ParsedSources): boolean {
+  const meta = configObject(configProperty(configObject(config, sources), '_meta', sources), sources);
   if (!meta) return false;
-  if (propertyValue(meta, 'ui/resourceUri')) return true;
-  const ui = objectLiteralOf(propertyValue(meta, 'ui'), sources);
-  return !!propertyValue(ui, 'resourceUri');
+  if (configProperty(meta, 'ui/resourceUri', sources)) return true;
+  const ui = configObject(configProperty(meta, 'ui', sources), sources);
+  return !!configProperty(ui, 'resourceUri', sources);
 }
 
 /**
@@ -114,7 +150,9 @@ export function appSource(repo: RepoFacts): AppSource {
     if (inWrapper) continue;
     const ann: SourceAnnotations = t.annotationsNode ? (t.annotations && objectLiteralOf(t.annotationsNode, sources) ? t.annotations : 'unknown') : t.config || t.api === 'tool' ? 'none' : 'unknown';
     if (!annotations.has(t.name)) annotations.set(t.name, ann);
-    if (t.api === 'registerTool' && linksView(t.config, sources)) appTools.push({ name: t.name, file: t.file, line: t.line, api: 'registerTool', handler: t.handler });
+    // registerTool(name, withUi({ … }), handler): a config the model does not read as a literal is followed here.
+    const config = t.config ?? (t.api === 'registerTool' && Node.isCallExpression(t.node) ? t.node.getArguments()[1] : undefined);
+    if (t.api === 'registerTool' && linksView(config, sources)) appTools.push({ name: t.name, file: t.file, line: t.line, api: 'registerTool', handler: t.handler });
     // A low-level Server (setRequestHandler(ListToolsRequestSchema, …) listing `{ name, _meta: { ui: { resourceUri } } }`,
     // and a tools/call dispatcher with a branch per name): an App tool whose result is returned by its branch.
     else if ((t.api === 'tools/list' || t.api === 'definition') && linksView(t.config, sources)) appTools.push({ name: t.name, file: t.file, line: t.line, api: 'low-level', branch: t.branch });

@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { parse } from 'parse5';
-import { Node, Project, SyntaxKind, type CallExpression, type SourceFile } from '../../../facts/morph.js';
+import { Node, Project, SyntaxKind, type CallExpression, type ForOfStatement, type SourceFile, type TemplateExpression } from '../../../facts/morph.js';
 import { noteSourceRead } from '../../../facts/not-read.js';
 import type { RepoFacts } from '../../../facts/repo.js';
 import { declarationOf, functionOf, initializerOf, type FunctionLikeNode } from '../../../facts/scope.js';
@@ -38,38 +38,207 @@ const REGISTRATIONS = new Set(['registerAppResource', 'registerResource', 'resou
 const READS = new Set(['readFileSync', 'readFile']);
 const isHtmlDocument = (s: string): boolean => /^\s*(?:<!doctype\s+html|<html[\s>])/i.test(s);
 
-/** The literal pieces of a path expression, when every piece is a literal (or __dirname / import.meta.dirname first, or a const holding such a path). */
-function pathOf(n: Node, file: string, depth = 0): string | undefined {
-  if (depth > 3) return undefined;
+/**
+ * A value bound while the reading follows a View built at run time, by the text of the expression it stands for: a
+ * parameter of a helper function given a literal at its call (`widgetHtml('status')`), or a value tried for a piece of
+ * a file path the code computes (`join(WEB_DIR, `${name}.js`)` for each `web/*.js` of the package).
+ */
+type Env = ReadonlyMap<string, string>;
+/** The first piece of a file path the reading could not resolve, and the values the package's files allow for it. */
+interface Hole {
+  /** Each way to fill it: the bindings to add to the reading's Env. */
+  values: Record<string, string>[];
+}
+interface Reading {
+  env: Env;
+  hole?: Hole;
+}
+/** Marks an unresolved piece of a path (never in a file name). */
+const HOLE = '\u0000';
+/** More files than this for one piece of a path: the reading does not guess which are Views. */
+const MAX_HOLE_VALUES = 8;
+/** At most this many Views read from one registration (each value of each unresolved piece). */
+const MAX_VARIANTS = 16;
+/** At most this many readings of one expression with values tried. */
+const MAX_TRIES = 64;
+
+const keyOf = (n: Node): string => unwrap(n).getText();
+
+/**
+ * One piece of a path (a folder or file name): a literal, a value bound in the reading, a template or `+` chain of
+ * such pieces; a name or a property the reading cannot resolve (a parameter, a loop variable's field) is a hole.
+ */
+function pathPiece(n: Node, env: Env, depth = 0): string | undefined {
+  if (depth > 4) return undefined;
+  const e = unwrap(n);
+  const bound = env.get(keyOf(e));
+  if (bound !== undefined) return bound;
+  const lit = constString(e)?.value;
+  if (lit !== undefined) return lit;
+  if (Node.isTemplateExpression(e)) {
+    let out = e.getHead().getLiteralText();
+    for (const span of e.getTemplateSpans()) {
+      const v = pathPiece(span.getExpression(), env, depth + 1);
+      if (v === undefined) return undefined;
+      out += v + span.getLiteral().getLiteralText();
+    }
+    return out;
+  }
+  if (Node.isBinaryExpression(e) && e.getOperatorToken().getText() === '+') {
+    const l = pathPiece(e.getLeft(), env, depth + 1);
+    const r = l === undefined ? undefined : pathPiece(e.getRight(), env, depth + 1);
+    return l === undefined || r === undefined ? undefined : l + r;
+  }
+  if ((Node.isIdentifier(e) || Node.isPropertyAccessExpression(e)) && e.getText().length <= 80 && !e.getText().includes(HOLE)) return `${HOLE}${e.getText()}${HOLE}`;
+  return undefined;
+}
+
+const calleeName = (e: Node): string => {
+  const callee = Node.isCallExpression(e) ? e.getExpression() : undefined;
+  return !callee ? '' : Node.isIdentifier(callee) ? callee.getText() : Node.isPropertyAccessExpression(callee) ? callee.getName() : '';
+};
+
+/**
+ * The package path an expression of the server's code names (relative to the package), when it is anchored on the
+ * code's own place: `__dirname`, `import.meta.dirname`, `dirname(fileURLToPath(import.meta.url))`,
+ * `new URL('./view.html', import.meta.url)`, a `join` / `resolve` of such a folder and pieces (pathPiece), or a const
+ * holding such a path. A piece it cannot resolve is left marked (HOLE) for the caller to try the package's files.
+ */
+function pathOf(n: Node, file: string, env: Env, depth = 0): string | undefined {
+  if (depth > 8) return undefined;
   const e = unwrap(n);
   const here = posix.dirname(file);
+  const text = e.getText();
+  if (/^(?:__dirname|import\.meta\.dirname)$/.test(text)) return here;
+  if (/^(?:__filename|import\.meta\.filename|import\.meta\.url)$/.test(text)) return file;
   // A const holding a folder or file path of the package (const WEB_DIR = join(__dirname, '..', 'web')).
-  if (Node.isIdentifier(e) && !/^(?:__dirname|__filename)$/.test(e.getText())) {
+  if (Node.isIdentifier(e)) {
     const d = declarationOf(e);
     const init = d && d.getSourceFile() === e.getSourceFile() && Node.isVariableDeclaration(d.getParent()) ? initializerOf(d) : undefined;
-    return init ? pathOf(init, file, depth + 1) : undefined;
+    return init ? pathOf(init, file, env, depth + 1) : undefined;
   }
-  const lit = constString(e)?.value;
-  if (lit !== undefined) return undefined; // relative to the working directory: unknown
-  // new URL('./view.html', import.meta.url)
+  // new URL('./view.html', import.meta.url) / new URL(`../ui/${name}.html`, import.meta.url)
   if (Node.isNewExpression(e) && e.getExpression().getText() === 'URL') {
     const [a, b] = e.getArguments();
-    const rel = a && constString(a)?.value;
+    const rel = a && pathPiece(a, env);
     return rel !== undefined && b?.getText() === 'import.meta.url' && rel.startsWith('.') ? posix.normalize(posix.join(here, rel)) : undefined;
   }
-  // join(__dirname, 'view.html') / path.resolve(import.meta.dirname, '..', 'ui', 'view.html') / join(WEB_DIR, 'widget.js')
-  if (Node.isCallExpression(e)) {
-    const callee = e.getExpression();
-    const name = Node.isIdentifier(callee) ? callee.getText() : Node.isPropertyAccessExpression(callee) ? callee.getName() : '';
-    if (name !== 'join' && name !== 'resolve') return undefined;
-    const [first, ...rest] = e.getArguments();
-    if (!first) return undefined;
-    const base = /^(?:__dirname|import\.meta\.dirname)$/.test(first.getText()) ? here : pathOf(first, file, depth + 1);
-    if (base === undefined) return undefined;
-    const parts = rest.map((r) => constString(r)?.value);
-    return parts.every((p) => p !== undefined) && (parts.length || base !== here) ? posix.normalize(posix.join(base, ...(parts as string[]))) : undefined;
+  if (!Node.isCallExpression(e)) return undefined;
+  const name = calleeName(e);
+  const args = e.getArguments();
+  // fileURLToPath(new URL(…, import.meta.url)), dirname(fileURLToPath(import.meta.url))
+  if (name === 'fileURLToPath' && args.length === 1) return pathOf(args[0]!, file, env, depth + 1);
+  if (name === 'dirname' && args.length === 1) {
+    const p = pathOf(args[0]!, file, env, depth + 1);
+    return p === undefined ? undefined : posix.dirname(p);
   }
-  return undefined;
+  // join(__dirname, 'view.html') / path.resolve(import.meta.dirname, '..', 'ui', 'view.html') / join(WEB_DIR, `${name}.js`)
+  if (name !== 'join' && name !== 'resolve') return undefined;
+  const [first, ...rest] = args;
+  if (!first) return undefined;
+  const base = pathOf(first, file, env, depth + 1);
+  if (base === undefined) return undefined;
+  const parts = rest.map((r) => pathPiece(r, env));
+  return parts.every((p) => p !== undefined) && (parts.length || base !== here) ? posix.normalize(posix.join(base, ...(parts as string[]))) : undefined;
+}
+
+/** Does a file of the package look like server code (it imports Node's modules or the MCP SDK), not a View's asset? */
+const SERVER_CODE = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["'](?:node:|fs["'/]|path["']|@modelcontextprotocol\/(?:sdk|server))/;
+
+/**
+ * The values a marked piece of a path can take in the package: the files the path's pattern matches (the first
+ * unresolved piece is any name without a slash), leaving out node_modules and server code. More than
+ * MAX_HOLE_VALUES, or none: no values (the View stays unread).
+ */
+function holeOf(rel: string, repo: RepoFacts): Hole {
+  const parts = rel.split(HOLE);
+  const key = parts[1]!;
+  const esc = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  let pattern = '^';
+  for (let i = 0; i < parts.length; i++) pattern += i % 2 === 0 ? esc(parts[i]!) : i === 1 ? '([^/]+)' : '[^/]+';
+  const re = new RegExp(`${pattern}$`);
+  const values = new Set<string>();
+  for (const f of repo.files) {
+    if (f.startsWith('node_modules/') || f.includes('/node_modules/')) continue;
+    const m = re.exec(f);
+    if (!m) continue;
+    if (/\.[cm]?js$/.test(f)) {
+      const r = repo.source(f, MAX_BUNDLE_BYTES);
+      if (!r.ok || SERVER_CODE.test(r.text)) continue;
+    }
+    values.add(m[1]!);
+    if (values.size > MAX_HOLE_VALUES) return { values: [] };
+  }
+  return { values: [...values].sort().map((v) => ({ [key]: v })) };
+}
+
+/**
+ * The table a loop variable goes over, when it is a literal of the same file: `for (const view of VIEWS)`,
+ * `VIEWS.forEach((view) => …)` / `.map`, over a const array literal, `Object.values(TABLE)` / `Object.keys(TABLE)` over
+ * a const object literal. Each element gives the bindings of the variable's string fields (`view.name`), or of the
+ * variable itself for a string. Undefined when the variable is no such loop's.
+ */
+function loopHole(id: Node): Hole | undefined {
+  if (!Node.isIdentifier(id)) return undefined;
+  const d = declarationOf(id);
+  if (!d || d.getSourceFile() !== id.getSourceFile()) return undefined;
+  const decl = d.getParent();
+  let over: Node | undefined;
+  if (Node.isVariableDeclaration(decl) && decl.getNameNode() === d && Node.isForOfStatement(decl.getParent()?.getParent())) over = (decl.getParent()!.getParent() as ForOfStatement).getExpression();
+  else if (Node.isParameterDeclaration(decl) && decl.getNameNode() === d) {
+    const fn = decl.getParent();
+    const call = fn?.getParent();
+    if (fn && Node.isCallExpression(call) && call.getArguments()[0] === fn && (fn as FunctionLikeNode).getParameters()[0] === decl && /^(?:forEach|map|flatMap)$/.test(calleeName(call))) {
+      const callee = call.getExpression();
+      over = Node.isPropertyAccessExpression(callee) ? callee.getExpression() : undefined;
+    }
+  }
+  if (!over) return undefined;
+  const name = id.getText();
+  const constInit = (n: Node | undefined): Node | undefined => {
+    const e = n && unwrap(n);
+    if (!e || !Node.isIdentifier(e)) return e;
+    const dd = declarationOf(e);
+    return dd && dd.getSourceFile() === e.getSourceFile() && Node.isVariableDeclaration(dd.getParent()) ? unwrap(initializerOf(dd) ?? e) : undefined;
+  };
+  let elements: Node[] | undefined;
+  const o = unwrap(over);
+  if (Node.isCallExpression(o) && /^Object\.(?:values|keys)$/.test(o.getExpression().getText()) && o.getArguments().length === 1) {
+    const table = constInit(o.getArguments()[0]);
+    if (!table || !Node.isObjectLiteralExpression(table)) return undefined;
+    const props = table.getProperties().filter(Node.isPropertyAssignment);
+    const keys = o.getExpression().getText().endsWith('keys');
+    if (keys) return { values: props.slice(0, MAX_VARIANTS).map((p) => ({ [name]: p.getName().replace(/^["'`]|["'`]$/g, '') })) };
+    elements = props.map((p) => p.getInitializerOrThrow());
+  } else {
+    const arr = constInit(o);
+    if (!arr || !Node.isArrayLiteralExpression(arr)) return undefined;
+    elements = arr.getElements();
+  }
+  const values: Record<string, string>[] = [];
+  for (const el of elements.slice(0, MAX_VARIANTS)) {
+    const e = unwrap(el);
+    const lit = constString(e)?.value;
+    if (lit !== undefined) values.push({ [name]: lit });
+    else if (Node.isObjectLiteralExpression(e)) {
+      const b: Record<string, string> = {};
+      for (const p of e.getProperties()) {
+        if (!Node.isPropertyAssignment(p)) continue;
+        const v = constString(p.getInitializerOrThrow())?.value;
+        if (v !== undefined) b[`${name}.${p.getName()}`] = v;
+      }
+      values.push(b);
+    } else return undefined;
+  }
+  return values.length ? { values } : undefined;
+}
+
+/** The loop variable an expression reads (`view` of `view.name`), when the reading has no value for it: its table's elements. */
+function loopHoleOf(e: Node, env: Env): Hole | undefined {
+  const x = unwrap(e);
+  if (env.has(x.getText())) return undefined;
+  const root = Node.isPropertyAccessExpression(x) ? unwrap(x.getExpression()) : x;
+  return loopHole(root);
 }
 
 /** A text the code builds, with where each of its pieces comes from (char offset in the text, file, line there). */
@@ -94,7 +263,7 @@ const joinBuilt = (parts: Built[]): Built => {
  * `<script>${js}</script>` around a built script), a file the code reads by a path of its own folder, or the one
  * result of a local function without parameters (`text: widgetHtml()`). Undefined when a piece is not known.
  */
-function builtText(n: Node, file: string, repo: RepoFacts, sources: ParsedSources, depth = 0): Built | undefined {
+function builtText(n: Node, file: string, repo: RepoFacts, sources: ParsedSources, rd: Reading, depth = 0): Built | undefined {
   if (depth > 5) return undefined;
   const e = unwrap(Node.isAwaitExpression(n) ? n.getExpression() : n);
   const here = (node: Node) => ({ file: sources.rel(node.getSourceFile()), line: positionOf(node).line });
@@ -102,7 +271,7 @@ function builtText(n: Node, file: string, repo: RepoFacts, sources: ParsedSource
   if (Node.isTemplateExpression(e)) {
     const parts: Built[] = [{ text: e.getHead().getLiteralText(), pieces: [{ at: 0, ...here(e) }] }];
     for (const span of e.getTemplateSpans()) {
-      const v = builtText(span.getExpression(), file, repo, sources, depth + 1);
+      const v = builtText(span.getExpression(), file, repo, sources, rd, depth + 1);
       if (!v) return undefined;
       parts.push(v, { text: span.getLiteral().getLiteralText(), pieces: [{ at: 0, ...here(span.getLiteral()) }] });
     }
@@ -110,39 +279,83 @@ function builtText(n: Node, file: string, repo: RepoFacts, sources: ParsedSource
     return out.text.length <= MAX_BUNDLE_BYTES ? out : undefined;
   }
   if (Node.isBinaryExpression(e) && e.getOperatorToken().getText() === '+') {
-    const l = builtText(e.getLeft(), file, repo, sources, depth + 1);
-    const r = l && builtText(e.getRight(), file, repo, sources, depth + 1);
+    const l = builtText(e.getLeft(), file, repo, sources, rd, depth + 1);
+    const r = l && builtText(e.getRight(), file, repo, sources, rd, depth + 1);
     return l && r && l.text.length + r.text.length <= MAX_BUNDLE_BYTES ? joinBuilt([l, r]) : undefined;
+  }
+  if (Node.isPropertyAccessExpression(e)) {
+    // A field of a loop variable over a literal table (`view.title` in `for (const view of VIEWS)`), for the element being tried.
+    const bound = rd.env.get(e.getText());
+    if (bound !== undefined) return { text: bound, pieces: [{ at: 0, ...here(e) }] };
+    const loop = loopHoleOf(e, rd.env);
+    if (loop) rd.hole ??= loop;
+    return undefined;
   }
   if (Node.isIdentifier(e)) {
     const d = declarationOf(e);
     if (!d || d.getSourceFile() !== e.getSourceFile()) return undefined;
+    // A helper's parameter given a literal at the call being followed (widgetHtml('status')), or a loop variable.
+    const bound = Node.isParameterDeclaration(d.getParent()) || !Node.isVariableDeclaration(d.getParent()) || Node.isForOfStatement(d.getParent()?.getParent()?.getParent()) ? rd.env.get(e.getText()) : undefined;
+    if (bound !== undefined) return { text: bound, pieces: [{ at: 0, ...here(e) }] };
+    const loop = loopHoleOf(e, rd.env);
+    if (loop) {
+      rd.hole ??= loop;
+      return undefined;
+    }
     const init = Node.isVariableDeclaration(d.getParent()) ? initializerOf(d) : undefined;
-    return init ? builtText(init, file, repo, sources, depth + 1) : undefined;
+    return init ? builtText(init, file, repo, sources, rd, depth + 1) : undefined;
   }
   if (Node.isCallExpression(e)) {
     const callee = e.getExpression();
-    const name = Node.isIdentifier(callee) ? callee.getText() : Node.isPropertyAccessExpression(callee) ? callee.getName() : '';
+    const name = calleeName(e);
     // readFileSync(path, 'utf8'), or its .toString()
-    if (name === 'toString' && Node.isPropertyAccessExpression(callee) && !e.getArguments().length) return builtText(callee.getExpression(), file, repo, sources, depth + 1);
+    if (name === 'toString' && Node.isPropertyAccessExpression(callee) && !e.getArguments().length) return builtText(callee.getExpression(), file, repo, sources, rd, depth + 1);
     if (READS.has(name)) {
       const arg = e.getArguments()[0];
-      const rel = arg && pathOf(arg, file);
-      if (!rel || !repo.files.includes(rel)) return undefined;
+      const rel = arg && pathOf(arg, sources.rel(e.getSourceFile()), rd.env);
+      if (!rel) return undefined;
+      // A piece of the path the reading cannot resolve (a parameter, a loop variable): the caller tries the package's files for it.
+      if (rel.includes(HOLE)) {
+        rd.hole ??= holeOf(rel, repo);
+        return undefined;
+      }
+      if (!repo.files.includes(rel)) return undefined;
       const r = repo.source(rel, MAX_BUNDLE_BYTES);
       return r.ok ? { text: r.text, pieces: [{ at: 0, file: rel, line: 1 }] } : undefined;
     }
-    // A local function of no parameters returning one text (function widgetHtml() { return `<!doctype html>…`; }).
-    if (e.getArguments().length || !Node.isIdentifier(callee)) return undefined;
+    // A function of the repository returning one text (function widgetHtml() { return `<!doctype html>…`; }), its
+    // parameters bound to the literals of the call (widgetHtml('status')), or left to the file tried for the piece of
+    // a path they make (widgetHtml(widget.file) in a loop over the Views).
+    if (!Node.isIdentifier(callee) && !Node.isPropertyAccessExpression(callee)) return undefined;
     let fn: FunctionLikeNode | undefined;
     try {
       fn = functionOf(callee, sources);
     } catch {
       fn = undefined;
     }
-    if (!fn || fn.getParameters().length) return undefined;
+    if (!fn) return undefined;
+    const params = fn.getParameters();
+    const args = e.getArguments();
+    if (args.length > params.length) return undefined;
+    const env = new Map(rd.env);
+    for (let i = 0; i < params.length; i++) {
+      const p = params[i]!.getNameNode();
+      const a = args[i];
+      if (!Node.isIdentifier(p) || !a) continue;
+      const lit = constString(a)?.value ?? rd.env.get(keyOf(a));
+      if (lit !== undefined) env.set(p.getText(), lit);
+      else {
+        // widgetHtml(view.name) in a loop over a literal table: each element is tried (viewsOf).
+        const loop = loopHoleOf(a, rd.env);
+        if (loop) rd.hole ??= loop;
+      }
+    }
     const returned = returnedExpressions(fn);
-    return returned.length === 1 ? builtText(returned[0]!, file, repo, sources, depth + 1) : undefined;
+    if (returned.length !== 1) return undefined;
+    const inner: Reading = { env };
+    const out = builtText(returned[0]!, file, repo, sources, inner, depth + 1);
+    if (!out && inner.hole && !rd.hole) rd.hole = inner.hole;
+    return out;
   }
   return undefined;
 }
@@ -154,14 +367,40 @@ const lineAt = (text: string, at: number): number => {
   return line;
 };
 
-function viewOf(n: Node, file: string, repo: RepoFacts, sources: ParsedSources): EmbeddedView | undefined {
-  const b = builtText(n, file, repo, sources);
-  if (!b || !isHtmlDocument(b.text)) return undefined;
+function viewOf(b: Built): EmbeddedView | undefined {
+  if (!isHtmlDocument(b.text)) return undefined;
   const first = b.pieces[0]!;
   // One piece: the document as written in one place. Several: where each line of the assembled document comes from.
   if (b.pieces.length === 1) return { file: first.file, line: first.line, html: b.text };
   const segments = b.pieces.filter((p, i) => i === 0 || p.at < b.text.length).map((p) => ({ from: lineAt(b.text, p.at), file: p.file, line: p.line }));
   return { file: first.file, line: first.line, html: b.text, segments };
+}
+
+/**
+ * The Views an expression serves: the one document it builds, or, when a piece of a file path it reads is not
+ * resolved (a parameter, a loop variable), one document for each file of the package that piece may name (holeOf).
+ */
+function viewsOf(n: Node, file: string, repo: RepoFacts, sources: ParsedSources): EmbeddedView[] {
+  const out: EmbeddedView[] = [];
+  let tries = 0;
+  const go = (env: Env, level: number): void => {
+    if (out.length >= MAX_VARIANTS) return;
+    const rd: Reading = { env };
+    const b = builtText(n, file, repo, sources, rd);
+    if (b) {
+      const v = viewOf(b);
+      if (v) out.push(v);
+      return;
+    }
+    if (!rd.hole || level >= 3) return;
+    for (const value of rd.hole.values) {
+      // A hole the bindings do not fill (the loop variable itself, not one of its fields): nothing more to try.
+      if (Object.keys(value).every((k) => env.has(k)) || ++tries > MAX_TRIES) return;
+      go(new Map([...env, ...Object.entries(value)]), level + 1);
+    }
+  };
+  go(new Map(), 0);
+  return out;
 }
 
 /** Where a line of an embedded View's document is written: the file and the line there. */
@@ -185,6 +424,8 @@ function servesView(call: CallExpression, name: string): boolean {
   const reads = name === 'setRequestHandler' && !!args[0] && /^(?:[\w$.]*ReadResourceRequestSchema|(["'`])resources\/read\1)$/.test(args[0].getText());
   if (!REGISTRATIONS.has(name) && !reads) return false;
   if (!reads && args.some((a) => constString(a)?.value.startsWith('ui://'))) return true;
+  // A registration in a loop over the Views, or in a helper: its URI a template (`ui://acme/${view.name}.html`).
+  if (!reads && args.some((a) => Node.isTemplateExpression(unwrap(a)) && (unwrap(a) as TemplateExpression).getHead().getLiteralText().startsWith('ui://'))) return true;
   return call.getDescendantsOfKind(SyntaxKind.PropertyAssignment).some((p) => p.getName() === 'mimeType' && APP_MIME.test(p.getInitializer()?.getText() ?? ''));
 }
 
@@ -201,9 +442,10 @@ export function embeddedViews(repo: RepoFacts): EmbeddedView[] {
     if (!servesView(call, name)) continue;
     call.forEachDescendant((d, traversal) => {
       if (!(Node.isStringLiteral(d) || Node.isNoSubstitutionTemplateLiteral(d) || Node.isTemplateExpression(d) || Node.isIdentifier(d) || Node.isCallExpression(d))) return;
-      const v = viewOf(d, file, repo, sources);
-      if (!v) return;
-      out.set(`${v.file}:${v.line}`, v);
+      const vs = viewsOf(d, file, repo, sources);
+      if (!vs.length) return;
+      // Several Views from one template (one per file it reads): told apart by the files of their pieces.
+      for (const v of vs) out.set(`${v.file}:${v.line}:${(v.segments ?? []).map((g) => `${g.file}:${g.line}`).join(',')}`, v);
       traversal.skip(); // its pieces are not Views of their own
     });
   }
