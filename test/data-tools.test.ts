@@ -21,10 +21,11 @@ import { judgeFolder } from './support/detector-tester.js';
  *   graph-endpoints-annotated  CommonJS TypeScript output (`__importDefault(require("./endpoints.json")).default.endpoints`),
  *                              annotations in the rows, a handler factory `handlerFor(endpoint)` with a timeout;
  *   graph-endpoints-missing    `JSON.parse(readFileSync(join(__dirname, 'endpoints.json')))` where the package does
- *                              not publish the JSON: nothing about its tools can be read.
+ *                              not publish the JSON, rows walked by `filter(…).forEach`, a handler factory: nothing
+ *                              about its tools can be read.
  * On main: the first was one tool named `endpoint.toolName` (X-2 present, C-15 over one unread annotation), the
- * second no tool at all (not-applicable no-tools-registered, S-13 no-handlers-in-source), the third one tool judged
- * over texts no one read (C-4 non-conforming, C-8 absent).
+ * second and third no tool at all (not-applicable no-tools-registered: a registration whose handler is a factory's
+ * result was dropped, so the server looked toolless).
  */
 
 const fixtures = join(sourceDirOf(import.meta.url), 'fixtures', 'data-tools');

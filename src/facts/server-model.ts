@@ -513,11 +513,8 @@ function build(sources: ParsedSources): ServerModel {
       tools.splice(i, 1, ...kept);
       continue;
     }
-    const doc = unreadDocumentLoop(nameArg, sources);
-    if (doc) {
-      tools.splice(i, 1);
-      unread.push({ ...(doc.file ? { file: doc.file, line: 1, column: 1 } : { file: t.file, line: t.line, column: t.column }), expression: shortText(nameArg) });
-    }
+    // A data document that cannot be read (not shipped, a path known at run time): the registration stays one tool
+    // with a computed name, its handler judged as written (rules that need the names say so).
   }
 
   // Tools registered through a local wrapper (server-model/wrappers), and `server.addTool(tool)` over a loop's list.
