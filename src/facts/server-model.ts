@@ -3,8 +3,9 @@ import type { RepoFacts } from './repo.js';
 import { declarationOf, functionOf, initializerOf, type ClassNode, type FunctionLikeNode } from './scope.js';
 import { inTreeOrder, moduleSpecs, namedFilter, parsedSources, rawOfKinds, wrapNode, positionOf, unwrap, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
-import { dispatchBranches, listedObjects, mappedDefinitions } from './server-model/returns.js';
-import { annotationsOn, delegateOn, delegateOnItem, loopItems, loopVariable, loopVariableItems, onClass, onItem, registeringClasses, type LoopItem } from './server-model/class-tools.js';
+import { dispatchBranches, listedObjects, mappedDefinitions, returnedExpressions } from './server-model/returns.js';
+import { annotationsOn, delegateOn, delegateOnItem, loopItems, loopVariable, loopVariableItems, onClass, onItem, registeringClasses, unreadDocumentLoop, type LoopItem } from './server-model/class-tools.js';
+import { bindDocuments } from './data-documents.js';
 import { callSpot, forwardedParameter, wrapperCalls } from './server-model/wrappers.js';
 import { booleanAnnotations, constrainedArguments, patternedArguments, constString, looksLikeAnnotations, methodOf, objectLiteralOf, propertyValue } from './server-model/values.js';
 
@@ -245,7 +246,9 @@ export function serverModel(repo: RepoFacts): ServerModel {
   noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
   const hit = memo.get(repo);
   if (hit) return hit;
-  const model = build(parsedSources(repo));
+  const sources = parsedSources(repo);
+  bindDocuments(sources, repo); // lists read from the package's JSON documents (facts/data-documents)
+  const model = build(sources);
   memo.set(repo, model);
   return model;
 }
@@ -342,7 +345,12 @@ function build(sources: ParsedSources): ServerModel {
           const named = constString(args[0]);
           // A registration in a loop over a written list may pass the item's handler (`tool.handler`).
           const looped = !handler && !named && args.length > 2 && !!loopItems(args[0]!, sources);
-          if (!handler && !named && !looped) continue;
+          if (!handler && !named && !looped) {
+            // `server.tool(e.toolName, …, handlerFor(e))` over a data document whose rows could not be read: the tools it serves are not read.
+            const doc = args.length > 2 ? unreadDocumentLoop(args[0]!, sources) : undefined;
+            if (doc) unread.push({ ...(doc.file ? { file: doc.file, line: 1, column: 1 } : at), expression: shortText(args[0]!) });
+            continue;
+          }
           const ni = nameInfo(args[0], at.line)!;
           const middle = args.slice(1, handler || looped ? -1 : args.length);
           let description: Node | undefined;
@@ -498,9 +506,15 @@ function build(sources: ParsedSources): ServerModel {
     const items = sameLoop ? undefined : loopItems(nameArg, sources);
     if (items) {
       for (const it of items) usedObjects.add(it.obj);
-      tools.splice(i, 1, ...items.map((it) => expandedTool(t, nameArg, (n) => onItem(n, it), sources, undefined, it)));
+      const expanded = items.map((it) => expandedTool(t, nameArg, (n) => onItem(n, it), sources, undefined, it));
+      // Rows of a data document whose name field is not a string (missing, computed): the tools they make are not read.
+      const kept = expanded.filter((x) => x.nameIsLiteral || !x.item?.document);
+      for (const x of expanded) if (!kept.includes(x)) unread.push({ file: x.file, line: x.line, column: x.column, expression: shortText(nameArg) });
+      tools.splice(i, 1, ...kept);
       continue;
     }
+    // A data document that cannot be read (not shipped, a path known at run time): the registration stays one tool
+    // with a computed name, its handler judged as written (rules that need the names say so).
   }
 
   // Tools registered through a local wrapper (server-model/wrappers), and `server.addTool(tool)` over a loop's list.
@@ -628,12 +642,22 @@ function build(sources: ParsedSources): ServerModel {
     });
   }
 
-  // High-level handlers.
+  // High-level handlers. The rows of a data document that share one handler make one entry (the handler is
+  // read once, not once per row), at the registration, named by the name expression (`endpoint.toolName`).
+  const sharedHandlers = new Set<Node>();
   for (const t of tools) {
     if (!t.handler || !['registerTool', 'tool', 'addTool'].includes(t.api)) continue;
     const hasArgs = t.api === 'addTool' || t.inputSchema !== undefined;
     const entry = entryOf(t, 'tool', hasArgs ? [{ param: 0, path: [] }] : [], constrainedArguments(t.inputSchema, sources));
-    entries.push({ ...entry, fn: t.implementation ?? entry.fn, patterned: patternedArguments(t.inputSchema, sources) });
+    const fn = t.implementation ?? entry.fn;
+    if (t.item?.document && Node.isCallExpression(t.node)) {
+      if (sharedHandlers.has(fn)) continue;
+      sharedHandlers.add(fn);
+      const nameArg = t.node.getArguments()[0]!;
+      entries.push({ ...entry, ...spotOf(sources.rel(t.node.getSourceFile()), t.node), name: unwrap(nameArg).getText(), nameComputed: true, fn, patterned: patternedArguments(t.inputSchema, sources) });
+      continue;
+    }
+    entries.push({ ...entry, fn, patterned: patternedArguments(t.inputSchema, sources) });
   }
   // Definitions held with their own handler (`defineTool({ schema: { name, inputSchema }, handle: async (ctx, params) => … })`).
   for (const t of tools) {
@@ -701,6 +725,7 @@ function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => No
   const description = on(descriptionNode);
   const titleNode = t.config ? on(propertyValue(t.config, 'title')) : undefined;
   const handlerNode = item && Node.isCallExpression(t.node) ? on(t.node.getArguments()[t.node.getArguments().length - 1]) : undefined;
+  const itemHandler = handlerNode && (functionOf(handlerNode, sources) ?? madeFunction(handlerNode, sources));
   return {
     ...t,
     ...at,
@@ -715,8 +740,27 @@ function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => No
     annotations: ann.hints ?? booleanAnnotations(ann.obj) ?? t.annotations,
     annotationsNode: ann.obj ?? ann.node,
     ...(cls ? { self: cls, implementation: delegateOn(t.handler, cls, sources) } : {}),
-    ...(item ? { item, handler: (handlerNode && functionOf(handlerNode, sources)) ?? t.handler, implementation: delegateOnItem(t.handler, item, sources) } : {}),
+    ...(item ? { item, handler: itemHandler ?? t.handler, implementation: delegateOnItem(t.handler, item, sources) } : {}),
   };
+}
+
+/** The function a factory call makes: `handlerFor(endpoint)` / `this.makeHandler(e)` whose body returns a function. */
+function madeFunction(n: Node, sources: ParsedSources): FunctionLikeNode | undefined {
+  const u = unwrap(n);
+  if (!Node.isCallExpression(u)) return undefined;
+  const factory = functionOf(u.getExpression(), sources);
+  if (!factory) return undefined;
+  for (const r of returnedExpressions(factory)) {
+    const f = functionOf(r, sources);
+    if (f) return f;
+  }
+  return undefined;
+}
+
+/** A node's text on one line, shortened (what an unread registration shows). */
+function shortText(n: Node): string {
+  const t = unwrap(n).getText().replace(/\s+/g, ' ');
+  return t.length > 80 ? t.slice(0, 77) + '...' : t;
 }
 
 /** Members of a tool object that hold its handler beside its definition. */

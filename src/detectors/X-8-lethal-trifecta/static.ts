@@ -12,7 +12,7 @@ import { parsedSources, unwrap } from '../../facts/ts-source.js';
 import { asksUser, pyReachedPieces, reachedPieces, rootModule, usesModule } from './reach.js';
 import { noToolsFound } from '../support/source/tool-absence.js';
 import { toolsToJudge } from '../support/source/generated-tools.js';
-import { documentOperations, shippedOpenApiDocument, type DocumentOperation } from '../support/source/document-operations.js';
+import { documentOperations, operationsOf, shippedOpenApiDocument, type DocumentOperation } from '../support/source/document-operations.js';
 import { addHits, classifyTool, emptyLegs, isTrifecta, legEvidence, nameWords, toolList, VERBS, type LegHit, type LegMap, type Leg } from './legs.js';
 
 /**
@@ -174,6 +174,8 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
       }
       flowHits.set(f.tool, hits);
     }
+    const rowDocuments = new Map<string, ReturnType<typeof operationsOf> | undefined>();
+    const handlerReach = new Map<Node, { hits: LegHit[]; asks: boolean }>();
     for (const t of jsTools) {
       if (!t.nameIsLiteral) {
         // Names computed from an API document shipped in the package: each operation is a tool, read from the document.
@@ -197,13 +199,32 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
         annotations: t.annotations ?? {},
         ...(context ? { context } : {}),
       });
-      hits.push(...(flowHits.get(t.name) ?? []));
-      if (t.handler) {
-        const pieces = reachedPieces(t.handler, sources);
-        for (const api of SOURCE_APIS.filter((a) => a.lang === 'js')) {
-          if (api.modules.map(rootModule).some((m) => usesModule(pieces, m, api.calls))) for (const leg of api.legs) hits.push({ leg, rule: api.id });
+      // A row of a data document the package ships (facts/data-documents): its operation as the document says it, and
+      // the flows of the one handler the rows share (named by the registration's name expression).
+      const shared = t.item?.document && Node.isCallExpression(t.node) && t.node.getArguments()[0] ? unwrap(t.node.getArguments()[0]!).getText() : undefined;
+      if (t.item?.document) {
+        if (!rowDocuments.has(t.item.document)) {
+          const read = repo.json(t.item.document);
+          rowDocuments.set(t.item.document, read.ok ? operationsOf(read.value) : undefined);
         }
-        if (asksUser(pieces)) confirmed.add(t.name);
+        const doc = rowDocuments.get(t.item.document);
+        const op = doc?.operations.find((o) => o.name === t.name);
+        if (doc && op) hits.push(...operationHits(op, `${doc.context} ${context ?? ''}`));
+      }
+      hits.push(...(flowHits.get(t.name) ?? (shared ? flowHits.get(shared) : undefined) ?? []));
+      if (t.handler) {
+        // One reading per handler: the rows of a data document share theirs.
+        let reached = handlerReach.get(t.handler);
+        if (!reached) {
+          const pieces = reachedPieces(t.handler, sources);
+          const apiHits: LegHit[] = [];
+          for (const api of SOURCE_APIS.filter((a) => a.lang === 'js')) {
+            if (api.modules.map(rootModule).some((m) => usesModule(pieces, m, api.calls))) for (const leg of api.legs) apiHits.push({ leg, rule: api.id });
+          }
+          handlerReach.set(t.handler, (reached = { hits: apiHits, asks: asksUser(pieces) }));
+        }
+        hits.push(...reached.hits);
+        if (reached.asks) confirmed.add(t.name);
       }
       addHits(legs, t.name, hits);
       if (!at.has(t.name)) at.set(t.name, { file: t.file, line: t.nameLine ?? t.line });

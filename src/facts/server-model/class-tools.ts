@@ -3,6 +3,7 @@ import { baseClassOf, declarationOf, enclosingClass, functionOf, isFunctionLike,
 import { propertyName, rawOfKinds, unwrap, wrapNode, type NamedFilter, type ParsedSources } from '../ts-source.js';
 import { escapeRegExp } from '../regex.js';
 import { constString, listElements, literalBoolean, objectLiteralOf, propertyValue } from './values.js';
+import { documentRows } from '../data-documents.js';
 
 /**
  * Tools declared as classes: a base class registers every tool the same way, from its own fields —
@@ -212,6 +213,8 @@ export function registeringClasses(call: CallExpression, nameArg: Node, files: r
 export interface LoopItem {
   param: string;
   obj: ObjectLiteralExpression;
+  /** The item is a row of a data document the package ships (facts/data-documents): its path relative to the root. */
+  document?: string;
   /**
    * A wrapper whose parameter is destructured (`function reg({ name, description, inputShape: schema })`): the local
    * names bound to the item's keys (`schema` → `inputShape`), read on the item by onItem.
@@ -290,6 +293,45 @@ function loopElements(list: Node, sources: ParsedSources, depth = 0): Node[] | u
  * or the parameter of `LIST.forEach((item) => …)` and every element of LIST is a tool object the source shows
  * (see itemObject). undefined otherwise (one element not read leaves the name computed).
  */
+/** Rows of a data document read as tools (a larger table is left unread: too many tools to judge one by one). */
+export const MAX_DOCUMENT_ROWS = 2000;
+
+/** The list a loop's variable walks: `LIST` of `for (const item of LIST)` / `LIST.forEach((item) => …)`. */
+export function loopList(holder: Node): Node | undefined {
+  if (!Node.isIdentifier(holder)) return undefined;
+  const d = declarationOf(holder);
+  const decl = d?.getParent();
+  if (decl && Node.isVariableDeclaration(decl) && decl.getNameNode() === d) {
+    const stmt = decl.getParent()?.getParent();
+    if (stmt && Node.isForOfStatement(stmt)) return stmt.getExpression();
+  } else if (decl && Node.isParameterDeclaration(decl) && decl.getNameNode() === d) {
+    const fn = decl.getParent();
+    const call = fn?.getParent();
+    if (fn && isFunctionLike(fn) && fn.getParameters()[0] === decl && call && Node.isCallExpression(call) && call.getArguments()[0] === fn) {
+      const callee = unwrap(call.getExpression());
+      if (Node.isPropertyAccessExpression(callee) && callee.getName() === 'forEach') return callee.getExpression();
+    }
+  }
+  return undefined;
+}
+
+/**
+ * For a registration named `item.field` in a loop over a data document's list: the document and why its rows are
+ * not read as tools (facts/data-documents; 'too-many-rows', 'row-not-object'), or undefined when the list is not a
+ * document's or its rows are read.
+ */
+export function unreadDocumentLoop(nameArg: Node, sources: ParsedSources): { file?: string; why: string } | undefined {
+  const u = unwrap(nameArg);
+  const holder = Node.isPropertyAccessExpression(u) ? unwrap(u.getExpression()) : undefined;
+  const list = holder ? loopList(holder) : undefined;
+  const doc = list ? documentRows(list, sources) : undefined;
+  if (!doc) return undefined;
+  if (!doc.rows) return { file: doc.file, why: doc.why ?? 'not-read' };
+  if (doc.rows.length === 0) return undefined;
+  if (doc.rows.length > MAX_DOCUMENT_ROWS) return { file: doc.file, why: 'too-many-rows' };
+  return doc.rows.every((r) => Node.isObjectLiteralExpression(unwrap(r))) ? undefined : { file: doc.file, why: 'row-not-object' };
+}
+
 /** The declaration of the variable a registration's `item.name` reads (to tell registrations of one loop apart). */
 export function loopVariable(nameArg: Node): Node | undefined {
   const u = unwrap(nameArg);
@@ -323,6 +365,18 @@ export function loopVariableItems(holder: Node, sources: ParsedSources): LoopIte
     }
   }
   if (!list) return undefined;
+  // A list read from a JSON document the package ships: each row an object of the document.
+  const doc = documentRows(list, sources);
+  if (doc) {
+    if (!doc.rows?.length || doc.rows.length > MAX_DOCUMENT_ROWS) return undefined;
+    const rows: LoopItem[] = [];
+    for (const el of doc.rows) {
+      const obj = unwrap(el);
+      if (!Node.isObjectLiteralExpression(obj)) return undefined;
+      rows.push({ param: holder.getText(), obj, document: doc.file });
+    }
+    return rows;
+  }
   const elements = loopElements(list, sources);
   if (!elements?.length || elements.length > 500) return undefined;
   const out: LoopItem[] = [];
