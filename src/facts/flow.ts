@@ -4,6 +4,7 @@ import { bindingNames, findNodes, isFunctionLike, rawOriginOf, resolveRelativeMo
 import { constString, modelFiles, serverModel, type HandlerEntry } from './server-model.js';
 import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCalleeName, rawOfKinds, rawUnwrap, positionOf, wrapNode, type NamedFilter, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
+import { libraryRegions } from './bundle-regions.js';
 import { Run } from './flow/analysis.js';
 import { isRuntime } from './flow/runtimes.js';
 import { argumentOf, keysMatch, relevant, storageKeys } from './flow/guards.js';
@@ -397,7 +398,12 @@ function sinkContext(repo: RepoFacts, sources: ParsedSources): SinkContext {
   const browser = deps.some((d) => BROWSER_MODULES.includes(d)) || [...sources.files.values()].some((sf) => namesAnyModule(sf, BROWSER_MODULES));
   const records = deps.some((d) => isRecordModule(d)) || [...sources.files.values()].some((sf) => namesAnyModule(sf, RECORD_MODULES));
   const SOCKET_MODULES = ['ws', 'socket.io', 'isomorphic-ws'];
-  const sockets = deps.some((d) => SOCKET_MODULES.includes(d)) || [...sources.files.values()].some((sf) => namesAnyModule(sf, SOCKET_MODULES));
+  // A bundle that inlines the WebSocket library (its modules under node_modules/ws/…, no dependency left to name) opens them too.
+  const inlined = new Set(SOCKET_MODULES);
+  const sockets =
+    deps.some((d) => SOCKET_MODULES.includes(d)) ||
+    [...sources.files.values()].some((sf) => namesAnyModule(sf, SOCKET_MODULES)) ||
+    [...sources.files.values()].some((sf) => libraryRegions(sf.getFullText(), inlined).length > 0);
   const ssh = deps.some((d) => SSH_MODULES.includes(d)) || [...sources.files.values()].some((sf) => namesAnyModule(sf, SSH_MODULES));
   const ctx = { sources, browser, records, sockets, ssh };
   contextMemo.set(repo, ctx);

@@ -46,15 +46,22 @@ import { booleanAnnotations, constrainedArguments, patternedArguments, constStri
  *     an object literal `{ name: '<literal>', inputSchema: … }` not already read above is a tool definition
  *     (the older tools-in-source finder's rule), attached to a tools/call dispatcher when one exists.
  *
+ *   Extension bridges bundled whole (tsup/esbuild inlining the project's workspace packages)
+ *     a tools/list handler mapping a list (`tools.map((t) => t.schema)`) whose elements are tool objects, the calls of
+ *     a tool factory returning one (`navigate(true)` for `(snapshot) => ({ schema, handle })`), or the list a server
+ *     factory is handed (`createServerWithTools({ tools })`, destructured in the parameter or in the body); a listed
+ *     definition held with its own handler takes the arguments there.
+ *
  * Names, descriptions and titles are read when they are a string literal, a template without
- * substitutions, a concatenation of those, or a `const` holding one in the same file; otherwise the name
+ * substitutions, a concatenation of those, or a `const` holding one in the same file (a path into nested const
+ * objects, `TOOL_NAMES.BROWSER.NAVIGATE`, and a zod object schema's literal, `NavigateTool.shape.name.value`, included); otherwise the name
  * is the expression's text and `nameIsLiteral` is false. Config objects and handlers given as identifiers
  * are followed to a local `const`/function or a relative import. Which files are read is decided by
  * facts/published: generated output (dist, build, out) is left out only when the source it is compiled from is
  * present; a wrapper's dependency that registers the tools is read under `node_modules/<name>/`.
  */
-export { returnedExpressions, dispatchBranches } from './server-model/returns.js';
-export { constString, listElements, objectLiteralOf, propertyValue, schemaPropertyNames, regexSource, patternSafety, constrainedArguments } from './server-model/values.js';
+export { returnedExpressions, dispatchBranches, factoryObject } from './server-model/returns.js';
+export { constString, listElements, objectLiteralOf, passedToParameter, propertyValue, schemaPropertyNames, regexSource, patternSafety, constrainedArguments } from './server-model/values.js';
 
 export type EntryKind = 'tool' | 'prompt' | 'resource';
 export type Flavour = 'sdk-v1' | 'sdk-v2' | 'fastmcp' | 'unknown';
@@ -536,8 +543,12 @@ function build(sources: ParsedSources): ServerModel {
       const description = constString(propertyValue(obj, 'description'))?.value;
       const descriptionNode = propertyValue(obj, 'description');
       if (listKey === 'tools') {
+        // A definition listed with its own handler (`{ schema: { name, inputSchema }, handle(context, params) }`, a tool
+        // factory's object): the handler takes the arguments, as for a definition found anywhere.
+        const own = definitionHandler(obj, sources);
         tools.push({
           ...base,
+          ...(own ? { handler: own.fn, argsParam: own.param } : {}),
           api: 'tools/list',
           description,
           descriptionNode,
@@ -661,7 +672,7 @@ function build(sources: ParsedSources): ServerModel {
   }
   // Definitions held with their own handler (`defineTool({ schema: { name, inputSchema }, handle: async (ctx, params) => … })`).
   for (const t of tools) {
-    if (t.api !== 'definition' || !t.handler || t.argsParam === undefined) continue;
+    if ((t.api !== 'definition' && t.api !== 'tools/list') || !t.handler || t.argsParam === undefined) continue;
     const entry = entryOf(t, 'tool', [{ param: t.argsParam, path: [] }], constrainedArguments(t.inputSchema, sources));
     entries.push({ ...entry, patterned: patternedArguments(t.inputSchema, sources) });
   }

@@ -1,5 +1,5 @@
 import { Node, ts, type ObjectLiteralExpression } from '../morph.js';
-import { classOf, declarationOf, findNodes, valueOfDeclaration, type ClassNode, type FunctionLikeNode } from '../scope.js';
+import { classOf, declarationOf, findNodes, functionOf, valueOfDeclaration, type ClassNode, type FunctionLikeNode } from '../scope.js';
 import { wrapNode, propertyName, unwrap, type ParsedSources } from '../ts-source.js';
 import { constString, listElements, objectLiteralOf, propertyValue } from './values.js';
 
@@ -36,6 +36,31 @@ function returnedUncached(fn: FunctionLikeNode): Node[] {
   return returns.map((r) => wrapNode(sf, r.expression!));
 }
 
+/**
+ * The object a tool factory's call builds: `navigate(true)` for `const navigate = (snapshot) => ({ schema: { … }, handle })`
+ * — the one object literal the function returns; a function that returns its parameter (`defineTool(tool)`) gives the
+ * object passed. Anything else (several returns, a value built another way): undefined.
+ */
+export function factoryObject(el: Node, sources: ParsedSources): ObjectLiteralExpression | undefined {
+  const call = unwrap(el);
+  if (!Node.isCallExpression(call)) return undefined;
+  const fn = functionOf(call.getExpression(), sources);
+  if (!fn) return undefined;
+  const rets = returnedExpressions(fn);
+  if (rets.length !== 1) return undefined;
+  const r = unwrap(rets[0]!);
+  if (Node.isObjectLiteralExpression(r)) return r;
+  if (Node.isIdentifier(r)) {
+    const i = fn.getParameters().findIndex((p) => p.getName() === r.getText());
+    const a = i >= 0 ? call.getArguments()[i] : undefined;
+    return a ? objectLiteralOf(a, sources) : undefined;
+  }
+  return undefined;
+}
+
+/** A listed element's object: an object literal (consts followed) or what a tool factory's call builds. */
+const elementObject = (el: Node, sources: ParsedSources): ObjectLiteralExpression | undefined => objectLiteralOf(el, sources) ?? factoryObject(el, sources);
+
 /** Object literals listed under `key` in what a list handler returns (arrays and consts followed, spreads of arrays included). */
 export function listedObjects(fn: FunctionLikeNode, key: string, sources: ParsedSources): ObjectLiteralExpression[] {
   const out: ObjectLiteralExpression[] = [];
@@ -56,7 +81,7 @@ export function listedObjects(fn: FunctionLikeNode, key: string, sources: Parsed
     for (const el of n.getElements()) {
       if (Node.isSpreadElement(el)) addArray(el.getExpression(), depth + 1);
       else {
-        const o = objectLiteralOf(el, sources);
+        const o = elementObject(el, sources);
         if (o) out.push(o);
       }
     }
@@ -108,7 +133,7 @@ function mappedPathObjects(call: Node, sources: ParsedSources): ObjectLiteralExp
   if (!path.length || !Node.isIdentifier(cur) || cur.getText() !== param.getText()) return [];
   const out: ObjectLiteralExpression[] = [];
   for (const el of listElements(callee.getExpression(), sources).slice(0, 400)) {
-    const own = objectLiteralOf(el, sources);
+    const own = elementObject(el, sources);
     let at: ObjectLiteralExpression | undefined;
     if (own) at = objectLiteralOf(propertyValue(own, path[0]!), sources);
     else {
@@ -155,11 +180,12 @@ export function mappedDefinitions(fn: FunctionLikeNode, sources: ParsedSources):
       const v = d ? valueOfDeclaration(d, sources) : undefined;
       table = v && v !== table && !Node.isSourceFile(v) ? unwrap(v) : undefined;
     }
-    if (!table || !Node.isArrayLiteralExpression(table)) continue;
+    // A written table, or the list a server factory is handed (`createServer({ tools })`, listElements).
+    const elements = table && Node.isArrayLiteralExpression(table) ? table.getElements() : listElements(callee.getExpression(), sources).slice(0, 400);
     const pname = param.getText();
     const spreads = template.getProperties().some((p) => Node.isSpreadAssignment(p) && unwrap(p.getExpression()).getText() === pname);
-    for (const el of table.getElements()) {
-      const element = objectLiteralOf(el, sources);
+    for (const el of elements) {
+      const element = elementObject(el, sources);
       if (!element) continue;
       const fromElement = (v: Node | undefined, depth = 0): Node | undefined => {
         if (!v || depth > 3) return undefined;

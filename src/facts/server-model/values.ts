@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, ts, type ObjectLiteralExpression } from '../morph.js';
+import { Node, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression } from '../morph.js';
 import { declarationOf, initializerOf, moduleMember, valueOfDeclaration } from '../scope.js';
 import { wrapNode, propertyName, rawPropertyName, stringValue, unwrap, type ParsedSources } from '../ts-source.js';
 
@@ -28,16 +28,65 @@ export function constString(node: Node | undefined, depth = 0): { value: string;
       return init ? constString(init, depth + 1) : undefined;
     }
   }
-  // `listEventsDefinition.name`: a property of a same-file const object literal (a tool's definition kept beside its handler).
+  // `listEventsDefinition.name`: a property of a same-file const object literal (a tool's definition kept beside its handler);
+  // `TOOL_NAMES.BROWSER.NAVIGATE`: a path into nested const objects (a table of names kept in a shared module, inlined by a bundle);
+  // `NavigateTool.shape.name.value`: the literal of a zod object schema's key (`z.object({ name: z.literal('browser_navigate') })`).
   if (Node.isPropertyAccessExpression(n)) {
-    const base = unwrap(n.getExpression());
+    const path: string[] = [];
+    let base: Node = n;
+    while (Node.isPropertyAccessExpression(base) && path.length < 8) {
+      path.unshift(base.getName());
+      base = unwrap(base.getExpression());
+    }
     const d = Node.isIdentifier(base) ? declarationOf(base) : undefined;
     if (!d || d.getSourceFile() !== n.getSourceFile() || !Node.isVariableDeclaration(d.getParent())) return undefined;
     const init = initializerOf(d);
-    return init && Node.isObjectLiteralExpression(init) ? constString(propertyValue(init, n.getName()), depth + 1) : undefined;
+    const zod = init && zodShapeLiteral(init, path);
+    if (zod) return constString(zod, depth + 1);
+    let cur: Node | undefined = init && unwrap(init);
+    for (const k of path) cur = cur && Node.isObjectLiteralExpression(cur) ? unwrapped(propertyValue(cur, k)) : undefined;
+    return cur ? constString(cur, depth + 1) : undefined;
   }
   return undefined;
 }
+
+const unwrapped = (n: Node | undefined): Node | undefined => (n ? unwrap(n) : undefined);
+
+/**
+ * The literal a zod object schema holds at `shape.<key>.value`: `z.object({ name: z.literal('x') })` read through
+ * `Schema.shape.name.value` (zod's ZodLiteral keeps its value there). Read by the call's form, whatever `z` is bound to
+ * (an import, or the namespace a bundle inlines).
+ */
+function zodShapeLiteral(init: Node, path: readonly string[]): Node | undefined {
+  if (path.length !== 3 || path[0] !== 'shape' || path[2] !== 'value') return undefined;
+  // `z.object({ … })`, through `.strict()` / `.describe(…)` and `.extend({ … })` of a same-file schema (the key written last wins).
+  let cur: Node | undefined = unwrap(init);
+  for (let i = 0; i < 8 && cur && Node.isCallExpression(cur); i++) {
+    const call: CallExpression = cur;
+    const callee = unwrap(call.getExpression());
+    if (!Node.isPropertyAccessExpression(callee)) return undefined;
+    const method = callee.getName();
+    if (method === 'object' || method === 'extend') {
+      const shape = call.getArguments()[0] && unwrap(call.getArguments()[0]!);
+      const own = shape && Node.isObjectLiteralExpression(shape) ? unwrapped(propertyValue(shape, path[1]!)) : undefined;
+      if (own) {
+        if (!Node.isCallExpression(own)) return undefined;
+        const lc = unwrap(own.getExpression());
+        return Node.isPropertyAccessExpression(lc) && lc.getName() === 'literal' ? own.getArguments()[0] : undefined;
+      }
+      if (method === 'object') return undefined;
+    } else if (!ZOD_WRAPPERS.has(method)) return undefined;
+    cur = unwrap(callee.getExpression());
+    if (Node.isIdentifier(cur)) {
+      const d = declarationOf(cur);
+      cur = d && d.getSourceFile() === init.getSourceFile() && Node.isVariableDeclaration(d.getParent()) ? unwrapped(initializerOf(d)) : undefined;
+    }
+  }
+  return undefined;
+}
+
+/** Zod object methods that keep the shape as it is. */
+const ZOD_WRAPPERS = new Set(['strict', 'strip', 'passthrough', 'describe', 'readonly']);
 
 /** An object literal, following identifiers to a const / relative import. */
 export function objectLiteralOf(node: Node | undefined, sources: ParsedSources, depth = 0): ObjectLiteralExpression | undefined {
@@ -365,7 +414,7 @@ function zodRegex(node: Node): string | undefined {
  * What the calls of a named function of the source pass for one of its parameters, or for a property of a
  * parameter destructured in place (`function make({ tools: list })` called as `make({ name, tools })`).
  */
-function passedToParameter(d: Node, sources: ParsedSources): Node[] {
+export function passedToParameter(d: Node, sources: ParsedSources): Node[] {
   let x: Node | undefined = Node.isIdentifier(d) ? d.getParent() : d;
   let key: string | undefined;
   if (x && Node.isBindingElement(x)) {
@@ -374,6 +423,13 @@ function passedToParameter(d: Node, sources: ParsedSources): Node[] {
     const prop = x.getPropertyNameNode();
     key = prop ? propertyName(prop) : x.getName();
     x = pattern.getParent();
+    // `const { tools } = options` in the body, `options` a parameter: the key of what the calls pass for it.
+    if (x && Node.isVariableDeclaration(x)) {
+      const init = x.getInitializer();
+      const u = init && unwrap(init);
+      const pd = u && Node.isIdentifier(u) ? declarationOf(u) : undefined;
+      x = pd && Node.isParameterDeclaration(pd.getParent()) ? pd.getParent() : undefined;
+    }
   }
   if (!x || !Node.isParameterDeclaration(x)) return [];
   const fn = x.getParent();

@@ -2,7 +2,7 @@ import { Node, SyntaxKind, ts, type Identifier, type SourceFile } from '../../..
 import type { RepoFacts } from '../../../facts/repo.js';
 import { sinkSites } from '../../../facts/flow.js';
 import { classValueOf, declarationOf, findNodes, functionOf, initializerOf, isFunctionLike, mayResolveFunction, moduleMember, valueOfDeclaration, type FunctionLikeNode } from '../../../facts/scope.js';
-import { modelFiles, objectLiteralOf, propertyValue, returnedExpressions, serverModel } from '../../../facts/server-model.js';
+import { factoryObject, modelFiles, objectLiteralOf, passedToParameter, propertyValue, returnedExpressions, serverModel } from '../../../facts/server-model.js';
 import { ofKinds, parsedSources, positionOf, unwrap, type ParsedSources } from '../../../facts/ts-source.js';
 import { named } from './source-support.js';
 import { noteSourceRead } from '../../../facts/not-read.js';
@@ -280,6 +280,8 @@ class Reader {
           const u = unwrap(el);
           // An instance of a class of the source (a tool class listed in a table) is one item.
           if (Node.isNewExpression(u) && classValueOf(u.getExpression(), this.sources)) return FIXED;
+          // A tool factory's call (`navigate(true)` for a function returning one object literal) is one item.
+          if (Node.isCallExpression(u) && factoryObject(u, this.sources)) return FIXED;
           return Node.isObjectLiteralExpression(u) || Node.isStringLiteral(u) ? FIXED : this.classify(u, fn, depth + 1);
         }).concat([FIXED]),
       );
@@ -330,6 +332,11 @@ class Reader {
       // A local variable: its initializer (for `const { rows } = …`, what is destructured), or the
       // collections a loop pushes into it.
       const binding = decl.getParent();
+      // A parameter of a named function (a server factory handed its tools: `createServer({ tools })`): what its calls pass.
+      // (`function make({ tools })`, or `const { tools } = options` of a parameter `options`.)
+      const passed = Node.isParameterDeclaration(binding) || Node.isBindingElement(binding) ? passedToParameter(decl, this.sources) : [];
+      if (passed.length) return merge(passed.map((a) => this.classify(a, fn, depth + 1)));
+      if (Node.isParameterDeclaration(binding)) return UNKNOWN;
       if (Node.isBindingElement(binding)) {
         const holder = binding.getFirstAncestor((a) => Node.isVariableDeclaration(a) || Node.isParameterDeclaration(a));
         return Node.isVariableDeclaration(holder) ? this.classify(holder.getInitializer(), fn, depth + 1) : UNKNOWN;

@@ -1,7 +1,7 @@
 import { Node, SyntaxKind, ts } from '../../../facts/morph.js';
 import type { RepoFacts } from '../../../facts/repo.js';
 import { declarationOf, valueOfDeclaration } from '../../../facts/scope.js';
-import { modelFiles, objectLiteralOf, propertyValue, serverModel, type Registered } from '../../../facts/server-model.js';
+import { constString, modelFiles, objectLiteralOf, propertyValue, serverModel, type Registered } from '../../../facts/server-model.js';
 import { ofKinds, parsedSources, positionOf, propertyName, rawPropertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../../../facts/ts-source.js';
 import { noteSourceRead } from '../../../facts/not-read.js';
 import type { ToolTemplate } from '../../../facts/tool-templates.js';
@@ -98,6 +98,11 @@ export function textOf(node: Node | undefined, sources: ParsedSources, depth = 0
     const d = declarationOf(n);
     const v = d ? valueOfDeclaration(d, sources) : undefined;
     return v && v !== n ? textOf(v, sources, depth + 1) : undefined;
+  }
+  // `Schema.shape.description.value`, `TEXTS.TOOL.NAVIGATE`: a literal held in a same-file const object or zod schema (facts/server-model constString).
+  if (Node.isPropertyAccessExpression(n)) {
+    const s = constString(n);
+    return s && s.literal !== n ? textOf(s.literal, sources, depth + 1) : undefined;
   }
   return undefined;
 }
