@@ -19,7 +19,7 @@ import { installedFolder } from '../../facts/published.js';
 
 /**
  * X-7 — clean stdout on stdio (static part). A stdio server is one whose source uses the SDK's stdio
- * transport (`serveStdio(...)`, `new StdioServerTransport()`) or whose mcp.json declares a stdio transport;
+ * transport (`serveStdio(...)`, `new StdioServerTransport()`, FastMCP's `start({ transportType: 'stdio' })`) or whose mcp.json declares a stdio transport;
  * otherwise the rule does not apply. The files read are those the stdio entry loads: every file that
  * starts the transport, the files that import such a file at their top level (transitively, unless they serve
  * another transport or read the command line: `index.js` importing `server.js` and wiring the tools) and, transitively, the files they import by relative
@@ -97,16 +97,40 @@ function declaredTransport(repo: RepoFacts): 'stdio' | 'other' | undefined {
 
 const STDIO_STARTERS: ReadonlySet<string> = new Set(['serveStdio', 'StdioServerTransport']);
 
+const START: ReadonlySet<string> = new Set(['start']);
+
+/**
+ * A FastMCP (TypeScript `fastmcp`) server started on stdio: `server.start({ transportType: 'stdio' })`, or `start()`
+ * without options (stdio is its default), in a file that imports fastmcp.
+ */
+function startsFastMcpStdio(sf: SourceFile): boolean {
+  if (!namesAnyModule(sf, ['fastmcp'])) return false;
+  return ofKinds(sf, [SyntaxKind.CallExpression], rawCallNamed(START)).some((n) => {
+    const callee = Node.isCallExpression(n) ? unwrap(n.getExpression()) : undefined;
+    if (!callee || !Node.isPropertyAccessExpression(callee) || !Node.isCallExpression(n)) return false;
+    const opts = n.getArguments()[0];
+    const t = opts?.getText() ?? '';
+    if (/transportType\s*:\s*['"`]stdio['"`]/.test(t)) return true;
+    if (opts && (!Node.isObjectLiteralExpression(unwrap(opts)) || /transportType/.test(t))) return false;
+    // No transport named: stdio, when the receiver is the FastMCP server itself (`const server = new FastMCP(…)`).
+    const recv = unwrap(callee.getExpression());
+    const d = Node.isIdentifier(recv) ? declarationOf(recv) : undefined;
+    const init = d ? initializerOf(d) : undefined;
+    return !!init && Node.isNewExpression(init) && /(?:^|\.)FastMCP$/.test(unwrap(init.getExpression()).getText());
+  });
+}
+
 /** Files that start a stdio transport. */
 function stdioEntries(code: Code): SourceFile[] {
   return code.files
-    .filter(([, sf]) =>
-      ofKinds(sf, [SyntaxKind.CallExpression, SyntaxKind.NewExpression], rawCallNamed(STDIO_STARTERS)).some((n) => {
-        if (!Node.isCallExpression(n) && !Node.isNewExpression(n)) return false;
-        const c = unwrap(n.getExpression());
-        const name = Node.isIdentifier(c) ? c.getText() : Node.isPropertyAccessExpression(c) ? c.getName() : '';
-        return name === 'serveStdio' || name === 'StdioServerTransport';
-      }),
+    .filter(
+      ([, sf]) =>
+        ofKinds(sf, [SyntaxKind.CallExpression, SyntaxKind.NewExpression], rawCallNamed(STDIO_STARTERS)).some((n) => {
+          if (!Node.isCallExpression(n) && !Node.isNewExpression(n)) return false;
+          const c = unwrap(n.getExpression());
+          const name = Node.isIdentifier(c) ? c.getText() : Node.isPropertyAccessExpression(c) ? c.getName() : '';
+          return name === 'serveStdio' || name === 'StdioServerTransport';
+        }) || startsFastMcpStdio(sf),
     )
     .map(([, sf]) => sf);
 }
