@@ -100,18 +100,25 @@ const STDIO_STARTERS: ReadonlySet<string> = new Set(['serveStdio', 'StdioServerT
 const START: ReadonlySet<string> = new Set(['start']);
 
 /**
- * A FastMCP (TypeScript `fastmcp`) server started on stdio: `server.start({ transportType: 'stdio' })`, or `start()`
- * without options (stdio is its default), in a file that imports fastmcp.
+ * A FastMCP (TypeScript `fastmcp`) server that may start on stdio, in a file that imports fastmcp:
+ * `server.start({ transportType: 'stdio' })`, a transportType chosen at run time (`transportType: useHttp ? 'httpStream'
+ * : 'stdio'`, an environment variable), or `start()` on the FastMCP server itself without a transportType (stdio is
+ * its default).
  */
 function startsFastMcpStdio(sf: SourceFile): boolean {
   if (!namesAnyModule(sf, ['fastmcp'])) return false;
   return ofKinds(sf, [SyntaxKind.CallExpression], rawCallNamed(START)).some((n) => {
     const callee = Node.isCallExpression(n) ? unwrap(n.getExpression()) : undefined;
     if (!callee || !Node.isPropertyAccessExpression(callee) || !Node.isCallExpression(n)) return false;
-    const opts = n.getArguments()[0];
-    const t = opts?.getText() ?? '';
-    if (/transportType\s*:\s*['"`]stdio['"`]/.test(t)) return true;
-    if (opts && (!Node.isObjectLiteralExpression(unwrap(opts)) || /transportType/.test(t))) return false;
+    const opts = n.getArguments()[0] ? unwrap(n.getArguments()[0]!) : undefined;
+    if (opts && !Node.isObjectLiteralExpression(opts)) return false;
+    const tt = opts?.getProperty('transportType');
+    if (tt) {
+      // A literal says which; a value chosen at run time (a flag, an environment variable) may be stdio.
+      const v = Node.isPropertyAssignment(tt) ? tt.getInitializer() : undefined;
+      const lit = v ? stringValue(unwrap(v)) : undefined;
+      return lit === undefined ? true : lit === 'stdio';
+    }
     // No transport named: stdio, when the receiver is the FastMCP server itself (`const server = new FastMCP(…)`).
     const recv = unwrap(callee.getExpression());
     const d = Node.isIdentifier(recv) ? declarationOf(recv) : undefined;
