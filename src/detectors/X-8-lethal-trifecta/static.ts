@@ -29,8 +29,7 @@ import { addHits, classifyTool, emptyLegs, isTrifecta, legEvidence, nameWords, t
  *  - the APIs of SOURCE_APIS: a client library for mail, chat, databases or browsers, imported by the
  *    handler's file (and, when the entry lists calls, one of them written in the handler).
  *
- * Red when the tools together cover the three legs, whether or not a handler asks the user before it acts (an
- * approval gate is not a green of the rule); the finding sits at the registration of an outbound tool.
+ * Red when the tools together cover the three legs; the finding sits at the registration of an outbound tool.
  * could-not-judge when there is no source, no registration, or when tool names computed at run time leave
  * legs unread and fewer than three legs were found.
  */
@@ -238,9 +237,9 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
       if (!at.has(t.name)) at.set(t.name, { file: t.file, line: t.line });
     }
   }
-  // A tool that asks the user before it acts keeps its legs: the rule's green is two legs at most, or an outbound leg
-  // whose destinations the operator's configuration fixes; an approval gate guards the exit (the field guide's
-  // fallback when the triangle cannot be broken) without removing it. The count is reported with a green verdict.
+  // An outbound channel the user approves call by call, with its arguments shown, is not open to an injected
+  // instruction (the field guide's fallback when the triangle cannot be broken).
+  for (const name of confirmed) legs.outbound = legs.outbound.filter((x) => x.tool !== name);
   return { ok: true, legs, at, tools: jsTools.length + pyTools.length, computed, confirmed: [...confirmed].sort() };
 }
 
