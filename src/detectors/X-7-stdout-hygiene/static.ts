@@ -110,7 +110,7 @@ function startsFastMcpStdio(sf: SourceFile): boolean {
   return ofKinds(sf, [SyntaxKind.CallExpression], rawCallNamed(START)).some((n) => {
     const callee = Node.isCallExpression(n) ? unwrap(n.getExpression()) : undefined;
     if (!callee || !Node.isPropertyAccessExpression(callee) || !Node.isCallExpression(n)) return false;
-    const opts = n.getArguments()[0] ? unwrap(n.getArguments()[0]!) : undefined;
+    const opts = n.getArguments()[0] ? stdioValue(n.getArguments()[0]!) : undefined;
     if (opts && !Node.isObjectLiteralExpression(opts)) return false;
     const tt = opts?.getProperty('transportType');
     if (tt) {
