@@ -141,7 +141,7 @@ export class SourceSet implements SourceSetLike {
     const byPath = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
     const files = new Map([...this.files].sort(([a], [b]) => byPath(a, b)));
     const back = this.back;
-    return {
+    const parsed: ParsedSources = {
       files,
       rel: (sf) => back.get(sf) ?? sf.getFilePath().replace(/^\//, ''),
       unread: [...this.unread].sort((a, b) => byPath(a.file, b.file)),
@@ -150,8 +150,14 @@ export class SourceSet implements SourceSetLike {
       entries: new Map(this.entries),
       model,
     };
+    for (const sf of files.values()) setOf.set(sf, parsed);
+    return parsed;
   }
 }
+
+/** The parsed sources a file belongs to: lets a value read in one file follow a relative import to another. */
+const setOf = new WeakMap<SourceFile, ParsedSources>();
+export const sourcesOf = (sf: SourceFile): ParsedSources | undefined => setOf.get(sf);
 
 /** The parsed sources if some part asked for them (the report's inputs; nothing is parsed here). */
 export const peekParsedSources = (repo: RepoFacts): ParsedSources | undefined => cache.get(repo);

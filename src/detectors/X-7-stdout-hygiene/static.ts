@@ -19,7 +19,7 @@ import { installedFolder } from '../../facts/published.js';
 
 /**
  * X-7 — clean stdout on stdio (static part). A stdio server is one whose source uses the SDK's stdio
- * transport (`serveStdio(...)`, `new StdioServerTransport()`) or whose mcp.json declares a stdio transport;
+ * transport (`serveStdio(...)`, `new StdioServerTransport()`, FastMCP's `start({ transportType: 'stdio' })`) or whose mcp.json declares a stdio transport;
  * otherwise the rule does not apply. The files read are those the stdio entry loads: every file that
  * starts the transport, the files that import such a file at their top level (transitively, unless they serve
  * another transport or read the command line: `index.js` importing `server.js` and wiring the tools) and, transitively, the files they import by relative
@@ -45,6 +45,8 @@ import { installedFolder } from '../../facts/published.js';
  *     `destination` or with 1; a winston Console whose `stderrLevels`/`consoleWarnLevels` leave out a level the logger
  *     emits and the files log at; a logger given `process.stdout` as its stream (bunyan `streams`, winston's Stream
  *     transport, `pino.multistream`); values followed through consts and through conditionals that select a mode;
+ *   - a pino logger whose stderr stream is chosen by an environment flag the package sets itself once it runs, created
+ *     while the modules load (before that assignment): it takes pino's default, stdout (pino-stdout-before-flag);
  *   - `console.log` handed on as a value (`.catch(console.log)`, `{ info: console.log }`, `console.log.bind(console)`);
  *   - a library whose default output is console.log: `new DeviceCodeCredential()` of @azure/identity without
  *     `userPromptCallback` (library-stdout); an installed dependency whose top-level code prints on stdout
@@ -95,16 +97,47 @@ function declaredTransport(repo: RepoFacts): 'stdio' | 'other' | undefined {
 
 const STDIO_STARTERS: ReadonlySet<string> = new Set(['serveStdio', 'StdioServerTransport']);
 
+const START: ReadonlySet<string> = new Set(['start']);
+
+/**
+ * A FastMCP (TypeScript `fastmcp`) server that may start on stdio, in a file that imports fastmcp:
+ * `server.start({ transportType: 'stdio' })`, a transportType chosen at run time (`transportType: useHttp ? 'httpStream'
+ * : 'stdio'`, an environment variable), or `start()` on the FastMCP server itself without a transportType (stdio is
+ * its default).
+ */
+function startsFastMcpStdio(sf: SourceFile): boolean {
+  if (!namesAnyModule(sf, ['fastmcp'])) return false;
+  return ofKinds(sf, [SyntaxKind.CallExpression], rawCallNamed(START)).some((n) => {
+    const callee = Node.isCallExpression(n) ? unwrap(n.getExpression()) : undefined;
+    if (!callee || !Node.isPropertyAccessExpression(callee) || !Node.isCallExpression(n)) return false;
+    const opts = n.getArguments()[0] ? stdioValue(n.getArguments()[0]!) : undefined;
+    if (opts && !Node.isObjectLiteralExpression(opts)) return false;
+    const tt = opts?.getProperty('transportType');
+    if (tt) {
+      // A literal says which; a value chosen at run time (a flag, an environment variable) may be stdio.
+      const v = Node.isPropertyAssignment(tt) ? tt.getInitializer() : undefined;
+      const lit = v ? stringValue(unwrap(v)) : undefined;
+      return lit === undefined ? true : lit === 'stdio';
+    }
+    // No transport named: stdio, when the receiver is the FastMCP server itself (`const server = new FastMCP(…)`).
+    const recv = unwrap(callee.getExpression());
+    const d = Node.isIdentifier(recv) ? declarationOf(recv) : undefined;
+    const init = d ? initializerOf(d) : undefined;
+    return !!init && Node.isNewExpression(init) && /(?:^|\.)FastMCP$/.test(unwrap(init.getExpression()).getText());
+  });
+}
+
 /** Files that start a stdio transport. */
 function stdioEntries(code: Code): SourceFile[] {
   return code.files
-    .filter(([, sf]) =>
-      ofKinds(sf, [SyntaxKind.CallExpression, SyntaxKind.NewExpression], rawCallNamed(STDIO_STARTERS)).some((n) => {
-        if (!Node.isCallExpression(n) && !Node.isNewExpression(n)) return false;
-        const c = unwrap(n.getExpression());
-        const name = Node.isIdentifier(c) ? c.getText() : Node.isPropertyAccessExpression(c) ? c.getName() : '';
-        return name === 'serveStdio' || name === 'StdioServerTransport';
-      }),
+    .filter(
+      ([, sf]) =>
+        ofKinds(sf, [SyntaxKind.CallExpression, SyntaxKind.NewExpression], rawCallNamed(STDIO_STARTERS)).some((n) => {
+          if (!Node.isCallExpression(n) && !Node.isNewExpression(n)) return false;
+          const c = unwrap(n.getExpression());
+          const name = Node.isIdentifier(c) ? c.getText() : Node.isPropertyAccessExpression(c) ? c.getName() : '';
+          return name === 'serveStdio' || name === 'StdioServerTransport';
+        }) || startsFastMcpStdio(sf),
     )
     .map(([, sf]) => sf);
 }
@@ -374,6 +407,92 @@ function pinoToStdout(call: Node): boolean {
     return !tr || (Node.isPropertyAssignment(tr) && transportToStdout(tr.getInitializerOrThrow()));
   }
   return streamToStdout(a);
+}
+
+/** `process.env.NAME` / `process.env['NAME']` in a text. */
+const ENV_READ = /process\.env(?:\.([A-Za-z_][\w]*)|\[\s*['"`]([A-Za-z_][\w]*)['"`]\s*\])/g;
+const envNames = (text: string): string[] => [...text.matchAll(ENV_READ)].map((m) => (m[1] ?? m[2])!);
+
+/** A pino stream or transport that stays on stdout: none at all (`undefined`, `void 0`, `null`), or one that writes there. */
+const leavesStdout = (n: Node): boolean => /^(?:undefined|void 0|null)$/.test(unwrap(n).getText()) || streamToStdout(n);
+const toStderr = (n: Node): boolean => /stderr|dest(?:ination)?:2\b|destination\(2\)|fd:2\b/.test(unwrap(n).getText().replace(/\s+/g, ''));
+
+/**
+ * Environment flags the package sets itself once it runs (`process.env.MCP_MODE = 'true'` inside main() or a command's
+ * action), and the functions called while the modules load (`const log = createLogger({ … })` at the top of a file).
+ * Gathered once per judging over the files of the stdio program.
+ */
+interface LoadOrder {
+  flagsSetLater: ReadonlySet<string>;
+  calledAtLoad: ReadonlySet<string>;
+}
+function loadOrderOf(files: readonly SourceFile[], all: readonly SourceFile[]): LoadOrder {
+  const flagsSetLater = new Set<string>();
+  const calledAtLoad = new Set<string>();
+  // The flag may be set by the command-line entry (a commander action), which is not among the stdio program's files.
+  for (const sf of all) {
+    for (const n of ofKinds(sf, [SyntaxKind.BinaryExpression])) {
+      if (!Node.isBinaryExpression(n) || n.getOperatorToken().getKind() !== SyntaxKind.EqualsToken) continue;
+      const names = envNames(n.getLeft().getText());
+      if (names.length && n.getFirstAncestor((a) => isFunctionLike(a))) for (const x of names) flagsSetLater.add(x);
+    }
+  }
+  for (const sf of files) {
+    for (const st of sf.compilerNode.statements) {
+      if (!ts.isVariableStatement(st)) continue;
+      for (const d of st.declarationList.declarations) {
+        const init = d.initializer;
+        if (!init || ts.isArrowFunction(init) || ts.isFunctionExpression(init) || ts.isClassExpression(init)) continue;
+        for (const m of init.getText(sf.compilerNode).matchAll(/([A-Za-z_$][\w$]*)\s*\(/g)) calledAtLoad.add(m[1]!);
+      }
+    }
+  }
+  return { flagsSetLater, calledAtLoad };
+}
+
+/** The name of the function a node sits in (a declaration, or a const holding an arrow or function expression), '' at the top level. */
+function enclosingFunctionName(n: Node): string | undefined {
+  const f = n.getFirstAncestor((a) => isFunctionLike(a));
+  if (!f) return '';
+  if (Node.isFunctionDeclaration(f)) return f.getName();
+  const p = f.getParent();
+  return p && Node.isVariableDeclaration(p) ? p.getName() : undefined;
+}
+
+/**
+ * A pino logger whose stream is chosen by an environment flag that the package sets itself once it runs
+ * (`const transport = process.env.MCP_MODE === 'true' ? pino.transport({ target: 'pino/file', options: { destination: 2 } })
+ * : undefined`, with `process.env.MCP_MODE = 'true'` in main()), created while the modules load (at the top of a file,
+ * or in a function a file calls at its top: `const logger = createLogger(…)`): at that moment the flag is not set yet,
+ * and the logger takes pino's default, stdout. Returns the flag.
+ */
+function pinoBeforeFlag(call: Node, order: LoadOrder): string | undefined {
+  if (!order.flagsSetLater.size || !Node.isCallExpression(call)) return undefined;
+  const o = originOf(call.getExpression());
+  if (!o || o.module !== 'pino' || !(o.path.length === 0 || (o.path.length === 1 && ['pino', 'default'].includes(o.path[0]!)))) return undefined;
+  const args = call.getArguments();
+  let dest: Node | undefined = args[1];
+  if (!dest && args[0]) {
+    const a = stdioValue(args[0]);
+    const tr = Node.isObjectLiteralExpression(a) ? a.getProperty('transport') : undefined;
+    if (tr && Node.isPropertyAssignment(tr)) dest = tr.getInitializer();
+  }
+  const c = dest ? stdioValue(dest) : undefined;
+  if (!c || !Node.isConditionalExpression(c)) return undefined;
+  const [t, f] = [c.getWhenTrue(), c.getWhenFalse()];
+  if (!((toStderr(t) && leavesStdout(f)) || (toStderr(f) && leavesStdout(t)))) return undefined;
+  // The flags the condition reads, directly or through the consts it names (`const isMCPMode = process.env.MCP_MODE === 'true'`).
+  const cond = c.getCondition();
+  const texts = [cond.getText()];
+  for (const id of [cond, ...cond.getDescendants()].filter((x) => Node.isIdentifier(x))) {
+    const d = declarationOf(id as never);
+    const init = d ? initializerOf(d) : undefined;
+    if (init) texts.push(init.getText());
+  }
+  const flag = texts.flatMap(envNames).find((x) => order.flagsSetLater.has(x));
+  if (!flag) return undefined;
+  const fn = enclosingFunctionName(call);
+  return fn === '' || (fn !== undefined && order.calledAtLoad.has(fn)) ? flag : undefined;
 }
 
 /** winston's default levels (npm's), most severe first; a logger at one level emits it and those before it. */
@@ -772,6 +891,7 @@ export default defineDetector({
   messages: {
     'stdout-write': ['call'],
     'pino-stdout': [],
+    'pino-stdout-before-flag': ['flag'],
     'logger-stdout': ['library'],
     'child-stdout-inherited': ['call'],
     'dotenv-banner': ['version'],
@@ -808,6 +928,7 @@ export default defineDetector({
     const levelsUsed = levelsLogged(files);
     // Logger configurations read from a file that is not in the package: judged only when nothing else is red.
     const unread: { library: string; file: string; line: number }[] = [];
+    let order: LoadOrder | undefined;
     const more = { log4jsConfigs: callsOf(files, 'log4js', new Set(['configure'])), loglevelLevels: callsOf(files, 'loglevel', new Set(['setLevel', 'setDefaultLevel', 'enableAll'])).map((a) => a || 'trace') };
     for (const sf of files) {
       const file = code.rel(sf);
@@ -867,7 +988,12 @@ export default defineDetector({
           if (stands(n)) findings.push({ messageId: 'child-stdout-inherited', data: { call: launch }, location: at, evidence: n.getText().slice(0, 120) });
           continue;
         }
-        if (pinoToStdout(n) && stands(n)) findings.push({ messageId: 'pino-stdout', location: at, evidence: n.getText().slice(0, 120) });
+        if (pinoToStdout(n)) {
+          if (stands(n)) findings.push({ messageId: 'pino-stdout', location: at, evidence: n.getText().slice(0, 120) });
+          continue;
+        }
+        const flag = loggers ? pinoBeforeFlag(n, (order ??= loadOrderOf(files, code.files.map(([, sf]) => sf)))) : undefined;
+        if (flag && stands(n)) findings.push({ messageId: 'pino-stdout-before-flag', data: { flag }, location: at, evidence: n.getText().slice(0, 120) });
       }
     }
     // console.log handed on as a value (`.catch(console.log)`), once per line not already reported.

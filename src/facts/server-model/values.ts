@@ -1,6 +1,6 @@
-import { Node, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression } from '../morph.js';
-import { declarationOf, initializerOf, moduleMember, valueOfDeclaration } from '../scope.js';
-import { wrapNode, propertyName, rawPropertyName, stringValue, unwrap, type ParsedSources } from '../ts-source.js';
+import { Node, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression, type PropertyAccessExpression, type SourceFile } from '../morph.js';
+import { declarationOf, importOf, initializerOf, moduleMember, resolveRelativeModule, valueOfDeclaration } from '../scope.js';
+import { wrapNode, propertyName, rawPropertyName, rawUnwrap, sourcesOf, stringValue, unwrap, type ParsedSources } from '../ts-source.js';
 
 /**
  * The server model (facts/server-model.ts): values read statically — strings made of literals, object
@@ -32,6 +32,9 @@ export function constString(node: Node | undefined, depth = 0): { value: string;
   // `TOOL_NAMES.BROWSER.NAVIGATE`: a path into nested const objects (a table of names kept in a shared module, inlined by a bundle);
   // `NavigateTool.shape.name.value`: the literal of a zod object schema's key (`z.object({ name: z.literal('browser_navigate') })`).
   if (Node.isPropertyAccessExpression(n)) {
+    // `ToolName.ListEvents`: a string member of an enum (TypeScript source or its compiled form), here or imported.
+    const member = enumMemberString(n);
+    if (member !== undefined) return { value: member, literal: n };
     const path: string[] = [];
     let base: Node = n;
     while (Node.isPropertyAccessExpression(base) && path.length < 8) {
@@ -85,8 +88,141 @@ function zodShapeLiteral(init: Node, path: readonly string[]): Node | undefined 
   return undefined;
 }
 
+/* ------------------------------------------------------------- enums */
+
+/** An enum's string members by name. */
+type EnumMembers = ReadonlyMap<string, string>;
+const enumMemo = new WeakMap<ts.Identifier, EnumMembers>();
+
+const isStringLit = (n: ts.Node): n is ts.StringLiteralLike => ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n);
+const isFn = (n: ts.Node): n is ts.FunctionExpression | ts.ArrowFunction => ts.isFunctionExpression(n) || ts.isArrowFunction(n);
+
+/**
+ * The string members of the enum `declId` declares (memoised on the compiler node): `enum ToolName { ListEvents =
+ * 'list-events' }`, or its compiled forms — tsc's `var ToolName; (function (ToolName) { ToolName["ListEvents"] =
+ * "list-events"; })(ToolName || (ToolName = {}));` (the call found among the statements beside the `var`), and a
+ * bundler's `var ToolName = ((T) => { T["ListEvents"] = "list-events"; return T; })(ToolName || {})`. Empty for
+ * anything else. Numeric members are left out (their reverse mapping is not a name).
+ */
+function rawEnumMembers(declId: ts.Identifier): EnumMembers {
+  const hit = enumMemo.get(declId);
+  if (hit) return hit;
+  const out = new Map<string, string>();
+  enumMemo.set(declId, out);
+  const p = declId.parent;
+  if (p && ts.isEnumDeclaration(p)) {
+    for (const m of p.members) {
+      const k = rawPropertyName(m.name);
+      const init = m.initializer ? rawUnwrap(m.initializer) : undefined;
+      if (k !== undefined && init && isStringLit(init)) out.set(k, init.text);
+    }
+    return out;
+  }
+  if (!p || !ts.isVariableDeclaration(p) || p.name !== declId) return out;
+  const bodies: (ts.FunctionExpression | ts.ArrowFunction)[] = [];
+  const init = p.initializer ? rawUnwrap(p.initializer) : undefined;
+  if (init && ts.isCallExpression(init)) {
+    const fn = rawUnwrap(init.expression);
+    if (isFn(fn)) bodies.push(fn);
+  } else if (!init) {
+    const container = p.parent?.parent?.parent;
+    const statements = container && (ts.isSourceFile(container) || ts.isBlock(container) || ts.isModuleBlock(container)) ? container.statements : [];
+    for (const st of statements) {
+      if (!ts.isExpressionStatement(st)) continue;
+      const call = rawUnwrap(st.expression);
+      if (!ts.isCallExpression(call)) continue;
+      const fn = rawUnwrap(call.expression);
+      const arg = call.arguments[0] ? rawUnwrap(call.arguments[0]) : undefined;
+      if (!isFn(fn) || !arg || !ts.isBinaryExpression(arg) || arg.operatorToken.kind !== SyntaxKind.BarBarToken) continue;
+      const left = rawUnwrap(arg.left);
+      if (ts.isIdentifier(left) && left.text === declId.text) bodies.push(fn);
+    }
+  }
+  for (const fn of bodies) {
+    const param = fn.parameters[0]?.name;
+    if (!param || !ts.isIdentifier(param) || !ts.isBlock(fn.body)) continue;
+    for (const st of fn.body.statements) {
+      if (!ts.isExpressionStatement(st) || !ts.isBinaryExpression(st.expression) || st.expression.operatorToken.kind !== SyntaxKind.EqualsToken) continue;
+      const { left, right } = st.expression;
+      const value = rawUnwrap(right);
+      if (!isStringLit(value)) continue;
+      if (ts.isElementAccessExpression(left) && ts.isIdentifier(left.expression) && left.expression.text === param.text && isStringLit(left.argumentExpression)) out.set(left.argumentExpression.text, value.text);
+      else if (ts.isPropertyAccessExpression(left) && ts.isIdentifier(left.expression) && left.expression.text === param.text) out.set(left.name.text, value.text);
+    }
+  }
+  return out;
+}
+
+/** The enum a file declares at its top level under `name`, or re-exports from a relative module (`export *`, `export { X }`, `__exportStar(require(…))`). */
+function enumInFile(sf: SourceFile, name: string, depth = 0): EnumMembers | undefined {
+  const statements = sf.compilerNode.statements;
+  for (const st of statements) {
+    if (ts.isEnumDeclaration(st) && st.name.text === name) return rawEnumMembers(st.name);
+    if (ts.isVariableStatement(st)) for (const d of st.declarationList.declarations) if (ts.isIdentifier(d.name) && d.name.text === name) return rawEnumMembers(d.name);
+  }
+  const sources = sourcesOf(sf);
+  if (!sources || depth > 3) return undefined;
+  for (const st of statements) {
+    let spec: string | undefined;
+    let imported: string | undefined;
+    if (ts.isExportDeclaration(st) && st.moduleSpecifier && ts.isStringLiteral(st.moduleSpecifier)) {
+      spec = st.moduleSpecifier.text;
+      if (!st.exportClause) imported = name;
+      else if (ts.isNamedExports(st.exportClause)) {
+        const el = st.exportClause.elements.find((e) => e.name.text === name);
+        if (el) imported = (el.propertyName ?? el.name).text;
+      }
+    } else if (ts.isExpressionStatement(st) && ts.isCallExpression(st.expression) && /(?:^|\.)__exportStar$/.test(st.expression.expression.getText(sf.compilerNode))) {
+      const req = st.expression.arguments[0];
+      if (req && ts.isCallExpression(req) && ts.isIdentifier(req.expression) && req.expression.text === 'require' && req.arguments[0] && ts.isStringLiteral(req.arguments[0])) {
+        spec = req.arguments[0].text;
+        imported = name;
+      }
+    }
+    if (spec === undefined || imported === undefined || !spec.startsWith('.')) continue;
+    const target = resolveRelativeModule(sources.rel(sf), spec, sources);
+    const hit = target && target !== sf ? enumInFile(target, imported, depth + 1) : undefined;
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
 /** Zod object methods that keep the shape as it is. */
 const ZOD_WRAPPERS = new Set(['strict', 'strip', 'passthrough', 'describe', 'readonly']);
+
+/** The relative module an identifier binds whole (`import * as ns from './x'`, `const ns = require('./x')`). */
+function moduleBoundBy(declId: ReturnType<typeof declarationOf>): string | undefined {
+  if (!declId) return undefined;
+  const imp = importOf(declId);
+  if (imp) return imp.imported === '*' ? imp.spec : undefined;
+  const init = initializerOf(declId);
+  const call = init ? rawUnwrap(init.compilerNode) : undefined;
+  if (call && ts.isCallExpression(call) && ts.isIdentifier(call.expression) && call.expression.text === 'require' && call.arguments[0] && ts.isStringLiteral(call.arguments[0])) return call.arguments[0].text;
+  return undefined;
+}
+
+/** `ToolName.ListEvents` (`schemas_1.ToolName.ListEvents` in CommonJS output): the member's string when `ToolName` is an enum declared here or in a relative module. */
+function enumMemberString(n: PropertyAccessExpression): string | undefined {
+  const base = unwrap(n.getExpression());
+  const sf = n.getSourceFile();
+  const sources = sourcesOf(sf);
+  const fromModule = (spec: string | undefined, name: string): EnumMembers | undefined => {
+    if (!spec || !spec.startsWith('.') || !sources) return undefined;
+    const target = resolveRelativeModule(sources.rel(sf), spec, sources);
+    return target ? enumInFile(target, name) : undefined;
+  };
+  let members: EnumMembers | undefined;
+  if (Node.isIdentifier(base)) {
+    const d = declarationOf(base);
+    if (!d) return undefined;
+    const imp = importOf(d);
+    members = imp ? (imp.imported !== '*' && imp.imported !== 'default' ? fromModule(imp.spec, imp.imported) : undefined) : rawEnumMembers(d.compilerNode);
+  } else if (Node.isPropertyAccessExpression(base)) {
+    const ns = unwrap(base.getExpression());
+    if (Node.isIdentifier(ns)) members = fromModule(moduleBoundBy(declarationOf(ns)), base.getName());
+  }
+  return members?.get(n.getName());
+}
 
 /** An object literal, following identifiers to a const / relative import. */
 export function objectLiteralOf(node: Node | undefined, sources: ParsedSources, depth = 0): ObjectLiteralExpression | undefined {
