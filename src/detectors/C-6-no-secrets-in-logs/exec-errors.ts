@@ -39,7 +39,63 @@ function isExecCallee(callee: ts.Node): boolean {
 }
 
 type HelperMemo = Map<Fn, Map<number, string | null>>;
-type Ctx = { code: Code; runsMemo: Map<ts.Node, { depth: number; found: boolean }> };
+type Ctx = {
+  code: Code;
+  runsMemo: Map<ts.Node, { depth: number; found: boolean }>;
+  /** Files that name child_process or execa: the only ones where a call can be a runner itself. */
+  execFiles: Set<ts.SourceFile>;
+  /** Names of the package's functions that run a command, or call one that does (two levels): only these calls are resolved. */
+  runnerNames: Set<string>;
+};
+
+/** The last name of a callee: `run` for run(…), this.run(…), kubectl.run(…). */
+function calleeName(callee: ts.Node): string | undefined {
+  const c = rawUnwrap(callee);
+  return ts.isIdentifier(c) ? c.text : ts.isPropertyAccessExpression(c) ? c.name.text : undefined;
+}
+
+/** The name a function goes by: its declaration's, its method's, or the variable or property it is assigned to. */
+function fnName(fn: ts.Node): string | undefined {
+  if ((ts.isFunctionDeclaration(fn) || ts.isMethodDeclaration(fn) || ts.isFunctionExpression(fn)) && fn.name && ts.isIdentifier(fn.name)) return fn.name.text;
+  const p = fn.parent;
+  if (p && (ts.isVariableDeclaration(p) || ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p)) && ts.isIdentifier(p.name)) return p.name.text;
+  return undefined;
+}
+
+/** The name of the function around a node, if it has one. */
+function enclosingFnName(n: ts.Node): string | undefined {
+  for (let p = n.parent; p; p = p.parent) if (isRawFunctionLike(p)) return fnName(p);
+  return undefined;
+}
+
+/**
+ * One pass over the package's calls, built once per judging: the names of functions that run a command (in the files
+ * that name child_process or execa), then of functions that call one of those, twice. A name is only a key: the call
+ * is still resolved (functionOf) and its body read before it counts.
+ */
+function runnerIndex(code: Code): { execFiles: Set<ts.SourceFile>; runnerNames: Set<string> } {
+  const execFiles = new Set<ts.SourceFile>();
+  for (const [, sf] of code.files) if (/child_process|execa/.test(sf.compilerNode.text)) execFiles.add(sf.compilerNode);
+  const calls: ts.CallExpression[] = [];
+  for (const [, sf] of code.files) for (const cn of rawOfKinds(sf, [SyntaxKind.CallExpression], () => true)) calls.push(cn as ts.CallExpression);
+  const runnerNames = new Set<string>();
+  for (const c of calls) {
+    if (!execFiles.has(c.getSourceFile()) || !isExecCallee(c.expression)) continue;
+    const name = enclosingFnName(c);
+    if (name) runnerNames.add(name);
+  }
+  for (let level = 0; level < 2; level++) {
+    const next: string[] = [];
+    for (const c of calls) {
+      const callee = calleeName(c.expression);
+      if (!callee || !runnerNames.has(callee)) continue;
+      const name = enclosingFnName(c);
+      if (name && !runnerNames.has(name)) next.push(name);
+    }
+    for (const n of next) runnerNames.add(n);
+  }
+  return { execFiles, runnerNames };
+}
 
 /** Does this code (not counting nested functions) run a command, or call a package function that does (up to `depth` calls)? */
 function runsCommand(root: ts.Node, depth: number, ctx: Ctx, sf: SourceFile): boolean {
@@ -58,11 +114,12 @@ function runsCommand(root: ts.Node, depth: number, ctx: Ctx, sf: SourceFile): bo
       return;
     }
     if (ts.isCallExpression(n)) {
-      if (isExecCallee(n.expression)) {
+      if (ctx.execFiles.has(sf.compilerNode) && isExecCallee(n.expression)) {
         found = true;
         return;
       }
-      if (depth > 0) {
+      const callee = calleeName(n.expression);
+      if (depth > 0 && callee && ctx.runnerNames.has(callee)) {
         const fn = calleeFn(n, ctx, sf);
         if (fn && runsCommand(fn.compilerNode, depth - 1, ctx, fn.getSourceFile())) {
           found = true;
@@ -184,10 +241,11 @@ export function execErrorsToClient(code: Code, inHandler: (n: Node) => boolean):
   if (!code.files.some(([, sf]) => /child_process|execa/.test(sf.compilerNode.text))) return [];
   const findings: Finding[] = [];
   const runsMemo: Ctx['runsMemo'] = new Map();
+  const index = runnerIndex(code);
   const helperMemo: HelperMemo = new Map();
   for (const [file, sf] of code.files) {
     if (!sf.compilerNode.text.includes('catch')) continue;
-    const ctx: Ctx = { code, runsMemo };
+    const ctx: Ctx = { code, runsMemo, ...index };
     for (const cn of rawOfKinds(sf, [SyntaxKind.CatchClause], (n) => ts.isCatchClause(n))) {
       const cc = cn as import("typescript").CatchClause;
       const binding = cc.variableDeclaration?.name;
