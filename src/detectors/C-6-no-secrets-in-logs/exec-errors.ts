@@ -143,12 +143,22 @@ function calleeFn(call: ts.CallExpression, ctx: Ctx, sf: SourceFile): Fn | undef
   }
 }
 
-/** `err instanceof SyncError` with a class of the package's own (not Error): the branch holds the package's own message. */
+/**
+ * `err instanceof SyncError` with a class of the package's own (not Error), or `err.name === 'AbortError'`: the branch
+ * holds one known kind of error (the package's own message, a cancellation), not a command's raw failure.
+ */
 function ownErrorTest(cond: Node, name: string): boolean {
   const c = unwrap(cond);
-  if (!Node.isBinaryExpression(c) || c.getOperatorToken().getKind() !== SyntaxKind.InstanceOfKeyword) return false;
+  if (!Node.isBinaryExpression(c)) return false;
+  const op = c.getOperatorToken().getKind();
   const l = unwrap(c.getLeft());
-  return Node.isIdentifier(l) && l.getText() === name && !/^(?:Error|Object|AggregateError)$/.test(unwrap(c.getRight()).getText());
+  if (op === SyntaxKind.InstanceOfKeyword) return Node.isIdentifier(l) && l.getText() === name && !/^(?:Error|Object|AggregateError)$/.test(unwrap(c.getRight()).getText());
+  // `err.name === 'AbortError'`: one kind of error by its class name, not a command's failure.
+  if (op !== SyntaxKind.EqualsEqualsEqualsToken && op !== SyntaxKind.EqualsEqualsToken) return false;
+  const r = unwrap(c.getRight());
+  if (!Node.isPropertyAccessExpression(l) || l.getName() !== 'name' || !(Node.isStringLiteral(r) || Node.isNoSubstitutionTemplateLiteral(r))) return false;
+  const recv = unwrap(l.getExpression());
+  return Node.isIdentifier(recv) && recv.getText() === name && /Error$/.test(r.getLiteralText());
 }
 
 /** Is `ref` in the branch taken when the error is one of the package's own classes (`e instanceof AppError ? e.message : …`)? */
