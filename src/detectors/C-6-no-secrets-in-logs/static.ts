@@ -8,6 +8,7 @@ import { codeOf, isFn, passThrough, sinkOf, type Code, type Fn } from '../suppor
 import { named, rawNameText } from '../support/source/source-support.js';
 import { judgePythonLogs } from './python.js';
 import { httpClientErrorsLogged } from './http-errors.js';
+import { execErrorsToClient } from './exec-errors.js';
 import { CONSOLE_METHODS, isPersonalName, isSecretName, LOGGER_METHODS, LOGGER_NAME, MASKING } from './names.js';
 
 /**
@@ -36,6 +37,7 @@ import { CONSOLE_METHODS, isPersonalName, isSecretName, LOGGER_METHODS, LOGGER_N
  * err / error / e / ex, or `new Error().stack`) flowing into a tool result's `content` /
  * `structuredContent`, into `new McpError(…)` / `new ProtocolError(…)`, or into an error thrown from a
  * tool handler (the SDK turns it into the result's text).
+ * A failed command's raw error (its command line and stderr) sent to the client (exec-errors.ts).
  * Python source only: the Python reading (python.ts), with the same message ids.
  */
 
@@ -276,6 +278,7 @@ export default defineDetector({
     'internal-in-log': ['name', 'call'],
     'http-error-in-log': ['name', 'call'],
     'stack-to-client': ['channel'],
+    'exec-error-to-client': ['name', 'channel'],
   },
   judge({ inputs: { repo } }) {
     const src = codeOf(repo);
@@ -330,6 +333,7 @@ export default defineDetector({
       }
     }
     findings.push(...httpClientErrorsLogged(code, redacted));
+    findings.push(...execErrorsToClient(code, inHandler));
     return findings.length ? { state: 'non-conforming', findings } : present();
   },
 });

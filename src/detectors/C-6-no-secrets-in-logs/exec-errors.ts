@@ -1,0 +1,291 @@
+import { Node, SyntaxKind, ts, type SourceFile } from '../../facts/morph.js';
+import type { Finding } from '../../engine/types.js';
+import { functionOf, isRawFunctionLike, rawOriginOf } from '../../facts/scope.js';
+import { rawOfKinds, rawPositionOf, rawUnwrap, unwrap, wrapNode } from '../../facts/ts-source.js';
+import { isFn, passThrough, sinkOf, type Code, type Fn } from '../support/source/code-paths.js';
+
+/**
+ * C-6 (static) — a failed command's raw error sent to the client. When `exec`, `execSync`, `execFile` or
+ * `execFileSync` of node:child_process (or their promisified forms, or execa) fails, the error's message is
+ * `Command failed: <the whole command line>` followed by the command's raw stderr, and the error also carries
+ * `cmd` and `stderr`: the command line names the binaries, config files (`--kubeconfig /home/…`) and any
+ * credential passed as a flag; stderr carries the CLI's own internals. The rule calls `String(err)` of a system
+ * error sent to the client red. Red when all of these hold:
+ *   - a `catch (err)` whose `try` block runs such a command, directly or through functions of the package
+ *     (two calls deep: a handler → a service method → the exec helper), outside a nested `try` that has its own
+ *     `catch` (that one handles the failure, and is judged on its own);
+ *   - the catch block puts `err.message`, `err.stderr`, `err.cmd`, `String(err)`, `${err}` or `err` whole
+ *     (JSON.stringify) into a tool result's `content` / `structuredContent` (directly, or through a helper of the
+ *     package whose parameter lands there, such as `createResponse(op, text, isError)`), into
+ *     `new McpError(…)`, or into an error thrown (or rethrown) from a tool handler.
+ * `err.code`, `err.status`, `err.signal`, a fixed message, a message mapped from stderr's content, and the message of
+ * the package's own error class (`err instanceof SyncError ? err.message : 'Sync failed.'`) are fine.
+ */
+
+const CP_FUNCTIONS = new Set(['exec', 'execSync', 'execFile', 'execFileSync']);
+const EXECA_FUNCTIONS = new Set(['execa', 'execaSync', 'execaCommand', 'execaCommandSync', '$', 'default']);
+/** Properties of a child-process error that carry the command line or its raw stderr. */
+const RAW_PROPS = new Set(['message', 'stderr', 'cmd', 'command', 'shortMessage', 'all']);
+const ERROR_CLASSES = /(?:^|\.)(?:McpError|ProtocolError)$/;
+
+/** Is this callee a child-process runner of node:child_process or execa (promisified forms included)? */
+function isExecCallee(callee: ts.Node): boolean {
+  const o = rawOriginOf(callee);
+  if (!o) return false;
+  const last = o.path[o.path.length - 1] ?? '';
+  if (o.module === 'child_process') return CP_FUNCTIONS.has(last);
+  if (o.module === 'execa') return o.path.length === 0 || EXECA_FUNCTIONS.has(last);
+  return false;
+}
+
+type HelperMemo = Map<Fn, Map<number, string | null>>;
+type Ctx = {
+  code: Code;
+  runsMemo: Map<ts.Node, { depth: number; found: boolean }>;
+  /** Files that name child_process or execa: the only ones where a call can be a runner itself. */
+  execFiles: Set<ts.SourceFile>;
+  /** Names of the package's functions that run a command, or call one that does (two levels): only these calls are resolved. */
+  runnerNames: Set<string>;
+};
+
+/** The last name of a callee: `run` for run(…), this.run(…), kubectl.run(…). */
+function calleeName(callee: ts.Node): string | undefined {
+  const c = rawUnwrap(callee);
+  return ts.isIdentifier(c) ? c.text : ts.isPropertyAccessExpression(c) ? c.name.text : undefined;
+}
+
+/** The name a function goes by: its declaration's, its method's, or the variable or property it is assigned to. */
+function fnName(fn: ts.Node): string | undefined {
+  if ((ts.isFunctionDeclaration(fn) || ts.isMethodDeclaration(fn) || ts.isFunctionExpression(fn)) && fn.name && ts.isIdentifier(fn.name)) return fn.name.text;
+  const p = fn.parent;
+  if (p && (ts.isVariableDeclaration(p) || ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p)) && ts.isIdentifier(p.name)) return p.name.text;
+  return undefined;
+}
+
+/** The name of the function around a node, if it has one. */
+function enclosingFnName(n: ts.Node): string | undefined {
+  for (let p = n.parent; p; p = p.parent) if (isRawFunctionLike(p)) return fnName(p);
+  return undefined;
+}
+
+/**
+ * One pass over the package's calls, built once per judging: the names of functions that run a command (in the files
+ * that name child_process or execa), then of functions that call one of those, twice. A name is only a key: the call
+ * is still resolved (functionOf) and its body read before it counts.
+ */
+function runnerIndex(code: Code): { execFiles: Set<ts.SourceFile>; runnerNames: Set<string> } {
+  const execFiles = new Set<ts.SourceFile>();
+  for (const [, sf] of code.files) if (/child_process|execa/.test(sf.compilerNode.text)) execFiles.add(sf.compilerNode);
+  const calls: ts.CallExpression[] = [];
+  for (const [, sf] of code.files) for (const cn of rawOfKinds(sf, [SyntaxKind.CallExpression], () => true)) calls.push(cn as ts.CallExpression);
+  const runnerNames = new Set<string>();
+  for (const c of calls) {
+    if (!execFiles.has(c.getSourceFile()) || !isExecCallee(c.expression)) continue;
+    const name = enclosingFnName(c);
+    if (name) runnerNames.add(name);
+  }
+  for (let level = 0; level < 2; level++) {
+    const next: string[] = [];
+    for (const c of calls) {
+      const callee = calleeName(c.expression);
+      if (!callee || !runnerNames.has(callee)) continue;
+      const name = enclosingFnName(c);
+      if (name && !runnerNames.has(name)) next.push(name);
+    }
+    for (const n of next) runnerNames.add(n);
+  }
+  return { execFiles, runnerNames };
+}
+
+/** Does this code (not counting nested functions) run a command, or call a package function that does (up to `depth` calls)? */
+function runsCommand(root: ts.Node, depth: number, ctx: Ctx, sf: SourceFile): boolean {
+  // A body that runs a command within d calls also does within more; one that does not is read again deeper.
+  const hit = ctx.runsMemo.get(root);
+  if (hit && (hit.found || hit.depth >= depth)) return hit.found;
+  ctx.runsMemo.set(root, { depth, found: false }); // cycles
+  let found = false;
+  const visit = (n: ts.Node): void => {
+    if (found) return;
+    if (n !== root && isRawFunctionLike(n)) return;
+    // A nested try with its own catch handles what its block throws: only its catch and finally blocks count.
+    if (ts.isTryStatement(n) && n.catchClause) {
+      visit(n.catchClause.block);
+      if (n.finallyBlock) visit(n.finallyBlock);
+      return;
+    }
+    if (ts.isCallExpression(n)) {
+      if (ctx.execFiles.has(sf.compilerNode) && isExecCallee(n.expression)) {
+        found = true;
+        return;
+      }
+      const callee = calleeName(n.expression);
+      if (depth > 0 && callee && ctx.runnerNames.has(callee)) {
+        const fn = calleeFn(n, ctx, sf);
+        if (fn && runsCommand(fn.compilerNode, depth - 1, ctx, fn.getSourceFile())) {
+          found = true;
+          return;
+        }
+      }
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(root);
+  ctx.runsMemo.set(root, { depth, found });
+  return found;
+}
+
+/** The package function a call reaches (facts/scope: locals, imports, this.m, class instances), if any. */
+function calleeFn(call: ts.CallExpression, ctx: Ctx, sf: SourceFile): Fn | undefined {
+  try {
+    return functionOf(wrapNode(sf, call.expression), ctx.code.sources) as Fn | undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `err instanceof SyncError` with a class of the package's own (not Error), or `err.name === 'AbortError'`: the branch
+ * holds one known kind of error (the package's own message, a cancellation), not a command's raw failure.
+ */
+function ownErrorTest(cond: Node, name: string): boolean {
+  const c = unwrap(cond);
+  if (!Node.isBinaryExpression(c)) return false;
+  const op = c.getOperatorToken().getKind();
+  const l = unwrap(c.getLeft());
+  if (op === SyntaxKind.InstanceOfKeyword) return Node.isIdentifier(l) && l.getText() === name && !/^(?:Error|Object|AggregateError)$/.test(unwrap(c.getRight()).getText());
+  // `err.name === 'AbortError'`: one kind of error by its class name, not a command's failure.
+  if (op !== SyntaxKind.EqualsEqualsEqualsToken && op !== SyntaxKind.EqualsEqualsToken) return false;
+  const r = unwrap(c.getRight());
+  if (!Node.isPropertyAccessExpression(l) || l.getName() !== 'name' || !(Node.isStringLiteral(r) || Node.isNoSubstitutionTemplateLiteral(r))) return false;
+  const recv = unwrap(l.getExpression());
+  return Node.isIdentifier(recv) && recv.getText() === name && /Error$/.test(r.getLiteralText());
+}
+
+/** Is `ref` in the branch taken when the error is one of the package's own classes (`e instanceof AppError ? e.message : …`)? */
+function inOwnErrorBranch(ref: Node): boolean {
+  const name = ref.getText();
+  let cur: Node = ref;
+  for (let p = cur.getParent(); p && !isFn(p) && !Node.isCatchClause(p); cur = p, p = p.getParent()) {
+    if (Node.isConditionalExpression(p) && p.getWhenTrue() === cur && ownErrorTest(p.getCondition(), name)) return true;
+    if (Node.isIfStatement(p) && p.getThenStatement() === cur && ownErrorTest(p.getExpression(), name)) return true;
+  }
+  return false;
+}
+
+/** The expression that carries the raw error for one reference to the catch binding, or undefined. */
+function rawCarrier(ref: Node): Node | undefined {
+  const p = ref.getParent();
+  if (!p || inOwnErrorBranch(ref)) return undefined;
+  if (Node.isPropertyAccessExpression(p) && p.getExpression() === ref) return RAW_PROPS.has(p.getName()) ? p : undefined;
+  if (Node.isBinaryExpression(p) && p.getOperatorToken().getKind() === SyntaxKind.InstanceOfKeyword) return undefined;
+  return ref;
+}
+
+/** Channels as in stack-to-client: a result field, a JSON-RPC error, or an error thrown from a tool handler. */
+function channelOf(start: Node, inHandler: (n: Node) => boolean, helperMemo: HelperMemo, code: Code): string | undefined {
+  const sink = sinkOf(start);
+  if (sink?.kind === 'field') return sink.name;
+  if (sink?.kind === 'new') {
+    if (ERROR_CLASSES.test(sink.callee)) return 'protocol_error';
+    if (/Error$/.test(sink.callee) && Node.isThrowStatement(sink.node.getParent()) && inHandler(sink.node)) return 'thrown_error';
+    return undefined;
+  }
+  // `throw err` in a tool handler: the SDK returns its message as the result's text.
+  const p = start.getParent();
+  if (Node.isThrowStatement(p) && Node.isIdentifier(start) && inHandler(p)) return 'thrown_error';
+  // A helper of the package: `createResponse('op', `Error: ${err.message}`, true)`.
+  let top: Node = start;
+  for (let i = 0; i < 30; i++) {
+    const up = passThrough(top);
+    if (!up) break;
+    top = up;
+  }
+  const call = top.getParent();
+  if (!Node.isCallExpression(call)) return undefined;
+  const index = (call.getArguments() as Node[]).indexOf(top);
+  if (index < 0) return undefined;
+  let fn: Fn | undefined;
+  try {
+    fn = functionOf(call.getExpression(), code.sources) as Fn | undefined;
+  } catch {
+    fn = undefined;
+  }
+  if (!fn || !isFn(fn)) return undefined;
+  return helperChannel(fn, index, helperMemo);
+}
+
+/** Does parameter `index` of a helper land in a tool result field? Memoised per helper and parameter. */
+function helperChannel(fn: Fn, index: number, memo: HelperMemo): string | undefined {
+  let perFn = memo.get(fn);
+  if (!perFn) memo.set(fn, (perFn = new Map()));
+  const hit = perFn.get(index);
+  if (hit !== undefined) return hit ?? undefined;
+  const param = fn.getParameters()[index];
+  const name = param?.getNameNode();
+  const body = fn.getBody();
+  let found: string | undefined;
+  if (name && Node.isIdentifier(name) && body) {
+    for (const ref of body.getDescendantsOfKind(SyntaxKind.Identifier)) {
+      if (ref.getText() !== name.getText()) continue;
+      const rp = ref.getParent();
+      if (Node.isPropertyAccessExpression(rp) && rp.getNameNode() === ref) continue;
+      if (Node.isPropertyAssignment(rp) && rp.getNameNode() === ref) continue;
+      const start = rawCarrier(ref);
+      const sink = start && sinkOf(start);
+      if (sink?.kind === 'field') {
+        found = sink.name;
+        break;
+      }
+    }
+  }
+  perFn.set(index, found ?? null);
+  return found;
+}
+
+/**
+ * Findings for raw command errors sent to the client (see the header). A file that was not read is the runner's
+ * matter: a part that is not red over an unread file comes out could-not-judge (engine/runner).
+ */
+export function execErrorsToClient(code: Code, inHandler: (n: Node) => boolean): Finding[] {
+  // Only a package that runs commands can have one.
+  if (!code.files.some(([, sf]) => /child_process|execa/.test(sf.compilerNode.text))) return [];
+  const findings: Finding[] = [];
+  const runsMemo: Ctx['runsMemo'] = new Map();
+  const index = runnerIndex(code);
+  const helperMemo: HelperMemo = new Map();
+  for (const [file, sf] of code.files) {
+    if (!sf.compilerNode.text.includes('catch')) continue;
+    const ctx: Ctx = { code, runsMemo, ...index };
+    for (const cn of rawOfKinds(sf, [SyntaxKind.CatchClause], (n) => ts.isCatchClause(n))) {
+      const cc = cn as import("typescript").CatchClause;
+      const binding = cc.variableDeclaration?.name;
+      if (!binding || !ts.isIdentifier(binding)) continue;
+      const tryStmt = cc.parent as import("typescript").TryStatement;
+      if (!runsCommand(tryStmt.tryBlock, 2, ctx, sf)) continue;
+      // References to the binding in the catch block, outside nested functions.
+      const refs: ts.Identifier[] = [];
+      const visit = (n: ts.Node): void => {
+        if (isRawFunctionLike(n)) return;
+        if (ts.isIdentifier(n) && n.text === binding.text && n !== binding) refs.push(n);
+        ts.forEachChild(n, visit);
+      };
+      visit(cc.block);
+      for (const r of refs) {
+        const ref = wrapNode(sf, r);
+        const start = rawCarrier(ref);
+        if (!start) continue;
+        const channel = channelOf(start, inHandler, helperMemo, code);
+        if (!channel) continue;
+        const line = rawPositionOf(r).line;
+        findings.push({
+          messageId: 'exec-error-to-client',
+          data: { name: start.getText().slice(0, 60), channel },
+          location: { file, line },
+          evidence: (start.getFirstAncestor((a) => Node.isReturnStatement(a) || Node.isThrowStatement(a) || Node.isExpressionStatement(a) || Node.isVariableStatement(a)) ?? start).getText().replace(/\s+/g, ' ').slice(0, 120),
+        });
+        break; // one finding per catch block
+      }
+    }
+  }
+  return findings;
+}
