@@ -9,7 +9,7 @@ import { moduleSpecs, ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts
 import { codeOf, methodsNamed, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { judgePythonTimeouts } from './python.js';
 import { dependencyClients, TEST_FILE } from './dependency-clients.js';
-import { inRegions, libraryRegions, packageRegionsExcept } from '../../facts/bundle-regions.js';
+import { inRegions, libraryRegions, ownModules, packageRegionsExcept } from '../../facts/bundle-regions.js';
 
 /**
  * S-13 — progress, cancellation and outbound timeouts (static part). Reads the code a client request
@@ -741,12 +741,13 @@ function readsSignal(fn: Fn, ctxIndex: number): boolean | undefined {
  *   left out of the paths changes nothing: every request of the source has one.
  * Start-up code (a module's top level) is not a request path and is not counted.
  */
-/** Code that runs in a browser (an App's View, a web page's script): its requests are not the server's. */
+/** Code that runs in a browser (an App's View, a web page's script): its requests are not the server's (read in a bundle's own modules). */
 const BROWSER_CODE = /\bdocument\.(?:getElementById|querySelector(?:All)?|createElement|body)\b|\bwindow\.(?:parent|addEventListener|location)\b/;
 function untraced(code: Code, examined: ReadonlySet<ts.Node>, axiosDefaults: boolean, onPaths: readonly { node: Node }[], root: string, declared: ReadonlySet<string>): ReturnType<typeof couldNotJudge> | undefined {
   const at = (n: Node) => ({ file: code.rel(n.getSourceFile()), line: positionOf(n).line });
   for (const [path, sf] of code.files) {
-    if (TEST_FILE.test(path) || BROWSER_CODE.test(sf.getFullText())) continue;
+    const text = sf.getFullText();
+    if (TEST_FILE.test(path) || BROWSER_CODE.test(ownModules(text)?.text ?? text)) continue;
     const bundled = packageRegionsExcept(sf.getFullText(), new Set());
     for (const n of ofKinds(sf, [SyntaxKind.CallExpression], (cn) => !examined.has(cn) && mayBeOutbound(cn as ts.CallExpression))) {
       if (!Node.isCallExpression(n) || inRegions(bundled, n.getStart()) || !n.getFirstAncestor((a) => isFunctionLike(a))) continue;
