@@ -487,8 +487,8 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
     }
     return throwing.get(c)!;
   };
-  const walk = (fn: FunctionLikeNode, outer: Guard, outerCaught: boolean, depth: number, fromCatch = false): void => {
-    const key = `${fn.getSourceFile().getFilePath()}:${fn.getStart()}:${outer}:${outerCaught}:${fromCatch}`;
+  const walk = (fn: FunctionLikeNode, outer: Guard, outerCaught: boolean, depth: number, fromCatch = false, byName = false): void => {
+    const key = `${fn.getSourceFile().getFilePath()}:${fn.getStart()}:${outer}:${outerCaught}:${fromCatch}:${byName}`;
     if (seen.has(key)) return;
     seen.add(key);
     const fnNode = fn.compilerNode;
@@ -505,9 +505,17 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
       const caught = outerCaught || local.caught;
       // The handler's own check of the tool name, thrown inside a try whose catch answers every failure with a
       // result: the unknown tool gets a result.
-      if (guard === 'all' && depth === 0 && ts.isThrowStatement(cn) && underUnknownNameCheck(cn, fnNode)) {
+      if (guard === 'all' && (depth === 0 || byName) && ts.isThrowStatement(cn) && underUnknownNameCheck(cn, fnNode)) {
         reported.add(cn);
         out.push({ messageId: 'unknown-tool-result-in-source', node: wrapNode(sf, cn) });
+        continue;
+      }
+      // A function of the source handed the tool name inside that try (`try { const r = await this.executeTool(name,
+      // args); return { content: … } } catch (e) { return { …, isError: true } }`): its own unknown-name throw (the
+      // `default:` of its switch on the name) gets a result too. Only that throw is read there.
+      if (guard === 'all' && (depth === 0 || byName) && depth < MAX_DEPTH && ts.isCallExpression(cn) && cn.arguments.some((a) => isToolName(a))) {
+        const callee = resolve(sf, calleeOf(cn));
+        if (callee && callee !== fn) walk(callee, guard, caught, depth + 1, fromCatch, true);
         continue;
       }
       if (guard === 'all') continue;

@@ -201,24 +201,28 @@ function isPackageRef(n: Node, bare: ReadonlyMap<string, string>): boolean {
 
 /** Does the construction pass an option named like a timeout (or options that cannot be read)? */
 function passesTimeout(n: NewExpression | CallExpression, code: Code, bare: ReadonlyMap<string, string> = new Map()): boolean {
-  for (const a of n.getArguments()) {
-    const u = unwrap(a);
-    if (Node.isStringLiteral(u) || Node.isNoSubstitutionTemplateLiteral(u) || Node.isTemplateExpression(u) || Node.isNumericLiteral(u)) continue;
-    if (isPackageRef(u, bare)) continue;
-    const o = objectLiteralOf(a, code.sources);
-    if (!o) {
-      if (Node.isIdentifier(u) || Node.isPropertyAccessExpression(u) || Node.isBinaryExpression(u) || Node.isCallExpression(u)) {
-        // A token or a URL read from the environment or the arguments: not an options object.
-        if (/(?:key|token|secret|url|uri|host|endpoint|env\.)/i.test(u.getText())) continue;
-      }
-      return true;
-    }
-    if (o.getProperties().some((p) => Node.isSpreadAssignment(p))) return true;
-    if (o.getProperties().some((p) => /timeout/i.test((p as Node & { getName?: () => string }).getName?.() ?? ''))) return true;
-    // A nested options object: `{ request: { timeout } }`, `{ httpOptions: { timeout } }`.
-    if (/\btimeout/i.test(o.getText())) return true;
+  return n.getArguments().some((a) => argumentPassesTimeout(a, code, bare));
+}
+
+/**
+ * One argument of a construction: see passesTimeout. A conditional passes one when either of its values does
+ * (`new LinearClient(oauth ? { accessToken } : { apiKey })`: two readable literals, neither with a timeout).
+ */
+function argumentPassesTimeout(a: Node, code: Code, bare: ReadonlyMap<string, string>, depth = 0): boolean {
+  const u = unwrap(a);
+  if (Node.isConditionalExpression(u) && depth < 3) return argumentPassesTimeout(u.getWhenTrue(), code, bare, depth + 1) || argumentPassesTimeout(u.getWhenFalse(), code, bare, depth + 1);
+  if (Node.isStringLiteral(u) || Node.isNoSubstitutionTemplateLiteral(u) || Node.isTemplateExpression(u) || Node.isNumericLiteral(u)) return false;
+  if (isPackageRef(u, bare)) return false;
+  const o = objectLiteralOf(a, code.sources);
+  if (!o) {
+    // A token or a URL read from the environment or the arguments: not an options object.
+    if ((Node.isIdentifier(u) || Node.isPropertyAccessExpression(u) || Node.isBinaryExpression(u) || Node.isCallExpression(u)) && /(?:key|token|secret|url|uri|host|endpoint|env\.)/i.test(u.getText())) return false;
+    return true;
   }
-  return false;
+  if (o.getProperties().some((p) => Node.isSpreadAssignment(p))) return true;
+  if (o.getProperties().some((p) => /timeout/i.test((p as Node & { getName?: () => string }).getName?.() ?? ''))) return true;
+  // A nested options object: `{ request: { timeout } }`, `{ httpOptions: { timeout } }`.
+  return /\btimeout/i.test(o.getText());
 }
 
 /**
@@ -316,11 +320,15 @@ function wrapperFields(sf: SourceFile, holder: string, code: Code): { cls: Class
   return out;
 }
 
+/** Test and mock files: their clients are not the server's. */
+export const TEST_FILE = /(?:^|\/)(?:__tests__|__mocks__|tests?|spec)\/|\.(?:test|spec)\.[cm]?[jt]sx?$/;
+
 /**
  * The clients of dependencies used on a request path (`fns`, the functions its handlers reach) whose requests
- * have no ceiling, and the ones whose package could not be read.
+ * have no ceiling, and the ones whose package could not be read. With `anywhere`, every client of a dependency
+ * built in the source (test files left out) counts, used on a path the reading followed or not.
  */
-export function dependencyClients(code: Code, fns: readonly Fn[], root: string, declared: ReadonlySet<string>): DependencyClient[] {
+export function dependencyClients(code: Code, fns: readonly Fn[], root: string, declared: ReadonlySet<string>, anywhere = false): DependencyClient[] {
   const out: DependencyClient[] = [];
   packageMemo = new Map();
   const texts = fns.map((f) => f.getText());
@@ -345,7 +353,8 @@ export function dependencyClients(code: Code, fns: readonly Fn[], root: string, 
     return texts.some((t) => re.test(t));
   };
   const judged = new Set<Node>();
-  for (const [, sf] of code.files) {
+  for (const [path, sf] of code.files) {
+    if (anywhere && TEST_FILE.test(path)) continue;
     const bare = new Map<string, string>();
     for (const [local, b] of importsOf(sf)) {
       const p = packageOf(b.module);
@@ -382,7 +391,7 @@ export function dependencyClients(code: Code, fns: readonly Fn[], root: string, 
       const r = rootName(e);
       return (!!r && (bare.has(r) || instances.has(r))) || aliasIn(e);
     };
-    for (const n of ofKinds(sf, [SyntaxKind.NewExpression, SyntaxKind.CallExpression], (cn) => {
+    const made = ofKinds(sf, [SyntaxKind.NewExpression, SyntaxKind.CallExpression], (cn) => {
       if (ts.isNewExpression(cn)) {
         const e = cn.expression;
         const r = ts.isIdentifier(e) ? e : ts.isPropertyAccessExpression(e) && ts.isIdentifier(e.expression) ? e.expression : undefined;
@@ -392,20 +401,23 @@ export function dependencyClients(code: Code, fns: readonly Fn[], root: string, 
       const p = cn.parent;
       const kept = ts.isVariableDeclaration(p) || ts.isReturnStatement(p) || ts.isAwaitExpression(p) || ts.isBinaryExpression(p) || ts.isPropertyDeclaration(p) || ts.isArrowFunction(p) || ts.isParenthesizedExpression(p) || ts.isAsExpression(p);
       return kept && rootIn((cn as ts.CallExpression).expression);
-    })) {
-      if (judged.has(n)) continue;
-      const made = Node.isNewExpression(n) || Node.isCallExpression(n) ? makingOf(n, bare, code, 0, aliases) : undefined;
+    }).map((n) => [n, Node.isNewExpression(n) || Node.isCallExpression(n) ? makingOf(n, bare, code, 0, aliases) : undefined] as const);
+    // With `anywhere`, a construction that is a step of another's chain (`new k8s.KubeConfig()` then `kc.makeApiClient(…)`)
+    // is judged with that chain only.
+    const steps = new Set<Node>(anywhere ? made.flatMap(([n, m]) => (m ? m.chain.filter((c) => c !== n) : [])) : []);
+    for (const [n, m] of made) {
+      if (judged.has(n) || steps.has(n)) continue;
       // A factory call counts when it looks like a client's, and not for a browser or a database driver (read as before, by `new`).
-      if (!made || (Node.isCallExpression(n) && (!made.clientLike || NOT_HTTP_CLIENTS.has(made.package)))) continue;
+      if (!m || (Node.isCallExpression(n) && (!m.clientLike || NOT_HTTP_CLIENTS.has(m.package)))) continue;
       const holder = holderOf(n);
-      if (!holder || !(used(holder) || usedThroughWrapper(sf, holder))) continue;
-      for (const c of made.chain) judged.add(c);
-      const pkg = made.package;
+      if (!anywhere && (!holder || !(used(holder) || usedThroughWrapper(sf, holder)))) continue;
+      for (const c of m.chain) judged.add(c);
+      const pkg = m.package;
       const v = judgePackage(root, pkg, declared.has(pkg));
       if (v.kind === 'not-read') out.push({ package: pkg, node: n as NewExpression | CallExpression, verdict: 'not-read' });
-      else if (v.kind === 'http' && !v.bounded && !made.chain.some((c) => passesTimeout(c, code, bare))) {
+      else if (v.kind === 'http' && !v.bounded && !m.chain.some((c) => passesTimeout(c, code, bare))) {
         const local = [...bare].filter(([, name]) => name === pkg).map(([l]) => l);
-        if (!configuredElsewhere(code, [...local, holder.replace(/\(\)$/, '')])) out.push({ package: pkg, node: n as NewExpression | CallExpression, verdict: 'unbounded' });
+        if (!configuredElsewhere(code, [...local, ...(holder ? [holder.replace(/\(\)$/, '')] : [])])) out.push({ package: pkg, node: n as NewExpression | CallExpression, verdict: 'unbounded' });
       }
     }
   }

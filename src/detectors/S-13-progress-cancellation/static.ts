@@ -8,8 +8,8 @@ import { objectLiteralOf, propertyValue, serverModel } from '../../facts/server-
 import { moduleSpecs, ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { codeOf, methodsNamed, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { judgePythonTimeouts } from './python.js';
-import { dependencyClients } from './dependency-clients.js';
-import { inRegions, libraryRegions } from '../../facts/bundle-regions.js';
+import { dependencyClients, TEST_FILE } from './dependency-clients.js';
+import { inRegions, libraryRegions, ownModules, packageRegionsExcept } from '../../facts/bundle-regions.js';
 
 /**
  * S-13 — progress, cancellation and outbound timeouts (static part). Reads the code a client request
@@ -36,6 +36,9 @@ import { inRegions, libraryRegions } from '../../facts/bundle-regions.js';
  *    An API client class of a dependency, used on a request path, whose installed package makes HTTP requests
  *    with no default ceiling and is built without a timeout option (dependency-clients.ts); a declared
  *    package that is not installed or cannot be read makes the part could-not-judge, naming it.
+ *    With no red on the paths read, present only when no request of the source was left out of them: a request (or
+ *    an API client of a dependency) without a time limit that the reading of the paths did not reach makes the part
+ *    could-not-judge outbound-not-traced, naming it (untraced).
  * 2. A tool handler that receives the SDK context (`ctx` in v2, `extra` in v1) and does outbound I/O on its
  *    path reads the cancellation signal (`ctx.mcpReq.signal`, `extra.signal`, a destructured `signal`),
  *    or hands the context on to another function.
@@ -727,6 +730,39 @@ function readsSignal(fn: Fn, ctxIndex: number): boolean | undefined {
   return reads;
 }
 
+/**
+ * Requests of the source that the reading of the request paths did not reach: a handler may send them through a
+ * path it could not follow (a callback handed in a configuration object, a module imported at run time, a
+ * dispatch it does not know), so a present verdict would rest on code that was not read. Read once per file:
+ * the calls mayBeOutbound accepts outside the examined ones, test files, browser code (an App's View) and the
+ * bundled packages of a bundle left out, and the API clients of dependencies built anywhere in the source (dependencyClients with `anywhere`).
+ * - One without a time limit (and not written at the top level of a module, which runs at start-up): could-not-judge
+ *   outbound-not-traced, naming it — whether it serves a request could not be read. A request with a ceiling
+ *   left out of the paths changes nothing: every request of the source has one.
+ * Start-up code (a module's top level) is not a request path and is not counted.
+ */
+/** Code that runs in a browser (an App's View, a web page's script): its requests are not the server's (read in a bundle's own modules). */
+const BROWSER_CODE = /\bdocument\.(?:getElementById|querySelector(?:All)?|createElement|body)\b|\bwindow\.(?:parent|addEventListener|location)\b/;
+function untraced(code: Code, examined: ReadonlySet<ts.Node>, axiosDefaults: boolean, onPaths: readonly { node: Node }[], root: string, declared: ReadonlySet<string>): ReturnType<typeof couldNotJudge> | undefined {
+  const at = (n: Node) => ({ file: code.rel(n.getSourceFile()), line: positionOf(n).line });
+  for (const [path, sf] of code.files) {
+    const text = sf.getFullText();
+    if (TEST_FILE.test(path) || BROWSER_CODE.test(ownModules(text)?.text ?? text)) continue;
+    const bundled = packageRegionsExcept(sf.getFullText(), new Set());
+    for (const n of ofKinds(sf, [SyntaxKind.CallExpression], (cn) => !examined.has(cn) && mayBeOutbound(cn as ts.CallExpression))) {
+      if (!Node.isCallExpression(n) || inRegions(bundled, n.getStart()) || !n.getFirstAncestor((a) => isFunctionLike(a))) continue;
+      const r = cliRequest(n, code) ?? sshChannel(n, code) ?? outbound(n, code, axiosDefaults);
+      if (r && !r.bounded) return couldNotJudge('outbound-not-traced', { client: r.client, ...at(n) });
+    }
+  }
+  const reached = new Set(onPaths.map((c) => c.node));
+  for (const c of dependencyClients(code, [], root, declared, true)) {
+    if (reached.has(c.node)) continue;
+    if (c.verdict === 'unbounded') return couldNotJudge('outbound-not-traced', { client: c.package, ...at(c.node) });
+  }
+  return undefined;
+}
+
 export default defineDetector({
   ruleId: 'S-13',
   genre: 'static',
@@ -755,6 +791,8 @@ export default defineDetector({
     const seen = new Set<Node>();
     const outboundIn = new Map<Fn, boolean>();
     const scanned = new Set<Fn>();
+    // The request calls the paths' reading examined (untraced reads the others).
+    const examined = new Set<ts.Node>();
     const scan = (fns: Fn[]): boolean => {
       let any = false;
       for (const fn of fns) {
@@ -763,6 +801,7 @@ export default defineDetector({
           let here = false;
           for (const n of findNodes(fn, (cn) => cn !== fn.compilerNode && ts.isCallExpression(cn) && mayBeOutbound(cn))) {
             if (!Node.isCallExpression(n)) continue;
+            examined.add(n.compilerNode);
             const cli = cliRequest(n, code) ?? sshChannel(n, code);
             if (cli) {
               // A launched network client is a request with a ceiling or none; it is not read as the handler's
@@ -822,7 +861,8 @@ export default defineDetector({
     const pkg = repo.object('package.json');
     const declared = new Set(pkg.ok ? ['dependencies', 'peerDependencies', 'optionalDependencies'].flatMap((k) => Object.keys((pkg.value[k] as Record<string, unknown> | undefined) ?? {})) : []);
     let notRead: string | undefined;
-    for (const c of dependencyClients(code, reachable(code, entries), repo.root, declared)) {
+    const onPaths = dependencyClients(code, reachable(code, entries), repo.root, declared);
+    for (const c of onPaths) {
       if (c.verdict === 'not-read') notRead ??= c.package;
       else findings.push({ messageId: 'client-without-timeout', data: { package: c.package }, location: { file: code.rel(c.node.getSourceFile()), line: positionOf(c.node).line }, evidence: c.node.getText().replace(/\s+/g, ' ').slice(0, 120) });
     }
@@ -830,6 +870,10 @@ export default defineDetector({
       findings.push({ messageId: 'outbound-without-timeout', data: { client: 'pg' }, location: { file: code.rel(n.getSourceFile()), line: positionOf(n).line }, evidence: n.getText().replace(/\s+/g, ' ').slice(0, 120) });
     }
     if (findings.length) return { state: 'non-conforming', findings };
-    return notRead ? couldNotJudge('client-package-not-read', { package: notRead }) : present();
+    if (notRead) return couldNotJudge('client-package-not-read', { package: notRead });
+    // No red on the paths read: present only if no request of the source was left out of them (untraced).
+    const missed = untraced(code, examined, defaults, onPaths, repo.root, declared);
+    if (missed) return missed;
+    return present();
   },
 });
