@@ -2,7 +2,7 @@ import { Node, SyntaxKind, ts, type CallExpression, type Identifier, type NewExp
 import { declarationOf, initializerOf, mayResolveFunction, findNodes, isFunctionLike, originOf, GLOBAL, type FunctionLikeNode } from '../scope.js';
 import { constString, constrainedArguments, objectLiteralOf, propertyValue, regexSource } from '../server-model.js';
 import { propertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../ts-source.js';
-import { asksHuman, CONFIRMED, guarding, openWhenEmpty, relevant, storageKeys, STORE_MUTATORS } from './guards.js';
+import { acceptsWithoutAsking, asksHuman, CONFIRMED, guarding, openWhenEmpty, relevant, storageKeys, STORE_MUTATORS } from './guards.js';
 import { type Analyzable, classId, constructorOf, functionCached, functionsOfCallee, originCached, ownerClass, stripAwait } from './modules.js';
 import { argvRunsScript, arrayArgv, pushedArgv, shellRunsScript } from './argv.js';
 import { classifySink, FS_MODULES, type HttpRequest, httpRequestOf, last, MAX_DEPTH, type SinkContext, type SinkMatch, type SinkPart, type UrlShape } from './sinks.js';
@@ -730,7 +730,7 @@ class FnAnalysis {
       const args = n.getArguments();
       // A confirmation the human gives: the value is shown in an elicitation and nothing runs unless accepted.
       const gate = this.run_.elicits && mayResolveFunction(callee.compilerNode) ? functionCached(callee, this.run_.sources) : undefined;
-      if (gate && asksHuman(gate, this.run_.sources) && this.gates(n)) {
+      if (gate && asksHuman(gate, this.run_.sources) && !acceptsWithoutAsking(gate, this.run_.sources) && this.gates(n)) {
         for (const a of args) {
           const t = this.taintOf(a);
           if (t) this.addCheck(checks, n, a, t, CONFIRMED);
