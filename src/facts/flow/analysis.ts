@@ -2,7 +2,7 @@ import { Node, SyntaxKind, ts, type CallExpression, type Identifier, type NewExp
 import { declarationOf, initializerOf, mayResolveFunction, findNodes, isFunctionLike, originOf, GLOBAL, type FunctionLikeNode } from '../scope.js';
 import { constString, constrainedArguments, objectLiteralOf, propertyValue, regexSource } from '../server-model.js';
 import { propertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../ts-source.js';
-import { asksHuman, CONFIRMED, guarding, openWhenEmpty, relevant, storageKeys, STORE_MUTATORS } from './guards.js';
+import { acceptsWithoutAsking, asksHuman, CONFIRMED, guarding, openWhenEmpty, relevant, storageKeys, STORE_MUTATORS } from './guards.js';
 import { type Analyzable, classId, constructorOf, functionCached, functionsOfCallee, originCached, ownerClass, stripAwait } from './modules.js';
 import { argvRunsScript, arrayArgv, pushedArgv, shellRunsScript } from './argv.js';
 import { classifySink, FS_MODULES, type HttpRequest, httpRequestOf, last, MAX_DEPTH, type SinkContext, type SinkMatch, type SinkPart, type UrlShape } from './sinks.js';
@@ -413,10 +413,10 @@ class FnAnalysis {
       const key = constString(n.getArgumentExpression())?.value;
       return key !== undefined ? this.member(t, key, exprKey(n)) : this.element(t);
     }
-    if (Node.isTemplateExpression(n)) return this.shaped(n, merge(n.getTemplateSpans().map((s) => this.taint(s.getExpression()))));
+    if (Node.isTemplateExpression(n)) return this.scriptLine(n, this.shaped(n, merge(n.getTemplateSpans().map((s) => this.taint(s.getExpression())))));
     if (Node.isBinaryExpression(n)) {
       const op = n.getOperatorToken().getText();
-      if (op === '+') return this.shaped(n, merge([this.taint(n.getLeft()), this.taint(n.getRight())]));
+      if (op === '+') return this.scriptLine(n, this.shaped(n, merge([this.taint(n.getLeft()), this.taint(n.getRight())])));
       if (op === '??' || op === '||' || op === '+=') return merge([this.taint(n.getLeft()), this.taint(n.getRight())]);
       if (op === '&&' || op === ',' || op === '=' || op === '??=' || op === '||=') return this.taint(n.getRight());
       return undefined;
@@ -482,6 +482,18 @@ class FnAnalysis {
    * The URL shape of a template or concatenation (see Taint.urlFixed): read from the constant text and the
    * values the client does not reach before the first value it does.
    */
+  /**
+   * A command line written where the file holding the client's text is named (`${executor} "${filePath}"`, with
+   * `executor` picked from a table of runtimes), then handed to a helper that runs it through a shell: the line
+   * is code to run wherever it goes (Taint.scriptLine), since the helper only sees a parameter.
+   */
+  private scriptLine(n: Node, t: Taint | undefined): Taint | undefined {
+    if (!t || t.scriptLine || !(t.codeFile || t.codeDir)) return t;
+    const isCode = (e: Node): boolean => !!this.taintOf(e)?.codeFile;
+    const isDir = (e: Node): boolean => !!this.taintOf(e)?.codeDir;
+    return shellRunsScript(n, isCode, isDir, this.run_.sources) ? { ...t, codeFile: false, codeDir: false, scriptLine: true } : t;
+  }
+
   private shaped(n: Node, t: Taint | undefined): Taint | undefined {
     if (!t) return t;
     const pieces = piecesOf(n);
@@ -595,11 +607,16 @@ class FnAnalysis {
         // A file that holds the client's text is not a client-chosen path, URL or command: it matters only as a
         // program's argument (flow/argv.ts).
         let kind = part.kind;
-        if (t.codeFile || t.codeDir) {
+        // A command line built elsewhere that runs the file holding the client's text (`executeCommand(\`${executor} "${file}"\`)`).
+        if (t.scriptLine) {
+          if (part.kind !== 'shell') continue;
+          kind = 'eval';
+        } else if (t.codeFile || t.codeDir) {
           // …except in a shell line that hands it to a language runtime (`${executor} "${file}"`): code.
           const isCode = (e: Node): boolean => !!this.taintOf(e)?.codeFile;
           const isDir = (e: Node): boolean => !!this.taintOf(e)?.codeDir;
-          if (part.kind === 'shell' && part.exprs[0] && (shellRunsScript(part.exprs[0], isCode, isDir) || (!!part.exprs[1] && argvRunsScript(part.exprs[0], part.exprs[1], isCode)))) kind = 'eval';
+          const sources = this.run_.sources;
+          if (part.kind === 'shell' && part.exprs[0] && (shellRunsScript(part.exprs[0], isCode, isDir, sources) || (!!part.exprs[1] && argvRunsScript(part.exprs[0], part.exprs[1], isCode, sources)))) kind = 'eval';
           else if (part.kind !== 'argument' || t.codeDir) continue;
         }
         const urlShape = part.kind === 'http' || part.kind === 'navigate' ? this.destination(n, t) : undefined;
@@ -713,7 +730,7 @@ class FnAnalysis {
       const args = n.getArguments();
       // A confirmation the human gives: the value is shown in an elicitation and nothing runs unless accepted.
       const gate = this.run_.elicits && mayResolveFunction(callee.compilerNode) ? functionCached(callee, this.run_.sources) : undefined;
-      if (gate && asksHuman(gate, this.run_.sources) && this.gates(n)) {
+      if (gate && asksHuman(gate, this.run_.sources) && !acceptsWithoutAsking(gate, this.run_.sources) && this.gates(n)) {
         for (const a of args) {
           const t = this.taintOf(a);
           if (t) this.addCheck(checks, n, a, t, CONFIRMED);

@@ -3,7 +3,8 @@ import { declarationOf, initializerOf } from '../scope.js';
 import { constString } from '../server-model.js';
 import { unwrap } from '../ts-source.js';
 import { possibleStrings } from './sinks.js';
-import { isRuntime } from './runtimes.js';
+import { isRuntime, isRuntimeCommand } from './runtimes.js';
+import type { ParsedSources } from '../ts-source.js';
 import { piecesOf, worstArgv, type ArgvPosition, type Taint } from './taint.js';
 
 /**
@@ -84,7 +85,7 @@ const SHELL_SEPARATOR = /^(?:&&|\|\||;|\||&)$/;
  * named in the line after a `cd` into the folder it was written into (`isDir`: `cd ${dir} && python main.py`).
  * A runtime given another script, with the file as its data (`python3 convert.py ${file}`), is not.
  */
-export function shellRunsScript(line: Node, isCode: (e: Node) => boolean, isDir: (e: Node) => boolean): boolean {
+export function shellRunsScript(line: Node, isCode: (e: Node) => boolean, isDir: (e: Node) => boolean, sources?: ParsedSources): boolean {
   let u = unwrap(line);
   if (Node.isIdentifier(u)) {
     const d = declarationOf(u);
@@ -118,9 +119,11 @@ export function shellRunsScript(line: Node, isCode: (e: Node) => boolean, isDir:
       if (isCode(p.expr)) w.code = true;
       else if (isDir(p.expr)) w.dir = true;
       else {
-        // A program picked from a table or a constant: `python3 -u` is the runtime and its flags.
-        const values = possibleStrings(p.expr);
-        if (values.length && values.every((v) => isRuntime(v.trim().split(/\s+/)[0] ?? '') && v.trim().split(/\s+/).slice(1).every((x) => x.startsWith('-')))) w.runtime = true;
+        // A program picked from a table or a constant: `python3 -u` is the runtime and its flags. A table of
+        // executors by language (possibly in another module) runs the file when one of its entries is a runtime:
+        // the client's language picks that entry.
+        const values = possibleStrings(p.expr, 0, sources);
+        if (values.some(isRuntimeCommand)) w.runtime = true;
         else w.text += '\0';
       }
     }
@@ -146,9 +149,9 @@ export function shellRunsScript(line: Node, isCode: (e: Node) => boolean, isDir:
  * A program and its argument array joined into a shell line (`spawn(EXECUTORS[lang], [file], { shell: true })`):
  * the program is a language runtime and its first operand, after its flags, is the file holding the client's text.
  */
-export function argvRunsScript(program: Node, argv: Node, isCode: (e: Node) => boolean): boolean {
-  const values = possibleStrings(program);
-  if (!values.length || !values.every((v) => isRuntime(v.trim().split(/\s+/)[0] ?? ''))) return false;
+export function argvRunsScript(program: Node, argv: Node, isCode: (e: Node) => boolean, sources?: ParsedSources): boolean {
+  const values = possibleStrings(program, 0, sources);
+  if (!values.some(isRuntimeCommand)) return false;
   const u = unwrap(argv);
   const d = Node.isIdentifier(u) ? declarationOf(u) : undefined;
   const list = Node.isArrayLiteralExpression(u) ? u : d ? initializerOf(d) : undefined;

@@ -45,6 +45,60 @@ export function asksHuman(fn: Analyzable, sources: ParsedSources, depth = 0): bo
   return found;
 }
 
+const elicitsRaw = (cn: ts.Node): boolean => {
+  if (ts.isStringLiteralLike(cn)) return cn.text === 'elicitation/create';
+  if (!ts.isCallExpression(cn)) return false;
+  const c = rawUnwrap(cn.expression);
+  if (ts.isIdentifier(c)) return c.text === 'elicitInput';
+  return ts.isPropertyAccessExpression(c) && (c.name.text === 'elicitInput' || (c.name.text === 'elicit' && ts.isIdentifier(c.expression) && c.expression.text === 'inputRequired'));
+};
+
+/** Names of the property that says a request may go on (`{ allowed: true }`, `{ approved: true, reason }`). */
+const ACCEPT_KEY = /^(?:allow(?:ed)?|approved?|ok|confirmed|accept(?:ed)?|proceed|permitted|granted)$/i;
+const ACCEPT_WORD = /^(?:allow(?:ed)?|approved?|accept(?:ed)?|granted|auto)$/i;
+
+/** `return true`, `return 'allow'`, `return { allowed: true, … }`: the request goes on. */
+function acceptingReturn(r: ts.ReturnStatement): boolean {
+  const e = r.expression && rawUnwrap(r.expression);
+  if (!e) return false;
+  if (e.kind === SyntaxKind.TrueKeyword) return true;
+  if (ts.isStringLiteralLike(e)) return ACCEPT_WORD.test(e.text);
+  if (ts.isObjectLiteralExpression(e)) {
+    return e.properties.some((p) => ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && ACCEPT_KEY.test(p.name.text) && rawUnwrap(p.initializer).kind === SyntaxKind.TrueKeyword);
+  }
+  return false;
+}
+
+const openMemo = new WeakMap<ts.Node, boolean>();
+
+/**
+ * Whether a function that asks the human (asksHuman) also lets the request through without asking: a return
+ * that accepts it (`return true`, `return { allowed: true }`) written before the question, in it or in the
+ * helper it asks through (a policy whose default mode allows: `if (this.mode === 'allow') return { allowed:
+ * true }` before `elicitInput`). Such a gate is a policy, not a confirmation of every command.
+ */
+export function acceptsWithoutAsking(fn: Analyzable, sources: ParsedSources, depth = 0): boolean {
+  const hit = openMemo.get(fn.compilerNode);
+  if (hit !== undefined) return hit;
+  openMemo.set(fn.compilerNode, false);
+  const returns = ownReturns(fn);
+  const acceptsBefore = (pos: number): boolean => returns.some((r) => r.getStart() < pos && acceptingReturn(r));
+  let open = false;
+  const asked = findNodes(fn, elicitsRaw)[0];
+  if (asked) open = acceptsBefore(asked.getStart());
+  else if (depth < 2) {
+    for (const call of findNodes(fn, (cn) => cn !== fn.compilerNode && ts.isCallExpression(cn) && mayResolveFunction(cn.expression))) {
+      if (!Node.isCallExpression(call)) continue;
+      const g = functionCached(unwrap(call.getExpression()), sources);
+      if (!g || g === fn || !asksHuman(g, sources, depth + 1)) continue;
+      open = acceptsBefore(call.getStart()) || acceptsWithoutAsking(g, sources, depth + 1);
+      break;
+    }
+  }
+  openMemo.set(fn.compilerNode, open);
+  return open;
+}
+
 /* ------------------------------------------------------- allowed roots */
 
 /** Calls that change what a collection holds (for writes of allowed roots). */

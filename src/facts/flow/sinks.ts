@@ -1,5 +1,5 @@
 import { Node, SyntaxKind, type CallExpression, type TaggedTemplateExpression } from '../morph.js';
-import { assignedValues, declarationOf, fieldValues, importOf as importOfDecl, initializerOf, valueOfDeclaration, GLOBAL, INSTANCE_FACTORIES, type Origin } from '../scope.js';
+import { assignedValues, declarationOf, fieldValues, importOf as importOfDecl, initializerOf, moduleMember, valueOfDeclaration, GLOBAL, INSTANCE_FACTORIES, type Origin } from '../scope.js';
 import { constString, objectLiteralOf, propertyValue, type EntryKind } from '../server-model.js';
 import { namesAnyModule, unwrap, type ParsedSources } from '../ts-source.js';
 import { originCached, requireCall } from './modules.js';
@@ -148,33 +148,49 @@ function shellOption(opts: Node[], sources: ParsedSources): boolean {
   return false;
 }
 
-/** The string values an expression may take: literals, consts, `??`/`||` defaults, both branches of `?:`. */
-export function possibleStrings(n: Node | undefined, depth = 0): string[] {
+/**
+ * The string values an expression may take: literals, consts, `??`/`||` defaults, both branches of `?:`, the
+ * values of a table written in the code (`EXECUTORS[language]`). With `sources`, a const or a table imported from
+ * another module of the package (`import { EXECUTORS } from './constants.js'`, `constants_1.EXECUTORS[id]`) too.
+ */
+export function possibleStrings(n: Node | undefined, depth = 0, sources?: ParsedSources): string[] {
   if (!n || depth > 4) return [];
   const u = unwrap(n);
   const c = constString(u)?.value;
   if (c !== undefined) return [c];
-  if (Node.isConditionalExpression(u)) return [...possibleStrings(u.getWhenTrue(), depth + 1), ...possibleStrings(u.getWhenFalse(), depth + 1)];
-  if (Node.isBinaryExpression(u) && ['??', '||'].includes(u.getOperatorToken().getText())) return [...possibleStrings(u.getLeft(), depth + 1), ...possibleStrings(u.getRight(), depth + 1)];
-  if (Node.isIdentifier(u)) {
-    const d = declarationOf(u);
-    const init = d ? initializerOf(d) : undefined;
-    return init ? possibleStrings(init, depth + 1) : [];
+  if (Node.isConditionalExpression(u)) return [...possibleStrings(u.getWhenTrue(), depth + 1, sources), ...possibleStrings(u.getWhenFalse(), depth + 1, sources)];
+  if (Node.isBinaryExpression(u) && ['??', '||'].includes(u.getOperatorToken().getText())) return [...possibleStrings(u.getLeft(), depth + 1, sources), ...possibleStrings(u.getRight(), depth + 1, sources)];
+  if (Node.isIdentifier(u) || (sources && Node.isPropertyAccessExpression(u))) {
+    const init = constValueOf(u, sources);
+    return init ? possibleStrings(init, depth + 1, sources) : [];
   }
   // `RUNTIMES[language]`: one of the values of a table written in the code (an object or array literal).
   if (Node.isElementAccessExpression(u)) {
     const table = unwrap(u.getExpression());
-    const d = Node.isIdentifier(table) ? declarationOf(table) : undefined;
-    const init = d ? initializerOf(d) : undefined;
+    const init = Node.isIdentifier(table) || Node.isPropertyAccessExpression(table) ? constValueOf(table, sources) : undefined;
     const lit = init && unwrap(init);
     const key = constString(u.getArgumentExpression())?.value;
     if (lit && Node.isObjectLiteralExpression(lit)) {
       const values = lit.getProperties().flatMap((p) => (Node.isPropertyAssignment(p) && (key === undefined || p.getName().replace(/^['"]|['"]$/g, '') === key) ? [p.getInitializer()] : []));
-      return values.flatMap((v) => possibleStrings(v, depth + 1));
+      return values.flatMap((v) => possibleStrings(v, depth + 1, sources));
     }
-    if (lit && Node.isArrayLiteralExpression(lit)) return lit.getElements().flatMap((e) => possibleStrings(e, depth + 1));
+    if (lit && Node.isArrayLiteralExpression(lit)) return lit.getElements().flatMap((e) => possibleStrings(e, depth + 1, sources));
   }
   return [];
+}
+
+/** The initializer a name stands for: a local const, or (with `sources`) an import or a module's member (`ns.NAME`). */
+function constValueOf(u: Node, sources: ParsedSources | undefined): Node | undefined {
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    if (!d) return undefined;
+    const init = initializerOf(d);
+    if (init || !sources) return init;
+    const v = valueOfDeclaration(d, sources);
+    return v && !Node.isSourceFile(v) && !Node.isFunctionDeclaration(v) && !Node.isClassDeclaration(v) ? v : undefined;
+  }
+  const v = sources ? moduleMember(u, sources) : undefined;
+  return v && !Node.isSourceFile(v) && !Node.isFunctionDeclaration(v) && !Node.isClassDeclaration(v) ? v : undefined;
 }
 
 /** Names that say a value is the user's shell (`process.env.SHELL`, `this.shell`, `getDefaultShell()`, `comspec`). */

@@ -65,6 +65,8 @@ export interface Taint {
   codeFile?: boolean;
   /** A folder a file holding the client's text was written into (`writeFile(join(dir, 'main.py'), code)`). */
   codeDir?: boolean;
+  /** A shell command line that runs such a file with a language runtime (`${executor} "${file}"`): code wherever it is run. */
+  scriptLine?: boolean;
   /** Top-level properties of an arguments object that the schema holds to an anchored pattern (they become `validated`). */
   patterned?: ReadonlySet<string>;
   /**
@@ -215,6 +217,7 @@ export function merge(ts: (Taint | undefined)[]): Taint | undefined {
     validated: list.every((t) => t.validated),
     codeFile: list.every((t) => t.codeFile),
     codeDir: list.every((t) => t.codeDir),
+    scriptLine: list.some((t) => t.scriptLine),
     ...(list.every((t) => t.confinedBy?.length) ? { confinedBy: [...new Set(list.flatMap((t) => t.confinedBy!))] } : {}),
   };
 }
@@ -233,7 +236,7 @@ export const BARE_ORIGIN = /^(?:(?:[a-z][a-z0-9+.-]*|\0+):\/\/[^/?#@]+|\0+)$/i;
 
 export const signature = (t: Taint | undefined, depth = 0): string => {
   if (!t) return '-';
-  const flags = [t.prefix?.join('.') ?? '*', [...(t.safe ?? [])].sort().join(','), t.root, t.resolved, t.relative, t.basename, t.escaped, t.replaced, t.part, t.urlFixed, t.schemeFixed, t.relPath, t.rootPath, t.hostless, t.argv, t.argvRuntime, t.validated, t.codeFile, t.codeDir, [...(t.patterned ?? [])].sort().join(','), t.confinedBy?.length].map((x) => (x === true ? 1 : x || 0)).join('|');
+  const flags = [t.prefix?.join('.') ?? '*', [...(t.safe ?? [])].sort().join(','), t.root, t.resolved, t.relative, t.basename, t.escaped, t.replaced, t.part, t.urlFixed, t.schemeFixed, t.relPath, t.rootPath, t.hostless, t.argv, t.argvRuntime, t.validated, t.codeFile, t.codeDir, t.scriptLine, [...(t.patterned ?? [])].sort().join(','), t.confinedBy?.length].map((x) => (x === true ? 1 : x || 0)).join('|');
   if (!t.props || depth > 2) return flags;
   const props = [...t.props].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}:${signature(v, depth + 1)}`);
   return `${flags}{${props.join(',')}${t.rest ? `,...${signature(t.rest, depth + 1)}` : ''}}`;

@@ -1,5 +1,5 @@
 import { Node, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression, type PropertyAccessExpression, type SourceFile } from '../morph.js';
-import { declarationOf, importOf, initializerOf, moduleMember, resolveRelativeModule, valueOfDeclaration } from '../scope.js';
+import { declarationOf, importOf, initializerOf, isFunctionLike, moduleMember, resolveRelativeModule, valueOfDeclaration } from '../scope.js';
 import { wrapNode, propertyName, rawPropertyName, rawUnwrap, sourcesOf, stringValue, unwrap, type ParsedSources } from '../ts-source.js';
 
 /**
@@ -596,6 +596,21 @@ function rawCalls(root: ts.Node, name: string): ts.CallExpression[] {
   return out;
 }
 
+/** The list whose elements a variable takes in turn: the first parameter of `LIST.forEach((x) => …)`, the variable of `for (const x of LIST)`. */
+function iteratedList(d: Node): Node | undefined {
+  const decl = d.getParent();
+  if (decl && Node.isVariableDeclaration(decl) && decl.getNameNode() === d) {
+    const stmt = decl.getParent()?.getParent();
+    return stmt && Node.isForOfStatement(stmt) ? stmt.getExpression() : undefined;
+  }
+  if (!decl || !Node.isParameterDeclaration(decl) || decl.getNameNode() !== d) return undefined;
+  const fn = decl.getParent();
+  const call = fn?.getParent();
+  if (!fn || !isFunctionLike(fn) || fn.getParameters()[0] !== decl || !call || !Node.isCallExpression(call) || call.getArguments()[0] !== fn) return undefined;
+  const callee = unwrap(call.getExpression());
+  return Node.isPropertyAccessExpression(callee) && callee.getName() === 'forEach' ? callee.getExpression() : undefined;
+}
+
 export function listElements(expr: Node, sources: ParsedSources, depth = 0): Node[] {
   if (depth > 6) return [];
   let u = unwrap(expr);
@@ -605,11 +620,19 @@ export function listElements(expr: Node, sources: ParsedSources, depth = 0): Nod
     const d = declarationOf(u);
     const v = d && valueOfDeclaration(d, sources);
     if (v && v !== u && !Node.isSourceFile(v)) return listElements(v, sources, depth + 1);
+    // One list of a list of lists: `LISTS.forEach((tools) => register(tools))`, `for (const tools of LISTS)`.
+    const outer = d && iteratedList(d);
+    if (outer) return listElements(outer, sources, depth + 1).flatMap((el) => listElements(el, sources, depth + 1));
     // A list a helper is given: `createServer({ tools })` for `function createServer({ tools: list })`.
     return d ? passedToParameter(d, sources).flatMap((a) => listElements(a, sources, depth + 1)) : [];
   }
   const member = moduleMember(u, sources);
   if (member) return listElements(member, sources, depth + 1);
+  // A part of a list (`tools.filter((t) => !t.omitFromLocal)`, `tools.slice()`): at most its elements.
+  if (Node.isCallExpression(u)) {
+    const callee = unwrap(u.getExpression());
+    if (Node.isPropertyAccessExpression(callee) && /^(?:filter|slice|toSorted|toReversed)$/.test(callee.getName())) return listElements(callee.getExpression(), sources, depth + 1);
+  }
   if (Node.isCallExpression(u) && unwrap(u.getExpression()).getText() === 'Object.values' && u.getArguments()[0]) {
     const obj = objectLiteralOf(u.getArguments()[0]!, sources);
     return obj ? obj.getProperties().flatMap((p) => (Node.isPropertyAssignment(p) ? [p.getInitializer()!] : Node.isShorthandPropertyAssignment(p) ? [p.getNameNode()] : [])) : [];
