@@ -147,14 +147,17 @@ function exported(site: ts.Node, target: { kind: 'var' | 'prop'; name: string })
 
 /**
  * The uses of an exported limiter in another module: its name read as a binding (`import { x }` then `x.acquire()`)
- * or as a member of the module object (`mod_1.x.acquire()`). Import and export specifiers are not uses.
+ * or as a member of the module object (`mod_1.x.acquire()`). Import and export specifiers, declarations and
+ * assignments of the name (a twin build of the same module: dist/ beside dist-cjs/) are not uses.
  */
 function importedUsesOf(sf: ts.SourceFile, name: string): ts.Node[] {
   const out: ts.Node[] = [];
   const visit = (n: ts.Node): void => {
     if (ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) return;
     if (ts.isPropertyAccessExpression(n) && n.name.text === name) {
-      out.push(n);
+      // `exports.x = …` defines a value of that module (a CommonJS twin of the same build), it does not read this one.
+      const p = n.parent;
+      if (!(ts.isBinaryExpression(p) && p.left === n && p.operatorToken.kind === ts.SyntaxKind.EqualsToken)) out.push(n);
       return;
     }
     if (ts.isIdentifier(n) && n.text === name) {
