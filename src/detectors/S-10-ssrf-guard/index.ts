@@ -777,6 +777,31 @@ function clusterValues(a: Node[]): { values: Node[]; read: boolean; callers: Nod
   const argv = second && !Node.isObjectLiteralExpression(second) ? second : undefined;
   const direct = [...clusterArguments(a[0], argv), ...clusterLineValues(a[0])];
   if (direct.length) return { values: direct, read: true, callers: [] };
+  // A list that spreads a helper's parameter (`[...args, '-o', 'json']`): the lists its callers pass.
+  const list = argv && unwrap(argv);
+  if (list && Node.isArrayLiteralExpression(list) && reading.files) {
+    const values: Node[] = [];
+    const callers: Node[] = [];
+    let read = true;
+    for (const el of list.getElements()) {
+      if (!Node.isSpreadElement(el)) continue;
+      const e = unwrap(el.getExpression());
+      if (Node.isArrayLiteralExpression(e)) continue;
+      const p = Node.isIdentifier(e) ? declarationOf(e) : undefined;
+      const passed = p && Node.isParameterDeclaration(p) ? callerArguments(p, reading.files) : undefined;
+      if (!passed?.length) {
+        read = false;
+        continue;
+      }
+      for (const c of passed) {
+        const l = c ? clusterLaunch(a[0], c, false) : undefined;
+        if (!l?.read) read = false;
+        values.push(...(l?.values ?? []));
+        if (c) callers.push(c);
+      }
+    }
+    return { values, read, callers };
+  }
   const d = argv && Node.isIdentifier(argv) ? declarationOf(argv) : undefined;
   if (!d || !Node.isParameterDeclaration(d) || !reading.files) return { values: [], read: false, callers: [] };
   const passed = callerArguments(d, reading.files);
