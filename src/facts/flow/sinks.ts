@@ -306,7 +306,10 @@ export function clusterLaunch(program: Node | undefined, argv: Node | undefined,
   }
   if (!possibleStrings(program).some((v) => CLUSTER_PROGRAMS.has(base(v)))) return undefined;
   if (!argv) return { values: [], read: true };
-  const elements = argvElements(argv);
+  const all = argvElements(argv);
+  // What follows `--` is a command run in the pod (`kubectl exec pod -- sh -c …`), not kubectl's own options.
+  const end = all ? all.findIndex((e) => constString(unwrap(e))?.value === '--') : -1;
+  const elements = all && end >= 0 ? all.slice(0, end) : all;
   const read = !!elements && !elements.some((e) => (Node.isSpreadElement(e) && !Node.isArrayLiteralExpression(unwrap(e.getExpression()))) || ARGUMENT_LIST.test(argumentListName(e)));
   return { values: clusterArguments(program, argv), read };
 }
