@@ -4,12 +4,13 @@ import { couldNotJudge, defineDetector, notApplicable, present } from '../../eng
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { httpRequestOf, sinkSites, toolFlows, type Flow, type SinkSite } from '../../facts/flow.js';
-import { clusterArguments, clusterLineValues, urlArgument } from '../../facts/flow/sinks.js';
+import { clusterArguments, clusterLaunch, clusterLineValues, CONNECT_MODULES, SSH_MODULES, urlArgument } from '../../facts/flow/sinks.js';
+import { readInside } from '../../facts/safe-read.js';
 
 const LAUNCHERS = new Set(['child_process', 'execa', 'cross-spawn']);
 import { assignedValues, fieldValues, findNodes, functionOf, isFunctionLike, originOf, rawOriginOf, GLOBAL } from '../../facts/scope.js';
 import { serverModel } from '../../facts/server-model.js';
-import { namesAnyModule, parsedSources, positionOf, propertyName, rawCalleeName, rawOfKinds, stringValue, unwrap, wrapNode } from '../../facts/ts-source.js';
+import { moduleSpecs, namesAnyModule, parsedSources, positionOf, propertyName, rawCalleeName, rawOfKinds, stringValue, unwrap, wrapNode } from '../../facts/ts-source.js';
 import {
   args,
   calleeName,
@@ -295,7 +296,7 @@ const followedParameters = new Set<Node>();
  * argument an 'open' destination was found to come from (a connect tool's host kept in a closure variable
  * that a later call connects with: the flows do not follow such a store).
  */
-const reading: { inputs: Map<ts.Node, string>; sources?: ReturnType<typeof parsedSources>; witness?: string; trail: string[]; names?: string[] } = { inputs: new Map(), trail: [] };
+const reading: { inputs: Map<ts.Node, string>; sources?: ReturnType<typeof parsedSources>; files?: [string, SourceFile][]; witness?: string; trail: string[]; names?: string[] } = { inputs: new Map(), trail: [] };
 
 /** The tool whose arguments a parameter (or a name destructured from one) carries, if it is a handler's. */
 function handlerInput(d: Node): string | undefined {
@@ -705,8 +706,8 @@ function clientOf(site: SinkSite, sources: ReturnType<typeof parsedSources>): Cl
     // A connection (database, WebSocket, socket): a connection string or URL, or a host; no redirects to follow.
     const a = args(call);
     // A cluster client launched with the cluster chosen on its command line (kubectl --context X).
-    const launcher = originOf(call.getExpression());
-    if (launcher && LAUNCHERS.has(launcher.module)) return { label, url: clusterArguments(a[0], a[1])[0] ?? clusterLineValues(a[0])[0], followsRedirects: false, hostOnly: true };
+    const launcher = calleeOrigin(call);
+    if (launcher && LAUNCHERS.has(launcher.module)) return { label, url: clusterValues(a).values[0], followsRedirects: false, hostOnly: true };
     const first = objectOf(a[0]);
     if (first) {
       const url = ['connectionString', 'uri', 'url', 'browserWSEndpoint', 'browserURL', 'wsEndpoint', 'endpointURL'].map((k) => propertyOf(first, k)).find((v) => !!v);
@@ -758,9 +759,118 @@ function configuredConnection(s: SinkSite, sources: ReturnType<typeof parsedSour
   if (a.length === 0) return true;
   const client = clientOf(s, sources);
   if (!client) return false;
+  // A cluster client whose command line, read whole, names no cluster: the operator's kubeconfig and context.
+  const launch = launchOf(s);
+  if (launch) return client.url ? destinationShape(client.url, files) !== 'open' : launch.read || clusterValues(args(call)).read;
   // Options that name no destination of their own: what their spreads bring must be configured too.
   if (!client.url) return !!objectOf(a[0]) && destinationShape(objectOf(a[0]), files) !== 'open';
   return destinationShape(client.url, files) !== 'open';
+}
+
+/**
+ * The values of a cluster client's command line that choose the cluster, and whether it was read whole (facts/flow
+ * clusterLaunch); through a helper's parameter (`run(args) { execFileSync('kubectl', args) }`), those of the lists
+ * its callers pass (`kubectl.run(['get', 'pods', '--context', context])`), read whole when every caller's is.
+ */
+function clusterValues(a: Node[]): { values: Node[]; read: boolean; callers: Node[] } {
+  const second = a[1] && unwrap(a[1]);
+  const argv = second && !Node.isObjectLiteralExpression(second) ? second : undefined;
+  const direct = [...clusterArguments(a[0], argv), ...clusterLineValues(a[0])];
+  if (direct.length) return { values: direct, read: true, callers: [] };
+  // A list that spreads a helper's parameter (`[...args, '-o', 'json']`): the lists its callers pass.
+  const list = argv && unwrap(argv);
+  if (list && Node.isArrayLiteralExpression(list) && reading.files) {
+    const values: Node[] = [];
+    const callers: Node[] = [];
+    let read = true;
+    for (const el of list.getElements()) {
+      if (!Node.isSpreadElement(el)) continue;
+      const e = unwrap(el.getExpression());
+      if (Node.isArrayLiteralExpression(e)) continue;
+      const p = Node.isIdentifier(e) ? declarationOf(e) : undefined;
+      const passed = p && Node.isParameterDeclaration(p) ? callerArguments(p, reading.files) : undefined;
+      if (!passed?.length) {
+        read = false;
+        continue;
+      }
+      for (const c of passed) {
+        const l = c ? clusterLaunch(a[0], c, false) : undefined;
+        if (!l?.read) read = false;
+        values.push(...(l?.values ?? []));
+        if (c) callers.push(c);
+      }
+    }
+    return { values, read, callers };
+  }
+  const d = argv && Node.isIdentifier(argv) ? declarationOf(argv) : undefined;
+  if (!d || !Node.isParameterDeclaration(d) || !reading.files) return { values: [], read: false, callers: [] };
+  const passed = callerArguments(d, reading.files);
+  if (!passed?.length) return { values: [], read: false, callers: [] };
+  const launches = passed.map((c) => (c ? clusterLaunch(a[0], c, false) : undefined));
+  return { values: launches.flatMap((l) => l?.values ?? []), read: launches.every((l) => l?.read), callers: passed.filter((c): c is Node => !!c) };
+}
+
+/** The origin of a call's callee, through the `(0, mod.fn)(…)` of compiled and bundled code. */
+function calleeOrigin(call: Node): ReturnType<typeof originOf> {
+  if (!Node.isCallExpression(call) && !Node.isNewExpression(call)) return undefined;
+  let e = unwrap(call.getExpression());
+  if (Node.isBinaryExpression(e) && e.getOperatorToken().getKind() === ts.SyntaxKind.CommaToken) e = unwrap(e.getRight());
+  return originOf(e);
+}
+
+/** A launch of a cluster client (kubectl, helm, oc) by child_process, execa or cross-spawn, as a connection (facts/flow clusterLaunch). */
+function launchOf(s: SinkSite): ReturnType<typeof clusterLaunch> {
+  const call = s.node;
+  if (!Node.isCallExpression(call)) return undefined;
+  const o = calleeOrigin(call);
+  if (!o || !LAUNCHERS.has(o.module)) return undefined;
+  const a = args(call);
+  const shellLine = o.module === 'child_process' && /^exec(?:Sync)?$/.test(o.path[o.path.length - 1] ?? '');
+  const second = a[1] && unwrap(a[1]);
+  return clusterLaunch(a[0], second && !Node.isObjectLiteralExpression(second) ? second : undefined, shellLine);
+}
+
+/**
+ * Libraries that open connections of their own (database drivers, a cluster's API client, SSH, HTTP clients, a
+ * browser driver): a package that declares one may connect through it wherever its code is.
+ */
+const CLIENT_LIBRARIES = new Set([
+  ...Object.keys(CONNECT_MODULES).filter((m) => !['ws', 'net', 'tls'].includes(m)),
+  '@kubernetes/client-node', '@mongodb-js/devtools-connect', 'axios', 'got', 'node-fetch', 'cross-fetch', 'undici', 'ky', 'superagent', 'needle',
+  ...SSH_MODULES,
+]);
+const packageName = (spec: string): string => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+const declaredDependencies = (pkg: Record<string, unknown>): string[] =>
+  ['dependencies', 'optionalDependencies', 'peerDependencies'].flatMap((k) => Object.keys((pkg[k] as Record<string, unknown> | undefined) ?? {}));
+
+/**
+ * The network client libraries the package depends on that no file read imports: those of the followed dependencies
+ * that hold the server's code (the reading follows only their server's part), and the package's own when some of its
+ * files were not read. A connection made through one of them is one the reading did not see, so that no connection
+ * found is no evidence of none made. Each as `name` or `name (via dependency)`.
+ */
+function unreadClientLibraries(repo: RepoFacts, sources: ReturnType<typeof parsedSources>): string[] {
+  // Files of the server's code that were not read already keep the verdict from being clean (the runner names them).
+  if (sources.unread.length > 0) return [];
+  const imported = new Set<string>();
+  for (const sf of sources.files.values()) for (const spec of moduleSpecs(sf)) imported.add(packageName(spec));
+  const out: string[] = [];
+  const own = repo.object('package.json');
+  if (own.ok && sources.screened.length > 0) {
+    for (const d of declaredDependencies(own.value)) if (CLIENT_LIBRARIES.has(d) && !imported.has(d)) out.push(d);
+  }
+  for (const dep of sources.dependencies) {
+    const r = readInside(dep.folder, 'package.json', 1024 * 1024);
+    if (!r.ok) continue;
+    let pkg: Record<string, unknown>;
+    try {
+      pkg = JSON.parse(r.text) as Record<string, unknown>;
+    } catch {
+      continue;
+    }
+    for (const d of declaredDependencies(pkg)) if (CLIENT_LIBRARIES.has(d) && !imported.has(d)) out.push(`${d} (${dep.name})`);
+  }
+  return [...new Set(out)].sort();
 }
 
 /** The call or `new` that starts at a 1-based line and column of a source file. */
@@ -795,6 +905,7 @@ function judgeSources(repo: RepoFacts): Verdict {
   } finally {
     reading.inputs = new Map();
     reading.sources = undefined;
+    reading.files = undefined;
     reading.witness = undefined;
   }
 }
@@ -813,6 +924,7 @@ function connectionReading(s: SinkSite, sources: ReturnType<typeof parsedSources
 }
 
 function judgeRead(repo: RepoFacts, files: [string, SourceFile][], sources: ReturnType<typeof parsedSources>): Verdict {
+  reading.files = files;
   const all = sinkSites(repo);
   const sites = all.filter((s) => s.family === 'http' || s.family === 'browser');
   // Connections that are not HTTP requests (databases, WebSockets, sockets) count only where a tool argument
@@ -828,6 +940,19 @@ function judgeRead(repo: RepoFacts, files: [string, SourceFile][], sources: Retu
     const site: SinkSite = { family: f.sinkKind === 'navigate' ? 'browser' : f.sinkKind === 'connect' ? 'connect' : 'http', call: f.sinkCall, file: f.file, line: f.line, column: f.column, node };
     (site.family === 'connect' ? connections : sites).push(site);
   }
+  // A cluster client launched on a command line (kubectl, helm, oc) connects to a cluster: the one its command line
+  // names, else its operator's kubeconfig.
+  const launches: SinkSite[] = all.filter((s) => s.family === 'process');
+  // Launches only a flow finds (a tool's arguments reaching a command line): the call at the flow's position.
+  for (const f of toolFlows(repo)) {
+    if (!['shell', 'process', 'argument'].includes(f.sinkKind) || launches.some((s) => s.file === f.file && s.line === f.line && s.column === f.column)) continue;
+    const node = callAt(sources, f.file, f.line, f.column);
+    if (node) launches.push({ family: 'process', call: f.sinkCall, file: f.file, line: f.line, column: f.column, node });
+  }
+  for (const s of launches) {
+    if (connections.some((c) => c.file === s.file && c.line === s.line && c.column === s.column)) continue;
+    if (launchOf(s)) connections.push({ ...s, family: 'connect' });
+  }
   const flowAtSite = (s: SinkSite): boolean => flows.some((f) => f.file === s.file && f.line === s.line && f.column === s.column);
   const readings = new Map<SinkSite, ReturnType<typeof connectionReading>>();
   for (const s of connections) if (!flowAtSite(s)) readings.set(s, connectionReading(s, sources, files));
@@ -836,6 +961,10 @@ function judgeRead(repo: RepoFacts, files: [string, SourceFile][], sources: Retu
     return r && !r.configured ? r.tool : undefined;
   };
   if (sites.length === 0 && !connections.some((s) => flowAtSite(s) || steered(s))) {
+    // No connection seen (or only configured ones) is evidence of none steered only when every network client the
+    // package depends on was read.
+    const clients = unreadClientLibraries(repo, sources);
+    if (clients.length) return couldNotJudge('client-library-unread', { libraries: clients.slice(0, 4).join(', ') });
     if (!connections.length) return notApplicable('no-outbound-http');
     // Connections no tool argument was found reaching: the condition is false only when each one's
     // destination is shown to be the operator's (configured, or the library's defaults); else not known.
@@ -900,7 +1029,9 @@ function judgeRead(repo: RepoFacts, files: [string, SourceFile][], sources: Retu
     const shape = written !== 'fixed' && flow?.urlShape === 'host' ? 'host' : written;
     if (shape === 'fixed') continue;
     open++;
-    const g = guardsIn(scopeOf(s.node, files, sources), influence);
+    // A cluster chosen in the lists a helper's callers pass: the checks around those calls count too.
+    const launchCallers = s.family === 'connect' && launchOf(s) ? clusterValues(Node.isCallExpression(s.node) ? args(s.node) : []).callers : [];
+    const g = guardsIn([...scopeOf(s.node, files, sources), ...launchCallers.flatMap((c) => enclosingFunction(c) ?? [])], influence);
     if (flow?.guard === 'sound' && flow.guardDetail === 'allowlist') g.allowlist = true;
     const at = locationOf(s.file, s.node);
     const data = { call: client.label, source: influence.source, name: influence.name };

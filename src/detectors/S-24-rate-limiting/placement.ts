@@ -1,6 +1,7 @@
 import { ts } from '../../facts/morph.js';
 import { rawDeclarationOf, rawOriginOf } from '../../facts/scope.js';
 import { rawPositionOf, rawUnwrap } from '../../facts/ts-source.js';
+import { escapeRegExp } from '../../facts/regex.js';
 
 /**
  * S-24 — where a limiter the code holds is put to work, for the limiters that guard no tool call:
@@ -114,6 +115,62 @@ function isRequestInterceptor(fn: ts.Node): boolean {
   return ts.isPropertyAccessExpression(ic) && ic.name.text === 'interceptors';
 }
 
+/**
+ * `exports.osvRateLimiter = void 0;` (or `exports.a = exports.b = void 0;`): the declaration TypeScript's CommonJS
+ * output writes at the top of a module for each export, before the value is built. It reads nothing.
+ */
+function exportPreamble(n: ts.PropertyAccessExpression): boolean {
+  if (!ts.isIdentifier(n.expression) || n.expression.text !== 'exports') return false;
+  const p = n.parent;
+  if (!ts.isBinaryExpression(p) || p.left !== n || p.operatorToken.kind !== ts.SyntaxKind.EqualsToken) return false;
+  let v: ts.Expression = p.right;
+  while (ts.isBinaryExpression(v) && v.operatorToken.kind === ts.SyntaxKind.EqualsToken) v = v.right;
+  return ts.isVoidExpression(v);
+}
+
+/** Is the value a construction builds exported from its module (`export const x = …`, `exports.x = …`, `module.exports.x = …`)? */
+function exported(site: ts.Node, target: { kind: 'var' | 'prop'; name: string }): boolean {
+  let n = site;
+  while (n.parent && (ts.isParenthesizedExpression(n.parent) || ts.isAwaitExpression(n.parent) || ts.isAsExpression(n.parent) || ts.isNonNullExpression(n.parent))) n = n.parent;
+  const p = n.parent;
+  if (target.kind === 'var' && p && ts.isVariableDeclaration(p)) {
+    const stmt = p.parent?.parent;
+    if (stmt && ts.isVariableStatement(stmt) && stmt.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) return true;
+    // `export { limiter }` / `exports.limiter = limiter` further down: the name leaves the module.
+    const text = site.getSourceFile().text;
+    const name = escapeRegExp(target.name);
+    return new RegExp(`\\bexport\\s*\\{[^}]*\\b${name}\\b|\\bexports\\.[\\w$]+\\s*=\\s*${name}\\b`).test(text);
+  }
+  if (target.kind === 'prop' && p && ts.isBinaryExpression(p)) return /^(?:module\.)?exports$/.test(rawUnwrap((rawUnwrap(p.left) as ts.PropertyAccessExpression).expression).getText());
+  return false;
+}
+
+/**
+ * The uses of an exported limiter in another module: its name read as a binding (`import { x }` then `x.acquire()`)
+ * or as a member of the module object (`mod_1.x.acquire()`). Import and export specifiers, declarations and
+ * assignments of the name (a twin build of the same module: dist/ beside dist-cjs/) are not uses.
+ */
+function importedUsesOf(sf: ts.SourceFile, name: string): ts.Node[] {
+  const out: ts.Node[] = [];
+  const visit = (n: ts.Node): void => {
+    if (ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) return;
+    if (ts.isPropertyAccessExpression(n) && n.name.text === name) {
+      // `exports.x = …` defines a value of that module (a CommonJS twin of the same build), it does not read this one.
+      const p = n.parent;
+      if (!(ts.isBinaryExpression(p) && p.left === n && p.operatorToken.kind === ts.SyntaxKind.EqualsToken)) out.push(n);
+      return;
+    }
+    if (ts.isIdentifier(n) && n.text === name) {
+      const p = n.parent;
+      const isDecl = (ts.isVariableDeclaration(p) && p.name === n) || (ts.isPropertyAssignment(p) && p.name === n) || ts.isBindingElement(p);
+      if (!isDecl) out.push(n);
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return out;
+}
+
 /** The uses of a limiter kept in a variable or a property, in its file (by name: a bundle's minified names may collide, then some use is unknown). */
 function usesOf(sf: ts.SourceFile, target: { kind: 'var' | 'prop'; name: string }, site: ts.Node): ts.Node[] {
   const out: ts.Node[] = [];
@@ -126,7 +183,7 @@ function usesOf(sf: ts.SourceFile, target: { kind: 'var' | 'prop'; name: string 
     } else if (target.kind === 'prop' && ts.isPropertyAccessExpression(n) && n.name.text === target.name) {
       const p = n.parent;
       const isAssign = ts.isBinaryExpression(p) && p.left === n && site.pos >= p.right.pos && site.end <= p.right.end;
-      if (!isAssign) out.push(n);
+      if (!isAssign && !exportPreamble(n)) out.push(n);
       return;
     }
     ts.forEachChild(n, visit);
@@ -224,7 +281,7 @@ export function judgeMounts(calls: readonly { call: ts.CallExpression; file: str
  * outgoing request, or is an argument of a mount that is off the MCP route? A construction written inline in such
  * a mount or pacing call counts too. Returns the kind, or undefined when some use is anything else (or none).
  */
-export function accountFor(site: ts.Node, offMounts: ReadonlySet<ts.CallExpression>): 'pacer' | 'off-route' | undefined {
+export function accountFor(site: ts.Node, offMounts: ReadonlySet<ts.CallExpression>, others: readonly ts.SourceFile[] = []): 'pacer' | 'off-route' | undefined {
   // Inline: app.post('/login', rateLimit({...}), h) or new Bottleneck(o).wrap(fn) / pThrottle(o)(fn).
   for (let p = site.parent; p && !ts.isFunctionLike(p) && !ts.isSourceFile(p); p = p.parent) {
     if (ts.isCallExpression(p) && offMounts.has(p) && p.arguments.some((a) => a.pos <= site.pos && site.end <= a.end)) return 'off-route';
@@ -232,8 +289,11 @@ export function accountFor(site: ts.Node, offMounts: ReadonlySet<ts.CallExpressi
   }
   const target = targetOf(site);
   if (!target) return isPacingUse(site) ? 'pacer' : undefined;
-  const uses = usesOf(site.getSourceFile(), target, site);
+  const home = site.getSourceFile();
+  const uses = usesOf(home, target, site);
   if (uses.length === 0) return undefined;
+  // An exported limiter is used by the modules that import it too: each of those uses must be accounted for as well.
+  if (exported(site, target)) for (const sf of others) if (sf !== home && sf.text.includes(target.name)) uses.push(...importedUsesOf(sf, target.name));
   let kind: 'pacer' | 'off-route' | undefined;
   for (const u of uses) {
     const p = u.parent;

@@ -286,8 +286,11 @@ function usesGuard(fn: Fn, lim: Limiters): boolean {
     // A key written in an object literal (`{ rate_limit_hits: 0 }`) names data, not a limiter.
     if (ts.isIdentifier(n) && ts.isPropertyAssignment(n.parent) && n.parent.name === n) return false;
     if ((ts.isIdentifier(n) || ts.isPropertyAccessExpression(n)) && lim.isLimiterRef(n)) {
-      if (!isPacingRef(n)) return true;
-      return false;
+      // `bucket.acquire` is a use of `bucket`: whether it paces a request is read at the limiter itself (its parent
+      // is then the method waited for), not at the member.
+      let ref: ts.Node = n;
+      while (ts.isPropertyAccessExpression(ref) && lim.isLimiterRef(ref.expression)) ref = ref.expression;
+      return !isPacingRef(ref);
     }
     return !!ts.forEachChild(n, visit);
   };
@@ -372,12 +375,13 @@ function judgeStatic({ repo, session }: { repo: Parameters<typeof codeOf>[0]; se
       // Every limiter the code holds guards something else (a route other than the MCP endpoint, the server's own
       // outgoing requests): no tools/call passes a guard, an established absence.
       const off = mounts.find((m) => m.state === 'off');
+      const otherFiles = code.files.map(([, sf]) => sf.compilerNode);
       const offCalls = new Set(mounts.filter((m) => m.state === 'off').map((m) => m.call));
       const built = lim.sites.filter((x) => !x.declared);
       // A limiter built inside a factory that is itself a limiter built elsewhere (createLimiters() returning two
       // buckets) is accounted for as that one is.
       const accountOf = (x: Site, seen: Set<Site>): 'pacer' | 'off-route' | undefined => {
-        const k = accountFor(x.node, offCalls);
+        const k = accountFor(x.node, offCalls, otherFiles);
         if (k || seen.has(x)) return k;
         seen.add(x);
         const owner = enclosingName(x.node);

@@ -288,6 +288,48 @@ export function clusterLineValues(line: Node | undefined): Node[] {
   return out;
 }
 
+/** Names of values that hold several arguments or options of a command line. */
+const ARGUMENT_LIST = /^(?:\w*(?:args|argv|arguments|flags|options|opts|params)|cmd|command|line|extra\w*|join)$/i;
+/** The name an element of a command line is read from: a variable's, a member's, or `join` for `list.join(' ')`. */
+function argumentListName(e: Node): string {
+  let u = unwrap(Node.isSpreadElement(e) ? e.getExpression() : e);
+  if (Node.isCallExpression(u)) u = unwrap(u.getExpression());
+  return Node.isIdentifier(u) ? u.getText() : Node.isPropertyAccessExpression(u) ? u.getName() : '';
+}
+
+/**
+ * A launch of a cluster client (kubectl, helm, oc) as a connection to the cluster: the values of its command line that
+ * choose the cluster (clusterArguments, clusterLineValues), and whether its command line was read whole, so that no
+ * value the reading did not see can hold a `--context` or `--server` (an argument list written, or kept in a local
+ * array with what is pushed to it, spreading no other list; a line written as a string or a template; in either, no
+ * value that stands for a list of arguments or options). Undefined when the call does not launch a cluster client. `shellLine`: the call runs a
+ * command line (exec, execSync), else a program and its arguments (spawn, execFile).
+ */
+export function clusterLaunch(program: Node | undefined, argv: Node | undefined, shellLine: boolean): { values: Node[]; read: boolean } | undefined {
+  const base = (v: string): string => (v.split(/[\\/]/).pop() ?? v).replace(/\.exe$/, '');
+  if (shellLine) {
+    const u = program && unwrap(program);
+    if (!u) return undefined;
+    const text = Node.isTemplateExpression(u) ? u.getHead().getLiteralText() : constString(u)?.value;
+    if (text === undefined || !CLUSTER_PROGRAMS.has(base(text.trim().split(/\s+/)[0] ?? ''))) return undefined;
+    if (!Node.isTemplateExpression(u)) return { values: [], read: true };
+    // A value right after the program (`kubectl ${line}`), or one that holds a list of arguments or options
+    // (`${args.join(' ')}`, `${flags}`), may carry a `--context` the reading does not see; a value in a word's place
+    // (a resource's name, a quoted script) is that word.
+    const head = u.getHead().getLiteralText();
+    const read = !/^\s*\S+\s+["']?$/.test(head) && u.getTemplateSpans().every((span) => !ARGUMENT_LIST.test(argumentListName(span.getExpression())));
+    return { values: clusterLineValues(u), read };
+  }
+  if (!possibleStrings(program).some((v) => CLUSTER_PROGRAMS.has(base(v)))) return undefined;
+  if (!argv) return { values: [], read: true };
+  const all = argvElements(argv);
+  // What follows `--` is a command run in the pod (`kubectl exec pod -- sh -c …`), not kubectl's own options.
+  const end = all ? all.findIndex((e) => constString(unwrap(e))?.value === '--') : -1;
+  const elements = all && end >= 0 ? all.slice(0, end) : all;
+  const read = !!elements && !elements.some((e) => (Node.isSpreadElement(e) && !Node.isArrayLiteralExpression(unwrap(e.getExpression()))) || ARGUMENT_LIST.test(argumentListName(e)));
+  return { values: clusterArguments(program, argv), read };
+}
+
 function clusterLineParts(line: Node | undefined): SinkPart[] {
   const exprs = clusterLineValues(line);
   return exprs.length ? [{ kind: 'connect', exprs }] : [];
