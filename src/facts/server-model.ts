@@ -1,6 +1,6 @@
 import { afterLoad, Node, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression, type SourceFile } from './morph.js';
 import type { RepoFacts } from './repo.js';
-import { declarationOf, functionOf, initializerOf, type ClassNode, type FunctionLikeNode } from './scope.js';
+import { declarationOf, functionOf, initializerOf, rawOriginOf, type ClassNode, type FunctionLikeNode } from './scope.js';
 import { inTreeOrder, moduleSpecs, namedFilter, parsedSources, rawOfKinds, wrapNode, positionOf, unwrap, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
 import { dispatchBranches, listedObjects, mappedDefinitions, returnedExpressions } from './server-model/returns.js';
@@ -133,6 +133,16 @@ export interface ToolDef extends Registered {
   wrapped?: boolean;
   /** A definition held with its own handler (`{ schema: { name, inputSchema }, handle(tab, params) }`): the handler's parameter that takes the arguments. */
   argsParam?: number;
+  /**
+   * ext-apps' `registerAppTool(server, name, config, handler)`, read as registerTool: the registration's arguments
+   * start after the server (1). Read them through registrationArgs().
+   */
+  argOffset?: number;
+}
+
+/** The registration call's arguments as registerTool/tool take them (name first): registerAppTool's server left out. */
+export function registrationArgs(t: { node: Node; argOffset?: number }): Node[] {
+  return Node.isCallExpression(t.node) ? t.node.getArguments().slice(t.argOffset ?? 0) : [];
 }
 
 export interface PromptDef extends Registered {
@@ -280,9 +290,14 @@ const REGISTRATION_METHODS = new Set([
 
 /** Raw pre-filters of build(): registration calls, and members named inputSchema of an object literal. */
 const REGISTRATION_CALL = namedFilter(
-  REGISTRATION_METHODS,
-  (cn) => ts.isCallExpression(cn) && ts.isPropertyAccessExpression(cn.expression) && REGISTRATION_METHODS.has(cn.expression.name.text),
+  [...REGISTRATION_METHODS, 'registerAppTool'],
+  (cn) => ts.isCallExpression(cn) && ((ts.isPropertyAccessExpression(cn.expression) && REGISTRATION_METHODS.has(cn.expression.name.text)) || (ts.isIdentifier(cn.expression) && cn.expression.text === 'registerAppTool')),
 );
+/** `registerAppTool` imported from @modelcontextprotocol/ext-apps (its /server entry, or a re-export of the package). */
+function isAppToolCall(node: CallExpression): boolean {
+  const o = rawOriginOf(node.getExpression().compilerNode);
+  return !!o && o.module.startsWith('@modelcontextprotocol/ext-apps') && o.path[0] === 'registerAppTool';
+}
 const INPUT_SCHEMA_MEMBER_KINDS = afterLoad(() => [SyntaxKind.PropertyAssignment, SyntaxKind.ShorthandPropertyAssignment, SyntaxKind.MethodDeclaration, SyntaxKind.GetAccessor, SyntaxKind.SetAccessor]);
 const INPUT_SCHEMA_MEMBER = namedFilter(
   ['inputSchema'],
@@ -313,11 +328,13 @@ function build(sources: ParsedSources): ServerModel {
     for (const node of calls) {
       if (!Node.isCallExpression(node)) continue;
       const callee = unwrap(node.getExpression());
-      if (!Node.isPropertyAccessExpression(callee)) continue;
-      const method = callee.getName();
-      const args = node.getArguments();
+      // registerAppTool(server, name, config, handler) of ext-apps: registerTool with the server in front.
+      const appTool = Node.isIdentifier(callee) && isAppToolCall(node);
+      if (!Node.isPropertyAccessExpression(callee) && !appTool) continue;
+      const method = appTool ? 'registerTool' : Node.isPropertyAccessExpression(callee) ? callee.getName() : '';
+      const args = appTool ? node.getArguments().slice(1) : node.getArguments();
       const at = spotOf(file, node);
-      const base = { ...at, flavour, node };
+      const base = { ...at, flavour, node, ...(appTool ? { argOffset: 1 } : {}) };
       switch (method) {
         case 'registerTool': {
           if (args.length < 2) continue;
@@ -499,7 +516,7 @@ function build(sources: ParsedSources): ServerModel {
   for (let i = tools.length - 1; i >= 0; i--) {
     const t = tools[i]!;
     if (t.nameIsLiteral || (t.api !== 'registerTool' && t.api !== 'tool') || !Node.isCallExpression(t.node)) continue;
-    const nameArg = t.node.getArguments()[0];
+    const nameArg = registrationArgs(t)[0];
     if (!nameArg) continue;
     const classes = registeringClasses(t.node, nameArg, files, sources);
     if (classes) {
@@ -509,7 +526,7 @@ function build(sources: ParsedSources): ServerModel {
     // Tools registered in a loop over a list the source writes: `for (const tool of TOOLS) server.registerTool(tool.name, …)`.
     // Two registrations in one loop (`if (tool.annotations) … else …`) are alternatives per item: left as written.
     const variable = loopVariable(nameArg);
-    const sameLoop = variable ? tools.filter((o) => o.node !== t.node && Node.isCallExpression(o.node) && o.node.getArguments()[0] && loopVariable(o.node.getArguments()[0]!) === variable).length : 0;
+    const sameLoop = variable ? tools.filter((o) => o.node !== t.node && registrationArgs(o)[0] && loopVariable(registrationArgs(o)[0]!) === variable).length : 0;
     const items = sameLoop ? undefined : loopItems(nameArg, sources);
     if (items) {
       for (const it of items) usedObjects.add(it.obj);
@@ -915,7 +932,7 @@ function readWrapped(
   for (let i = tools.length - 1; i >= 0; i--) {
     const t = tools[i]!;
     if (t.nameIsLiteral || t.self || t.item || (t.api !== 'registerTool' && t.api !== 'tool') || !Node.isCallExpression(t.node)) continue;
-    const args = t.node.getArguments();
+    const args = registrationArgs(t);
     const nameArg = args[0];
     const w = nameArg ? forwardedParameter(nameArg) : undefined;
     if (!w) continue;

@@ -4,7 +4,7 @@ import type { Finding } from '../../engine/types.js';
 import { declarationOf, fieldValues, findNodes, functionOf, isFunctionLike, rawOriginOf } from '../../facts/scope.js';
 import { callSitesOf } from '../support/source/call-sites.js';
 import { httpRequestOf } from '../../facts/flow.js';
-import { objectLiteralOf, propertyValue, serverModel } from '../../facts/server-model.js';
+import { objectLiteralOf, propertyValue, registrationArgs, serverModel } from '../../facts/server-model.js';
 import { moduleSpecs, ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { codeOf, methodsNamed, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { judgePythonTimeouts } from './python.js';
@@ -403,11 +403,11 @@ function sshChannel(call: CallExpression, code: Code): { client: string; bounded
  * handler) { …; server.registerTool(name, config, handler) }`): the model reads the registration inside the wrapper,
  * whose handler is a parameter; the handlers are the functions every call of the wrapper passes there.
  */
-function wrappedHandlers(tools: readonly { handler?: Fn; api: string; node: Node }[], code: Code): Fn[] {
+function wrappedHandlers(tools: readonly { handler?: Fn; api: string; node: Node; argOffset?: number }[], code: Code): Fn[] {
   const out: Fn[] = [];
   for (const t of tools) {
     if (t.handler || !Node.isCallExpression(t.node)) continue;
-    const args = t.node.getArguments();
+    const args = registrationArgs(t);
     const arg = t.api === 'registerTool' ? (args[2] ?? args[args.length - 1]) : args[args.length - 1];
     const u = arg && unwrap(arg);
     if (!u || !Node.isIdentifier(u)) continue;

@@ -139,6 +139,8 @@ export function appSource(repo: RepoFacts): AppSource {
   const calls = [...ownCalls(sources)];
   const wrappers = new Set<Node>();
   for (const t of model.tools) {
+    // registerAppTool(server, …): read below with its own calls (the model reads it as registerTool; once here would be twice).
+    if (t.argOffset) continue;
     // registerTool(tool.name, { …, _meta: tool._meta }, tool.handler) in a wrapper: read from the definitions it is given
     // (once per wrapper: the tools the model read at its calls share its registration node).
     const inWrapper = !t.nameIsLiteral || t.wrapped === true;

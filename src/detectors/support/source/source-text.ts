@@ -1,7 +1,7 @@
 import { Node, SyntaxKind, ts } from '../../../facts/morph.js';
 import type { RepoFacts } from '../../../facts/repo.js';
 import { declarationOf, valueOfDeclaration } from '../../../facts/scope.js';
-import { constString, modelFiles, objectLiteralOf, propertyValue, serverModel, type Registered } from '../../../facts/server-model.js';
+import { constString, modelFiles, objectLiteralOf, propertyValue, registrationArgs, serverModel, type Registered } from '../../../facts/server-model.js';
 import { ofKinds, parsedSources, positionOf, propertyName, rawPropertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../../../facts/ts-source.js';
 import { noteSourceRead } from '../../../facts/not-read.js';
 import type { ToolTemplate } from '../../../facts/tool-templates.js';
@@ -210,7 +210,7 @@ class Collector {
   private nameNodeOf(def: Registered, cfg: ReturnType<typeof objectLiteralOf>): Node | undefined {
     if (cfg) return propertyValue(cfg, 'name');
     if (Node.isCallExpression(def.node)) {
-      const a0 = def.node.getArguments()[0];
+      const a0 = registrationArgs(def)[0];
       const o = objectLiteralOf(a0, this.sources);
       return o ? propertyValue(o, 'name') : a0;
     }
@@ -221,7 +221,7 @@ class Collector {
     if (def.title === undefined) return undefined;
     if (cfg) return propertyValue(cfg, 'title');
     if (Node.isCallExpression(def.node)) {
-      for (const a of def.node.getArguments()) {
+      for (const a of registrationArgs(def)) {
         const o = objectLiteralOf(a, this.sources);
         const t = o && propertyValue(o, 'title');
         if (t) return t;
