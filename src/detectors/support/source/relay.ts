@@ -1,5 +1,6 @@
 import { SyntaxKind, ts } from '../../../facts/morph.js';
 import type { RepoFacts } from '../../../facts/repo.js';
+import { noteSourceRead } from '../../../facts/not-read.js';
 import { modelFiles, serverModel } from '../../../facts/server-model.js';
 import { namedFilter, parsedSources, rawOfKinds, rawPositionOf } from '../../../facts/ts-source.js';
 
@@ -82,6 +83,7 @@ function find(repo: RepoFacts): Relay | undefined {
 
 /** The place where the source relays another server's messages, if it does (see the file header). */
 export function relayOf(repo: RepoFacts): Relay | undefined {
+  noteSourceRead('js');
   let hit = memo.get(repo);
   if (hit === undefined) memo.set(repo, (hit = find(repo) ?? null));
   return hit ?? undefined;
