@@ -60,7 +60,7 @@ import { booleanAnnotations, constrainedArguments, patternedArguments, constStri
  * facts/published: generated output (dist, build, out) is left out only when the source it is compiled from is
  * present; a wrapper's dependency that registers the tools is read under `node_modules/<name>/`.
  */
-export { returnedExpressions, dispatchBranches, factoryObject } from './server-model/returns.js';
+export { calleeReturns, returnedExpressions, dispatchBranches, factoryObject } from './server-model/returns.js';
 export { constString, listElements, objectLiteralOf, passedToParameter, propertyValue, schemaPropertyNames, regexSource, patternSafety, constrainedArguments } from './server-model/values.js';
 
 export type EntryKind = 'tool' | 'prompt' | 'resource';

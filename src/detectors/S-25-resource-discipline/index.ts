@@ -3,8 +3,7 @@ import { defineDetector, notApplicable, present } from '../../engine/detector.js
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { sinkSites, toolFlows } from '../../facts/flow.js';
-import { propertyValue, returnedExpressions, serverModel } from '../../facts/server-model.js';
-import { functionOf, type FunctionLikeNode } from '../../facts/scope.js';
+import { calleeReturns, propertyValue, serverModel } from '../../facts/server-model.js';
 import { parsedSources, propertyName, stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { calleeName, isCall, K, locationOf, readSources, resolveValue, sitesOf, rawPropNamed } from '../support/source/source-support.js';
 
@@ -79,13 +78,7 @@ function encodingOf(node: Node | undefined, sources: ParsedSources, depth = 0): 
   if (name === 'from' && n.getExpression().getText().replace(/\s/g, '') === 'Buffer.from') return 'raw';
   if (Node.isNewExpression(n) && /^(Uint8Array|Buffer)$/.test(name)) return 'raw';
   if (Node.isCallExpression(n)) {
-    let fn: FunctionLikeNode | undefined;
-    try {
-      fn = functionOf(n.getExpression(), sources);
-    } catch {
-      fn = undefined;
-    }
-    const returned = fn ? returnedExpressions(fn) : [];
+    const returned = calleeReturns(n, sources);
     const encodings = returned.map((r) => encodingOf(r, sources, depth + 1));
     if (encodings.includes('base64')) return 'base64';
     if (encodings.length > 0 && encodings.every((e) => e === 'raw')) return 'raw';

@@ -1,4 +1,4 @@
-import { Node, ts, type ObjectLiteralExpression } from '../morph.js';
+import { Node, ts, type CallExpression, type ObjectLiteralExpression } from '../morph.js';
 import { classOf, declarationOf, findNodes, functionOf, valueOfDeclaration, type ClassNode, type FunctionLikeNode } from '../scope.js';
 import { wrapNode, propertyName, unwrap, type ParsedSources } from '../ts-source.js';
 import { constString, listElements, objectLiteralOf, propertyValue } from './values.js';
@@ -10,6 +10,20 @@ import { constString, listElements, objectLiteralOf, propertyValue } from './val
 
 /** Expressions a function returns: `return x` statements of its own body, or its expression body. */
 const returnedMemo = new WeakMap<ts.Node, Node[]>();
+
+/**
+ * What the function a call invokes returns (`uiMeta(BOARD_URI)`, `encode(bytes)`): its returned expressions, or none
+ * when the callee cannot be followed to a function of the source (a value the reading cannot resolve throws; read as none).
+ */
+export function calleeReturns(call: CallExpression, sources: ParsedSources): Node[] {
+  let fn: FunctionLikeNode | undefined;
+  try {
+    fn = functionOf(call.getExpression(), sources);
+  } catch {
+    fn = undefined;
+  }
+  return fn ? returnedExpressions(fn) : [];
+}
 
 /** The expressions a function returns (memoised per function: dispatchers are asked once per branch). Do not mutate. */
 export function returnedExpressions(fn: FunctionLikeNode): Node[] {

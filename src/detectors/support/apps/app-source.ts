@@ -5,7 +5,7 @@ import { Node, Project, SyntaxKind, ts, type CallExpression, type ObjectLiteralE
 import type { RepoFacts } from '../../../facts/repo.js';
 import { noteSourceRead, type FileNotRead } from '../../../facts/not-read.js';
 import { functionOf, resolveRelativeModule, type FunctionLikeNode } from '../../../facts/scope.js';
-import { constString, objectLiteralOf, propertyValue, returnedExpressions, serverModel } from '../../../facts/server-model.js';
+import { calleeReturns, constString, objectLiteralOf, propertyValue, serverModel } from '../../../facts/server-model.js';
 import { booleanAnnotations } from '../../../facts/server-model/values.js';
 import { moduleSpecs, ofKinds, parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from '../../../facts/ts-source.js';
 import { isBundleHtml, MAX_BUNDLE_BYTES } from './apps-support.js';
@@ -70,13 +70,7 @@ function configObject(node: Node | undefined, sources: ParsedSources, depth = 0)
   if (o || !node || depth > 3) return o;
   const n = unwrap(node);
   if (!Node.isCallExpression(n)) return undefined;
-  let fn: FunctionLikeNode | undefined;
-  try {
-    fn = functionOf(n.getExpression(), sources);
-  } catch {
-    fn = undefined;
-  }
-  const returned = fn ? returnedExpressions(fn) : [];
+  const returned = calleeReturns(n, sources);
   return returned.length === 1 ? configObject(returned[0], sources, depth + 1) : undefined;
 }
 
