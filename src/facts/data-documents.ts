@@ -49,7 +49,7 @@ const DIR_OF_FILE = /import\.meta\.(?:url|dirname)|__dirname/;
 const INTEROP = /^(?:__importDefault|__importStar|_interopRequireDefault|_interopRequireWildcard|tslib\.__importDefault|tslib_1\.__importDefault)$/;
 const PASS_METHODS = new Set(['filter', 'slice', 'sort', 'toSorted', 'reverse', 'concat']);
 
-/** A path made of constants relative to the file it is written in: `'./x.json'`, `join(__dirname, '..', 'x.json')`, `new URL('./x.json', import.meta.url)`. */
+/** A path made of constants relative to the file it is written in: `'./x.json'`, `join(__dirname, '..', 'x.json')`, `new URL('./x.json', import.meta.url)` (also the documents facts/tool-templates names). */
 export function constantPath(expr: Node | undefined, depth = 0): string | undefined {
   if (!expr || depth > 4) return undefined;
   const n = unwrap(expr);

@@ -5,6 +5,7 @@ import { classValueOf, declarationOf, functionOf, importOf, initializerOf, value
 import { constString, objectLiteralOf, propertyValue, returnedExpressions, serverModel, type RequestHandlerDef } from './server-model.js';
 import { parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
+import { constantPath } from './data-documents.js';
 
 /**
  * Tool templates: the object literal a server builds for EACH tool when its tool list is made at run time
@@ -65,7 +66,6 @@ const PASS_STATICS = new Set(['Object.values', 'Object.keys', 'Object.entries', 
 const PARSERS = /^(?:JSON\.parse|(?:yaml|YAML|jsYaml|jsyaml)\.(?:parse|load|safeLoad)|parseYaml|loadYaml)$/;
 const FILE_READS = /^(?:readFileSync|readFile|fs\.readFileSync|fs\.readFile|fs\.promises\.readFile|fsp\.readFile|promises\.readFile)$/;
 const DOCUMENT_EXT = /\.(?:json|ya?ml)$/i;
-const DIR_OF_FILE = /import\.meta\.(?:url|dirname)|__dirname/;
 
 interface ItemsRead {
   items: TemplateItems;
@@ -83,43 +83,6 @@ class Reader {
 
   private dirOf(n: Node): string {
     return posix.dirname(this.sources.rel(n.getSourceFile()));
-  }
-
-  /** A path expression made of constants, resolved against the file's folder: `new URL('./x.json', import.meta.url)`, `join(__dirname, '..', 'x.json')`. */
-  pathOf(expr: Node | undefined, depth = 0): string | undefined {
-    if (!expr || depth > 4) return undefined;
-    const n = unwrap(expr);
-    const s = constString(n);
-    if (s) return s.value;
-    if (Node.isIdentifier(n)) {
-      const d = declarationOf(n);
-      const init = d ? initializerOf(d) : undefined;
-      if (init) {
-        if (DIR_OF_FILE.test(init.getText()) && /dirname|fileURLToPath|URL/.test(init.getText()) && !DOCUMENT_EXT.test(init.getText())) return '.';
-        return this.pathOf(init, depth + 1);
-      }
-      return n.getText() === '__dirname' ? '.' : undefined;
-    }
-    if (Node.isNewExpression(n) && n.getExpression().getText() === 'URL') {
-      const [a, b] = n.getArguments();
-      const rel = constString(a)?.value;
-      if (rel === undefined || !b || !DIR_OF_FILE.test(b.getText())) return undefined;
-      return rel;
-    }
-    if (Node.isCallExpression(n)) {
-      const callee = unwrap(n.getExpression()).getText().replace(/\s+/g, '');
-      if (/(?:^|\.)fileURLToPath$/.test(callee)) return this.pathOf(n.getArguments()[0], depth + 1);
-      if (/(?:^|\.)(?:join|resolve)$/.test(callee)) {
-        const parts: string[] = [];
-        for (const a of n.getArguments()) {
-          const p = this.pathOf(a, depth + 1);
-          if (p === undefined) return undefined;
-          parts.push(p);
-        }
-        return parts.length ? posix.join(...parts) : undefined;
-      }
-    }
-    return undefined;
   }
 
   /** The document a path names, relative to the root (the file's folder first, then the root). */
@@ -212,7 +175,7 @@ class Reader {
       }
       if (PASS_STATICS.has(text) || PARSERS.test(text)) return this.items(args[0], depth + 1);
       if (FILE_READS.test(text) || /(?:^|\.)readFile(?:Sync)?$/.test(text)) {
-        const path = this.pathOf(args[0]);
+        const path = constantPath(args[0]);
         if (path !== undefined && DOCUMENT_EXT.test(path)) return this.document(n, path);
         // A path from an argument, the environment or configuration: known only when the server runs.
         return path === undefined ? { items: 'remote', classes: [] } : UNKNOWN;
