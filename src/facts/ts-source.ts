@@ -128,7 +128,9 @@ export class SourceSet implements SourceSetLike {
     // before any recursive walk of a detector can overflow the stack on it).
     if (!indexFile(sf)) {
       this.project.removeSourceFile(sf);
-      this.unread.push({ file: rel, cause: 'too-deep', limit: SOURCE_LIMITS.maxDepth });
+      // No limit in the data: the parser itself may overflow first on the same file (RangeError above) depending on
+      // the stack depth it is called at, and the same file must give the same report either way.
+      this.unread.push({ file: rel, cause: 'too-deep' });
       return undefined;
     }
     this.parsedBytes += size;
