@@ -6,7 +6,9 @@ import {
   answersStatusDeep,
   args,
   calleeName,
+  callersOf,
   enclosingFunction,
+  functionName,
   hostLabel,
   httpTransports,
   isAllInterfaces,
@@ -65,6 +67,8 @@ interface Guards {
   rejecting: Site[];
   /** Hand-written Origin reads whose function never answers 403. */
   unanswered: Site[];
+  /** Calls of a hand-written Origin check that answers 403, made as a bare statement the caller goes on past. */
+  ignored: (Site & { check: string })[];
 }
 
 const REFLECTING_CALLS = /^(?:setHeader|header|set|append|log|info|warn|error|debug|trace)$/;
@@ -140,12 +144,79 @@ function originDestructured(files: [string, SourceFile][]): Site[] {
   return out;
 }
 
+/**
+ * The calls of a check function (`validateOrigin(req, res)`, `this.validateOrigin(req, res)`) when every one of them
+ * discards what the check decided: a bare statement (also under `await` / `void`) followed by more statements of its
+ * block, with no later look at whether the answer was already sent (`headersSent`, `writableEnded`). The 403 is
+ * written, then the caller dispatches the request anyway. A check that throws, or that is handed a callback it calls
+ * (`next`), stops the request itself; a check never called by name (passed to `app.use`) is middleware. Only a check
+ * that returns its verdict (`return false` / `return true`) is read so: a handler that answers 403 and dispatches
+ * itself is no check its caller ignores.
+ * A method's calls are read through `this` in its class; a function's by its name, in its file and the files importing it.
+ */
+function ignoredCalls(fn: Node, files: [string, SourceFile][]): Site[] | undefined {
+  const name = functionName(fn);
+  if (!name || !(Node.isFunctionDeclaration(fn) || Node.isMethodDeclaration(fn) || Node.isArrowFunction(fn) || Node.isFunctionExpression(fn))) return undefined;
+  if (fn.getDescendantsOfKind(ts.SyntaxKind.ThrowStatement).length > 0) return undefined;
+  const params = new Set(fn.getParameters().map((p) => p.getName()));
+  const callsParam = fn.getDescendantsOfKind(ts.SyntaxKind.CallExpression).some((c) => {
+    const e = unwrap(c.getExpression());
+    return Node.isIdentifier(e) && params.has(e.getText());
+  });
+  if (callsParam) return undefined;
+  // A check tells its caller what it decided (`return false` on a refusal); a handler that reads the Origin, answers
+  // 403 and dispatches itself returns no verdict, and what its caller does next is no dispatch past it.
+  const verdictReturned = fn.getDescendantsOfKind(ts.SyntaxKind.ReturnStatement).some((r) => {
+    const v = r.getExpression();
+    return enclosingFunction(r) === fn && !!v && (v.getKind() === ts.SyntaxKind.TrueKeyword || v.getKind() === ts.SyntaxKind.FalseKeyword);
+  });
+  if (!verdictReturned) return undefined;
+  let calls: Site[];
+  if (Node.isMethodDeclaration(fn)) {
+    // `this.check(req, res)` in the method's own class.
+    const owner = fn.getParent();
+    const sf = fn.getSourceFile();
+    const file = files.find(([, f]) => f === sf)?.[0] ?? '';
+    calls = (ofKinds(sf, K.call, named(new Set([name]), (cn) => rawCalleeName(cn) === name)) as Node[])
+      .filter((c) => {
+        if (!Node.isCallExpression(c) || fn.containsRange(c.getPos(), c.getEnd()) || !owner.containsRange(c.getPos(), c.getEnd())) return false;
+        const e = unwrap(c.getExpression());
+        return Node.isPropertyAccessExpression(e) && e.getExpression().getKind() === ts.SyntaxKind.ThisKeyword;
+      })
+      .map((node) => ({ file, node }));
+  } else calls = callersOf(fn, files);
+  if (calls.length === 0) return undefined;
+  for (const c of calls) {
+    let stmt: Node = c.node;
+    for (let p = stmt.getParent(); p && (Node.isAwaitExpression(p) || Node.isVoidExpression(p) || Node.isParenthesizedExpression(p)); p = p.getParent()) stmt = p;
+    const holder = stmt.getParent();
+    if (!holder || !Node.isExpressionStatement(holder)) return undefined;
+    const block = holder.getParent();
+    if (!block || !(Node.isBlock(block) || Node.isSourceFile(block))) return undefined;
+    const statements: Node[] = block.getStatements();
+    const after = statements.slice(statements.indexOf(holder) + 1);
+    if (after.length === 0 || after.some((a) => /\b(?:headersSent|writableEnded|writableFinished|finished)\b/.test(a.getText()))) return undefined;
+  }
+  return calls;
+}
+
 function originGuards(files: [string, SourceFile][]): Guards {
   const rejecting: Site[] = [];
   const unanswered: Site[] = [];
+  const ignored: (Site & { check: string })[] = [];
+  const seen = new Set<Node>();
+  /** An Origin read in a function answering 403: a rejecting guard, unless every caller goes on past it. */
+  const answered = (s: Site, fn: Node): void => {
+    const calls = Node.isSourceFile(fn) ? undefined : ignoredCalls(fn, files);
+    if (!calls) return void rejecting.push(s);
+    if (seen.has(fn)) return;
+    seen.add(fn);
+    for (const c of calls) ignored.push({ ...c, check: functionName(fn) ?? '' });
+  };
   for (const s of originDestructured(files)) {
     const fn = enclosingFunction(s.node) ?? s.node.getSourceFile();
-    (answersStatusDeep(fn, 403) && !onlyReflected(s.node, fn) ? rejecting : unanswered).push(s);
+    if (answersStatusDeep(fn, 403) && !onlyReflected(s.node, fn)) answered(s, fn);
+    else unanswered.push(s);
   }
   const raw: RawFilter = named(
     new Set([...RAW_CALLS, 'enableDnsRebindingProtection', 'origin'].map((x) => x.toLowerCase())),
@@ -175,10 +246,11 @@ function originGuards(files: [string, SourceFile][]): Guards {
       if (n.getName() === 'enableDnsRebindingProtection' && n.getInitializer()?.getText() === 'true' && givesAllowList(n.getParent())) rejecting.push(s);
     } else {
       const fn = enclosingFunction(n) ?? n.getSourceFile();
-      (answersStatusDeep(fn, 403) && !onlyReflected(n, fn) ? rejecting : unanswered).push(s);
+      if (answersStatusDeep(fn, 403) && !onlyReflected(n, fn)) answered(s, fn);
+      else unanswered.push(s);
     }
   }
-  return { rejecting, unanswered };
+  return { rejecting, unanswered, ignored };
 }
 
 /** An options object that gives `allowedHosts` or `allowedOrigins` other than an empty array (a value read at run time counts). */
@@ -267,6 +339,7 @@ export default defineDetector({
   messages: {
     'no-origin-check': ['transport'],
     'origin-not-rejected': [],
+    'origin-check-ignored': ['check'],
     'listen-without-host': [],
     'listen-all-interfaces': ['host'],
   },
@@ -283,7 +356,9 @@ export default defineDetector({
     const guards = originGuards(src.files);
     const unguarded = [...transports, ...frameworks.found.filter((t) => !t.guarded)];
     if (guards.rejecting.length === 0 && unguarded.length > 0) {
-      if (guards.unanswered.length > 0) {
+      if (guards.ignored.length > 0) {
+        for (const g of guards.ignored) findings.push({ messageId: 'origin-check-ignored', data: { check: g.check }, location: locationOf(g.file, g.node) });
+      } else if (guards.unanswered.length > 0) {
         for (const g of guards.unanswered) findings.push({ messageId: 'origin-not-rejected', location: locationOf(g.file, g.node) });
       } else {
         for (const t of unguarded) findings.push({ messageId: 'no-origin-check', data: { transport: t.name }, location: locationOf(t.file, t.node) });
