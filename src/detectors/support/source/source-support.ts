@@ -538,9 +538,34 @@ function servesHttp(sf: SourceFile): boolean {
 
 function hostOf(n: Node | undefined): ListenSite['host'] {
   if (!n) return { kind: 'none' };
-  const v = staticString(n);
+  const v = staticString(n) ?? constMemberString(n);
   if (v === undefined) return { kind: 'unknown' };
   return { kind: 'literal', value: v };
+}
+
+/**
+ * `config.host` where `config` is a const object literal of the file (`const config = { host: process.env.HOST ??
+ * '0.0.0.0' }`): the member's static string, its default included, as staticString reads a variable.
+ */
+function constMemberString(n: Node): string | undefined {
+  const u = unwrap(n);
+  if (!Node.isPropertyAccessExpression(u)) return undefined;
+  const obj = unwrap(u.getExpression());
+  if (!Node.isIdentifier(obj)) return undefined;
+  const d = declarationOf(obj);
+  if (!d || !Node.isVariableDeclaration(d) || String(d.getVariableStatement()?.getDeclarationKind()) !== 'const') return undefined;
+  const lit = initializerOf(d);
+  if (!lit || !Node.isObjectLiteralExpression(lit)) return undefined;
+  const name = u.getName();
+  // A member assigned after the literal (`config.host = argv.host`) is not the literal's.
+  const target = obj.getText();
+  const reassigned =
+    findNodes(d.getSourceFile(), (cn) => {
+      if (!ts.isBinaryExpression(cn) || cn.operatorToken.kind !== ts.SyntaxKind.EqualsToken) return false;
+      const l = cn.left;
+      return ts.isPropertyAccessExpression(l) && l.name.text === name && ts.isIdentifier(l.expression) && l.expression.text === target;
+    }).length > 0;
+  return reassigned ? undefined : staticString(propertyOf(lit, name));
 }
 
 /** Where HTTP servers start listening: x.listen(port[, host]), x.listen({ port, host }), serve({ fetch, hostname }), Bun.serve({ hostname }). */
