@@ -20,6 +20,7 @@ import {
   remoteDeployment,
   sitesOf,
   rawCalleeName,
+  receiverOf,
   rawNameText,
   type RawFilter,
   named,
@@ -200,6 +201,24 @@ function ignoredCalls(fn: Node, files: [string, SourceFile][]): Site[] | undefin
   return calls;
 }
 
+const ROUTE_VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'all']);
+const MCP_PATH = /(^|\/)mcp(\/|$|\*|\?)/i;
+/** What hands a request to MCP inside a route handler (an SDK transport or handler, a JSON-RPC body). */
+const SPEAKS_MCP = /\.handle(?:Request|PostMessage)\s*\(|StreamableHTTP|SSEServerTransport|createMcpHandler|toNodeHandler|jsonrpc|tools\/call/;
+
+/**
+ * The handler of one route on another path than MCP's (`app.post('/webhooks/events', (req, res) => …)`): an Origin it
+ * checks guards that route, not the MCP endpoint. Only a verb route on a literal path that is no MCP path, with a
+ * handler that hands nothing to MCP, is read so; middleware (`use`) and anything the reading cannot place still count.
+ */
+function offMcpRoute(fn: Node): boolean {
+  const call = fn.getParent();
+  if (!call || !Node.isCallExpression(call) || !(call.getArguments() as Node[]).includes(fn) || !receiverOf(call)) return false;
+  if (!ROUTE_VERBS.has(calleeName(call) ?? '')) return false;
+  const path = stringValue(call.getArguments()[0]!);
+  return path !== undefined && path.startsWith('/') && !MCP_PATH.test(path) && !SPEAKS_MCP.test(fn.getText());
+}
+
 function originGuards(files: [string, SourceFile][]): Guards {
   const rejecting: Site[] = [];
   const unanswered: Site[] = [];
@@ -215,6 +234,7 @@ function originGuards(files: [string, SourceFile][]): Guards {
   };
   for (const s of originDestructured(files)) {
     const fn = enclosingFunction(s.node) ?? s.node.getSourceFile();
+    if (offMcpRoute(fn)) continue;
     if (answersStatusDeep(fn, 403) && !onlyReflected(s.node, fn)) answered(s, fn);
     else unanswered.push(s);
   }
@@ -246,6 +266,7 @@ function originGuards(files: [string, SourceFile][]): Guards {
       if (n.getName() === 'enableDnsRebindingProtection' && n.getInitializer()?.getText() === 'true' && givesAllowList(n.getParent())) rejecting.push(s);
     } else {
       const fn = enclosingFunction(n) ?? n.getSourceFile();
+      if (offMcpRoute(fn)) continue;
       if (answersStatusDeep(fn, 403) && !onlyReflected(n, fn)) answered(s, fn);
       else unanswered.push(s);
     }
