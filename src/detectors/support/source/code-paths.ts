@@ -7,6 +7,7 @@ import { declarationOf, findNodes, functionOf, isFunctionLike, mayResolveFunctio
 import { modelFiles, objectLiteralOf, propertyValue } from '../../../facts/server-model.js';
 import { ofKinds, parsedSources, propertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../../../facts/ts-source.js';
 import { fileNotReadData } from '../../../facts/not-read.js';
+import { callSitesOf } from './call-sites.js';
 
 /**
  * Small syntactic helpers shared by the static detectors that read code paths (X-6, X-7, C-4, C-6, S-13,
@@ -138,6 +139,7 @@ function dispatchTargets(callee: Node, code: Code): Fn[] {
         const m = (o ? propertyValue(o, member) : undefined) ?? bundledExport(v, member);
         if (m) fnOf(m);
       }
+      if (!out.length) for (const v of argumentMembers(obj, member, code)) fnOf(v);
     }
     return out.slice(0, 200);
   } catch {
@@ -165,6 +167,35 @@ function parameterMethods(obj: Node, member: string, code: Code): Fn[] | undefin
   if (!param || !Node.isParameterDeclaration(param) || param.getNameNode() !== d || param.getTypeNode()) return undefined;
   const found = methodIndex(code).get(member);
   return found && found.length === 1 ? found : [];
+}
+
+/**
+ * `config.handleRequest(req)` where `config` is a parameter of a function of the audited source (a generic server
+ * runner handed its behaviour: `runMCPServer({ tools, handleRequest: async (req) => … })`): the values its callers
+ * put under that member in the object literal they pass there (read at every call site, through a const holding
+ * the literal). A caller passing anything else adds nothing. Call sites come from the index built once per audit.
+ */
+const filesMemo = new WeakMap<object, SourceFile[]>();
+function argumentMembers(obj: Node, member: string, code: Code): Node[] {
+  const d = Node.isIdentifier(obj) ? declarationOf(obj) : undefined;
+  const param = d?.getParent();
+  if (!param || !Node.isParameterDeclaration(param) || param.getNameNode() !== d || param.isRestParameter()) return [];
+  const fn = param.getParent();
+  if (!isFunctionLike(fn)) return [];
+  const index = fn.getParameters().indexOf(param);
+  let files = filesMemo.get(code.sources);
+  if (!files) filesMemo.set(code.sources, (files = code.files.map(([, sf]) => sf)));
+  const out: Node[] = [];
+  for (const site of callSitesOf(fn, files, code.sources)) {
+    if (!Node.isCallExpression(site)) continue;
+    const args = site.getArguments();
+    if (args.slice(0, index + 1).some((a) => Node.isSpreadElement(a))) continue;
+    const arg = args[index];
+    const o = arg ? objectLiteralOf(arg, code.sources) : undefined;
+    const m = o ? propertyValue(o, member) : undefined;
+    if (m) out.push(m);
+  }
+  return out;
 }
 
 /** The methods of the classes of the audited source that have this name (see methodIndex). */
