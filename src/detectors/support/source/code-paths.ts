@@ -128,6 +128,7 @@ function dispatchTargets(callee: Node, code: Code): Fn[] {
       for (const v of tableValues(c, code, 0)) fnOf(v);
     } else if (Node.isIdentifier(c)) {
       for (const v of valuesOfName(c, code, 0)) fnOf(v);
+      if (!out.length) for (const v of destructuredMembers(c, code)) fnOf(v);
     } else if (Node.isPropertyAccessExpression(c)) {
       const obj = unwrap(c.getExpression());
       if (!Node.isIdentifier(obj)) return [];
@@ -180,6 +181,23 @@ function argumentMembers(obj: Node, member: string, code: Code): Node[] {
   const d = Node.isIdentifier(obj) ? declarationOf(obj) : undefined;
   const param = d?.getParent();
   if (!param || !Node.isParameterDeclaration(param) || param.getNameNode() !== d || param.isRestParameter()) return [];
+  return membersPassedTo(param, member, code);
+}
+
+/** `handleRequest(req)` with `function runServer({ tools, handleRequest })`: the same, for a member destructured in the parameter list. */
+function destructuredMembers(id: Node, code: Code): Node[] {
+  const d = Node.isIdentifier(id) ? declarationOf(id) : undefined;
+  const el = d?.getParent();
+  if (!el || !Node.isBindingElement(el) || el.getNameNode() !== d || el.getDotDotDotToken()) return [];
+  const pattern = el.getParent();
+  const param = pattern?.getParent();
+  if (!pattern || !Node.isObjectBindingPattern(pattern) || !param || !Node.isParameterDeclaration(param)) return [];
+  const key = el.getPropertyNameNode() ? propertyName(el.getPropertyNameNode()!) : el.getName();
+  return key ? membersPassedTo(param, key, code) : [];
+}
+
+function membersPassedTo(param: Node, member: string, code: Code): Node[] {
+  if (!Node.isParameterDeclaration(param)) return [];
   const fn = param.getParent();
   if (!isFunctionLike(fn)) return [];
   const index = fn.getParameters().indexOf(param);
