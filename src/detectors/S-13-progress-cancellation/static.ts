@@ -1,4 +1,4 @@
-import { SyntaxKind, Node, ts, type CallExpression, type ObjectLiteralExpression, type SourceFile } from '../../facts/morph.js';
+import { SyntaxKind, Node, ts, type CallExpression, type Identifier, type ObjectLiteralExpression, type SourceFile } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { declarationOf, fieldValues, findNodes, functionOf, isFunctionLike, rawOriginOf } from '../../facts/scope.js';
@@ -65,6 +65,7 @@ function carries(node: Node | undefined, keys: string[], code: Code, depth = 0):
   const o: ObjectLiteralExpression | undefined = objectLiteralOf(node, code.sources) ?? returnedLiteral(u, code);
   if (!o) return 'unknown';
   if (keys.some((k) => propertyValue(o, k) !== undefined)) return 'yes';
+  if (Node.isIdentifier(u) && keys.some((k) => assignedKeys(u).has(k))) return 'yes';
   let verdict: 'no' | 'unknown' = 'no';
   for (const p of o.getProperties()) {
     if (!Node.isSpreadAssignment(p)) continue;
@@ -73,6 +74,35 @@ function carries(node: Node | undefined, keys: string[], code: Code, depth = 0):
     if (v === 'unknown') verdict = 'unknown';
   }
   return verdict;
+}
+
+/**
+ * The members a local options object is given after its literal (`const requestOptions = { method, headers };
+ * requestOptions.signal = controller.signal;`): `name.key = …` in the function that declares it. Read once per
+ * declaration.
+ */
+const assignedMemo = new WeakMap<ts.Node, Set<string>>();
+function assignedKeys(id: Identifier): Set<string> {
+  const d = declarationOf(id);
+  const decl = d?.getParent();
+  if (!d || !decl || !Node.isVariableDeclaration(decl) || decl.getNameNode() !== d) return new Set();
+  const hit = assignedMemo.get(decl.compilerNode);
+  if (hit) return hit;
+  const keys = new Set<string>();
+  const name = d.getText();
+  const scope = decl.getFirstAncestor((a) => isFunctionLike(a)) ?? decl.getSourceFile();
+  for (const n of findNodes(scope, (cn) => {
+    if (!ts.isBinaryExpression(cn) || cn.operatorToken.kind !== SyntaxKind.EqualsToken) return false;
+    const left = rawUnwrap(cn.left);
+    return ts.isPropertyAccessExpression(left) && ts.isIdentifier(left.expression) && left.expression.text === name;
+  })) {
+    if (!Node.isBinaryExpression(n)) continue;
+    const left = unwrap(n.getLeft());
+    const obj = Node.isPropertyAccessExpression(left) ? left.getExpression() : undefined;
+    if (obj && Node.isIdentifier(obj) && declarationOf(obj) === d) keys.add((left as Node & { getName(): string }).getName());
+  }
+  assignedMemo.set(decl.compilerNode, keys);
+  return keys;
 }
 
 /**

@@ -7,6 +7,7 @@ import { declarationOf, findNodes, functionOf, isFunctionLike, mayResolveFunctio
 import { modelFiles, objectLiteralOf, propertyValue } from '../../../facts/server-model.js';
 import { ofKinds, parsedSources, propertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../../../facts/ts-source.js';
 import { fileNotReadData } from '../../../facts/not-read.js';
+import { callSitesOf } from './call-sites.js';
 
 /**
  * Small syntactic helpers shared by the static detectors that read code paths (X-6, X-7, C-4, C-6, S-13,
@@ -127,6 +128,7 @@ function dispatchTargets(callee: Node, code: Code): Fn[] {
       for (const v of tableValues(c, code, 0)) fnOf(v);
     } else if (Node.isIdentifier(c)) {
       for (const v of valuesOfName(c, code, 0)) fnOf(v);
+      if (!out.length) for (const v of destructuredMembers(c, code)) fnOf(v);
     } else if (Node.isPropertyAccessExpression(c)) {
       const obj = unwrap(c.getExpression());
       if (!Node.isIdentifier(obj)) return [];
@@ -138,6 +140,7 @@ function dispatchTargets(callee: Node, code: Code): Fn[] {
         const m = (o ? propertyValue(o, member) : undefined) ?? bundledExport(v, member);
         if (m) fnOf(m);
       }
+      if (!out.length) for (const v of argumentMembers(obj, member, code)) fnOf(v);
     }
     return out.slice(0, 200);
   } catch {
@@ -165,6 +168,52 @@ function parameterMethods(obj: Node, member: string, code: Code): Fn[] | undefin
   if (!param || !Node.isParameterDeclaration(param) || param.getNameNode() !== d || param.getTypeNode()) return undefined;
   const found = methodIndex(code).get(member);
   return found && found.length === 1 ? found : [];
+}
+
+/**
+ * `config.handleRequest(req)` where `config` is a parameter of a function of the audited source (a generic server
+ * runner handed its behaviour: `runMCPServer({ tools, handleRequest: async (req) => … })`): the values its callers
+ * put under that member in the object literal they pass there (read at every call site, through a const holding
+ * the literal). A caller passing anything else adds nothing. Call sites come from the index built once per audit.
+ */
+const filesMemo = new WeakMap<object, SourceFile[]>();
+function argumentMembers(obj: Node, member: string, code: Code): Node[] {
+  const d = Node.isIdentifier(obj) ? declarationOf(obj) : undefined;
+  const param = d?.getParent();
+  if (!param || !Node.isParameterDeclaration(param) || param.getNameNode() !== d || param.isRestParameter()) return [];
+  return membersPassedTo(param, member, code);
+}
+
+/** `handleRequest(req)` with `function runServer({ tools, handleRequest })`: the same, for a member destructured in the parameter list. */
+function destructuredMembers(id: Node, code: Code): Node[] {
+  const d = Node.isIdentifier(id) ? declarationOf(id) : undefined;
+  const el = d?.getParent();
+  if (!el || !Node.isBindingElement(el) || el.getNameNode() !== d || el.getDotDotDotToken()) return [];
+  const pattern = el.getParent();
+  const param = pattern?.getParent();
+  if (!pattern || !Node.isObjectBindingPattern(pattern) || !param || !Node.isParameterDeclaration(param)) return [];
+  const key = el.getPropertyNameNode() ? propertyName(el.getPropertyNameNode()!) : el.getName();
+  return key ? membersPassedTo(param, key, code) : [];
+}
+
+function membersPassedTo(param: Node, member: string, code: Code): Node[] {
+  if (!Node.isParameterDeclaration(param)) return [];
+  const fn = param.getParent();
+  if (!isFunctionLike(fn)) return [];
+  const index = fn.getParameters().indexOf(param);
+  let files = filesMemo.get(code.sources);
+  if (!files) filesMemo.set(code.sources, (files = code.files.map(([, sf]) => sf)));
+  const out: Node[] = [];
+  for (const site of callSitesOf(fn, files, code.sources)) {
+    if (!Node.isCallExpression(site)) continue;
+    const args = site.getArguments();
+    if (args.slice(0, index + 1).some((a) => Node.isSpreadElement(a))) continue;
+    const arg = args[index];
+    const o = arg ? objectLiteralOf(arg, code.sources) : undefined;
+    const m = o ? propertyValue(o, member) : undefined;
+    if (m) out.push(m);
+  }
+  return out;
 }
 
 /** The methods of the classes of the audited source that have this name (see methodIndex). */
