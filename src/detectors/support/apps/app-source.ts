@@ -151,7 +151,9 @@ export function appSource(repo: RepoFacts): AppSource {
     if (t.api === 'registerTool' && linksView(config, sources)) appTools.push({ name: t.name, file: t.file, line: t.line, api: 'registerTool', handler: t.handler });
     // A low-level Server (setRequestHandler(ListToolsRequestSchema, …) listing `{ name, _meta: { ui: { resourceUri } } }`,
     // and a tools/call dispatcher with a branch per name): an App tool whose result is returned by its branch.
-    else if ((t.api === 'tools/list' || t.api === 'definition') && linksView(t.config, sources)) appTools.push({ name: t.name, file: t.file, line: t.line, api: 'low-level', branch: t.branch });
+    // A definition handed to the server's own tool framework (`registerTools(defs)`, a table its dispatcher looks the
+    // name up in) with no branch per name: the handler the definition carries (`handler: async (args) => …`, `call: run`).
+    else if ((t.api === 'tools/list' || t.api === 'definition') && linksView(t.config, sources)) appTools.push({ name: t.name, file: t.file, line: t.line, api: 'low-level', branch: t.branch, ...(t.branch ? {} : { handler: carriedHandler(t.node, sources) }) });
   }
   // registerAppTool(server, name, config, handler) of @modelcontextprotocol/ext-apps/server: a function, not a method.
   for (const { file, call, name } of calls) {
@@ -182,6 +184,35 @@ export function appSource(repo: RepoFacts): AppSource {
   const out = { sources, appTools, annotations };
   memo.set(repo, out);
   return out;
+}
+
+/** Keys under which a tool definition of a framework carries its handler. */
+const CARRIED_HANDLER_KEYS = new Set(['handler', 'handle', 'execute', 'call', 'run', 'callback', 'cb', 'invoke', 'resolve', 'fn']);
+
+/**
+ * The handler a tool definition carries for the server's own framework: a function (or a name of one) under a handler
+ * key of the definition object, or of the object holding it (`{ type: 'internal', tool: { name, _meta, … }, call }`).
+ * Undefined when there is none or it cannot be followed.
+ */
+function carriedHandler(def: Node, sources: ParsedSources): FunctionLikeNode | undefined {
+  const holders: Node[] = [def];
+  const pa = def.getParent();
+  if (pa && Node.isPropertyAssignment(pa) && Node.isObjectLiteralExpression(pa.getParent())) holders.push(pa.getParent()!);
+  for (const h of holders) {
+    if (!Node.isObjectLiteralExpression(h)) continue;
+    for (const m of h.getProperties()) {
+      if (Node.isMethodDeclaration(m) && CARRIED_HANDLER_KEYS.has(m.getName())) return m;
+      if (!Node.isPropertyAssignment(m) || !CARRIED_HANDLER_KEYS.has(m.getName())) continue;
+      const init = m.getInitializer();
+      try {
+        const fn = init ? functionOf(init, sources) : undefined;
+        if (fn) return fn;
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
 }
 
 /** The handler of the i-th of n tools a wrapper registers: the i-th of the handlers read, or the one handler they share. */
