@@ -176,6 +176,15 @@ export function appSource(repo: RepoFacts): AppSource {
     appTools.push({ name: tool, file, line: positionOf(call).line, api: 'registerAppTool', handler });
     if (!annotations.has(tool)) annotations.set(tool, annotationsOf(config, sources));
   }
+  // A tool module of a file-convention framework: `export const tool = { resource: 'map', _meta: { ui: … } }` beside
+  // `export default async function (args) { … }`, the framework registering every module of its tools folder.
+  const named = new Set(appTools.map((t) => t.name));
+  for (const t of conventionAppTools(sources)) {
+    if (named.has(t.name)) continue;
+    named.add(t.name);
+    appTools.push(t);
+    if (!annotations.has(t.name)) annotations.set(t.name, annotationsOf(t.config, sources));
+  }
   // A definition object a wrapper registers is also read as a listed definition (no dispatcher branch): the wrapper's
   // registration, which knows the handler, stands for it.
   const registered = new Set(appTools.filter((t) => t.api !== 'low-level' && t.handler).map((t) => t.name));
@@ -183,6 +192,43 @@ export function appSource(repo: RepoFacts): AppSource {
   appTools.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
   const out = { sources, appTools, annotations };
   memo.set(repo, out);
+  return out;
+}
+
+/**
+ * App tools of a file-convention framework, one per module of the server's own code that exports a tool config
+ * (`export const tool = { … }`) linking a View — `_meta.ui.resourceUri`, or a `resource` naming the View by its
+ * folder — and a default-exported handler. The tool is named by the config's `name`, else by the module's file name
+ * (`tools/show-map.ts` is `show-map`). Top-level statements only: no walk of the module.
+ */
+function conventionAppTools(sources: ParsedSources): (AppToolInSource & { config: ObjectLiteralExpression })[] {
+  const out: (AppToolInSource & { config: ObjectLiteralExpression })[] = [];
+  for (const [file, sf] of sources.files) {
+    if (file.startsWith('node_modules/') || /\.(?:test|spec)\.[cm]?[jt]sx?$/.test(file)) continue;
+    let config: ObjectLiteralExpression | undefined;
+    let handlerNode: Node | undefined;
+    for (const st of sf.getStatements()) {
+      if (Node.isVariableStatement(st) && st.isExported()) {
+        for (const d of st.getDeclarations()) {
+          const init = d.getInitializer();
+          if (d.getName() === 'tool' && init && Node.isObjectLiteralExpression(unwrap(init))) config = unwrap(init) as ObjectLiteralExpression;
+        }
+      } else if (Node.isFunctionDeclaration(st) && st.isDefaultExport()) handlerNode = st;
+      else if (Node.isExportAssignment(st) && !st.isExportEquals()) handlerNode = st.getExpression();
+    }
+    if (!config || !handlerNode) continue;
+    const resource = constString(propertyValue(config, 'resource'))?.value;
+    if (!linksView(config, sources) && !resource) continue;
+    let handler: FunctionLikeNode | undefined;
+    try {
+      handler = Node.isFunctionDeclaration(handlerNode) ? handlerNode : functionOf(handlerNode, sources);
+    } catch {
+      handler = undefined;
+    }
+    const name = constString(propertyValue(config, 'name'))?.value ?? posix.basename(file).replace(/\.[cm]?[jt]sx?$/, '');
+    if (!name) continue;
+    out.push({ name, file, line: positionOf(config).line, api: 'registerAppTool', handler, config });
+  }
   return out;
 }
 
