@@ -3,7 +3,8 @@ import { fileNotReadData } from '../../facts/not-read.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { isBundleHtml, percentile, renderedApps, viewCalls } from '../support/apps/apps-support.js';
-import { embeddedViews } from '../support/apps/embedded-view.js';
+import { posix } from 'node:path';
+import { embeddedViews, scriptSources } from '../support/apps/embedded-view.js';
 
 /**
  * A-5 — performance budgets.
@@ -40,16 +41,31 @@ export default [
       const embedded = bundles.length ? [] : embeddedViews(repo);
       if (!bundles.length && !embedded.length) return couldNotJudge('no-built-view');
       const findings: Finding[] = [];
+      // A View that loads a script its package does not hold (from a CDN or the SaaS origin, or a file not shipped)
+      // weighs more than its document, by an amount the reading cannot know: under budget with what was read, it is
+      // unjudged, not green. A script file of the package beside a built bundle is weighed with it.
+      let notWeighed: { file: string; url: string } | undefined;
+      const scriptsWeight = (file: string, html: string, beside: boolean): number => {
+        let total = 0;
+        for (const src of scriptSources(html)) {
+          const local = beside && !/^(?:[a-z][\w+.-]*:|\/\/)/i.test(src) ? posix.normalize(posix.join(posix.dirname(file), src.replace(/^\.?\//, '').split(/[?#]/)[0]!)) : undefined;
+          const r = local && repo.files.includes(local) ? repo.source(local, MAX_BUNDLE_BYTES) : undefined;
+          if (r?.ok) total += gzipSync(r.text, { level: 9 }).length;
+          else notWeighed ??= { file, url: src.slice(0, 200) };
+        }
+        return total;
+      };
       for (const e of embedded) {
-        const size = gzipSync(e.html, { level: 9 }).length;
+        const size = gzipSync(e.html, { level: 9 }).length + scriptsWeight(e.file, e.html, false);
         if (size >= BUNDLE_GZIP_BUDGET) findings.push({ messageId: 'bundle-over-budget', data: { file: e.file, size, budget: BUNDLE_GZIP_BUDGET }, location: { file: e.file, line: e.line } });
       }
       for (const file of bundles) {
         const r = repo.source(file, MAX_BUNDLE_BYTES);
         if (!r.ok) return couldNotJudge('file-not-read', fileNotReadData({ file, cause: r.cause, size: r.size, limit: r.limit }));
-        const size = gzipSync(r.text, { level: 9 }).length;
+        const size = gzipSync(r.text, { level: 9 }).length + scriptsWeight(file, r.text, true);
         if (size >= BUNDLE_GZIP_BUDGET) findings.push({ messageId: 'bundle-over-budget', data: { file, size, budget: BUNDLE_GZIP_BUDGET }, location: { file } });
       }
+      if (!findings.length && notWeighed) return couldNotJudge('view-script-not-weighed', notWeighed);
       return findings.length ? { state: 'non-conforming', findings } : present();
     },
   }),

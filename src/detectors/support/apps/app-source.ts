@@ -151,7 +151,9 @@ export function appSource(repo: RepoFacts): AppSource {
     if (t.api === 'registerTool' && linksView(config, sources)) appTools.push({ name: t.name, file: t.file, line: t.line, api: 'registerTool', handler: t.handler });
     // A low-level Server (setRequestHandler(ListToolsRequestSchema, …) listing `{ name, _meta: { ui: { resourceUri } } }`,
     // and a tools/call dispatcher with a branch per name): an App tool whose result is returned by its branch.
-    else if ((t.api === 'tools/list' || t.api === 'definition') && linksView(t.config, sources)) appTools.push({ name: t.name, file: t.file, line: t.line, api: 'low-level', branch: t.branch });
+    // A definition handed to the server's own tool framework (`registerTools(defs)`, a table its dispatcher looks the
+    // name up in) with no branch per name: the handler the definition carries (`handler: async (args) => …`, `call: run`).
+    else if ((t.api === 'tools/list' || t.api === 'definition') && linksView(t.config, sources)) appTools.push({ name: t.name, file: t.file, line: t.line, api: 'low-level', branch: t.branch, ...(t.branch ? {} : { handler: carriedHandler(t.node, sources) }) });
   }
   // registerAppTool(server, name, config, handler) of @modelcontextprotocol/ext-apps/server: a function, not a method.
   for (const { file, call, name } of calls) {
@@ -174,6 +176,15 @@ export function appSource(repo: RepoFacts): AppSource {
     appTools.push({ name: tool, file, line: positionOf(call).line, api: 'registerAppTool', handler });
     if (!annotations.has(tool)) annotations.set(tool, annotationsOf(config, sources));
   }
+  // A tool module of a file-convention framework: `export const tool = { resource: 'map', _meta: { ui: … } }` beside
+  // `export default async function (args) { … }`, the framework registering every module of its tools folder.
+  const named = new Set(appTools.map((t) => t.name));
+  for (const t of conventionAppTools(sources)) {
+    if (named.has(t.name)) continue;
+    named.add(t.name);
+    appTools.push(t);
+    if (!annotations.has(t.name)) annotations.set(t.name, annotationsOf(t.config, sources));
+  }
   // A definition object a wrapper registers is also read as a listed definition (no dispatcher branch): the wrapper's
   // registration, which knows the handler, stands for it.
   const registered = new Set(appTools.filter((t) => t.api !== 'low-level' && t.handler).map((t) => t.name));
@@ -182,6 +193,72 @@ export function appSource(repo: RepoFacts): AppSource {
   const out = { sources, appTools, annotations };
   memo.set(repo, out);
   return out;
+}
+
+/**
+ * App tools of a file-convention framework, one per module of the server's own code that exports a tool config
+ * (`export const tool = { … }`) linking a View — `_meta.ui.resourceUri`, or a `resource` naming the View by its
+ * folder — and a default-exported handler. The tool is named by the config's `name`, else by the module's file name
+ * (`tools/show-map.ts` is `show-map`). Top-level statements only: no walk of the module.
+ */
+function conventionAppTools(sources: ParsedSources): (AppToolInSource & { config: ObjectLiteralExpression })[] {
+  const out: (AppToolInSource & { config: ObjectLiteralExpression })[] = [];
+  for (const [file, sf] of sources.files) {
+    if (file.startsWith('node_modules/') || /\.(?:test|spec)\.[cm]?[jt]sx?$/.test(file)) continue;
+    let config: ObjectLiteralExpression | undefined;
+    let handlerNode: Node | undefined;
+    for (const st of sf.getStatements()) {
+      if (Node.isVariableStatement(st) && st.isExported()) {
+        for (const d of st.getDeclarations()) {
+          const init = d.getInitializer();
+          if (d.getName() === 'tool' && init && Node.isObjectLiteralExpression(unwrap(init))) config = unwrap(init) as ObjectLiteralExpression;
+        }
+      } else if (Node.isFunctionDeclaration(st) && st.isDefaultExport()) handlerNode = st;
+      else if (Node.isExportAssignment(st) && !st.isExportEquals()) handlerNode = st.getExpression();
+    }
+    if (!config || !handlerNode) continue;
+    const resource = constString(propertyValue(config, 'resource'))?.value;
+    if (!linksView(config, sources) && !resource) continue;
+    let handler: FunctionLikeNode | undefined;
+    try {
+      handler = Node.isFunctionDeclaration(handlerNode) ? handlerNode : functionOf(handlerNode, sources);
+    } catch {
+      handler = undefined;
+    }
+    const name = constString(propertyValue(config, 'name'))?.value ?? posix.basename(file).replace(/\.[cm]?[jt]sx?$/, '');
+    if (!name) continue;
+    out.push({ name, file, line: positionOf(config).line, api: 'registerAppTool', handler, config });
+  }
+  return out;
+}
+
+/** Keys under which a tool definition of a framework carries its handler. */
+const CARRIED_HANDLER_KEYS = new Set(['handler', 'handle', 'execute', 'call', 'run', 'callback', 'cb', 'invoke', 'resolve', 'fn']);
+
+/**
+ * The handler a tool definition carries for the server's own framework: a function (or a name of one) under a handler
+ * key of the definition object, or of the object holding it (`{ type: 'internal', tool: { name, _meta, … }, call }`).
+ * Undefined when there is none or it cannot be followed.
+ */
+function carriedHandler(def: Node, sources: ParsedSources): FunctionLikeNode | undefined {
+  const holders: Node[] = [def];
+  const pa = def.getParent();
+  if (pa && Node.isPropertyAssignment(pa) && Node.isObjectLiteralExpression(pa.getParent())) holders.push(pa.getParent()!);
+  for (const h of holders) {
+    if (!Node.isObjectLiteralExpression(h)) continue;
+    for (const m of h.getProperties()) {
+      if (Node.isMethodDeclaration(m) && CARRIED_HANDLER_KEYS.has(m.getName())) return m;
+      if (!Node.isPropertyAssignment(m) || !CARRIED_HANDLER_KEYS.has(m.getName())) continue;
+      const init = m.getInitializer();
+      try {
+        const fn = init ? functionOf(init, sources) : undefined;
+        if (fn) return fn;
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
 }
 
 /** The handler of the i-th of n tools a wrapper registers: the i-th of the handlers read, or the one handler they share. */

@@ -1,11 +1,11 @@
 import { posix } from 'node:path';
 import { parse } from 'parse5';
-import { Node, Project, SyntaxKind, type CallExpression, type ForOfStatement, type SourceFile, type TemplateExpression } from '../../../facts/morph.js';
+import { Node, Project, SyntaxKind, ts, type CallExpression, type ForOfStatement, type SourceFile, type TemplateExpression } from '../../../facts/morph.js';
 import { noteSourceRead } from '../../../facts/not-read.js';
 import type { RepoFacts } from '../../../facts/repo.js';
 import { declarationOf, functionOf, initializerOf, type FunctionLikeNode } from '../../../facts/scope.js';
 import { constString, returnedExpressions } from '../../../facts/server-model.js';
-import { parsedSources, positionOf, unwrap, type ParsedSources } from '../../../facts/ts-source.js';
+import { parsedSources, positionOf, rawOfKinds, unwrap, wrapNode, type ParsedSources } from '../../../facts/ts-source.js';
 import { MAX_BUNDLE_BYTES } from './apps-support.js';
 import { inlineScripts, ownCalls, type ViewCode } from './app-source.js';
 
@@ -419,14 +419,22 @@ const APP_MIME = /^(?:[\w$.]*RESOURCE_MIME_TYPE|(["'`])text\/html;\s*profile=mcp
  * or a registration or low-level resources/read handler (setRequestHandler(ReadResourceRequestSchema, …)) whose
  * contents say they are an App's View by their mimeType?
  */
-function servesView(call: CallExpression, name: string): boolean {
+function servesView(call: CallExpression, name: string, namesUi: boolean): boolean {
   const args = call.getArguments();
   const reads = name === 'setRequestHandler' && !!args[0] && /^(?:[\w$.]*ReadResourceRequestSchema|(["'`])resources\/read\1)$/.test(args[0].getText());
   if (!REGISTRATIONS.has(name) && !reads) return false;
+  // A resources/read handler of a server whose own code names `ui://` URIs serves its Views, whatever the mimeType
+  // is written as (a field of the table entry it looks the URI up in): only an HTML document it returns is a View.
+  if (reads && namesUi) return true;
   if (!reads && args.some((a) => constString(a)?.value.startsWith('ui://'))) return true;
   // A registration in a loop over the Views, or in a helper: its URI a template (`ui://acme/${view.name}.html`).
   if (!reads && args.some((a) => Node.isTemplateExpression(unwrap(a)) && (unwrap(a) as TemplateExpression).getHead().getLiteralText().startsWith('ui://'))) return true;
-  return call.getDescendantsOfKind(SyntaxKind.PropertyAssignment).some((p) => p.getName() === 'mimeType' && APP_MIME.test(p.getInitializer()?.getText() ?? ''));
+  return call.getDescendantsOfKind(SyntaxKind.PropertyAssignment).some((p) => {
+    if (p.getName() !== 'mimeType') return false;
+    const init = p.getInitializer();
+    // Written out, RESOURCE_MIME_TYPE, or a const of the server's own holding the App's type (const APP_MIME = "text/html;profile=mcp-app").
+    return APP_MIME.test(init?.getText() ?? '') || /^text\/html;\s*profile=mcp-app$/.test(constString(init)?.value ?? '');
+  });
 }
 
 const memo = new WeakMap<RepoFacts, EmbeddedView[]>();
@@ -438,8 +446,9 @@ export function embeddedViews(repo: RepoFacts): EmbeddedView[] {
   if (hit) return hit;
   const sources = parsedSources(repo);
   const out = new Map<string, EmbeddedView>();
+  const namesUi = [...sources.files].some(([file, sf]) => !file.startsWith('node_modules/') && rawOfKinds(sf, [SyntaxKind.StringLiteral, SyntaxKind.NoSubstitutionTemplateLiteral, SyntaxKind.TemplateExpression], startsUiUri).length > 0);
   for (const { file, call, name } of ownCalls(sources)) {
-    if (!servesView(call, name)) continue;
+    if (!servesView(call, name, namesUi)) continue;
     call.forEachDescendant((d, traversal) => {
       if (!(Node.isStringLiteral(d) || Node.isNoSubstitutionTemplateLiteral(d) || Node.isTemplateExpression(d) || Node.isIdentifier(d) || Node.isCallExpression(d))) return;
       const vs = viewsOf(d, file, repo, sources);
@@ -449,9 +458,50 @@ export function embeddedViews(repo: RepoFacts): EmbeddedView[] {
       traversal.skip(); // its pieces are not Views of their own
     });
   }
+  // A View held in a table the server serves from (a resources/read handler looking the URI up, a loop over the
+  // entries): an object literal of the server's own code pairing a `ui://` URI with the document (tableViews).
+  for (const v of tableViews(repo, sources)) {
+    const key = `${v.file}:${v.line}:${(v.segments ?? []).map((g) => `${g.file}:${g.line}`).join(',')}`;
+    if (!out.has(key)) out.set(key, v);
+  }
   const views = [...out.values()].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
   memo.set(repo, views);
   return views;
+}
+
+/** A string literal (or a template's head) that starts a `ui://` URI. */
+const startsUiUri = (cn: ts.Node): boolean =>
+  ((ts.isStringLiteral(cn) || ts.isNoSubstitutionTemplateLiteral(cn)) && cn.text.startsWith('ui://')) || (ts.isTemplateExpression(cn) && cn.head.text.startsWith('ui://'));
+
+/**
+ * Views held in a table of the server's own code: an object literal with a property whose value is a `ui://` URI
+ * (`{ uri: 'ui://widget/run.html', mimeType, html: RUN_HTML }`, an entry of a map a resources/read handler looks the
+ * requested URI up in) and another property whose value is an HTML document (a literal, a const holding one, a
+ * template assembled from package files: viewsOf). The URI and the document side by side are the View served under
+ * that URI, whatever registers it. The `ui://` strings are found once per file (the index of ts-source), never by a walk
+ * per registration.
+ */
+function tableViews(repo: RepoFacts, sources: ParsedSources): EmbeddedView[] {
+  const out: EmbeddedView[] = [];
+  const seen = new Set<ts.Node>();
+  for (const [file, sf] of sources.files) {
+    if (file.startsWith('node_modules/')) continue;
+    for (const uri of rawOfKinds(sf, [SyntaxKind.StringLiteral, SyntaxKind.NoSubstitutionTemplateLiteral, SyntaxKind.TemplateExpression], startsUiUri)) {
+      const prop = uri.parent;
+      const obj = prop && ts.isPropertyAssignment(prop) && prop.initializer === uri ? prop.parent : undefined;
+      if (!obj || !ts.isObjectLiteralExpression(obj) || seen.has(obj)) continue;
+      seen.add(obj);
+      for (const p of obj.properties) {
+        if (p === prop || !ts.isPropertyAssignment(p)) continue;
+        const init = p.initializer;
+        // A URI, a mimeType, a name, a number or a flag is no document: only what may hold text is followed.
+        if (!(ts.isIdentifier(init) || ts.isStringLiteral(init) || ts.isNoSubstitutionTemplateLiteral(init) || ts.isTemplateExpression(init) || ts.isCallExpression(init) || ts.isBinaryExpression(init) || ts.isPropertyAccessExpression(init))) continue;
+        if ((ts.isStringLiteral(init) || ts.isNoSubstitutionTemplateLiteral(init)) && !isHtmlDocument(init.text)) continue;
+        out.push(...viewsOf(wrapNode(sf, init), file, repo, sources));
+      }
+    }
+  }
+  return out;
 }
 
 /** The inline scripts of an embedded View, parsed apart (file, line: where the script's text starts, in the file it is written in). */
@@ -467,18 +517,22 @@ interface HtmlNode {
   content?: HtmlNode;
 }
 
-/** Does the View load a script from a file or another origin (`<script src>`, not a data: URL)? Its code is then not all here. */
-export function loadsScripts(v: EmbeddedView): boolean {
-  let found = false;
+/** The `src` of every script a View document loads (not a data: URL), in document order. */
+export function scriptSources(html: string): string[] {
+  const out: string[] = [];
   const walk = (n: HtmlNode): void => {
-    if (found) return;
     const src = n.nodeName === 'script' ? n.attrs?.find((a) => a.name === 'src')?.value : undefined;
-    if (src !== undefined && !/^\s*data:/i.test(src)) found = true;
+    if (src !== undefined && !/^\s*data:/i.test(src)) out.push(src.trim());
     for (const c of n.childNodes ?? []) walk(c);
     if (n.content) walk(n.content);
   };
-  walk(parse(v.html) as unknown as HtmlNode);
-  return found;
+  walk(parse(html) as unknown as HtmlNode);
+  return out;
+}
+
+/** Does the View load a script from a file or another origin (`<script src>`, not a data: URL)? Its code is then not all here. */
+export function loadsScripts(v: EmbeddedView): boolean {
+  return scriptSources(v.html).length > 0;
 }
 
 /**
