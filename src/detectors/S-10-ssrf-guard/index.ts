@@ -8,7 +8,7 @@ import { clusterArguments, clusterLaunch, clusterLineValues, CONNECT_MODULES, SS
 import { readInside } from '../../facts/safe-read.js';
 
 const LAUNCHERS = new Set(['child_process', 'execa', 'cross-spawn']);
-import { assignedValues, fieldValues, findNodes, functionOf, isFunctionLike, originOf, rawOriginOf, GLOBAL } from '../../facts/scope.js';
+import { assignedValues, declarationOf as declaringIdentifier, fieldValues, findNodes, functionOf, importOf, isFunctionLike, moduleMember, originOf, rawOriginOf, valueOfDeclaration, GLOBAL } from '../../facts/scope.js';
 import { serverModel } from '../../facts/server-model.js';
 import { moduleSpecs, namesAnyModule, parsedSources, positionOf, propertyName, rawCalleeName, rawOfKinds, stringValue, unwrap, wrapNode } from '../../facts/ts-source.js';
 import {
@@ -385,6 +385,9 @@ function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][
         followedParameters.delete(d);
       }
     }
+    // A value imported from a file of the source (`import { mcpConfig as config } from './config/index.js'`).
+    const imported = importedValue(n);
+    if (imported) return destinationShape(imported, files, depth + 1);
     return 'open';
   }
   if (Node.isBinaryExpression(n)) {
@@ -417,6 +420,10 @@ function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][
   // A member of a configured value (`connectionInfo.host`, `this.options.url` of a configured object).
   if (Node.isPropertyAccessExpression(n) && !Node.isThisExpression(unwrap(n.getExpression()))) {
     const inner = unwrap(n.getExpression());
+    // The member itself where the object is written in the source (`config.mysql` of an imported `export const
+    // config = { mysql: { host: process.env.MYSQL_HOST } }`, `ns.DB_URL` of `import * as ns`).
+    const member = memberValue(n);
+    if (member) return destinationShape(member, files, depth + 1);
     if (Node.isIdentifier(inner) || Node.isPropertyAccessExpression(inner)) return destinationShape(inner, files, depth + 1) === 'open' ? 'open' : 'configured';
   }
   // What a function of the source returns (`new pg.Client(resolveClientOptions(cfg))`).
@@ -432,6 +439,35 @@ function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][
     return ref === 'origin' ? 'origin' : ref === 'root' && destinationShape(base, files, depth + 1) !== 'open' ? 'origin' : 'open';
   }
   return 'open';
+}
+
+/**
+ * What an identifier imported from a file of the source stands for, when it is a value (an exported const's
+ * initializer), not a function, a class or a whole module. Undefined for anything else.
+ */
+function importedValue(id: Node): Node | undefined {
+  if (!reading.sources || !Node.isIdentifier(id)) return undefined;
+  const declId = declaringIdentifier(id);
+  if (!declId || !importOf(declId)) return undefined;
+  const v = valueOfDeclaration(declId, reading.sources);
+  return v && !Node.isSourceFile(v) && !isFunctionLike(v) && !Node.isClassDeclaration(v) && !Node.isClassExpression(v) ? v : undefined;
+}
+
+/** `obj.key` where `obj` is an object the source writes (a const, an imported const) that sets `key`, or `ns.key` of a module of the source. */
+function memberValue(access: Node): Node | undefined {
+  if (!Node.isPropertyAccessExpression(access) || !reading.sources) return undefined;
+  const viaModule = moduleMember(access, reading.sources);
+  if (viaModule) return Node.isSourceFile(viaModule) || isFunctionLike(viaModule) || Node.isClassDeclaration(viaModule) ? undefined : viaModule;
+  let obj: Node | undefined = resolveValue(access.getExpression());
+  if (obj && Node.isIdentifier(obj)) obj = importedValue(obj);
+  if (!obj || !Node.isObjectLiteralExpression(obj)) return undefined;
+  // A later spread may override the key: not read.
+  const props = obj.getProperties();
+  const name = access.getName();
+  const at = props.findIndex((p) => (Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p)) && propertyName(p.getNameNode()) === name);
+  if (at < 0 || props.slice(at + 1).some((p) => Node.isSpreadAssignment(p))) return undefined;
+  const p = props[at]!;
+  return Node.isPropertyAssignment(p) ? p.getInitializer() : Node.isShorthandPropertyAssignment(p) ? p.getNameNode() : undefined;
 }
 
 /** `process.argv`, a slice of it, or a const holding one. */
