@@ -340,7 +340,7 @@ function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][
   if (!node || depth > 24) return 'open';
   const n = unwrap(node);
   // No value yet (`let info = null`, filled in later): names no destination of its own.
-  if (nullish(n)) return 'configured';
+  if (nullish(n) || Node.isNumericLiteral(n)) return 'configured';
   const s = stringValue(n);
   if (s !== undefined) return /^[a-z][a-z0-9+.-]*:\/\/[^/?#@]+(?:[/?#]|$)/i.test(s) ? 'origin' : /^(?:\/(?!\/)|[?#])/.test(s) ? 'root' : 'configured';
   if ((Node.isPropertyAccessExpression(n) || Node.isElementAccessExpression(n)) && /^process\.env$/.test(unwrap(n.getExpression()).getText().replace(/\s+/g, ''))) return 'configured';
@@ -423,6 +423,7 @@ function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][
     // The member itself where the object is written in the source (`config.mysql` of an imported `export const
     // config = { mysql: { host: process.env.MYSQL_HOST } }`, `ns.DB_URL` of `import * as ns`).
     const member = memberValue(n);
+    if (member === 'assigned') return 'open';
     if (member) return destinationShape(member, files, depth + 1);
     if (Node.isIdentifier(inner) || Node.isPropertyAccessExpression(inner)) return destinationShape(inner, files, depth + 1) === 'open' ? 'open' : 'configured';
   }
@@ -431,6 +432,13 @@ function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][
     const fn = functionOf(n.getExpression(), reading.sources);
     const values = fn ? returnedValues(fn) : [];
     if (values.length) return weakest(values.map((v) => destinationShape(v, files, depth + 2)));
+    // A method of a configured value given configured arguments (`u.searchParams.get('socket')`, `dsn.trim()` of a
+    // URL parsed from the environment): what it returns is the operator's too.
+    const callee = unwrap(n.getExpression());
+    if (!fn && Node.isPropertyAccessExpression(callee) && !Node.isThisExpression(unwrap(callee.getExpression()))) {
+      const parts = [callee.getExpression(), ...n.getArguments()];
+      if (parts.every((x) => destinationShape(x, files, depth + 1) !== 'open')) return 'configured';
+    }
   }
   if (Node.isNewExpression(n) && calleeName(n) === 'URL') {
     const [a, base] = n.getArguments();
@@ -454,13 +462,15 @@ function importedValue(id: Node): Node | undefined {
 }
 
 /** `obj.key` where `obj` is an object the source writes (a const, an imported const) that sets `key`, or `ns.key` of a module of the source. */
-function memberValue(access: Node): Node | undefined {
+function memberValue(access: Node): Node | 'assigned' | undefined {
   if (!Node.isPropertyAccessExpression(access) || !reading.sources) return undefined;
   const viaModule = moduleMember(access, reading.sources);
   if (viaModule) return Node.isSourceFile(viaModule) || isFunctionLike(viaModule) || Node.isClassDeclaration(viaModule) ? undefined : viaModule;
   let obj: Node | undefined = resolveValue(access.getExpression());
   if (obj && Node.isIdentifier(obj)) obj = importedValue(obj);
   if (!obj || !Node.isObjectLiteralExpression(obj)) return undefined;
+  // A member some code of the source assigns (`config.mysql = { host: args.host }`) may hold another value.
+  if (reading.files && assignedMembers(reading.files).has(access.getName())) return 'assigned';
   // A later spread may override the key: not read.
   const props = obj.getProperties();
   const name = access.getName();
@@ -468,6 +478,23 @@ function memberValue(access: Node): Node | undefined {
   if (at < 0 || props.slice(at + 1).some((p) => Node.isSpreadAssignment(p))) return undefined;
   const p = props[at]!;
   return Node.isPropertyAssignment(p) ? p.getInitializer() : Node.isShorthandPropertyAssignment(p) ? p.getNameNode() : undefined;
+}
+
+/** The member names the sources assign anywhere (`x.name = …`), gathered in one walk per set of files. */
+const assignedMemberIndexes = new WeakMap<object, Set<string>>();
+function assignedMembers(files: [string, SourceFile][]): Set<string> {
+  const known = assignedMemberIndexes.get(files);
+  if (known) return known;
+  const names = new Set<string>();
+  for (const [, sf] of files) {
+    const visit = (cn: ts.Node): void => {
+      if (ts.isBinaryExpression(cn) && cn.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(cn.left)) names.add(cn.left.name.text);
+      ts.forEachChild(cn, visit);
+    };
+    ts.forEachChild(sf.compilerNode, visit);
+  }
+  assignedMemberIndexes.set(files, names);
+  return names;
 }
 
 /** `process.argv`, a slice of it, or a const holding one. */
