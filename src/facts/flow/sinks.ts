@@ -1278,6 +1278,8 @@ export const CONNECT_MODULES: Record<string, RegExp> = {
   'playwright-chromium': /^(?:connect|connectOverCDP)$/,
   // mongosh's driver layer: NodeDriverServiceProvider.connect(uri, options).
   '@mongosh/service-provider-node-driver': /^connect$/,
+  // mongosh's connection helper: connectMongoClient(uri, clientOptions, bus, MongoClient).
+  '@mongodb-js/devtools-connect': /^connectMongoClient$/,
   ws: /^(?:|WebSocket)$/,
   net: /^(?:connect|createConnection)$/,
   tls: /^connect$/,
