@@ -371,6 +371,26 @@ function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][
       }
       return 'open';
     }
+    // A name destructured from a parameter (`function installChart({ chart, repo })`): what its callers pass there.
+    const holder = d && Node.isBindingElement(d) ? d.getParent()?.getParent() : undefined;
+    if (d && Node.isBindingElement(d) && holder && Node.isParameterDeclaration(holder)) {
+      if (followedParameters.has(holder)) return 'configured';
+      const passed = callerArguments(holder, files);
+      if (!passed) return 'open';
+      const key = d.getPropertyNameNode() ? propertyName(d.getPropertyNameNode()!) : d.getName();
+      followedParameters.add(holder);
+      try {
+        return weakest(
+          passed.map((a) => {
+            const o = a ? objectOf(a) : undefined;
+            const v = o && key ? propertyOf(o, key) : undefined;
+            return v ? destinationShape(v, files, depth + 2) : a ? destinationShape(a, files, depth + 2) : 'open';
+          }),
+        );
+      } finally {
+        followedParameters.delete(holder);
+      }
+    }
     if (d && Node.isParameterDeclaration(d)) {
       // A parameter met again through its own callers (`registry.connect(s)` → `manager.connect({ ...s })`, both
       // `connect`): that path brings no value the other callers do not.
@@ -824,7 +844,12 @@ function configuredConnection(s: SinkSite, sources: ReturnType<typeof parsedSour
   if (!client) return false;
   // A cluster client whose command line, read whole, names no cluster: the operator's kubeconfig and context.
   const launch = launchOf(s);
-  if (launch) return client.url ? destinationShape(client.url, files) !== 'open' : launch.read || clusterValues(args(call)).read;
+  if (launch) {
+    // Every value that chooses the cluster or names what it fetches, through the lists a helper's callers pass.
+    const cluster = clusterValues(args(call));
+    if (cluster.values.length) return weakest(cluster.values.map((v) => destinationShape(v, files))) !== 'open';
+    return launch.read || cluster.read;
+  }
   // Options that name no destination of their own: what their spreads bring must be configured too.
   if (!client.url) return !!objectOf(a[0]) && destinationShape(objectOf(a[0]), files) !== 'open';
   return destinationShape(client.url, files) !== 'open';
