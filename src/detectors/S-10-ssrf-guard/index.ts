@@ -8,7 +8,7 @@ import { clusterArguments, clusterLaunch, clusterLineValues, CONNECT_MODULES, SS
 import { readInside } from '../../facts/safe-read.js';
 
 const LAUNCHERS = new Set(['child_process', 'execa', 'cross-spawn']);
-import { assignedValues, fieldValues, findNodes, functionOf, isFunctionLike, originOf, rawOriginOf, GLOBAL } from '../../facts/scope.js';
+import { assignedValues, declarationOf as declaringIdentifier, fieldValues, findNodes, functionOf, importOf, isFunctionLike, moduleMember, originOf, rawOriginOf, valueOfDeclaration, GLOBAL } from '../../facts/scope.js';
 import { serverModel } from '../../facts/server-model.js';
 import { moduleSpecs, namesAnyModule, parsedSources, positionOf, propertyName, rawCalleeName, rawOfKinds, stringValue, unwrap, wrapNode } from '../../facts/ts-source.js';
 import {
@@ -340,7 +340,7 @@ function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][
   if (!node || depth > 24) return 'open';
   const n = unwrap(node);
   // No value yet (`let info = null`, filled in later): names no destination of its own.
-  if (nullish(n)) return 'configured';
+  if (nullish(n) || Node.isNumericLiteral(n)) return 'configured';
   const s = stringValue(n);
   if (s !== undefined) return /^[a-z][a-z0-9+.-]*:\/\/[^/?#@]+(?:[/?#]|$)/i.test(s) ? 'origin' : /^(?:\/(?!\/)|[?#])/.test(s) ? 'root' : 'configured';
   if ((Node.isPropertyAccessExpression(n) || Node.isElementAccessExpression(n)) && /^process\.env$/.test(unwrap(n.getExpression()).getText().replace(/\s+/g, ''))) return 'configured';
@@ -371,6 +371,26 @@ function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][
       }
       return 'open';
     }
+    // A name destructured from a parameter (`function installChart({ chart, repo })`): what its callers pass there.
+    const holder = d && Node.isBindingElement(d) ? d.getParent()?.getParent() : undefined;
+    if (d && Node.isBindingElement(d) && holder && Node.isParameterDeclaration(holder)) {
+      if (followedParameters.has(holder)) return 'configured';
+      const passed = callerArguments(holder, files);
+      if (!passed) return 'open';
+      const key = d.getPropertyNameNode() ? propertyName(d.getPropertyNameNode()!) : d.getName();
+      followedParameters.add(holder);
+      try {
+        return weakest(
+          passed.map((a) => {
+            const o = a ? objectOf(a) : undefined;
+            const v = o && key ? propertyOf(o, key) : undefined;
+            return v ? destinationShape(v, files, depth + 2) : a ? destinationShape(a, files, depth + 2) : 'open';
+          }),
+        );
+      } finally {
+        followedParameters.delete(holder);
+      }
+    }
     if (d && Node.isParameterDeclaration(d)) {
       // A parameter met again through its own callers (`registry.connect(s)` → `manager.connect({ ...s })`, both
       // `connect`): that path brings no value the other callers do not.
@@ -385,6 +405,9 @@ function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][
         followedParameters.delete(d);
       }
     }
+    // A value imported from a file of the source (`import { mcpConfig as config } from './config/index.js'`).
+    const imported = importedValue(n);
+    if (imported) return destinationShape(imported, files, depth + 1);
     return 'open';
   }
   if (Node.isBinaryExpression(n)) {
@@ -417,6 +440,11 @@ function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][
   // A member of a configured value (`connectionInfo.host`, `this.options.url` of a configured object).
   if (Node.isPropertyAccessExpression(n) && !Node.isThisExpression(unwrap(n.getExpression()))) {
     const inner = unwrap(n.getExpression());
+    // The member itself where the object is written in the source (`config.mysql` of an imported `export const
+    // config = { mysql: { host: process.env.MYSQL_HOST } }`, `ns.DB_URL` of `import * as ns`).
+    const member = memberValue(n);
+    if (member === 'assigned') return 'open';
+    if (member) return destinationShape(member, files, depth + 1);
     if (Node.isIdentifier(inner) || Node.isPropertyAccessExpression(inner)) return destinationShape(inner, files, depth + 1) === 'open' ? 'open' : 'configured';
   }
   // What a function of the source returns (`new pg.Client(resolveClientOptions(cfg))`).
@@ -424,6 +452,13 @@ function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][
     const fn = functionOf(n.getExpression(), reading.sources);
     const values = fn ? returnedValues(fn) : [];
     if (values.length) return weakest(values.map((v) => destinationShape(v, files, depth + 2)));
+    // A method of a configured value given configured arguments (`u.searchParams.get('socket')`, `dsn.trim()` of a
+    // URL parsed from the environment): what it returns is the operator's too.
+    const callee = unwrap(n.getExpression());
+    if (!fn && Node.isPropertyAccessExpression(callee) && !Node.isThisExpression(unwrap(callee.getExpression()))) {
+      const parts = [callee.getExpression(), ...n.getArguments()];
+      if (parts.every((x) => destinationShape(x, files, depth + 1) !== 'open')) return 'configured';
+    }
   }
   if (Node.isNewExpression(n) && calleeName(n) === 'URL') {
     const [a, base] = n.getArguments();
@@ -432,6 +467,54 @@ function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][
     return ref === 'origin' ? 'origin' : ref === 'root' && destinationShape(base, files, depth + 1) !== 'open' ? 'origin' : 'open';
   }
   return 'open';
+}
+
+/**
+ * What an identifier imported from a file of the source stands for, when it is a value (an exported const's
+ * initializer), not a function, a class or a whole module. Undefined for anything else.
+ */
+function importedValue(id: Node): Node | undefined {
+  if (!reading.sources || !Node.isIdentifier(id)) return undefined;
+  const declId = declaringIdentifier(id);
+  if (!declId || !importOf(declId)) return undefined;
+  const v = valueOfDeclaration(declId, reading.sources);
+  return v && !Node.isSourceFile(v) && !isFunctionLike(v) && !Node.isClassDeclaration(v) && !Node.isClassExpression(v) ? v : undefined;
+}
+
+/** `obj.key` where `obj` is an object the source writes (a const, an imported const) that sets `key`, or `ns.key` of a module of the source. */
+function memberValue(access: Node): Node | 'assigned' | undefined {
+  if (!Node.isPropertyAccessExpression(access) || !reading.sources) return undefined;
+  const viaModule = moduleMember(access, reading.sources);
+  if (viaModule) return Node.isSourceFile(viaModule) || isFunctionLike(viaModule) || Node.isClassDeclaration(viaModule) ? undefined : viaModule;
+  let obj: Node | undefined = resolveValue(access.getExpression());
+  if (obj && Node.isIdentifier(obj)) obj = importedValue(obj);
+  if (!obj || !Node.isObjectLiteralExpression(obj)) return undefined;
+  // A member some code of the source assigns (`config.mysql = { host: args.host }`) may hold another value.
+  if (reading.files && assignedMembers(reading.files).has(access.getName())) return 'assigned';
+  // A later spread may override the key: not read.
+  const props = obj.getProperties();
+  const name = access.getName();
+  const at = props.findIndex((p) => (Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p)) && propertyName(p.getNameNode()) === name);
+  if (at < 0 || props.slice(at + 1).some((p) => Node.isSpreadAssignment(p))) return undefined;
+  const p = props[at]!;
+  return Node.isPropertyAssignment(p) ? p.getInitializer() : Node.isShorthandPropertyAssignment(p) ? p.getNameNode() : undefined;
+}
+
+/** The member names the sources assign anywhere (`x.name = …`), gathered in one walk per set of files. */
+const assignedMemberIndexes = new WeakMap<object, Set<string>>();
+function assignedMembers(files: [string, SourceFile][]): Set<string> {
+  const known = assignedMemberIndexes.get(files);
+  if (known) return known;
+  const names = new Set<string>();
+  for (const [, sf] of files) {
+    const visit = (cn: ts.Node): void => {
+      if (ts.isBinaryExpression(cn) && cn.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(cn.left)) names.add(cn.left.name.text);
+      ts.forEachChild(cn, visit);
+    };
+    ts.forEachChild(sf.compilerNode, visit);
+  }
+  assignedMemberIndexes.set(files, names);
+  return names;
 }
 
 /** `process.argv`, a slice of it, or a const holding one. */
@@ -761,7 +844,12 @@ function configuredConnection(s: SinkSite, sources: ReturnType<typeof parsedSour
   if (!client) return false;
   // A cluster client whose command line, read whole, names no cluster: the operator's kubeconfig and context.
   const launch = launchOf(s);
-  if (launch) return client.url ? destinationShape(client.url, files) !== 'open' : launch.read || clusterValues(args(call)).read;
+  if (launch) {
+    // Every value that chooses the cluster or names what it fetches, through the lists a helper's callers pass.
+    const cluster = clusterValues(args(call));
+    if (cluster.values.length) return weakest(cluster.values.map((v) => destinationShape(v, files))) !== 'open';
+    return launch.read || cluster.read;
+  }
   // Options that name no destination of their own: what their spreads bring must be configured too.
   if (!client.url) return !!objectOf(a[0]) && destinationShape(objectOf(a[0]), files) !== 'open';
   return destinationShape(client.url, files) !== 'open';

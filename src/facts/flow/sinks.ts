@@ -269,8 +269,23 @@ export function clusterArguments(program: Node | undefined, argv: Node | undefin
     const before = values[i - 1];
     const head = Node.isTemplateExpression(u) ? u.getHead().getLiteralText() : undefined;
     if ((before !== undefined && (CLUSTER_FLAGS.test(before) || (before === 'use-context' && values[i - 2] === 'config'))) || (head !== undefined && /^--(?:context|kube-context|server|cluster|kubeconfig)=$/.test(head))) out.push(e);
+    else if (remoteSourceAt(values, i) || (head !== undefined && /^--(?:filename|repo)=$/.test(head))) out.push(e);
   });
   return out;
+}
+
+/**
+ * A place on a cluster client's command line that names something it fetches, which may be a URL: a manifest
+ * (`-f`, `--filename`: kubectl reads an http(s) URL there), a chart repository (`--repo`, `helm repo add NAME URL`) or
+ * a chart (`helm install|upgrade|template RELEASE CHART`, `helm pull CHART`: a URL or an oci:// reference).
+ */
+function remoteSourceAt(values: (string | undefined)[], i: number): boolean {
+  const before = values[i - 1];
+  if (before !== undefined && /^(?:-f|--filename|--repo)$/.test(before)) return true;
+  if (values[i - 2] === 'add' && values[i - 3] === 'repo') return true;
+  // The list holds the arguments after the program: `['pull', chart]`, `['install', release, chart, …]`.
+  if (i === 1 && values[0] === 'pull') return true;
+  return i === 2 && /^(?:install|upgrade|template)$/.test(values[0] ?? '');
 }
 
 /** The values of a cluster client's command line written as a template that choose the cluster (`kubectl config use-context ${c}`, `--context=${c}`). */
@@ -283,6 +298,8 @@ export function clusterLineValues(line: Node | undefined): Node[] {
   let text = u.getHead().getLiteralText();
   for (const span of u.getTemplateSpans()) {
     if (/(?:^|\s)(?:--context|--kube-context|--server|-s|--cluster|--kubeconfig)(?:=|\s+)["']?$|(?:^|\s)config\s+use-context\s+["']?$/.test(text)) out.push(span.getExpression());
+    // What it fetches (remoteSourceAt): a manifest, a chart repository, a chart.
+    else if (/(?:^|\s)(?:-f|--filename|--repo)(?:=|\s+)["']?$|(?:^|\s)repo\s+add\s+\S+\s+["']?$|^\S+\s+(?:(?:install|upgrade|template)\s+[^\s-]\S*|pull)\s+["']?$/.test(text)) out.push(span.getExpression());
     text += '\u0000' + span.getLiteral().getLiteralText();
   }
   return out;
@@ -1278,6 +1295,8 @@ export const CONNECT_MODULES: Record<string, RegExp> = {
   'playwright-chromium': /^(?:connect|connectOverCDP)$/,
   // mongosh's driver layer: NodeDriverServiceProvider.connect(uri, options).
   '@mongosh/service-provider-node-driver': /^connect$/,
+  // mongosh's connection helper: connectMongoClient(uri, clientOptions, bus, MongoClient).
+  '@mongodb-js/devtools-connect': /^connectMongoClient$/,
   ws: /^(?:|WebSocket)$/,
   net: /^(?:connect|createConnection)$/,
   tls: /^connect$/,
