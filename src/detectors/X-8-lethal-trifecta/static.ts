@@ -13,7 +13,7 @@ import { asksUser, pyReachedPieces, reachedPieces, rootModule, usesModule } from
 import { noToolsFound } from '../support/source/tool-absence.js';
 import { toolsToJudge } from '../support/source/generated-tools.js';
 import { documentOperations, operationsOf, shippedOpenApiDocument, type DocumentOperation } from '../support/source/document-operations.js';
-import { addHits, classifyTool, emptyLegs, isTrifecta, legEvidence, nameWords, toolList, VERBS, type LegHit, type LegMap, type Leg } from './legs.js';
+import { addHits, classifyTool, emptyLegs, EXTENSION_BRIDGE, isTrifecta, legEvidence, nameWords, toolList, VERBS, type LegHit, type LegMap, type Leg } from './legs.js';
 
 /**
  * X-8 — lethal trifecta in one server (static). Reads the tools a server registers in its source — the
@@ -126,6 +126,28 @@ export function operationHits(op: DocumentOperation, context: string): LegHit[] 
   return hits;
 }
 
+/** A WebSocket server of the `ws` package (`new WebSocketServer(…)`, `new WebSocket.Server(…)`, `new ws.Server(…)`). */
+const WS_SERVER = /\bnew\s+(?:WebSocketServer|[\w$]+\.(?:WebSocketServer|Server))\s*\(/;
+const EXTENSION_WORD = /\bextension\b/i;
+
+/**
+ * Whether the server drives a browser through an extension installed in the user's own browser: one of its files opens
+ * a WebSocket server of `ws` (the local bridge the extension connects to), and that file or the package's description
+ * or keywords name an extension. Read once per audit, over the file texts already parsed.
+ */
+export function extensionBridge(repo: RepoFacts, sources: ReturnType<typeof parsedSources>): boolean {
+  const pkg = repo.object('package.json');
+  const about = pkg.ok ? [pkg.value.description, ...(Array.isArray(pkg.value.keywords) ? pkg.value.keywords : [])].filter((x): x is string => typeof x === 'string').join(' ') : '';
+  const described = EXTENSION_WORD.test(about.replace(/-/g, ' '));
+  for (const [rel, sf] of sources.files) {
+    if (rel.startsWith('node_modules/')) continue;
+    const text = sf.getFullText();
+    if (!WS_SERVER.test(text) || !/\bws\b/.test(text)) continue;
+    if (described || EXTENSION_WORD.test(text)) return true;
+  }
+  return false;
+}
+
 interface Located {
   file: string;
   line: number;
@@ -148,7 +170,10 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
   const at = new Map<string, Located>();
   // The package's name says which product the server wraps (legs.ts productOf).
   const pkg = repo.object('package.json');
-  const context = pkg.ok && typeof pkg.value.name === 'string' ? pkg.value.name : undefined;
+  const pkgName = pkg.ok && typeof pkg.value.name === 'string' ? pkg.value.name : undefined;
+  // A browser reached through an extension of the user's own browser: its pages carry the user's profile (legs.ts).
+  const bridged = jsTools.length > 0 && extensionBridge(repo, parsedSources(repo));
+  const context = bridged ? `${pkgName ?? ''} ${EXTENSION_BRIDGE}`.trim() : pkgName;
   /** Tools whose handler asks the user before it acts: their requests go out only with the user's approval. */
   const confirmed = new Set<string>();
   let computed = 0;
