@@ -10,6 +10,7 @@ import { Node } from '../../facts/morph.js';
 import { declarationOf } from '../../facts/scope.js';
 import { parsedSources, unwrap } from '../../facts/ts-source.js';
 import { asksUser, pyReachedPieces, reachedPieces, rootModule, usesModule } from './reach.js';
+import { asksBefore, gatesOf, type Gate } from './approval.js';
 import { noToolsFound } from '../support/source/tool-absence.js';
 import { toolsToJudge } from '../support/source/generated-tools.js';
 import { documentOperations, operationsOf, shippedOpenApiDocument, type DocumentOperation } from '../support/source/document-operations.js';
@@ -200,7 +201,7 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
       flowHits.set(f.tool, hits);
     }
     const rowDocuments = new Map<string, ReturnType<typeof operationsOf> | undefined>();
-    const handlerReach = new Map<Node, { hits: LegHit[]; asks: boolean }>();
+    const handlerReach = new Map<Node, { hits: LegHit[]; gates: Gate[] }>();
     for (const t of jsTools) {
       if (!t.nameIsLiteral) {
         // Names computed from an API document shipped in the package: each operation is a tool, read from the document.
@@ -246,10 +247,11 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
           for (const api of SOURCE_APIS.filter((a) => a.lang === 'js')) {
             if (api.modules.map(rootModule).some((m) => usesModule(pieces, m, api.calls))) for (const leg of api.legs) apiHits.push({ leg, rule: api.id });
           }
-          handlerReach.set(t.handler, (reached = { hits: apiHits, asks: asksUser(pieces) }));
+          // The places it asks the human, each with the tool names its branches require (approval.ts).
+          handlerReach.set(t.handler, (reached = { hits: apiHits, gates: asksUser(pieces) ? gatesOf(t.handler, sources) : [] }));
         }
         hits.push(...reached.hits);
-        if (reached.asks) confirmed.add(t.name);
+        if (asksBefore(reached.gates, t.name)) confirmed.add(t.name);
       }
       addHits(legs, t.name, hits);
       if (!at.has(t.name)) at.set(t.name, { file: t.file, line: t.nameLine ?? t.line });
