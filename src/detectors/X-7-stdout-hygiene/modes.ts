@@ -15,6 +15,8 @@ import { ofKinds, unwrap, type ParsedSources } from '../../facts/ts-source.js';
  *     'http'`, `case 'sse':`, `if (process.env.ENABLE_SSE_TRANSPORT)`, `mode !== 'stdio'`, a field or
  *     const holding such a test), or a sibling branch of the same `if` starts the stdio transport while
  *     this one does not;
+ *   - a clause of a command switch that ends without serving while another clause starts stdio (`case 'auth': …
+ *     break;`, `default: showHelp(); process.exit(1)`);
  *   - a function whose every call site in the files read is on such a path (`listTools()` called only
  *     under `--list-tools`, `startSSEServer()` called only on the SSE branch), followed three calls up.
  *
@@ -128,6 +130,32 @@ function startsStdio(n: Node): boolean {
   });
 }
 
+/**
+ * A clause of a command switch that serves no stdio: another clause starts the stdio transport, this one does not and
+ * ends without falling through (`break`, `return`, `throw`, `process.exit(…)`): `case 'auth': await login(); break;`,
+ * `default: console.error('Unknown command'); showHelp(); process.exit(1)`.
+ */
+function otherCommand(clause: Node, sw: Node): boolean {
+  if (!(Node.isCaseClause(clause) || Node.isDefaultClause(clause)) || !Node.isSwitchStatement(sw)) return false;
+  const last = clause.getStatements().at(-1);
+  if (!last) return false;
+  const ends = Node.isBreakStatement(last) || Node.isReturnStatement(last) || Node.isThrowStatement(last) || /^process\.exit\s*\(/.test(last.getText());
+  return ends && !servesStdio(clause) && sw.getCaseBlock().getClauses().some((c) => c !== clause && servesStdio(c));
+}
+
+/** Does this clause start stdio, itself or through a function of the file it calls by name (`await startMcpServer()`)? */
+function servesStdio(clause: Node): boolean {
+  if (startsStdio(clause)) return true;
+  for (const call of clause.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+    const callee = unwrap(call.getExpression());
+    if (!Node.isIdentifier(callee)) continue;
+    const d = declarationOf(callee)?.getParent();
+    const fn = d && Node.isVariableDeclaration(d) ? d.getInitializer() : d;
+    if (fn && isFunctionLike(fn) && startsStdio(fn)) return true;
+  }
+  return false;
+}
+
 /** The if-statement branches above `node` (innermost first), with which branch holds it. */
 function guards(node: Node, stop: Node): { cond: Node; branch: Branch; self: Node; other?: Node }[] {
   const out: { cond: Node; branch: Branch; self: Node; other?: Node }[] = [];
@@ -149,6 +177,10 @@ function guards(node: Node, stop: Node): { cond: Node; branch: Branch; self: Nod
       const v = constString(p.getExpression())?.value;
       const mode = v !== undefined ? literalMode(v) : undefined;
       if (sw && Node.isSwitchStatement(sw) && (mode === 'http' || mode === 'cli')) out.push({ cond: p.getExpression(), branch: 'then', self: cur });
+      else if (sw && Node.isSwitchStatement(sw) && otherCommand(p, sw)) out.push({ cond: p, branch: 'then', self: cur });
+    } else if (Node.isDefaultClause(p)) {
+      const sw = p.getParent()?.getParent();
+      if (sw && Node.isSwitchStatement(sw) && otherCommand(p, sw)) out.push({ cond: p, branch: 'then', self: cur });
     }
     if (isFunctionLike(p)) break;
   }
@@ -159,7 +191,7 @@ function guards(node: Node, stop: Node): { cond: Node; branch: Branch; self: Nod
 function guardedHere(node: Node): boolean {
   const fn = node.getFirstAncestor((a) => isFunctionLike(a));
   for (const g of guards(node, fn ?? node.getSourceFile())) {
-    if (Node.isCaseClause(g.cond.getParent())) return true;
+    if (Node.isCaseClause(g.cond.getParent()) || Node.isCaseClause(g.cond) || Node.isDefaultClause(g.cond)) return true;
     if (neverStdio(g.cond, g.branch)) return true;
     // A sibling branch starts stdio and this one does not: this branch serves another way.
     if (g.other && startsStdio(g.other) && !startsStdio(g.self)) return true;

@@ -24,8 +24,10 @@ import { installedFolder } from '../../facts/published.js';
  * starts the transport, the files that import such a file at their top level (transitively, unless they serve
  * another transport or read the command line: `index.js` importing `server.js` and wiring the tools) and, transitively, the files they import by relative
  * path (static, dynamic or require); when only mcp.json says stdio, every source file. In them, each of these is a finding:
- *   - `console.log`, `console.info`, `console.debug`, `console.table`, `console.dir` (stdout in Node),
- *     unless the source reassigns that console method;
+ *   - `console.log`, `console.info`, `console.debug`, `console.table`, `console.dir`, `console.dirxml`, `console.timeEnd`,
+ *     `console.timeLog`, `console.count`, `console.group(label)` (stdout in Node), unless the source reassigns that console
+ *     method; such a method taken out of the console (`const { log } = console`), a Console of node:console built on
+ *     process.stdout (`new Console(process.stdout)`), and a write on file descriptor 1 (`fs.writeSync(1, …)`);
  *   - `process.stdout.write(...)`, except the transport's own writes (an argument that builds a
  *     `jsonrpc` message, or a write inside a class named *Transport) and an empty write (`write('', cb)`, a flush);
  *   - a pino logger created without a destination (pino writes to stdout by default) or with stdout
@@ -78,8 +80,10 @@ function cleanStdioSession(session: SessionFacts | undefined): boolean {
   return session.session.connections.some((c) => c.messages.some((m) => m.dir === 'in'));
 }
 
-const STDOUT_CONSOLE = new Set(['log', 'info', 'debug', 'table', 'dir']);
-const STDOUT_CALLS: ReadonlySet<string> = new Set([...STDOUT_CONSOLE, 'write']);
+const STDOUT_CONSOLE = new Set(['log', 'info', 'debug', 'table', 'dir', 'dirxml', 'timeEnd', 'timeLog', 'count', 'group', 'groupCollapsed']);
+/** Console methods that print only when given a label: `console.group()` alone indents and prints nothing. */
+const LABEL_ONLY = new Set(['group', 'groupCollapsed']);
+const STDOUT_CALLS: ReadonlySet<string> = new Set([...STDOUT_CONSOLE, 'write', 'writeSync']);
 /** The call names read in a file that names no logger: stdout writes, pipes into stdout, launches. */
 const CALLS_READ: ReadonlySet<string> = new Set([...STDOUT_CALLS, 'pipe', 'pipeline', 'spawn', 'spawnSync', 'execFile', 'execFileSync', 'exec', 'execSync', 'fork', 'sync', 'execa', 'execaSync', 'execaNode', 'execaCommand', 'execaCommandSync', 'crossSpawn']);
 const MANIFEST = 'mcp.json';
@@ -855,6 +859,42 @@ function consoleReferences(sf: SourceFile, redirected: ReadonlySet<string>): Nod
   });
 }
 
+/**
+ * Other ways to reach stdout through the console: a stdout method taken out of it (`const { log } = console`), and a
+ * Console of node:console built on process.stdout (`new Console(process.stdout)`, `new console.Console({ stdout:
+ * process.stdout })`). Each with the text the finding names.
+ */
+function consoleAliases(sf: SourceFile, redirected: ReadonlySet<string>): { node: Node; call: string }[] {
+  const out: { node: Node; call: string }[] = [];
+  const text = sf.getFullText();
+  if (/\}\s*=\s*console\b/.test(text)) {
+    for (const d of ofKinds(sf, [SyntaxKind.VariableDeclaration], (cn) => ts.isObjectBindingPattern((cn as ts.VariableDeclaration).name))) {
+      if (!Node.isVariableDeclaration(d)) continue;
+      const init = d.getInitializer();
+      const pattern = d.getNameNode();
+      if (!init || !isGlobal(init, 'console') || !Node.isObjectBindingPattern(pattern)) continue;
+      for (const el of pattern.getElements()) {
+        const key = el.getPropertyNameNode()?.getText() ?? el.getName();
+        if (STDOUT_CONSOLE.has(key) && !redirected.has(key)) out.push({ node: el, call: `console.${key}` });
+      }
+    }
+  }
+  if (/\bConsole\s*\(/.test(text)) {
+    for (const n of ofKinds(sf, [SyntaxKind.NewExpression])) {
+      if (!Node.isNewExpression(n)) continue;
+      const c = unwrap(n.getExpression());
+      const o = originOf(c);
+      const isConsole = (Node.isPropertyAccessExpression(c) && c.getName() === 'Console' && isGlobal(c.getExpression(), 'console')) || (!!o && /^(?:node:)?console$/.test(o.module) && names(o.path).pop() === 'Console');
+      if (!isConsole) continue;
+      const first = n.getArguments()[0] && unwrap(n.getArguments()[0]!);
+      const stream = first && Node.isObjectLiteralExpression(first) ? first.getProperty('stdout') : first;
+      const value = stream && Node.isPropertyAssignment(stream) ? stream.getInitializer() : Node.isShorthandPropertyAssignment(stream) ? stream.getNameNode() : stream;
+      if (value && stdoutOf(unwrap(value))) out.push({ node: n, call: 'new Console(process.stdout)' });
+    }
+  }
+  return out;
+}
+
 /** The loads of packages in a file: imports and re-exports (not type-only), `require('…')` and `import('…')` of a bare specifier. */
 function bareLoads(sf: SourceFile): Node[] {
   const out: Node[] = [];
@@ -956,7 +996,7 @@ export default defineDetector({
         if (Node.isPropertyAccessExpression(callee)) {
           const obj = unwrap(callee.getExpression());
           const m = callee.getName();
-          if (STDOUT_CONSOLE.has(m) && isGlobal(obj, 'console') && !redirected.has(m)) {
+          if (STDOUT_CONSOLE.has(m) && isGlobal(obj, 'console') && !redirected.has(m) && !(LABEL_ONLY.has(m) && n.getArguments().length === 0)) {
             if (stands(n)) findings.push({ messageId: 'stdout-write', data: { call: `console.${m}` }, location: at, evidence: n.getText().slice(0, 120) });
             continue;
           }
@@ -975,6 +1015,13 @@ export default defineDetector({
             if (stands(n)) findings.push({ messageId: 'stdout-write', data: { call: 'process.stdout.write' }, location: at, evidence: n.getText().slice(0, 120) });
             continue;
           }
+        }
+        // fs.writeSync(1, …) / fs.write(1, …): a write on file descriptor 1, stdout.
+        const fo = originOf(callee);
+        const fd = n.getArguments()[0];
+        if (fo && /^(?:node:)?fs$/.test(fo.module) && /^write(?:Sync)?$/.test(names(fo.path).pop() ?? '') && fd && unwrap(fd).getText() === '1') {
+          if (stands(n)) findings.push({ messageId: 'stdout-write', data: { call: `${names(fo.path).pop()}(1, …)` }, location: at, evidence: n.getText().slice(0, 120) });
+          continue;
         }
         // pipeline(source, …, process.stdout) of node:stream: the source's data on ours.
         const po = originOf(callee);
@@ -1004,6 +1051,14 @@ export default defineDetector({
         if (reported.has(`${at.file}:${at.line}`) || !stands(n)) continue;
         reported.add(`${at.file}:${at.line}`);
         findings.push({ messageId: 'stdout-write', data: { call: n.getText() }, location: at, evidence: (n.getParent() ?? n).getText().slice(0, 120) });
+      }
+    }
+    for (const sf of files) {
+      for (const { node, call } of consoleAliases(sf, redirected)) {
+        const at = { file: code.rel(sf), line: positionOf(node).line };
+        if (reported.has(`${at.file}:${at.line}`) || !stands(node)) continue;
+        reported.add(`${at.file}:${at.line}`);
+        findings.push({ messageId: 'stdout-write', data: { call }, location: at, evidence: (node.getParent() ?? node).getText().slice(0, 120) });
       }
     }
     // Installed dependencies whose top-level code prints on stdout (dependencies.ts), once per package.

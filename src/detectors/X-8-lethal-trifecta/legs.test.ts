@@ -89,6 +89,14 @@ describe('X-8 classification rules (legs.ts)', () => {
     [{ name: 'run_command', description: 'Run a command in the project folder.', properties: ['command'] }, []],
     [{ name: 'docker_run', properties: ['image', 'command'] }, []],
     [{ name: 'send_command', properties: ['device', 'command'], context: 'tv-remote-mcp' }, ['outbound']],
+    // A browser driven through an extension of the user's own browser (the static half marks the context; a served
+    // description naming the extension says it too): its pages carry the user's logins.
+    [{ name: 'browser_navigate', properties: ['url'], context: 'tabpilot-mcp browser-extension' }, ['private', 'untrusted', 'outbound']],
+    [{ name: 'browser_snapshot', context: 'tabpilot-mcp browser-extension' }, ['private', 'untrusted']],
+    [{ name: 'browser_click', properties: ['element', 'ref'], description: 'Click an element in the tab the Chrome extension is connected to.' }, ['private', 'untrusted']],
+    [{ name: 'browser_navigate', properties: ['url'] }, ['untrusted', 'outbound']],
+    [{ name: 'browser_click', properties: ['element', 'ref'], context: 'playwright-runner' }, ['untrusted']],
+    [{ name: 'install_extension', properties: ['id'], context: 'vscode-extension-manager' }, []],
     // mcp-doctor's own tools, as served.
     [{ name: 'probe_endpoint', properties: ['command', 'url', 'headers', 'allow_private', 'cwd', 'env'], annotations: { readOnlyHint: false, openWorldHint: true } }, ['untrusted', 'outbound']],
     [{ name: 'audit_repository', properties: ['path', 'locale', 'rules', 'fail_on'], annotations: { readOnlyHint: true, openWorldHint: false } }, []],

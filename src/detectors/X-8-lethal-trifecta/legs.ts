@@ -111,6 +111,16 @@ const REMOTE_PROSE = /\b(?:SSH|remote\s+(?:hosts?|servers?|machines?|systems?|sh
 const CONTAINERS = ['docker', 'container', 'containers', 'pod', 'pods', 'kubectl', 'kubernetes', 'k8s'];
 const CONTAINER_PROSE = /\b(?:(?:in|inside)\s+(?:an?|the)\s+(?:running\s+)?(?:container|pod)|Kubernetes|Docker)\b/i;
 
+/**
+ * Browsers driven through an extension installed in the user's own browser (a bridge: the server listens on a local
+ * WebSocket the extension connects to). The pages it opens, reads and clicks through carry the user's profile: saved
+ * logins, cookies, open tabs. Browsing there reads the user's accounts (private data), as browsing under saved logins does.
+ * The static half marks the server's context with EXTENSION_BRIDGE when its source holds such a bridge.
+ */
+export const EXTENSION_BRIDGE = 'browser-extension';
+const BROWSER_ACTIONS = ['navigate', 'goto', 'click', 'type', 'snapshot', 'screenshot', 'tab', 'tabs', 'hover', 'scroll', 'fill', 'press', 'drag', 'browser'];
+const EXTENSION_PROSE = /\b(?:(?:browser|chrome|firefox|edge)\s+extension|extension\s+(?:running\s+|installed\s+)?in\s+(?:your|the\s+user['’]s)\s+(?:own\s+)?(?:browser|chrome))\b/i;
+
 /** The user's own account, named from its side: `get_me`, `list_my_issues`, GET /me/messages. */
 const OWN_ACCOUNT = ['me', 'my', 'mine', 'myself', 'self', 'whoami'];
 
@@ -137,6 +147,7 @@ export const LEG_RULES: readonly LegRule[] = [
   { id: 'creates-public-content', legs: ['outbound'], name: { verbs: ['create', 'add', 'open', 'write', 'update', 'edit', 'comment', 'make', 'new', 'put', 'append', 'insert', 'save'], objects: PUBLIC_CONTENT } },
   { id: 'http-request', legs: ['outbound', 'untrusted'], name: { verbs: ['make', 'send', 'call', 'execute', 'run', 'invoke'], objects: ['request', 'requests', 'http', 'api', 'endpoint', 'webhook'] } },
 
+  { id: 'drives-user-browser', legs: ['private'], name: { words: BROWSER_ACTIONS }, product: ['extension'], prose: EXTENSION_PROSE },
   { id: 'invites-attendees', legs: ['outbound'], name: { words: WRITES_OR_SENDS }, properties: { exact: INVITEE_ARGS } },
   { id: 'runs-remote-command', legs: ['private', 'untrusted', 'outbound'], properties: { exact: COMMAND_ARGS }, product: REMOTE_SHELLS, prose: REMOTE_PROSE },
   { id: 'execs-in-container', legs: ['private', 'untrusted', 'outbound'], name: { words: ['exec', 'execute'] }, properties: { exact: COMMAND_ARGS }, product: CONTAINERS, prose: CONTAINER_PROSE },

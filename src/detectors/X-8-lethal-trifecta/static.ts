@@ -10,10 +10,11 @@ import { Node } from '../../facts/morph.js';
 import { declarationOf } from '../../facts/scope.js';
 import { parsedSources, unwrap } from '../../facts/ts-source.js';
 import { asksUser, pyReachedPieces, reachedPieces, rootModule, usesModule } from './reach.js';
+import { asksBefore, gatesOf, type Gate } from './approval.js';
 import { noToolsFound } from '../support/source/tool-absence.js';
 import { toolsToJudge } from '../support/source/generated-tools.js';
 import { documentOperations, operationsOf, shippedOpenApiDocument, type DocumentOperation } from '../support/source/document-operations.js';
-import { addHits, classifyTool, emptyLegs, isTrifecta, legEvidence, nameWords, toolList, VERBS, type LegHit, type LegMap, type Leg } from './legs.js';
+import { addHits, classifyTool, emptyLegs, EXTENSION_BRIDGE, isTrifecta, legEvidence, nameWords, toolList, VERBS, type LegHit, type LegMap, type Leg } from './legs.js';
 
 /**
  * X-8 — lethal trifecta in one server (static). Reads the tools a server registers in its source — the
@@ -126,6 +127,28 @@ export function operationHits(op: DocumentOperation, context: string): LegHit[] 
   return hits;
 }
 
+/** A WebSocket server of the `ws` package (`new WebSocketServer(…)`, `new WebSocket.Server(…)`, `new ws.Server(…)`). */
+const WS_SERVER = /\bnew\s+(?:WebSocketServer|[\w$]+\.(?:WebSocketServer|Server))\s*\(/;
+const EXTENSION_WORD = /\bextension\b/i;
+
+/**
+ * Whether the server drives a browser through an extension installed in the user's own browser: one of its files opens
+ * a WebSocket server of `ws` (the local bridge the extension connects to), and that file or the package's description
+ * or keywords name an extension. Read once per audit, over the file texts already parsed.
+ */
+export function extensionBridge(repo: RepoFacts, sources: ReturnType<typeof parsedSources>): boolean {
+  const pkg = repo.object('package.json');
+  const about = pkg.ok ? [pkg.value.description, ...(Array.isArray(pkg.value.keywords) ? pkg.value.keywords : [])].filter((x): x is string => typeof x === 'string').join(' ') : '';
+  const described = EXTENSION_WORD.test(about.replace(/-/g, ' '));
+  for (const [rel, sf] of sources.files) {
+    if (rel.startsWith('node_modules/')) continue;
+    const text = sf.getFullText();
+    if (!WS_SERVER.test(text) || !/\bws\b/.test(text)) continue;
+    if (described || EXTENSION_WORD.test(text)) return true;
+  }
+  return false;
+}
+
 interface Located {
   file: string;
   line: number;
@@ -148,7 +171,10 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
   const at = new Map<string, Located>();
   // The package's name says which product the server wraps (legs.ts productOf).
   const pkg = repo.object('package.json');
-  const context = pkg.ok && typeof pkg.value.name === 'string' ? pkg.value.name : undefined;
+  const pkgName = pkg.ok && typeof pkg.value.name === 'string' ? pkg.value.name : undefined;
+  // A browser reached through an extension of the user's own browser: its pages carry the user's profile (legs.ts).
+  const bridged = jsTools.length > 0 && extensionBridge(repo, parsedSources(repo));
+  const context = bridged ? `${pkgName ?? ''} ${EXTENSION_BRIDGE}`.trim() : pkgName;
   /** Tools whose handler asks the user before it acts: their requests go out only with the user's approval. */
   const confirmed = new Set<string>();
   let computed = 0;
@@ -175,7 +201,7 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
       flowHits.set(f.tool, hits);
     }
     const rowDocuments = new Map<string, ReturnType<typeof operationsOf> | undefined>();
-    const handlerReach = new Map<Node, { hits: LegHit[]; asks: boolean }>();
+    const handlerReach = new Map<Node, { hits: LegHit[]; gates: Gate[] }>();
     for (const t of jsTools) {
       if (!t.nameIsLiteral) {
         // Names computed from an API document shipped in the package: each operation is a tool, read from the document.
@@ -221,10 +247,11 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
           for (const api of SOURCE_APIS.filter((a) => a.lang === 'js')) {
             if (api.modules.map(rootModule).some((m) => usesModule(pieces, m, api.calls))) for (const leg of api.legs) apiHits.push({ leg, rule: api.id });
           }
-          handlerReach.set(t.handler, (reached = { hits: apiHits, asks: asksUser(pieces) }));
+          // The places it asks the human, each with the tool names its branches require (approval.ts).
+          handlerReach.set(t.handler, (reached = { hits: apiHits, gates: asksUser(pieces) ? gatesOf(t.handler, sources) : [] }));
         }
         hits.push(...reached.hits);
-        if (reached.asks) confirmed.add(t.name);
+        if (asksBefore(reached.gates, t.name)) confirmed.add(t.name);
       }
       addHits(legs, t.name, hits);
       if (!at.has(t.name)) at.set(t.name, { file: t.file, line: t.nameLine ?? t.line });

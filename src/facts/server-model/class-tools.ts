@@ -284,8 +284,28 @@ function loopElements(list: Node, sources: ParsedSources, depth = 0): Node[] | u
     }
     return out;
   }
+  // A list kept in a field of a class (`static tools = [...]` walked by `for (const tool of this.tools)` in a static
+  // method, or by `ToolRegistry.tools`; an instance field initialised with a literal, walked through `this`).
+  if (Node.isPropertyAccessExpression(u)) {
+    const field = classFieldValue(u);
+    if (field) return loopElements(field, sources, depth + 1);
+  }
   const listed = listElements(list, sources);
   return listed.length ? listed : undefined;
+}
+
+/** The initializer of the class field `this.NAME` / `ClassName.NAME` reads, when the class declares it with one. */
+function classFieldValue(access: Node): Node | undefined {
+  if (!Node.isPropertyAccessExpression(access)) return undefined;
+  const on = unwrap(access.getExpression());
+  let cls: ClassNode | undefined;
+  if (Node.isThisExpression(on)) cls = enclosingClass(on);
+  else if (Node.isIdentifier(on)) {
+    const d = declarationOf(on)?.getParent();
+    if (d && Node.isClassDeclaration(d)) cls = d;
+  }
+  const prop = cls?.getProperty(access.getName());
+  return prop?.getInitializer();
 }
 
 /**
