@@ -26,11 +26,33 @@ const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', '
 /** A receiver named like an HTTP client: this.http.get(…), this.client.post(…), api.request(…). */
 const CLIENT_NAME = /^(?:_?(?:http|https|axios|client|api|got|ky|session|instance|request|rest|fetcher)\w*|\w*(?:Client|Http|Api|Axios))$/i;
 
-/** Does this node hold an outgoing HTTP request (fetch, axios, got, ky, undici, http.request, a client's get/post)? */
+/** A factory or a class of an API client: `getCircleCIClient()`, `createClient(…)`, `new WebClient(…)`. */
+const CLIENT_BUILDER = /Client$/;
+
+/**
+ * Is the receiver of a method call a client built in the code: its root a variable initialised with a call of a
+ * client factory or a construction of a client class (`const api = getCircleCIClient(); api.tests.getJobTests(…)`)?
+ * Every method of such a client is a request to its service.
+ */
+function clientReceiver(recv: ts.Node): boolean {
+  let r = rawUnwrap(recv);
+  while (ts.isPropertyAccessExpression(r)) r = rawUnwrap(r.expression);
+  if (!ts.isIdentifier(r)) return false;
+  const d = rawDeclarationOf(r)?.parent;
+  let i = d && ts.isVariableDeclaration(d) && d.initializer ? rawUnwrap(d.initializer) : undefined;
+  if (i && ts.isAwaitExpression(i)) i = rawUnwrap(i.expression);
+  if (!i || !(ts.isCallExpression(i) || ts.isNewExpression(i))) return false;
+  const c = rawUnwrap(i.expression);
+  const name = ts.isIdentifier(c) ? c.text : ts.isPropertyAccessExpression(c) ? c.name.text : '';
+  return CLIENT_BUILDER.test(name);
+}
+
+/** Does this node hold an outgoing HTTP request (fetch, axios, got, ky, undici, http.request, a client's get/post, any method of a client built in the code)? */
 export function holdsOutboundRequest(root: ts.Node): boolean {
   const visit = (n: ts.Node): boolean => {
     if (ts.isCallExpression(n)) {
       const c = rawUnwrap(n.expression);
+      if (ts.isPropertyAccessExpression(c) && clientReceiver(c.expression)) return true;
       if (ts.isIdentifier(c) && HTTP_FUNCTIONS.has(c.text)) return true;
       if (ts.isIdentifier(c) && HTTP_MODULES.has(rawOriginOf(c)?.module ?? '')) return true;
       if (ts.isPropertyAccessExpression(c) && HTTP_METHODS.has(c.name.text)) {
@@ -80,9 +102,15 @@ function isPacingUse(u: ts.Node): boolean {
     waits = true;
   } else if (ts.isCallExpression(p) && p.expression === n) call = p;
   if (!call) return false;
-  // The work handed to the limiter is a request, or the function that waits for a slot then sends one.
+  // The work handed to the limiter is a request, or the function that waits for a slot then sends one; a list of
+  // such work built by a map over items (`limited(jobs.map((job) => () => api.getJob(job)))`) is read by its callback.
   for (const a of call.arguments) {
-    const x = rawUnwrap(a);
+    let x = rawUnwrap(a);
+    if (ts.isCallExpression(x)) {
+      const m = rawUnwrap(x.expression);
+      const cb = ts.isPropertyAccessExpression(m) && (m.name.text === 'map' || m.name.text === 'flatMap') && x.arguments[0] ? rawUnwrap(x.arguments[0]) : undefined;
+      if (cb && (ts.isArrowFunction(cb) || ts.isFunctionExpression(cb))) x = cb;
+    }
     if (ts.isArrowFunction(x) || ts.isFunctionExpression(x)) return holdsOutboundRequest(x);
     if (ts.isIdentifier(x)) {
       const d = rawDeclarationOf(x)?.parent;
@@ -287,6 +315,9 @@ export function accountFor(site: ts.Node, offMounts: ReadonlySet<ts.CallExpressi
     if (ts.isCallExpression(p) && offMounts.has(p) && p.arguments.some((a) => a.pos <= site.pos && site.end <= a.end)) return 'off-route';
     if (ts.isStatement(p)) break;
   }
+  // A call handing request work to a limiter function (`await limitedRequests(jobs.map((j) => () => api.get(j)))`) is a
+  // use of it that paces those requests, whatever the variable its result is kept in.
+  if (ts.isCallExpression(site) && isPacingUse(site.expression)) return 'pacer';
   const target = targetOf(site);
   if (!target) return isPacingUse(site) ? 'pacer' : undefined;
   const home = site.getSourceFile();
