@@ -19,6 +19,31 @@ import { escapeRegExp } from '../../facts/regex.js';
 
 /** Methods of a limiter that wait for a slot before running (bottleneck, limiter, p-queue-like pacers). */
 const PACE_METHODS = /^(?:schedule|wrap|submit|removeTokens|acquire|wait|waitFor\w*)$/;
+/** Methods of a limiter that ask for a slot without waiting (`if (!limiter.canMakeRequest()) throw …`, `this.rateLimiter.check(key)`). */
+const CHECK_METHODS = /^(?:canMakeRequest|tryAcquire|tryRemoveTokens|check|consume|take|tryTake|allow|isAllowed)$/;
+/** Methods of a limiter that read or manage it without limiting anything (a health tool's `limiter.getStats()`, a shutdown's `dispose()`). */
+const INERT_METHODS = /^(?:getStats|stats|getStatus|status|getMetrics|metrics|getUsage|usage|getInfo|info|reset|dispose|destroy|close|stop|configure)$/;
+
+/** A use that reads or manages a limiter (`limiter.getStats()`, `limiter.dispose()`): it refuses and paces nothing. */
+export function isInertUse(u: ts.Node): boolean {
+  let n = u;
+  while (n.parent && (ts.isParenthesizedExpression(n.parent) || ts.isNonNullExpression(n.parent))) n = n.parent;
+  const p = n.parent;
+  return !!p && ts.isPropertyAccessExpression(p) && p.expression === n && INERT_METHODS.test(p.name.text);
+}
+
+/** The class a function is a method of (declared or written as an expression), if any. */
+function enclosingClass(n: ts.Node): ts.ClassLikeDeclaration | undefined {
+  for (let p = n.parent; p; p = p.parent) if (ts.isClassDeclaration(p) || ts.isClassExpression(p)) return p;
+  return undefined;
+}
+const clientClassMemo = new WeakMap<ts.Node, boolean>();
+/** Is this class an HTTP client of the server's own: one of its methods sends a request (fetch, an HTTP module, a client's get/post)? */
+function sendsRequests(cls: ts.ClassLikeDeclaration): boolean {
+  let r = clientClassMemo.get(cls);
+  if (r === undefined) clientClassMemo.set(cls, (r = holdsOutboundRequest(cls)));
+  return r;
+}
 /** Modules whose calls are outgoing requests. */
 const HTTP_MODULES = new Set(['axios', 'got', 'ky', 'undici', 'node-fetch', 'cross-fetch', 'ofetch', 'http', 'https', 'superagent', 'needle']);
 const HTTP_FUNCTIONS = new Set(['fetch', 'got', 'ky', 'axios', 'request', 'ofetch', '$fetch', 'undiciRequest']);
@@ -100,6 +125,13 @@ function isPacingUse(u: ts.Node): boolean {
   if (ts.isPropertyAccessExpression(p) && p.expression === n && PACE_METHODS.test(p.name.text) && ts.isCallExpression(p.parent) && p.parent.expression === p) {
     call = p.parent;
     waits = true;
+  } else if (ts.isPropertyAccessExpression(p) && p.expression === n && CHECK_METHODS.test(p.name.text) && ts.isCallExpression(p.parent) && p.parent.expression === p) {
+    // A check for a slot in a method of the server's own HTTP client class (`get(url) { if (!limiter.canMakeRequest())
+    // throw …; return this.fetchWithRetry(url) }`): it keeps the client within the vendor's budget (the rule: a limiter
+    // around an HTTP client's requests). A check in a tool's handler, or in a function outside such a class, limits calls.
+    const fn = enclosingFunction(p.parent);
+    const cls = fn && !handlerNodes.has(fn) ? enclosingClass(fn) : undefined;
+    return !!cls && sendsRequests(cls);
   } else if (ts.isCallExpression(p) && p.expression === n) call = p;
   if (!call) return false;
   // The work handed to the limiter is a request, or the function that waits for a slot then sends one; a list of
@@ -322,14 +354,16 @@ export function accountFor(site: ts.Node, offMounts: ReadonlySet<ts.CallExpressi
   if (!target) return isPacingUse(site) ? 'pacer' : undefined;
   const home = site.getSourceFile();
   const uses = usesOf(home, target, site);
-  if (uses.length === 0) return undefined;
-  // An exported limiter is used by the modules that import it too: each of those uses must be accounted for as well.
+  // An exported limiter is used by the modules that import it too: each of those uses must be accounted for as well
+  // (a singleton built in its own module, `export const limiter = new RateLimiter(…)`, is used only there).
   if (exported(site, target)) for (const sf of others) if (sf !== home && sf.text.includes(target.name)) uses.push(...importedUsesOf(sf, target.name));
+  if (uses.length === 0) return undefined;
   let kind: 'pacer' | 'off-route' | undefined;
   for (const u of uses) {
     const p = u.parent;
     if (ts.isCallExpression(p) && offMounts.has(p) && p.arguments.includes(u as ts.Expression)) kind = kind === 'pacer' ? 'pacer' : 'off-route';
     else if (isPacingUse(u)) kind = 'pacer';
+    else if (isInertUse(u)) continue;
     else return undefined;
   }
   return kind;

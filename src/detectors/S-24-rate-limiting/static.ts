@@ -5,7 +5,7 @@ import { declarationOf, functionOf, originOf, rawDeclarationOf, rawOriginOf } fr
 import type { ToolDef } from '../../facts/server-model.js';
 import { namesAnyModule, ofKinds, positionOf, rawOfKinds, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { judgePythonRateLimits } from './python.js';
-import { accountFor, isPacingRef, judgeMounts, setHandlers, targetOf, type Mount } from './placement.js';
+import { accountFor, isInertUse, isPacingRef, judgeMounts, setHandlers, targetOf, type Mount } from './placement.js';
 import { inRegions, packageRegionsExcept } from '../../facts/bundle-regions.js';
 import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { named, rawCalleeName, rawCallNamed } from '../support/source/source-support.js';
@@ -189,7 +189,10 @@ function limiterRefs(code: Code): Limiters {
       const decl = d?.parent;
       if (decl && ts.isVariableDeclaration(decl) && decl.name === d) {
         const i = decl.initializer ? rawUnwrap(decl.initializer) : undefined;
-        if (i && (ts.isNewExpression(i) || ts.isCallExpression(i))) r = isRef(i.expression, depth + 1);
+        // A value read from a limiter (`const stats = limiter.getStats()`) is data, not a limiter.
+        const readOff = i && ts.isCallExpression(i) && ts.isPropertyAccessExpression(rawUnwrap(i.expression)) && isInertUse((rawUnwrap(i.expression) as ts.PropertyAccessExpression).expression);
+        if (readOff) r = false;
+        else if (i && (ts.isNewExpression(i) || ts.isCallExpression(i))) r = isRef(i.expression, depth + 1);
         else if (i) r = isRef(i, depth + 1);
       }
     }
@@ -316,12 +319,15 @@ function usesGuard(fn: Fn, lim: Limiters): boolean {
   const visit = (n: ts.Node): boolean => {
     // A key written in an object literal (`{ rate_limit_hits: 0 }`) names data, not a limiter.
     if (ts.isIdentifier(n) && ts.isPropertyAssignment(n.parent) && n.parent.name === n) return false;
+    // The name a binding declares (`const { limiter } = await import(…)`) is not a use; its reads are.
+    if (ts.isIdentifier(n) && ts.isBindingElement(n.parent) && n.parent.name === n) return false;
     if ((ts.isIdentifier(n) || ts.isPropertyAccessExpression(n)) && lim.isLimiterRef(n)) {
       // `bucket.acquire` is a use of `bucket`: whether it paces a request is read at the limiter itself (its parent
       // is then the method waited for), not at the member.
       let ref: ts.Node = n;
       while (ts.isPropertyAccessExpression(ref) && lim.isLimiterRef(ref.expression)) ref = ref.expression;
-      return !isPacingRef(ref);
+      // Reading its numbers or disposing of it (a health tool's `limiter.getStats()`) limits nothing either.
+      return !isPacingRef(ref) && !isInertUse(ref);
     }
     return !!ts.forEachChild(n, visit);
   };
