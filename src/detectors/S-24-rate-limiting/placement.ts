@@ -37,6 +37,20 @@ function enclosingClass(n: ts.Node): ts.ClassLikeDeclaration | undefined {
   for (let p = n.parent; p; p = p.parent) if (ts.isClassDeclaration(p) || ts.isClassExpression(p)) return p;
   return undefined;
 }
+/** Does this function call a method of its own class (`this.fetchWithRetry(…)`) that sends a request? */
+function callsSendingMethod(fn: ts.Node, cls: ts.ClassLikeDeclaration): boolean {
+  const sending = new Set<string>();
+  for (const m of cls.members) if ((ts.isMethodDeclaration(m) || ts.isPropertyDeclaration(m)) && m.name && ts.isIdentifier(m.name) && holdsOutboundRequest(m)) sending.add(m.name.text);
+  if (sending.size === 0) return false;
+  const visit = (n: ts.Node): boolean => {
+    if (ts.isCallExpression(n)) {
+      const c = rawUnwrap(n.expression);
+      if (ts.isPropertyAccessExpression(c) && c.expression.kind === ts.SyntaxKind.ThisKeyword && sending.has(c.name.text)) return true;
+    }
+    return !!ts.forEachChild(n, visit);
+  };
+  return visit(fn);
+}
 const clientClassMemo = new WeakMap<ts.Node, boolean>();
 /** Is this class an HTTP client of the server's own: one of its methods sends a request (fetch, an HTTP module, a client's get/post)? */
 function sendsRequests(cls: ts.ClassLikeDeclaration): boolean {
@@ -131,7 +145,7 @@ function isPacingUse(u: ts.Node): boolean {
     // around an HTTP client's requests). A check in a tool's handler, or in a function outside such a class, limits calls.
     const fn = enclosingFunction(p.parent);
     const cls = fn && !handlerNodes.has(fn) ? enclosingClass(fn) : undefined;
-    return !!cls && sendsRequests(cls);
+    return !!cls && !!fn && sendsRequests(cls) && (holdsOutboundRequest(fn) || callsSendingMethod(fn, cls));
   } else if (ts.isCallExpression(p) && p.expression === n) call = p;
   if (!call) return false;
   // The work handed to the limiter is a request, or the function that waits for a slot then sends one; a list of
