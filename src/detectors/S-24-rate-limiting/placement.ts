@@ -19,6 +19,45 @@ import { escapeRegExp } from '../../facts/regex.js';
 
 /** Methods of a limiter that wait for a slot before running (bottleneck, limiter, p-queue-like pacers). */
 const PACE_METHODS = /^(?:schedule|wrap|submit|removeTokens|acquire|wait|waitFor\w*)$/;
+/** Methods of a limiter that ask for a slot without waiting (`if (!limiter.canMakeRequest()) throw …`, `this.rateLimiter.check(key)`). */
+const CHECK_METHODS = /^(?:canMakeRequest|tryAcquire|tryRemoveTokens|check|consume|take|tryTake|allow|isAllowed)$/;
+/** Methods of a limiter that read or manage it without limiting anything (a health tool's `limiter.getStats()`, a shutdown's `dispose()`). */
+const INERT_METHODS = /^(?:getStats|stats|getStatus|status|getMetrics|metrics|getUsage|usage|getInfo|info|reset|dispose|destroy|close|stop|configure)$/;
+
+/** A use that reads or manages a limiter (`limiter.getStats()`, `limiter.dispose()`): it refuses and paces nothing. */
+export function isInertUse(u: ts.Node): boolean {
+  let n = u;
+  while (n.parent && (ts.isParenthesizedExpression(n.parent) || ts.isNonNullExpression(n.parent))) n = n.parent;
+  const p = n.parent;
+  return !!p && ts.isPropertyAccessExpression(p) && p.expression === n && INERT_METHODS.test(p.name.text);
+}
+
+/** The class a function is a method of (declared or written as an expression), if any. */
+function enclosingClass(n: ts.Node): ts.ClassLikeDeclaration | undefined {
+  for (let p = n.parent; p; p = p.parent) if (ts.isClassDeclaration(p) || ts.isClassExpression(p)) return p;
+  return undefined;
+}
+/** Does this function call a method of its own class (`this.fetchWithRetry(…)`) that sends a request? */
+function callsSendingMethod(fn: ts.Node, cls: ts.ClassLikeDeclaration): boolean {
+  const sending = new Set<string>();
+  for (const m of cls.members) if ((ts.isMethodDeclaration(m) || ts.isPropertyDeclaration(m)) && m.name && ts.isIdentifier(m.name) && holdsOutboundRequest(m)) sending.add(m.name.text);
+  if (sending.size === 0) return false;
+  const visit = (n: ts.Node): boolean => {
+    if (ts.isCallExpression(n)) {
+      const c = rawUnwrap(n.expression);
+      if (ts.isPropertyAccessExpression(c) && c.expression.kind === ts.SyntaxKind.ThisKeyword && sending.has(c.name.text)) return true;
+    }
+    return !!ts.forEachChild(n, visit);
+  };
+  return visit(fn);
+}
+const clientClassMemo = new WeakMap<ts.Node, boolean>();
+/** Is this class an HTTP client of the server's own: one of its methods sends a request (fetch, an HTTP module, a client's get/post)? */
+function sendsRequests(cls: ts.ClassLikeDeclaration): boolean {
+  let r = clientClassMemo.get(cls);
+  if (r === undefined) clientClassMemo.set(cls, (r = holdsOutboundRequest(cls)));
+  return r;
+}
 /** Modules whose calls are outgoing requests. */
 const HTTP_MODULES = new Set(['axios', 'got', 'ky', 'undici', 'node-fetch', 'cross-fetch', 'ofetch', 'http', 'https', 'superagent', 'needle']);
 const HTTP_FUNCTIONS = new Set(['fetch', 'got', 'ky', 'axios', 'request', 'ofetch', '$fetch', 'undiciRequest']);
@@ -26,11 +65,33 @@ const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', '
 /** A receiver named like an HTTP client: this.http.get(…), this.client.post(…), api.request(…). */
 const CLIENT_NAME = /^(?:_?(?:http|https|axios|client|api|got|ky|session|instance|request|rest|fetcher)\w*|\w*(?:Client|Http|Api|Axios))$/i;
 
-/** Does this node hold an outgoing HTTP request (fetch, axios, got, ky, undici, http.request, a client's get/post)? */
+/** A factory or a class of an API client: `getCircleCIClient()`, `createClient(…)`, `new WebClient(…)`. */
+const CLIENT_BUILDER = /Client$/;
+
+/**
+ * Is the receiver of a method call a client built in the code: its root a variable initialised with a call of a
+ * client factory or a construction of a client class (`const api = getCircleCIClient(); api.tests.getJobTests(…)`)?
+ * Every method of such a client is a request to its service.
+ */
+function clientReceiver(recv: ts.Node): boolean {
+  let r = rawUnwrap(recv);
+  while (ts.isPropertyAccessExpression(r)) r = rawUnwrap(r.expression);
+  if (!ts.isIdentifier(r)) return false;
+  const d = rawDeclarationOf(r)?.parent;
+  let i = d && ts.isVariableDeclaration(d) && d.initializer ? rawUnwrap(d.initializer) : undefined;
+  if (i && ts.isAwaitExpression(i)) i = rawUnwrap(i.expression);
+  if (!i || !(ts.isCallExpression(i) || ts.isNewExpression(i))) return false;
+  const c = rawUnwrap(i.expression);
+  const name = ts.isIdentifier(c) ? c.text : ts.isPropertyAccessExpression(c) ? c.name.text : '';
+  return CLIENT_BUILDER.test(name);
+}
+
+/** Does this node hold an outgoing HTTP request (fetch, axios, got, ky, undici, http.request, a client's get/post, any method of a client built in the code)? */
 export function holdsOutboundRequest(root: ts.Node): boolean {
   const visit = (n: ts.Node): boolean => {
     if (ts.isCallExpression(n)) {
       const c = rawUnwrap(n.expression);
+      if (ts.isPropertyAccessExpression(c) && clientReceiver(c.expression)) return true;
       if (ts.isIdentifier(c) && HTTP_FUNCTIONS.has(c.text)) return true;
       if (ts.isIdentifier(c) && HTTP_MODULES.has(rawOriginOf(c)?.module ?? '')) return true;
       if (ts.isPropertyAccessExpression(c) && HTTP_METHODS.has(c.name.text)) {
@@ -78,11 +139,24 @@ function isPacingUse(u: ts.Node): boolean {
   if (ts.isPropertyAccessExpression(p) && p.expression === n && PACE_METHODS.test(p.name.text) && ts.isCallExpression(p.parent) && p.parent.expression === p) {
     call = p.parent;
     waits = true;
+  } else if (ts.isPropertyAccessExpression(p) && p.expression === n && CHECK_METHODS.test(p.name.text) && ts.isCallExpression(p.parent) && p.parent.expression === p) {
+    // A check for a slot in a method of the server's own HTTP client class (`get(url) { if (!limiter.canMakeRequest())
+    // throw …; return this.fetchWithRetry(url) }`): it keeps the client within the vendor's budget (the rule: a limiter
+    // around an HTTP client's requests). A check in a tool's handler, or in a function outside such a class, limits calls.
+    const fn = enclosingFunction(p.parent);
+    const cls = fn && !handlerNodes.has(fn) ? enclosingClass(fn) : undefined;
+    return !!cls && !!fn && sendsRequests(cls) && (holdsOutboundRequest(fn) || callsSendingMethod(fn, cls));
   } else if (ts.isCallExpression(p) && p.expression === n) call = p;
   if (!call) return false;
-  // The work handed to the limiter is a request, or the function that waits for a slot then sends one.
+  // The work handed to the limiter is a request, or the function that waits for a slot then sends one; a list of
+  // such work built by a map over items (`limited(jobs.map((job) => () => api.getJob(job)))`) is read by its callback.
   for (const a of call.arguments) {
-    const x = rawUnwrap(a);
+    let x = rawUnwrap(a);
+    if (ts.isCallExpression(x)) {
+      const m = rawUnwrap(x.expression);
+      const cb = ts.isPropertyAccessExpression(m) && (m.name.text === 'map' || m.name.text === 'flatMap') && x.arguments[0] ? rawUnwrap(x.arguments[0]) : undefined;
+      if (cb && (ts.isArrowFunction(cb) || ts.isFunctionExpression(cb))) x = cb;
+    }
     if (ts.isArrowFunction(x) || ts.isFunctionExpression(x)) return holdsOutboundRequest(x);
     if (ts.isIdentifier(x)) {
       const d = rawDeclarationOf(x)?.parent;
@@ -287,18 +361,23 @@ export function accountFor(site: ts.Node, offMounts: ReadonlySet<ts.CallExpressi
     if (ts.isCallExpression(p) && offMounts.has(p) && p.arguments.some((a) => a.pos <= site.pos && site.end <= a.end)) return 'off-route';
     if (ts.isStatement(p)) break;
   }
+  // A call handing request work to a limiter function (`await limitedRequests(jobs.map((j) => () => api.get(j)))`) is a
+  // use of it that paces those requests, whatever the variable its result is kept in.
+  if (ts.isCallExpression(site) && isPacingUse(site.expression)) return 'pacer';
   const target = targetOf(site);
   if (!target) return isPacingUse(site) ? 'pacer' : undefined;
   const home = site.getSourceFile();
   const uses = usesOf(home, target, site);
-  if (uses.length === 0) return undefined;
-  // An exported limiter is used by the modules that import it too: each of those uses must be accounted for as well.
+  // An exported limiter is used by the modules that import it too: each of those uses must be accounted for as well
+  // (a singleton built in its own module, `export const limiter = new RateLimiter(…)`, is used only there).
   if (exported(site, target)) for (const sf of others) if (sf !== home && sf.text.includes(target.name)) uses.push(...importedUsesOf(sf, target.name));
+  if (uses.length === 0) return undefined;
   let kind: 'pacer' | 'off-route' | undefined;
   for (const u of uses) {
     const p = u.parent;
     if (ts.isCallExpression(p) && offMounts.has(p) && p.arguments.includes(u as ts.Expression)) kind = kind === 'pacer' ? 'pacer' : 'off-route';
     else if (isPacingUse(u)) kind = 'pacer';
+    else if (isInertUse(u)) continue;
     else return undefined;
   }
   return kind;

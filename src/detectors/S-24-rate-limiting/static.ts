@@ -5,7 +5,7 @@ import { declarationOf, functionOf, originOf, rawDeclarationOf, rawOriginOf } fr
 import type { ToolDef } from '../../facts/server-model.js';
 import { namesAnyModule, ofKinds, positionOf, rawOfKinds, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { judgePythonRateLimits } from './python.js';
-import { accountFor, isPacingRef, judgeMounts, setHandlers, targetOf, type Mount } from './placement.js';
+import { accountFor, isInertUse, isPacingRef, judgeMounts, setHandlers, targetOf, type Mount } from './placement.js';
 import { inRegions, packageRegionsExcept } from '../../facts/bundle-regions.js';
 import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { named, rawCalleeName, rawCallNamed } from '../support/source/source-support.js';
@@ -46,8 +46,38 @@ const LIMITER_NAME_RE = /rate[-_]?limit|token[-_]?bucket|throttl/i;
  * `rateLimitWindow` / `rateLimitThreshold`, `rateLimitMs`, `rateLimitConfig`): named after rate limits, limiting nothing.
  */
 const NOT_A_LIMITER = /(?:Error|Exception|Err)$|^(?:is|has|handle|parse|detect|on)[-_]?rate[-_]?limit|rate[-_]?limit(?:ed|s?[-_]?(?:headers?|reset|remaining|info|status|response|exceeded|hit))$|rate[-_]?limit\w*(?:utilization|usage|stats?|metrics?|health|percent(?:age)?|count|ratio|rating)$|rate[-_]?limit\w*(?:window|threshold|ms|millis|seconds|secs|interval|duration|delay|timeout|max|min|config|options|opts|settings|enabled)$/i;
+/**
+ * Readers of a vendor's quota (`getGitHubRateLimit()` asks the API for its remaining budget), and the emulation of a
+ * slow CPU or network in a browser (`page.emulateCPUThrottling(4)`, `enableNetworkThrottling(session)`,
+ * `cpuThrottlingRate`): named after limits or throttling, they refuse no call.
+ */
+const READER_OR_EMULATION = /^(?:get|fetch|read|query|show|print|log)\w*rate[-_]?limits?$|(?:cpu|network|bandwidth|connection)[-_]?throttl|^(?:emulate|enable|disable|clear|set|reset|override|prepare|apply)\w*throttling|throttling(?:rate|method|settings?|windows?|profiles?|conditions?|options)$/i;
 /** A name that says it limits: rate limit, token bucket, throttle; not an error type nor a reader of limits. */
-const LIMITER_NAME = { test: (name: string): boolean => LIMITER_NAME_RE.test(name) && !NOT_A_LIMITER.test(name) };
+const LIMITER_NAME = { test: (name: string): boolean => LIMITER_NAME_RE.test(name) && !NOT_A_LIMITER.test(name) && !READER_OR_EMULATION.test(name) };
+
+/**
+ * A function named like a limiter that emulates throttling instead (a browser-auditing library's `throttle(session,
+ * settings)` that only turns on the network and CPU emulation): its body calls such an emulation, or sends a DevTools
+ * `Emulation.`/`Network.emulate…` command.
+ */
+const emulationMemo = new WeakMap<ts.Node, boolean>();
+function emulatesThrottling(fn: ts.FunctionDeclaration): boolean {
+  let r = emulationMemo.get(fn);
+  if (r !== undefined) return r;
+  const visit = (n: ts.Node): boolean => {
+    if (ts.isCallExpression(n)) {
+      const c = rawUnwrap(n.expression);
+      const name = ts.isIdentifier(c) ? c.text : ts.isPropertyAccessExpression(c) ? c.name.text : '';
+      if (READER_OR_EMULATION.test(name) && /throttl/i.test(name)) return true;
+      const a = n.arguments[0];
+      if (a && ts.isStringLiteral(a) && /^(?:Emulation\.|Network\.emulate)/.test(a.text)) return true;
+    }
+    return !!ts.forEachChild(n, visit);
+  };
+  r = !!fn.body && visit(fn.body);
+  emulationMemo.set(fn, r);
+  return r;
+}
 
 /** A class that is an error type: `class RateLimitError extends Error`, `extends ApiError`. */
 function isErrorClass(cls: ts.ClassDeclaration): boolean {
@@ -143,8 +173,9 @@ function limiterRefs(code: Code): Limiters {
     if (!LIMITER_NAME.test(name)) return false;
     // A variable named after rate limits that holds data (a report, a check found in a list) limits nothing.
     if (ts.isIdentifier(u) && holdsData(u)) return false;
-    // A limiter-named class that is an error type is not a limiter.
+    // A limiter-named class that is an error type is not a limiter, nor a function that emulates throttling.
     const d = ts.isIdentifier(u) ? rawDeclarationOf(u) : undefined;
+    if (d && ts.isFunctionDeclaration(d.parent) && emulatesThrottling(d.parent)) return false;
     return !(d && ts.isClassDeclaration(d.parent) && isErrorClass(d.parent));
   };
   const isRef = (n: ts.Node, depth = 0): boolean => {
@@ -158,7 +189,10 @@ function limiterRefs(code: Code): Limiters {
       const decl = d?.parent;
       if (decl && ts.isVariableDeclaration(decl) && decl.name === d) {
         const i = decl.initializer ? rawUnwrap(decl.initializer) : undefined;
-        if (i && (ts.isNewExpression(i) || ts.isCallExpression(i))) r = isRef(i.expression, depth + 1);
+        // A value read from a limiter (`const stats = limiter.getStats()`) is data, not a limiter.
+        const readOff = i && ts.isCallExpression(i) && ts.isPropertyAccessExpression(rawUnwrap(i.expression)) && isInertUse((rawUnwrap(i.expression) as ts.PropertyAccessExpression).expression);
+        if (readOff) r = false;
+        else if (i && (ts.isNewExpression(i) || ts.isCallExpression(i))) r = isRef(i.expression, depth + 1);
         else if (i) r = isRef(i, depth + 1);
       }
     }
@@ -183,7 +217,7 @@ function limiterRefs(code: Code): Limiters {
         : ts.isClassDeclaration(cn)
         ? LIMITER_NAME.test(cn.name?.text ?? '') && !isErrorClass(cn)
         : ts.isFunctionDeclaration(cn)
-          ? LIMITER_NAME.test(cn.name?.text ?? '')
+          ? LIMITER_NAME.test(cn.name?.text ?? '') && !emulatesThrottling(cn)
           : !isThrown(cn) && (pkg || LIMITER_NAME.test(rawCalleeName(cn) ?? ''));
     for (const n of ofKinds(sf, [SyntaxKind.NewExpression, SyntaxKind.CallExpression, SyntaxKind.ClassDeclaration, SyntaxKind.ClassExpression, SyntaxKind.FunctionDeclaration], raw)) {
       if (sites.length >= MAX_SITES) {
@@ -285,12 +319,15 @@ function usesGuard(fn: Fn, lim: Limiters): boolean {
   const visit = (n: ts.Node): boolean => {
     // A key written in an object literal (`{ rate_limit_hits: 0 }`) names data, not a limiter.
     if (ts.isIdentifier(n) && ts.isPropertyAssignment(n.parent) && n.parent.name === n) return false;
+    // The name a binding declares (`const { limiter } = await import(…)`) is not a use; its reads are.
+    if (ts.isIdentifier(n) && ts.isBindingElement(n.parent) && n.parent.name === n) return false;
     if ((ts.isIdentifier(n) || ts.isPropertyAccessExpression(n)) && lim.isLimiterRef(n)) {
       // `bucket.acquire` is a use of `bucket`: whether it paces a request is read at the limiter itself (its parent
       // is then the method waited for), not at the member.
       let ref: ts.Node = n;
       while (ts.isPropertyAccessExpression(ref) && lim.isLimiterRef(ref.expression)) ref = ref.expression;
-      return !isPacingRef(ref);
+      // Reading its numbers or disposing of it (a health tool's `limiter.getStats()`) limits nothing either.
+      return !isPacingRef(ref) && !isInertUse(ref);
     }
     return !!ts.forEachChild(n, visit);
   };
