@@ -4,7 +4,7 @@ import { declarationOf, functionOf, initializerOf, rawOriginOf, type ClassNode, 
 import { inTreeOrder, moduleSpecs, namedFilter, parsedSources, rawOfKinds, wrapNode, positionOf, unwrap, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
 import { dispatchBranches, listedObjects, mappedDefinitions, returnedExpressions } from './server-model/returns.js';
-import { annotationsOn, delegateOn, delegateOnItem, loopItems, loopVariable, loopVariableItems, onClass, onItem, registeringClasses, unreadDocumentLoop, type LoopItem } from './server-model/class-tools.js';
+import { annotationsOn, delegateOn, delegateOnItem, loopItems, loopVariable, loopVariableItems, onClass, onItem, registeringClasses, shapeFromItem, unreadDocumentLoop, type LoopItem } from './server-model/class-tools.js';
 import { bindDocuments } from './data-documents.js';
 import { callSpot, forwardedParameter, wrapperCalls } from './server-model/wrappers.js';
 import { booleanAnnotations, constrainedArguments, patternedArguments, constString, looksLikeAnnotations, methodOf, objectLiteralOf, propertyValue } from './server-model/values.js';
@@ -532,7 +532,7 @@ function build(sources: ParsedSources): ServerModel {
       for (const it of items) usedObjects.add(it.obj);
       const expanded = items.map((it) => expandedTool(t, nameArg, (n) => onItem(n, it), sources, undefined, it));
       // Rows of a data document whose name field is not a string (missing, computed): the tools they make are not read.
-      const kept = expanded.filter((x) => x.nameIsLiteral || !x.item?.document);
+      const kept = expanded.filter((x) => x.nameIsLiteral || (!x.item?.document && !x.item?.table));
       for (const x of expanded) if (!kept.includes(x)) unread.push({ file: x.file, line: x.line, column: x.column, expression: shortText(nameArg) });
       tools.splice(i, 1, ...kept);
       continue;
@@ -678,10 +678,10 @@ function build(sources: ParsedSources): ServerModel {
     const hasArgs = t.api === 'addTool' || t.inputSchema !== undefined;
     const entry = entryOf(t, 'tool', hasArgs ? [{ param: 0, path: [] }] : [], constrainedArguments(t.inputSchema, sources));
     const fn = t.implementation ?? entry.fn;
-    if (t.item?.document && Node.isCallExpression(t.node)) {
+    if ((t.item?.document || t.item?.table) && Node.isCallExpression(t.node)) {
       if (sharedHandlers.has(fn)) continue;
       sharedHandlers.add(fn);
-      const nameArg = t.node.getArguments()[0]!;
+      const nameArg = registrationArgs(t)[0]!;
       entries.push({ ...entry, ...spotOf(sources.rel(t.node.getSourceFile()), t.node), name: unwrap(nameArg).getText(), nameComputed: true, fn, patterned: patternedArguments(t.inputSchema, sources) });
       continue;
     }
@@ -763,7 +763,8 @@ function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => No
     title: t.title ?? constString(titleNode)?.value,
     description: constString(description)?.value,
     descriptionNode: description,
-    inputSchema: on(inputSchema),
+    // An input shape the loop builds from the row's parameter list (a generated endpoint table's `parameters`): that list.
+    inputSchema: (item && shapeFromItem(on(inputSchema), item)) ?? on(inputSchema),
     outputSchema: on(t.outputSchema),
     annotations: ann.hints ?? booleanAnnotations(ann.obj) ?? t.annotations,
     annotationsNode: ann.obj ?? ann.node,

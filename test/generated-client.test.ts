@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { sourceDirOf } from '../src/engine/paths.js';
+import type { Detector } from '../src/engine/detector.js';
+import c2 from '../src/detectors/C-2-naming/index.js';
+const c2Static = c2.find((d) => d.genre === 'static')!;
+import c4 from '../src/detectors/C-4-typed-schemas/static.js';
+import x8 from '../src/detectors/X-8-lethal-trifecta/static.js';
+import { RepoFacts } from '../src/facts/repo.js';
+import { serverModel } from '../src/facts/server-model.js';
+import { judgeFolder } from './support/detector-tester.js';
+
+/**
+ * Tools generated one per endpoint from an API description at build time: a client module written by a generator
+ * (openapi-zod-client / zodios: `const endpoints = makeApi([{ method, path, alias, description, parameters: [{ name,
+ * type, schema: z… }] }]); export const api = new Zodios(endpoints)`), and a loop registering each endpoint with one
+ * shared handler (`for (const tool of api.endpoints) server.tool(tool.alias, tool.description ?? '', paramSchema, …,
+ * async (params) => executeGraphTool(tool, graphClient, params))`), the input shape built from the row's parameters.
+ * Microsoft Graph wrappers shaped like published ones (a bin/ launcher over dist/):
+ *   graph-zodios          ESM, mail + OneDrive rows, one with `z.any()`, a send-mail row: C-4 and X-8 red;
+ *   graph-zodios-typed    CommonJS (`(0, core_1.makeApi)([...])`, `client_1.api.endpoints.forEach(…)`), two read-only
+ *                         calendar rows with typed parameters, registerTool with an outputSchema: C-4 and X-8 green;
+ *   graph-zodios-fetched  the endpoint list is downloaded when the server starts: names, descriptions and legs unread.
+ * On main the loop was one tool named `tool.alias` (C-2 tool-names-computed, X-8 tool-legs-incomplete, C-4 only the
+ * output schema of `tool.alias`).
+ */
+
+const fixtures = join(sourceDirOf(import.meta.url), 'fixtures', 'generated-client');
+
+function judge(rule: string, detector: Detector, name: string) {
+  const { staticPart } = judgeFolder(rule, [detector], join(fixtures, name));
+  assert.ok(staticPart);
+  return {
+    state: staticPart.state,
+    reason: staticPart.reason?.code,
+    findings: staticPart.findings.map((f) => [f.messageId, f.data?.tool ?? null, f.data?.schema ?? null, `${f.location?.file}:${f.location?.line}`]),
+  };
+}
+
+describe('tools from a generated endpoint table (server model)', () => {
+  it('reads one tool per makeApi row: name from alias, description, the parameters as input schema, one shared handler', () => {
+    const model = serverModel(RepoFacts.gather(join(fixtures, 'graph-zodios')));
+    assert.deepEqual(
+      model.tools.map((t) => [t.name, t.nameIsLiteral, t.description?.slice(0, 24), t.file, t.inputSchema?.getKindName()]),
+      [
+        ['list-mail-messages', true, 'List the messages in the', 'dist/generated/client.js', 'ArrayLiteralExpression'],
+        ['get-mail-message', true, 'Read the body and header', 'dist/generated/client.js', 'ArrayLiteralExpression'],
+        ['send-mail', true, 'Send an email message to', 'dist/generated/client.js', 'ArrayLiteralExpression'],
+        ['list-drive-items', true, 'List the files and folde', 'dist/generated/client.js', 'ArrayLiteralExpression'],
+      ],
+    );
+    assert.equal(new Set(model.tools.map((t) => t.handler)).size, 1);
+    // The rows share one handler: one entry at the registration, not one reading per row.
+    assert.deepEqual(model.entries.map((e) => [e.name, `${e.file}:${e.line}`, e.nameComputed]), [['tool.alias', 'dist/graph-tools.js:30', true]]);
+  });
+
+  it('CommonJS output: (0, core_1.makeApi)([...]) through client_1.api.endpoints.forEach', () => {
+    const model = serverModel(RepoFacts.gather(join(fixtures, 'graph-zodios-typed')));
+    assert.deepEqual(model.tools.map((t) => [t.name, t.title, t.annotations?.readOnlyHint]), [
+      ['list-calendar-events', 'List calendar events', true],
+      ['get-calendar-event', 'Get a calendar event', true],
+    ]);
+  });
+
+  it('a list downloaded at run time: the registration stays one tool with a computed name', () => {
+    const model = serverModel(RepoFacts.gather(join(fixtures, 'graph-zodios-fetched')));
+    assert.deepEqual(model.tools.map((t) => [t.name, t.nameIsLiteral]), [['endpoint.alias', false]]);
+  });
+});
+
+describe('static rules over the generated tools', () => {
+  it('C-4: a z.any() parameter of a row is a catch-all at its line; typed rows with an output schema are present', () => {
+    const red = judge('C-4', c4, 'graph-zodios');
+    assert.equal(red.state, 'non-conforming');
+    assert.ok(red.findings.some((f) => f[0] === 'source-catch-all' && f[1] === 'list-drive-items' && f[2] === 'input' && f[3] === 'dist/generated/client.js:51'), JSON.stringify(red.findings));
+    assert.ok(red.findings.some((f) => f[0] === 'source-missing-schema' && f[1] === 'send-mail' && f[2] === 'output'));
+    assert.deepEqual(judge('C-4', c4, 'graph-zodios-typed'), { state: 'present', reason: undefined, findings: [] });
+  });
+
+  it('X-8: mail read and send-mail rows make the trifecta; read-only calendar rows do not; a downloaded list is could-not-judge', () => {
+    const red = judge('X-8', x8, 'graph-zodios');
+    assert.equal(red.state, 'non-conforming');
+    assert.equal(red.findings[0]![1], 'send-mail');
+    const green = judge('X-8', x8, 'graph-zodios-typed');
+    assert.equal(green.state, 'present');
+    assert.equal(green.reason, 'trifecta-legs');
+    assert.deepEqual(judge('X-8', x8, 'graph-zodios-fetched'), { state: 'could-not-judge', reason: 'tool-legs-incomplete', findings: [] });
+  });
+
+  it('C-2: the aliases are read (kebab-case names), the downloaded list’s are computed', () => {
+    const red = judge('C-2', c2Static, 'graph-zodios');
+    assert.equal(red.state, 'non-conforming');
+    assert.deepEqual(red.findings.map((f) => f[1] ?? null).length, 4);
+    assert.equal(judge('C-2', c2Static, 'graph-zodios-fetched').reason, 'tool-names-computed');
+  });
+});
