@@ -48,8 +48,11 @@ describe('tools from a generated endpoint table (server model)', () => {
         ['get-mail-message', true, 'Read the body and header', 'dist/generated/client.js', 'ArrayLiteralExpression'],
         ['send-mail', true, 'Send an email message to', 'dist/generated/client.js', 'ArrayLiteralExpression'],
         ['list-drive-items', true, 'List the files and folde', 'dist/generated/client.js', 'ArrayLiteralExpression'],
+        // A row without a description: `tool.description ?? ''` is still the description, not the input shape.
+        ['get-drive-item-content', true, undefined, 'dist/generated/client.js', 'ArrayLiteralExpression'],
       ],
     );
+    assert.deepEqual(model.tools.map((t) => t.annotationsNode?.getKindName()), Array(5).fill('ObjectLiteralExpression'));
     assert.equal(new Set(model.tools.map((t) => t.handler)).size, 1);
     // The rows share one handler: one entry at the registration, not one reading per row.
     assert.deepEqual(model.entries.map((e) => [e.name, `${e.file}:${e.line}`, e.nameComputed]), [['tool.alias', 'dist/graph-tools.js:30', true]]);
@@ -91,7 +94,7 @@ describe('static rules over the generated tools', () => {
   it('C-2: the aliases are read (kebab-case names), the downloaded list’s are computed', () => {
     const red = judge('C-2', c2Static, 'graph-zodios');
     assert.equal(red.state, 'non-conforming');
-    assert.deepEqual(red.findings.map((f) => f[1] ?? null).length, 4);
+    assert.deepEqual(red.findings.map((f) => f[1] ?? null).length, 5);
     assert.equal(judge('C-2', c2Static, 'graph-zodios-fetched').reason, 'tool-names-computed');
   });
 });

@@ -744,7 +744,15 @@ function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => No
     const middle = written.map((a) => on(a) ?? a);
     // The description is a string: a literal, or a text the item holds (`tool.description`, a template) — never an object.
     const first = middle[0] && unwrap(middle[0]);
-    const isText = !!first && (!!constString(first) || Node.isTemplateExpression(first) || (Node.isBinaryExpression(first) && first.getOperatorToken().getKind() === SyntaxKind.PlusToken) || /\.description$/.test(unwrap(written[0]!).getText()));
+    // `item.description ?? `${item.method} ${item.path}``: a text with a fallback, whether the item has the key or not.
+    const textLike = (x: Node): boolean => {
+      const u = unwrap(x);
+      if (constString(u) || Node.isTemplateExpression(u) || /\.description$/.test(u.getText())) return true;
+      if (!Node.isBinaryExpression(u)) return false;
+      const op = u.getOperatorToken().getKind();
+      return op === SyntaxKind.PlusToken || ((op === SyntaxKind.QuestionQuestionToken || op === SyntaxKind.BarBarToken) && (textLike(u.getLeft()) || textLike(u.getRight())));
+    };
+    const isText = !!first && (textLike(first) || textLike(written[0]!));
     descriptionNode = isText ? middle.shift() : undefined;
     if (middle.length === 1 && looksLikeAnnotations(objectLiteralOf(middle[0], sources))) [inputSchema, annotationsNode] = [undefined, middle[0]];
     else [inputSchema, annotationsNode] = [middle[0], middle[1]];
