@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sourceDirOf } from '../src/engine/paths.js';
@@ -21,6 +23,8 @@ import { judgeFolder } from './support/detector-tester.js';
  *   graph-zodios          ESM, mail + OneDrive rows, one with `z.any()`, a send-mail row: C-4 and X-8 red;
  *   graph-zodios-typed    CommonJS (`(0, core_1.makeApi)([...])`, `client_1.api.endpoints.forEach(…)`), two read-only
  *                         calendar rows with typed parameters, registerTool with an outputSchema: C-4 and X-8 green;
+ *   graph-zodios-bundle   one tsup/esbuild file: zodios inlined (`function makeApi`, `var Zodios2 = class …`), Teams and
+ *                         Outlook rows, `tool.description || ""`: C-4 and X-8 red;
  *   graph-zodios-fetched  the endpoint list is downloaded when the server starts: names, descriptions and legs unread.
  * On main the loop was one tool named `tool.alias` (C-2 tool-names-computed, X-8 tool-legs-incomplete, C-4 only the
  * output schema of `tool.alias`).
@@ -66,6 +70,36 @@ describe('tools from a generated endpoint table (server model)', () => {
     ]);
   });
 
+  it('a bundle with zodios inlined (a renamed Zodios2 class): the rows are read as in a module', () => {
+    const model = serverModel(RepoFacts.gather(join(fixtures, 'graph-zodios-bundle')));
+    assert.deepEqual(model.tools.map((t) => [t.name, t.line, t.description?.slice(0, 16)]), [
+      ['list-chat-messages', 27, 'List the message'],
+      ['send-chat-message', 39, 'Send a new messa'],
+      ['list-inbox-messages', 51, 'List the message'],
+    ]);
+    assert.equal(model.entries.length, 1);
+  });
+
+  it('a generated table larger than a written list (700 rows) is read, its one handler read once', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gen-table-'));
+    try {
+      mkdirSync(join(dir, 'dist', 'generated'), { recursive: true });
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'big-graph-mcp', version: '1.0.0', type: 'module', main: 'dist/index.js' }));
+      const rows = Array.from({ length: 700 }, (_, i) => `  { method: 'get', path: '/sites/${i}', alias: 'get-site-${i}', description: 'Site ${i}', parameters: [] },`);
+      writeFileSync(join(dir, 'dist', 'generated', 'client.js'), `import { makeApi, Zodios } from '@zodios/core';\nconst endpoints = makeApi([\n${rows.join('\n')}\n]);\nexport const api = new Zodios(endpoints);\n`);
+      writeFileSync(
+        join(dir, 'dist', 'index.js'),
+        `import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\nimport { api } from './generated/client.js';\nconst server = new McpServer({ name: 'big', version: '1.0.0' });\nfor (const e of api.endpoints) server.tool(e.alias, e.description, {}, async () => ({ content: [{ type: 'text', text: e.path }] }));\n`,
+      );
+      const model = serverModel(RepoFacts.gather(dir));
+      assert.equal(model.tools.length, 700);
+      assert.equal(model.tools[699]!.name, 'get-site-699');
+      assert.equal(model.entries.length, 1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a list downloaded at run time: the registration stays one tool with a computed name', () => {
     const model = serverModel(RepoFacts.gather(join(fixtures, 'graph-zodios-fetched')));
     assert.deepEqual(model.tools.map((t) => [t.name, t.nameIsLiteral]), [['endpoint.alias', false]]);
@@ -79,12 +113,15 @@ describe('static rules over the generated tools', () => {
     assert.ok(red.findings.some((f) => f[0] === 'source-catch-all' && f[1] === 'list-drive-items' && f[2] === 'input' && f[3] === 'dist/generated/client.js:51'), JSON.stringify(red.findings));
     assert.ok(red.findings.some((f) => f[0] === 'source-missing-schema' && f[1] === 'send-mail' && f[2] === 'output'));
     assert.deepEqual(judge('C-4', c4, 'graph-zodios-typed'), { state: 'present', reason: undefined, findings: [] });
+    const bundle = judge('C-4', c4, 'graph-zodios-bundle');
+    assert.deepEqual(bundle.findings.map((f) => f[1]), ['list-chat-messages', 'send-chat-message', 'list-inbox-messages']);
   });
 
   it('X-8: mail read and send-mail rows make the trifecta; read-only calendar rows do not; a downloaded list is could-not-judge', () => {
     const red = judge('X-8', x8, 'graph-zodios');
     assert.equal(red.state, 'non-conforming');
     assert.equal(red.findings[0]![1], 'send-mail');
+    assert.equal(judge('X-8', x8, 'graph-zodios-bundle').findings[0]![1], 'send-chat-message');
     const green = judge('X-8', x8, 'graph-zodios-typed');
     assert.equal(green.state, 'present');
     assert.equal(green.reason, 'trifecta-legs');

@@ -383,7 +383,9 @@ export function loopVariableItems(holder: Node, sources: ParsedSources): LoopIte
     return rows;
   }
   const elements = loopElements(list, sources);
-  if (!elements?.length || elements.length > 500) return undefined;
+  // A generated endpoint table is read up to the rows of a data document (its rows share one handler, read once).
+  const limit = elements?.length && elements.length > 500 && tableOf(objectLiteralOf(elements[0], sources)) ? MAX_DOCUMENT_ROWS : 500;
+  if (!elements?.length || elements.length > limit) return undefined;
   const out: LoopItem[] = [];
   for (const el of elements) {
     const obj = itemObject(el, sources);
@@ -395,8 +397,8 @@ export function loopVariableItems(holder: Node, sources: ParsedSources): LoopIte
 }
 
 /** Is this row written in a generated endpoint table, `makeApi([{ method, path, alias, … }])`? */
-function tableOf(obj: ObjectLiteralExpression): boolean {
-  const arr = obj.getParent();
+function tableOf(obj: ObjectLiteralExpression | undefined): boolean {
+  const arr = obj?.getParent();
   const call = arr && Node.isArrayLiteralExpression(arr) ? arr.getParent() : undefined;
   return !!call && Node.isCallExpression(call) && MAKE_API.test(calleeName(call));
 }

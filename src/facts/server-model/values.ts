@@ -669,7 +669,7 @@ export function calleeName(call: Node): string {
 function zodiosClient(expr: Node, sources: ParsedSources, depth = 0): NewExpression | undefined {
   if (depth > 4) return undefined;
   const u = unwrap(expr);
-  if (Node.isNewExpression(u)) return /^Zodios$/.test(calleeName(u)) ? u : undefined;
+  if (Node.isNewExpression(u)) return /^Zodios\d*$/.test(calleeName(u)) ? u : undefined; // `Zodios2`: a bundler's renamed copy
   if (Node.isIdentifier(u)) {
     const d = declarationOf(u);
     const v = d && valueOfDeclaration(d, sources);
