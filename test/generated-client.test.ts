@@ -102,7 +102,8 @@ describe('tools from a generated endpoint table (server model)', () => {
 
   it('a list downloaded at run time: the registration stays one tool with a computed name', () => {
     const model = serverModel(RepoFacts.gather(join(fixtures, 'graph-zodios-fetched')));
-    assert.deepEqual(model.tools.map((t) => [t.name, t.nameIsLiteral]), [['endpoint.alias', false]]);
+    // `endpoint.description ?? ''` is the description (on main it was read as the input shape, and the shape as annotations).
+    assert.deepEqual(model.tools.map((t) => [t.name, t.nameIsLiteral, t.descriptionNode?.getText(), t.inputSchema?.getText(), t.annotationsNode]), [['endpoint.alias', false, "endpoint.description ?? ''", 'paramSchema', undefined]]);
   });
 });
 

@@ -378,7 +378,8 @@ function build(sources: ParsedSources): ServerModel {
           const ni = nameInfo(args[0], at.line)!;
           const middle = args.slice(1, handler || looped ? -1 : args.length);
           let description: Node | undefined;
-          if (middle[0] && constString(middle[0])) description = middle.shift();
+          // A description with a fallback (`e.description ?? ''`) too: not the input shape.
+          if (middle[0] && (constString(middle[0]) || (Node.isBinaryExpression(unwrap(middle[0])) && textLike(middle[0])))) description = middle.shift();
           let inputSchema: Node | undefined;
           let annotationsNode: Node | undefined;
           if (middle.length === 1 && looksLikeAnnotations(objectLiteralOf(middle[0], sources))) annotationsNode = middle[0];
@@ -744,14 +745,6 @@ function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => No
     const middle = written.map((a) => on(a) ?? a);
     // The description is a string: a literal, or a text the item holds (`tool.description`, a template) — never an object.
     const first = middle[0] && unwrap(middle[0]);
-    // `item.description ?? `${item.method} ${item.path}``: a text with a fallback, whether the item has the key or not.
-    const textLike = (x: Node): boolean => {
-      const u = unwrap(x);
-      if (constString(u) || Node.isTemplateExpression(u) || /\.description$/.test(u.getText())) return true;
-      if (!Node.isBinaryExpression(u)) return false;
-      const op = u.getOperatorToken().getKind();
-      return op === SyntaxKind.PlusToken || ((op === SyntaxKind.QuestionQuestionToken || op === SyntaxKind.BarBarToken) && (textLike(u.getLeft()) || textLike(u.getRight())));
-    };
     const isText = !!first && (textLike(first) || textLike(written[0]!));
     descriptionNode = isText ? middle.shift() : undefined;
     if (middle.length === 1 && looksLikeAnnotations(objectLiteralOf(middle[0], sources))) [inputSchema, annotationsNode] = [undefined, middle[0]];
@@ -779,6 +772,19 @@ function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => No
     ...(cls ? { self: cls, implementation: delegateOn(t.handler, cls, sources) } : {}),
     ...(item ? { item, handler: itemHandler ?? t.handler, implementation: delegateOnItem(t.handler, item, sources) } : {}),
   };
+}
+
+/**
+ * A positional description of v1 `tool(name, description, …)`: a string literal, a template, a concatenation, an item's
+ * `.description`, or one of those with a fallback (`item.description ?? `${item.method} ${item.path}``, `d || ''`) —
+ * never an object (the input shape or the annotations that follow it).
+ */
+function textLike(x: Node): boolean {
+  const u = unwrap(x);
+  if (constString(u) || Node.isTemplateExpression(u) || /\.description$/.test(u.getText())) return true;
+  if (!Node.isBinaryExpression(u)) return false;
+  const op = u.getOperatorToken().getKind();
+  return op === SyntaxKind.PlusToken || ((op === SyntaxKind.QuestionQuestionToken || op === SyntaxKind.BarBarToken) && (textLike(u.getLeft()) || textLike(u.getRight())));
 }
 
 /** The function a factory call makes: `handlerFor(endpoint)` / `this.makeHandler(e)` whose body returns a function. */
