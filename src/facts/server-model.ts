@@ -41,7 +41,10 @@ import { booleanAnnotations, constrainedArguments, patternedArguments, constStri
  *     a registration in a base class's method named `this.name` stands for each class extending it that the
  *     package names and that is not abstract (its fields read on that class, its `execute` taking the arguments);
  *     one named `tool.name` in `for (const tool of LIST)` / `LIST.forEach((tool) => …)` stands for each item of a
- *     list the source writes (object literals, `defineTool({ … })`, spreads, `Object.values(import * as m)`).
+ *     list the source writes (object literals, `defineTool({ … })`, spreads, `Object.values(import * as m)`), or the rows
+ *     of an endpoint table a client generator writes (`makeApi([{ method, path, alias, description, parameters }])`, the
+ *     `endpoints` of `new Zodios(endpoints)`; an input shape the loop builds from `item.parameters` stands for that list;
+ *     the rows share the loop's one handler, read once).
  *   Any file
  *     an object literal `{ name: '<literal>', inputSchema: … }` not already read above is a tool definition
  *     (the older tools-in-source finder's rule), attached to a tools/call dispatcher when one exists.
