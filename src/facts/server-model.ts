@@ -4,7 +4,7 @@ import { declarationOf, functionOf, initializerOf, rawOriginOf, type ClassNode, 
 import { inTreeOrder, moduleSpecs, namedFilter, parsedSources, rawOfKinds, wrapNode, positionOf, unwrap, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
 import { dispatchBranches, listedObjects, mappedDefinitions, returnedExpressions } from './server-model/returns.js';
-import { annotationsOn, delegateOn, delegateOnItem, loopItems, loopVariable, loopVariableItems, onClass, onItem, registeringClasses, unreadDocumentLoop, type LoopItem } from './server-model/class-tools.js';
+import { annotationsOn, delegateOn, delegateOnItem, loopItems, loopVariable, loopVariableItems, onClass, onItem, registeringClasses, shapeFromItem, unreadDocumentLoop, type LoopItem } from './server-model/class-tools.js';
 import { bindDocuments } from './data-documents.js';
 import { callSpot, forwardedParameter, wrapperCalls } from './server-model/wrappers.js';
 import { booleanAnnotations, constrainedArguments, patternedArguments, constString, looksLikeAnnotations, methodOf, objectLiteralOf, propertyValue } from './server-model/values.js';
@@ -41,7 +41,10 @@ import { booleanAnnotations, constrainedArguments, patternedArguments, constStri
  *     a registration in a base class's method named `this.name` stands for each class extending it that the
  *     package names and that is not abstract (its fields read on that class, its `execute` taking the arguments);
  *     one named `tool.name` in `for (const tool of LIST)` / `LIST.forEach((tool) => …)` stands for each item of a
- *     list the source writes (object literals, `defineTool({ … })`, spreads, `Object.values(import * as m)`).
+ *     list the source writes (object literals, `defineTool({ … })`, spreads, `Object.values(import * as m)`), or the rows
+ *     of an endpoint table a client generator writes (`makeApi([{ method, path, alias, description, parameters }])`, the
+ *     `endpoints` of `new Zodios(endpoints)`; an input shape the loop builds from `item.parameters` stands for that list;
+ *     the rows share the loop's one handler, read once).
  *   Any file
  *     an object literal `{ name: '<literal>', inputSchema: … }` not already read above is a tool definition
  *     (the older tools-in-source finder's rule), attached to a tools/call dispatcher when one exists.
@@ -378,7 +381,8 @@ function build(sources: ParsedSources): ServerModel {
           const ni = nameInfo(args[0], at.line)!;
           const middle = args.slice(1, handler || looped ? -1 : args.length);
           let description: Node | undefined;
-          if (middle[0] && constString(middle[0])) description = middle.shift();
+          // A description with a fallback (`e.description ?? ''`) too: not the input shape.
+          if (middle[0] && (constString(middle[0]) || (Node.isBinaryExpression(unwrap(middle[0])) && textLike(middle[0])))) description = middle.shift();
           let inputSchema: Node | undefined;
           let annotationsNode: Node | undefined;
           if (middle.length === 1 && looksLikeAnnotations(objectLiteralOf(middle[0], sources))) annotationsNode = middle[0];
@@ -532,7 +536,7 @@ function build(sources: ParsedSources): ServerModel {
       for (const it of items) usedObjects.add(it.obj);
       const expanded = items.map((it) => expandedTool(t, nameArg, (n) => onItem(n, it), sources, undefined, it));
       // Rows of a data document whose name field is not a string (missing, computed): the tools they make are not read.
-      const kept = expanded.filter((x) => x.nameIsLiteral || !x.item?.document);
+      const kept = expanded.filter((x) => x.nameIsLiteral || (!x.item?.document && !x.item?.table));
       for (const x of expanded) if (!kept.includes(x)) unread.push({ file: x.file, line: x.line, column: x.column, expression: shortText(nameArg) });
       tools.splice(i, 1, ...kept);
       continue;
@@ -678,10 +682,10 @@ function build(sources: ParsedSources): ServerModel {
     const hasArgs = t.api === 'addTool' || t.inputSchema !== undefined;
     const entry = entryOf(t, 'tool', hasArgs ? [{ param: 0, path: [] }] : [], constrainedArguments(t.inputSchema, sources));
     const fn = t.implementation ?? entry.fn;
-    if (t.item?.document && Node.isCallExpression(t.node)) {
+    if ((t.item?.document || t.item?.table) && Node.isCallExpression(t.node)) {
       if (sharedHandlers.has(fn)) continue;
       sharedHandlers.add(fn);
-      const nameArg = t.node.getArguments()[0]!;
+      const nameArg = registrationArgs(t)[0]!;
       entries.push({ ...entry, ...spotOf(sources.rel(t.node.getSourceFile()), t.node), name: unwrap(nameArg).getText(), nameComputed: true, fn, patterned: patternedArguments(t.inputSchema, sources) });
       continue;
     }
@@ -744,7 +748,7 @@ function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => No
     const middle = written.map((a) => on(a) ?? a);
     // The description is a string: a literal, or a text the item holds (`tool.description`, a template) — never an object.
     const first = middle[0] && unwrap(middle[0]);
-    const isText = !!first && (!!constString(first) || Node.isTemplateExpression(first) || (Node.isBinaryExpression(first) && first.getOperatorToken().getKind() === SyntaxKind.PlusToken) || /\.description$/.test(unwrap(written[0]!).getText()));
+    const isText = !!first && (textLike(first) || textLike(written[0]!));
     descriptionNode = isText ? middle.shift() : undefined;
     if (middle.length === 1 && looksLikeAnnotations(objectLiteralOf(middle[0], sources))) [inputSchema, annotationsNode] = [undefined, middle[0]];
     else [inputSchema, annotationsNode] = [middle[0], middle[1]];
@@ -763,13 +767,27 @@ function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => No
     title: t.title ?? constString(titleNode)?.value,
     description: constString(description)?.value,
     descriptionNode: description,
-    inputSchema: on(inputSchema),
+    // An input shape the loop builds from the row's parameter list (a generated endpoint table's `parameters`): that list.
+    inputSchema: (item && shapeFromItem(on(inputSchema), item)) ?? on(inputSchema),
     outputSchema: on(t.outputSchema),
     annotations: ann.hints ?? booleanAnnotations(ann.obj) ?? t.annotations,
     annotationsNode: ann.obj ?? ann.node,
     ...(cls ? { self: cls, implementation: delegateOn(t.handler, cls, sources) } : {}),
     ...(item ? { item, handler: itemHandler ?? t.handler, implementation: delegateOnItem(t.handler, item, sources) } : {}),
   };
+}
+
+/**
+ * A positional description of v1 `tool(name, description, …)`: a string literal, a template, a concatenation, an item's
+ * `.description`, or one of those with a fallback (`item.description ?? `${item.method} ${item.path}``, `d || ''`) —
+ * never an object (the input shape or the annotations that follow it).
+ */
+function textLike(x: Node): boolean {
+  const u = unwrap(x);
+  if (constString(u) || Node.isTemplateExpression(u) || /\.description$/.test(u.getText())) return true;
+  if (!Node.isBinaryExpression(u)) return false;
+  const op = u.getOperatorToken().getKind();
+  return op === SyntaxKind.PlusToken || ((op === SyntaxKind.QuestionQuestionToken || op === SyntaxKind.BarBarToken) && (textLike(u.getLeft()) || textLike(u.getRight())));
 }
 
 /** The function a factory call makes: `handlerFor(endpoint)` / `this.makeHandler(e)` whose body returns a function. */

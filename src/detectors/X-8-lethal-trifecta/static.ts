@@ -227,7 +227,7 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
       });
       // A row of a data document the package ships (facts/data-documents): its operation as the document says it, and
       // the flows of the one handler the rows share (named by the registration's name expression).
-      const shared = t.item?.document && Node.isCallExpression(t.node) && t.node.getArguments()[0] ? unwrap(t.node.getArguments()[0]!).getText() : undefined;
+      const shared = (t.item?.document || t.item?.table) && Node.isCallExpression(t.node) && t.node.getArguments()[0] ? unwrap(t.node.getArguments()[0]!).getText() : undefined;
       if (t.item?.document) {
         if (!rowDocuments.has(t.item.document)) {
           const read = repo.json(t.item.document);

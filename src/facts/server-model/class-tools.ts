@@ -2,7 +2,7 @@ import { Node, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression
 import { baseClassOf, declarationOf, enclosingClass, functionOf, isFunctionLike, valueOfDeclaration, type ClassNode, type FunctionLikeNode } from '../scope.js';
 import { propertyName, rawOfKinds, unwrap, wrapNode, type NamedFilter, type ParsedSources } from '../ts-source.js';
 import { escapeRegExp } from '../regex.js';
-import { constString, listElements, literalBoolean, objectLiteralOf, propertyValue } from './values.js';
+import { calleeName, constString, listElements, literalBoolean, MAKE_API, objectLiteralOf, propertyValue } from './values.js';
 import { documentRows } from '../data-documents.js';
 
 /**
@@ -220,6 +220,11 @@ export interface LoopItem {
    * names bound to the item's keys (`schema` → `inputShape`), read on the item by onItem.
    */
   bindings?: ReadonlyMap<string, string>;
+  /**
+   * The item is a row of an endpoint table a client generator wrote (`makeApi([...])` of openapi-zod-client / zodios):
+   * the table module's path relative to the root. Its rows share the loop's one handler.
+   */
+  table?: string;
 }
 
 /** An element of the list as a tool object: an object literal, or `defineTool({ name, … })` (a call given one). */
@@ -398,14 +403,49 @@ export function loopVariableItems(holder: Node, sources: ParsedSources): LoopIte
     return rows;
   }
   const elements = loopElements(list, sources);
-  if (!elements?.length || elements.length > 500) return undefined;
+  // A generated endpoint table is read up to the rows of a data document (its rows share one handler, read once).
+  const limit = elements?.length && elements.length > 500 && tableOf(objectLiteralOf(elements[0], sources)) ? MAX_DOCUMENT_ROWS : 500;
+  if (!elements?.length || elements.length > limit) return undefined;
   const out: LoopItem[] = [];
   for (const el of elements) {
     const obj = itemObject(el, sources);
     if (!obj) return undefined;
-    out.push({ param: holder.getText(), obj });
+    const table = tableOf(obj);
+    out.push({ param: holder.getText(), obj, ...(table ? { table: sources.rel(obj.getSourceFile()) } : {}) });
   }
   return out;
+}
+
+/** Is this row written in a generated endpoint table, `makeApi([{ method, path, alias, … }])`? */
+function tableOf(obj: ObjectLiteralExpression | undefined): boolean {
+  const arr = obj?.getParent();
+  const call = arr && Node.isArrayLiteralExpression(arr) ? arr.getParent() : undefined;
+  return !!call && Node.isCallExpression(call) && MAKE_API.test(calleeName(call));
+}
+
+/**
+ * An input shape the loop builds from the item's parameter list — `const shape = {}; for (const p of item.parameters ?? [])
+ * shape[p.name] = p.schema;` — stands for that list (its rows' zod schemas are the arguments' schemas): the item's
+ * value under that key. undefined when the shape is not built so.
+ */
+export function shapeFromItem(n: Node | undefined, item: LoopItem): Node | undefined {
+  const u = n && unwrap(n);
+  if (!u || !Node.isIdentifier(u)) return undefined;
+  const d = declarationOf(u);
+  const decl = d?.getParent();
+  const init = decl && Node.isVariableDeclaration(decl) ? decl.getInitializer() : undefined;
+  if (!init || !Node.isObjectLiteralExpression(unwrap(init)) || (unwrap(init) as ObjectLiteralExpression).getProperties().length) return undefined;
+  const block = decl!.getParent()?.getParent()?.getParent();
+  if (!block) return undefined;
+  for (const st of block.getChildrenOfKind(SyntaxKind.ForOfStatement)) {
+    if (!st.getStatement().getText().includes(`${u.getText()}[`)) continue;
+    let list: Node = unwrap(st.getExpression());
+    if (Node.isBinaryExpression(list) && /^(?:\?\?|\|\|)$/.test(list.getOperatorToken().getText())) list = unwrap(list.getLeft());
+    if (!Node.isPropertyAccessExpression(list) || unwrap(list.getExpression()).getText() !== item.param) continue;
+    const v = propertyValue(item.obj, list.getName());
+    return v && unwrap(v);
+  }
+  return undefined;
 }
 
 /** `item.key` of the loop's variable → the item's property; anything else is itself. */
@@ -414,6 +454,12 @@ export function onItem(n: Node | undefined, item: LoopItem): Node | undefined {
   if (u && item.bindings && Node.isIdentifier(u)) {
     const key = item.bindings.get(u.getText());
     return key !== undefined ? (propertyValue(item.obj, key) ?? n) : n;
+  }
+  // `item.description ?? ''`, `item.summary || ''`: the item's value when it has one.
+  if (u && Node.isBinaryExpression(u) && /^(?:\?\?|\|\|)$/.test(u.getOperatorToken().getText())) {
+    const left = unwrap(u.getLeft());
+    const v = onItem(left, item);
+    return v !== left ? v : n;
   }
   if (!u || !Node.isPropertyAccessExpression(u)) return n;
   const h = unwrap(u.getExpression());

@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression, type PropertyAccessExpression, type SourceFile } from '../morph.js';
+import { Node, SyntaxKind, ts, type CallExpression, type NewExpression, type ObjectLiteralExpression, type PropertyAccessExpression, type SourceFile } from '../morph.js';
 import { declarationOf, importOf, initializerOf, isFunctionLike, moduleMember, resolveRelativeModule, valueOfDeclaration } from '../scope.js';
 import { wrapNode, propertyName, rawPropertyName, rawUnwrap, sourcesOf, stringValue, unwrap, type ParsedSources } from '../ts-source.js';
 
@@ -626,6 +626,19 @@ export function listElements(expr: Node, sources: ParsedSources, depth = 0): Nod
     // A list a helper is given: `createServer({ tools })` for `function createServer({ tools: list })`.
     return d ? passedToParameter(d, sources).flatMap((a) => listElements(a, sources, depth + 1)) : [];
   }
+  // An endpoint table a client generator writes (openapi-zod-client / zodios): `makeApi([...])`, and the `endpoints`
+  // (or `api`) of a `new Zodios(endpoints)` / `new Zodios(baseUrl, endpoints, options)` client holding it.
+  if (Node.isCallExpression(u) && MAKE_API.test(calleeName(u))) return u.getArguments()[0] ? listElements(u.getArguments()[0]!, sources, depth + 1) : [];
+  if (Node.isPropertyAccessExpression(u) && (u.getName() === 'endpoints' || u.getName() === 'api')) {
+    const client = zodiosClient(u.getExpression(), sources);
+    if (client) {
+      for (const a of client.getArguments()) {
+        const rows = constString(a) ? [] : listElements(a, sources, depth + 1);
+        if (rows.length) return rows;
+      }
+      return [];
+    }
+  }
   const member = moduleMember(u, sources);
   if (member) return listElements(member, sources, depth + 1);
   // A part of a list (`tools.filter((t) => !t.omitFromLocal)`, `tools.slice()`): at most its elements.
@@ -638,4 +651,31 @@ export function listElements(expr: Node, sources: ParsedSources, depth = 0): Nod
     return obj ? obj.getProperties().flatMap((p) => (Node.isPropertyAssignment(p) ? [p.getInitializer()!] : Node.isShorthandPropertyAssignment(p) ? [p.getNameNode()] : [])) : [];
   }
   return [];
+}
+
+/** Generated clients' endpoint-table functions (zodios' `makeApi`, openapi-zod-client's output). */
+export const MAKE_API = /^(?:makeApi|makeEndpoints)$/;
+
+/** The called function's own name: `makeApi` of `makeApi(…)`, `core.makeApi(…)`, `(0, core_1.makeApi)(…)`. */
+export function calleeName(call: Node): string {
+  if (!Node.isCallExpression(call) && !Node.isNewExpression(call)) return '';
+  let c: Node | undefined = unwrap(call.getExpression());
+  // `(0, core_1.makeApi)`: the comma expression's last operand.
+  while (c && Node.isBinaryExpression(c) && c.getOperatorToken().getKind() === SyntaxKind.CommaToken) c = unwrap(c.getRight());
+  return !c ? '' : Node.isPropertyAccessExpression(c) ? c.getName() : Node.isIdentifier(c) ? c.getText() : '';
+}
+
+/** The `new Zodios(…)` an expression holds (a const, an import, a module member such as `client_1.api`), if any. */
+function zodiosClient(expr: Node, sources: ParsedSources, depth = 0): NewExpression | undefined {
+  if (depth > 4) return undefined;
+  const u = unwrap(expr);
+  if (Node.isNewExpression(u)) return /^Zodios\d*$/.test(calleeName(u)) ? u : undefined; // `Zodios2`: a bundler's renamed copy
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    const v = d && valueOfDeclaration(d, sources);
+    const init = v && Node.isVariableDeclaration(v) ? v.getInitializer() : v;
+    return init && init !== u && !Node.isSourceFile(init) ? zodiosClient(init, sources, depth + 1) : undefined;
+  }
+  const member = moduleMember(u, sources);
+  return member && member !== u ? zodiosClient(member, sources, depth + 1) : undefined;
 }
