@@ -9,7 +9,7 @@ import { Run } from './flow/analysis.js';
 import { isRuntime } from './flow/runtimes.js';
 import { argumentOf, keysMatch, relevant, storageKeys } from './flow/guards.js';
 import { instanceExports } from './flow/modules.js';
-import { BROWSER_MODULES, REMOTE_COMMAND_NAMES, SSH_MODULES, isRecordModule, RECORD_MODULES, callSinkKind, CONNECT_MODULES, classifySink, DOC_MODULES, possibleStrings, type Flow, type FlowStep, FS_MODULES, type Guard, type GuardDetail, HTTP_MODULES, NAVIGATION_NAMES, type SinkContext, type SinkMatch, type SinkSite } from './flow/sinks.js';
+import { BROWSER_MODULES, REMOTE_COMMAND_NAMES, TRANSFER_NAMES, SSH_MODULES, isRecordModule, RECORD_MODULES, callSinkKind, CONNECT_MODULES, classifySink, DOC_MODULES, possibleStrings, type Flow, type FlowStep, FS_MODULES, type Guard, type GuardDetail, HTTP_MODULES, NAVIGATION_NAMES, type SinkContext, type SinkMatch, type SinkSite } from './flow/sinks.js';
 import { type Check, type Family, type FnResult, type Link, type RawFlow, type StoreWrite, type Taint, type Verdict } from './flow/taint.js';
 
 
@@ -364,10 +364,10 @@ function sinkPrefilter(sf: SourceFile, ctx: SinkContext): NamedFilter {
   }
   const byName = (cn: ts.Node): boolean => {
     const name = rawCalleeName(cn);
-    return !!name && (IMPORTLESS_SINK_NAME.test(name) || aliases.has(name) || (ctx.browser && NAVIGATION_NAMES.has(name) && ts.isCallExpression(cn)) || (!!ctx.ssh && REMOTE_COMMAND_NAMES.has(name) && ts.isCallExpression(cn)));
+    return !!name && (IMPORTLESS_SINK_NAME.test(name) || aliases.has(name) || (ctx.browser && NAVIGATION_NAMES.has(name) && ts.isCallExpression(cn)) || (!!ctx.ssh && (REMOTE_COMMAND_NAMES.has(name) || TRANSFER_NAMES.has(name)) && ts.isCallExpression(cn)));
   };
   // A file with no name leading to a sink module: only the names decide, so the name index finds the calls.
-  if (rooted.size === 0) return namedFilter([...IMPORTLESS_SINK_NAMES, ...aliases, ...(ctx.browser ? NAVIGATION_NAMES : []), ...(ctx.ssh ? REMOTE_COMMAND_NAMES : [])], byName);
+  if (rooted.size === 0) return namedFilter([...IMPORTLESS_SINK_NAMES, ...aliases, ...(ctx.browser ? NAVIGATION_NAMES : []), ...(ctx.ssh ? [...REMOTE_COMMAND_NAMES, ...TRANSFER_NAMES] : [])], byName);
   return (cn: ts.Node): boolean => {
     if (byName(cn)) return true;
     // The root of the callee (`fs` in fs.promises.readFile): a name leading to a sink module, require()/import()
