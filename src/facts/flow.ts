@@ -54,6 +54,9 @@ import { type Check, type Family, type FnResult, type Link, type RawFlow, type S
  *   fs — also document libraries that open a path (xlsx readFile/writeFile, exceljs `wb.xlsx.readFile`, sharp
  *     and its `toFile`, mammoth `{ path }`) and globbing (glob, fast-glob, globby, tinyglobby: the pattern and
  *     `cwd`), see flow/sinks DOC_MODULES;
+ *   fs — file transfers over SSH, in a package that uses an SSH client: the local path of ssh2's `sftp.fastPut`
+ *     (read) and `fastGet` (write), node-ssh's `putFile`/`putDirectory` (read) and `getFile`/`getDirectory` (write),
+ *     ssh2-sftp-client's `uploadDir`/`downloadDir` and `put`/`get` on a receiver named sftp (flow/sinks fileTransfer);
  *   fs — fs, fs/promises, fs-extra, graceful-fs: the read family (readFile, readdir, readJson…, not the
  *     file-descriptor reads), open, opendir, createReadStream ('read'); the write, append, mkdir, output
  *     families, copyFile, cp, copy, rename, move, truncate, symlink, link, createWriteStream ('write'); rm,
@@ -100,7 +103,9 @@ import { type Check, type Family, type FnResult, type Link, type RawFlow, type S
  *   process, sound — 'confirmed': the value is handed, before the sink, to a function that asks the human
  *     (an elicitation: `elicitInput`, the SDK's `inputRequired.elicit`, 'elicitation/create'), and the call's
  *     result decides whether the function goes on (an `if` on it, or on the variable holding it, that returns
- *     or throws).
+ *     or throws); not when the asking function lets the request through without the human: an accepting return before
+ *     the question, or when the question fails (an accepting return in the `catch` of the `try` that asks, a
+ *     `.catch(() => true)` or `.catch(() => ({ action: 'accept' }))` on it: a client that cannot elicit makes it throw).
  *   fs, open — 'default-open': a sound confinement in a function that lets everything through while its
  *     allow-list is empty (`if (allowed.length === 0) return true`, `allowed.length === 0 || …`), when that
  *     list may be empty by default (an empty array or Set as its value or default); 'roots-writable': the
