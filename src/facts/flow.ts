@@ -37,7 +37,8 @@ import { type Check, type Family, type FnResult, type Link, type RawFlow, type S
  * arguments taint its parameters, its sinks are reported with the call on the path, and its return value is
  * tainted when what it returns is. Methods are followed on class instances of the audited source (`new Cls()`,
  * a typed parameter or field, an instance exported by another module, a `getInstance()` singleton, inherited
- * methods), and `new Cls(x)` runs the constructor. A client value kept in a field (`this.command = cmd`, a
+ * methods), and `new Cls(x)` runs the constructor. A compiler's downlevel async function (`return __awaiter(this,
+ * arguments, P, function* (a, b = 1) {…})`, esbuild's `__async`) hands the call's arguments to its generator. A client value kept in a field (`this.command = cmd`, a
  * constructor parameter property) is read by the methods of that class the analysis runs afterwards, and a
  * method of such a class is followed whatever its arguments. Calls are followed at most MAX_DEPTH levels
  * below the handler (the handler is level 0). Unknown library calls do not propagate taint.
@@ -81,7 +82,8 @@ import { type Check, type Family, type FnResult, type Link, type RawFlow, type S
  *     p)`) does not count for a file-system call given the unresolved `p` itself;
  *   - it is in a guarding position: in an `if` whose branch rejects (throw, continue, break, `return`
  *     nothing / false / null / an `isError` result / an error call), in what a predicate returns, kept in a
- *     variable, or asserted — it then guards what comes after it; or in an `if`/`?:` condition or a
+ *     variable, or asserted — it then guards what comes after it (inside one branch of an `if` whose other branch
+ *     goes on, `if (options.rootDir) { … }`, only what follows in that branch); or in an `if`/`?:` condition or a
  *     `switch` case that contains the sink — it then guards that branch only;
  *   - and it comes before the sink in a function of the call chain; a check inside a called helper (a
  *     `confine(root, p)` or `isAllowed(x)`) counts at the call, for the arguments that reach it.

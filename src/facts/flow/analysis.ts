@@ -2,7 +2,7 @@ import { Node, SyntaxKind, ts, type CallExpression, type Identifier, type NewExp
 import { declarationOf, initializerOf, mayResolveFunction, findNodes, isFunctionLike, originOf, GLOBAL, type FunctionLikeNode } from '../scope.js';
 import { constString, constrainedArguments, objectLiteralOf, propertyValue, regexSource } from '../server-model.js';
 import { propertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../ts-source.js';
-import { acceptsWithoutAsking, asksHuman, CONFIRMED, guarding, openWhenEmpty, relevant, storageKeys, STORE_MUTATORS } from './guards.js';
+import { acceptsWithoutAsking, asksHuman, conditionalBranch, CONFIRMED, guarding, openWhenEmpty, relevant, storageKeys, STORE_MUTATORS } from './guards.js';
 import { type Analyzable, classId, constructorOf, functionCached, functionsOfCallee, originCached, ownerClass, stripAwait } from './modules.js';
 import { argvRunsScript, arrayArgv, pushedArgv, shellRunsScript } from './argv.js';
 import { classifySink, FS_MODULES, type HttpRequest, httpRequestOf, last, MAX_DEPTH, type SinkContext, type SinkMatch, type SinkPart, type UrlShape } from './sinks.js';
@@ -742,7 +742,8 @@ class FnAnalysis {
     if (!scope) {
       const g = guarding(node);
       if (!g) return;
-      if (g !== 'after') scope = g;
+      // A rejecting check inside one branch of an `if` guards that branch only (conditionalBranch).
+      scope = g !== 'after' ? g : conditionalBranch(node);
     }
     let shown = node;
     if (verdict.fs?.guard === 'sound' && roots?.length) {

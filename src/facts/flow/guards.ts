@@ -490,6 +490,22 @@ function rejects(stmt: Node | undefined): boolean {
  * what that branch holds. Undefined when it guards nothing (a check whose branch only transforms the
  * value, or whose result is thrown away).
  */
+/**
+ * The branch a rejecting check is confined to: a check written inside one branch of an `if` (`if (options.rootDir)
+ * { … if (!full.startsWith(root + sep)) throw … }`) guards only what follows it in that branch when the other branch
+ * goes on without rejecting (no root configured: the path passes unchecked). The innermost such branch, or undefined
+ * when the check is not inside one (up to the function it is in).
+ */
+export function conditionalBranch(check: Node): Node | undefined {
+  let prev: Node = check;
+  for (let cur = check.getParent(); cur && !isFunctionLike(cur) && !Node.isSourceFile(cur); prev = cur, cur = cur.getParent()) {
+    if (!Node.isIfStatement(cur) || cur.getExpression() === prev) continue;
+    const other = cur.getThenStatement() === prev ? cur.getElseStatement() : cur.getThenStatement();
+    if (!rejects(other)) return prev;
+  }
+  return undefined;
+}
+
 export function guarding(check: Node): 'after' | Node | undefined {
   let prev: Node = check;
   let cur = check.getParent();
