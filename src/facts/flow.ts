@@ -9,7 +9,7 @@ import { Run } from './flow/analysis.js';
 import { isRuntime } from './flow/runtimes.js';
 import { argumentOf, keysMatch, relevant, storageKeys } from './flow/guards.js';
 import { instanceExports } from './flow/modules.js';
-import { BROWSER_MODULES, REMOTE_COMMAND_NAMES, SSH_MODULES, isRecordModule, RECORD_MODULES, callSinkKind, CONNECT_MODULES, classifySink, DOC_MODULES, possibleStrings, type Flow, type FlowStep, FS_MODULES, type Guard, type GuardDetail, HTTP_MODULES, NAVIGATION_NAMES, type SinkContext, type SinkMatch, type SinkSite } from './flow/sinks.js';
+import { BROWSER_MODULES, REMOTE_COMMAND_NAMES, TRANSFER_NAMES, SSH_MODULES, isRecordModule, RECORD_MODULES, callSinkKind, CONNECT_MODULES, classifySink, DOC_MODULES, possibleStrings, type Flow, type FlowStep, FS_MODULES, type Guard, type GuardDetail, HTTP_MODULES, NAVIGATION_NAMES, type SinkContext, type SinkMatch, type SinkSite } from './flow/sinks.js';
 import { type Check, type Family, type FnResult, type Link, type RawFlow, type StoreWrite, type Taint, type Verdict } from './flow/taint.js';
 
 
@@ -37,7 +37,8 @@ import { type Check, type Family, type FnResult, type Link, type RawFlow, type S
  * arguments taint its parameters, its sinks are reported with the call on the path, and its return value is
  * tainted when what it returns is. Methods are followed on class instances of the audited source (`new Cls()`,
  * a typed parameter or field, an instance exported by another module, a `getInstance()` singleton, inherited
- * methods), and `new Cls(x)` runs the constructor. A client value kept in a field (`this.command = cmd`, a
+ * methods), and `new Cls(x)` runs the constructor. A compiler's downlevel async function (`return __awaiter(this,
+ * arguments, P, function* (a, b = 1) {…})`, esbuild's `__async`) hands the call's arguments to its generator. A client value kept in a field (`this.command = cmd`, a
  * constructor parameter property) is read by the methods of that class the analysis runs afterwards, and a
  * method of such a class is followed whatever its arguments. Calls are followed at most MAX_DEPTH levels
  * below the handler (the handler is level 0). Unknown library calls do not propagate taint.
@@ -54,6 +55,9 @@ import { type Check, type Family, type FnResult, type Link, type RawFlow, type S
  *   fs — also document libraries that open a path (xlsx readFile/writeFile, exceljs `wb.xlsx.readFile`, sharp
  *     and its `toFile`, mammoth `{ path }`) and globbing (glob, fast-glob, globby, tinyglobby: the pattern and
  *     `cwd`), see flow/sinks DOC_MODULES;
+ *   fs — file transfers over SSH, in a package that uses an SSH client: the local path of ssh2's `sftp.fastPut`
+ *     (read) and `fastGet` (write), node-ssh's `putFile`/`putDirectory` (read) and `getFile`/`getDirectory` (write),
+ *     ssh2-sftp-client's `uploadDir`/`downloadDir` and `put`/`get` on a receiver named sftp (flow/sinks fileTransfer);
  *   fs — fs, fs/promises, fs-extra, graceful-fs: the read family (readFile, readdir, readJson…, not the
  *     file-descriptor reads), open, opendir, createReadStream ('read'); the write, append, mkdir, output
  *     families, copyFile, cp, copy, rename, move, truncate, symlink, link, createWriteStream ('write'); rm,
@@ -78,7 +82,8 @@ import { type Check, type Family, type FnResult, type Link, type RawFlow, type S
  *     p)`) does not count for a file-system call given the unresolved `p` itself;
  *   - it is in a guarding position: in an `if` whose branch rejects (throw, continue, break, `return`
  *     nothing / false / null / an `isError` result / an error call), in what a predicate returns, kept in a
- *     variable, or asserted — it then guards what comes after it; or in an `if`/`?:` condition or a
+ *     variable, or asserted — it then guards what comes after it (inside one branch of an `if` whose other branch
+ *     goes on, `if (options.rootDir) { … }`, only what follows in that branch); or in an `if`/`?:` condition or a
  *     `switch` case that contains the sink — it then guards that branch only;
  *   - and it comes before the sink in a function of the call chain; a check inside a called helper (a
  *     `confine(root, p)` or `isAllowed(x)`) counts at the call, for the arguments that reach it.
@@ -100,7 +105,9 @@ import { type Check, type Family, type FnResult, type Link, type RawFlow, type S
  *   process, sound — 'confirmed': the value is handed, before the sink, to a function that asks the human
  *     (an elicitation: `elicitInput`, the SDK's `inputRequired.elicit`, 'elicitation/create'), and the call's
  *     result decides whether the function goes on (an `if` on it, or on the variable holding it, that returns
- *     or throws).
+ *     or throws); not when the asking function lets the request through without the human: an accepting return before
+ *     the question, or when the question fails (an accepting return in the `catch` of the `try` that asks, a
+ *     `.catch(() => true)` or `.catch(() => ({ action: 'accept' }))` on it: a client that cannot elicit makes it throw).
  *   fs, open — 'default-open': a sound confinement in a function that lets everything through while its
  *     allow-list is empty (`if (allowed.length === 0) return true`, `allowed.length === 0 || …`), when that
  *     list may be empty by default (an empty array or Set as its value or default); 'roots-writable': the
@@ -364,10 +371,10 @@ function sinkPrefilter(sf: SourceFile, ctx: SinkContext): NamedFilter {
   }
   const byName = (cn: ts.Node): boolean => {
     const name = rawCalleeName(cn);
-    return !!name && (IMPORTLESS_SINK_NAME.test(name) || aliases.has(name) || (ctx.browser && NAVIGATION_NAMES.has(name) && ts.isCallExpression(cn)) || (!!ctx.ssh && REMOTE_COMMAND_NAMES.has(name) && ts.isCallExpression(cn)));
+    return !!name && (IMPORTLESS_SINK_NAME.test(name) || aliases.has(name) || (ctx.browser && NAVIGATION_NAMES.has(name) && ts.isCallExpression(cn)) || (!!ctx.ssh && (REMOTE_COMMAND_NAMES.has(name) || TRANSFER_NAMES.has(name)) && ts.isCallExpression(cn)));
   };
   // A file with no name leading to a sink module: only the names decide, so the name index finds the calls.
-  if (rooted.size === 0) return namedFilter([...IMPORTLESS_SINK_NAMES, ...aliases, ...(ctx.browser ? NAVIGATION_NAMES : []), ...(ctx.ssh ? REMOTE_COMMAND_NAMES : [])], byName);
+  if (rooted.size === 0) return namedFilter([...IMPORTLESS_SINK_NAMES, ...aliases, ...(ctx.browser ? NAVIGATION_NAMES : []), ...(ctx.ssh ? [...REMOTE_COMMAND_NAMES, ...TRANSFER_NAMES] : [])], byName);
   return (cn: ts.Node): boolean => {
     if (byName(cn)) return true;
     // The root of the callee (`fs` in fs.promises.readFile): a name leading to a sink module, require()/import()

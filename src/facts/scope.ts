@@ -636,7 +636,9 @@ function classValueUncached(expr: Node, sources: ParsedSources, depth: number): 
   if (Node.isClassExpression(n) || Node.isClassDeclaration(n)) return n;
   if (Node.isIdentifier(n)) {
     const d = declarationOf(n);
-    if (!d) return undefined;
+    // The name of a class expression, seen from inside it (a bundler's `var Cls = class _Cls { static getInstance()
+    // { return _Cls.instance ??= new _Cls() } }`): that class.
+    if (!d) return n.getFirstAncestor((a) => Node.isClassExpression(a) && a.getName() === n.getText()) as ClassNode | undefined;
     if (Node.isClassDeclaration(d.getParent())) return d.getParent() as ClassDeclaration;
     const v = valueOfDeclaration(d, sources);
     if (!v || v === n) return undefined;

@@ -2,7 +2,7 @@ import { Node, SyntaxKind, ts, type CallExpression, type Identifier, type NewExp
 import { declarationOf, initializerOf, mayResolveFunction, findNodes, isFunctionLike, originOf, GLOBAL, type FunctionLikeNode } from '../scope.js';
 import { constString, constrainedArguments, objectLiteralOf, propertyValue, regexSource } from '../server-model.js';
 import { propertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../ts-source.js';
-import { acceptsWithoutAsking, asksHuman, CONFIRMED, guarding, openWhenEmpty, relevant, storageKeys, STORE_MUTATORS } from './guards.js';
+import { acceptsWithoutAsking, asksHuman, conditionalBranch, CONFIRMED, guarding, openWhenEmpty, relevant, storageKeys, STORE_MUTATORS } from './guards.js';
 import { type Analyzable, classId, constructorOf, functionCached, functionsOfCallee, originCached, ownerClass, stripAwait } from './modules.js';
 import { argvRunsScript, arrayArgv, pushedArgv, shellRunsScript } from './argv.js';
 import { classifySink, FS_MODULES, type HttpRequest, httpRequestOf, last, MAX_DEPTH, type SinkContext, type SinkMatch, type SinkPart, type UrlShape } from './sinks.js';
@@ -78,6 +78,30 @@ export class Run {
   }
 }
 
+const DOWNLEVEL_ASYNC = /^(?:__awaiter|__async)$/;
+
+/**
+ * The generator a downlevel async function hands its `arguments` to: its body is `return __awaiter(this,
+ * arguments, P, function* (…) { … })` (TypeScript, also `tslib.__awaiter`) or `return __async(this, arguments,
+ * function* (…) { … })` (esbuild). undefined for any other function.
+ */
+function downlevelAsyncBody(fn: Analyzable): FunctionLikeNode | undefined {
+  const body = fn.getBody();
+  if (!body || !Node.isBlock(body)) return undefined;
+  const stmts = body.compilerNode.statements;
+  const ret = stmts.length === 1 && ts.isReturnStatement(stmts[0]!) ? stmts[0].expression : undefined;
+  const call = ret && rawUnwrap(ret);
+  if (!call || !ts.isCallExpression(call)) return undefined;
+  const callee = rawUnwrap(call.expression);
+  const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : undefined;
+  if (!name || !DOWNLEVEL_ASYNC.test(name)) return undefined;
+  if (!call.arguments.some((a) => ts.isIdentifier(a) && a.text === 'arguments')) return undefined;
+  const gen = call.arguments[call.arguments.length - 1];
+  if (!gen || !ts.isFunctionExpression(gen) || !gen.asteriskToken) return undefined;
+  const wrapped = wrapNode(body.getSourceFile(), gen);
+  return isFunctionLike(wrapped) ? (wrapped as FunctionLikeNode) : undefined;
+}
+
 class FnAnalysis {
   private readonly env = new Map<string, Taint>();
   /** Writes of client values into module-level variables and fields (see recordWrite), by key and position. */
@@ -102,6 +126,14 @@ class FnAnalysis {
       this.bind(p.getNameNode(), { ...t, keys: new Set(), steps: [] }, p);
       // constructor(private readonly command: string): the argument is kept in this.command.
       if (owner && Node.isConstructorDeclaration(this.fn) && p.isParameterProperty()) this.run_.setField(`this@${classId(owner)}.${p.getName()}`, p.getName(), { ...t, steps: [p] });
+    });
+    // A compiler's downlevel async function (`function f(a_1, b_1) { return __awaiter(this, arguments, void 0,
+    // function* (a, b = 1) { … }) }`, esbuild's `__async(this, arguments, function* (a, b) { … })`): the
+    // generator receives the call's arguments in the same positions.
+    const inner = downlevelAsyncBody(this.fn);
+    inner?.getParameters().forEach((p, i) => {
+      const t = p.getDotDotDotToken() ? merge(params.slice(i)) : params[i];
+      if (t) this.bind(p.getNameNode(), { ...t, keys: new Set(), steps: [] }, p);
     });
     const nodes = bodyNodes(this.fn);
     const body = this.fn.getBody();
@@ -710,7 +742,8 @@ class FnAnalysis {
     if (!scope) {
       const g = guarding(node);
       if (!g) return;
-      if (g !== 'after') scope = g;
+      // A rejecting check inside one branch of an `if` guards that branch only (conditionalBranch).
+      scope = g !== 'after' ? g : conditionalBranch(node);
     }
     let shown = node;
     if (verdict.fs?.guard === 'sound' && roots?.length) {

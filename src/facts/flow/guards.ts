@@ -59,14 +59,24 @@ const ACCEPT_WORD = /^(?:allow(?:ed)?|approved?|accept(?:ed)?|granted|auto)$/i;
 
 /** `return true`, `return 'allow'`, `return { allowed: true, … }`: the request goes on. */
 function acceptingReturn(r: ts.ReturnStatement): boolean {
-  const e = r.expression && rawUnwrap(r.expression);
-  if (!e) return false;
+  return !!r.expression && acceptingValue(r.expression);
+}
+
+/** `true`, `'allow'`, `{ allowed: true, … }`: a value that lets the request go on. */
+function acceptingValue(x: ts.Expression): boolean {
+  const e = rawUnwrap(x);
   if (e.kind === SyntaxKind.TrueKeyword) return true;
   if (ts.isStringLiteralLike(e)) return ACCEPT_WORD.test(e.text);
   if (ts.isObjectLiteralExpression(e)) {
     return e.properties.some((p) => ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && ACCEPT_KEY.test(p.name.text) && rawUnwrap(p.initializer).kind === SyntaxKind.TrueKeyword);
   }
   return false;
+}
+
+/** An elicitation result written in the code that accepts: `{ action: 'accept', … }`. */
+function acceptedAnswer(x: ts.Expression): boolean {
+  const e = rawUnwrap(x);
+  return ts.isObjectLiteralExpression(e) && e.properties.some((p) => ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && p.name.text === 'action' && ts.isStringLiteralLike(rawUnwrap(p.initializer)) && (rawUnwrap(p.initializer) as ts.StringLiteral).text === 'accept');
 }
 
 const openMemo = new WeakMap<ts.Node, boolean>();
@@ -83,15 +93,39 @@ export function acceptsWithoutAsking(fn: Analyzable, sources: ParsedSources, dep
   openMemo.set(fn.compilerNode, false);
   const returns = ownReturns(fn);
   const acceptsBefore = (pos: number): boolean => returns.some((r) => r.getStart() < pos && acceptingReturn(r));
+  // The question failing lets the request through: an accepting return in the `catch` of a `try` that asks (a
+  // client that cannot elicit makes elicitInput throw, and most clients cannot), or `.catch(() => true)` on it.
+  const acceptsOnFailure = (q: ts.Node): boolean => {
+    for (const r of returns) {
+      if (!acceptingReturn(r)) continue;
+      for (let p: ts.Node | undefined = r.parent; p && p !== fn.compilerNode; p = p.parent) {
+        if (ts.isCatchClause(p)) {
+          const t = (p.parent as unknown as { tryBlock: ts.Node }).tryBlock;
+          if (q.pos >= t.pos && q.end <= t.end) return true;
+        }
+      }
+    }
+    for (let p: ts.Node | undefined = q.parent; p && p !== fn.compilerNode && !ts.isStatement(p); p = p.parent) {
+      if (!ts.isCallExpression(p) || !ts.isPropertyAccessExpression(p.expression) || p.expression.name.text !== 'catch') continue;
+      const h = p.arguments[0] && rawUnwrap(p.arguments[0]);
+      if (h && (ts.isArrowFunction(h) || ts.isFunctionExpression(h))) {
+        // The fallback answers: a value that lets the request go on, or an elicitation result that accepts (`{ action: 'accept' }`).
+        const yes = (x: ts.Expression): boolean => acceptingValue(x) || acceptedAnswer(x);
+        const body = h.body;
+        if (ts.isBlock(body) ? body.statements.some((st) => ts.isReturnStatement(st) && !!st.expression && yes(st.expression)) : yes(body as ts.Expression)) return true;
+      }
+    }
+    return false;
+  };
   let open = false;
   const asked = findNodes(fn, elicitsRaw)[0];
-  if (asked) open = acceptsBefore(asked.getStart());
+  if (asked) open = acceptsBefore(asked.getStart()) || acceptsOnFailure(asked.compilerNode);
   else if (depth < 2) {
     for (const call of findNodes(fn, (cn) => cn !== fn.compilerNode && ts.isCallExpression(cn) && mayResolveFunction(cn.expression))) {
       if (!Node.isCallExpression(call)) continue;
       const g = functionCached(unwrap(call.getExpression()), sources);
       if (!g || g === fn || !asksHuman(g, sources, depth + 1)) continue;
-      open = acceptsBefore(call.getStart()) || acceptsWithoutAsking(g, sources, depth + 1);
+      open = acceptsBefore(call.getStart()) || acceptsOnFailure(call.compilerNode) || acceptsWithoutAsking(g, sources, depth + 1);
       break;
     }
   }
@@ -456,6 +490,22 @@ function rejects(stmt: Node | undefined): boolean {
  * what that branch holds. Undefined when it guards nothing (a check whose branch only transforms the
  * value, or whose result is thrown away).
  */
+/**
+ * The branch a rejecting check is confined to: a check written inside one branch of an `if` (`if (options.rootDir)
+ * { … if (!full.startsWith(root + sep)) throw … }`) guards only what follows it in that branch when the other branch
+ * goes on without rejecting (no root configured: the path passes unchecked). The innermost such branch, or undefined
+ * when the check is not inside one (up to the function it is in).
+ */
+export function conditionalBranch(check: Node): Node | undefined {
+  let prev: Node = check;
+  for (let cur = check.getParent(); cur && !isFunctionLike(cur) && !Node.isSourceFile(cur); prev = cur, cur = cur.getParent()) {
+    if (!Node.isIfStatement(cur) || cur.getExpression() === prev) continue;
+    const other = cur.getThenStatement() === prev ? cur.getElseStatement() : cur.getThenStatement();
+    if (!rejects(other)) return prev;
+  }
+  return undefined;
+}
+
 export function guarding(check: Node): 'after' | Node | undefined {
   let prev: Node = check;
   let cur = check.getParent();

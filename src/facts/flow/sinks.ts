@@ -628,6 +628,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
       (ctx.records ? kubeContext(node, sources) ?? recordLookup(node, sources) : undefined) ??
       (ctx.sockets ? socketNavigation(node) : undefined) ??
       (ctx.ssh ? remoteCommand(node, sources) : undefined) ??
+      (ctx.ssh ? fileTransfer(node, sources) : undefined) ??
       stdinWrite(node, sources)
     );
   }
@@ -708,7 +709,7 @@ function connection(call: string, o: Origin, args: Node[], sources: ParsedSource
 /* ------------------------------------------------------------ remote commands */
 
 /** SSH clients: the command of an exec request is run on the remote host by the remote user's login shell. */
-export const SSH_MODULES = ['ssh2', 'node-ssh', 'ssh2-promise', 'simple-ssh'];
+export const SSH_MODULES = ['ssh2', 'node-ssh', 'ssh2-promise', 'simple-ssh', 'ssh2-sftp-client'];
 const SSH_MODULE_SET = new Set(SSH_MODULES);
 /** Method names a remote command is sent by (see remoteCommand). */
 export const REMOTE_COMMAND_NAMES = new Set(['exec', 'execCommand', 'spawn']);
@@ -743,6 +744,45 @@ function remoteCommand(node: CallExpression, sources: ParsedSources): SinkMatch 
   }
   if (!sure) return undefined;
   return { family: 'process', call: calleeText(callee), launcher: 'ssh', shell: true, parts: [{ kind: 'shell', exprs: [args[0]] }] };
+}
+
+/**
+ * File transfers over SSH (SFTP), by method name: the LOCAL path each one reads or writes, on this machine, with
+ * the user's permissions (an upload tool reads any file the user can read and sends it away; a download tool
+ * writes any path). ssh2's `sftp.fastPut(local, remote)` reads, `sftp.fastGet(remote, local)` writes; node-ssh's
+ * `putFile(local, remote)` / `putDirectory(localDir, remoteDir)` read, `getFile(local, remote)` /
+ * `getDirectory(localDir, remoteDir)` write; ssh2-sftp-client's `uploadDir(local, remote)` reads,
+ * `downloadDir(remote, local)` writes, and `put(local, remote)` / `get(remote, local)` on a receiver named sftp.
+ */
+export const TRANSFER_NAMES = new Set(['fastPut', 'fastGet', 'putFile', 'getFile', 'putDirectory', 'getDirectory', 'uploadDir', 'downloadDir', 'put', 'get']);
+const TRANSFERS: Record<string, { access: FsAccess; arg: number }> = {
+  fastPut: { access: 'read', arg: 0 },
+  fastGet: { access: 'write', arg: 1 },
+  putFile: { access: 'read', arg: 0 },
+  putDirectory: { access: 'read', arg: 0 },
+  getFile: { access: 'write', arg: 0 },
+  getDirectory: { access: 'write', arg: 0 },
+  uploadDir: { access: 'read', arg: 0 },
+  downloadDir: { access: 'write', arg: 1 },
+  put: { access: 'read', arg: 0 },
+  get: { access: 'write', arg: 1 },
+};
+const SFTP_RECEIVER = /sftp/i;
+
+function fileTransfer(node: CallExpression, sources: ParsedSources): SinkMatch | undefined {
+  const callee = unwrap(node.getExpression());
+  if (!Node.isPropertyAccessExpression(callee)) return undefined;
+  const name = callee.getName();
+  const t = TRANSFERS[name];
+  const path = t && node.getArguments()[t.arg];
+  if (!t || !path || Node.isSpreadElement(path) || Node.isArrowFunction(unwrap(path)) || Node.isFunctionExpression(unwrap(path))) return undefined;
+  const recv = callee.getExpression();
+  const text = recv.getText();
+  const sure = !!recordModuleOf(recv, sources, 0, (m) => SSH_MODULE_SET.has(m) || m === 'ssh2-sftp-client');
+  // put/get are common names: only on a receiver that says sftp. The others on one named like a connection too.
+  const named = name === 'put' || name === 'get' ? SFTP_RECEIVER.test(text) : (SFTP_RECEIVER.test(text) || SSH_RECEIVER.test(text)) && !NOT_SSH_RECEIVER.test(text);
+  if (!sure && !named) return undefined;
+  return { family: 'fs', call: calleeText(callee), access: t.access, parts: [{ kind: 'fs', exprs: [path] }] };
 }
 
 /**

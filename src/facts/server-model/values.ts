@@ -1,5 +1,5 @@
 import { Node, SyntaxKind, ts, type CallExpression, type NewExpression, type ObjectLiteralExpression, type PropertyAccessExpression, type SourceFile } from '../morph.js';
-import { declarationOf, importOf, initializerOf, isFunctionLike, moduleMember, resolveRelativeModule, valueOfDeclaration } from '../scope.js';
+import { declarationOf, functionOf, importOf, initializerOf, isFunctionLike, moduleMember, resolveRelativeModule, valueOfDeclaration } from '../scope.js';
 import { wrapNode, propertyName, rawPropertyName, rawUnwrap, sourcesOf, stringValue, unwrap, type ParsedSources } from '../ts-source.js';
 
 /**
@@ -611,8 +611,50 @@ function iteratedList(d: Node): Node | undefined {
   return Node.isPropertyAccessExpression(callee) && callee.getName() === 'forEach' ? callee.getExpression() : undefined;
 }
 
+/**
+ * The values a helper of the source returns under a destructured key: `const { readOnlyTools } = categorize(list)`
+ * for `const categorize = (tools) => { const readOnlyTools = tools.filter(…); return { readOnlyTools, writeTools } }`
+ * gives the helper's `readOnlyTools` (its own parameter is then read from the helper's calls). undefined when the
+ * declaration is not such a binding or the callee is not a function of the source.
+ */
+function destructuredReturn(d: Node, sources: ParsedSources): Node[] | undefined {
+  const be = d.getParent();
+  if (!be || !Node.isBindingElement(be) || be.getNameNode() !== d) return undefined;
+  const decl = be.getParent()?.getParent();
+  if (!decl || !Node.isVariableDeclaration(decl) || !Node.isObjectBindingPattern(be.getParent()!)) return undefined;
+  let init = decl.getInitializer() && unwrap(decl.getInitializer()!);
+  while (init && Node.isAwaitExpression(init)) init = unwrap(init.getExpression());
+  if (!init || !Node.isCallExpression(init)) return undefined;
+  let fn;
+  try {
+    fn = functionOf(init.getExpression(), sources);
+  } catch {
+    fn = undefined;
+  }
+  const body = fn?.getBody();
+  if (!fn || !body) return undefined;
+  const key = be.getPropertyNameNode()?.getText() ?? d.getText();
+  // The function's own return statements (not those of functions nested in it), or its expression body.
+  const returned: ts.Expression[] = [];
+  if (!Node.isBlock(body)) returned.push(body.compilerNode as ts.Expression);
+  else {
+    const visit = (cn: ts.Node): void => {
+      if (ts.isArrowFunction(cn) || ts.isFunctionExpression(cn) || ts.isFunctionDeclaration(cn) || ts.isMethodDeclaration(cn) || ts.isClassDeclaration(cn)) return;
+      if (ts.isReturnStatement(cn) && cn.expression) returned.push(cn.expression);
+      ts.forEachChild(cn, visit);
+    };
+    ts.forEachChild(body.compilerNode, visit);
+  }
+  const out: Node[] = [];
+  for (const r of returned) {
+    const v = propertyValue(objectLiteralOf(wrapNode(body.getSourceFile(), r), sources), key);
+    if (v) out.push(v);
+  }
+  return out;
+}
+
 export function listElements(expr: Node, sources: ParsedSources, depth = 0): Node[] {
-  if (depth > 6) return [];
+  if (depth > 10) return [];
   let u = unwrap(expr);
   while (Node.isAwaitExpression(u) || Node.isTypeAssertion(u)) u = unwrap(u.getExpression());
   if (Node.isArrayLiteralExpression(u)) return u.getElements().flatMap((e) => (Node.isSpreadElement(e) ? listElements(e.getExpression(), sources, depth + 1) : [e]));
@@ -623,6 +665,9 @@ export function listElements(expr: Node, sources: ParsedSources, depth = 0): Nod
     // One list of a list of lists: `LISTS.forEach((tools) => register(tools))`, `for (const tools of LISTS)`.
     const outer = d && iteratedList(d);
     if (outer) return listElements(outer, sources, depth + 1).flatMap((el) => listElements(el, sources, depth + 1));
+    // A list a helper of the source returns under the destructured key (`const { writeTools } = categorize(tools)`).
+    const returned = d && destructuredReturn(d, sources);
+    if (returned) return returned.flatMap((v) => listElements(v, sources, depth + 1));
     // A list a helper is given: `createServer({ tools })` for `function createServer({ tools: list })`.
     return d ? passedToParameter(d, sources).flatMap((a) => listElements(a, sources, depth + 1)) : [];
   }
