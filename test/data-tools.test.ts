@@ -10,7 +10,7 @@ import x2 from '../src/detectors/X-2-cross-server-shadowing/static.js';
 import { RepoFacts } from '../src/facts/repo.js';
 import { serverModel } from '../src/facts/server-model.js';
 import { toolsInSource } from '../src/facts/tools-in-source.js';
-import { judgeFolder } from './support/detector-tester.js';
+import { staticSummary } from './support/detector-tester.js';
 
 /**
  * Tools generated when the server starts from a data file the package ships (facts/data-documents, read by the
@@ -31,13 +31,7 @@ import { judgeFolder } from './support/detector-tester.js';
 const fixtures = join(sourceDirOf(import.meta.url), 'fixtures', 'data-tools');
 
 function judge(rule: string, detector: Detector, name: string) {
-  const { staticPart } = judgeFolder(rule, [detector], join(fixtures, name));
-  assert.ok(staticPart);
-  return {
-    state: staticPart.state,
-    reason: staticPart.reason?.code,
-    findings: staticPart.findings.map((f) => [f.messageId, f.data?.tool ?? null, `${f.location?.file}:${f.location?.line}`]),
-  };
+  return staticSummary(rule, detector, join(fixtures, name));
 }
 
 describe('tools from a shipped data file (server model)', () => {

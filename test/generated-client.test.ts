@@ -11,7 +11,7 @@ import c4 from '../src/detectors/C-4-typed-schemas/static.js';
 import x8 from '../src/detectors/X-8-lethal-trifecta/static.js';
 import { RepoFacts } from '../src/facts/repo.js';
 import { serverModel } from '../src/facts/server-model.js';
-import { judgeFolder } from './support/detector-tester.js';
+import { staticSummary } from './support/detector-tester.js';
 
 /**
  * Tools generated one per endpoint from an API description at build time: a client module written by a generator
@@ -33,13 +33,7 @@ import { judgeFolder } from './support/detector-tester.js';
 const fixtures = join(sourceDirOf(import.meta.url), 'fixtures', 'generated-client');
 
 function judge(rule: string, detector: Detector, name: string) {
-  const { staticPart } = judgeFolder(rule, [detector], join(fixtures, name));
-  assert.ok(staticPart);
-  return {
-    state: staticPart.state,
-    reason: staticPart.reason?.code,
-    findings: staticPart.findings.map((f) => [f.messageId, f.data?.tool ?? null, f.data?.schema ?? null, `${f.location?.file}:${f.location?.line}`]),
-  };
+  return staticSummary(rule, detector, join(fixtures, name), ['schema']);
 }
 
 describe('tools from a generated endpoint table (server model)', () => {

@@ -18,7 +18,7 @@ import x8 from '../src/detectors/X-8-lethal-trifecta/static.js';
 import x2 from '../src/detectors/X-2-cross-server-shadowing/static.js';
 import { RepoFacts } from '../src/facts/repo.js';
 import { toolTemplates } from '../src/facts/tool-templates.js';
-import { judgeFolder } from './support/detector-tester.js';
+import { staticSummary } from './support/detector-tester.js';
 
 /**
  * Static rules over tool sets built at run time (facts/tool-templates, detectors/support/source/generated-tools).
@@ -32,13 +32,7 @@ import { judgeFolder } from './support/detector-tester.js';
 const fixtures = join(sourceDirOf(import.meta.url), 'fixtures', 'generated-tools');
 
 function judge(rule: string, detector: Detector, name: string) {
-  const { staticPart } = judgeFolder(rule, [detector], join(fixtures, name));
-  assert.ok(staticPart);
-  return {
-    state: staticPart.state,
-    reason: staticPart.reason?.code,
-    findings: staticPart.findings.map((f) => [f.messageId, f.data?.tool ?? null, `${f.location?.file}:${f.location?.line}`]),
-  };
+  return staticSummary(rule, detector, join(fixtures, name));
 }
 
 describe('tool templates (fact)', () => {

@@ -73,6 +73,20 @@ export function judgeFolder(ruleId: string, detectors: readonly Detector[], dir:
 }
 
 /**
+ * The static part of one rule on a folder, summed up for a deep comparison: state, reason id and each finding as
+ * [message id, tool, ...the extra data keys asked for, file:line].
+ */
+export function staticSummary(ruleId: string, detector: Detector, dir: string, extraKeys: readonly string[] = []) {
+  const { staticPart } = judgeFolder(ruleId, [detector], dir);
+  assert.ok(staticPart);
+  return {
+    state: staticPart.state,
+    reason: staticPart.reason?.code,
+    findings: staticPart.findings.map((f) => [f.messageId, f.data?.tool ?? null, ...extraKeys.map((k) => f.data?.[k] ?? null), `${f.location?.file}:${f.location?.line}`]),
+  };
+}
+
+/**
  * Run every fixture of a detector folder. `moduleUrl` is the test file's import.meta.url.
  * The state asserted is the state of the detector's own genre part (static), so a rule whose other
  * parts are judged elsewhere can still be tested here.
