@@ -207,19 +207,63 @@ const MCP_PATH = /(^|\/)mcp(\/|$|\*|\?)/i;
 const SPEAKS_MCP = /\.handle(?:Request|PostMessage)\s*\(|StreamableHTTP|SSEServerTransport|createMcpHandler|toNodeHandler|jsonrpc|tools\/call/;
 
 /**
- * The handler of one route on another path than MCP's (`app.post('/webhooks/events', (req, res) => …)`): an Origin it
- * checks guards that route, not the MCP endpoint. Only a verb route on a literal path that is no MCP path, with a
- * handler that hands nothing to MCP, is read so; middleware (`use`) and anything the reading cannot place still count.
+ * The literal path of the verb or `use` route whose handler holds a node (`app.post('/mcp', async (req, res) => …)`
+ * around `new StreamableHTTPServerTransport(…)`), through nested functions; undefined when no such route holds it.
  */
-function offMcpRoute(fn: Node): boolean {
+function routePathAround(node: Node): string | undefined {
+  const routeOf = (call: Node): string | undefined | null => {
+    if (!Node.isCallExpression(call) || !receiverOf(call)) return null;
+    const verb = calleeName(call) ?? '';
+    if (!ROUTE_VERBS.has(verb) && verb !== 'use') return null;
+    const first = call.getArguments()[0];
+    const path = first && stringValue(first);
+    return path !== undefined && path.startsWith('/') ? path : undefined;
+  };
+  // A hand-built transport is the route itself (`app.post('/mcp', …)`).
+  const own = routeOf(node);
+  if (own !== null) return own;
+  for (let fn = enclosingFunction(node); fn; fn = enclosingFunction(fn)) {
+    const call = fn.getParent();
+    if (!call || !Node.isCallExpression(call) || !(call.getArguments() as Node[]).includes(fn)) continue;
+    const r = routeOf(call);
+    if (r !== null) return r;
+  }
+  return undefined;
+}
+
+/**
+ * The paths the MCP transports are mounted on, when the reading places every one of them (each built inside the
+ * handler of a route on a literal path); undefined when one is built elsewhere (in a helper such as `handleMcp(req,
+ * res)` that routes call) or is a framework's own endpoint: then where MCP is served is not known.
+ */
+function mcpMounts(transports: Site[], frameworks: number): Set<string> | undefined {
+  if (frameworks > 0 || transports.length === 0) return undefined;
+  const paths = new Set<string>();
+  for (const t of transports) {
+    const p = routePathAround(t.node);
+    if (p === undefined) return undefined;
+    paths.add(p);
+  }
+  return paths;
+}
+
+/**
+ * The handler of one route on another path than MCP's (`app.post('/webhooks/events', (req, res) => …)`): an Origin it
+ * checks guards that route, not the MCP endpoint. Only read so when the route every transport is mounted on is known
+ * (mcpMounts) and this one is a verb route on another literal path, no MCP path, with a handler that hands nothing to
+ * MCP; middleware (`use`), a route calling a helper that serves MCP (`app.post('/rpc', …)` → `handleMcp(req, res)`),
+ * and anything the reading cannot place still count.
+ */
+function offMcpRoute(fn: Node, mounts: Set<string> | undefined): boolean {
+  if (!mounts) return false;
   const call = fn.getParent();
   if (!call || !Node.isCallExpression(call) || !(call.getArguments() as Node[]).includes(fn) || !receiverOf(call)) return false;
   if (!ROUTE_VERBS.has(calleeName(call) ?? '')) return false;
   const path = stringValue(call.getArguments()[0]!);
-  return path !== undefined && path.startsWith('/') && !MCP_PATH.test(path) && !SPEAKS_MCP.test(fn.getText());
+  return path !== undefined && path.startsWith('/') && !mounts.has(path) && !MCP_PATH.test(path) && !SPEAKS_MCP.test(fn.getText());
 }
 
-function originGuards(files: [string, SourceFile][]): Guards {
+function originGuards(files: [string, SourceFile][], mounts: Set<string> | undefined): Guards {
   const rejecting: Site[] = [];
   const unanswered: Site[] = [];
   const ignored: (Site & { check: string })[] = [];
@@ -234,7 +278,7 @@ function originGuards(files: [string, SourceFile][]): Guards {
   };
   for (const s of originDestructured(files)) {
     const fn = enclosingFunction(s.node) ?? s.node.getSourceFile();
-    if (offMcpRoute(fn)) continue;
+    if (offMcpRoute(fn, mounts)) continue;
     if (answersStatusDeep(fn, 403) && !onlyReflected(s.node, fn)) answered(s, fn);
     else unanswered.push(s);
   }
@@ -266,7 +310,7 @@ function originGuards(files: [string, SourceFile][]): Guards {
       if (n.getName() === 'enableDnsRebindingProtection' && n.getInitializer()?.getText() === 'true' && givesAllowList(n.getParent())) rejecting.push(s);
     } else {
       const fn = enclosingFunction(n) ?? n.getSourceFile();
-      if (offMcpRoute(fn)) continue;
+      if (offMcpRoute(fn, mounts)) continue;
       if (answersStatusDeep(fn, 403) && !onlyReflected(n, fn)) answered(s, fn);
       else unanswered.push(s);
     }
@@ -374,7 +418,7 @@ export default defineDetector({
       return u ? couldNotJudge('framework-transport-not-read', { file: u.file, line: locationOf(u.file, u.node).line ?? 0 }) : notApplicable('no-http-transport');
     }
     const findings: Finding[] = [];
-    const guards = originGuards(src.files);
+    const guards = originGuards(src.files, mcpMounts(transports, frameworks.found.length));
     const unguarded = [...transports, ...frameworks.found.filter((t) => !t.guarded)];
     if (guards.rejecting.length === 0 && unguarded.length > 0) {
       if (guards.ignored.length > 0) {

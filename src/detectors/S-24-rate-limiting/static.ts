@@ -49,9 +49,12 @@ const NOT_A_LIMITER = /(?:Error|Exception|Err)$|^(?:is|has|handle|parse|detect|o
 /**
  * Readers of a vendor's quota (`getGitHubRateLimit()` asks the API for its remaining budget), and the emulation of a
  * slow CPU or network in a browser (`page.emulateCPUThrottling(4)`, `enableNetworkThrottling(session)`,
- * `cpuThrottlingRate`): named after limits or throttling, they refuse no call.
+ * `cpuThrottlingRate`): named after limits or throttling, they refuse no call. A wrapper that fetches under a limit
+ * (`fetchWithRateLimit(handler)`, `getWithRateLimit`) is a limiter, and so is the set-up of one (`enableThrottling(app)`,
+ * `applyThrottling`): only a throttling said to emulate, or one of a CPU or network, is emulation by its name; a
+ * limiter-named function is otherwise told apart by its body (emulatesThrottling).
  */
-const READER_OR_EMULATION = /^(?:get|fetch|read|query|show|print|log)\w*rate[-_]?limits?$|(?:cpu|network|bandwidth|connection)[-_]?throttl|^(?:emulate|enable|disable|clear|set|reset|override|prepare|apply)\w*throttling|throttling(?:rate|method|settings?|windows?|profiles?|conditions?|options)$/i;
+const READER_OR_EMULATION = /^(?:get|fetch|read|query|show|print|log)(?!\w*?(?:with|using|under|behind)[-_]?rate)\w*rate[-_]?limits?$|(?:cpu|network|bandwidth|connection)[-_]?throttl|^(?:emulate|disable|clear|reset)\w*throttling|throttling(?:rate|method|settings?|windows?|profiles?|conditions?|options)$/i;
 /** A name that says it limits: rate limit, token bucket, throttle; not an error type nor a reader of limits. */
 const LIMITER_NAME = { test: (name: string): boolean => LIMITER_NAME_RE.test(name) && !NOT_A_LIMITER.test(name) && !READER_OR_EMULATION.test(name) };
 

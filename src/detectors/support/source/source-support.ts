@@ -545,7 +545,10 @@ function hostOf(n: Node | undefined): ListenSite['host'] {
 
 /**
  * `config.host` where `config` is a const object literal of the file (`const config = { host: process.env.HOST ??
- * '0.0.0.0' }`): the member's static string, its default included, as staticString reads a variable.
+ * '0.0.0.0' }`): the member's static string, its default included, as staticString reads a variable. The literal's
+ * member is not the value listened on when the object can be changed elsewhere: exported, a member assigned in the
+ * file (`config.host = argv.host`, `config.host ??= …`, `config[k] = …`), or the object handed on (to a call such as
+ * `Object.assign(config, parseArgs())` or `merge(config, …)`, aliased, put in another object, re-exported).
  */
 function constMemberString(n: Node): string | undefined {
   const u = unwrap(n);
@@ -554,18 +557,54 @@ function constMemberString(n: Node): string | undefined {
   if (!Node.isIdentifier(obj)) return undefined;
   const d = declarationOf(obj);
   if (!d || !Node.isVariableDeclaration(d) || String(d.getVariableStatement()?.getDeclarationKind()) !== 'const') return undefined;
+  if (d.getVariableStatement()?.isExported()) return undefined;
   const lit = initializerOf(d);
   if (!lit || !Node.isObjectLiteralExpression(lit)) return undefined;
   const name = u.getName();
-  // A member assigned after the literal (`config.host = argv.host`) is not the literal's.
-  const target = obj.getText();
-  const reassigned =
-    findNodes(d.getSourceFile(), (cn) => {
-      if (!ts.isBinaryExpression(cn) || cn.operatorToken.kind !== ts.SyntaxKind.EqualsToken) return false;
-      const l = cn.left;
-      return ts.isPropertyAccessExpression(l) && l.name.text === name && ts.isIdentifier(l.expression) && l.expression.text === target;
-    }).length > 0;
-  return reassigned ? undefined : staticString(propertyOf(lit, name));
+  const changed = objectsChanged(d.getSourceFile()).get(obj.getText());
+  if (changed === true || changed?.has(name)) return undefined;
+  return staticString(propertyOf(lit, name));
+}
+
+/**
+ * Per file, once: the names of objects whose members may change — name → the members assigned (`x.host = …`, any
+ * assignment operator), or true when the object itself is handed on or written by a computed key.
+ */
+const changedMemo = new WeakMap<SourceFile, Map<string, Set<string> | true>>();
+function objectsChanged(sf: SourceFile): Map<string, Set<string> | true> {
+  noteSourceRead('js'); // a memoised answer still counts as reading the source
+  let out = changedMemo.get(sf);
+  if (out) return out;
+  const m = new Map<string, Set<string> | true>();
+  out = m;
+  const whole = (e: ts.Node | undefined): void => {
+    const x = e && rawUnwrap(e);
+    if (x && ts.isIdentifier(x)) m.set(x.text, true);
+  };
+  const member = (obj: string, key: string): void => {
+    const cur = m.get(obj);
+    if (cur === true) return;
+    if (cur) cur.add(key);
+    else m.set(obj, new Set([key]));
+  };
+  const visit = (cn: ts.Node): void => {
+    if (ts.isBinaryExpression(cn) && cn.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && cn.operatorToken.kind <= ts.SyntaxKind.LastAssignment) {
+      const l = rawUnwrap(cn.left);
+      if (ts.isPropertyAccessExpression(l) && ts.isIdentifier(rawUnwrap(l.expression))) member((rawUnwrap(l.expression) as ts.Identifier).text, l.name.text);
+      else if (ts.isElementAccessExpression(l)) whole(l.expression);
+      if (cn.operatorToken.kind === ts.SyntaxKind.EqualsToken) whole(cn.right);
+    } else if (ts.isCallExpression(cn) || ts.isNewExpression(cn)) {
+      for (const a of cn.arguments ?? []) whole(ts.isSpreadElement(a) ? undefined : a);
+    } else if (ts.isVariableDeclaration(cn)) whole(cn.initializer);
+    else if (ts.isShorthandPropertyAssignment(cn)) m.set(cn.name.text, true);
+    else if (ts.isPropertyAssignment(cn)) whole(cn.initializer);
+    else if (ts.isExportSpecifier(cn)) m.set((cn.propertyName ?? cn.name).text, true);
+    else if (ts.isExportAssignment(cn)) whole(cn.expression);
+    ts.forEachChild(cn, visit);
+  };
+  visit(sf.compilerNode);
+  changedMemo.set(sf, out);
+  return out;
 }
 
 /** Where HTTP servers start listening: x.listen(port[, host]), x.listen({ port, host }), serve({ fetch, hostname }), Bun.serve({ hostname }). */
