@@ -364,7 +364,7 @@ export function clusterLineValues(line: Node | undefined): Node[] {
     else if (/(?:^|\s)--repo=["']?$/.test(text) || (/(?:^|\s)--filename=["']?$/.test(text) && readsFiles(lineArguments(text), []))) out.push(span.getExpression());
     else if (/\s["']?$/.test(text)) {
       const args = lineArguments(text);
-      if (remoteSourceAt(args, args.length)) out.push(span.getExpression());
+      if (remoteSourceAt([...args, undefined], args.length)) out.push(span.getExpression());
     }
     text += '\u0000' + span.getLiteral().getLiteralText();
   }
