@@ -263,29 +263,91 @@ export function clusterArguments(program: Node | undefined, argv: Node | undefin
   if (!elements) return [];
   const out: Node[] = [];
   const values = elements.map((e) => constString(unwrap(e))?.value);
+  const spreads = elements.map((e) => Node.isSpreadElement(e));
   elements.forEach((e, i) => {
     const u = unwrap(e);
     if (values[i] !== undefined) return;
     const before = values[i - 1];
     const head = Node.isTemplateExpression(u) ? u.getHead().getLiteralText() : undefined;
     if ((before !== undefined && (CLUSTER_FLAGS.test(before) || (before === 'use-context' && values[i - 2] === 'config'))) || (head !== undefined && /^--(?:context|kube-context|server|cluster|kubeconfig)=$/.test(head))) out.push(e);
-    else if (remoteSourceAt(values, i) || (head !== undefined && /^--(?:filename|repo)=$/.test(head))) out.push(e);
+    else if (remoteSourceAt(values, i, spreads) || (head !== undefined && (head === '--repo=' || (head === '--filename=' && readsFiles(values, spreads))))) out.push(e);
   });
   return out;
 }
 
 /**
- * A place on a cluster client's command line that names something it fetches, which may be a URL: a manifest
- * (`-f`, `--filename`: kubectl reads an http(s) URL there), a chart repository (`--repo`, `helm repo add NAME URL`) or
- * a chart (`helm install|upgrade|template RELEASE CHART`, `helm pull CHART`: a URL or an oci:// reference).
+ * Subcommands whose `-f` / `--filename` names a file that may be a URL: kubectl's and oc's manifest (`apply -f`,
+ * `create`, `replace`, `delete`, `diff`…), helm's values file (`install|upgrade|template|lint -f`). Not `logs -f`
+ * (follow) nor any other.
  */
-function remoteSourceAt(values: (string | undefined)[], i: number): boolean {
+const FILENAME_SUBCOMMANDS = new Set([
+  'apply', 'create', 'replace', 'delete', 'diff', 'patch', 'get', 'describe', 'edit', 'label', 'annotate', 'scale', 'autoscale',
+  'expose', 'set', 'rollout', 'wait', 'convert', 'auth', 'process', 'install', 'upgrade', 'template', 'lint',
+]);
+/** Options of kubectl, oc and helm that take the next element as their value (so it is not a positional argument). */
+const VALUE_OPTIONS = new RegExp(
+  '^(?:-[nflocpksva]|--(?:namespace|filename|selector|output|container|patch|kustomize|server|context|kube-context|cluster|user|kubeconfig|token|as|as-group|' +
+    'request-timeout|certificate-authority|client-certificate|client-key|tls-server-name|cache-dir|since|tail|type|field-selector|timeout|grace-period|for|' +
+    'image|replicas|port|values|set|set-string|set-file|set-json|set-literal|version|repo|description|username|password|ca-file|cert-file|key-file|keyring|' +
+    'post-renderer|post-renderer-args|kube-apiserver|kube-token|kube-as-user|kube-as-group|kube-ca-file|registry-config|repository-config|repository-cache|' +
+    'history-max|max-history|api-versions|kube-version|output-dir|show-only|name-template|labels))$',
+);
+
+/**
+ * The positions of a cluster client's positional arguments (the subcommand first), skipping options and the values
+ * of those that take one (`--namespace ns`, `-f file`; `--x=v` is one element). Stops at an argument list spread
+ * into the line (`...flags`): what follows it has no known position.
+ */
+function positionals(values: (string | undefined)[], spreads: boolean[]): number[] {
+  const out: number[] = [];
+  for (let j = 0; j < values.length; j++) {
+    if (spreads[j]) break;
+    const v = values[j];
+    if (v !== undefined && v.startsWith('-')) {
+      if (!v.includes('=') && VALUE_OPTIONS.test(v)) j++;
+      continue;
+    }
+    out.push(j);
+  }
+  return out;
+}
+
+/** Whether the subcommand of a cluster client's command line reads a file named by `-f` (FILENAME_SUBCOMMANDS). */
+function readsFiles(values: (string | undefined)[], spreads: boolean[]): boolean {
+  const sub = positionals(values, spreads)[0];
+  return sub !== undefined && FILENAME_SUBCOMMANDS.has(values[sub] ?? '');
+}
+
+/**
+ * A place on a cluster client's command line that names something it fetches, which may be a URL: a manifest
+ * (`-f`, `--filename` after a subcommand that reads one: kubectl reads an http(s) URL there), a chart repository
+ * (`--repo`, `helm repo add NAME URL`) or a chart (`helm install|upgrade|template [RELEASE] CHART`, `helm pull CHART`:
+ * a URL or an oci:// reference), found by skipping options and their values (`upgrade --install REL CHART`).
+ */
+function remoteSourceAt(values: (string | undefined)[], i: number, spreads: boolean[] = []): boolean {
   const before = values[i - 1];
-  if (before !== undefined && /^(?:-f|--filename|--repo)$/.test(before)) return true;
+  if (before === '--repo') return true;
+  if (before !== undefined && /^(?:-f|--filename)$/.test(before)) return readsFiles(values, spreads);
   if (values[i - 2] === 'add' && values[i - 3] === 'repo') return true;
   // The list holds the arguments after the program: `['pull', chart]`, `['install', release, chart, …]`.
-  if (i === 1 && values[0] === 'pull') return true;
-  return i === 2 && /^(?:install|upgrade|template)$/.test(values[0] ?? '');
+  const pos = positionals(values, spreads);
+  const k = pos.indexOf(i);
+  const sub = pos[0] !== undefined ? values[pos[0]] : undefined;
+  if (k < 1 || sub === undefined) return false;
+  if (sub === 'pull') return k === 1;
+  if (!/^(?:install|upgrade|template)$/.test(sub)) return false;
+  // Only the chart: `install --generate-name CHART` and `template CHART` have no release before it.
+  const noRelease = values.some((v) => v === '-g' || v === '--generate-name') || (sub === 'template' && pos.length === 2);
+  return k === (noRelease ? 1 : 2);
+}
+
+/**
+ * The arguments of a command line written as a template, up to a span (`kubectl -n ${ns} apply -f ` → `-n`,
+ * undefined, `apply`, `-f`): what remoteSourceAt reads, the span's own place being the next one.
+ */
+function lineArguments(text: string): (string | undefined)[] {
+  const words = text.replace(/["']$/, '').trim().split(/\s+/).slice(1);
+  return words.map((w) => (w.includes('\u0000') ? undefined : w.replace(/^["']|["']$/g, '')));
 }
 
 /** The values of a cluster client's command line written as a template that choose the cluster (`kubectl config use-context ${c}`, `--context=${c}`). */
@@ -299,7 +361,11 @@ export function clusterLineValues(line: Node | undefined): Node[] {
   for (const span of u.getTemplateSpans()) {
     if (/(?:^|\s)(?:--context|--kube-context|--server|-s|--cluster|--kubeconfig)(?:=|\s+)["']?$|(?:^|\s)config\s+use-context\s+["']?$/.test(text)) out.push(span.getExpression());
     // What it fetches (remoteSourceAt): a manifest, a chart repository, a chart.
-    else if (/(?:^|\s)(?:-f|--filename|--repo)(?:=|\s+)["']?$|(?:^|\s)repo\s+add\s+\S+\s+["']?$|^\S+\s+(?:(?:install|upgrade|template)\s+[^\s-]\S*|pull)\s+["']?$/.test(text)) out.push(span.getExpression());
+    else if (/(?:^|\s)--repo=["']?$/.test(text) || (/(?:^|\s)--filename=["']?$/.test(text) && readsFiles(lineArguments(text), []))) out.push(span.getExpression());
+    else if (/\s["']?$/.test(text)) {
+      const args = lineArguments(text);
+      if (remoteSourceAt([...args, undefined], args.length)) out.push(span.getExpression());
+    }
     text += '\u0000' + span.getLiteral().getLiteralText();
   }
   return out;
@@ -768,6 +834,8 @@ const TRANSFERS: Record<string, { access: FsAccess; arg: number }> = {
   get: { access: 'write', arg: 1 },
 };
 const SFTP_RECEIVER = /sftp/i;
+/** Transfer names no common API client uses, accepted on a receiver named like an SSH connection (see fileTransfer). */
+const SFTP_ONLY_NAMES = new Set(['fastPut', 'fastGet', 'uploadDir', 'downloadDir']);
 
 function fileTransfer(node: CallExpression, sources: ParsedSources): SinkMatch | undefined {
   const callee = unwrap(node.getExpression());
@@ -779,8 +847,13 @@ function fileTransfer(node: CallExpression, sources: ParsedSources): SinkMatch |
   const recv = callee.getExpression();
   const text = recv.getText();
   const sure = !!recordModuleOf(recv, sources, 0, (m) => SSH_MODULE_SET.has(m) || m === 'ssh2-sftp-client');
-  // put/get are common names: only on a receiver that says sftp. The others on one named like a connection too.
-  const named = name === 'put' || name === 'get' ? SFTP_RECEIVER.test(text) : (SFTP_RECEIVER.test(text) || SSH_RECEIVER.test(text)) && !NOT_SSH_RECEIVER.test(text);
+  // put/get are common names: only on a receiver that says sftp. ssh2's fastPut/fastGet and ssh2-sftp-client's
+  // uploadDir/downloadDir on one named like a connection too. getFile/putFile/get|putDirectory are API clients'
+  // names as well (a GitLab client's getFile(project, path)): only on a receiver followed to an SSH module.
+  const named =
+    name === 'put' || name === 'get'
+      ? SFTP_RECEIVER.test(text)
+      : SFTP_ONLY_NAMES.has(name) && (SFTP_RECEIVER.test(text) || SSH_RECEIVER.test(text)) && !NOT_SSH_RECEIVER.test(text);
   if (!sure && !named) return undefined;
   return { family: 'fs', call: calleeText(callee), access: t.access, parts: [{ kind: 'fs', exprs: [path] }] };
 }
