@@ -495,11 +495,20 @@ export function conditionalBranch(check: Node, testsSubject?: (e: Node) => boole
     if (!Node.isIfStatement(cur) || cur.getExpression() === prev) continue;
     // `if (args.path) { …check args.path… }`: the branch is taken whenever the checked value is given, so the
     // check guards what follows (the other branch has no value to check); only another condition confines it.
-    if (testsSubject && presenceTested(cur.getExpression()).some(testsSubject)) continue;
+    // Only a branch that exists to check (the check last in it): a branch that goes on using the value
+    // (`if (context) { check; args.push('--context', context) }`) keeps its check to itself.
+    if (testsSubject && lastIn(prev, check) && presenceTested(cur.getExpression()).some(testsSubject)) continue;
     const other = cur.getThenStatement() === prev ? cur.getElseStatement() : cur.getThenStatement();
     if (!rejects(other)) return prev;
   }
   return undefined;
+}
+
+/** Is the check in the last statement of a branch (or the branch itself)? */
+function lastIn(branch: Node, check: Node): boolean {
+  if (!Node.isBlock(branch)) return true;
+  const last = branch.getStatements().at(-1);
+  return !!last && check.getStart() >= last.getStart() && check.getEnd() <= last.getEnd();
 }
 
 /** The values an `if` condition tests for presence: `E`, `!E`, `E != null`, `E !== undefined`, `typeof E === 'string'`, each conjunct of `&&`. */
