@@ -129,6 +129,9 @@ export function operationHits(op: DocumentOperation, context: string): LegHit[] 
 
 /** A constructor that may be a WebSocket server (`new WebSocketServer(…)`, `new WebSocket.Server(…)`, `new ws.Server(…)`): a cheap filter before the origin is read. */
 const WS_SERVER = /\bnew\s+(?:WebSocketServer|[\w$]+\.(?:WebSocketServer|Server))\s*\(/;
+/** A browser named within a few words of "extension" (`No browser connected: open the extension`), not a file extension. */
+const BROWSER_NEAR_EXTENSION = /\b(?:browser|chrome|firefox)\b(?:\W+\w+){0,4}?\W+extension\b|\bextension\b(?:\W+\w+){0,4}?\W+(?:browser|chrome|firefox)\b/i;
+const namesBrowserExtension = (text: string): boolean => EXTENSION_PROSE.test(text) || BROWSER_NEAR_EXTENSION.test(text);
 
 /** Does the file construct a WebSocket server of the `ws` package (the constructor imported from 'ws', not an http.Server or Hapi.Server)? */
 function wsServer(sf: Node): boolean {
@@ -149,11 +152,11 @@ function wsServer(sf: Node): boolean {
 export function extensionBridge(repo: RepoFacts, sources: ReturnType<typeof parsedSources>): boolean {
   const pkg = repo.object('package.json');
   const about = pkg.ok ? [pkg.value.description, ...(Array.isArray(pkg.value.keywords) ? pkg.value.keywords : [])].filter((x): x is string => typeof x === 'string').join(' ') : '';
-  const described = EXTENSION_PROSE.test(about.replace(/-/g, ' '));
+  const described = namesBrowserExtension(about.replace(/-/g, ' '));
   for (const [rel, sf] of sources.files) {
     if (rel.startsWith('node_modules/')) continue;
     const text = sf.getFullText();
-    if (!WS_SERVER.test(text) || !(described || EXTENSION_PROSE.test(text))) continue;
+    if (!WS_SERVER.test(text) || !(described || namesBrowserExtension(text))) continue;
     if (wsServer(sf)) return true;
   }
   return false;
