@@ -862,11 +862,16 @@ function consoleReferences(sf: SourceFile, redirected: ReadonlySet<string>): Nod
 /**
  * Other ways to reach stdout through the console: a stdout method taken out of it (`const { log } = console`), and a
  * Console of node:console built on process.stdout (`new Console(process.stdout)`, `new console.Console({ stdout:
- * process.stdout })`). Each with the text the finding names.
+ * process.stdout })`). Each is reported at its calls in the file (`log(…)`, `out.info(…)`), so that an alias never
+ * called, or called only where stdout is not the protocol, is not red; a Console kept where its calls cannot be
+ * followed within the file (exported, a field) is reported where it is built. Each with the text the finding names.
  */
 function consoleAliases(sf: SourceFile, redirected: ReadonlySet<string>): { node: Node; call: string }[] {
   const out: { node: Node; call: string }[] = [];
   const text = sf.getFullText();
+  // Bound names (their declaring identifiers) → the call the finding names; a Console's methods are called on it.
+  const bound = new Map<ts.Node, string>();
+  const consoles = new Set<ts.Node>();
   if (/\}\s*=\s*console\b/.test(text)) {
     for (const d of ofKinds(sf, [SyntaxKind.VariableDeclaration], (cn) => ts.isObjectBindingPattern((cn as ts.VariableDeclaration).name))) {
       if (!Node.isVariableDeclaration(d)) continue;
@@ -875,7 +880,8 @@ function consoleAliases(sf: SourceFile, redirected: ReadonlySet<string>): { node
       if (!init || !isGlobal(init, 'console') || !Node.isObjectBindingPattern(pattern)) continue;
       for (const el of pattern.getElements()) {
         const key = el.getPropertyNameNode()?.getText() ?? el.getName();
-        if (STDOUT_CONSOLE.has(key) && !redirected.has(key)) out.push({ node: el, call: `console.${key}` });
+        const name = el.getNameNode();
+        if (STDOUT_CONSOLE.has(key) && !redirected.has(key) && Node.isIdentifier(name)) bound.set(name.compilerNode, `console.${key}`);
       }
     }
   }
@@ -889,7 +895,35 @@ function consoleAliases(sf: SourceFile, redirected: ReadonlySet<string>): { node
       const first = n.getArguments()[0] && unwrap(n.getArguments()[0]!);
       const stream = first && Node.isObjectLiteralExpression(first) ? first.getProperty('stdout') : first;
       const value = stream && Node.isPropertyAssignment(stream) ? stream.getInitializer() : Node.isShorthandPropertyAssignment(stream) ? stream.getNameNode() : stream;
-      if (value && stdoutOf(unwrap(value))) out.push({ node: n, call: 'new Console(process.stdout)' });
+      if (!value || !stdoutOf(unwrap(value))) continue;
+      // Where the Console goes: a method called on it at once, a local variable (its calls below), else built here.
+      let holder: Node = n;
+      while (holder.getParent() && (Node.isParenthesizedExpression(holder.getParent()!) || Node.isAsExpression(holder.getParent()!))) holder = holder.getParent()!;
+      const parent = holder.getParent();
+      if (parent && Node.isPropertyAccessExpression(parent) && parent.getExpression() === holder) {
+        const called = parent.getParent();
+        if (STDOUT_CONSOLE.has(parent.getName()) && Node.isCallExpression(called) && called.getExpression() === parent) out.push({ node: called, call: 'new Console(process.stdout)' });
+        continue;
+      }
+      const decl = parent && Node.isVariableDeclaration(parent) && parent.getInitializer() === holder ? parent : undefined;
+      const exported = decl?.getVariableStatement()?.isExported() ?? false;
+      if (decl && Node.isIdentifier(decl.getNameNode()) && !exported) consoles.add(decl.getNameNode().compilerNode);
+      else out.push({ node: n, call: 'new Console(process.stdout)' });
+    }
+  }
+  if (bound.size === 0 && consoles.size === 0) return out;
+  // The calls of the bound names, read once over the file's calls.
+  for (const call of ofKinds(sf, [SyntaxKind.CallExpression])) {
+    if (!Node.isCallExpression(call)) continue;
+    const callee = unwrap(call.getExpression());
+    if (Node.isIdentifier(callee) && bound.size) {
+      const d = declarationOf(callee);
+      const named = d && bound.get(d.compilerNode);
+      if (named) out.push({ node: call, call: named });
+    } else if (Node.isPropertyAccessExpression(callee) && consoles.size && STDOUT_CONSOLE.has(callee.getName())) {
+      const recv = unwrap(callee.getExpression());
+      const d = Node.isIdentifier(recv) ? declarationOf(recv) : undefined;
+      if (d && consoles.has(d.compilerNode)) out.push({ node: call, call: 'new Console(process.stdout)' });
     }
   }
   return out;

@@ -119,7 +119,7 @@ const CONTAINER_PROSE = /\b(?:(?:in|inside)\s+(?:an?|the)\s+(?:running\s+)?(?:co
  */
 export const EXTENSION_BRIDGE = 'browser-extension';
 const BROWSER_ACTIONS = ['navigate', 'goto', 'click', 'type', 'snapshot', 'screenshot', 'tab', 'tabs', 'hover', 'scroll', 'fill', 'press', 'drag', 'browser'];
-const EXTENSION_PROSE = /\b(?:(?:browser|chrome|firefox|edge)\s+extension|extension\s+(?:running\s+|installed\s+)?in\s+(?:your|the\s+user['’]s)\s+(?:own\s+)?(?:browser|chrome))\b/i;
+export const EXTENSION_PROSE = /\b(?:(?:browser|chrome|firefox|edge)\s+extension|extension\s+(?:running\s+|installed\s+)?in\s+(?:your|the\s+user['’]s)\s+(?:own\s+)?(?:browser|chrome))\b/i;
 
 /** The user's own account, named from its side: `get_me`, `list_my_issues`, GET /me/messages. */
 const OWN_ACCOUNT = ['me', 'my', 'mine', 'myself', 'self', 'whoami'];

@@ -6,15 +6,15 @@ import { pythonModel } from '../../facts/python-model.js';
 import { hasPythonSource } from '../../facts/python-source.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { schemaPropertyNames, serverModel } from '../../facts/server-model.js';
-import { Node } from '../../facts/morph.js';
-import { declarationOf } from '../../facts/scope.js';
+import { Node, ts } from '../../facts/morph.js';
+import { declarationOf, findNodes, rawOriginOf } from '../../facts/scope.js';
 import { parsedSources, unwrap } from '../../facts/ts-source.js';
 import { asksUser, pyReachedPieces, reachedPieces, rootModule, usesModule } from './reach.js';
 import { asksBefore, gatesOf, type Gate } from './approval.js';
 import { noToolsFound } from '../support/source/tool-absence.js';
 import { toolsToJudge } from '../support/source/generated-tools.js';
 import { documentOperations, operationsOf, shippedOpenApiDocument, type DocumentOperation } from '../support/source/document-operations.js';
-import { addHits, classifyTool, emptyLegs, EXTENSION_BRIDGE, isTrifecta, legEvidence, nameWords, toolList, VERBS, type LegHit, type LegMap, type Leg } from './legs.js';
+import { addHits, classifyTool, emptyLegs, EXTENSION_BRIDGE, EXTENSION_PROSE, isTrifecta, legEvidence, nameWords, toolList, VERBS, type LegHit, type LegMap, type Leg } from './legs.js';
 
 /**
  * X-8 — lethal trifecta in one server (static). Reads the tools a server registers in its source — the
@@ -127,24 +127,37 @@ export function operationHits(op: DocumentOperation, context: string): LegHit[] 
   return hits;
 }
 
-/** A WebSocket server of the `ws` package (`new WebSocketServer(…)`, `new WebSocket.Server(…)`, `new ws.Server(…)`). */
+/** A constructor that may be a WebSocket server (`new WebSocketServer(…)`, `new WebSocket.Server(…)`, `new ws.Server(…)`): a cheap filter before the origin is read. */
 const WS_SERVER = /\bnew\s+(?:WebSocketServer|[\w$]+\.(?:WebSocketServer|Server))\s*\(/;
-const EXTENSION_WORD = /\bextension\b/i;
+/** A browser named within a few words of "extension" (`No browser connected: open the extension`), not a file extension. */
+const BROWSER_NEAR_EXTENSION = /\b(?:browser|chrome|firefox)\b(?:\W+\w+){0,4}?\W+extension\b|\bextension\b(?:\W+\w+){0,4}?\W+(?:browser|chrome|firefox)\b/i;
+const namesBrowserExtension = (text: string): boolean => EXTENSION_PROSE.test(text) || BROWSER_NEAR_EXTENSION.test(text);
+
+/** Does the file construct a WebSocket server of the `ws` package (the constructor imported from 'ws', not an http.Server or Hapi.Server)? */
+function wsServer(sf: Node): boolean {
+  return findNodes(sf, (cn) => {
+    if (!ts.isNewExpression(cn)) return false;
+    const name = ts.isIdentifier(cn.expression) ? cn.expression.text : ts.isPropertyAccessExpression(cn.expression) ? cn.expression.name.text : '';
+    if (name !== 'WebSocketServer' && name !== 'Server') return false;
+    return rawOriginOf(cn.expression)?.module === 'ws';
+  }).length > 0;
+}
 
 /**
  * Whether the server drives a browser through an extension installed in the user's own browser: one of its files opens
  * a WebSocket server of `ws` (the local bridge the extension connects to), and that file or the package's description
- * or keywords name an extension. Read once per audit, over the file texts already parsed.
+ * or keywords name a browser extension (`Chrome extension`, not a file extension). Read once per audit, over the file
+ * texts already parsed.
  */
 export function extensionBridge(repo: RepoFacts, sources: ReturnType<typeof parsedSources>): boolean {
   const pkg = repo.object('package.json');
   const about = pkg.ok ? [pkg.value.description, ...(Array.isArray(pkg.value.keywords) ? pkg.value.keywords : [])].filter((x): x is string => typeof x === 'string').join(' ') : '';
-  const described = EXTENSION_WORD.test(about.replace(/-/g, ' '));
+  const described = namesBrowserExtension(about.replace(/-/g, ' '));
   for (const [rel, sf] of sources.files) {
     if (rel.startsWith('node_modules/')) continue;
     const text = sf.getFullText();
-    if (!WS_SERVER.test(text) || !/\bws\b/.test(text)) continue;
-    if (described || EXTENSION_WORD.test(text)) return true;
+    if (!WS_SERVER.test(text) || !(described || namesBrowserExtension(text))) continue;
+    if (wsServer(sf)) return true;
   }
   return false;
 }

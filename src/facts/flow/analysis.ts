@@ -743,7 +743,13 @@ class FnAnalysis {
       const g = guarding(node);
       if (!g) return;
       // A rejecting check inside one branch of an `if` guards that branch only (conditionalBranch).
-      scope = g !== 'after' ? g : conditionalBranch(node);
+      // Not when the `if` tests the checked value itself (`if (args.path) { …check… }`), or what it holds.
+      const own = exprKey(subjectNode);
+      const testsSubject = (e: Node): boolean => {
+        const k = exprKey(e);
+        return !!k && (subject.keys.has(k) || k === own || (!!own && k.startsWith(own + '.')));
+      };
+      scope = g !== 'after' ? g : conditionalBranch(node, testsSubject);
     }
     let shown = node;
     if (verdict.fs?.guard === 'sound' && roots?.length) {

@@ -484,28 +484,60 @@ function rejects(stmt: Node | undefined): boolean {
 }
 
 /**
- * Is a check in a position where it guards? 'after' when it rejects (an `if` whose branch throws, returns
- * an error or nothing, continues), decides what a predicate returns, is kept in a variable or asserted: it
- * then guards what follows it. A node when it selects a branch (`if (ok) { … }`, `ok ? … : …`): it guards
- * what that branch holds. Undefined when it guards nothing (a check whose branch only transforms the
- * value, or whose result is thrown away).
- */
-/**
  * The branch a rejecting check is confined to: a check written inside one branch of an `if` (`if (options.rootDir)
  * { … if (!full.startsWith(root + sep)) throw … }`) guards only what follows it in that branch when the other branch
  * goes on without rejecting (no root configured: the path passes unchecked). The innermost such branch, or undefined
  * when the check is not inside one (up to the function it is in).
  */
-export function conditionalBranch(check: Node): Node | undefined {
+export function conditionalBranch(check: Node, testsSubject?: (e: Node) => boolean): Node | undefined {
   let prev: Node = check;
   for (let cur = check.getParent(); cur && !isFunctionLike(cur) && !Node.isSourceFile(cur); prev = cur, cur = cur.getParent()) {
     if (!Node.isIfStatement(cur) || cur.getExpression() === prev) continue;
+    // `if (args.path) { …check args.path… }`: the branch is taken whenever the checked value is given, so the
+    // check guards what follows (the other branch has no value to check); only another condition confines it.
+    // Only a branch that exists to check (the check last in it): a branch that goes on using the value
+    // (`if (context) { check; args.push('--context', context) }`) keeps its check to itself.
+    if (testsSubject && lastIn(prev, check) && presenceTested(cur.getExpression()).some(testsSubject)) continue;
     const other = cur.getThenStatement() === prev ? cur.getElseStatement() : cur.getThenStatement();
     if (!rejects(other)) return prev;
   }
   return undefined;
 }
 
+/** Is the check in the last statement of a branch (or the branch itself)? */
+function lastIn(branch: Node, check: Node): boolean {
+  if (!Node.isBlock(branch)) return true;
+  const last = branch.getStatements().at(-1);
+  return !!last && check.getStart() >= last.getStart() && check.getEnd() <= last.getEnd();
+}
+
+/** The values an `if` condition tests for presence: `E`, `!E`, `E != null`, `E !== undefined`, `typeof E === 'string'`, each conjunct of `&&`. */
+function presenceTested(cond: Node): Node[] {
+  const u = unwrap(cond);
+  if (Node.isPrefixUnaryExpression(u) && u.getOperatorToken() === SyntaxKind.ExclamationToken) return presenceTested(u.getOperand());
+  if (Node.isBinaryExpression(u)) {
+    const op = u.getOperatorToken().getText();
+    if (op === '&&' || op === '||') return [...presenceTested(u.getLeft()), ...presenceTested(u.getRight())];
+    if (['==', '!=', '===', '!=='].includes(op)) {
+      const [l, r] = [unwrap(u.getLeft()), unwrap(u.getRight())];
+      const nullish = (x: Node): boolean => Node.isNullLiteral(x) || x.getText() === 'undefined';
+      if (nullish(r)) return [l];
+      if (nullish(l)) return [r];
+      if (Node.isTypeOfExpression(l) && Node.isStringLiteral(r)) return [l.getExpression()];
+      if (Node.isTypeOfExpression(r) && Node.isStringLiteral(l)) return [r.getExpression()];
+    }
+    return [];
+  }
+  return Node.isIdentifier(u) || Node.isPropertyAccessExpression(u) || Node.isElementAccessExpression(u) ? [u] : [];
+}
+
+/**
+ * Is a check in a position where it guards? 'after' when it rejects (an `if` whose branch throws, returns
+ * an error or nothing, continues), decides what a predicate returns, is kept in a variable or asserted: it
+ * then guards what follows it. A node when it selects a branch (`if (ok) { … }`, `ok ? … : …`): it guards
+ * what that branch holds. Undefined when it guards nothing (a check whose branch only transforms the
+ * value, or whose result is thrown away).
+ */
 export function guarding(check: Node): 'after' | Node | undefined {
   let prev: Node = check;
   let cur = check.getParent();

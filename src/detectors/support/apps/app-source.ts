@@ -179,7 +179,7 @@ export function appSource(repo: RepoFacts): AppSource {
   // A tool module of a file-convention framework: `export const tool = { resource: 'map', _meta: { ui: … } }` beside
   // `export default async function (args) { … }`, the framework registering every module of its tools folder.
   const named = new Set(appTools.map((t) => t.name));
-  for (const t of conventionAppTools(sources)) {
+  for (const t of conventionAppTools(sources, repo)) {
     if (named.has(t.name)) continue;
     named.add(t.name);
     appTools.push(t);
@@ -201,8 +201,9 @@ export function appSource(repo: RepoFacts): AppSource {
  * folder — and a default-exported handler. The tool is named by the config's `name`, else by the module's file name
  * (`tools/show-map.ts` is `show-map`). Top-level statements only: no walk of the module.
  */
-function conventionAppTools(sources: ParsedSources): (AppToolInSource & { config: ObjectLiteralExpression })[] {
+function conventionAppTools(sources: ParsedSources, repo: RepoFacts): (AppToolInSource & { config: ObjectLiteralExpression })[] {
   const out: (AppToolInSource & { config: ObjectLiteralExpression })[] = [];
+  let views: Set<string> | undefined;
   for (const [file, sf] of sources.files) {
     if (file.startsWith('node_modules/') || /\.(?:test|spec)\.[cm]?[jt]sx?$/.test(file)) continue;
     let config: ObjectLiteralExpression | undefined;
@@ -218,7 +219,9 @@ function conventionAppTools(sources: ParsedSources): (AppToolInSource & { config
     }
     if (!config || !handlerNode) continue;
     const resource = constString(propertyValue(config, 'resource'))?.value;
-    if (!linksView(config, sources) && !resource) continue;
+    // A `resource` names a View only when the package holds one by that name (a View folder or file): a permissions
+    // descriptor's `resource: 'users'` links nothing.
+    if (!linksView(config, sources) && !(resource && (views ??= viewNames(repo, sources)).has(resource))) continue;
     let handler: FunctionLikeNode | undefined;
     try {
       handler = Node.isFunctionDeclaration(handlerNode) ? handlerNode : functionOf(handlerNode, sources);
@@ -229,6 +232,25 @@ function conventionAppTools(sources: ParsedSources): (AppToolInSource & { config
     if (!name) continue;
     out.push({ name, file, line: positionOf(config).line, api: 'registerAppTool', handler, config });
   }
+  return out;
+}
+
+/** View-shaped files by extension (an HTML page, a component of a UI framework). */
+const VIEW_FILE = /\.(?:html?|[jt]sx|vue|svelte)$/;
+
+/**
+ * The names a View goes by in the package: the name (without extension) of each View file — an HTML page, a
+ * component file, a source file of the View (isViewFile) — and of each folder holding one, below the root.
+ */
+function viewNames(repo: RepoFacts, sources: ParsedSources): Set<string> {
+  const out = new Set<string>();
+  const add = (file: string): void => {
+    const parts = file.split('/');
+    out.add(parts.pop()!.replace(/\.[^.]+$/, ''));
+    for (const d of parts) out.add(d);
+  };
+  for (const file of repo.files) if (!file.startsWith('node_modules/') && VIEW_FILE.test(file)) add(file);
+  for (const [file, sf] of sources.files) if (!VIEW_FILE.test(file) && isViewFile(file, sf)) add(file);
   return out;
 }
 
