@@ -127,6 +127,9 @@ describe('static rules over the generated tools', () => {
     const red = judge('C-2', c2Static, 'graph-zodios');
     assert.equal(red.state, 'non-conforming');
     assert.deepEqual(red.findings.map((f) => f[1] ?? null).length, 5);
+    // Each row's own alias, at its row: the names were read, not counted.
+    const named = staticSummary('C-2', c2Static, join(fixtures, 'graph-zodios'), ['name']).findings.map((f) => `${f[2]} ${f[3]}`);
+    assert.deepEqual(named, ['list-mail-messages', 'get-mail-message', 'send-mail', 'list-drive-items', 'get-drive-item-content'].map((n, i) => `${n} dist/generated/client.js:${[13, 25, 36, 47, 58][i]}`));
     assert.equal(judge('C-2', c2Static, 'graph-zodios-fetched').reason, 'tool-names-computed');
   });
 });
