@@ -11,6 +11,7 @@ import {
   type FunctionExpression,
   type Identifier,
   type MethodDeclaration,
+  type NewExpression,
   type SourceFile,
 } from './morph.js';
 import type { ParsedSources } from './ts-source.js';
@@ -701,7 +702,21 @@ function classOfUncached(expr: Node, sources: ParsedSources, depth: number): Cla
     }
     if (Node.isParameterDeclaration(p)) {
       const t = p.getTypeNode();
-      return t ? classFromType(t, sources) : undefined;
+      if (t) return classFromType(t, sources);
+      // `constructor(client = new ApiClient())`: the default; compiled output keeps no type, so an untyped
+      // constructor parameter is also what the source's `new Cls(…)` pass there.
+      const init = p.getInitializer();
+      return (init ? classOf(init, sources, depth + 1) : undefined) ?? constructorArgumentClass(p, undefined, sources, depth);
+    }
+    // `constructor({ configLoader = new ConfigLoader() })`, or `constructor({ client })` given `new Cls({ client: new ApiClient() })`.
+    if (Node.isBindingElement(p) && p.getNameNode() === d && !p.getDotDotDotToken()) {
+      const init = p.getInitializer();
+      const byDefault = init ? classOf(init, sources, depth + 1) : undefined;
+      if (byDefault) return byDefault;
+      const pattern = p.getParent();
+      const param = pattern?.getParent();
+      const key = p.getPropertyNameNode() ? propertyName(p.getPropertyNameNode()!) : p.getName();
+      return key && Node.isObjectBindingPattern(pattern) && param && Node.isParameterDeclaration(param) && !param.getTypeNode() ? constructorArgumentClass(param, key, sources, depth) : undefined;
     }
     // An instance exported by another module of the audited source.
     if (importOf(d)) {
@@ -742,6 +757,59 @@ function classOfUncached(expr: Node, sources: ParsedSources, depth: number): Cla
     }
   }
   return undefined;
+}
+
+/**
+ * The class of the instance the source's `new Cls(…)` pass to an untyped constructor parameter (or, with `key`,
+ * under that member of the object literal they pass there): the injected API client of compiled output,
+ * `class ToolHandler { constructor(client) { this.client = client } }` built as `new ToolHandler(new ApiClient(cfg))`.
+ * The first site that gives a class decides. The `new` sites of every class are indexed once per audit.
+ */
+function constructorArgumentClass(param: Node, key: string | undefined, sources: ParsedSources, depth: number): ClassNode | undefined {
+  if (!Node.isParameterDeclaration(param) || param.isRestParameter() || depth > 6) return undefined;
+  const ctor = param.getParent();
+  if (!Node.isConstructorDeclaration(ctor)) return undefined;
+  const cls = ctor.getParent();
+  if (!Node.isClassDeclaration(cls) && !Node.isClassExpression(cls)) return undefined;
+  const index = ctor.getParameters().indexOf(param);
+  for (const site of newSitesOf(cls, sources)) {
+    const args = site.getArguments();
+    if (args.slice(0, index + 1).some((a) => Node.isSpreadElement(a))) continue;
+    let arg: Node | undefined = args[index];
+    if (arg && key !== undefined) {
+      const o = unwrap(arg);
+      arg = undefined;
+      if (Node.isObjectLiteralExpression(o)) {
+        for (const prop of o.getProperties()) {
+          if (Node.isPropertyAssignment(prop) && propertyName(prop.getNameNode()) === key) arg = prop.getInitializer();
+          else if (Node.isShorthandPropertyAssignment(prop) && prop.getName() === key) arg = prop.getNameNode();
+        }
+      }
+    }
+    const c = arg ? classOf(arg, sources, depth + 1) : undefined;
+    if (c) return c;
+  }
+  return undefined;
+}
+
+const newSitesMemo = new WeakMap<object, Map<ts.Node, NewExpression[]>>();
+function newSitesOf(cls: ClassNode, sources: ParsedSources): NewExpression[] {
+  let index = newSitesMemo.get(sources);
+  if (!index) {
+    index = new Map();
+    newSitesMemo.set(sources, index);
+    for (const sf of sources.files.values()) {
+      for (const n of findNodes(sf, (cn) => ts.isNewExpression(cn) && !!cn.arguments?.length)) {
+        if (!Node.isNewExpression(n)) continue;
+        const c = classValueOf(n.getExpression(), sources);
+        if (!c) continue;
+        const list = index.get(c.compilerNode) ?? [];
+        list.push(n);
+        index.set(c.compilerNode, list);
+      }
+    }
+  }
+  return index.get(cls.compilerNode) ?? [];
 }
 
 /** The class a type annotation names (`Cls`, `Promise<Cls>`, `Cls | undefined`, `m.Cls`). */

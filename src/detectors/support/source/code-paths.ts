@@ -87,23 +87,35 @@ function calleesOf(fn: Fn, code: Code): Fn[] {
   };
   const sf = fn.getSourceFile();
   const visit = (cn: ts.Node): void => {
-    if (cn !== fn.compilerNode && (ts.isCallExpression(cn) || ts.isNewExpression(cn))) {
-      const c = rawUnwrap(cn.expression);
-      if ((ts.isIdentifier(c) || ts.isPropertyAccessExpression(c)) && mayResolveFunction(c)) {
-        const wrapped = wrapNode(sf, c);
-        const f = safeFunctionOf(wrapped, code);
-        if (f) add(f);
-        else for (const t of dispatchTargets(wrapped, code)) add(t);
-      } else if (ts.isElementAccessExpression(c)) for (const t of dispatchTargets(wrapNode(sf, c), code)) add(t);
-      for (const a of cn.arguments ?? []) {
-        const u = rawUnwrap(a);
-        if (ts.isIdentifier(u) && mayResolveFunction(u)) add(safeFunctionOf(wrapNode(sf, u), code));
-      }
-    }
+    if (cn !== fn.compilerNode && (ts.isCallExpression(cn) || ts.isNewExpression(cn))) for (const t of stepTargets(cn, sf, code)) add(t);
     ts.forEachChild(cn, visit);
   };
   visit(fn.compilerNode);
   calleesMemo.set(fn.compilerNode, out);
+  return out;
+}
+
+/**
+ * The functions one call (or `new`) leads to, as calleesOf reads them: its callee, or the table entries it
+ * dispatches to, and the functions of the source it hands on as arguments. Exported for the path diagnostics
+ * (bench/s13-stops.ts), which list the calls that lead nowhere.
+ */
+export function stepTargets(cn: ts.CallExpression | ts.NewExpression, sf: SourceFile, code: Code): Fn[] {
+  const out: Fn[] = [];
+  const c = rawUnwrap(cn.expression);
+  if ((ts.isIdentifier(c) || ts.isPropertyAccessExpression(c)) && mayResolveFunction(c)) {
+    const wrapped = wrapNode(sf, c);
+    const f = safeFunctionOf(wrapped, code);
+    if (f) out.push(f);
+    else out.push(...dispatchTargets(wrapped, code));
+  } else if (ts.isElementAccessExpression(c)) out.push(...dispatchTargets(wrapNode(sf, c), code));
+  for (const a of cn.arguments ?? []) {
+    const u = rawUnwrap(a);
+    if (ts.isIdentifier(u) && mayResolveFunction(u)) {
+      const f = safeFunctionOf(wrapNode(sf, u), code);
+      if (f) out.push(f);
+    }
+  }
   return out;
 }
 
