@@ -665,8 +665,10 @@ const classMemo = new WeakMap<object, ClassNode | null>();
 /**
  * The class of the instance an expression holds, when it is a class of the audited source: `new Cls()`, a
  * variable or field initialised or assigned with one (`let m; … m = new Cls()`, `this.m = new Cls()` in any
- * method), a parameter or field typed with the class, an instance exported by another module, what a function
- * or method returns (`Cls.getInstance()` returning `Cls.instance`), or undefined.
+ * method), a parameter or field typed with the class, a parameter's default (`client = new Cls()`, also as a
+ * destructured option), an untyped constructor parameter given an instance by the source's `new` sites
+ * (constructorArgumentClass), an instance exported by another module, what a function or method returns
+ * (`Cls.getInstance()` returning `Cls.instance`), or undefined.
  */
 export function classOf(expr: Node, sources: ParsedSources, depth = 0): ClassNode | undefined {
   const key = expr.compilerNode;
