@@ -1,4 +1,4 @@
-import { Node, ts, type SourceFile } from '../../facts/morph.js';
+import { Node, ts, type SourceFile, type VariableDeclaration } from '../../facts/morph.js';
 import { ofKinds, propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
@@ -148,6 +148,7 @@ const NAMES_ORIGIN = /origin(?!al)/i;
  * (`const o = req.headers.origin`, `const { origin } = req.headers`), then those whose initializer names one
  * of them (`const url = new URL(o)`, `const ok = allowed.has(url.origin)`), a few hops deep. One walk per function.
  */
+const declsMemo = new WeakMap<Node, VariableDeclaration[]>();
 function originNames(read: Node, fn: Node): Set<string> {
   const names = new Set<string>();
   if (Node.isBindingElement(read)) names.add(read.getName());
@@ -155,7 +156,8 @@ function originNames(read: Node, fn: Node): Set<string> {
     const holder = climbValue(readValue(read)).getParent();
     if (holder && Node.isVariableDeclaration(holder) && Node.isIdentifier(holder.getNameNode())) names.add(holder.getName());
   }
-  const decls = fn.getDescendantsOfKind(ts.SyntaxKind.VariableDeclaration).filter((d) => Node.isIdentifier(d.getNameNode()) && !!d.getInitializer());
+  let decls = declsMemo.get(fn);
+  if (!decls) declsMemo.set(fn, (decls = fn.getDescendantsOfKind(ts.SyntaxKind.VariableDeclaration).filter((d) => Node.isIdentifier(d.getNameNode()) && !!d.getInitializer())));
   for (let pass = 0, grew = true; pass < 4 && grew; pass++) {
     grew = false;
     for (const d of decls) {
@@ -222,6 +224,8 @@ function forbiddenSites(fn: Node): Node[] {
  * with nothing deciding it, or under a condition that names the Origin, is still an Origin check.
  */
 function forbiddenForOtherReasons(read: Node, fn: Node): boolean {
+  // Code at the top of a file (a bundle's) is not read so: what decides its 403 is too far from the read to tell.
+  if (Node.isSourceFile(fn)) return false;
   const sites = forbiddenSites(fn);
   if (sites.length === 0) return false;
   const names = originNames(read, fn);
