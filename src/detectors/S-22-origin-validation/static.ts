@@ -51,6 +51,11 @@ import {
  * default to a loopback host; an explicit all-interfaces host is red like a listen call. A FastMCP
  * `transportType` read at run time (an environment variable, an argument) is could-not-judge when no
  * HTTP transport is otherwise found.
+ * What does not count as an Origin check: a 403 every one of whose conditions is about something else (a bearer
+ * token beside a CORS allowlist that only picks the Access-Control-Allow-Origin to write); SDK allow lists that are
+ * empty unless configured (`process.env.X?.split(',') ?? []`); `createMcpExpressApp({ host })` with a host read at
+ * run time (the SDK drops its Host check for a non-loopback host); an SDK guard installed only under a condition on
+ * the host or an allowlist, with no guard on the other branch.
  */
 
 const GUARD_CALLS = new Set([
