@@ -1,4 +1,4 @@
-import { Node, ts, type SourceFile } from '../../facts/morph.js';
+import { Node, ts, type SourceFile, type VariableDeclaration } from '../../facts/morph.js';
 import { ofKinds, propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
@@ -32,6 +32,9 @@ import {
   importsOf,
   rawStringWhere,
   rawPropNamed,
+  statusSitesDeep,
+  declarationOf,
+  initializerOf,
 } from '../support/source/source-support.js';
 
 /**
@@ -48,6 +51,11 @@ import {
  * default to a loopback host; an explicit all-interfaces host is red like a listen call. A FastMCP
  * `transportType` read at run time (an environment variable, an argument) is could-not-judge when no
  * HTTP transport is otherwise found.
+ * What does not count as an Origin check: a 403 every one of whose conditions is about something else (a bearer
+ * token beside a CORS allowlist that only picks the Access-Control-Allow-Origin to write); SDK allow lists that are
+ * empty unless configured (`process.env.X?.split(',') ?? []`); `createMcpExpressApp({ host })` with a host read at
+ * run time (the SDK drops its Host check for a non-loopback host); an SDK guard installed only under a condition on
+ * the host or an allowlist, with no guard on the other branch.
  */
 
 const GUARD_CALLS = new Set([
@@ -128,6 +136,107 @@ function reflects(uses: Node[]): boolean {
     if (Node.isCallExpression(p) && (p.getArguments() as Node[]).includes(u)) return REFLECTING_CALLS.test(calleeName(p) ?? '');
     if (Node.isPropertyAssignment(p) && p.getInitializer() === u) return /access-control-allow-origin|^origin$/i.test(propertyName(p.getNameNode()) ?? '');
     return false;
+  });
+}
+
+/** The value an Origin read stands for: the element access or call around a header name, else the read itself. */
+function readValue(read: Node): Node {
+  const p0 = read.getParent();
+  return p0 && (Node.isElementAccessExpression(p0) || Node.isCallExpression(p0)) && !Node.isPropertyAccessExpression(read) ? p0 : read;
+}
+
+/** Text that names the Origin (`origin`, `isOriginAllowed`, `allowedOrigins`), not `originalUrl`. */
+const NAMES_ORIGIN = /origin(?!al)/i;
+
+/**
+ * The variables of a function that hold the Origin or a value made from it: the one the read is kept in
+ * (`const o = req.headers.origin`, `const { origin } = req.headers`), then those whose initializer names one
+ * of them (`const url = new URL(o)`, `const ok = allowed.has(url.origin)`), a few hops deep. One walk per function.
+ */
+const declsMemo = new WeakMap<Node, VariableDeclaration[]>();
+function originNames(read: Node, fn: Node): Set<string> {
+  const names = new Set<string>();
+  if (Node.isBindingElement(read)) names.add(read.getName());
+  else {
+    const holder = climbValue(readValue(read)).getParent();
+    if (holder && Node.isVariableDeclaration(holder) && Node.isIdentifier(holder.getNameNode())) names.add(holder.getName());
+  }
+  let decls = declsMemo.get(fn);
+  if (!decls) declsMemo.set(fn, (decls = fn.getDescendantsOfKind(ts.SyntaxKind.VariableDeclaration).filter((d) => Node.isIdentifier(d.getNameNode()) && !!d.getInitializer())));
+  for (let pass = 0, grew = true; pass < 4 && grew; pass++) {
+    grew = false;
+    for (const d of decls) {
+      if (names.has(d.getName()) || !namesOrigin(d.getInitializer()!, names)) continue;
+      names.add(d.getName());
+      grew = true;
+    }
+  }
+  return names;
+}
+
+function namesOrigin(n: Node, names: Set<string>): boolean {
+  if (NAMES_ORIGIN.test(n.getText())) return true;
+  if (names.size === 0) return false;
+  if (Node.isIdentifier(n)) return names.has(n.getText());
+  return n.getDescendantsOfKind(ts.SyntaxKind.Identifier).some((i) => names.has(i.getText()));
+}
+
+/** A branch that leaves the function or hands the request on: it returns, throws or calls `next`. */
+const LEAVES = /\breturn\b|\bthrow\b|\bnext\s*\(/;
+
+/**
+ * What decides that a place in a function runs: the conditions of the `if`, `?:`, `&&` / `||`, `switch` and
+ * `catch` around it, and the conditions of the earlier `if` statements of its blocks whose branch leaves
+ * (`if (ok) return next();` before it), up to the function.
+ */
+function conditionsOf(site: Node, fn: Node): Node[] {
+  const out: Node[] = [];
+  let child: Node = site;
+  for (let p = site.getParent(); p && p !== fn; child = p, p = p.getParent()) {
+    if (Node.isIfStatement(p) && child !== p.getExpression()) out.push(p.getExpression());
+    else if (Node.isConditionalExpression(p) && child !== p.getCondition()) out.push(p.getCondition());
+    else if (Node.isBinaryExpression(p) && ['&&', '||', '??'].includes(p.getOperatorToken().getText()) && child === p.getRight()) out.push(p.getLeft());
+    else if (Node.isCaseClause(p)) {
+      out.push(p.getExpression());
+      const sw = p.getParent()?.getParent();
+      if (sw && Node.isSwitchStatement(sw)) out.push(sw.getExpression());
+    } else if (Node.isCatchClause(p)) {
+      const t = p.getParent();
+      if (t && Node.isTryStatement(t)) out.push(t.getTryBlock());
+    }
+    if (Node.isBlock(p)) {
+      const statements: Node[] = p.getStatements();
+      for (const st of statements.slice(0, Math.max(0, statements.indexOf(child)))) {
+        if (Node.isIfStatement(st) && LEAVES.test(st.getThenStatement().getText())) out.push(st.getExpression());
+      }
+    }
+  }
+  return out;
+}
+
+/** Per function, the places that answer 403 (itself or through a local helper): read once however many Origin reads it holds. */
+const forbiddenMemo = new WeakMap<Node, Node[]>();
+function forbiddenSites(fn: Node): Node[] {
+  let hit = forbiddenMemo.get(fn);
+  if (!hit) forbiddenMemo.set(fn, (hit = statusSitesDeep(fn, 403)));
+  return hit;
+}
+
+/**
+ * A function that reads the Origin and answers 403, but for another reason: every 403 is decided by conditions
+ * (conditionsOf), none of which names the Origin or a value made from it. A bearer token refused with 403 beside a
+ * CORS allowlist that only chooses which `Access-Control-Allow-Origin` to write rejects no Origin. A 403 answered
+ * with nothing deciding it, or under a condition that names the Origin, is still an Origin check.
+ */
+function forbiddenForOtherReasons(read: Node, fn: Node): boolean {
+  // Code at the top of a file (a bundle's) is not read so: what decides its 403 is too far from the read to tell.
+  if (Node.isSourceFile(fn)) return false;
+  const sites = forbiddenSites(fn);
+  if (sites.length === 0) return false;
+  const names = originNames(read, fn);
+  return sites.every((site) => {
+    const conditions = conditionsOf(site, fn);
+    return conditions.length > 0 && !conditions.some((c) => namesOrigin(c, names));
   });
 }
 
@@ -279,7 +388,7 @@ function originGuards(files: [string, SourceFile][], mounts: Set<string> | undef
   for (const s of originDestructured(files)) {
     const fn = enclosingFunction(s.node) ?? s.node.getSourceFile();
     if (offMcpRoute(fn, mounts)) continue;
-    if (answersStatusDeep(fn, 403) && !onlyReflected(s.node, fn)) answered(s, fn);
+    if (answersStatusDeep(fn, 403) && !onlyReflected(s.node, fn) && !forbiddenForOtherReasons(s.node, fn)) answered(s, fn);
     else unanswered.push(s);
   }
   const raw: RawFilter = named(
@@ -296,13 +405,17 @@ function originGuards(files: [string, SourceFile][], mounts: Set<string> | undef
     const n = s.node;
     if (isCall(n)) {
       const name = calleeName(n) ?? '';
-      if (GUARD_CALLS.has(name)) rejecting.push(s);
-      else if (name === 'createMcpExpressApp') {
-        // v1: host validation is applied for a loopback host (the default) or an explicit allowedHosts list.
+      if (GUARD_CALLS.has(name)) {
+        if (!optedIn(n)) rejecting.push(s);
+      } else if (name === 'createMcpExpressApp') {
+        // v1: host validation is applied for a loopback host (the default) or an explicit allowedHosts list. A host
+        // read at run time with a loopback default (`argv.host ?? '127.0.0.1'`) turns it off when set to any other
+        // address: the default deployment is guarded, the one the option opens is not.
         const opts = args(n)[0];
         const hostNode = propertyOf(opts, 'host');
-        const host = staticString(hostNode);
-        if (propertyOf(opts, 'allowedHosts') || !hostNode || (host !== undefined && isLoopback(host))) rejecting.push(s);
+        const host = fixedString(hostNode);
+        const hosts = propertyOf(opts, 'allowedHosts');
+        if (((hosts && !emptyByDefault(hosts)) || !hostNode || (host !== undefined && isLoopback(host))) && !optedIn(n)) rejecting.push(s);
       }
     } else if (Node.isPropertyAssignment(n)) {
       // SDK v1 checks only the lists it is given: with neither allowedHosts nor allowedOrigins (or both empty), the
@@ -311,7 +424,7 @@ function originGuards(files: [string, SourceFile][], mounts: Set<string> | undef
     } else {
       const fn = enclosingFunction(n) ?? n.getSourceFile();
       if (offMcpRoute(fn, mounts)) continue;
-      if (answersStatusDeep(fn, 403) && !onlyReflected(n, fn)) answered(s, fn);
+      if (answersStatusDeep(fn, 403) && !onlyReflected(n, fn) && !forbiddenForOtherReasons(n, fn)) answered(s, fn);
       else unanswered.push(s);
     }
   }
@@ -324,10 +437,67 @@ function givesAllowList(opts: Node | undefined): boolean {
   if (opts && Node.isObjectLiteralExpression(opts) && opts.getProperties().some((p) => Node.isSpreadAssignment(p))) return true;
   return ['allowedHosts', 'allowedOrigins'].some((k) => {
     const v = propertyOf(opts, k);
-    if (!v) return false;
-    const u = unwrap(v);
-    return !(Node.isArrayLiteralExpression(u) && u.getElements().length === 0);
+    return !!v && !emptyByDefault(v);
   });
+}
+
+/**
+ * A list that is empty unless something is configured: `[]`, or a value read at run time whose fallback is `[]`
+ * (`process.env.ALLOWED_ORIGINS?.split(',') ?? []`, `env ? env.split(',') : []`), through consts and the members of
+ * a const object literal (`config.allowedHosts`). The SDK checks nothing against an empty list.
+ */
+function emptyByDefault(v: Node, depth = 0): boolean {
+  if (depth > 4) return false;
+  const u = unwrap(v);
+  if (Node.isArrayLiteralExpression(u)) return u.getElements().length === 0;
+  if (Node.isBinaryExpression(u) && ['??', '||'].includes(u.getOperatorToken().getText())) return emptyByDefault(u.getRight(), depth + 1);
+  if (Node.isConditionalExpression(u)) return emptyByDefault(u.getWhenTrue(), depth + 1) || emptyByDefault(u.getWhenFalse(), depth + 1);
+  if (Node.isIdentifier(u)) {
+    const i = initializerOf(declarationOf(u));
+    return !!i && emptyByDefault(i, depth + 1);
+  }
+  if (Node.isPropertyAccessExpression(u)) {
+    const obj = unwrap(u.getExpression());
+    const lit = Node.isIdentifier(obj) ? initializerOf(declarationOf(obj)) : undefined;
+    const member = lit && Node.isObjectLiteralExpression(lit) ? propertyOf(lit, u.getName()) : undefined;
+    return !!member && emptyByDefault(member, depth + 1);
+  }
+  return false;
+}
+
+/** A string written in the code: a literal or a const holding one, with no fallback read at run time. */
+function fixedString(n: Node | undefined, depth = 0): string | undefined {
+  if (!n || depth > 4) return undefined;
+  const u = unwrap(n);
+  const s = stringValue(u);
+  if (s !== undefined) return s;
+  if (!Node.isIdentifier(u)) return undefined;
+  const d = declarationOf(u);
+  return d && Node.isVariableDeclaration(d) && String(d.getVariableStatement()?.getDeclarationKind()) === 'const' ? fixedString(d.getInitializer(), depth + 1) : undefined;
+}
+
+/** A condition about where the server listens or what it allows: the guard under it is only installed on request. */
+const OPT_IN_CONDITION = /host|bind|loopback|localhost|allow|origin|rebind|dns/i;
+
+/**
+ * A guard installed only under a condition about the host or an allowlist (`if (isLoopback(host))
+ * app.use(localhostHostValidation())`, `allowedHosts.length && app.use(hostHeaderValidation(allowedHosts))`), with no
+ * guard on the other branch: whichever deployment falls outside the condition runs without one.
+ */
+function optedIn(call: Node): boolean {
+  const guardIn = (n: Node | undefined): boolean => !!n && /\b(?:localhostOriginValidation|originValidation|hostHeaderValidation|localhostHostValidation|originValidationResponse|hostHeaderValidationResponse|validateOriginHeader|validateHostHeader|createMcpExpressApp)\s*\(/.test(n.getText());
+  let child: Node = call;
+  for (let p = call.getParent(); p && !Node.isSourceFile(p); child = p, p = p.getParent()) {
+    if (Node.isIfStatement(p) && child !== p.getExpression() && OPT_IN_CONDITION.test(p.getExpression().getText())) {
+      const other = child === p.getThenStatement() ? p.getElseStatement() : p.getThenStatement();
+      if (!guardIn(other)) return true;
+    } else if (Node.isConditionalExpression(p) && child !== p.getCondition() && OPT_IN_CONDITION.test(p.getCondition().getText())) {
+      const other = child === p.getWhenTrue() ? p.getWhenFalse() : p.getWhenTrue();
+      if (!guardIn(other)) return true;
+    } else if (Node.isBinaryExpression(p) && p.getOperatorToken().getText() === '&&' && child === p.getRight() && OPT_IN_CONDITION.test(p.getLeft().getText())) return true;
+    if (Node.isFunctionLikeDeclaration(p) || Node.isArrowFunction(p) || Node.isFunctionExpression(p)) break;
+  }
+  return false;
 }
 
 /** A transport whose listener a framework builds (FastMCP, mcp-framework). */

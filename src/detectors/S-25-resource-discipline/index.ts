@@ -28,6 +28,9 @@ export { schemeProblem } from './scheme.js';
  *     record lookup on a data client (a table in SQL, a Drive file id, a Kubernetes object name: facts/flow
  *     'lookup' sinks) with no allowlist or anchored pattern on it, or an outbound request whose host is not
  *     written in the code, with no check at all;
+ *   - 'uri-in-command': such a flow reaching a command line (the program launched, one of its arguments, a shell
+ *     line: `kubectl get ${kind} ${name}` from `k8s://{namespace}/{kind}/{name}`) with no sound check (an allowlist,
+ *     an anchored pattern): the program reads whatever object, file or option the client wrote in the URI;
  *   - 'invalid-scheme': a literal resource URI or URI template whose scheme breaks RFC 3986 (a letter, then
  *     letters, digits, `+`, `-`, `.`), or that has no scheme;
  *   - 'binary-not-base64': a resource `blob` or an image/audio block's `data` filled with raw bytes (a
@@ -37,6 +40,9 @@ export { schemeProblem } from './scheme.js';
  * Values that cannot be read statically (a parameter, an unknown helper's result) are not judged.
  * Not read: whether an `https://` URI names content that clients can fetch themselves.
  */
+
+/** Sinks that put a value on a command line: the program chosen, an argument of it, a shell line. */
+const COMMAND_SINKS: ReadonlySet<string> = new Set(['process', 'argument', 'shell']);
 
 const MIME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(?:\s*;.*)?$/;
 
@@ -180,8 +186,17 @@ function judge(repo: RepoFacts): Verdict {
   const sinks = sinkSites(repo);
   const seen = new Set<string>();
   for (const f of toolFlows(repo)) {
-    if (f.entryKind !== 'resource' || (f.sinkKind !== 'fs' && f.sinkKind !== 'http' && f.sinkKind !== 'lookup')) continue;
-    if (f.guard === 'sound') continue;
+    if (f.entryKind !== 'resource' || f.guard === 'sound') continue;
+    if (COMMAND_SINKS.has(f.sinkKind)) {
+      // A value of the URI on a command line (`kubectl get ${kind} ${name}`, `helm get values ${release}`): the
+      // program reads whatever object, file or option the client wrote there.
+      const key = `${f.file}:${f.line}:${f.column}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      findings.push({ messageId: 'uri-in-command', data: { name: f.tool, call: f.sinkCall }, location: { file: f.file, line: f.line, column: f.column } });
+      continue;
+    }
+    if (f.sinkKind !== 'fs' && f.sinkKind !== 'http' && f.sinkKind !== 'lookup') continue;
     if (f.sinkKind === 'http') {
       if (f.guard !== 'none') continue;
       const site = sinks.find((s) => s.file === f.file && s.line === f.line && s.column === f.column);
@@ -233,6 +248,7 @@ export default [
     messages: {
       'uri-not-validated': ['name', 'call'],
       'uri-check-unsound': ['name', 'call', 'guardLine'],
+      'uri-in-command': ['name', 'call'],
       'invalid-scheme': ['uri', 'scheme'],
       'uri-without-scheme': ['uri'],
       'binary-not-base64': ['kind'],

@@ -329,22 +329,37 @@ const STATUS_NAMES: Record<number, RegExp> = {
 };
 
 export function answersStatus(root: Node, code: number): boolean {
+  return statusSites(root, code, true).length > 0;
+}
+
+/** The places in a subtree that answer with the given HTTP status (see answersStatus); `first`: stop at the first one. */
+export function statusSites(root: Node, code: number, first = false): Node[] {
   const named = STATUS_NAMES[code];
+  const out: Node[] = [];
   // Raw walk: only numeric literals spelling the code (and identifiers naming it) are wrapped.
-  return findNodes(root, (cn) => cn !== root.compilerNode && ((ts.isNumericLiteral(cn) && Number(cn.text) === code) || (!!named && ts.isIdentifier(cn) && named.test(cn.text)))).some((n0) => {
-    let n = n0;
-    if (Node.isIdentifier(n0)) {
-      // `StatusCodes.FORBIDDEN`: the access is the value; a bare identifier must not be a declaration or a key.
-      const q = n0.getParent();
-      if (q && Node.isPropertyAccessExpression(q) && q.getNameNode() === n0) n = q;
-      else if (q && (Node.isPropertyAccessExpression(q) || Node.isPropertyAssignment(q) || Node.isVariableDeclaration(q)) && !(Node.isPropertyAssignment(q) && q.getInitializer() === n0)) return false;
+  const candidates = findNodes(root, (cn) => cn !== root.compilerNode && ((ts.isNumericLiteral(cn) && Number(cn.text) === code) || (!!named && ts.isIdentifier(cn) && named.test(cn.text))));
+  for (const n0 of candidates) {
+    if (isStatusAnswer(n0)) {
+      out.push(n0);
+      if (first) break;
     }
-    const p = n.getParent();
-    if (!p) return false;
-    if ((Node.isCallExpression(p) || Node.isNewExpression(p)) && (p.getArguments() as Node[]).includes(n)) return true;
-    if (Node.isPropertyAssignment(p) && ['status', 'statusCode', 'code'].includes(propertyName(p.getNameNode()) ?? '')) return true;
-    return Node.isBinaryExpression(p) && /\.(statusCode|status)$/.test(p.getLeft().getText());
-  });
+  }
+  return out;
+}
+
+function isStatusAnswer(n0: Node): boolean {
+  let n = n0;
+  if (Node.isIdentifier(n0)) {
+    // `StatusCodes.FORBIDDEN`: the access is the value; a bare identifier must not be a declaration or a key.
+    const q = n0.getParent();
+    if (q && Node.isPropertyAccessExpression(q) && q.getNameNode() === n0) n = q;
+    else if (q && (Node.isPropertyAccessExpression(q) || Node.isPropertyAssignment(q) || Node.isVariableDeclaration(q)) && !(Node.isPropertyAssignment(q) && q.getInitializer() === n0)) return false;
+  }
+  const p = n.getParent();
+  if (!p) return false;
+  if ((Node.isCallExpression(p) || Node.isNewExpression(p)) && (p.getArguments() as Node[]).includes(n)) return true;
+  if (Node.isPropertyAssignment(p) && ['status', 'statusCode', 'code'].includes(propertyName(p.getNameNode()) ?? '')) return true;
+  return Node.isBinaryExpression(p) && /\.(statusCode|status)$/.test(p.getLeft().getText());
 }
 
 /** A header named in a string literal, read (`headers['x']`, `headers.get('x')`, `req.header('x')`) rather than written. */
@@ -725,11 +740,25 @@ export function answersStatusDeep(root: Node, code: number): boolean {
     while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isNonNullExpression(e)) e = e.expression;
     return ts.isIdentifier(e);
   };
-  return findNodes(root, (cn) => cn !== root.compilerNode && ts.isCallExpression(cn) && identifierCallee(cn)).some((n) => {
-    if (!Node.isCallExpression(n)) return false;
-    const fn = calledFunction(n);
-    return !!fn && fn !== root && !fn.containsRange(root.getPos(), root.getEnd()) && answersStatus(fn, code);
-  });
+  return findNodes(root, (cn) => cn !== root.compilerNode && ts.isCallExpression(cn) && identifierCallee(cn)).some((n) => answersThroughHelper(root, n, code));
+}
+
+/** A call of a local function (not the root, nor one holding it) that answers the status: `deny(res)` writing the 403. */
+function answersThroughHelper(root: Node, n: Node, code: number): boolean {
+  if (!Node.isCallExpression(n)) return false;
+  const fn = calledFunction(n);
+  return !!fn && fn !== root && !fn.containsRange(root.getPos(), root.getEnd()) && answersStatus(fn, code);
+}
+
+/** statusSites, and the calls of local helpers that answer the status (answersStatusDeep's reading), as places. */
+export function statusSitesDeep(root: Node, code: number): Node[] {
+  const identifierCallee = (cn: ts.CallExpression): boolean => {
+    let e: ts.Expression = cn.expression;
+    while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isNonNullExpression(e)) e = e.expression;
+    return ts.isIdentifier(e);
+  };
+  const helpers = findNodes(root, (cn) => cn !== root.compilerNode && ts.isCallExpression(cn) && identifierCallee(cn)).filter((n) => answersThroughHelper(root, n, code));
+  return [...statusSites(root, code), ...helpers];
 }
 
 /**
