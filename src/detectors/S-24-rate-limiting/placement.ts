@@ -65,6 +65,9 @@ const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', '
 /** A receiver named like an HTTP client: this.http.get(…), this.client.post(…), api.request(…). */
 const CLIENT_NAME = /^(?:_?(?:http|https|axios|client|api|got|ky|session|instance|request|rest|fetcher)\w*|\w*(?:Client|Http|Api|Axios))$/i;
 
+/** The members of an OpenAI-shaped SDK client whose `create` sends a request to the model provider. */
+const LLM_ENDPOINTS = new Set(['completions', 'embeddings']);
+
 /** A factory or a class of an API client: `getCircleCIClient()`, `createClient(…)`, `new WebClient(…)`. */
 const CLIENT_BUILDER = /Client$/;
 
@@ -92,6 +95,11 @@ export function holdsOutboundRequest(root: ts.Node): boolean {
     if (ts.isCallExpression(n)) {
       const c = rawUnwrap(n.expression);
       if (ts.isPropertyAccessExpression(c) && clientReceiver(c.expression)) return true;
+      // An OpenAI-shaped SDK client's request (`client.chat.completions.create(…)`, `openai.embeddings.create(…)`).
+      if (ts.isPropertyAccessExpression(c) && c.name.text === 'create') {
+        const r = rawUnwrap(c.expression);
+        if (ts.isPropertyAccessExpression(r) && LLM_ENDPOINTS.has(r.name.text)) return true;
+      }
       if (ts.isIdentifier(c) && HTTP_FUNCTIONS.has(c.text)) return true;
       if (ts.isIdentifier(c) && HTTP_MODULES.has(rawOriginOf(c)?.module ?? '')) return true;
       if (ts.isPropertyAccessExpression(c) && HTTP_METHODS.has(c.name.text)) {
@@ -372,15 +380,133 @@ export function accountFor(site: ts.Node, offMounts: ReadonlySet<ts.CallExpressi
   // (a singleton built in its own module, `export const limiter = new RateLimiter(…)`, is used only there).
   if (exported(site, target)) for (const sf of others) if (sf !== home && sf.text.includes(target.name)) uses.push(...importedUsesOf(sf, target.name));
   if (uses.length === 0) return undefined;
+  return accountUses(uses, offMounts, [home, ...others.filter((sf) => sf !== home)], 0, new Set());
+}
+
+/** Each use is accounted for (a pacing use, a mount off the MCP route, a read or disposal, a hand-off whose own uses are): the kind, or undefined. */
+function accountUses(uses: readonly ts.Node[], offMounts: ReadonlySet<ts.CallExpression>, files: readonly ts.SourceFile[], depth: number, seen: Set<string>): 'pacer' | 'off-route' | undefined {
   let kind: 'pacer' | 'off-route' | undefined;
   for (const u of uses) {
     const p = u.parent;
     if (ts.isCallExpression(p) && offMounts.has(p) && p.arguments.includes(u as ts.Expression)) kind = kind === 'pacer' ? 'pacer' : 'off-route';
     else if (isPacingUse(u)) kind = 'pacer';
     else if (isInertUse(u)) continue;
-    else return undefined;
+    else {
+      // Handed on (kept in a services object, given to a class's constructor): accounted for as the uses it is read by.
+      const next = depth < MAX_HANDOFFS ? handedOn(u, files, seen) : undefined;
+      if (next === undefined) return undefined;
+      if (next.length === 0) continue;
+      const k = accountUses(next, offMounts, files, depth + 1, seen);
+      if (!k) return undefined;
+      if (k === 'pacer' || !kind) kind = k;
+    }
   }
   return kind;
+}
+
+/** How many hand-offs of a limiter value are followed (a services object, then a provider's constructor, then its field). */
+const MAX_HANDOFFS = 3;
+
+/** What a file offers to the following of hand-offs, gathered in one walk: member reads and destructured names by name, classes by name. */
+interface HandoffIndex {
+  reads: Map<string, ts.PropertyAccessExpression[]>;
+  destructured: Set<string>;
+  classes: Map<string, ts.ClassLikeDeclaration[]>;
+}
+const handoffMemo = new WeakMap<ts.SourceFile, HandoffIndex>();
+function handoffIndex(sf: ts.SourceFile): HandoffIndex {
+  let ix = handoffMemo.get(sf);
+  if (ix) return ix;
+  const out: HandoffIndex = { reads: new Map(), destructured: new Set(), classes: new Map() };
+  const visit = (n: ts.Node): void => {
+    if (ts.isPropertyAccessExpression(n)) {
+      const p = n.parent;
+      // An assignment to the member (`this.rateLimiter = rateLimiter`) stores the value, it does not read it.
+      if (!(ts.isBinaryExpression(p) && p.left === n && p.operatorToken.kind === ts.SyntaxKind.EqualsToken)) {
+        const k = n.name.text;
+        const l = out.reads.get(k);
+        if (l) l.push(n);
+        else out.reads.set(k, [n]);
+      }
+    } else if (ts.isBindingElement(n) && ts.isObjectBindingPattern(n.parent)) {
+      const k = n.propertyName ?? n.name;
+      if (ts.isIdentifier(k)) out.destructured.add(k.text);
+    } else if ((ts.isClassDeclaration(n) || ts.isClassExpression(n)) && n.name) {
+      out.classes.set(n.name.text, [...(out.classes.get(n.name.text) ?? []), n]);
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  handoffMemo.set(sf, out);
+  return out;
+}
+
+/**
+ * The uses a limiter value handed on is read by, or undefined when the hand-off cannot be followed:
+ *   - kept as a member of an object literal (`const coreServices = { rateLimiter, … }`): every read of that member
+ *     name in the code read (`coreServices.rateLimiter.dispose()`, a provider's `this.rateLimiter.check(…)`); a
+ *     destructuring of that name anywhere leaves it unfollowed;
+ *   - given to the constructor of a class of the code read (`new OpenRouterProvider(rateLimiter, config)`): the
+ *     class's reads of the field its constructor stores that parameter in (`this.rateLimiter = rateLimiter`); a
+ *     parameter used otherwise in the constructor leaves it unfollowed.
+ * An empty list: nothing reads it (a member no code names).
+ */
+function handedOn(u: ts.Node, files: readonly ts.SourceFile[], seen: Set<string>): ts.Node[] | undefined {
+  let n = u;
+  while (n.parent && (ts.isParenthesizedExpression(n.parent) || ts.isNonNullExpression(n.parent) || ts.isAsExpression(n.parent))) n = n.parent;
+  const p = n.parent;
+  if (!p) return undefined;
+  let key: string | undefined;
+  if (ts.isShorthandPropertyAssignment(p) && p.name === n) key = p.name.text;
+  else if (ts.isPropertyAssignment(p) && p.initializer === n && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name))) key = p.name.text;
+  if (key !== undefined) {
+    if (seen.has(`.${key}`)) return [];
+    seen.add(`.${key}`);
+    const out: ts.Node[] = [];
+    for (const sf of files) {
+      if (!sf.text.includes(key)) continue;
+      const ix = handoffIndex(sf);
+      if (ix.destructured.has(key)) return undefined;
+      // The member read is the use; the member of a member (`a.rateLimiter.check`) is read at it.
+      for (const r of ix.reads.get(key) ?? []) if (!exportPreamble(r)) out.push(r);
+    }
+    return out;
+  }
+  if (ts.isNewExpression(p) && p.arguments?.includes(n as ts.Expression)) {
+    const c = rawUnwrap(p.expression);
+    if (!ts.isIdentifier(c)) return undefined;
+    const at = p.arguments.indexOf(n as ts.Expression);
+    const classes = files.flatMap((sf) => (sf.text.includes(c.text) ? (handoffIndex(sf).classes.get(c.text) ?? []) : []));
+    if (classes.length !== 1) return undefined;
+    const cls = classes[0]!;
+    let ctor: ts.FunctionLikeDeclaration | undefined;
+    for (const m of cls.members) if (ts.isConstructorDeclaration(m) && m.body) ctor = m;
+    const param = ctor?.parameters[at];
+    if (!ctor || !param || !ts.isIdentifier(param.name) || param.dotDotDotToken) return undefined;
+    const pname = param.name.text;
+    // A parameter property (`constructor(private rateLimiter)`) is the field itself.
+    const fields = new Set<string>();
+    if (param.modifiers?.some((m) => m.kind === ts.SyntaxKind.PrivateKeyword || m.kind === ts.SyntaxKind.PublicKeyword || m.kind === ts.SyntaxKind.ProtectedKeyword || m.kind === ts.SyntaxKind.ReadonlyKeyword)) fields.add(pname);
+    let other = false;
+    const inCtor = (x: ts.Node): void => {
+      if (ts.isIdentifier(x) && x.text === pname && x !== param.name && !(ts.isPropertyAccessExpression(x.parent) && x.parent.name === x)) {
+        const q = x.parent;
+        if (ts.isBinaryExpression(q) && q.right === x && q.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(q.left) && q.left.expression.kind === ts.SyntaxKind.ThisKeyword) fields.add(q.left.name.text);
+        else other = true;
+      }
+      ts.forEachChild(x, inCtor);
+    };
+    inCtor(ctor.body!);
+    if (other || fields.size === 0) return undefined;
+    const out: ts.Node[] = [];
+    const key2 = `${c.text}#${at}`;
+    if (seen.has(key2)) return [];
+    seen.add(key2);
+    const reads = handoffIndex(cls.getSourceFile()).reads;
+    for (const f of fields) for (const r of reads.get(f) ?? []) if (r.pos >= cls.pos && r.end <= cls.end && r.expression.kind === ts.SyntaxKind.ThisKeyword) out.push(r);
+    return out;
+  }
+  return undefined;
 }
 
 /** The nodes of pacing uses in a file region, for the path check to skip (a pacer on a tool's path guards nothing). */
