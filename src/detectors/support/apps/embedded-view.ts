@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { parse } from 'parse5';
-import { Node, Project, SyntaxKind, ts, type CallExpression, type ForOfStatement, type SourceFile, type TemplateExpression } from '../../../facts/morph.js';
+import { Node, Project, SyntaxKind, ts, type CallExpression, type ForOfStatement, type Identifier, type SourceFile, type TemplateExpression } from '../../../facts/morph.js';
 import { noteSourceRead } from '../../../facts/not-read.js';
 import type { RepoFacts } from '../../../facts/repo.js';
 import { declarationOf, functionOf, initializerOf, type FunctionLikeNode } from '../../../facts/scope.js';
@@ -316,7 +316,11 @@ function builtText(n: Node, file: string, repo: RepoFacts, sources: ParsedSource
       return undefined;
     }
     const init = Node.isVariableDeclaration(d.getParent()) ? initializerOf(d) : undefined;
-    return init ? builtText(init, file, repo, sources, rd, depth + 1) : undefined;
+    if (init && !isNothing(init)) return builtText(init, file, repo, sources, rd, depth + 1);
+    // A cache the code fills once (`let html = null; … html = `<!doctype html>…${readFileSync(…)}`;`): its one assignment.
+    const set = Node.isVariableDeclaration(d.getParent()) ? onlyAssignment(d.getSourceFile(), e.getText()) : undefined;
+    if (!set || declarationOf(wrapNode(d.getSourceFile(), set.left) as Identifier)?.compilerNode !== d.compilerNode) return undefined;
+    return builtText(wrapNode(d.getSourceFile(), set.right), file, repo, sources, rd, depth + 1);
   }
   if (Node.isCallExpression(e)) {
     const callee = e.getExpression();
@@ -363,7 +367,8 @@ function builtText(n: Node, file: string, repo: RepoFacts, sources: ParsedSource
         if (loop) rd.hole ??= loop;
       }
     }
-    const returned = returnedExpressions(fn);
+    // Several returns of the same expression (`if (cached) return cached; cached = …; return cached;`) are one.
+    const returned = returnedExpressions(fn).filter((r, i, all) => all.findIndex((x) => x.getText() === r.getText()) === i);
     if (returned.length !== 1) return undefined;
     const inner: Reading = { env, gaps: rd.gaps };
     const out = builtText(returned[0]!, file, repo, sources, inner, depth + 1);
@@ -372,6 +377,27 @@ function builtText(n: Node, file: string, repo: RepoFacts, sources: ParsedSource
     return out;
   }
   return undefined;
+}
+
+/** `null` or `undefined`: the first value of a cache the code fills later. */
+const isNothing = (n: Node): boolean => n.getKind() === SyntaxKind.NullKeyword || (Node.isIdentifier(n) && n.getText() === 'undefined');
+
+/** The assignments (`name = value`, not `null`) of each plain name in a file, found once per file. */
+const assignmentsMemo = new WeakMap<SourceFile, Map<string, ts.BinaryExpression[]>>();
+function onlyAssignment(sf: SourceFile, name: string): ts.BinaryExpression | undefined {
+  let byName = assignmentsMemo.get(sf);
+  if (!byName) {
+    byName = new Map();
+    const test = Object.assign((cn: ts.Node) => ts.isBinaryExpression(cn) && cn.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isIdentifier(cn.left), {});
+    for (const cn of rawOfKinds(sf, [SyntaxKind.BinaryExpression], test) as ts.BinaryExpression[]) {
+      if (cn.right.kind === ts.SyntaxKind.NullKeyword || (ts.isIdentifier(cn.right) && cn.right.text === 'undefined')) continue;
+      const key = (cn.left as ts.Identifier).text;
+      byName.set(key, [...(byName.get(key) ?? []), cn]);
+    }
+    assignmentsMemo.set(sf, byName);
+  }
+  const all = byName.get(name);
+  return all?.length === 1 ? all[0] : undefined;
 }
 
 /** A piece the reading could not know, as a GAP, when the reading takes them (Reading.gaps). */
