@@ -197,6 +197,25 @@ function echoedText(answers: Answer[]): string | undefined {
   return answers[0]!.text;
 }
 
+/**
+ * Answers of a tool that give the View no data, all under one input (the probe made no second call with other
+ * arguments: `--exercise app` was not given, or that call failed), whose text holds no choice of the input and no
+ * figure of its own: whether it is the same sentence whatever the input ("Rendered the scene.") or hands a payload
+ * back cannot be told from one input. Such a text is no evidence of a fallback: the tool is left unjudged, not green.
+ * A text holding a value of the input that is not a payload ("Drew a red square") or a figure the input does not
+ * hold describes what the View draws.
+ */
+function undecidedText(answers: Answer[]): boolean {
+  if (new Set(answers.map((a) => a.args)).size >= 2 || answers.some((a) => a.structured !== undefined)) return false;
+  return answers.every((a) => {
+    const lower = a.text.toLowerCase();
+    if (a.values.some((v) => !a.payloads.includes(v) && holds(lower, v))) return false;
+    let rest = lower;
+    for (const v of [...a.values].sort((x, y) => y.length - x.length)) rest = rest.split(v).join(' ');
+    return !FIGURE.test(rest);
+  });
+}
+
 /** The ui:// resource a `_meta` links, in the current (`ui.resourceUri`) or the early (`ui/resourceUri`) form. */
 export function uiResourceOf(meta: unknown): string | undefined {
   if (!isObj(meta)) return undefined;
@@ -299,8 +318,13 @@ export default defineDetector({
         }
       }
     }
+    const undecided: string[] = [];
     for (const [tool, list] of answers) {
       if (reported.has(`text|${tool}`) || reported.has(`data|${tool}`)) continue;
+      // A tool with no argument has no other input to call it with: its text is judged as it is.
+      const t = uiTools.get(tool);
+      const takesInput = !!t && isObj(t.inputSchema) && isObj(t.inputSchema.properties) && Object.keys(t.inputSchema.properties).length > 0;
+      if (takesInput && undecidedText(list)) undecided.push(tool);
       const text = fixedText(list);
       if (text !== undefined) findings.push({ messageId: 'ui-result-text-fixed', data: { tool, text: text.slice(0, 120) }, evidence: text.slice(0, 200) });
       const echo = text === undefined ? echoedText(list) : undefined;
@@ -309,6 +333,7 @@ export default defineDetector({
     if (findings.length) return { state: 'non-conforming', findings };
     const failed = [...failedOnInput].filter((n) => !judged.has(n));
     if (failed.length) return couldNotJudge('ui-call-failed-on-probe-input', { tools: failed.join(', ') });
+    if (undecided.length) return couldNotJudge('ui-result-text-one-input', { tools: undecided.join(', ') });
     const notCalled = [...uiTools.keys()].filter((n) => !judged.has(n));
     if (notCalled.length) return couldNotJudge('ui-tool-not-called', { tools: notCalled.join(', ') });
     if (uiTools.size === 0) return couldNotJudge('ui-resource-without-tool', { uris: [...uiResources].join(', ') });

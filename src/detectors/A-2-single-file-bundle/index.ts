@@ -6,7 +6,7 @@ import { isBundleHtml, MAX_BUNDLE_BYTES, renderedApps, viewAttempts } from '../s
 import { ts, type Node as MorphNode } from '../../facts/morph.js';
 import { wrapNode } from '../../facts/ts-source.js';
 import { lineIn, viewCode } from '../support/apps/app-source.js';
-import { embeddedScripts, embeddedViews, sourceOf } from '../support/apps/embedded-view.js';
+import { embeddedScripts, embeddedViews, GAP, partialViews, sourceOf } from '../support/apps/embedded-view.js';
 import { urlOf } from '../support/apps/view-urls.js';
 import { rawDeclarationOf } from '../../facts/scope.js';
 
@@ -25,6 +25,11 @@ import { rawDeclarationOf } from '../../facts/scope.js';
  *
  * Without a built bundle, the View the server's code serves whole (an HTML document literal handed to the `ui://`
  * resource's registration, or an HTML file it reads next to itself: support/apps/embedded-view.ts) is read the same way.
+ * A document the code assembles around pieces the reading cannot know (`<script src="${base}/widgets/run.js">` with
+ * the base from the environment, a value computed at run time: embedded-view.partialViews) is read for what is
+ * written around them: a script or stylesheet it loads by URL is not inlined, whatever the URL resolves to (red);
+ * with none, the unknown pieces leave the View unjudged (`view-partly-built`), never green. A URL that is one unknown
+ * piece whole (it may be a `data:` URL) is not counted.
  *
  * Dynamic: the rendered View (host harness, session.apps) tried no request at run time: neither to another
  * file of its own (a multi-file bundle) nor to any other origin, whether the CSP let it through or not — an
@@ -119,8 +124,16 @@ export default [
       const bundles = repo.files.filter(isBundleHtml);
       // No built bundle: the View the server's code serves whole (an HTML literal, or a file it reads) is the View.
       const embedded = bundles.length ? [] : embeddedViews(repo);
-      if (!bundles.length && !embedded.length) return couldNotJudge('no-built-view');
+      const partial = bundles.length ? [] : partialViews(repo);
+      if (!bundles.length && !embedded.length && !partial.length) return couldNotJudge('no-built-view');
       const findings: Finding[] = [];
+      for (const e of partial) {
+        for (const ref of externalReferences(e.html)) {
+          if (ref.url.trim() === GAP) continue;
+          const at = sourceOf(e, ref.line);
+          findings.push({ messageId: 'bundle-references-file', data: { file: at.file, tag: ref.tag, url: ref.url.slice(0, 200) }, location: at, evidence: ref.url.slice(0, 200) });
+        }
+      }
       for (const file of bundles) {
         const r = repo.source(file, MAX_BUNDLE_BYTES);
         if (!r.ok) return couldNotJudge('file-not-read', fileNotReadData({ file, cause: r.cause, size: r.size, limit: r.limit }));
@@ -161,6 +174,7 @@ export default [
           findings.push({ messageId: 'view-code-loads-remote', data: { file: c.file, via: l.via, url: l.url.slice(0, 200) }, location: { file: c.file, line }, evidence: l.url.slice(0, 200) });
         }
       }
+      if (!findings.length && partial.length) return couldNotJudge('view-partly-built', { file: partial[0]!.file, line: partial[0]!.line });
       return findings.length ? { state: 'non-conforming', findings } : present();
     },
   }),

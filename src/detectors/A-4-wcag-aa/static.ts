@@ -6,6 +6,7 @@ import { fileNotReadData } from '../../facts/not-read.js';
 import { wrapNode } from '../../facts/ts-source.js';
 import { lineIn, MAX_BUNDLE_BYTES, viewCode } from '../support/apps/app-source.js';
 import { escapeRegExp } from '../../facts/regex.js';
+import { embeddedViews, partialViews, sourceOf } from '../support/apps/embedded-view.js';
 
 /**
  * A-4 — WCAG 2.x AA (static half): what can be read before the View runs. In the built bundles' markup (parse5:
@@ -22,6 +23,10 @@ import { escapeRegExp } from '../../facts/regex.js';
  * true, `removeAttribute('hidden')`, an inline display/visibility set) is checked: its controls reach the user once shown.
  * A button's name from its content counts a descendant's aria-label (an icon `<svg aria-label="Close">`).
  * JSX with a spread of props or an expression child is taken as named (the value is not known before rendering).
+ * Without a built bundle, the document the server's code serves as the View (support/apps/embedded-view.ts: a literal,
+ * a file it reads, a document it assembles, or what is written around the pieces of one it cannot know) is the markup
+ * read; with no such document read whole, the View's own document (its `lang`, its `<title>`, the markup around the
+ * JSX) is not read, and a reading that found nothing in the JSX alone is no green: could-not-judge.
  * Contrast, focus and everything a script builds are the dynamic half's (axe-core in the rendered View).
  * Why not axe-core here: it needs a DOM (jsdom would be a large new dependency for five markup checks) and the
  * dynamic half already runs axe-core itself in Chromium on the rendered View.
@@ -180,7 +185,9 @@ export default defineDetector({
     const view = viewCode(repo);
     if (view.unread.length) return couldNotJudge('file-not-read', fileNotReadData(view.unread[0]!));
     const source = view.code.filter((c) => !c.bundle);
-    if (!view.bundles.length && !source.length) return couldNotJudge('no-view-code');
+    const embedded = view.bundles.length ? [] : embeddedViews(repo);
+    const partial = view.bundles.length ? [] : partialViews(repo);
+    if (!view.bundles.length && !source.length && !embedded.length && !partial.length) return couldNotJudge('no-view-code');
     const findings: Finding[] = [];
     // The View's code (its source files and the bundles' inline scripts): which hidden panels it can show.
     const scripts = view.code.map((c) => c.sf.getFullText()).join('\n');
@@ -189,9 +196,23 @@ export default defineDetector({
       if (!r.ok) return couldNotJudge('file-not-read', fileNotReadData({ file, cause: r.cause, size: r.size, limit: r.limit }));
       for (const m of markupMisses(r.text, scripts)) findings.push({ messageId: 'markup-misses-name', data: { file, check: m.check, element: m.element }, location: { file, line: m.line } });
     }
+    // Several Views from one template (one per script file it reads) share its markup: each miss is told once.
+    const told = new Set<string>();
+    for (const e of [...embedded, ...partial]) {
+      for (const m of markupMisses(e.html, scripts + '\n' + e.html)) {
+        const at = sourceOf(e, m.line);
+        const key = `${at.file}|${at.line}|${m.check}|${m.element}`;
+        if (told.has(key)) continue;
+        told.add(key);
+        findings.push({ messageId: 'markup-misses-name', data: { file: at.file, check: m.check, element: m.element }, location: at });
+      }
+    }
     for (const c of source) {
       for (const m of jsxMisses(c.sf.compilerNode)) findings.push({ messageId: 'markup-misses-name', data: { file: c.file, check: m.check, element: m.element }, location: { file: c.file, line: lineIn(c, wrapNode(c.sf, m.node) as Node) } });
     }
-    return findings.length ? { state: 'non-conforming', findings } : present();
+    if (findings.length) return { state: 'non-conforming', findings };
+    // No document of the View read whole: its lang, its title and the markup around the JSX are not known.
+    if (!view.bundles.length && !embedded.length) return partial.length ? couldNotJudge('view-partly-built', { file: partial[0]!.file, line: partial[0]!.line }) : couldNotJudge('no-built-view');
+    return present();
   },
 });

@@ -4,13 +4,16 @@ import { couldNotJudge, defineDetector, present } from '../../engine/detector.js
 import type { Finding } from '../../engine/types.js';
 import { isBundleHtml, percentile, renderedApps, viewCalls } from '../support/apps/apps-support.js';
 import { posix } from 'node:path';
-import { embeddedViews, scriptSources } from '../support/apps/embedded-view.js';
+import { embeddedViews, GAP, partialViews, scriptSources } from '../support/apps/embedded-view.js';
 
 /**
  * A-5 — performance budgets.
  *
  * Static: every built HTML bundle of the repository weighs less than BUNDLE_GZIP_BUDGET gzipped (level 9); without a
- * built bundle, so does the View the server's code serves whole (support/apps/embedded-view.ts).
+ * built bundle, so does the View the server's code serves whole (support/apps/embedded-view.ts). A View assembled
+ * around pieces the reading cannot know (embedded-view.partialViews) is red when what is written of it is already over
+ * budget, else unjudged: its script loaded by URL is not weighed (`view-script-not-weighed`), or its unknown pieces
+ * are not (`view-partly-built`).
  *
  * Dynamic, per rendered View (host harness): the served bundle gzipped, the first render (first contentful
  * paint, else first paint, else the View's first size-changed notification: apps/harness.ts), the p95 of the
@@ -39,7 +42,8 @@ export default [
       const bundles = repo.files.filter(isBundleHtml);
       // No built bundle: the View the server's code serves whole (an HTML literal, or a file it reads) is the bundle.
       const embedded = bundles.length ? [] : embeddedViews(repo);
-      if (!bundles.length && !embedded.length) return couldNotJudge('no-built-view');
+      const partial = bundles.length ? [] : partialViews(repo);
+      if (!bundles.length && !embedded.length && !partial.length) return couldNotJudge('no-built-view');
       const findings: Finding[] = [];
       // A View that loads a script its package does not hold (from a CDN or the SaaS origin, or a file not shipped)
       // weighs more than its document, by an amount the reading cannot know: under budget with what was read, it is
@@ -59,6 +63,12 @@ export default [
         const size = gzipSync(e.html, { level: 9 }).length + scriptsWeight(e.file, e.html, false);
         if (size >= BUNDLE_GZIP_BUDGET) findings.push({ messageId: 'bundle-over-budget', data: { file: e.file, size, budget: BUNDLE_GZIP_BUDGET }, location: { file: e.file, line: e.line } });
       }
+      let partlyBuilt: { file: string; line: number } | undefined;
+      for (const e of partial) {
+        const size = gzipSync(e.html.split(GAP).join(''), { level: 9 }).length + scriptsWeight(e.file, e.html, false);
+        if (size >= BUNDLE_GZIP_BUDGET) findings.push({ messageId: 'bundle-over-budget', data: { file: e.file, size, budget: BUNDLE_GZIP_BUDGET }, location: { file: e.file, line: e.line } });
+        else partlyBuilt ??= { file: e.file, line: e.line };
+      }
       for (const file of bundles) {
         const r = repo.source(file, MAX_BUNDLE_BYTES);
         if (!r.ok) return couldNotJudge('file-not-read', fileNotReadData({ file, cause: r.cause, size: r.size, limit: r.limit }));
@@ -66,6 +76,7 @@ export default [
         if (size >= BUNDLE_GZIP_BUDGET) findings.push({ messageId: 'bundle-over-budget', data: { file, size, budget: BUNDLE_GZIP_BUDGET }, location: { file } });
       }
       if (!findings.length && notWeighed) return couldNotJudge('view-script-not-weighed', notWeighed);
+      if (!findings.length && partlyBuilt) return couldNotJudge('view-partly-built', partlyBuilt);
       return findings.length ? { state: 'non-conforming', findings } : present();
     },
   }),

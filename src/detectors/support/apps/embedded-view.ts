@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { parse } from 'parse5';
-import { Node, Project, SyntaxKind, ts, type CallExpression, type ForOfStatement, type SourceFile, type TemplateExpression } from '../../../facts/morph.js';
+import { Node, Project, SyntaxKind, ts, type CallExpression, type ForOfStatement, type Identifier, type SourceFile, type TemplateExpression } from '../../../facts/morph.js';
 import { noteSourceRead } from '../../../facts/not-read.js';
 import type { RepoFacts } from '../../../facts/repo.js';
 import { declarationOf, functionOf, initializerOf, type FunctionLikeNode } from '../../../facts/scope.js';
@@ -29,7 +29,16 @@ export interface EmbeddedView {
   html: string;
   /** A document assembled at run time from pieces (a template around files read): from which line of the document on (1-based) the text comes from which file and line. */
   segments?: { from: number; file: string; line: number }[];
+  /**
+   * Some pieces of the document are not in the package (a URL from the environment, a value computed at run time):
+   * each stands in `html` as GAP. What is written around them is read (a `<script src="${…}/view.js">` is a script the
+   * document does not inline); the size of the whole and the code it runs are not known (partialViews).
+   */
+  partial?: true;
 }
+
+/** Stands in a partly built View's document for a piece the reading could not know. */
+export const GAP = '${…}';
 
 /** An inline View script longer than this is a bundle (read with a bundle's readings), shorter is hand-written. */
 export const EMBEDDED_BUNDLE_CHARS = 100_000;
@@ -52,6 +61,10 @@ interface Hole {
 interface Reading {
   env: Env;
   hole?: Hole;
+  /** Read a document some of whose pieces are unknown: a template span or a `+` operand not known becomes a GAP. */
+  gaps?: boolean;
+  /** Set when a GAP was put in. */
+  gapped?: boolean;
 }
 /** Marks an unresolved piece of a path (never in a file name). */
 const HOLE = '\u0000';
@@ -271,7 +284,7 @@ function builtText(n: Node, file: string, repo: RepoFacts, sources: ParsedSource
   if (Node.isTemplateExpression(e)) {
     const parts: Built[] = [{ text: e.getHead().getLiteralText(), pieces: [{ at: 0, ...here(e) }] }];
     for (const span of e.getTemplateSpans()) {
-      const v = builtText(span.getExpression(), file, repo, sources, rd, depth + 1);
+      const v = builtText(span.getExpression(), file, repo, sources, rd, depth + 1) ?? gapAt(span.getExpression(), rd, here);
       if (!v) return undefined;
       parts.push(v, { text: span.getLiteral().getLiteralText(), pieces: [{ at: 0, ...here(span.getLiteral()) }] });
     }
@@ -279,8 +292,8 @@ function builtText(n: Node, file: string, repo: RepoFacts, sources: ParsedSource
     return out.text.length <= MAX_BUNDLE_BYTES ? out : undefined;
   }
   if (Node.isBinaryExpression(e) && e.getOperatorToken().getText() === '+') {
-    const l = builtText(e.getLeft(), file, repo, sources, rd, depth + 1);
-    const r = l && builtText(e.getRight(), file, repo, sources, rd, depth + 1);
+    const l = builtText(e.getLeft(), file, repo, sources, rd, depth + 1) ?? gapAt(e.getLeft(), rd, here);
+    const r = l && (builtText(e.getRight(), file, repo, sources, rd, depth + 1) ?? gapAt(e.getRight(), rd, here));
     return l && r && l.text.length + r.text.length <= MAX_BUNDLE_BYTES ? joinBuilt([l, r]) : undefined;
   }
   if (Node.isPropertyAccessExpression(e)) {
@@ -303,7 +316,11 @@ function builtText(n: Node, file: string, repo: RepoFacts, sources: ParsedSource
       return undefined;
     }
     const init = Node.isVariableDeclaration(d.getParent()) ? initializerOf(d) : undefined;
-    return init ? builtText(init, file, repo, sources, rd, depth + 1) : undefined;
+    if (init && !isNothing(init)) return builtText(init, file, repo, sources, rd, depth + 1);
+    // A cache the code fills once (`let html = null; … html = `<!doctype html>…${readFileSync(…)}`;`): its one assignment.
+    const set = Node.isVariableDeclaration(d.getParent()) ? onlyAssignment(d.getSourceFile(), e.getText()) : undefined;
+    if (!set || declarationOf(wrapNode(d.getSourceFile(), set.left) as Identifier)?.compilerNode !== d.compilerNode) return undefined;
+    return builtText(wrapNode(d.getSourceFile(), set.right), file, repo, sources, rd, depth + 1);
   }
   if (Node.isCallExpression(e)) {
     const callee = e.getExpression();
@@ -350,14 +367,44 @@ function builtText(n: Node, file: string, repo: RepoFacts, sources: ParsedSource
         if (loop) rd.hole ??= loop;
       }
     }
-    const returned = returnedExpressions(fn);
+    // Several returns of the same expression (`if (cached) return cached; cached = …; return cached;`) are one.
+    const returned = returnedExpressions(fn).filter((r, i, all) => all.findIndex((x) => x.getText() === r.getText()) === i);
     if (returned.length !== 1) return undefined;
-    const inner: Reading = { env };
+    const inner: Reading = { env, gaps: rd.gaps };
     const out = builtText(returned[0]!, file, repo, sources, inner, depth + 1);
     if (!out && inner.hole && !rd.hole) rd.hole = inner.hole;
+    if (out && inner.gapped) rd.gapped = true;
     return out;
   }
   return undefined;
+}
+
+/** `null` or `undefined`: the first value of a cache the code fills later. */
+const isNothing = (n: Node): boolean => n.getKind() === SyntaxKind.NullKeyword || (Node.isIdentifier(n) && n.getText() === 'undefined');
+
+/** The assignments (`name = value`, not `null`) of each plain name in a file, found once per file. */
+const assignmentsMemo = new WeakMap<SourceFile, Map<string, ts.BinaryExpression[]>>();
+function onlyAssignment(sf: SourceFile, name: string): ts.BinaryExpression | undefined {
+  let byName = assignmentsMemo.get(sf);
+  if (!byName) {
+    byName = new Map();
+    const test = Object.assign((cn: ts.Node) => ts.isBinaryExpression(cn) && cn.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isIdentifier(cn.left), {});
+    for (const cn of rawOfKinds(sf, [SyntaxKind.BinaryExpression], test) as ts.BinaryExpression[]) {
+      if (cn.right.kind === ts.SyntaxKind.NullKeyword || (ts.isIdentifier(cn.right) && cn.right.text === 'undefined')) continue;
+      const key = (cn.left as ts.Identifier).text;
+      byName.set(key, [...(byName.get(key) ?? []), cn]);
+    }
+    assignmentsMemo.set(sf, byName);
+  }
+  const all = byName.get(name);
+  return all?.length === 1 ? all[0] : undefined;
+}
+
+/** A piece the reading could not know, as a GAP, when the reading takes them (Reading.gaps). */
+function gapAt(n: Node, rd: Reading, here: (node: Node) => { file: string; line: number }): Built | undefined {
+  if (!rd.gaps) return undefined;
+  rd.gapped = true;
+  return { text: GAP, pieces: [{ at: 0, ...here(n) }] };
 }
 
 /** The line of the text where a char offset falls (1-based). */
@@ -367,13 +414,14 @@ const lineAt = (text: string, at: number): number => {
   return line;
 };
 
-function viewOf(b: Built): EmbeddedView | undefined {
+function viewOf(b: Built, partial = false): EmbeddedView | undefined {
   if (!isHtmlDocument(b.text)) return undefined;
   const first = b.pieces[0]!;
+  const mark = partial ? { partial: true as const } : {};
   // One piece: the document as written in one place. Several: where each line of the assembled document comes from.
-  if (b.pieces.length === 1) return { file: first.file, line: first.line, html: b.text };
+  if (b.pieces.length === 1) return { file: first.file, line: first.line, html: b.text, ...mark };
   const segments = b.pieces.filter((p, i) => i === 0 || p.at < b.text.length).map((p) => ({ from: lineAt(b.text, p.at), file: p.file, line: p.line }));
-  return { file: first.file, line: first.line, html: b.text, segments };
+  return { file: first.file, line: first.line, html: b.text, segments, ...mark };
 }
 
 /**
@@ -400,6 +448,13 @@ function viewsOf(n: Node, file: string, repo: RepoFacts, sources: ParsedSources)
     }
   };
   go(new Map(), 0);
+  // Not a whole document: what the code writes around the pieces it cannot know, when that is a document.
+  if (!out.length && !tries) {
+    const rd: Reading = { env: new Map(), gaps: true };
+    const b = builtText(n, file, repo, sources, rd);
+    const v = b && rd.gapped ? viewOf(b, true) : undefined;
+    if (v) out.push(v);
+  }
   return out;
 }
 
@@ -441,6 +496,18 @@ const memo = new WeakMap<RepoFacts, EmbeddedView[]>();
 
 /** The Views the server's code serves whole as HTML documents (memoised), in file and line order. */
 export function embeddedViews(repo: RepoFacts): EmbeddedView[] {
+  return servedViews(repo).filter((v) => !v.partial);
+}
+
+/**
+ * The Views the server's code assembles around pieces the reading cannot know (a script URL from the environment, a
+ * value computed at run time), each marked partial with a GAP for each such piece, in file and line order.
+ */
+export function partialViews(repo: RepoFacts): EmbeddedView[] {
+  return servedViews(repo).filter((v) => v.partial);
+}
+
+function servedViews(repo: RepoFacts): EmbeddedView[] {
   noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
   const hit = memo.get(repo);
   if (hit) return hit;
