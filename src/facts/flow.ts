@@ -277,6 +277,7 @@ function entryFlows(entry: HandlerEntry, r: FnResult, run: Run, sources: ParsedS
       ...(f.match.access ? { access: f.match.access } : {}),
       ...(f.match.family === 'process' ? { shell: f.kind === 'shell' } : {}),
       ...(f.match.launcher ? { launcher: f.match.launcher } : {}),
+      ...(f.kind === 'sql' && f.match.readOnly ? { readOnly: true } : {}),
       ...pos,
       guard: g.guard,
       ...(g.detail ? { guardDetail: g.detail } : {}),

@@ -25,9 +25,11 @@ import python from './python.js';
  *     (facts/flow sink kind 'sql': `client.query(args.sql)`, `db.all(sql)` in a helper), so the caller can write
  *     the statements that make the database read or write a file at a path of its choosing (`COPY t TO
  *     '<path>'`, `pg_read_file`, `lo_export`, SQLite `ATTACH DATABASE '<path>'` and `VACUUM INTO`, MySQL `INTO
- *     OUTFILE` and `LOAD_FILE`). A read-only transaction is no confinement (`SELECT pg_read_file('/etc/passwd')`
- *     is a read-only SELECT; `COPY … TO` runs in one), and
- *     none is asked of the statement: any unchecked one is red. A statement that passes a check first (an
+ *     OUTFILE` and `LOAD_FILE`), unless a check is made on the statement: any unchecked one is red. A statement
+ *     run in a read-only transaction the same function began (`BEGIN TRANSACTION READ ONLY`) is could-not-judge
+ *     'sql-read-only-not-judged': table writes are refused, but `SELECT pg_read_file('/etc/passwd')` and `COPY …
+ *     TO '<file>'` are not, and whether the database role may use them (superuser, pg_read_server_files,
+ *     pg_write_server_files, MySQL's FILE privilege) is not known from the code. A statement that passes a check first (an
  *     allowlist, a pattern, words refused) is not judged here: the rule is then could-not-judge
  *     'sql-statement-check-not-judged' unless another call is red.
  * Sound confinement (see facts/flow): path.resolve/join (or realpath) followed by a `startsWith(root +
@@ -63,11 +65,14 @@ export default [
       if (gap) return couldNotJudge(gap);
       const bySink = new Map<string, Flow[]>();
       const sqlChecked = new Set<string>();
+      const sqlReadOnly = new Set<string>();
       for (const f of toolFlows(repo)) {
         if (f.sinkKind === 'sql') {
           // A statement the caller writes: no path confinement applies; a check on it (an allowlist, a pattern, a
           // list of refused words) is not judged — whether it refuses the file statements is not known.
           if (f.guard !== 'none') sqlChecked.add(f.tool);
+          // In a read-only transaction: what remains (pg_read_file, COPY … TO a file) depends on the role's file privileges.
+          else if (f.readOnly) sqlReadOnly.add(f.tool);
           else bySink.set(`sql|${f.file}:${f.line}:${f.column}`, [...(bySink.get(`sql|${f.file}:${f.line}:${f.column}`) ?? []), f]);
           continue;
         }
@@ -92,7 +97,8 @@ export default [
         }
       }
       if (findings.length) return { state: 'non-conforming', findings };
-      return sqlChecked.size ? couldNotJudge('sql-statement-check-not-judged', { name: [...sqlChecked].sort().join(', ') }) : present();
+      if (sqlChecked.size) return couldNotJudge('sql-statement-check-not-judged', { name: [...sqlChecked].sort().join(', ') });
+      return sqlReadOnly.size ? couldNotJudge('sql-read-only-not-judged', { name: [...sqlReadOnly].sort().join(', ') }) : present();
     },
   }),
   python,

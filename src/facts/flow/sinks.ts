@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, type CallExpression, type TaggedTemplateExpression } from '../morph.js';
+import { Node, SyntaxKind, ts, type CallExpression, type TaggedTemplateExpression } from '../morph.js';
 import { assignedValues, declarationOf, fieldValues, importOf as importOfDecl, initializerOf, moduleMember, valueOfDeclaration, GLOBAL, INSTANCE_FACTORIES, type Origin } from '../scope.js';
 import { constString, objectLiteralOf, propertyValue, type EntryKind } from '../server-model.js';
 import { namesAnyModule, unwrap, type ParsedSources } from '../ts-source.js';
@@ -58,6 +58,8 @@ export interface Flow {
   shell?: boolean;
   /** process sinks: what starts the command (`ssh`: on a remote host; `docker`, `kubernetes`: in a container or pod). */
   launcher?: Launcher;
+  /** sql sinks: the statement runs after the same function began a read-only transaction (`BEGIN TRANSACTION READ ONLY`). */
+  readOnly?: boolean;
   file: string;
   line: number;
   column: number;
@@ -108,6 +110,8 @@ export interface SinkMatch {
   access?: FsAccess;
   shell?: boolean;
   launcher?: Launcher;
+  /** A whole statement sent after a read-only transaction began (see Flow.readOnly). */
+  readOnly?: boolean;
   parts: SinkPart[];
 }
 
@@ -1166,7 +1170,8 @@ function sqlFileCall(node: CallExpression, ctx: SinkContext): SinkMatch | undefi
   if (!paths.length || !access) {
     if (!whole) return undefined;
     const rec = ctx.records ? recordLookup(node, ctx.sources) : undefined;
-    return rec ? { ...rec, parts: [...rec.parts, ...sqlPart] } : { family: 'record', call: calleeText(callee), parts: sqlPart };
+    const ro = readOnlyBefore(node) ? { readOnly: true } : {};
+    return rec ? { ...rec, ...ro, parts: [...rec.parts, ...sqlPart] } : { family: 'record', call: calleeText(callee), ...ro, parts: sqlPart };
   }
   const fsPart: SinkPart = { kind: 'fs', exprs: paths };
   const rec = ctx.records ? recordLookup(node, ctx.sources) : undefined;
@@ -1181,6 +1186,30 @@ export const SQL_MODULES = [
 const SQL_MODULE_SET = new Set(SQL_MODULES);
 /** Names a SQL client is usually held in, when its module cannot be followed (a client passed as a parameter or imported from a helper module). */
 const SQL_RECEIVER = /^(?:db|database|client|pool|conn|connection|sql|pg|knex|trx|tx|transaction|sqlite|mysql|postgres|duckdb)$|(?:db|client|pool|conn(?:ection)?|database|sqlite|sql)$/i;
+
+/** A statement that begins a read-only transaction (PostgreSQL, MySQL). */
+const READ_ONLY_SQL = /^\s*(?:BEGIN|START\s+TRANSACTION|SET\s+(?:SESSION\s+)?(?:TRANSACTION|CHARACTERISTICS\s+AS\s+TRANSACTION))\b[^;]*\bREAD\s+ONLY\b/i;
+/** Where, in a function, literal statements begin a read-only transaction (start offsets), memoised per function. */
+const readOnlyMemo = new WeakMap<object, number[]>();
+
+/** Does the function around a call begin a read-only transaction, in a literal statement, before it? */
+function readOnlyBefore(call: CallExpression): boolean {
+  const fn = call.getFirstAncestor((a) => Node.isFunctionDeclaration(a) || Node.isFunctionExpression(a) || Node.isArrowFunction(a) || Node.isMethodDeclaration(a));
+  if (!fn) return false;
+  let at = readOnlyMemo.get(fn.compilerNode);
+  if (!at) {
+    at = [];
+    const found = at;
+    const visit = (n: ts.Node): void => {
+      if ((ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) && READ_ONLY_SQL.test(n.text)) found.push(n.getStart());
+      ts.forEachChild(n, visit);
+    };
+    visit(fn.compilerNode);
+    readOnlyMemo.set(fn.compilerNode, at);
+  }
+  const start = call.getStart();
+  return at.some((p) => p < start);
+}
 
 /** Is the value made in the code by `new` or a factory function (a local const's or a class field's value), rather than received? */
 function madeHere(receiver: Node): boolean {
@@ -1209,9 +1238,10 @@ function wholeStatement(sql: Node, arg: Node, callee: Node, sources: ParsedSourc
   const receiver = unwrap(callee.getExpression());
   const module = recordModuleOf(receiver, sources, 0, (m) => SQL_MODULE_SET.has(m));
   if (!module) {
-    // The module is not followed: a receiver named like a SQL client (`db`, `this.pool`, `client`).
+    // The module is not followed: a receiver named like a SQL client (`db`, `this.pool`, `client`), called with a
+    // method that sends a statement under every client (not `get`, `one`, `any`: a key-value store's names too).
     const name = Node.isPropertyAccessExpression(receiver) ? receiver.getName() : Node.isIdentifier(receiver) ? receiver.getText() : '';
-    if (!SQL_RECEIVER.test(name)) return undefined;
+    if (!SQL_RECEIVER.test(name) || !/^(?:query|execute|exec|unsafe|raw|prepare|run|all|each|multi)$/.test(callee.getName())) return undefined;
     // …that is not known to come from another library (a regex, a map, a process).
     const o = originCached(receiver, sources);
     if (o && o.module !== GLOBAL && !SQL_MODULE_SET.has(o.module)) return undefined;
