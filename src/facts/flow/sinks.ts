@@ -1189,10 +1189,13 @@ const SQL_RECEIVER = /^(?:db|database|client|pool|conn|connection|sql|pg|knex|tr
 
 /** A statement that begins a read-only transaction (PostgreSQL, MySQL). */
 const READ_ONLY_SQL = /^\s*(?:BEGIN|START\s+TRANSACTION|SET\s+(?:SESSION\s+)?(?:TRANSACTION|CHARACTERISTICS\s+AS\s+TRANSACTION))\b[^;]*\bREAD\s+ONLY\b/i;
-/** Where, in a function, literal statements begin a read-only transaction (start offsets), memoised per function. */
-const readOnlyMemo = new WeakMap<object, number[]>();
+/**
+ * Where, in a function, literal statements begin a read-only transaction: each one's start and the block it is
+ * written in (start, end), memoised per function.
+ */
+const readOnlyMemo = new WeakMap<object, { at: number; from: number; to: number }[]>();
 
-/** Does the function around a call begin a read-only transaction, in a literal statement, before it? */
+/** Does the function around a call begin a read-only transaction, in a literal statement, before it and in a block that holds it (not another branch)? */
 function readOnlyBefore(call: CallExpression): boolean {
   const fn = call.getFirstAncestor((a) => Node.isFunctionDeclaration(a) || Node.isFunctionExpression(a) || Node.isArrowFunction(a) || Node.isMethodDeclaration(a));
   if (!fn) return false;
@@ -1201,14 +1204,18 @@ function readOnlyBefore(call: CallExpression): boolean {
     at = [];
     const found = at;
     const visit = (n: ts.Node): void => {
-      if ((ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) && READ_ONLY_SQL.test(n.text)) found.push(n.getStart());
+      if ((ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) && READ_ONLY_SQL.test(n.text)) {
+        let b: ts.Node | undefined = n.parent;
+        while (b && !ts.isBlock(b) && b !== fn.compilerNode) b = b.parent;
+        if (b) found.push({ at: n.getStart(), from: b.getStart(), to: b.getEnd() });
+      }
       ts.forEachChild(n, visit);
     };
     visit(fn.compilerNode);
     readOnlyMemo.set(fn.compilerNode, at);
   }
   const start = call.getStart();
-  return at.some((p) => p < start);
+  return at.some((p) => p.at < start && p.from <= start && call.getEnd() <= p.to);
 }
 
 /** Is the value made in the code by `new` or a factory function (a local const's or a class field's value), rather than received? */
