@@ -9,7 +9,7 @@ import { Run } from './flow/analysis.js';
 import { isRuntime } from './flow/runtimes.js';
 import { argumentOf, keysMatch, relevant, storageKeys } from './flow/guards.js';
 import { instanceExports } from './flow/modules.js';
-import { BROWSER_MODULES, REMOTE_COMMAND_NAMES, TRANSFER_NAMES, SSH_MODULES, isRecordModule, RECORD_MODULES, callSinkKind, CONNECT_MODULES, classifySink, DOC_MODULES, possibleStrings, type Flow, type FlowStep, FS_MODULES, type Guard, type GuardDetail, HTTP_MODULES, NAVIGATION_NAMES, type SinkContext, type SinkMatch, type SinkSite } from './flow/sinks.js';
+import { BROWSER_MODULES, REMOTE_COMMAND_NAMES, TRANSFER_NAMES, SSH_MODULES, isRecordModule, RECORD_MODULES, SQL_MODULES, callSinkKind, CONNECT_MODULES, classifySink, DOC_MODULES, possibleStrings, type Flow, type FlowStep, FS_MODULES, type Guard, type GuardDetail, HTTP_MODULES, NAVIGATION_NAMES, type SinkContext, type SinkMatch, type SinkSite } from './flow/sinks.js';
 import { type Check, type Family, type FnResult, type Link, type RawFlow, type StoreWrite, type Taint, type Verdict } from './flow/taint.js';
 
 
@@ -277,6 +277,7 @@ function entryFlows(entry: HandlerEntry, r: FnResult, run: Run, sources: ParsedS
       ...(f.match.access ? { access: f.match.access } : {}),
       ...(f.match.family === 'process' ? { shell: f.kind === 'shell' } : {}),
       ...(f.match.launcher ? { launcher: f.match.launcher } : {}),
+      ...(f.kind === 'sql' && f.match.readOnly ? { readOnly: true } : {}),
       ...pos,
       guard: g.guard,
       ...(g.detail ? { guardDetail: g.detail } : {}),
@@ -412,7 +413,8 @@ function sinkContext(repo: RepoFacts, sources: ParsedSources): SinkContext {
     [...sources.files.values()].some((sf) => namesAnyModule(sf, SOCKET_MODULES)) ||
     [...sources.files.values()].some((sf) => libraryRegions(sf.getFullText(), inlined).length > 0);
   const ssh = deps.some((d) => SSH_MODULES.includes(d)) || [...sources.files.values()].some((sf) => namesAnyModule(sf, SSH_MODULES));
-  const ctx = { sources, browser, records, sockets, ssh };
+  const sql = deps.some((d) => SQL_MODULES.includes(d)) || [...sources.files.values()].some((sf) => namesAnyModule(sf, SQL_MODULES));
+  const ctx = { sources, browser, records, sockets, ssh, sql };
   contextMemo.set(repo, ctx);
   return ctx;
 }

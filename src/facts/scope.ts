@@ -485,6 +485,10 @@ function functionOfUncached(expr: Node, sources: ParsedSources, depth: number): 
         return e ? functionOf(e, sources, depth + 1) : undefined;
       }
       if (v && Node.isObjectLiteralExpression(v)) return memberFunction(v, name, sources, depth);
+      // a.f with `const a = r(874)` in a webpack bundle: what module 874 exports as f.
+      const wp = v && (Node.isCallExpression(v) || Node.isAwaitExpression(v)) ? webpackModuleOf(v) : undefined;
+      const e = wp ? webpackExport(wp, name) : undefined;
+      if (e) return functionOf(wrapNode(n.getSourceFile(), e), sources, depth + 1);
     }
     if (Node.isObjectLiteralExpression(obj)) return memberFunction(obj, name, sources, depth);
     // (await import('./m.js')).f
@@ -945,6 +949,120 @@ function rawString(n: ts.Node | undefined): string | undefined {
   return ts.isStringLiteral(u) || ts.isNoSubstitutionTemplateLiteral(u) ? u.text : undefined;
 }
 
+/* ---- webpack bundles: `r(9896)` is the module of id 9896 in the bundle's module map */
+
+/** The module factories of a webpack module map (`var e = { 9896(e) { e.exports = require("fs") }, 874(e, t, r) { … } }`), by id; memoised per map. */
+const webpackMaps = new WeakMap<ts.Node, Map<string, ts.FunctionLikeDeclaration>>();
+
+function webpackMap(obj: ts.ObjectLiteralExpression): Map<string, ts.FunctionLikeDeclaration> {
+  let m = webpackMaps.get(obj);
+  if (m) return m;
+  m = new Map();
+  for (const p of obj.properties) {
+    if (!p.name || !ts.isNumericLiteral(p.name)) continue;
+    const fn = ts.isMethodDeclaration(p) ? p : ts.isPropertyAssignment(p) && (ts.isFunctionExpression(rawUnwrap(p.initializer)) || ts.isArrowFunction(rawUnwrap(p.initializer))) ? (rawUnwrap(p.initializer) as ts.FunctionLikeDeclaration) : undefined;
+    if (fn) m.set(p.name.text, fn);
+  }
+  webpackMaps.set(obj, m);
+  return m;
+}
+
+/** The factory of the module a minified webpack `require` names (`r(9896)`, its third parameter called with a number). */
+function webpackFactory(call: ts.CallExpression): ts.FunctionLikeDeclaration | undefined {
+  const c = rawUnwrap(call.expression);
+  const a = call.arguments[0];
+  if (!ts.isIdentifier(c) || call.arguments.length !== 1 || !a || !ts.isNumericLiteral(a)) return undefined;
+  // The callee is the third parameter of the function that is a member of the module map.
+  for (let f: ts.Node | undefined = c.parent; f; f = f.parent) {
+    if (!ts.isFunctionLike(f)) continue;
+    const params = (f as ts.FunctionLikeDeclaration).parameters;
+    const i = params.findIndex((p) => ts.isIdentifier(p.name) && p.name.text === c.text);
+    if (i < 0) continue;
+    if (i !== 2) return undefined;
+    const holder = ts.isMethodDeclaration(f) ? f.parent : f.parent && ts.isPropertyAssignment(f.parent) ? f.parent.parent : undefined;
+    const self = ts.isMethodDeclaration(f) ? f.name : f.parent && ts.isPropertyAssignment(f.parent) ? f.parent.name : undefined;
+    if (!holder || !ts.isObjectLiteralExpression(holder) || !self || !ts.isNumericLiteral(self)) return undefined;
+    return webpackMap(holder).get(a.text);
+  }
+  return undefined;
+}
+
+/** A webpack require, bare or through the bundle's interop helper (`a(r(9896))`, `r.n(r(9896))`): the factory of its module. */
+function webpackRequired(n: ts.Node): ts.FunctionLikeDeclaration | undefined {
+  const u = unawait(n);
+  if (!ts.isCallExpression(u)) return undefined;
+  const direct = webpackFactory(u);
+  if (direct) return direct;
+  const a0 = u.arguments.length === 1 ? rawUnwrap(u.arguments[0]!) : undefined;
+  return a0 && ts.isCallExpression(a0) ? webpackFactory(a0) : undefined;
+}
+
+/** The external a webpack module stands for (`9896(e) { e.exports = require("fs") }` → fs). */
+function webpackExternal(factory: ts.FunctionLikeDeclaration): string | undefined {
+  const body = factory.body;
+  if (!body || !ts.isBlock(body)) return undefined;
+  const stmts = body.statements.filter((st) => !(ts.isExpressionStatement(st) && ts.isStringLiteral(st.expression)));
+  const st = stmts.length === 1 ? stmts[0] : undefined;
+  if (!st || !ts.isExpressionStatement(st) || !ts.isBinaryExpression(st.expression) || st.expression.operatorToken.kind !== SyntaxKind.EqualsToken) return undefined;
+  const left = st.expression.left;
+  if (!ts.isPropertyAccessExpression(left) || left.name.text !== 'exports') return undefined;
+  const r = rawUnwrap(st.expression.right);
+  if (!ts.isCallExpression(r) || !ts.isIdentifier(r.expression) || r.expression.text !== 'require') return undefined;
+  return rawString(r.arguments[0]);
+}
+
+/**
+ * What a webpack module exports under a name: `t.name = value` (CommonJS output of a compiler, `t.f = t.g = void 0`
+ * left out), `Object.defineProperty(t, 'name', { get: function () { return value } })`, or webpack's own
+ * `r.d(t, { name: () => value })`, where t is the factory's second parameter. The value node, or undefined.
+ */
+const webpackExportMemo = new WeakMap<ts.Node, Map<string, ts.Node>>();
+export function webpackExport(factory: ts.FunctionLikeDeclaration, name: string): ts.Node | undefined {
+  let m = webpackExportMemo.get(factory);
+  if (!m) {
+    m = new Map();
+    const exp = factory.parameters[1]?.name;
+    const expName = exp && ts.isIdentifier(exp) ? exp.text : undefined;
+    const body = factory.body;
+    if (expName && body && ts.isBlock(body)) {
+      const isExp = (e: ts.Node): boolean => ts.isIdentifier(rawUnwrap(e as ts.Expression)) && (rawUnwrap(e as ts.Expression) as ts.Identifier).text === expName;
+      const visit = (n: ts.Node): void => {
+        if (ts.isBinaryExpression(n) && n.operatorToken.kind === SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(n.left) && isExp(n.left.expression)) {
+          const v = rawUnwrap(n.right);
+          if (!(ts.isVoidExpression(v) || (ts.isBinaryExpression(v) && v.operatorToken.kind === SyntaxKind.EqualsToken))) m!.set(n.left.name.text, v);
+        }
+        if (ts.isCallExpression(n) && n.arguments.length >= 2 && isExp(n.arguments[0]!)) {
+          const obj = rawUnwrap(n.arguments[n.arguments.length - 1]!);
+          const key = n.arguments.length === 3 ? rawString(n.arguments[1]) : undefined;
+          if (key !== undefined && ts.isObjectLiteralExpression(obj)) {
+            // Object.defineProperty(t, 'name', { get: function () { return value } })
+            const get = obj.properties.find((p) => p.name && rawPropertyName(p.name) === 'get');
+            const fn = get && (ts.isMethodDeclaration(get) ? get : ts.isPropertyAssignment(get) ? rawUnwrap(get.initializer) : undefined);
+            const ret = fn && (ts.isFunctionExpression(fn) || ts.isMethodDeclaration(fn)) && fn.body?.statements.length === 1 && ts.isReturnStatement(fn.body.statements[0]!) ? fn.body.statements[0].expression : fn && ts.isArrowFunction(fn) && !ts.isBlock(fn.body) ? fn.body : undefined;
+            if (ret) m!.set(key, rawUnwrap(ret));
+          } else if (n.arguments.length === 2 && ts.isObjectLiteralExpression(obj)) {
+            // r.d(t, { name: () => value })
+            for (const p of obj.properties) {
+              const k = p.name ? rawPropertyName(p.name) : undefined;
+              const f = ts.isPropertyAssignment(p) ? rawUnwrap(p.initializer) : undefined;
+              if (k && f && ts.isArrowFunction(f) && !ts.isBlock(f.body)) m!.set(k, rawUnwrap(f.body));
+            }
+          }
+        }
+        if (!ts.isFunctionLike(n) || n === factory) ts.forEachChild(n, visit);
+      };
+      ts.forEachChild(body, visit);
+    }
+    webpackExportMemo.set(factory, m);
+  }
+  return m.get(name);
+}
+
+/** The factory of the webpack module a value is required from (`const a = r(874)`, `a(r(874))`), or undefined. */
+export function webpackModuleOf(init: Node): ts.FunctionLikeDeclaration | undefined {
+  return webpackRequired(init.compilerNode);
+}
+
 /** The interop helpers compilers wrap a `require` in: `__importDefault(require('m'))`, `__importStar(…)`, esbuild's `__toESM(…)`. */
 const INTEROP_HELPERS = new Set(['__importDefault', '__importStar', '__toESM', '_interopRequireDefault', '_interopRequireWildcard']);
 
@@ -959,7 +1077,9 @@ function requireOrImportSpec(n: ts.Node): string | undefined {
     const c = u.expression;
     if ((ts.isIdentifier(c) && c.text === 'require') || c.kind === SyntaxKind.ImportKeyword) return rawString(u.arguments[0]);
   }
-  return undefined;
+  // A webpack bundle's require of a module that stands for an external (`a(r(9896))` with `e.exports = require("fs")`).
+  const wp = webpackRequired(n);
+  return wp ? webpackExternal(wp) : undefined;
 }
 
 /** Where a callee comes from (see the file header), or undefined for a value computed at run time or a parameter. */

@@ -20,7 +20,18 @@ import python from './python.js';
  *     roots is empty (`if (allowed.length === 0) return true`), and that list is empty unless configured
  *     (`config.allowedDirectories ?? []`);
  *   - 'roots-changed-by-tool': a tool writes its arguments into the allowed roots the confinement reads (a
- *     `set_config`-like tool doing `config[key] = value`, or pushing a folder): the caller moves the fence.
+ *     `set_config`-like tool doing `config[key] = value`, or pushing a folder): the caller moves the fence;
+ *   - 'caller-sql-reaches-files': the whole text of a statement sent to a SQL client comes from the arguments
+ *     (facts/flow sink kind 'sql': `client.query(args.sql)`, `db.all(sql)` in a helper), so the caller can write
+ *     the statements that make the database read or write a file at a path of its choosing (`COPY t TO
+ *     '<path>'`, `pg_read_file`, `lo_export`, SQLite `ATTACH DATABASE '<path>'` and `VACUUM INTO`, MySQL `INTO
+ *     OUTFILE` and `LOAD_FILE`), unless a check is made on the statement: any unchecked one is red. A statement
+ *     run in a read-only transaction the same function began (`BEGIN TRANSACTION READ ONLY`) is could-not-judge
+ *     'sql-read-only-not-judged': table writes are refused, but `SELECT pg_read_file('/etc/passwd')` and `COPY …
+ *     TO '<file>'` are not, and whether the database role may use them (superuser, pg_read_server_files,
+ *     pg_write_server_files, MySQL's FILE privilege) is not known from the code. A statement that passes a check first (an
+ *     allowlist, a pattern, words refused) is not judged here: the rule is then could-not-judge
+ *     'sql-statement-check-not-judged' unless another call is red.
  * Sound confinement (see facts/flow): path.resolve/join (or realpath) followed by a `startsWith(root +
  * path.sep)` check, or path.relative checked for '..'; path.basename; an allowlist of names. A helper such
  * as `confine(root, p)` in the same project counts when the handler uses its result.
@@ -44,6 +55,7 @@ export default [
       'raw-path-check': ['entry', 'name', 'call', 'guardLine'],
       'allowlist-open-by-default': ['entry', 'name', 'call', 'guardLine'],
       'roots-changed-by-tool': ['entry', 'name', 'call', 'writer', 'guardLine'],
+      'caller-sql-reaches-files': ['entry', 'name', 'call'],
     },
     judge({ inputs: { repo } }) {
       const gap = sourceGap(repo);
@@ -52,7 +64,18 @@ export default [
       if (gap === 'no-tools-in-source') return noHandlersFound(repo);
       if (gap) return couldNotJudge(gap);
       const bySink = new Map<string, Flow[]>();
+      const sqlChecked = new Set<string>();
+      const sqlReadOnly = new Set<string>();
       for (const f of toolFlows(repo)) {
+        if (f.sinkKind === 'sql') {
+          // A statement the caller writes: no path confinement applies; a check on it (an allowlist, a pattern, a
+          // list of refused words) is not judged — whether it refuses the file statements is not known.
+          if (f.guard !== 'none') sqlChecked.add(f.tool);
+          // In a read-only transaction: what remains (pg_read_file, COPY … TO a file) depends on the role's file privileges.
+          else if (f.readOnly) sqlReadOnly.add(f.tool);
+          else bySink.set(`sql|${f.file}:${f.line}:${f.column}`, [...(bySink.get(`sql|${f.file}:${f.line}:${f.column}`) ?? []), f]);
+          continue;
+        }
         if (f.sinkKind !== 'fs' || f.guard === 'sound') continue;
         const key = `${f.file}:${f.line}:${f.column}`;
         bySink.set(key, [...(bySink.get(key) ?? []), f]);
@@ -63,7 +86,8 @@ export default [
         const names = [...new Set(flows.map((f) => f.tool))].sort().join(', ');
         const data = { entry: worst.entryKind, name: names, call: worst.sinkCall };
         const location = { file: worst.file, line: worst.line, column: worst.column };
-        if (worst.guard === 'none') findings.push({ messageId: 'path-not-confined', data: { ...data, access: worst.access ?? 'read' }, location });
+        if (worst.sinkKind === 'sql') findings.push({ messageId: 'caller-sql-reaches-files', data, location });
+        else if (worst.guard === 'none') findings.push({ messageId: 'path-not-confined', data: { ...data, access: worst.access ?? 'read' }, location });
         else if (worst.guardDetail === 'roots-writable') {
           findings.push({ messageId: 'roots-changed-by-tool', data: { ...data, writer: worst.guardWriter ?? '', guardLine: worst.guardAt?.line ?? worst.line }, location });
         } else {
@@ -72,7 +96,9 @@ export default [
           findings.push({ messageId, data: { ...data, guardLine: worst.guardAt?.line ?? worst.line }, location });
         }
       }
-      return findings.length ? { state: 'non-conforming', findings } : present();
+      if (findings.length) return { state: 'non-conforming', findings };
+      if (sqlChecked.size) return couldNotJudge('sql-statement-check-not-judged', { name: [...sqlChecked].sort().join(', ') });
+      return sqlReadOnly.size ? couldNotJudge('sql-read-only-not-judged', { name: [...sqlReadOnly].sort().join(', ') }) : present();
     },
   }),
   python,

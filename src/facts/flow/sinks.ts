@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, type CallExpression, type TaggedTemplateExpression } from '../morph.js';
+import { Node, SyntaxKind, ts, type CallExpression, type TaggedTemplateExpression } from '../morph.js';
 import { assignedValues, declarationOf, fieldValues, importOf as importOfDecl, initializerOf, moduleMember, valueOfDeclaration, GLOBAL, INSTANCE_FACTORIES, type Origin } from '../scope.js';
 import { constString, objectLiteralOf, propertyValue, type EntryKind } from '../server-model.js';
 import { namesAnyModule, unwrap, type ParsedSources } from '../ts-source.js';
@@ -16,7 +16,11 @@ import { pathArgumentPositions, sqlFileBefore, sqlFilePlaceholders, type ArgvIte
 export const MAX_DEPTH = 5;
 
 export type SinkFamily = 'process' | 'code' | 'fs' | 'http' | 'browser' | 'connect' | 'record';
-export type SinkKind = 'shell' | 'process' | 'argument' | 'eval' | 'fs' | 'http' | 'navigate' | 'connect' | 'lookup';
+/**
+ * 'sql': the whole text of a SQL statement sent to a SQL database client (`client.query(sql)` with `sql` from the
+ * caller): the caller writes the statement, including those that make the database read or write a file.
+ */
+export type SinkKind = 'shell' | 'process' | 'argument' | 'eval' | 'fs' | 'http' | 'navigate' | 'connect' | 'lookup' | 'sql';
 export type FsAccess = 'read' | 'write' | 'delete';
 export type Guard = 'none' | 'sound' | 'unsound';
 export type GuardDetail =
@@ -54,6 +58,8 @@ export interface Flow {
   shell?: boolean;
   /** process sinks: what starts the command (`ssh`: on a remote host; `docker`, `kubernetes`: in a container or pod). */
   launcher?: Launcher;
+  /** sql sinks: the statement runs after the same function began a read-only transaction (`BEGIN TRANSACTION READ ONLY`). */
+  readOnly?: boolean;
   file: string;
   line: number;
   column: number;
@@ -104,6 +110,8 @@ export interface SinkMatch {
   access?: FsAccess;
   shell?: boolean;
   launcher?: Launcher;
+  /** A whole statement sent after a read-only transaction began (see Flow.readOnly). */
+  readOnly?: boolean;
   parts: SinkPart[];
 }
 
@@ -639,6 +647,8 @@ export interface SinkContext {
   sockets?: boolean;
   /** The package uses an SSH client (SSH_MODULES): a command it sends runs on the remote host (see remoteCommand). */
   ssh?: boolean;
+  /** The package uses a SQL database client (SQL_MODULES): see sqlFileCall's whole-statement part. */
+  sql?: boolean;
 }
 
 /** What kind of sink a call, `new` or tagged template is, and which of its operands matter. */
@@ -1122,7 +1132,7 @@ function sqlFileCall(node: CallExpression, ctx: SinkContext): SinkMatch | undefi
   const args = node.getArguments();
   if (!Node.isPropertyAccessExpression(callee) || !SQL_METHODS.test(callee.getName()) || !args[0]) return undefined;
   // Only in a package that talks to a database (a data client in its manifest or code, or DuckDB).
-  if (!ctx.records && !namesAnyModule(node.getSourceFile(), ['duckdb', '@duckdb/node-api'])) return undefined;
+  if (!ctx.records && !ctx.sql && !namesAnyModule(node.getSourceFile(), ['duckdb', '@duckdb/node-api'])) return undefined;
   let sql = unwrap(args[0]);
   if (Node.isIdentifier(sql)) {
     const d = declarationOf(sql);
@@ -1155,10 +1165,103 @@ function sqlFileCall(node: CallExpression, ctx: SinkContext): SinkMatch | undefi
       }
     }
   }
-  if (!paths.length || !access) return undefined;
+  const whole = ctx.sql && literal === undefined ? wholeStatement(sql, args[0], callee, ctx.sources) : undefined;
+  const sqlPart: SinkPart[] = whole ? [{ kind: 'sql', exprs: [whole] }] : [];
+  if (!paths.length || !access) {
+    if (!whole) return undefined;
+    const rec = ctx.records ? recordLookup(node, ctx.sources) : undefined;
+    const ro = readOnlyBefore(node) ? { readOnly: true } : {};
+    return rec ? { ...rec, ...ro, parts: [...rec.parts, ...sqlPart] } : { family: 'record', call: calleeText(callee), ...ro, parts: sqlPart };
+  }
   const fsPart: SinkPart = { kind: 'fs', exprs: paths };
   const rec = ctx.records ? recordLookup(node, ctx.sources) : undefined;
-  return rec ? { ...rec, access, parts: [...rec.parts, fsPart] } : { family: 'fs', call: calleeText(callee), access, parts: [fsPart] };
+  return rec ? { ...rec, access, parts: [...rec.parts, fsPart, ...sqlPart] } : { family: 'fs', call: calleeText(callee), access, parts: [fsPart, ...sqlPart] };
+}
+
+/** SQL database clients: a statement they run may make the database read or write a file (COPY, pg_read_file, ATTACH…). */
+export const SQL_MODULES = [
+  'pg', 'pg-pool', 'pg-promise', 'postgres', '@neondatabase/serverless', '@vercel/postgres', 'mysql', 'mysql2', 'mysql2/promise', 'mariadb',
+  'better-sqlite3', 'sqlite3', 'sqlite', '@libsql/client', 'knex', 'mssql', 'tedious', 'duckdb', '@duckdb/node-api',
+];
+const SQL_MODULE_SET = new Set(SQL_MODULES);
+/** Names a SQL client is usually held in, when its module cannot be followed (a client passed as a parameter or imported from a helper module). */
+const SQL_RECEIVER = /^(?:db|database|client|pool|conn|connection|sql|pg|knex|trx|tx|transaction|sqlite|mysql|postgres|duckdb)$|(?:db|client|pool|conn(?:ection)?|database|sqlite|sql)$/i;
+
+/** A statement that begins a read-only transaction (PostgreSQL, MySQL). */
+const READ_ONLY_SQL = /^\s*(?:BEGIN|START\s+TRANSACTION|SET\s+(?:SESSION\s+)?(?:TRANSACTION|CHARACTERISTICS\s+AS\s+TRANSACTION))\b[^;]*\bREAD\s+ONLY\b/i;
+/**
+ * Where, in a function, literal statements begin a read-only transaction: each one's start and the block it is
+ * written in (start, end), memoised per function.
+ */
+const readOnlyMemo = new WeakMap<object, { at: number; from: number; to: number }[]>();
+
+/** Does the function around a call begin a read-only transaction, in a literal statement, before it and in a block that holds it (not another branch)? */
+function readOnlyBefore(call: CallExpression): boolean {
+  const fn = call.getFirstAncestor((a) => Node.isFunctionDeclaration(a) || Node.isFunctionExpression(a) || Node.isArrowFunction(a) || Node.isMethodDeclaration(a));
+  if (!fn) return false;
+  let at = readOnlyMemo.get(fn.compilerNode);
+  if (!at) {
+    at = [];
+    const found = at;
+    const visit = (n: ts.Node): void => {
+      if ((ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) && READ_ONLY_SQL.test(n.text)) {
+        let b: ts.Node | undefined = n.parent;
+        while (b && !ts.isBlock(b) && b !== fn.compilerNode) b = b.parent;
+        if (b) found.push({ at: n.getStart(), from: b.getStart(), to: b.getEnd() });
+      }
+      ts.forEachChild(n, visit);
+    };
+    visit(fn.compilerNode);
+    readOnlyMemo.set(fn.compilerNode, at);
+  }
+  const start = call.getStart();
+  return at.some((p) => p.at < start && p.from <= start && call.getEnd() <= p.to);
+}
+
+/** Is the value made in the code by `new` or a factory function (a local const's or a class field's value), rather than received? */
+function madeHere(receiver: Node): boolean {
+  const made = (v: Node | undefined): boolean => {
+    let u = v && unwrap(v);
+    while (u && Node.isAwaitExpression(u)) u = unwrap(u.getExpression());
+    // A method call (`await pool.connect()`, `pool.getConnection()`) hands out a client of what it is called on: not this.
+    return !!u && (Node.isNewExpression(u) || (Node.isCallExpression(u) && Node.isIdentifier(unwrap(u.getExpression()))));
+  };
+  if (Node.isPropertyAccessExpression(receiver) && Node.isThisExpression(unwrap(receiver.getExpression()))) return fieldValues(receiver).some(made);
+  if (Node.isIdentifier(receiver)) {
+    const d = declarationOf(receiver);
+    return !!d && made(initializerOf(d));
+  }
+  return false;
+}
+
+/**
+ * The value that is the whole statement sent to a SQL client, when nothing of it is written in the code: an
+ * identifier that is not a local const with a literal or template, a property (`args.sql`), a call's result, or a
+ * template (or `+` chain) whose first piece is a value (`\`${args.sql}\``). A statement written in the code with
+ * values put in it (`SELECT * FROM ${table}`) is not one: its values are read by the path placeholders above.
+ */
+function wholeStatement(sql: Node, arg: Node, callee: Node, sources: ParsedSources): Node | undefined {
+  if (!Node.isPropertyAccessExpression(callee)) return undefined;
+  const receiver = unwrap(callee.getExpression());
+  const module = recordModuleOf(receiver, sources, 0, (m) => SQL_MODULE_SET.has(m));
+  if (!module) {
+    // The module is not followed: a receiver named like a SQL client (`db`, `this.pool`, `client`), called with a
+    // method that sends a statement under every client (not `get`, `one`, `any`: a key-value store's names too).
+    const name = Node.isPropertyAccessExpression(receiver) ? receiver.getName() : Node.isIdentifier(receiver) ? receiver.getText() : '';
+    if (!SQL_RECEIVER.test(name) || !/^(?:query|execute|exec|unsafe|raw|prepare|run|all|each|multi)$/.test(callee.getName())) return undefined;
+    // …that is not known to come from another library (a regex, a map, a process).
+    const o = originCached(receiver, sources);
+    if (o && o.module !== GLOBAL && !SQL_MODULE_SET.has(o.module)) return undefined;
+    // …nor made here by something else (`new SqliteDatabase(file)`, a class of the package whose methods are followed).
+    if (madeHere(receiver)) return undefined;
+  }
+  if (Node.isStringLiteral(sql) || Node.isNoSubstitutionTemplateLiteral(sql) || Node.isNumericLiteral(sql) || Node.isObjectLiteralExpression(sql) || Node.isArrayLiteralExpression(sql)) return undefined;
+  const pieces = piecesOf(sql);
+  if (pieces) {
+    const first = pieces.find((p) => !('text' in p) || p.text.trim() !== '');
+    return first && !('text' in first) ? first.expr : undefined;
+  }
+  return arg;
 }
 
 /** The values put into a SQL text, each with the text written before it (a template's spans, a `+` chain's operands). */
