@@ -576,6 +576,51 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
   return out;
 }
 
+/**
+ * 'unknown-tool-result-in-source' read from the shape of a hand-written tools/call handler, whatever the functions it
+ * calls do: its body ends in a `try` (no `finally`) whose `catch` never throws (no throw, no call of a function of the
+ * source that always throws) and ends in a return, and only declarations without calls come before that try. Every
+ * name reaches the try, and whatever happens there — an unknown name thrown by a dispatcher the handler cannot see
+ * (`await config.handleRequest({ name, args })`), a lookup of a missing table entry — leaves as a result: the handler
+ * has no way left to answer an unknown tool with a JSON-RPC error. The catch clause is returned.
+ */
+export function catchesEveryName(handler: FunctionLikeNode, sources: ParsedSources): Node | undefined {
+  const body = handler.compilerNode.body;
+  if (!body || !ts.isBlock(body)) return undefined;
+  const statements = body.statements;
+  const last = statements[statements.length - 1];
+  if (!last || !ts.isTryStatement(last) || !last.catchClause || last.finallyBlock) return undefined;
+  const c = last.catchClause;
+  const end = c.block.statements[c.block.statements.length - 1];
+  if (!end || !ts.isReturnStatement(end) || !end.expression) return undefined;
+  if (throwsIn(c.block).length) return undefined;
+  const sf = handler.getSourceFile();
+  // A helper the catch calls (`return this.handleError(e)`) may throw in its turn: only helpers read as never throwing pass.
+  let unsure = false;
+  const visitCatch = (cn: ts.Node): void => {
+    if (unsure || isNested(cn)) return;
+    if (ts.isCallExpression(cn)) {
+      const f = resolveFunction(sf, calleeOf(cn), sources);
+      if (f && f.compilerNode.body && throwsIn(f.compilerNode.body).length) unsure = true;
+    }
+    ts.forEachChild(cn, visitCatch);
+  };
+  visitCatch(c.block);
+  if (unsure) return undefined;
+  for (const st of statements.slice(0, -1)) {
+    if (!ts.isVariableStatement(st)) return undefined;
+    let acts = false;
+    const visit = (cn: ts.Node): void => {
+      if (acts || isNested(cn)) return;
+      if (ts.isCallExpression(cn) || ts.isNewExpression(cn) || ts.isAwaitExpression(cn)) acts = true;
+      else ts.forEachChild(cn, visit);
+    };
+    visit(st);
+    if (acts) return undefined;
+  }
+  return wrapNode(sf, c);
+}
+
 export interface WrapperGuard {
   guard: Guard;
   caught: boolean;
