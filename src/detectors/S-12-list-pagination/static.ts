@@ -20,7 +20,7 @@ import { relayOf } from '../support/source/relay.js';
  *     returns such items: McpServer's resources/list returns every callback's resources whole;
  *   - 'registrations-from-data': McpServer registrations (tools, prompts, resources) made once per item of a loop
  *     over a list read at run time (an awaited API or database call, a store): the list they build grows with the
- *     data and McpServer returns it whole. A loop whose items cannot be followed: could-not-judge 'list-source-unknown'.
+ *     data and McpServer returns it whole (a loop whose items cannot be followed is not judged).
  * A catalog written in code (registrations, literal arrays, constants nothing changes) needs no paging:
  * present. A tools/list built by mapping items through one tool template (facts/tool-templates) takes its
  * origin from those items: a catalog read at run time is data (the rule's "tools built from a remote catalog"); a
@@ -65,11 +65,10 @@ export default defineDetector({
       else if (!s.readsCursor) findings.push({ messageId: 'list-handler-ignores-cursor', data: { method: s.method }, location });
     }
     // Registrations made per item of a list read at run time (McpServer returns the list they build whole): once per
-    // method and loop. A loop over items the reading cannot follow leaves that list unjudged.
+    // method and loop. A loop over items the reading cannot follow (a table imported whole, a class registry) is left
+    // as before: most are catalogs written in code, which need no paging.
     const loops = new Set<string>();
-    let unknownLoops = 0;
     for (const r of loopedRegistrations(repo)) {
-      if (r.items === 'unknown') unknownLoops++;
       if (r.items !== 'data' || sources.some((s) => s.method === r.method && s.via === 'handler')) continue;
       const key = `${r.method}:${r.file}:${r.line}`;
       if (loops.has(key)) continue;
@@ -86,8 +85,6 @@ export default defineDetector({
       return dependency ? couldNotJudge('file-not-read', fileNotReadData(dependency)) : couldNotJudge('list-source-unknown', { count: unknown });
     }
     if (sources.length === 0 && model.tools.length + model.prompts.length + model.resources.length === 0) return couldNotJudge('no-lists-in-source');
-    // Registrations in a loop whose items cannot be followed: whether that list grows with data is not read.
-    if (unknownLoops) return couldNotJudge('list-source-unknown', { count: unknownLoops });
     return present();
   },
 });
