@@ -623,6 +623,10 @@ export function catchesEveryName(handler: FunctionLikeNode, sources: ParsedSourc
   if (!end || !ts.isReturnStatement(end) || !end.expression) return undefined;
   if (throwsIn(c.block).length) return undefined;
   const sf = handler.getSourceFile();
+  // The catch's answer built by a function the reading cannot see (`return formatError(e)` of a dependency): it may throw.
+  let answer = rawUnwrap(end.expression);
+  if (ts.isAwaitExpression(answer)) answer = rawUnwrap(answer.expression);
+  if (ts.isCallExpression(answer) && !resolveFunction(sf, calleeOf(answer), sources)) return undefined;
   // A helper the catch calls (`return this.handleError(e)`) may throw in its turn: only helpers read as never throwing pass.
   let unsure = false;
   const visitCatch = (cn: ts.Node): void => {
