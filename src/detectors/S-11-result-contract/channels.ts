@@ -245,6 +245,34 @@ function underUnknownNameCheck(t: ThrowStmt, fnNode: ts.Node): boolean {
   return false;
 }
 
+/**
+ * A condition that checks an upstream response for failure: `!res.ok` / `response.ok === false` (any value's `ok`),
+ * `res.status >= 400` / `response.statusCode !== 200` on a value a request gave back (isResponse).
+ */
+function checksResponse(cond: ts.Node): boolean {
+  return responseNames(cond, true).length > 0;
+}
+
+/** The names of the responses a condition checks (checksResponse); with `any`, a bare `.ok` counts with an empty name. */
+function responseNames(cond: ts.Node, any = false): string[] {
+  const out: string[] = [];
+  const visit = (cn: ts.Node): void => {
+    if (isNested(cn)) return;
+    if (ts.isPropertyAccessExpression(cn)) {
+      const name = cn.name.text;
+      const recv = rawUnwrap(cn.expression);
+      if (name === 'ok' || (['status', 'statusCode'].includes(name) && isResponse(recv))) {
+        if (ts.isIdentifier(recv)) out.push(recv.text);
+        else if (any) out.push('');
+        return;
+      }
+    }
+    ts.forEachChild(cn, visit);
+  };
+  visit(cond);
+  return out;
+}
+
 /** A value a request gave back: `const res = await fetch(…)` / `await this.http.get(…)` (a status of the arguments is not one). */
 function isResponse(e: ts.Node): boolean {
   const u = rawUnwrap(e);
@@ -576,6 +604,55 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
   return out;
 }
 
+/**
+ * 'unknown-tool-result-in-source' read from the shape of a hand-written tools/call handler, whatever the functions it
+ * calls do: its body ends in a `try` (no `finally`) whose `catch` never throws (no throw, no call of a function of the
+ * source that always throws) and ends in a return, and only declarations without calls come before that try. Every
+ * name reaches the try, and whatever happens there — an unknown name thrown by a dispatcher the handler cannot see
+ * (`await config.handleRequest({ name, args })`), a lookup of a missing table entry — leaves as a result: the handler
+ * has no way left to answer an unknown tool with a JSON-RPC error. The catch clause is returned.
+ */
+export function catchesEveryName(handler: FunctionLikeNode, sources: ParsedSources): Node | undefined {
+  const body = handler.compilerNode.body;
+  if (!body || !ts.isBlock(body)) return undefined;
+  const statements = body.statements;
+  const last = statements[statements.length - 1];
+  if (!last || !ts.isTryStatement(last) || !last.catchClause || last.finallyBlock) return undefined;
+  const c = last.catchClause;
+  const end = c.block.statements[c.block.statements.length - 1];
+  if (!end || !ts.isReturnStatement(end) || !end.expression) return undefined;
+  if (throwsIn(c.block).length) return undefined;
+  const sf = handler.getSourceFile();
+  // The catch's answer built by a function the reading cannot see (`return formatError(e)` of a dependency): it may throw.
+  let answer = rawUnwrap(end.expression);
+  if (ts.isAwaitExpression(answer)) answer = rawUnwrap(answer.expression);
+  if (ts.isCallExpression(answer) && !resolveFunction(sf, calleeOf(answer), sources)) return undefined;
+  // A helper the catch calls (`return this.handleError(e)`) may throw in its turn: only helpers read as never throwing pass.
+  let unsure = false;
+  const visitCatch = (cn: ts.Node): void => {
+    if (unsure || isNested(cn)) return;
+    if (ts.isCallExpression(cn)) {
+      const f = resolveFunction(sf, calleeOf(cn), sources);
+      if (f && f.compilerNode.body && throwsIn(f.compilerNode.body).length) unsure = true;
+    }
+    ts.forEachChild(cn, visitCatch);
+  };
+  visitCatch(c.block);
+  if (unsure) return undefined;
+  for (const st of statements.slice(0, -1)) {
+    if (!ts.isVariableStatement(st)) return undefined;
+    let acts = false;
+    const visit = (cn: ts.Node): void => {
+      if (acts || isNested(cn)) return;
+      if (ts.isCallExpression(cn) || ts.isNewExpression(cn) || ts.isAwaitExpression(cn)) acts = true;
+      else ts.forEachChild(cn, visit);
+    };
+    visit(st);
+    if (acts) return undefined;
+  }
+  return wrapNode(sf, c);
+}
+
 export interface WrapperGuard {
   guard: Guard;
   caught: boolean;
@@ -680,11 +757,13 @@ function flagDefaultsFalse(o: ObjectLiteralExpression, returned: ts.Expression, 
 export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources: ParsedSources): ChannelFinding[] {
   const out: ChannelFinding[] = [];
   const seen = new Set<ts.Node>();
+  // A return both in a catch and under a response check is reported once.
+  const reportedReturns = new Set<ts.Node>();
   const visit = (fn: FunctionLikeNode, depth: number): void => {
     if (seen.has(fn.compilerNode)) return;
     seen.add(fn.compilerNode);
     const sf = fn.getSourceFile();
-    for (const cn of ownNodes(fn, (x) => ts.isCatchClause(x) || (depth < MAX_DEPTH && ts.isCallExpression(x)))) {
+    for (const cn of ownNodes(fn, (x) => ts.isCatchClause(x) || (ts.isIfStatement(x) && checksResponse(x.expression)) || (depth < MAX_DEPTH && ts.isCallExpression(x)))) {
       if (ts.isCallExpression(cn)) {
         const callee = resolveFunction(sf, calleeOf(cn), sources);
         if (callee && callee !== fn) visit(callee, depth + 1);
@@ -692,10 +771,19 @@ export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources
         for (const a of cn.arguments) if (isRawFunctionLike(rawUnwrap(a))) visit(wrapNode(sf, rawUnwrap(a)) as FunctionLikeNode, depth + 1);
         continue;
       }
-      const c = cn as CatchClauseNode;
-      if (!ts.isTryStatement(c.parent) || !awaits(c.parent.tryBlock)) continue;
+      // The then-branch of a check of an upstream response (`if (!res.ok)`, `if (response.status >= 400)`): the API
+      // failed, and what the branch returns reports that failure.
+      let block: ts.Node;
       const names: string[] = [];
-      if (c.variableDeclaration && ts.isIdentifier(c.variableDeclaration.name)) names.push(c.variableDeclaration.name.text);
+      if (ts.isIfStatement(cn)) {
+        block = cn.thenStatement;
+        names.push(...responseNames(cn.expression));
+      } else {
+        const c = cn as CatchClauseNode;
+        if (!ts.isTryStatement(c.parent) || !awaits(c.parent.tryBlock)) continue;
+        if (c.variableDeclaration && ts.isIdentifier(c.variableDeclaration.name)) names.push(c.variableDeclaration.name.text);
+        block = c.block;
+      }
       const returns: ts.ReturnStatement[] = [];
       const collect = (x: ts.Node): void => {
         if (isNested(x)) return;
@@ -703,7 +791,8 @@ export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources
         if (ts.isReturnStatement(x) && x.expression) returns.push(x);
         ts.forEachChild(x, collect);
       };
-      ts.forEachChild(c.block, collect);
+      if (ts.isBlock(block)) ts.forEachChild(block, collect);
+      else collect(block);
       const speaksOfFailure = (text: string): boolean => FAILURE_WORDS.test(text) || names.some((n) => new RegExp(`(?:^|[^\\w$])${n.replace(/\$/g, '\\$')}(?![\\w$])`).test(text));
       for (const r of returns) {
         if (!speaksOfFailure(r.expression!.getText())) continue;
@@ -713,7 +802,11 @@ export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources
         } catch {
           objs = [];
         }
-        if (objs.length && objs.every((o) => unmarked(o) || flagDefaultsFalse(o, r.expression!, sf, sources))) out.push({ messageId: 'execution-error-result-unmarked-in-source', node: wrapNode(sf, r) });
+        if (reportedReturns.has(r)) continue;
+        if (objs.length && objs.every((o) => unmarked(o) || flagDefaultsFalse(o, r.expression!, sf, sources))) {
+          reportedReturns.add(r);
+          out.push({ messageId: 'execution-error-result-unmarked-in-source', node: wrapNode(sf, r) });
+        }
       }
     }
   };

@@ -10,7 +10,7 @@ import { noToolsFound } from '../support/source/tool-absence.js';
 import { isGenerated, keyState, toolsToJudge } from '../support/source/generated-tools.js';
 import { judgePythonResults } from './python.js';
 import { reservedUnknown } from './dynamic.js';
-import { ERROR_CTOR, handlerChannels, unmarkedErrorResults, wrapperGuard } from './channels.js';
+import { catchesEveryName, ERROR_CTOR, handlerChannels, unmarkedErrorResults, wrapperGuard } from './channels.js';
 import { returnedObjects } from './results.js';
 
 /**
@@ -210,6 +210,7 @@ export default defineDetector({
     }
 
     // Unknown tools in hand-written dispatchers.
+    const answeredUnknown = new Set<FunctionLikeNode>();
     for (const rh of model.requestHandlers) {
       if (rh.method !== 'tools/call' || !rh.handler) continue;
       const branches = dispatchBranches(rh.handler);
@@ -223,6 +224,7 @@ export default defineDetector({
         const first = def.getStatements().find((s) => Node.isReturnStatement(s) || Node.isThrowStatement(s));
         if (first && Node.isReturnStatement(first) && first.getExpression() && objectLiteralOf(first.getExpression(), sources)) {
           findings.push({ messageId: 'unknown-tool-result-in-source', location: at(first) });
+          answeredUnknown.add(rh.handler);
         }
         break;
       }
@@ -235,6 +237,7 @@ export default defineDetector({
         const first = after.find((s) => Node.isReturnStatement(s) || Node.isThrowStatement(s));
         if (first && Node.isReturnStatement(first) && first.getExpression() && objectLiteralOf(first.getExpression(), sources)) {
           findings.push({ messageId: 'unknown-tool-result-in-source', location: at(first) });
+          answeredUnknown.add(rh.handler);
         }
       }
     }
@@ -257,8 +260,14 @@ export default defineDetector({
         wrappedOutside = true;
         continue;
       }
-      for (const c of handlerChannels(rh.handler, sources, tableFns, wrapped)) {
+      const channels = handlerChannels(rh.handler, sources, tableFns, wrapped);
+      for (const c of channels) {
         findings.push({ messageId: c.messageId, ...(c.code !== undefined ? { data: { code: c.code } } : {}), location: at(c.node), evidence: c.node.getText().slice(0, 120) });
+      }
+      // Whatever the handler calls, a body that is one try whose catch answers every failure gives an unknown name a result.
+      if (!answeredUnknown.has(rh.handler) && !channels.some((c) => c.messageId === 'unknown-tool-result-in-source')) {
+        const every = catchesEveryName(rh.handler, sources);
+        if (every) findings.push({ messageId: 'unknown-tool-result-in-source', location: at(every), evidence: every.getText().slice(0, 120) });
       }
     }
 

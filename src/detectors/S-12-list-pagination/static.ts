@@ -4,7 +4,7 @@ import { hasPythonSource } from '../../facts/python-source.js';
 import { serverModel } from '../../facts/server-model.js';
 import { parsedSources } from '../../facts/ts-source.js';
 import { fileNotReadData } from '../../facts/not-read.js';
-import { listFacts } from '../support/source/list-sources.js';
+import { listFacts, loopedRegistrations } from '../support/source/list-sources.js';
 import { judgePythonPagination } from './python.js';
 import { toolTemplates } from '../../facts/tool-templates.js';
 import { relayOf } from '../support/source/relay.js';
@@ -17,7 +17,10 @@ import { relayOf } from '../support/source/relay.js';
  *     resources/templates/list handler returns items from a store, a folder or a call the source does not
  *     define (a database, an API) and never reads the request's cursor;
  *   - 'template-list-unpaginated': the `list` callback of a ResourceTemplate registered with McpServer
- *     returns such items: McpServer's resources/list returns every callback's resources whole.
+ *     returns such items: McpServer's resources/list returns every callback's resources whole;
+ *   - 'registrations-from-data': McpServer registrations (tools, prompts, resources) made once per item of a loop
+ *     over a list read at run time (an awaited API or database call, a store): the list they build grows with the
+ *     data and McpServer returns it whole (a loop whose items cannot be followed is not judged).
  * A catalog written in code (registrations, literal arrays, constants nothing changes) needs no paging:
  * present. A tools/list built by mapping items through one tool template (facts/tool-templates) takes its
  * origin from those items: a catalog read at run time is data (the rule's "tools built from a remote catalog"); a
@@ -36,6 +39,7 @@ export default defineDetector({
   messages: {
     'list-handler-ignores-cursor': ['method'],
     'template-list-unpaginated': ['template'],
+    'registrations-from-data': ['method'],
   },
   judge({ inputs: { repo } }) {
     const model = serverModel(repo);
@@ -59,6 +63,17 @@ export default defineDetector({
       const location = { file: s.file, line: s.line };
       if (s.via === 'template-list') findings.push({ messageId: 'template-list-unpaginated', data: { template: s.template ?? '' }, location });
       else if (!s.readsCursor) findings.push({ messageId: 'list-handler-ignores-cursor', data: { method: s.method }, location });
+    }
+    // Registrations made per item of a list read at run time (McpServer returns the list they build whole): once per
+    // method and loop. A loop over items the reading cannot follow (a table imported whole, a class registry) is left
+    // as before: most are catalogs written in code, which need no paging.
+    const loops = new Set<string>();
+    for (const r of loopedRegistrations(repo)) {
+      if (r.items !== 'data' || sources.some((s) => s.method === r.method && s.via === 'handler')) continue;
+      const key = `${r.method}:${r.file}:${r.line}`;
+      if (loops.has(key)) continue;
+      loops.add(key);
+      findings.push({ messageId: 'registrations-from-data', data: { method: r.method }, location: { file: r.file, line: r.line } });
     }
     if (findings.length) return { state: 'non-conforming', findings };
     // A relay with nothing of its own serves its upstream server's lists, pages included (support/source/relay).

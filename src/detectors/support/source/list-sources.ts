@@ -384,6 +384,76 @@ class Reader {
   }
 }
 
+/** A registration (McpServer's `tool`/`registerTool`, `prompt`, `resource`…) made once per item of a loop. */
+export interface LoopedRegistration {
+  method: ListMethod;
+  name: string;
+  file: string;
+  line: number;
+  /** Where the loop's items come from (Reader.classify of the iterated expression). */
+  items: Items;
+}
+
+const LOOP_METHODS = new Set(['forEach', 'map', 'flatMap']);
+
+/** The expression a registration's enclosing loop iterates (`for (const x of ITEMS)`, `ITEMS.forEach((x) => …)`), and the function holding that loop. */
+function loopOf(node: Node): { iterable: Node; holder: Node } | undefined {
+  let child: Node = node;
+  for (let p = node.getParent(); p; child = p, p = p.getParent()) {
+    if ((Node.isForOfStatement(p) || Node.isForInStatement(p)) && child === p.getStatement()) {
+      const holder = p.getFirstAncestor((a) => isFunctionLike(a)) ?? p.getSourceFile();
+      return { iterable: p.getExpression(), holder };
+    }
+    if (isFunctionLike(p)) {
+      const call = p.getParent();
+      if (Node.isCallExpression(call) && call.getArguments()[0] === p) {
+        const callee = unwrap(call.getExpression());
+        if (Node.isPropertyAccessExpression(callee) && LOOP_METHODS.has(callee.getName())) {
+          const holder = call.getFirstAncestor((a) => isFunctionLike(a)) ?? call.getSourceFile();
+          return { iterable: callee.getExpression(), holder };
+        }
+      }
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+const loopMemo = new WeakMap<RepoFacts, LoopedRegistration[]>();
+
+/**
+ * Registrations made in a loop (McpServer's lists are built from them and returned whole): where the loop's items
+ * come from — 'data' when they are read at run time (an awaited API or database call, a store), 'fixed' for a
+ * list written in code or shipped, 'unknown' when the reading cannot follow them. Memoised per RepoFacts.
+ */
+export function loopedRegistrations(repo: RepoFacts): LoopedRegistration[] {
+  noteSourceRead('js');
+  const hit = loopMemo.get(repo);
+  if (hit) return hit;
+  const sources = parsedSources(repo);
+  const model = serverModel(repo);
+  const reader = new Reader(repo, sources);
+  const out: LoopedRegistration[] = [];
+  const seen = new Set<Node>();
+  const defs: [ListMethod, { node: Node; name: string; template?: unknown }[]][] = [
+    ['tools/list', model.tools],
+    ['prompts/list', model.prompts],
+    ['resources/list', model.resources.filter((r) => !r.template)],
+  ];
+  for (const [method, list] of defs) {
+    for (const d of list) {
+      if (!Node.isCallExpression(d.node) || seen.has(d.node)) continue;
+      seen.add(d.node);
+      const loop = loopOf(d.node);
+      if (!loop) continue;
+      const c = reader.classify(loop.iterable, loop.holder as FunctionLikeNode);
+      out.push({ method, name: d.name, file: sources.rel(d.node.getSourceFile()), line: positionOf(d.node).line, items: c.items });
+    }
+  }
+  loopMemo.set(repo, out);
+  return out;
+}
+
 export interface ListFacts {
   sources: ListSource[];
   writesOf(decl: Identifier): Write[];
