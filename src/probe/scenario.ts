@@ -5,8 +5,8 @@ import type { Exercise, ExerciseOption } from './exercises.js';
 import type { JsonRpc, RecordedSession } from './session.js';
 
 /**
- * What the probe asks a server, the same in both eras: list everything the server declares, repeat
- * tools/list (ordering), send an invalid cursor, call an unknown tool (a name no tool has, so no handler
+ * What the probe asks a server, the same in both eras: list everything the server declares, list tools
+ * again (ordering; both listings follow nextCursor to the end), send an invalid cursor, call an unknown tool (a name no tool has, so no handler
  * runs); with completions declared, ask for completions with valid and invalid input and in a burst.
  * By default no request can reach a tool handler. Two opt-ins (EXERCISES) do more:
  * - 'invalid-arguments': one tools/call per era with arguments that fail a tool's declared schema. A server
@@ -139,7 +139,9 @@ export async function exploreServer(
   if (capabilities.tools) {
     step('tools/list');
     const pages = await listAll(c, 'tools/list', p);
-    await c.request('tools/list', p());
+    // Listed again, walked to its end too: X-11 compares the two orders, S-12 tells a cursor that serves a page
+    // again (both walks alike) from an order that moved between the calls (the walks differ).
+    await listAll(c, 'tools/list', p);
     await c.request('tools/list', p({ cursor: INVALID_CURSOR }));
     actions.push({ kind: 'invalid-cursor', detail: `tools/list with cursor ${JSON.stringify(INVALID_CURSOR)}` });
     step('tools/call (unknown tool)');
