@@ -70,7 +70,8 @@ export function invalidArguments(schema: unknown): Record<string, unknown> | und
   return typeof type === 'string' && type in wrong ? { [first[0]]: wrong[type] } : undefined;
 }
 
-async function listAll(c: Requester, method: string, p: (x?: Record<string, unknown>) => unknown, maxPages = 10): Promise<Record<string, unknown>[]> {
+/** One walk of a list: the call without a cursor, then each page's nextCursor sent back, up to maxPages pages. */
+export async function listAll(c: Requester, method: string, p: (x?: Record<string, unknown>) => unknown, maxPages = 10): Promise<Record<string, unknown>[]> {
   const pages: Record<string, unknown>[] = [];
   let cursor: string | undefined;
   for (let i = 0; i < maxPages; i++) {

@@ -6,19 +6,21 @@ import { compareOrder, evidenceOf, listingWalks, noEraServed, repeatedAcrossPage
 
 /**
  * X-11 — deterministic catalog order (dynamic). The probe lists tools twice in each era, each listing walked
- * to its end through nextCursor, and each era runs in a process of its own (locale connections too, when asked
- * for). Red when one process lists the same tools in another order (two listings compared whole, or by their
+ * to its end through nextCursor, and on stdio each era runs in a process of its own; the version negotiation's
+ * process lists them once more after a 2025-era counter-offer, and each locale connection once (when asked for). Red when one process lists the same tools in another order (two listings compared whole, or by their
  * first pages when one was cut short), when two launches list them in different orders, or when one walk serves
  * an item again on a later page while the order is seen to move (a cursor over a stable order that repeats a
  * page is S-12's). A set that changed is not an order: only the items both listings served are compared.
  */
 
-/** The launches that listed tools: each era's process, and each locale connection's. */
+/** The launches that listed tools: each era's process, the version negotiation's, and each locale connection's. */
 function launches(session: SessionFacts): { label: string; walks: Walk[]; era?: ConnectionLabel }[] {
   const out: { label: string; walks: Walk[]; era?: ConnectionLabel }[] = [];
   for (const era of ['modern', 'legacy'] as ConnectionLabel[]) {
     if (session.answered(era)) out.push({ label: era, era, walks: listingWalks(session, era, 'tools/list') });
   }
+  // The version negotiation's process lists tools once when it accepted a 2025-era counter-offer (probe.ts).
+  if (session.answered('negotiation')) out.push({ label: 'negotiation', walks: listingWalks(session, 'negotiation', 'tools/list') });
   for (const c of session.session.connections) {
     if (c.label !== 'locale') continue;
     // A locale connection is a 2025-06-18 connection of its own (C-20 reads it the same way).
