@@ -70,8 +70,8 @@ export default [
         }
         // An item served again on a later page of one walk, while the two walks differ: the order moved under the
         // cursor. Two identical walks that both repeat it are a cursor fault (S-12 page-repeated), not an order.
-        const moved = walks.map(repeatedAcrossPages).find((r) => r.length > 0);
-        if (moved && again.some((w) => !sameSequence(first, w))) {
+        const moved = again.some((w) => !sameSequence(first, w)) ? walks.map(repeatedAcrossPages).find((r) => r.length > 0) : undefined;
+        if (moved) {
           compared = true;
           findings.push({ messageId: 'tool-moved-between-pages', data: { era }, evidence: evidenceOf(moved.join(', '), 400) });
         }
