@@ -1,6 +1,6 @@
 import { ownPackage } from '../engine/paths.js';
 import { ProbeCancelled } from './outcome.js';
-import { capabilitiesOf, CLIENT_CAPABILITIES, CLIENT_INFO, envelope, exercisesOf, exploreServer, LEGACY, MODERN, resultOf, SKIP_INVALID_ARGUMENTS, type ExerciseOption, type ExerciseState } from './scenario.js';
+import { capabilitiesOf, CLIENT_CAPABILITIES, CLIENT_INFO, envelope, exercisesOf, exploreServer, LEGACY, listAll, MODERN, resultOf, SKIP_INVALID_ARGUMENTS, type ExerciseOption, type ExerciseState } from './scenario.js';
 import { SESSION_FORMAT, type Connection, type ConnectionLabel, type HttpExchange, type RecordedSession } from './session.js';
 import { beginRun, endRun, launchPlan, newRunMarker } from './contain.js';
 import { HttpConnection, send, type HttpTarget } from './http.js';
@@ -34,6 +34,8 @@ const posixLocale = (locale: string) => `${locale}_${locale.toUpperCase()}.UTF-8
 
 /** A version no server supports, to see whether it counter-offers one it does (S-14). */
 export const FUTURE_VERSION = '2099-01-01';
+/** Counter-offers after which the negotiation connection lists tools (revisions whose tools/list this probe speaks). */
+const NEGOTIATED_LISTING: readonly string[] = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
 
 async function onConnection(
   label: ConnectionLabel,
@@ -133,6 +135,15 @@ async function stdioScenario(opts: StdioProbeOptions, limits: Limits, run: RunCo
       step('version negotiation');
       const a = await c.request('initialize', { protocolVersion: FUTURE_VERSION, capabilities: {}, clientInfo: CLIENT_INFO }, opening);
       outcome(c, a);
+      // A server that counter-offers a 2025-era revision is a third launch already running: its tools are listed once
+      // (walked to the end), so that X-11 compares the catalog's order across launches even when only the
+      // 2025-06-18 era answers. Nothing else is asked on this connection.
+      const r = resultOf(a);
+      if (r && typeof r.protocolVersion === 'string' && NEGOTIATED_LISTING.includes(r.protocolVersion) && capabilitiesOf(r).tools) {
+        c.notify('notifications/initialized');
+        step('tools/list (negotiated revision)');
+        await listAll(c, 'tools/list', (x) => x ?? {});
+      }
     });
   const localeList = (opts.locales ?? []).slice(0, 3);
   const runLocale = (locale: string) => async (): Promise<Connection> => {

@@ -5,8 +5,8 @@ import type { Exercise, ExerciseOption } from './exercises.js';
 import type { JsonRpc, RecordedSession } from './session.js';
 
 /**
- * What the probe asks a server, the same in both eras: list everything the server declares, repeat
- * tools/list (ordering), send an invalid cursor, call an unknown tool (a name no tool has, so no handler
+ * What the probe asks a server, the same in both eras: list everything the server declares, list tools
+ * again (ordering; both listings follow nextCursor to the end), send an invalid cursor, call an unknown tool (a name no tool has, so no handler
  * runs); with completions declared, ask for completions with valid and invalid input and in a burst.
  * By default no request can reach a tool handler. Two opt-ins (EXERCISES) do more:
  * - 'invalid-arguments': one tools/call per era with arguments that fail a tool's declared schema. A server
@@ -70,7 +70,8 @@ export function invalidArguments(schema: unknown): Record<string, unknown> | und
   return typeof type === 'string' && type in wrong ? { [first[0]]: wrong[type] } : undefined;
 }
 
-async function listAll(c: Requester, method: string, p: (x?: Record<string, unknown>) => unknown, maxPages = 10): Promise<Record<string, unknown>[]> {
+/** One walk of a list: the call without a cursor, then each page's nextCursor sent back, up to maxPages pages. */
+export async function listAll(c: Requester, method: string, p: (x?: Record<string, unknown>) => unknown, maxPages = 10): Promise<Record<string, unknown>[]> {
   const pages: Record<string, unknown>[] = [];
   let cursor: string | undefined;
   for (let i = 0; i < maxPages; i++) {
@@ -139,7 +140,9 @@ export async function exploreServer(
   if (capabilities.tools) {
     step('tools/list');
     const pages = await listAll(c, 'tools/list', p);
-    await c.request('tools/list', p());
+    // Listed again, walked to its end too: X-11 compares the two orders, S-12 tells a cursor that serves a page
+    // again (both walks alike) from an order that moved between the calls (the walks differ).
+    await listAll(c, 'tools/list', p);
     await c.request('tools/list', p({ cursor: INVALID_CURSOR }));
     actions.push({ kind: 'invalid-cursor', detail: `tools/list with cursor ${JSON.stringify(INVALID_CURSOR)}` });
     step('tools/call (unknown tool)');

@@ -2,7 +2,7 @@ import { defineDetector, notApplicable, present } from '../../engine/detector.js
 import type { Finding } from '../../engine/types.js';
 import { SessionFacts } from '../../facts/session.js';
 import { INVALID_CURSOR } from '../../probe/scenario.js';
-import { evidenceOf, isObj, LIST_KEY, LIST_METHODS, listingPages, noEraServed, paramsOf, short } from '../support/live/dynamic-support.js';
+import { evidenceOf, isObj, LIST_KEY, LIST_METHODS, listingPages, listingWalks, noEraServed, paramsOf, repeatedAcrossPages, sameSequence, short } from '../support/live/dynamic-support.js';
 
 /**
  * S-12 — protocol list methods paginate (dynamic part). On the era that served the probe (2026-07-28
@@ -10,12 +10,12 @@ import { evidenceOf, isObj, LIST_KEY, LIST_METHODS, listingPages, noEraServed, p
  * accepted when sent back and yield new items; when tools/list paginates, the made-up cursor must get
  * JSON-RPC -32602; a list longer than policy.maxUnpaginatedItems must not come back whole. A server that
  * never paginates short lists is fine, and may ignore a cursor it never issued.
+ * A page repeats when one walk (the same cursor chain) serves an item again on a later page, and the probe's
+ * second walk of that list served the same sequence: when the two walks differ, the order moved under the
+ * cursor (X-11's finding, items moving between pages), which says nothing against the cursors themselves.
+ * An item twice within one page is not paging. A list walked once is read from its one walk.
  */
 const INVALID_PARAMS = -32602;
-
-/** The identity of a list item, to spot a page already seen. */
-const itemKey = (item: Record<string, unknown>): string =>
-  typeof item.uri === 'string' ? `uri:${item.uri}` : typeof item.uriTemplate === 'string' ? `tpl:${item.uriTemplate}` : typeof item.name === 'string' ? `name:${item.name}` : JSON.stringify(item);
 
 export default defineDetector({
   ruleId: 'S-12',
@@ -41,9 +41,7 @@ export default defineDetector({
       if (all.length === 0) continue;
       listed++;
       const pages = listingPages(session, era, method);
-      const seen = new Set<string>();
       let paginated = false;
-      let repeated = false;
       let count = 0;
       for (const [i, e] of pages.entries()) {
         const err = SessionFacts.error(e);
@@ -55,17 +53,14 @@ export default defineDetector({
         if (!r) break;
         const items = Array.isArray(r[LIST_KEY[method]]) ? (r[LIST_KEY[method]] as unknown[]).filter(isObj) : [];
         count += items.length;
-        for (const item of items) {
-          const k = itemKey(item);
-          if (seen.has(k)) repeated = true;
-          seen.add(k);
-        }
         if (r.nextCursor !== undefined && r.nextCursor !== null) {
           if (typeof r.nextCursor !== 'string') findings.push({ messageId: 'invalid-next-cursor', data: { method }, evidence: evidenceOf(r.nextCursor) });
           else paginated = true;
         }
       }
-      if (repeated) findings.push({ messageId: 'page-repeated', data: { method } });
+      const [walk, ...again] = listingWalks(session, era, method);
+      const repeated = walk ? repeatedAcrossPages(walk) : [];
+      if (repeated.length && again.every((w) => sameSequence(walk!, w))) findings.push({ messageId: 'page-repeated', data: { method }, evidence: evidenceOf(repeated.join(', '), 400) });
       if (!paginated && count > max) findings.push({ messageId: 'unpaginated-long-list', data: { method, count, max } });
       if (method === 'tools/list' && paginated) {
         const bogus = all.find((e) => paramsOf(e).cursor === INVALID_CURSOR && e.response);
