@@ -740,12 +740,13 @@ function inheritedLaunch(n: Node): string | undefined {
  * shelljs echoes on our stdout: `exec(cmd)` prints the command's output as it runs unless `silent: true` is passed
  * (or set once with `config.silent = true`), and `echo(…)` prints its text. The callee as written, or undefined.
  */
-function shelljsPrint(n: Node, silenced: boolean): string | undefined {
+function shelljsPrint(n: Node, silenced: boolean): { messageId: 'stdout-write' | 'child-stdout-inherited'; call: string } | undefined {
   if (silenced || !Node.isCallExpression(n)) return undefined;
   const callee = unwrap(n.getExpression());
   const o = originOf(callee);
   const m = o?.module === 'shelljs' ? names(o.path).pop() : undefined;
-  if (m === 'echo') return callee.getText().replace(/\s+/g, '').slice(0, 80);
+  const call = callee.getText().replace(/\s+/g, '').slice(0, 80);
+  if (m === 'echo') return { messageId: 'stdout-write', call };
   if (m !== 'exec') return undefined;
   for (const a of n.getArguments().slice(1)) {
     const obj = stdioValue(a);
@@ -755,7 +756,7 @@ function shelljsPrint(n: Node, silenced: boolean): string | undefined {
     const silent = optionValue(obj, 'silent');
     if (silent && stdioValue(silent).getText() !== 'false') return undefined;
   }
-  return callee.getText().replace(/\s+/g, '').slice(0, 80);
+  return { messageId: 'child-stdout-inherited', call };
 }
 
 /** Does a file set shelljs's `config.silent = true` (every exec quiet)? */
@@ -1150,7 +1151,7 @@ export default defineDetector({
         }
         const shelljs = shelljsPrint(n, silencedShell);
         if (shelljs) {
-          if (stands(n)) findings.push({ messageId: 'child-stdout-inherited', data: { call: shelljs }, location: at, evidence: n.getText().slice(0, 120) });
+          if (stands(n)) findings.push({ messageId: shelljs.messageId, data: { call: shelljs.call }, location: at, evidence: n.getText().slice(0, 120) });
           continue;
         }
         if (pinoToStdout(n)) {
