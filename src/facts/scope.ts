@@ -688,6 +688,10 @@ function classOfUncached(expr: Node, sources: ParsedSources, depth: number): Cla
   let n = unwrap(expr);
   while (Node.isAwaitExpression(n)) n = unwrap(n.getExpression());
   if (Node.isNewExpression(n)) return classValueOf(n.getExpression(), sources, depth + 1);
+  // `Cls.instance ??= new Cls()`, `a ?? new Cls()`, `(x = new Cls())`: the instance the expression yields.
+  if (Node.isBinaryExpression(n) && ['=', '??=', '||=', '??', '||'].includes(n.getOperatorToken().getText())) {
+    return classOf(n.getRight(), sources, depth + 1) ?? (n.getOperatorToken().getText() === '=' ? undefined : classOf(n.getLeft(), sources, depth + 1));
+  }
   if (Node.isIdentifier(n)) {
     const d = declarationOf(n);
     if (!d) return undefined;
@@ -912,14 +916,15 @@ function ownFieldClass(cls: ClassNode, name: string, isStatic: boolean, sources:
       }
     }
   }
-  // Assignments in the class body: `this.name = …` (or `Cls.name = …` for a static field).
+  // Assignments in the class body: `this.name = …` (or `Cls.name = …` for a static field; `??=` and `||=` too).
   const clsName = cls.getName();
   const target = (cn: ts.Node): boolean => {
     if (!ts.isPropertyAccessExpression(cn) || cn.name.text !== name) return false;
     const o = rawUnwrap(cn.expression);
     return o.kind === SyntaxKind.ThisKeyword || (isStatic && !!clsName && ts.isIdentifier(o) && o.text === clsName);
   };
-  for (const a of findNodes(cls, (cn) => ts.isBinaryExpression(cn) && cn.operatorToken.kind === SyntaxKind.EqualsToken && target(rawUnwrap(cn.left)))) {
+  const assigns = (k: ts.SyntaxKind): boolean => k === SyntaxKind.EqualsToken || k === SyntaxKind.QuestionQuestionEqualsToken || k === SyntaxKind.BarBarEqualsToken;
+  for (const a of findNodes(cls, (cn) => ts.isBinaryExpression(cn) && assigns(cn.operatorToken.kind) && target(rawUnwrap(cn.left)))) {
     if (!Node.isBinaryExpression(a)) continue;
     const left = unwrap(a.getLeft());
     if (Node.isPropertyAccessExpression(left) && Node.isThisExpression(unwrap(left.getExpression())) && inStaticMember(a) !== isStatic) continue;

@@ -54,6 +54,9 @@ import { installedFolder } from '../../facts/published.js';
  *     `userPromptCallback` (library-stdout); an installed dependency whose top-level code prints on stdout
  *     (dependencies.ts, dependency-prints-on-import);
  *   - @kubernetes/client-node's exec/attach/log and node:stream's `pipeline` given `process.stdout`;
+ *   - launch options kept in a const or chosen by a flag (`const RUN = { stdio: 'inherit' }`, `stdio: verbose ? 'inherit' :
+ *     'pipe'`); shelljs `exec` without `silent` (it echoes the command's output) and `echo`;
+ *   - `process.stdout.write` handed on as a value (`child.stdout.on('data', process.stdout.write.bind(process.stdout))`);
  *   - dotenv 17's banner: `config()` (or `import 'dotenv/config'`) of dotenv 17.x prints `[dotenv@17…] injecting env …`
  *     with console.log on every start, .env file or not, unless `quiet: true` is passed or DOTENV_CONFIG_QUIET is set
  *     (16.x is quiet by default; 18.x prints on stderr). The version is the installed one (node_modules/dotenv), else
@@ -85,7 +88,7 @@ const STDOUT_CONSOLE = new Set(['log', 'info', 'debug', 'table', 'dir', 'dirxml'
 const LABEL_ONLY = new Set(['group', 'groupCollapsed']);
 const STDOUT_CALLS: ReadonlySet<string> = new Set([...STDOUT_CONSOLE, 'write', 'writeSync']);
 /** The call names read in a file that names no logger: stdout writes, pipes into stdout, launches. */
-const CALLS_READ: ReadonlySet<string> = new Set([...STDOUT_CALLS, 'pipe', 'pipeline', 'spawn', 'spawnSync', 'execFile', 'execFileSync', 'exec', 'execSync', 'fork', 'sync', 'execa', 'execaSync', 'execaNode', 'execaCommand', 'execaCommandSync', 'crossSpawn']);
+const CALLS_READ: ReadonlySet<string> = new Set([...STDOUT_CALLS, 'echo', 'pipe', 'pipeline', 'spawn', 'spawnSync', 'execFile', 'execFileSync', 'exec', 'execSync', 'fork', 'sync', 'execa', 'execaSync', 'execaNode', 'execaCommand', 'execaCommandSync', 'crossSpawn']);
 const MANIFEST = 'mcp.json';
 
 /** What mcp.json declares: 'stdio' among its transports, 'other' transports only, or undefined (no manifest or no transport). */
@@ -690,15 +693,29 @@ const LAUNCHERS: Record<string, RegExp> = {
   execa: /^(?:execa|execaSync|execaNode|execaCommand|execaCommandSync)$/,
 };
 
-/** Does a stdio option value give the child our stdout: 'inherit', or an array whose second entry is 'inherit', 1 or process.stdout? */
-function inheritsStdout(v: Node | undefined, key: string): boolean {
-  if (!v) return false;
-  const u = unwrap(v);
-  const text = (n: Node | undefined): string => (n ? unwrap(n).getText().replace(/\s+/g, '') : '');
-  const inheritish = (n: Node | undefined): boolean => /^(?:['"`]inherit['"`]|1|process\.stdout)$/.test(text(n));
+/**
+ * Does a stdio option value give the child our stdout: 'inherit', or an array whose second entry is 'inherit', 1 or
+ * process.stdout? Values are followed through consts (`const STDIO = 'inherit'`) and through conditionals: one that
+ * selects a mode is resolved (stdioValue), any other (`verbose ? 'inherit' : 'pipe'`) inherits when either branch does.
+ */
+function inheritsStdout(v: Node | undefined, key: string, depth = 0): boolean {
+  if (!v || depth > 3) return false;
+  const u = stdioValue(v);
+  if (Node.isConditionalExpression(u)) return inheritsStdout(u.getWhenTrue(), key, depth + 1) || inheritsStdout(u.getWhenFalse(), key, depth + 1);
+  const text = (n: Node | undefined): string => (n ? stdioValue(n).getText().replace(/\s+/g, '') : '');
+  const inheritish = (n: Node | undefined): boolean => /^(?:['"`]inherit['"`]|1|process\.stdout)$/.test(text(n)) || (!!n && stdoutOf(stdioValue(n)));
   if (key === 'stdout') return inheritish(u);
   if (Node.isArrayLiteralExpression(u)) return inheritish(u.getElements()[1]);
   return /^['"`]inherit['"`]$/.test(text(u));
+}
+
+/** The value of an option in an options object: `{ stdio: … }` or the shorthand `{ stdio }`. */
+function optionValue(obj: Node, key: string): Node | undefined {
+  if (!Node.isObjectLiteralExpression(obj)) return undefined;
+  const prop = obj.getProperty(key);
+  if (prop && Node.isPropertyAssignment(prop)) return prop.getInitializer();
+  if (prop && Node.isShorthandPropertyAssignment(prop)) return prop.getNameNode();
+  return undefined;
 }
 
 /** A launch whose child writes on our stdout (see the detector comment): the callee as written, or undefined. */
@@ -709,14 +726,76 @@ function inheritedLaunch(n: Node): string | undefined {
   const m = o ? names(o.path).pop() ?? '' : '';
   if (!o || !LAUNCHERS[o.module]?.test(m)) return undefined;
   for (const a of n.getArguments()) {
-    const obj = unwrap(a);
+    // The options written in the call, or kept in a const (`const RUN = { stdio: 'inherit' }; spawnSync('helm', args, RUN)`).
+    const obj = stdioValue(a);
     if (!Node.isObjectLiteralExpression(obj)) continue;
     for (const key of ['stdio', 'stdout']) {
-      const prop = obj.getProperty(key);
-      if (prop && Node.isPropertyAssignment(prop) && inheritsStdout(prop.getInitializer(), key)) return callee.getText().replace(/\s+/g, '').slice(0, 80);
+      if (inheritsStdout(optionValue(obj, key), key)) return callee.getText().replace(/\s+/g, '').slice(0, 80);
     }
   }
   return undefined;
+}
+
+/**
+ * shelljs echoes on our stdout: `exec(cmd)` prints the command's output as it runs unless `silent: true` is passed
+ * (or set once with `config.silent = true`), and `echo(…)` prints its text. The callee as written, or undefined.
+ */
+function shelljsPrint(n: Node, silenced: boolean): { messageId: 'stdout-write' | 'child-stdout-inherited'; call: string } | undefined {
+  if (silenced || !Node.isCallExpression(n)) return undefined;
+  const callee = unwrap(n.getExpression());
+  const o = originOf(callee);
+  const m = o?.module === 'shelljs' ? names(o.path).pop() : undefined;
+  const call = callee.getText().replace(/\s+/g, '').slice(0, 80);
+  if (m === 'echo') return { messageId: 'stdout-write', call };
+  if (m !== 'exec') return undefined;
+  for (const a of n.getArguments().slice(1)) {
+    const obj = stdioValue(a);
+    if (!Node.isObjectLiteralExpression(obj)) continue;
+    // Options spread from elsewhere may carry silent: not counted.
+    if (obj.getProperties().some((p) => Node.isSpreadAssignment(p))) return undefined;
+    const silent = optionValue(obj, 'silent');
+    if (silent && stdioValue(silent).getText() !== 'false') return undefined;
+  }
+  return { messageId: 'child-stdout-inherited', call };
+}
+
+/** Does a file set shelljs's `config.silent = true` (every exec quiet)? */
+function shelljsSilenced(files: SourceFile[]): boolean {
+  return files.some((sf) => namesAnyModule(sf, ['shelljs']) && /\bconfig\.silent\s*=\s*true\b/.test(sf.getFullText()));
+}
+
+/**
+ * `process.stdout.write` handed on as a value rather than called here: `child.stdout.on('data',
+ * process.stdout.write.bind(process.stdout))`, `{ write: process.stdout.write }`, `const out = process.stdout.write.bind(…)`:
+ * whoever calls it writes on the protocol channel. Not a reassignment (`process.stdout.write = …`) nor the original kept
+ * unbound to be put back (`const original = process.stdout.write`).
+ */
+function stdoutWriteReferences(sf: SourceFile): Node[] {
+  if (!sf.getFullText().includes('stdout')) return [];
+  const raw = (cn: ts.Node): boolean => (cn as ts.PropertyAccessExpression).name.text === 'write';
+  return ofKinds(sf, [SyntaxKind.PropertyAccessExpression], raw).filter((n) => {
+    if (!Node.isPropertyAccessExpression(n) || !stdoutOf(unwrap(n.getExpression()))) return false;
+    let cur: Node = n;
+    let p = cur.getParent();
+    while (p && (Node.isParenthesizedExpression(p) || Node.isAsExpression(p) || Node.isNonNullExpression(p))) {
+      cur = p;
+      p = p.getParent();
+    }
+    if (!p) return false;
+    if (Node.isCallExpression(p)) return p.getExpression() !== cur && !isTransportWrite(p);
+    let bound = false;
+    if (Node.isPropertyAccessExpression(p) && p.getName() === 'bind' && Node.isCallExpression(p.getParent())) {
+      // The bound method is the value: where it goes decides.
+      bound = true;
+      cur = p.getParent()!;
+      p = cur.getParent();
+      if (!p) return false;
+    } else if (Node.isPropertyAccessExpression(p)) return false;
+    if (Node.isCallExpression(p)) return p.getExpression() !== cur;
+    if (Node.isPropertyAssignment(p) || Node.isArrayLiteralExpression(p) || Node.isReturnStatement(p)) return true;
+    if (Node.isVariableDeclaration(p)) return bound;
+    return false;
+  });
 }
 
 /** The major version of dotenv the package runs: the installed one, else the lowest its declared range allows. */
@@ -1003,6 +1082,7 @@ export default defineDetector({
     // Logger configurations read from a file that is not in the package: judged only when nothing else is red.
     const unread: { library: string; file: string; line: number }[] = [];
     let order: LoadOrder | undefined;
+    const silencedShell = shelljsSilenced(files);
     const more = { log4jsConfigs: callsOf(files, 'log4js', new Set(['configure'])), loglevelLevels: callsOf(files, 'loglevel', new Set(['setLevel', 'setDefaultLevel', 'enableAll'])).map((a) => a || 'trace') };
     for (const sf of files) {
       const file = code.rel(sf);
@@ -1069,6 +1149,11 @@ export default defineDetector({
           if (stands(n)) findings.push({ messageId: 'child-stdout-inherited', data: { call: launch }, location: at, evidence: n.getText().slice(0, 120) });
           continue;
         }
+        const shelljs = shelljsPrint(n, silencedShell);
+        if (shelljs) {
+          if (stands(n)) findings.push({ messageId: shelljs.messageId, data: { call: shelljs.call }, location: at, evidence: n.getText().slice(0, 120) });
+          continue;
+        }
         if (pinoToStdout(n)) {
           if (stands(n)) findings.push({ messageId: 'pino-stdout', location: at, evidence: n.getText().slice(0, 120) });
           continue;
@@ -1085,6 +1170,14 @@ export default defineDetector({
         if (reported.has(`${at.file}:${at.line}`) || !stands(n)) continue;
         reported.add(`${at.file}:${at.line}`);
         findings.push({ messageId: 'stdout-write', data: { call: n.getText() }, location: at, evidence: (n.getParent() ?? n).getText().slice(0, 120) });
+      }
+    }
+    for (const sf of files) {
+      for (const n of stdoutWriteReferences(sf)) {
+        const at = { file: code.rel(sf), line: positionOf(n).line };
+        if (reported.has(`${at.file}:${at.line}`) || !stands(n)) continue;
+        reported.add(`${at.file}:${at.line}`);
+        findings.push({ messageId: 'stdout-write', data: { call: 'process.stdout.write' }, location: at, evidence: (n.getParent() ?? n).getText().slice(0, 120) });
       }
     }
     for (const sf of files) {

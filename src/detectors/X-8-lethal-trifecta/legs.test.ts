@@ -72,6 +72,13 @@ describe('X-8 classification rules (legs.ts)', () => {
     [{ name: 'scrape', description: 'Scrape a page and return markdown.', properties: ['url', 'formats'] }, ['untrusted', 'outbound']],
     [{ name: 'crawl', properties: ['url', 'limit', 'storage_state'] }, ['private', 'untrusted', 'outbound']],
     [{ name: 'page_text', description: 'Returns the text of a page opened in your logged-in browser session.', properties: ['address'] }, ['private']],
+    // A scraping API's account, read through its key (credits, usage, quota): the account's own data.
+    [{ name: 'spider_get_credits', description: 'Check your available Spider API credit balance.', properties: [] }, ['private']],
+    [{ name: 'check_usage', properties: [] }, ['private']],
+    [{ name: 'account_info', description: 'Shows your remaining scrape credits and plan limits.', properties: [] }, ['private']],
+    [{ name: 'crawl', properties: ['url', 'webhooks'] }, ['untrusted', 'outbound']],
+    [{ name: 'analyze_memory', description: 'Returns the memory usage of a process.', properties: ['pid'] }, []],
+    [{ name: 'search_dataset', description: 'Search a public dataset of company profiles.', properties: ['query'] }, []],
     // Calendars: entries other people write, in the user's own calendar; an invitation carries text to addresses chosen at call time.
     [{ name: 'list-events', description: 'List the events between two dates in a calendar.', properties: ['calendarId', 'timeMin', 'timeMax'] }, ['private', 'untrusted']],
     [{ name: 'search_events', properties: ['query'], context: 'google-calendar-mcp' }, ['private', 'untrusted']],

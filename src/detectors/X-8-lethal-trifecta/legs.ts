@@ -121,6 +121,14 @@ export const EXTENSION_BRIDGE = 'browser-extension';
 const BROWSER_ACTIONS = ['navigate', 'goto', 'click', 'type', 'snapshot', 'screenshot', 'tab', 'tabs', 'hover', 'scroll', 'fill', 'press', 'drag', 'browser'];
 export const EXTENSION_PROSE = /\b(?:(?:browser|chrome|firefox|edge)\s+extension|extension\s+(?:running\s+|installed\s+)?in\s+(?:your|the\s+user['’]s)\s+(?:own\s+)?(?:browser|chrome))\b/i;
 
+/**
+ * The user's account with a service, what its API key opens: the credit balance, usage, quota, subscription and
+ * billing of a scraping, search or AI API (`get_credits`, `check_usage`). Read through the key, it is the account's
+ * own data (private), like `get_me`.
+ */
+const ACCOUNT_DATA = ['credits', 'credit', 'balance', 'usage', 'quota', 'quotas', 'subscription', 'billing', 'invoices'];
+const ACCOUNT_PROSE = /\b(?:check|checks|get|gets|show|shows|return|returns|view|see|retrieve|retrieves|read|reads|list|lists)\s+(?:your|the\s+user['’]s)\s+(?:[\w-]+\s+){0,3}(?:credits?|balance|usage|quotas?|subscription|billing)\b/i;
+
 /** The user's own account, named from its side: `get_me`, `list_my_issues`, GET /me/messages. */
 const OWN_ACCOUNT = ['me', 'my', 'mine', 'myself', 'self', 'whoami'];
 
@@ -142,6 +150,7 @@ export const LEG_RULES: readonly LegRule[] = [
   { id: 'reads-calendar-events', legs: ['private', 'untrusted'], name: { verbs: READ, objects: CALENDAR_ENTRIES }, product: CALENDAR_PRODUCTS, prose: CALENDAR_PROSE },
   { id: 'reads-tickets', legs: ['private', 'untrusted'], name: { verbs: READ, objects: ['ticket', 'tickets'] } },
   { id: 'reads-own-account', legs: ['private'], name: { verbs: READ, objects: OWN_ACCOUNT } },
+  { id: 'reads-account-usage', legs: ['private'], name: { verbs: READ, objects: ACCOUNT_DATA } },
   { id: 'uploads-local-files', legs: ['private', 'outbound'], name: { verbs: ['upload', 'attach', 'share', 'send', 'email', 'mail'], objects: FILES } },
   { id: 'sends', legs: ['outbound'], name: { verbs: SEND } },
   { id: 'creates-public-content', legs: ['outbound'], name: { verbs: ['create', 'add', 'open', 'write', 'update', 'edit', 'comment', 'make', 'new', 'put', 'append', 'insert', 'save'], objects: PUBLIC_CONTENT } },
@@ -155,7 +164,7 @@ export const LEG_RULES: readonly LegRule[] = [
   // --- input schema ------------------------------------------------------------------------------------
   { id: 'url-argument', legs: ['outbound', 'untrusted'], properties: { exact: ['url', 'urls', 'href', 'link', 'links', 'endpoint', 'website', 'webpage', 'uri_to_fetch'] } },
   { id: 'url-valued-argument', legs: ['outbound'], properties: { suffix: ['_url', '_urls', '_webhook', '_endpoint'] } },
-  { id: 'recipient-argument', legs: ['outbound'], properties: { exact: ['recipient', 'recipients', 'cc', 'bcc', 'to_email', 'to_address', 'email_to', 'phone_number', 'webhook'] } },
+  { id: 'recipient-argument', legs: ['outbound'], properties: { exact: ['recipient', 'recipients', 'cc', 'bcc', 'to_email', 'to_address', 'email_to', 'phone_number', 'webhook', 'webhooks'] } },
   // A browser or scraping session that opens pages under the user's saved logins reads the user's accounts.
   { id: 'saved-login-argument', legs: ['private'], properties: { exact: ['storage_state', 'user_data_dir', 'browser_profile', 'profile_id', 'auth_context_id', 'persistent_context'] } },
 
@@ -173,6 +182,7 @@ export const LEG_RULES: readonly LegRule[] = [
     legs: ['private'],
     text: /\b(?:(?:your|the\s+user['’]s)\s+(?:own\s+)?(?:browser\s+profile|(?:browser\s+)?cookies|logged[- ]in\s+(?:sessions?|accounts?|browser))|(?:with|using|in|reuses?)\s+(?:your|the\s+user['’]s|saved|existing)\s+(?:login|logged[- ]in|authenticated)\s+(?:sessions?|state|cookies|browser))\b/i,
   },
+  { id: 'describes-account-usage', legs: ['private'], text: ACCOUNT_PROSE },
   { id: 'describes-file-contents', legs: ['private'], text: /\b(?:reads?|returns?|shows?|gets?)\s+(?:the\s+)?(?:complete\s+|full\s+|raw\s+)?contents?\s+of\s+(?:a\s+|the\s+|any\s+)?(?:local\s+)?files?\b/i },
   { id: 'decrit-donnees-privees', legs: ['private'], text: /(?<!\p{L})(?:vos|ses|leurs|les)\s+(?:fichiers|e-?mails|courriels|messages|documents|notes|contacts|données\s+(?:privées|personnelles))(?!\p{L})/iu },
   {
