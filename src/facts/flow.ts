@@ -278,6 +278,7 @@ function entryFlows(entry: HandlerEntry, r: FnResult, run: Run, sources: ParsedS
       ...(f.match.family === 'process' ? { shell: f.kind === 'shell' } : {}),
       ...(f.match.launcher ? { launcher: f.match.launcher } : {}),
       ...(f.kind === 'sql' && f.match.readOnly ? { readOnly: true } : {}),
+      ...(f.kind === 'sql' && f.match.sqlUnresolved ? { sqlUnresolved: true } : {}),
       ...pos,
       guard: g.guard,
       ...(g.detail ? { guardDetail: g.detail } : {}),

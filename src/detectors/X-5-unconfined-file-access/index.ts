@@ -31,7 +31,11 @@ import python from './python.js';
  *     TO '<file>'` are not, and whether the database role may use them (superuser, pg_read_server_files,
  *     pg_write_server_files, MySQL's FILE privilege) is not known from the code. A statement that passes a check first (an
  *     allowlist, a pattern, words refused) is not judged here: the rule is then could-not-judge
- *     'sql-statement-check-not-judged' unless another call is red.
+ *     'sql-statement-check-not-judged' unless another call is red. A statement sent to a receiver only named like a
+ *     SQL client (`client.query(text)`, `db.run(sql)`) whose module is not followed (a client received as a parameter,
+ *     an object made by the package) is no evidence of SQL — an HTTP API client has `query` too — so it is never red:
+ *     could-not-judge 'sql-client-not-resolved' unless another call is red. The arguments of a call on a prepared
+ *     statement (`db.prepare('… ?').get(k)`, `stmt.run(a, b)`) are bound values, not statements.
  * Sound confinement (see facts/flow): path.resolve/join (or realpath) followed by a `startsWith(root +
  * path.sep)` check, or path.relative checked for '..'; path.basename; an allowlist of names. A helper such
  * as `confine(root, p)` in the same project counts when the handler uses its result.
@@ -66,6 +70,7 @@ export default [
       const bySink = new Map<string, Flow[]>();
       const sqlChecked = new Set<string>();
       const sqlReadOnly = new Set<string>();
+      const sqlUnresolved = new Set<string>();
       for (const f of toolFlows(repo)) {
         if (f.sinkKind === 'sql') {
           // A statement the caller writes: no path confinement applies; a check on it (an allowlist, a pattern, a
@@ -73,6 +78,8 @@ export default [
           if (f.guard !== 'none') sqlChecked.add(f.tool);
           // In a read-only transaction: what remains (pg_read_file, COPY … TO a file) depends on the role's file privileges.
           else if (f.readOnly) sqlReadOnly.add(f.tool);
+          // Sent to a receiver only named like a SQL client (its module not followed): maybe an HTTP API's query.
+          else if (f.sqlUnresolved) sqlUnresolved.add(f.tool);
           else bySink.set(`sql|${f.file}:${f.line}:${f.column}`, [...(bySink.get(`sql|${f.file}:${f.line}:${f.column}`) ?? []), f]);
           continue;
         }
@@ -98,7 +105,8 @@ export default [
       }
       if (findings.length) return { state: 'non-conforming', findings };
       if (sqlChecked.size) return couldNotJudge('sql-statement-check-not-judged', { name: [...sqlChecked].sort().join(', ') });
-      return sqlReadOnly.size ? couldNotJudge('sql-read-only-not-judged', { name: [...sqlReadOnly].sort().join(', ') }) : present();
+      if (sqlReadOnly.size) return couldNotJudge('sql-read-only-not-judged', { name: [...sqlReadOnly].sort().join(', ') });
+      return sqlUnresolved.size ? couldNotJudge('sql-client-not-resolved', { name: [...sqlUnresolved].sort().join(', ') }) : present();
     },
   }),
   python,

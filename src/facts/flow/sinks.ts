@@ -60,6 +60,11 @@ export interface Flow {
   launcher?: Launcher;
   /** sql sinks: the statement runs after the same function began a read-only transaction (`BEGIN TRANSACTION READ ONLY`). */
   readOnly?: boolean;
+  /**
+   * sql sinks: the receiver is only named like a SQL client (`db`, `client`, `pool`…) and its module is not followed:
+   * it may be an HTTP API client's `client.query(text)`, so this is not evidence of a SQL statement (could-not-judge at most).
+   */
+  sqlUnresolved?: boolean;
   file: string;
   line: number;
   column: number;
@@ -112,6 +117,8 @@ export interface SinkMatch {
   launcher?: Launcher;
   /** A whole statement sent after a read-only transaction began (see Flow.readOnly). */
   readOnly?: boolean;
+  /** A whole statement sent to a receiver only named like a SQL client, whose module is not followed (see Flow.sqlUnresolved). */
+  sqlUnresolved?: boolean;
   parts: SinkPart[];
 }
 
@@ -1133,6 +1140,9 @@ function sqlFileCall(node: CallExpression, ctx: SinkContext): SinkMatch | undefi
   if (!Node.isPropertyAccessExpression(callee) || !SQL_METHODS.test(callee.getName()) || !args[0]) return undefined;
   // Only in a package that talks to a database (a data client in its manifest or code, or DuckDB).
   if (!ctx.records && !ctx.sql && !namesAnyModule(node.getSourceFile(), ['duckdb', '@duckdb/node-api'])) return undefined;
+  // A call on a prepared statement (`db.prepare('… ?').get(k)`, `stmt.run(a, b)`, mysql2's `stmt.execute(values)`):
+  // its arguments are bound values, never SQL text; the statement is the `prepare(...)` call's own first argument.
+  if (preparedStatement(callee.getExpression())) return undefined;
   let sql = unwrap(args[0]);
   if (Node.isIdentifier(sql)) {
     const d = declarationOf(sql);
@@ -1165,17 +1175,19 @@ function sqlFileCall(node: CallExpression, ctx: SinkContext): SinkMatch | undefi
       }
     }
   }
-  const whole = ctx.sql && literal === undefined ? wholeStatement(sql, args[0], callee, ctx.sources) : undefined;
+  const stmt = ctx.sql && literal === undefined ? wholeStatement(sql, args[0], callee, ctx.sources) : undefined;
+  const whole = stmt?.expr;
   const sqlPart: SinkPart[] = whole ? [{ kind: 'sql', exprs: [whole] }] : [];
   if (!paths.length || !access) {
     if (!whole) return undefined;
     const rec = ctx.records ? recordLookup(node, ctx.sources) : undefined;
-    const ro = readOnlyBefore(node) ? { readOnly: true } : {};
+    const ro = { ...(readOnlyBefore(node) ? { readOnly: true } : {}), ...(stmt?.unresolved ? { sqlUnresolved: true } : {}) };
     return rec ? { ...rec, ...ro, parts: [...rec.parts, ...sqlPart] } : { family: 'record', call: calleeText(callee), ...ro, parts: sqlPart };
   }
   const fsPart: SinkPart = { kind: 'fs', exprs: paths };
   const rec = ctx.records ? recordLookup(node, ctx.sources) : undefined;
-  return rec ? { ...rec, access, parts: [...rec.parts, fsPart, ...sqlPart] } : { family: 'fs', call: calleeText(callee), access, parts: [fsPart, ...sqlPart] };
+  const un = stmt?.unresolved ? { sqlUnresolved: true } : {};
+  return rec ? { ...rec, ...un, access, parts: [...rec.parts, fsPart, ...sqlPart] } : { family: 'fs', call: calleeText(callee), ...un, access, parts: [fsPart, ...sqlPart] };
 }
 
 /** SQL database clients: a statement they run may make the database read or write a file (COPY, pg_read_file, ATTACH…). */
@@ -1218,6 +1230,37 @@ function readOnlyBefore(call: CallExpression): boolean {
   return at.some((p) => p.at < start && p.from <= start && call.getEnd() <= p.to);
 }
 
+/** Methods that make a prepared statement from SQL text (better-sqlite3, sqlite3, sqlite, mysql2, node-postgres-like wrappers). */
+const STATEMENT_MAKERS = /^(?:prepare|prepareStatement|prepareAsync)$/;
+/** better-sqlite3 Statement methods that return the statement itself (`db.prepare(sql).pluck().get(k)`), and sqlite3's `bind`. */
+const STATEMENT_CHAIN = /^(?:pluck|raw|expand|columns|bind|safeIntegers)$/;
+
+/**
+ * Is the value a prepared statement: the result of a `prepare(...)` call (awaited or not, through a local const or
+ * a class field, and better-sqlite3's chaining methods)? Its run/get/all/execute calls take bound values.
+ */
+function preparedStatement(expr: Node, depth = 0): boolean {
+  if (depth > 4) return false;
+  let u = unwrap(expr);
+  while (Node.isAwaitExpression(u)) u = unwrap(u.getExpression());
+  if (Node.isCallExpression(u)) {
+    const c = unwrap(u.getExpression());
+    if (!Node.isPropertyAccessExpression(c)) return false;
+    if (STATEMENT_MAKERS.test(c.getName())) return true;
+    return STATEMENT_CHAIN.test(c.getName()) && preparedStatement(c.getExpression(), depth + 1);
+  }
+  if (Node.isPropertyAccessExpression(u) && Node.isThisExpression(unwrap(u.getExpression()))) {
+    const values = fieldValues(u);
+    return values.length > 0 && values.every((v) => preparedStatement(v, depth + 1));
+  }
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    const init = d ? initializerOf(d) : undefined;
+    return !!init && preparedStatement(init, depth + 1);
+  }
+  return false;
+}
+
 /** Is the value made in the code by `new` or a factory function (a local const's or a class field's value), rather than received? */
 function madeHere(receiver: Node): boolean {
   const made = (v: Node | undefined): boolean => {
@@ -1240,10 +1283,15 @@ function madeHere(receiver: Node): boolean {
  * template (or `+` chain) whose first piece is a value (`\`${args.sql}\``). A statement written in the code with
  * values put in it (`SELECT * FROM ${table}`) is not one: its values are read by the path placeholders above.
  */
-function wholeStatement(sql: Node, arg: Node, callee: Node, sources: ParsedSources): Node | undefined {
+function wholeStatement(sql: Node, arg: Node, callee: Node, sources: ParsedSources): { expr: Node; unresolved: boolean } | undefined {
   if (!Node.isPropertyAccessExpression(callee)) return undefined;
   const receiver = unwrap(callee.getExpression());
   const module = recordModuleOf(receiver, sources, 0, (m) => SQL_MODULE_SET.has(m));
+  // Without a followed module the receiver's name is no evidence of SQL (an HTTP API client's `client.query(apl)`
+  // in a package that also keeps a SQLite cache): such a statement is marked unresolved, could-not-judge at most
+  // (X-5), never red — unless the file the call is written in imports a SQL client itself (a pool made by a factory
+  // function or held in a field also set to null, in the module that wraps the library).
+  const unresolved = !module && !namesAnyModule(callee.getSourceFile(), SQL_MODULES);
   if (!module) {
     // The module is not followed: a receiver named like a SQL client (`db`, `this.pool`, `client`), called with a
     // method that sends a statement under every client (not `get`, `one`, `any`: a key-value store's names too).
@@ -1259,9 +1307,9 @@ function wholeStatement(sql: Node, arg: Node, callee: Node, sources: ParsedSourc
   const pieces = piecesOf(sql);
   if (pieces) {
     const first = pieces.find((p) => !('text' in p) || p.text.trim() !== '');
-    return first && !('text' in first) ? first.expr : undefined;
+    return first && !('text' in first) ? { expr: first.expr, unresolved } : undefined;
   }
-  return arg;
+  return { expr: arg, unresolved };
 }
 
 /** The values put into a SQL text, each with the text written before it (a template's spans, a `+` chain's operands). */
