@@ -11,6 +11,7 @@ type SourceFileNode = import('ts-morph').SourceFile;
 type CallExpressionNode = import('ts-morph').CallExpression;
 type TryStmt = import('ts-morph').ts.TryStatement;
 type CatchClauseNode = import('ts-morph').ts.CatchClause;
+type IfStmt = import('ts-morph').ts.IfStatement;
 
 /**
  * S-11 — which channel a hand-written tools/call handler (a low-level `Server`'s
@@ -37,7 +38,8 @@ type CatchClauseNode = import('ts-morph').ts.CatchClause;
  * `.catch(e => { throw … })` on an awaited chain, rethrow: their throws are judged as the catch's own. A handler
  * registered through a wrapper (`withErrors(async (request) => …)`) starts with the guard of the wrapper's catch.
  * unmarkedErrorResults reads, from every tool handler (any API), a failure a `catch` answers with an ordinary
- * result, without `isError: true` ('execution-error-result-unmarked-in-source').
+ * result, without `isError: true` ('execution-error-result-unmarked-in-source'), and a failure an `if` on an upstream
+ * response answers so on its failure branch ('failed-response-result-unmarked-in-source').
  * High-level handlers (McpServer.tool / registerTool, FastMCP) are not read here: the SDK catches what they
  * throw and answers an isError result.
  */
@@ -48,9 +50,12 @@ export interface ChannelFinding {
     | 'wrong-meaning-code-in-source'
     | 'unknown-tool-result-in-source'
     | 'upstream-failure-uncaught-in-source'
-    | 'execution-error-result-unmarked-in-source';
+    | 'execution-error-result-unmarked-in-source'
+    | 'failed-response-result-unmarked-in-source';
   node: Node;
   code?: number;
+  /** The condition on the upstream response whose failure branch returns the result (failed-response-result-unmarked-in-source). */
+  check?: string;
 }
 
 export const ERROR_CTOR = /(?:^|\.)(?:McpError|ProtocolError|JSONRPCError|JsonRpcError|RpcError)$/;
@@ -245,32 +250,108 @@ function underUnknownNameCheck(t: ThrowStmt, fnNode: ts.Node): boolean {
   return false;
 }
 
-/**
- * A condition that checks an upstream response for failure: `!res.ok` / `response.ok === false` (any value's `ok`),
- * `res.status >= 400` / `response.statusCode !== 200` on a value a request gave back (isResponse).
- */
-function checksResponse(cond: ts.Node): boolean {
-  return responseNames(cond, true).length > 0;
+type Polarity = 'failure' | 'success';
+
+const flip = (p: Polarity | undefined): Polarity | undefined => (p === 'failure' ? 'success' : p === 'success' ? 'failure' : undefined);
+
+/** `x.ok` (any value's) or `res.status` / `response.statusCode` of a value a request gave back (isResponse), with the receiver's name ('' when not a plain name). */
+function responseProperty(e: ts.Node): { kind: 'ok' | 'status'; name: string } | undefined {
+  const u = rawUnwrap(e);
+  if (!ts.isPropertyAccessExpression(u)) return undefined;
+  const recv = rawUnwrap(u.expression);
+  const name = ts.isIdentifier(recv) ? recv.text : '';
+  if (u.name.text === 'ok') return { kind: 'ok', name };
+  if (['status', 'statusCode'].includes(u.name.text) && isResponse(recv)) return { kind: 'status', name };
+  return undefined;
 }
 
-/** The names of the responses a condition checks (checksResponse); with `any`, a bare `.ok` counts with an empty name. */
-function responseNames(cond: ts.Node, any = false): string[] {
-  const out: string[] = [];
-  const visit = (cn: ts.Node): void => {
-    if (isNested(cn)) return;
-    if (ts.isPropertyAccessExpression(cn)) {
-      const name = cn.name.text;
-      const recv = rawUnwrap(cn.expression);
-      if (name === 'ok' || (['status', 'statusCode'].includes(name) && isResponse(recv))) {
-        if (ts.isIdentifier(recv)) out.push(recv.text);
-        else if (any) out.push('');
-        return;
-      }
-    }
-    ts.forEachChild(cn, visit);
-  };
-  visit(cond);
-  return out;
+const MIRRORED: Partial<Record<ts.SyntaxKind, ts.SyntaxKind>> = {
+  [SyntaxKind.LessThanToken]: SyntaxKind.GreaterThanToken,
+  [SyntaxKind.GreaterThanToken]: SyntaxKind.LessThanToken,
+  [SyntaxKind.LessThanEqualsToken]: SyntaxKind.GreaterThanEqualsToken,
+  [SyntaxKind.GreaterThanEqualsToken]: SyntaxKind.LessThanEqualsToken,
+};
+
+/** Which branch a comparison of a response's `ok` or status with a literal selects when true. */
+function comparisonPolarity(kind: 'ok' | 'status', op: ts.SyntaxKind, lit: ts.Node): Polarity | undefined {
+  const eq = op === SyntaxKind.EqualsEqualsEqualsToken || op === SyntaxKind.EqualsEqualsToken;
+  const ne = op === SyntaxKind.ExclamationEqualsEqualsToken || op === SyntaxKind.ExclamationEqualsToken;
+  if (kind === 'ok') {
+    const b = lit.kind === SyntaxKind.TrueKeyword ? true : lit.kind === SyntaxKind.FalseKeyword ? false : undefined;
+    if (b === undefined || (!eq && !ne)) return undefined;
+    return b === eq ? 'success' : 'failure';
+  }
+  if (!ts.isNumericLiteral(lit)) return undefined;
+  const n = Number(lit.text);
+  const ok = n >= 200 && n < 300;
+  if (eq) return ok ? 'success' : n >= 400 ? 'failure' : undefined;
+  if (ne) return ok ? 'failure' : undefined;
+  if (op === SyntaxKind.GreaterThanEqualsToken) return n >= 300 ? 'failure' : undefined;
+  if (op === SyntaxKind.GreaterThanToken) return n >= 299 ? 'failure' : undefined;
+  if (op === SyntaxKind.LessThanToken) return n > 200 && n <= 400 ? 'success' : undefined;
+  if (op === SyntaxKind.LessThanEqualsToken) return n >= 200 && n < 400 ? 'success' : undefined;
+  return undefined;
+}
+
+/**
+ * What the true branch of a condition on an upstream response is: 'failure' for `!res.ok`, `res.ok === false`,
+ * `res.status >= 400` / `> 399` / `!== 200` / `!(status >= 200 && status < 300)`, `status === 404`; 'success' for
+ * `res.ok`, `status === 200`, `status < 400`. `&&`/`||`: a failure operand makes the branch a failure one, else a
+ * success operand a success one. Anything else (a bare status, a status in a list): not known. The names of the
+ * responses checked are added to `names`.
+ */
+function polarityOf(e: ts.Node, names: string[]): Polarity | undefined {
+  const u = rawUnwrap(e);
+  if (ts.isPrefixUnaryExpression(u) && u.operator === SyntaxKind.ExclamationToken) return flip(polarityOf(u.operand, names));
+  const prop = responseProperty(u);
+  if (prop) {
+    if (prop.kind !== 'ok') return undefined;
+    if (prop.name) names.push(prop.name);
+    return 'success';
+  }
+  if (!ts.isBinaryExpression(u)) return undefined;
+  const op = u.operatorToken.kind;
+  if (op === SyntaxKind.AmpersandAmpersandToken || op === SyntaxKind.BarBarToken) {
+    const ps = [polarityOf(u.left, names), polarityOf(u.right, names)];
+    return ps.includes('failure') ? 'failure' : ps.includes('success') ? 'success' : undefined;
+  }
+  const [l, r] = [rawUnwrap(u.left), rawUnwrap(u.right)];
+  const left = responseProperty(l);
+  const right = left ? undefined : responseProperty(r);
+  const side = left ?? right;
+  if (!side) return undefined;
+  const p = comparisonPolarity(side.kind, left ? op : (MIRRORED[op] ?? op), left ? r : l);
+  if (p && side.name) names.push(side.name);
+  return p;
+}
+
+/** A statement after which control never reaches the next one: a return or throw, a block ending in one, an if/else whose branches both end so. */
+function exits(st: ts.Statement): boolean {
+  if (ts.isReturnStatement(st) || ts.isThrowStatement(st)) return true;
+  if (ts.isBlock(st)) {
+    const last = st.statements[st.statements.length - 1];
+    return !!last && exits(last);
+  }
+  if (ts.isIfStatement(st)) return !!st.elseStatement && exits(st.thenStatement) && exits(st.elseStatement);
+  return false;
+}
+
+/**
+ * The statements that run when an `if` on an upstream response found it failed: the then-branch of a failure check
+ * (`if (!res.ok)`), the else-branch of a success check (`if (res.ok) … else …`), or, when a success check has no
+ * else and its then-branch always returns or throws, the statements after the `if` in the same list. With the
+ * names of the responses checked; undefined when the condition checks no response or its polarity is not known.
+ */
+function failureBranch(st: IfStmt): { nodes: ts.Node[]; names: string[] } | undefined {
+  const names: string[] = [];
+  const p = polarityOf(st.expression, names);
+  if (p === 'failure') return { nodes: [st.thenStatement], names };
+  if (p !== 'success') return undefined;
+  if (st.elseStatement) return { nodes: [st.elseStatement], names };
+  const parent = st.parent;
+  if (!exits(st.thenStatement) || !(ts.isBlock(parent) || ts.isSourceFile(parent) || ts.isCaseClause(parent) || ts.isDefaultClause(parent))) return { nodes: [], names };
+  const list = parent.statements as ts.NodeArray<ts.Statement>;
+  return { nodes: list.slice(list.indexOf(st) + 1), names };
 }
 
 /** A value a request gave back: `const res = await fetch(…)` / `await this.http.get(…)` (a status of the arguments is not one). */
@@ -284,19 +365,26 @@ function isResponse(e: ts.Node): boolean {
 /** The thrown error speaks of the arguments (`Invalid arguments: …`): a protocol failure, not the tool's work. */
 const ABOUT_ARGUMENTS = /\b(?:invalid (?:arg|param|input)|arguments?\b|parameters?\b|is required|missing required)/i;
 
-/** A throw in the then-branch of an `if` that checks an HTTP response: `!res.ok`, `res.status >= 400`, `response.statusCode !== 200`. */
+/**
+ * A throw on the failure branch of an `if` that checks an HTTP response (failureBranch): the then-branch of `!res.ok`,
+ * `res.status >= 400`, `response.statusCode !== 200`, the else-branch of `res.ok`, or after `if (res.ok) return …`.
+ * The innermost `if` whose then-branch holds the throw decides.
+ */
 function underResponseCheck(t: ThrowStmt, fnNode: ts.Node): boolean {
   let child: ts.Node = t;
   for (let p = t.parent; p && p !== fnNode; child = p, p = p.parent) {
-    if (ts.isIfStatement(p) && child === p.thenStatement) {
-      let hit = false;
-      const visit = (cn: ts.Node): void => {
-        if (hit) return;
-        if (ts.isPropertyAccessExpression(cn) && (cn.name.text === 'ok' || (['status', 'statusCode'].includes(cn.name.text) && isResponse(cn.expression)))) hit = true;
-        else ts.forEachChild(cn, visit);
-      };
-      visit(p.expression);
-      return hit;
+    if (ts.isIfStatement(p) && (child === p.thenStatement || child === p.elseStatement)) {
+      const names: string[] = [];
+      const pol = polarityOf(p.expression, names);
+      if (child === p.elseStatement) {
+        if (pol === 'success') return true;
+        continue;
+      }
+      return pol === 'failure';
+    }
+    if ((ts.isBlock(p) || ts.isCaseClause(p) || ts.isDefaultClause(p)) && ts.isStatement(child)) {
+      const list = p.statements as ts.NodeArray<ts.Statement>;
+      for (const st of list.slice(0, list.indexOf(child))) if (ts.isIfStatement(st) && failureBranch(st)?.nodes.includes(child)) return true;
     }
   }
   return false;
@@ -751,7 +839,8 @@ function flagDefaultsFalse(o: ObjectLiteralExpression, returned: ts.Expression, 
  * 'execution-error-result-unmarked-in-source': a tool reports a failure of its own work as an ordinary result —
  * a `return` in a `catch` whose `try` awaited something, speaking of the failure (the caught error, a name
  * the catch declares, or words of a failure), whose result (a literal or a helper's, read as for results) has
- * content and no `isError: true`. Read in the tool handlers given and the functions of the audited source
+ * content and no `isError: true`; and 'failed-response-result-unmarked-in-source': such a return on the failure
+ * branch of a check of an upstream response (failureBranch), the check's text as `check`. Read in the tool handlers given and the functions of the audited source
  * they call, up to three calls deep, whatever the API (the SDK sets no flag on a result the handler returns).
  */
 export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources: ParsedSources): ChannelFinding[] {
@@ -763,7 +852,7 @@ export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources
     if (seen.has(fn.compilerNode)) return;
     seen.add(fn.compilerNode);
     const sf = fn.getSourceFile();
-    for (const cn of ownNodes(fn, (x) => ts.isCatchClause(x) || (ts.isIfStatement(x) && checksResponse(x.expression)) || (depth < MAX_DEPTH && ts.isCallExpression(x)))) {
+    for (const cn of ownNodes(fn, (x) => ts.isCatchClause(x) || ts.isIfStatement(x) || (depth < MAX_DEPTH && ts.isCallExpression(x)))) {
       if (ts.isCallExpression(cn)) {
         const callee = resolveFunction(sf, calleeOf(cn), sources);
         if (callee && callee !== fn) visit(callee, depth + 1);
@@ -771,18 +860,23 @@ export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources
         for (const a of cn.arguments) if (isRawFunctionLike(rawUnwrap(a))) visit(wrapNode(sf, rawUnwrap(a)) as FunctionLikeNode, depth + 1);
         continue;
       }
-      // The then-branch of a check of an upstream response (`if (!res.ok)`, `if (response.status >= 400)`): the API
-      // failed, and what the branch returns reports that failure.
-      let block: ts.Node;
+      // The failure branch of a check of an upstream response (`if (!res.ok)`, `if (response.status >= 400)`, the
+      // else of `if (res.ok)` or what follows its early return): the API failed, and what the branch returns reports
+      // that failure. The success branch is not read.
+      let blocks: ts.Node[];
       const names: string[] = [];
+      let check: string | undefined;
       if (ts.isIfStatement(cn)) {
-        block = cn.thenStatement;
-        names.push(...responseNames(cn.expression));
+        const branch = failureBranch(cn);
+        if (!branch?.nodes.length) continue;
+        blocks = branch.nodes;
+        names.push(...branch.names);
+        check = cn.expression.getText().replace(/\s+/g, ' ').slice(0, 80);
       } else {
         const c = cn as CatchClauseNode;
         if (!ts.isTryStatement(c.parent) || !awaits(c.parent.tryBlock)) continue;
         if (c.variableDeclaration && ts.isIdentifier(c.variableDeclaration.name)) names.push(c.variableDeclaration.name.text);
-        block = c.block;
+        blocks = [c.block];
       }
       const returns: ts.ReturnStatement[] = [];
       const collect = (x: ts.Node): void => {
@@ -791,8 +885,10 @@ export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources
         if (ts.isReturnStatement(x) && x.expression) returns.push(x);
         ts.forEachChild(x, collect);
       };
-      if (ts.isBlock(block)) ts.forEachChild(block, collect);
-      else collect(block);
+      for (const block of blocks) {
+        if (ts.isBlock(block)) ts.forEachChild(block, collect);
+        else collect(block);
+      }
       const speaksOfFailure = (text: string): boolean => FAILURE_WORDS.test(text) || names.some((n) => new RegExp(`(?:^|[^\\w$])${n.replace(/\$/g, '\\$')}(?![\\w$])`).test(text));
       for (const r of returns) {
         if (!speaksOfFailure(r.expression!.getText())) continue;
@@ -805,7 +901,7 @@ export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources
         if (reportedReturns.has(r)) continue;
         if (objs.length && objs.every((o) => unmarked(o) || flagDefaultsFalse(o, r.expression!, sf, sources))) {
           reportedReturns.add(r);
-          out.push({ messageId: 'execution-error-result-unmarked-in-source', node: wrapNode(sf, r) });
+          out.push(check === undefined ? { messageId: 'execution-error-result-unmarked-in-source', node: wrapNode(sf, r) } : { messageId: 'failed-response-result-unmarked-in-source', node: wrapNode(sf, r), check });
         }
       }
     }

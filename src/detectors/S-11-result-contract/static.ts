@@ -31,7 +31,8 @@ import { returnedObjects } from './results.js';
  *     handler throws on the protocol channel (channels.ts): a failure of the tool's own work, or a code JSON-RPC
  *     defines for another failure (-32601 for an unknown tool…);
  *   - 'upstream-failure-uncaught-in-source': an awaited API request or browser action such a handler lets reject;
- *   - 'execution-error-result-unmarked-in-source': a tool's `catch` answers the failure without `isError: true`.
+ *   - 'execution-error-result-unmarked-in-source': a tool's `catch` answers the failure without `isError: true`;
+ *   - 'failed-response-result-unmarked-in-source': so does the failure branch of a check of an upstream response.
  * The results are read from the `return` statements of the handler (or of the dispatcher branch).
  * When no tool's result could be read as an object literal and nothing is red: could-not-judge
  * 'tool-results-not-read'; a tools/call handler registered through a wrapper of a dependency leaves its channels
@@ -154,6 +155,7 @@ export default defineDetector({
     'wrong-meaning-code-in-source': ['code'],
     'upstream-failure-uncaught-in-source': [],
     'execution-error-result-unmarked-in-source': [],
+    'failed-response-result-unmarked-in-source': ['check'],
   },
   judge({ inputs: { repo, session } }) {
     const model = serverModel(repo);
@@ -274,7 +276,7 @@ export default defineDetector({
     // Failures of a tool's own work answered as ordinary results, without isError (any API: the SDK flags none it is given).
     for (const t of tools) if (t.handler && !isGenerated(t)) roots.add(t.handler);
     for (const c of unmarkedErrorResults([...roots], sources)) {
-      findings.push({ messageId: c.messageId, location: at(c.node), evidence: c.node.getText().slice(0, 120) });
+      findings.push({ messageId: c.messageId, ...(c.check !== undefined ? { data: { check: c.check } } : {}), location: at(c.node), evidence: c.node.getText().slice(0, 120) });
     }
 
     // Error codes written as literals.
