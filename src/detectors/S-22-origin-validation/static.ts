@@ -1,4 +1,4 @@
-import { Node, ts, type SourceFile, type VariableDeclaration } from '../../facts/morph.js';
+import { Node, ts, type SourceFile } from '../../facts/morph.js';
 import { ofKinds, propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
@@ -147,37 +147,82 @@ function readValue(read: Node): Node {
 
 /** Text that names the Origin (`origin`, `isOriginAllowed`, `allowedOrigins`), not `originalUrl`. */
 const NAMES_ORIGIN = /origin(?!al)/i;
+/**
+ * A read of the Host header (`req.headers.host`, `headers['host']`, `req.header('host')`, `headers.get('host')`): a
+ * 403 decided by the Host against an allowlist defeats DNS rebinding as the SDK's `hostHeaderValidation` does.
+ */
+const READS_HOST = /\bheaders\s*(?:\?\.|!\.|\.)\s*host\b|\bheaders\s*(?:\?\.)?\[\s*['"`]host['"`]\s*\]|\.(?:get|header|get[Hh]eader)\s*\(\s*['"`]host['"`]\s*\)/i;
+
+/** What a function binds to a name: every `const x = …` and `x = …`, with what the value names; read once per function. */
+interface Binding {
+  name: string;
+  /** The value's text names the Origin or reads the Host header. */
+  guardText: boolean;
+  /** The identifiers the value mentions. */
+  ids: Set<string>;
+}
+const bindingsMemo = new WeakMap<Node, Binding[]>();
+function bindingsOf(fn: Node): Binding[] {
+  let out = bindingsMemo.get(fn);
+  if (out) return out;
+  out = [];
+  const add = (name: string, value: Node): void => {
+    const text = value.getText();
+    const ids = new Set<string>();
+    if (Node.isIdentifier(value)) ids.add(text);
+    else for (const i of value.getDescendantsOfKind(ts.SyntaxKind.Identifier)) ids.add(i.getText());
+    out!.push({ name, guardText: NAMES_ORIGIN.test(text) || READS_HOST.test(text), ids });
+  };
+  fn.forEachDescendant((d) => {
+    if (Node.isVariableDeclaration(d)) {
+      const init = d.getInitializer();
+      if (init && Node.isIdentifier(d.getNameNode())) add(d.getName(), init);
+    } else if (Node.isBinaryExpression(d) && d.getOperatorToken().getKind() === ts.SyntaxKind.EqualsToken) {
+      const left = d.getLeft();
+      if (Node.isIdentifier(left)) add(left.getText(), d.getRight());
+    }
+  });
+  bindingsMemo.set(fn, out);
+  return out;
+}
 
 /**
  * The variables of a function that hold the Origin or a value made from it: the one the read is kept in
- * (`const o = req.headers.origin`, `const { origin } = req.headers`), then those whose initializer names one
- * of them (`const url = new URL(o)`, `const ok = allowed.has(url.origin)`), a few hops deep. One walk per function.
+ * (`const o = req.headers.origin`, `const { origin } = req.headers`), then those declared or assigned from a value
+ * naming one of them (`const url = new URL(o)`, `allowed = LIST.includes(url.origin)`), a few hops deep. The
+ * function's bindings are gathered once (bindingsOf); the closure is memoised per function and seed.
  */
-const declsMemo = new WeakMap<Node, VariableDeclaration[]>();
+const namesMemo = new WeakMap<Node, Map<string, Set<string>>>();
 function originNames(read: Node, fn: Node): Set<string> {
-  const names = new Set<string>();
-  if (Node.isBindingElement(read)) names.add(read.getName());
+  let seed = '';
+  if (Node.isBindingElement(read)) seed = read.getName();
   else {
     const holder = climbValue(readValue(read)).getParent();
-    if (holder && Node.isVariableDeclaration(holder) && Node.isIdentifier(holder.getNameNode())) names.add(holder.getName());
+    if (holder && Node.isVariableDeclaration(holder) && Node.isIdentifier(holder.getNameNode())) seed = holder.getName();
   }
-  let decls = declsMemo.get(fn);
-  if (!decls) declsMemo.set(fn, (decls = fn.getDescendantsOfKind(ts.SyntaxKind.VariableDeclaration).filter((d) => Node.isIdentifier(d.getNameNode()) && !!d.getInitializer())));
+  let perFn = namesMemo.get(fn);
+  if (!perFn) namesMemo.set(fn, (perFn = new Map()));
+  const known = perFn.get(seed);
+  if (known) return known;
+  const names = new Set<string>(seed ? [seed] : []);
+  const bindings = bindingsOf(fn);
   for (let pass = 0, grew = true; pass < 4 && grew; pass++) {
     grew = false;
-    for (const d of decls) {
-      if (names.has(d.getName()) || !namesOrigin(d.getInitializer()!, names)) continue;
-      names.add(d.getName());
+    for (const b of bindings) {
+      if (names.has(b.name) || !(b.guardText || [...b.ids].some((i) => names.has(i)))) continue;
+      names.add(b.name);
       grew = true;
     }
   }
+  perFn.set(seed, names);
   return names;
 }
 
 function namesOrigin(n: Node, names: Set<string>): boolean {
-  if (NAMES_ORIGIN.test(n.getText())) return true;
+  const text = n.getText();
+  if (NAMES_ORIGIN.test(text) || READS_HOST.test(text)) return true;
   if (names.size === 0) return false;
-  if (Node.isIdentifier(n)) return names.has(n.getText());
+  if (Node.isIdentifier(n)) return names.has(text);
   return n.getDescendantsOfKind(ts.SyntaxKind.Identifier).some((i) => names.has(i.getText()));
 }
 
@@ -479,22 +524,52 @@ function fixedString(n: Node | undefined, depth = 0): string | undefined {
 /** A condition about where the server listens or what it allows: the guard under it is only installed on request. */
 const OPT_IN_CONDITION = /host|bind|loopback|localhost|allow|origin|rebind|dns/i;
 
+/** What serves HTTP in a branch: a listener, an SDK transport or a request handed to one. */
+const SERVES_HTTP = /\.listen\s*\(|\.handle(?:Request|PostMessage)\s*\(|StreamableHTTPServerTransport|SSEServerTransport/;
+
+/** A flag that turns protection off (`allowAnyHost`, `DISABLE_DNS_REBINDING_PROTECTION`, `--no-host-check`). */
+const OPT_OUT_FLAG = /disable|allow[-_]?(?:any|all)|skip|insecure|unsafe|dangerous|no[-_]?(?:host|origin|dns|rebind|check|valid)|(?:host|origin)[-_]?check[-_]?off/i;
+
+/**
+ * A condition true when an opt-out flag is not set (`!argv.allowAnyHost`, `!process.env.DISABLE_DNS_REBINDING_PROTECTION`,
+ * `env.SKIP_HOST_CHECK !== 'true'`): the guard is on by default, which is no opt-in.
+ */
+function optOutUnset(cond: Node): boolean {
+  const c = unwrap(cond);
+  if (Node.isPrefixUnaryExpression(c) && c.getOperatorToken() === ts.SyntaxKind.ExclamationToken) {
+    const operand = unwrap(c.getOperand());
+    return (Node.isIdentifier(operand) || Node.isPropertyAccessExpression(operand) || Node.isElementAccessExpression(operand)) && OPT_OUT_FLAG.test(operand.getText());
+  }
+  if (Node.isBinaryExpression(c)) {
+    const op = c.getOperatorToken().getText();
+    const right = c.getRight().getText().replace(/['"`]/g, '');
+    if (((op === '!==' || op === '!=') && /^(?:true|1|yes)$/i.test(right)) || ((op === '===' || op === '==') && /^(?:false|0|no)$/i.test(right))) return OPT_OUT_FLAG.test(c.getLeft().getText());
+  }
+  return false;
+}
+
 /**
  * A guard installed only under a condition about the host or an allowlist (`if (isLoopback(host))
  * app.use(localhostHostValidation())`, `allowedHosts.length && app.use(hostHeaderValidation(allowedHosts))`), with no
- * guard on the other branch: whichever deployment falls outside the condition runs without one.
+ * guard on the other branch: whichever deployment falls outside the condition runs without one. Not so when the
+ * condition picks HTTP at all (`if (argv.host) { …guard…; app.listen(…) } else { stdio }`: the branch holding the
+ * guard serves HTTP and the other does not), nor when it only tests that an opt-out flag is unset (optOutUnset).
  */
 function optedIn(call: Node): boolean {
   const guardIn = (n: Node | undefined): boolean => !!n && /\b(?:localhostOriginValidation|originValidation|hostHeaderValidation|localhostHostValidation|originValidationResponse|hostHeaderValidationResponse|validateOriginHeader|validateHostHeader|createMcpExpressApp)\s*\(/.test(n.getText());
+  const servesHttp = (n: Node | undefined): boolean => !!n && SERVES_HTTP.test(n.getText());
+  /** The guard's branch and the other one: only one of them serves HTTP, so the condition chooses HTTP, not a guard. */
+  const choosesHttp = (mine: Node, other: Node | undefined): boolean => servesHttp(mine) && !servesHttp(other);
+  const conditional = (cond: Node): boolean => OPT_IN_CONDITION.test(cond.getText()) && !optOutUnset(cond);
   let child: Node = call;
   for (let p = call.getParent(); p && !Node.isSourceFile(p); child = p, p = p.getParent()) {
-    if (Node.isIfStatement(p) && child !== p.getExpression() && OPT_IN_CONDITION.test(p.getExpression().getText())) {
+    if (Node.isIfStatement(p) && child !== p.getExpression() && conditional(p.getExpression())) {
       const other = child === p.getThenStatement() ? p.getElseStatement() : p.getThenStatement();
-      if (!guardIn(other)) return true;
-    } else if (Node.isConditionalExpression(p) && child !== p.getCondition() && OPT_IN_CONDITION.test(p.getCondition().getText())) {
+      if (!guardIn(other) && !choosesHttp(child, other)) return true;
+    } else if (Node.isConditionalExpression(p) && child !== p.getCondition() && conditional(p.getCondition())) {
       const other = child === p.getWhenTrue() ? p.getWhenFalse() : p.getWhenTrue();
-      if (!guardIn(other)) return true;
-    } else if (Node.isBinaryExpression(p) && p.getOperatorToken().getText() === '&&' && child === p.getRight() && OPT_IN_CONDITION.test(p.getLeft().getText())) return true;
+      if (!guardIn(other) && !choosesHttp(child, other)) return true;
+    } else if (Node.isBinaryExpression(p) && p.getOperatorToken().getText() === '&&' && child === p.getRight() && conditional(p.getLeft())) return true;
     if (Node.isFunctionLikeDeclaration(p) || Node.isArrowFunction(p) || Node.isFunctionExpression(p)) break;
   }
   return false;
