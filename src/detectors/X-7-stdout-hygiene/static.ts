@@ -715,13 +715,13 @@ function inheritsStdout(v: Node | undefined, key: string, depth = 0): boolean {
 
 /**
  * Can a condition hold either way when the server is launched on stdio: it reads the environment or the command line
- * its client passes (`process.env.HELM_VERBOSE === '1'`, `process.argv.includes('--verbose')`), directly or through a
- * const (three levels). A parameter, a field or an option whose source is not read is not shown settable.
+ * its client passes (`process.env.HELM_VERBOSE === '1'`, `process.argv.includes('--verbose')`) or the platform it runs
+ * on (`process.platform === 'win32'`), directly or through a const (three levels). A parameter, a field or an option whose source is not read is not shown settable.
  */
 function settableOnStdio(cond: Node, depth = 0): boolean {
   if (depth > 3) return false;
   for (const n of [cond, ...cond.getDescendants()]) {
-    if (Node.isPropertyAccessExpression(n) && /^process\.(?:env|argv)$/.test(n.getText().replace(/\s+/g, ''))) return true;
+    if (Node.isPropertyAccessExpression(n) && /^process\.(?:env|argv|platform)$/.test(n.getText().replace(/\s+/g, ''))) return true;
     if (!Node.isIdentifier(n) || n.getText() === 'process') continue;
     const d = declarationOf(n);
     const decl = d?.getParent();
