@@ -52,6 +52,15 @@ function literalMode(v: string): 'cli' | 'http' | 'stdio' | undefined {
 }
 
 /**
+ * `process.stdout.isTTY`, `stdout.isTTY` (and stdin's): false when the server serves on stdio, where its client
+ * holds both ends as pipes, so the branch where it is true never runs there.
+ */
+function readsTerminal(n: Node): boolean {
+  const u = unwrap(n);
+  return Node.isPropertyAccessExpression(u) && u.getName() === 'isTTY' && /^(?:process\.)?(?:stdout|stdin)$/.test(unwrap(u.getExpression()).getText().replace(/\s+/g, ''));
+}
+
+/**
  * Is the given branch of a condition one that never runs in stdio mode? `depth` bounds the following of
  * consts and fields.
  */
@@ -73,6 +82,14 @@ export function neverStdio(cond: Node, branch: Branch, depth = 0): boolean {
     const eq = op === SyntaxKind.EqualsEqualsEqualsToken || op === SyntaxKind.EqualsEqualsToken;
     const ne = op === SyntaxKind.ExclamationEqualsEqualsToken || op === SyntaxKind.ExclamationEqualsToken;
     if (eq || ne) {
+      // `process.stdout.isTTY === true` holds on a terminal only; `=== false` / `=== undefined` where stdio serves.
+      const tty = readsTerminal(l) ? r : readsTerminal(r) ? l : undefined;
+      if (tty) {
+        const k = unwrap(tty).getText();
+        if (k !== 'true' && k !== 'false' && k !== 'undefined') return false;
+        const holds: Branch = eq ? 'then' : 'else';
+        return k === 'true' ? branch === holds : branch !== holds;
+      }
       const lit = constString(r) ?? constString(l);
       const other = constString(r) ? l : r;
       if (!lit) return false;
@@ -96,6 +113,7 @@ export function neverStdio(cond: Node, branch: Branch, depth = 0): boolean {
     }
     return false;
   }
+  if (readsTerminal(c)) return branch === 'then';
   // A flag read as a value: `argv['list-tools']`, `options.help`, `process.env.ENABLE_UNSAFE_SSE_TRANSPORT`.
   const name = operandName(c);
   if (name !== undefined && (CLI_ONLY_NAME.test(name) || CLI_ONLY.test(name) || (isEnvRead(c) && HTTP_ENV.test(name)))) return branch === 'then';

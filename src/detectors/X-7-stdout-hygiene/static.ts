@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, ts, type CallExpression, type SourceFile } from '../../facts/morph.js';
+import { Node, SyntaxKind, ts, type CallExpression, type Identifier, type SourceFile } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
@@ -701,12 +701,35 @@ const LAUNCHERS: Record<string, RegExp> = {
 function inheritsStdout(v: Node | undefined, key: string, depth = 0): boolean {
   if (!v || depth > 3) return false;
   const u = stdioValue(v);
-  if (Node.isConditionalExpression(u)) return inheritsStdout(u.getWhenTrue(), key, depth + 1) || inheritsStdout(u.getWhenFalse(), key, depth + 1);
+  if (Node.isConditionalExpression(u)) {
+    // A flag that cannot be shown to be settable where the server serves on stdio is not taken to select 'inherit'.
+    if (!settableOnStdio(u.getCondition())) return false;
+    return inheritsStdout(u.getWhenTrue(), key, depth + 1) || inheritsStdout(u.getWhenFalse(), key, depth + 1);
+  }
   const text = (n: Node | undefined): string => (n ? stdioValue(n).getText().replace(/\s+/g, '') : '');
   const inheritish = (n: Node | undefined): boolean => /^(?:['"`]inherit['"`]|1|process\.stdout)$/.test(text(n)) || (!!n && stdoutOf(stdioValue(n)));
   if (key === 'stdout') return inheritish(u);
   if (Node.isArrayLiteralExpression(u)) return inheritish(u.getElements()[1]);
   return /^['"`]inherit['"`]$/.test(text(u));
+}
+
+/**
+ * Can a condition hold either way when the server is launched on stdio: it reads the environment or the command line
+ * its client passes (`process.env.HELM_VERBOSE === '1'`, `process.argv.includes('--verbose')`) or the platform it runs
+ * on (`process.platform === 'win32'`), directly or through a const (three levels). A parameter, a field or an option whose source is not read is not shown settable.
+ */
+function settableOnStdio(cond: Node, depth = 0): boolean {
+  if (depth > 3) return false;
+  for (const n of [cond, ...cond.getDescendants()]) {
+    if (Node.isPropertyAccessExpression(n) && /^process\.(?:env|argv|platform)$/.test(n.getText().replace(/\s+/g, ''))) return true;
+    if (!Node.isIdentifier(n) || n.getText() === 'process') continue;
+    const d = declarationOf(n);
+    const decl = d?.getParent();
+    const list = decl?.getParent();
+    const init = d && Node.isVariableDeclaration(decl) && Node.isVariableDeclarationList(list) && list.getFlags() & ts.NodeFlags.Const ? initializerOf(d) : undefined;
+    if (init && settableOnStdio(init, depth + 1)) return true;
+  }
+  return false;
 }
 
 /** The value of an option in an options object: `{ stdio: … }` or the shorthand `{ stdio }`. */
@@ -773,7 +796,14 @@ function shelljsSilenced(files: SourceFile[]): boolean {
 function stdoutWriteReferences(sf: SourceFile): Node[] {
   if (!sf.getFullText().includes('stdout')) return [];
   const raw = (cn: ts.Node): boolean => (cn as ts.PropertyAccessExpression).name.text === 'write';
-  return ofKinds(sf, [SyntaxKind.PropertyAccessExpression], raw).filter((n) => {
+  const writes = ofKinds(sf, [SyntaxKind.PropertyAccessExpression], raw).filter((n) => Node.isPropertyAccessExpression(n) && stdoutOf(unwrap(n.getExpression())));
+  // `process.stdout.write = (c, ...r) => process.stderr.write(c, ...r)`: the file redirects stdout, and the original
+  // it keeps bound is there to be put back or to carry the protocol.
+  const redirected = writes.some((n) => {
+    const b = n.getParent();
+    return !!b && Node.isBinaryExpression(b) && b.getLeft() === n && b.getOperatorToken().getKind() === SyntaxKind.EqualsToken;
+  });
+  return writes.filter((n) => {
     if (!Node.isPropertyAccessExpression(n) || !stdoutOf(unwrap(n.getExpression()))) return false;
     let cur: Node = n;
     let p = cur.getParent();
@@ -793,8 +823,32 @@ function stdoutWriteReferences(sf: SourceFile): Node[] {
     } else if (Node.isPropertyAccessExpression(p)) return false;
     if (Node.isCallExpression(p)) return p.getExpression() !== cur;
     if (Node.isPropertyAssignment(p) || Node.isArrayLiteralExpression(p) || Node.isReturnStatement(p)) return true;
-    if (Node.isVariableDeclaration(p)) return bound;
+    if (Node.isVariableDeclaration(p)) return bound && !redirected && boundWriterUsed(p);
     return false;
+  });
+}
+
+/**
+ * A bound stdout writer held in a variable (`const out = process.stdout.write.bind(process.stdout)`) writes when it is
+ * called with data (`out(text)`) or handed on (`child.stdout.on('data', out)`, `{ write: out }`, `return out`).
+ */
+function boundWriterUsed(decl: Node): boolean {
+  if (!Node.isVariableDeclaration(decl)) return false;
+  const id = decl.getNameNode();
+  if (!Node.isIdentifier(id)) return false;
+  const name = id.getText();
+  const raw = (cn: ts.Node): boolean => (cn as ts.Identifier).text === name;
+  return ofKinds(decl.getSourceFile(), [SyntaxKind.Identifier], raw).some((r) => {
+    if (r === id || declarationOf(r as Identifier)?.getParent() !== decl) return false;
+    let cur: Node = r;
+    let p = cur.getParent();
+    while (p && (Node.isParenthesizedExpression(p) || Node.isAsExpression(p) || Node.isNonNullExpression(p))) {
+      cur = p;
+      p = p.getParent();
+    }
+    if (!p) return false;
+    if (Node.isCallExpression(p)) return p.getExpression() === cur ? p.getArguments().length > 0 : true;
+    return Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p) || Node.isArrayLiteralExpression(p) || Node.isReturnStatement(p);
   });
 }
 

@@ -74,7 +74,13 @@ describe('X-8 classification rules (legs.ts)', () => {
     [{ name: 'page_text', description: 'Returns the text of a page opened in your logged-in browser session.', properties: ['address'] }, ['private']],
     // A scraping API's account, read through its key (credits, usage, quota): the account's own data.
     [{ name: 'spider_get_credits', description: 'Check your available Spider API credit balance.', properties: [] }, ['private']],
-    [{ name: 'check_usage', properties: [] }, ['private']],
+    [{ name: 'check_quota', description: 'Returns the remaining requests allowed for your API key this month.', properties: [] }, ['private']],
+    [{ name: 'get_billing', description: 'Show the credit balance and billing period of the account.', properties: [] }, ['private']],
+    // The name alone is not the account: "usage" is also help text, a "quota" a local cache's.
+    [{ name: 'check_usage', properties: [] }, []],
+    [{ name: 'get_usage', description: 'Returns usage examples for a command of the CLI.', properties: ['command'] }, []],
+    [{ name: 'show_usage', description: 'Shows the help text of this server.', properties: [] }, []],
+    [{ name: 'check_quota', description: 'Reports how many entries the local cache may still hold before eviction.', properties: [] }, []],
     [{ name: 'account_info', description: 'Shows your remaining scrape credits and plan limits.', properties: [] }, ['private']],
     [{ name: 'crawl', properties: ['url', 'webhooks'] }, ['untrusted', 'outbound']],
     [{ name: 'analyze_memory', description: 'Returns the memory usage of a process.', properties: ['pid'] }, []],

@@ -122,12 +122,18 @@ const BROWSER_ACTIONS = ['navigate', 'goto', 'click', 'type', 'snapshot', 'scree
 export const EXTENSION_PROSE = /\b(?:(?:browser|chrome|firefox|edge)\s+extension|extension\s+(?:running\s+|installed\s+)?in\s+(?:your|the\s+user['’]s)\s+(?:own\s+)?(?:browser|chrome))\b/i;
 
 /**
- * The user's account with a service, what its API key opens: the credit balance, usage, quota, subscription and
- * billing of a scraping, search or AI API (`get_credits`, `check_usage`). Read through the key, it is the account's
- * own data (private), like `get_me`.
+ * The user's account with a service, what its API key opens: the credit balance, quota, subscription and billing of a
+ * scraping, search or AI API (`get_credits`, `check_quota`). Read through the key, it is the account's own data
+ * (private), like `get_me`. The name alone is not enough ("usage" is also a usage example or help text, a "quota" a
+ * local cache's): the description must speak of the account (ACCOUNT_PROSE, a credit balance, billing, your
+ * account/plan/subscription) or of the API key it is read through.
  */
-const ACCOUNT_DATA = ['credits', 'credit', 'balance', 'usage', 'quota', 'quotas', 'subscription', 'billing', 'invoices'];
+const ACCOUNT_DATA = ['credits', 'credit', 'balance', 'quota', 'quotas', 'subscription', 'billing', 'invoices'];
 const ACCOUNT_PROSE = /\b(?:check|checks|get|gets|show|shows|return|returns|view|see|retrieve|retrieves|read|reads|list|lists)\s+(?:your|the\s+user['’]s)\s+(?:[\w-]+\s+){0,3}(?:credits?|balance|usage|quotas?|subscription|billing)\b/i;
+const ACCOUNT_CONTEXT = new RegExp(
+  `${ACCOUNT_PROSE.source}|\\b(?:credits?\\s+balance|billing|(?:your|the\\s+user['’]s)\\s+(?:[\\w-]+\\s+)?(?:account|plan|subscription)|API[\\s_-]?keys?)\\b`,
+  'i',
+);
 
 /** The user's own account, named from its side: `get_me`, `list_my_issues`, GET /me/messages. */
 const OWN_ACCOUNT = ['me', 'my', 'mine', 'myself', 'self', 'whoami'];
@@ -150,7 +156,7 @@ export const LEG_RULES: readonly LegRule[] = [
   { id: 'reads-calendar-events', legs: ['private', 'untrusted'], name: { verbs: READ, objects: CALENDAR_ENTRIES }, product: CALENDAR_PRODUCTS, prose: CALENDAR_PROSE },
   { id: 'reads-tickets', legs: ['private', 'untrusted'], name: { verbs: READ, objects: ['ticket', 'tickets'] } },
   { id: 'reads-own-account', legs: ['private'], name: { verbs: READ, objects: OWN_ACCOUNT } },
-  { id: 'reads-account-usage', legs: ['private'], name: { verbs: READ, objects: ACCOUNT_DATA } },
+  { id: 'reads-account-usage', legs: ['private'], name: { verbs: READ, objects: ACCOUNT_DATA }, text: ACCOUNT_CONTEXT },
   { id: 'uploads-local-files', legs: ['private', 'outbound'], name: { verbs: ['upload', 'attach', 'share', 'send', 'email', 'mail'], objects: FILES } },
   { id: 'sends', legs: ['outbound'], name: { verbs: SEND } },
   { id: 'creates-public-content', legs: ['outbound'], name: { verbs: ['create', 'add', 'open', 'write', 'update', 'edit', 'comment', 'make', 'new', 'put', 'append', 'insert', 'save'], objects: PUBLIC_CONTENT } },
