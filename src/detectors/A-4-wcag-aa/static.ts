@@ -6,7 +6,7 @@ import { fileNotReadData } from '../../facts/not-read.js';
 import { wrapNode } from '../../facts/ts-source.js';
 import { lineIn, MAX_BUNDLE_BYTES, viewCode } from '../support/apps/app-source.js';
 import { escapeRegExp } from '../../facts/regex.js';
-import { embeddedViews, partialViews, sourceOf } from '../support/apps/embedded-view.js';
+import { embeddedViews, GAP, partialViews, sourceOf } from '../support/apps/embedded-view.js';
 
 /**
  * A-4 — WCAG 2.x AA (static half): what can be read before the View runs. In the built bundles' markup (parse5:
@@ -79,6 +79,25 @@ function revealable(n: HtmlNode, scripts: string): boolean {
   return new RegExp(`["'\`]#?${quoted}["'\`]`).test(scripts);
 }
 
+/**
+ * What the View's scripts set before anyone reads the page: the document's language (`document.documentElement.lang =`,
+ * `setAttribute('lang', …)`), its title (`document.title =`), and the name of a control they fill (`textContent`,
+ * `innerText`, `innerHTML`, `ariaLabel` or an aria-label / aria-labelledby / title attribute set) — a control they
+ * reach by its id (`getElementById('refresh')`, `'#refresh'`) or by a data attribute they select (`[data-i18n]`,
+ * a translation table filling every element that carries it). Those checks are left to the dynamic half (axe-core on
+ * the rendered View), as a hidden panel the scripts can show is checked (revealable).
+ */
+const SETS_LANG = /\bdocumentElement\.lang\s*=(?!=)|\.setAttribute\(\s*["'`]lang["'`]/;
+const SETS_TITLE = /\bdocument\.title\s*=(?!=)/;
+const FILLS_NAME = /\.(?:textContent|innerText|innerHTML|ariaLabel)\s*=(?!=)|\.setAttribute\(\s*["'`](?:aria-label|aria-labelledby|title)["'`]/;
+const FILLS_FIELD_NAME = /\.(?:ariaLabel|placeholder|title)\s*=(?!=)|\.setAttribute\(\s*["'`](?:aria-label|aria-labelledby|title|placeholder)["'`]/;
+function filledByScript(n: HtmlNode, scripts: string, fills: RegExp): boolean {
+  if (!fills.test(scripts)) return false;
+  const id = attr(n, 'id')?.trim();
+  if (id && new RegExp(`["'\`]#?${escapeRegExp(id)}["'\`]`).test(scripts)) return true;
+  return (n.attrs ?? []).some((a) => a.name.startsWith('data-') && new RegExp(`\\[${escapeRegExp(a.name)}(?=[\\]=~|^$*\\s])`).test(scripts));
+}
+
 const named = (n: HtmlNode) => ['aria-label', 'aria-labelledby', 'title'].some((a) => (attr(n, a) ?? '').trim() !== '');
 /**
  * axe-core's `label` rule (inputs and text areas) also accepts a non-empty `placeholder` as the field's name
@@ -86,8 +105,14 @@ const named = (n: HtmlNode) => ['aria-label', 'aria-labelledby', 'title'].some((
  */
 const placeheld = (n: HtmlNode) => n.nodeName !== 'select' && (attr(n, 'placeholder') ?? '').trim() !== '';
 
-/** The checks on a built bundle's markup; `scripts`, the View's code, tells which hidden panels it can show. */
-export function markupMisses(html: string, scripts = ''): Miss[] {
+/**
+ * The checks on a built bundle's markup; `scripts`, the View's code, tells which hidden panels it can show and what it
+ * sets itself (SETS_LANG, SETS_TITLE, filledByScript). `partial`: the document has pieces the reading could not know
+ * (GAP); only the elements written around them are judged — a `<title>` missing where an unknown piece stands before
+ * `<body>` (the piece may write the head), a `lang` missing from an `<html>` tag with an unknown piece among its
+ * attributes, an element with an unknown piece among its attributes, are not judged.
+ */
+export function markupMisses(html: string, scripts = '', partial = false): Miss[] {
   const doc = parse(html, { sourceCodeLocationInfo: true }) as unknown as HtmlNode;
   const out: Miss[] = [];
   const labelled = new Set<string>();
@@ -110,15 +135,19 @@ export function markupMisses(html: string, scripts = ''): Miss[] {
   };
   walk(doc, false);
   const line = (n: HtmlNode) => n.sourceCodeLocation?.startLine ?? 1;
-  if (htmlNode && !(attr(htmlNode, 'lang') ?? '').trim()) out.push({ check: 'html-has-lang', element: '<html>', line: line(htmlNode) });
-  if (!title) out.push({ check: 'document-title', element: '<title>', line: htmlNode ? line(htmlNode) : 1 });
+  const gapAttr = (n: HtmlNode) => partial && (n.attrs ?? []).some((a) => a.name.includes(GAP));
+  const bodyAt = html.search(/<body[\s>]/i);
+  const gapInHead = partial && html.slice(0, bodyAt === -1 ? html.length : bodyAt).includes(GAP);
+  if (htmlNode && !(attr(htmlNode, 'lang') ?? '').trim() && !gapAttr(htmlNode) && !SETS_LANG.test(scripts)) out.push({ check: 'html-has-lang', element: '<html>', line: line(htmlNode) });
+  if (!title && !gapInHead && !SETS_TITLE.test(scripts)) out.push({ check: 'document-title', element: '<title>', line: htmlNode ? line(htmlNode) : 1 });
   for (const { n, inLabel } of all) {
+    if (gapAttr(n)) continue;
     if (n.nodeName === 'img' && attr(n, 'alt') === undefined && !/^(presentation|none)$/.test(attr(n, 'role') ?? '') && !named(n)) out.push({ check: 'image-alt', element: '<img>', line: line(n) });
-    if (n.nodeName === 'button' && !textOf(n).trim() && !named(n)) out.push({ check: 'button-name', element: '<button>', line: line(n) });
+    if (n.nodeName === 'button' && !textOf(n).trim() && !named(n) && !filledByScript(n, scripts, FILLS_NAME)) out.push({ check: 'button-name', element: '<button>', line: line(n) });
     if (['input', 'select', 'textarea'].includes(n.nodeName)) {
       if (n.nodeName === 'input' && UNLABELLED_INPUT_TYPES.has((attr(n, 'type') ?? 'text').toLowerCase())) continue;
       const id = attr(n, 'id');
-      if (!named(n) && !placeheld(n) && !inLabel && !(id && labelled.has(id))) out.push({ check: 'label', element: `<${n.nodeName}>`, line: line(n) });
+      if (!named(n) && !placeheld(n) && !inLabel && !(id && labelled.has(id)) && !filledByScript(n, scripts, FILLS_FIELD_NAME)) out.push({ check: 'label', element: `<${n.nodeName}>`, line: line(n) });
     }
   }
   return out;
@@ -199,7 +228,7 @@ export default defineDetector({
     // Several Views from one template (one per script file it reads) share its markup: each miss is told once.
     const told = new Set<string>();
     for (const e of [...embedded, ...partial]) {
-      for (const m of markupMisses(e.html, scripts + '\n' + e.html)) {
+      for (const m of markupMisses(e.html, scripts + '\n' + e.html, e.partial)) {
         const at = sourceOf(e, m.line);
         const key = `${at.file}|${at.line}|${m.check}|${m.element}`;
         if (told.has(key)) continue;
@@ -211,8 +240,11 @@ export default defineDetector({
       for (const m of jsxMisses(c.sf.compilerNode)) findings.push({ messageId: 'markup-misses-name', data: { file: c.file, check: m.check, element: m.element }, location: { file: c.file, line: lineIn(c, wrapNode(c.sf, m.node) as Node) } });
     }
     if (findings.length) return { state: 'non-conforming', findings };
+    // A View only partly read (pieces the reading could not know): what was not read may miss a name, even beside
+    // Views read whole — no green over unread markup.
+    if (partial.length) return couldNotJudge('view-partly-built', { file: partial[0]!.file, line: partial[0]!.line });
     // No document of the View read whole: its lang, its title and the markup around the JSX are not known.
-    if (!view.bundles.length && !embedded.length) return partial.length ? couldNotJudge('view-partly-built', { file: partial[0]!.file, line: partial[0]!.line }) : couldNotJudge('no-built-view');
+    if (!view.bundles.length && !embedded.length) return couldNotJudge('no-built-view');
     return present();
   },
 });
