@@ -81,21 +81,40 @@ function revealable(n: HtmlNode, scripts: string): boolean {
 
 /**
  * What the View's scripts set before anyone reads the page: the document's language (`document.documentElement.lang =`,
- * `setAttribute('lang', …)`), its title (`document.title =`), and the name of a control they fill (`textContent`,
- * `innerText`, `innerHTML`, `ariaLabel` or an aria-label / aria-labelledby / title attribute set) — a control they
- * reach by its id (`getElementById('refresh')`, `'#refresh'`) or by a data attribute they select (`[data-i18n]`,
- * a translation table filling every element that carries it). Those checks are left to the dynamic half (axe-core on
- * the rendered View), as a hidden panel the scripts can show is checked (revealable).
+ * `setAttribute('lang', …)`), its title (`document.title =`), and the name of a control they fill — through the element
+ * itself: `getElementById('print').setAttribute('aria-label', …)`, a const holding it (`const b = querySelector('#print');
+ * b.textContent = …`), or each element of a selection of its data attribute (`for (const el of
+ * querySelectorAll('[data-i18n]')) el.textContent = …`, `.forEach((el) => el.textContent = …)`). A fill of another
+ * element does not name it. Those checks are left to the dynamic half (axe-core on the rendered View), as a hidden
+ * panel the scripts can show is checked (revealable).
  */
 const SETS_LANG = /\bdocumentElement\.lang\s*=(?!=)|\.setAttribute\(\s*["'`]lang["'`]/;
 const SETS_TITLE = /\bdocument\.title\s*=(?!=)/;
-const FILLS_NAME = /\.(?:textContent|innerText|innerHTML|ariaLabel)\s*=(?!=)|\.setAttribute\(\s*["'`](?:aria-label|aria-labelledby|title)["'`]/;
-const FILLS_FIELD_NAME = /\.(?:ariaLabel|placeholder|title)\s*=(?!=)|\.setAttribute\(\s*["'`](?:aria-label|aria-labelledby|title|placeholder)["'`]/;
-function filledByScript(n: HtmlNode, scripts: string, fills: RegExp): boolean {
-  if (!fills.test(scripts)) return false;
+const BUTTON_FILL = String.raw`\??\.\s*(?:(?:textContent|innerText|innerHTML|ariaLabel)\s*=(?!=)|setAttribute\(\s*["'\`](?:aria-label|aria-labelledby|title)["'\`])`;
+const FIELD_FILL = String.raw`\??\.\s*(?:(?:ariaLabel|placeholder|title)\s*=(?!=)|setAttribute\(\s*["'\`](?:aria-label|aria-labelledby|title|placeholder)["'\`])`;
+const FILLS_ANY = /\.\s*(?:textContent|innerText|innerHTML|ariaLabel|placeholder|title)\s*=(?!=)|\.setAttribute\(\s*["'`](?:aria-label|aria-labelledby|title|placeholder)["'`]/;
+function filledByScript(n: HtmlNode, scripts: string, fill: string): boolean {
+  if (!FILLS_ANY.test(scripts)) return false;
+  const Q = String.raw`["'\`]`;
+  const refs: string[] = [];
   const id = attr(n, 'id')?.trim();
-  if (id && new RegExp(`["'\`]#?${escapeRegExp(id)}["'\`]`).test(scripts)) return true;
-  return (n.attrs ?? []).some((a) => a.name.startsWith('data-') && new RegExp(`\\[${escapeRegExp(a.name)}(?=[\\]=~|^$*\\s])`).test(scripts));
+  if (id) refs.push(String.raw`\.(?:getElementById\(\s*${Q}${escapeRegExp(id)}|querySelector\(\s*${Q}#${escapeRegExp(id)})${Q}\s*\)`);
+  const data = (n.attrs ?? []).filter((a) => a.name.startsWith('data-')).map((a) => escapeRegExp(a.name));
+  const selection = data.length ? String.raw`\.querySelectorAll\(\s*${Q}[^"'\`]*\[(?:${data.join('|')})(?=[\]=~|^$*\s])[^"'\`]*${Q}\s*\)` : undefined;
+  // The element itself filled, or a const holding it.
+  for (const r of refs) {
+    if (new RegExp(r + String.raw`\s*` + fill).test(scripts)) return true;
+    for (const m of scripts.matchAll(new RegExp(String.raw`\b(?:const|let|var)\s+([\w$]+)\s*=\s*(?:document|[\w$.]+)` + r, 'g'))) {
+      if (new RegExp(String.raw`(?<![\w$.])${escapeRegExp(m[1]!)}\s*` + fill).test(scripts)) return true;
+    }
+  }
+  if (!selection) return false;
+  // Each element of a selection of its data attribute: a for-of over it, or its forEach.
+  const loops = new RegExp(String.raw`for\s*\(\s*(?:const|let|var)\s+([\w$]+)\s+of\s+[\w$.]*${selection}|${selection}\s*\.forEach\(\s*(?:function\s*)?\(?\s*([\w$]+)`, 'g');
+  for (const m of scripts.matchAll(loops)) {
+    if (new RegExp(String.raw`(?<![\w$.])${escapeRegExp((m[1] ?? m[2])!)}\s*` + fill).test(scripts)) return true;
+  }
+  return false;
 }
 
 const named = (n: HtmlNode) => ['aria-label', 'aria-labelledby', 'title'].some((a) => (attr(n, a) ?? '').trim() !== '');
@@ -143,11 +162,11 @@ export function markupMisses(html: string, scripts = '', partial = false): Miss[
   for (const { n, inLabel } of all) {
     if (gapAttr(n)) continue;
     if (n.nodeName === 'img' && attr(n, 'alt') === undefined && !/^(presentation|none)$/.test(attr(n, 'role') ?? '') && !named(n)) out.push({ check: 'image-alt', element: '<img>', line: line(n) });
-    if (n.nodeName === 'button' && !textOf(n).trim() && !named(n) && !filledByScript(n, scripts, FILLS_NAME)) out.push({ check: 'button-name', element: '<button>', line: line(n) });
+    if (n.nodeName === 'button' && !textOf(n).trim() && !named(n) && !filledByScript(n, scripts, BUTTON_FILL)) out.push({ check: 'button-name', element: '<button>', line: line(n) });
     if (['input', 'select', 'textarea'].includes(n.nodeName)) {
       if (n.nodeName === 'input' && UNLABELLED_INPUT_TYPES.has((attr(n, 'type') ?? 'text').toLowerCase())) continue;
       const id = attr(n, 'id');
-      if (!named(n) && !placeheld(n) && !inLabel && !(id && labelled.has(id)) && !filledByScript(n, scripts, FILLS_FIELD_NAME)) out.push({ check: 'label', element: `<${n.nodeName}>`, line: line(n) });
+      if (!named(n) && !placeheld(n) && !inLabel && !(id && labelled.has(id)) && !filledByScript(n, scripts, FIELD_FILL)) out.push({ check: 'label', element: `<${n.nodeName}>`, line: line(n) });
     }
   }
   return out;
