@@ -6,7 +6,7 @@ import { fileNotReadData } from '../../facts/not-read.js';
 import { wrapNode } from '../../facts/ts-source.js';
 import { lineIn, MAX_BUNDLE_BYTES, viewCode } from '../support/apps/app-source.js';
 import { escapeRegExp } from '../../facts/regex.js';
-import { embeddedViews, partialViews, sourceOf } from '../support/apps/embedded-view.js';
+import { embeddedViews, GAP, partialViews, sourceOf } from '../support/apps/embedded-view.js';
 
 /**
  * A-4 — WCAG 2.x AA (static half): what can be read before the View runs. In the built bundles' markup (parse5:
@@ -79,6 +79,44 @@ function revealable(n: HtmlNode, scripts: string): boolean {
   return new RegExp(`["'\`]#?${quoted}["'\`]`).test(scripts);
 }
 
+/**
+ * What the View's scripts set before anyone reads the page: the document's language (`document.documentElement.lang =`,
+ * `setAttribute('lang', …)`), its title (`document.title =`), and the name of a control they fill — through the element
+ * itself: `getElementById('print').setAttribute('aria-label', …)`, a const holding it (`const b = querySelector('#print');
+ * b.textContent = …`), or each element of a selection of its data attribute (`for (const el of
+ * querySelectorAll('[data-i18n]')) el.textContent = …`, `.forEach((el) => el.textContent = …)`). A fill of another
+ * element does not name it. Those checks are left to the dynamic half (axe-core on the rendered View), as a hidden
+ * panel the scripts can show is checked (revealable).
+ */
+const SETS_LANG = /\bdocumentElement\.lang\s*=(?!=)|\.setAttribute\(\s*["'`]lang["'`]/;
+const SETS_TITLE = /\bdocument\.title\s*=(?!=)/;
+const BUTTON_FILL = String.raw`\??\.\s*(?:(?:textContent|innerText|innerHTML|ariaLabel)\s*=(?!=)|setAttribute\(\s*["'\`](?:aria-label|aria-labelledby|title)["'\`])`;
+const FIELD_FILL = String.raw`\??\.\s*(?:(?:ariaLabel|placeholder|title)\s*=(?!=)|setAttribute\(\s*["'\`](?:aria-label|aria-labelledby|title|placeholder)["'\`])`;
+const FILLS_ANY = /\.\s*(?:textContent|innerText|innerHTML|ariaLabel|placeholder|title)\s*=(?!=)|\.setAttribute\(\s*["'`](?:aria-label|aria-labelledby|title|placeholder)["'`]/;
+function filledByScript(n: HtmlNode, scripts: string, fill: string): boolean {
+  if (!FILLS_ANY.test(scripts)) return false;
+  const Q = String.raw`["'\`]`;
+  const refs: string[] = [];
+  const id = attr(n, 'id')?.trim();
+  if (id) refs.push(String.raw`\.(?:getElementById\(\s*${Q}${escapeRegExp(id)}|querySelector\(\s*${Q}#${escapeRegExp(id)})${Q}\s*\)`);
+  const data = (n.attrs ?? []).filter((a) => a.name.startsWith('data-')).map((a) => escapeRegExp(a.name));
+  const selection = data.length ? String.raw`\.querySelectorAll\(\s*${Q}[^"'\`]*\[(?:${data.join('|')})(?=[\]=~|^$*\s])[^"'\`]*${Q}\s*\)` : undefined;
+  // The element itself filled, or a const holding it.
+  for (const r of refs) {
+    if (new RegExp(r + String.raw`\s*` + fill).test(scripts)) return true;
+    for (const m of scripts.matchAll(new RegExp(String.raw`\b(?:const|let|var)\s+([\w$]+)\s*=\s*(?:document|[\w$.]+)` + r, 'g'))) {
+      if (new RegExp(String.raw`(?<![\w$.])${escapeRegExp(m[1]!)}\s*` + fill).test(scripts)) return true;
+    }
+  }
+  if (!selection) return false;
+  // Each element of a selection of its data attribute: a for-of over it, or its forEach.
+  const loops = new RegExp(String.raw`for\s*\(\s*(?:const|let|var)\s+([\w$]+)\s+of\s+[\w$.]*${selection}|${selection}\s*\.forEach\(\s*(?:function\s*)?\(?\s*([\w$]+)`, 'g');
+  for (const m of scripts.matchAll(loops)) {
+    if (new RegExp(String.raw`(?<![\w$.])${escapeRegExp((m[1] ?? m[2])!)}\s*` + fill).test(scripts)) return true;
+  }
+  return false;
+}
+
 const named = (n: HtmlNode) => ['aria-label', 'aria-labelledby', 'title'].some((a) => (attr(n, a) ?? '').trim() !== '');
 /**
  * axe-core's `label` rule (inputs and text areas) also accepts a non-empty `placeholder` as the field's name
@@ -86,8 +124,14 @@ const named = (n: HtmlNode) => ['aria-label', 'aria-labelledby', 'title'].some((
  */
 const placeheld = (n: HtmlNode) => n.nodeName !== 'select' && (attr(n, 'placeholder') ?? '').trim() !== '';
 
-/** The checks on a built bundle's markup; `scripts`, the View's code, tells which hidden panels it can show. */
-export function markupMisses(html: string, scripts = ''): Miss[] {
+/**
+ * The checks on a built bundle's markup; `scripts`, the View's code, tells which hidden panels it can show and what it
+ * sets itself (SETS_LANG, SETS_TITLE, filledByScript). `partial`: the document has pieces the reading could not know
+ * (GAP); only the elements written around them are judged — a `<title>` missing where an unknown piece stands before
+ * `<body>` (the piece may write the head), a `lang` missing from an `<html>` tag with an unknown piece among its
+ * attributes, an element with an unknown piece among its attributes, are not judged.
+ */
+export function markupMisses(html: string, scripts = '', partial = false): Miss[] {
   const doc = parse(html, { sourceCodeLocationInfo: true }) as unknown as HtmlNode;
   const out: Miss[] = [];
   const labelled = new Set<string>();
@@ -110,15 +154,19 @@ export function markupMisses(html: string, scripts = ''): Miss[] {
   };
   walk(doc, false);
   const line = (n: HtmlNode) => n.sourceCodeLocation?.startLine ?? 1;
-  if (htmlNode && !(attr(htmlNode, 'lang') ?? '').trim()) out.push({ check: 'html-has-lang', element: '<html>', line: line(htmlNode) });
-  if (!title) out.push({ check: 'document-title', element: '<title>', line: htmlNode ? line(htmlNode) : 1 });
+  const gapAttr = (n: HtmlNode) => partial && (n.attrs ?? []).some((a) => a.name.includes(GAP));
+  const bodyAt = html.search(/<body[\s>]/i);
+  const gapInHead = partial && html.slice(0, bodyAt === -1 ? html.length : bodyAt).includes(GAP);
+  if (htmlNode && !(attr(htmlNode, 'lang') ?? '').trim() && !gapAttr(htmlNode) && !SETS_LANG.test(scripts)) out.push({ check: 'html-has-lang', element: '<html>', line: line(htmlNode) });
+  if (!title && !gapInHead && !SETS_TITLE.test(scripts)) out.push({ check: 'document-title', element: '<title>', line: htmlNode ? line(htmlNode) : 1 });
   for (const { n, inLabel } of all) {
+    if (gapAttr(n)) continue;
     if (n.nodeName === 'img' && attr(n, 'alt') === undefined && !/^(presentation|none)$/.test(attr(n, 'role') ?? '') && !named(n)) out.push({ check: 'image-alt', element: '<img>', line: line(n) });
-    if (n.nodeName === 'button' && !textOf(n).trim() && !named(n)) out.push({ check: 'button-name', element: '<button>', line: line(n) });
+    if (n.nodeName === 'button' && !textOf(n).trim() && !named(n) && !filledByScript(n, scripts, BUTTON_FILL)) out.push({ check: 'button-name', element: '<button>', line: line(n) });
     if (['input', 'select', 'textarea'].includes(n.nodeName)) {
       if (n.nodeName === 'input' && UNLABELLED_INPUT_TYPES.has((attr(n, 'type') ?? 'text').toLowerCase())) continue;
       const id = attr(n, 'id');
-      if (!named(n) && !placeheld(n) && !inLabel && !(id && labelled.has(id))) out.push({ check: 'label', element: `<${n.nodeName}>`, line: line(n) });
+      if (!named(n) && !placeheld(n) && !inLabel && !(id && labelled.has(id)) && !filledByScript(n, scripts, FIELD_FILL)) out.push({ check: 'label', element: `<${n.nodeName}>`, line: line(n) });
     }
   }
   return out;
@@ -199,7 +247,7 @@ export default defineDetector({
     // Several Views from one template (one per script file it reads) share its markup: each miss is told once.
     const told = new Set<string>();
     for (const e of [...embedded, ...partial]) {
-      for (const m of markupMisses(e.html, scripts + '\n' + e.html)) {
+      for (const m of markupMisses(e.html, scripts + '\n' + e.html, e.partial)) {
         const at = sourceOf(e, m.line);
         const key = `${at.file}|${at.line}|${m.check}|${m.element}`;
         if (told.has(key)) continue;
@@ -211,8 +259,11 @@ export default defineDetector({
       for (const m of jsxMisses(c.sf.compilerNode)) findings.push({ messageId: 'markup-misses-name', data: { file: c.file, check: m.check, element: m.element }, location: { file: c.file, line: lineIn(c, wrapNode(c.sf, m.node) as Node) } });
     }
     if (findings.length) return { state: 'non-conforming', findings };
+    // A View only partly read (pieces the reading could not know): what was not read may miss a name, even beside
+    // Views read whole — no green over unread markup.
+    if (partial.length) return couldNotJudge('view-partly-built', { file: partial[0]!.file, line: partial[0]!.line });
     // No document of the View read whole: its lang, its title and the markup around the JSX are not known.
-    if (!view.bundles.length && !embedded.length) return partial.length ? couldNotJudge('view-partly-built', { file: partial[0]!.file, line: partial[0]!.line }) : couldNotJudge('no-built-view');
+    if (!view.bundles.length && !embedded.length) return couldNotJudge('no-built-view');
     return present();
   },
 });

@@ -367,8 +367,14 @@ function builtText(n: Node, file: string, repo: RepoFacts, sources: ParsedSource
         if (loop) rd.hole ??= loop;
       }
     }
-    // Several returns of the same expression (`if (cached) return cached; cached = …; return cached;`) are one.
-    const returned = returnedExpressions(fn).filter((r, i, all) => all.findIndex((x) => x.getText() === r.getText()) === i);
+    // Several returns of the same expression (`if (cached) return cached; cached = …; return cached;`) are one; a name
+    // is the same only when it is the same variable (`return html` in two branches, each its own `const html`, are two).
+    const sameAs = (r: Node): string => {
+      const x = unwrap(r);
+      const d = Node.isIdentifier(x) ? declarationOf(x) : undefined;
+      return d ? `${x.getText()}@${d.getSourceFile().getFilePath()}:${d.getStart()}` : x.getText();
+    };
+    const returned = returnedExpressions(fn).filter((r, i, all) => all.findIndex((x) => sameAs(x) === sameAs(r)) === i);
     if (returned.length !== 1) return undefined;
     const inner: Reading = { env, gaps: rd.gaps };
     const out = builtText(returned[0]!, file, repo, sources, inner, depth + 1);
