@@ -787,6 +787,17 @@ function shelljsSilenced(files: SourceFile[]): boolean {
   return files.some((sf) => namesAnyModule(sf, ['shelljs']) && /\bconfig\.silent\s*=\s*true\b/.test(sf.getFullText()));
 }
 
+/** Where an expression's value goes: the outermost of its parentheses, `as` and `!` wrappers, and that one's parent. */
+function valueUse(n: Node): { cur: Node; p: Node | undefined } {
+  let cur: Node = n;
+  let p = cur.getParent();
+  while (p && (Node.isParenthesizedExpression(p) || Node.isAsExpression(p) || Node.isNonNullExpression(p))) {
+    cur = p;
+    p = p.getParent();
+  }
+  return { cur, p };
+}
+
 /**
  * `process.stdout.write` handed on as a value rather than called here: `child.stdout.on('data',
  * process.stdout.write.bind(process.stdout))`, `{ write: process.stdout.write }`, `const out = process.stdout.write.bind(…)`:
@@ -805,12 +816,7 @@ function stdoutWriteReferences(sf: SourceFile): Node[] {
   });
   return writes.filter((n) => {
     if (!Node.isPropertyAccessExpression(n) || !stdoutOf(unwrap(n.getExpression()))) return false;
-    let cur: Node = n;
-    let p = cur.getParent();
-    while (p && (Node.isParenthesizedExpression(p) || Node.isAsExpression(p) || Node.isNonNullExpression(p))) {
-      cur = p;
-      p = p.getParent();
-    }
+    let { cur, p } = valueUse(n);
     if (!p) return false;
     if (Node.isCallExpression(p)) return p.getExpression() !== cur && !isTransportWrite(p);
     let bound = false;
@@ -840,12 +846,7 @@ function boundWriterUsed(decl: Node): boolean {
   const raw = (cn: ts.Node): boolean => (cn as ts.Identifier).text === name;
   return ofKinds(decl.getSourceFile(), [SyntaxKind.Identifier], raw).some((r) => {
     if (r === id || declarationOf(r as Identifier)?.getParent() !== decl) return false;
-    let cur: Node = r;
-    let p = cur.getParent();
-    while (p && (Node.isParenthesizedExpression(p) || Node.isAsExpression(p) || Node.isNonNullExpression(p))) {
-      cur = p;
-      p = p.getParent();
-    }
+    const { cur, p } = valueUse(r);
     if (!p) return false;
     if (Node.isCallExpression(p)) return p.getExpression() === cur ? p.getArguments().length > 0 : true;
     return Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p) || Node.isArrayLiteralExpression(p) || Node.isReturnStatement(p);
@@ -977,12 +978,7 @@ function consoleReferences(sf: SourceFile, redirected: ReadonlySet<string>): Nod
   };
   return ofKinds(sf, [SyntaxKind.PropertyAccessExpression], raw).filter((n) => {
     if (!Node.isPropertyAccessExpression(n) || redirected.has(n.getName()) || !isGlobal(n.getExpression(), 'console')) return false;
-    let cur: Node = n;
-    let p = cur.getParent();
-    while (p && (Node.isParenthesizedExpression(p) || Node.isAsExpression(p) || Node.isNonNullExpression(p))) {
-      cur = p;
-      p = p.getParent();
-    }
+    const { cur, p } = valueUse(n);
     if (!p) return false;
     if (Node.isCallExpression(p)) return p.getExpression() !== cur;
     if (Node.isPropertyAccessExpression(p)) return ['bind', 'call', 'apply'].includes(p.getName());
