@@ -83,6 +83,19 @@ describe('X-8 classification rules (legs.ts)', () => {
     [{ name: 'check_quota', description: 'Reports how many entries the local cache may still hold before eviction.', properties: [] }, []],
     [{ name: 'account_info', description: 'Shows your remaining scrape credits and plan limits.', properties: [] }, ['private']],
     [{ name: 'crawl', properties: ['url', 'webhooks'] }, ['untrusted', 'outbound']],
+    // Possessive words between "your" and the account's data, and the remaining credits of the key (served text reads as the source does).
+    [{ name: 'scrapeco_check_credit_usage', description: "Check your team's credit usage and plan limits.", properties: [] }, ['private']],
+    [{ name: 'get_usage', description: "Get your team's API usage for the current billing period.", properties: [] }, ['private']],
+    [{ name: 'get_credits', description: 'Returns the remaining API credits.', properties: [] }, ['private']],
+    [{ name: 'get_credits', description: 'Explains how credits are counted for each endpoint.', properties: [] }, []],
+    // A local file the tool reads at a path the caller gives (parsed, uploaded to the service): the user's files.
+    [{ name: 'scrapeco_parse', description: 'Parse a local file (PDF, DOCX, HTML) into markdown.', properties: ['file_path', 'formats'] }, ['private']],
+    [{ name: 'extract_document', description: 'Uploads a local document to the extraction API and returns its fields.', properties: ['filePath'] }, ['private']],
+    [{ name: 'convertir', description: 'Lit un fichier local et le convertit en markdown.', properties: ['path'] }, ['private']],
+    // A path written to, or a path with no word of the local disk, is not a read of the user's files.
+    [{ name: 'scrapeco_screenshot', description: 'Takes a screenshot of a page and saves it to a local file.', properties: ['url', 'path'] }, ['untrusted', 'outbound']],
+    [{ name: 'save_markdown', description: 'Saves the page as markdown on the local disk.', properties: ['file_path', 'content'] }, []],
+    [{ name: 'parse', description: 'Parse a document from a URL into markdown.', properties: ['file', 'url'] }, ['untrusted', 'outbound']],
     [{ name: 'analyze_memory', description: 'Returns the memory usage of a process.', properties: ['pid'] }, []],
     [{ name: 'search_dataset', description: 'Search a public dataset of company profiles.', properties: ['query'] }, []],
     // Calendars: entries other people write, in the user's own calendar; an invitation carries text to addresses chosen at call time.
