@@ -795,7 +795,13 @@ function connection(call: string, o: Origin, args: Node[], sources: ParsedSource
 export const SSH_MODULES = ['ssh2', 'node-ssh', 'ssh2-promise', 'simple-ssh', 'ssh2-sftp-client'];
 const SSH_MODULE_SET = new Set(SSH_MODULES);
 /** Method names a remote command is sent by (see remoteCommand). */
-export const REMOTE_COMMAND_NAMES = new Set(['exec', 'execCommand', 'spawn']);
+export const REMOTE_COMMAND_NAMES = new Set(['exec', 'execCommand', 'spawn', 'write']);
+/**
+ * The stream of an interactive remote shell (ssh2 `conn.shell(cb)`, node-ssh `requestShell()`), kept under a name
+ * that says so (`this.shell`, `connectionInfo.shell`, `shellStream`, `pty`): a line written to it is read by the
+ * remote user's shell as a command.
+ */
+const SHELL_STREAM = /(?:^|\.)\w*(?:shell|pty)(?:_?stream)?$/i;
 /** A receiver that names an SSH connection, for a client the reading cannot follow (kept in a Map, passed as a parameter). */
 const SSH_RECEIVER = /ssh|conn|session|remote|client/i;
 const NOT_SSH_RECEIVER = /db|sql|pool|database|redis|regex|pattern|re$/i;
@@ -809,7 +815,8 @@ const NOT_SSH_RECEIVER = /db|sql|pool|database|redis|regex|pattern|re$/i;
  * `ssh.exec(command)` / `ssh.spawn(command)` (ssh2-promise), `ssh.exec(command, { out })` (simple-ssh).
  * The receiver is followed to the library's client when it can be (consts, fields, `new Client()`); otherwise
  * the call must have ssh2's callback shape (a function last, two arguments or more) on a receiver named like a
- * connection, or be node-ssh's execCommand.
+ * connection, or be node-ssh's execCommand. A line written to an interactive shell's stream (`this.shell.write(\`${command}\\n\`)`,
+ * SHELL_STREAM) is a command too.
  */
 function remoteCommand(node: CallExpression, sources: ParsedSources): SinkMatch | undefined {
   const callee = unwrap(node.getExpression());
@@ -818,6 +825,11 @@ function remoteCommand(node: CallExpression, sources: ParsedSources): SinkMatch 
   const args = node.getArguments();
   if (!REMOTE_COMMAND_NAMES.has(name) || !args[0] || Node.isSpreadElement(args[0])) return undefined;
   const recv = callee.getExpression();
+  if (name === 'write') {
+    // A line written to an interactive shell's stream (see SHELL_STREAM), in a package that uses an SSH client.
+    if (!SHELL_STREAM.test(recv.getText().replace(/\s+/g, ''))) return undefined;
+    return { family: 'process', call: calleeText(callee), launcher: 'ssh', shell: true, parts: [{ kind: 'shell', exprs: [args[0]] }] };
+  }
   let sure = !!recordModuleOf(recv, sources, 0, (m) => SSH_MODULE_SET.has(m));
   if (!sure && name !== 'spawn') {
     const lastArg = unwrap(args[args.length - 1]!);
