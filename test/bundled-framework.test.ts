@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { audit } from '../src/run/audit.js';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { frameworkRegions, inRegions } from '../src/facts/bundle-regions.js';
+import { frameworkRegions, inRegions, ownModules, packageRegionsExcept } from '../src/facts/bundle-regions.js';
 import { SourceSet } from '../src/facts/ts-source.js';
 import { packageRoot } from '../src/engine/paths.js';
 
@@ -90,4 +90,44 @@ test('a bundle too large to parse whole is read as its own modules, lines kept',
   const tiny = new SourceSet(100);
   assert.equal(tiny.add('dist/index.js', read, screen), undefined);
   assert.equal(tiny.unread[0]?.file, 'dist/index.js');
+});
+
+test('rolldown/tsdown regions: //#region <path> … //#endregion, pnpm paths, the runtime and the exports left read', () => {
+  const bundle = [
+    '#!/usr/bin/env node',
+    'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";',
+    '//#region rolldown:runtime',
+    'var __commonJS = (cb, mod) => function() { return mod; };',
+    '//#endregion',
+    '//#region ../../node_modules/.pnpm/axios@1.12.2/node_modules/axios/lib/helpers/throttle.js',
+    'function throttle(fn, freq) { return [fn, freq]; }',
+    '//#endregion',
+    '//#region ../../node_modules/.pnpm/retry-queue@2.0.1/node_modules/retry-queue/index.js',
+    'var require_retry_queue = /* @__PURE__ */ __commonJS({ "../../node_modules/.pnpm/retry-queue@2.0.1/node_modules/retry-queue/index.js": ((exports, module) => {',
+    '\tfunction tokenBucket(size) { return size; }',
+    '}) });',
+    '//#endregion',
+    '//#region ../mcp-core/dist/client-YhNXiNEU.js',
+    'class ApiClient {}',
+    '//#endregion',
+    '//#region src/index.ts',
+    'const server = new McpServer({ name: "x", version: "1" });',
+    '//#endregion',
+    'export { server };',
+    '',
+  ].join('\n');
+  const at = (s: string) => bundle.indexOf(s);
+  const libs = packageRegionsExcept(bundle, new Set());
+  assert.equal(libs.length, 2, 'one region per library module (an //#endregion line between them)');
+  assert.ok(inRegions(libs, at('function throttle')) && inRegions(libs, at('function tokenBucket')), 'library code, a require_x namespace included');
+  for (const own of ['var __commonJS', 'class ApiClient', 'const server', 'export { server }']) assert.ok(!inRegions(libs, at(own)), `${own} stays read`);
+  const own = ownModules(bundle);
+  assert.ok(own, 'a tsdown bundle is read as its own modules');
+  assert.equal(own.text.split('\n').length, bundle.split('\n').length, 'lines kept');
+  assert.ok(!own.text.includes('throttle') && own.text.includes('export { server };') && own.text.includes('class ApiClient'));
+  // main read no //#region line: a tsdown bundle past the parse limit was not parsed at all.
+  const big = new SourceSet(own.kept + 10);
+  const read = (limit: number) => (bundle.length <= limit ? { ok: true as const, text: bundle, size: bundle.length } : { ok: false as const, cause: 'too-large' as const, size: bundle.length, limit });
+  const sf = big.add('dist/index.js', read, () => ({ ok: true as const, matched: [/McpServer/], size: bundle.length }));
+  assert.ok(sf && !sf.getFullText().includes('function throttle') && sf.getFullText().includes('new McpServer'));
 });

@@ -18,8 +18,14 @@ export const FRAMEWORK = /^(?:@modelcontextprotocol\/|fastmcp$|mcp-framework$|@m
 /** The package a module path lies in: its last `node_modules/<name>/` or `node_modules/@scope/name/`. */
 const PACKAGE_DIR = /.*node_modules\/((?:@[^/]+\/)?[^/]+)\//;
 
-/** An esbuild module comment: a whole line naming a module path. */
-const MODULE_COMMENT = /^\/\/ ((?:[\w@.~+-]+\/)*[\w@.~+-]+\.(?:[cm]?[jt]sx?|json))$/gm;
+/**
+ * A module comment: a whole line naming a module path, esbuild's (`// node_modules/zod/lib/index.mjs`) or
+ * rolldown's and tsdown's (`//#region node_modules/.pnpm/zod@3.24.1/node_modules/zod/lib/index.mjs`, closed by
+ * `//#endregion`; its runtime helpers are `//#region rolldown:runtime`, no module path). Group 1: the marker.
+ */
+const MODULE_COMMENT = /^\/\/(#region | )((?:[\w@.~+-]+\/)*[\w@.~+-]+\.(?:[cm]?[jt]sx?|json))[ \t]*$/gm;
+/** rolldown's end of a module: `//#endregion`, a whole line. */
+const END_REGION = /^\/\/#endregion[ \t]*$/gm;
 
 /**
  * The character ranges [start, end) of a bundle's modules that lie in a package `pick` accepts: from a module
@@ -29,15 +35,23 @@ const MODULE_COMMENT = /^\/\/ ((?:[\w@.~+-]+\/)*[\w@.~+-]+\.(?:[cm]?[jt]sx?|json
  */
 function packageRegions(text: string, pick: (name: string) => boolean): Array<readonly [number, number]> {
   if (!text.includes('node_modules/')) return [];
-  const heads: Array<{ at: number; path: string }> = [];
-  for (const m of text.matchAll(MODULE_COMMENT)) heads.push({ at: m.index, path: m[1]! });
+  const heads: Array<{ at: number; path: string; region: boolean }> = [];
+  for (const m of text.matchAll(MODULE_COMMENT)) heads.push({ at: m.index, path: m[2]!, region: m[1] === '#region ' });
   if (heads.length < 2) return [];
+  // A rolldown region ends at its `//#endregion` line (kept with it), not at the next module: what follows the
+  // last region (the bundle's `export { … }`) and the runtime region between two modules are the bundle's own.
+  const ends = heads.some((h) => h.region) ? [...text.matchAll(END_REGION)].map((m) => m.index + m[0].length) : [];
+  let e = 0;
   const out: Array<readonly [number, number]> = [];
   for (let i = 0; i < heads.length; i++) {
-    const { at, path } = heads[i]!;
+    const { at, path, region } = heads[i]!;
     const name = PACKAGE_DIR.exec(path)?.[1];
     if (!name || !pick(name)) continue;
-    const end = heads[i + 1]?.at ?? text.length;
+    let end = heads[i + 1]?.at ?? text.length;
+    if (region) {
+      while (e < ends.length && ends[e]! <= at) e++;
+      if (e < ends.length && ends[e]! < end) end = ends[e]!;
+    }
     const last = out[out.length - 1];
     if (last && last[1] === at) out[out.length - 1] = [last[0], end];
     else out.push([at, end]);

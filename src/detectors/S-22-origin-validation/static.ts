@@ -1,5 +1,5 @@
 import { Node, ts, type SourceFile } from '../../facts/morph.js';
-import { ofKinds, propertyName, stringValue, unwrap } from '../../facts/ts-source.js';
+import { ofKinds, propertyName, rawUnwrap, stringValue, unwrap } from '../../facts/ts-source.js';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import {
@@ -70,6 +70,29 @@ const GUARD_CALLS = new Set([
 ]);
 
 const RAW_CALLS: ReadonlySet<string> = new Set([...GUARD_CALLS, 'createMcpExpressApp']);
+
+/**
+ * The SDK's guards imported under another name, per file: a minified bundle's `import { hostHeaderValidationResponse
+ * as M, localhostAllowedHostnames as J } from "@modelcontextprotocol/server"` then `M(req, J())`. Local name → the
+ * SDK's (only an import from an @modelcontextprotocol/ package: a local function of that name is not the SDK's).
+ */
+function sdkAliases(files: [string, SourceFile][]): Map<ts.SourceFile, Map<string, string>> {
+  const out = new Map<ts.SourceFile, Map<string, string>>();
+  for (const [, sf] of files) {
+    for (const st of sf.compilerNode.statements) {
+      if (!ts.isImportDeclaration(st) || !ts.isStringLiteral(st.moduleSpecifier) || !st.moduleSpecifier.text.startsWith('@modelcontextprotocol/')) continue;
+      const nb = st.importClause?.namedBindings;
+      if (!nb || !ts.isNamedImports(nb)) continue;
+      for (const el of nb.elements) {
+        if (!el.propertyName || !RAW_CALLS.has(el.propertyName.text) || el.name.text === el.propertyName.text) continue;
+        let m = out.get(sf.compilerNode);
+        if (!m) out.set(sf.compilerNode, (m = new Map()));
+        m.set(el.name.text, el.propertyName.text);
+      }
+    }
+  }
+  return out;
+}
 
 interface Guards {
   /** Guards that reject (SDK guard, DNS-rebinding option, or an Origin read answering 403). */
@@ -436,11 +459,17 @@ function originGuards(files: [string, SourceFile][], mounts: Set<string> | undef
     if (answersStatusDeep(fn, 403) && !onlyReflected(s.node, fn) && !forbiddenForOtherReasons(s.node, fn)) answered(s, fn);
     else unanswered.push(s);
   }
+  const aliases = sdkAliases(files);
+  // The SDK's name of a call's callee, through an aliased import of the SDK.
+  const sdkName = (cn: ts.CallExpression | ts.NewExpression): string => {
+    const name = rawCalleeName(cn) ?? '';
+    return (ts.isIdentifier(rawUnwrap(cn.expression)) && aliases.get(cn.getSourceFile())?.get(name)) || name;
+  };
   const raw: RawFilter = named(
-    new Set([...RAW_CALLS, 'enableDnsRebindingProtection', 'origin'].map((x) => x.toLowerCase())),
+    new Set([...RAW_CALLS, ...[...aliases.values()].flatMap((m) => [...m.keys()]), 'enableDnsRebindingProtection', 'origin'].map((x) => x.toLowerCase())),
     (cn) =>
       ts.isCallExpression(cn) || ts.isNewExpression(cn)
-        ? RAW_CALLS.has(rawCalleeName(cn) ?? '')
+        ? RAW_CALLS.has(sdkName(cn))
         : ts.isPropertyAssignment(cn)
           ? rawNameText(cn.name) === 'enableDnsRebindingProtection'
           : rawNameText(cn)?.toLowerCase() === 'origin',
@@ -449,7 +478,7 @@ function originGuards(files: [string, SourceFile][], mounts: Set<string> | undef
   for (const s of sitesOf(files, kinds, (n) => isCall(n) || Node.isPropertyAssignment(n) || isHeaderRead(n, 'origin'), raw)) {
     const n = s.node;
     if (isCall(n)) {
-      const name = calleeName(n) ?? '';
+      const name = sdkName(n.compilerNode);
       if (GUARD_CALLS.has(name)) {
         if (!optedIn(n)) rejecting.push(s);
       } else if (name === 'createMcpExpressApp') {

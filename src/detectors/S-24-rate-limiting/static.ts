@@ -7,7 +7,7 @@ import { namesAnyModule, ofKinds, positionOf, rawOfKinds, rawUnwrap, unwrap } fr
 import { judgePythonRateLimits } from './python.js';
 import { accountFor, isInertUse, isPacingRef, judgeMounts, setHandlers, targetOf, type Mount } from './placement.js';
 import { inRegions, packageRegionsExcept } from '../../facts/bundle-regions.js';
-import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
+import { codeOf, reachable, stepTargets, type Code, type Fn } from '../support/source/code-paths.js';
 import { named, rawCalleeName, rawCallNamed } from '../support/source/source-support.js';
 import { noToolsFound } from '../support/source/tool-absence.js';
 import { isGenerated, toolsToJudge } from '../support/source/generated-tools.js';
@@ -33,7 +33,9 @@ import { isGenerated, toolsToJudge } from '../support/source/generated-tools.js'
  * first tool registered, with the number of tools); the remediation says that a gateway in front of the
  * server may enforce it (then suppress the finding with that reason). When the code rate-limits some tools
  * and not others: non-conforming, one finding per unguarded tool. A limiter that exists but is on no tool's
- * path the reading follows stays could-not-judge: it may be wired where the reading does not look.
+ * path: absent ('limiter-off-tool-paths') when every tool's path is followed to its end and no call on it that the
+ * reading cannot resolve may reach the limiter (offToolPaths); otherwise could-not-judge, naming the limiter: it may
+ * be wired where the reading does not look.
  * Tools built at run time from a template (a tools/list handler mapping a document, a catalog or a table of
  * classes; support/source/generated-tools) are judged like written ones, through the tools/call dispatcher;
  * with no limiter in the code: absent, 'no-rate-guard-built' at the template (how many tools is not known).
@@ -337,6 +339,119 @@ function usesGuard(fn: Fn, lim: Limiters): boolean {
   return !!ts.forEachChild(fn.compilerNode, visit);
 }
 
+/**
+ * The name under which the code reaches the function a use sits in: a function's or method's own name, the
+ * variable, property or member it is assigned to (an anonymous callback is part of the function around it; a
+ * constructor stands for its class). At the top level, the variable or class field being initialised. Undefined
+ * when the use is in a top-level statement that declares nothing (it may hand the limiter to code not read), or an
+ * anonymous function with nothing named around it. `null` for an export, which hands on the same name.
+ */
+function holderName(id: ts.Node): string | null | undefined {
+  for (let p = id.parent; p; p = p.parent) {
+    if (ts.isExportSpecifier(p) || ts.isExportAssignment(p)) return null;
+    if (ts.isConstructorDeclaration(p)) return ts.isClassLike(p.parent) ? (p.parent.name?.text ?? classVar(p.parent)) : undefined;
+    if ((ts.isMethodDeclaration(p) || ts.isGetAccessor(p) || ts.isSetAccessor(p) || ts.isPropertyDeclaration(p)) && (ts.isIdentifier(p.name) || ts.isPrivateIdentifier(p.name) || ts.isStringLiteral(p.name))) return p.name.text;
+    if (ts.isFunctionDeclaration(p)) return p.name?.text;
+    if (ts.isFunctionExpression(p) || ts.isArrowFunction(p)) {
+      if (ts.isFunctionExpression(p) && p.name) return p.name.text;
+      const v = p.parent;
+      if (ts.isVariableDeclaration(v) && ts.isIdentifier(v.name)) return v.name.text;
+      if (ts.isPropertyAssignment(v) && (ts.isIdentifier(v.name) || ts.isStringLiteral(v.name))) return v.name.text;
+      if (ts.isBinaryExpression(v) && v.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(v.left)) return v.left.name.text;
+      continue;
+    }
+    // A variable of the top level; a local one is part of the function around it.
+    if (ts.isVariableDeclaration(p) && ts.isIdentifier(p.name) && ts.isSourceFile(p.parent.parent.parent)) return p.name.text;
+    if (ts.isBinaryExpression(p) && p.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(p.left)) {
+      if (EXPORTS_OBJECT.test(p.left.expression.getText())) return null;
+      return p.left.name.text;
+    }
+  }
+  return undefined;
+}
+const classVar = (c: ts.ClassLikeDeclaration): string | undefined => (ts.isVariableDeclaration(c.parent) && ts.isIdentifier(c.parent.name) ? c.parent.name.text : undefined);
+
+/** Positions that declare a name rather than use it: a declaration's own name, an import, an object key, an assignment's target. */
+function declaresName(id: ts.Identifier): boolean {
+  const p = id.parent;
+  if ((ts.isVariableDeclaration(p) || ts.isFunctionDeclaration(p) || ts.isClassLike(p) || ts.isMethodDeclaration(p) || ts.isPropertyDeclaration(p) || ts.isParameter(p) || ts.isBindingElement(p) || ts.isPropertyAssignment(p) || ts.isGetAccessor(p) || ts.isSetAccessor(p) || ts.isFunctionExpression(p)) && p.name === id) return true;
+  if (ts.isImportSpecifier(p) || ts.isImportClause(p) || ts.isNamespaceImport(p) || ts.isExportSpecifier(p)) return true;
+  return ts.isPropertyAccessExpression(p) && p.name === id && ts.isBinaryExpression(p.parent) && p.parent.left === p && p.parent.operatorToken.kind === ts.SyntaxKind.EqualsToken;
+}
+
+/** The names of the calls in a function's body (nested literals included) that lead to no function of the code read. */
+const unresolvedMemo = new WeakMap<ts.Node, ReadonlySet<string>>();
+function unresolvedCalls(fn: Fn, code: Code): ReadonlySet<string> {
+  let r = unresolvedMemo.get(fn.compilerNode);
+  if (r) return r;
+  const out = new Set<string>();
+  const sf = fn.getSourceFile();
+  const visit = (cn: ts.Node): void => {
+    if (cn !== fn.compilerNode && (ts.isCallExpression(cn) || ts.isNewExpression(cn))) {
+      const c = rawUnwrap(cn.expression);
+      const name = ts.isIdentifier(c) ? c.text : ts.isPropertyAccessExpression(c) ? c.name.text : ts.isElementAccessExpression(c) ? '*' : '';
+      if (name && stepTargets(cn, sf, code).length === 0) out.add(name);
+    }
+    ts.forEachChild(cn, visit);
+  };
+  visit(fn.compilerNode);
+  unresolvedMemo.set(fn.compilerNode, (r = out));
+  return r;
+}
+
+const HOLDER_ROUNDS = 6;
+
+/**
+ * Does no tool's path reach a limiter, every path followed to its end? The names through which the code can reach
+ * a limiter (its own name, the variable or member holding it, then the functions using one of those names, and so
+ * on up to HOLDER_ROUNDS steps: one pass over the identifiers of the files holding the new names per step) must all
+ * be known, and no call on a tool's path (followed past the depth the guard search reads, to its end) may be one the
+ * reading cannot resolve under such a name (`this.client.request()` when `request` uses the limiter). A limiter handed
+ * on in a top-level statement (`hooks.add(limiter)`), or a chain of holders longer than the rounds, leaves it open.
+ */
+function offToolPaths(code: Code, lim: Limiters, unguarded: readonly ToolDef[]): boolean {
+  const names = new Set<string>();
+  const siteRanges: Array<readonly [ts.SourceFile, number, number]> = [];
+  for (const x of lim.sites) {
+    const decl = x.declared ? x.node : (declarationStatement(x.node) ?? x.node);
+    siteRanges.push([x.node.getSourceFile(), decl.pos, decl.end]);
+    const name = x.declared ?? targetOf(x.node)?.name ?? holderName(x.node);
+    if (!name) return false;
+    names.add(name);
+  }
+  const inSite = (id: ts.Node): boolean => siteRanges.some(([sf, a, b]) => id.getSourceFile() === sf && id.pos >= a && id.end <= b);
+  let fresh = new Set(names);
+  for (let round = 0; fresh.size; round++) {
+    if (round === HOLDER_ROUNDS) return false;
+    const next = new Set<string>();
+    for (const ids of identifiersNamed(code, fresh).values()) {
+      for (const id of ids) {
+        // A bundled library's own name (a `get` of axios) is not a use of the server's limiter.
+        if (declaresName(id) || inSite(id) || inBundledLibrary(id)) continue;
+        const h = holderName(id);
+        if (h === undefined) return false;
+        if (h !== null && !names.has(h)) {
+          names.add(h);
+          next.add(h);
+        }
+      }
+    }
+    fresh = next;
+  }
+  // A registration naming one (`execute: tool_fn('search', async (a) => …)` where tool_fn's closure checks the limit,
+  // `execute: wrapped`) may put the handler behind it: not followed here.
+  const namesOne = (n: ts.Node): boolean => (ts.isIdentifier(n) && names.has(n.text) && !declaresName(n)) || !!ts.forEachChild(n, namesOne);
+  for (const t of unguarded) if (namesOne(t.node.compilerNode)) return false;
+  // Tools sharing a handler (a tools/call dispatcher) are one path.
+  for (const h of new Set(unguarded.map((t) => t.handler!))) {
+    const path = reachable(code, [h], 6);
+    const further = reachable(code, [h], 7);
+    if (further.length !== path.length) return false;
+    for (const f of further) for (const n of unresolvedCalls(f, code)) if (names.has(n) || n === '*') return false;
+  }
+  return true;
+}
+
 export default defineDetector({
   ruleId: 'S-24',
   genre: 'static',
@@ -349,6 +464,7 @@ export default defineDetector({
     'limiter-off-tool-route': ['route'],
     'upstream-limiter-only': ['tools'],
     'limiter-never-used': ['tools', 'name'],
+    'limiter-off-tool-paths': ['tools', 'name'],
     'python-no-rate-guard': ['tools'],
   },
   judge(input) {
@@ -405,9 +521,13 @@ function judgeStatic({ repo, session }: { repo: Parameters<typeof codeOf>[0]; se
 
     const unguarded: ToolDef[] = [];
     let guarded = 0;
+    let unknown = 0;
     for (const t of tools) {
       const g = wrapperGuards(t) || (t.handler ? pathGuarded(t.handler) : undefined);
-      if (g === undefined) continue;
+      if (g === undefined) {
+        unknown++;
+        continue;
+      }
       if (g) guarded++;
       else unguarded.push(t);
     }
@@ -451,6 +571,11 @@ function judgeStatic({ repo, session }: { repo: Parameters<typeof codeOf>[0]; se
         }
         const idle = [...declaredOnly, ...built][0]!;
         return { state: 'absent', findings: [{ messageId: 'limiter-never-used', data: { tools: tools.length, name: idle.declared ?? idle.callee ?? '' }, location: { file: idle.file, line: idle.line } }] };
+      }
+      // Every tool's path followed to its end, and none reaches a limiter: the absence is established.
+      if (unknown === 0 && !lim.overflow && mounts.every((m) => m.state === 'off') && offToolPaths(code, lim, unguarded)) {
+        const site = lim.sites[0]!;
+        return { state: 'absent', findings: [{ messageId: 'limiter-off-tool-paths', data: { tools: tools.length, name: site.declared ?? site.callee ?? targetOf(site.node)?.name ?? '' }, location: { file: site.file, line: site.line } }] };
       }
     }
     if (guarded === 0) {
