@@ -27,6 +27,13 @@ export function constString(node: Node | undefined, depth = 0): { value: string;
       const init = initializerOf(d);
       return init ? constString(init, depth + 1) : undefined;
     }
+    // `import { LIST_TOOL } from './constants.js'`: a string const exported by a relative module (a table of names
+    // kept in a constants file). The literal stands where the name is used here, so that places stay in this file.
+    const imp = importOf(d);
+    const sources = imp && imp.spec.startsWith('.') && imp.imported !== '*' ? sourcesOf(n.getSourceFile()) : undefined;
+    const v = sources ? valueOfDeclaration(d, sources) : undefined;
+    const s = v && v !== n && v.getSourceFile() !== n.getSourceFile() ? constString(v, depth + 1) : undefined;
+    return s ? { value: s.value, literal: n } : undefined;
   }
   // `listEventsDefinition.name`: a property of a same-file const object literal (a tool's definition kept beside its handler);
   // `TOOL_NAMES.BROWSER.NAVIGATE`: a path into nested const objects (a table of names kept in a shared module, inlined by a bundle);
@@ -302,7 +309,13 @@ export function methodOf(arg: Node | undefined): string | undefined {
   if (s) return s.value;
   const n = unwrap(arg);
   const id = Node.isPropertyAccessExpression(n) ? n.getName() : Node.isIdentifier(n) ? n.getText() : undefined;
-  return id ? (REQUEST_SCHEMAS[id] ?? id) : undefined;
+  if (!id) return undefined;
+  if (Object.hasOwn(REQUEST_SCHEMAS, id)) return REQUEST_SCHEMAS[id];
+  // `import { CallToolRequestSchema as nc } from '@modelcontextprotocol/sdk/types.js'`: a minified bundle's alias.
+  const d = Node.isIdentifier(n) ? declarationOf(n) : undefined;
+  const imp = d ? importOf(d) : undefined;
+  const schema = imp && imp.spec.startsWith('@modelcontextprotocol/') && Object.hasOwn(REQUEST_SCHEMAS, imp.imported) ? REQUEST_SCHEMAS[imp.imported] : undefined;
+  return schema ?? id;
 }
 
 /* ----------------------------------------------------------- schema reading */
