@@ -49,8 +49,19 @@ export function constString(node: Node | undefined, depth = 0): { value: string;
       base = unwrap(base.getExpression());
     }
     const d = Node.isIdentifier(base) ? declarationOf(base) : undefined;
-    if (!d || d.getSourceFile() !== n.getSourceFile() || !Node.isVariableDeclaration(d.getParent())) return undefined;
-    const init = initializerOf(d);
+    let init: Node | undefined;
+    if (d) {
+      if (d.getSourceFile() !== n.getSourceFile() || !Node.isVariableDeclaration(d.getParent())) return undefined;
+      init = initializerOf(d);
+    } else {
+      // `exports.TOOL_NAMES.PROJECTS` (`module.exports.…` too): tsc's CommonJS output of an exported const, read where it
+      // is assigned at the top level of this file (`exports.TOOL_NAMES = { PROJECTS: 'motion_projects' }`).
+      if (Node.isIdentifier(base) && base.getText() === 'module' && path[0] === 'exports') path.shift();
+      else if (!Node.isIdentifier(base) || base.getText() !== 'exports') return undefined;
+      const key = path.shift();
+      init = key === undefined ? undefined : commonJsExports(n.getSourceFile()).get(key);
+      if (!init) return undefined;
+    }
     const zod = init && zodShapeLiteral(init, path);
     if (zod) return constString(zod, depth + 1);
     let cur: Node | undefined = init && unwrap(init);
@@ -61,6 +72,29 @@ export function constString(node: Node | undefined, depth = 0): { value: string;
 }
 
 const unwrapped = (n: Node | undefined): Node | undefined => (n ? unwrap(n) : undefined);
+
+/** The values a CommonJS file assigns to `exports.X` / `module.exports.X` in its top-level statements (the last one kept), read once per file. */
+const cjsExportsMemo = new WeakMap<SourceFile, Map<string, Node>>();
+function commonJsExports(sf: SourceFile): Map<string, Node> {
+  let hit = cjsExportsMemo.get(sf);
+  if (hit) return hit;
+  hit = new Map();
+  for (const st of sf.getStatements()) {
+    if (!Node.isExpressionStatement(st)) continue;
+    const e = st.getExpression();
+    if (!Node.isBinaryExpression(e) || e.getOperatorToken().getKind() !== SyntaxKind.EqualsToken) continue;
+    const left = e.getLeft();
+    if (!Node.isPropertyAccessExpression(left)) continue;
+    const target = left.getExpression().getText();
+    if (target !== 'exports' && target !== 'module.exports') continue;
+    const right = unwrap(e.getRight());
+    // `exports.a = exports.b = void 0`: the declarations tsc writes first hold nothing.
+    if (Node.isVoidExpression(right) || Node.isBinaryExpression(right)) continue;
+    hit.set(left.getName(), right);
+  }
+  cjsExportsMemo.set(sf, hit);
+  return hit;
+}
 
 /**
  * The literal a zod object schema holds at `shape.<key>.value`: `z.object({ name: z.literal('x') })` read through
