@@ -24,6 +24,7 @@ import { booleanAnnotations, constrainedArguments, patternedArguments, constStri
  *     server.registerTool(name, { title, description, inputSchema, outputSchema, annotations }, handler)
  *     server.prompt(name, [description], [argsSchema], handler)                   handler(args, extra)
  *     server.resource(name, uri | new ResourceTemplate(…), [metadata], handler)   handler(uri, variables, extra)
+ *     (a request schema imported from the SDK under a minified bundle's alias, `CallToolRequestSchema as nc`, is read as its name)
  *     server.setRequestHandler(CallToolRequestSchema, handler)   — dispatch on `request.params.name`
  *       (a `switch` with literal cases or `if (name === 'x')`), arguments in `request.params.arguments`;
  *     server.setRequestHandler(ListToolsRequestSchema, handler)  — returns `{ tools: [...] }`, a literal
@@ -57,7 +58,9 @@ import { booleanAnnotations, constrainedArguments, patternedArguments, constStri
  *
  * Names, descriptions and titles are read when they are a string literal, a template without
  * substitutions, a concatenation of those, or a `const` holding one in the same file (a path into nested const
- * objects, `TOOL_NAMES.BROWSER.NAVIGATE`, and a zod object schema's literal, `NavigateTool.shape.name.value`, included); otherwise the name
+ * objects, `TOOL_NAMES.BROWSER.NAVIGATE`, and a zod object schema's literal, `NavigateTool.shape.name.value`, included), a string
+ * const exported by a relative module (`import { LIST_TOOL } from './constants.js'`; the place stays where the name is used),
+ * or tsc's CommonJS form of an exported const read in its own file (`exports.TOOL_NAMES.PROJECTS`); otherwise the name
  * is the expression's text and `nameIsLiteral` is false. Config objects and handlers given as identifiers
  * are followed to a local `const`/function or a relative import. Which files are read is decided by
  * facts/published: generated output (dist, build, out) is left out only when the source it is compiled from is

@@ -27,6 +27,13 @@ export function constString(node: Node | undefined, depth = 0): { value: string;
       const init = initializerOf(d);
       return init ? constString(init, depth + 1) : undefined;
     }
+    // `import { LIST_TOOL } from './constants.js'`: a string const exported by a relative module (a table of names
+    // kept in a constants file). The literal stands where the name is used here, so that places stay in this file.
+    const imp = importOf(d);
+    const sources = imp && imp.spec.startsWith('.') && imp.imported !== '*' ? sourcesOf(n.getSourceFile()) : undefined;
+    const v = sources ? valueOfDeclaration(d, sources) : undefined;
+    const s = v && v !== n && v.getSourceFile() !== n.getSourceFile() ? constString(v, depth + 1) : undefined;
+    return s ? { value: s.value, literal: n } : undefined;
   }
   // `listEventsDefinition.name`: a property of a same-file const object literal (a tool's definition kept beside its handler);
   // `TOOL_NAMES.BROWSER.NAVIGATE`: a path into nested const objects (a table of names kept in a shared module, inlined by a bundle);
@@ -42,8 +49,19 @@ export function constString(node: Node | undefined, depth = 0): { value: string;
       base = unwrap(base.getExpression());
     }
     const d = Node.isIdentifier(base) ? declarationOf(base) : undefined;
-    if (!d || d.getSourceFile() !== n.getSourceFile() || !Node.isVariableDeclaration(d.getParent())) return undefined;
-    const init = initializerOf(d);
+    let init: Node | undefined;
+    if (d) {
+      if (d.getSourceFile() !== n.getSourceFile() || !Node.isVariableDeclaration(d.getParent())) return undefined;
+      init = initializerOf(d);
+    } else {
+      // `exports.TOOL_NAMES.PROJECTS` (`module.exports.…` too): tsc's CommonJS output of an exported const, read where it
+      // is assigned at the top level of this file (`exports.TOOL_NAMES = { PROJECTS: 'motion_projects' }`).
+      if (Node.isIdentifier(base) && base.getText() === 'module' && path[0] === 'exports') path.shift();
+      else if (!Node.isIdentifier(base) || base.getText() !== 'exports') return undefined;
+      const key = path.shift();
+      init = key === undefined ? undefined : commonJsExports(n.getSourceFile()).get(key);
+      if (!init) return undefined;
+    }
     const zod = init && zodShapeLiteral(init, path);
     if (zod) return constString(zod, depth + 1);
     let cur: Node | undefined = init && unwrap(init);
@@ -54,6 +72,29 @@ export function constString(node: Node | undefined, depth = 0): { value: string;
 }
 
 const unwrapped = (n: Node | undefined): Node | undefined => (n ? unwrap(n) : undefined);
+
+/** The values a CommonJS file assigns to `exports.X` / `module.exports.X` in its top-level statements (the last one kept), read once per file. */
+const cjsExportsMemo = new WeakMap<SourceFile, Map<string, Node>>();
+function commonJsExports(sf: SourceFile): Map<string, Node> {
+  let hit = cjsExportsMemo.get(sf);
+  if (hit) return hit;
+  hit = new Map();
+  for (const st of sf.getStatements()) {
+    if (!Node.isExpressionStatement(st)) continue;
+    const e = st.getExpression();
+    if (!Node.isBinaryExpression(e) || e.getOperatorToken().getKind() !== SyntaxKind.EqualsToken) continue;
+    const left = e.getLeft();
+    if (!Node.isPropertyAccessExpression(left)) continue;
+    const target = left.getExpression().getText();
+    if (target !== 'exports' && target !== 'module.exports') continue;
+    const right = unwrap(e.getRight());
+    // `exports.a = exports.b = void 0`: the declarations tsc writes first hold nothing.
+    if (Node.isVoidExpression(right) || Node.isBinaryExpression(right)) continue;
+    hit.set(left.getName(), right);
+  }
+  cjsExportsMemo.set(sf, hit);
+  return hit;
+}
 
 /**
  * The literal a zod object schema holds at `shape.<key>.value`: `z.object({ name: z.literal('x') })` read through
@@ -302,7 +343,13 @@ export function methodOf(arg: Node | undefined): string | undefined {
   if (s) return s.value;
   const n = unwrap(arg);
   const id = Node.isPropertyAccessExpression(n) ? n.getName() : Node.isIdentifier(n) ? n.getText() : undefined;
-  return id ? (REQUEST_SCHEMAS[id] ?? id) : undefined;
+  if (!id) return undefined;
+  if (Object.hasOwn(REQUEST_SCHEMAS, id)) return REQUEST_SCHEMAS[id];
+  // `import { CallToolRequestSchema as nc } from '@modelcontextprotocol/sdk/types.js'`: a minified bundle's alias.
+  const d = Node.isIdentifier(n) ? declarationOf(n) : undefined;
+  const imp = d ? importOf(d) : undefined;
+  const schema = imp && imp.spec.startsWith('@modelcontextprotocol/') && Object.hasOwn(REQUEST_SCHEMAS, imp.imported) ? REQUEST_SCHEMAS[imp.imported] : undefined;
+  return schema ?? id;
 }
 
 /* ----------------------------------------------------------- schema reading */
