@@ -735,6 +735,38 @@ function polymorphicTargets(fn: Fn, code: Code): Fn[] {
   return list;
 }
 
+/**
+ * An API client kept on the server's class (`this.client.getDeployment(uuid)`, with `client` a field or a getter
+ * over a Map of instances, `get client() { return this.clients.get(name) }`) that the call graph does not follow:
+ * when exactly one class of the source defines the method, that method is the one called. Names that built-in
+ * values also have (a Map's `get`, a Promise's `then`, an array's `map`…) are not read this way. Gathered once per
+ * function.
+ */
+const BUILTIN_METHODS = new Set(['get', 'set', 'has', 'delete', 'clear', 'add', 'keys', 'values', 'entries', 'forEach', 'map', 'filter', 'find', 'some', 'every', 'reduce', 'push', 'pop', 'shift', 'unshift', 'slice', 'splice', 'concat', 'join', 'includes', 'indexOf', 'sort', 'then', 'catch', 'finally', 'toString', 'toJSON', 'valueOf', 'call', 'apply', 'bind', 'emit', 'on', 'once', 'off', 'write', 'end', 'close', 'send', 'request', 'fetch', 'json', 'text', 'parse', 'stringify', 'log', 'info', 'warn', 'error', 'debug', 'connect', 'start', 'stop', 'run', 'execute', 'handle', 'init', 'exec', 'shell']);
+const fieldMemo = new WeakMap<ts.Node, Fn[]>();
+function fieldClientTargets(fn: Fn, code: Code): Fn[] {
+  const hit = fieldMemo.get(fn.compilerNode);
+  if (hit) return hit;
+  const out = new Set<Fn>();
+  for (const n of findNodes(fn, (cn) => {
+    if (cn === fn.compilerNode || !ts.isCallExpression(cn)) return false;
+    const c = rawUnwrap(cn.expression);
+    if (!ts.isPropertyAccessExpression(c) || BUILTIN_METHODS.has(c.name.text)) return false;
+    const recv = rawUnwrap(c.expression);
+    return ts.isPropertyAccessExpression(recv) && rawUnwrap(recv.expression).kind === SyntaxKind.ThisKeyword;
+  })) {
+    if (!Node.isCallExpression(n)) continue;
+    const callee = unwrap(n.getExpression());
+    if (!Node.isPropertyAccessExpression(callee)) continue;
+    const methods = methodsNamed(code, callee.getName());
+    if (methods.length !== 1 || functionOf(callee, code.sources)) continue;
+    out.add(methods[0]!);
+  }
+  const list = [...out];
+  fieldMemo.set(fn.compilerNode, list);
+  return list;
+}
+
 /** Does the handler read the cancellation signal from its context parameter (or pass the context on)? */
 function readsSignal(fn: Fn, ctxIndex: number): boolean | undefined {
   const param = fn.getParameters()[ctxIndex];
@@ -881,9 +913,10 @@ export default defineDetector({
       }
     }
     scan(reachable(code, entries.filter((f) => !handlerFns.has(f))));
-    // Methods of the providers behind an interface that a reached call may dispatch to (polymorphicTargets), two rounds.
+    // Methods of the providers behind an interface that a reached call may dispatch to (polymorphicTargets), and the one
+    // method a client kept on the server's class is called with (fieldClientTargets), two rounds.
     for (let round = 0; round < 2; round++) {
-      const more = [...new Set([...scanned].flatMap((f) => polymorphicTargets(f, code)))].filter((f) => !scanned.has(f));
+      const more = [...new Set([...scanned].flatMap((f) => [...polymorphicTargets(f, code), ...fieldClientTargets(f, code)]))].filter((f) => !scanned.has(f));
       if (!more.length) break;
       scan(reachable(code, more));
     }
