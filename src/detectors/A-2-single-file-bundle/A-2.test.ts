@@ -84,3 +84,36 @@ export function register(server) {
     assert.equal(part?.state, 'could-not-judge', JSON.stringify(part));
   });
 });
+
+describe('A-2 (static) on a View kept in another module or encoded in the code', () => {
+  const staticPart = detectors.filter((d) => d.genre === 'static');
+  const VIEW = '<!doctype html><html lang="en"><head><title>v</title><script src="https://cdn.example.net/lib.js"></script></head><body></body></html>';
+  const judgeCjs = (files: Record<string, string>) => {
+    const dir = mkdtempSync(join(tmpdir(), 'a2-enc-'));
+    try {
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'enc-app', version: '1.0.0', main: 'dist/index.js', dependencies: { '@modelcontextprotocol/ext-apps': '2.0.4' } }));
+      mkdirSync(join(dir, 'dist'));
+      for (const [f, text] of Object.entries(files)) writeFileSync(join(dir, f), text);
+      return judgeFolder('A-2', staticPart, dir).result.parts.find((p) => p.genre === 'static');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  const serve = (expr: string) =>
+    `const { registerAppResource, RESOURCE_MIME_TYPE } = require("@modelcontextprotocol/ext-apps/server");\nregisterAppResource(server, "v", "ui://enc/v.html", {}, async () => ({ contents: [{ uri: "ui://enc/v.html", mimeType: RESOURCE_MIME_TYPE, ${expr} }] }));\n`;
+  it('a const required from another module (CommonJS), a base64 blob of the contents, atob', () => {
+    const required = judgeCjs({ 'dist/view.js': `exports.VIEW = ${JSON.stringify(VIEW)};\n`, 'dist/index.js': `const { VIEW } = require("./view.js");\n${serve('text: VIEW')}` });
+    assert.deepEqual(required?.findings.map((f) => f.location?.file), ['dist/view.js'], JSON.stringify(required));
+    const b64 = Buffer.from(VIEW).toString('base64');
+    const blob = judgeCjs({ 'dist/index.js': `const B = "${b64}";\n${serve('blob: B')}` });
+    assert.deepEqual(blob?.findings.map((f) => f.location?.line), [1], JSON.stringify(blob));
+    const atob = judgeCjs({ 'dist/index.js': `const B = "${b64}";\n${serve('text: atob(B)')}` });
+    assert.equal(atob?.state, 'non-conforming', JSON.stringify(atob));
+  });
+  it('a blob that is not base64, or a decoding it cannot follow, leaves the View unread', () => {
+    const notB64 = judgeCjs({ 'dist/index.js': `const B = "not base64 at all!";\n${serve('text: Buffer.from(B, "base64").toString("utf8")')}` });
+    assert.equal(notB64?.reason?.code, 'no-built-view', JSON.stringify(notB64));
+    const hexAsUtf16 = judgeCjs({ 'dist/index.js': `const B = "${Buffer.from(VIEW).toString('hex')}";\n${serve('text: Buffer.from(B, "hex").toString("utf16le")')}` });
+    assert.equal(hexAsUtf16?.reason?.code, 'no-built-view', JSON.stringify(hexAsUtf16));
+  });
+});

@@ -1,9 +1,10 @@
 import { posix } from 'node:path';
+import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync, unzipSync } from 'node:zlib';
 import { parse } from 'parse5';
 import { Node, Project, SyntaxKind, ts, type CallExpression, type ForOfStatement, type Identifier, type SourceFile, type TemplateExpression } from '../../../facts/morph.js';
 import { noteSourceRead } from '../../../facts/not-read.js';
 import type { RepoFacts } from '../../../facts/repo.js';
-import { declarationOf, functionOf, initializerOf, type FunctionLikeNode } from '../../../facts/scope.js';
+import { declarationOf, functionOf, importOf, initializerOf, valueOfDeclaration, type FunctionLikeNode } from '../../../facts/scope.js';
 import { constString, returnedExpressions } from '../../../facts/server-model.js';
 import { parsedSources, positionOf, rawOfKinds, unwrap, wrapNode, type ParsedSources } from '../../../facts/ts-source.js';
 import { MAX_BUNDLE_BYTES } from './apps-support.js';
@@ -16,7 +17,11 @@ import { inlineScripts, ownCalls, type ViewCode } from './app-source.js';
  * (`readFileSync(new URL('./view.html', import.meta.url))`, `readFileSync(join(__dirname, 'view.html'))`, or through a
  * const holding the folder), or a document assembled at run time from pieces that are all in the package (a template
  * around the script and style files the code reads, a `+` chain, a helper function of no parameters returning it:
- * builtText), with where each of its lines is written (segments). A low-level resources/read handler, or a
+ * builtText), with where each of its lines is written (segments). The document may be a const another module of the
+ * package exports (`import { VIEW_HTML } from './view-html.js'`, or required from it), or kept encoded in the code and
+ * decoded as the server decodes it (base64 through Buffer.from / atob / TextDecoder, gzip, deflate or brotli through
+ * node:zlib, or a base64 `blob` of the contents): its lines then point at the blob. A View of another package (a
+ * dependency's file) or a blob that does not decode is not read. A low-level resources/read handler, or a
  * registration, whose contents carry the App's mimeType serves a View too. A piece the reading cannot follow (a
  * document fetched from a URL, a parameter) leaves the View unread.
  */
@@ -291,6 +296,8 @@ function builtText(n: Node, file: string, repo: RepoFacts, sources: ParsedSource
     const out = joinBuilt(parts);
     return out.text.length <= MAX_BUNDLE_BYTES ? out : undefined;
   }
+  // A cache filled on first use (`html ??= build()`, `html ||= build()`): what it is filled with.
+  if (Node.isBinaryExpression(e) && ['??=', '||='].includes(e.getOperatorToken().getText())) return builtText(e.getRight(), file, repo, sources, rd, depth + 1);
   if (Node.isBinaryExpression(e) && e.getOperatorToken().getText() === '+') {
     const l = builtText(e.getLeft(), file, repo, sources, rd, depth + 1) ?? gapAt(e.getLeft(), rd, here);
     const r = l && (builtText(e.getRight(), file, repo, sources, rd, depth + 1) ?? gapAt(e.getRight(), rd, here));
@@ -307,6 +314,18 @@ function builtText(n: Node, file: string, repo: RepoFacts, sources: ParsedSource
   if (Node.isIdentifier(e)) {
     const d = declarationOf(e);
     if (!d || d.getSourceFile() !== e.getSourceFile()) return undefined;
+    // A document another module of the package exports (`import { VIEW_HTML } from './view-html.js'`, or a const
+    // required from it): what that module's export holds, read there.
+    if (importOf(d) || Node.isBindingElement(d.getParent()) || (Node.isVariableDeclaration(d.getParent()) && requiresModule(initializerOf(d)))) {
+      let v: Node | undefined;
+      try {
+        v = valueOfDeclaration(d, sources);
+      } catch {
+        v = undefined;
+      }
+      if (!v || v === e || Node.isSourceFile(v) || Node.isFunctionDeclaration(v) || Node.isClassDeclaration(v)) return undefined;
+      return builtText(v, sources.rel(v.getSourceFile()), repo, sources, { env: new Map(), gaps: rd.gaps }, depth + 1);
+    }
     // A helper's parameter given a literal at the call being followed (widgetHtml('status')), or a loop variable.
     const bound = Node.isParameterDeclaration(d.getParent()) || !Node.isVariableDeclaration(d.getParent()) || Node.isForOfStatement(d.getParent()?.getParent()?.getParent()) ? rd.env.get(e.getText()) : undefined;
     if (bound !== undefined) return { text: bound, pieces: [{ at: 0, ...here(e) }] };
@@ -325,6 +344,23 @@ function builtText(n: Node, file: string, repo: RepoFacts, sources: ParsedSource
   if (Node.isCallExpression(e)) {
     const callee = e.getExpression();
     const name = calleeName(e);
+    // A document the code keeps encoded (base64, gzip): Buffer.from(B64, 'base64').toString('utf8'), gunzipSync(…).toString(),
+    // new TextDecoder().decode(…), atob(B64): decoded as the server decodes it.
+    if (name === 'toString' && Node.isPropertyAccessExpression(callee) && e.getArguments().length <= 1 && isUtf8(e.getArguments()[0])) {
+      const bytes = bytesOf(callee.getExpression(), file, repo, sources, rd, depth + 1);
+      if (bytes) return bytes.value.length <= MAX_BUNDLE_BYTES ? decoded(bytes.value.toString('utf8'), bytes.pieces) : undefined;
+    }
+    if (name === 'decode' && Node.isPropertyAccessExpression(callee) && Node.isNewExpression(unwrap(callee.getExpression())) && e.getArguments().length === 1) {
+      const ctor = unwrap(callee.getExpression()).asKind(SyntaxKind.NewExpression)!;
+      if (ctor.getExpression().getText() !== 'TextDecoder' || !ctor.getArguments().every((a) => isUtf8(a))) return undefined;
+      const bytes = bytesOf(e.getArguments()[0]!, file, repo, sources, rd, depth + 1);
+      return bytes && bytes.value.length <= MAX_BUNDLE_BYTES ? decoded(bytes.value.toString('utf8'), bytes.pieces) : undefined;
+    }
+    if (name === 'atob' && e.getArguments().length === 1) {
+      const b = builtText(e.getArguments()[0]!, file, repo, sources, rd, depth + 1);
+      const value = b && base64Bytes(b.text);
+      return value && value.length <= MAX_BUNDLE_BYTES ? decoded(value.toString('latin1'), b.pieces) : undefined;
+    }
     // readFileSync(path, 'utf8'), or its .toString()
     if (name === 'toString' && Node.isPropertyAccessExpression(callee) && !e.getArguments().length) return builtText(callee.getExpression(), file, repo, sources, rd, depth + 1);
     if (READS.has(name)) {
@@ -385,6 +421,70 @@ function builtText(n: Node, file: string, repo: RepoFacts, sources: ParsedSource
   return undefined;
 }
 
+/** `require('./m.js')` (or `require('./m.js').X`): a const bound to what another module of the package exports. */
+function requiresModule(init: Node | undefined): boolean {
+  const x = init && unwrap(init);
+  const call = x && Node.isPropertyAccessExpression(x) ? unwrap(x.getExpression()) : x;
+  return !!call && Node.isCallExpression(call) && call.getExpression().getText() === 'require' && Node.isStringLiteral(call.getArguments()[0] ?? call) && /^\.\.?\//.test((call.getArguments()[0] as Node).getText().slice(1));
+}
+
+/**
+ * A document decoded from a blob written on one line of the code: each of its lines is told to come from that line
+ * (a finding in it points at the blob, not past it), up to MAX_DECODED_LINES lines.
+ */
+const MAX_DECODED_LINES = 5000;
+function decoded(text: string, pieces: Built['pieces']): Built {
+  const at = pieces[0]!;
+  const out: Built['pieces'] = [{ ...at, at: 0 }];
+  for (let i = text.indexOf('\n'); i >= 0 && out.length < MAX_DECODED_LINES; i = text.indexOf('\n', i + 1)) out.push({ file: at.file, line: at.line, at: i + 1 });
+  return { text, pieces: out };
+}
+
+/** No encoding argument, or one naming UTF-8 (what `toString()` and `new TextDecoder()` default to). */
+const isUtf8 = (a: Node | undefined): boolean => !a || /^utf-?8$/i.test(constString(a)?.value ?? '');
+
+/** The bytes of a base64 text, when it is one whole (padding allowed, whitespace ignored); undefined otherwise. */
+function base64Bytes(text: string): Buffer | undefined {
+  const t = text.replace(/\s+/g, '');
+  if (!t || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(t)) return undefined;
+  return Buffer.from(t, /[-_]/.test(t) ? 'base64url' : 'base64');
+}
+
+const INFLATE: Record<string, (b: Buffer, o: { maxOutputLength: number }) => Buffer> = { gunzipSync, inflateSync, inflateRawSync, unzipSync, brotliDecompressSync };
+
+/**
+ * The bytes an expression of the server's code evaluates to, when it decodes a text of the package the reading knows:
+ * `Buffer.from(text, 'base64' | 'base64url' | 'hex' | 'utf8')` and the zlib decompressions of such bytes (gunzipSync,
+ * inflateSync, brotliDecompressSync…), bounded by MAX_BUNDLE_BYTES. Undefined for anything else.
+ */
+function bytesOf(n: Node, file: string, repo: RepoFacts, sources: ParsedSources, rd: Reading, depth: number, layers = 0): { value: Buffer; pieces: Built['pieces'] } | undefined {
+  // The decoding layers count apart from builtText's depth (a decoded text is one step of the reading, whatever its layers).
+  if (layers > 3) return undefined;
+  const e = unwrap(n);
+  if (!Node.isCallExpression(e)) return undefined;
+  const name = calleeName(e);
+  const args = e.getArguments();
+  const callee = e.getExpression();
+  if (name === 'from' && Node.isPropertyAccessExpression(callee) && callee.getExpression().getText() === 'Buffer' && args.length >= 1 && args.length <= 2) {
+    const enc = args[1] ? constString(args[1])?.value?.toLowerCase() : 'utf8';
+    const b = builtText(args[0]!, file, repo, sources, rd, depth);
+    if (!b || enc === undefined) return undefined;
+    const value = enc === 'base64' || enc === 'base64url' ? base64Bytes(b.text) : enc === 'hex' && /^(?:[0-9a-f]{2})*$/i.test(b.text) ? Buffer.from(b.text, 'hex') : /^utf-?8$/.test(enc) ? Buffer.from(b.text, 'utf8') : undefined;
+    return value ? { value, pieces: b.pieces } : undefined;
+  }
+  const inflate = INFLATE[name];
+  if (inflate && args.length >= 1) {
+    const inner = bytesOf(args[0]!, file, repo, sources, rd, depth, layers + 1);
+    if (!inner) return undefined;
+    try {
+      return { value: inflate(inner.value, { maxOutputLength: MAX_BUNDLE_BYTES + 1 }), pieces: inner.pieces };
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
 /** `null` or `undefined`: the first value of a cache the code fills later. */
 const isNothing = (n: Node): boolean => n.getKind() === SyntaxKind.NullKeyword || (Node.isIdentifier(n) && n.getText() === 'undefined');
 
@@ -440,7 +540,13 @@ function viewsOf(n: Node, file: string, repo: RepoFacts, sources: ParsedSources)
   const go = (env: Env, level: number): void => {
     if (out.length >= MAX_VARIANTS) return;
     const rd: Reading = { env };
-    const b = builtText(n, file, repo, sources, rd);
+    let b = builtText(n, file, repo, sources, rd);
+    // The document served as a `blob` of the contents (base64, as the protocol carries it).
+    const holder = n.getParent();
+    if (b && Node.isPropertyAssignment(holder) && holder.getName() === 'blob' && holder.getInitializer() === n) {
+      const bytes = base64Bytes(b.text);
+      b = bytes && bytes.length <= MAX_BUNDLE_BYTES ? decoded(bytes.toString('utf8'), b.pieces) : undefined;
+    }
     if (b) {
       const v = viewOf(b);
       if (v) out.push(v);
