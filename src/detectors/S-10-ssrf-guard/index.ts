@@ -6,6 +6,9 @@ import type { RepoFacts } from '../../facts/repo.js';
 import { httpRequestOf, sinkSites, toolFlows, type Flow, type SinkSite } from '../../facts/flow.js';
 import { clusterArguments, clusterLaunch, clusterLineValues, CONNECT_MODULES, SSH_MODULES, urlArgument } from '../../facts/flow/sinks.js';
 import { readInside } from '../../facts/safe-read.js';
+import { fileNotReadData } from '../../facts/not-read.js';
+import { BROWSER_MODULES } from '../../facts/flow.js';
+import { noToolsFound } from '../support/source/tool-absence.js';
 
 const LAUNCHERS = new Set(['child_process', 'execa', 'cross-spawn']);
 import { assignedValues, declarationOf as declaringIdentifier, fieldValues, findNodes, functionOf, importOf, isFunctionLike, moduleMember, originOf, rawOriginOf, valueOfDeclaration, GLOBAL } from '../../facts/scope.js';
@@ -84,7 +87,7 @@ interface Influence {
 }
 
 /** The keys of a connection's options that name where it goes (facts/flow connection()). */
-const CONNECTION_KEYS = ['connectionString', 'connection', 'uri', 'url', 'browserWSEndpoint', 'browserURL', 'wsEndpoint', 'endpointURL', 'host', 'hostname', 'server', 'address', 'socketPath', 'path'];
+const CONNECTION_KEYS = ['connectionString', 'connection', 'uri', 'url', 'browserWSEndpoint', 'browserURL', 'wsEndpoint', 'endpointURL', 'node', 'nodes', 'host', 'hostname', 'server', 'address', 'socketPath', 'path'];
 
 const libraryOf = (module: string): string | undefined => LIBRARIES.find((l) => module === l || module.startsWith(l + '/'));
 
@@ -793,7 +796,7 @@ function clientOf(site: SinkSite, sources: ReturnType<typeof parsedSources>): Cl
     if (launcher && LAUNCHERS.has(launcher.module)) return { label, url: clusterValues(a).values[0], followsRedirects: false, hostOnly: true };
     const first = objectOf(a[0]);
     if (first) {
-      const url = ['connectionString', 'uri', 'url', 'browserWSEndpoint', 'browserURL', 'wsEndpoint', 'endpointURL'].map((k) => propertyOf(first, k)).find((v) => !!v);
+      const url = ['connectionString', 'uri', 'url', 'browserWSEndpoint', 'browserURL', 'wsEndpoint', 'endpointURL', 'node', 'nodes'].map((k) => propertyOf(first, k)).find((v) => !!v);
       if (url) return { label: `${Node.isNewExpression(call) ? 'new ' : ''}${label}`, url, followsRedirects: false };
       return { label: `${Node.isNewExpression(call) ? 'new ' : ''}${label}`, url: propertyOf(first, 'host') ?? propertyOf(first, 'hostname') ?? propertyOf(first, 'server') ?? propertyOf(first, 'address'), followsRedirects: false, hostOnly: true };
     }
@@ -961,6 +964,38 @@ function unreadClientLibraries(repo: RepoFacts, sources: ReturnType<typeof parse
   return [...new Set(out)].sort();
 }
 
+/**
+ * Libraries that connect somewhere, beside those whose connections the reading models (CLIENT_LIBRARIES): a
+ * cluster's API client whose context a call may switch, drivers reached through an instance's methods. A file read
+ * that imports one while no connection of it was found leaves the destination unread, not shown configured.
+ */
+const UNMODELLED_CLIENTS = ['@kubernetes/client-node', 'cassandra-driver', 'neo4j-driver', '@clickhouse/client', 'oracledb', 'snowflake-sdk', '@opensearch-project/opensearch', 'couchbase', 'amqplib', 'kafkajs', 'nats', 'mqtt'];
+
+/**
+ * The network client libraries that files read import and through which no connection site was found (by package
+ * name), with the first file importing each: a connection made through one is one the reading did not see, so no
+ * connection found (or only configured ones) is no evidence that none is steered.
+ */
+function unseenClientImports(sources: ReturnType<typeof parsedSources>, seen: SinkSite[]): { libraries: string[]; file?: string } {
+  const known = new Set([...CLIENT_LIBRARIES, ...BROWSER_MODULES, ...UNMODELLED_CLIENTS]);
+  const found = new Set<string>();
+  for (const s of seen) {
+    const o = calleeOrigin(s.node);
+    if (o && o.module !== GLOBAL) found.add(packageName(o.module.replace(/^node:/, '')));
+  }
+  const libraries: string[] = [];
+  let file: string | undefined;
+  for (const [rel, sf] of sources.files) {
+    for (const spec of moduleSpecs(sf)) {
+      const name = packageName(spec);
+      if (!known.has(name) || found.has(name) || libraries.includes(name)) continue;
+      libraries.push(name);
+      file ??= rel;
+    }
+  }
+  return { libraries: libraries.sort(), ...(file ? { file } : {}) };
+}
+
 /** The call or `new` that starts at a 1-based line and column of a source file. */
 function callAt(sources: ReturnType<typeof parsedSources>, file: string, line: number, column: number): Node | undefined {
   const sf = sources.files.get(file);
@@ -1053,14 +1088,30 @@ function judgeRead(repo: RepoFacts, files: [string, SourceFile][], sources: Retu
     // package depends on was read.
     const clients = unreadClientLibraries(repo, sources);
     if (clients.length) return couldNotJudge('client-library-unread', { libraries: clients.slice(0, 4).join(', ') });
-    if (!connections.length) return notApplicable('no-outbound-http');
     // Connections no tool argument was found reaching: the condition is false only when each one's
     // destination is shown to be the operator's (configured, or the library's defaults); else not known.
     const unread = connections.filter((s) => !readings.get(s)?.configured);
     const calls = (list: SinkSite[]): string => [...new Set(list.map((s) => s.call))].slice(0, 4).join(', ');
-    if (!unread.length) return notApplicable('configured-connections', { calls: calls(connections) });
-    const first = unread[0]!;
-    return couldNotJudge('connection-destination-unread', { count: unread.length, calls: calls(unread), file: first.file, line: first.line });
+    if (unread.length) {
+      const first = unread[0]!;
+      return couldNotJudge('connection-destination-unread', { count: unread.length, calls: calls(unread), file: first.file, line: first.line });
+    }
+    // Not-applicable needs every file read and every client seen. A file skipped by the parse budget (its screen
+    // found no registration) may hold a connection.
+    if (sources.screened.length) return couldNotJudge('file-not-read', fileNotReadData(sources.screened[0]!));
+    // A client library imported by a file read through which no connection was found: its destination was not read.
+    const unseen = unseenClientImports(sources, connections);
+    if (unseen.libraries.length) return couldNotJudge('client-connection-unseen', { libraries: unseen.libraries.slice(0, 4).join(', '), file: unseen.file ?? '' });
+    if (!connections.length) {
+      // No connection and no tool found: the server's code was not read (a launcher over a native binary, a bundle
+      // not followed), so nothing shows that it makes no request (support/source/tool-absence decides).
+      if (!serverModel(repo).entries.some((e) => e.kind === 'tool')) {
+        const v = noToolsFound(repo);
+        if (v.state !== 'not-applicable' || v.reason?.code !== 'no-tools-registered') return v;
+      }
+      return notApplicable('no-outbound-http');
+    }
+    return notApplicable('configured-connections', { calls: calls(connections) });
   }
   const widest = { url: 2, host: 1, path: 0 } as const;
   /** The flow reaching a site that reaches the most of its destination (several tools may reach one site). */
@@ -1082,6 +1133,8 @@ function judgeRead(repo: RepoFacts, files: [string, SourceFile][], sources: Retu
   let open = 0;
   /** Connections no flow reaches whose destination is not shown configured. */
   const unreadConnections: SinkSite[] = [];
+  /** Browser navigations whose destination is open and no source of it was found. */
+  const unreadNavigations: SinkSite[] = [];
   for (const s of [...sites, ...connections]) {
     const client = clientOf(s, sources);
     if (!client) {
@@ -1110,7 +1163,12 @@ function judgeRead(repo: RepoFacts, files: [string, SourceFile][], sources: Retu
       if (field) influence = { source: 'oauth_metadata', name: field, names };
     }
     if (!influence) {
-      if (client.hostOnly ? !(client.url && stringValue(client.url) !== undefined) : !fixedDestination(client.url, files)) open++;
+      if (client.hostOnly ? !(client.url && stringValue(client.url) !== undefined) : !fixedDestination(client.url, files)) {
+        open++;
+        // A browser navigation to a destination neither fixed nor traced to its source (a tool object's handle the
+        // flows do not follow): where it goes is not read, so it cannot count as checked.
+        if (s.family === 'browser') unreadNavigations.push(s);
+      }
       continue;
     }
     const written = client.hostOnly ? (client.url && stringValue(client.url) !== undefined ? 'fixed' : 'host') : shapeOf(client.url, influence.source === 'oauth_metadata' ? files : undefined);
@@ -1140,6 +1198,10 @@ function judgeRead(repo: RepoFacts, files: [string, SourceFile][], sources: Retu
     const first = unreadConnections[0]!;
     const calls = [...new Set(unreadConnections.map((c) => c.call))].slice(0, 4).join(', ');
     return couldNotJudge('connection-destination-unread', { count: unreadConnections.length, calls, file: first.file, line: first.line });
+  }
+  if (unreadNavigations.length) {
+    const first = unreadNavigations[0]!;
+    return couldNotJudge('navigation-destination-unread', { count: unreadNavigations.length, call: first.call, file: first.file, line: first.line });
   }
   // Every destination is written in the code (an API wrapper over its own host): nobody else can influence one.
   return open === 0 ? notApplicable('fixed-destinations') : present();

@@ -1358,6 +1358,8 @@ const ELEMENT_RECEIVER = /locator|element|handle|^el$/i;
 export const BROWSER_MODULES = [
   'playwright', 'playwright-core', '@playwright/test', 'playwright-chromium', 'playwright-firefox', 'playwright-webkit',
   'puppeteer', 'puppeteer-core', 'chrome-remote-interface', 'selenium-webdriver', 'webdriverio',
+  // Drivers over them: Stagehand's page is playwright's, the -extra wrappers and patchright re-export their launchers.
+  '@browserbasehq/stagehand', 'puppeteer-extra', 'playwright-extra', 'patchright', 'patchright-core',
 ];
 /** Method names a navigation or a script run in the page is called by (see navigation()). */
 export const NAVIGATION_NAMES = new Set(['goto', 'navigate', 'send', 'get', 'to', ...PAGE_SCRIPT_NAMES]);
@@ -1563,6 +1565,9 @@ export const CONNECT_MODULES: Record<string, RegExp> = {
   'mysql2/promise': /^(?:createConnection|createPool)$/,
   mongodb: /^(?:MongoClient|connect)$/,
   mongoose: /^(?:connect|createConnection)$/,
+  // SQL Server's driver (tedious: new Connection({ server })) and Elasticsearch's client (new Client({ node })).
+  tedious: /^Connection$/,
+  '@elastic/elasticsearch': /^Client$/,
   // A browser reached over the DevTools protocol (puppeteer.connect({ browserWSEndpoint }), chromium.connectOverCDP(url)).
   puppeteer: /^connect$/,
   'puppeteer-core': /^connect$/,
