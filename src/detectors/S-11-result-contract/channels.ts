@@ -796,11 +796,68 @@ export function wrapperGuard(registration: CallExpressionNode, sources: ParsedSo
 /** Words of a failure in a result's text (`Error: …`, `Failed to …`, `Could not …`). */
 const FAILURE_WORDS = /\b(?:error|errors|failed|failure|fails|unable|could ?n[o']t|cannot|can't)\b/i;
 
-/** A result object with content and no isError flag (or `isError: false`); a spread may bring the flag, so it is not judged. */
+/**
+ * A `content` that is text, not a list of blocks: a string or template literal, a concatenation with one, or
+ * `await res.text()`, `x.join(…)`, `String(…)`, `JSON.stringify(…)`. The object holding it is data of the
+ * package (a scraped page `{ url, content: '', error }`), not a tool result.
+ */
+function textContent(v: ts.Node): boolean {
+  let u = rawUnwrap(v);
+  if (ts.isAwaitExpression(u)) u = rawUnwrap(u.expression);
+  if (ts.isStringLiteralLike(u) || ts.isTemplateExpression(u) || ts.isNumericLiteral(u)) return true;
+  if (ts.isBinaryExpression(u) && u.operatorToken.kind === SyntaxKind.PlusToken) return textContent(u.left) || textContent(u.right);
+  if (!ts.isCallExpression(u)) return false;
+  const c = rawUnwrap(u.expression);
+  if (ts.isIdentifier(c)) return c.text === 'String';
+  return ts.isPropertyAccessExpression(c) && (['text', 'join', 'toString', 'trim'].includes(c.name.text) || c.getText() === 'JSON.stringify');
+}
+
+/**
+ * The object is held by a variable to which the function that builds it gives the flag afterwards
+ * (`const result = { content: […] }; result.isError = true; return result;`, `Object.assign(result, { isError: true })`):
+ * the flag is set, unless it is assigned `false`.
+ */
+function flagAssignedLater(o: ObjectLiteralExpression): boolean {
+  let decl: ts.Node = o.compilerNode;
+  while (decl.parent && (ts.isParenthesizedExpression(decl.parent) || ts.isAsExpression(decl.parent) || ts.isSatisfiesExpression(decl.parent))) decl = decl.parent;
+  const d = decl.parent;
+  if (!d || !ts.isVariableDeclaration(d) || d.initializer !== decl || !ts.isIdentifier(d.name)) return false;
+  const name = d.name.text;
+  let scope: ts.Node | undefined = d.parent;
+  while (scope && !ts.isFunctionLike(scope) && !ts.isSourceFile(scope)) scope = scope.parent;
+  if (!scope) return false;
+  const isHolder = (e: ts.Node): boolean => {
+    const u = rawUnwrap(e);
+    return ts.isIdentifier(u) && u.text === name;
+  };
+  let found = false;
+  const visit = (cn: ts.Node): void => {
+    if (found || (cn !== scope && isNested(cn))) return;
+    if (ts.isBinaryExpression(cn) && cn.operatorToken.kind === SyntaxKind.EqualsToken) {
+      const l = rawUnwrap(cn.left);
+      const key = ts.isPropertyAccessExpression(l) ? l.name.text : ts.isElementAccessExpression(l) && ts.isStringLiteralLike(l.argumentExpression) ? l.argumentExpression.text : undefined;
+      const target = ts.isPropertyAccessExpression(l) || ts.isElementAccessExpression(l) ? l.expression : undefined;
+      if (key === 'isError' && target && isHolder(target) && rawUnwrap(cn.right).kind !== SyntaxKind.FalseKeyword) found = true;
+    } else if (ts.isCallExpression(cn) && cn.expression.getText() === 'Object.assign' && cn.arguments[0] && isHolder(cn.arguments[0])) {
+      if (cn.arguments.slice(1).some((a) => /\bisError\b/.test(a.getText()))) found = true;
+    }
+    if (!found) ts.forEachChild(cn, visit);
+  };
+  visit(scope);
+  return found;
+}
+
+/**
+ * A result object with content and no isError flag (or `isError: false`); a spread may bring the flag, so it is not judged,
+ * nor an object whose `content` is text (textContent: not a result) or whose holder is given the flag later (flagAssignedLater).
+ */
 function unmarked(o: ObjectLiteralExpression): boolean {
-  if (!propertyValue(o, 'content') || o.getProperties().some((p) => Node.isSpreadAssignment(p))) return false;
+  const content = propertyValue(o, 'content');
+  if (!content || o.getProperties().some((p) => Node.isSpreadAssignment(p))) return false;
+  if (textContent(content.compilerNode)) return false;
   const flag = propertyValue(o, 'isError');
-  return !flag || rawUnwrap(flag.compilerNode).kind === SyntaxKind.FalseKeyword;
+  if (flag && rawUnwrap(flag.compilerNode).kind !== SyntaxKind.FalseKeyword) return false;
+  return !flagAssignedLater(o);
 }
 
 /**
