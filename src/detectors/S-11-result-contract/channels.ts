@@ -193,6 +193,27 @@ const isToolName = (e: ts.Node): boolean => {
   return ts.isIdentifier(u) && /^(?:name|toolName|tool_name)$/.test(u.text);
 };
 
+/**
+ * The tools/call request itself handed on by the handler: its first parameter (`executeToolRequest(request)`), or a
+ * local made from it by one call (`const normalized = normalizeToolRequest(request)`): the callee reads the tool name from it.
+ */
+function carriesRequest(arg: ts.Node, handler: FunctionLikeNode): boolean {
+  const p0 = handler.compilerNode.parameters[0];
+  if (!p0 || !ts.isIdentifier(p0.name)) return false;
+  const req = p0.name.text;
+  let u = rawUnwrap(arg);
+  if (!ts.isIdentifier(u)) return false;
+  if (u.text === req) return true;
+  let init = findDeclaration(u)?.initializer;
+  if (!init) return false;
+  u = rawUnwrap(init);
+  if (ts.isAwaitExpression(u)) u = rawUnwrap(u.expression);
+  return ts.isCallExpression(u) && u.arguments.some((a) => {
+    const x = rawUnwrap(a);
+    return ts.isIdentifier(x) && x.text === req;
+  });
+}
+
 /** `name === 'search'` (or `!==` with `negated`): the tool name compared with a written name. */
 function comparesToolName(cn: ts.Node, negated: boolean): boolean {
   const ops = negated ? [SyntaxKind.ExclamationEqualsEqualsToken, SyntaxKind.ExclamationEqualsToken] : [SyntaxKind.EqualsEqualsEqualsToken, SyntaxKind.EqualsEqualsToken];
@@ -241,6 +262,9 @@ function underUnknownNameCheck(t: ThrowStmt, fnNode: ts.Node): boolean {
         const init = findDeclaration(rawUnwrap(cn.operand) as ts.Identifier)?.initializer;
         const u = init && rawUnwrap(init);
         if (u && (ts.isElementAccessExpression(u) || (ts.isCallExpression(u) && ts.isPropertyAccessExpression(u.expression) && ['find', 'get'].includes(u.expression.name.text)))) hit = true;
+        // A lookup of the tool's definition by its name through a function (`const toolInfo = findToolConfig(toolName)`).
+        const call = u && ts.isAwaitExpression(u) ? rawUnwrap(u.expression) : u;
+        if (call && ts.isCallExpression(call) && call.arguments.some((a) => isToolName(a))) hit = true;
       }
       if (!hit) ts.forEachChild(cn, visit);
     };
@@ -629,7 +653,7 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
       // A function of the source handed the tool name inside that try (`try { const r = await this.executeTool(name,
       // args); return { content: … } } catch (e) { return { …, isError: true } }`): its own unknown-name throw (the
       // `default:` of its switch on the name) gets a result too. Only that throw is read there.
-      if (guard === 'all' && (depth === 0 || byName) && depth < MAX_DEPTH && ts.isCallExpression(cn) && cn.arguments.some((a) => isToolName(a))) {
+      if (guard === 'all' && (depth === 0 || byName) && depth < MAX_DEPTH && ts.isCallExpression(cn) && cn.arguments.some((a) => isToolName(a) || (depth === 0 && carriesRequest(a, fn)))) {
         const callee = resolve(sf, calleeOf(cn));
         if (callee && callee !== fn) walk(callee, guard, caught, depth + 1, fromCatch, true);
         continue;
