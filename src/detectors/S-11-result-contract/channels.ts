@@ -193,6 +193,27 @@ const isToolName = (e: ts.Node): boolean => {
   return ts.isIdentifier(u) && /^(?:name|toolName|tool_name)$/.test(u.text);
 };
 
+/**
+ * The tools/call request itself handed on by the handler: its first parameter (`executeToolRequest(request)`), or a
+ * local made from it by one call (`const normalized = normalizeToolRequest(request)`): the callee reads the tool name from it.
+ */
+function carriesRequest(arg: ts.Node, handler: FunctionLikeNode): boolean {
+  const p0 = handler.compilerNode.parameters[0];
+  if (!p0 || !ts.isIdentifier(p0.name)) return false;
+  const req = p0.name.text;
+  let u = rawUnwrap(arg);
+  if (!ts.isIdentifier(u)) return false;
+  if (u.text === req) return true;
+  let init = findDeclaration(u)?.initializer;
+  if (!init) return false;
+  u = rawUnwrap(init);
+  if (ts.isAwaitExpression(u)) u = rawUnwrap(u.expression);
+  return ts.isCallExpression(u) && u.arguments.some((a) => {
+    const x = rawUnwrap(a);
+    return ts.isIdentifier(x) && x.text === req;
+  });
+}
+
 /** `name === 'search'` (or `!==` with `negated`): the tool name compared with a written name. */
 function comparesToolName(cn: ts.Node, negated: boolean): boolean {
   const ops = negated ? [SyntaxKind.ExclamationEqualsEqualsToken, SyntaxKind.ExclamationEqualsToken] : [SyntaxKind.EqualsEqualsEqualsToken, SyntaxKind.EqualsEqualsToken];
@@ -241,6 +262,9 @@ function underUnknownNameCheck(t: ThrowStmt, fnNode: ts.Node): boolean {
         const init = findDeclaration(rawUnwrap(cn.operand) as ts.Identifier)?.initializer;
         const u = init && rawUnwrap(init);
         if (u && (ts.isElementAccessExpression(u) || (ts.isCallExpression(u) && ts.isPropertyAccessExpression(u.expression) && ['find', 'get'].includes(u.expression.name.text)))) hit = true;
+        // A lookup of the tool's definition by its name through a function (`const toolInfo = findToolConfig(toolName)`).
+        const call = u && ts.isAwaitExpression(u) ? rawUnwrap(u.expression) : u;
+        if (call && ts.isCallExpression(call) && call.arguments.some((a) => isToolName(a))) hit = true;
       }
       if (!hit) ts.forEachChild(cn, visit);
     };
@@ -629,7 +653,7 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
       // A function of the source handed the tool name inside that try (`try { const r = await this.executeTool(name,
       // args); return { content: … } } catch (e) { return { …, isError: true } }`): its own unknown-name throw (the
       // `default:` of its switch on the name) gets a result too. Only that throw is read there.
-      if (guard === 'all' && (depth === 0 || byName) && depth < MAX_DEPTH && ts.isCallExpression(cn) && cn.arguments.some((a) => isToolName(a))) {
+      if (guard === 'all' && (depth === 0 || byName) && depth < MAX_DEPTH && ts.isCallExpression(cn) && cn.arguments.some((a) => isToolName(a) || (depth === 0 && carriesRequest(a, fn)))) {
         const callee = resolve(sf, calleeOf(cn));
         if (callee && callee !== fn) walk(callee, guard, caught, depth + 1, fromCatch, true);
         continue;
@@ -796,11 +820,68 @@ export function wrapperGuard(registration: CallExpressionNode, sources: ParsedSo
 /** Words of a failure in a result's text (`Error: …`, `Failed to …`, `Could not …`). */
 const FAILURE_WORDS = /\b(?:error|errors|failed|failure|fails|unable|could ?n[o']t|cannot|can't)\b/i;
 
-/** A result object with content and no isError flag (or `isError: false`); a spread may bring the flag, so it is not judged. */
+/**
+ * A `content` that is text, not a list of blocks: a string or template literal, a concatenation with one, or
+ * `await res.text()`, `x.join(…)`, `String(…)`, `JSON.stringify(…)`. The object holding it is data of the
+ * package (a scraped page `{ url, content: '', error }`), not a tool result.
+ */
+function textContent(v: ts.Node): boolean {
+  let u = rawUnwrap(v);
+  if (ts.isAwaitExpression(u)) u = rawUnwrap(u.expression);
+  if (ts.isStringLiteralLike(u) || ts.isTemplateExpression(u) || ts.isNumericLiteral(u)) return true;
+  if (ts.isBinaryExpression(u) && u.operatorToken.kind === SyntaxKind.PlusToken) return textContent(u.left) || textContent(u.right);
+  if (!ts.isCallExpression(u)) return false;
+  const c = rawUnwrap(u.expression);
+  if (ts.isIdentifier(c)) return c.text === 'String';
+  return ts.isPropertyAccessExpression(c) && (['text', 'join', 'toString', 'trim'].includes(c.name.text) || c.getText() === 'JSON.stringify');
+}
+
+/**
+ * The object is held by a variable to which the function that builds it gives the flag afterwards
+ * (`const result = { content: […] }; result.isError = true; return result;`, `Object.assign(result, { isError: true })`):
+ * the flag is set, unless it is assigned `false`.
+ */
+function flagAssignedLater(o: ObjectLiteralExpression): boolean {
+  let decl: ts.Node = o.compilerNode;
+  while (decl.parent && (ts.isParenthesizedExpression(decl.parent) || ts.isAsExpression(decl.parent) || ts.isSatisfiesExpression(decl.parent))) decl = decl.parent;
+  const d = decl.parent;
+  if (!d || !ts.isVariableDeclaration(d) || d.initializer !== decl || !ts.isIdentifier(d.name)) return false;
+  const name = d.name.text;
+  let scope: ts.Node | undefined = d.parent;
+  while (scope && !ts.isFunctionLike(scope) && !ts.isSourceFile(scope)) scope = scope.parent;
+  if (!scope) return false;
+  const isHolder = (e: ts.Node): boolean => {
+    const u = rawUnwrap(e);
+    return ts.isIdentifier(u) && u.text === name;
+  };
+  let found = false;
+  const visit = (cn: ts.Node): void => {
+    if (found || (cn !== scope && isNested(cn))) return;
+    if (ts.isBinaryExpression(cn) && cn.operatorToken.kind === SyntaxKind.EqualsToken) {
+      const l = rawUnwrap(cn.left);
+      const key = ts.isPropertyAccessExpression(l) ? l.name.text : ts.isElementAccessExpression(l) && ts.isStringLiteralLike(l.argumentExpression) ? l.argumentExpression.text : undefined;
+      const target = ts.isPropertyAccessExpression(l) || ts.isElementAccessExpression(l) ? l.expression : undefined;
+      if (key === 'isError' && target && isHolder(target) && rawUnwrap(cn.right).kind !== SyntaxKind.FalseKeyword) found = true;
+    } else if (ts.isCallExpression(cn) && cn.expression.getText() === 'Object.assign' && cn.arguments[0] && isHolder(cn.arguments[0])) {
+      if (cn.arguments.slice(1).some((a) => /\bisError\b/.test(a.getText()))) found = true;
+    }
+    if (!found) ts.forEachChild(cn, visit);
+  };
+  visit(scope);
+  return found;
+}
+
+/**
+ * A result object with content and no isError flag (or `isError: false`); a spread may bring the flag, so it is not judged,
+ * nor an object whose `content` is text (textContent: not a result) or whose holder is given the flag later (flagAssignedLater).
+ */
 function unmarked(o: ObjectLiteralExpression): boolean {
-  if (!propertyValue(o, 'content') || o.getProperties().some((p) => Node.isSpreadAssignment(p))) return false;
+  const content = propertyValue(o, 'content');
+  if (!content || o.getProperties().some((p) => Node.isSpreadAssignment(p))) return false;
+  if (textContent(content.compilerNode)) return false;
   const flag = propertyValue(o, 'isError');
-  return !flag || rawUnwrap(flag.compilerNode).kind === SyntaxKind.FalseKeyword;
+  if (flag && rawUnwrap(flag.compilerNode).kind !== SyntaxKind.FalseKeyword) return false;
+  return !flagAssignedLater(o);
 }
 
 /**
