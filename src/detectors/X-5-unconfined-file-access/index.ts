@@ -72,6 +72,8 @@ export default [
       const sqlReadOnly = new Set<string>();
       const sqlUnresolved = new Set<string>();
       for (const f of toolFlows(repo)) {
+        // A statement a helper built with written text before the value (`PRAGMA table_info(${name})`): not the caller's.
+        if (f.sinkKind === 'sql' && f.sqlTextFirst) continue;
         if (f.sinkKind === 'sql') {
           // A statement the caller writes: no path confinement applies; a check on it (an allowlist, a pattern, a
           // list of refused words) is not judged — whether it refuses the file statements is not known.
