@@ -199,6 +199,8 @@ export interface ToolStop {
   module?: string;
   /** The argument fields that reach the call (`args.path` as 'path'). */
   keys: string[];
+  /** The package uses a SQL database client (SQL_MODULES). */
+  sql?: boolean;
 }
 
 /** The calls where the flow of each entry's arguments stops unread (computed with toolFlows). */
@@ -231,7 +233,7 @@ export function toolFlows(repo: RepoFacts): Flow[] {
     for (const s of r?.stops ?? []) {
       const pos = positionOf(s.at);
       const callee = s.at.getExpression().getText();
-      stops.push({ tool: entry.name, entryKind: entry.kind, file: sources.rel(s.at.getSourceFile()), line: pos.line, column: pos.column, call: callee.length > 80 ? callee.slice(0, 77) + '...' : callee, method: Node.isPropertyAccessExpression(unwrap(s.at.getExpression())) ? (unwrap(s.at.getExpression()) as PropertyAccessExpression).getName() : undefined, why: s.why, ...(s.module ? { module: s.module } : {}), keys: [...s.keys].sort() });
+      stops.push({ tool: entry.name, entryKind: entry.kind, file: sources.rel(s.at.getSourceFile()), line: pos.line, column: pos.column, call: callee.length > 80 ? callee.slice(0, 77) + '...' : callee, method: Node.isPropertyAccessExpression(unwrap(s.at.getExpression())) ? (unwrap(s.at.getExpression()) as PropertyAccessExpression).getName() : undefined, why: s.why, ...(s.module ? { module: s.module } : {}), ...(run.ctx.sql ? { sql: true } : {}), keys: [...s.keys].sort() });
     }
   }
   stopMemo.set(repo, stops);
