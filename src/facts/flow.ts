@@ -1,8 +1,8 @@
-import { afterLoad, Node, SyntaxKind, ts, type CallExpression, type SourceFile, type Identifier, type NewExpression, type TaggedTemplateExpression } from './morph.js';
+import { afterLoad, Node, SyntaxKind, ts, type CallExpression, type SourceFile, type Identifier, type NewExpression, type PropertyAccessExpression, type TaggedTemplateExpression } from './morph.js';
 import type { RepoFacts } from './repo.js';
 import { bindingNames, findNodes, isFunctionLike, rawOriginOf, resolveRelativeModule } from './scope.js';
 import { constString, modelFiles, serverModel, type HandlerEntry } from './server-model.js';
-import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCalleeName, rawOfKinds, rawUnwrap, positionOf, wrapNode, type NamedFilter, type ParsedSources } from './ts-source.js';
+import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCalleeName, rawOfKinds, rawUnwrap, positionOf, unwrap, wrapNode, type NamedFilter, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
 import { libraryRegions } from './bundle-regions.js';
 import { Run } from './flow/analysis.js';
@@ -10,7 +10,7 @@ import { isRuntime } from './flow/runtimes.js';
 import { argumentOf, keysMatch, relevant, storageKeys } from './flow/guards.js';
 import { instanceExports } from './flow/modules.js';
 import { BROWSER_MODULES, REMOTE_COMMAND_NAMES, TRANSFER_NAMES, SSH_MODULES, isRecordModule, RECORD_MODULES, SQL_MODULES, callSinkKind, CONNECT_MODULES, classifySink, DOC_MODULES, possibleStrings, type Flow, type FlowStep, FS_MODULES, type Guard, type GuardDetail, HTTP_MODULES, NAVIGATION_NAMES, type SinkContext, type SinkMatch, type SinkSite } from './flow/sinks.js';
-import { type Check, type Family, type FnResult, type Link, type RawFlow, type StoreWrite, type Taint, type Verdict } from './flow/taint.js';
+import { type Check, type Family, type FnResult, type Link, type RawFlow, type Stop, type StoreWrite, type Taint, type Verdict } from './flow/taint.js';
 
 
 /**
@@ -182,6 +182,32 @@ function runsRuntime(f: RawFlow): boolean {
 /* ---------------------------------------------------------------- public */
 
 const flowMemo = new WeakMap<RepoFacts, Flow[]>();
+const stopMemo = new WeakMap<RepoFacts, ToolStop[]>();
+
+/** A call given a tool's argument that leads nowhere the flow analysis knows (flow/taint Stop), per entry. */
+export interface ToolStop {
+  tool: string;
+  entryKind: string;
+  file: string;
+  line: number;
+  column: number;
+  /** The callee's text (`dbAdapter.all`, `git.raw`). */
+  call: string;
+  /** The method name of a property call. */
+  method?: string;
+  why: Stop['why'];
+  module?: string;
+  /** The argument fields that reach the call (`args.path` as 'path'). */
+  keys: string[];
+  /** The package uses a SQL database client (SQL_MODULES). */
+  sql?: boolean;
+}
+
+/** The calls where the flow of each entry's arguments stops unread (computed with toolFlows). */
+export function toolStops(repo: RepoFacts): ToolStop[] {
+  toolFlows(repo);
+  return stopMemo.get(repo) ?? [];
+}
 const siteMemo = new WeakMap<RepoFacts, SinkSite[]>();
 
 /** Flows from every handler entry of the server model to sinks, one per (entry, sink, kind), sorted by location. */
@@ -202,6 +228,15 @@ export function toolFlows(repo: RepoFacts): Flow[] {
     }
   }
   for (const { entry, r } of results) if (r) out.push(...entryFlows(entry, r, run, sources));
+  const stops: ToolStop[] = [];
+  for (const { entry, r } of results) {
+    for (const s of r?.stops ?? []) {
+      const pos = positionOf(s.at);
+      const callee = s.at.getExpression().getText();
+      stops.push({ tool: entry.name, entryKind: entry.kind, file: sources.rel(s.at.getSourceFile()), line: pos.line, column: pos.column, call: callee.length > 80 ? callee.slice(0, 77) + '...' : callee, method: Node.isPropertyAccessExpression(unwrap(s.at.getExpression())) ? (unwrap(s.at.getExpression()) as PropertyAccessExpression).getName() : undefined, why: s.why, ...(s.module ? { module: s.module } : {}), ...(run.ctx.sql ? { sql: true } : {}), keys: [...s.keys].sort() });
+    }
+  }
+  stopMemo.set(repo, stops);
   out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0)));
   flowMemo.set(repo, out);
   return out;
@@ -279,6 +314,7 @@ function entryFlows(entry: HandlerEntry, r: FnResult, run: Run, sources: ParsedS
       ...(f.match.launcher ? { launcher: f.match.launcher } : {}),
       ...(f.kind === 'sql' && f.match.readOnly ? { readOnly: true } : {}),
       ...(f.kind === 'sql' && f.match.sqlUnresolved ? { sqlUnresolved: true } : {}),
+      ...(f.kind === 'sql' && f.taint.textFirst ? { sqlTextFirst: true } : {}),
       ...pos,
       guard: g.guard,
       ...(g.detail ? { guardDetail: g.detail } : {}),

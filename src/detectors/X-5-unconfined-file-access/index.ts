@@ -1,6 +1,6 @@
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { toolFlows, type Flow } from '../../facts/flow.js';
+import { toolFlows, toolStops, type Flow } from '../../facts/flow.js';
 import { sourceGap } from '../../facts/server-model.js';
 import { noHandlersFound } from '../support/source/tool-absence.js';
 import python from './python.js';
@@ -42,10 +42,16 @@ import python from './python.js';
  * No JavaScript/TypeScript source: could-not-judge 'no-source', or not-applicable 'no-js-source' when the
  * repository is Python (judged by the Python part, python.ts); source but no handler: noHandlersFound of
  * support/source/tool-absence (could-not-judge 'no-tools-in-source', or not-applicable on a relay).
+ * A tool argument handed, in a package that uses a SQL client, to a statement-running method (executeSQL, query, run…)
+ * of an object the flow analysis could not resolve (facts/flow toolStops: a connector picked from a registry) is
+ * could-not-judge 'sql-flow-not-followed' (naming the call) rather than present, when nothing else is red or judged.
  * One finding per call; the tools that reach it are named together.
  */
 
 const rank = { none: 2, unsound: 1, sound: 0 } as const;
+
+/** Methods that run a statement under SQL clients and the packages' own wrappers of them. */
+const SQL_SEND = /^(?:execute(?:SQL|Sql|Query|Statement)?|exec|query|run(?:Query|Sql|SQL)?|all|raw|unsafe|\$queryRawUnsafe|\$executeRawUnsafe)$/;
 
 export default [
   defineDetector({
@@ -72,6 +78,8 @@ export default [
       const sqlReadOnly = new Set<string>();
       const sqlUnresolved = new Set<string>();
       for (const f of toolFlows(repo)) {
+        // A statement a helper built with written text before the value (`PRAGMA table_info(${name})`): not the caller's.
+        if (f.sinkKind === 'sql' && f.sqlTextFirst) continue;
         if (f.sinkKind === 'sql') {
           // A statement the caller writes: no path confinement applies; a check on it (an allowlist, a pattern, a
           // list of refused words) is not judged — whether it refuses the file statements is not known.
@@ -106,7 +114,15 @@ export default [
       if (findings.length) return { state: 'non-conforming', findings };
       if (sqlChecked.size) return couldNotJudge('sql-statement-check-not-judged', { name: [...sqlChecked].sort().join(', ') });
       if (sqlReadOnly.size) return couldNotJudge('sql-read-only-not-judged', { name: [...sqlReadOnly].sort().join(', ') });
-      return sqlUnresolved.size ? couldNotJudge('sql-client-not-resolved', { name: [...sqlUnresolved].sort().join(', ') }) : present();
+      if (sqlUnresolved.size) return couldNotJudge('sql-client-not-resolved', { name: [...sqlUnresolved].sort().join(', ') });
+      // In a package that uses a SQL client, an argument handed to a statement-running method of an object the analysis
+      // could not resolve (`connector.executeSQL(sql)` on a connector picked from a registry): the flow stops unread there.
+      const lost = toolStops(repo).filter((s) => s.sql && s.why === 'method-of-unknown-receiver' && SQL_SEND.test(s.method ?? ''));
+      if (lost.length) {
+        const first = lost[0]!;
+        return couldNotJudge('sql-flow-not-followed', { name: [...new Set(lost.map((s) => s.tool))].sort().join(', '), call: first.call, file: first.file, line: first.line });
+      }
+      return present();
     },
   }),
   python,

@@ -6,7 +6,7 @@ import { acceptsWithoutAsking, asksHuman, conditionalBranch, CONFIRMED, guarding
 import { type Analyzable, classId, constructorOf, functionCached, functionsOfCallee, originCached, ownerClass, stripAwait } from './modules.js';
 import { argvRunsScript, arrayArgv, pushedArgv, shellRunsScript } from './argv.js';
 import { classifySink, FS_MODULES, type HttpRequest, httpRequestOf, last, MAX_DEPTH, type SinkContext, type SinkMatch, type SinkPart, type UrlShape } from './sinks.js';
-import { ALLOW, bodyNodes, type Check, CLOSED_BASE, CLOSED_ORIGIN, declKey, DENY, DENY_NAME, ESCAPE_MODULES, ESCAPE_NAME, exprKey, type Family, type FnResult, hasSeparator, isSep, ITERATING, liftKeys, merge, NON_TEXT_METHODS, worstArgv, OPEN_HOST, ownReturns, BARE_ORIGIN, ROOT_PATH, PARSE_METHODS, PART_METHODS, PASS_GLOBALS, PATH_MODULES, patternVerdict, type Piece, piecesOf, type RawFlow, RELATIVE, SCHEME, signature, type StoreWrite, type Taint, unionKeys, v, type Verdict, withKeys } from './taint.js';
+import { ALLOW, bodyNodes, type Check, CLOSED_BASE, CLOSED_ORIGIN, declKey, DENY, DENY_NAME, ESCAPE_MODULES, ESCAPE_NAME, exprKey, type Family, type FnResult, hasSeparator, isSep, ITERATING, liftKeys, merge, NON_TEXT_METHODS, worstArgv, OPEN_HOST, ownReturns, BARE_ORIGIN, ROOT_PATH, PARSE_METHODS, PART_METHODS, PASS_GLOBALS, PATH_MODULES, patternVerdict, type Piece, piecesOf, type RawFlow, RELATIVE, type Stop, SCHEME, signature, type StoreWrite, type Taint, unionKeys, v, type Verdict, withKeys } from './taint.js';
 
 /**
  * Taint flow (facts/flow.ts), the propagation: one run over a handler (Run) and the analysis of one function
@@ -110,6 +110,8 @@ class FnAnalysis {
   private readonly seenChecks = new Set<Check>();
   /** The names of the variables in env (a superset test for taintOf). */
   private readonly taintedNames = new Set<string>();
+  /** Calls given a client value that lead nowhere known (FnResult.stops), by call. */
+  private readonly stops = new Map<ts.Node, Stop>();
   private changed = false;
   constructor(
     private readonly run_: Run,
@@ -173,7 +175,7 @@ class FnAnalysis {
       const tainted = rets.filter((t): t is Taint => !!t);
       ret = tainted.length === 1 ? tainted[0] : merge(tainted);
     }
-    return { flows, checks, ret, writes: [...this.writes.values()] };
+    return { flows, checks, ret, writes: [...this.writes.values()], ...(this.stops.size ? { stops: [...this.stops.values()] } : {}) };
   }
 
   /* ---- returns */
@@ -541,11 +543,11 @@ class FnAnalysis {
         prefix += constString(p.expr)?.value ?? '\0';
         continue;
       }
-      if (prefix === '') return { ...t, urlFixed: pt.urlFixed, schemeFixed: pt.schemeFixed, relPath: pt.relPath, rootPath: pt.rootPath, hostless: pt.hostless || pt.urlFixed };
+      if (prefix === '') return { ...t, urlFixed: pt.urlFixed, schemeFixed: pt.schemeFixed, relPath: pt.relPath, rootPath: pt.rootPath, hostless: pt.hostless || pt.urlFixed, textFirst: pt.textFirst };
       // `${BASE}${endpoint}`: a root-relative reference (`/items/${id}`, from the callers) after a base the client does not reach.
       const urlFixed = CLOSED_ORIGIN.test(prefix) || CLOSED_BASE.test(prefix) || (!!pt.rootPath && BARE_ORIGIN.test(prefix));
       const rootPath = !prefix.includes('\0') && ROOT_PATH.test(prefix);
-      return { ...t, urlFixed, schemeFixed: !urlFixed && OPEN_HOST.test(prefix), relPath: !prefix.includes('\0') && RELATIVE.test(prefix) && !SCHEME.test(prefix), rootPath, hostless: urlFixed || rootPath };
+      return { ...t, urlFixed, schemeFixed: !urlFixed && OPEN_HOST.test(prefix), relPath: !prefix.includes('\0') && RELATIVE.test(prefix) && !SCHEME.test(prefix), rootPath, hostless: urlFixed || rootPath, textFirst: prefix.trim() !== '' && !prefix.includes('\0') };
     }
     return t;
   }
@@ -665,7 +667,10 @@ class FnAnalysis {
       }
       return;
     }
-    if (this.depth >= MAX_DEPTH) return;
+    if (this.depth >= MAX_DEPTH) {
+      if (!Node.isTaggedTemplateExpression(n)) this.noteStop(n, 'depth-limit');
+      return;
+    }
     if (Node.isNewExpression(n)) {
       // new Session(command): the constructor runs with the arguments (and may keep them in fields, where they
       // carry the path checks made on them before this call: see Taint.confinedBy).
@@ -676,7 +681,10 @@ class FnAnalysis {
     }
     if (!Node.isCallExpression(n)) return;
     const fns = functionsOfCallee(unwrap(n.getExpression()), this.run_.sources).filter((x) => x.fn !== this.fn);
-    if (!fns.length) return;
+    if (!fns.length) {
+      this.noteStop(n);
+      return;
+    }
     const ats = this.argTaints(n);
     const tainted = ats.some(Boolean);
     for (const { fn, key } of fns) {
@@ -709,6 +717,23 @@ class FnAnalysis {
     return t.schemeFixed ? 'host' : 'url';
   }
 
+  /** A call given a client value that leads nowhere known (FnResult.stops): the shape of its callee. */
+  private noteStop(n: CallExpression | NewExpression, depthLimit?: 'depth-limit'): void {
+    if (this.stops.size >= 200 || this.stops.has(n.compilerNode)) return;
+    const ts_ = this.argTaints(n).filter((t): t is Taint => !!t);
+    if (!ts_.length) return;
+    const keys = unionKeys(new Set(), ts_.flatMap((x) => [...x.keys]));
+    if (depthLimit) {
+      this.stops.set(n.compilerNode, { at: n, why: depthLimit, keys });
+      return;
+    }
+    const callee = unwrap(n.getExpression());
+    const o = originCached(callee, this.run_.sources);
+    if (o && o.module !== GLOBAL && !o.module.startsWith('.')) this.stops.set(n.compilerNode, { at: n, why: 'dependency', module: o.module, keys });
+    else if (o) return; // a global (JSON, console, String…) or a relative module's export the analysis does not read as a function
+    else this.stops.set(n.compilerNode, { at: n, why: Node.isPropertyAccessExpression(callee) || Node.isElementAccessExpression(callee) ? 'method-of-unknown-receiver' : 'unresolved-function', keys });
+  }
+
   private follow(n: CallExpression | NewExpression, f: Analyzable, ats: (Taint | undefined)[], flows: RawFlow[], checks: Check[], tableKey?: string): void {
     const r = this.run_.analyze(f, ats, this.depth + 1);
     const first = ats.find(Boolean);
@@ -729,6 +754,7 @@ class FnAnalysis {
       // checks carry the deeper ones up, one level at a time).
       if (!c.scope && c.fn === f) checks.push({ ...c, fn: this.fn, at: n, keys: liftKeys(f, ats, c.keys) });
     }
+    for (const s of r.stops ?? []) if (this.stops.size < 200 && !this.stops.has(s.at.compilerNode)) this.stops.set(s.at.compilerNode, { ...s, keys: liftKeys(f, ats, s.keys) });
     for (const w of r.writes) {
       const id = `${w.key}@${w.node.getStart()}`;
       if (!this.writes.has(id)) this.writes.set(id, { ...w, at: n });

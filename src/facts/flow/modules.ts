@@ -1,7 +1,7 @@
 import { Node, ts, type ConstructorDeclaration, type SourceFile, type NewExpression, type ObjectLiteralExpression } from '../morph.js';
-import { baseClassOf, classValueOf, declarationOf, exportedNode, functionOf, importOf as importOfDecl, initializerOf, isFunctionLike, originOf, resolveRelativeModule, valueOfDeclaration, valueOriginOf, INSTANCE_FACTORIES, type FunctionLikeNode, type Origin } from '../scope.js';
+import { baseClassOf, classValueOf, type ClassNode, declarationOf, exportedNode, functionOf, importOf as importOfDecl, initializerOf, isFunctionLike, originOf, resolveRelativeModule, valueOfDeclaration, valueOriginOf, INSTANCE_FACTORIES, type FunctionLikeNode, type Origin } from '../scope.js';
 import { constString, listElements, objectLiteralOf } from '../server-model.js';
-import { namesAnyModule, propertyName, unwrap, type ParsedSources } from '../ts-source.js';
+import { namesAnyModule, propertyName, unwrap, wrapNode, type ParsedSources } from '../ts-source.js';
 
 /**
  * Taint flow (facts/flow.ts), across modules: a callee resolved to its origin and its function in another file
@@ -104,8 +104,13 @@ export function instanceExports(sources: ParsedSources): Map<SourceFile, Map<str
  * with a computed key (`handlers[name](args)`, `const h = handlers[name]; h(args)`).
  */
 export function functionsOfCallee(callee: Node, sources: ParsedSources): { fn: FunctionLikeNode; key?: string }[] {
+  // A factory returning instances of several classes (`case 'sqlite': return new SqliteAdapter(…); case 'postgres':
+  // return new PostgresqlAdapter(…)`): the method of each, where functionOf keeps one.
+  const made = factoryMethods(callee, sources);
+  if (made.length > 1) return made;
   const f = functionCached(callee, sources);
   if (f) return [{ fn: f }];
+  if (made.length) return made;
   const listed = listedHandlers(callee, sources);
   if (listed.length) return listed;
   const passed = passedHandlers(callee, sources);
@@ -222,6 +227,91 @@ function passedHandlers(callee: Node, sources: ParsedSources): { fn: FunctionLik
       const key = n.getArguments().map((a) => constString(a)?.value).find((v) => v !== undefined);
       if (fn) out.push({ fn, ...(key !== undefined ? { key } : {}) });
     });
+  }
+  return out;
+}
+
+const assignMemo = new WeakMap<ts.SourceFile, Map<string, ts.Expression[]>>();
+
+/** Per file (one walk), the values assigned to plain names (`adapter = createAdapter(type)`), by name. */
+function assignmentsOf(sf: ts.SourceFile): Map<string, ts.Expression[]> {
+  let m = assignMemo.get(sf);
+  if (m) return m;
+  const out = new Map<string, ts.Expression[]>();
+  const visit = (cn: ts.Node): void => {
+    if (ts.isBinaryExpression(cn) && cn.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isIdentifier(cn.left)) {
+      out.set(cn.left.text, [...(out.get(cn.left.text) ?? []), cn.right]);
+    }
+    ts.forEachChild(cn, visit);
+  };
+  visit(sf);
+  assignMemo.set(sf, (m = out));
+  return m;
+}
+
+/** The `new C(…)` a function of the source returns (a factory's cases: `case 'sqlite': return new SqliteAdapter(p)`). */
+function returnedClasses(fn: FunctionLikeNode, sources: ParsedSources): ClassNode[] {
+  const body = fn.getBody();
+  if (!body) return [];
+  const sf = fn.getSourceFile();
+  const out: ClassNode[] = [];
+  const take = (e: ts.Expression): void => {
+    const n = stripAwait(wrapNode(sf, e));
+    const cls = Node.isNewExpression(n) ? classValueOf(n.getExpression(), sources) : undefined;
+    if (cls && !out.includes(cls)) out.push(cls);
+  };
+  if (!Node.isBlock(body)) take(body.compilerNode as ts.Expression);
+  const visit = (cn: ts.Node): void => {
+    if (ts.isReturnStatement(cn) && cn.expression) take(cn.expression);
+    if (ts.isFunctionLike(cn) || ts.isClassLike(cn)) return;
+    ts.forEachChild(cn, visit);
+  };
+  if (Node.isBlock(body)) ts.forEachChild(body.compilerNode, visit);
+  return out;
+}
+
+/**
+ * A method called on an instance a factory of the source made (`let adapter = null; … adapter = createAdapter(type);
+ * … adapter.all(query)` over `function createAdapter(t) { switch (t) { case 'sqlite': return new SqliteAdapter(…); … } }`,
+ * also `const repo = await openRepository(dir)`): that method of every class the factory returns. The variable's
+ * initializer and its assignments in its own file are read (one walk per file).
+ */
+const factoryMemo = new WeakMap<ts.Node, { fn: FunctionLikeNode; key?: string }[]>();
+function factoryMethods(callee: Node, sources: ParsedSources): { fn: FunctionLikeNode; key?: string }[] {
+  const hit = factoryMemo.get(callee.compilerNode);
+  if (hit) return hit;
+  const out = factoryMethodsUncached(callee, sources);
+  factoryMemo.set(callee.compilerNode, out);
+  return out;
+}
+
+function factoryMethodsUncached(callee: Node, sources: ParsedSources): { fn: FunctionLikeNode; key?: string }[] {
+  const c = unwrap(callee);
+  if (!Node.isPropertyAccessExpression(c)) return [];
+  const recv = unwrap(c.getExpression());
+  if (!Node.isIdentifier(recv)) return [];
+  const d = declarationOf(recv);
+  const decl = d?.getParent();
+  if (!decl || !Node.isVariableDeclaration(decl) || decl.getNameNode() !== d) return [];
+  const values: Node[] = [];
+  const init = decl.getInitializer();
+  if (init) values.push(init);
+  const sf = decl.getSourceFile();
+  for (const e of (assignmentsOf(sf.compilerNode).get(recv.getText()) ?? []).slice(0, 20)) values.push(wrapNode(sf, e));
+  const out: { fn: FunctionLikeNode; key?: string }[] = [];
+  for (const v of values) {
+    const u = stripAwait(v);
+    if (!Node.isCallExpression(u)) continue;
+    const factory = functionCached(unwrap(u.getExpression()), sources);
+    if (!factory) continue;
+    for (const cls of returnedClasses(factory, sources).slice(0, 12)) {
+      let fn: FunctionLikeNode | undefined;
+      for (let k: ClassNode | undefined = cls, i = 0; k && !fn && i < 4; k = baseClassOf(k, sources), i++) {
+        const md = k.getMethod(c.getName());
+        if (md && !md.isStatic() && md.getBody()) fn = md;
+      }
+      if (fn && !out.some((o) => o.fn === fn)) out.push({ fn });
+    }
   }
   return out;
 }

@@ -65,6 +65,8 @@ export interface Flow {
    * it may be an HTTP API client's `client.query(text)`, so this is not evidence of a SQL statement (could-not-judge at most).
    */
   sqlUnresolved?: boolean;
+  /** sql sinks: the statement's text starts with text written in the code (Taint.textFirst), built by a helper: not the caller's whole statement. */
+  sqlTextFirst?: boolean;
   file: string;
   line: number;
   column: number;
@@ -931,6 +933,11 @@ const RECORD_MODULE_SET = new Set(RECORD_MODULES);
 export const isRecordModule = (m: string): boolean => RECORD_MODULE_SET.has(m) || m.startsWith('@googleapis/') || m.startsWith('@aws-sdk/client-');
 
 /** The data-client module (or, with `accept`, another library) an expression's value comes from: the library itself, or a client made from it (through consts, fields, `await`, calls on it). */
+function isNullish(v: Node): boolean {
+  const u = unwrap(v);
+  return Node.isNullLiteral(u) || (Node.isIdentifier(u) && u.getText() === 'undefined');
+}
+
 function recordModuleOf(expr: Node, sources: ParsedSources, depth = 0, accept: (module: string) => boolean = isRecordModule): string | undefined {
   if (depth > 8) return undefined;
   let u = unwrap(expr);
@@ -940,7 +947,8 @@ function recordModuleOf(expr: Node, sources: ParsedSources, depth = 0, accept: (
   if (Node.isCallExpression(u) || Node.isNewExpression(u)) return recordModuleOf(u.getExpression(), sources, depth + 1, accept);
   if (Node.isPropertyAccessExpression(u)) {
     if (Node.isThisExpression(unwrap(u.getExpression()))) {
-      const values = fieldValues(u);
+      // `this.db = null` in the constructor, `this.db = new sqlite3.Database(file)` in init(): the one real value.
+      const values = fieldValues(u).filter((x) => !isNullish(x));
       return values.length === 1 ? recordModuleOf(values[0]!, sources, depth + 1, accept) : undefined;
     }
     return recordModuleOf(u.getExpression(), sources, depth + 1, accept);

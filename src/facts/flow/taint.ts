@@ -51,6 +51,11 @@ export interface Taint {
   /** Names no host of its own: a fixed-origin URL (urlFixed) or a root-relative reference (rootPath), whichever branch it came from. */
   hostless?: boolean;
   /**
+   * Text written in the code comes before the value (`\`PRAGMA table_info(${name})\``, returned by a helper): as a SQL
+   * statement it is not one the caller writes (X-5 'caller-sql-reaches-files' needs the whole text).
+   */
+  textFirst?: boolean;
+  /**
    * An argument array for a program (see flow/argv.ts): where the client's values sit in it — 'safe' when each
    * one is after `--`, glued to a fixed prefix or the value of a fixed option; 'option' when one may be read as an
    * option (a value starting with `-`); 'code' when one follows a code flag (`-c`, `-e`, `--eval`). Undefined: not
@@ -145,6 +150,21 @@ export interface FnResult {
   ret?: Taint;
   /** Client values the function (or a function it calls) writes into module-level variables and fields. */
   writes: StoreWrite[];
+  /**
+   * Calls given a client value that lead nowhere the analysis knows: neither a sink nor a function of the audited
+   * source (a method on a receiver not resolved, a function of a dependency, the depth limit). What happens to the
+   * value there is not read (facts/flow toolStops; a diagnostic, and X-5's flow-not-followed).
+   */
+  stops?: Stop[];
+}
+
+export interface Stop {
+  at: CallExpression | NewExpression;
+  /** The callee's shape: 'unresolved-function', 'method-of-unknown-receiver', 'dependency', 'depth-limit'. */
+  why: 'unresolved-function' | 'method-of-unknown-receiver' | 'dependency' | 'depth-limit';
+  /** The module of a dependency's function (`why` 'dependency'). */
+  module?: string;
+  keys: Set<string>;
 }
 
 const declKeys = new WeakMap<object, string>();
@@ -212,6 +232,7 @@ export function merge(ts: (Taint | undefined)[]): Taint | undefined {
     relPath: list.every((t) => t.relPath),
     rootPath: list.every((t) => t.rootPath),
     hostless: list.every((t) => t.hostless || t.urlFixed),
+    textFirst: list.every((t) => t.textFirst),
     argv: worstArgv(list.map((t) => t.argv)),
     argvRuntime: list.some((t) => t.argvRuntime),
     validated: list.every((t) => t.validated),
@@ -236,7 +257,7 @@ export const BARE_ORIGIN = /^(?:(?:[a-z][a-z0-9+.-]*|\0+):\/\/[^/?#@]+|\0+)$/i;
 
 export const signature = (t: Taint | undefined, depth = 0): string => {
   if (!t) return '-';
-  const flags = [t.prefix?.join('.') ?? '*', [...(t.safe ?? [])].sort().join(','), t.root, t.resolved, t.relative, t.basename, t.escaped, t.replaced, t.part, t.urlFixed, t.schemeFixed, t.relPath, t.rootPath, t.hostless, t.argv, t.argvRuntime, t.validated, t.codeFile, t.codeDir, t.scriptLine, [...(t.patterned ?? [])].sort().join(','), t.confinedBy?.length].map((x) => (x === true ? 1 : x || 0)).join('|');
+  const flags = [t.prefix?.join('.') ?? '*', [...(t.safe ?? [])].sort().join(','), t.root, t.resolved, t.relative, t.basename, t.escaped, t.replaced, t.part, t.urlFixed, t.schemeFixed, t.relPath, t.rootPath, t.hostless, t.textFirst, t.argv, t.argvRuntime, t.validated, t.codeFile, t.codeDir, t.scriptLine, [...(t.patterned ?? [])].sort().join(','), t.confinedBy?.length].map((x) => (x === true ? 1 : x || 0)).join('|');
   if (!t.props || depth > 2) return flags;
   const props = [...t.props].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}:${signature(v, depth + 1)}`);
   return `${flags}{${props.join(',')}${t.rest ? `,...${signature(t.rest, depth + 1)}` : ''}}`;
