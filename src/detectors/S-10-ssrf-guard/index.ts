@@ -425,7 +425,10 @@ function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][
   // A spread (`{ ...this.config, password }`) brings the keys of a value that must be configured too.
   if (Node.isObjectLiteralExpression(n)) {
     const spreads = n.getProperties().flatMap((p) => (Node.isSpreadAssignment(p) ? [p.getExpression()] : []));
-    const dest = [...spreads, ...CONNECTION_KEYS.map((k) => propertyOf(n, k)).filter((v): v is Node => !!v)];
+    // Elastic Cloud (`new Client({ cloud: { id } })`): the deployment id names where the client connects.
+    const cloud = propertyOf(n, 'cloud');
+    const cloudDest = cloud && Node.isObjectLiteralExpression(unwrap(cloud)) ? propertyOf(unwrap(cloud), 'id') : cloud;
+    const dest = [...spreads, ...CONNECTION_KEYS.map((k) => propertyOf(n, k)).filter((v): v is Node => !!v), ...(cloudDest ? [cloudDest] : [])];
     return weakest(dest.length ? dest.map((v) => destinationShape(v, files, depth + 1)) : ['configured']);
   }
   // An entry of a table the source writes (`DATABASES[name]`, `URLS[i]`): configured when every entry is.

@@ -208,10 +208,48 @@ function carriesRequest(arg: ts.Node, handler: FunctionLikeNode): boolean {
   if (!init) return false;
   u = rawUnwrap(init);
   if (ts.isAwaitExpression(u)) u = rawUnwrap(u.expression);
-  return ts.isCallExpression(u) && u.arguments.some((a) => {
-    const x = rawUnwrap(a);
-    return ts.isIdentifier(x) && x.text === req;
-  });
+  // Only the request itself, normalised: a call given the request alone whose name says it rewrites it
+  // (`normalizeToolRequest(request)`); a local an auth, parse or validation call builds from the request
+  // (`const user = await authenticate(request)`) is something else, and the walk stays out of the helpers it meets.
+  if (!ts.isCallExpression(u) || u.arguments.length !== 1) return false;
+  const only = rawUnwrap(u.arguments[0]!);
+  return ts.isIdentifier(only) && only.text === req && REQUEST_REWRITE.test(lastCalleeName(u) ?? '');
+}
+
+/** Names of calls that hand back the request they are given, rewritten (see carriesRequest). */
+const REQUEST_REWRITE = /^(?:normali[sz]e|canonicali[sz]e|sanitize|coerce|upgrade|migrate|adapt|prepare)\w*$/i;
+
+/** The last name of a call's callee: `f` of `f(x)` and of `this.a.f(x)`. */
+function lastCalleeName(c: ts.CallExpression): string | undefined {
+  const e = rawUnwrap(c.expression);
+  return ts.isIdentifier(e) ? e.text : ts.isPropertyAccessExpression(e) ? e.name.text : undefined;
+}
+
+/**
+ * A function named like a lookup of a tool's definition (`getTool`, `findToolConfig`, `resolveHandler`,
+ * `lookupToolDef`): its `!result` is the unknown name. A validation, allow-list or permission check given the
+ * name (`validateArgs(name, args)`, `isAllowed(name)`) is not.
+ */
+const TOOL_LOOKUP = /^(?:get|find|lookup|resolve|load|fetch)\w*?(?:tool|handler|config|def|spec|entr|impl|command)/i;
+
+const earlyRejectMemo = new WeakMap<ts.Node, readonly ts.Node[]>();
+/**
+ * The throws of a function that reject an unknown tool name outside any try (`const handler = HANDLERS[name];
+ * if (!handler) throw …` before the try): read once per function.
+ */
+function earlyRejections(fnNode: ts.Node): readonly ts.Node[] {
+  const hit = earlyRejectMemo.get(fnNode);
+  if (hit) return hit;
+  const out: ts.Node[] = [];
+  const visit = (cn: ts.Node): void => {
+    if (cn !== fnNode && (isRawFunctionLike(cn) || ts.isClassLike(cn))) return;
+    if (ts.isTryStatement(cn)) return;
+    if (ts.isThrowStatement(cn) && underUnknownNameCheck(cn as ThrowStmt, fnNode, false)) out.push(cn);
+    ts.forEachChild(cn, visit);
+  };
+  ts.forEachChild(fnNode, visit);
+  earlyRejectMemo.set(fnNode, out);
+  return out;
 }
 
 /** `name === 'search'` (or `!==` with `negated`): the tool name compared with a written name. */
@@ -241,7 +279,7 @@ function namesATool(cond: ts.Node): boolean {
  * `else` of `if (name === 'a') … else if (name === 'b') …`, or after `if (toolName === 'a') { …; return … }` blocks
  * of the same statement list.
  */
-function underUnknownNameCheck(t: ThrowStmt, fnNode: ts.Node): boolean {
+function underUnknownNameCheck(t: ThrowStmt, fnNode: ts.Node, byLookupCall = true): boolean {
   let child: ts.Node = t;
   for (let p = t.parent; p && p !== fnNode; child = p, p = p.parent) {
     if (ts.isIfStatement(p) && child === p.elseStatement && !ts.isIfStatement(child) && namesATool(p.expression)) return true;
@@ -263,8 +301,19 @@ function underUnknownNameCheck(t: ThrowStmt, fnNode: ts.Node): boolean {
         const u = init && rawUnwrap(init);
         if (u && (ts.isElementAccessExpression(u) || (ts.isCallExpression(u) && ts.isPropertyAccessExpression(u.expression) && ['find', 'get'].includes(u.expression.name.text)))) hit = true;
         // A lookup of the tool's definition by its name through a function (`const toolInfo = findToolConfig(toolName)`).
+        // Only the name, to a function named like a lookup, and not once the function already rejected an unknown
+        // name before (outside the try): the second check is about something else.
         const call = u && ts.isAwaitExpression(u) ? rawUnwrap(u.expression) : u;
-        if (call && ts.isCallExpression(call) && call.arguments.some((a) => isToolName(a))) hit = true;
+        if (
+          byLookupCall &&
+          call &&
+          ts.isCallExpression(call) &&
+          call.arguments.length === 1 &&
+          isToolName(call.arguments[0]!) &&
+          TOOL_LOOKUP.test(lastCalleeName(call) ?? '') &&
+          !earlyRejections(fnNode).some((r) => r.getStart() < t.getStart())
+        )
+          hit = true;
       }
       if (!hit) ts.forEachChild(cn, visit);
     };

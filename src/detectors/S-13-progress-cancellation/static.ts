@@ -760,11 +760,58 @@ function fieldClientTargets(fn: Fn, code: Code): Fn[] {
     if (!Node.isPropertyAccessExpression(callee)) continue;
     const methods = methodsNamed(code, callee.getName());
     if (methods.length !== 1 || functionOf(callee, code.sources)) continue;
+    if (!fieldHoldsClass(callee.getExpression(), methods[0]!, code)) continue;
     out.add(methods[0]!);
   }
   const list = [...out];
   fieldMemo.set(fn.compilerNode, list);
   return list;
+}
+
+/**
+ * Whether `this.<field>` holds instances of the class that defines `method`: a value assigned to the field is
+ * `new C(…)` (or `C.create(…)`, a static factory of C); or, when no value is assigned to it (a getter over a Map of
+ * instances, `get client() { return this.clients.get(name) }`), the source builds a `new C(…)` somewhere. A field
+ * assigned anything else (`this.client = createClient(url)`, a factory returning an object literal) is not C.
+ */
+function fieldHoldsClass(recv: Node, method: Fn, code: Code): boolean {
+  const cls = method.getParent();
+  const name = cls && (Node.isClassDeclaration(cls) || Node.isClassExpression(cls)) ? cls.getName() ?? classVariableName(cls) : undefined;
+  if (!name) return false;
+  const values = fieldValues(unwrap(recv)).filter((v) => !/^(?:null|undefined|void 0)$/.test(unwrap(v).getText()));
+  if (!values.length) return constructedClasses(code).has(name);
+  return values.some((v) => {
+    let u = unwrap(v);
+    while (Node.isAwaitExpression(u)) u = unwrap(u.getExpression());
+    if (Node.isNewExpression(u)) return lastName(u.getExpression()) === name;
+    if (Node.isCallExpression(u)) {
+      const c = unwrap(u.getExpression());
+      return Node.isPropertyAccessExpression(c) && lastName(c.getExpression()) === name;
+    }
+    return false;
+  });
+}
+
+const lastName = (n: Node): string | undefined => {
+  const u = unwrap(n);
+  return Node.isIdentifier(u) ? u.getText() : Node.isPropertyAccessExpression(u) ? u.getName() : undefined;
+};
+
+/** `const PanelClient = class { … }` (bundlers): the variable's name. */
+function classVariableName(cls: Node): string | undefined {
+  const p = cls.getParent();
+  return p && Node.isVariableDeclaration(p) ? p.getName() : undefined;
+}
+
+const constructedMemo = new WeakMap<object, Set<string>>();
+/** The class names the source constructs (`new C(`), read once per audit from the files' text. */
+function constructedClasses(code: Code): Set<string> {
+  const hit = constructedMemo.get(code.sources);
+  if (hit) return hit;
+  const out = new Set<string>();
+  for (const [, sf] of code.files) for (const m of sf.getFullText().matchAll(/\bnew\s+(?:[\w$]+\.)*([\w$]+)\s*\(/g)) out.add(m[1]!);
+  constructedMemo.set(code.sources, out);
+  return out;
 }
 
 /** Does the handler read the cancellation signal from its context parameter (or pass the context on)? */

@@ -88,6 +88,9 @@ describe('X-8 classification rules (legs.ts)', () => {
     [{ name: 'get_usage', description: "Get your team's API usage for the current billing period.", properties: [] }, ['private']],
     [{ name: 'get_credits', description: 'Returns the remaining API credits.', properties: [] }, ['private']],
     [{ name: 'get_credits', description: 'Explains how credits are counted for each endpoint.', properties: [] }, []],
+    // A public wallet's balance is chain data, not the user's account; the remaining balance of your account is.
+    [{ name: 'get_balance', description: 'Get the remaining token balance of any wallet address on the chain.', properties: ['address'] }, []],
+    [{ name: 'check_balance', description: 'Check the remaining balance of your account.', properties: [] }, ['private']],
     // A local file the tool reads at a path the caller gives (parsed, uploaded to the service): the user's files.
     [{ name: 'scrapeco_parse', description: 'Parse a local file (PDF, DOCX, HTML) into markdown.', properties: ['file_path', 'formats'] }, ['private']],
     [{ name: 'extract_document', description: 'Uploads a local document to the extraction API and returns its fields.', properties: ['filePath'] }, ['private']],
@@ -96,6 +99,12 @@ describe('X-8 classification rules (legs.ts)', () => {
     [{ name: 'scrapeco_screenshot', description: 'Takes a screenshot of a page and saves it to a local file.', properties: ['url', 'path'] }, ['untrusted', 'outbound']],
     [{ name: 'save_markdown', description: 'Saves the page as markdown on the local disk.', properties: ['file_path', 'content'] }, []],
     [{ name: 'parse', description: 'Parse a document from a URL into markdown.', properties: ['file', 'url'] }, ['untrusted', 'outbound']],
+    // "from the local disk" needs a reading verb in the same clause; a tool that deletes the file reads none of it.
+    [{ name: 'delete_download', description: 'Delete a downloaded video from the local disk.', properties: ['path'] }, []],
+    [{ name: 'clear_cache_file', description: 'Reads the cache entry from the local disk and removes it.', properties: ['path'] }, []],
+    [{ name: 'move_file', description: 'Moves the video away from the local disk; the copy is kept in the archive.', properties: ['path'] }, []],
+    [{ name: 'transcribe', description: 'Transcribes an audio file taken from the local disk.', properties: ['file_path'] }, ['private']],
+    [{ name: 'ocr', description: 'Extracts the text of an image from your file system.', properties: ['path'] }, ['private']],
     [{ name: 'analyze_memory', description: 'Returns the memory usage of a process.', properties: ['pid'] }, []],
     [{ name: 'search_dataset', description: 'Search a public dataset of company profiles.', properties: ['query'] }, []],
     // Calendars: entries other people write, in the user's own calendar; an invitation carries text to addresses chosen at call time.

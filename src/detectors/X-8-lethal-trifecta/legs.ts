@@ -37,6 +37,8 @@ export interface LegRule {
   properties?: { exact?: readonly string[]; suffix?: readonly string[] };
   annotations?: { readOnlyHint?: boolean; openWorldHint?: boolean };
   text?: RegExp;
+  /** The rule does not hold when a word of the tool name is one of these (`delete_download` reads nothing). */
+  notWords?: readonly string[];
 }
 
 /** Verbs that read or look something up. */
@@ -132,7 +134,7 @@ const ACCOUNT_DATA = ['credits', 'credit', 'balance', 'quota', 'quotas', 'subscr
 const ACCOUNT_PROSE = /\b(?:check|checks|get|gets|show|shows|return|returns|view|see|retrieve|retrieves|read|reads|list|lists)\s+(?:your|the\s+user['’]s)\s+(?:[\w'’-]+\s+){0,3}(?:credits?|balance|usage|quotas?|subscription|billing)\b/i;
 // The words between may be possessive: "your team's credit usage" (`[\w'’-]`).
 const ACCOUNT_CONTEXT = new RegExp(
-  `${ACCOUNT_PROSE.source}|\\b(?:credits?\\s+balance|billing|remaining\\s+(?:[\\w-]+\\s+)?(?:credits?|quota|balance)|(?:your|the\\s+user['’]s)\\s+(?:[\\w'’-]+\\s+)?(?:account|plan|subscription)|API[\\s_-]?keys?)\\b`,
+  `${ACCOUNT_PROSE.source}|\\b(?:credits?\\s+balance|billing|remaining\\s+(?:[\\w-]+\\s+)?(?:credits?|quota)|(?:your|the\\s+user['’]s)\\s+(?:[\\w'’-]+\\s+)?(?:account|plan|subscription)|API[\\s_-]?keys?)\\b`,
   'i',
 );
 
@@ -140,10 +142,13 @@ const ACCOUNT_CONTEXT = new RegExp(
  * A local file the caller names by path, read by the tool (parsed, scraped, uploaded to the service): the user's files
  * (private), what the static half reads as a file read at an argument path (static.ts 'reads-argument-path'). The
  * served schema shows only the argument's name, so its description must say the file is read from the local disk: a
- * path the tool writes to (`save_path`, "saves the screenshot to a local file") is not read.
+ * path the tool writes to (`save_path`, "saves the screenshot to a local file") is not read, and "from the local disk"
+ * counts only after a reading verb of the same clause ("Delete a downloaded video from the local disk" reads nothing).
  */
 const LOCAL_PATH_ARGS = ['file_path', 'file_paths', 'filepath', 'filepaths', 'local_path', 'local_paths', 'local_file', 'local_files', 'input_path', 'input_file', 'source_path', 'path', 'paths', 'file', 'files'];
-const LOCAL_FILE_READ = /\b(?:reads?|loads?|pars(?:e|es)|uploads?|opens?|scrapes?|extracts?|converts?|ingests?|imports?|sends?|submits?)\s+(?:(?:a|an|the|any|your|one\s+or\s+more)\s+)?local\s+(?:files?|documents?|PDFs?|images?|paths?)\b|\bfrom\s+(?:(?:a|the|your)\s+)?(?:local\s+(?:files?|paths?|disk|file\s*system|machine)|(?:local\s+)?file\s*system)\b|(?<!\p{L})(?:lit|charge|analyse|envoie|téléverse)\s+(?:un|une|le|la|les|des)\s+fichiers?\s+(?:locaux|local)(?!\p{L})/iu;
+/** A tool that deletes the file at the path reads nothing of it ("Delete a downloaded video from the local disk"). */
+const REMOVES = ['delete', 'remove', 'clear', 'purge', 'erase', 'unlink', 'rm', 'del', 'wipe', 'trash'];
+const LOCAL_FILE_READ = /\b(?:reads?|loads?|pars(?:e|es)|uploads?|opens?|scrapes?|extracts?|converts?|ingests?|imports?|sends?|submits?)\s+(?:(?:a|an|the|any|your|one\s+or\s+more)\s+)?local\s+(?:files?|documents?|PDFs?|images?|paths?)\b|\b(?:reads?|reading|loads?|loading|pars(?:e|es|ing)|uploads?|uploading|opens?|scrapes?|extracts?|converts?|ingests?|imports?|sends?|submits?|gets?|fetch(?:es)?|retrieves?|process(?:es)?|transcribes?|analy[sz]es?)\b[^.;:!?\n]*?\bfrom\s+(?:(?:a|the|your)\s+)?(?:local\s+(?:files?|paths?|disk|file\s*system|machine)|(?:local\s+)?file\s*system)\b|(?<!\p{L})(?:lit|charge|analyse|envoie|téléverse)\s+(?:un|une|le|la|les|des)\s+fichiers?\s+(?:locaux|local)(?!\p{L})/iu;
 
 /** The user's own account, named from its side: `get_me`, `list_my_issues`, GET /me/messages. */
 const OWN_ACCOUNT = ['me', 'my', 'mine', 'myself', 'self', 'whoami'];
@@ -182,7 +187,7 @@ export const LEG_RULES: readonly LegRule[] = [
   { id: 'url-valued-argument', legs: ['outbound'], properties: { suffix: ['_url', '_urls', '_webhook', '_endpoint'] } },
   { id: 'recipient-argument', legs: ['outbound'], properties: { exact: ['recipient', 'recipients', 'cc', 'bcc', 'to_email', 'to_address', 'email_to', 'phone_number', 'webhook', 'webhooks'] } },
   // A browser or scraping session that opens pages under the user's saved logins reads the user's accounts.
-  { id: 'reads-local-file-argument', legs: ['private'], properties: { exact: LOCAL_PATH_ARGS }, text: LOCAL_FILE_READ },
+  { id: 'reads-local-file-argument', legs: ['private'], properties: { exact: LOCAL_PATH_ARGS }, text: LOCAL_FILE_READ, notWords: REMOVES },
   { id: 'saved-login-argument', legs: ['private'], properties: { exact: ['storage_state', 'user_data_dir', 'browser_profile', 'profile_id', 'auth_context_id', 'persistent_context'] } },
 
   // --- annotations -------------------------------------------------------------------------------------
@@ -286,6 +291,7 @@ function nameMatches(n: NonNullable<LegRule['name']>, t: ToolView, words: string
 /** Whether every condition of a rule holds for a tool. */
 function ruleMatches(r: LegRule, t: ToolView, words: string[], verb: { verb?: string; rest: string[] }): boolean {
   if (!r.name && !r.properties && !r.annotations && !r.text) return false;
+  if (r.notWords && words.some((w) => r.notWords!.includes(w))) return false;
   if (r.name && !nameMatches(r.name, t, words, verb)) return false;
   if (r.product && !productOf(t, words, r.product, r.prose)) return false;
   if (r.properties) {

@@ -785,7 +785,14 @@ function connection(call: string, o: Origin, args: Node[], sources: ParsedSource
   const sockets = o.module === 'net' || o.module === 'tls';
   let dest: Node[] = [];
   const obj = args[0] ? objectLiteralOf(args[0], sources) : undefined;
-  if (obj) dest = CONNECTION_KEYS.map((k) => propertyValue(obj, k)).filter((x): x is Node => !!x);
+  if (obj) {
+    dest = CONNECTION_KEYS.map((k) => propertyValue(obj, k)).filter((x): x is Node => !!x);
+    // Elastic Cloud (`new Client({ cloud: { id } })`): the deployment id says where the client connects.
+    const cloud = propertyValue(obj, 'cloud');
+    const cloudObj = cloud ? objectLiteralOf(cloud, sources) : undefined;
+    const cloudId = cloudObj ? propertyValue(cloudObj, 'id') : cloud;
+    if (cloudId) dest.push(cloudId);
+  }
   else if (sockets) dest = args.slice(1, 2).filter((a) => !Node.isArrowFunction(unwrap(a)) && !Node.isFunctionExpression(unwrap(a)));
   else dest = args.slice(0, 1);
   return { family: 'connect', call, parts: [{ kind: 'connect', exprs: dest }] };
@@ -803,7 +810,74 @@ export const REMOTE_COMMAND_NAMES = new Set(['exec', 'execCommand', 'spawn', 'wr
  * that says so (`this.shell`, `connectionInfo.shell`, `shellStream`, `pty`): a line written to it is read by the
  * remote user's shell as a command.
  */
-const SHELL_STREAM = /(?:^|\.)\w*(?:shell|pty)(?:_?stream)?$/i;
+const SHELL_STREAM = /^(?:shell|pty|term|terminal|ssh_?shell|remote_?shell|interactive_?shell|shell_?stream|pty_?stream|ssh_?stream)$/i;
+/** Calls whose result (or callback's stream) is an interactive shell: ssh2 `conn.shell(cb)`, node-ssh / ssh2-promise `requestShell()`, `shell()`. */
+const SHELL_OPENERS = /^(?:shell|requestShell)$/;
+
+/**
+ * Whether the receiver of a `write` is the stream of an interactive remote shell: its last name is one a shell stream
+ * is kept under (SHELL_STREAM, anchored: `empty`, `powershell` are not), and the values it is assigned (a const, a
+ * variable, a `this.` field) are the stream of a `.shell()` callback or a `requestShell()` result. A value that is
+ * anything else it can read (`createWriteStream(file)`, `new PassThrough()`) is never a shell; a receiver with no value
+ * it can read (kept in a Map, passed in) is judged by its name.
+ */
+function isShellStream(recv: Node, depth = 0): boolean {
+  const u = unwrap(recv);
+  const last = Node.isPropertyAccessExpression(u) ? u.getName() : Node.isIdentifier(u) ? u.getText() : undefined;
+  if (!last || !SHELL_STREAM.test(last)) return false;
+  const values = shellValues(u);
+  if (!values.length) return true;
+  return values.some((v) => opensShell(v, depth)) && !values.some((v) => notShell(v));
+}
+
+function shellValues(u: Node): Node[] {
+  if (Node.isPropertyAccessExpression(u) && Node.isThisExpression(unwrap(u.getExpression()))) return fieldValues(u).filter((x) => !isNullish(x));
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    const p = d?.getParent();
+    if (!d || !p) return [];
+    if (Node.isParameterDeclaration(p)) return [d];
+    if (!Node.isVariableDeclaration(p)) return [];
+    const init = p.getInitializer();
+    return [...(init ? [init] : []), ...assignedValues(d)].filter((x) => !isNullish(x));
+  }
+  return [];
+}
+
+/** A value that is a shell's stream: `await ssh.requestShell()`, the stream parameter of `conn.shell(opts, (err, stream) => …)`, or a name holding one. */
+function opensShell(v: Node, depth: number): boolean {
+  if (depth > 4) return false;
+  let u = unwrap(v);
+  while (Node.isAwaitExpression(u)) u = unwrap(u.getExpression());
+  if (Node.isCallExpression(u)) {
+    const c = unwrap(u.getExpression());
+    return Node.isPropertyAccessExpression(c) && SHELL_OPENERS.test(c.getName());
+  }
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    const p = d?.getParent();
+    if (p && Node.isParameterDeclaration(p)) {
+      const fn = p.getParent();
+      const call = fn?.getParent();
+      if (!call || !Node.isCallExpression(call)) return false;
+      const c = unwrap(call.getExpression());
+      return Node.isPropertyAccessExpression(c) && SHELL_OPENERS.test(c.getName());
+    }
+    if (d && p && Node.isVariableDeclaration(p)) return shellValues(u).some((x) => x !== u && opensShell(x, depth + 1));
+  }
+  return false;
+}
+
+/** A value read as something other than a shell: a call or construction that opens no shell (`createWriteStream(path)`). */
+function notShell(v: Node): boolean {
+  let u = unwrap(v);
+  while (Node.isAwaitExpression(u)) u = unwrap(u.getExpression());
+  if (Node.isNewExpression(u)) return true;
+  if (!Node.isCallExpression(u)) return false;
+  const c = unwrap(u.getExpression());
+  const name = Node.isPropertyAccessExpression(c) ? c.getName() : Node.isIdentifier(c) ? c.getText() : '';
+  return !SHELL_OPENERS.test(name);
+}
 /** A receiver that names an SSH connection, for a client the reading cannot follow (kept in a Map, passed as a parameter). */
 const SSH_RECEIVER = /ssh|conn|session|remote|client/i;
 const NOT_SSH_RECEIVER = /db|sql|pool|database|redis|regex|pattern|re$/i;
@@ -829,7 +903,7 @@ function remoteCommand(node: CallExpression, sources: ParsedSources): SinkMatch 
   const recv = callee.getExpression();
   if (name === 'write') {
     // A line written to an interactive shell's stream (see SHELL_STREAM), in a package that uses an SSH client.
-    if (!SHELL_STREAM.test(recv.getText().replace(/\s+/g, ''))) return undefined;
+    if (!isShellStream(recv)) return undefined;
     return { family: 'process', call: calleeText(callee), launcher: 'ssh', shell: true, parts: [{ kind: 'shell', exprs: [args[0]] }] };
   }
   let sure = !!recordModuleOf(recv, sources, 0, (m) => SSH_MODULE_SET.has(m));
