@@ -123,10 +123,16 @@ const MAX_SITES = 64;
  * throttles its progress events with a function named throttle), neither a limiter of the server nor its wiring.
  */
 const libraryMemo = new WeakMap<ts.SourceFile, Array<readonly [number, number]>>();
+/** Where the tools judged are registered, by file (set by each judging before any reading): a module registering one is the server's. */
+const toolsAt = new WeakMap<ts.SourceFile, number[]>();
 function inBundledLibrary(n: ts.Node): boolean {
   const sf = n.getSourceFile();
   let r = libraryMemo.get(sf);
-  if (!r) libraryMemo.set(sf, (r = packageRegionsExcept(sf.text, LIMITER_PACKAGES)));
+  if (!r) {
+    const tools = toolsAt.get(sf) ?? [];
+    r = packageRegionsExcept(sf.text, LIMITER_PACKAGES).filter(([a, b]) => !tools.some((p) => p >= a && p < b));
+    libraryMemo.set(sf, r);
+  }
   // By its last character: a node's pos lies before the leading comments, the module comment among them.
   return r.length > 0 && inRegions(r, n.end - 1);
 }
@@ -297,6 +303,8 @@ function identifiersNamed(code: Code, names: ReadonlySet<string>): Map<string, t
 }
 
 const EXPORTS_OBJECT = /^(?:module\.)?exports$/;
+/** The objects whose members the code itself names: `this`, the module's exports, a class's prototype. */
+const OWN_MEMBER_OBJECT = /^(?:this|_this|self|(?:module\.)?exports|[\w$]+\.prototype)$/;
 
 /**
  * Is a limiter's name used anywhere in the code read outside its own declaration? Not uses: the declaration's own
@@ -357,7 +365,11 @@ function holderName(id: ts.Node): string | null | undefined {
       const v = p.parent;
       if (ts.isVariableDeclaration(v) && ts.isIdentifier(v.name)) return v.name.text;
       if (ts.isPropertyAssignment(v) && (ts.isIdentifier(v.name) || ts.isStringLiteral(v.name))) return v.name.text;
-      if (ts.isBinaryExpression(v) && v.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(v.left)) return v.left.name.text;
+      if (ts.isBinaryExpression(v) && v.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(v.left)) {
+        // A function put on another object's property (`transport.onmessage = async (msg) => …`, a hook the
+        // library calls) is reached under no name the code reads: no holder, the question stays open.
+        return OWN_MEMBER_OBJECT.test(rawUnwrap(v.left.expression).getText()) ? v.left.name.text : undefined;
+      }
       continue;
     }
     // A variable of the top level; a local one is part of the function around it.
@@ -410,6 +422,8 @@ const HOLDER_ROUNDS = 6;
  * on in a top-level statement (`hooks.add(limiter)`), or a chain of holders longer than the rounds, leaves it open.
  */
 function offToolPaths(code: Code, lim: Limiters, unguarded: readonly ToolDef[]): boolean {
+  // A file too large to parse was screened, its identifiers not searched: a use of the limiter may lie in it.
+  if (code.sources.screened.length) return false;
   const names = new Set<string>();
   const siteRanges: Array<readonly [ts.SourceFile, number, number]> = [];
   for (const x of lim.sites) {
@@ -484,6 +498,12 @@ function judgeStatic({ repo, session }: { repo: Parameters<typeof codeOf>[0]; se
     // Tools written one by one, else the tools a template builds at run time (support/source/generated-tools).
     const tools = toolsToJudge(repo);
     if (tools.length === 0) return noToolsFound(repo, session);
+    const at = new Map<ts.SourceFile, number[]>();
+    for (const t of tools) {
+      const n = t.node.compilerNode;
+      at.set(n.getSourceFile(), [...(at.get(n.getSourceFile()) ?? []), n.end - 1]);
+    }
+    for (const [sf, ps] of at) toolsAt.set(sf, ps);
     const lim = limiterRefs(code);
     setHandlers(new Set(tools.flatMap((t) => (t.handler ? [t.handler.compilerNode as ts.Node] : []))));
     if (!lim.first && isGenerated(tools[0]!)) {
