@@ -229,7 +229,7 @@ function limiterRefs(code: Code): Limiters {
         ? LIMITER_NAME.test(cn.name?.text ?? '') && !isErrorClass(cn)
         : ts.isFunctionDeclaration(cn)
           ? LIMITER_NAME.test(cn.name?.text ?? '') && !emulatesThrottling(cn)
-          : !isThrown(cn) && (pkg || LIMITER_NAME.test(rawCalleeName(cn) ?? ''));
+          : !isThrown(cn) && (pkg || LIMITER_NAME.test(rawCalleeName(cn) ?? '') || limitOnLimiter(cn));
     for (const n of ofKinds(sf, [SyntaxKind.NewExpression, SyntaxKind.CallExpression, SyntaxKind.ClassDeclaration, SyntaxKind.ClassExpression, SyntaxKind.FunctionDeclaration], raw)) {
       if (sites.length >= MAX_SITES) {
         overflow = true;
@@ -242,6 +242,14 @@ function limiterRefs(code: Code): Limiters {
         const c = rawUnwrap(cn.expression);
         if (builtValue(c) || (ts.isPropertyAccessExpression(c) && builtValue(c.expression))) continue;
         sites.push({ node: cn, file, line: positionOf(n).line, callee: rawCalleeName(cn) });
+      } else if (limitOnLimiter(cn)) {
+        // `await env.MCP_RATE_LIMITER.limit({ key })`: a platform's rate-limiting binding (Cloudflare Workers) asked
+        // before the request goes on.
+        sites.push({ node: cn, file, line: positionOf(n).line, callee: 'limit' });
+      } else if (pkg && registersLimiterPlugin(cn)) {
+        // `await app.register(rateLimit, { max: 100 })`: @fastify/rate-limit registered on the HTTP app is a limiter
+        // (a mount; mountsOf judges whether it covers the MCP route).
+        sites.push({ node: cn, file, line: positionOf(n).line, callee: 'register' });
       } else if ((ts.isClassDeclaration(cn) || ts.isFunctionDeclaration(cn)) && LIMITER_NAME.test(cn.name?.text ?? '')) sites.push({ node: cn, file, line: positionOf(n).line, declared: cn.name?.text });
       else if (ts.isClassExpression(cn) && exprName(cn)) sites.push({ node: cn, file, line: positionOf(n).line, declared: exprName(cn) });
       else continue;
@@ -249,6 +257,58 @@ function limiterRefs(code: Code): Limiters {
     }
   }
   return { first, sites, overflow, isLimiterRef: (n) => isRef(n) };
+}
+
+/** `<receiver named like a rate limiter>.limit(…)`: `env.MCP_RATE_LIMITER.limit({ key })`, a Workers rate-limiting binding. */
+function limitOnLimiter(cn: ts.Node): boolean {
+  if (!ts.isCallExpression(cn)) return false;
+  const c = rawUnwrap(cn.expression);
+  if (!ts.isPropertyAccessExpression(c) || c.name.text !== 'limit') return false;
+  const r = rawUnwrap(c.expression);
+  const name = ts.isIdentifier(r) ? r.text : ts.isPropertyAccessExpression(r) ? r.name.text : '';
+  return LIMITER_NAME.test(name);
+}
+
+/**
+ * A Workers entry that asks the rate-limiting binding first: the limit call sits in a statement of the body itself (no
+ * branch or callback around it) of the `fetch` handler of the module's default export (`export default { async
+ * fetch(request, env, ctx) { … } }`), through which every request, the MCP endpoint's included, comes in.
+ */
+function guardsWorkerEntry(cn: ts.Node): boolean {
+  let stmt: ts.Node = cn;
+  while (stmt.parent && !ts.isBlock(stmt.parent)) {
+    if (ts.isFunctionLike(stmt.parent) || ts.isSourceFile(stmt.parent)) return false;
+    stmt = stmt.parent;
+  }
+  const body = stmt.parent;
+  if (!body || !ts.isStatement(stmt) || ts.isIfStatement(stmt)) return false;
+  const fn = body.parent;
+  const member = fn && (ts.isMethodDeclaration(fn) ? fn : (ts.isFunctionExpression(fn) || ts.isArrowFunction(fn)) && ts.isPropertyAssignment(fn.parent) ? fn.parent : undefined);
+  if (!member || !ts.isIdentifier(member.name) || member.name.text !== 'fetch') return false;
+  const obj = member.parent;
+  return ts.isObjectLiteralExpression(obj) && ts.isExportAssignment(rawUnwrapParent(obj)) ;
+}
+const rawUnwrapParent = (n: ts.Node): ts.Node => {
+  let p = n.parent;
+  while (p && (ts.isParenthesizedExpression(p) || ts.isAsExpression(p) || ts.isSatisfiesExpression(p))) p = p.parent;
+  return p;
+};
+
+/** `x.register(<import of a limiter package>, …)`: a rate-limit plugin registered on an HTTP app (fastify). */
+function registersLimiterPlugin(cn: ts.Node): cn is ts.CallExpression {
+  if (!ts.isCallExpression(cn)) return false;
+  const c = rawUnwrap(cn.expression);
+  const a = cn.arguments[0] && rawUnwrap(cn.arguments[0]);
+  if (!ts.isPropertyAccessExpression(c) || c.name.text !== 'register' || !a || !ts.isIdentifier(a)) return false;
+  const o = rawOriginOf(a);
+  return !!o && LIMITER_PACKAGES.has(o.module);
+}
+
+/** `{ global: false }`: @fastify/rate-limit applied only to the routes that ask for it (their `config.rateLimit`), not to all. */
+function notGlobal(call: ts.CallExpression): boolean {
+  const o = call.arguments[1] && rawUnwrap(call.arguments[1]);
+  if (!o || !ts.isObjectLiteralExpression(o)) return false;
+  return o.properties.some((p) => ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && p.name.text === 'global' && p.initializer.kind === ts.SyntaxKind.FalseKeyword);
 }
 
 /** The variable statement a construction is the initializer of (`const limiter = new RateLimiter()`), whose text holds the name declared. */
@@ -281,7 +341,7 @@ function mountsOf(code: Code, lim: Limiters): Mount[] {
         if (ts.isCallExpression(u) || ts.isNewExpression(u)) return lim.isLimiterRef(u.expression);
         return ts.isIdentifier(u) && lim.isLimiterRef(u);
       });
-      if (limiterArg) calls.push({ call: cn, file });
+      if (limiterArg && !(registersLimiterPlugin(cn) && notGlobal(cn))) calls.push({ call: cn, file });
     }
   }
   return calls.length ? judgeMounts(calls, routes) : [];
@@ -427,6 +487,8 @@ function offToolPaths(code: Code, lim: Limiters, unguarded: readonly ToolDef[]):
   const names = new Set<string>();
   const siteRanges: Array<readonly [ts.SourceFile, number, number]> = [];
   for (const x of lim.sites) {
+    // A platform's binding (`env.RATE_LIMITER.limit()`) may be asked wherever the environment is handed: not followed.
+    if (limitOnLimiter(x.node)) return false;
     const decl = x.declared ? x.node : (declarationStatement(x.node) ?? x.node);
     siteRanges.push([x.node.getSourceFile(), decl.pos, decl.end]);
     const name = x.declared ?? targetOf(x.node)?.name ?? holderName(x.node);
@@ -518,6 +580,7 @@ function judgeStatic({ repo, session }: { repo: Parameters<typeof codeOf>[0]; se
     }
     const mounts = mountsOf(code, lim);
     if (mounts.some((m) => m.state === 'covering')) return present();
+    if (lim.sites.some((x) => limitOnLimiter(x.node) && guardsWorkerEntry(x.node))) return present();
 
     const guardedFn = new Map<Fn, boolean>();
     const pathGuarded = (fn: Fn): boolean => {
