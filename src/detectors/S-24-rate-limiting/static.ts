@@ -22,7 +22,8 @@ import { isGenerated, toolsToJudge } from '../support/source/generated-tools.js'
  * limiter, or when the handler is wrapped by a function that does (`registerTool(name, cfg, limited(fn))`).
  * All tools are guarded at once by a limiter mounted as HTTP middleware on an app or router
  * (`app.use(rateLimit(…))`, `fastify.register(rateLimit)`, a limiter among a route's handlers); a
- * low-level tools/call dispatcher is judged like a handler.
+ * low-level tools/call dispatcher is judged like a handler. A Workers rate-limiting binding asked in the body of the
+ * default export's `fetch` before the request goes on (`await env.MCP_RATE_LIMITER.limit({ key })`) guards every request.
  *
  * Names that speak of rate limits without limiting are not limiters: error types (a class whose name ends
  * in Error or Exception, or that extends an error class, or a value thrown with `throw new …`) and readers
