@@ -17,6 +17,11 @@ export const FRAMEWORK = /^(?:@modelcontextprotocol\/|fastmcp$|mcp-framework$|@m
 
 /** The package a module path lies in: its last `node_modules/<name>/` or `node_modules/@scope/name/`. */
 const PACKAGE_DIR = /.*node_modules\/((?:@[^/]+\/)?[^/]+)\//;
+/**
+ * A pnpm store entry of a workspace or injected dependency (`node_modules/.pnpm/@acme+mcp-core@file+packages+core/…`,
+ * `@link+…`, `@workspace+…`): the vendor's own package, not a library.
+ */
+const WORKSPACE_ENTRY = /(?:^|\/)node_modules\/\.pnpm\/[^/]*@(?:file|link|workspace)\+/;
 
 /**
  * A module comment: a whole line naming a module path, esbuild's (`// node_modules/zod/lib/index.mjs`) or
@@ -46,7 +51,7 @@ function packageRegions(text: string, pick: (name: string) => boolean): Array<re
   for (let i = 0; i < heads.length; i++) {
     const { at, path, region } = heads[i]!;
     const name = PACKAGE_DIR.exec(path)?.[1];
-    if (!name || !pick(name)) continue;
+    if (!name || WORKSPACE_ENTRY.test(path) || !pick(name)) continue;
     let end = heads[i + 1]?.at ?? text.length;
     if (region) {
       while (e < ends.length && ends[e]! <= at) e++;

@@ -22,7 +22,8 @@ import { isGenerated, toolsToJudge } from '../support/source/generated-tools.js'
  * limiter, or when the handler is wrapped by a function that does (`registerTool(name, cfg, limited(fn))`).
  * All tools are guarded at once by a limiter mounted as HTTP middleware on an app or router
  * (`app.use(rateLimit(…))`, `fastify.register(rateLimit)`, a limiter among a route's handlers); a
- * low-level tools/call dispatcher is judged like a handler.
+ * low-level tools/call dispatcher is judged like a handler. A Workers rate-limiting binding asked in the body of the
+ * default export's `fetch` before the request goes on (`await env.MCP_RATE_LIMITER.limit({ key })`) guards every request.
  *
  * Names that speak of rate limits without limiting are not limiters: error types (a class whose name ends
  * in Error or Exception, or that extends an error class, or a value thrown with `throw new …`) and readers
@@ -123,10 +124,16 @@ const MAX_SITES = 64;
  * throttles its progress events with a function named throttle), neither a limiter of the server nor its wiring.
  */
 const libraryMemo = new WeakMap<ts.SourceFile, Array<readonly [number, number]>>();
+/** Where the tools judged are registered, by file (set by each judging before any reading): a module registering one is the server's. */
+const toolsAt = new WeakMap<ts.SourceFile, number[]>();
 function inBundledLibrary(n: ts.Node): boolean {
   const sf = n.getSourceFile();
   let r = libraryMemo.get(sf);
-  if (!r) libraryMemo.set(sf, (r = packageRegionsExcept(sf.text, LIMITER_PACKAGES)));
+  if (!r) {
+    const tools = toolsAt.get(sf) ?? [];
+    r = packageRegionsExcept(sf.text, LIMITER_PACKAGES).filter(([a, b]) => !tools.some((p) => p >= a && p < b));
+    libraryMemo.set(sf, r);
+  }
   // By its last character: a node's pos lies before the leading comments, the module comment among them.
   return r.length > 0 && inRegions(r, n.end - 1);
 }
@@ -223,7 +230,7 @@ function limiterRefs(code: Code): Limiters {
         ? LIMITER_NAME.test(cn.name?.text ?? '') && !isErrorClass(cn)
         : ts.isFunctionDeclaration(cn)
           ? LIMITER_NAME.test(cn.name?.text ?? '') && !emulatesThrottling(cn)
-          : !isThrown(cn) && (pkg || LIMITER_NAME.test(rawCalleeName(cn) ?? ''));
+          : !isThrown(cn) && (pkg || LIMITER_NAME.test(rawCalleeName(cn) ?? '') || limitOnLimiter(cn));
     for (const n of ofKinds(sf, [SyntaxKind.NewExpression, SyntaxKind.CallExpression, SyntaxKind.ClassDeclaration, SyntaxKind.ClassExpression, SyntaxKind.FunctionDeclaration], raw)) {
       if (sites.length >= MAX_SITES) {
         overflow = true;
@@ -236,6 +243,14 @@ function limiterRefs(code: Code): Limiters {
         const c = rawUnwrap(cn.expression);
         if (builtValue(c) || (ts.isPropertyAccessExpression(c) && builtValue(c.expression))) continue;
         sites.push({ node: cn, file, line: positionOf(n).line, callee: rawCalleeName(cn) });
+      } else if (limitOnLimiter(cn)) {
+        // `await env.MCP_RATE_LIMITER.limit({ key })`: a platform's rate-limiting binding (Cloudflare Workers) asked
+        // before the request goes on.
+        sites.push({ node: cn, file, line: positionOf(n).line, callee: 'limit' });
+      } else if (pkg && registersLimiterPlugin(cn)) {
+        // `await app.register(rateLimit, { max: 100 })`: @fastify/rate-limit registered on the HTTP app is a limiter
+        // (a mount; mountsOf judges whether it covers the MCP route).
+        sites.push({ node: cn, file, line: positionOf(n).line, callee: 'register' });
       } else if ((ts.isClassDeclaration(cn) || ts.isFunctionDeclaration(cn)) && LIMITER_NAME.test(cn.name?.text ?? '')) sites.push({ node: cn, file, line: positionOf(n).line, declared: cn.name?.text });
       else if (ts.isClassExpression(cn) && exprName(cn)) sites.push({ node: cn, file, line: positionOf(n).line, declared: exprName(cn) });
       else continue;
@@ -243,6 +258,58 @@ function limiterRefs(code: Code): Limiters {
     }
   }
   return { first, sites, overflow, isLimiterRef: (n) => isRef(n) };
+}
+
+/** `<receiver named like a rate limiter>.limit(…)`: `env.MCP_RATE_LIMITER.limit({ key })`, a Workers rate-limiting binding. */
+function limitOnLimiter(cn: ts.Node): boolean {
+  if (!ts.isCallExpression(cn)) return false;
+  const c = rawUnwrap(cn.expression);
+  if (!ts.isPropertyAccessExpression(c) || c.name.text !== 'limit') return false;
+  const r = rawUnwrap(c.expression);
+  const name = ts.isIdentifier(r) ? r.text : ts.isPropertyAccessExpression(r) ? r.name.text : '';
+  return LIMITER_NAME.test(name);
+}
+
+/**
+ * A Workers entry that asks the rate-limiting binding first: the limit call sits in a statement of the body itself (no
+ * branch or callback around it) of the `fetch` handler of the module's default export (`export default { async
+ * fetch(request, env, ctx) { … } }`), through which every request, the MCP endpoint's included, comes in.
+ */
+function guardsWorkerEntry(cn: ts.Node): boolean {
+  let stmt: ts.Node = cn;
+  while (stmt.parent && !ts.isBlock(stmt.parent)) {
+    if (ts.isFunctionLike(stmt.parent) || ts.isSourceFile(stmt.parent)) return false;
+    stmt = stmt.parent;
+  }
+  const body = stmt.parent;
+  if (!body || !ts.isStatement(stmt) || ts.isIfStatement(stmt)) return false;
+  const fn = body.parent;
+  const member = fn && (ts.isMethodDeclaration(fn) ? fn : (ts.isFunctionExpression(fn) || ts.isArrowFunction(fn)) && ts.isPropertyAssignment(fn.parent) ? fn.parent : undefined);
+  if (!member || !ts.isIdentifier(member.name) || member.name.text !== 'fetch') return false;
+  const obj = member.parent;
+  return ts.isObjectLiteralExpression(obj) && ts.isExportAssignment(rawUnwrapParent(obj)) ;
+}
+const rawUnwrapParent = (n: ts.Node): ts.Node => {
+  let p = n.parent;
+  while (p && (ts.isParenthesizedExpression(p) || ts.isAsExpression(p) || ts.isSatisfiesExpression(p))) p = p.parent;
+  return p;
+};
+
+/** `x.register(<import of a limiter package>, …)`: a rate-limit plugin registered on an HTTP app (fastify). */
+function registersLimiterPlugin(cn: ts.Node): cn is ts.CallExpression {
+  if (!ts.isCallExpression(cn)) return false;
+  const c = rawUnwrap(cn.expression);
+  const a = cn.arguments[0] && rawUnwrap(cn.arguments[0]);
+  if (!ts.isPropertyAccessExpression(c) || c.name.text !== 'register' || !a || !ts.isIdentifier(a)) return false;
+  const o = rawOriginOf(a);
+  return !!o && LIMITER_PACKAGES.has(o.module);
+}
+
+/** `{ global: false }`: @fastify/rate-limit applied only to the routes that ask for it (their `config.rateLimit`), not to all. */
+function notGlobal(call: ts.CallExpression): boolean {
+  const o = call.arguments[1] && rawUnwrap(call.arguments[1]);
+  if (!o || !ts.isObjectLiteralExpression(o)) return false;
+  return o.properties.some((p) => ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && p.name.text === 'global' && p.initializer.kind === ts.SyntaxKind.FalseKeyword);
 }
 
 /** The variable statement a construction is the initializer of (`const limiter = new RateLimiter()`), whose text holds the name declared. */
@@ -275,7 +342,7 @@ function mountsOf(code: Code, lim: Limiters): Mount[] {
         if (ts.isCallExpression(u) || ts.isNewExpression(u)) return lim.isLimiterRef(u.expression);
         return ts.isIdentifier(u) && lim.isLimiterRef(u);
       });
-      if (limiterArg) calls.push({ call: cn, file });
+      if (limiterArg && !(registersLimiterPlugin(cn) && notGlobal(cn))) calls.push({ call: cn, file });
     }
   }
   return calls.length ? judgeMounts(calls, routes) : [];
@@ -297,6 +364,8 @@ function identifiersNamed(code: Code, names: ReadonlySet<string>): Map<string, t
 }
 
 const EXPORTS_OBJECT = /^(?:module\.)?exports$/;
+/** The objects whose members the code itself names: `this`, the module's exports, a class's prototype. */
+const OWN_MEMBER_OBJECT = /^(?:this|_this|self|(?:module\.)?exports|[\w$]+\.prototype)$/;
 
 /**
  * Is a limiter's name used anywhere in the code read outside its own declaration? Not uses: the declaration's own
@@ -357,7 +426,11 @@ function holderName(id: ts.Node): string | null | undefined {
       const v = p.parent;
       if (ts.isVariableDeclaration(v) && ts.isIdentifier(v.name)) return v.name.text;
       if (ts.isPropertyAssignment(v) && (ts.isIdentifier(v.name) || ts.isStringLiteral(v.name))) return v.name.text;
-      if (ts.isBinaryExpression(v) && v.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(v.left)) return v.left.name.text;
+      if (ts.isBinaryExpression(v) && v.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(v.left)) {
+        // A function put on another object's property (`transport.onmessage = async (msg) => …`, a hook the
+        // library calls) is reached under no name the code reads: no holder, the question stays open.
+        return OWN_MEMBER_OBJECT.test(rawUnwrap(v.left.expression).getText()) ? v.left.name.text : undefined;
+      }
       continue;
     }
     // A variable of the top level; a local one is part of the function around it.
@@ -410,9 +483,13 @@ const HOLDER_ROUNDS = 6;
  * on in a top-level statement (`hooks.add(limiter)`), or a chain of holders longer than the rounds, leaves it open.
  */
 function offToolPaths(code: Code, lim: Limiters, unguarded: readonly ToolDef[]): boolean {
+  // A file too large to parse was screened, its identifiers not searched: a use of the limiter may lie in it.
+  if (code.sources.screened.length) return false;
   const names = new Set<string>();
   const siteRanges: Array<readonly [ts.SourceFile, number, number]> = [];
   for (const x of lim.sites) {
+    // A platform's binding (`env.RATE_LIMITER.limit()`) may be asked wherever the environment is handed: not followed.
+    if (limitOnLimiter(x.node)) return false;
     const decl = x.declared ? x.node : (declarationStatement(x.node) ?? x.node);
     siteRanges.push([x.node.getSourceFile(), decl.pos, decl.end]);
     const name = x.declared ?? targetOf(x.node)?.name ?? holderName(x.node);
@@ -484,6 +561,12 @@ function judgeStatic({ repo, session }: { repo: Parameters<typeof codeOf>[0]; se
     // Tools written one by one, else the tools a template builds at run time (support/source/generated-tools).
     const tools = toolsToJudge(repo);
     if (tools.length === 0) return noToolsFound(repo, session);
+    const at = new Map<ts.SourceFile, number[]>();
+    for (const t of tools) {
+      const n = t.node.compilerNode;
+      at.set(n.getSourceFile(), [...(at.get(n.getSourceFile()) ?? []), n.end - 1]);
+    }
+    for (const [sf, ps] of at) toolsAt.set(sf, ps);
     const lim = limiterRefs(code);
     setHandlers(new Set(tools.flatMap((t) => (t.handler ? [t.handler.compilerNode as ts.Node] : []))));
     if (!lim.first && isGenerated(tools[0]!)) {
@@ -498,6 +581,7 @@ function judgeStatic({ repo, session }: { repo: Parameters<typeof codeOf>[0]; se
     }
     const mounts = mountsOf(code, lim);
     if (mounts.some((m) => m.state === 'covering')) return present();
+    if (lim.sites.some((x) => limitOnLimiter(x.node) && guardsWorkerEntry(x.node))) return present();
 
     const guardedFn = new Map<Fn, boolean>();
     const pathGuarded = (fn: Fn): boolean => {
