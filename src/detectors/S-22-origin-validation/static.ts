@@ -79,16 +79,11 @@ const RAW_CALLS: ReadonlySet<string> = new Set([...GUARD_CALLS, 'createMcpExpres
 function sdkAliases(files: [string, SourceFile][]): Map<ts.SourceFile, Map<string, string>> {
   const out = new Map<ts.SourceFile, Map<string, string>>();
   for (const [, sf] of files) {
-    for (const st of sf.compilerNode.statements) {
-      if (!ts.isImportDeclaration(st) || !ts.isStringLiteral(st.moduleSpecifier) || !st.moduleSpecifier.text.startsWith('@modelcontextprotocol/')) continue;
-      const nb = st.importClause?.namedBindings;
-      if (!nb || !ts.isNamedImports(nb)) continue;
-      for (const el of nb.elements) {
-        if (!el.propertyName || !RAW_CALLS.has(el.propertyName.text) || el.name.text === el.propertyName.text) continue;
-        let m = out.get(sf.compilerNode);
-        if (!m) out.set(sf.compilerNode, (m = new Map()));
-        m.set(el.name.text, el.propertyName.text);
-      }
+    for (const [local, b] of importsOf(sf)) {
+      if (!b.module.startsWith('@modelcontextprotocol/') || !RAW_CALLS.has(b.imported) || local === b.imported) continue;
+      let m = out.get(sf.compilerNode);
+      if (!m) out.set(sf.compilerNode, (m = new Map()));
+      m.set(local, b.imported);
     }
   }
   return out;
