@@ -33,7 +33,9 @@ type IfStmt = import('ts-morph').ts.IfStatement;
  *     sits in a `try` whose `catch` answers every failure with a result, so the unknown tool gets a result;
  *   - 'upstream-failure-uncaught-in-source': no throw is written, but an awaited (or returned) call that rejects
  *     when the other side fails (isUpstreamCall: fetch, axios and HTTP client instances, browser actions and
- *     launches, methods of a package's client instance) has no `try`/`.catch` on the way: the rejection leaves.
+ *     launches, methods of a package's client instance, ky and got requests), or an awaited call of a function of the
+ *     source that rejects its own promise (rejectsItself: a bridge's `sendRequest` to a browser extension), has no
+ *     `try`/`.catch` on the way: the rejection leaves.
  * A `catch` that hands the error to a function of the source that always throws (`handleApiError(e)`), and a
  * `.catch(e => { throw … })` on an awaited chain, rethrow: their throws are judged as the catch's own. A handler
  * registered through a wrapper (`withErrors(async (request) => …)`) starts with the guard of the wrapper's catch.
@@ -532,9 +534,12 @@ function calleeOf(call: ts.CallExpression): ts.Node {
  */
 function isUpstreamCall(call: ts.CallExpression): boolean {
   const c = calleeOf(call);
-  if (ts.isIdentifier(c)) return c.text === 'fetch' || c.text === 'axios';
+  if (ts.isIdentifier(c)) return c.text === 'fetch' || c.text === 'axios' || isHttpPackageName(c);
   if (!ts.isPropertyAccessExpression(c)) return false;
   const m = c.name.text;
+  // `ky.get(…)`, `got.post(…)`, `api.get(…)` of `const api = ky.create(…)`.
+  const head = rawUnwrap(c.expression);
+  if (HTTP_VERB.test(m) && ts.isIdentifier(head) && isHttpPackageName(head)) return true;
   const recv = c.expression.getText();
   const last = recv.split('.').pop() ?? '';
   if (m === 'fetch' && /^(?:globalThis|window|global)$/.test(recv)) return true;
@@ -557,26 +562,48 @@ function requiredPackage(e: ts.Node | undefined): string | undefined {
   return a && ts.isStringLiteral(a) ? a.text : undefined;
 }
 
-/** Whether a name is bound at the top of its file to a package (an import of any form, or a `require`). */
-function importedFromPackage(id: ts.Identifier): boolean {
+/** The package specifier a name is bound to at the top of its file (an import of any form, or a `require`), if any. */
+function packageOf(id: ts.Identifier): string | undefined {
   for (const st of id.getSourceFile().statements) {
     if (ts.isImportDeclaration(st) && ts.isStringLiteral(st.moduleSpecifier)) {
       const cl = st.importClause;
-      if (!cl || !isClientPackage(st.moduleSpecifier.text)) continue;
-      if (cl.name?.text === id.text) return true;
+      const spec = st.moduleSpecifier.text;
+      if (!cl || !isClientPackage(spec)) continue;
+      if (cl.name?.text === id.text) return spec;
       const nb = cl.namedBindings;
-      if (nb && ts.isNamespaceImport(nb) && nb.name.text === id.text) return true;
-      if (nb && ts.isNamedImports(nb) && nb.elements.some((e) => e.name.text === id.text)) return true;
+      if (nb && ts.isNamespaceImport(nb) && nb.name.text === id.text) return spec;
+      if (nb && ts.isNamedImports(nb) && nb.elements.some((e) => e.name.text === id.text)) return spec;
     } else if (ts.isVariableStatement(st)) {
       for (const d of st.declarationList.declarations) {
         const spec = requiredPackage(d.initializer);
         if (!spec || !isClientPackage(spec)) continue;
-        if (ts.isIdentifier(d.name) && d.name.text === id.text) return true;
-        if (ts.isObjectBindingPattern(d.name) && d.name.elements.some((b) => ts.isIdentifier(b.name) && b.name.text === id.text)) return true;
+        if (ts.isIdentifier(d.name) && d.name.text === id.text) return spec;
+        if (ts.isObjectBindingPattern(d.name) && d.name.elements.some((b) => ts.isIdentifier(b.name) && b.name.text === id.text)) return spec;
       }
     }
   }
-  return false;
+  return undefined;
+}
+
+/** Whether a name is bound at the top of its file to a package (see packageOf). */
+const importedFromPackage = (id: ts.Identifier): boolean => packageOf(id) !== undefined;
+
+/** HTTP client packages whose request functions reject when the request fails (ky and got on any status outside 2xx). */
+const HTTP_PACKAGE = /^(?:axios|ky|ky-universal|got|node-fetch|cross-fetch|isomorphic-fetch|undici|ofetch|superagent|needle|phin|wretch)$/;
+
+/**
+ * A name that stands for an HTTP client package's request function or an instance of it: bound to the package
+ * (`import ky from 'ky'`, `const got = require('got')`, `import { request } from 'undici'`), or declared in its file
+ * from one (`const api = ky.create({…})`, `const client = got.extend({…})`).
+ */
+function isHttpPackageName(id: ts.Identifier, depth = 0): boolean {
+  const spec = packageOf(id);
+  if (spec !== undefined) return HTTP_PACKAGE.test(spec);
+  const init = findDeclaration(id)?.initializer;
+  const u = init && rawUnwrap(init);
+  if (!u || !ts.isCallExpression(u) || !ts.isPropertyAccessExpression(u.expression) || !['create', 'extend'].includes(u.expression.name.text)) return false;
+  const root = rawUnwrap(u.expression.expression);
+  return ts.isIdentifier(root) && root.text !== id.text && depth < 2 && isHttpPackageName(root, depth + 1);
 }
 
 /** `new Client(…)` (or `new sdk_1.Client(…)`) of a class a package exports. */
@@ -624,10 +651,51 @@ function chainBase(e: ts.Node): ts.CallExpression | undefined {
   while (ts.isCallExpression(u) && ts.isPropertyAccessExpression(u.expression)) {
     const n = u.expression.name.text;
     if (n === 'catch' || (n === 'then' && u.arguments.length > 1)) return undefined;
-    if (n !== 'then' && n !== 'finally') break;
+    // The body read from a request's own promise (`ky.get(url).json()`, `got(url).json()`): the request is the base.
+    const bodyOfCall = BODY_READER.has(n) && u.arguments.length === 0 && ts.isCallExpression(rawUnwrap(u.expression.expression));
+    if (n !== 'then' && n !== 'finally' && !bodyOfCall) break;
     u = rawUnwrap(u.expression.expression);
   }
   return ts.isCallExpression(u) ? u : undefined;
+}
+
+/** Methods reading the body of a response promise (ky's and got's). */
+const BODY_READER = new Set(['json', 'text', 'blob', 'arrayBuffer', 'buffer', 'formData']);
+
+const rejectingMemo = new WeakMap<ts.Node, boolean>();
+/**
+ * A function of the source that hands back a promise it rejects itself: it returns (or is, as an arrow's body)
+ * `new Promise((resolve, reject) => …)` whose executor uses `reject` — calls it (on a time-out, an error frame of
+ * a WebSocket) or keeps it for later (`pending.set(id, { resolve, reject })`). A request sent to a browser
+ * extension or another process through such a bridge fails by that rejection.
+ */
+function rejectsItself(fn: FunctionLikeNode): boolean {
+  const node = fn.compilerNode;
+  const hit = rejectingMemo.get(node);
+  if (hit !== undefined) return hit;
+  const body = node.body;
+  const exprs: ts.Node[] = [];
+  if (body && !ts.isBlock(body)) exprs.push(body);
+  else if (body) for (const r of ownNodes(fn, (x) => ts.isReturnStatement(x) && !!x.expression)) exprs.push((r as ts.ReturnStatement).expression!);
+  const found = exprs.some((x) => {
+    let u = rawUnwrap(x);
+    if (ts.isAwaitExpression(u)) u = rawUnwrap(u.expression);
+    if (!ts.isNewExpression(u) || !ts.isIdentifier(u.expression) || u.expression.text !== 'Promise') return false;
+    const exec = u.arguments?.[0] && rawUnwrap(u.arguments[0]);
+    if (!exec || !(ts.isArrowFunction(exec) || ts.isFunctionExpression(exec))) return false;
+    const rej = exec.parameters[1]?.name;
+    if (!rej || !ts.isIdentifier(rej)) return false;
+    let used = false;
+    const visit = (cn: ts.Node): void => {
+      if (used) return;
+      if (ts.isIdentifier(cn) && cn.text === rej.text && cn !== rej) used = true;
+      else ts.forEachChild(cn, visit);
+    };
+    visit(exec.body);
+    return used;
+  });
+  rejectingMemo.set(node, found);
+  return found;
 }
 
 /** The rejection handler of a `.catch(h)` / `.then(ok, h)` call whose chain is awaited or returned (else the rejection goes nowhere near the handler). */
@@ -712,7 +780,10 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
       if (ts.isAwaitExpression(cn) || ts.isReturnStatement(cn)) {
         if (caught || reported.has(cn)) continue;
         const base = chainBase(ts.isAwaitExpression(cn) ? cn.expression : cn.expression!);
-        if (!base || !isUpstreamCall(base) || resolve(sf, calleeOf(base))) continue;
+        if (!base) continue;
+        // An upstream call of a dependency, or a function of the source that rejects its own promise (a bridge's `sendRequest`).
+        const own = resolve(sf, calleeOf(base));
+        if (own ? !rejectsItself(own) : !isUpstreamCall(base)) continue;
         reported.add(cn);
         out.push({ messageId: 'upstream-failure-uncaught-in-source', node: wrapNode(sf, cn) });
         continue;
