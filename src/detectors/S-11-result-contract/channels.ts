@@ -1,7 +1,8 @@
 import { builtinModules } from 'node:module';
 import { Node, SyntaxKind, ts, type ObjectLiteralExpression } from '../../facts/morph.js';
-import { functionOf, isRawFunctionLike, mayResolveFunction, type FunctionLikeNode } from '../../facts/scope.js';
+import { declarationOf, functionOf, isRawFunctionLike, mayResolveFunction, rawOriginOf, valueOfDeclaration, valueOriginOf, type FunctionLikeNode } from '../../facts/scope.js';
 import { rawUnwrap, wrapNode, type ParsedSources } from '../../facts/ts-source.js';
+type IdentifierNode = import('ts-morph').Identifier;
 import { OTHER_MEANING } from './dynamic.js';
 import { propertyValue } from '../../facts/server-model.js';
 import { objectsOfResult } from './results.js';
@@ -24,7 +25,8 @@ type IfStmt = import('ts-morph').ts.IfStatement;
  * caught on the way by a `catch` that answers with a result:
  *   - 'execution-error-thrown-in-source': the throw reports a failure of the tool's own work: an error
  *     built with the InternalError code (-32603), a throw inside a `catch` whose `try` awaited something (an
- *     upstream call failed) and which answers no failure with a result, or a throw under a check of an HTTP
+ *     upstream call failed) and which answers no failure with a result (also a protocol error given a code of the
+ *     server range -32000..-32099 there: `throw new McpError(-32001, `API failed: …`)`), or a throw under a check of an HTTP
  *     response (`!res.ok`, `res.status …`);
  *   - 'wrong-meaning-code-in-source': a protocol error built with a code JSON-RPC defines for another failure
  *     of the request itself — -32601 MethodNotFound (tools/call exists), -32600 InvalidRequest, -32700
@@ -532,7 +534,7 @@ function calleeOf(call: ts.CallExpression): ts.Node {
  * a browser launch (`puppeteer.launch`), or a method of a package's client instance (`new LinearClient(…)`,
  * `this.hubspot = new Client(…)`: `await client.issue(id)`, `await this.hubspot.crm.contacts.basicApi.getById(id)`).
  */
-function isUpstreamCall(call: ts.CallExpression): boolean {
+function isUpstreamCall(call: ts.CallExpression, sf: SourceFileNode, sources: ParsedSources): boolean {
   const c = calleeOf(call);
   if (ts.isIdentifier(c)) return c.text === 'fetch' || c.text === 'axios' || isHttpPackageName(c);
   if (!ts.isPropertyAccessExpression(c)) return false;
@@ -540,6 +542,9 @@ function isUpstreamCall(call: ts.CallExpression): boolean {
   // `ky.get(…)`, `got.post(…)`, `api.get(…)` of `const api = ky.create(…)`.
   const head = rawUnwrap(c.expression);
   if (HTTP_VERB.test(m) && ts.isIdentifier(head) && isHttpPackageName(head)) return true;
+  // An HTTP client instance held in a field or made in another module of the package (`this.http = axios.create(…)`,
+  // `export const jira = axios.create(…)` imported as `jira`).
+  if (HTTP_VERB.test(m) && httpInstance(head, sf, sources)) return true;
   const recv = c.expression.getText();
   const last = recv.split('.').pop() ?? '';
   if (m === 'fetch' && /^(?:globalThis|window|global)$/.test(recv)) return true;
@@ -592,6 +597,26 @@ const importedFromPackage = (id: ts.Identifier): boolean => packageOf(id) !== un
 const HTTP_PACKAGE = /^(?:axios|ky|ky-universal|got|node-fetch|cross-fetch|isomorphic-fetch|undici|ofetch|superagent|needle|phin|wretch)$/;
 
 /**
+/**
+ * Whether a receiver holds an instance of an HTTP client package: its origin in its file (a field or a local
+ * assigned `axios.create(…)`), or, for a name imported from a module of the package, the value that module exports.
+ */
+function httpInstance(head: ts.Node, sf: SourceFileNode, sources: ParsedSources): boolean {
+  const o = rawOriginOf(head);
+  if (o && HTTP_PACKAGE.test(o.module)) return true;
+  if (!ts.isIdentifier(head)) return false;
+  try {
+    const d = declarationOf(wrapNode(sf, head) as IdentifierNode);
+    if (!d || !d.getParent() || !Node.isImportSpecifier(d.getParent()) && !Node.isImportClause(d.getParent())) return false;
+    const v = valueOfDeclaration(d, sources);
+    const vo = v && valueOriginOf(v);
+    return !!vo && HTTP_PACKAGE.test(vo.module);
+  } catch {
+    return false;
+  }
+}
+
+/**
  * A name that stands for an HTTP client package's request function or an instance of it: bound to the package
  * (`import ky from 'ky'`, `const got = require('got')`, `import { request } from 'undici'`), or declared in its file
  * from one (`const api = ky.create({…})`, `const client = got.extend({…})`).
@@ -616,6 +641,14 @@ function isPackageInstance(init: ts.Node | undefined): boolean {
   return ts.isIdentifier(root) && importedFromPackage(root);
 }
 
+/** A type written as a class a package exports (`Client`, `hubspot.Client`), not one of the audited source or the MCP SDK. */
+function packageType(t: ts.TypeNode | undefined): boolean {
+  if (!t || !ts.isTypeReferenceNode(t)) return false;
+  let root: ts.Node = t.typeName;
+  while (ts.isQualifiedName(root)) root = root.left;
+  return ts.isIdentifier(root) && importedFromPackage(root);
+}
+
 /**
  * A receiver that holds an instance of a package's client class: `client` declared `new LinearClient(…)`,
  * `this.hubspot` assigned `new Client(…)` in its class (a field initializer or the constructor), and the
@@ -631,8 +664,12 @@ function isPackageClient(recv: ts.Node): boolean {
   while (cls && !ts.isClassDeclaration(cls) && !ts.isClassExpression(cls)) cls = cls.parent;
   if (!cls) return false;
   for (const m of (cls as ts.ClassLikeDeclaration).members) {
-    if (ts.isPropertyDeclaration(m) && ts.isIdentifier(m.name) && m.name.text === field && isPackageInstance(m.initializer)) return true;
+    if (ts.isPropertyDeclaration(m) && ts.isIdentifier(m.name) && m.name.text === field && (isPackageInstance(m.initializer) || packageType(m.type))) return true;
     if (!ts.isConstructorDeclaration(m) || !m.body) continue;
+    // `constructor(private readonly client: Client)`: a parameter property typed with a package's class.
+    for (const prm of m.parameters) {
+      if (ts.isIdentifier(prm.name) && prm.name.text === field && ts.getModifiers(prm)?.length && packageType(prm.type)) return true;
+    }
     for (const st of m.body.statements) {
       if (!ts.isExpressionStatement(st) || !ts.isBinaryExpression(st.expression) || st.expression.operatorToken.kind !== SyntaxKind.EqualsToken) continue;
       const l = rawUnwrap(st.expression.left);
@@ -783,7 +820,7 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
         if (!base) continue;
         // An upstream call of a dependency, or a function of the source that rejects its own promise (a bridge's `sendRequest`).
         const own = resolve(sf, calleeOf(base));
-        if (own ? !rejectsItself(own) : !isUpstreamCall(base)) continue;
+        if (own ? !rejectsItself(own) : !isUpstreamCall(base, sf, sources)) continue;
         reported.add(cn);
         out.push({ messageId: 'upstream-failure-uncaught-in-source', node: wrapNode(sf, cn) });
         continue;
@@ -814,10 +851,16 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
       if (pe?.code !== undefined && OTHER_MEANING.has(pe.code)) messageId = 'wrong-meaning-code-in-source';
       else if (caught) continue;
       else if (pe?.code === INTERNAL_ERROR) messageId = 'execution-error-thrown-in-source';
-      else if (pe?.code !== undefined && pe.code >= -32768 && pe.code <= -32000) messageId = undefined; // InvalidParams and the other protocol codes are a choice of channel.
-      else if (local.inCatchOf && awaits(local.inCatchOf.tryBlock) && !rethrowsProtocol(t, local.inCatchOf) && !answersSome(local.inCatchOf, isThrowingCall) && !aboutArguments) messageId = 'execution-error-thrown-in-source';
-      else if (fromCatch && !local.inCatchOf && !rethrowsProtocol(t, fnNode) && !aboutArguments) messageId = 'execution-error-thrown-in-source';
-      else if (underResponseCheck(t, fnNode)) messageId = 'execution-error-thrown-in-source';
+      else {
+        // A failure an awaited call raised, thrown on from the catch that received it (or from a helper that catch calls).
+        const rethrown =
+          (!!local.inCatchOf && awaits(local.inCatchOf.tryBlock) && !rethrowsProtocol(t, local.inCatchOf) && !answersSome(local.inCatchOf, isThrowingCall) && !aboutArguments) ||
+          (fromCatch && !local.inCatchOf && !rethrowsProtocol(t, fnNode) && !aboutArguments);
+        // InvalidParams and the other protocol codes are a choice of channel; a code of the server range (-32000..-32099)
+        // given to a caught upstream failure (`throw new McpError(-32000, `API error: …`)`) is the failure on the protocol channel.
+        if (pe?.code !== undefined && pe.code >= -32768 && pe.code <= -32000 && !(rethrown && pe.code >= -32099)) messageId = undefined;
+        else if (rethrown || underResponseCheck(t, fnNode)) messageId = 'execution-error-thrown-in-source';
+      }
       if (!messageId) continue;
       reported.add(t);
       out.push({ messageId, node: wrapNode(sf, t), ...(messageId === 'wrong-meaning-code-in-source' ? { code: pe!.code! } : {}) });
