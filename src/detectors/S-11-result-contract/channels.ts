@@ -1,7 +1,8 @@
 import { builtinModules } from 'node:module';
 import { Node, SyntaxKind, ts, type ObjectLiteralExpression } from '../../facts/morph.js';
-import { functionOf, isRawFunctionLike, mayResolveFunction, type FunctionLikeNode } from '../../facts/scope.js';
+import { declarationOf, functionOf, isRawFunctionLike, mayResolveFunction, rawOriginOf, valueOfDeclaration, valueOriginOf, type FunctionLikeNode } from '../../facts/scope.js';
 import { rawUnwrap, wrapNode, type ParsedSources } from '../../facts/ts-source.js';
+type IdentifierNode = import('ts-morph').Identifier;
 import { OTHER_MEANING } from './dynamic.js';
 import { propertyValue } from '../../facts/server-model.js';
 import { objectsOfResult } from './results.js';
@@ -24,7 +25,8 @@ type IfStmt = import('ts-morph').ts.IfStatement;
  * caught on the way by a `catch` that answers with a result:
  *   - 'execution-error-thrown-in-source': the throw reports a failure of the tool's own work: an error
  *     built with the InternalError code (-32603), a throw inside a `catch` whose `try` awaited something (an
- *     upstream call failed) and which answers no failure with a result, or a throw under a check of an HTTP
+ *     upstream call failed) and which answers no failure with a result (also a protocol error given a code of the
+ *     server range -32000..-32099 there: `throw new McpError(-32001, `API failed: …`)`), or a throw under a check of an HTTP
  *     response (`!res.ok`, `res.status …`);
  *   - 'wrong-meaning-code-in-source': a protocol error built with a code JSON-RPC defines for another failure
  *     of the request itself — -32601 MethodNotFound (tools/call exists), -32600 InvalidRequest, -32700
@@ -33,7 +35,9 @@ type IfStmt = import('ts-morph').ts.IfStatement;
  *     sits in a `try` whose `catch` answers every failure with a result, so the unknown tool gets a result;
  *   - 'upstream-failure-uncaught-in-source': no throw is written, but an awaited (or returned) call that rejects
  *     when the other side fails (isUpstreamCall: fetch, axios and HTTP client instances, browser actions and
- *     launches, methods of a package's client instance) has no `try`/`.catch` on the way: the rejection leaves.
+ *     launches, methods of a package's client instance, ky and got requests), or an awaited call of a function of the
+ *     source that rejects its own promise (rejectsItself: a bridge's `sendRequest` to a browser extension), has no
+ *     `try`/`.catch` on the way: the rejection leaves.
  * A `catch` that hands the error to a function of the source that always throws (`handleApiError(e)`), and a
  * `.catch(e => { throw … })` on an awaited chain, rethrow: their throws are judged as the catch's own. A handler
  * registered through a wrapper (`withErrors(async (request) => …)`) starts with the guard of the wrapper's catch.
@@ -530,11 +534,17 @@ function calleeOf(call: ts.CallExpression): ts.Node {
  * a browser launch (`puppeteer.launch`), or a method of a package's client instance (`new LinearClient(…)`,
  * `this.hubspot = new Client(…)`: `await client.issue(id)`, `await this.hubspot.crm.contacts.basicApi.getById(id)`).
  */
-function isUpstreamCall(call: ts.CallExpression): boolean {
+function isUpstreamCall(call: ts.CallExpression, sf: SourceFileNode, sources: ParsedSources): boolean {
   const c = calleeOf(call);
-  if (ts.isIdentifier(c)) return c.text === 'fetch' || c.text === 'axios';
+  if (ts.isIdentifier(c)) return c.text === 'fetch' || c.text === 'axios' || isHttpPackageName(c);
   if (!ts.isPropertyAccessExpression(c)) return false;
   const m = c.name.text;
+  // `ky.get(…)`, `got.post(…)`, `api.get(…)` of `const api = ky.create(…)`.
+  const head = rawUnwrap(c.expression);
+  if (HTTP_VERB.test(m) && ts.isIdentifier(head) && isHttpPackageName(head)) return true;
+  // An HTTP client instance held in a field or made in another module of the package (`this.http = axios.create(…)`,
+  // `export const jira = axios.create(…)` imported as `jira`).
+  if (HTTP_VERB.test(m) && httpInstance(head, sf, sources)) return true;
   const recv = c.expression.getText();
   const last = recv.split('.').pop() ?? '';
   if (m === 'fetch' && /^(?:globalThis|window|global)$/.test(recv)) return true;
@@ -557,26 +567,68 @@ function requiredPackage(e: ts.Node | undefined): string | undefined {
   return a && ts.isStringLiteral(a) ? a.text : undefined;
 }
 
-/** Whether a name is bound at the top of its file to a package (an import of any form, or a `require`). */
-function importedFromPackage(id: ts.Identifier): boolean {
+/** The package specifier a name is bound to at the top of its file (an import of any form, or a `require`), if any. */
+function packageOf(id: ts.Identifier): string | undefined {
   for (const st of id.getSourceFile().statements) {
     if (ts.isImportDeclaration(st) && ts.isStringLiteral(st.moduleSpecifier)) {
       const cl = st.importClause;
-      if (!cl || !isClientPackage(st.moduleSpecifier.text)) continue;
-      if (cl.name?.text === id.text) return true;
+      const spec = st.moduleSpecifier.text;
+      if (!cl || !isClientPackage(spec)) continue;
+      if (cl.name?.text === id.text) return spec;
       const nb = cl.namedBindings;
-      if (nb && ts.isNamespaceImport(nb) && nb.name.text === id.text) return true;
-      if (nb && ts.isNamedImports(nb) && nb.elements.some((e) => e.name.text === id.text)) return true;
+      if (nb && ts.isNamespaceImport(nb) && nb.name.text === id.text) return spec;
+      if (nb && ts.isNamedImports(nb) && nb.elements.some((e) => e.name.text === id.text)) return spec;
     } else if (ts.isVariableStatement(st)) {
       for (const d of st.declarationList.declarations) {
         const spec = requiredPackage(d.initializer);
         if (!spec || !isClientPackage(spec)) continue;
-        if (ts.isIdentifier(d.name) && d.name.text === id.text) return true;
-        if (ts.isObjectBindingPattern(d.name) && d.name.elements.some((b) => ts.isIdentifier(b.name) && b.name.text === id.text)) return true;
+        if (ts.isIdentifier(d.name) && d.name.text === id.text) return spec;
+        if (ts.isObjectBindingPattern(d.name) && d.name.elements.some((b) => ts.isIdentifier(b.name) && b.name.text === id.text)) return spec;
       }
     }
   }
-  return false;
+  return undefined;
+}
+
+/** Whether a name is bound at the top of its file to a package (see packageOf). */
+const importedFromPackage = (id: ts.Identifier): boolean => packageOf(id) !== undefined;
+
+/** HTTP client packages whose request functions reject when the request fails (ky and got on any status outside 2xx). */
+const HTTP_PACKAGE = /^(?:axios|ky|ky-universal|got|node-fetch|cross-fetch|isomorphic-fetch|undici|ofetch|superagent|needle|phin|wretch)$/;
+
+/**
+/**
+ * Whether a receiver holds an instance of an HTTP client package: its origin in its file (a field or a local
+ * assigned `axios.create(…)`), or, for a name imported from a module of the package, the value that module exports.
+ */
+function httpInstance(head: ts.Node, sf: SourceFileNode, sources: ParsedSources): boolean {
+  const o = rawOriginOf(head);
+  if (o && HTTP_PACKAGE.test(o.module)) return true;
+  if (!ts.isIdentifier(head)) return false;
+  try {
+    const d = declarationOf(wrapNode(sf, head) as IdentifierNode);
+    if (!d || !d.getParent() || !Node.isImportSpecifier(d.getParent()) && !Node.isImportClause(d.getParent())) return false;
+    const v = valueOfDeclaration(d, sources);
+    const vo = v && valueOriginOf(v);
+    return !!vo && HTTP_PACKAGE.test(vo.module);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A name that stands for an HTTP client package's request function or an instance of it: bound to the package
+ * (`import ky from 'ky'`, `const got = require('got')`, `import { request } from 'undici'`), or declared in its file
+ * from one (`const api = ky.create({…})`, `const client = got.extend({…})`).
+ */
+function isHttpPackageName(id: ts.Identifier, depth = 0): boolean {
+  const spec = packageOf(id);
+  if (spec !== undefined) return HTTP_PACKAGE.test(spec);
+  const init = findDeclaration(id)?.initializer;
+  const u = init && rawUnwrap(init);
+  if (!u || !ts.isCallExpression(u) || !ts.isPropertyAccessExpression(u.expression) || !['create', 'extend'].includes(u.expression.name.text)) return false;
+  const root = rawUnwrap(u.expression.expression);
+  return ts.isIdentifier(root) && root.text !== id.text && depth < 2 && isHttpPackageName(root, depth + 1);
 }
 
 /** `new Client(…)` (or `new sdk_1.Client(…)`) of a class a package exports. */
@@ -586,6 +638,14 @@ function isPackageInstance(init: ts.Node | undefined): boolean {
   if (!u || !ts.isNewExpression(u)) return false;
   let root: ts.Node = rawUnwrap(u.expression);
   while (ts.isPropertyAccessExpression(root)) root = rawUnwrap(root.expression);
+  return ts.isIdentifier(root) && importedFromPackage(root);
+}
+
+/** A type written as a class a package exports (`Client`, `hubspot.Client`), not one of the audited source or the MCP SDK. */
+function packageType(t: ts.TypeNode | undefined): boolean {
+  if (!t || !ts.isTypeReferenceNode(t)) return false;
+  let root: ts.Node = t.typeName;
+  while (ts.isQualifiedName(root)) root = root.left;
   return ts.isIdentifier(root) && importedFromPackage(root);
 }
 
@@ -604,8 +664,12 @@ function isPackageClient(recv: ts.Node): boolean {
   while (cls && !ts.isClassDeclaration(cls) && !ts.isClassExpression(cls)) cls = cls.parent;
   if (!cls) return false;
   for (const m of (cls as ts.ClassLikeDeclaration).members) {
-    if (ts.isPropertyDeclaration(m) && ts.isIdentifier(m.name) && m.name.text === field && isPackageInstance(m.initializer)) return true;
+    if (ts.isPropertyDeclaration(m) && ts.isIdentifier(m.name) && m.name.text === field && (isPackageInstance(m.initializer) || packageType(m.type))) return true;
     if (!ts.isConstructorDeclaration(m) || !m.body) continue;
+    // `constructor(private readonly client: Client)`: a parameter property typed with a package's class.
+    for (const prm of m.parameters) {
+      if (ts.isIdentifier(prm.name) && prm.name.text === field && ts.getModifiers(prm)?.length && packageType(prm.type)) return true;
+    }
     for (const st of m.body.statements) {
       if (!ts.isExpressionStatement(st) || !ts.isBinaryExpression(st.expression) || st.expression.operatorToken.kind !== SyntaxKind.EqualsToken) continue;
       const l = rawUnwrap(st.expression.left);
@@ -624,10 +688,51 @@ function chainBase(e: ts.Node): ts.CallExpression | undefined {
   while (ts.isCallExpression(u) && ts.isPropertyAccessExpression(u.expression)) {
     const n = u.expression.name.text;
     if (n === 'catch' || (n === 'then' && u.arguments.length > 1)) return undefined;
-    if (n !== 'then' && n !== 'finally') break;
+    // The body read from a request's own promise (`ky.get(url).json()`, `got(url).json()`): the request is the base.
+    const bodyOfCall = BODY_READER.has(n) && u.arguments.length === 0 && ts.isCallExpression(rawUnwrap(u.expression.expression));
+    if (n !== 'then' && n !== 'finally' && !bodyOfCall) break;
     u = rawUnwrap(u.expression.expression);
   }
   return ts.isCallExpression(u) ? u : undefined;
+}
+
+/** Methods reading the body of a response promise (ky's and got's). */
+const BODY_READER = new Set(['json', 'text', 'blob', 'arrayBuffer', 'buffer', 'formData']);
+
+const rejectingMemo = new WeakMap<ts.Node, boolean>();
+/**
+ * A function of the source that hands back a promise it rejects itself: it returns (or is, as an arrow's body)
+ * `new Promise((resolve, reject) => …)` whose executor uses `reject` — calls it (on a time-out, an error frame of
+ * a WebSocket) or keeps it for later (`pending.set(id, { resolve, reject })`). A request sent to a browser
+ * extension or another process through such a bridge fails by that rejection.
+ */
+function rejectsItself(fn: FunctionLikeNode): boolean {
+  const node = fn.compilerNode;
+  const hit = rejectingMemo.get(node);
+  if (hit !== undefined) return hit;
+  const body = node.body;
+  const exprs: ts.Node[] = [];
+  if (body && !ts.isBlock(body)) exprs.push(body);
+  else if (body) for (const r of ownNodes(fn, (x) => ts.isReturnStatement(x) && !!x.expression)) exprs.push((r as ts.ReturnStatement).expression!);
+  const found = exprs.some((x) => {
+    let u = rawUnwrap(x);
+    if (ts.isAwaitExpression(u)) u = rawUnwrap(u.expression);
+    if (!ts.isNewExpression(u) || !ts.isIdentifier(u.expression) || u.expression.text !== 'Promise') return false;
+    const exec = u.arguments?.[0] && rawUnwrap(u.arguments[0]);
+    if (!exec || !(ts.isArrowFunction(exec) || ts.isFunctionExpression(exec))) return false;
+    const rej = exec.parameters[1]?.name;
+    if (!rej || !ts.isIdentifier(rej)) return false;
+    let used = false;
+    const visit = (cn: ts.Node): void => {
+      if (used) return;
+      if (ts.isIdentifier(cn) && cn.text === rej.text && cn !== rej) used = true;
+      else ts.forEachChild(cn, visit);
+    };
+    visit(exec.body);
+    return used;
+  });
+  rejectingMemo.set(node, found);
+  return found;
 }
 
 /** The rejection handler of a `.catch(h)` / `.then(ok, h)` call whose chain is awaited or returned (else the rejection goes nowhere near the handler). */
@@ -712,7 +817,10 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
       if (ts.isAwaitExpression(cn) || ts.isReturnStatement(cn)) {
         if (caught || reported.has(cn)) continue;
         const base = chainBase(ts.isAwaitExpression(cn) ? cn.expression : cn.expression!);
-        if (!base || !isUpstreamCall(base) || resolve(sf, calleeOf(base))) continue;
+        if (!base) continue;
+        // An upstream call of a dependency, or a function of the source that rejects its own promise (a bridge's `sendRequest`).
+        const own = resolve(sf, calleeOf(base));
+        if (own ? !rejectsItself(own) : !isUpstreamCall(base, sf, sources)) continue;
         reported.add(cn);
         out.push({ messageId: 'upstream-failure-uncaught-in-source', node: wrapNode(sf, cn) });
         continue;
@@ -743,10 +851,16 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
       if (pe?.code !== undefined && OTHER_MEANING.has(pe.code)) messageId = 'wrong-meaning-code-in-source';
       else if (caught) continue;
       else if (pe?.code === INTERNAL_ERROR) messageId = 'execution-error-thrown-in-source';
-      else if (pe?.code !== undefined && pe.code >= -32768 && pe.code <= -32000) messageId = undefined; // InvalidParams and the other protocol codes are a choice of channel.
-      else if (local.inCatchOf && awaits(local.inCatchOf.tryBlock) && !rethrowsProtocol(t, local.inCatchOf) && !answersSome(local.inCatchOf, isThrowingCall) && !aboutArguments) messageId = 'execution-error-thrown-in-source';
-      else if (fromCatch && !local.inCatchOf && !rethrowsProtocol(t, fnNode) && !aboutArguments) messageId = 'execution-error-thrown-in-source';
-      else if (underResponseCheck(t, fnNode)) messageId = 'execution-error-thrown-in-source';
+      else {
+        // A failure an awaited call raised, thrown on from the catch that received it (or from a helper that catch calls).
+        const rethrown =
+          (!!local.inCatchOf && awaits(local.inCatchOf.tryBlock) && !rethrowsProtocol(t, local.inCatchOf) && !answersSome(local.inCatchOf, isThrowingCall) && !aboutArguments) ||
+          (fromCatch && !local.inCatchOf && !rethrowsProtocol(t, fnNode) && !aboutArguments);
+        // InvalidParams and the other protocol codes are a choice of channel; a code of the server range (-32000..-32099)
+        // given to a caught upstream failure (`throw new McpError(-32000, `API error: …`)`) is the failure on the protocol channel.
+        if (pe?.code !== undefined && pe.code >= -32768 && pe.code <= -32000 && !(rethrown && pe.code >= -32099)) messageId = undefined;
+        else if (rethrown || underResponseCheck(t, fnNode)) messageId = 'execution-error-thrown-in-source';
+      }
       if (!messageId) continue;
       reported.add(t);
       out.push({ messageId, node: wrapNode(sf, t), ...(messageId === 'wrong-meaning-code-in-source' ? { code: pe!.code! } : {}) });
