@@ -8,7 +8,7 @@ import type { Code, Fn } from '../support/source/code-paths.js';
  * handlers did not reach (static.ts untraced), up through the callers of the function around it, to a function the
  * forward reading did reach (a tool, prompt, resource or request handler, or a function on one of their paths).
  * Callers are the calls the name resolution follows to the function (callSitesOf), and, where it does not:
- * - calls by name (`this.auth.handleCallback(code)`, `api.listThings(args)`, `execCommand(cmd)`) when the name is
+ * - member calls by name (`this.auth.handleCallback(code)`, `registry().get(host).runRemote(cmd)`) when the name is
  *   defined once in the audited source and is not a common one (`get`, `request`, `run`, `execute`…);
  * - a method named by a string of a reached function (`{ handler: this.authHandler, method: 'handleAuthCallback' }`)
  *   when reached code calls a member chosen at run time (`handler[method](args)`), under the same conditions.
@@ -30,7 +30,7 @@ const COMMON = new Set([
 ]);
 
 interface Index {
-  /** Calls by the name they call (an identifier callee or the member name of `x.name(…)`). */
+  /** Member calls by the name they call (`x.name(…)`). */
   calls: Map<string, ts.CallExpression[]>;
   /** How many functions of the source carry each name (declarations, methods, consts and members holding one). */
   defined: Map<string, number>;
@@ -58,8 +58,8 @@ function indexOf(code: Code): Index {
       if (ts.isCallExpression(cn)) {
         let c: ts.Expression = cn.expression;
         while (ts.isParenthesizedExpression(c) || ts.isNonNullExpression(c)) c = c.expression;
-        if (ts.isIdentifier(c)) push(idx.calls, c.text, cn);
-        else if (ts.isPropertyAccessExpression(c)) push(idx.calls, c.name.text, cn);
+        // Member calls only: a plain `name(…)` is linked by the name resolution (callSitesOf), or is another module's.
+        if (ts.isPropertyAccessExpression(c)) push(idx.calls, c.name.text, cn);
         else if (ts.isElementAccessExpression(c) && !ts.isStringLiteralLike(c.argumentExpression)) idx.computed.push(cn);
       } else if ((ts.isStringLiteral(cn) || ts.isNoSubstitutionTemplateLiteral(cn)) && /^[A-Za-z_$][\w$]{2,60}$/.test(cn.text)) {
         push(idx.strings, cn.text, cn);
@@ -114,6 +114,9 @@ function reachedAround(cn: ts.Node, reached: ReadonlySet<ts.Node>): ts.Node | un
   return undefined;
 }
 
+/** Whether reached code calls a member chosen at run time, once per set of reached functions. */
+const computedMemo = new WeakMap<ReadonlySet<ts.Node>, boolean>();
+
 export interface Chain {
   /** The reached function the chain ends in, and the call (or string) there that leads to the request. */
   handler: Node;
@@ -134,7 +137,8 @@ export function chainToHandler(req: Node, reached: ReadonlySet<ts.Node>, code: C
     const sf = idx.sfOf.get(cn.getSourceFile());
     return sf ? wrapNode(sf, cn) : undefined;
   };
-  const computedReached = idx.computed.some((c) => !!reachedAround(c, reached));
+  let computedReached = computedMemo.get(reached);
+  if (computedReached === undefined) computedMemo.set(reached, (computedReached = idx.computed.some((c) => !!reachedAround(c, reached))));
   for (let depth = 0; depth < MAX_DEPTH && frontier.length; depth++) {
     const next: ts.Node[] = [];
     for (const fnNode of frontier) {
