@@ -9,6 +9,7 @@ import { moduleSpecs, ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts
 import { codeOf, methodsNamed, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { judgePythonTimeouts } from './python.js';
 import { dependencyClients, TEST_FILE } from './dependency-clients.js';
+import { chainToHandler } from './callers.js';
 import { inRegions, libraryRegions, ownModules, packageRegionsExcept } from '../../facts/bundle-regions.js';
 
 /**
@@ -845,15 +846,29 @@ function readsSignal(fn: Fn, ctxIndex: number): boolean | undefined {
  * dispatch it does not know), so a present verdict would rest on code that was not read. Read once per file:
  * the calls mayBeOutbound accepts outside the examined ones, test files, browser code (an App's View) and the
  * bundled packages of a bundle left out, and the API clients of dependencies built anywhere in the source (dependencyClients with `anywhere`).
- * - One without a time limit (and not written at the top level of a module, which runs at start-up): could-not-judge
- *   outbound-not-traced, naming it — whether it serves a request could not be read. A request with a ceiling
+ * - One without a time limit (and not written at the top level of a module, which runs at start-up): walked back
+ *   through its callers (callers.ts chainToHandler); when a chain reaches a function of the handlers' paths it is red
+ *   (outbound-without-timeout, client-without-timeout), the evidence naming the call it is reached from; otherwise
+ *   could-not-judge outbound-not-traced, naming it — whether it serves a request could not be read. A request with a ceiling
  *   left out of the paths changes nothing: every request of the source has one.
  * Start-up code (a module's top level) is not a request path and is not counted.
  */
 /** Code that runs in a browser (an App's View, a web page's script): its requests are not the server's (read in a bundle's own modules). */
 const BROWSER_CODE = /\bdocument\.(?:getElementById|querySelector(?:All)?|createElement|body)\b|\bwindow\.(?:parent|addEventListener|location)\b/;
-function untraced(code: Code, examined: ReadonlySet<ts.Node>, axiosDefaults: boolean, onPaths: readonly { node: Node }[], root: string, declared: ReadonlySet<string>): ReturnType<typeof couldNotJudge> | undefined {
+function untraced(code: Code, examined: ReadonlySet<ts.Node>, axiosDefaults: boolean, onPaths: readonly { node: Node }[], root: string, declared: ReadonlySet<string>, reached: ReadonlySet<ts.Node>): ReturnType<typeof couldNotJudge> | Finding[] | undefined {
   const at = (n: Node) => ({ file: code.rel(n.getSourceFile()), line: positionOf(n).line });
+  // Each request without a limit is walked back through its callers (callers.ts): one that reaches a handler's path is red.
+  const findings: Finding[] = [];
+  let first: ReturnType<typeof couldNotJudge> | undefined;
+  const onChain = (n: Node, messageId: string, data: Record<string, string>): void => {
+    const chain = chainToHandler(n, reached, code, (fn) => callSitesOf(fn, filesOf(code), code.sources));
+    if (!chain) {
+      first ??= couldNotJudge('outbound-not-traced', { client: data.client ?? data.package ?? '', ...at(n) });
+      return;
+    }
+    const by = at(chain.via);
+    findings.push({ messageId, data, location: at(n), evidence: `${n.getText().replace(/\s+/g, ' ').slice(0, 100)} (reached from ${by.file}:${by.line})` });
+  };
   for (const [path, sf] of code.files) {
     const text = sf.getFullText();
     if (TEST_FILE.test(path) || BROWSER_CODE.test(ownModules(text)?.text ?? text)) continue;
@@ -861,15 +876,15 @@ function untraced(code: Code, examined: ReadonlySet<ts.Node>, axiosDefaults: boo
     for (const n of ofKinds(sf, [SyntaxKind.CallExpression], (cn) => !examined.has(cn) && mayBeOutbound(cn as ts.CallExpression))) {
       if (!Node.isCallExpression(n) || inRegions(bundled, n.getStart()) || !n.getFirstAncestor((a) => isFunctionLike(a))) continue;
       const r = cliRequest(n, code) ?? sshChannel(n, code) ?? outbound(n, code, axiosDefaults);
-      if (r && !r.bounded) return couldNotJudge('outbound-not-traced', { client: r.client, ...at(n) });
+      if (r && !r.bounded) onChain(n, 'outbound-without-timeout', { client: r.client });
     }
   }
-  const reached = new Set(onPaths.map((c) => c.node));
+  const onPathNodes = new Set(onPaths.map((c) => c.node));
   for (const c of dependencyClients(code, [], root, declared, true)) {
-    if (reached.has(c.node)) continue;
-    if (c.verdict === 'unbounded') return couldNotJudge('outbound-not-traced', { client: c.package, ...at(c.node) });
+    if (onPathNodes.has(c.node)) continue;
+    if (c.verdict === 'unbounded') onChain(c.node, 'client-without-timeout', { package: c.package });
   }
-  return undefined;
+  return findings.length ? findings : first;
 }
 
 export default defineDetector({
@@ -982,7 +997,8 @@ export default defineDetector({
     if (findings.length) return { state: 'non-conforming', findings };
     if (notRead) return couldNotJudge('client-package-not-read', { package: notRead });
     // No red on the paths read: present only if no request of the source was left out of them (untraced).
-    const missed = untraced(code, examined, defaults, onPaths, repo.root, declared);
+    const missed = untraced(code, examined, defaults, onPaths, repo.root, declared, new Set([...scanned].map((f) => f.compilerNode)));
+    if (Array.isArray(missed)) return { state: 'non-conforming', findings: missed };
     if (missed) return missed;
     return present();
   },
