@@ -37,12 +37,19 @@ import { isGenerated, toolsToJudge } from '../support/source/generated-tools.js'
  * path: absent ('limiter-off-tool-paths') when every tool's path is followed to its end and no call on it that the
  * reading cannot resolve may reach the limiter (offToolPaths); otherwise could-not-judge, naming the limiter: it may
  * be wired where the reading does not look.
+ * A limiter put to work only in the HTTP layer (middleware mounted on the app, a limiter used in a function handed to a
+ * route or a mount, an HTTP framework's limiter package) sees the requests that come over HTTP: when the server's own code
+ * also serves over stdio (`new StdioServerTransport()`), the tool calls arriving there pass no guard and, no tool's path
+ * reaching a limiter, the absence is established ('limiter-http-only', at the mount). Over HTTP alone, a limiter used in
+ * such a function guards the MCP endpoint when the mount covers it.
  * Tools built at run time from a template (a tools/list handler mapping a document, a catalog or a table of
  * classes; support/source/generated-tools) are judged like written ones, through the tools/call dispatcher;
  * with no limiter in the code: absent, 'no-rate-guard-built' at the template (how many tools is not known).
  */
 
 const LIMITER_PACKAGES = new Set(['rate-limiter-flexible', 'bottleneck', 'p-throttle', 'express-rate-limit', 'limiter', '@upstash/ratelimit', '@fastify/rate-limit', 'hono-rate-limiter']);
+/** Limiter packages that are middleware of an HTTP framework: they see HTTP requests only. */
+const HTTP_MIDDLEWARE_PACKAGES = new Set(['express-rate-limit', '@fastify/rate-limit', 'hono-rate-limiter']);
 const LIMITER_NAME_RE = /rate[-_]?limit|token[-_]?bucket|throttl/i;
 /**
  * Error types, readers of an upstream service's limits, and the numbers and settings of a limit (a logger's own
@@ -688,7 +695,17 @@ function judgeStatic({ repo, session }: { repo: Parameters<typeof codeOf>[0]; se
         const decl = t?.kind === 'var' ? declarationStatement(x.node) : undefined;
         return !!decl && !usedElsewhere(t!.name, decl, ids);
       };
-      const kinds: Array<Account | 'unused' | undefined> = lim.overflow || lim.sites.length === 0 ? [undefined] : built.map((x) => accountOf(x, new Set()) ?? (unused(x) ? 'unused' : undefined));
+      // Over stdio, middleware of an HTTP framework's limiter package (express-rate-limit…) can refuse no tools/call, wherever it is handed.
+      const httpLib = (x: Site): boolean => stdio && ts.isCallExpression(x.node) && HTTP_MIDDLEWARE_PACKAGES.has(rawOriginOf(rawUnwrap(x.node.expression))?.module ?? '');
+      const kinds: Array<Account | 'unused' | undefined> = lim.overflow || lim.sites.length === 0 ? [undefined] : built.map((x) => accountOf(x, new Set()) ?? (unused(x) ? 'unused' : httpLib(x) ? 'http' : undefined));
+      // A call of a factory of the code that builds limiters (`const { initLimiter } = makeRateLimiters()`) is accounted
+      // for as the limiters built inside it are, when every one of those is.
+      built.forEach((x, i) => {
+        if (kinds[i] !== undefined || !x.callee) return;
+        const inner = built.flatMap((b, j) => (b !== x && enclosingName(b.node) === x.callee ? [kinds[j]] : []));
+        if (inner.length && inner.every((k) => k !== undefined)) kinds[i] = inner.find((k) => k === 'http') ?? inner[0];
+      });
+      if (stdio) for (const m of mounts) if (m.state !== 'off') http.used.add(m.call);
       const declaredUsed = declaredOnly.every((x) => unused(x));
       if (declaredUsed && kinds.every((k) => k !== undefined)) {
         const httpOnly = httpVerdict(http, routes, code, stdio, tools.length);
