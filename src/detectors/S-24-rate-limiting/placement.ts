@@ -310,6 +310,11 @@ function handsToMcp(arg: ts.Node): boolean {
   return false;
 }
 
+/** Does one of these routes hand its requests to an MCP transport (`app.post('/mcp', (req, res) => transport.handleRequest(…))`)? */
+export function routesToMcp(routeCalls: readonly ts.CallExpression[]): boolean {
+  return routeCalls.some((r) => r.arguments.slice(1).some(handsToMcp));
+}
+
 const receiverText = (call: ts.CallExpression): string => {
   const c = rawUnwrap(call.expression);
   return ts.isPropertyAccessExpression(c) ? rawUnwrap(c.expression).getText() : '';
@@ -363,10 +368,14 @@ export function judgeMounts(calls: readonly { call: ts.CallExpression; file: str
  * outgoing request, or is an argument of a mount that is off the MCP route? A construction written inline in such
  * a mount or pacing call counts too. Returns the kind, or undefined when some use is anything else (or none).
  */
-export function accountFor(site: ts.Node, offMounts: ReadonlySet<ts.CallExpression>, others: readonly ts.SourceFile[] = []): 'pacer' | 'off-route' | undefined {
+export function accountFor(site: ts.Node, offMounts: ReadonlySet<ts.CallExpression>, others: readonly ts.SourceFile[] = [], http?: HttpLayer): Account | undefined {
   // Inline: app.post('/login', rateLimit({...}), h) or new Bottleneck(o).wrap(fn) / pThrottle(o)(fn).
   for (let p = site.parent; p && !ts.isFunctionLike(p) && !ts.isSourceFile(p); p = p.parent) {
     if (ts.isCallExpression(p) && offMounts.has(p) && p.arguments.some((a) => a.pos <= site.pos && site.end <= a.end)) return 'off-route';
+    if (ts.isCallExpression(p) && http?.routes.has(p) && p.arguments.some((a) => a.pos <= site.pos && site.end <= a.end)) {
+      http.used.add(p);
+      return 'http';
+    }
     if (ts.isStatement(p)) break;
   }
   // A call handing request work to a limiter function (`await limitedRequests(jobs.map((j) => () => api.get(j)))`) is a
@@ -380,25 +389,55 @@ export function accountFor(site: ts.Node, offMounts: ReadonlySet<ts.CallExpressi
   // (a singleton built in its own module, `export const limiter = new RateLimiter(…)`, is used only there).
   if (exported(site, target)) for (const sf of others) if (sf !== home && sf.text.includes(target.name)) uses.push(...importedUsesOf(sf, target.name));
   if (uses.length === 0) return undefined;
-  return accountUses(uses, offMounts, [home, ...others.filter((sf) => sf !== home)], 0, new Set());
+  return accountUses(uses, offMounts, [home, ...others.filter((sf) => sf !== home)], 0, new Set(), http);
+}
+
+/** What a limiter is accounted for as: a pacer of outgoing requests, middleware off the MCP route, or a guard of the HTTP layer only. */
+export type Account = 'pacer' | 'off-route' | 'http';
+
+/**
+ * The HTTP layer of the server: the calls that mount middleware or routes on an app (`app.use(…)`, `app.post(…)`), and
+ * (filled while accounting) those a limiter is used in, as a middleware argument or in a function handed to one
+ * (`app.use(MCP_PATH, async (c, next) => { rateLimiter.check(ip); await next(); })`). Such a limiter sees only the
+ * requests that come over HTTP.
+ */
+export interface HttpLayer {
+  routes: ReadonlySet<ts.CallExpression>;
+  used: Set<ts.CallExpression>;
+}
+
+/** The mount or route call whose argument is the function (or the value) a use sits in, if any. */
+function httpMountOf(u: ts.Node, http: HttpLayer): ts.CallExpression | undefined {
+  let prev: ts.Node = u;
+  for (let p = u.parent; p && !ts.isSourceFile(p); prev = p, p = p.parent) {
+    if (ts.isCallExpression(p) && http.routes.has(p) && p.arguments.includes(prev as ts.Expression)) return p;
+    // Only through the functions and values handed to the call itself: a statement above that is not inside one stops it.
+    if (ts.isFunctionDeclaration(p) || ts.isClassLike(p) || ts.isMethodDeclaration(p)) return undefined;
+  }
+  return undefined;
 }
 
 /** Each use is accounted for (a pacing use, a mount off the MCP route, a read or disposal, a hand-off whose own uses are): the kind, or undefined. */
-function accountUses(uses: readonly ts.Node[], offMounts: ReadonlySet<ts.CallExpression>, files: readonly ts.SourceFile[], depth: number, seen: Set<string>): 'pacer' | 'off-route' | undefined {
-  let kind: 'pacer' | 'off-route' | undefined;
+function accountUses(uses: readonly ts.Node[], offMounts: ReadonlySet<ts.CallExpression>, files: readonly ts.SourceFile[], depth: number, seen: Set<string>, http?: HttpLayer): Account | undefined {
+  let kind: Account | undefined;
   for (const u of uses) {
     const p = u.parent;
-    if (ts.isCallExpression(p) && offMounts.has(p) && p.arguments.includes(u as ts.Expression)) kind = kind === 'pacer' ? 'pacer' : 'off-route';
-    else if (isPacingUse(u)) kind = 'pacer';
+    const mount = http && !offMounts.has(p as ts.CallExpression) ? httpMountOf(u, http) : undefined;
+    if (ts.isCallExpression(p) && offMounts.has(p) && p.arguments.includes(u as ts.Expression)) kind = kind === 'pacer' || kind === 'http' ? kind : 'off-route';
+    else if (isPacingUse(u)) kind = kind === 'http' ? kind : 'pacer';
     else if (isInertUse(u)) continue;
-    else {
+    else if (mount) {
+      // In the HTTP layer (a middleware, a route's handler): it limits the requests that come over HTTP, and only those.
+      http!.used.add(mount);
+      kind = 'http';
+    } else {
       // Handed on (kept in a services object, given to a class's constructor): accounted for as the uses it is read by.
       const next = depth < MAX_HANDOFFS ? handedOn(u, files, seen) : undefined;
       if (next === undefined) return undefined;
       if (next.length === 0) continue;
-      const k = accountUses(next, offMounts, files, depth + 1, seen);
+      const k = accountUses(next, offMounts, files, depth + 1, seen, http);
       if (!k) return undefined;
-      if (k === 'pacer' || !kind) kind = k;
+      if (k === 'http' || (k === 'pacer' && kind !== 'http') || !kind) kind = k;
     }
   }
   return kind;
@@ -445,7 +484,7 @@ function handoffIndex(sf: ts.SourceFile): HandoffIndex {
  * The uses a limiter value handed on is read by, or undefined when the hand-off cannot be followed:
  *   - kept as a member of an object literal (`const coreServices = { rateLimiter, … }`): every read of that member
  *     name in the code read (`coreServices.rateLimiter.dispose()`, a provider's `this.rateLimiter.check(…)`); a
- *     destructuring of that name anywhere leaves it unfollowed;
+ *     destructuring of that name anywhere leaves it unfollowed, and so does an object literal handed straight to a call;
  *   - given to the constructor of a class of the code read (`new OpenRouterProvider(rateLimiter, config)`): the
  *     class's reads of the field its constructor stores that parameter in (`this.rateLimiter = rateLimiter`); a
  *     parameter used otherwise in the constructor leaves it unfollowed.
@@ -460,6 +499,11 @@ function handedOn(u: ts.Node, files: readonly ts.SourceFile[], seen: Set<string>
   if (ts.isShorthandPropertyAssignment(p) && p.name === n) key = p.name.text;
   else if (ts.isPropertyAssignment(p) && p.initializer === n && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name))) key = p.name.text;
   if (key !== undefined) {
+    // An object handed straight to a call (`guardTransport(transport, { limiter })`) is read by that callee, under
+    // whatever name it gives it: not followed.
+    let obj: ts.Node = p.parent;
+    while (obj.parent && (ts.isParenthesizedExpression(obj.parent) || ts.isAsExpression(obj.parent))) obj = obj.parent;
+    if (obj.parent && (ts.isCallExpression(obj.parent) || ts.isNewExpression(obj.parent)) && obj.parent.arguments?.includes(obj as ts.Expression)) return undefined;
     if (seen.has(`.${key}`)) return [];
     seen.add(`.${key}`);
     const out: ts.Node[] = [];

@@ -5,7 +5,7 @@ import { declarationOf, functionOf, originOf, rawDeclarationOf, rawOriginOf } fr
 import type { ToolDef } from '../../facts/server-model.js';
 import { namesAnyModule, ofKinds, positionOf, rawOfKinds, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { judgePythonRateLimits } from './python.js';
-import { accountFor, isInertUse, isPacingRef, judgeMounts, setHandlers, targetOf, type Mount } from './placement.js';
+import { accountFor, isInertUse, isPacingRef, judgeMounts, routesToMcp, setHandlers, targetOf, type Account, type HttpLayer, type Mount } from './placement.js';
 import { inRegions, packageRegionsExcept } from '../../facts/bundle-regions.js';
 import { codeOf, reachable, stepTargets, type Code, type Fn } from '../support/source/code-paths.js';
 import { named, rawCalleeName, rawCallNamed } from '../support/source/source-support.js';
@@ -37,12 +37,19 @@ import { isGenerated, toolsToJudge } from '../support/source/generated-tools.js'
  * path: absent ('limiter-off-tool-paths') when every tool's path is followed to its end and no call on it that the
  * reading cannot resolve may reach the limiter (offToolPaths); otherwise could-not-judge, naming the limiter: it may
  * be wired where the reading does not look.
+ * A limiter put to work only in the HTTP layer (middleware mounted on the app, a limiter used in a function handed to a
+ * route or a mount, an HTTP framework's limiter package) sees the requests that come over HTTP: when the server's own code
+ * also serves over stdio (`new StdioServerTransport()`), the tool calls arriving there pass no guard and, no tool's path
+ * reaching a limiter, the absence is established ('limiter-http-only', at the mount). Over HTTP alone, a limiter used in
+ * such a function guards the MCP endpoint when the mount covers it.
  * Tools built at run time from a template (a tools/list handler mapping a document, a catalog or a table of
  * classes; support/source/generated-tools) are judged like written ones, through the tools/call dispatcher;
  * with no limiter in the code: absent, 'no-rate-guard-built' at the template (how many tools is not known).
  */
 
 const LIMITER_PACKAGES = new Set(['rate-limiter-flexible', 'bottleneck', 'p-throttle', 'express-rate-limit', 'limiter', '@upstash/ratelimit', '@fastify/rate-limit', 'hono-rate-limiter']);
+/** Limiter packages that are middleware of an HTTP framework: they see HTTP requests only. */
+const HTTP_MIDDLEWARE_PACKAGES = new Set(['express-rate-limit', '@fastify/rate-limit', 'hono-rate-limiter']);
 const LIMITER_NAME_RE = /rate[-_]?limit|token[-_]?bucket|throttl/i;
 /**
  * Error types, readers of an upstream service's limits, and the numbers and settings of a limit (a logger's own
@@ -126,14 +133,17 @@ const MAX_SITES = 64;
 const libraryMemo = new WeakMap<ts.SourceFile, Array<readonly [number, number]>>();
 /** Where the tools judged are registered, by file (set by each judging before any reading): a module registering one is the server's. */
 const toolsAt = new WeakMap<ts.SourceFile, number[]>();
-function inBundledLibrary(n: ts.Node): boolean {
-  const sf = n.getSourceFile();
+function libraryRegions(sf: ts.SourceFile): Array<readonly [number, number]> {
   let r = libraryMemo.get(sf);
   if (!r) {
     const tools = toolsAt.get(sf) ?? [];
     r = packageRegionsExcept(sf.text, LIMITER_PACKAGES).filter(([a, b]) => !tools.some((p) => p >= a && p < b));
     libraryMemo.set(sf, r);
   }
+  return r;
+}
+function inBundledLibrary(n: ts.Node): boolean {
+  const r = libraryRegions(n.getSourceFile());
   // By its last character: a node's pos lies before the leading comments, the module comment among them.
   return r.length > 0 && inRegions(r, n.end - 1);
 }
@@ -328,7 +338,7 @@ const MOUNT_CALL = named(ROUTE_METHODS, (cn) => {
 });
 
 /** Middleware mounting: `app.use(rateLimit(…))`, `app.post('/mcp', limiter, handler)`, each judged against the MCP route (placement.ts). */
-function mountsOf(code: Code, lim: Limiters): Mount[] {
+function mountsOf(code: Code, lim: Limiters): { mounts: Mount[]; routes: ts.CallExpression[] } {
   const calls: { call: ts.CallExpression; file: string }[] = [];
   const routes: ts.CallExpression[] = [];
   for (const [file, sf] of code.files) {
@@ -345,7 +355,21 @@ function mountsOf(code: Code, lim: Limiters): Mount[] {
       if (limiterArg && !(registersLimiterPlugin(cn) && notGlobal(cn))) calls.push({ call: cn, file });
     }
   }
-  return calls.length ? judgeMounts(calls, routes) : [];
+  return { mounts: calls.length ? judgeMounts(calls, routes) : [], routes };
+}
+
+/** `new StdioServerTransport(…)`: the server's own code (not a bundled library's) serves over stdio. */
+const STDIO_RE = /\bnew\s+(?:[\w$]+\.)?StdioServerTransport\s*\(/g;
+function servesStdio(code: Code): boolean {
+  for (const [, sf] of code.files) {
+    const text = sf.compilerNode.text;
+    if (!text.includes('StdioServerTransport')) continue;
+    for (const m of text.matchAll(STDIO_RE)) {
+      const r = libraryRegions(sf.compilerNode);
+      if (!r.length || !inRegions(r, m.index!)) return true;
+    }
+  }
+  return false;
 }
 
 /** The identifiers of the code read that spell one of `names` (one pass over the identifiers of each file whose text holds one). */
@@ -529,6 +553,28 @@ function offToolPaths(code: Code, lim: Limiters, unguarded: readonly ToolDef[]):
   return true;
 }
 
+/**
+ * The verdict when the limiters that are put to work guard the HTTP layer only (middleware, a route's handler: `http.used`),
+ * or undefined when none does. Serving over stdio too, the tool calls arriving there pass no guard: absent
+ * ('limiter-http-only', at the mount), whatever path it is mounted on. Over HTTP alone: present when one of them covers the MCP endpoint and the code
+ * hands requests to an MCP transport; off every MCP route: absent ('limiter-off-tool-route'); anything else is left open.
+ */
+function httpVerdict(http: HttpLayer, routes: readonly ts.CallExpression[], code: Code, stdio: boolean, tools: number): Verdict | 'open' | undefined {
+  if (http.used.size === 0) return undefined;
+  const fileOf = new Map(code.files.map(([file, sf]) => [sf.compilerNode, file] as const));
+  const judged = judgeMounts([...http.used].map((call) => ({ call, file: fileOf.get(call.getSourceFile()) ?? '' })), routes);
+  const covering = judged.filter((m) => m.state === 'covering');
+  // Wherever the middleware is mounted (a path read from configuration included), a tools/call over stdio never meets it.
+  if (stdio) {
+    const m = covering[0] ?? judged[0]!;
+    return { state: 'absent', findings: [{ messageId: 'limiter-http-only', data: { tools, file: m.file, line: m.line }, location: { file: m.file, line: m.line } }] };
+  }
+  if (covering.length && routesToMcp(routes) && !judged.some((m) => m.state === 'unknown')) return present();
+  const off = judged.find((m) => m.state === 'off');
+  if (off && judged.every((m) => m.state === 'off')) return { state: 'absent', findings: [{ messageId: 'limiter-off-tool-route', data: { route: off.route ?? '' }, location: { file: off.file, line: off.line } }] };
+  return 'open';
+}
+
 export default defineDetector({
   ruleId: 'S-24',
   genre: 'static',
@@ -542,6 +588,7 @@ export default defineDetector({
     'upstream-limiter-only': ['tools'],
     'limiter-never-used': ['tools', 'name'],
     'limiter-off-tool-paths': ['tools', 'name'],
+    'limiter-http-only': ['tools', 'file', 'line'],
     'python-no-rate-guard': ['tools'],
   },
   judge(input) {
@@ -579,8 +626,11 @@ function judgeStatic({ repo, session }: { repo: Parameters<typeof codeOf>[0]; se
       const t = [...tools].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.nameLine - b.nameLine))[0]!;
       return { state: 'absent', findings: [{ messageId: 'no-rate-guard', data: { tools: tools.length }, location: { file: t.file, line: t.nameLine } }] };
     }
-    const mounts = mountsOf(code, lim);
-    if (mounts.some((m) => m.state === 'covering')) return present();
+    const { mounts, routes } = mountsOf(code, lim);
+    // Middleware sees the requests that come over HTTP: when the server also serves over stdio (the default transport
+    // of most), the tool calls arriving there pass no such guard, and the tools are judged as if it were not there.
+    const stdio = servesStdio(code);
+    if (mounts.some((m) => m.state === 'covering') && !stdio) return present();
     if (lim.sites.some((x) => limitOnLimiter(x.node) && guardsWorkerEntry(x.node))) return present();
 
     const guardedFn = new Map<Fn, boolean>();
@@ -624,8 +674,9 @@ function judgeStatic({ repo, session }: { repo: Parameters<typeof codeOf>[0]; se
       const built = lim.sites.filter((x) => !x.declared);
       // A limiter built inside a factory that is itself a limiter built elsewhere (createLimiters() returning two
       // buckets) is accounted for as that one is.
-      const accountOf = (x: Site, seen: Set<Site>): 'pacer' | 'off-route' | undefined => {
-        const k = accountFor(x.node, offCalls, otherFiles);
+      const http: HttpLayer = { routes: new Set(routes), used: new Set() };
+      const accountOf = (x: Site, seen: Set<Site>): Account | undefined => {
+        const k = accountFor(x.node, offCalls, otherFiles, http);
         if (k || seen.has(x)) return k;
         seen.add(x);
         const owner = enclosingName(x.node);
@@ -644,9 +695,22 @@ function judgeStatic({ repo, session }: { repo: Parameters<typeof codeOf>[0]; se
         const decl = t?.kind === 'var' ? declarationStatement(x.node) : undefined;
         return !!decl && !usedElsewhere(t!.name, decl, ids);
       };
-      const kinds: Array<'pacer' | 'off-route' | 'unused' | undefined> = lim.overflow || lim.sites.length === 0 ? [undefined] : built.map((x) => accountOf(x, new Set()) ?? (unused(x) ? 'unused' : undefined));
+      // Over stdio, middleware of an HTTP framework's limiter package (express-rate-limit…) can refuse no tools/call, wherever it is handed.
+      const httpLib = (x: Site): boolean => stdio && ts.isCallExpression(x.node) && HTTP_MIDDLEWARE_PACKAGES.has(rawOriginOf(rawUnwrap(x.node.expression))?.module ?? '');
+      const kinds: Array<Account | 'unused' | undefined> = lim.overflow || lim.sites.length === 0 ? [undefined] : built.map((x) => accountOf(x, new Set()) ?? (unused(x) ? 'unused' : httpLib(x) ? 'http' : undefined));
+      // A call of a factory of the code that builds limiters (`const { initLimiter } = makeRateLimiters()`) is accounted
+      // for as the limiters built inside it are, when every one of those is.
+      built.forEach((x, i) => {
+        if (kinds[i] !== undefined || !x.callee) return;
+        const inner = built.flatMap((b, j) => (b !== x && enclosingName(b.node) === x.callee ? [kinds[j]] : []));
+        if (inner.length && inner.every((k) => k !== undefined)) kinds[i] = inner.find((k) => k === 'http') ?? inner[0];
+      });
+      if (stdio) for (const m of mounts) if (m.state !== 'off') http.used.add(m.call);
       const declaredUsed = declaredOnly.every((x) => unused(x));
       if (declaredUsed && kinds.every((k) => k !== undefined)) {
+        const httpOnly = httpVerdict(http, routes, code, stdio, tools.length);
+        if (httpOnly === 'open') return couldNotJudge('limiter-not-on-tool-path', { file: lim.first.file, line: lim.first.line });
+        if (httpOnly) return httpOnly;
         if (off) return { state: 'absent', findings: [{ messageId: 'limiter-off-tool-route', data: { route: off.route ?? '' }, location: { file: off.file, line: off.line } }] };
         const pacerAt = kinds.indexOf('pacer');
         if (pacerAt >= 0) {
