@@ -2,7 +2,8 @@ import { parse } from 'parse5';
 import { fileNotReadData } from '../../facts/not-read.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { isBundleHtml, MAX_BUNDLE_BYTES, renderedApps, viewAttempts } from '../support/apps/apps-support.js';
+import { MAX_BUNDLE_BYTES, renderedApps, viewAttempts } from '../support/apps/apps-support.js';
+import { builtViewFiles } from '../support/apps/view-files.js';
 import { ts, type Node as MorphNode } from '../../facts/morph.js';
 import { wrapNode } from '../../facts/ts-source.js';
 import { lineIn, viewCode } from '../support/apps/app-source.js';
@@ -121,7 +122,7 @@ export default [
     needs: ['repo'],
     messages: { 'bundle-references-file': ['file', 'tag', 'url'], 'view-code-loads-remote': ['file', 'via', 'url'] },
     judge({ inputs: { repo } }) {
-      const bundles = repo.files.filter(isBundleHtml);
+      const bundles = builtViewFiles(repo);
       // No built bundle: the View the server's code serves whole (an HTML literal, or a file it reads) is the View.
       const embedded = bundles.length ? [] : embeddedViews(repo);
       const partial = bundles.length ? [] : partialViews(repo);

@@ -2,7 +2,8 @@ import { gzipSync } from 'node:zlib';
 import { fileNotReadData } from '../../facts/not-read.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { isBundleHtml, percentile, renderedApps, viewCalls } from '../support/apps/apps-support.js';
+import { percentile, renderedApps, viewCalls } from '../support/apps/apps-support.js';
+import { builtViewFiles } from '../support/apps/view-files.js';
 import { posix } from 'node:path';
 import { embeddedViews, GAP, partialViews, scriptSources } from '../support/apps/embedded-view.js';
 
@@ -39,7 +40,7 @@ export default [
     needs: ['repo'],
     messages: { 'bundle-over-budget': ['file', 'size', 'budget'] },
     judge({ inputs: { repo } }) {
-      const bundles = repo.files.filter(isBundleHtml);
+      const bundles = builtViewFiles(repo);
       // No built bundle: the View the server's code serves whole (an HTML literal, or a file it reads) is the bundle.
       const embedded = bundles.length ? [] : embeddedViews(repo);
       const partial = bundles.length ? [] : partialViews(repo);
