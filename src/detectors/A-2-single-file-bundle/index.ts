@@ -14,7 +14,8 @@ import { rawDeclarationOf } from '../../facts/scope.js';
 /**
  * A-2 — the View is one self-contained file.
  *
- * Static: every built HTML bundle of the repository (`dist/`, `build/`, `out/`, `public/`) carries its scripts
+ * Static: every built HTML bundle of the repository (`dist/`, `build/`, `out/`, `public/`; without any, the HTML files
+ * the package keeps elsewhere, `ui/`, `widgets/`…, named after a `ui://` URI of the server's code: view-files) carries its scripts
  * and styles inline: a `<script src>` or a `<link href>` to a stylesheet or a preloaded module is a file the
  * host would have to fetch, and it cannot (the View is served as one resource). The HTML is parsed (parse5),
  * so a tag inside a comment or a string is not a tag. The View's code (its UI source files and the inline scripts of the

@@ -10,7 +10,8 @@ import { embeddedViews, GAP, partialViews, scriptSources } from '../support/apps
 /**
  * A-5 — performance budgets.
  *
- * Static: every built HTML bundle of the repository weighs less than BUNDLE_GZIP_BUDGET gzipped (level 9); without a
+ * Static: every built HTML bundle of the repository (support/apps/view-files: its build folders, else the HTML files
+ * named after a `ui://` URI of the server's code) weighs less than BUNDLE_GZIP_BUDGET gzipped (level 9); without a
  * built bundle, so does the View the server's code serves whole (support/apps/embedded-view.ts). A View assembled
  * around pieces the reading cannot know (embedded-view.partialViews) is red when what is written of it is already over
  * budget, else unjudged: its script loaded by URL is not weighed (`view-script-not-weighed`), or its unknown pieces

@@ -62,9 +62,10 @@ function annotationsOf(config: ObjectLiteralExpression | undefined, sources: Par
 }
 
 /**
- * The object literal a node of a tool's config stands for: a literal, a const holding one, or the one object a
+ * The object literal a node of a tool's config stands for: a literal, a const holding one, the one object a
  * function of the repository returns (`_meta: uiMeta(BOARD_URI)` with `const uiMeta = (uri) => ({ ui: { resourceUri: uri } })`,
- * a config built by `withUi({ … })`).
+ * a config built by `withUi({ … })`), or a property of an entry of a table of Views (`getWidgetConfig(WIDGET_URIS.SEARCH)?.meta`
+ * with `getWidgetConfig = (uri) => WIDGET_REGISTRY[uri]`: tableEntry).
  */
 function configObject(node: Node | undefined, sources: ParsedSources, depth = 0): ObjectLiteralExpression | undefined {
   const o = objectLiteralOf(node, sources);
