@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -115,5 +115,51 @@ describe('A-2 (static) on a View kept in another module or encoded in the code',
     assert.equal(notB64?.reason?.code, 'no-built-view', JSON.stringify(notB64));
     const hexAsUtf16 = judgeCjs({ 'dist/index.js': `const B = "${Buffer.from(VIEW).toString('hex')}";\n${serve('text: Buffer.from(B, "hex").toString("utf16le")')}` });
     assert.equal(hexAsUtf16?.reason?.code, 'no-built-view', JSON.stringify(hexAsUtf16));
+  });
+});
+
+describe('A-2 (static) on Views kept in a ui/ folder, named after their ui:// URIs', () => {
+  const staticPart = detectors.filter((d) => d.genre === 'static');
+  const fixture = join(sourceDirOf(import.meta.url), 'fixtures', 'present', 'registry-views-ui-folder');
+  const judgeWith = (edit: (dir: string) => void) => {
+    const dir = mkdtempSync(join(tmpdir(), 'a2-ui-folder-'));
+    try {
+      cpSync(fixture, dir, { recursive: true });
+      edit(dir);
+      return judgeFolder('A-2', staticPart, dir).result.parts.find((p) => p.genre === 'static');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  it('a source entry of that name (its script a .tsx module to be built) is no built View', () => {
+    const part = judgeWith((dir) => {
+      rmSync(join(dir, 'ui', 'search-apps.html'));
+      writeFileSync(join(dir, 'ui', 'run-status.html'), '<!doctype html><html lang="en"><head><title>Run</title></head><body><div id="root"></div><script type="module" src="./run-status.tsx"></script></body></html>');
+    });
+    assert.equal(part?.state, 'could-not-judge', JSON.stringify(part));
+    assert.equal(part?.reason?.code, 'no-built-view');
+  });
+  it('a file of the same name under test/ or examples/ is not the View', () => {
+    const part = judgeWith((dir) => {
+      for (const f of ['search-apps.html', 'run-status.html']) {
+        mkdirSync(join(dir, 'examples'), { recursive: true });
+        writeFileSync(join(dir, 'examples', f), readFileSync(join(dir, 'ui', f), 'utf8'));
+        rmSync(join(dir, 'ui', f));
+      }
+    });
+    assert.equal(part?.reason?.code, 'no-built-view', JSON.stringify(part));
+  });
+  it('a URI ending in index.html names the View by its folder', () => {
+    const part = judgeWith((dir) => {
+      const w = join(dir, 'dist', 'resources', 'widgets.js');
+      writeFileSync(w, readFileSync(w, 'utf8').replace('"ui://widget/run-status.html"', '"ui://flowhub/run-status/index.html"').replace('file: "run-status.html"', 'file: "run-status/index.html"'));
+      mkdirSync(join(dir, 'ui', 'run-status'));
+      writeFileSync(join(dir, 'ui', 'run-status', 'index.html'), '<!doctype html><html lang="en"><head><title>Run</title><script src="https://cdn.flowhub.example/run.js"></script></head><body></body></html>');
+      rmSync(join(dir, 'ui', 'run-status.html'));
+      mkdirSync(join(dir, 'ui', 'other'));
+      writeFileSync(join(dir, 'ui', 'other', 'index.html'), '<!doctype html><html lang="en"><head><title>Other</title><script src="https://cdn.flowhub.example/other.js"></script></head><body></body></html>');
+    });
+    assert.equal(part?.state, 'non-conforming', JSON.stringify(part));
+    assert.deepEqual(part?.findings.map((f) => f.data?.file), ['ui/run-status/index.html']);
   });
 });

@@ -2,7 +2,8 @@ import { parse } from 'parse5';
 import { fileNotReadData } from '../../facts/not-read.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { isBundleHtml, MAX_BUNDLE_BYTES, renderedApps, viewAttempts } from '../support/apps/apps-support.js';
+import { MAX_BUNDLE_BYTES, renderedApps, viewAttempts } from '../support/apps/apps-support.js';
+import { builtViewFiles } from '../support/apps/view-files.js';
 import { ts, type Node as MorphNode } from '../../facts/morph.js';
 import { wrapNode } from '../../facts/ts-source.js';
 import { lineIn, viewCode } from '../support/apps/app-source.js';
@@ -13,7 +14,8 @@ import { rawDeclarationOf } from '../../facts/scope.js';
 /**
  * A-2 — the View is one self-contained file.
  *
- * Static: every built HTML bundle of the repository (`dist/`, `build/`, `out/`, `public/`) carries its scripts
+ * Static: every built HTML bundle of the repository (`dist/`, `build/`, `out/`, `public/`; without any, the HTML files
+ * the package keeps elsewhere, `ui/`, `widgets/`…, named after a `ui://` URI of the server's code: view-files) carries its scripts
  * and styles inline: a `<script src>` or a `<link href>` to a stylesheet or a preloaded module is a file the
  * host would have to fetch, and it cannot (the View is served as one resource). The HTML is parsed (parse5),
  * so a tag inside a comment or a string is not a tag. The View's code (its UI source files and the inline scripts of the
@@ -121,7 +123,7 @@ export default [
     needs: ['repo'],
     messages: { 'bundle-references-file': ['file', 'tag', 'url'], 'view-code-loads-remote': ['file', 'via', 'url'] },
     judge({ inputs: { repo } }) {
-      const bundles = repo.files.filter(isBundleHtml);
+      const bundles = builtViewFiles(repo);
       // No built bundle: the View the server's code serves whole (an HTML literal, or a file it reads) is the View.
       const embedded = bundles.length ? [] : embeddedViews(repo);
       const partial = bundles.length ? [] : partialViews(repo);

@@ -2,14 +2,16 @@ import { gzipSync } from 'node:zlib';
 import { fileNotReadData } from '../../facts/not-read.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { isBundleHtml, percentile, renderedApps, viewCalls } from '../support/apps/apps-support.js';
+import { percentile, renderedApps, viewCalls } from '../support/apps/apps-support.js';
+import { builtViewFiles } from '../support/apps/view-files.js';
 import { posix } from 'node:path';
 import { embeddedViews, GAP, partialViews, scriptSources } from '../support/apps/embedded-view.js';
 
 /**
  * A-5 — performance budgets.
  *
- * Static: every built HTML bundle of the repository weighs less than BUNDLE_GZIP_BUDGET gzipped (level 9); without a
+ * Static: every built HTML bundle of the repository (support/apps/view-files: its build folders, else the HTML files
+ * named after a `ui://` URI of the server's code) weighs less than BUNDLE_GZIP_BUDGET gzipped (level 9); without a
  * built bundle, so does the View the server's code serves whole (support/apps/embedded-view.ts). A View assembled
  * around pieces the reading cannot know (embedded-view.partialViews) is red when what is written of it is already over
  * budget, else unjudged: its script loaded by URL is not weighed (`view-script-not-weighed`), or its unknown pieces
@@ -39,7 +41,7 @@ export default [
     needs: ['repo'],
     messages: { 'bundle-over-budget': ['file', 'size', 'budget'] },
     judge({ inputs: { repo } }) {
-      const bundles = repo.files.filter(isBundleHtml);
+      const bundles = builtViewFiles(repo);
       // No built bundle: the View the server's code serves whole (an HTML literal, or a file it reads) is the bundle.
       const embedded = bundles.length ? [] : embeddedViews(repo);
       const partial = bundles.length ? [] : partialViews(repo);

@@ -1,14 +1,15 @@
 import { builtinModules } from 'node:module';
 import { posix } from 'node:path';
 import { parse } from 'parse5';
-import { Node, Project, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression, type SourceFile } from '../../../facts/morph.js';
+import { Node, Project, SyntaxKind, ts, type CallExpression, type ElementAccessExpression, type ObjectLiteralExpression, type SourceFile } from '../../../facts/morph.js';
 import type { RepoFacts } from '../../../facts/repo.js';
 import { noteSourceRead, type FileNotRead } from '../../../facts/not-read.js';
 import { functionOf, resolveRelativeModule, type FunctionLikeNode } from '../../../facts/scope.js';
 import { calleeReturns, constString, objectLiteralOf, propertyValue, serverModel } from '../../../facts/server-model.js';
 import { booleanAnnotations } from '../../../facts/server-model/values.js';
 import { moduleSpecs, ofKinds, parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from '../../../facts/ts-source.js';
-import { isBundleHtml, MAX_BUNDLE_BYTES } from './apps-support.js';
+import { MAX_BUNDLE_BYTES } from './apps-support.js';
+import { builtViewFiles } from './view-files.js';
 import { heldValues } from './held-values.js';
 
 /**
@@ -61,17 +62,44 @@ function annotationsOf(config: ObjectLiteralExpression | undefined, sources: Par
 }
 
 /**
- * The object literal a node of a tool's config stands for: a literal, a const holding one, or the one object a
+ * The object literal a node of a tool's config stands for: a literal, a const holding one, the one object a
  * function of the repository returns (`_meta: uiMeta(BOARD_URI)` with `const uiMeta = (uri) => ({ ui: { resourceUri: uri } })`,
- * a config built by `withUi({ … })`).
+ * a config built by `withUi({ … })`), or a property of an entry of a table of Views (`getWidgetConfig(WIDGET_URIS.SEARCH)?.meta`
+ * with `getWidgetConfig = (uri) => WIDGET_REGISTRY[uri]`: tableEntry).
  */
 function configObject(node: Node | undefined, sources: ParsedSources, depth = 0): ObjectLiteralExpression | undefined {
   const o = objectLiteralOf(node, sources);
   if (o || !node || depth > 3) return o;
   const n = unwrap(node);
+  // `getWidgetConfig(WIDGET_URIS.SEARCH)?.meta`, `WIDGETS[uri].meta`: a property of an entry of a table of the Views.
+  if (Node.isPropertyAccessExpression(n)) return configObject(configProperty(configObject(n.getExpression(), sources, depth + 1), n.getName(), sources), sources, depth + 1);
+  if (Node.isElementAccessExpression(n)) return tableEntry(n, sources, depth);
   if (!Node.isCallExpression(n)) return undefined;
   const returned = calleeReturns(n, sources);
   return returned.length === 1 ? configObject(returned[0], sources, depth + 1) : undefined;
+}
+
+/**
+ * The entry of a table of the server's own code an element access stands for (`WIDGET_REGISTRY[uri]`, the table an
+ * object literal keyed by the Views' URIs): the entry under its key when the key is a constant, else the first entry
+ * when every entry is an object of the same keys (a table of widgets, each entry shaped alike); otherwise none.
+ */
+function tableEntry(n: ElementAccessExpression, sources: ParsedSources, depth: number): ObjectLiteralExpression | undefined {
+  const table = objectLiteralOf(n.getExpression(), sources);
+  if (!table) return undefined;
+  const key = constString(n.getArgumentExpression())?.value;
+  const entries: { name: string | undefined; obj: ObjectLiteralExpression | undefined }[] = [];
+  for (const p of table.getProperties()) {
+    if (!Node.isPropertyAssignment(p)) return undefined;
+    const nameNode = p.getNameNode();
+    const name = Node.isComputedPropertyName(nameNode) ? constString(nameNode.getExpression())?.value : (constString(nameNode)?.value ?? nameNode.getText());
+    entries.push({ name, obj: configObject(p.getInitializer(), sources, depth + 1) });
+    if (entries.length > 64) return undefined;
+  }
+  if (key !== undefined) return entries.find((e) => e.name === key)?.obj;
+  const keysOf = (o: ObjectLiteralExpression) => o.getProperties().map((p) => (Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p) ? p.getName() : '…')).sort().join(',');
+  const first = entries[0]?.obj;
+  return first && entries.every((e) => e.obj && keysOf(e.obj) === keysOf(first)) ? first : undefined;
 }
 
 /** A property of a config object, written in it or in an object it spreads (`{ ...APP_META, … }`, `{ ...uiMeta(URI) }`). */
@@ -479,7 +507,7 @@ export function viewCode(repo: RepoFacts): ViewCodeSet {
     code.push({ file, lineOffset: 0, sf, bundle: false });
   }
   for (const u of sources.unread) if (!u.file.startsWith('node_modules/') && (/\.[jt]sx$/.test(u.file) || UI_PLACE.test(u.file))) unread.push(u);
-  const bundles = repo.files.filter(isBundleHtml);
+  const bundles = builtViewFiles(repo);
   const project = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true, compilerOptions: { allowJs: true } });
   for (const file of bundles) {
     const r = repo.source(file, MAX_BUNDLE_BYTES);
