@@ -7,6 +7,7 @@ import { httpRequestOf, sinkSites, toolFlows, type Flow, type SinkSite } from '.
 import { clusterArguments, clusterLaunch, clusterLineValues, CONNECT_MODULES, KUBE_CLUSTER_METHODS, kubeClusterCall, SSH_MODULES, urlArgument } from '../../facts/flow/sinks.js';
 import { readInside } from '../../facts/safe-read.js';
 import { fileNotReadData } from '../../facts/not-read.js';
+import { libraryRegions } from '../../facts/bundle-regions.js';
 import { BROWSER_MODULES } from '../../facts/flow.js';
 import { noToolsFound } from '../support/source/tool-absence.js';
 
@@ -1105,6 +1106,66 @@ function kubeSites(sources: ReturnType<typeof parsedSources>): SinkSite[] {
   return [...sources.files].flatMap(([rel, sf]) => kubeSitesOf(rel, sf, sources));
 }
 
+/* ---------------- client libraries a bundle inlines ---------------- */
+
+/** Client libraries whose connecting class or function a bundle may inline (the socket modules are Node's own or low-level). */
+const INLINABLE_CLIENTS = Object.keys(CONNECT_MODULES).filter((m) => !['ws', 'net', 'tls'].includes(m) && !m.includes('/', m.startsWith('@') ? m.indexOf('/') + 1 : 0));
+const inlinedMemo = new WeakMap<SourceFile, { sites: SinkSite[]; regions: Array<readonly [number, number]> }>();
+
+/**
+ * In a bundle that inlines a client library (esbuild's `// node_modules/mongodb/lib/mongo_client.js` module
+ * comments), the library's connecting class or function (`var MongoClient = class …`, `function createPool(…)`,
+ * named as CONNECT_MODULES names the import) is declared in the bundle: a `new MongoClient(uri)` / `createPool(opts)`
+ * of the bundle's own code that names that declaration is a connection like the one made through an import. The
+ * library's own regions are returned too: the sockets it opens inside are the ones those calls reach. One pass per
+ * file, memoised; only files whose text names such a package under node_modules are walked.
+ */
+function inlinedClientSites(rel: string, sf: SourceFile): { sites: SinkSite[]; regions: Array<readonly [number, number]> } {
+  const known = inlinedMemo.get(sf);
+  if (known) return known;
+  const text = sf.getFullText();
+  const declared = new Map<string, string>();
+  const regions: Array<readonly [number, number]> = [];
+  for (const mod of INLINABLE_CLIENTS) {
+    if (!text.includes(`node_modules/${mod}/`)) continue;
+    const rs = libraryRegions(text, new Set([mod]));
+    if (!rs.length) continue;
+    regions.push(...rs);
+    const within = (at: number): boolean => rs.some(([a, b]) => at >= a && at < b);
+    for (const st of sf.compilerNode.statements) {
+      if (!within(st.getStart(sf.compilerNode))) continue;
+      const names: string[] = [];
+      if (ts.isClassDeclaration(st) || ts.isFunctionDeclaration(st)) {
+        if (st.name) names.push(st.name.text);
+      } else if (ts.isVariableStatement(st)) {
+        for (const d of st.declarationList.declarations) if (ts.isIdentifier(d.name)) names.push(d.name.text);
+      }
+      for (const n of names) {
+        // esbuild renames a clash (`MongoClient2`): the trailing digits are its own.
+        const base = n.replace(/\d+$/, '');
+        if (base && CONNECT_MODULES[mod]!.test(base)) declared.set(n, mod);
+      }
+    }
+  }
+  const sites: SinkSite[] = [];
+  if (declared.size) {
+    const inLibrary = (at: number): boolean => regions.some(([a, b]) => at >= a && at < b);
+    const filter = namedFilter(declared.keys(), (cn) => (ts.isNewExpression(cn) || ts.isCallExpression(cn)) && ts.isIdentifier(cn.expression) && declared.has(cn.expression.text));
+    for (const cn of rawOfKinds(sf, K.calls, filter)) {
+      if (inLibrary(cn.getStart(sf.compilerNode))) continue;
+      const n = wrapNode(sf, cn);
+      const callee = (n as unknown as { getExpression(): Node }).getExpression();
+      // The name must be the bundle's declaration, not a local of the same name.
+      const d = Node.isIdentifier(callee) ? declarationOf(callee) : undefined;
+      if (!d || !inLibrary(d.getStart())) continue;
+      sites.push({ family: 'connect', call: callee.getText(), file: rel, ...positionOf(n), node: n });
+    }
+  }
+  const out = { sites, regions: sites.length ? regions : [] };
+  inlinedMemo.set(sf, out);
+  return out;
+}
+
 /* ---------------- the detector ---------------- */
 
 function judgeSources(repo: RepoFacts): Verdict {
@@ -1160,6 +1221,15 @@ function judgeRead(repo: RepoFacts, files: [string, SourceFile][], sources: Retu
     if (!node) continue;
     const site: SinkSite = { family: f.sinkKind === 'navigate' ? 'browser' : f.sinkKind === 'connect' ? 'connect' : 'http', call: f.sinkCall, file: f.file, line: f.line, column: f.column, node };
     (site.family === 'connect' ? connections : sites).push(site);
+  }
+  // A client library the bundle inlines: the bundle's own calls of its connecting class or function are its
+  // connections; the sockets the library opens inside are what those calls reach (not sites of their own).
+  const inlined = [...sources.files].map(([rel, sf]) => ({ rel, ...inlinedClientSites(rel, sf) })).filter((x) => x.sites.length);
+  if (inlined.length) {
+    const inside = (s: SinkSite): boolean =>
+      inlined.some((x) => x.rel === s.file && x.regions.some(([a, b]) => s.node.getStart() >= a && s.node.getStart() < b));
+    for (let i = connections.length - 1; i >= 0; i--) if (inside(connections[i]!)) connections.splice(i, 1);
+    for (const x of inlined) for (const k of x.sites) if (!connections.some((c) => c.file === k.file && c.line === k.line && c.column === k.column)) connections.push(k);
   }
   // A Kubernetes API client connects to the cluster its KubeConfig loads or switches to.
   for (const k of kubeSites(sources)) {
