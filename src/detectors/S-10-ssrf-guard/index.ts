@@ -283,7 +283,8 @@ function callerArguments(p: Node, files: [string, SourceFile][]): (Node | undefi
     }
   } else calls = callersOf(fn, files).map((c) => c.node);
   if (!calls.length) return undefined;
-  return calls.map((c) => (Node.isCallExpression(c) || Node.isNewExpression(c) ? (c.getArguments()[index] as Node | undefined) : undefined));
+  // A call that spreads a list (`f(...args)`) may fill the position: its spread stands for the value (read as open).
+  return calls.map((c) => (Node.isCallExpression(c) || Node.isNewExpression(c) ? ((c.getArguments()[index] ?? c.getArguments().find((a) => Node.isSpreadElement(a))) as Node | undefined) : undefined));
 }
 
 /**
