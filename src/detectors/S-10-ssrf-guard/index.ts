@@ -4,16 +4,17 @@ import { couldNotJudge, defineDetector, notApplicable, present } from '../../eng
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { httpRequestOf, sinkSites, toolFlows, type Flow, type SinkSite } from '../../facts/flow.js';
-import { clusterArguments, clusterLaunch, clusterLineValues, CONNECT_MODULES, SSH_MODULES, urlArgument } from '../../facts/flow/sinks.js';
+import { clusterArguments, clusterLaunch, clusterLineValues, CONNECT_MODULES, KUBE_CLUSTER_METHODS, kubeClusterCall, SSH_MODULES, urlArgument } from '../../facts/flow/sinks.js';
 import { readInside } from '../../facts/safe-read.js';
 import { fileNotReadData } from '../../facts/not-read.js';
+import { libraryRegions } from '../../facts/bundle-regions.js';
 import { BROWSER_MODULES } from '../../facts/flow.js';
 import { noToolsFound } from '../support/source/tool-absence.js';
 
 const LAUNCHERS = new Set(['child_process', 'execa', 'cross-spawn']);
 import { assignedValues, declarationOf as declaringIdentifier, fieldValues, findNodes, functionOf, importOf, isFunctionLike, moduleMember, originOf, rawOriginOf, valueOfDeclaration, GLOBAL } from '../../facts/scope.js';
 import { serverModel } from '../../facts/server-model.js';
-import { moduleSpecs, namesAnyModule, parsedSources, positionOf, propertyName, rawCalleeName, rawOfKinds, stringValue, unwrap, wrapNode } from '../../facts/ts-source.js';
+import { moduleSpecs, namedFilter, namesAnyModule, parsedSources, positionOf, propertyName, rawCalleeName, rawOfKinds, stringValue, unwrap, wrapNode } from '../../facts/ts-source.js';
 import {
   args,
   calleeName,
@@ -282,7 +283,8 @@ function callerArguments(p: Node, files: [string, SourceFile][]): (Node | undefi
     }
   } else calls = callersOf(fn, files).map((c) => c.node);
   if (!calls.length) return undefined;
-  return calls.map((c) => (Node.isCallExpression(c) || Node.isNewExpression(c) ? (c.getArguments()[index] as Node | undefined) : undefined));
+  // A call that spreads a list (`f(...args)`) may fill the position: its spread stands for the value (read as open).
+  return calls.map((c) => (Node.isCallExpression(c) || Node.isNewExpression(c) ? ((c.getArguments()[index] ?? c.getArguments().find((a) => Node.isSpreadElement(a))) as Node | undefined) : undefined));
 }
 
 /**
@@ -306,6 +308,43 @@ function handlerInput(d: Node): string | undefined {
   if (!reading.inputs.size) return undefined;
   const p = Node.isParameterDeclaration(d) ? d : Node.isBindingElement(d) ? d.getFirstAncestor((a) => Node.isParameterDeclaration(a)) : undefined;
   return p ? reading.inputs.get(p.compilerNode) : undefined;
+}
+
+/** Properties of a tool object that hold its handler, and those that hold its input schema (`config: { inputSchema }` too). */
+const TOOL_HANDLER_KEYS = new Set(['handle', 'handler', 'execute', 'run', 'callback', 'cb', 'fn']);
+const TOOL_SCHEMA_KEYS = ['inputSchema', 'input_schema', 'parameters', 'schema', 'argsSchema', 'input'];
+
+/**
+ * The tool whose arguments a parameter carries when its function is the handler of a tool object the server model
+ * does not register (`defineTool({ name: 'browser_navigate', config: { inputSchema: { url } }, handle: async (ctx, args)
+ * => … })` kept in a list a loop registers): the object names the tool with a literal and its input schema declares
+ * `key` (the member read from the parameter, or the name destructured from it).
+ */
+function toolObjectInput(p: Node, key: string): string | undefined {
+  if (!Node.isParameterDeclaration(p)) return undefined;
+  const fn = p.getParent();
+  if (!fn || !(Node.isArrowFunction(fn) || Node.isFunctionExpression(fn) || Node.isMethodDeclaration(fn))) return undefined;
+  const holder = Node.isMethodDeclaration(fn) ? fn : fn.getParent();
+  if (!holder || !(Node.isPropertyAssignment(holder) || Node.isMethodDeclaration(holder))) return undefined;
+  const handlerKey = propertyName(holder.getNameNode());
+  const obj = holder.getParent();
+  if (!handlerKey || !TOOL_HANDLER_KEYS.has(handlerKey) || !obj || !Node.isObjectLiteralExpression(obj)) return undefined;
+  const name = stringValue(propertyOf(obj, 'name'));
+  if (!name) return undefined;
+  const config = objectOf(propertyOf(obj, 'config'));
+  const schemas = [obj, ...(config ? [config] : [])].flatMap((o) => TOOL_SCHEMA_KEYS.map((k) => propertyOf(o, k)).filter((v): v is Node => !!v));
+  const declares = schemas.some((sch) => {
+    const root = resolveValue(sch) ?? sch;
+    return root.getDescendants().some((d) => (Node.isPropertyAssignment(d) || Node.isShorthandPropertyAssignment(d)) && propertyName(d.getNameNode()) === key);
+  });
+  return declares ? name : undefined;
+}
+
+/** Records a tool argument found reaching a destination (the first one: the witness of a steered connection). */
+function witness(tool: string): void {
+  if (reading.witness) return;
+  reading.witness = tool;
+  reading.names = [...reading.trail];
 }
 
 /** The values a function of the source returns (an arrow's expression body, its return statements). */
@@ -377,6 +416,11 @@ function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][
     // A name destructured from a parameter (`function installChart({ chart, repo })`): what its callers pass there.
     const holder = d && Node.isBindingElement(d) ? d.getParent()?.getParent() : undefined;
     if (d && Node.isBindingElement(d) && holder && Node.isParameterDeclaration(holder)) {
+      const toolObject = toolObjectInput(holder, d.getPropertyNameNode() ? propertyName(d.getPropertyNameNode()!) ?? '' : d.getName());
+      if (toolObject) {
+        witness(toolObject);
+        return 'open';
+      }
       if (followedParameters.has(holder)) return 'configured';
       const passed = callerArguments(holder, files);
       if (!passed) return 'open';
@@ -403,7 +447,9 @@ function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][
       if (!passed) return 'open';
       followedParameters.add(d);
       try {
-        return weakest([...passed.map((a) => (a ? destinationShape(a, files, depth + 2) : init ? destinationShape(init, files, depth + 2) : 'open'))]);
+        // A caller that leaves the argument out passes nothing (`createKubernetesClient(logger)`): the library's
+        // default, the operator's, unless the parameter has a default value of its own.
+        return weakest([...passed.map((a) => (a ? destinationShape(a, files, depth + 2) : init ? destinationShape(init, files, depth + 2) : d.isRestParameter() ? 'open' : 'configured'))]);
       } finally {
         followedParameters.delete(d);
       }
@@ -448,6 +494,13 @@ function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][
     const inner = unwrap(n.getExpression());
     // The member itself where the object is written in the source (`config.mysql` of an imported `export const
     // config = { mysql: { host: process.env.MYSQL_HOST } }`, `ns.DB_URL` of `import * as ns`).
+    // A tool object's handler reading its arguments (`handle: async (ctx, args) => page.goto(args.url)`).
+    const param = Node.isIdentifier(inner) ? declarationOf(inner) : undefined;
+    const toolObject = param && Node.isParameterDeclaration(param) ? toolObjectInput(param, n.getName()) : undefined;
+    if (toolObject) {
+      witness(toolObject);
+      return 'open';
+    }
     const member = memberValue(n);
     if (member === 'assigned') return 'open';
     if (member) return destinationShape(member, files, depth + 1);
@@ -794,6 +847,11 @@ function clientOf(site: SinkSite, sources: ReturnType<typeof parsedSources>): Cl
   if (site.family === 'connect') {
     // A connection (database, WebSocket, socket): a connection string or URL, or a host; no redirects to follow.
     const a = args(call);
+    // A KubeConfig loaded from a kubeconfig (a path, a YAML text, options listing clusters) or switched to a context.
+    if (kubeCalls.has(call.compilerNode)) {
+      const o = objectOf(a[0]);
+      return { label, url: o ? (propertyOf(o, 'clusters') ?? a[0]) : a[0], followsRedirects: false };
+    }
     // A cluster client launched with the cluster chosen on its command line (kubectl --context X).
     const launcher = calleeOrigin(call);
     if (launcher && LAUNCHERS.has(launcher.module)) return { label, url: clusterValues(a).values[0], followsRedirects: false, hostOnly: true };
@@ -983,6 +1041,7 @@ function unseenClientImports(sources: ReturnType<typeof parsedSources>, seen: Si
   const known = new Set([...CLIENT_LIBRARIES, ...BROWSER_MODULES, ...UNMODELLED_CLIENTS]);
   const found = new Set<string>();
   for (const s of seen) {
+    if (kubeCalls.has(s.node.compilerNode)) found.add(KUBE_CLIENT);
     const o = calleeOrigin(s.node);
     if (o && o.module !== GLOBAL) found.add(packageName(o.module.replace(/^node:/, '')));
   }
@@ -1008,6 +1067,104 @@ function callAt(sources: ReturnType<typeof parsedSources>, file: string, line: n
     if (Node.isCallExpression(n) || Node.isNewExpression(n)) return n;
   }
   return undefined;
+}
+
+/* ---------------- Kubernetes clients ---------------- */
+
+const KUBE_CLIENT = '@kubernetes/client-node';
+/** The KubeConfig calls found (by compiler node of the call): their destination is their first argument. */
+const kubeCalls = new WeakSet<ts.Node>();
+const kubeSiteMemo = new WeakMap<SourceFile, SinkSite[]>();
+
+/**
+ * The calls of a file that set where a @kubernetes/client-node client connects (`kc.loadFromDefault()`,
+ * `kc.loadFromFile(path)`, `kc.loadFromString(yaml)`, `kc.setCurrentContext(name)`, on a KubeConfig kept in a
+ * const, a field or a singleton's field), as connections: the cluster named by a kubeconfig or context the caller
+ * gives is one the caller chooses, like `kubectl --context` / `--kubeconfig`; no argument (the operator's kubeconfig,
+ * the in-cluster account) is the operator's. One indexed pass per file, memoised.
+ */
+function kubeSitesOf(rel: string, sf: SourceFile, sources: ReturnType<typeof parsedSources>): SinkSite[] {
+  const known = kubeSiteMemo.get(sf);
+  if (known) return known;
+  const out: SinkSite[] = [];
+  const filter = namedFilter(KUBE_CLUSTER_METHODS, (cn) => ts.isCallExpression(cn) && ts.isPropertyAccessExpression(cn.expression) && KUBE_CLUSTER_METHODS.includes(cn.expression.name.text));
+  for (const cn of rawOfKinds(sf, K.call, filter)) {
+    const n = wrapNode(sf, cn);
+    if (!kubeClusterCall(n, sources)) continue;
+    kubeCalls.add(cn);
+    const callee = (n as unknown as { getExpression(): Node }).getExpression();
+    out.push({ family: 'connect', call: callee.getText().replace(/\s+/g, '').slice(0, 60), file: rel, ...positionOf(n), node: n });
+  }
+  kubeSiteMemo.set(sf, out);
+  return out;
+}
+
+/** Kubernetes client connections in the files read (only those that import the client library can hold one). */
+function kubeSites(sources: ReturnType<typeof parsedSources>): SinkSite[] {
+  const importers = [...sources.files].filter(([, sf]) => [...moduleSpecs(sf)].some((m) => m === KUBE_CLIENT || m.startsWith(KUBE_CLIENT + '/')));
+  if (!importers.length) return [];
+  // The KubeConfig may be made in one file and loaded in another (a manager class): every file read is looked at.
+  return [...sources.files].flatMap(([rel, sf]) => kubeSitesOf(rel, sf, sources));
+}
+
+/* ---------------- client libraries a bundle inlines ---------------- */
+
+/** Client libraries whose connecting class or function a bundle may inline (the socket modules are Node's own or low-level). */
+const INLINABLE_CLIENTS = Object.keys(CONNECT_MODULES).filter((m) => !['ws', 'net', 'tls'].includes(m) && !m.includes('/', m.startsWith('@') ? m.indexOf('/') + 1 : 0));
+const inlinedMemo = new WeakMap<SourceFile, { sites: SinkSite[]; regions: Array<readonly [number, number]> }>();
+
+/**
+ * In a bundle that inlines a client library (esbuild's `// node_modules/mongodb/lib/mongo_client.js` module
+ * comments), the library's connecting class or function (`var MongoClient = class …`, `function createPool(…)`,
+ * named as CONNECT_MODULES names the import) is declared in the bundle: a `new MongoClient(uri)` / `createPool(opts)`
+ * of the bundle's own code that names that declaration is a connection like the one made through an import. The
+ * library's own regions are returned too: the sockets it opens inside are the ones those calls reach. One pass per
+ * file, memoised; only files whose text names such a package under node_modules are walked.
+ */
+function inlinedClientSites(rel: string, sf: SourceFile): { sites: SinkSite[]; regions: Array<readonly [number, number]> } {
+  const known = inlinedMemo.get(sf);
+  if (known) return known;
+  const text = sf.getFullText();
+  const declared = new Map<string, string>();
+  const regions: Array<readonly [number, number]> = [];
+  for (const mod of INLINABLE_CLIENTS) {
+    if (!text.includes(`node_modules/${mod}/`)) continue;
+    const rs = libraryRegions(text, new Set([mod]));
+    if (!rs.length) continue;
+    regions.push(...rs);
+    const within = (at: number): boolean => rs.some(([a, b]) => at >= a && at < b);
+    for (const st of sf.compilerNode.statements) {
+      if (!within(st.getStart(sf.compilerNode))) continue;
+      const names: string[] = [];
+      if (ts.isClassDeclaration(st) || ts.isFunctionDeclaration(st)) {
+        if (st.name) names.push(st.name.text);
+      } else if (ts.isVariableStatement(st)) {
+        for (const d of st.declarationList.declarations) if (ts.isIdentifier(d.name)) names.push(d.name.text);
+      }
+      for (const n of names) {
+        // esbuild renames a clash (`MongoClient2`): the trailing digits are its own.
+        const base = n.replace(/\d+$/, '');
+        if (base && CONNECT_MODULES[mod]!.test(base)) declared.set(n, mod);
+      }
+    }
+  }
+  const sites: SinkSite[] = [];
+  if (declared.size) {
+    const inLibrary = (at: number): boolean => regions.some(([a, b]) => at >= a && at < b);
+    const filter = namedFilter(declared.keys(), (cn) => (ts.isNewExpression(cn) || ts.isCallExpression(cn)) && ts.isIdentifier(cn.expression) && declared.has(cn.expression.text));
+    for (const cn of rawOfKinds(sf, K.calls, filter)) {
+      if (inLibrary(cn.getStart(sf.compilerNode))) continue;
+      const n = wrapNode(sf, cn);
+      const callee = (n as unknown as { getExpression(): Node }).getExpression();
+      // The name must be the bundle's declaration, not a local of the same name.
+      const d = Node.isIdentifier(callee) ? declarationOf(callee) : undefined;
+      if (!d || !inLibrary(d.getStart())) continue;
+      sites.push({ family: 'connect', call: callee.getText(), file: rel, ...positionOf(n), node: n });
+    }
+  }
+  const out = { sites, regions: sites.length ? regions : [] };
+  inlinedMemo.set(sf, out);
+  return out;
 }
 
 /* ---------------- the detector ---------------- */
@@ -1066,6 +1223,19 @@ function judgeRead(repo: RepoFacts, files: [string, SourceFile][], sources: Retu
     const site: SinkSite = { family: f.sinkKind === 'navigate' ? 'browser' : f.sinkKind === 'connect' ? 'connect' : 'http', call: f.sinkCall, file: f.file, line: f.line, column: f.column, node };
     (site.family === 'connect' ? connections : sites).push(site);
   }
+  // A client library the bundle inlines: the bundle's own calls of its connecting class or function are its
+  // connections; the sockets the library opens inside are what those calls reach (not sites of their own).
+  const inlined = [...sources.files].map(([rel, sf]) => ({ rel, ...inlinedClientSites(rel, sf) })).filter((x) => x.sites.length);
+  if (inlined.length) {
+    const inside = (s: SinkSite): boolean =>
+      inlined.some((x) => x.rel === s.file && x.regions.some(([a, b]) => s.node.getStart() >= a && s.node.getStart() < b));
+    for (let i = connections.length - 1; i >= 0; i--) if (inside(connections[i]!)) connections.splice(i, 1);
+    for (const x of inlined) for (const k of x.sites) if (!connections.some((c) => c.file === k.file && c.line === k.line && c.column === k.column)) connections.push(k);
+  }
+  // A Kubernetes API client connects to the cluster its KubeConfig loads or switches to.
+  for (const k of kubeSites(sources)) {
+    if (!connections.some((c) => c.file === k.file && c.line === k.line && c.column === k.column)) connections.push(k);
+  }
   // A cluster client launched on a command line (kubectl, helm, oc) connects to a cluster: the one its command line
   // names, else its operator's kubeconfig.
   const launches: SinkSite[] = all.filter((s) => s.family === 'process');
@@ -1082,6 +1252,8 @@ function judgeRead(repo: RepoFacts, files: [string, SourceFile][], sources: Retu
   const flowAtSite = (s: SinkSite): boolean => flows.some((f) => f.file === s.file && f.line === s.line && f.column === s.column);
   const readings = new Map<SinkSite, ReturnType<typeof connectionReading>>();
   for (const s of connections) if (!flowAtSite(s)) readings.set(s, connectionReading(s, sources, files));
+  // A navigation no flow reaches may still take a tool's argument the flows do not follow (a tool object's handler).
+  for (const s of sites) if (s.family === 'browser' && !flowAtSite(s)) readings.set(s, connectionReading(s, sources, files));
   const steered = (s: SinkSite): string | undefined => {
     const r = readings.get(s);
     return r && !r.configured ? r.tool : undefined;
@@ -1145,7 +1317,7 @@ function judgeRead(repo: RepoFacts, files: [string, SourceFile][], sources: Retu
       continue;
     }
     const flow = flowAt(s.file, s.node);
-    const via = s.family === 'connect' && !flow ? steered(s) : undefined;
+    const via = (s.family === 'connect' || s.family === 'browser') && !flow ? steered(s) : undefined;
     if (s.family === 'connect' && !flow && !via) {
       // No tool argument was found reaching it: it keeps the verdict clean only when its destination is shown
       // to be the operator's, as where the source opens connections only.

@@ -1063,6 +1063,18 @@ function kubeContext(node: CallExpression, sources: ParsedSources): SinkMatch | 
   return { family: 'connect', call: calleeText(callee), parts: [{ kind: 'connect', exprs: [a0] }] };
 }
 
+/** KubeConfig methods that load or choose the cluster, including the operator's own (`loadFromDefault()`, `loadFromCluster()`). */
+export const KUBE_CLUSTER_METHODS = ['setCurrentContext', 'loadFromString', 'loadFromFile', 'loadFromOptions', 'loadFromClusterAndUser', 'loadFromDefault', 'loadFromCluster'];
+const KUBE_CLUSTER = new RegExp(`^(?:${KUBE_CLUSTER_METHODS.join('|')})$`);
+
+/** A call on a @kubernetes/client-node KubeConfig that sets the cluster its clients connect to (S-10 reads its destination). */
+export function kubeClusterCall(node: Node, sources: ParsedSources): boolean {
+  if (!Node.isCallExpression(node)) return false;
+  const callee = unwrap(node.getExpression());
+  if (!Node.isPropertyAccessExpression(callee) || !KUBE_CLUSTER.test(callee.getName())) return false;
+  return recordModuleOf(callee.getExpression(), sources, 0, (m) => m === '@kubernetes/client-node') === '@kubernetes/client-node';
+}
+
 const SOCKET_NAVIGATION = /navigat|goto|open_?(?:url|page|tab)|visit/i;
 
 /** The `url` of an object literal argument, or of one given to JSON.stringify. */
