@@ -16,6 +16,8 @@ const LONG_PATH_FLAGS = new Set([
   '--git-dir', '--work-tree', '--target-dir', '--kubeconfig', '--filename', '--log-file', '--config-file', '--dest-dir',
   '--workdir', '--work-dir', '--working-dir', '--working-directory', '--base-dir', '--root-dir', '--source-dir',
   '--output-path', '--input-path', '--project-path', '--manifest-path', '--template-file', '--key-file', '--env-file',
+  // Platform CLIs (deploy and app commands): the app's manifest, Dockerfile or built folder read from disk.
+  '--manifest', '--app-json', '--dockerfile', '--build-dir', '--dist-dir', '--tarball', '--procfile',
 ]);
 
 /** Long options whose value is a file or folder for one program only. */
