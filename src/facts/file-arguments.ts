@@ -53,6 +53,13 @@ const SHORT_PATH_FLAGS: Record<string, ReadonlySet<string>> = {
   wget: new Set(['-O', '-P']),
 };
 
+/** Subcommands where a program's short path option means something else (`kubectl logs -f`, `docker logs -f`: follow). */
+const NOT_PATH_IN_SUBCOMMAND: Record<string, Record<string, ReadonlySet<string>>> = {
+  kubectl: { logs: new Set(['-f']), attach: new Set(['-f']) },
+  docker: { logs: new Set(['-f']), events: new Set(['-f']) },
+  'docker-compose': { logs: new Set(['-f']) },
+};
+
 /** Programs whose plain (non-option) arguments are paths they read or write. */
 const PATH_PROGRAMS = new Set(['cat', 'head', 'tail', 'less', 'more', 'rm', 'rmdir', 'cp', 'mv', 'mkdir', 'touch', 'ls', 'stat', 'unzip', 'zip', 'du']);
 
@@ -76,7 +83,9 @@ const isLongPathFlag = (v: string): boolean => LONG_PATH_FLAGS.has(v.toLowerCase
 export function pathArgumentPositions(programs: string[], argv: ArgvItem[]): number[] {
   const out = new Set<number>();
   for (const prog of new Set(programs.map(programName))) {
-    const short = SHORT_PATH_FLAGS[prog];
+    const sub = argv.find((x) => x.value !== undefined && !x.value.startsWith('-'))?.value;
+    const notHere = sub !== undefined ? NOT_PATH_IN_SUBCOMMAND[prog]?.[sub] : undefined;
+    const short = notHere && SHORT_PATH_FLAGS[prog] ? new Set([...SHORT_PATH_FLAGS[prog]!].filter((f) => !notHere.has(f))) : SHORT_PATH_FLAGS[prog];
     const long = LONG_PATH_FLAGS_OF[prog];
     const isPathFlag = (v: string): boolean => isLongPathFlag(v) || !!long?.has(v.toLowerCase());
     const tarLike = prog === 'tar' || prog === 'bsdtar';
