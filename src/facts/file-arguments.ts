@@ -16,6 +16,8 @@ const LONG_PATH_FLAGS = new Set([
   '--git-dir', '--work-tree', '--target-dir', '--kubeconfig', '--filename', '--log-file', '--config-file', '--dest-dir',
   '--workdir', '--work-dir', '--working-dir', '--working-directory', '--base-dir', '--root-dir', '--source-dir',
   '--output-path', '--input-path', '--project-path', '--manifest-path', '--template-file', '--key-file', '--env-file',
+  // Platform CLIs (deploy and app commands): the app's manifest, Dockerfile or built folder read from disk.
+  '--manifest', '--app-json', '--dockerfile', '--build-dir', '--dist-dir', '--tarball', '--procfile',
 ]);
 
 /** Long options whose value is a file or folder for one program only. */
@@ -51,6 +53,13 @@ const SHORT_PATH_FLAGS: Record<string, ReadonlySet<string>> = {
   wget: new Set(['-O', '-P']),
 };
 
+/** Subcommands where a program's short path option means something else (`kubectl logs -f`, `docker logs -f`: follow). */
+const NOT_PATH_IN_SUBCOMMAND: Record<string, Record<string, ReadonlySet<string>>> = {
+  kubectl: { logs: new Set(['-f']), attach: new Set(['-f']) },
+  docker: { logs: new Set(['-f']), events: new Set(['-f']) },
+  'docker-compose': { logs: new Set(['-f']) },
+};
+
 /** Programs whose plain (non-option) arguments are paths they read or write. */
 const PATH_PROGRAMS = new Set(['cat', 'head', 'tail', 'less', 'more', 'rm', 'rmdir', 'cp', 'mv', 'mkdir', 'touch', 'ls', 'stat', 'unzip', 'zip', 'du']);
 
@@ -74,7 +83,9 @@ const isLongPathFlag = (v: string): boolean => LONG_PATH_FLAGS.has(v.toLowerCase
 export function pathArgumentPositions(programs: string[], argv: ArgvItem[]): number[] {
   const out = new Set<number>();
   for (const prog of new Set(programs.map(programName))) {
-    const short = SHORT_PATH_FLAGS[prog];
+    const sub = argv.find((x) => x.value !== undefined && !x.value.startsWith('-'))?.value;
+    const notHere = sub !== undefined ? NOT_PATH_IN_SUBCOMMAND[prog]?.[sub] : undefined;
+    const short = notHere && SHORT_PATH_FLAGS[prog] ? new Set([...SHORT_PATH_FLAGS[prog]!].filter((f) => !notHere.has(f))) : SHORT_PATH_FLAGS[prog];
     const long = LONG_PATH_FLAGS_OF[prog];
     const isPathFlag = (v: string): boolean => isLongPathFlag(v) || !!long?.has(v.toLowerCase());
     const tarLike = prog === 'tar' || prog === 'bsdtar';

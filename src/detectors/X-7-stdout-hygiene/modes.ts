@@ -29,6 +29,24 @@ const CLI_ONLY_NAME = /^(?:help|h|version|v|listTools|list_tools|list-tools|prin
 const HTTP_MODE = /^(?:https?|sse|streamable[-_]?https?|streamableHttp|httpStream|http[-_]?stream|streamable|remote|web|server[-_]?sent[-_]?events)$/i;
 const HTTP_ENV = /(?:^|_)(?:SSE|HTTP|HTTPS|STREAMABLE|PORT|CLOUD[-_]?SERVICE|REMOTE)(?:_|$)/;
 const STDIO_STARTERS = new Set(['serveStdio', 'StdioServerTransport']);
+/**
+ * `-v` / `v` names `--version` in some programs and `--verbose` in others (commander's `.option('-v', 'verbose
+ * logging')`): a branch under it is taken for a version answer only when it ends without serving (it exits, returns
+ * or throws, or prints a version); otherwise it is a switch of the running server, which stdio mode may take.
+ */
+const AMBIGUOUS_FLAG = /^(?:-v|v)$/;
+
+/** Does this branch (a statement, a block, an expression) end without serving: a last step that exits, returns or throws, or a version print? */
+function stopsWithoutServing(self: Node): boolean {
+  if (startsStdio(self)) return false;
+  if (/\bversion\b/i.test(self.getText())) return true;
+  let last: Node | undefined = unwrap(self);
+  if (Node.isBlock(last)) last = last.getStatements().at(-1);
+  if (last && Node.isExpressionStatement(last)) last = unwrap(last.getExpression());
+  while (last && Node.isBinaryExpression(last) && last.getOperatorToken().getKind() === SyntaxKind.CommaToken) last = unwrap(last.getRight());
+  if (!last) return false;
+  return Node.isReturnStatement(last) || Node.isThrowStatement(last) || /^process\.exit\s*\(/.test(last.getText());
+}
 
 type Branch = 'then' | 'else';
 
@@ -44,7 +62,8 @@ function operandName(n: Node): string | undefined {
 const isEnvRead = (n: Node): boolean => /\bprocess\.env\b|\benv\b/.test(unwrap(n).getText());
 
 /** What a literal compared with says about the branch where the comparison holds: 'cli', 'http', 'stdio' or nothing. */
-function literalMode(v: string): 'cli' | 'http' | 'stdio' | undefined {
+function literalMode(v: string, self?: Node): 'cli' | 'http' | 'stdio' | undefined {
+  if (AMBIGUOUS_FLAG.test(v)) return self && stopsWithoutServing(self) ? 'cli' : undefined;
   if (CLI_ONLY.test(v)) return 'cli';
   if (v.toLowerCase() === 'stdio') return 'stdio';
   if (HTTP_MODE.test(v)) return 'http';
@@ -62,22 +81,22 @@ function readsTerminal(n: Node): boolean {
 
 /**
  * Is the given branch of a condition one that never runs in stdio mode? `depth` bounds the following of
- * consts and fields.
+ * consts and fields. `self`, when known, is the code of that branch (it tells a `-v` for version from one for verbose).
  */
-export function neverStdio(cond: Node, branch: Branch, depth = 0): boolean {
+export function neverStdio(cond: Node, branch: Branch, depth = 0, self?: Node): boolean {
   const c = unwrap(cond);
   if (depth > 3) return false;
-  if (Node.isPrefixUnaryExpression(c) && c.getOperatorToken() === SyntaxKind.ExclamationToken) return neverStdio(c.getOperand(), branch === 'then' ? 'else' : 'then', depth);
+  if (Node.isPrefixUnaryExpression(c) && c.getOperatorToken() === SyntaxKind.ExclamationToken) return neverStdio(c.getOperand(), branch === 'then' ? 'else' : 'then', depth, self);
   if (Node.isBinaryExpression(c)) {
     const op = c.getOperatorToken().getKind();
     const l = c.getLeft();
     const r = c.getRight();
     if (op === SyntaxKind.BarBarToken) {
       // then: either holds, so both must be non-stdio; else: both fail, so one non-stdio else suffices.
-      return branch === 'then' ? neverStdio(l, 'then', depth) && neverStdio(r, 'then', depth) : neverStdio(l, 'else', depth) || neverStdio(r, 'else', depth);
+      return branch === 'then' ? neverStdio(l, 'then', depth, self) && neverStdio(r, 'then', depth, self) : neverStdio(l, 'else', depth, self) || neverStdio(r, 'else', depth, self);
     }
     if (op === SyntaxKind.AmpersandAmpersandToken) {
-      return branch === 'then' ? neverStdio(l, 'then', depth) || neverStdio(r, 'then', depth) : neverStdio(l, 'else', depth) && neverStdio(r, 'else', depth);
+      return branch === 'then' ? neverStdio(l, 'then', depth, self) || neverStdio(r, 'then', depth, self) : neverStdio(l, 'else', depth, self) && neverStdio(r, 'else', depth, self);
     }
     const eq = op === SyntaxKind.EqualsEqualsEqualsToken || op === SyntaxKind.EqualsEqualsToken;
     const ne = op === SyntaxKind.ExclamationEqualsEqualsToken || op === SyntaxKind.ExclamationEqualsToken;
@@ -94,7 +113,7 @@ export function neverStdio(cond: Node, branch: Branch, depth = 0): boolean {
       const other = constString(r) ? l : r;
       if (!lit) return false;
       const holds: Branch = eq ? 'then' : 'else';
-      const mode = literalMode(lit.value);
+      const mode = literalMode(lit.value, self);
       if (mode === 'cli' || mode === 'http') return branch === holds;
       // `transport === 'stdio'`: where it fails, the server runs another transport.
       if (mode === 'stdio') return branch !== holds;
@@ -109,17 +128,18 @@ export function neverStdio(cond: Node, branch: Branch, depth = 0): boolean {
     const callee = unwrap(c.getExpression());
     if (Node.isPropertyAccessExpression(callee) && ['includes', 'has', 'indexOf'].includes(callee.getName())) {
       const v = constString(c.getArguments()[0])?.value;
-      if (v !== undefined && literalMode(v) === 'cli') return branch === 'then';
+      if (v !== undefined && literalMode(v, self) === 'cli') return branch === 'then';
     }
     return false;
   }
   if (readsTerminal(c)) return branch === 'then';
   // A flag read as a value: `argv['list-tools']`, `options.help`, `process.env.ENABLE_UNSAFE_SSE_TRANSPORT`.
   const name = operandName(c);
+  if (name !== undefined && AMBIGUOUS_FLAG.test(name)) return branch === 'then' && !!self && stopsWithoutServing(self);
   if (name !== undefined && (CLI_ONLY_NAME.test(name) || CLI_ONLY.test(name) || (isEnvRead(c) && HTTP_ENV.test(name)))) return branch === 'then';
   // A const or a class field holding a condition: `const useHttp = transport === 'http'`, `this.shouldLog`.
   const held = heldCondition(c);
-  return held ? neverStdio(held, branch, depth + 1) : false;
+  return held ? neverStdio(held, branch, depth + 1, self) : false;
 }
 
 /** The condition a const or a class field holds, if the operand is one. */
@@ -193,7 +213,7 @@ function guards(node: Node, stop: Node): { cond: Node; branch: Branch; self: Nod
     } else if (Node.isCaseClause(p)) {
       const sw = p.getParent()?.getParent();
       const v = constString(p.getExpression())?.value;
-      const mode = v !== undefined ? literalMode(v) : undefined;
+      const mode = v !== undefined ? literalMode(v, p) : undefined;
       if (sw && Node.isSwitchStatement(sw) && (mode === 'http' || mode === 'cli')) out.push({ cond: p.getExpression(), branch: 'then', self: cur });
       else if (sw && Node.isSwitchStatement(sw) && otherCommand(p, sw)) out.push({ cond: p, branch: 'then', self: cur });
     } else if (Node.isDefaultClause(p)) {
@@ -210,7 +230,7 @@ function guardedHere(node: Node): boolean {
   const fn = node.getFirstAncestor((a) => isFunctionLike(a));
   for (const g of guards(node, fn ?? node.getSourceFile())) {
     if (Node.isCaseClause(g.cond.getParent()) || Node.isCaseClause(g.cond) || Node.isDefaultClause(g.cond)) return true;
-    if (neverStdio(g.cond, g.branch)) return true;
+    if (neverStdio(g.cond, g.branch, 0, g.self)) return true;
     // A sibling branch starts stdio and this one does not: this branch serves another way.
     if (g.other && startsStdio(g.other) && !startsStdio(g.self)) return true;
   }

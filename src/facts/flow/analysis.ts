@@ -5,7 +5,8 @@ import { propertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '.
 import { acceptsWithoutAsking, asksHuman, conditionalBranch, CONFIRMED, guarding, openWhenEmpty, relevant, storageKeys, STORE_MUTATORS } from './guards.js';
 import { type Analyzable, classId, constructorOf, functionCached, functionsOfCallee, originCached, ownerClass, stripAwait } from './modules.js';
 import { argvRunsScript, arrayArgv, pushedArgv, shellRunsScript } from './argv.js';
-import { classifySink, FS_MODULES, type HttpRequest, httpRequestOf, last, MAX_DEPTH, type SinkContext, type SinkMatch, type SinkPart, type UrlShape } from './sinks.js';
+import { pathArgumentPositions } from '../file-arguments.js';
+import { argvItemsOf, classifySink, FS_MODULES, type HttpRequest, httpRequestOf, last, MAX_DEPTH, type SinkContext, type SinkMatch, type SinkPart, type UrlShape } from './sinks.js';
 import { ALLOW, bodyNodes, type Check, CLOSED_BASE, CLOSED_ORIGIN, declKey, DENY, DENY_NAME, ESCAPE_MODULES, ESCAPE_NAME, exprKey, type Family, type FnResult, hasSeparator, isSep, ITERATING, liftKeys, merge, NON_TEXT_METHODS, worstArgv, OPEN_HOST, ownReturns, BARE_ORIGIN, ROOT_PATH, PARSE_METHODS, PART_METHODS, PASS_GLOBALS, PATH_MODULES, patternVerdict, type Piece, piecesOf, type RawFlow, RELATIVE, type Stop, SCHEME, signature, type StoreWrite, type Taint, unionKeys, v, type Verdict, withKeys } from './taint.js';
 
 /**
@@ -461,7 +462,12 @@ class FnAnalysis {
       if (!t) return undefined;
       // Where the client's values sit, should the array be a program's arguments (flow/argv.ts).
       const { argv, runtime } = arrayArgv(n, (e) => this.taint(e));
-      return { ...t, argv, argvRuntime: runtime };
+      // Its literal elements and where the client's values sit, for a launch that is handed the whole array elsewhere.
+      const tainted: number[] = [];
+      n.getElements().forEach((el, i) => {
+        if (!Node.isSpreadElement(el) && this.taint(el)) tainted.push(i);
+      });
+      return { ...t, argv, argvRuntime: runtime, argvItems: { items: argvItemsOf(n.getElements()), tainted } };
     }
     if (Node.isObjectLiteralExpression(n)) {
       // Field-sensitive: `{ path: p, rules }` keeps each property's own taint.
@@ -638,6 +644,9 @@ class FnAnalysis {
         const ts = part.exprs.map((e) => this.taintOf(e));
         const t = merge(ts);
         if (!t) continue;
+        // An argument array received whole (`execFile('git', args)` in `runGit(args)`): a path only when a client
+        // value sits where the program reads a file or folder in the array as it was made (`['-C', repo, 'log']`).
+        if (part.argvOf && !(t.argvItems && pathArgumentPositions(part.argvOf, t.argvItems.items).some((i) => t.argvItems!.tainted.includes(i)))) continue;
         // A file that holds the client's text is not a client-chosen path, URL or command: it matters only as a
         // program's argument (flow/argv.ts).
         let kind = part.kind;

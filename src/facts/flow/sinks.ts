@@ -109,6 +109,11 @@ export interface SinkSite {
 export interface SinkPart {
   kind: SinkKind;
   exprs: Node[];
+  /**
+   * An argument array the launch is handed whole (a parameter, a value made elsewhere), for these program names:
+   * the part holds only when the array was made with a client value at a path position (Taint.argvItems).
+   */
+  argvOf?: string[];
 }
 
 export interface SinkMatch {
@@ -251,17 +256,27 @@ function cwdParts(opts: Node[], sources: ParsedSources): SinkPart[] {
  */
 function programPathParts(program: Node | undefined, argv: Node | undefined): SinkPart[] {
   const elements = argv && program ? argvElements(argv) : undefined;
-  if (!elements) return [];
+  if (!elements) {
+    // A parameter or a value made elsewhere: judged on the array the value was made as (Taint.argvItems).
+    const names = argv && program && Node.isIdentifier(unwrap(argv)) ? possibleStrings(program) : [];
+    return names.length ? [{ kind: 'fs', exprs: [argv!], argvOf: names }] : [];
+  }
   const names = possibleStrings(program);
   if (!names.length) return [];
-  const items: ArgvItem[] = elements.map((e) => {
+  const items = argvItemsOf(elements);
+  const exprs = pathArgumentPositions(names, items).map((i) => elements[i]!);
+  return exprs.length ? [{ kind: 'fs', exprs }] : [];
+}
+
+/** The elements of an argument list as written (facts/file-arguments' ArgvItem): literal text, or a template's fixed head. */
+export function argvItemsOf(elements: Node[]): ArgvItem[] {
+  return elements.map((e) => {
+    if (Node.isSpreadElement(e)) return {};
     const u = unwrap(e);
     const value = constString(u)?.value;
     if (value !== undefined) return { value };
     return Node.isTemplateExpression(u) ? { head: u.getHead().getLiteralText() } : {};
   });
-  const exprs = pathArgumentPositions(names, items).map((i) => elements[i]!);
-  return exprs.length ? [{ kind: 'fs', exprs }] : [];
 }
 
 /** Cluster clients whose command line chooses the cluster they talk to. */

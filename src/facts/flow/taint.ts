@@ -2,6 +2,7 @@ import { afterLoad, Node, SyntaxKind, ts, type CallExpression, type Identifier, 
 import { bindingNames, declarationOf, initializerOf, isFunctionLike, originOf } from '../scope.js';
 import { constString, patternSafety } from '../server-model.js';
 import { unwrap } from '../ts-source.js';
+import type { ArgvItem } from '../file-arguments.js';
 import { type Analyzable, classId, rawEnclosingClass } from './modules.js';
 import { type Guard, type GuardDetail, type SinkKind, type SinkMatch, type UrlShape } from './sinks.js';
 
@@ -62,6 +63,12 @@ export interface Taint {
    * an array read here (treated as 'option' for an argument sink).
    */
   argv?: ArgvPosition;
+  /**
+   * The array literal the value was made as, read as a program's arguments (its literal elements, and which
+   * elements hold client values), for a launch elsewhere that is handed the whole array (`runGit(['-C', repo,
+   * 'log'])` into `execFile('git', args)`): which of them name a file or folder depends on the program named there.
+   */
+  argvItems?: { items: ArgvItem[]; tainted: number[] };
   /** The argument array names a language runtime before the code flag (`['python3', '-c', code]`). */
   argvRuntime?: boolean;
   /** The argument's schema holds it to an anchored pattern (an argument-array value that was validated). */
@@ -234,6 +241,7 @@ export function merge(ts: (Taint | undefined)[]): Taint | undefined {
     hostless: list.every((t) => t.hostless || t.urlFixed),
     textFirst: list.every((t) => t.textFirst),
     argv: worstArgv(list.map((t) => t.argv)),
+    ...(list.find((t) => t.argvItems) ? { argvItems: list.find((t) => t.argvItems)!.argvItems } : {}),
     argvRuntime: list.some((t) => t.argvRuntime),
     validated: list.every((t) => t.validated),
     codeFile: list.every((t) => t.codeFile),

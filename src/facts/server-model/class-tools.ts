@@ -2,7 +2,7 @@ import { Node, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression
 import { baseClassOf, declarationOf, enclosingClass, functionOf, isFunctionLike, valueOfDeclaration, type ClassNode, type FunctionLikeNode } from '../scope.js';
 import { propertyName, rawOfKinds, unwrap, wrapNode, type NamedFilter, type ParsedSources } from '../ts-source.js';
 import { escapeRegExp } from '../regex.js';
-import { calleeName, constString, listElements, literalBoolean, MAKE_API, objectLiteralOf, propertyValue } from './values.js';
+import { bundlerNamespaceMembers, calleeName, constString, listElements, literalBoolean, MAKE_API, objectLiteralOf, propertyValue } from './values.js';
 import { documentRows } from '../data-documents.js';
 
 /**
@@ -276,6 +276,9 @@ function loopElements(list: Node, sources: ParsedSources, depth = 0): Node[] | u
     const d = id && Node.isIdentifier(id) ? declarationOf(id) : undefined;
     const v = d ? valueOfDeclaration(d, sources) : undefined;
     if (v && Node.isSourceFile(v)) return exportedValues(v);
+    // A bundler's namespace object (`var tools_exports = __export({ a: () => a })`): the getters' values.
+    const ns = v ? bundlerNamespaceMembers(v) : undefined;
+    if (ns) return ns;
   }
   if (Node.isArrayLiteralExpression(u)) {
     const out: Node[] = [];

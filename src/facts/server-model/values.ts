@@ -590,6 +590,56 @@ function zodRegex(node: Node): string | undefined {
 }
 
 /**
+ * The members of a namespace object a bundler wrote for `import * as tools` / `export * as tools` (what
+ * `Object.values(tools)` lists): rolldown/tsdown's `var tools_exports = __export({ a: () => a, … })` and esbuild's
+ * `var tools_exports = {}; __export(tools_exports, { a: () => a, … })` (the second call found among the top-level
+ * statements of the variable's file). Each member is the getter's returned expression. undefined when the value is
+ * not such an object (or a getter is not a plain `() => value`).
+ */
+/** bundlerNamespaceMembers of what an identifier holds (a const, an import of one), else undefined. */
+export function namespaceMembersOf(node: Node, sources: ParsedSources): Node[] | undefined {
+  const id = unwrap(node);
+  if (!Node.isIdentifier(id)) return undefined;
+  const d = declarationOf(id);
+  const v = d ? valueOfDeclaration(d, sources) : undefined;
+  return v && !Node.isSourceFile(v) ? bundlerNamespaceMembers(v) : undefined;
+}
+
+export function bundlerNamespaceMembers(value: Node | undefined): Node[] | undefined {
+  if (!value) return undefined;
+  const v = Node.isVariableDeclaration(value) ? value.getInitializer() : value;
+  const u = v && unwrap(v);
+  if (!u) return undefined;
+  let table: Node | undefined;
+  if (Node.isCallExpression(u) && /^__export(?:All)?$/.test(calleeName(u)) && u.getArguments().length === 1) table = u.getArguments()[0];
+  else if (Node.isObjectLiteralExpression(u) && u.getProperties().length === 0) {
+    const decl = u.getParent();
+    const name = Node.isVariableDeclaration(decl) ? decl.getName() : undefined;
+    if (!name) return undefined;
+    // esbuild: `__export(name, { … })` as a top-level statement of the same file (a read of its statements only).
+    for (const st of u.getSourceFile().compilerNode.statements) {
+      if (!ts.isExpressionStatement(st) || !ts.isCallExpression(st.expression)) continue;
+      const c = st.expression;
+      if (ts.isIdentifier(c.expression) && /^__export$/.test(c.expression.text) && c.arguments.length === 2 && ts.isIdentifier(c.arguments[0]!) && c.arguments[0].text === name) {
+        table = wrapNode(u.getSourceFile(), c.arguments[1]!);
+        break;
+      }
+    }
+  }
+  const obj = table && unwrap(table);
+  if (!obj || !Node.isObjectLiteralExpression(obj)) return undefined;
+  const out: Node[] = [];
+  for (const p of obj.getProperties()) {
+    const getter = Node.isPropertyAssignment(p) ? unwrap(p.getInitializer()!) : undefined;
+    if (!getter || !Node.isArrowFunction(getter)) return undefined;
+    const body = getter.getBody();
+    if (Node.isBlock(body)) return undefined;
+    out.push(body);
+  }
+  return out;
+}
+
+/**
  * The elements of a list written in the code: array literals, their spreads, consts and imports of them, an
  * export of a module required or imported whole (`browser_tools_1.allTools`), `Object.values(TABLE)` (bounded).
  */
@@ -739,6 +789,8 @@ export function listElements(expr: Node, sources: ParsedSources, depth = 0): Nod
     if (Node.isPropertyAccessExpression(callee) && /^(?:filter|slice|toSorted|toReversed)$/.test(callee.getName())) return listElements(callee.getExpression(), sources, depth + 1);
   }
   if (Node.isCallExpression(u) && unwrap(u.getExpression()).getText() === 'Object.values' && u.getArguments()[0]) {
+    const ns = namespaceMembersOf(u.getArguments()[0]!, sources);
+    if (ns) return ns;
     const obj = objectLiteralOf(u.getArguments()[0]!, sources);
     return obj ? obj.getProperties().flatMap((p) => (Node.isPropertyAssignment(p) ? [p.getInitializer()!] : Node.isShorthandPropertyAssignment(p) ? [p.getNameNode()] : [])) : [];
   }
