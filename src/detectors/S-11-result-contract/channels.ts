@@ -70,7 +70,10 @@ const NAMED_CODES: Readonly<Record<string, number>> = {
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,
+  UrlElicitationRequired: -32042,
 };
+/** URL elicitation required: the one protocol error a tool is meant to raise (the client opens the URL, then retries). */
+const URL_ELICITATION_REQUIRED = -32042;
 const INTERNAL_ERROR = -32603;
 const MAX_DEPTH = 3;
 
@@ -114,6 +117,8 @@ function protocolError(e: ts.Node | undefined): { code?: number } | undefined {
   if (!ts.isNewExpression(u) && !ts.isCallExpression(u)) return undefined;
   const callee = u.expression;
   const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? `.${callee.name.text}` : '';
+  // The SDK's own class for it (`new UrlElicitationRequiredError(elicitations)`).
+  if (/(?:^|\.)UrlElicitationRequiredError$/.test(name)) return { code: URL_ELICITATION_REQUIRED };
   if (!ERROR_CTOR.test(name)) return undefined;
   const code = codeOf(u.arguments?.[0]);
   return code === undefined ? {} : { code };
@@ -713,7 +718,8 @@ function rejectsItself(fn: FunctionLikeNode): boolean {
   const body = node.body;
   const exprs: ts.Node[] = [];
   if (body && !ts.isBlock(body)) exprs.push(body);
-  else if (body) for (const r of ownNodes(fn, (x) => ts.isReturnStatement(x) && !!x.expression)) exprs.push((r as ts.ReturnStatement).expression!);
+  // A return inside a `try` with a catch: the helper catches its own rejection (`try { return await new Promise(…) } catch (e) { return 'Error: …' }`).
+  else if (body) for (const r of ownNodes(fn, (x) => ts.isReturnStatement(x) && !!x.expression)) if (!localGuard(r, node).caught) exprs.push((r as ts.ReturnStatement).expression!);
   const found = exprs.some((x) => {
     let u = rawUnwrap(x);
     if (ts.isAwaitExpression(u)) u = rawUnwrap(u.expression);
@@ -723,16 +729,61 @@ function rejectsItself(fn: FunctionLikeNode): boolean {
     const rej = exec.parameters[1]?.name;
     if (!rej || !ts.isIdentifier(rej)) return false;
     let used = false;
-    const visit = (cn: ts.Node): void => {
-      if (used) return;
-      if (ts.isIdentifier(cn) && cn.text === rej.text && cn !== rej) used = true;
-      else ts.forEachChild(cn, visit);
+    const visit = (cn: ts.Node, nested: boolean): void => {
+      if (used || isAbortHandler(cn)) return;
+      if (ts.isIdentifier(cn) && cn.text === rej.text && cn !== rej) used = upstreamRejection(cn, nested || !!exec.modifiers?.some((m) => m.kind === SyntaxKind.AsyncKeyword));
+      else ts.forEachChild(cn, (c) => visit(c, nested || isNested(cn)));
     };
-    visit(exec.body);
+    visit(exec.body, false);
     return used;
   });
   rejectingMemo.set(node, found);
   return found;
+}
+
+/**
+ * A function run on the client's cancellation: `signal.addEventListener('abort', …)` / `.once('abort', …)`, or
+ * assigned to `signal.onabort`. Its rejection is the request's own cancellation, not an upstream failure.
+ */
+function isAbortHandler(cn: ts.Node): boolean {
+  if (!isNested(cn)) return false;
+  let top: ts.Node = cn;
+  while (ts.isParenthesizedExpression(top.parent)) top = top.parent;
+  const p = top.parent;
+  if (ts.isBinaryExpression(p) && p.right === top && p.operatorToken.kind === SyntaxKind.EqualsToken) {
+    const l = rawUnwrap(p.left);
+    return ts.isPropertyAccessExpression(l) && l.name.text === 'onabort';
+  }
+  return ts.isCallExpression(p) && isAbortListen(p);
+}
+
+/** `x.addEventListener('abort', h)` (or `.on` / `.once`). */
+const isAbortListen = (c: ts.CallExpression): boolean =>
+  ts.isPropertyAccessExpression(c.expression) &&
+  /^(?:addEventListener|on|once)$/.test(c.expression.name.text) &&
+  !!c.arguments[0] &&
+  ts.isStringLiteralLike(c.arguments[0]) &&
+  c.arguments[0].text === 'abort';
+
+/**
+ * Whether a use of a promise executor's `reject` is an upstream failure: called inside a callback or event handler
+ * of the executor (`exec(cmd, (err) => err ? reject(err) : …)`, a time-out) or by an async executor, or handed on
+ * and kept (`pending.set(id, { resolve, reject })`, `child.on('error', reject)`). Not a synchronous call in the
+ * executor's own body (a check of the arguments: `return reject(new Error('Invalid path'))`), nor a call whose error
+ * speaks of the arguments, nor the client's cancellation (`reject(signal.reason)`, `signal.addEventListener('abort', reject)`).
+ */
+function upstreamRejection(id: ts.Identifier, nested: boolean): boolean {
+  let top: ts.Node = id;
+  while (ts.isParenthesizedExpression(top.parent)) top = top.parent;
+  const p = top.parent;
+  if (ts.isCallExpression(p) && p.expression === top) {
+    const a = p.arguments[0] && rawUnwrap(p.arguments[0]);
+    if (a && ts.isPropertyAccessExpression(a) && a.name.text === 'reason') return false;
+    if (a && ABOUT_ARGUMENTS.test(a.getText().slice(0, 300))) return false;
+    return nested;
+  }
+  if (ts.isCallExpression(p) && isAbortListen(p)) return false;
+  return true;
 }
 
 /** The rejection handler of a `.catch(h)` / `.then(ok, h)` call whose chain is awaited or returned (else the rejection goes nowhere near the handler). */
@@ -849,7 +900,7 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
       // A protocol error passes a catch that rethrows (or rethrows protocol errors); anything else caught is
       // reported where the catch throws, if it does.
       if (pe?.code !== undefined && OTHER_MEANING.has(pe.code)) messageId = 'wrong-meaning-code-in-source';
-      else if (caught) continue;
+      else if (caught || pe?.code === URL_ELICITATION_REQUIRED) continue;
       else if (pe?.code === INTERNAL_ERROR) messageId = 'execution-error-thrown-in-source';
       else {
         // A failure an awaited call raised, thrown on from the catch that received it (or from a helper that catch calls).
