@@ -546,6 +546,7 @@ function isUpstreamCall(call: ts.CallExpression, sf: SourceFileNode, sources: Pa
   const m = c.name.text;
   // `ky.get(…)`, `got.post(…)`, `api.get(…)` of `const api = ky.create(…)`.
   const head = rawUnwrap(c.expression);
+  if (ts.isIdentifier(head) && answersFailures(head, sf, sources)) return false;
   if (HTTP_VERB.test(m) && ts.isIdentifier(head) && isHttpPackageName(head)) return true;
   // An HTTP client instance held in a field or made in another module of the package (`this.http = axios.create(…)`,
   // `export const jira = axios.create(…)` imported as `jira`).
@@ -616,6 +617,59 @@ function httpInstance(head: ts.Node, sf: SourceFileNode, sources: ParsedSources)
     const v = valueOfDeclaration(d, sources);
     const vo = v && valueOriginOf(v);
     return !!vo && HTTP_PACKAGE.test(vo.module);
+  } catch {
+    return false;
+  }
+}
+
+const absorbingMemo = new WeakMap<ts.SourceFile, ReadonlySet<string>>();
+/**
+ * The names of a file's HTTP client instances whose response interceptor answers every failure with a value
+ * (`api.interceptors.response.use((r) => r, (error) => ({ data: { error: error.message } }))`): a request on them
+ * resolves whatever happens. Read once per file, from its top-level statements.
+ */
+function absorbingInstances(file: ts.SourceFile): ReadonlySet<string> {
+  const hit = absorbingMemo.get(file);
+  if (hit) return hit;
+  const out = new Set<string>();
+  for (const st of file.statements) {
+    if (!ts.isExpressionStatement(st)) continue;
+    const call = rawUnwrap(st.expression);
+    if (!ts.isCallExpression(call) || !ts.isPropertyAccessExpression(call.expression) || call.expression.name.text !== 'use') continue;
+    const resp = rawUnwrap(call.expression.expression);
+    if (!ts.isPropertyAccessExpression(resp) || resp.name.text !== 'response') continue;
+    const ic = rawUnwrap(resp.expression);
+    if (!ts.isPropertyAccessExpression(ic) || ic.name.text !== 'interceptors') continue;
+    const inst = rawUnwrap(ic.expression);
+    const h = call.arguments[1] && rawUnwrap(call.arguments[1]);
+    if (ts.isIdentifier(inst) && h && answersEveryFailure(h)) out.add(inst.text);
+  }
+  absorbingMemo.set(file, out);
+  return out;
+}
+
+/** An inline error handler that never throws and never hands back a rejection, and returns a value. */
+function answersEveryFailure(h: ts.Node): boolean {
+  if (!ts.isArrowFunction(h) && !ts.isFunctionExpression(h)) return false;
+  if (/\bPromise\s*\.\s*reject\b|\breject\s*\(/.test(h.body.getText())) return false;
+  if (!ts.isBlock(h.body)) return true;
+  return throwsIn(h.body).length === 0 && returnsValue(h.body);
+}
+
+/**
+ * Whether a receiver names an HTTP client instance (`const api = axios.create(…)` in its file, or imported from the
+ * module that creates it) whose module registers a response interceptor answering every failure (absorbingInstances).
+ */
+function answersFailures(head: ts.Identifier, sf: SourceFileNode, sources: ParsedSources): boolean {
+  const local = findDeclaration(head);
+  if (local) return ts.isSourceFile(local.parent.parent.parent) && absorbingInstances(local.getSourceFile()).has(head.text);
+  try {
+    const d = declarationOf(wrapNode(sf, head) as IdentifierNode);
+    if (!d || !d.getParent() || !Node.isImportSpecifier(d.getParent()) && !Node.isImportClause(d.getParent())) return false;
+    const v = valueOfDeclaration(d, sources)?.compilerNode;
+    const decl = v?.parent;
+    if (!decl || !ts.isVariableDeclaration(decl) || !ts.isIdentifier(decl.name) || !ts.isSourceFile(decl.parent.parent.parent)) return false;
+    return absorbingInstances(decl.getSourceFile()).has(decl.name.text);
   } catch {
     return false;
   }
