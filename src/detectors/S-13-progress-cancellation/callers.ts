@@ -1,5 +1,5 @@
 import { Node, ts, type SourceFile } from '../../facts/morph.js';
-import { functionOf, isFunctionLike } from '../../facts/scope.js';
+import { fieldValues, functionOf, GLOBAL, isFunctionLike, rawDeclarationOf, rawOriginOf } from '../../facts/scope.js';
 import { wrapNode } from '../../facts/ts-source.js';
 import type { Code, Fn } from '../support/source/code-paths.js';
 
@@ -8,12 +8,17 @@ import type { Code, Fn } from '../support/source/code-paths.js';
  * handlers did not reach (static.ts untraced), up through the callers of the function around it, to a function the
  * forward reading did reach (a tool, prompt, resource or request handler, or a function on one of their paths).
  * Callers are the calls the name resolution follows to the function (callSitesOf), and, where it does not:
- * - member calls by name (`this.auth.handleCallback(code)`, `registry().get(host).runRemote(cmd)`) when the name is
- *   defined once in the audited source and is not a common one (`get`, `request`, `run`, `execute`…);
- * - a method named by a string of a reached function (`{ handler: this.authHandler, method: 'handleAuthCallback' }`)
- *   when reached code calls a member chosen at run time (`handler[method](args)`), under the same conditions.
+ * - member calls by name (`this.auth.handleCallback(code)`, `registry().get(host).runRemote(cmd)`) to a class member
+ *   or object-literal property of the audited source (never a plain function: `auth.getAccessToken()` is not our
+ *   top-level `getAccessToken`) when the name is defined once there and is not a common one (`get`, `request`,
+ *   `run`, `execute`…), and the receiver is not a package's (an import, an instance of a package's class);
+ * - a method named by a string (`{ handler: this.authHandler, method: 'handleAuthCallback' }`) when reached code
+ *   calls a member chosen at run time (`handler[method](args)`) and the string sits in the function of that call or
+ *   in what flows to its receiver or key (the function whose result they are, the object literal they hold) —
+ *   never the `name:` of a tool, prompt or resource descriptor — under the same conditions.
  * Up to MAX_DEPTH callers deep; a chain that ends at a module's top level (start-up code) reaches nothing.
- * The index of calls, definitions and strings by name is built once per audit, by one walk of each file.
+ * The index of calls, definitions and strings by name is built once per audit, by one walk of each file; the
+ * places of the run-time member calls once per set of reached functions; the walk's result once per starting function.
  */
 
 const MAX_DEPTH = 5;
@@ -114,8 +119,108 @@ function reachedAround(cn: ts.Node, reached: ReadonlySet<ts.Node>): ts.Node | un
   return undefined;
 }
 
-/** Whether reached code calls a member chosen at run time, once per set of reached functions. */
-const computedMemo = new WeakMap<ReadonlySet<ts.Node>, boolean>();
+/** Per set of reached functions: where the strings a run-time member call of reached code may use sit (computedScopes), and the walks' results by starting function. */
+interface Reading {
+  /** The function around each such call and what flows to its receiver or key, mapped to the call. */
+  scopes: Map<ts.Node, ts.CallExpression>;
+  chains: Map<ts.Node, Chain | null>;
+}
+const readings = new WeakMap<ReadonlySet<ts.Node>, Reading>();
+
+/** The innermost function a node sits in (a callback included). */
+function innermostFn(cn: ts.Node): ts.Node | undefined {
+  for (let p = cn.parent; p; p = p.parent) {
+    if (isRawFunction(p) || ts.isConstructorDeclaration(p) || ts.isGetAccessorDeclaration(p) || ts.isSetAccessorDeclaration(p)) return p;
+  }
+  return undefined;
+}
+
+const unwrapExpr = (e: ts.Node): ts.Node => {
+  let u = e;
+  while (ts.isParenthesizedExpression(u) || ts.isAsExpression(u) || ts.isNonNullExpression(u) || ts.isAwaitExpression(u)) u = u.expression;
+  return u;
+};
+
+/** The identifier a receiver or key is read from: `entry` of `entry.handler`, `handlers` of `handlers[name]`. */
+function rootIdentifier(e: ts.Node): ts.Identifier | undefined {
+  let u = unwrapExpr(e);
+  while (ts.isPropertyAccessExpression(u) || ts.isElementAccessExpression(u)) u = unwrapExpr(u.expression);
+  return ts.isIdentifier(u) ? u : undefined;
+}
+
+/** The initializer of the variable (or destructuring pattern) an identifier is declared by. */
+function initializerOfId(id: ts.Identifier): ts.Node | undefined {
+  const d = rawDeclarationOf(id);
+  let decl: ts.Node | undefined = d?.parent;
+  while (decl && (ts.isBindingElement(decl) || ts.isObjectBindingPattern(decl) || ts.isArrayBindingPattern(decl))) decl = decl.parent;
+  return decl && ts.isVariableDeclaration(decl) && decl.initializer ? unwrapExpr(decl.initializer) : undefined;
+}
+
+/**
+ * Where the strings a run-time member call (`handler[method](args)`) may use sit: the function around the call, and
+ * what flows to its receiver and key — the object literal a variable holds, the function whose result it is
+ * (`const { handler, method } = this.table.lookup(name)`), followed through `table[name]` once or twice.
+ */
+function computedScopes(call: ts.CallExpression, code: Code, wrap: (cn: ts.Node) => Node | undefined): ts.Node[] {
+  const out: ts.Node[] = [];
+  const own = innermostFn(call);
+  if (own) out.push(own);
+  const callee = unwrapExpr(call.expression);
+  if (!ts.isElementAccessExpression(callee)) return out;
+  const follow = (e: ts.Node, depth: number): void => {
+    const id = rootIdentifier(e);
+    const init = id && depth < 3 ? initializerOfId(id) : undefined;
+    if (!init) return;
+    if (ts.isObjectLiteralExpression(init) || ts.isArrayLiteralExpression(init)) out.push(init);
+    else if (ts.isCallExpression(init)) {
+      const w = wrap(init);
+      const fn = w && Node.isCallExpression(w) ? safeFunctionOf(w.getExpression(), code) : undefined;
+      if (fn) out.push(fn.compilerNode);
+    } else follow(init, depth + 1);
+  };
+  follow(callee.expression, 0);
+  follow(callee.argumentExpression, 0);
+  return out;
+}
+
+/** Properties beside `name:` that make an object literal a tool, prompt or resource descriptor. */
+const DESCRIPTOR_KEYS = new Set(['description', 'inputSchema', 'outputSchema', 'annotations', 'arguments', 'uri', 'uriTemplate', 'mimeType', 'title']);
+function isDescriptorName(s: ts.Node): boolean {
+  const pa = s.parent;
+  if (!pa || !ts.isPropertyAssignment(pa) || pa.initializer !== s || !ts.isIdentifier(pa.name) || pa.name.text !== 'name') return false;
+  return ts.isObjectLiteralExpression(pa.parent) && pa.parent.properties.some((p) => !!p.name && ts.isIdentifier(p.name) && DESCRIPTOR_KEYS.has(p.name.text));
+}
+
+/** Whether a function is a class member or an object-literal property (`m() {}`, `m = () => …`, `{ m: function () {} }`, `obj.m = …`). */
+function isMember(fnNode: ts.Node): boolean {
+  if (ts.isMethodDeclaration(fnNode)) return true;
+  if (!ts.isArrowFunction(fnNode) && !ts.isFunctionExpression(fnNode)) return false;
+  let p = fnNode.parent;
+  while (p && (ts.isParenthesizedExpression(p) || ts.isAsExpression(p))) p = p.parent;
+  return !!p && (ts.isPropertyDeclaration(p) || ts.isPropertyAssignment(p) || (ts.isBinaryExpression(p) && ts.isPropertyAccessExpression(p.left)));
+}
+
+const isPackageModule = (m: string): boolean => m !== GLOBAL && !m.startsWith('.') && !m.startsWith('/');
+
+/** Whether a member call's receiver is a package's: an import (`auth` of `import auth from 'x'`), or an instance of an imported class (`new GoogleAuth()`). */
+function packageReceiver(recv: ts.Node, wrap: (cn: ts.Node) => Node | undefined): boolean {
+  const r = unwrapExpr(recv);
+  const o = rawOriginOf(r);
+  if (o && isPackageModule(o.module)) return true;
+  let values: ts.Node[] = [];
+  if (ts.isIdentifier(r)) {
+    const init = initializerOfId(r);
+    if (init) values = [init];
+  } else if (ts.isPropertyAccessExpression(r) && r.expression.kind === ts.SyntaxKind.ThisKeyword) {
+    const w = wrap(r);
+    values = w ? fieldValues(w).map((v) => unwrapExpr(v.compilerNode)) : [];
+  }
+  return values.length > 0 && values.every((v) => {
+    if (!ts.isNewExpression(v)) return false;
+    const c = rawOriginOf(v.expression);
+    return !!c && isPackageModule(c.module);
+  });
+}
 
 export interface Chain {
   /** The reached function the chain ends in, and the call (or string) there that leads to the request. */
@@ -131,14 +236,35 @@ export function chainToHandler(req: Node, reached: ReadonlySet<ts.Node>, code: C
   const idx = indexOf(code);
   const start = ownerOf(req.compilerNode);
   if (!start) return undefined;
-  const seen = new Set<ts.Node>([start]);
-  let frontier: ts.Node[] = [start];
   const wrap = (cn: ts.Node): Node | undefined => {
     const sf = idx.sfOf.get(cn.getSourceFile());
     return sf ? wrapNode(sf, cn) : undefined;
   };
-  let computedReached = computedMemo.get(reached);
-  if (computedReached === undefined) computedMemo.set(reached, (computedReached = idx.computed.some((c) => !!reachedAround(c, reached))));
+  let reading = readings.get(reached);
+  if (!reading) {
+    const scopes = new Map<ts.Node, ts.CallExpression>();
+    for (const c of idx.computed) if (reachedAround(c, reached)) for (const sc of computedScopes(c, code, wrap)) if (!scopes.has(sc)) scopes.set(sc, c);
+    readings.set(reached, (reading = { scopes, chains: new Map() }));
+  }
+  const known = reading.chains.get(start);
+  if (known !== undefined) return known ?? undefined;
+  const chain = walk(start, reached, reading.scopes, idx, code, wrap, callSites);
+  reading.chains.set(start, chain ?? null);
+  return chain;
+}
+
+/** The computed call whose strings may name the method: the one whose scope (see computedScopes) a string sits in. */
+function scopeCallOf(s: ts.Node, scopes: ReadonlyMap<ts.Node, ts.CallExpression>): ts.CallExpression | undefined {
+  for (let p = s.parent; p; p = p.parent) {
+    const c = scopes.get(p);
+    if (c) return c;
+  }
+  return undefined;
+}
+
+function walk(start: ts.Node, reached: ReadonlySet<ts.Node>, scopes: ReadonlyMap<ts.Node, ts.CallExpression>, idx: Index, code: Code, wrap: (cn: ts.Node) => Node | undefined, callSites: (fn: Fn) => Node[]): Chain | undefined {
+  const seen = new Set<ts.Node>([start]);
+  let frontier: ts.Node[] = [start];
   for (let depth = 0; depth < MAX_DEPTH && frontier.length; depth++) {
     const next: ts.Node[] = [];
     for (const fnNode of frontier) {
@@ -146,18 +272,26 @@ export function chainToHandler(req: Node, reached: ReadonlySet<ts.Node>, code: C
       if (!fn || !isFunctionLike(fn)) continue;
       const sites: ts.Node[] = callSites(fn).map((n) => n.compilerNode);
       const name = rawNameOf(fnNode);
-      if (name && !COMMON.has(name) && idx.defined.get(name) === 1) {
+      if (name && !COMMON.has(name) && idx.defined.get(name) === 1 && isMember(fnNode)) {
         for (const call of idx.calls.get(name) ?? []) {
           if (sites.includes(call)) continue;
+          // A call on a package's object (an import, an instance of its class) is the package's method, not ours.
+          const callee = unwrapExpr(call.expression);
+          if (ts.isPropertyAccessExpression(callee) && packageReceiver(callee.expression, wrap)) continue;
           // A call the name resolution follows to another function is not this one's.
           const w = wrap(call);
           const other = w && Node.isCallExpression(w) ? safeFunctionOf(w.getExpression(), code) : undefined;
           if (other && other.compilerNode !== fnNode) continue;
           sites.push(call);
         }
-        // A method named by a string that reached code looks up and calls (`handler[method](args)`).
-        if (computedReached && (ts.isMethodDeclaration(fnNode) || ts.isPropertyDeclaration(fnNode.parent))) {
-          for (const s of idx.strings.get(name) ?? []) if (reachedAround(s, reached)) sites.push(s);
+        // A method named by a string that a reached run-time member call (`handler[method](args)`) may use: in its
+        // function or in what flows to its receiver or key, and not a descriptor's `name:`.
+        if (scopes.size && (ts.isMethodDeclaration(fnNode) || ts.isPropertyDeclaration(fnNode.parent))) {
+          for (const s of idx.strings.get(name) ?? []) {
+            if (isDescriptorName(s)) continue;
+            const c = scopeCallOf(s, scopes);
+            if (c) sites.push(reachedAround(s, reached) ? s : c);
+          }
         }
       }
       for (const site of sites) {
