@@ -39,7 +39,8 @@ import { isGenerated, toolsToJudge } from '../support/source/generated-tools.js'
  * be wired where the reading does not look.
  * A limiter put to work only in the HTTP layer (middleware mounted on the app, a limiter used in a function handed to a
  * route or a mount, an HTTP framework's limiter package) sees the requests that come over HTTP: when the server's own code
- * also serves over stdio (`new StdioServerTransport()`), the tool calls arriving there pass no guard and, no tool's path
+ * also serves over stdio (`new StdioServerTransport()` in the syntax tree of its published files, or in a followed
+ * dependency's function that its own code calls: servesStdio), the tool calls arriving there pass no guard and, no tool's path
  * reaching a limiter, the absence is established ('limiter-http-only', at the mount). Over HTTP alone, a limiter used in
  * such a function guards the MCP endpoint when the mount covers it.
  * Tools built at run time from a template (a tools/list handler mapping a document, a catalog or a table of
