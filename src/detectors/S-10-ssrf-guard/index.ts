@@ -388,6 +388,10 @@ function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][
   if ((Node.isPropertyAccessExpression(n) || Node.isElementAccessExpression(n)) && /^process\.env$/.test(unwrap(n.getExpression()).getText().replace(/\s+/g, ''))) return 'configured';
   // The command line the operator starts the server with: `process.argv[2]`, `args[i + 1]` of `process.argv.slice(2)`.
   if (Node.isElementAccessExpression(n) && commandLine(n.getExpression())) return 'configured';
+  // An argument picked from it (`process.argv.find((a) => a.startsWith('--kubeconfig='))`), the options commander
+  // parsed from it (`program.opts().kubeconfig`, `const opts = program.opts()`), or a length (a number, no destination).
+  if (argvPick(n) || commanderOptions(n)) return 'configured';
+  if (Node.isPropertyAccessExpression(n) && (n.getName() === 'length' || commanderOptions(unwrap(n.getExpression())))) return 'configured';
   if (Node.isPropertyAccessExpression(n) && Node.isThisExpression(unwrap(n.getExpression()))) {
     const values = fieldValues(n);
     return values.length ? weakest(values.map((v) => destinationShape(v, files, depth + 1))) : 'open';
@@ -592,6 +596,44 @@ function commandLine(node: Node, depth = 0): boolean {
     return !!i && commandLine(i, depth + 1);
   }
   return false;
+}
+
+/** Array methods that pick or test an element of the command line (the callback given to them is no value). */
+const ARGV_PICKS = new Set(['find', 'findLast', 'at', 'filter', 'includes', 'indexOf', 'some']);
+/** `process.argv.find((a) => a.startsWith('--kubeconfig='))`, `argv.at(-1)` of `const argv = process.argv.slice(2)`. */
+function argvPick(n: Node): boolean {
+  if (!Node.isCallExpression(n)) return false;
+  const callee = unwrap(n.getExpression());
+  return Node.isPropertyAccessExpression(callee) && ARGV_PICKS.has(callee.getName()) && commandLine(callee.getExpression());
+}
+/**
+ * The options commander parsed from the command line: `program.opts()` / `optsWithGlobals()` on a `program` imported
+ * from commander or a `new Command()` (chained calls on it allowed: `program.parse().opts()`), or a const holding them.
+ */
+function commanderOptions(node: Node, depth = 0): boolean {
+  const n = unwrap(node);
+  if (depth > 3) return false;
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    const constant = Node.isVariableDeclaration(d) && d.getFirstAncestor((a) => Node.isVariableDeclarationList(a))?.getText().startsWith('const');
+    const i = constant ? initializerOf(d) : undefined;
+    return !!i && commanderOptions(i, depth + 1);
+  }
+  if (!Node.isCallExpression(n)) return false;
+  const callee = unwrap(n.getExpression());
+  if (!Node.isPropertyAccessExpression(callee) || !['opts', 'optsWithGlobals'].includes(callee.getName())) return false;
+  let root = unwrap(callee.getExpression());
+  for (let i = 0; i < 8 && Node.isCallExpression(root); i++) {
+    const c = unwrap(root.getExpression());
+    if (!Node.isPropertyAccessExpression(c)) return false;
+    root = unwrap(c.getExpression());
+  }
+  if (rawOriginOf(root.compilerNode)?.module === 'commander') return true;
+  // `const program = new Command()` / `createCommand()`.
+  const d = Node.isIdentifier(root) ? declarationOf(root) : undefined;
+  const init = Node.isVariableDeclaration(d) ? d.getInitializer() : undefined;
+  const made = init && unwrap(init);
+  return !!made && (Node.isNewExpression(made) || Node.isCallExpression(made)) && rawOriginOf(made.getExpression().compilerNode)?.module === 'commander';
 }
 
 /** Of several possible values: open if any is; 'origin' or 'root' only when every value is one of them. */

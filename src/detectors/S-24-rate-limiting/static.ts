@@ -3,7 +3,7 @@ import { couldNotJudge, defineDetector, present } from '../../engine/detector.js
 import type { Finding, Verdict } from '../../engine/types.js';
 import { declarationOf, functionOf, originOf, rawDeclarationOf, rawOriginOf } from '../../facts/scope.js';
 import type { ToolDef } from '../../facts/server-model.js';
-import { namesAnyModule, ofKinds, positionOf, rawOfKinds, rawUnwrap, unwrap } from '../../facts/ts-source.js';
+import { isTestPath, moduleSpecs, namesAnyModule, ofKinds, positionOf, rawOfKinds, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { judgePythonRateLimits } from './python.js';
 import { accountFor, isInertUse, isPacingRef, judgeMounts, routesToMcp, setHandlers, targetOf, type Account, type HttpLayer, type Mount } from './placement.js';
 import { inRegions, packageRegionsExcept } from '../../facts/bundle-regions.js';
@@ -39,7 +39,8 @@ import { isGenerated, toolsToJudge } from '../support/source/generated-tools.js'
  * be wired where the reading does not look.
  * A limiter put to work only in the HTTP layer (middleware mounted on the app, a limiter used in a function handed to a
  * route or a mount, an HTTP framework's limiter package) sees the requests that come over HTTP: when the server's own code
- * also serves over stdio (`new StdioServerTransport()`), the tool calls arriving there pass no guard and, no tool's path
+ * also serves over stdio (`new StdioServerTransport()` in the syntax tree of its published files, or in a followed
+ * dependency's function that its own code calls: servesStdio), the tool calls arriving there pass no guard and, no tool's path
  * reaching a limiter, the absence is established ('limiter-http-only', at the mount). Over HTTP alone, a limiter used in
  * such a function guards the MCP endpoint when the mount covers it.
  * Tools built at run time from a template (a tools/list handler mapping a document, a catalog or a table of
@@ -358,18 +359,75 @@ function mountsOf(code: Code, lim: Limiters): { mounts: Mount[]; routes: ts.Call
   return { mounts: calls.length ? judgeMounts(calls, routes) : [], routes };
 }
 
-/** `new StdioServerTransport(…)`: the server's own code (not a bundled library's) serves over stdio. */
-const STDIO_RE = /\bnew\s+(?:[\w$]+\.)?StdioServerTransport\s*\(/g;
+/** Folders of a package that hold no part of the server it runs: examples, demos, scripts (tests: isTestPath). */
+const NOT_SERVED_DIR = /(?:^|\/)(?:examples?|demos?|samples?|scripts)\//;
+/** A followed dependency's file (facts/published): `node_modules/<name>/<path>`. */
+const DEPENDENCY_FILE = /^node_modules\/((?:@[^/]+\/)?[^/]+)\/(.*)$/;
+const STDIO_NAMES: ReadonlySet<string> = new Set(['StdioServerTransport']);
+const STDIO_NEW = named(STDIO_NAMES, (cn) => ts.isNewExpression(cn) && rawCalleeName(cn) === 'StdioServerTransport');
+
+/** The outermost function holding a node (a method, a declared or assigned function), or undefined at module level. */
+function holderOf(n: ts.Node): ts.FunctionLikeDeclaration | undefined {
+  let out: ts.FunctionLikeDeclaration | undefined;
+  for (let p = n.parent; p; p = p.parent) if (ts.isFunctionLike(p) && 'body' in p && p.body) out = p as ts.FunctionLikeDeclaration;
+  return out;
+}
+/** The name a holder is called by: its own, or the variable's, property's or member's it is assigned to. */
+function starterName(fn: ts.FunctionLikeDeclaration): string | undefined {
+  if (fn.name && ts.isIdentifier(fn.name)) return fn.name.text;
+  const p = fn.parent;
+  if ((ts.isVariableDeclaration(p) || ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p)) && ts.isIdentifier(p.name)) return p.name.text;
+  if (ts.isBinaryExpression(p) && p.right === fn && ts.isPropertyAccessExpression(p.left)) return p.left.name.text;
+  return undefined;
+}
+
+/**
+ * Does the server serve over stdio: a `new StdioServerTransport(…)` of the syntax tree (not a comment, not a bundled
+ * library's module) in the package's own files — not under examples/, demo/, scripts/ or a test folder — or in a
+ * followed dependency's (node_modules/<name>/…) at its module level or in a function that the package's own code
+ * calls (directly, or through the dependency's functions it reaches). A dependency's starter that the package never
+ * calls (a remote launcher importing only `startHttpServer`) serves nothing. False when this cannot be established.
+ */
 function servesStdio(code: Code): boolean {
-  for (const [, sf] of code.files) {
-    const text = sf.compilerNode.text;
-    if (!text.includes('StdioServerTransport')) continue;
-    for (const m of text.matchAll(STDIO_RE)) {
+  const holders = new Map<ts.Node, string | undefined>();
+  const deps = new Set<string>();
+  for (const [file, sf] of code.files) {
+    const dep = DEPENDENCY_FILE.exec(file);
+    const inner = dep ? dep[2]! : file;
+    if (isTestPath(inner) || NOT_SERVED_DIR.test(inner)) continue;
+    if (!sf.compilerNode.text.includes('StdioServerTransport')) continue;
+    for (const cn of rawOfKinds(sf, [SyntaxKind.NewExpression], STDIO_NEW)) {
       const r = libraryRegions(sf.compilerNode);
-      if (!r.length || !inRegions(r, m.index!)) return true;
+      if (r.length && inRegions(r, cn.getStart())) continue;
+      if (!dep) return true;
+      const h = holderOf(cn);
+      if (!h) return true;
+      holders.set(h, starterName(h));
+      deps.add(dep[1]!);
     }
   }
-  return false;
+  return holders.size > 0 && ownCodeCalls(code, deps, holders);
+}
+
+/** Does the package's own code call one of these functions of its dependencies `deps`, or a function of theirs that reaches one? */
+function ownCodeCalls(code: Code, deps: ReadonlySet<string>, holders: ReadonlyMap<ts.Node, string | undefined>): boolean {
+  const ofDep = (m: string): boolean => [...deps].some((d) => m === d || m.startsWith(`${d}/`));
+  const names = new Set([...holders.values()].filter((x): x is string => !!x));
+  const starts: Fn[] = [];
+  const callOfDep = (cn: ts.Node): boolean => (ts.isCallExpression(cn) || ts.isNewExpression(cn)) && ofDep(rawOriginOf(cn.expression)?.module ?? '');
+  for (const [file, sf] of code.files) {
+    if (file.startsWith('node_modules/') || isTestPath(file) || NOT_SERVED_DIR.test(file)) continue;
+    if (![...moduleSpecs(sf)].some(ofDep)) continue;
+    for (const n of ofKinds(sf, [SyntaxKind.CallExpression, SyntaxKind.NewExpression], callOfDep)) {
+      const callee = (n as Node & { getExpression(): Node }).getExpression();
+      // `startStdioServer()` imported from the dependency, `core.runStdio()` on one of its instances: named as the holder.
+      const path = rawOriginOf(callee.compilerNode)?.path ?? [];
+      if (path.some((p) => names.has(p))) return true;
+      const f = functionOf(callee, code.sources);
+      if (f) starts.push(f);
+    }
+  }
+  return starts.length > 0 && reachable(code, starts).some((f) => holders.has(f.compilerNode));
 }
 
 /** The identifiers of the code read that spell one of `names` (one pass over the identifiers of each file whose text holds one). */
