@@ -60,6 +60,36 @@ const NOT_PATH_IN_SUBCOMMAND: Record<string, Record<string, ReadonlySet<string>>
   'docker-compose': { logs: new Set(['-f']) },
 };
 
+/**
+ * Options of kubectl and docker (and docker compose) that take a value, so that value is not read as a subcommand
+ * (`kubectl -n logs apply -f x`, `kubectl --context prod logs -f pod`).
+ */
+const SUBCOMMAND_VALUE_FLAGS = new Set([
+  '-n', '--namespace', '--context', '--cluster', '--user', '--server', '-s', '--token', '--as', '--kubeconfig',
+  '-c', '--container', '-l', '--selector', '--since', '--tail', '--request-timeout', '-o', '--output',
+  '-H', '--host', '--config', '-p', '--project-name', '--env-file', '--profile', '--project-directory', '--log-level',
+]);
+
+/**
+ * For each position of an argument list, the subcommand words written before it (literal, not an option, not an
+ * option's value): `['-n', 'kube-system', 'logs', '-f', pod]` → logs before the `-f`; docker `['compose', 'logs', '-f', x]`
+ * → compose and logs.
+ */
+function subcommandsBefore(prog: string, argv: ArgvItem[]): ReadonlySet<string>[] {
+  const short = SHORT_PATH_FLAGS[prog];
+  const out: ReadonlySet<string>[] = [];
+  const seen = new Set<string>();
+  argv.forEach((item, i) => {
+    out.push(new Set(seen));
+    const v = item.value;
+    if (v === undefined || v.startsWith('-')) return;
+    const prev = i > 0 ? argv[i - 1]!.value : undefined;
+    if (prev !== undefined && (SUBCOMMAND_VALUE_FLAGS.has(prev) || short?.has(prev) || isLongPathFlag(prev))) return;
+    seen.add(v);
+  });
+  return out;
+}
+
 /** Programs whose plain (non-option) arguments are paths they read or write. */
 const PATH_PROGRAMS = new Set(['cat', 'head', 'tail', 'less', 'more', 'rm', 'rmdir', 'cp', 'mv', 'mkdir', 'touch', 'ls', 'stat', 'unzip', 'zip', 'du']);
 
@@ -83,9 +113,12 @@ const isLongPathFlag = (v: string): boolean => LONG_PATH_FLAGS.has(v.toLowerCase
 export function pathArgumentPositions(programs: string[], argv: ArgvItem[]): number[] {
   const out = new Set<number>();
   for (const prog of new Set(programs.map(programName))) {
-    const sub = argv.find((x) => x.value !== undefined && !x.value.startsWith('-'))?.value;
-    const notHere = sub !== undefined ? NOT_PATH_IN_SUBCOMMAND[prog]?.[sub] : undefined;
-    const short = notHere && SHORT_PATH_FLAGS[prog] ? new Set([...SHORT_PATH_FLAGS[prog]!].filter((f) => !notHere.has(f))) : SHORT_PATH_FLAGS[prog];
+    const shortAll = SHORT_PATH_FLAGS[prog];
+    const notPathOf = NOT_PATH_IN_SUBCOMMAND[prog];
+    const subs = notPathOf ? subcommandsBefore(prog, argv) : undefined;
+    /** Is this short option (at position j) a path option here, not the `-f` of `logs -f` written after the subcommand? */
+    const shortPath = (flag: string, j: number): boolean =>
+      !!shortAll?.has(flag) && !(subs && [...subs[j]!].some((sub) => notPathOf![sub]?.has(flag)));
     const long = LONG_PATH_FLAGS_OF[prog];
     const isPathFlag = (v: string): boolean => isLongPathFlag(v) || !!long?.has(v.toLowerCase());
     const tarLike = prog === 'tar' || prog === 'bsdtar';
@@ -94,7 +127,7 @@ export function pathArgumentPositions(programs: string[], argv: ArgvItem[]): num
       if (head !== undefined && /^--[\w-]+=$/.test(head) && isPathFlag(head.slice(0, -1))) out.add(i);
       if (item.value !== undefined) return;
       const prev = i > 0 ? argv[i - 1]!.value : undefined;
-      if (prev !== undefined && (isPathFlag(prev) || short?.has(prev) || (tarLike && /^-?[A-Za-z]*f$/.test(prev) && /[xctrudA]/.test(prev)))) out.add(i);
+      if (prev !== undefined && (isPathFlag(prev) || shortPath(prev, i - 1) || (tarLike && /^-?[A-Za-z]*f$/.test(prev) && /[xctrudA]/.test(prev)))) out.add(i);
       else if (PATH_PROGRAMS.has(prog) && head === undefined && !(prev !== undefined && VALUE_FLAGS.has(prev))) out.add(i);
     });
   }

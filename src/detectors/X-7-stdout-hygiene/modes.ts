@@ -39,13 +39,32 @@ const AMBIGUOUS_FLAG = /^(?:-v|v)$/;
 /** Does this branch (a statement, a block, an expression) end without serving: a last step that exits, returns or throws, or a version print? */
 function stopsWithoutServing(self: Node): boolean {
   if (startsStdio(self)) return false;
-  if (/\bversion\b/i.test(self.getText())) return true;
   let last: Node | undefined = unwrap(self);
   if (Node.isBlock(last)) last = last.getStatements().at(-1);
   if (last && Node.isExpressionStatement(last)) last = unwrap(last.getExpression());
   while (last && Node.isBinaryExpression(last) && last.getOperatorToken().getKind() === SyntaxKind.CommaToken) last = unwrap(last.getRight());
   if (!last) return false;
-  return Node.isReturnStatement(last) || Node.isThrowStatement(last) || /^process\.exit\s*\(/.test(last.getText());
+  return Node.isReturnStatement(last) || Node.isThrowStatement(last) || /^process\.exit\s*\(/.test(last.getText()) || printsVersion(last);
+}
+
+const PRINT_CALL = /^(?:console\.(?:log|info|error|warn)|process\.(?:stdout|stderr)\.write)$/;
+const VERSION_NAME = /^(?:version|VERSION|\w*Version|\w*_VERSION|\w*_version)$/;
+
+/**
+ * Is this step a version print: `program.version()` / `cli.showVersion()`, or a console/stdout print of a version
+ * value (`console.log(pkg.version)`, `` console.log(`${name} ${VERSION}`) ``)? A mere word "version" in a message
+ * (`verbose logging on (server version …)`) is not one.
+ */
+function printsVersion(step: Node): boolean {
+  const u = unwrap(step);
+  if (!Node.isCallExpression(u)) return false;
+  const callee = unwrap(u.getExpression());
+  if (Node.isPropertyAccessExpression(callee) && /^(?:version|showVersion|printVersion)$/.test(callee.getName())) return true;
+  if (Node.isIdentifier(callee) && /^(?:showVersion|printVersion)$/.test(callee.getText())) return true;
+  if (!PRINT_CALL.test(callee.getText().replace(/\s+/g, ''))) return false;
+  const names = (n: Node): boolean =>
+    (Node.isPropertyAccessExpression(n) && VERSION_NAME.test(n.getName())) || (Node.isIdentifier(n) && VERSION_NAME.test(n.getText()));
+  return u.getArguments().some((a) => names(a) || a.getDescendants().some(names));
 }
 
 type Branch = 'then' | 'else';

@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import ignore from 'ignore';
 import { SyntaxKind, ts } from '../../../facts/morph.js';
 import { noteSourceRead } from '../../../facts/not-read.js';
 import type { RepoFacts } from '../../../facts/repo.js';
@@ -14,10 +15,34 @@ import { isBundleHtml, MAX_BUNDLE_BYTES } from './apps-support.js';
  * path kept in a table, a class field, a Map built at start). Only literal URIs are matched; a URI with a computed
  * name (`ui://widget/${name}.html`) names no file here (the reading of the server's code follows those:
  * embedded-view). A source entry (an HTML file whose script is a `.ts`/`.tsx`/`.jsx`/`.vue`/`.svelte` module, to be
- * built) is no built View, nor is a file of tests, examples or dependencies.
+ * built) is no built View, nor is a file of tests, examples, dependencies or development pages (`preview/`,
+ * `playground/`, `demo/`, `dev/`, `stories/`), nor a file the package does not publish (outside its package.json
+ * `files`, or matched by its `.npmignore`). When several files bear the View's name, those of a folder the server's
+ * code names in a string (`path.join(dir, "ui", file)`) are taken, else all of them.
  */
 
-const NOT_SHIPPED_VIEW = /(^|\/)(node_modules|test|tests|__tests__|fixtures|examples?|docs?|templates?|coverage)\//;
+const NOT_SHIPPED_VIEW = /(^|\/)(node_modules|test|tests|__tests__|fixtures|examples?|docs?|templates?|coverage|preview|previews|playground|demos?|dev|stories|storybook|\.storybook)\//;
+
+/**
+ * Does the package publish this file? Read from package.json `files` (when it is a list) and `.npmignore` (when
+ * there is no such list), with npm's gitignore-like patterns; a package.json that cannot be read tells nothing (kept).
+ */
+function publishedFilter(repo: RepoFacts): (rel: string) => boolean {
+  const pkg = repo.has('package.json') ? repo.object('package.json') : undefined;
+  const files = pkg?.ok ? pkg.value['files'] : undefined;
+  if (Array.isArray(files) && files.length && files.every((f) => typeof f === 'string')) {
+    const inc = ignore().add((files as string[]).map((f) => f.replace(/^\.?\//, '')));
+    return (rel) => inc.ignores(rel);
+  }
+  if (repo.has('.npmignore')) {
+    const t = repo.text('.npmignore');
+    if (t.ok) {
+      const exc = ignore().add(t.value);
+      return (rel) => !exc.ignores(rel);
+    }
+  }
+  return () => true;
+}
 const SOURCE_SCRIPT = /<script\b[^>]*\bsrc\s*=\s*["']?[^"'\s>]+\.(?:tsx?|jsx|vue|svelte)(?:[?#][^"'\s>]*)?["'\s>]/i;
 
 const startsUiUri = (cn: ts.Node): boolean => (ts.isStringLiteral(cn) || ts.isNoSubstitutionTemplateLiteral(cn)) && cn.text.startsWith('ui://');
@@ -41,23 +66,52 @@ export function uriNamedViewFiles(repo: RepoFacts): string[] {
   const hit = memo.get(repo);
   if (hit) return hit;
   const names = new Set<string>();
+  /** Every string literal of the server's own code, in lower case (the folders it reads Views from). */
+  const strings = new Set<string>();
+  const isString = (cn: ts.Node): boolean => ts.isStringLiteral(cn) || ts.isNoSubstitutionTemplateLiteral(cn);
   for (const [file, sf] of parsedSources(repo).files) {
     if (file.startsWith('node_modules/')) continue;
-    for (const cn of rawOfKinds(sf, [SyntaxKind.StringLiteral, SyntaxKind.NoSubstitutionTemplateLiteral], startsUiUri)) for (const n of fileNamesOf((cn as ts.StringLiteral).text)) names.add(n.toLowerCase());
+    for (const cn of rawOfKinds(sf, [SyntaxKind.StringLiteral, SyntaxKind.NoSubstitutionTemplateLiteral], isString)) {
+      const text = (cn as ts.StringLiteral).text;
+      if (startsUiUri(cn)) for (const n of fileNamesOf(text)) names.add(n.toLowerCase());
+      else if (text.length < 200) strings.add(text.toLowerCase());
+    }
   }
   const out: string[] = [];
   if (names.size) {
+    const published = publishedFilter(repo);
+    /** Candidates per View name (the name matched: a basename or `folder/index.html`). */
+    const byName = new Map<string, string[]>();
     for (const f of repo.files) {
-      if (!/\.html?$/i.test(f) || NOT_SHIPPED_VIEW.test(f)) continue;
+      if (!/\.html?$/i.test(f) || NOT_SHIPPED_VIEW.test(f) || !published(f)) continue;
       const lower = f.toLowerCase();
       const base = posix.basename(lower);
       const tail = posix.join(posix.basename(posix.dirname(lower)), base);
-      if (!names.has(base) && !names.has(tail)) continue;
+      const name = names.has(tail) ? tail : names.has(base) ? base : undefined;
+      if (!name) continue;
       const r = repo.source(f, MAX_BUNDLE_BYTES);
       // A file that cannot be read is kept: the reading of the bundle tells it (file-not-read), never a pass.
       if (r.ok && SOURCE_SCRIPT.test(r.text)) continue;
-      out.push(f);
+      byName.set(name, [...(byName.get(name) ?? []), f]);
     }
+    for (const [name, fs] of byName) {
+      if (fs.length < 2) {
+        out.push(...fs);
+        continue;
+      }
+      // Several files bear the name: those of a folder the code names (`"ui"`, `"public/widgets"`, `"../ui"`).
+      const folderOf = (f: string): string => posix.dirname(f.toLowerCase()).slice(0, -(name.includes('/') ? posix.dirname(name).length + 1 : 0) || undefined);
+      const named = fs.filter((f) => {
+        const dir = folderOf(f);
+        if (dir === '.' || dir === '') return false;
+        return [...strings].some((t) => {
+          const s = t.replace(/^(?:\.\.?\/)+/, '').replace(/\/+$/, '');
+          return s !== '' && (dir === s || dir.endsWith(`/${s}`));
+        });
+      });
+      out.push(...(named.length ? named : fs));
+    }
+    out.sort();
   }
   memo.set(repo, out);
   return out;
