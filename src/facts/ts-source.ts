@@ -223,6 +223,26 @@ export function rawUnwrap(n: ts.Node): ts.Node {
 }
 
 /**
+ * The name a function (compiler node) is called by: its own (a declaration's or method's, `#` dropped), or that of the
+ * variable, property or member it is given to (`const f = () => …`, `{ f: function () {} }`, `obj.f = …`); a named
+ * function expression given to none of these, by its own name.
+ */
+export function rawFunctionName(cn: ts.Node): string | undefined {
+  if ((ts.isFunctionDeclaration(cn) || ts.isMethodDeclaration(cn)) && cn.name) {
+    return ts.isIdentifier(cn.name) || ts.isStringLiteral(cn.name) || ts.isPrivateIdentifier(cn.name) ? cn.name.text.replace(/^#/, '') : undefined;
+  }
+  if (ts.isArrowFunction(cn) || ts.isFunctionExpression(cn)) {
+    let p = cn.parent;
+    while (p && (ts.isParenthesizedExpression(p) || ts.isAsExpression(p))) p = p.parent;
+    if (!p) return undefined;
+    if ((ts.isVariableDeclaration(p) || ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p)) && p.initializer && ts.isIdentifier(p.name)) return p.name.text;
+    if (ts.isBinaryExpression(p) && p.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(p.left)) return p.left.name.text;
+    if (cn.name) return cn.name.text;
+  }
+  return undefined;
+}
+
+/**
  * `(0, f)`: the comma form compilers emit for an imported function called without its module as `this`
  * (TypeScript's CommonJS output writes `(0, child_process_1.exec)(cmd)`); it stands for `f`.
  */

@@ -1,6 +1,6 @@
 import { Node, ts, type SourceFile } from '../../facts/morph.js';
 import { fieldValues, functionOf, GLOBAL, isFunctionLike, rawDeclarationOf, rawOriginOf } from '../../facts/scope.js';
-import { wrapNode } from '../../facts/ts-source.js';
+import { rawFunctionName, rawUnwrap, wrapNode } from '../../facts/ts-source.js';
 import type { Code, Fn } from '../support/source/code-paths.js';
 
 /**
@@ -68,7 +68,7 @@ function indexOf(code: Code): Index {
         else if (ts.isElementAccessExpression(c) && !ts.isStringLiteralLike(c.argumentExpression)) idx.computed.push(cn);
       } else if ((ts.isStringLiteral(cn) || ts.isNoSubstitutionTemplateLiteral(cn)) && /^[A-Za-z_$][\w$]{2,60}$/.test(cn.text)) {
         push(idx.strings, cn.text, cn);
-      } else if (isRawFunction(cn)) define(rawNameOf(cn));
+      } else if (isRawFunction(cn)) define(rawFunctionName(cn));
       ts.forEachChild(cn, visit);
     };
     visit(sf.compilerNode);
@@ -81,28 +81,12 @@ function isRawFunction(cn: ts.Node): cn is ts.FunctionLikeDeclaration {
   return ts.isFunctionDeclaration(cn) || ts.isMethodDeclaration(cn) || ts.isFunctionExpression(cn) || ts.isArrowFunction(cn);
 }
 
-/** The name a function is called by: its own, or the variable, property or member it is given to. */
-function rawNameOf(cn: ts.Node): string | undefined {
-  if ((ts.isFunctionDeclaration(cn) || ts.isMethodDeclaration(cn)) && cn.name) {
-    return ts.isIdentifier(cn.name) || ts.isStringLiteral(cn.name) || ts.isPrivateIdentifier(cn.name) ? cn.name.text.replace(/^#/, '') : undefined;
-  }
-  if (ts.isArrowFunction(cn) || ts.isFunctionExpression(cn)) {
-    let p = cn.parent;
-    while (p && (ts.isParenthesizedExpression(p) || ts.isAsExpression(p))) p = p.parent;
-    if (!p) return undefined;
-    if ((ts.isVariableDeclaration(p) || ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p)) && p.initializer && ts.isIdentifier(p.name)) return p.name.text;
-    if (ts.isBinaryExpression(p) && p.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(p.left)) return p.left.name.text;
-    if (cn.name) return cn.name.text;
-  }
-  return undefined;
-}
-
 /** The function a call or a string sits in, past the function literals handed to a call (callbacks, Promise executors), which belong to it. */
 function ownerOf(cn: ts.Node): ts.Node | undefined {
   let p = cn.parent;
   while (p) {
     if (isRawFunction(p) || ts.isConstructorDeclaration(p) || ts.isGetAccessorDeclaration(p) || ts.isSetAccessorDeclaration(p)) {
-      if ((ts.isArrowFunction(p) || ts.isFunctionExpression(p)) && !rawNameOf(p)) {
+      if ((ts.isArrowFunction(p) || ts.isFunctionExpression(p)) && !rawFunctionName(p)) {
         p = p.parent;
         continue;
       }
@@ -135,9 +119,10 @@ function innermostFn(cn: ts.Node): ts.Node | undefined {
   return undefined;
 }
 
+/** rawUnwrap, through `await` too. */
 const unwrapExpr = (e: ts.Node): ts.Node => {
-  let u = e;
-  while (ts.isParenthesizedExpression(u) || ts.isAsExpression(u) || ts.isNonNullExpression(u) || ts.isAwaitExpression(u)) u = u.expression;
+  let u = rawUnwrap(e);
+  while (ts.isAwaitExpression(u)) u = rawUnwrap(u.expression);
   return u;
 };
 
@@ -271,7 +256,7 @@ function walk(start: ts.Node, reached: ReadonlySet<ts.Node>, scopes: ReadonlyMap
       const fn = wrap(fnNode);
       if (!fn || !isFunctionLike(fn)) continue;
       const sites: ts.Node[] = callSites(fn).map((n) => n.compilerNode);
-      const name = rawNameOf(fnNode);
+      const name = rawFunctionName(fnNode);
       if (name && !COMMON.has(name) && idx.defined.get(name) === 1 && isMember(fnNode)) {
         for (const call of idx.calls.get(name) ?? []) {
           if (sites.includes(call)) continue;

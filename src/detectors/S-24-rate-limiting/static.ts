@@ -3,7 +3,7 @@ import { couldNotJudge, defineDetector, present } from '../../engine/detector.js
 import type { Finding, Verdict } from '../../engine/types.js';
 import { declarationOf, functionOf, originOf, rawDeclarationOf, rawOriginOf } from '../../facts/scope.js';
 import type { ToolDef } from '../../facts/server-model.js';
-import { isTestPath, moduleSpecs, namesAnyModule, ofKinds, positionOf, rawOfKinds, rawUnwrap, unwrap } from '../../facts/ts-source.js';
+import { isTestPath, moduleSpecs, namesAnyModule, ofKinds, positionOf, rawFunctionName, rawOfKinds, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { judgePythonRateLimits } from './python.js';
 import { accountFor, isInertUse, isPacingRef, judgeMounts, routesToMcp, setHandlers, targetOf, type Account, type HttpLayer, type Mount } from './placement.js';
 import { inRegions, packageRegionsExcept } from '../../facts/bundle-regions.js';
@@ -372,15 +372,6 @@ function holderOf(n: ts.Node): ts.FunctionLikeDeclaration | undefined {
   for (let p = n.parent; p; p = p.parent) if (ts.isFunctionLike(p) && 'body' in p && p.body) out = p as ts.FunctionLikeDeclaration;
   return out;
 }
-/** The name a holder is called by: its own, or the variable's, property's or member's it is assigned to. */
-function starterName(fn: ts.FunctionLikeDeclaration): string | undefined {
-  if (fn.name && ts.isIdentifier(fn.name)) return fn.name.text;
-  const p = fn.parent;
-  if ((ts.isVariableDeclaration(p) || ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p)) && ts.isIdentifier(p.name)) return p.name.text;
-  if (ts.isBinaryExpression(p) && p.right === fn && ts.isPropertyAccessExpression(p.left)) return p.left.name.text;
-  return undefined;
-}
-
 /**
  * Does the server serve over stdio: a `new StdioServerTransport(…)` of the syntax tree (not a comment, not a bundled
  * library's module) in the package's own files — not under examples/, demo/, scripts/ or a test folder — or in a
@@ -402,7 +393,7 @@ function servesStdio(code: Code): boolean {
       if (!dep) return true;
       const h = holderOf(cn);
       if (!h) return true;
-      holders.set(h, starterName(h));
+      holders.set(h, rawFunctionName(h));
       deps.add(dep[1]!);
     }
   }
