@@ -65,7 +65,7 @@ function annotationsOf(config: ObjectLiteralExpression | undefined, sources: Par
  * The object literal a node of a tool's config stands for: a literal, a const holding one, the one object a
  * function of the repository returns (`_meta: uiMeta(BOARD_URI)` with `const uiMeta = (uri) => ({ ui: { resourceUri: uri } })`,
  * a config built by `withUi({ … })`), or a property of an entry of a table of Views (`getWidgetConfig(WIDGET_URIS.SEARCH)?.meta`
- * with `getWidgetConfig = (uri) => WIDGET_REGISTRY[uri]`: tableEntry).
+ * with `getWidgetConfig = (uri) => WIDGET_REGISTRY[uri]`: tableEntry, the entry under the key the call gives).
  */
 function configObject(node: Node | undefined, sources: ParsedSources, depth = 0): ObjectLiteralExpression | undefined {
   const o = objectLiteralOf(node, sources);
@@ -76,18 +76,39 @@ function configObject(node: Node | undefined, sources: ParsedSources, depth = 0)
   if (Node.isElementAccessExpression(n)) return tableEntry(n, sources, depth);
   if (!Node.isCallExpression(n)) return undefined;
   const returned = calleeReturns(n, sources);
-  return returned.length === 1 ? configObject(returned[0], sources, depth + 1) : undefined;
+  if (returned.length !== 1) return undefined;
+  // `getWidgetConfig(WIDGET_URIS.SEARCH)` returning `WIDGET_REGISTRY[uri]`: the entry under the key given at this call.
+  const ret = unwrap(returned[0]!);
+  if (Node.isElementAccessExpression(ret)) return tableEntry(ret, sources, depth, callKey(n, ret));
+  return configObject(returned[0], sources, depth + 1);
+}
+
+/**
+ * The key a call gives to a table lookup its callee returns (`getWidgetConfig(WIDGET_URIS.SEARCH)` with
+ * `getWidgetConfig = (uri) => WIDGET_REGISTRY[uri]`): the constant argument passed for the parameter the lookup is
+ * keyed by; undefined when the key is no parameter of the callee or the argument is no constant.
+ */
+function callKey(call: CallExpression, lookup: ElementAccessExpression): string | undefined {
+  const key = unwrap(lookup.getArgumentExpression() ?? lookup);
+  if (!Node.isIdentifier(key)) return undefined;
+  const fn = lookup.getFirstAncestor((a) => Node.isArrowFunction(a) || Node.isFunctionExpression(a) || Node.isFunctionDeclaration(a) || Node.isMethodDeclaration(a)) as FunctionLikeNode | undefined;
+  const index = fn?.getParameters().findIndex((p) => p.getName() === key.getText()) ?? -1;
+  if (index < 0) return undefined;
+  const arg = call.getArguments()[index];
+  return arg ? constString(arg)?.value : undefined;
 }
 
 /**
  * The entry of a table of the server's own code an element access stands for (`WIDGET_REGISTRY[uri]`, the table an
- * object literal keyed by the Views' URIs): the entry under its key when the key is a constant, else the first entry
- * when every entry is an object of the same keys (a table of widgets, each entry shaped alike); otherwise none.
+ * object literal keyed by the Views' URIs): the entry under its key when the key is a constant (written there, or
+ * given by the call of the helper that looks it up: callKey), else the first entry when every entry is an object of the
+ * same shape, down to the objects its members hold (a table of widgets, each entry linking its View alike: which
+ * entry stands for all then tells nothing of a View link that some entries have and others lack); otherwise none.
  */
-function tableEntry(n: ElementAccessExpression, sources: ParsedSources, depth: number): ObjectLiteralExpression | undefined {
+function tableEntry(n: ElementAccessExpression, sources: ParsedSources, depth: number, givenKey?: string): ObjectLiteralExpression | undefined {
   const table = objectLiteralOf(n.getExpression(), sources);
   if (!table) return undefined;
-  const key = constString(n.getArgumentExpression())?.value;
+  const key = givenKey ?? constString(n.getArgumentExpression())?.value;
   const entries: { name: string | undefined; obj: ObjectLiteralExpression | undefined }[] = [];
   for (const p of table.getProperties()) {
     if (!Node.isPropertyAssignment(p)) return undefined;
@@ -97,9 +118,27 @@ function tableEntry(n: ElementAccessExpression, sources: ParsedSources, depth: n
     if (entries.length > 64) return undefined;
   }
   if (key !== undefined) return entries.find((e) => e.name === key)?.obj;
-  const keysOf = (o: ObjectLiteralExpression) => o.getProperties().map((p) => (Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p) ? p.getName() : '…')).sort().join(',');
   const first = entries[0]?.obj;
-  return first && entries.every((e) => e.obj && keysOf(e.obj) === keysOf(first)) ? first : undefined;
+  if (!first) return undefined;
+  const shape = shapeOf(first, sources, depth + 1);
+  return entries.every((e) => e.obj && shapeOf(e.obj, sources, depth + 1) === shape) ? first : undefined;
+}
+
+/**
+ * The shape of a config object: its keys, sorted, each with the shape of the object it holds (a literal, or one a
+ * const or a helper of the repository gives: configObject), two levels down — `{ meta: { ui: { resourceUri } } }`
+ * and `{ meta: {} }` differ. A spread stands as such.
+ */
+function shapeOf(obj: ObjectLiteralExpression, sources: ParsedSources, depth: number, level = 0): string {
+  return obj
+    .getProperties()
+    .map((p) => {
+      if (!(Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p))) return '…';
+      const inner = level < 2 && Node.isPropertyAssignment(p) ? configObject(p.getInitializer(), sources, depth + 1) : undefined;
+      return inner ? `${p.getName()}:{${shapeOf(inner, sources, depth + 1, level + 1)}}` : p.getName();
+    })
+    .sort()
+    .join(',');
 }
 
 /** A property of a config object, written in it or in an object it spreads (`{ ...APP_META, … }`, `{ ...uiMeta(URI) }`). */
