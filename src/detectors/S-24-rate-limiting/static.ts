@@ -72,12 +72,17 @@ const LIMITER_NAME = { test: (name: string): boolean => LIMITER_NAME_RE.test(nam
 /**
  * A function named like a limiter that emulates throttling instead (a browser-auditing library's `throttle(session,
  * settings)` that only turns on the network and CPU emulation): its body calls such an emulation, or sends a DevTools
- * `Emulation.`/`Network.emulate…` command.
+ * `Emulation.`/`Network.emulate…` command, or calls a throttling-named function declared in the code that does
+ * (`prepareThrottlingAndNetwork(session, settings)` awaiting that `throttle`, a few steps at most).
  */
 const emulationMemo = new WeakMap<ts.Node, boolean>();
-function emulatesThrottling(fn: ts.FunctionDeclaration): boolean {
+const EMULATION_STEPS = 3;
+function emulatesThrottling(fn: ts.FunctionDeclaration, depth = 0): boolean {
   let r = emulationMemo.get(fn);
   if (r !== undefined) return r;
+  // A cycle (or a chain longer than the steps) emulates nothing found so far; a shorter reading is not memoised as final.
+  if (depth > EMULATION_STEPS) return false;
+  emulationMemo.set(fn, false);
   const visit = (n: ts.Node): boolean => {
     if (ts.isCallExpression(n)) {
       const c = rawUnwrap(n.expression);
@@ -85,11 +90,15 @@ function emulatesThrottling(fn: ts.FunctionDeclaration): boolean {
       if (READER_OR_EMULATION.test(name) && /throttl/i.test(name)) return true;
       const a = n.arguments[0];
       if (a && ts.isStringLiteral(a) && /^(?:Emulation\.|Network\.emulate)/.test(a.text)) return true;
+      // A throttling-named function of the code (`throttle(session, settings)`) that itself only emulates.
+      const d = ts.isIdentifier(c) && /throttl/i.test(c.text) ? rawDeclarationOf(c)?.parent : undefined;
+      if (d && d !== fn && ts.isFunctionDeclaration(d) && emulatesThrottling(d, depth + 1)) return true;
     }
     return !!ts.forEachChild(n, visit);
   };
   r = !!fn.body && visit(fn.body);
-  emulationMemo.set(fn, r);
+  if (r || depth === 0) emulationMemo.set(fn, r);
+  else emulationMemo.delete(fn);
   return r;
 }
 
