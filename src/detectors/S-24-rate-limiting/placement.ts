@@ -382,6 +382,14 @@ export function accountFor(site: ts.Node, offMounts: ReadonlySet<ts.CallExpressi
   // use of it that paces those requests, whatever the variable its result is kept in.
   if (ts.isCallExpression(site) && isPacingUse(site.expression)) return 'pacer';
   const target = targetOf(site);
+  // A check by a limiter function written in a route's handler, its answer kept nowhere (`app.get('/downloads/:type',
+  // async (req, res) => { if (!checkDownloadRateLimit(key)) return res.status(429)… })`): it limits the requests of that
+  // route, which come over HTTP only.
+  const mount = !target && http && ts.isCallExpression(site) ? httpMountOf(site, http) : undefined;
+  if (mount) {
+    http!.used.add(mount);
+    return 'http';
+  }
   if (!target) return isPacingUse(site) ? 'pacer' : undefined;
   const home = site.getSourceFile();
   const uses = usesOf(home, target, site);

@@ -55,8 +55,9 @@ const LIMITER_NAME_RE = /rate[-_]?limit|token[-_]?bucket|throttl/i;
 /**
  * Error types, readers of an upstream service's limits, and the numbers and settings of a limit (a logger's own
  * `rateLimitWindow` / `rateLimitThreshold`, `rateLimitMs`, `rateLimitConfig`): named after rate limits, limiting nothing.
+ * Nor does the making of a limiter's key (`normalizeProxyClientIpForRateLimit(req.ip)`, `rateLimitKeyFromIp`).
  */
-const NOT_A_LIMITER = /(?:Error|Exception|Err)$|^(?:is|has|handle|parse|detect|on)[-_]?rate[-_]?limit|rate[-_]?limit(?:ed|s?[-_]?(?:headers?|reset|remaining|info|status|response|exceeded|hit))$|rate[-_]?limit\w*(?:utilization|usage|stats?|metrics?|health|percent(?:age)?|count|ratio|rating)$|rate[-_]?limit\w*(?:window|threshold|ms|millis|seconds|secs|interval|duration|delay|timeout|max|min|config|options|opts|settings|enabled)$/i;
+const NOT_A_LIMITER = /(?:Error|Exception|Err)$|^(?:normalize|sanitize|format)\w*rate[-_]?limit\w*$|rate[-_]?limit(?:er)?[-_]?keys?(?:[-_]?(?:generator|from\w*))?$|^(?:is|has|handle|parse|detect|on)[-_]?rate[-_]?limit|rate[-_]?limit(?:ed|s?[-_]?(?:headers?|reset|remaining|info|status|response|exceeded|hit))$|rate[-_]?limit\w*(?:utilization|usage|stats?|metrics?|health|percent(?:age)?|count|ratio|rating)$|rate[-_]?limit\w*(?:window|threshold|ms|millis|seconds|secs|interval|duration|delay|timeout|max|min|config|options|opts|settings|enabled)$/i;
 /**
  * Readers of a vendor's quota (`getGitHubRateLimit()` asks the API for its remaining budget), and the emulation of a
  * slow CPU or network in a browser (`page.emulateCPUThrottling(4)`, `enableNetworkThrottling(session)`,
@@ -72,12 +73,17 @@ const LIMITER_NAME = { test: (name: string): boolean => LIMITER_NAME_RE.test(nam
 /**
  * A function named like a limiter that emulates throttling instead (a browser-auditing library's `throttle(session,
  * settings)` that only turns on the network and CPU emulation): its body calls such an emulation, or sends a DevTools
- * `Emulation.`/`Network.emulate…` command.
+ * `Emulation.`/`Network.emulate…` command, or calls a throttling-named function declared in the code that does
+ * (`prepareThrottlingAndNetwork(session, settings)` awaiting that `throttle`, a few steps at most).
  */
 const emulationMemo = new WeakMap<ts.Node, boolean>();
-function emulatesThrottling(fn: ts.FunctionDeclaration): boolean {
+const EMULATION_STEPS = 3;
+function emulatesThrottling(fn: ts.FunctionDeclaration, depth = 0): boolean {
   let r = emulationMemo.get(fn);
   if (r !== undefined) return r;
+  // A cycle (or a chain longer than the steps) emulates nothing found so far; a shorter reading is not memoised as final.
+  if (depth > EMULATION_STEPS) return false;
+  emulationMemo.set(fn, false);
   const visit = (n: ts.Node): boolean => {
     if (ts.isCallExpression(n)) {
       const c = rawUnwrap(n.expression);
@@ -85,11 +91,15 @@ function emulatesThrottling(fn: ts.FunctionDeclaration): boolean {
       if (READER_OR_EMULATION.test(name) && /throttl/i.test(name)) return true;
       const a = n.arguments[0];
       if (a && ts.isStringLiteral(a) && /^(?:Emulation\.|Network\.emulate)/.test(a.text)) return true;
+      // A throttling-named function of the code (`throttle(session, settings)`) that itself only emulates.
+      const d = ts.isIdentifier(c) && /throttl/i.test(c.text) ? rawDeclarationOf(c)?.parent : undefined;
+      if (d && d !== fn && ts.isFunctionDeclaration(d) && emulatesThrottling(d, depth + 1)) return true;
     }
     return !!ts.forEachChild(n, visit);
   };
   r = !!fn.body && visit(fn.body);
-  emulationMemo.set(fn, r);
+  if (r || depth === 0) emulationMemo.set(fn, r);
+  else emulationMemo.delete(fn);
   return r;
 }
 

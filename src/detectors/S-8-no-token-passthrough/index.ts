@@ -341,7 +341,7 @@ export default [
         sitesOf(
           files,
           K.headerReads,
-          (n) => Node.isPropertyAccessExpression(n) && (n.getName() === 'authInfo' || (n.getName() === 'auth' && /^(req|request)$/.test(n.getExpression().getText()))),
+          (n) => Node.isPropertyAccessExpression(n) && !handsOnExtra(n.compilerNode) && (n.getName() === 'authInfo' || (n.getName() === 'auth' && /^(req|request)$/.test(n.getExpression().getText()))),
           (cn) => ts.isPropertyAccessExpression(cn) && (cn.name.text === 'authInfo' || cn.name.text === 'auth'),
         ).length > 0;
       for (const j of judged) if (j.kind === 'red') findings.push(j.finding);
@@ -354,6 +354,21 @@ export default [
     },
   }),
 ];
+
+/** Keys of the SDK's own RequestHandlerExtra beside `authInfo` (Protocol's request dispatch, bundled with the server). */
+const HANDLER_EXTRA_KEYS = new Set(['sendNotification', 'sendRequest', 'requestId', 'sessionId']);
+/**
+ * `authInfo: extra?.authInfo` among the keys of the extra a request handler is given (`{ signal, sessionId,
+ * sendNotification, sendRequest, authInfo, requestId }`): the SDK's Protocol handing the transport's authInfo on to
+ * the handlers, as a bundle (vite, minified, without module comments) carries it. No token is read there; the
+ * server's own reads of `extra.authInfo` are looked at where they are.
+ */
+function handsOnExtra(cn: ts.PropertyAccessExpression): boolean {
+  const p = cn.parent;
+  if (cn.name.text !== 'authInfo' || !p || !ts.isPropertyAssignment(p) || p.initializer !== cn || !ts.isIdentifier(p.name) || p.name.text !== 'authInfo') return false;
+  const keys = p.parent.properties.map((x) => (x.name && (ts.isIdentifier(x.name) || ts.isStringLiteral(x.name)) ? x.name.text : ''));
+  return keys.filter((k) => HANDLER_EXTRA_KEYS.has(k)).length >= 2;
+}
 
 /**
  * A header access that is written, not read: the target of `=`, `??=`, `||=` (an axios interceptor's
