@@ -1,7 +1,7 @@
 import { couldNotJudge, defineDetector } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import { sinkSites, toolFlows } from '../../facts/flow.js';
-import { pythonFlows } from '../../facts/python-flow.js';
+import { PARAMIKO_EXEC, pythonFlows } from '../../facts/python-flow.js';
 import { pythonModel } from '../../facts/python-model.js';
 import { hasPythonSource } from '../../facts/python-source.js';
 import type { RepoFacts } from '../../facts/repo.js';
@@ -278,6 +278,11 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
       const hits = flowHits.get(f.handler) ?? [];
       hits.push(...(f.problem === undefined ? [{ leg: 'untrusted' as const, rule: 'request-to-allowlisted-url' }] : [{ leg: 'untrusted' as const, rule: 'request-to-argument-url' }, { leg: 'outbound' as const, rule: 'request-to-argument-url' }]));
       flowHits.set(f.handler, hits);
+    }
+    // A command the arguments choose, sent over SSH (paramiko): the three legs at once, as for JS above.
+    for (const f of pythonFlows(py, 'command')) {
+      if (f.sink !== PARAMIKO_EXEC || f.problem === undefined) continue;
+      flowHits.set(f.handler, [...(flowHits.get(f.handler) ?? []), ...(['private', 'untrusted', 'outbound'] as const).map((leg) => ({ leg, rule: 'argument-command-on-remote-host' }))]);
     }
     for (const f of pythonFlows(py, 'file')) {
       if (!/open|read|load|glob|iterdir|listdir|scandir|walk/i.test(f.sink)) continue;
