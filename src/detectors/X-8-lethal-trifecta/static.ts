@@ -12,6 +12,7 @@ import { parsedSources, unwrap } from '../../facts/ts-source.js';
 import { asksUser, pyReachedPieces, reachedPieces, rootModule, usesModule } from './reach.js';
 import { asksBefore, gatesOf, type Gate } from './approval.js';
 import { noToolsFound } from '../support/source/tool-absence.js';
+import { pyprojectFields } from '../../probe/package-of.js';
 import { toolsToJudge } from '../support/source/generated-tools.js';
 import { documentOperations, operationsOf, shippedOpenApiDocument, type DocumentOperation } from '../support/source/document-operations.js';
 import { addHits, classifyTool, emptyLegs, EXTENSION_BRIDGE, EXTENSION_PROSE, isTrifecta, legEvidence, nameWords, toolList, VERBS, type LegHit, type LegMap, type Leg } from './legs.js';
@@ -184,7 +185,9 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
   const at = new Map<string, Located>();
   // The package's name says which product the server wraps (legs.ts productOf).
   const pkg = repo.object('package.json');
-  const pkgName = pkg.ok && typeof pkg.value.name === 'string' ? pkg.value.name : undefined;
+  // A Python server's name is its pyproject.toml's ([project], else [tool.poetry]).
+  const pyproject = !pkg.ok && python ? repo.text('pyproject.toml') : undefined;
+  const pkgName = pkg.ok && typeof pkg.value.name === 'string' ? pkg.value.name : pyproject?.ok ? pyprojectFields(pyproject.value)?.name : undefined;
   // A browser reached through an extension of the user's own browser: its pages carry the user's profile (legs.ts).
   const bridged = jsTools.length > 0 && extensionBridge(repo, parsedSources(repo));
   const context = bridged ? `${pkgName ?? ''} ${EXTENSION_BRIDGE}`.trim() : pkgName;
