@@ -13,7 +13,8 @@ import { pathArgumentPositions, sqlFileBefore, sqlFilePlaceholders, type ArgvIte
  * f-strings, concatenation, `%` and `.format`, containers and calls, to three families of sinks:
  *
  *   command: subprocess.run/call/check_call/check_output/Popen (shell=True or not), os.system, os.popen,
- *            subprocess.getoutput, asyncio.create_subprocess_shell/exec, os.exec*, eval, exec;
+ *            subprocess.getoutput, asyncio.create_subprocess_shell/exec, os.exec*, eval, exec; paramiko's
+ *            `exec_command` (a command run by a remote host's shell, over SSH) in a file that imports paramiko;
  *   file:    open, io.open, os.open, aiofiles.open, os.remove/unlink/rmdir/mkdir/makedirs/rename/replace/
  *            listdir/scandir/walk, shutil.*, glob.glob, and Path methods (read_text, write_text, open…) on a
  *            tainted path; libraries that open a path (openpyxl, pandas, sqlite3…: LIBRARY_FILE_FNS, and
@@ -50,6 +51,11 @@ export { type SinkKind, type FlowProblem, type PyFlow, HTTP_VERBS, HTTP_CLIENTS,
 
 /* ---------------- sinks ---------------- */
 
+/** The sink name of a command sent over SSH by paramiko (`client.exec_command(cmd)`), run by the remote host's shell. */
+export const PARAMIKO_EXEC = 'paramiko.SSHClient.exec_command';
+/** Whether a file imports paramiko (`import paramiko`, `from paramiko import SSHClient`). */
+const importsParamiko = (file: PythonFile): boolean => [...file.imports.values()].some((m) => m === 'paramiko' || m.startsWith('paramiko.'));
+
 interface Check {
   expr: Node;
   problem: FlowProblem;
@@ -77,6 +83,10 @@ function sinkChecks(call: Node, s: Scope): Check[] {
     } else if (EXEC_FNS.has(q) && p.args.length) {
       const argv = q.startsWith('os.execv') || q.startsWith('os.posix_spawn') ? [p.args[0]!, ...(listElements(p.args[1], s) ?? []).slice(1)] : p.args;
       out.push(...argvChecks(argv, p.args[0]!, q));
+    } else if (attr === 'exec_command' && p.fn.type === 'attribute' && importsParamiko(s.file)) {
+      // paramiko's SSHClient.exec_command(command): the SSH server hands the string to the remote user's login shell.
+      const command = p.args[0] ?? p.kw.get('command');
+      if (command) out.push({ expr: command, problem: 'command-shell', sink: PARAMIKO_EXEC });
     }
   } else if (s.kind === 'file') {
     if (FILE_FNS_ONE.has(q) || FILE_FNS_TWO.has(q) || q.startsWith('shutil.')) {

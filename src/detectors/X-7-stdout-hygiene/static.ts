@@ -12,6 +12,7 @@ import { neverRunsOnStdio, neverStdio } from './modes.js';
 import { rawCallNamed } from '../support/source/source-support.js';
 import { judgePythonStdout } from './python.js';
 import { packageOf, printsOnImport, type ImportPrint } from './dependencies.js';
+import { computedConsoleCalls } from './computed-console.js';
 import { readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import semver from 'semver';
@@ -50,6 +51,8 @@ import { installedFolder } from '../../facts/published.js';
  *   - a pino logger whose stderr stream is chosen by an environment flag the package sets itself once it runs, created
  *     while the modules load (before that assignment): it takes pino's default, stdout (pino-stdout-before-flag);
  *   - `console.log` handed on as a value (`.catch(console.log)`, `{ info: console.log }`, `console.log.bind(console)`);
+ *   - a console method picked by a computed key that can name a stdout method (`console[messageLevel](…)` where the
+ *     file calls `doLog('log', …)`: computed-console.ts); the console also as `globalThis.console`;
  *   - a library whose default output is console.log: `new DeviceCodeCredential()` of @azure/identity without
  *     `userPromptCallback` (library-stdout); an installed dependency whose top-level code prints on stdout
  *     (dependencies.ts, dependency-prints-on-import);
@@ -285,6 +288,11 @@ function loadedFrom(code: Code, entries: SourceFile[]): SourceFile[] {
 /** `console` / `process` as the global (or `process` imported from node:process), not a local of that name. */
 const isGlobal = (n: Node, name: string): boolean => {
   const u = unwrap(n);
+  // `globalThis.console`, `global.process`: the same global reached through the global object.
+  if (Node.isPropertyAccessExpression(u) && u.getName() === name) {
+    const o = unwrap(u.getExpression());
+    return Node.isIdentifier(o) && /^(?:globalThis|global)$/.test(o.getText()) && originOf(o)?.module === '<global>';
+  }
   if (!Node.isIdentifier(u) || u.getText() !== name) return false;
   const m = originOf(u)?.module;
   return m === '<global>' || m === name;
@@ -1236,6 +1244,15 @@ export default defineDetector({
         if (reported.has(`${at.file}:${at.line}`) || !stands(node)) continue;
         reported.add(`${at.file}:${at.line}`);
         findings.push({ messageId: 'stdout-write', data: { call }, location: at, evidence: (node.getParent() ?? node).getText().slice(0, 120) });
+      }
+    }
+    // `console[level](…)` whose key can name a stdout method (computed-console.ts).
+    for (const sf of files) {
+      for (const { node, method } of computedConsoleCalls(sf, (m) => STDOUT_CONSOLE.has(m) && !redirected.has(m))) {
+        const at = { file: code.rel(sf), line: positionOf(node).line };
+        if (reported.has(`${at.file}:${at.line}`) || !stands(node)) continue;
+        reported.add(`${at.file}:${at.line}`);
+        findings.push({ messageId: 'stdout-write', data: { call: `console.${method}` }, location: at, evidence: node.getText().slice(0, 120) });
       }
     }
     // Installed dependencies whose top-level code prints on stdout (dependencies.ts), once per package.

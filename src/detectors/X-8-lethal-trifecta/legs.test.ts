@@ -150,6 +150,18 @@ describe('X-8 classification rules (legs.ts)', () => {
     assert.deepEqual(op('GET', '/pets/{petId}', 'showPetById'), []);
     assert.deepEqual(operationHits({ method: 'GET', path: '/v1/pages/{page_id}', params: [] }, 'Notion API api.notion.com').map((h) => h.leg), ['private', 'untrusted']);
   });
+  it('reads a request handed to the server\'s own tools, or read from a local file with nothing of HTTP, as no outbound request', () => {
+    // A batch tool that reads a saved request and dispatches it to this server's tools.
+    assert.deepEqual(legs({ name: 'execute_request', description: 'Run a saved request: reads the request and dispatches it to the matching tool of this server.', properties: ['name'] }), []);
+    assert.deepEqual(legs({ name: 'run_requests', description: 'Execute the requests listed in a request file.', properties: ['request_file'] }), []);
+    assert.deepEqual(legs({ name: 'executeRequest', description: 'Execute a request.', properties: ['filePath'] }), []);
+    // Still requests that go out: an HTTP one, a URL argument, a method, an API named in the tool's name.
+    assert.deepEqual(legs({ name: 'make_request', description: 'Make a request.', properties: ['url', 'method'] }), ['untrusted', 'outbound']);
+    assert.deepEqual(legs({ name: 'execute_request', description: 'Execute a request.', properties: ['method', 'path'] }), ['untrusted', 'outbound']);
+    assert.deepEqual(legs({ name: 'run_request', description: 'Run the HTTP request saved in a .http file.', properties: ['file_path'] }), ['untrusted', 'outbound']);
+    assert.deepEqual(legs({ name: 'make_api_request', description: 'Dispatches to the tool handler.', properties: ['file_path'] }), ['untrusted', 'outbound']);
+    assert.deepEqual(rules({ name: 'invoke_request', properties: ['body'] }), ['makes-request', 'makes-request']);
+  });
   it('counts an absent annotation as nothing (the protocol defaults say nothing about a tool)', () => {
     assert.deepEqual(legs({ name: 'do_thing', annotations: {} }), []);
     assert.deepEqual(legs({ name: 'do_thing', annotations: { openWorldHint: true } }), []);

@@ -39,6 +39,10 @@ export interface LegRule {
   text?: RegExp;
   /** The rule does not hold when a word of the tool name is one of these (`delete_download` reads nothing). */
   notWords?: readonly string[];
+  /** The rule does not hold when the title or description says this (a request handed to the server's own tools). */
+  notText?: RegExp;
+  /** The rule does not hold for a tool whose input is a local file (see requestFromFile). */
+  notFileInput?: boolean;
 }
 
 /** Verbs that read or look something up. */
@@ -150,6 +154,29 @@ const LOCAL_PATH_ARGS = ['file_path', 'file_paths', 'filepath', 'filepaths', 'lo
 const REMOVES = ['delete', 'remove', 'clear', 'purge', 'erase', 'unlink', 'rm', 'del', 'wipe', 'trash'];
 const LOCAL_FILE_READ = /\b(?:reads?|loads?|pars(?:e|es)|uploads?|opens?|scrapes?|extracts?|converts?|ingests?|imports?|sends?|submits?)\s+(?:(?:a|an|the|any|your|one\s+or\s+more)\s+)?local\s+(?:files?|documents?|PDFs?|images?|paths?)\b|\b(?:reads?|reading|loads?|loading|pars(?:e|es|ing)|uploads?|uploading|opens?|scrapes?|extracts?|converts?|ingests?|imports?|sends?|submits?|gets?|fetch(?:es)?|retrieves?|process(?:es)?|transcribes?|analy[sz]es?)\b[^.;:!?\n]*?\bfrom\s+(?:(?:a|the|your)\s+)?(?:local\s+(?:files?|paths?|disk|file\s*system|machine)|(?:local\s+)?file\s*system)\b|(?<!\p{L})(?:lit|charge|analyse|envoie|téléverse)\s+(?:un|une|le|la|les|des)\s+fichiers?\s+(?:locaux|local)(?!\p{L})/iu;
 
+/**
+ * A request that goes to the server's own tools or handlers ("dispatches the request to the matching tool"), not out
+ * over the network: a batch or replay tool (`execute_request` over a request file) calls this server's handlers.
+ */
+const DISPATCH_TO_OWN_TOOLS = /\b(?:dispatch(?:es|ed|ing)?|rout(?:e|es|ed|ing)|forward(?:s|ed|ing)?|hand(?:s|ed|ing)?|pass(?:es|ed|ing)?|delegat(?:e|es|ed|ing))\b[^.;:!?\n]{0,60}?\bto\s+(?:the\s+|this\s+|its\s+|our\s+)?(?:server['’]s\s+|server\s+)?(?:own\s+|matching\s+|appropriate\s+|corresponding\s+|registered\s+|other\s+|internal\s+|local\s+)*(?:MCP\s+)?(?:tools?|handlers?|tool\s+handlers?)\b/i;
+/** What says a request is an HTTP one: the protocol, an address, a method. */
+const HTTP_SENSE = /\b(?:HTTPS?|URLs?|URIs?|endpoints?|REST(?:ful)?|web|webhooks?|headers?|curl)\b|\b(?:GET|POST|PUT|PATCH|DELETE)\b/i;
+/** Arguments naming a local file: the paths of LOCAL_PATH_ARGS and any `…_file` / `…_path`. */
+const FILE_INPUT_SUFFIXES = ['_file', '_path', '_files', '_paths', 'filepath', 'filename'];
+/** Arguments naming an address (what an HTTP request tool takes). */
+const URL_ARGS = ['url', 'urls', 'uri', 'href', 'endpoint', 'host', 'hostname', 'base_url', 'method', 'headers'];
+/**
+ * A "request" read from a local file the caller names (`execute_request({ request_file })`), with nothing that says
+ * HTTP: no URL, endpoint, method or header argument, and a title and description that name no HTTP, URL, endpoint or
+ * method. Such a request is a record the tool reads (a saved call of the server's own tools), not an outbound request.
+ */
+function requestFromFile(t: ToolView): boolean {
+  const props = (t.properties ?? []).map(normProp);
+  if (!props.some((p) => LOCAL_PATH_ARGS.includes(p) || FILE_INPUT_SUFFIXES.some((s) => p.endsWith(s)))) return false;
+  if (props.some((p) => URL_ARGS.includes(p) || /_(?:url|uri|endpoint)s?$/.test(p))) return false;
+  return ![t.title, t.description].some((s) => typeof s === 'string' && HTTP_SENSE.test(s));
+}
+
 /** The user's own account, named from its side: `get_me`, `list_my_issues`, GET /me/messages. */
 const OWN_ACCOUNT = ['me', 'my', 'mine', 'myself', 'self', 'whoami'];
 
@@ -175,7 +202,10 @@ export const LEG_RULES: readonly LegRule[] = [
   { id: 'uploads-local-files', legs: ['private', 'outbound'], name: { verbs: ['upload', 'attach', 'share', 'send', 'email', 'mail'], objects: FILES } },
   { id: 'sends', legs: ['outbound'], name: { verbs: SEND } },
   { id: 'creates-public-content', legs: ['outbound'], name: { verbs: ['create', 'add', 'open', 'write', 'update', 'edit', 'comment', 'make', 'new', 'put', 'append', 'insert', 'save'], objects: PUBLIC_CONTENT } },
-  { id: 'http-request', legs: ['outbound', 'untrusted'], name: { verbs: ['make', 'send', 'call', 'execute', 'run', 'invoke'], objects: ['request', 'requests', 'http', 'api', 'endpoint', 'webhook'] } },
+  { id: 'http-request', legs: ['outbound', 'untrusted'], name: { verbs: ['make', 'send', 'call', 'execute', 'run', 'invoke'], objects: ['http', 'api', 'endpoint', 'webhook'] } },
+  // "Request" alone is not always an HTTP one: a request handed to the server's own tools, or read from a local file
+  // with nothing that says HTTP, goes nowhere outside.
+  { id: 'makes-request', legs: ['outbound', 'untrusted'], name: { verbs: ['make', 'send', 'call', 'execute', 'run', 'invoke'], objects: ['request', 'requests'] }, notText: DISPATCH_TO_OWN_TOOLS, notFileInput: true },
 
   { id: 'drives-user-browser', legs: ['private'], name: { words: BROWSER_ACTIONS }, product: ['extension'], prose: EXTENSION_PROSE },
   { id: 'invites-attendees', legs: ['outbound'], name: { words: WRITES_OR_SENDS }, properties: { exact: INVITEE_ARGS } },
@@ -292,6 +322,8 @@ function nameMatches(n: NonNullable<LegRule['name']>, t: ToolView, words: string
 function ruleMatches(r: LegRule, t: ToolView, words: string[], verb: { verb?: string; rest: string[] }): boolean {
   if (!r.name && !r.properties && !r.annotations && !r.text) return false;
   if (r.notWords && words.some((w) => r.notWords!.includes(w))) return false;
+  if (r.notText && [t.title, t.description].some((s) => typeof s === 'string' && r.notText!.test(s))) return false;
+  if (r.notFileInput && requestFromFile(t)) return false;
   if (r.name && !nameMatches(r.name, t, words, verb)) return false;
   if (r.product && !productOf(t, words, r.product, r.prose)) return false;
   if (r.properties) {

@@ -1,7 +1,7 @@
 import { couldNotJudge, defineDetector } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
 import { sinkSites, toolFlows } from '../../facts/flow.js';
-import { pythonFlows } from '../../facts/python-flow.js';
+import { PARAMIKO_EXEC, pythonFlows } from '../../facts/python-flow.js';
 import { pythonModel } from '../../facts/python-model.js';
 import { hasPythonSource } from '../../facts/python-source.js';
 import type { RepoFacts } from '../../facts/repo.js';
@@ -12,6 +12,7 @@ import { parsedSources, unwrap } from '../../facts/ts-source.js';
 import { asksUser, pyReachedPieces, reachedPieces, rootModule, usesModule } from './reach.js';
 import { asksBefore, gatesOf, type Gate } from './approval.js';
 import { noToolsFound } from '../support/source/tool-absence.js';
+import { pyprojectFields } from '../../probe/package-of.js';
 import { toolsToJudge } from '../support/source/generated-tools.js';
 import { documentOperations, operationsOf, shippedOpenApiDocument, type DocumentOperation } from '../support/source/document-operations.js';
 import { addHits, classifyTool, emptyLegs, EXTENSION_BRIDGE, EXTENSION_PROSE, isTrifecta, legEvidence, nameWords, toolList, VERBS, type LegHit, type LegMap, type Leg } from './legs.js';
@@ -184,7 +185,9 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
   const at = new Map<string, Located>();
   // The package's name says which product the server wraps (legs.ts productOf).
   const pkg = repo.object('package.json');
-  const pkgName = pkg.ok && typeof pkg.value.name === 'string' ? pkg.value.name : undefined;
+  // A Python server's name is its pyproject.toml's ([project], else [tool.poetry]).
+  const pyproject = !pkg.ok && python ? repo.text('pyproject.toml') : undefined;
+  const pkgName = pkg.ok && typeof pkg.value.name === 'string' ? pkg.value.name : pyproject?.ok ? pyprojectFields(pyproject.value)?.name : undefined;
   // A browser reached through an extension of the user's own browser: its pages carry the user's profile (legs.ts).
   const bridged = jsTools.length > 0 && extensionBridge(repo, parsedSources(repo));
   const context = bridged ? `${pkgName ?? ''} ${EXTENSION_BRIDGE}`.trim() : pkgName;
@@ -278,6 +281,11 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
       const hits = flowHits.get(f.handler) ?? [];
       hits.push(...(f.problem === undefined ? [{ leg: 'untrusted' as const, rule: 'request-to-allowlisted-url' }] : [{ leg: 'untrusted' as const, rule: 'request-to-argument-url' }, { leg: 'outbound' as const, rule: 'request-to-argument-url' }]));
       flowHits.set(f.handler, hits);
+    }
+    // A command the arguments choose, sent over SSH (paramiko): the three legs at once, as for JS above.
+    for (const f of pythonFlows(py, 'command')) {
+      if (f.sink !== PARAMIKO_EXEC || f.problem === undefined) continue;
+      flowHits.set(f.handler, [...(flowHits.get(f.handler) ?? []), ...(['private', 'untrusted', 'outbound'] as const).map((leg) => ({ leg, rule: 'argument-command-on-remote-host' }))]);
     }
     for (const f of pythonFlows(py, 'file')) {
       if (!/open|read|load|glob|iterdir|listdir|scandir|walk/i.test(f.sink)) continue;
