@@ -313,6 +313,8 @@ function handlerInput(d: Node): string | undefined {
 /** Properties of a tool object that hold its handler, and those that hold its input schema (`config: { inputSchema }` too). */
 const TOOL_HANDLER_KEYS = new Set(['handle', 'handler', 'execute', 'run', 'callback', 'cb', 'fn']);
 const TOOL_SCHEMA_KEYS = ['inputSchema', 'input_schema', 'parameters', 'schema', 'argsSchema', 'input'];
+/** Members of the request a tool object's handler is given that hold the tool's arguments (`request.params.url`). */
+const REQUEST_ARGUMENT_KEYS = new Set(['params', 'arguments']);
 
 /**
  * The tool whose arguments a parameter carries when its function is the handler of a tool object the server model
@@ -499,7 +501,11 @@ function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][
     // The member itself where the object is written in the source (`config.mysql` of an imported `export const
     // config = { mysql: { host: process.env.MYSQL_HOST } }`, `ns.DB_URL` of `import * as ns`).
     // A tool object's handler reading its arguments (`handle: async (ctx, args) => page.goto(args.url)`).
-    const param = Node.isIdentifier(inner) ? declarationOf(inner) : undefined;
+    // The arguments may sit under the request the handler is given (`handler: async (request) =>
+    // page.goto(request.params.url)`, `request.params.arguments.url`).
+    let holderOf: Node = inner;
+    for (let i = 0; i < 2 && Node.isPropertyAccessExpression(holderOf) && REQUEST_ARGUMENT_KEYS.has(holderOf.getName()); i++) holderOf = unwrap(holderOf.getExpression());
+    const param = Node.isIdentifier(holderOf) ? declarationOf(holderOf) : undefined;
     const toolObject = param && Node.isParameterDeclaration(param) ? toolObjectInput(param, n.getName()) : undefined;
     if (toolObject) {
       witness(toolObject);
@@ -777,8 +783,18 @@ function guardsIn(scope: Node[], influence: Influence): Guards {
   /** A field or variable whose every assigned value is the influenced value itself. */
   const sameValue = (x: Node): boolean => {
     const u = unwrap(x);
-    const values = Node.isPropertyAccessExpression(u) && Node.isThisExpression(unwrap(u.getExpression())) ? fieldValues(u) : [];
-    return values.length > 0 && values.every((v) => Node.isNullLiteral(unwrap(v)) || related(v));
+    let values = Node.isPropertyAccessExpression(u) && Node.isThisExpression(unwrap(u.getExpression())) ? fieldValues(u) : [];
+    // A module-level `let` that keeps the last destination (`let current = null; … current = uri`): its initializer
+    // and the values its file assigns to it.
+    if (Node.isIdentifier(u)) {
+      const d = declarationOf(u);
+      const name = Node.isVariableDeclaration(d) ? d.getNameNode() : undefined;
+      if (Node.isVariableDeclaration(d) && name && Node.isIdentifier(name) && !d.getFirstAncestor((a) => Node.isVariableDeclarationList(a))?.getText().startsWith('const')) {
+        const init = d.getInitializer();
+        values = [...(init ? [init] : []), ...assignedValues(name)];
+      }
+    }
+    return values.length > 0 && values.every((v) => nullish(v) || related(v));
   };
   const hand = (n: Node): void => {
     g.handWritten ??= n;
