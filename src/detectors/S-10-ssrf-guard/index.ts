@@ -512,7 +512,7 @@ function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][
       return 'open';
     }
     const member = memberValue(n);
-    if (member === 'assigned') return 'open';
+    if (member && typeof member === 'object' && 'assigned' in member) return assignedMemberShape(member.assigned, member.initial, n.getName(), files, depth);
     if (member) return destinationShape(member, files, depth + 1);
     if (Node.isIdentifier(inner) || Node.isPropertyAccessExpression(inner)) return destinationShape(inner, files, depth + 1) === 'open' ? 'open' : 'configured';
   }
@@ -551,7 +551,7 @@ function importedValue(id: Node): Node | undefined {
 }
 
 /** `obj.key` where `obj` is an object the source writes (a const, an imported const) that sets `key`, or `ns.key` of a module of the source. */
-function memberValue(access: Node): Node | 'assigned' | undefined {
+function memberValue(access: Node): Node | { assigned: Node; initial?: Node } | undefined {
   if (!Node.isPropertyAccessExpression(access) || !reading.sources) return undefined;
   const viaModule = moduleMember(access, reading.sources);
   if (viaModule) return Node.isSourceFile(viaModule) || isFunctionLike(viaModule) || Node.isClassDeclaration(viaModule) ? undefined : viaModule;
@@ -559,25 +559,33 @@ function memberValue(access: Node): Node | 'assigned' | undefined {
   if (obj && Node.isIdentifier(obj)) obj = importedValue(obj);
   if (!obj || !Node.isObjectLiteralExpression(obj)) return undefined;
   // A member some code of the source assigns (`config.mysql = { host: args.host }`) may hold another value.
-  if (reading.files && assignedMembers(reading.files).has(access.getName())) return 'assigned';
   // A later spread may override the key: not read.
   const props = obj.getProperties();
   const name = access.getName();
   const at = props.findIndex((p) => (Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p)) && propertyName(p.getNameNode()) === name);
+  if (reading.files && assignedMembers(reading.files).has(name)) {
+    const p = at >= 0 ? props[at]! : undefined;
+    const initial = p && Node.isPropertyAssignment(p) ? p.getInitializer() : p && Node.isShorthandPropertyAssignment(p) ? p.getNameNode() : undefined;
+    return { assigned: obj, ...(initial ? { initial } : {}) };
+  }
   if (at < 0 || props.slice(at + 1).some((p) => Node.isSpreadAssignment(p))) return undefined;
   const p = props[at]!;
   return Node.isPropertyAssignment(p) ? p.getInitializer() : Node.isShorthandPropertyAssignment(p) ? p.getNameNode() : undefined;
 }
 
-/** The member names the sources assign anywhere (`x.name = …`), gathered in one walk per set of files. */
-const assignedMemberIndexes = new WeakMap<object, Set<string>>();
-function assignedMembers(files: [string, SourceFile][]): Set<string> {
+/** The member assignments of the sources (`x.name = …`) by member name, gathered in one walk per set of files. */
+const assignedMemberIndexes = new WeakMap<object, Map<string, [SourceFile, ts.BinaryExpression][]>>();
+function assignedMembers(files: [string, SourceFile][]): Map<string, [SourceFile, ts.BinaryExpression][]> {
   const known = assignedMemberIndexes.get(files);
   if (known) return known;
-  const names = new Set<string>();
+  const names = new Map<string, [SourceFile, ts.BinaryExpression][]>();
   for (const [, sf] of files) {
     const visit = (cn: ts.Node): void => {
-      if (ts.isBinaryExpression(cn) && cn.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(cn.left)) names.add(cn.left.name.text);
+      if (ts.isBinaryExpression(cn) && cn.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(cn.left)) {
+        const list = names.get(cn.left.name.text);
+        if (list) list.push([sf, cn]);
+        else names.set(cn.left.name.text, [[sf, cn]]);
+      }
       ts.forEachChild(cn, visit);
     };
     ts.forEachChild(sf.compilerNode, visit);
@@ -585,6 +593,36 @@ function assignedMembers(files: [string, SourceFile][]): Set<string> {
   assignedMemberIndexes.set(files, names);
   return names;
 }
+
+/**
+ * A member of an object the source writes that some code assigns (`const state = { context: undefined }` …
+ * `state.context = context` in a tool's handler … `kc.setCurrentContext(state.context)`): the initial value and every
+ * value assigned to that member of that object. An assignment of the member through a receiver not read as some
+ * object written in the source (`this.context = …` aside) may be to this one: not read.
+ */
+function assignedMemberShape(obj: Node, initial: Node | undefined, name: string, files: [string, SourceFile][], depth: number): DestShape {
+  if (!reading.files) return 'open';
+  // Met again through its own values (`state.context = state.context ?? process.env.X`): no value the others do not bring.
+  const key = `${name}@${obj.getSourceFile().getFilePath()}:${obj.getStart()}`;
+  if (followedMembers.has(key)) return 'configured';
+  const values: Node[] = initial ? [initial] : [];
+  for (const [sf, cn] of assignedMembers(reading.files).get(name) ?? []) {
+    const left = cn.left as ts.PropertyAccessExpression;
+    if (left.expression.kind === ts.SyntaxKind.ThisKeyword) continue;
+    const receiver = wrapNode(sf, left.expression);
+    let target: Node | undefined = resolveValue(receiver);
+    if (target && Node.isIdentifier(target)) target = importedValue(target);
+    if (target === obj) values.push(wrapNode(sf, cn.right));
+    else if (!target || !Node.isObjectLiteralExpression(target)) return 'open';
+  }
+  followedMembers.add(key);
+  try {
+    return weakest(values.length ? values.map((v) => destinationShape(v, files, depth + 1)) : ['configured']);
+  } finally {
+    followedMembers.delete(key);
+  }
+}
+const followedMembers = new Set<string>();
 
 /** `process.argv`, a slice of it, or a const holding one. */
 function commandLine(node: Node, depth = 0): boolean {
