@@ -274,7 +274,9 @@ function callerArguments(p: Node, files: [string, SourceFile][]): (Node | undefi
   if (Node.isMethodDeclaration(fn) || Node.isConstructorDeclaration(fn)) {
     const name = Node.isMethodDeclaration(fn) ? fn.getName() : undefined;
     const cls = fn.getParent();
-    const clsName = cls && Node.isClassDeclaration(cls) ? cls.getName() : undefined;
+    // A bundle's `var KnowledgeService = class { … }` is called by the variable's name.
+    const holder = cls && Node.isClassExpression(cls) ? cls.getParent() : undefined;
+    const clsName = cls && Node.isClassDeclaration(cls) ? cls.getName() : holder && Node.isVariableDeclaration(holder) && unwrap(holder.getInitializer()!) === cls ? holder.getName() : undefined;
     const ix = callIndexOf(files);
     const found = name ? ix.methods.get(name) : clsName ? ix.news.get(clsName) : undefined;
     for (const [sf, cn] of found ?? []) {
