@@ -637,7 +637,11 @@ function commandLine(node: Node, depth = 0): boolean {
   }
   if (Node.isIdentifier(n)) {
     const d = declarationOf(n);
-    const constant = Node.isVariableDeclaration(d) && d.getFirstAncestor((a) => Node.isVariableDeclarationList(a))?.getText().startsWith('const');
+    // A `var` of down-levelled code (`var args = process.argv.slice(2)`) that nothing assigns again is a const too.
+    const name = Node.isVariableDeclaration(d) ? d.getNameNode() : undefined;
+    const constant =
+      Node.isVariableDeclaration(d) &&
+      (d.getFirstAncestor((a) => Node.isVariableDeclarationList(a))?.getText().startsWith('const') || (!!name && Node.isIdentifier(name) && assignedValues(name).length === 0));
     const i = constant ? initializerOf(d) : undefined;
     return !!i && commandLine(i, depth + 1);
   }
