@@ -274,7 +274,9 @@ function callerArguments(p: Node, files: [string, SourceFile][]): (Node | undefi
   if (Node.isMethodDeclaration(fn) || Node.isConstructorDeclaration(fn)) {
     const name = Node.isMethodDeclaration(fn) ? fn.getName() : undefined;
     const cls = fn.getParent();
-    const clsName = cls && Node.isClassDeclaration(cls) ? cls.getName() : undefined;
+    // A bundle's `var KnowledgeService = class { … }` is called by the variable's name.
+    const holder = cls && Node.isClassExpression(cls) ? cls.getParent() : undefined;
+    const clsName = cls && Node.isClassDeclaration(cls) ? cls.getName() : holder && Node.isVariableDeclaration(holder) && unwrap(holder.getInitializer()!) === cls ? holder.getName() : undefined;
     const ix = callIndexOf(files);
     const found = name ? ix.methods.get(name) : clsName ? ix.news.get(clsName) : undefined;
     for (const [sf, cn] of found ?? []) {
@@ -313,6 +315,8 @@ function handlerInput(d: Node): string | undefined {
 /** Properties of a tool object that hold its handler, and those that hold its input schema (`config: { inputSchema }` too). */
 const TOOL_HANDLER_KEYS = new Set(['handle', 'handler', 'execute', 'run', 'callback', 'cb', 'fn']);
 const TOOL_SCHEMA_KEYS = ['inputSchema', 'input_schema', 'parameters', 'schema', 'argsSchema', 'input'];
+/** Members of the request a tool object's handler is given that hold the tool's arguments (`request.params.url`). */
+const REQUEST_ARGUMENT_KEYS = new Set(['params', 'arguments']);
 
 /**
  * The tool whose arguments a parameter carries when its function is the handler of a tool object the server model
@@ -499,14 +503,18 @@ function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][
     // The member itself where the object is written in the source (`config.mysql` of an imported `export const
     // config = { mysql: { host: process.env.MYSQL_HOST } }`, `ns.DB_URL` of `import * as ns`).
     // A tool object's handler reading its arguments (`handle: async (ctx, args) => page.goto(args.url)`).
-    const param = Node.isIdentifier(inner) ? declarationOf(inner) : undefined;
+    // The arguments may sit under the request the handler is given (`handler: async (request) =>
+    // page.goto(request.params.url)`, `request.params.arguments.url`).
+    let holderOf: Node = inner;
+    for (let i = 0; i < 2 && Node.isPropertyAccessExpression(holderOf) && REQUEST_ARGUMENT_KEYS.has(holderOf.getName()); i++) holderOf = unwrap(holderOf.getExpression());
+    const param = Node.isIdentifier(holderOf) ? declarationOf(holderOf) : undefined;
     const toolObject = param && Node.isParameterDeclaration(param) ? toolObjectInput(param, n.getName()) : undefined;
     if (toolObject) {
       witness(toolObject);
       return 'open';
     }
     const member = memberValue(n);
-    if (member === 'assigned') return 'open';
+    if (member && typeof member === 'object' && 'assigned' in member) return assignedMemberShape(member.assigned, member.initial, n.getName(), files, depth);
     if (member) return destinationShape(member, files, depth + 1);
     if (Node.isIdentifier(inner) || Node.isPropertyAccessExpression(inner)) return destinationShape(inner, files, depth + 1) === 'open' ? 'open' : 'configured';
   }
@@ -545,7 +553,7 @@ function importedValue(id: Node): Node | undefined {
 }
 
 /** `obj.key` where `obj` is an object the source writes (a const, an imported const) that sets `key`, or `ns.key` of a module of the source. */
-function memberValue(access: Node): Node | 'assigned' | undefined {
+function memberValue(access: Node): Node | { assigned: Node; initial?: Node } | undefined {
   if (!Node.isPropertyAccessExpression(access) || !reading.sources) return undefined;
   const viaModule = moduleMember(access, reading.sources);
   if (viaModule) return Node.isSourceFile(viaModule) || isFunctionLike(viaModule) || Node.isClassDeclaration(viaModule) ? undefined : viaModule;
@@ -553,25 +561,33 @@ function memberValue(access: Node): Node | 'assigned' | undefined {
   if (obj && Node.isIdentifier(obj)) obj = importedValue(obj);
   if (!obj || !Node.isObjectLiteralExpression(obj)) return undefined;
   // A member some code of the source assigns (`config.mysql = { host: args.host }`) may hold another value.
-  if (reading.files && assignedMembers(reading.files).has(access.getName())) return 'assigned';
   // A later spread may override the key: not read.
   const props = obj.getProperties();
   const name = access.getName();
   const at = props.findIndex((p) => (Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p)) && propertyName(p.getNameNode()) === name);
+  if (reading.files && assignedMembers(reading.files).has(name)) {
+    const p = at >= 0 ? props[at]! : undefined;
+    const initial = p && Node.isPropertyAssignment(p) ? p.getInitializer() : p && Node.isShorthandPropertyAssignment(p) ? p.getNameNode() : undefined;
+    return { assigned: obj, ...(initial ? { initial } : {}) };
+  }
   if (at < 0 || props.slice(at + 1).some((p) => Node.isSpreadAssignment(p))) return undefined;
   const p = props[at]!;
   return Node.isPropertyAssignment(p) ? p.getInitializer() : Node.isShorthandPropertyAssignment(p) ? p.getNameNode() : undefined;
 }
 
-/** The member names the sources assign anywhere (`x.name = …`), gathered in one walk per set of files. */
-const assignedMemberIndexes = new WeakMap<object, Set<string>>();
-function assignedMembers(files: [string, SourceFile][]): Set<string> {
+/** The member assignments of the sources (`x.name = …`) by member name, gathered in one walk per set of files. */
+const assignedMemberIndexes = new WeakMap<object, Map<string, [SourceFile, ts.BinaryExpression][]>>();
+function assignedMembers(files: [string, SourceFile][]): Map<string, [SourceFile, ts.BinaryExpression][]> {
   const known = assignedMemberIndexes.get(files);
   if (known) return known;
-  const names = new Set<string>();
+  const names = new Map<string, [SourceFile, ts.BinaryExpression][]>();
   for (const [, sf] of files) {
     const visit = (cn: ts.Node): void => {
-      if (ts.isBinaryExpression(cn) && cn.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(cn.left)) names.add(cn.left.name.text);
+      if (ts.isBinaryExpression(cn) && cn.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(cn.left)) {
+        const list = names.get(cn.left.name.text);
+        if (list) list.push([sf, cn]);
+        else names.set(cn.left.name.text, [[sf, cn]]);
+      }
       ts.forEachChild(cn, visit);
     };
     ts.forEachChild(sf.compilerNode, visit);
@@ -579,6 +595,36 @@ function assignedMembers(files: [string, SourceFile][]): Set<string> {
   assignedMemberIndexes.set(files, names);
   return names;
 }
+
+/**
+ * A member of an object the source writes that some code assigns (`const state = { context: undefined }` …
+ * `state.context = context` in a tool's handler … `kc.setCurrentContext(state.context)`): the initial value and every
+ * value assigned to that member of that object. An assignment of the member through a receiver not read as some
+ * object written in the source (`this.context = …` aside) may be to this one: not read.
+ */
+function assignedMemberShape(obj: Node, initial: Node | undefined, name: string, files: [string, SourceFile][], depth: number): DestShape {
+  if (!reading.files) return 'open';
+  // Met again through its own values (`state.context = state.context ?? process.env.X`): no value the others do not bring.
+  const key = `${name}@${obj.getSourceFile().getFilePath()}:${obj.getStart()}`;
+  if (followedMembers.has(key)) return 'configured';
+  const values: Node[] = initial ? [initial] : [];
+  for (const [sf, cn] of assignedMembers(reading.files).get(name) ?? []) {
+    const left = cn.left as ts.PropertyAccessExpression;
+    if (left.expression.kind === ts.SyntaxKind.ThisKeyword) continue;
+    const receiver = wrapNode(sf, left.expression);
+    let target: Node | undefined = resolveValue(receiver);
+    if (target && Node.isIdentifier(target)) target = importedValue(target);
+    if (target === obj) values.push(wrapNode(sf, cn.right));
+    else if (!target || !Node.isObjectLiteralExpression(target)) return 'open';
+  }
+  followedMembers.add(key);
+  try {
+    return weakest(values.length ? values.map((v) => destinationShape(v, files, depth + 1)) : ['configured']);
+  } finally {
+    followedMembers.delete(key);
+  }
+}
+const followedMembers = new Set<string>();
 
 /** `process.argv`, a slice of it, or a const holding one. */
 function commandLine(node: Node, depth = 0): boolean {
@@ -591,7 +637,11 @@ function commandLine(node: Node, depth = 0): boolean {
   }
   if (Node.isIdentifier(n)) {
     const d = declarationOf(n);
-    const constant = Node.isVariableDeclaration(d) && d.getFirstAncestor((a) => Node.isVariableDeclarationList(a))?.getText().startsWith('const');
+    // A `var` of down-levelled code (`var args = process.argv.slice(2)`) that nothing assigns again is a const too.
+    const name = Node.isVariableDeclaration(d) ? d.getNameNode() : undefined;
+    const constant =
+      Node.isVariableDeclaration(d) &&
+      (d.getFirstAncestor((a) => Node.isVariableDeclarationList(a))?.getText().startsWith('const') || (!!name && Node.isIdentifier(name) && assignedValues(name).length === 0));
     const i = constant ? initializerOf(d) : undefined;
     return !!i && commandLine(i, depth + 1);
   }
@@ -777,8 +827,18 @@ function guardsIn(scope: Node[], influence: Influence): Guards {
   /** A field or variable whose every assigned value is the influenced value itself. */
   const sameValue = (x: Node): boolean => {
     const u = unwrap(x);
-    const values = Node.isPropertyAccessExpression(u) && Node.isThisExpression(unwrap(u.getExpression())) ? fieldValues(u) : [];
-    return values.length > 0 && values.every((v) => Node.isNullLiteral(unwrap(v)) || related(v));
+    let values = Node.isPropertyAccessExpression(u) && Node.isThisExpression(unwrap(u.getExpression())) ? fieldValues(u) : [];
+    // A module-level `let` that keeps the last destination (`let current = null; … current = uri`): its initializer
+    // and the values its file assigns to it.
+    if (Node.isIdentifier(u)) {
+      const d = declarationOf(u);
+      const name = Node.isVariableDeclaration(d) ? d.getNameNode() : undefined;
+      if (Node.isVariableDeclaration(d) && name && Node.isIdentifier(name) && !d.getFirstAncestor((a) => Node.isVariableDeclarationList(a))?.getText().startsWith('const')) {
+        const init = d.getInitializer();
+        values = [...(init ? [init] : []), ...assignedValues(name)];
+      }
+    }
+    return values.length > 0 && values.every((v) => nullish(v) || related(v));
   };
   const hand = (n: Node): void => {
     g.handWritten ??= n;
