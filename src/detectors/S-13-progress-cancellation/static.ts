@@ -1,7 +1,7 @@
 import { SyntaxKind, Node, ts, type CallExpression, type Identifier, type ObjectLiteralExpression, type SourceFile } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { declarationOf, fieldValues, findNodes, functionOf, isFunctionLike, rawOriginOf } from '../../facts/scope.js';
+import { declarationOf, fieldValues, findNodes, functionOf, isFunctionLike, rawOriginOf, type FunctionLikeNode } from '../../facts/scope.js';
 import { callSitesOf } from '../support/source/call-sites.js';
 import { httpRequestOf } from '../../facts/flow.js';
 import { objectLiteralOf, propertyValue, registrationArgs, serverModel } from '../../facts/server-model.js';
@@ -268,6 +268,8 @@ function mayBeOutbound(cn: ts.CallExpression): boolean {
   if (ts.isPropertyAccessExpression(c) && rawUnwrap(c.expression).kind === SyntaxKind.ThisKeyword && /fetch/i.test(c.name.text)) return true;
   // `let fetch = withAuthRetry(undiciFetch)`: a fetch wrapped by the source, kept in a variable (wrappedFetch).
   if (ts.isIdentifier(c) && /fetch/i.test(c.text)) return true;
+  // `connection.query(sql)`: a MySQL query (mysqlQuery).
+  if (mysqlReceiver(cn)) return true;
   // `conn.exec(command, (err, stream) => …)`: an ssh2 channel (sshChannel).
   if (ts.isPropertyAccessExpression(c) && SSH_CHANNELS.has(c.name.text) && cn.arguments.length > 0) {
     const last = rawUnwrap(cn.arguments[cn.arguments.length - 1]!);
@@ -400,17 +402,81 @@ function sshChannel(call: CallExpression, code: Code): { client: string; bounded
   if (params.length < 1 || params.length > 2 || !/^e(?:rr(?:or)?)?$/i.test(params[0]!.getName())) return undefined;
   if (callee.getName() === 'exec' && args.length < 2) return undefined;
   if (!moduleSpecs(call.getSourceFile()).has('ssh2')) return undefined;
+  return { client: 'ssh2', bounded: timedAround(call, code) };
+}
+
+/**
+ * A MySQL query (`connection.query(sql)`, `pool.execute(sql, params)`, `this.connection.query(…)`) in a file that
+ * imports mysql2 (`mysql2`, `mysql2/promise`) or mysql: neither driver has a time limit on a query by default, and no
+ * connection or pool option sets one (`connectTimeout` bounds the connection only; a `timeout` in a pool's
+ * configuration is not a mysql2 option and is ignored). A query has a ceiling when its options object carries a
+ * `timeout` (`query({ sql, timeout: 30_000 })`), when a timer or race waits for it (timedAround), or when the source
+ * sets a server-side limit anywhere (`MAX_EXECUTION_TIME`, `max_statement_time`), given the benefit of the doubt.
+ * Read only for receivers named as a database handle (MYSQL_RECEIVER) and a first argument that is SQL (a string,
+ * a template, a variable) or an options object.
+ */
+const MYSQL_MODULES = ['mysql2', 'mysql2/promise', 'mysql'];
+const MYSQL_METHODS = new Set(['query', 'execute']);
+const MYSQL_RECEIVER = /conn|pool|db|mysql|database|sql|client|session|transaction|trx/i;
+const SERVER_SIDE_LIMIT = /max_execution_time|max_statement_time/i;
+function mysqlReceiver(cn: ts.CallExpression): boolean {
+  const c = rawUnwrap(cn.expression);
+  if (!ts.isPropertyAccessExpression(c) || !MYSQL_METHODS.has(c.name.text) || cn.arguments.length === 0) return false;
+  let recv = rawUnwrap(c.expression);
+  if (ts.isCallExpression(recv)) recv = rawUnwrap(recv.expression);
+  const last = ts.isIdentifier(recv) ? recv.text : ts.isPropertyAccessExpression(recv) ? recv.name.text : '';
+  return MYSQL_RECEIVER.test(last);
+}
+const serverLimitMemo = new WeakMap<object, boolean>();
+function mysqlQuery(call: CallExpression, code: Code): { client: string; bounded: boolean } | undefined {
+  if (!mysqlReceiver(call.compilerNode)) return undefined;
+  const specs = moduleSpecs(call.getSourceFile());
+  const driver = MYSQL_MODULES.find((m) => specs.has(m));
+  if (!driver) return undefined;
+  const client = driver === 'mysql' ? 'mysql' : 'mysql2';
+  const first = unwrap(call.getArguments()[0]!);
+  if (isFunctionLike(first) || Node.isArrayLiteralExpression(first)) return undefined;
+  const options = Node.isObjectLiteralExpression(first) ? first : Node.isIdentifier(first) ? objectLiteralOf(first, code.sources) : undefined;
+  if (options) {
+    if (propertyValue(options, 'sql') === undefined && !options.getProperties().some((p) => Node.isSpreadAssignment(p))) return undefined;
+    const t = timeoutOf(options, code);
+    if (t !== 'none' && t !== 'off') return { client, bounded: true };
+  }
+  let server = serverLimitMemo.get(code.sources);
+  if (server === undefined) serverLimitMemo.set(code.sources, (server = code.files.some(([, sf]) => SERVER_SIDE_LIMIT.test(sf.getFullText()))));
+  return { client, bounded: server || timedAround(call, code) };
+}
+
+/**
+ * Whether the function that waits for `call` (the function around it, past the callbacks, Promise executors and
+ * immediately invoked functions it sits in) or a function calling that one sets a timer or races it (TIMER); any such timer gets the benefit of the
+ * doubt. A call at a module's top level counts as timed (start-up code, not a request).
+ */
+const timedMemo = new WeakMap<ts.Node, boolean>();
+function timedAround(call: CallExpression, code: Code): boolean {
   // The function that waits: climb past functions handed to a call or a `new` (callbacks, Promise executors).
   let waiter: Node | undefined = call.getParentWhile((p) => !isFunctionLike(p));
   let fn: Node | undefined = waiter?.getParent();
   while (fn && isFunctionLike(fn)) {
-    const p = fn.getParent();
-    if (!p || !(Node.isCallExpression(p) || Node.isNewExpression(p)) || !(p.getArguments() as Node[]).includes(fn)) break;
+    // An immediately invoked function (`(async () => { … })()`) waits in the function around it.
+    let p = fn.getParent();
+    while (p && Node.isParenthesizedExpression(p)) p = p.getParent();
+    const iife = !!p && Node.isCallExpression(p) && unwrap(p.getExpression()) === fn;
+    if (!p || !(Node.isCallExpression(p) || Node.isNewExpression(p)) || (!iife && !(p.getArguments() as Node[]).includes(fn))) break;
     waiter = p.getParentWhile((q) => !isFunctionLike(q));
     fn = waiter?.getParent();
   }
-  if (!fn || !isFunctionLike(fn)) return { client: 'ssh2', bounded: true };
-  if (TIMER.test(fn.getText())) return { client: 'ssh2', bounded: true };
+  if (!fn || !isFunctionLike(fn)) return true;
+  const hit = timedMemo.get(fn.compilerNode);
+  if (hit !== undefined) return hit;
+  const timed = timedFunction(fn, code);
+  timedMemo.set(fn.compilerNode, timed);
+  return timed;
+}
+
+/** timedAround for the function that waits: a timer in it or in a function calling it. */
+function timedFunction(fn: FunctionLikeNode, code: Code): boolean {
+  if (TIMER.test(fn.getText())) return true;
   const callers: Node[] = callSitesOf(fn, filesOf(code), code.sources);
   // A method called on an instance the reading cannot follow (`const h = await hostFor(name); h.run(cmd)`): its calls by name.
   const method = Node.isMethodDeclaration(fn) ? fn.getName() : undefined;
@@ -424,9 +490,9 @@ function sshChannel(call: CallExpression, code: Code): { client: string; bounded
   }
   for (const site of callers) {
     const around = site.getFirstAncestor((a) => isFunctionLike(a));
-    if (around && TIMER.test(around.getText())) return { client: 'ssh2', bounded: true };
+    if (around && TIMER.test(around.getText())) return true;
   }
-  return { client: 'ssh2', bounded: false };
+  return false;
 }
 
 /**
@@ -875,7 +941,7 @@ function untraced(code: Code, examined: ReadonlySet<ts.Node>, axiosDefaults: boo
     const bundled = packageRegionsExcept(sf.getFullText(), new Set());
     for (const n of ofKinds(sf, [SyntaxKind.CallExpression], (cn) => !examined.has(cn) && mayBeOutbound(cn as ts.CallExpression))) {
       if (!Node.isCallExpression(n) || inRegions(bundled, n.getStart()) || !n.getFirstAncestor((a) => isFunctionLike(a))) continue;
-      const r = cliRequest(n, code) ?? sshChannel(n, code) ?? outbound(n, code, axiosDefaults);
+      const r = cliRequest(n, code) ?? sshChannel(n, code) ?? mysqlQuery(n, code) ?? outbound(n, code, axiosDefaults);
       if (r && !r.bounded) onChain(n, 'outbound-without-timeout', { client: r.client });
     }
   }
@@ -926,7 +992,7 @@ export default defineDetector({
           for (const n of findNodes(fn, (cn) => cn !== fn.compilerNode && ts.isCallExpression(cn) && mayBeOutbound(cn))) {
             if (!Node.isCallExpression(n)) continue;
             examined.add(n.compilerNode);
-            const cli = cliRequest(n, code) ?? sshChannel(n, code);
+            const cli = cliRequest(n, code) ?? sshChannel(n, code) ?? mysqlQuery(n, code);
             if (cli) {
               // A launched network client is a request with a ceiling or none; it is not read as the handler's
               // own I/O for the cancellation signal (the launch is a process, not a request the signal reaches).
