@@ -427,6 +427,37 @@ function mysqlReceiver(cn: ts.CallExpression): boolean {
   const last = ts.isIdentifier(recv) ? recv.text : ts.isPropertyAccessExpression(recv) ? recv.name.text : '';
   return MYSQL_RECEIVER.test(last);
 }
+/** SQL drivers other than MySQL's: in a file importing one too, a `client.query(sql)` may be theirs. */
+const OTHER_DRIVERS = new Set(['pg', 'mssql', 'tedious', 'oracledb', 'sqlite3', 'better-sqlite3', 'sqlite', '@libsql/client', 'mariadb', 'snowflake-sdk', 'duckdb', '@clickhouse/client', 'postgres', 'ibm_db', 'odbc']);
+/**
+ * Where a query's receiver comes from, through its variable or field (awaits unwrapped): 'mysql' when from a
+ * factory of the MySQL drivers (`mysql.createConnection(…)`, `mysql.createPool(…)`) or a connection a pool hands out
+ * (`pool.getConnection()`); 'other' when built with `new` (pg's `new Client(…)`, a class of the source) or by another
+ * package's function; 'unknown' otherwise.
+ */
+function mysqlHandleValue(recv: Node): 'mysql' | 'other' | 'unknown' {
+  let values: Node[] = [];
+  if (Node.isIdentifier(recv)) {
+    const p = declarationOf(recv)?.getParent();
+    if (p && Node.isVariableDeclaration(p) && p.getInitializer()) values = [p.getInitializer()!];
+  } else if (Node.isPropertyAccessExpression(recv) && Node.isThisExpression(unwrap(recv.getExpression()))) values = fieldValues(recv);
+  let verdict: 'mysql' | 'other' | 'unknown' = 'unknown';
+  for (const v of values) {
+    let u = unwrap(v);
+    while (Node.isAwaitExpression(u)) u = unwrap(u.getExpression());
+    if (Node.isNewExpression(u)) return 'other';
+    if (!Node.isCallExpression(u)) continue;
+    const callee = unwrap(u.getExpression());
+    if (Node.isPropertyAccessExpression(callee) && callee.getName() === 'getConnection') {
+      verdict = 'mysql';
+      continue;
+    }
+    const o = rawOriginOf(callee.compilerNode);
+    if (o && MYSQL_MODULES.includes(o.module)) verdict = 'mysql';
+    else if (o && !o.module.startsWith('.') && o.module !== '<global>') return 'other';
+  }
+  return verdict;
+}
 const serverLimitMemo = new WeakMap<object, boolean>();
 function mysqlQuery(call: CallExpression, code: Code): { client: string; bounded: boolean } | undefined {
   if (!mysqlReceiver(call.compilerNode)) return undefined;
@@ -434,6 +465,9 @@ function mysqlQuery(call: CallExpression, code: Code): { client: string; bounded
   const driver = MYSQL_MODULES.find((m) => specs.has(m));
   if (!driver) return undefined;
   const client = driver === 'mysql' ? 'mysql' : 'mysql2';
+  // A file that also imports another database driver (pg, mssql…): the receiver must be shown to come from MySQL.
+  const recv = mysqlHandleValue(unwrap((unwrap(call.getExpression()) as Node & { getExpression(): Node }).getExpression()));
+  if (recv === 'other' || (recv === 'unknown' && [...specs].some((m) => OTHER_DRIVERS.has(m)))) return undefined;
   const first = unwrap(call.getArguments()[0]!);
   if (isFunctionLike(first) || Node.isArrayLiteralExpression(first)) return undefined;
   const options = Node.isObjectLiteralExpression(first) ? first : Node.isIdentifier(first) ? objectLiteralOf(first, code.sources) : undefined;
