@@ -191,6 +191,39 @@ function callerSignalOnly(value: Node | undefined, depth = 0): boolean {
   return false;
 }
 
+/**
+ * A signal of an AbortController that nothing ever aborts: `signal: controller.signal` with `const controller = new
+ * AbortController()` whose name, in the function that declares it, appears only in its declaration and in `.signal`
+ * reads (no `controller.abort(…)`, no timer, not handed to or kept by anything that could abort it). It never fires:
+ * the request has no ceiling. Read once per declaration.
+ */
+const idleMemo = new WeakMap<ts.Node, boolean>();
+function neverAborted(value: Node | undefined): boolean {
+  const u = value && unwrap(value);
+  if (!u || !Node.isPropertyAccessExpression(u) || u.getName() !== 'signal') return false;
+  const holder = unwrap(u.getExpression());
+  if (!Node.isIdentifier(holder)) return false;
+  const d = declarationOf(holder);
+  const decl = d?.getParent();
+  if (!d || !decl || !Node.isVariableDeclaration(decl) || decl.getNameNode() !== d) return false;
+  const hit = idleMemo.get(decl.compilerNode);
+  if (hit !== undefined) return hit;
+  const init = decl.getInitializer() && unwrap(decl.getInitializer()!);
+  let idle = false;
+  if (init && Node.isNewExpression(init) && unwrap(init.getExpression()).getText() === 'AbortController' && init.getArguments().length === 0) {
+    const scope = decl.getFirstAncestor((a) => isFunctionLike(a));
+    const name = d.getText();
+    if (scope) {
+      const text = scope.getText();
+      const uses = text.match(new RegExp(`(?<![\\w$.])${name.replace(/\$/g, '\\$')}(?![\\w$])`, 'g'))?.length ?? 0;
+      const signals = text.match(new RegExp(`(?<![\\w$.])${name.replace(/\$/g, '\\$')}\\s*\\.\\s*signal(?![\\w$])`, 'g'))?.length ?? 0;
+      idle = uses === signals + 1;
+    }
+  }
+  idleMemo.set(decl.compilerNode, idle);
+  return idle;
+}
+
 /** The `signal` an options literal passes, when it is only the caller's cancellation (see callerSignalOnly). */
 function callerSignalIn(node: Node | undefined, code: Code): boolean {
   const o = node && objectLiteralOf(node, code.sources);
@@ -228,7 +261,7 @@ function timeoutOf(node: Node | undefined, code: Code, library?: Client): 'signa
   const o = objectLiteralOf(node, code.sources);
   if (!o) return 'unknown';
   const signal = propertyValue(o, 'signal');
-  if (signal !== undefined && !callerSignalOnly(signal)) return 'signal';
+  if (signal !== undefined && !callerSignalOnly(signal) && !neverAborted(signal)) return 'signal';
   const t = propertyValue(o, 'timeout');
   if (t) {
     const u = unwrap(t);
@@ -295,6 +328,8 @@ function outbound(call: CallExpression, code: Code, axiosDefaults: boolean): { c
     const first = args[0] && unwrap(args[0]);
     if (args.length === 1 && first && Node.isNewExpression(first)) return { client: 'fetch', bounded: true };
     if (callerSignalIn(args[1], code)) return { client: 'fetch', bounded: false, callerSignal: true };
+    const init = args[1] && objectLiteralOf(args[1], code.sources);
+    if (init && neverAborted(propertyValue(init, 'signal'))) return { client: 'fetch', bounded: false };
     return { client: 'fetch', bounded: carries(args[1], ['signal'], code) !== 'no' };
   }
   if (req.library === 'axios' || req.library === 'got' || req.library === 'ky') {
