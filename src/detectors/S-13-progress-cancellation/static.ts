@@ -32,8 +32,12 @@ import { inRegions, libraryRegions, ownModules, packageRegionsExcept } from '../
  *      anywhere in the source with a literal configuration that sets neither `statement_timeout` nor
  *      `query_timeout` (nor `options: '-c statement_timeout=…'`): pg waits for a query forever by default.
  *      A configuration that cannot be read is given the benefit of the doubt.
+ *    - a MySQL query (mysql2, mysql: `connection.query(sql)`, `pool.execute(sql, values)`) with no `timeout` in its
+ *      options, no timer racing it and no server-side MAX_EXECUTION_TIME in the source: neither driver limits a query
+ *      by default and no pool or connection option does (`connectTimeout` bounds the connection only) (mysqlQuery).
  *    A request whose only abort signal is the caller's cancellation (`signal: extra.signal`,
- *    `ctx.mcpReq.signal`) has no maximum either: if the client never cancels, nothing ends it.
+ *    `ctx.mcpReq.signal`) has no maximum either: if the client never cancels, nothing ends it; nor does one whose
+ *    signal is an AbortController's that nothing ever aborts (neverAborted).
  *    An API client class of a dependency, used on a request path, whose installed package makes HTTP requests
  *    with no default ceiling and is built without a timeout option (dependency-clients.ts); a declared
  *    package that is not installed or cannot be read makes the part could-not-judge, naming it.
