@@ -320,13 +320,19 @@ function wrapperFields(sf: SourceFile, holder: string, code: Code): { cls: Class
   return out;
 }
 
-/** Test and mock files: their clients are not the server's. */
-export const TEST_FILE = /(?:^|\/)(?:__tests__|__mocks__|tests?|spec)\/|\.(?:test|spec)\.[cm]?[jt]sx?$/;
+/**
+ * Test and mock files, and the developer scripts of the package's own `scripts/` folder (`scripts/test-api.js`, a
+ * release or seed script): their clients are not the server's. A `scripts` folder deeper in the source (`src/scripts/`)
+ * may be server code and is read.
+ */
+export const TEST_FILE = /(?:^|\/)(?:__tests__|__mocks__|tests?|spec)\/|^scripts\/|\.(?:test|spec)\.[cm]?[jt]sx?$/;
 
 /**
  * The clients of dependencies used on a request path (`fns`, the functions its handlers reach) whose requests
  * have no ceiling, and the ones whose package could not be read. With `anywhere`, every client of a dependency
- * built in the source (test files left out) counts, used on a path the reading followed or not.
+ * built in the source counts, used on a path the reading followed or not. Test files and developer scripts
+ * (TEST_FILE) are left out either way: a client they build is not the server's, even when its variable has the name
+ * of one the handlers call.
  */
 export function dependencyClients(code: Code, fns: readonly Fn[], root: string, declared: ReadonlySet<string>, anywhere = false): DependencyClient[] {
   const out: DependencyClient[] = [];
@@ -354,7 +360,7 @@ export function dependencyClients(code: Code, fns: readonly Fn[], root: string, 
   };
   const judged = new Set<Node>();
   for (const [path, sf] of code.files) {
-    if (anywhere && TEST_FILE.test(path)) continue;
+    if (TEST_FILE.test(path)) continue;
     const bare = new Map<string, string>();
     for (const [local, b] of importsOf(sf)) {
       const p = packageOf(b.module);

@@ -1,7 +1,7 @@
 import { SyntaxKind, Node, ts, type CallExpression, type Identifier, type ObjectLiteralExpression, type SourceFile } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { declarationOf, fieldValues, findNodes, functionOf, isFunctionLike, rawOriginOf } from '../../facts/scope.js';
+import { declarationOf, fieldValues, findNodes, functionOf, isFunctionLike, rawOriginOf, type FunctionLikeNode } from '../../facts/scope.js';
 import { callSitesOf } from '../support/source/call-sites.js';
 import { httpRequestOf } from '../../facts/flow.js';
 import { objectLiteralOf, propertyValue, registrationArgs, serverModel } from '../../facts/server-model.js';
@@ -32,8 +32,12 @@ import { inRegions, libraryRegions, ownModules, packageRegionsExcept } from '../
  *      anywhere in the source with a literal configuration that sets neither `statement_timeout` nor
  *      `query_timeout` (nor `options: '-c statement_timeout=…'`): pg waits for a query forever by default.
  *      A configuration that cannot be read is given the benefit of the doubt.
+ *    - a MySQL query (mysql2, mysql: `connection.query(sql)`, `pool.execute(sql, values)`) with no `timeout` in its
+ *      options, no timer racing it and no server-side MAX_EXECUTION_TIME in the source: neither driver limits a query
+ *      by default and no pool or connection option does (`connectTimeout` bounds the connection only) (mysqlQuery).
  *    A request whose only abort signal is the caller's cancellation (`signal: extra.signal`,
- *    `ctx.mcpReq.signal`) has no maximum either: if the client never cancels, nothing ends it.
+ *    `ctx.mcpReq.signal`) has no maximum either: if the client never cancels, nothing ends it; nor does one whose
+ *    signal is an AbortController's that nothing ever aborts (neverAborted).
  *    An API client class of a dependency, used on a request path, whose installed package makes HTTP requests
  *    with no default ceiling and is built without a timeout option (dependency-clients.ts); a declared
  *    package that is not installed or cannot be read makes the part could-not-judge, naming it.
@@ -191,6 +195,39 @@ function callerSignalOnly(value: Node | undefined, depth = 0): boolean {
   return false;
 }
 
+/**
+ * A signal of an AbortController that nothing ever aborts: `signal: controller.signal` with `const controller = new
+ * AbortController()` whose name, in the function that declares it, appears only in its declaration and in `.signal`
+ * reads (no `controller.abort(…)`, no timer, not handed to or kept by anything that could abort it). It never fires:
+ * the request has no ceiling. Read once per declaration.
+ */
+const idleMemo = new WeakMap<ts.Node, boolean>();
+function neverAborted(value: Node | undefined): boolean {
+  const u = value && unwrap(value);
+  if (!u || !Node.isPropertyAccessExpression(u) || u.getName() !== 'signal') return false;
+  const holder = unwrap(u.getExpression());
+  if (!Node.isIdentifier(holder)) return false;
+  const d = declarationOf(holder);
+  const decl = d?.getParent();
+  if (!d || !decl || !Node.isVariableDeclaration(decl) || decl.getNameNode() !== d) return false;
+  const hit = idleMemo.get(decl.compilerNode);
+  if (hit !== undefined) return hit;
+  const init = decl.getInitializer() && unwrap(decl.getInitializer()!);
+  let idle = false;
+  if (init && Node.isNewExpression(init) && unwrap(init.getExpression()).getText() === 'AbortController' && init.getArguments().length === 0) {
+    const scope = decl.getFirstAncestor((a) => isFunctionLike(a));
+    const name = d.getText();
+    if (scope) {
+      const text = scope.getText();
+      const uses = text.match(new RegExp(`(?<![\\w$.])${name.replace(/\$/g, '\\$')}(?![\\w$])`, 'g'))?.length ?? 0;
+      const signals = text.match(new RegExp(`(?<![\\w$.])${name.replace(/\$/g, '\\$')}\\s*\\.\\s*signal(?![\\w$])`, 'g'))?.length ?? 0;
+      idle = uses === signals + 1;
+    }
+  }
+  idleMemo.set(decl.compilerNode, idle);
+  return idle;
+}
+
 /** The `signal` an options literal passes, when it is only the caller's cancellation (see callerSignalOnly). */
 function callerSignalIn(node: Node | undefined, code: Code): boolean {
   const o = node && objectLiteralOf(node, code.sources);
@@ -228,7 +265,7 @@ function timeoutOf(node: Node | undefined, code: Code, library?: Client): 'signa
   const o = objectLiteralOf(node, code.sources);
   if (!o) return 'unknown';
   const signal = propertyValue(o, 'signal');
-  if (signal !== undefined && !callerSignalOnly(signal)) return 'signal';
+  if (signal !== undefined && !callerSignalOnly(signal) && !neverAborted(signal)) return 'signal';
   const t = propertyValue(o, 'timeout');
   if (t) {
     const u = unwrap(t);
@@ -268,6 +305,8 @@ function mayBeOutbound(cn: ts.CallExpression): boolean {
   if (ts.isPropertyAccessExpression(c) && rawUnwrap(c.expression).kind === SyntaxKind.ThisKeyword && /fetch/i.test(c.name.text)) return true;
   // `let fetch = withAuthRetry(undiciFetch)`: a fetch wrapped by the source, kept in a variable (wrappedFetch).
   if (ts.isIdentifier(c) && /fetch/i.test(c.text)) return true;
+  // `connection.query(sql)`: a MySQL query (mysqlQuery).
+  if (mysqlReceiver(cn)) return true;
   // `conn.exec(command, (err, stream) => …)`: an ssh2 channel (sshChannel).
   if (ts.isPropertyAccessExpression(c) && SSH_CHANNELS.has(c.name.text) && cn.arguments.length > 0) {
     const last = rawUnwrap(cn.arguments[cn.arguments.length - 1]!);
@@ -293,6 +332,8 @@ function outbound(call: CallExpression, code: Code, axiosDefaults: boolean): { c
     const first = args[0] && unwrap(args[0]);
     if (args.length === 1 && first && Node.isNewExpression(first)) return { client: 'fetch', bounded: true };
     if (callerSignalIn(args[1], code)) return { client: 'fetch', bounded: false, callerSignal: true };
+    const init = args[1] && objectLiteralOf(args[1], code.sources);
+    if (init && neverAborted(propertyValue(init, 'signal'))) return { client: 'fetch', bounded: false };
     return { client: 'fetch', bounded: carries(args[1], ['signal'], code) !== 'no' };
   }
   if (req.library === 'axios' || req.library === 'got' || req.library === 'ky') {
@@ -400,17 +441,115 @@ function sshChannel(call: CallExpression, code: Code): { client: string; bounded
   if (params.length < 1 || params.length > 2 || !/^e(?:rr(?:or)?)?$/i.test(params[0]!.getName())) return undefined;
   if (callee.getName() === 'exec' && args.length < 2) return undefined;
   if (!moduleSpecs(call.getSourceFile()).has('ssh2')) return undefined;
+  return { client: 'ssh2', bounded: timedAround(call, code) };
+}
+
+/**
+ * A MySQL query (`connection.query(sql)`, `pool.execute(sql, params)`, `this.connection.query(…)`) in a file that
+ * imports mysql2 (`mysql2`, `mysql2/promise`) or mysql: neither driver has a time limit on a query by default, and no
+ * connection or pool option sets one (`connectTimeout` bounds the connection only; a `timeout` in a pool's
+ * configuration is not a mysql2 option and is ignored). A query has a ceiling when its options object carries a
+ * `timeout` (`query({ sql, timeout: 30_000 })`), when a timer or race waits for it (timedAround), or when the source
+ * sets a server-side limit anywhere (`MAX_EXECUTION_TIME`, `max_statement_time`), given the benefit of the doubt.
+ * Read only for receivers named as a database handle (MYSQL_RECEIVER) and a first argument that is SQL (a string,
+ * a template, a variable) or an options object.
+ */
+const MYSQL_MODULES = ['mysql2', 'mysql2/promise', 'mysql'];
+const MYSQL_METHODS = new Set(['query', 'execute']);
+const MYSQL_RECEIVER = /conn|pool|db|mysql|database|sql|client|session|transaction|trx/i;
+const SERVER_SIDE_LIMIT = /max_execution_time|max_statement_time/i;
+function mysqlReceiver(cn: ts.CallExpression): boolean {
+  const c = rawUnwrap(cn.expression);
+  if (!ts.isPropertyAccessExpression(c) || !MYSQL_METHODS.has(c.name.text) || cn.arguments.length === 0) return false;
+  let recv = rawUnwrap(c.expression);
+  if (ts.isCallExpression(recv)) recv = rawUnwrap(recv.expression);
+  const last = ts.isIdentifier(recv) ? recv.text : ts.isPropertyAccessExpression(recv) ? recv.name.text : '';
+  return MYSQL_RECEIVER.test(last);
+}
+/** SQL drivers other than MySQL's: in a file importing one too, a `client.query(sql)` may be theirs. */
+const OTHER_DRIVERS = new Set(['pg', 'mssql', 'tedious', 'oracledb', 'sqlite3', 'better-sqlite3', 'sqlite', '@libsql/client', 'mariadb', 'snowflake-sdk', 'duckdb', '@clickhouse/client', 'postgres', 'ibm_db', 'odbc']);
+/**
+ * Where a query's receiver comes from, through its variable or field (awaits unwrapped): 'mysql' when from a
+ * factory of the MySQL drivers (`mysql.createConnection(…)`, `mysql.createPool(…)`) or a connection a pool hands out
+ * (`pool.getConnection()`); 'other' when built with `new` (pg's `new Client(…)`, a class of the source) or by another
+ * package's function; 'unknown' otherwise.
+ */
+function mysqlHandleValue(recv: Node): 'mysql' | 'other' | 'unknown' {
+  let values: Node[] = [];
+  if (Node.isIdentifier(recv)) {
+    const p = declarationOf(recv)?.getParent();
+    if (p && Node.isVariableDeclaration(p) && p.getInitializer()) values = [p.getInitializer()!];
+  } else if (Node.isPropertyAccessExpression(recv) && Node.isThisExpression(unwrap(recv.getExpression()))) values = fieldValues(recv);
+  let verdict: 'mysql' | 'other' | 'unknown' = 'unknown';
+  for (const v of values) {
+    let u = unwrap(v);
+    while (Node.isAwaitExpression(u)) u = unwrap(u.getExpression());
+    if (Node.isNewExpression(u)) return 'other';
+    if (!Node.isCallExpression(u)) continue;
+    const callee = unwrap(u.getExpression());
+    if (Node.isPropertyAccessExpression(callee) && callee.getName() === 'getConnection') {
+      verdict = 'mysql';
+      continue;
+    }
+    const o = rawOriginOf(callee.compilerNode);
+    if (o && MYSQL_MODULES.includes(o.module)) verdict = 'mysql';
+    else if (o && !o.module.startsWith('.') && o.module !== '<global>') return 'other';
+  }
+  return verdict;
+}
+const serverLimitMemo = new WeakMap<object, boolean>();
+function mysqlQuery(call: CallExpression, code: Code): { client: string; bounded: boolean } | undefined {
+  if (!mysqlReceiver(call.compilerNode)) return undefined;
+  const specs = moduleSpecs(call.getSourceFile());
+  const driver = MYSQL_MODULES.find((m) => specs.has(m));
+  if (!driver) return undefined;
+  const client = driver === 'mysql' ? 'mysql' : 'mysql2';
+  // A file that also imports another database driver (pg, mssql…): the receiver must be shown to come from MySQL.
+  const recv = mysqlHandleValue(unwrap((unwrap(call.getExpression()) as Node & { getExpression(): Node }).getExpression()));
+  if (recv === 'other' || (recv === 'unknown' && [...specs].some((m) => OTHER_DRIVERS.has(m)))) return undefined;
+  const first = unwrap(call.getArguments()[0]!);
+  if (isFunctionLike(first) || Node.isArrayLiteralExpression(first)) return undefined;
+  const options = Node.isObjectLiteralExpression(first) ? first : Node.isIdentifier(first) ? objectLiteralOf(first, code.sources) : undefined;
+  if (options) {
+    if (propertyValue(options, 'sql') === undefined && !options.getProperties().some((p) => Node.isSpreadAssignment(p))) return undefined;
+    const t = timeoutOf(options, code);
+    if (t !== 'none' && t !== 'off') return { client, bounded: true };
+  }
+  let server = serverLimitMemo.get(code.sources);
+  if (server === undefined) serverLimitMemo.set(code.sources, (server = code.files.some(([, sf]) => SERVER_SIDE_LIMIT.test(sf.getFullText()))));
+  return { client, bounded: server || timedAround(call, code) };
+}
+
+/**
+ * Whether the function that waits for `call` (the function around it, past the callbacks, Promise executors and
+ * immediately invoked functions it sits in) or a function calling that one sets a timer or races it (TIMER); any such timer gets the benefit of the
+ * doubt. A call at a module's top level counts as timed (start-up code, not a request).
+ */
+const timedMemo = new WeakMap<ts.Node, boolean>();
+function timedAround(call: CallExpression, code: Code): boolean {
   // The function that waits: climb past functions handed to a call or a `new` (callbacks, Promise executors).
   let waiter: Node | undefined = call.getParentWhile((p) => !isFunctionLike(p));
   let fn: Node | undefined = waiter?.getParent();
   while (fn && isFunctionLike(fn)) {
-    const p = fn.getParent();
-    if (!p || !(Node.isCallExpression(p) || Node.isNewExpression(p)) || !(p.getArguments() as Node[]).includes(fn)) break;
+    // An immediately invoked function (`(async () => { … })()`) waits in the function around it.
+    let p = fn.getParent();
+    while (p && Node.isParenthesizedExpression(p)) p = p.getParent();
+    const iife = !!p && Node.isCallExpression(p) && unwrap(p.getExpression()) === fn;
+    if (!p || !(Node.isCallExpression(p) || Node.isNewExpression(p)) || (!iife && !(p.getArguments() as Node[]).includes(fn))) break;
     waiter = p.getParentWhile((q) => !isFunctionLike(q));
     fn = waiter?.getParent();
   }
-  if (!fn || !isFunctionLike(fn)) return { client: 'ssh2', bounded: true };
-  if (TIMER.test(fn.getText())) return { client: 'ssh2', bounded: true };
+  if (!fn || !isFunctionLike(fn)) return true;
+  const hit = timedMemo.get(fn.compilerNode);
+  if (hit !== undefined) return hit;
+  const timed = timedFunction(fn, code);
+  timedMemo.set(fn.compilerNode, timed);
+  return timed;
+}
+
+/** timedAround for the function that waits: a timer in it or in a function calling it. */
+function timedFunction(fn: FunctionLikeNode, code: Code): boolean {
+  if (TIMER.test(fn.getText())) return true;
   const callers: Node[] = callSitesOf(fn, filesOf(code), code.sources);
   // A method called on an instance the reading cannot follow (`const h = await hostFor(name); h.run(cmd)`): its calls by name.
   const method = Node.isMethodDeclaration(fn) ? fn.getName() : undefined;
@@ -424,9 +563,9 @@ function sshChannel(call: CallExpression, code: Code): { client: string; bounded
   }
   for (const site of callers) {
     const around = site.getFirstAncestor((a) => isFunctionLike(a));
-    if (around && TIMER.test(around.getText())) return { client: 'ssh2', bounded: true };
+    if (around && TIMER.test(around.getText())) return true;
   }
-  return { client: 'ssh2', bounded: false };
+  return false;
 }
 
 /**
@@ -875,7 +1014,7 @@ function untraced(code: Code, examined: ReadonlySet<ts.Node>, axiosDefaults: boo
     const bundled = packageRegionsExcept(sf.getFullText(), new Set());
     for (const n of ofKinds(sf, [SyntaxKind.CallExpression], (cn) => !examined.has(cn) && mayBeOutbound(cn as ts.CallExpression))) {
       if (!Node.isCallExpression(n) || inRegions(bundled, n.getStart()) || !n.getFirstAncestor((a) => isFunctionLike(a))) continue;
-      const r = cliRequest(n, code) ?? sshChannel(n, code) ?? outbound(n, code, axiosDefaults);
+      const r = cliRequest(n, code) ?? sshChannel(n, code) ?? mysqlQuery(n, code) ?? outbound(n, code, axiosDefaults);
       if (r && !r.bounded) onChain(n, 'outbound-without-timeout', { client: r.client });
     }
   }
@@ -926,7 +1065,7 @@ export default defineDetector({
           for (const n of findNodes(fn, (cn) => cn !== fn.compilerNode && ts.isCallExpression(cn) && mayBeOutbound(cn))) {
             if (!Node.isCallExpression(n)) continue;
             examined.add(n.compilerNode);
-            const cli = cliRequest(n, code) ?? sshChannel(n, code);
+            const cli = cliRequest(n, code) ?? sshChannel(n, code) ?? mysqlQuery(n, code);
             if (cli) {
               // A launched network client is a request with a ceiling or none; it is not read as the handler's
               // own I/O for the cancellation signal (the launch is a process, not a request the signal reaches).
