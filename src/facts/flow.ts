@@ -179,7 +179,7 @@ function judge(f: RawFlow, checks: Check[], run: Run): { guard: Guard; detail?: 
 const FIRST_WORD_PATTERN = /^\^(?:\\s[*+])?(?:\((?:\?:)?)?[A-Za-z_]+(?:\|[A-Za-z_]+)*\)?(?:\\b|\\s[*+]?)?$/;
 /** The first word of a value taken apart: `sql.split(' ')[0]`, `q.trim().split(/\s+/)[0].toUpperCase()`. */
 const FIRST_WORD_EXPR = /\.split\([^)]*\)\s*\[\s*0\s*\]/;
-const KEYWORD = /^\s*[A-Za-z_]+\s*$/;
+const KEYWORD = /^\s*[A-Za-z_]+(?:\s+[A-Za-z_]+)?\s*$/;
 /**
  * A check on a SQL statement that tests its first word only: `x.startsWith('SELECT')`, `/^\s*select\b/i.test(x)`,
  * `x.match(/^(SELECT|SHOW)/i)`, `x.split(' ')[0] === 'SELECT'`, `ALLOWED.includes(x.split(' ')[0])`. Not a pattern
