@@ -177,12 +177,10 @@ function judge(f: RawFlow, checks: Check[], run: Run): { guard: Guard; detail?: 
 
 /** A pattern that is a start anchor and SQL keywords only: `^\s*(select|with)\b`, `^SELECT`. */
 const FIRST_WORD_PATTERN = /^\^(?:\\s[*+])?(?:\((?:\?:)?)?[A-Za-z_]+(?:\|[A-Za-z_]+)*\)?(?:\\b|\\s[*+]?)?$/;
-/** The first word of a value taken apart: `sql.split(' ')[0]`, `q.trim().split(/\s+/)[0].toUpperCase()`. */
-const FIRST_WORD_EXPR = /\.split\([^)]*\)\s*\[\s*0\s*\]/;
 const KEYWORD = /^\s*[A-Za-z_]+(?:\s+[A-Za-z_]+)?\s*$/;
 /**
  * A check on a SQL statement that tests its first word only: `x.startsWith('SELECT')`, `/^\s*select\b/i.test(x)`,
- * `x.match(/^(SELECT|SHOW)/i)`, `x.split(' ')[0] === 'SELECT'`, `ALLOWED.includes(x.split(' ')[0])`. Not a pattern
+ * `x.match(/^(SELECT|SHOW)/i)` (a first word taken apart, `x.split(' ')[0]`, is no check the flow keeps). Not a pattern
  * that reads further (`/^\s*SELECT\s+[\w,]+\s+FROM\s+\w+$/`), a word looked for anywhere (`includes(';')`), a parser.
  */
 function firstWordCheck(n: Node): boolean {
@@ -197,15 +195,8 @@ function firstWordCheck(n: Node): boolean {
       const re = regexSource(m === 'test' ? callee.getExpression() : a);
       return re !== undefined && FIRST_WORD_PATTERN.test(re);
     }
-    if (m === 'includes' || m === 'has' || m === 'indexOf') return FIRST_WORD_EXPR.test(a.getText());
     return false;
   }
-  if (Node.isBinaryExpression(n) && ['===', '!==', '==', '!='].includes(n.getOperatorToken().getText())) {
-    const [l, r] = [n.getLeft(), n.getRight()];
-    const word = (x: Node): boolean => KEYWORD.test(constString(x)?.value ?? '');
-    return (word(r) && FIRST_WORD_EXPR.test(l.getText())) || (word(l) && FIRST_WORD_EXPR.test(r.getText()));
-  }
-  if (Node.isCaseClause(n)) return FIRST_WORD_EXPR.test(n.getParentOrThrow().getParentOrThrow().getText().slice(0, 200));
   return false;
 }
 

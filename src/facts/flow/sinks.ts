@@ -75,7 +75,7 @@ export interface Flow {
   sqlServer?: boolean;
   /**
    * sql sinks: every check the statement passes looks at its first word only (`sql.trim().toUpperCase().startsWith('SELECT')`,
-   * `/^\s*(select|with)\b/i.test(sql)`, `sql.split(' ')[0] === 'SELECT'`): the rest of the statement is the caller's.
+   * `/^\s*(select|with)\b/i.test(sql)`): the rest of the statement is the caller's.
    */
   sqlFirstWordOnly?: boolean;
   file: string;
