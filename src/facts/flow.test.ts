@@ -155,3 +155,21 @@ describe('facts/flow: path checks met before a file call (X-5)', () => {
     it(name, () => assert.deepEqual(guards(repoOf(oneTool(body, `${head}\n${extra ?? ''}`))), [want]));
   }
 });
+
+describe('facts/flow: checks on a caller-written SQL statement (X-5 Flow.sqlFirstWordOnly, Flow.sqlServer)', () => {
+  const sql = (repo: RepoFacts): string[] => toolFlows(repo).filter((f) => f.sinkKind === 'sql').map((f) => `${f.guard}:${f.sqlFirstWordOnly ? 'first-word' : ''}:${f.sqlServer ? 'server' : ''}`);
+  const pg = "import pg from 'pg';\nconst pool = new pg.Pool();\nconst refusal = { content: [], isError: true };";
+  const sqlite = "import Database from 'better-sqlite3';\nconst db = new Database('app.db');\nconst refusal = { content: [], isError: true };";
+  const cases: [string, string, string, string][] = [
+    ['startsWith on the trimmed, upper-cased statement', "if (!x.trim().toUpperCase().startsWith('SELECT')) return refusal;\n  await pool.query(x);", pg, 'unsound:first-word:server'],
+    ['an anchored keyword pattern', 'if (!/^\\s*(select|with)\\b/i.test(x)) return refusal;\n  await pool.query(x);', pg, 'unsound:first-word:server'],
+    ["the first word compared (not a check the flow keeps: red as unchecked)", "if (x.trim().split(' ')[0].toUpperCase() !== 'SELECT') return refusal;\n  await pool.query(x);", pg, 'none::server'],
+    ['a pattern over the whole statement', 'if (!/^\\s*SELECT\\s+[\\w,\\s]+\\s+FROM\\s+\\w+\\s*$/i.test(x)) return refusal;\n  await pool.query(x);', pg, 'unsound::server'],
+    ['a first word and a semicolon refused', "if (!x.trim().toUpperCase().startsWith('SELECT') || x.includes(';')) return refusal;\n  await pool.query(x);", pg, 'unsound::server'],
+    ['no check', 'await pool.query(x);', pg, 'none::server'],
+    ['a first word, on SQLite', "if (!x.trim().toLowerCase().startsWith('select')) return refusal;\n  db.prepare(x).all();", sqlite, 'unsound:first-word:'],
+  ];
+  for (const [name, body, head, want] of cases) {
+    it(name, () => assert.deepEqual(sql(repoOf({ ...oneTool(body, head), 'package.json': '{ "name": "t", "version": "1.0.0", "type": "module", "dependencies": { "pg": "8.13.0", "better-sqlite3": "11.0.0" } }' })), [want]));
+  }
+});

@@ -1,7 +1,7 @@
 import { afterLoad, Node, SyntaxKind, ts, type CallExpression, type SourceFile, type Identifier, type NewExpression, type PropertyAccessExpression, type TaggedTemplateExpression } from './morph.js';
 import type { RepoFacts } from './repo.js';
 import { bindingNames, findNodes, isFunctionLike, rawOriginOf, resolveRelativeModule } from './scope.js';
-import { constString, modelFiles, serverModel, type HandlerEntry } from './server-model.js';
+import { constString, modelFiles, regexSource, serverModel, type HandlerEntry } from './server-model.js';
 import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCalleeName, rawOfKinds, rawUnwrap, positionOf, unwrap, wrapNode, type NamedFilter, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
 import { libraryRegions } from './bundle-regions.js';
@@ -9,7 +9,7 @@ import { Run } from './flow/analysis.js';
 import { isRuntime } from './flow/runtimes.js';
 import { argumentOf, keysMatch, relevant, storageKeys } from './flow/guards.js';
 import { instanceExports } from './flow/modules.js';
-import { BROWSER_MODULES, REMOTE_COMMAND_NAMES, TRANSFER_NAMES, SSH_MODULES, isRecordModule, RECORD_MODULES, SQL_MODULES, callSinkKind, CONNECT_MODULES, classifySink, DOC_MODULES, possibleStrings, type Flow, type FlowStep, FS_MODULES, type Guard, type GuardDetail, HTTP_MODULES, NAVIGATION_NAMES, type SinkContext, type SinkMatch, type SinkSite } from './flow/sinks.js';
+import { BROWSER_MODULES, REMOTE_COMMAND_NAMES, TRANSFER_NAMES, SSH_MODULES, isRecordModule, RECORD_MODULES, SQL_MODULES, SERVER_SQL_MODULES, sqlModuleOf, sqlReceiverParam, callSinkKind, CONNECT_MODULES, classifySink, DOC_MODULES, possibleStrings, type Flow, type FlowStep, FS_MODULES, type Guard, type GuardDetail, HTTP_MODULES, NAVIGATION_NAMES, type SinkContext, type SinkMatch, type SinkSite } from './flow/sinks.js';
 import { type Check, type Family, type FnResult, type Link, type RawFlow, type Stop, type StoreWrite, type Taint, type Verdict } from './flow/taint.js';
 
 
@@ -136,7 +136,7 @@ function rootsWriter(c: Check, run: Run): StoreWrite | undefined {
   return w;
 }
 
-function judge(f: RawFlow, checks: Check[], run: Run): { guard: Guard; detail?: GuardDetail; at?: Node; writer?: string } {
+function judge(f: RawFlow, checks: Check[], run: Run): { guard: Guard; detail?: GuardDetail; at?: Node; writer?: string; firstWordOnly?: boolean } {
   const rootKeys = run.rootKeys;
   if (f.kind === 'argument') {
     // An element of a fixed program's argument array: red only where it may be read as an option (flow/argv.ts).
@@ -151,6 +151,8 @@ function judge(f: RawFlow, checks: Check[], run: Run): { guard: Guard; detail?: 
     : { guard: 'none' };
   // The checks a value passed before a function of the source returned it (Taint.confinedBy) judge it wherever it went.
   const carried = new Set(family === 'fs' ? (f.taint.confinedBy ?? []) : []);
+  // sql: whether every check the statement passes looks at its first word only (Flow.sqlFirstWordOnly).
+  let firstWord: boolean | undefined;
   for (const c of [...checks, ...carried]) {
     let verdict = c.verdict[family];
     if (!verdict) continue;
@@ -165,11 +167,52 @@ function judge(f: RawFlow, checks: Check[], run: Run): { guard: Guard; detail?: 
         if (!(link.at.getStart() >= c.scope.getStart() && link.at.getEnd() <= c.scope.getEnd())) continue;
       } else if (c.at.getStart() >= link.at.getStart() && !argumentOf(c.at, link.at)) continue;
     }
+    if (f.kind === 'sql') firstWord = firstWord !== false && firstWordCheck(c.node);
     if (rank[verdict.guard] > rank[best.guard] || (verdict.guard === best.guard && detailRank(verdict.detail) > detailRank(best.detail))) {
       best = writer ? { guard: verdict.guard, detail: verdict.detail, at: writer.node, writer: writer.tool } : { guard: verdict.guard, detail: verdict.detail, at: c.node };
     }
   }
-  return best;
+  return firstWord && best.guard !== 'none' ? { ...best, firstWordOnly: true } : best;
+}
+
+/** A pattern that is a start anchor and SQL keywords only: `^\s*(select|with)\b`, `^SELECT`. */
+const FIRST_WORD_PATTERN = /^\^(?:\\s[*+])?(?:\((?:\?:)?)?[A-Za-z_]+(?:\|[A-Za-z_]+)*\)?(?:\\b|\\s[*+]?)?$/;
+const KEYWORD = /^\s*[A-Za-z_]+(?:\s+[A-Za-z_]+)?\s*$/;
+/**
+ * A check on a SQL statement that tests its first word only: `x.startsWith('SELECT')`, `/^\s*select\b/i.test(x)`,
+ * `x.match(/^(SELECT|SHOW)/i)` (a first word taken apart, `x.split(' ')[0]`, is no check the flow keeps). Not a pattern
+ * that reads further (`/^\s*SELECT\s+[\w,]+\s+FROM\s+\w+$/`), a word looked for anywhere (`includes(';')`), a parser.
+ */
+function firstWordCheck(n: Node): boolean {
+  if (Node.isCallExpression(n)) {
+    const callee = unwrap(n.getExpression());
+    if (!Node.isPropertyAccessExpression(callee)) return false;
+    const m = callee.getName();
+    const a = n.getArguments()[0];
+    if (!a) return false;
+    if (m === 'startsWith') return KEYWORD.test(constString(a)?.value ?? '');
+    if (m === 'test' || m === 'match') {
+      const re = regexSource(m === 'test' ? callee.getExpression() : a);
+      return re !== undefined && FIRST_WORD_PATTERN.test(re);
+    }
+    return false;
+  }
+  return false;
+}
+
+/**
+ * The SQL client module of a statement's receiver that the sink's own file does not show: a receiver that comes from a
+ * parameter (`const client = await pool.connect()`, `pool` a parameter), looked up in the argument the calling function
+ * of the flow's chain passes (`handleQuery(pool, args.sql)` with `const pool = new pg.Pool()`).
+ */
+function sqlModuleThroughChain(f: RawFlow, sources: ParsedSources): string | undefined {
+  const p = sqlReceiverParam(f.sink);
+  if (!p || p.index < 0) return undefined;
+  const i = f.chain.findIndex((l, k) => k > 0 && l.fn === p.fn);
+  const call = i > 0 ? f.chain[i - 1]!.at : undefined;
+  if (!call || !(Node.isCallExpression(call) || Node.isNewExpression(call))) return undefined;
+  const arg = (call.getArguments() as Node[])[p.index];
+  return arg ? sqlModuleOf(arg, sources) : undefined;
 }
 
 /** Is the program of an argument flow a language runtime: named in the array, at the sink, or by a call on the way (`run('python3', ['-c', code])`)? */
@@ -201,6 +244,20 @@ export interface ToolStop {
   keys: string[];
   /** The package uses a SQL database client (SQL_MODULES). */
   sql?: boolean;
+  /**
+   * The call's first argument is text written in the code (a literal, or a template that starts with text:
+   * `client.query('SELECT … WHERE id = $1', [id])`): the argument reaches it as a bound value or a piece, not as the statement.
+   */
+  textFirst?: boolean;
+}
+
+/** Does a call's first argument start with text written in the code (see ToolStop.textFirst)? */
+function firstArgumentWritten(call: CallExpression | NewExpression): boolean {
+  const a = call.getArguments()[0];
+  if (!a) return false;
+  const u = unwrap(a);
+  if (Node.isStringLiteral(u) || Node.isNoSubstitutionTemplateLiteral(u)) return true;
+  return Node.isTemplateExpression(u) && u.getHead().getLiteralText().trim() !== '';
 }
 
 /** The calls where the flow of each entry's arguments stops unread (computed with toolFlows). */
@@ -233,7 +290,7 @@ export function toolFlows(repo: RepoFacts): Flow[] {
     for (const s of r?.stops ?? []) {
       const pos = positionOf(s.at);
       const callee = s.at.getExpression().getText();
-      stops.push({ tool: entry.name, entryKind: entry.kind, file: sources.rel(s.at.getSourceFile()), line: pos.line, column: pos.column, call: callee.length > 80 ? callee.slice(0, 77) + '...' : callee, method: Node.isPropertyAccessExpression(unwrap(s.at.getExpression())) ? (unwrap(s.at.getExpression()) as PropertyAccessExpression).getName() : undefined, why: s.why, ...(s.module ? { module: s.module } : {}), ...(run.ctx.sql ? { sql: true } : {}), keys: [...s.keys].sort() });
+      stops.push({ tool: entry.name, entryKind: entry.kind, file: sources.rel(s.at.getSourceFile()), line: pos.line, column: pos.column, call: callee.length > 80 ? callee.slice(0, 77) + '...' : callee, method: Node.isPropertyAccessExpression(unwrap(s.at.getExpression())) ? (unwrap(s.at.getExpression()) as PropertyAccessExpression).getName() : undefined, why: s.why, ...(s.module ? { module: s.module } : {}), ...(run.ctx.sql ? { sql: true } : {}), ...(firstArgumentWritten(s.at) ? { textFirst: true } : {}), keys: [...s.keys].sort() });
     }
   }
   stopMemo.set(repo, stops);
@@ -294,7 +351,15 @@ function entryFlows(entry: HandlerEntry, r: FnResult, run: Run, sources: ParsedS
   const bySink = new Map<string, Flow>();
   for (const raw of r.flows) {
     // Code handed to a language runtime on its command line (`python3 -c`, `node -e`) is evaluated.
-    const f: RawFlow = raw.kind === 'argument' && raw.taint.argv === 'code' && runsRuntime(raw) ? { ...raw, kind: 'eval' } : raw;
+    let f: RawFlow = raw.kind === 'argument' && raw.taint.argv === 'code' && runsRuntime(raw) ? { ...raw, kind: 'eval' } : raw;
+    // A statement sent to a client received as a parameter: the module of the value the caller passes (a pg Pool).
+    if (f.kind === 'sql' && f.match.sqlUnresolved) {
+      const m = sqlModuleThroughChain(f, sources);
+      if (m) {
+        const { sqlUnresolved: _, ...match } = f.match;
+        f = { ...f, match: { ...match, ...(SERVER_SQL_MODULES.has(m) ? { sqlServer: true } : {}) } };
+      }
+    }
     const g = judge(f, r.checks, run);
     const pos = { file: sources.rel(f.sink.getSourceFile()), ...positionOf(f.sink) };
     const branch = entry.branches?.find((b) => f.chain[0]!.at.getStart() >= b.node.getStart() && f.chain[0]!.at.getEnd() <= b.node.getEnd()) ?? (entry.branches ? helperBranch(f.chain) : undefined);
@@ -315,6 +380,8 @@ function entryFlows(entry: HandlerEntry, r: FnResult, run: Run, sources: ParsedS
       ...(f.kind === 'sql' && f.match.readOnly ? { readOnly: true } : {}),
       ...(f.kind === 'sql' && f.match.sqlUnresolved ? { sqlUnresolved: true } : {}),
       ...(f.kind === 'sql' && f.taint.textFirst ? { sqlTextFirst: true } : {}),
+      ...(f.kind === 'sql' && f.match.sqlServer ? { sqlServer: true } : {}),
+      ...(f.kind === 'sql' && g.firstWordOnly ? { sqlFirstWordOnly: true } : {}),
       ...pos,
       guard: g.guard,
       ...(g.detail ? { guardDetail: g.detail } : {}),

@@ -31,7 +31,17 @@ import python from './python.js';
  *     TO '<file>'` are not, and whether the database role may use them (superuser, pg_read_server_files,
  *     pg_write_server_files, MySQL's FILE privilege) is not known from the code. A statement that passes a check first (an
  *     allowlist, a pattern, words refused) is not judged here: the rule is then could-not-judge
- *     'sql-statement-check-not-judged' unless another call is red. A statement sent to a receiver only named like a
+ *     'sql-statement-check-not-judged' unless another call is red.
+ *   - 'sql-check-first-word': every check the caller's statement passes looks at its first word only
+ *     (`sql.trim().toUpperCase().startsWith('SELECT')`, `/^\s*(select|show)\b/i.test(sql)`, `sql.split(' ')[0]`;
+ *     facts/flow Flow.sqlFirstWordOnly), and the client is a database server's (PostgreSQL, MySQL/MariaDB, SQL Server;
+ *     Flow.sqlServer), where the rest of the statement still reads or writes files: `SELECT pg_read_file(…)`,
+ *     `SELECT LOAD_FILE(…)`, `SELECT … INTO OUTFILE`, `INSERT … SELECT` of them, a second statement after `;`. Red,
+ *     unless the statement runs in a read-only transaction ('sql-read-only-not-judged' then). On SQLite a first-word
+ *     SELECT check does keep ATTACH and VACUUM INTO out of a one-statement call: could-not-judge as any check. A
+ *     client received as a parameter is followed into the value the calling function passes (`handle(pool, sql)`
+ *     with `pool = new pg.Pool()`); a stop on a call whose statement is written in the code (`client.query('… $1',
+ *     [v])`) is a bound value, not a lost statement. A statement sent to a receiver only named like a
  *     SQL client (`client.query(text)`, `db.run(sql)`) whose module is not followed (a client received as a parameter,
  *     an object made by the package) is no evidence of SQL — an HTTP API client has `query` too — so it is never red:
  *     could-not-judge 'sql-client-not-resolved' unless another call is red. The arguments of a call on a prepared
@@ -66,6 +76,7 @@ export default [
       'allowlist-open-by-default': ['entry', 'name', 'call', 'guardLine'],
       'roots-changed-by-tool': ['entry', 'name', 'call', 'writer', 'guardLine'],
       'caller-sql-reaches-files': ['entry', 'name', 'call'],
+      'sql-check-first-word': ['entry', 'name', 'call', 'guardLine'],
     },
     judge({ inputs: { repo } }) {
       const gap = sourceGap(repo);
@@ -83,7 +94,13 @@ export default [
         if (f.sinkKind === 'sql') {
           // A statement the caller writes: no path confinement applies; a check on it (an allowlist, a pattern, a
           // list of refused words) is not judged — whether it refuses the file statements is not known.
-          if (f.guard !== 'none') sqlChecked.add(f.tool);
+          // A check on the first word only (`startsWith('SELECT')`), for a database server's client: the rest of the
+          // statement is the caller's (`SELECT pg_read_file('/etc/passwd')`, `SELECT LOAD_FILE(…)`, `… INTO OUTFILE`,
+          // `SELECT 1; COPY t TO '<file>'`) — red, unless it runs in a read-only transaction (then as that case).
+          if (f.guard !== 'none' && f.sqlFirstWordOnly && f.sqlServer && !f.sqlUnresolved && !f.readOnly) {
+            bySink.set(`sql|${f.file}:${f.line}:${f.column}`, [...(bySink.get(`sql|${f.file}:${f.line}:${f.column}`) ?? []), f]);
+          } else if (f.guard !== 'none' && f.sqlFirstWordOnly && f.readOnly && !f.sqlUnresolved) sqlReadOnly.add(f.tool);
+          else if (f.guard !== 'none') sqlChecked.add(f.tool);
           // In a read-only transaction: what remains (pg_read_file, COPY … TO a file) depends on the role's file privileges.
           else if (f.readOnly) sqlReadOnly.add(f.tool);
           // Sent to a receiver only named like a SQL client (its module not followed): maybe an HTTP API's query.
@@ -101,7 +118,8 @@ export default [
         const names = [...new Set(flows.map((f) => f.tool))].sort().join(', ');
         const data = { entry: worst.entryKind, name: names, call: worst.sinkCall };
         const location = { file: worst.file, line: worst.line, column: worst.column };
-        if (worst.sinkKind === 'sql') findings.push({ messageId: 'caller-sql-reaches-files', data, location });
+        if (worst.sinkKind === 'sql' && worst.guard !== 'none') findings.push({ messageId: 'sql-check-first-word', data: { ...data, guardLine: worst.guardAt?.line ?? worst.line }, location });
+        else if (worst.sinkKind === 'sql') findings.push({ messageId: 'caller-sql-reaches-files', data, location });
         else if (worst.guard === 'none') findings.push({ messageId: 'path-not-confined', data: { ...data, access: worst.access ?? 'read' }, location });
         else if (worst.guardDetail === 'roots-writable') {
           findings.push({ messageId: 'roots-changed-by-tool', data: { ...data, writer: worst.guardWriter ?? '', guardLine: worst.guardAt?.line ?? worst.line }, location });
@@ -117,7 +135,8 @@ export default [
       if (sqlUnresolved.size) return couldNotJudge('sql-client-not-resolved', { name: [...sqlUnresolved].sort().join(', ') });
       // In a package that uses a SQL client, an argument handed to a statement-running method of an object the analysis
       // could not resolve (`connector.executeSQL(sql)` on a connector picked from a registry): the flow stops unread there.
-      const lost = toolStops(repo).filter((s) => s.sql && s.why === 'method-of-unknown-receiver' && SQL_SEND.test(s.method ?? ''));
+      // Not a call whose statement is written in the code (`client.query('… WHERE id = $1', [id])`): the argument is a bound value there.
+      const lost = toolStops(repo).filter((s) => s.sql && s.why === 'method-of-unknown-receiver' && SQL_SEND.test(s.method ?? '') && !s.textFirst);
       if (lost.length) {
         const first = lost[0]!;
         return couldNotJudge('sql-flow-not-followed', { name: [...new Set(lost.map((s) => s.tool))].sort().join(', '), call: first.call, file: first.file, line: first.line });

@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, ts, type CallExpression, type TaggedTemplateExpression } from '../morph.js';
+import { Node, SyntaxKind, ts, type CallExpression, type PropertyAccessExpression, type TaggedTemplateExpression } from '../morph.js';
 import { assignedValues, declarationOf, fieldValues, importOf as importOfDecl, initializerOf, moduleMember, valueOfDeclaration, GLOBAL, INSTANCE_FACTORIES, type Origin } from '../scope.js';
 import { constString, objectLiteralOf, propertyValue, type EntryKind } from '../server-model.js';
 import { namesAnyModule, unwrap, type ParsedSources } from '../ts-source.js';
@@ -67,6 +67,17 @@ export interface Flow {
   sqlUnresolved?: boolean;
   /** sql sinks: the statement's text starts with text written in the code (Taint.textFirst), built by a helper: not the caller's whole statement. */
   sqlTextFirst?: boolean;
+  /**
+   * sql sinks: the client talks to a database server (PostgreSQL, MySQL/MariaDB, SQL Server: SERVER_SQL_MODULES), whose
+   * plain SELECT can read or write files (`pg_read_file`, `LOAD_FILE`, `INTO OUTFILE`, `OPENROWSET(BULK …)`); not an
+   * embedded database (SQLite, DuckDB) nor a client whose kind is not known (knex).
+   */
+  sqlServer?: boolean;
+  /**
+   * sql sinks: every check the statement passes looks at its first word only (`sql.trim().toUpperCase().startsWith('SELECT')`,
+   * `/^\s*(select|with)\b/i.test(sql)`): the rest of the statement is the caller's.
+   */
+  sqlFirstWordOnly?: boolean;
   file: string;
   line: number;
   column: number;
@@ -126,6 +137,8 @@ export interface SinkMatch {
   readOnly?: boolean;
   /** A whole statement sent to a receiver only named like a SQL client, whose module is not followed (see Flow.sqlUnresolved). */
   sqlUnresolved?: boolean;
+  /** A whole statement sent to a database server's client (see Flow.sqlServer). */
+  sqlServer?: boolean;
   parts: SinkPart[];
 }
 
@@ -1302,12 +1315,12 @@ function sqlFileCall(node: CallExpression, ctx: SinkContext): SinkMatch | undefi
   if (!paths.length || !access) {
     if (!whole) return undefined;
     const rec = ctx.records ? recordLookup(node, ctx.sources) : undefined;
-    const ro = { ...(readOnlyBefore(node) ? { readOnly: true } : {}), ...(stmt?.unresolved ? { sqlUnresolved: true } : {}) };
+    const ro = { ...(readOnlyBefore(node) ? { readOnly: true } : {}), ...(stmt?.unresolved ? { sqlUnresolved: true } : {}), ...(stmt?.server ? { sqlServer: true } : {}) };
     return rec ? { ...rec, ...ro, parts: [...rec.parts, ...sqlPart] } : { family: 'record', call: calleeText(callee), ...ro, parts: sqlPart };
   }
   const fsPart: SinkPart = { kind: 'fs', exprs: paths };
   const rec = ctx.records ? recordLookup(node, ctx.sources) : undefined;
-  const un = stmt?.unresolved ? { sqlUnresolved: true } : {};
+  const un = { ...(stmt?.unresolved ? { sqlUnresolved: true } : {}), ...(stmt?.server ? { sqlServer: true } : {}) };
   return rec ? { ...rec, ...un, access, parts: [...rec.parts, fsPart, ...sqlPart] } : { family: 'fs', call: calleeText(callee), ...un, access, parts: [fsPart, ...sqlPart] };
 }
 
@@ -1317,6 +1330,48 @@ export const SQL_MODULES = [
   'better-sqlite3', 'sqlite3', 'sqlite', '@libsql/client', 'knex', 'mssql', 'tedious', 'duckdb', '@duckdb/node-api',
 ];
 const SQL_MODULE_SET = new Set(SQL_MODULES);
+/** Clients of database servers, where a plain SELECT can read or write files (see Flow.sqlServer). */
+export const SERVER_SQL_MODULES = new Set([
+  'pg', 'pg-pool', 'pg-promise', 'postgres', '@neondatabase/serverless', '@vercel/postgres', 'mysql', 'mysql2', 'mysql2/promise', 'mariadb', 'mssql', 'tedious',
+]);
+
+/**
+ * The SQL client module of the value an expression names, when it is made by one (`new pg.Pool()`, `await
+ * pool.connect()` on it, `mysql.createPool()`), followed through local declarations (recordModuleOf).
+ */
+export function sqlModuleOf(expr: Node, sources: ParsedSources): string | undefined {
+  return recordModuleOf(expr, sources, 0, (m) => SQL_MODULE_SET.has(m));
+}
+
+/**
+ * The parameter a SQL call's receiver comes from, in the function the call is written in: `client.query(sql)` with
+ * `const client = await pool.connect()` and `pool` a parameter (`handleQuery(pool, sql)`), or `pool.query(sql)` on
+ * the parameter itself; followed through local declarations, at most 4 steps. Undefined for anything else.
+ */
+export function sqlReceiverParam(sink: Node): { fn: Node; index: number } | undefined {
+  if (!Node.isCallExpression(sink)) return undefined;
+  const callee = unwrap(sink.getExpression());
+  if (!Node.isPropertyAccessExpression(callee)) return undefined;
+  let u: Node = unwrap(callee.getExpression());
+  for (let i = 0; i < 6; i++) {
+    while (Node.isAwaitExpression(u)) u = unwrap(u.getExpression());
+    if (Node.isCallExpression(u) && Node.isPropertyAccessExpression(unwrap(u.getExpression()))) {
+      u = unwrap((unwrap(u.getExpression()) as PropertyAccessExpression).getExpression());
+      continue;
+    }
+    if (!Node.isIdentifier(u)) return undefined;
+    const p = declarationOf(u)?.getParent();
+    if (p && Node.isParameterDeclaration(p)) {
+      const fn = p.getParent();
+      if (!fn || !Node.isFunctionLikeDeclaration(fn)) return undefined;
+      return { fn, index: fn.getParameters().indexOf(p) };
+    }
+    const init = p && Node.isVariableDeclaration(p) ? p.getInitializer() : undefined;
+    if (!init) return undefined;
+    u = unwrap(init);
+  }
+  return undefined;
+}
 /** Names a SQL client is usually held in, when its module cannot be followed (a client passed as a parameter or imported from a helper module). */
 const SQL_RECEIVER = /^(?:db|database|client|pool|conn|connection|sql|pg|knex|trx|tx|transaction|sqlite|mysql|postgres|duckdb)$|(?:db|client|pool|conn(?:ection)?|database|sqlite|sql)$/i;
 
@@ -1404,7 +1459,7 @@ function madeHere(receiver: Node): boolean {
  * template (or `+` chain) whose first piece is a value (`\`${args.sql}\``). A statement written in the code with
  * values put in it (`SELECT * FROM ${table}`) is not one: its values are read by the path placeholders above.
  */
-function wholeStatement(sql: Node, arg: Node, callee: Node, sources: ParsedSources): { expr: Node; unresolved: boolean } | undefined {
+function wholeStatement(sql: Node, arg: Node, callee: Node, sources: ParsedSources): { expr: Node; unresolved: boolean; server: boolean } | undefined {
   if (!Node.isPropertyAccessExpression(callee)) return undefined;
   const receiver = unwrap(callee.getExpression());
   const module = recordModuleOf(receiver, sources, 0, (m) => SQL_MODULE_SET.has(m));
@@ -1413,6 +1468,8 @@ function wholeStatement(sql: Node, arg: Node, callee: Node, sources: ParsedSourc
   // (X-5), never red — unless the file the call is written in imports a SQL client itself (a pool made by a factory
   // function or held in a field also set to null, in the module that wraps the library).
   const unresolved = !module && !namesAnyModule(callee.getSourceFile(), SQL_MODULES);
+  // A server's client: the receiver's module, or (not followed) the one the call's file imports, when it names no other kind.
+  const server = module ? SERVER_SQL_MODULES.has(module) : !unresolved && namesAnyModule(callee.getSourceFile(), SERVER_SQL_MODULES) && !namesAnyModule(callee.getSourceFile(), SQL_MODULES.filter((m) => !SERVER_SQL_MODULES.has(m)));
   if (!module) {
     // The module is not followed: a receiver named like a SQL client (`db`, `this.pool`, `client`), called with a
     // method that sends a statement under every client (not `get`, `one`, `any`: a key-value store's names too).
@@ -1428,9 +1485,9 @@ function wholeStatement(sql: Node, arg: Node, callee: Node, sources: ParsedSourc
   const pieces = piecesOf(sql);
   if (pieces) {
     const first = pieces.find((p) => !('text' in p) || p.text.trim() !== '');
-    return first && !('text' in first) ? { expr: first.expr, unresolved } : undefined;
+    return first && !('text' in first) ? { expr: first.expr, unresolved, server } : undefined;
   }
-  return { expr: arg, unresolved };
+  return { expr: arg, unresolved, server };
 }
 
 /** The values put into a SQL text, each with the text written before it (a template's spans, a `+` chain's operands). */
