@@ -501,11 +501,17 @@ function originGuards(files: [string, SourceFile][], mounts: Set<string> | undef
  * Does `createMcpExpressApp(opts)` validate the Host (v1): with no options or no host (loopback, the default), a
  * loopback host written in the code, or an allowedHosts list that is not empty by default. Options chosen by a
  * condition (`teamAuth ? { host, allowedHosts } : { host }`) guard only when every branch does: the other branch is
- * the deployment that runs without a check.
+ * the deployment that runs without a check. Options held in a variable are read through its initializer.
  */
 function expressAppGuards(opts: Node | undefined, depth = 0): boolean {
   const u = opts && unwrap(opts);
   if (u && Node.isConditionalExpression(u) && depth < 4) return expressAppGuards(u.getWhenTrue(), depth + 1) && expressAppGuards(u.getWhenFalse(), depth + 1);
+  // Options kept in a variable (`const appOptions = { host }`): the object literal or choice it holds.
+  if (u && Node.isIdentifier(u) && depth < 4) {
+    const init = initializerOf(declarationOf(u));
+    const i = init && unwrap(init);
+    if (i && (Node.isObjectLiteralExpression(i) || Node.isConditionalExpression(i))) return expressAppGuards(i, depth + 1);
+  }
   const hostNode = propertyOf(opts, 'host');
   const host = fixedString(hostNode);
   const hosts = propertyOf(opts, 'allowedHosts');
