@@ -218,11 +218,132 @@ function literalValues(expr: Node | undefined, depth = 0): string[] {
   return [];
 }
 
+/**
+ * A command a caller writes whose program the function pins before launching it: the CLI wrapper of a service
+ * (`m365 spo site list`, `az …`) that refuses any command not starting with its own program —
+ *   `if (!/^m365(\s|$)/.test(cmd)) throw …` or `if (!cmd.startsWith('m365 ')) return …`
+ * — an earlier statement of a block around the launch, about the launched variable or one it is made from or makes
+ * (`const trimmed = command.trim()`, `command = trimmed`, `command += ' --output json'`), whose branch throws or
+ * returns. The pinned word must not be an interpreter or package runner (LAUNCHERS). Through a shell (`exec`,
+ * `spawn(cmd, { shell: true })`) a second word could start another program after `;`, `&&`, `|` or `$(…)`: the
+ * function must also refuse those (`if (/[;&|`$]/.test(cmd)) throw …`). The program is then the CLI, fixed in the
+ * source; what the caller does with its arguments is X-4's question.
+ */
+function pinnedProgram(expr: Node | undefined, shell: boolean): boolean {
+  const n = expr && unwrap(expr);
+  if (!n || !Node.isIdentifier(n)) return false;
+  // The function declaring the variable (its parameter or local): the guards may sit there, around a callback
+  // that launches (`return new Promise((resolve) => { spawn(cmd, …) })`).
+  const decl = declarationOf(n);
+  const fn = decl?.getFirstAncestor((a) => isFunctionLike(a));
+  if (!fn || !fn.containsRange(n.getPos(), n.getEnd())) return false;
+  const names = relatedNames(fn, n.getText());
+  let pinned = false;
+  let noChaining = !shell;
+  let child: Node = n;
+  for (let p: Node | undefined = n.getParent(); p && p !== fn; child = p, p = p.getParent()) {
+    if (!Node.isBlock(p)) continue;
+    const statements: Node[] = p.getStatements();
+    for (const st of statements.slice(0, Math.max(0, statements.indexOf(child)))) {
+      if (!Node.isIfStatement(st) || !LEAVES_BRANCH.test(st.getThenStatement().getText())) continue;
+      const guard = guardKind(st.getExpression(), names);
+      if (guard === 'prefix') pinned = true;
+      else if (guard === 'metachar') noChaining = true;
+    }
+  }
+  return pinned && noChaining;
+}
+
+/** A branch that refuses: it throws or returns. */
+const LEAVES_BRANCH = /^\{?\s*(?:throw|return)\b/;
+/** `^word` then a word end (`(\s|$)`, `\s`, `\b`, a space, `$`): the program a command must start with. */
+const PREFIX_RE = /^\/\^([A-Za-z0-9][\w.-]*)(?:\(\?:?\\s\|\$\)|\(\\s\|\$\)|\\s|\\b| |\$|\/)/;
+
+/** What a refusing `if` checks about the command: that it starts with a fixed program, that it holds shell chaining. */
+function guardKind(cond: Node, names: Set<string>): 'prefix' | 'metachar' | undefined {
+  const c = unwrap(cond);
+  const negated = Node.isPrefixUnaryExpression(c) && c.getOperatorToken() === ts.SyntaxKind.ExclamationToken;
+  const call = unwrap(negated ? c.getOperand() : c);
+  if (!Node.isCallExpression(call)) return undefined;
+  const callee = unwrap(call.getExpression());
+  if (!Node.isPropertyAccessExpression(callee)) return undefined;
+  const method = callee.getName();
+  const recv = unwrap(callee.getExpression());
+  const arg = call.getArguments()[0];
+  if (method === 'test' && Node.isRegularExpressionLiteral(recv) && arg && aboutNames(arg, names)) {
+    const re = recv.getText();
+    if (negated) {
+      const m = PREFIX_RE.exec(re);
+      return m && !LAUNCHERS.test(m[1]!) ? 'prefix' : undefined;
+    }
+    return [';', '&', '|'].every((ch) => re.includes(ch)) && (re.includes('$') || re.includes('`')) ? 'metachar' : undefined;
+  }
+  if (negated && method === 'startsWith' && aboutNames(recv, names)) {
+    const word = arg ? constString(arg)?.value : undefined;
+    const m = word !== undefined ? /^([A-Za-z0-9][\w.-]*)(\s?)$/.exec(word) : null;
+    // Without a space after the word, `m365x` would pass: only a word followed by a space pins the program.
+    return m && m[2] && !LAUNCHERS.test(m[1]!) ? 'prefix' : undefined;
+  }
+  return undefined;
+}
+
+/** The variable a value is made from: itself, or the receiver of method calls on it (`cmd.trim().toLowerCase()`). */
+function rootName(e: Node): string | undefined {
+  let u = unwrap(e);
+  for (;;) {
+    if (!Node.isCallExpression(u)) break;
+    const c = unwrap(u.getExpression());
+    if (!Node.isPropertyAccessExpression(c)) return undefined;
+    u = unwrap(c.getExpression());
+  }
+  return Node.isIdentifier(u) ? u.getText() : undefined;
+}
+
+/** The expression is one of the names, or a method call on one (`cmd.trim()`). */
+function aboutNames(e: Node, names: Set<string>): boolean {
+  const r = rootName(e);
+  return r !== undefined && names.has(r);
+}
+
+/**
+ * The variables of a function tied to a name by a plain binding either way (`const t = cmd.trim()`, `cmd = t`; an
+ * appended `cmd += ' --json'` changes no program): the function's bindings are read once (WeakMap), the closure per name.
+ */
+function relatedNames(fn: Node, name: string): Set<string> {
+  let bindings = bindingMemo.get(fn);
+  if (!bindings) {
+    const list: [string, string][] = [];
+    fn.forEachDescendant((d) => {
+      if (Node.isVariableDeclaration(d) && Node.isIdentifier(d.getNameNode())) {
+        const init = d.getInitializer();
+        const r = init && rootName(init);
+        if (r) list.push([d.getName(), r]);
+      } else if (Node.isBinaryExpression(d) && d.getOperatorToken().getText() === '=' && Node.isIdentifier(d.getLeft())) {
+        const r = rootName(d.getRight());
+        if (r) list.push([d.getLeft().getText(), r]);
+      }
+    });
+    bindingMemo.set(fn, (bindings = list));
+  }
+  const names = new Set([name]);
+  for (let pass = 0, grew = true; pass < 4 && grew; pass++) {
+    grew = false;
+    for (const [l, r] of bindings) {
+      if (names.has(l) === names.has(r)) continue;
+      names.add(l).add(r);
+      grew = true;
+    }
+  }
+  return names;
+}
+const bindingMemo = new WeakMap<Node, [string, string][]>();
+
 /** Does this launch run a program that comes from configuration or callers (the proxy case of S-21)? */
 export function isProxiedLaunch(site: SinkSite, ctx: FixedContext): boolean {
   if (site.launcher === 'stdio-transport') return true;
   const { program, args, shellString } = programOf(site, ctx.sources);
-  if (shellString) return !shellStringFixed(shellString, ctx);
+  if (shellString) return !shellStringFixed(shellString, ctx) && !pinnedProgram(shellString, true);
+  if (program && !isFixed(program, ctx) && pinnedProgram(program, false)) return false;
   if (!program || !isFixed(program, ctx)) return true;
   // A fixed interpreter or package runner runs what its arguments name: that must be fixed too.
   if (literalValues(program).some((v) => LAUNCHERS.test(programName(v)))) return !launcherArgsFixed(args, ctx);

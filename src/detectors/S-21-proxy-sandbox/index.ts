@@ -15,7 +15,8 @@ import { isProxiedLaunch } from './commands.js';
  * exec, zx `$`, `new StdioClientTransport(…)`) outside the project's tooling folders (top-level scripts/,
  * example(s)/, docs/, bench/, benchmarks/) whose program comes from configuration or callers. A command sent over
  * SSH or through the Docker / Kubernetes API starts no local child process and is not a launch here
- * (commands.ts). Fixed internal commands (a setup script shipped with the package, `git --version`) are
+ * (commands.ts). A service's CLI wrapper that refuses every command not starting with its own program (and, through a
+ * shell, any chaining) runs that program, not one its callers choose (commands.ts pinnedProgram). Fixed internal commands (a setup script shipped with the package, `git --version`) are
  * not proxying: when every launch is one, not-applicable 'no-proxied-launch' (the evidence: each launch's
  * program is fixed in the source); no launch at all: not-applicable 'no-process-launch'.
  *

@@ -54,7 +54,8 @@ import {
  * What does not count as an Origin check: a 403 every one of whose conditions is about something else (a bearer
  * token beside a CORS allowlist that only picks the Access-Control-Allow-Origin to write); SDK allow lists that are
  * empty unless configured (`process.env.X?.split(',') ?? []`); `createMcpExpressApp({ host })` with a host read at
- * run time (the SDK drops its Host check for a non-loopback host); an SDK guard installed only under a condition on
+ * run time (the SDK drops its Host check for a non-loopback host), also when a condition picks the options (`team ?
+ * { host, allowedHosts } : { host }`: every branch must guard); an SDK guard installed only under a condition on
  * the host or an allowlist, with no guard on the other branch.
  */
 
@@ -480,11 +481,7 @@ function originGuards(files: [string, SourceFile][], mounts: Set<string> | undef
         // v1: host validation is applied for a loopback host (the default) or an explicit allowedHosts list. A host
         // read at run time with a loopback default (`argv.host ?? '127.0.0.1'`) turns it off when set to any other
         // address: the default deployment is guarded, the one the option opens is not.
-        const opts = args(n)[0];
-        const hostNode = propertyOf(opts, 'host');
-        const host = fixedString(hostNode);
-        const hosts = propertyOf(opts, 'allowedHosts');
-        if (((hosts && !emptyByDefault(hosts)) || !hostNode || (host !== undefined && isLoopback(host))) && !optedIn(n)) rejecting.push(s);
+        if (expressAppGuards(args(n)[0]) && !optedIn(n)) rejecting.push(s);
       }
     } else if (Node.isPropertyAssignment(n)) {
       // SDK v1 checks only the lists it is given: with neither allowedHosts nor allowedOrigins (or both empty), the
@@ -498,6 +495,27 @@ function originGuards(files: [string, SourceFile][], mounts: Set<string> | undef
     }
   }
   return { rejecting, unanswered, ignored };
+}
+
+/**
+ * Does `createMcpExpressApp(opts)` validate the Host (v1): with no options or no host (loopback, the default), a
+ * loopback host written in the code, or an allowedHosts list that is not empty by default. Options chosen by a
+ * condition (`teamAuth ? { host, allowedHosts } : { host }`) guard only when every branch does: the other branch is
+ * the deployment that runs without a check. Options held in a variable are read through its initializer.
+ */
+function expressAppGuards(opts: Node | undefined, depth = 0): boolean {
+  const u = opts && unwrap(opts);
+  if (u && Node.isConditionalExpression(u) && depth < 4) return expressAppGuards(u.getWhenTrue(), depth + 1) && expressAppGuards(u.getWhenFalse(), depth + 1);
+  // Options kept in a variable (`const appOptions = { host }`): the object literal or choice it holds.
+  if (u && Node.isIdentifier(u) && depth < 4) {
+    const init = initializerOf(declarationOf(u));
+    const i = init && unwrap(init);
+    if (i && (Node.isObjectLiteralExpression(i) || Node.isConditionalExpression(i))) return expressAppGuards(i, depth + 1);
+  }
+  const hostNode = propertyOf(opts, 'host');
+  const host = fixedString(hostNode);
+  const hosts = propertyOf(opts, 'allowedHosts');
+  return (!!hosts && !emptyByDefault(hosts)) || !hostNode || (host !== undefined && isLoopback(host));
 }
 
 /** An options object that gives `allowedHosts` or `allowedOrigins` other than an empty array (a value read at run time counts). */
