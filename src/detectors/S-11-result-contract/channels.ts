@@ -1,6 +1,6 @@
 import { builtinModules } from 'node:module';
 import { Node, SyntaxKind, ts, type ObjectLiteralExpression } from '../../facts/morph.js';
-import { declarationOf, functionOf, isRawFunctionLike, mayResolveFunction, rawOriginOf, valueOfDeclaration, valueOriginOf, type FunctionLikeNode } from '../../facts/scope.js';
+import { declarationOf, functionOf, GLOBAL, isRawFunctionLike, mayResolveFunction, rawOriginOf, valueOfDeclaration, valueOriginOf, type FunctionLikeNode } from '../../facts/scope.js';
 import { rawUnwrap, wrapNode, type ParsedSources } from '../../facts/ts-source.js';
 type IdentifierNode = import('ts-morph').Identifier;
 import { OTHER_MEANING } from './dynamic.js';
@@ -564,39 +564,17 @@ function isUpstreamCall(call: ts.CallExpression, sf: SourceFileNode, sources: Pa
 /** A package specifier whose instances are clients of something outside the process (not a relative path, the MCP SDK or a Node built-in). */
 const isClientPackage = (spec: string): boolean => !spec.startsWith('.') && !spec.startsWith('/') && !/^@modelcontextprotocol\//.test(spec) && !spec.startsWith('node:') && !builtinModules.includes(spec);
 
-/** `require('pkg')`, possibly through TypeScript's `__importDefault(…)` / `__importStar(…)`: the package's specifier. */
-function requiredPackage(e: ts.Node | undefined): string | undefined {
-  let u = e && rawUnwrap(e);
-  if (u && ts.isCallExpression(u) && ts.isIdentifier(u.expression) && /^__(?:import(?:Default|Star)|toESM)$/.test(u.expression.text)) u = u.arguments[0] && rawUnwrap(u.arguments[0]);
-  if (!u || !ts.isCallExpression(u) || !ts.isIdentifier(u.expression) || u.expression.text !== 'require') return undefined;
-  const a = u.arguments[0];
-  return a && ts.isStringLiteral(a) ? a.text : undefined;
-}
-
-/** The package specifier a name is bound to at the top of its file (an import of any form, or a `require`), if any. */
+/**
+ * The package a name stands for (an import of any form, a `require`, or a value made from one: `ky.create(…)`), read
+ * with the scope helper's origin of the name (memoised per node); undefined for a global, a module of the package,
+ * the MCP SDK or a Node built-in.
+ */
 function packageOf(id: ts.Identifier): string | undefined {
-  for (const st of id.getSourceFile().statements) {
-    if (ts.isImportDeclaration(st) && ts.isStringLiteral(st.moduleSpecifier)) {
-      const cl = st.importClause;
-      const spec = st.moduleSpecifier.text;
-      if (!cl || !isClientPackage(spec)) continue;
-      if (cl.name?.text === id.text) return spec;
-      const nb = cl.namedBindings;
-      if (nb && ts.isNamespaceImport(nb) && nb.name.text === id.text) return spec;
-      if (nb && ts.isNamedImports(nb) && nb.elements.some((e) => e.name.text === id.text)) return spec;
-    } else if (ts.isVariableStatement(st)) {
-      for (const d of st.declarationList.declarations) {
-        const spec = requiredPackage(d.initializer);
-        if (!spec || !isClientPackage(spec)) continue;
-        if (ts.isIdentifier(d.name) && d.name.text === id.text) return spec;
-        if (ts.isObjectBindingPattern(d.name) && d.name.elements.some((b) => ts.isIdentifier(b.name) && b.name.text === id.text)) return spec;
-      }
-    }
-  }
-  return undefined;
+  const o = rawOriginOf(id);
+  return o && o.module !== GLOBAL && isClientPackage(o.module) ? o.module : undefined;
 }
 
-/** Whether a name is bound at the top of its file to a package (see packageOf). */
+/** Whether a name is bound to a package (see packageOf). */
 const importedFromPackage = (id: ts.Identifier): boolean => packageOf(id) !== undefined;
 
 /** HTTP client packages whose request functions reject when the request fails (ky and got on any status outside 2xx). */
