@@ -1162,6 +1162,65 @@ function flagDefaultsFalse(o: ObjectLiteralExpression, returned: ts.Expression, 
   return !init || rawUnwrap(init).kind === ts.SyntaxKind.FalseKeyword;
 }
 
+const flaggedMemo = new WeakMap<ts.Node, ReadonlySet<string>>();
+/**
+ * The names of a function's own locals whose value it gives the `isError` flag (not `false`): `v.isError = …`,
+ * `Object.assign(v, { isError … })`, or `{ ...v, isError: … }`; a rest of a destructuring of such a local
+ * (`const { failed, ...answer } = v` then `{ ...answer, isError: failed }`) flags `v`. Read once per function.
+ */
+function flaggedLocals(fn: FunctionLikeNode): ReadonlySet<string> {
+  const node = fn.compilerNode;
+  const hit = flaggedMemo.get(node);
+  if (hit) return hit;
+  const out = new Set<string>();
+  const restOf = new Map<string, string>();
+  const nameOf = (e: ts.Node): string | undefined => {
+    const u = rawUnwrap(e);
+    return ts.isIdentifier(u) ? u.text : undefined;
+  };
+  const notFalse = (e: ts.Node | undefined): boolean => !e || rawUnwrap(e).kind !== SyntaxKind.FalseKeyword;
+  for (const cn of ownNodes(fn, (x) => ts.isBinaryExpression(x) || ts.isCallExpression(x) || ts.isObjectLiteralExpression(x) || ts.isVariableDeclaration(x))) {
+    if (ts.isVariableDeclaration(cn) && ts.isObjectBindingPattern(cn.name) && cn.initializer) {
+      const from = nameOf(cn.initializer);
+      const rest = cn.name.elements.find((el) => el.dotDotDotToken && ts.isIdentifier(el.name));
+      if (from && rest) restOf.set((rest.name as ts.Identifier).text, from);
+    } else if (ts.isBinaryExpression(cn) && cn.operatorToken.kind === SyntaxKind.EqualsToken) {
+      const l = rawUnwrap(cn.left);
+      if (ts.isPropertyAccessExpression(l) && l.name.text === 'isError' && notFalse(cn.right)) {
+        const n = nameOf(l.expression);
+        if (n) out.add(n);
+      }
+    } else if (ts.isCallExpression(cn)) {
+      if (cn.expression.getText() === 'Object.assign' && cn.arguments[0] && cn.arguments.slice(1).some((a) => /\bisError\b/.test(a.getText()))) {
+        const n = nameOf(cn.arguments[0]);
+        if (n) out.add(n);
+      }
+    } else if (ts.isObjectLiteralExpression(cn)) {
+      const flag = cn.properties.find((p) => (ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p)) && p.name.getText() === 'isError');
+      if (!flag || !notFalse(ts.isPropertyAssignment(flag) ? flag.initializer : undefined)) continue;
+      for (const p of cn.properties) {
+        const n = ts.isSpreadAssignment(p) ? nameOf(p.expression) : undefined;
+        if (n) out.add(n);
+      }
+    }
+  }
+  for (const [rest, from] of restOf) if (out.has(rest)) out.add(from);
+  flaggedMemo.set(node, out);
+  return out;
+}
+
+/** The value of a call (through `await`) is flagged by the function that makes it: spread into an object with `isError`, or held by a local flaggedLocals names. */
+function flaggedByCaller(call: ts.CallExpression, fn: FunctionLikeNode): boolean {
+  let e: ts.Node = call;
+  while (e.parent && (ts.isAwaitExpression(e.parent) || ts.isParenthesizedExpression(e.parent) || ts.isAsExpression(e.parent))) e = e.parent;
+  const p = e.parent;
+  if (!p) return false;
+  if (ts.isSpreadAssignment(p) && ts.isObjectLiteralExpression(p.parent)) {
+    return p.parent.properties.some((q) => ts.isPropertyAssignment(q) && q.name.getText() === 'isError' && rawUnwrap(q.initializer).kind !== SyntaxKind.FalseKeyword);
+  }
+  return ts.isVariableDeclaration(p) && p.initializer === e && ts.isIdentifier(p.name) && flaggedLocals(fn).has(p.name.text);
+}
+
 /**
  * 'execution-error-result-unmarked-in-source': a tool reports a failure of its own work as an ordinary result —
  * a `return` in a `catch` whose `try` awaited something, speaking of the failure (the caught error, a name
@@ -1182,7 +1241,9 @@ export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources
     for (const cn of ownNodes(fn, (x) => ts.isCatchClause(x) || ts.isIfStatement(x) || (depth < MAX_DEPTH && ts.isCallExpression(x)))) {
       if (ts.isCallExpression(cn)) {
         const callee = resolveFunction(sf, calleeOf(cn), sources);
-        if (callee && callee !== fn) visit(callee, depth + 1);
+        // A helper whose result the caller flags itself (`return { ...result, isError: failed }`, `shot.isError = true`)
+        // answers no failure unmarked through this call.
+        if (callee && callee !== fn && !flaggedByCaller(cn, fn)) visit(callee, depth + 1);
         // A callback the tool hands to a helper (`withConnection(async () => { try … catch … })`) answers for it.
         for (const a of cn.arguments) if (isRawFunctionLike(rawUnwrap(a))) visit(wrapNode(sf, rawUnwrap(a)) as FunctionLikeNode, depth + 1);
         continue;
