@@ -1298,6 +1298,115 @@ export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources
   return out;
 }
 
+/** Keys under which a tool definition carries the function that runs it, as a dispatching handler calls it (`tool.cb(args)`). */
+const TABLE_FN_KEY = /^(?:handler|execute|run|handle|callback|fn|call|invoke|impl|cb)$/;
+/** Keys that make an object literal a tool definition (beside its function). */
+const TOOL_DEF_KEY = /^(?:inputSchema|schema|parameters|paramsSchema|argsSchema|input_schema)$/;
+
+const defsMemo = new WeakMap<ts.SourceFile, readonly { key: string; fn: ts.Node }[]>();
+/** Functions tool definitions of a file carry (`{ operation, inputSchema, cb: async (…) => … }`), with their key: read once per file. */
+function toolDefinitionFunctions(file: ts.SourceFile): readonly { key: string; fn: ts.Node }[] {
+  const hit = defsMemo.get(file);
+  if (hit) return hit;
+  const out: { key: string; fn: ts.Node }[] = [];
+  const visit = (cn: ts.Node): void => {
+    if (ts.isObjectLiteralExpression(cn) && cn.properties.some((p) => p.name && TOOL_DEF_KEY.test(p.name.getText()))) {
+      for (const p of cn.properties) {
+        const key = p.name && ts.isIdentifier(p.name) ? p.name.text : undefined;
+        if (!key || !TABLE_FN_KEY.test(key)) continue;
+        if (ts.isMethodDeclaration(p)) out.push({ key, fn: p });
+        else if (ts.isPropertyAssignment(p) && isRawFunctionLike(rawUnwrap(p.initializer))) out.push({ key, fn: rawUnwrap(p.initializer) });
+      }
+    }
+    ts.forEachChild(cn, visit);
+  };
+  visit(file);
+  defsMemo.set(file, out);
+  return out;
+}
+
+/**
+ * The keys of table functions a tool handler runs without the reading knowing which (`const result = await
+ * subtool.cb(params)`, the table built at run time) and whose value it hands back as an ordinary result
+ * (`return { content: [{ type: 'text', text: JSON.stringify(result) }] }`, no `isError`), never testing it first
+ * (no `if`, conditional or `isError` speaks of it).
+ */
+function wrappedTableKeys(fn: FunctionLikeNode, sources: ParsedSources): string[] {
+  const keys: string[] = [];
+  const sf = fn.getSourceFile();
+  for (const cn of ownNodes(fn, ts.isCallExpression)) {
+    const c = calleeOf(cn as ts.CallExpression);
+    if (!ts.isPropertyAccessExpression(c) || !TABLE_FN_KEY.test(c.name.text) || keys.includes(c.name.text)) continue;
+    if (resolveFunction(sf, c, sources)) continue;
+    let e: ts.Node = cn;
+    while (e.parent && (ts.isAwaitExpression(e.parent) || ts.isParenthesizedExpression(e.parent))) e = e.parent;
+    const d = e.parent;
+    if (!d || !ts.isVariableDeclaration(d) || d.initializer !== e || !ts.isIdentifier(d.name)) continue;
+    const v = d.name.text;
+    const re = new RegExp(`(?:^|[^\\w$.])${v.replace(/\$/g, '\\$')}(?![\\w$])`);
+    let tested = flaggedLocals(fn).has(v);
+    let wraps = false;
+    for (const x of ownNodes(fn, (y) => ts.isIfStatement(y) || ts.isConditionalExpression(y) || ts.isReturnStatement(y) || ts.isPropertyAssignment(y))) {
+      if (tested) break;
+      if (ts.isIfStatement(x)) tested = re.test(x.expression.getText());
+      else if (ts.isConditionalExpression(x)) tested = re.test(x.condition.getText());
+      else if (ts.isPropertyAssignment(x)) tested = x.name.getText() === 'isError' && re.test(x.initializer.getText());
+      else if (ts.isReturnStatement(x) && x.expression && x.getStart() > cn.getStart()) {
+        const o = rawUnwrap(x.expression);
+        if (ts.isObjectLiteralExpression(o) && re.test(o.getText()) && unmarked(wrapNode(sf, o) as ObjectLiteralExpression)) wraps = true;
+      }
+    }
+    if (wraps && !tested) keys.push(c.name.text);
+  }
+  return keys;
+}
+
+/**
+ * 'execution-error-result-unmarked-in-source' through a table of tool definitions: a tool handler runs the
+ * definition's function without the reading knowing which (wrappedTableKeys) and answers what it gives back as an
+ * ordinary result; a definition's function of that key whose `catch` (its `try` awaited something) returns text or
+ * an object speaking of the failure (`return \`Failed to install the extension. Error: ${message}\``) reaches the
+ * client as the tool's output. Tool definitions are read once per file (toolDefinitionFunctions). `unread`: the
+ * handler wraps such values, and no definition of that key is in the source (a table of a dependency).
+ */
+export function unmarkedThroughTables(handlers: readonly FunctionLikeNode[], files: readonly SourceFileNode[], sources: ParsedSources): { findings: ChannelFinding[]; unread: boolean } {
+  const keys = new Set<string>();
+  for (const h of handlers) for (const k of wrappedTableKeys(h, sources)) keys.add(k);
+  if (!keys.size) return { findings: [], unread: false };
+  const out: ChannelFinding[] = [];
+  let defs = 0;
+  for (const file of files) {
+    for (const def of toolDefinitionFunctions(file.compilerNode)) {
+      if (!keys.has(def.key)) continue;
+      defs++;
+      const fn = wrapNode(file, def.fn) as FunctionLikeNode;
+      for (const c of ownNodes(fn, ts.isCatchClause) as CatchClauseNode[]) {
+        if (!ts.isTryStatement(c.parent) || !awaits(c.parent.tryBlock)) continue;
+        const names: string[] = [];
+        if (c.variableDeclaration && ts.isIdentifier(c.variableDeclaration.name)) names.push(c.variableDeclaration.name.text);
+        const returns: ts.ReturnStatement[] = [];
+        const collect = (x: ts.Node): void => {
+          if (isNested(x)) return;
+          if (ts.isVariableDeclaration(x) && ts.isIdentifier(x.name)) names.push(x.name.text);
+          if (ts.isReturnStatement(x) && x.expression) returns.push(x);
+          ts.forEachChild(x, collect);
+        };
+        ts.forEachChild(c.block, collect);
+        for (const r of returns) {
+          const u = rawUnwrap(r.expression!);
+          const text = u.getText();
+          const speaks = FAILURE_WORDS.test(text) || names.some((n) => new RegExp(`(?:^|[^\\w$])${n.replace(/\$/g, '\\$')}(?![\\w$])`).test(text));
+          // Text, or an object that is not itself a flagged result.
+          const answer = textContent(u) || (ts.isObjectLiteralExpression(u) && !/\bisError\b/.test(text));
+          if (speaks && answer) out.push({ messageId: 'execution-error-result-unmarked-in-source', node: wrapNode(file, r) });
+        }
+      }
+    }
+  }
+  // The handler wraps what the table's functions give back, and none of them is in the source: their failures are not read.
+  return { findings: out, unread: defs === 0 };
+}
+
 /** A catch that answers some failures with a result (`if (isAxiosError(e)) return { …, isError: true }`): what it rethrows is what its author kept apart. `return fail(e)` of a helper that always throws answers nothing. */
 function answersSome(tryStmt: TryStmt, isThrowingCall?: (c: ts.CallExpression) => boolean): boolean {
   let found = false;

@@ -10,7 +10,7 @@ import { noToolsFound } from '../support/source/tool-absence.js';
 import { isGenerated, keyState, toolsToJudge } from '../support/source/generated-tools.js';
 import { judgePythonResults } from './python.js';
 import { reservedUnknown } from './dynamic.js';
-import { catchesEveryName, ERROR_CTOR, handlerChannels, unmarkedErrorResults, wrapperGuard } from './channels.js';
+import { catchesEveryName, ERROR_CTOR, handlerChannels, unmarkedErrorResults, unmarkedThroughTables, wrapperGuard } from './channels.js';
 import { returnedObjects } from './results.js';
 
 /**
@@ -278,6 +278,14 @@ export default defineDetector({
     for (const c of unmarkedErrorResults([...roots], sources)) {
       findings.push({ messageId: c.messageId, ...(c.check !== undefined ? { data: { check: c.check } } : {}), location: at(c.node), evidence: c.node.getText().slice(0, 120) });
     }
+    // …and through a table of tool definitions a shared handler runs (`await tool.cb(args)`) and wraps unmarked.
+    const handlers = [...new Set(tools.map((t) => t.handler).filter((h): h is FunctionLikeNode => !!h))];
+    const throughTables = unmarkedThroughTables(handlers, modelFiles(sources).map(([, sf]) => sf), sources);
+    const known = new Set(findings.map((f) => `${f.location?.file}:${f.location?.line}`));
+    for (const c of throughTables.findings) {
+      const loc = at(c.node);
+      if (!known.has(`${loc.file}:${loc.line}`)) findings.push({ messageId: c.messageId, location: loc, evidence: c.node.getText().slice(0, 120) });
+    }
 
     // Error codes written as literals.
     const seen = new Set<string>();
@@ -318,7 +326,7 @@ export default defineDetector({
 
     if (findings.length) return { state: 'non-conforming', findings };
     if (tools.length === 0) return noToolsFound(repo, session);
-    if (read === 0) return couldNotJudge('tool-results-not-read');
+    if (read === 0 || throughTables.unread) return couldNotJudge('tool-results-not-read');
     if (wrappedOutside) return couldNotJudge('handler-wrapped-outside-source');
     return present();
   },
