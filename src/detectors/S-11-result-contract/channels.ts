@@ -1304,7 +1304,7 @@ const TABLE_FN_KEY = /^(?:handler|execute|run|handle|callback|fn|call|invoke|imp
 const TOOL_DEF_KEY = /^(?:inputSchema|schema|parameters|paramsSchema|argsSchema|input_schema)$/;
 
 const defsMemo = new WeakMap<ts.SourceFile, readonly { key: string; fn: ts.Node }[]>();
-/** Functions tool definitions of a file carry (`{ operation, inputSchema, cb: async (…) => … }`), with their key: read once per file. */
+/** Functions tool definitions of a file carry (`{ operation, inputSchema, cb: async (…) => … }`, a tool class's `execute` method), with their key: read once per file. */
 function toolDefinitionFunctions(file: ts.SourceFile): readonly { key: string; fn: ts.Node }[] {
   const hit = defsMemo.get(file);
   if (hit) return hit;
@@ -1316,6 +1316,15 @@ function toolDefinitionFunctions(file: ts.SourceFile): readonly { key: string; f
         if (!key || !TABLE_FN_KEY.test(key)) continue;
         if (ts.isMethodDeclaration(p)) out.push({ key, fn: p });
         else if (ts.isPropertyAssignment(p) && isRawFunctionLike(rawUnwrap(p.initializer))) out.push({ key, fn: rawUnwrap(p.initializer) });
+      }
+    }
+    // A tool class: a schema field or getter beside the method that runs it (`inputSchema = …; async execute(args) {…}`).
+    if (ts.isClassLike(cn) && cn.members.some((m) => (ts.isPropertyDeclaration(m) || ts.isGetAccessorDeclaration(m)) && m.name && TOOL_DEF_KEY.test(m.name.getText()))) {
+      for (const m of cn.members) {
+        const key = m.name && ts.isIdentifier(m.name) ? m.name.text : undefined;
+        if (!key || !TABLE_FN_KEY.test(key)) continue;
+        if (ts.isMethodDeclaration(m) && m.body) out.push({ key, fn: m });
+        else if (ts.isPropertyDeclaration(m) && m.initializer && isRawFunctionLike(rawUnwrap(m.initializer))) out.push({ key, fn: rawUnwrap(m.initializer) });
       }
     }
     ts.forEachChild(cn, visit);
