@@ -1282,7 +1282,8 @@ export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources
         if (!speaksOfFailure(r.expression!.getText())) continue;
         let objs: ObjectLiteralExpression[];
         try {
-          objs = objectsOfResult(wrapNode(sf, r.expression!), sources);
+          // A call of the function itself (a retry: `return scrapeWithRetry(url, attempt + 1)`) answers nothing yet.
+          objs = objectsOfResult(wrapNode(sf, r.expression!), sources, 0, new Set(), fn);
         } catch {
           objs = [];
         }
