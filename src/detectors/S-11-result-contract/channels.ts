@@ -1178,7 +1178,8 @@ function flaggedLocals(fn: FunctionLikeNode): ReadonlySet<string> {
     const u = rawUnwrap(e);
     return ts.isIdentifier(u) ? u.text : undefined;
   };
-  const notFalse = (e: ts.Node | undefined): boolean => !e || rawUnwrap(e).kind !== SyntaxKind.FalseKeyword;
+  // `false`, or the value's own flag handed on (`isError: result.isError`), flags nothing.
+  const notFalse = (e: ts.Node | undefined): boolean => !e || (rawUnwrap(e).kind !== SyntaxKind.FalseKeyword && !/\.isError\b/.test(e.getText()));
   for (const cn of ownNodes(fn, (x) => ts.isBinaryExpression(x) || ts.isCallExpression(x) || ts.isObjectLiteralExpression(x) || ts.isVariableDeclaration(x))) {
     if (ts.isVariableDeclaration(cn) && ts.isObjectBindingPattern(cn.name) && cn.initializer) {
       const from = nameOf(cn.initializer);
@@ -1216,7 +1217,7 @@ function flaggedByCaller(call: ts.CallExpression, fn: FunctionLikeNode): boolean
   const p = e.parent;
   if (!p) return false;
   if (ts.isSpreadAssignment(p) && ts.isObjectLiteralExpression(p.parent)) {
-    return p.parent.properties.some((q) => ts.isPropertyAssignment(q) && q.name.getText() === 'isError' && rawUnwrap(q.initializer).kind !== SyntaxKind.FalseKeyword);
+    return p.parent.properties.some((q) => ts.isPropertyAssignment(q) && q.name.getText() === 'isError' && rawUnwrap(q.initializer).kind !== SyntaxKind.FalseKeyword && !/\.isError\b/.test(q.initializer.getText()));
   }
   return ts.isVariableDeclaration(p) && p.initializer === e && ts.isIdentifier(p.name) && flaggedLocals(fn).has(p.name.text);
 }

@@ -2,6 +2,7 @@ import { Node, SyntaxKind, ts, type ObjectLiteralExpression } from '../../facts/
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { hasPythonSource } from '../../facts/python-source.js';
+import { fileNotReadData } from '../../facts/not-read.js';
 import { dispatchBranches, modelFiles, objectLiteralOf, propertyValue, returnedExpressions, serverModel, type ToolDef } from '../../facts/server-model.js';
 import { constString } from '../../facts/server-model.js';
 import { ofKinds, parsedSources, positionOf, propertyName, rawUnwrap, unwrap, type ParsedSources } from '../../facts/ts-source.js';
@@ -326,6 +327,8 @@ export default defineDetector({
 
     if (findings.length) return { state: 'non-conforming', findings };
     if (tools.length === 0) return noToolsFound(repo, session);
+    // The table's definitions may sit in a source file that was not read: that file is named (as for present).
+    if (throughTables.unread && sources.unread.length) return couldNotJudge('file-not-read', fileNotReadData(sources.unread[0]!));
     if (read === 0 || throughTables.unread) return couldNotJudge('tool-results-not-read');
     if (wrappedOutside) return couldNotJudge('handler-wrapped-outside-source');
     return present();
