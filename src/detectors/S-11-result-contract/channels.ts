@@ -1,6 +1,6 @@
 import { builtinModules } from 'node:module';
 import { Node, SyntaxKind, ts, type ObjectLiteralExpression } from '../../facts/morph.js';
-import { declarationOf, functionOf, isRawFunctionLike, mayResolveFunction, rawOriginOf, valueOfDeclaration, valueOriginOf, type FunctionLikeNode } from '../../facts/scope.js';
+import { declarationOf, functionOf, GLOBAL, isRawFunctionLike, mayResolveFunction, rawOriginOf, valueOfDeclaration, valueOriginOf, type FunctionLikeNode } from '../../facts/scope.js';
 import { rawUnwrap, wrapNode, type ParsedSources } from '../../facts/ts-source.js';
 type IdentifierNode = import('ts-morph').Identifier;
 import { OTHER_MEANING } from './dynamic.js';
@@ -564,39 +564,17 @@ function isUpstreamCall(call: ts.CallExpression, sf: SourceFileNode, sources: Pa
 /** A package specifier whose instances are clients of something outside the process (not a relative path, the MCP SDK or a Node built-in). */
 const isClientPackage = (spec: string): boolean => !spec.startsWith('.') && !spec.startsWith('/') && !/^@modelcontextprotocol\//.test(spec) && !spec.startsWith('node:') && !builtinModules.includes(spec);
 
-/** `require('pkg')`, possibly through TypeScript's `__importDefault(…)` / `__importStar(…)`: the package's specifier. */
-function requiredPackage(e: ts.Node | undefined): string | undefined {
-  let u = e && rawUnwrap(e);
-  if (u && ts.isCallExpression(u) && ts.isIdentifier(u.expression) && /^__(?:import(?:Default|Star)|toESM)$/.test(u.expression.text)) u = u.arguments[0] && rawUnwrap(u.arguments[0]);
-  if (!u || !ts.isCallExpression(u) || !ts.isIdentifier(u.expression) || u.expression.text !== 'require') return undefined;
-  const a = u.arguments[0];
-  return a && ts.isStringLiteral(a) ? a.text : undefined;
-}
-
-/** The package specifier a name is bound to at the top of its file (an import of any form, or a `require`), if any. */
+/**
+ * The package a name stands for (an import of any form, a `require`, or a value made from one: `ky.create(…)`), read
+ * with the scope helper's origin of the name (memoised per node); undefined for a global, a module of the package,
+ * the MCP SDK or a Node built-in.
+ */
 function packageOf(id: ts.Identifier): string | undefined {
-  for (const st of id.getSourceFile().statements) {
-    if (ts.isImportDeclaration(st) && ts.isStringLiteral(st.moduleSpecifier)) {
-      const cl = st.importClause;
-      const spec = st.moduleSpecifier.text;
-      if (!cl || !isClientPackage(spec)) continue;
-      if (cl.name?.text === id.text) return spec;
-      const nb = cl.namedBindings;
-      if (nb && ts.isNamespaceImport(nb) && nb.name.text === id.text) return spec;
-      if (nb && ts.isNamedImports(nb) && nb.elements.some((e) => e.name.text === id.text)) return spec;
-    } else if (ts.isVariableStatement(st)) {
-      for (const d of st.declarationList.declarations) {
-        const spec = requiredPackage(d.initializer);
-        if (!spec || !isClientPackage(spec)) continue;
-        if (ts.isIdentifier(d.name) && d.name.text === id.text) return spec;
-        if (ts.isObjectBindingPattern(d.name) && d.name.elements.some((b) => ts.isIdentifier(b.name) && b.name.text === id.text)) return spec;
-      }
-    }
-  }
-  return undefined;
+  const o = rawOriginOf(id);
+  return o && o.module !== GLOBAL && isClientPackage(o.module) ? o.module : undefined;
 }
 
-/** Whether a name is bound at the top of its file to a package (see packageOf). */
+/** Whether a name is bound to a package (see packageOf). */
 const importedFromPackage = (id: ts.Identifier): boolean => packageOf(id) !== undefined;
 
 /** HTTP client packages whose request functions reject when the request fails (ky and got on any status outside 2xx). */
@@ -1184,6 +1162,66 @@ function flagDefaultsFalse(o: ObjectLiteralExpression, returned: ts.Expression, 
   return !init || rawUnwrap(init).kind === ts.SyntaxKind.FalseKeyword;
 }
 
+const flaggedMemo = new WeakMap<ts.Node, ReadonlySet<string>>();
+/**
+ * The names of a function's own locals whose value it gives the `isError` flag (not `false`): `v.isError = …`,
+ * `Object.assign(v, { isError … })`, or `{ ...v, isError: … }`; a rest of a destructuring of such a local
+ * (`const { failed, ...answer } = v` then `{ ...answer, isError: failed }`) flags `v`. Read once per function.
+ */
+function flaggedLocals(fn: FunctionLikeNode): ReadonlySet<string> {
+  const node = fn.compilerNode;
+  const hit = flaggedMemo.get(node);
+  if (hit) return hit;
+  const out = new Set<string>();
+  const restOf = new Map<string, string>();
+  const nameOf = (e: ts.Node): string | undefined => {
+    const u = rawUnwrap(e);
+    return ts.isIdentifier(u) ? u.text : undefined;
+  };
+  // `false`, or the value's own flag handed on (`isError: result.isError`), flags nothing.
+  const notFalse = (e: ts.Node | undefined): boolean => !e || (rawUnwrap(e).kind !== SyntaxKind.FalseKeyword && !/\.isError\b/.test(e.getText()));
+  for (const cn of ownNodes(fn, (x) => ts.isBinaryExpression(x) || ts.isCallExpression(x) || ts.isObjectLiteralExpression(x) || ts.isVariableDeclaration(x))) {
+    if (ts.isVariableDeclaration(cn) && ts.isObjectBindingPattern(cn.name) && cn.initializer) {
+      const from = nameOf(cn.initializer);
+      const rest = cn.name.elements.find((el) => el.dotDotDotToken && ts.isIdentifier(el.name));
+      if (from && rest) restOf.set((rest.name as ts.Identifier).text, from);
+    } else if (ts.isBinaryExpression(cn) && cn.operatorToken.kind === SyntaxKind.EqualsToken) {
+      const l = rawUnwrap(cn.left);
+      if (ts.isPropertyAccessExpression(l) && l.name.text === 'isError' && notFalse(cn.right)) {
+        const n = nameOf(l.expression);
+        if (n) out.add(n);
+      }
+    } else if (ts.isCallExpression(cn)) {
+      if (cn.expression.getText() === 'Object.assign' && cn.arguments[0] && cn.arguments.slice(1).some((a) => /\bisError\b/.test(a.getText()))) {
+        const n = nameOf(cn.arguments[0]);
+        if (n) out.add(n);
+      }
+    } else if (ts.isObjectLiteralExpression(cn)) {
+      const flag = cn.properties.find((p) => (ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p)) && p.name.getText() === 'isError');
+      if (!flag || !notFalse(ts.isPropertyAssignment(flag) ? flag.initializer : undefined)) continue;
+      for (const p of cn.properties) {
+        const n = ts.isSpreadAssignment(p) ? nameOf(p.expression) : undefined;
+        if (n) out.add(n);
+      }
+    }
+  }
+  for (const [rest, from] of restOf) if (out.has(rest)) out.add(from);
+  flaggedMemo.set(node, out);
+  return out;
+}
+
+/** The value of a call (through `await`) is flagged by the function that makes it: spread into an object with `isError`, or held by a local flaggedLocals names. */
+function flaggedByCaller(call: ts.CallExpression, fn: FunctionLikeNode): boolean {
+  let e: ts.Node = call;
+  while (e.parent && (ts.isAwaitExpression(e.parent) || ts.isParenthesizedExpression(e.parent) || ts.isAsExpression(e.parent))) e = e.parent;
+  const p = e.parent;
+  if (!p) return false;
+  if (ts.isSpreadAssignment(p) && ts.isObjectLiteralExpression(p.parent)) {
+    return p.parent.properties.some((q) => ts.isPropertyAssignment(q) && q.name.getText() === 'isError' && rawUnwrap(q.initializer).kind !== SyntaxKind.FalseKeyword && !/\.isError\b/.test(q.initializer.getText()));
+  }
+  return ts.isVariableDeclaration(p) && p.initializer === e && ts.isIdentifier(p.name) && flaggedLocals(fn).has(p.name.text);
+}
+
 /**
  * 'execution-error-result-unmarked-in-source': a tool reports a failure of its own work as an ordinary result —
  * a `return` in a `catch` whose `try` awaited something, speaking of the failure (the caught error, a name
@@ -1204,7 +1242,9 @@ export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources
     for (const cn of ownNodes(fn, (x) => ts.isCatchClause(x) || ts.isIfStatement(x) || (depth < MAX_DEPTH && ts.isCallExpression(x)))) {
       if (ts.isCallExpression(cn)) {
         const callee = resolveFunction(sf, calleeOf(cn), sources);
-        if (callee && callee !== fn) visit(callee, depth + 1);
+        // A helper whose result the caller flags itself (`return { ...result, isError: failed }`, `shot.isError = true`)
+        // answers no failure unmarked through this call.
+        if (callee && callee !== fn && !flaggedByCaller(cn, fn)) visit(callee, depth + 1);
         // A callback the tool hands to a helper (`withConnection(async () => { try … catch … })`) answers for it.
         for (const a of cn.arguments) if (isRawFunctionLike(rawUnwrap(a))) visit(wrapNode(sf, rawUnwrap(a)) as FunctionLikeNode, depth + 1);
         continue;
@@ -1243,7 +1283,8 @@ export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources
         if (!speaksOfFailure(r.expression!.getText())) continue;
         let objs: ObjectLiteralExpression[];
         try {
-          objs = objectsOfResult(wrapNode(sf, r.expression!), sources);
+          // A call of the function itself (a retry: `return scrapeWithRetry(url, attempt + 1)`) answers nothing yet.
+          objs = objectsOfResult(wrapNode(sf, r.expression!), sources, 0, new Set(), fn);
         } catch {
           objs = [];
         }
@@ -1257,6 +1298,124 @@ export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources
   };
   for (const f of roots) visit(f, 0);
   return out;
+}
+
+/** Keys under which a tool definition carries the function that runs it, as a dispatching handler calls it (`tool.cb(args)`). */
+const TABLE_FN_KEY = /^(?:handler|execute|run|handle|callback|fn|call|invoke|impl|cb)$/;
+/** Keys that make an object literal a tool definition (beside its function). */
+const TOOL_DEF_KEY = /^(?:inputSchema|schema|parameters|paramsSchema|argsSchema|input_schema)$/;
+
+const defsMemo = new WeakMap<ts.SourceFile, readonly { key: string; fn: ts.Node }[]>();
+/** Functions tool definitions of a file carry (`{ operation, inputSchema, cb: async (…) => … }`, a tool class's `execute` method), with their key: read once per file. */
+function toolDefinitionFunctions(file: ts.SourceFile): readonly { key: string; fn: ts.Node }[] {
+  const hit = defsMemo.get(file);
+  if (hit) return hit;
+  const out: { key: string; fn: ts.Node }[] = [];
+  const visit = (cn: ts.Node): void => {
+    if (ts.isObjectLiteralExpression(cn) && cn.properties.some((p) => p.name && TOOL_DEF_KEY.test(p.name.getText()))) {
+      for (const p of cn.properties) {
+        const key = p.name && ts.isIdentifier(p.name) ? p.name.text : undefined;
+        if (!key || !TABLE_FN_KEY.test(key)) continue;
+        if (ts.isMethodDeclaration(p)) out.push({ key, fn: p });
+        else if (ts.isPropertyAssignment(p) && isRawFunctionLike(rawUnwrap(p.initializer))) out.push({ key, fn: rawUnwrap(p.initializer) });
+      }
+    }
+    // A tool class: a schema field or getter beside the method that runs it (`inputSchema = …; async execute(args) {…}`).
+    if (ts.isClassLike(cn) && cn.members.some((m) => (ts.isPropertyDeclaration(m) || ts.isGetAccessorDeclaration(m)) && m.name && TOOL_DEF_KEY.test(m.name.getText()))) {
+      for (const m of cn.members) {
+        const key = m.name && ts.isIdentifier(m.name) ? m.name.text : undefined;
+        if (!key || !TABLE_FN_KEY.test(key)) continue;
+        if (ts.isMethodDeclaration(m) && m.body) out.push({ key, fn: m });
+        else if (ts.isPropertyDeclaration(m) && m.initializer && isRawFunctionLike(rawUnwrap(m.initializer))) out.push({ key, fn: rawUnwrap(m.initializer) });
+      }
+    }
+    ts.forEachChild(cn, visit);
+  };
+  visit(file);
+  defsMemo.set(file, out);
+  return out;
+}
+
+/**
+ * The keys of table functions a tool handler runs without the reading knowing which (`const result = await
+ * subtool.cb(params)`, the table built at run time) and whose value it hands back as an ordinary result
+ * (`return { content: [{ type: 'text', text: JSON.stringify(result) }] }`, no `isError`), never testing it first
+ * (no `if`, conditional or `isError` speaks of it).
+ */
+function wrappedTableKeys(fn: FunctionLikeNode, sources: ParsedSources): string[] {
+  const keys: string[] = [];
+  const sf = fn.getSourceFile();
+  for (const cn of ownNodes(fn, ts.isCallExpression)) {
+    const c = calleeOf(cn as ts.CallExpression);
+    if (!ts.isPropertyAccessExpression(c) || !TABLE_FN_KEY.test(c.name.text) || keys.includes(c.name.text)) continue;
+    if (resolveFunction(sf, c, sources)) continue;
+    let e: ts.Node = cn;
+    while (e.parent && (ts.isAwaitExpression(e.parent) || ts.isParenthesizedExpression(e.parent))) e = e.parent;
+    const d = e.parent;
+    if (!d || !ts.isVariableDeclaration(d) || d.initializer !== e || !ts.isIdentifier(d.name)) continue;
+    const v = d.name.text;
+    const re = new RegExp(`(?:^|[^\\w$.])${v.replace(/\$/g, '\\$')}(?![\\w$])`);
+    let tested = flaggedLocals(fn).has(v);
+    let wraps = false;
+    for (const x of ownNodes(fn, (y) => ts.isIfStatement(y) || ts.isConditionalExpression(y) || ts.isReturnStatement(y) || ts.isPropertyAssignment(y))) {
+      if (tested) break;
+      if (ts.isIfStatement(x)) tested = re.test(x.expression.getText());
+      else if (ts.isConditionalExpression(x)) tested = re.test(x.condition.getText());
+      else if (ts.isPropertyAssignment(x)) tested = x.name.getText() === 'isError' && re.test(x.initializer.getText());
+      else if (ts.isReturnStatement(x) && x.expression && x.getStart() > cn.getStart()) {
+        const o = rawUnwrap(x.expression);
+        if (ts.isObjectLiteralExpression(o) && re.test(o.getText()) && unmarked(wrapNode(sf, o) as ObjectLiteralExpression)) wraps = true;
+      }
+    }
+    if (wraps && !tested) keys.push(c.name.text);
+  }
+  return keys;
+}
+
+/**
+ * 'execution-error-result-unmarked-in-source' through a table of tool definitions: a tool handler runs the
+ * definition's function without the reading knowing which (wrappedTableKeys) and answers what it gives back as an
+ * ordinary result; a definition's function of that key whose `catch` (its `try` awaited something) returns text or
+ * an object speaking of the failure (`return \`Failed to install the extension. Error: ${message}\``) reaches the
+ * client as the tool's output. Tool definitions are read once per file (toolDefinitionFunctions). `unread`: the
+ * handler wraps such values, and no definition of that key is in the source (a table of a dependency).
+ */
+export function unmarkedThroughTables(handlers: readonly FunctionLikeNode[], files: readonly SourceFileNode[], sources: ParsedSources): { findings: ChannelFinding[]; unread: boolean } {
+  const keys = new Set<string>();
+  for (const h of handlers) for (const k of wrappedTableKeys(h, sources)) keys.add(k);
+  if (!keys.size) return { findings: [], unread: false };
+  const out: ChannelFinding[] = [];
+  let defs = 0;
+  for (const file of files) {
+    for (const def of toolDefinitionFunctions(file.compilerNode)) {
+      if (!keys.has(def.key)) continue;
+      defs++;
+      const fn = wrapNode(file, def.fn) as FunctionLikeNode;
+      for (const c of ownNodes(fn, ts.isCatchClause) as CatchClauseNode[]) {
+        if (!ts.isTryStatement(c.parent) || !awaits(c.parent.tryBlock)) continue;
+        const names: string[] = [];
+        if (c.variableDeclaration && ts.isIdentifier(c.variableDeclaration.name)) names.push(c.variableDeclaration.name.text);
+        const returns: ts.ReturnStatement[] = [];
+        const collect = (x: ts.Node): void => {
+          if (isNested(x)) return;
+          if (ts.isVariableDeclaration(x) && ts.isIdentifier(x.name)) names.push(x.name.text);
+          if (ts.isReturnStatement(x) && x.expression) returns.push(x);
+          ts.forEachChild(x, collect);
+        };
+        ts.forEachChild(c.block, collect);
+        for (const r of returns) {
+          const u = rawUnwrap(r.expression!);
+          const text = u.getText();
+          const speaks = FAILURE_WORDS.test(text) || names.some((n) => new RegExp(`(?:^|[^\\w$])${n.replace(/\$/g, '\\$')}(?![\\w$])`).test(text));
+          // Text, or an object that is not itself a flagged result.
+          const answer = textContent(u) || (ts.isObjectLiteralExpression(u) && !/\bisError\b/.test(text));
+          if (speaks && answer) out.push({ messageId: 'execution-error-result-unmarked-in-source', node: wrapNode(file, r) });
+        }
+      }
+    }
+  }
+  // The handler wraps what the table's functions give back, and none of them is in the source: their failures are not read.
+  return { findings: out, unread: defs === 0 };
 }
 
 /** A catch that answers some failures with a result (`if (isAxiosError(e)) return { …, isError: true }`): what it rethrows is what its author kept apart. `return fail(e)` of a helper that always throws answers nothing. */

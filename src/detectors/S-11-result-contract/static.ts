@@ -2,6 +2,7 @@ import { Node, SyntaxKind, ts, type ObjectLiteralExpression } from '../../facts/
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { hasPythonSource } from '../../facts/python-source.js';
+import { fileNotReadData } from '../../facts/not-read.js';
 import { dispatchBranches, modelFiles, objectLiteralOf, propertyValue, returnedExpressions, serverModel, type ToolDef } from '../../facts/server-model.js';
 import { constString } from '../../facts/server-model.js';
 import { ofKinds, parsedSources, positionOf, propertyName, rawUnwrap, unwrap, type ParsedSources } from '../../facts/ts-source.js';
@@ -10,7 +11,7 @@ import { noToolsFound } from '../support/source/tool-absence.js';
 import { isGenerated, keyState, toolsToJudge } from '../support/source/generated-tools.js';
 import { judgePythonResults } from './python.js';
 import { reservedUnknown } from './dynamic.js';
-import { catchesEveryName, ERROR_CTOR, handlerChannels, unmarkedErrorResults, wrapperGuard } from './channels.js';
+import { catchesEveryName, ERROR_CTOR, handlerChannels, unmarkedErrorResults, unmarkedThroughTables, wrapperGuard } from './channels.js';
 import { returnedObjects } from './results.js';
 
 /**
@@ -278,6 +279,14 @@ export default defineDetector({
     for (const c of unmarkedErrorResults([...roots], sources)) {
       findings.push({ messageId: c.messageId, ...(c.check !== undefined ? { data: { check: c.check } } : {}), location: at(c.node), evidence: c.node.getText().slice(0, 120) });
     }
+    // …and through a table of tool definitions a shared handler runs (`await tool.cb(args)`) and wraps unmarked.
+    const handlers = [...new Set(tools.map((t) => t.handler).filter((h): h is FunctionLikeNode => !!h))];
+    const throughTables = unmarkedThroughTables(handlers, modelFiles(sources).map(([, sf]) => sf), sources);
+    const known = new Set(findings.map((f) => `${f.location?.file}:${f.location?.line}`));
+    for (const c of throughTables.findings) {
+      const loc = at(c.node);
+      if (!known.has(`${loc.file}:${loc.line}`)) findings.push({ messageId: c.messageId, location: loc, evidence: c.node.getText().slice(0, 120) });
+    }
 
     // Error codes written as literals.
     const seen = new Set<string>();
@@ -318,7 +327,9 @@ export default defineDetector({
 
     if (findings.length) return { state: 'non-conforming', findings };
     if (tools.length === 0) return noToolsFound(repo, session);
-    if (read === 0) return couldNotJudge('tool-results-not-read');
+    // The table's definitions may sit in a source file that was not read: that file is named (as for present).
+    if (throughTables.unread && sources.unread.length) return couldNotJudge('file-not-read', fileNotReadData(sources.unread[0]!));
+    if (read === 0 || throughTables.unread) return couldNotJudge('tool-results-not-read');
     if (wrappedOutside) return couldNotJudge('handler-wrapped-outside-source');
     return present();
   },
