@@ -3,6 +3,7 @@ import type { Finding, Verdict } from '../../engine/types.js';
 import { sinkSites, toolFlows } from '../../facts/flow.js';
 import { PARAMIKO_EXEC, pythonFlows } from '../../facts/python-flow.js';
 import { pythonModel } from '../../facts/python-model.js';
+import { unreadableVerdict } from '../support/python/python-support.js';
 import { hasPythonSource } from '../../facts/python-source.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { schemaPropertyNames, serverModel } from '../../facts/server-model.js';
@@ -169,7 +170,7 @@ interface Located {
 }
 
 /** Legs of the tools a repository registers, with where each tool is registered; a Verdict when unreadable. */
-export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<string, Located>; tools: number; computed: number; confirmed: string[] } | { ok: false; verdict: Verdict } {
+export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<string, Located>; tools: number; computed: number; confirmed: string[]; unread?: Verdict } | { ok: false; verdict: Verdict } {
   const model = serverModel(repo);
   // Tools written one by one, else the tools a template builds at run time (support/source/generated-tools).
   const jsTools = toolsToJudge(repo);
@@ -309,7 +310,9 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
   // An outbound channel the user approves call by call, with its arguments shown, is not open to an injected
   // instruction (the field guide's fallback when the triangle cannot be broken).
   for (const name of confirmed) legs.outbound = legs.outbound.filter((x) => x.tool !== name);
-  return { ok: true, legs, at, tools: jsTools.length + pyTools.length, computed, confirmed: [...confirmed].sort() };
+  // A Python file left unread, or a tool whose code the parser had to repair, may hold a leg: no clean verdict over it.
+  const unread = py ? unreadableVerdict(py) : undefined;
+  return { ok: true, legs, at, tools: jsTools.length + pyTools.length, computed, confirmed: [...confirmed].sort(), ...(unread ? { unread } : {}) };
 }
 
 export default defineDetector({
@@ -335,6 +338,7 @@ export default defineDetector({
       return { state: 'non-conforming', findings: [f] };
     }
     if (r.computed) return couldNotJudge('tool-legs-incomplete', { count: r.computed });
+    if (r.unread) return r.unread;
     return { state: 'present', findings: [], reason: { code: 'trifecta-legs', data: { private: legs.private.length, untrusted: legs.untrusted.length, outbound: legs.outbound.length, tools: r.tools, confirmed: r.confirmed.length } } };
   },
 });
