@@ -638,12 +638,14 @@ function commandLine(node: Node, depth = 0): boolean {
   if (Node.isIdentifier(n)) {
     const d = declarationOf(n);
     // A `var` of down-levelled code (`var args = process.argv.slice(2)`) that nothing assigns again is a const too.
-    const name = Node.isVariableDeclaration(d) ? d.getNameNode() : undefined;
-    const constant =
-      Node.isVariableDeclaration(d) &&
-      (d.getFirstAncestor((a) => Node.isVariableDeclarationList(a))?.getText().startsWith('const') || (!!name && Node.isIdentifier(name) && assignedValues(name).length === 0));
-    const i = constant ? initializerOf(d) : undefined;
-    return !!i && commandLine(i, depth + 1);
+    // The initializer is read first: the assignments (a walk of the whole file) only for one that holds the command line.
+    if (!Node.isVariableDeclaration(d)) return false;
+    const i = initializerOf(d);
+    if (!i || !commandLine(i, depth + 1)) return false;
+    const list = d.getParent();
+    if (Node.isVariableDeclarationList(list) && String(list.getDeclarationKind()) === 'const') return true;
+    const name = d.getNameNode();
+    return Node.isIdentifier(name) && assignedValues(name).length === 0;
   }
   return false;
 }
