@@ -225,8 +225,8 @@ function literalValues(expr: Node | undefined, depth = 0): string[] {
  * — an earlier statement of a block around the launch, about the launched variable or one it is made from or makes
  * (`const trimmed = command.trim()`, `command = trimmed`, `command += ' --output json'`), whose branch throws or
  * returns. The pinned word must not be an interpreter or package runner (LAUNCHERS). Through a shell (`exec`,
- * `spawn(cmd, { shell: true })`) a second word could start another program after `;`, `&&`, `|` or `$(…)`: the
- * function must also refuse those (`if (/[;&|`$]/.test(cmd)) throw …`). The program is then the CLI, fixed in the
+ * `spawn(cmd, { shell: true })`) a second word could start another program after `;`, `&&`, `|`, `$(…)` or a line
+ * break: the function must also refuse those (`if (/[;&|`$\n]/.test(cmd)) throw …`). The program is then the CLI, fixed in the
  * source; what the caller does with its arguments is X-4's question.
  */
 function pinnedProgram(expr: Node | undefined, shell: boolean): boolean {
@@ -294,8 +294,8 @@ function guardKind(cond: Node, names: Set<string>): 'prefix' | 'metachar' | unde
       // `/^m365\s|^npx\s/`: a top-level alternation lets a second program through.
       return m && !LAUNCHERS.test(programName(m[1]!)) && !topLevelAlternation(re) ? 'prefix' : undefined;
     }
-    // A newline (or carriage return) starts a second command as `;` does: the refusal must cover it too.
-    const lineBreaks = /\\s/.test(re) || (re.includes('\\n') && re.includes('\\r'));
+    // A newline starts a second command as `;` does: the refusal must cover it too (`\n`, or any white space `\s`).
+    const lineBreaks = /\\[sn]/.test(re);
     return [';', '&', '|'].every((ch) => re.includes(ch)) && (re.includes('$') || re.includes('`')) && lineBreaks ? 'metachar' : undefined;
   }
   if (negated && method === 'startsWith' && aboutNames(recv, names)) {
