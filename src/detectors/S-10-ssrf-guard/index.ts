@@ -638,12 +638,14 @@ function commandLine(node: Node, depth = 0): boolean {
   if (Node.isIdentifier(n)) {
     const d = declarationOf(n);
     // A `var` of down-levelled code (`var args = process.argv.slice(2)`) that nothing assigns again is a const too.
-    const name = Node.isVariableDeclaration(d) ? d.getNameNode() : undefined;
-    const constant =
-      Node.isVariableDeclaration(d) &&
-      (d.getFirstAncestor((a) => Node.isVariableDeclarationList(a))?.getText().startsWith('const') || (!!name && Node.isIdentifier(name) && assignedValues(name).length === 0));
-    const i = constant ? initializerOf(d) : undefined;
-    return !!i && commandLine(i, depth + 1);
+    // The initializer is read first: the assignments (a walk of the whole file) only for one that holds the command line.
+    if (!Node.isVariableDeclaration(d)) return false;
+    const i = initializerOf(d);
+    if (!i || !commandLine(i, depth + 1)) return false;
+    const list = d.getParent();
+    if (Node.isVariableDeclarationList(list) && String(list.getDeclarationKind()) === 'const') return true;
+    const name = d.getNameNode();
+    return Node.isIdentifier(name) && assignedValues(name).length === 0;
   }
   return false;
 }
@@ -792,6 +794,28 @@ function scopeOf(site: Node, files: [string, SourceFile][], sources: ReturnType<
     }
   }
   return out;
+}
+
+/**
+ * A local helper given the site's own access path (`validateUrl(request.params.url, …)` before
+ * `page.goto(request.params.url)`): its parameter at that position is the influenced value too, so that the checks
+ * of its body (scopeOf reads them) count, as for a helper given a name the value went through.
+ */
+function addHelperParameters(scope: Node[], url: Node | undefined, names: Set<string>, sources: ReturnType<typeof parsedSources>): void {
+  const u = url && unwrap(url);
+  if (!u || !Node.isPropertyAccessExpression(u)) return;
+  const path = u.getText().replace(/\s+/g, '');
+  for (const fn of scope) {
+    for (const n of findNodes(fn, (cn) => cn !== fn.compilerNode && ts.isCallExpression(cn) && cn.arguments.some((a) => ts.isPropertyAccessExpression(a)))) {
+      if (!Node.isCallExpression(n)) continue;
+      const i = n.getArguments().findIndex((a) => Node.isPropertyAccessExpression(a) && a.getText().replace(/\s+/g, '') === path);
+      if (i < 0) continue;
+      const helper = functionOf(n.getExpression(), sources) as unknown as { getParameters?(): Node[] } | undefined;
+      const p = helper?.getParameters?.()[i];
+      const name = p && Node.isParameterDeclaration(p) ? p.getNameNode() : undefined;
+      if (name && Node.isIdentifier(name)) names.add(name.getText());
+    }
+  }
 }
 
 const EQUALITY = afterLoad(() => new Set<ts.SyntaxKind>([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken]));
@@ -1454,7 +1478,9 @@ function judgeRead(repo: RepoFacts, files: [string, SourceFile][], sources: Retu
     open++;
     // A cluster chosen in the lists a helper's callers pass: the checks around those calls count too.
     const launchCallers = s.family === 'connect' && launchOf(s) ? clusterValues(Node.isCallExpression(s.node) ? args(s.node) : []).callers : [];
-    const g = guardsIn([...scopeOf(s.node, files, sources), ...launchCallers.flatMap((c) => enclosingFunction(c) ?? [])], influence);
+    const scope = [...scopeOf(s.node, files, sources), ...launchCallers.flatMap((c) => enclosingFunction(c) ?? [])];
+    addHelperParameters(scope, client.url, influence.names, sources);
+    const g = guardsIn(scope, influence);
     if (flow?.guard === 'sound' && flow.guardDetail === 'allowlist') g.allowlist = true;
     const at = locationOf(s.file, s.node);
     const data = { call: client.label, source: influence.source, name: influence.name };

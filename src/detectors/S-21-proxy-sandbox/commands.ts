@@ -28,7 +28,7 @@ import { callSitesOf } from '../support/source/call-sites.js';
  * Programs that run what their arguments name, on this machine. `ssh` is not one: the command it is given runs on
  * the remote host (a remote shell over SSH starts no local process of its clients' choosing).
  */
-const LAUNCHERS = /^(?:npx|npm|pnpm|pnpx|yarn|bunx|bun|uvx|uv|pipx|python[0-9.]*|py|node|nodejs|deno|docker|podman|sh|bash|zsh|dash|fish|cmd|powershell|pwsh|env|sudo|doas|xargs|nohup|exec|tsx|ts-node)$/i;
+const LAUNCHERS = /^(?:npx|npm|pnpm|pnpx|yarn|bunx|bun|uvx|uv|pipx|python[0-9.]*|py|node|nodejs|deno|docker|podman|sh|bash|zsh|dash|fish|cmd|powershell|pwsh|env|sudo|doas|xargs|nohup|exec|tsx|ts-node|wsl|timeout|nice|stdbuf|time)$/i;
 /** Options of a launcher whose value is the program it runs: `sh -c <cmd>`, `node -e <code>`, `cmd /c <cmd>`. */
 const PROGRAM_OPTIONS = new Set(['-c', '/c', '/C', '-e', '--eval', '-p', '--print', '-Command', '-command', '-EncodedCommand', '-x']);
 /** Subcommands of package managers and runners, followed by the script or package they run. */
@@ -225,8 +225,8 @@ function literalValues(expr: Node | undefined, depth = 0): string[] {
  * — an earlier statement of a block around the launch, about the launched variable or one it is made from or makes
  * (`const trimmed = command.trim()`, `command = trimmed`, `command += ' --output json'`), whose branch throws or
  * returns. The pinned word must not be an interpreter or package runner (LAUNCHERS). Through a shell (`exec`,
- * `spawn(cmd, { shell: true })`) a second word could start another program after `;`, `&&`, `|` or `$(…)`: the
- * function must also refuse those (`if (/[;&|`$]/.test(cmd)) throw …`). The program is then the CLI, fixed in the
+ * `spawn(cmd, { shell: true })`) a second word could start another program after `;`, `&&`, `|`, `$(…)` or a line
+ * break: the function must also refuse those (`if (/[;&|`$\n]/.test(cmd)) throw …`). The program is then the CLI, fixed in the
  * source; what the caller does with its arguments is X-4's question.
  */
 function pinnedProgram(expr: Node | undefined, shell: boolean): boolean {
@@ -259,6 +259,23 @@ const LEAVES_BRANCH = /^\{?\s*(?:throw|return)\b/;
 /** `^word` then a word end (`(\s|$)`, `\s`, `\b`, a space, `$`): the program a command must start with. */
 const PREFIX_RE = /^\/\^([A-Za-z0-9][\w.-]*)(?:\(\?:?\\s\|\$\)|\(\\s\|\$\)|\\s|\\b| |\$|\/)/;
 
+/** Does the body of a regular expression literal hold a `|` outside any group or character class? */
+function topLevelAlternation(re: string): boolean {
+  const body = re.slice(1, re.lastIndexOf('/'));
+  let depth = 0;
+  let inClass = false;
+  for (let i = 0; i < body.length; i++) {
+    const ch = body[i];
+    if (ch === '\\') i++;
+    else if (inClass) inClass = ch !== ']';
+    else if (ch === '[') inClass = true;
+    else if (ch === '(') depth++;
+    else if (ch === ')') depth--;
+    else if (ch === '|' && depth === 0) return true;
+  }
+  return false;
+}
+
 /** What a refusing `if` checks about the command: that it starts with a fixed program, that it holds shell chaining. */
 function guardKind(cond: Node, names: Set<string>): 'prefix' | 'metachar' | undefined {
   const c = unwrap(cond);
@@ -274,15 +291,18 @@ function guardKind(cond: Node, names: Set<string>): 'prefix' | 'metachar' | unde
     const re = recv.getText();
     if (negated) {
       const m = PREFIX_RE.exec(re);
-      return m && !LAUNCHERS.test(m[1]!) ? 'prefix' : undefined;
+      // `/^m365\s|^npx\s/`: a top-level alternation lets a second program through.
+      return m && !LAUNCHERS.test(programName(m[1]!)) && !topLevelAlternation(re) ? 'prefix' : undefined;
     }
-    return [';', '&', '|'].every((ch) => re.includes(ch)) && (re.includes('$') || re.includes('`')) ? 'metachar' : undefined;
+    // A newline starts a second command as `;` does: the refusal must cover it too (`\n`, or any white space `\s`).
+    const lineBreaks = /\\[sn]/.test(re);
+    return [';', '&', '|'].every((ch) => re.includes(ch)) && (re.includes('$') || re.includes('`')) && lineBreaks ? 'metachar' : undefined;
   }
   if (negated && method === 'startsWith' && aboutNames(recv, names)) {
     const word = arg ? constString(arg)?.value : undefined;
     const m = word !== undefined ? /^([A-Za-z0-9][\w.-]*)(\s?)$/.exec(word) : null;
     // Without a space after the word, `m365x` would pass: only a word followed by a space pins the program.
-    return m && m[2] && !LAUNCHERS.test(m[1]!) ? 'prefix' : undefined;
+    return m && m[2] && !LAUNCHERS.test(programName(m[1]!)) ? 'prefix' : undefined;
   }
   return undefined;
 }

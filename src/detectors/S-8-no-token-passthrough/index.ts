@@ -5,6 +5,7 @@ import { namesAnyModule, parsedSources, propertyName, stringValue, unwrap, type 
 import { carriesClientToken, functionValue, memberFunction, mentions, valueAcross, type Files } from '../support/auth/oauth-support.js';
 import { importsOf, isHeaderRead, args, calledFunction, calleeImport, calleeName, calleeText, enclosingFunction, headerReads, isCall, locationOf, propertyOf, named, rawCalleeName, rawNameText, readSources, receiverOf, resolveValue, sitesOf, K, type Call, rawCallNamed } from '../support/source/source-support.js';
 import { findNodes } from '../../facts/scope.js';
+import { frameworkClass, frameworkRegions, inRegions } from '../../facts/bundle-regions.js';
 
 import { judgePythonAuthCondition, PY_AUTH_EVIDENCE } from '../support/auth/python-auth.js';
 /**
@@ -367,8 +368,27 @@ function handsOnExtra(cn: ts.PropertyAccessExpression): boolean {
   const p = cn.parent;
   if (cn.name.text !== 'authInfo' || !p || !ts.isPropertyAssignment(p) || p.initializer !== cn || !ts.isIdentifier(p.name) || p.name.text !== 'authInfo') return false;
   const keys = p.parent.properties.map((x) => (x.name && (ts.isIdentifier(x.name) || ts.isStringLiteral(x.name)) ? x.name.text : ''));
-  return keys.filter((k) => HANDLER_EXTRA_KEYS.has(k)).length >= 2;
+  return keys.filter((k) => HANDLER_EXTRA_KEYS.has(k)).length >= 2 && inSdkCode(cn);
 }
+
+/**
+ * The SDK's own code: a bundled framework module (its module comment names `node_modules/@modelcontextprotocol/…`),
+ * or, in a bundle without module comments, a class of the SDK (frameworkClass) or its Protocol (the request dispatch
+ * `_onrequest`, a member name minifiers keep). A custom HTTP server of the package's own that builds the same keys
+ * from `req.authInfo` is the server's code: its read stays.
+ */
+function inSdkCode(cn: ts.Node): boolean {
+  const sf = cn.getSourceFile();
+  let regions = sdkRegionsMemo.get(sf);
+  if (!regions) sdkRegionsMemo.set(sf, (regions = frameworkRegions(sf.text)));
+  if (inRegions(regions, cn.getStart(sf))) return true;
+  for (let a: ts.Node | undefined = cn.parent; a; a = a.parent) {
+    if (!ts.isClassDeclaration(a) && !ts.isClassExpression(a)) continue;
+    if (frameworkClass(a) || a.members.some((m) => !!m.name && ts.isIdentifier(m.name) && m.name.text === '_onrequest')) return true;
+  }
+  return false;
+}
+const sdkRegionsMemo = new WeakMap<ts.SourceFile, ReadonlyArray<readonly [number, number]>>();
 
 /**
  * A header access that is written, not read: the target of `=`, `??=`, `||=` (an axios interceptor's
