@@ -320,18 +320,29 @@ function wrapperFields(sf: SourceFile, holder: string, code: Code): { cls: Class
   return out;
 }
 
+/** Test and mock files: their clients are not the server's. */
+export const TEST_FILE = /(?:^|\/)(?:__tests__|__mocks__|tests?|spec)\/|\.(?:test|spec)\.[cm]?[jt]sx?$/;
+
+/** Text of a file that makes or starts an MCP server, or registers its tools. */
+const SERVES = /\bnew\s+(?:Mcp)?Server\s*\(|\.(?:registerTool|tool|setRequestHandler)\s*\(|\bStdioServerTransport\b|\bStreamableHTTPServerTransport\b/;
+
 /**
- * Test and mock files, and the developer scripts of the package's own `scripts/` folder (`scripts/test-api.js`, a
- * release or seed script): their clients are not the server's. A `scripts` folder deeper in the source (`src/scripts/`)
- * may be server code and is read.
+ * The developer scripts of the package's own `scripts/` folder (`scripts/test-api.js`, a release or seed script):
+ * their clients are not the server's. When a file there makes or starts the server or registers tools (some packages
+ * start their server from `scripts/start-server.ts`), the folder is server code and nothing in it is left out; a
+ * `scripts` folder deeper in the source (`src/scripts/`) is always read as source. Returns the test of one path.
  */
-export const TEST_FILE = /(?:^|\/)(?:__tests__|__mocks__|tests?|spec)\/|^scripts\/|\.(?:test|spec)\.[cm]?[jt]sx?$/;
+export function devScripts(files: readonly (readonly [string, SourceFile])[]): (path: string) => boolean {
+  const inScripts = (p: string): boolean => /^scripts\//.test(p);
+  const serverThere = [...files].some(([p, sf]) => inScripts(p) && SERVES.test(sf.getFullText()));
+  return (path) => !serverThere && inScripts(path);
+}
 
 /**
  * The clients of dependencies used on a request path (`fns`, the functions its handlers reach) whose requests
  * have no ceiling, and the ones whose package could not be read. With `anywhere`, every client of a dependency
  * built in the source counts, used on a path the reading followed or not. Test files and developer scripts
- * (TEST_FILE) are left out either way: a client they build is not the server's, even when its variable has the name
+ * (TEST_FILE, devScripts) are left out either way: a client they build is not the server's, even when its variable has the name
  * of one the handlers call.
  */
 export function dependencyClients(code: Code, fns: readonly Fn[], root: string, declared: ReadonlySet<string>, anywhere = false): DependencyClient[] {
@@ -359,8 +370,9 @@ export function dependencyClients(code: Code, fns: readonly Fn[], root: string, 
     return texts.some((t) => re.test(t));
   };
   const judged = new Set<Node>();
+  const devScript = devScripts(code.files);
   for (const [path, sf] of code.files) {
-    if (TEST_FILE.test(path)) continue;
+    if (TEST_FILE.test(path) || devScript(path)) continue;
     const bare = new Map<string, string>();
     for (const [local, b] of importsOf(sf)) {
       const p = packageOf(b.module);

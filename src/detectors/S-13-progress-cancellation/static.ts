@@ -8,7 +8,7 @@ import { objectLiteralOf, propertyValue, registrationArgs, serverModel } from '.
 import { moduleSpecs, ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { codeOf, methodsNamed, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { judgePythonTimeouts } from './python.js';
-import { dependencyClients, TEST_FILE } from './dependency-clients.js';
+import { dependencyClients, devScripts, TEST_FILE } from './dependency-clients.js';
 import { chainToHandler } from './callers.js';
 import { inRegions, libraryRegions, ownModules, packageRegionsExcept } from '../../facts/bundle-regions.js';
 
@@ -1008,9 +1008,10 @@ function untraced(code: Code, examined: ReadonlySet<ts.Node>, axiosDefaults: boo
     const by = at(chain.via);
     findings.push({ messageId, data, location: at(n), evidence: `${n.getText().replace(/\s+/g, ' ').slice(0, 100)} (reached from ${by.file}:${by.line})` });
   };
+  const devScript = devScripts(code.files);
   for (const [path, sf] of code.files) {
     const text = sf.getFullText();
-    if (TEST_FILE.test(path) || BROWSER_CODE.test(ownModules(text)?.text ?? text)) continue;
+    if (TEST_FILE.test(path) || devScript(path) || BROWSER_CODE.test(ownModules(text)?.text ?? text)) continue;
     const bundled = packageRegionsExcept(sf.getFullText(), new Set());
     for (const n of ofKinds(sf, [SyntaxKind.CallExpression], (cn) => !examined.has(cn) && mayBeOutbound(cn as ts.CallExpression))) {
       if (!Node.isCallExpression(n) || inRegions(bundled, n.getStart()) || !n.getFirstAncestor((a) => isFunctionLike(a))) continue;
