@@ -1358,9 +1358,18 @@ function lookedUpIn(e: ts.Node): ts.Expression | undefined {
   return undefined;
 }
 
+/** A module loaded by a name computed at run time (`await import(\`./ops/${op}.js\`)`, `require(file)`): an entry of the folder, which the reading does not follow. */
+function loadedByName(e: ts.Node): ts.Expression | undefined {
+  let u = rawUnwrap(e);
+  while (ts.isAwaitExpression(u)) u = rawUnwrap(u.expression);
+  if (!ts.isCallExpression(u) || !u.arguments[0] || ts.isStringLiteralLike(u.arguments[0])) return undefined;
+  const c = u.expression;
+  return c.kind === SyntaxKind.ImportKeyword || (ts.isIdentifier(c) && c.text === 'require') ? u : undefined;
+}
+
 /**
  * The collection a table function's receiver is an entry of (null when it is not one): a lookup (lookedUpIn), a
- * variable holding one (`const tool = tools.find((t) => t.name === name)`), the variable of a `for…of` over the
+ * variable holding one (`const tool = tools.find((t) => t.name === name)`) or a module loaded by name (loadedByName), the variable of a `for…of` over the
  * collection, or the parameter of a callback handed to `tools.forEach(…)`/`map`. A receiver made by a package
  * (`mysql.createPool(…)`'s `pool.execute`, LangChain's `model.invoke`) or any other value is none.
  */
@@ -1376,7 +1385,7 @@ function collectionOfReceiver(recv: ts.Node): ts.Expression | null {
   let decl: ts.Node = d.parent;
   while (ts.isBindingElement(decl) || ts.isObjectBindingPattern(decl) || ts.isArrayBindingPattern(decl)) decl = decl.parent;
   if (ts.isVariableDeclaration(decl)) {
-    if (decl.initializer) return lookedUpIn(decl.initializer) ?? null;
+    if (decl.initializer) return lookedUpIn(decl.initializer) ?? loadedByName(decl.initializer) ?? null;
     const stmt = decl.parent?.parent;
     return stmt && ts.isForOfStatement(stmt) ? stmt.expression : null;
   }
