@@ -1,6 +1,6 @@
 import { builtinModules } from 'node:module';
 import { Node, SyntaxKind, ts, type ObjectLiteralExpression } from '../../facts/morph.js';
-import { declarationOf, functionOf, GLOBAL, isRawFunctionLike, mayResolveFunction, rawOriginOf, valueOfDeclaration, valueOriginOf, type FunctionLikeNode } from '../../facts/scope.js';
+import { declarationOf, functionOf, GLOBAL, isRawFunctionLike, mayResolveFunction, rawDeclarationOf, rawOriginOf, valueOfDeclaration, valueOriginOf, type FunctionLikeNode } from '../../facts/scope.js';
 import { rawUnwrap, wrapNode, type ParsedSources } from '../../facts/ts-source.js';
 type IdentifierNode = import('ts-morph').Identifier;
 import { OTHER_MEANING } from './dynamic.js';
@@ -1303,7 +1303,9 @@ export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources
 /** Keys under which a tool definition carries the function that runs it, as a dispatching handler calls it (`tool.cb(args)`). */
 const TABLE_FN_KEY = /^(?:handler|execute|run|handle|callback|fn|call|invoke|impl|cb)$/;
 /** Keys that make an object literal a tool definition (beside its function). */
-const TOOL_DEF_KEY = /^(?:inputSchema|schema|parameters|paramsSchema|argsSchema|input_schema)$/;
+const TOOL_DEF_KEY = /^(?:inputSchema|schema|parameters|paramsSchema|input_schema)$/;
+/** A route of a web framework (`{ method: 'GET', url: '/notes', schema, handler }`, Fastify's shape), not a tool definition. */
+const isRoute = (o: ts.ObjectLiteralExpression): boolean => ['method', 'url'].every((k) => o.properties.some((p) => p.name && ts.isIdentifier(p.name) && p.name.text === k));
 
 const defsMemo = new WeakMap<ts.SourceFile, readonly { key: string; fn: ts.Node }[]>();
 /** Functions tool definitions of a file carry (`{ operation, inputSchema, cb: async (…) => … }`, a tool class's `execute` method), with their key: read once per file. */
@@ -1312,7 +1314,7 @@ function toolDefinitionFunctions(file: ts.SourceFile): readonly { key: string; f
   if (hit) return hit;
   const out: { key: string; fn: ts.Node }[] = [];
   const visit = (cn: ts.Node): void => {
-    if (ts.isObjectLiteralExpression(cn) && cn.properties.some((p) => p.name && TOOL_DEF_KEY.test(p.name.getText()))) {
+    if (ts.isObjectLiteralExpression(cn) && cn.properties.some((p) => p.name && TOOL_DEF_KEY.test(p.name.getText())) && !isRoute(cn)) {
       for (const p of cn.properties) {
         const key = p.name && ts.isIdentifier(p.name) ? p.name.text : undefined;
         if (!key || !TABLE_FN_KEY.test(key)) continue;
@@ -1336,19 +1338,84 @@ function toolDefinitionFunctions(file: ts.SourceFile): readonly { key: string; f
   return out;
 }
 
+/** Calls that look an entry up in a collection (`tools.find(…)`, `registry.get(name)`, `tools.filter(…)[0]`). */
+const LOOKUP = new Set(['find', 'get', 'filter', 'at', 'findLast']);
+/** Calls whose callback receives each entry of a collection (`tools.forEach((tool) => …)`). */
+const EACH = new Set(['forEach', 'map', 'flatMap']);
+
+/** The collection an expression looks an entry up in (`tools[name]`, `registry.get(name)`, `tools.find(…)`), if it is such a lookup. */
+function lookedUpIn(e: ts.Node): ts.Expression | undefined {
+  let u = rawUnwrap(e);
+  while (ts.isAwaitExpression(u) || ts.isNonNullExpression(u)) u = rawUnwrap(u.expression);
+  if (ts.isElementAccessExpression(u)) {
+    const inner = rawUnwrap(u.expression);
+    return (ts.isCallExpression(inner) && lookedUpIn(inner)) || u.expression;
+  }
+  if (ts.isCallExpression(u)) {
+    const c = rawUnwrap(u.expression);
+    if (ts.isPropertyAccessExpression(c) && LOOKUP.has(c.name.text)) return c.expression;
+  }
+  return undefined;
+}
+
+/** A module loaded by a name computed at run time (`await import(\`./ops/${op}.js\`)`, `require(file)`): an entry of the folder, which the reading does not follow. */
+function loadedByName(e: ts.Node): ts.Expression | undefined {
+  let u = rawUnwrap(e);
+  while (ts.isAwaitExpression(u)) u = rawUnwrap(u.expression);
+  if (!ts.isCallExpression(u) || !u.arguments[0] || ts.isStringLiteralLike(u.arguments[0])) return undefined;
+  const c = u.expression;
+  return c.kind === SyntaxKind.ImportKeyword || (ts.isIdentifier(c) && c.text === 'require') ? u : undefined;
+}
+
+/**
+ * The collection a table function's receiver is an entry of (null when it is not one): a lookup (lookedUpIn), a
+ * variable holding one (`const tool = tools.find((t) => t.name === name)`) or a module loaded by name (loadedByName), the variable of a `for…of` over the
+ * collection, or the parameter of a callback handed to `tools.forEach(…)`/`map`. A receiver made by a package
+ * (`mysql.createPool(…)`'s `pool.execute`, LangChain's `model.invoke`) or any other value is none.
+ */
+function collectionOfReceiver(recv: ts.Node): ts.Expression | null {
+  const direct = lookedUpIn(recv);
+  if (direct) return direct;
+  const r = rawUnwrap(recv);
+  if (!ts.isIdentifier(r)) return null;
+  const o = rawOriginOf(r);
+  if (o && o.module !== GLOBAL && !o.module.startsWith('.')) return null;
+  const d = rawDeclarationOf(r);
+  if (!d) return null;
+  let decl: ts.Node = d.parent;
+  while (ts.isBindingElement(decl) || ts.isObjectBindingPattern(decl) || ts.isArrayBindingPattern(decl)) decl = decl.parent;
+  if (ts.isVariableDeclaration(decl)) {
+    if (decl.initializer) return lookedUpIn(decl.initializer) ?? loadedByName(decl.initializer) ?? null;
+    const stmt = decl.parent?.parent;
+    return stmt && ts.isForOfStatement(stmt) ? stmt.expression : null;
+  }
+  if (ts.isParameter(decl)) {
+    const f = decl.parent;
+    const call = f?.parent;
+    if (call && ts.isCallExpression(call) && call.arguments.includes(f as ts.Expression)) {
+      const c = rawUnwrap(call.expression);
+      if (ts.isPropertyAccessExpression(c) && EACH.has(c.name.text)) return c.expression;
+    }
+  }
+  return null;
+}
+
 /**
  * The keys of table functions a tool handler runs without the reading knowing which (`const result = await
  * subtool.cb(params)`, the table built at run time) and whose value it hands back as an ordinary result
  * (`return { content: [{ type: 'text', text: JSON.stringify(result) }] }`, no `isError`), never testing it first
- * (no `if`, conditional or `isError` speaks of it).
+ * (no `if`, conditional or `isError` speaks of it). Only receivers that are entries of a collection count
+ * (collectionOfReceiver), each key with the collections it is looked up in.
  */
-function wrappedTableKeys(fn: FunctionLikeNode, sources: ParsedSources): string[] {
-  const keys: string[] = [];
+function wrappedTableKeys(fn: FunctionLikeNode, sources: ParsedSources): { key: string; collection: ts.Expression; sf: SourceFileNode }[] {
+  const keys: { key: string; collection: ts.Expression; sf: SourceFileNode }[] = [];
   const sf = fn.getSourceFile();
   for (const cn of ownNodes(fn, ts.isCallExpression)) {
     const c = calleeOf(cn as ts.CallExpression);
-    if (!ts.isPropertyAccessExpression(c) || !TABLE_FN_KEY.test(c.name.text) || keys.includes(c.name.text)) continue;
+    if (!ts.isPropertyAccessExpression(c) || !TABLE_FN_KEY.test(c.name.text)) continue;
     if (resolveFunction(sf, c, sources)) continue;
+    const collection = collectionOfReceiver(c.expression);
+    if (!collection) continue;
     let e: ts.Node = cn;
     while (e.parent && (ts.isAwaitExpression(e.parent) || ts.isParenthesizedExpression(e.parent))) e = e.parent;
     const d = e.parent;
@@ -1367,9 +1434,46 @@ function wrappedTableKeys(fn: FunctionLikeNode, sources: ParsedSources): string[
         if (ts.isObjectLiteralExpression(o) && re.test(o.getText()) && unmarked(wrapNode(sf, o) as ObjectLiteralExpression)) wraps = true;
       }
     }
-    if (wraps && !tested) keys.push(c.name.text);
+    if (wraps && !tested) keys.push({ key: c.name.text, collection, sf });
   }
   return keys;
+}
+
+/**
+ * What a collection holds, when the source spells it (`export const tools = [getNote, { name, inputSchema, handler }]`,
+ * imported or local): the literal and the names it mentions; undefined when it cannot be read (a parameter, a Map
+ * filled at run time), and then every definition of the source is taken.
+ */
+function collectionLiteral(collection: ts.Expression, sf: SourceFileNode, sources: ParsedSources): { node: ts.Node; names: Set<string> } | undefined {
+  const e = rawUnwrap(collection);
+  if (!ts.isIdentifier(e)) return undefined;
+  try {
+    const d = declarationOf(wrapNode(sf, e) as IdentifierNode);
+    const v = d && valueOfDeclaration(d, sources);
+    if (!v) return undefined;
+    let lit: ts.Node = rawUnwrap(v.compilerNode);
+    if (ts.isNewExpression(lit) && lit.arguments?.[0]) lit = rawUnwrap(lit.arguments[0]);
+    if (!ts.isArrayLiteralExpression(lit) && !ts.isObjectLiteralExpression(lit)) return undefined;
+    const names = new Set<string>();
+    const visit = (x: ts.Node): void => {
+      if (ts.isIdentifier(x)) names.add(x.text);
+      ts.forEachChild(x, visit);
+    };
+    visit(lit);
+    return { node: lit, names };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a definition's function belongs to a collection's literal: written in it, or held by a variable or class it names. */
+function inCollection(fn: ts.Node, lit: { node: ts.Node; names: Set<string> }): boolean {
+  if (fn.getSourceFile() === lit.node.getSourceFile() && fn.pos >= lit.node.pos && fn.end <= lit.node.end) return true;
+  for (let p: ts.Node | undefined = fn.parent; p && !ts.isSourceFile(p); p = p.parent) {
+    if ((ts.isVariableDeclaration(p) || ts.isClassLike(p)) && p.name && ts.isIdentifier(p.name) && lit.names.has(p.name.text)) return true;
+    if (ts.isFunctionLike(p) && p !== fn && !ts.isMethodDeclaration(p)) return false;
+  }
+  return false;
 }
 
 /**
@@ -1381,14 +1485,25 @@ function wrappedTableKeys(fn: FunctionLikeNode, sources: ParsedSources): string[
  * handler wraps such values, and no definition of that key is in the source (a table of a dependency).
  */
 export function unmarkedThroughTables(handlers: readonly FunctionLikeNode[], files: readonly SourceFileNode[], sources: ParsedSources): { findings: ChannelFinding[]; unread: boolean } {
-  const keys = new Set<string>();
-  for (const h of handlers) for (const k of wrappedTableKeys(h, sources)) keys.add(k);
+  // Each key with the literals of the collections it is looked up in; null: one of them cannot be read (every definition counts).
+  const keys = new Map<string, { node: ts.Node; names: Set<string> }[] | null>();
+  for (const h of handlers) {
+    for (const k of wrappedTableKeys(h, sources)) {
+      const lit = collectionLiteral(k.collection, k.sf, sources);
+      const had = keys.get(k.key);
+      if (had === null) continue;
+      keys.set(k.key, lit ? [...(had ?? []), lit] : null);
+    }
+  }
   if (!keys.size) return { findings: [], unread: false };
   const out: ChannelFinding[] = [];
   let defs = 0;
   for (const file of files) {
     for (const def of toolDefinitionFunctions(file.compilerNode)) {
       if (!keys.has(def.key)) continue;
+      // Only the definitions of the collection the handler looks the tool up in (not a prompt table's, nor a route's).
+      const lits = keys.get(def.key);
+      if (lits && !lits.some((l) => inCollection(def.fn, l))) continue;
       defs++;
       const fn = wrapNode(file, def.fn) as FunctionLikeNode;
       for (const c of ownNodes(fn, ts.isCatchClause) as CatchClauseNode[]) {

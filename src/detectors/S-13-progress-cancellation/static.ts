@@ -526,6 +526,8 @@ function mysqlQuery(call: CallExpression, code: Code): { client: string; bounded
  * doubt. A call at a module's top level counts as timed (start-up code, not a request).
  */
 const timedMemo = new WeakMap<ts.Node, boolean>();
+/** timedFunction one level up (a caller's own timer or its callers'), kept apart from timedMemo's full answers. */
+const callerTimedMemo = new WeakMap<ts.Node, boolean>();
 function timedAround(call: CallExpression, code: Code): boolean {
   // The function that waits: climb past functions handed to a call or a `new` (callbacks, Promise executors).
   let waiter: Node | undefined = call.getParentWhile((p) => !isFunctionLike(p));
@@ -547,8 +549,12 @@ function timedAround(call: CallExpression, code: Code): boolean {
   return timed;
 }
 
-/** timedAround for the function that waits: a timer in it or in a function calling it. */
-function timedFunction(fn: FunctionLikeNode, code: Code): boolean {
+/**
+ * timedAround for the function that waits: a timer in it, in a function calling it, or in a function calling that
+ * one (`server.tool('list_tables', …, () => withTimeout(listTables(), 30_000))` over `listTables` calling the query
+ * helper): two callers up, each function's answer memoised.
+ */
+function timedFunction(fn: FunctionLikeNode, code: Code, depth = 0): boolean {
   if (TIMER.test(fn.getText())) return true;
   const callers: Node[] = callSitesOf(fn, filesOf(code), code.sources);
   // A method called on an instance the reading cannot follow (`const h = await hostFor(name); h.run(cmd)`): its calls by name.
@@ -564,6 +570,14 @@ function timedFunction(fn: FunctionLikeNode, code: Code): boolean {
   for (const site of callers) {
     const around = site.getFirstAncestor((a) => isFunctionLike(a));
     if (around && TIMER.test(around.getText())) return true;
+  }
+  if (depth > 0) return false;
+  for (const site of callers) {
+    const around = site.getFirstAncestor((a) => isFunctionLike(a));
+    if (!around || around === fn) continue;
+    let timed = callerTimedMemo.get(around.compilerNode);
+    if (timed === undefined) callerTimedMemo.set(around.compilerNode, (timed = timedFunction(around as FunctionLikeNode, code, 1)));
+    if (timed) return true;
   }
   return false;
 }
@@ -990,8 +1004,31 @@ function readsSignal(fn: Fn, ctxIndex: number): boolean | undefined {
  *   (outbound-without-timeout, client-without-timeout), the evidence naming the call it is reached from; otherwise
  *   could-not-judge outbound-not-traced, naming it — whether it serves a request could not be read. A request with a ceiling
  *   left out of the paths changes nothing: every request of the source has one.
- * Start-up code (a module's top level) is not a request path and is not counted.
+ * Start-up code (a module's top level) is not a request path and is not counted; nor is a MySQL query (mysqlQuery)
+ * no handler reaches whose every chain of callers ends at a module's top level (startUpOnly: `await ensureSchema()`).
  */
+/**
+ * Whether every chain of callers of the function around `n` ends at a module's top level (start-up code: `await
+ * ensureSchema()`, `main()` called by the launcher) within a few callers; false when a function on the way has no
+ * caller the reading finds (loaded by name, dispatched at run time: whether it serves a request is unknown).
+ */
+function startUpOnly(n: Node, code: Code): boolean {
+  const seen = new Set<Node>();
+  const up = (fn: Node, depth: number): boolean => {
+    if (seen.has(fn)) return true;
+    seen.add(fn);
+    if (depth > 3 || !isFunctionLike(fn)) return false;
+    const sites = callSitesOf(fn, filesOf(code), code.sources);
+    if (!sites.length) return false;
+    return sites.every((site) => {
+      const around = site.getFirstAncestor((a) => isFunctionLike(a));
+      return !around || up(around, depth + 1);
+    });
+  };
+  const fn = n.getFirstAncestor((a) => isFunctionLike(a));
+  return !!fn && up(fn, 0);
+}
+
 /** Code that runs in a browser (an App's View, a web page's script): its requests are not the server's (read in a bundle's own modules). */
 const BROWSER_CODE = /\bdocument\.(?:getElementById|querySelector(?:All)?|createElement|body)\b|\bwindow\.(?:parent|addEventListener|location)\b/;
 function untraced(code: Code, examined: ReadonlySet<ts.Node>, axiosDefaults: boolean, onPaths: readonly { node: Node }[], root: string, declared: ReadonlySet<string>, reached: ReadonlySet<ts.Node>): ReturnType<typeof couldNotJudge> | Finding[] | undefined {
@@ -999,9 +1036,10 @@ function untraced(code: Code, examined: ReadonlySet<ts.Node>, axiosDefaults: boo
   // Each request without a limit is walked back through its callers (callers.ts): one that reaches a handler's path is red.
   const findings: Finding[] = [];
   let first: ReturnType<typeof couldNotJudge> | undefined;
-  const onChain = (n: Node, messageId: string, data: Record<string, string>): void => {
+  const onChain = (n: Node, messageId: string, data: Record<string, string>, tracedOnly = false): void => {
     const chain = chainToHandler(n, reached, code, (fn) => callSitesOf(fn, filesOf(code), code.sources));
     if (!chain) {
+      if (tracedOnly && startUpOnly(n, code)) return;
       first ??= couldNotJudge('outbound-not-traced', { client: data.client ?? data.package ?? '', ...at(n) });
       return;
     }
@@ -1015,8 +1053,11 @@ function untraced(code: Code, examined: ReadonlySet<ts.Node>, axiosDefaults: boo
     const bundled = packageRegionsExcept(sf.getFullText(), new Set());
     for (const n of ofKinds(sf, [SyntaxKind.CallExpression], (cn) => !examined.has(cn) && mayBeOutbound(cn as ts.CallExpression))) {
       if (!Node.isCallExpression(n) || inRegions(bundled, n.getStart()) || !n.getFirstAncestor((a) => isFunctionLike(a))) continue;
-      const r = cliRequest(n, code) ?? sshChannel(n, code) ?? mysqlQuery(n, code) ?? outbound(n, code, axiosDefaults);
-      if (r && !r.bounded) onChain(n, 'outbound-without-timeout', { client: r.client });
+      const cli = cliRequest(n, code) ?? sshChannel(n, code);
+      const sql = cli ? undefined : mysqlQuery(n, code);
+      const r = cli ?? sql ?? outbound(n, code, axiosDefaults);
+      // A MySQL query only start-up code calls (`await ensureSchema()` at a module's top level): not a tool's path, not counted.
+      if (r && !r.bounded) onChain(n, 'outbound-without-timeout', { client: r.client }, !!sql);
     }
   }
   const onPathNodes = new Set(onPaths.map((c) => c.node));
