@@ -257,7 +257,9 @@ function firstArgumentWritten(call: CallExpression | NewExpression): boolean {
   if (!a) return false;
   const u = unwrap(a);
   if (Node.isStringLiteral(u) || Node.isNoSubstitutionTemplateLiteral(u)) return true;
-  return Node.isTemplateExpression(u) && u.getHead().getLiteralText().trim() !== '';
+  // A template counts only when every value it inserts is written in the code too (`SELECT * FROM ${TABLE} WHERE id = $1`):
+  // text before a value (`SELECT * FROM (${sql}) AS q`) may wrap the caller's whole statement.
+  return Node.isTemplateExpression(u) && u.getHead().getLiteralText().trim() !== '' && u.getTemplateSpans().every((sp) => constString(sp.getExpression()) !== undefined);
 }
 
 /** The calls where the flow of each entry's arguments stops unread (computed with toolFlows). */

@@ -82,6 +82,9 @@ function valuesOf(e: Node | undefined, calls: () => CallIndex, depth: number): s
   if (!Node.isParameterDeclaration(p) || p.getNameNode() !== d) return [];
   const fn = p.getParent();
   if (!fn || !isFunctionLike(fn)) return [];
+  // A parameter the function assigns again (`if (level !== 'warn') level = 'error'`) no longer holds what callers
+  // passed: the key is not read (no value, no call counted).
+  if (reassignedIn(fn).has(u.getText())) return [];
   const out = valuesOf(p.getInitializer(), calls, depth + 1);
   const i = fn.getParameters().indexOf(p);
   const named = calledName(fn);
@@ -93,6 +96,25 @@ function valuesOf(e: Node | undefined, calls: () => CallIndex, depth: number): s
     out.push(...valuesOf(args[i], calls, depth + 1));
   }
   return out;
+}
+
+/** The names a function assigns to (`x = …`, `x ||= …`) anywhere in its body, read once per function. */
+const reassigned = new WeakMap<Node, Set<string>>();
+function reassignedIn(fn: Node): Set<string> {
+  let names = reassigned.get(fn);
+  if (names) return names;
+  names = new Set();
+  const visit = (cn: ts.Node): void => {
+    if (ts.isBinaryExpression(cn) && cn.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && cn.operatorToken.kind <= ts.SyntaxKind.LastAssignment) {
+      let l: ts.Expression = cn.left;
+      while (ts.isParenthesizedExpression(l)) l = l.expression;
+      if (ts.isIdentifier(l)) names!.add(l.text);
+    }
+    ts.forEachChild(cn, visit);
+  };
+  ts.forEachChild(fn.compilerNode, visit);
+  reassigned.set(fn, names);
+  return names;
 }
 
 const EQUALITY = new Set(['===', '!==', '==', '!=']);
@@ -120,11 +142,22 @@ function comparedIn(test: Node, key: Node): boolean {
  */
 function narrowed(call: Node, key: Node): boolean {
   if (!Node.isIdentifier(key)) return false;
-  for (let a = call.getParent(); a && !isFunctionLike(a); a = a.getParent()) {
-    if ((Node.isIfStatement(a) || Node.isConditionalExpression(a)) && comparedIn(Node.isIfStatement(a) ? a.getExpression() : a.getCondition(), key)) return true;
-    if (Node.isSwitchStatement(a) && Node.isIdentifier(unwrap(a.getExpression())) && unwrap(a.getExpression()).getText() === key.getText()) return true;
+  for (let a: Node | undefined = call; a && !isFunctionLike(a); a = a.getParent()) {
+    if (a !== call && (Node.isIfStatement(a) || Node.isConditionalExpression(a)) && comparedIn(Node.isIfStatement(a) ? a.getExpression() : a.getCondition(), key)) return true;
+    if (a !== call && Node.isSwitchStatement(a) && Node.isIdentifier(unwrap(a.getExpression())) && unwrap(a.getExpression()).getText() === key.getText()) return true;
+    // An earlier `if` of the same block that compares the key and leaves (`if (level === 'info') { console.error(…); return; }`).
+    const block = a.getParent();
+    if (block && (Node.isBlock(block) || Node.isCaseClause(block) || Node.isDefaultClause(block))) {
+      for (const prev of a.getPreviousSiblings()) if (Node.isIfStatement(prev) && comparedIn(prev.getExpression(), key) && leaves(prev.getThenStatement())) return true;
+    }
   }
   return false;
+}
+
+/** Whether a branch always ends in `return` or `throw` (its last statement, or itself). */
+function leaves(st: Node): boolean {
+  const last = Node.isBlock(st) ? st.getStatements().at(-1) : st;
+  return !!last && (Node.isReturnStatement(last) || Node.isThrowStatement(last));
 }
 
 /** `console[key](…)` calls of a file whose key can name one of `stdout` (console methods writing to stdout), with that method. */

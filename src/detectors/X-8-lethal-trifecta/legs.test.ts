@@ -161,6 +161,14 @@ describe('X-8 classification rules (legs.ts)', () => {
     assert.deepEqual(legs({ name: 'run_request', description: 'Run the HTTP request saved in a .http file.', properties: ['file_path'] }), ['untrusted', 'outbound']);
     assert.deepEqual(legs({ name: 'make_api_request', description: 'Dispatches to the tool handler.', properties: ['file_path'] }), ['untrusted', 'outbound']);
     assert.deepEqual(rules({ name: 'invoke_request', properties: ['body'] }), ['makes-request', 'makes-request']);
+    // A bare path is an API path, and an API named in prose is HTTP; a gateway routing to its handlers is not this server.
+    assert.deepEqual(legs({ name: 'make_request', description: 'Make an authenticated request to the Acme API.', properties: ['path', 'body'] }), ['untrusted', 'outbound']);
+    assert.deepEqual(legs({ name: 'make_request', description: 'Make a request.', properties: ['api_path'] }), ['untrusted', 'outbound']);
+    assert.deepEqual(legs({ name: 'execute_request', description: 'Execute a request against the API gateway, which routes it to the appropriate handler.', properties: ['target'] }), ['untrusted', 'outbound']);
+    assert.deepEqual(legs({ name: 'execute_request', description: 'Execute a request; it is routed to the appropriate handler.', properties: ['name'] }), ['untrusted', 'outbound']);
+    // Still the server's own: its tools, or handlers said to be its own.
+    assert.deepEqual(legs({ name: 'run_requests', description: "Replay a saved batch: passes each call to this server's own handlers.", properties: ['batch_file'] }), []);
+    assert.deepEqual(legs({ name: 'execute_request', description: 'Routes the saved call to the matching tool.', properties: ['name'] }), []);
   });
   it('counts an absent annotation as nothing (the protocol defaults say nothing about a tool)', () => {
     assert.deepEqual(legs({ name: 'do_thing', annotations: {} }), []);

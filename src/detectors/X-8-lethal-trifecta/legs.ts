@@ -156,13 +156,18 @@ const LOCAL_FILE_READ = /\b(?:reads?|loads?|pars(?:e|es)|uploads?|opens?|scrapes
 
 /**
  * A request that goes to the server's own tools or handlers ("dispatches the request to the matching tool"), not out
- * over the network: a batch or replay tool (`execute_request` over a request file) calls this server's handlers.
+ * over the network: a batch or replay tool (`execute_request` over a request file) calls this server's handlers. The
+ * target must be tools, or handlers said to be the server's own ("to this server's handlers"): a bare "routes it to the
+ * appropriate handler" is also what an API gateway does. Read only when nothing says HTTP (HTTP_SENSE, see ruleMatches).
  */
-const DISPATCH_TO_OWN_TOOLS = /\b(?:dispatch(?:es|ed|ing)?|rout(?:e|es|ed|ing)|forward(?:s|ed|ing)?|hand(?:s|ed|ing)?|pass(?:es|ed|ing)?|delegat(?:e|es|ed|ing))\b[^.;:!?\n]{0,60}?\bto\s+(?:the\s+|this\s+|its\s+|our\s+)?(?:server['’]s\s+|server\s+)?(?:own\s+|matching\s+|appropriate\s+|corresponding\s+|registered\s+|other\s+|internal\s+|local\s+)*(?:MCP\s+)?(?:tools?|handlers?|tool\s+handlers?)\b/i;
-/** What says a request is an HTTP one: the protocol, an address, a method. */
-const HTTP_SENSE = /\b(?:HTTPS?|URLs?|URIs?|endpoints?|REST(?:ful)?|web|webhooks?|headers?|curl)\b|\b(?:GET|POST|PUT|PATCH|DELETE)\b/i;
-/** Arguments naming a local file: the paths of LOCAL_PATH_ARGS and any `…_file` / `…_path`. */
-const FILE_INPUT_SUFFIXES = ['_file', '_path', '_files', '_paths', 'filepath', 'filename'];
+const DISPATCH_TO_OWN_TOOLS = /\b(?:dispatch(?:es|ed|ing)?|rout(?:e|es|ed|ing)|forward(?:s|ed|ing)?|hand(?:s|ed|ing)?|pass(?:es|ed|ing)?|delegat(?:e|es|ed|ing))\b[^.;:!?\n]{0,60}?\bto\s+(?:the\s+|this\s+|its\s+|our\s+)?(?:(?:own\s+|matching\s+|appropriate\s+|corresponding\s+|registered\s+|other\s+|internal\s+|local\s+)*(?:MCP\s+)?tools?(?:\s+handlers?)?|(?:server['’]s\s+|server\s+|own\s+)(?:own\s+|matching\s+|appropriate\s+|corresponding\s+|registered\s+|other\s+|internal\s+|local\s+)*(?:MCP\s+)?(?:tools?|handlers?|tool\s+handlers?))\b/i;
+/** What says a request is an HTTP one: the protocol, an address, a method, an API ("a request to the Acme API"). */
+const HTTP_SENSE = /\b(?:HTTPS?|URLs?|URIs?|endpoints?|REST(?:ful)?|APIs?|web|webhooks?|headers?|curl)\b|\b(?:GET|POST|PUT|PATCH|DELETE)\b/i;
+/**
+ * Arguments that name a file, not any path: `file`, `…_file`, `file_path`, `filePath`, `filename`. A bare `path` or
+ * `api_path` is also the path of an API request (`make_request({ path })`), so it says nothing of a local file.
+ */
+const FILE_INPUT = (p: string): boolean => /^(?:file|files|filename|filenames)$|_files?$|(?:^|_)file_?(?:path|name)s?$/.test(p);
 /** Arguments naming an address (what an HTTP request tool takes). */
 const URL_ARGS = ['url', 'urls', 'uri', 'href', 'endpoint', 'host', 'hostname', 'base_url', 'method', 'headers'];
 /**
@@ -172,7 +177,7 @@ const URL_ARGS = ['url', 'urls', 'uri', 'href', 'endpoint', 'host', 'hostname', 
  */
 function requestFromFile(t: ToolView): boolean {
   const props = (t.properties ?? []).map(normProp);
-  if (!props.some((p) => LOCAL_PATH_ARGS.includes(p) || FILE_INPUT_SUFFIXES.some((s) => p.endsWith(s)))) return false;
+  if (!props.some(FILE_INPUT)) return false;
   if (props.some((p) => URL_ARGS.includes(p) || /_(?:url|uri|endpoint)s?$/.test(p))) return false;
   return ![t.title, t.description].some((s) => typeof s === 'string' && HTTP_SENSE.test(s));
 }
@@ -322,7 +327,7 @@ function nameMatches(n: NonNullable<LegRule['name']>, t: ToolView, words: string
 function ruleMatches(r: LegRule, t: ToolView, words: string[], verb: { verb?: string; rest: string[] }): boolean {
   if (!r.name && !r.properties && !r.annotations && !r.text) return false;
   if (r.notWords && words.some((w) => r.notWords!.includes(w))) return false;
-  if (r.notText && [t.title, t.description].some((s) => typeof s === 'string' && r.notText!.test(s))) return false;
+  if (r.notText && [t.title, t.description].some((s) => typeof s === 'string' && r.notText!.test(s)) && ![t.title, t.description].some((s) => typeof s === 'string' && HTTP_SENSE.test(s))) return false;
   if (r.notFileInput && requestFromFile(t)) return false;
   if (r.name && !nameMatches(r.name, t, words, verb)) return false;
   if (r.product && !productOf(t, words, r.product, r.prose)) return false;

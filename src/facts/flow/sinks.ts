@@ -1,7 +1,7 @@
 import { Node, SyntaxKind, ts, type CallExpression, type PropertyAccessExpression, type TaggedTemplateExpression } from '../morph.js';
 import { assignedValues, declarationOf, fieldValues, importOf as importOfDecl, initializerOf, moduleMember, valueOfDeclaration, GLOBAL, INSTANCE_FACTORIES, type Origin } from '../scope.js';
 import { constString, objectLiteralOf, propertyValue, type EntryKind } from '../server-model.js';
-import { namesAnyModule, unwrap, type ParsedSources } from '../ts-source.js';
+import { namesAnyModule, unwrap, wrapNode, type ParsedSources } from '../ts-source.js';
 import { originCached, requireCall } from './modules.js';
 import { piecesOf } from './pieces.js';
 import { isRuntime } from './runtimes.js';
@@ -1315,7 +1315,7 @@ function sqlFileCall(node: CallExpression, ctx: SinkContext): SinkMatch | undefi
   if (!paths.length || !access) {
     if (!whole) return undefined;
     const rec = ctx.records ? recordLookup(node, ctx.sources) : undefined;
-    const ro = { ...(readOnlyBefore(node) ? { readOnly: true } : {}), ...(stmt?.unresolved ? { sqlUnresolved: true } : {}), ...(stmt?.server ? { sqlServer: true } : {}) };
+    const ro = { ...(readOnlyBefore(node) || readOnlyPool(node) ? { readOnly: true } : {}), ...(stmt?.unresolved ? { sqlUnresolved: true } : {}), ...(stmt?.server ? { sqlServer: true } : {}) };
     return rec ? { ...rec, ...ro, parts: [...rec.parts, ...sqlPart] } : { family: 'record', call: calleeText(callee), ...ro, parts: sqlPart };
   }
   const fsPart: SinkPart = { kind: 'fs', exprs: paths };
@@ -1404,6 +1404,70 @@ function readOnlyBefore(call: CallExpression): boolean {
   }
   const start = call.getStart();
   return at.some((p) => p.at < start && p.from <= start && call.getEnd() <= p.to);
+}
+
+/** A connection option that makes every transaction of a PostgreSQL session read-only (`options: '-c default_transaction_read_only=on'`). */
+const READ_ONLY_OPTION = /\bdefault_transaction_read_only\s*=\s*(?:on|true|1|yes)\b/i;
+/** Per file: the declarations of pools whose `on('connect', …)` hook makes the session read-only (a literal READ_ONLY_SQL). */
+const readOnlyHooks = new WeakMap<object, Set<ts.Node>>();
+
+/**
+ * Is the call's receiver a pool or client made read-only for every session: made (`new pg.Pool({ … })`, a factory call)
+ * with a read-only `options` string, or given a `pool.on('connect', (c) => c.query('SET SESSION CHARACTERISTICS AS
+ * TRANSACTION READ ONLY'))` hook in the file that declares it. Only a receiver named by a local const or variable.
+ */
+function readOnlyPool(call: CallExpression): boolean {
+  const callee = unwrap(call.getExpression());
+  if (!Node.isPropertyAccessExpression(callee)) return false;
+  const recv = unwrap(callee.getExpression());
+  if (!Node.isIdentifier(recv)) return false;
+  const d = declarationOf(recv);
+  if (!d) return false;
+  const init = initializerOf(d);
+  let made = init && unwrap(init);
+  while (made && Node.isAwaitExpression(made)) made = unwrap(made.getExpression());
+  if (made && (Node.isNewExpression(made) || Node.isCallExpression(made))) {
+    for (const a of made.getArguments()) {
+      const o = unwrap(a);
+      if (!Node.isObjectLiteralExpression(o)) continue;
+      const opt = o.getProperty('options');
+      const v = opt && Node.isPropertyAssignment(opt) ? constString(opt.getInitializer())?.value : undefined;
+      if (v !== undefined && READ_ONLY_OPTION.test(v)) return true;
+    }
+  }
+  const sf = d.getSourceFile();
+  let hooked = readOnlyHooks.get(sf.compilerNode);
+  if (!hooked) {
+    const found = new Set<ts.Node>();
+    hooked = found;
+    if (/\bREAD\s+ONLY\b/i.test(sf.getFullText())) {
+      const visit = (n: ts.Node): void => {
+        if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && n.expression.name.text === 'on' && ts.isIdentifier(n.expression.expression)) {
+          const [ev, fn] = n.arguments;
+          if (ev && (ts.isStringLiteral(ev) || ts.isNoSubstitutionTemplateLiteral(ev)) && ev.text === 'connect' && fn && (ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) && hasReadOnlyLiteral(fn)) {
+            const id = wrapNode(sf, n.expression.expression);
+            const owner = Node.isIdentifier(id) ? declarationOf(id) : undefined;
+            if (owner) found.add(owner.compilerNode);
+          }
+        }
+        ts.forEachChild(n, visit);
+      };
+      ts.forEachChild(sf.compilerNode, visit);
+    }
+    readOnlyHooks.set(sf.compilerNode, hooked);
+  }
+  return hooked.has(d.compilerNode);
+}
+
+function hasReadOnlyLiteral(fn: ts.Node): boolean {
+  let hit = false;
+  const visit = (n: ts.Node): void => {
+    if (hit) return;
+    if ((ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) && READ_ONLY_SQL.test(n.text)) hit = true;
+    else ts.forEachChild(n, visit);
+  };
+  visit(fn);
+  return hit;
 }
 
 /** Methods that make a prepared statement from SQL text (better-sqlite3, sqlite3, sqlite, mysql2, node-postgres-like wrappers). */
