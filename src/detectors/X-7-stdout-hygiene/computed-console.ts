@@ -1,6 +1,6 @@
 import { Node, ts, type SourceFile } from '../../facts/morph.js';
 import { declarationOf, findNodes, isFunctionLike, originOf } from '../../facts/scope.js';
-import { unwrap } from '../../facts/ts-source.js';
+import { rawFunctionName, unwrap } from '../../facts/ts-source.js';
 
 /**
  * X-7 — console methods picked by a computed key: `console[messageLevel](message)`, the shape of hand-written
@@ -32,7 +32,7 @@ function isConsole(n: Node): boolean {
   return m === '<global>' || m === 'console';
 }
 
-/** The calls of a file by the last name of their callee (`f(…)`, `this.f(…)`, `x.f(…)`), indexed once. */
+/** The calls of a file by the last name of their callee (`f(…)`, `this.f(…)`, `x.f(…)`; `#` dropped as rawFunctionName drops it), indexed once. */
 type CallIndex = Map<string, { call: Node; bare: boolean }[]>;
 
 function callIndex(sf: SourceFile): CallIndex {
@@ -41,7 +41,7 @@ function callIndex(sf: SourceFile): CallIndex {
     if (!Node.isCallExpression(n)) continue;
     const c = n.getExpression();
     const bare = Node.isIdentifier(c);
-    const name = bare ? c.getText() : Node.isPropertyAccessExpression(c) ? c.getName() : '';
+    const name = bare ? c.getText() : Node.isPropertyAccessExpression(c) ? c.getName().replace(/^#/, '') : '';
     const list = out.get(name) ?? [];
     list.push({ call: n, bare });
     out.set(name, list);
@@ -49,17 +49,19 @@ function callIndex(sf: SourceFile): CallIndex {
   return out;
 }
 
-/** The name a function is called by, and whether it is called bare (`f(…)`) or as a member (`this.f(…)`). */
+/**
+ * The name a function is called by (facts/ts-source `rawFunctionName`), and whether it is called bare (`f(…)`: a
+ * declaration or a variable's value) or as a member (`this.f(…)`: a method or property); a function expression
+ * given to none of these has no name to be called by.
+ */
 function calledName(fn: Node): { name: string; bare: boolean } | undefined {
-  if (Node.isFunctionDeclaration(fn)) {
-    const name = fn.getName();
-    return name ? { name, bare: true } : undefined;
-  }
-  if (Node.isMethodDeclaration(fn)) return Node.isIdentifier(fn.getNameNode()) || Node.isPrivateIdentifier(fn.getNameNode()) ? { name: fn.getNameNode().getText(), bare: false } : undefined;
+  const name = rawFunctionName(fn.compilerNode);
+  if (!name) return undefined;
+  if (Node.isFunctionDeclaration(fn)) return { name, bare: true };
+  if (Node.isMethodDeclaration(fn)) return { name, bare: false };
   const p = fn.getParent();
-  if (!p) return undefined;
-  if (Node.isVariableDeclaration(p) && Node.isIdentifier(p.getNameNode())) return { name: p.getName(), bare: true };
-  if ((Node.isPropertyDeclaration(p) || Node.isPropertyAssignment(p)) && (Node.isIdentifier(p.getNameNode()) || Node.isPrivateIdentifier(p.getNameNode()))) return { name: p.getNameNode().getText(), bare: false };
+  if (p && Node.isVariableDeclaration(p)) return { name, bare: true };
+  if (p && (Node.isPropertyDeclaration(p) || Node.isPropertyAssignment(p))) return { name, bare: false };
   return undefined;
 }
 
