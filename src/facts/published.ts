@@ -84,6 +84,55 @@ function pickFile(base: string, has: (rel: string) => boolean): string | undefin
   return undefined;
 }
 
+/**
+ * Modules the package's entry points need that are not in the audited tree: a `bin` file that is missing, or a
+ * relative import of a `bin`, `main` or `module` file that resolves to nothing (`bin/cli.js` importing
+ * `../dist/index.js` when `dist/` was not shipped). The server's code is then not there to read, so a part
+ * that read code cannot come out clean: each is named with the cause 'not-shipped' (engine/runner). Not counted:
+ * a checkout whose TypeScript source is present (its build output is compiled from what is read), a path the
+ * tree's .gitignore leaves out (a build output of a checkout, built from the source beside it), and a tree with no
+ * package.json or none of these fields.
+ */
+export function missingEntryModules(repo: RepoFacts, own: readonly string[]): { file: string; cause: string }[] {
+  if (own.some((f) => /\.[cm]?tsx?$/.test(f))) return [];
+  const r = repo.object('package.json');
+  if (!r.ok) return [];
+  const pkg = r.value;
+  const norm = (p: string): string => posix.normalize(p.replace(/\\/g, '/')).replace(/^\.\//, '');
+  const bins: string[] = [];
+  if (typeof pkg.bin === 'string') bins.push(pkg.bin);
+  else for (const v of Object.values(asObject(pkg.bin) ?? {})) if (typeof v === 'string') bins.push(v);
+  const mains = ['main', 'module'].flatMap((k) => (typeof pkg[k] === 'string' ? [pkg[k] as string] : []));
+  const has = (rel: string): boolean => repo.has(rel);
+  const out = new Map<string, { file: string; cause: string }>();
+  const missing = (rel: string): void => {
+    if (!rel || rel.startsWith('..') || repo.ignored(rel)) return;
+    out.set(rel, { file: rel, cause: 'not-shipped' });
+  };
+  const entries = new Set<string>();
+  for (const b of bins.map(norm)) {
+    const f = pickFile(b, has);
+    if (f) entries.add(f);
+    else missing(b);
+  }
+  for (const m of mains.map(norm)) {
+    const f = pickFile(m, has);
+    if (f) entries.add(f);
+  }
+  for (const f of entries) {
+    if (!SOURCE_EXT.test(f) && !bins.map(norm).includes(f)) continue;
+    const t = repo.source(f, 1024 * 1024);
+    if (!t.ok) continue;
+    for (const spec of importsOfText(t.text)) {
+      if (!spec.startsWith('./') && !spec.startsWith('../')) continue;
+      if (/\.(?:json|node|css|wasm|html|txt|md)$/.test(spec)) continue;
+      const target = norm(posix.join(posix.dirname(f), spec));
+      if (!pickFile(target, has)) missing(target);
+    }
+  }
+  return [...out.values()];
+}
+
 /** Module specifiers a file imports (import, export from, require, import()), read by the compiler's own pre-processor. */
 export function importsOfText(text: string): string[] {
   return ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName);

@@ -43,10 +43,14 @@ export class RepoFacts {
   /** Folders of the tree that could not be listed (their files are missing from `files`). */
   readonly unlisted: readonly UnlistedDir[];
 
-  private constructor(root: string, files: string[], unlisted: UnlistedDir[] = []) {
+  /** Whether the tree's .gitignore files leave a path out (a build output of a checkout), whether or not it exists. */
+  readonly ignored: (rel: string) => boolean;
+
+  private constructor(root: string, files: string[], unlisted: UnlistedDir[] = [], ignored: (rel: string) => boolean = () => false) {
     this.root = root;
     this.files = files;
     this.unlisted = unlisted;
+    this.ignored = ignored;
   }
 
   /**
@@ -90,7 +94,13 @@ export class RepoFacts {
     const ig = loadGitignores(root, all);
     const files = all.filter((f) => !ig.ignores(f)).sort();
     unlisted.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-    return new RepoFacts(root, files, unlisted.filter((u) => !ig.ignores(u.file)));
+    return new RepoFacts(root, files, unlisted.filter((u) => !ig.ignores(u.file)), (rel) => {
+      try {
+        return ig.ignores(rel);
+      } catch {
+        return false;
+      }
+    });
   }
 
   /** Throw RootUnreadable when a folder exists but cannot be listed (other problems are left to gather). */

@@ -1,7 +1,7 @@
 import { afterLoad, Node, Project, ts, SyntaxKind, type SourceFile } from './morph.js';
 import type { RepoFacts } from './repo.js';
 import { noteSourceRead, sourceReaders, type FileNotRead } from './not-read.js';
-import { followDependencies, selectModelFiles } from './published.js';
+import { followDependencies, missingEntryModules, selectModelFiles } from './published.js';
 import { isGeneratedPath, MAX_FILE_PARSE_BYTES, SCREEN_PATTERNS, SOURCE_LIMITS, type SourceSetLike } from './source-limits.js';
 import type { SafeRead } from './safe-read.js';
 import { isOwnSource } from './source-paths.js';
@@ -186,6 +186,8 @@ export function parsedSources(repo: RepoFacts): ParsedSources {
     );
   }
   followDependencies(repo, set);
+  // The modules the entry points need that the package does not hold: the server's code was not there to read.
+  if (set.files.size > 0) set.unread.push(...missingEntryModules(repo, listed));
   const parsed = set.done(selectModelFiles(set.files, repo));
   cache.set(repo, parsed);
   return parsed;
