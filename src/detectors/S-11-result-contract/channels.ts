@@ -282,6 +282,19 @@ function namesATool(cond: ts.Node): boolean {
 }
 
 /**
+ * A condition true only for tools it names: `name === 'status'`, `name === 'a' || name === 'b'`, `name === 'a' && ready`
+ * (through parentheses). An operand of `||` that is not itself such a condition lets other names in.
+ */
+function onlyNamedTools(cond: ts.Node): boolean {
+  const u = rawUnwrap(cond);
+  if (comparesToolName(u, false)) return true;
+  if (!ts.isBinaryExpression(u)) return false;
+  if (u.operatorToken.kind === SyntaxKind.AmpersandAmpersandToken) return onlyNamedTools(u.left) || onlyNamedTools(u.right);
+  if (u.operatorToken.kind === SyntaxKind.BarBarToken) return onlyNamedTools(u.left) && onlyNamedTools(u.right);
+  return false;
+}
+
+/**
  * A throw in the `default:` of a switch on the tool name, or in the then-branch of an `if` that finds the tool name
  * unknown: `name !== 'query'`, or `!tool` / `!handler` where that value was looked up by name (`tools.find(…)`,
  * `handlers[name]`, `map.get(name)`); or the throw a chain of tool-name branches falls through to: in the last
@@ -965,7 +978,8 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
 /**
  * 'unknown-tool-result-in-source' read from the shape of a hand-written tools/call handler, whatever the functions it
  * calls do: its body ends in a `try` (no `finally`) whose `catch` never throws (no throw, no call of a function of the
- * source that always throws) and ends in a return, and only declarations without calls come before that try. Every
+ * source that always throws) and ends in a return, and only declarations without calls, and `if` branches taken only for
+ * tools they name (onlyNamedTools: a bridge's own status tool before it forwards the rest), come before that try. Every
  * name reaches the try, and whatever happens there — an unknown name thrown by a dispatcher the handler cannot see
  * (`await config.handleRequest({ name, args })`), a lookup of a missing table entry — leaves as a result: the handler
  * has no way left to answer an unknown tool with a JSON-RPC error. The catch clause is returned.
@@ -998,6 +1012,9 @@ export function catchesEveryName(handler: FunctionLikeNode, sources: ParsedSourc
   visitCatch(c.block);
   if (unsure) return undefined;
   for (const st of statements.slice(0, -1)) {
+    // A branch for a tool the handler answers itself (`if (name === 'status') { … return … }`, a bridge's own tool
+    // before it forwards every other name): an unknown name passes it by, whatever the branch calls.
+    if (ts.isIfStatement(st) && !st.elseStatement && onlyNamedTools(st.expression)) continue;
     if (!ts.isVariableStatement(st)) return undefined;
     let acts = false;
     const visit = (cn: ts.Node): void => {
