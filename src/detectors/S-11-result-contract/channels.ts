@@ -1412,8 +1412,9 @@ function errorDataThroughResults(fns: readonly FunctionLikeNode[], sources: Pars
       for (const [name, call] of filled) {
         const ref = new RegExp(`(?:^|[^\\w$.])${name.replace(/\$/g, '\\$')}(?![\\w$])`);
         if (!ref.test(content)) continue;
-        // The value's failure fields looked at by the function itself: what it does with them is its own reading.
-        if (new RegExp(`(?:^|[^\\w$.])${name.replace(/\$/g, '\\$')}\\s*(?:\\?\\.|\\.|\\[)\\s*['"]?(?:success|ok|error|errors|isError|failed|status)\\b|\\bin\\s+${name.replace(/\$/g, '\\$')}\\b`).test(body)) continue;
+        // The value's failure fields looked at by the function itself (`result.success`, `'error' in result`, a
+        // destructuring `const { success } = result`): what it does with them is its own reading.
+        if (new RegExp(`(?:^|[^\\w$.])${name.replace(/\$/g, '\\$')}\\s*(?:\\?\\.|\\.|\\[)\\s*['"]?(?:success|ok|error|errors|isError|failed|status)\\b|\\bin\\s+${name.replace(/\$/g, '\\$')}\\b|\\}\\s*=\\s*${name.replace(/\$/g, '\\$')}\\b`).test(body)) continue;
         for (const g of producersOf(call, fn, sources)) {
           for (const c of ownNodes(g, (x) => ts.isCatchClause(x))) {
             const cc = c as CatchClauseNode;
