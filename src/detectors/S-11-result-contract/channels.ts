@@ -1330,7 +1330,7 @@ const ERROR_KEY = /^(?:error|errors)$/;
 /**
  * Failure data a catch returns (`catch (e) { return { success: false, error: e.message }; }`): an object literal
  * with no `content` (not a result) and no spread, with `success` or `ok` given `false`, or an `error` / `errors` key
- * whose value speaks of the caught error (its name) or of a failure.
+ * given `true` or a value that speaks of the caught error (its name) or of a failure.
  */
 function failureData(o: ts.Expression, caught: string | undefined): boolean {
   const u = rawUnwrap(o);
@@ -1341,6 +1341,7 @@ function failureData(o: ts.Expression, caught: string | undefined): boolean {
   for (const p of u.properties) {
     if (named(p, /^(?:success|ok)$/) && ts.isPropertyAssignment(p) && rawUnwrap(p.initializer).kind === SyntaxKind.FalseKeyword) return true;
     if (!named(p, ERROR_KEY)) continue;
+    if (ts.isPropertyAssignment(p) && rawUnwrap(p.initializer).kind === SyntaxKind.TrueKeyword) return true;
     const text = ts.isPropertyAssignment(p) ? p.initializer.getText() : (p as ShorthandProp).name.getText();
     if (FAILURE_WORDS.test(text) || (caught && new RegExp(`(?:^|[^\\w$])${caught.replace(/\$/g, '\\$')}(?![\\w$])`).test(text))) return true;
   }
