@@ -4,7 +4,8 @@ import { declarationOf, functionOf, GLOBAL, isRawFunctionLike, mayResolveFunctio
 import { rawUnwrap, wrapNode, type ParsedSources } from '../../facts/ts-source.js';
 type IdentifierNode = import('ts-morph').Identifier;
 import { OTHER_MEANING } from './dynamic.js';
-import { propertyValue } from '../../facts/server-model.js';
+import { modelFiles, propertyValue } from '../../facts/server-model.js';
+import { callersOf } from '../support/source/source-support.js';
 import { objectsOfResult } from './results.js';
 
 type ThrowStmt = import('ts-morph').ts.ThrowStatement;
@@ -13,6 +14,8 @@ type CallExpressionNode = import('ts-morph').CallExpression;
 type TryStmt = import('ts-morph').ts.TryStatement;
 type CatchClauseNode = import('ts-morph').ts.CatchClause;
 type IfStmt = import('ts-morph').ts.IfStatement;
+type ShorthandProp = import('ts-morph').ts.ShorthandPropertyAssignment;
+type SignatureNode = import('ts-morph').ts.SignatureDeclarationBase;
 
 /**
  * S-11 — which channel a hand-written tools/call handler (a low-level `Server`'s
@@ -55,6 +58,7 @@ export interface ChannelFinding {
     | 'unknown-tool-result-in-source'
     | 'upstream-failure-uncaught-in-source'
     | 'execution-error-result-unmarked-in-source'
+    | 'execution-error-data-unmarked-in-source'
     | 'failed-response-result-unmarked-in-source';
   node: Node;
   code?: number;
@@ -279,6 +283,19 @@ function namesATool(cond: ts.Node): boolean {
   };
   visit(cond);
   return hit;
+}
+
+/**
+ * A condition true only for tools it names: `name === 'status'`, `name === 'a' || name === 'b'`, `name === 'a' && ready`
+ * (through parentheses). An operand of `||` that is not itself such a condition lets other names in.
+ */
+function onlyNamedTools(cond: ts.Node): boolean {
+  const u = rawUnwrap(cond);
+  if (comparesToolName(u, false)) return true;
+  if (!ts.isBinaryExpression(u)) return false;
+  if (u.operatorToken.kind === SyntaxKind.AmpersandAmpersandToken) return onlyNamedTools(u.left) || onlyNamedTools(u.right);
+  if (u.operatorToken.kind === SyntaxKind.BarBarToken) return onlyNamedTools(u.left) && onlyNamedTools(u.right);
+  return false;
 }
 
 /**
@@ -965,7 +982,8 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
 /**
  * 'unknown-tool-result-in-source' read from the shape of a hand-written tools/call handler, whatever the functions it
  * calls do: its body ends in a `try` (no `finally`) whose `catch` never throws (no throw, no call of a function of the
- * source that always throws) and ends in a return, and only declarations without calls come before that try. Every
+ * source that always throws) and ends in a return, and only declarations without calls, and `if` branches taken only for
+ * tools they name (onlyNamedTools: a bridge's own status tool before it forwards the rest), come before that try. Every
  * name reaches the try, and whatever happens there — an unknown name thrown by a dispatcher the handler cannot see
  * (`await config.handleRequest({ name, args })`), a lookup of a missing table entry — leaves as a result: the handler
  * has no way left to answer an unknown tool with a JSON-RPC error. The catch clause is returned.
@@ -998,6 +1016,9 @@ export function catchesEveryName(handler: FunctionLikeNode, sources: ParsedSourc
   visitCatch(c.block);
   if (unsure) return undefined;
   for (const st of statements.slice(0, -1)) {
+    // A branch for a tool the handler answers itself (`if (name === 'status') { … return … }`, a bridge's own tool
+    // before it forwards every other name): an unknown name passes it by, whatever the branch calls.
+    if (ts.isIfStatement(st) && !st.elseStatement && onlyNamedTools(st.expression)) continue;
     if (!ts.isVariableStatement(st)) return undefined;
     let acts = false;
     const visit = (cn: ts.Node): void => {
@@ -1235,9 +1256,11 @@ export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources
   const seen = new Set<ts.Node>();
   // A return both in a catch and under a response check is reported once.
   const reportedReturns = new Set<ts.Node>();
+  const visited: FunctionLikeNode[] = [];
   const visit = (fn: FunctionLikeNode, depth: number): void => {
     if (seen.has(fn.compilerNode)) return;
     seen.add(fn.compilerNode);
+    visited.push(fn);
     const sf = fn.getSourceFile();
     for (const cn of ownNodes(fn, (x) => ts.isCatchClause(x) || ts.isIfStatement(x) || (depth < MAX_DEPTH && ts.isCallExpression(x)))) {
       if (ts.isCallExpression(cn)) {
@@ -1297,6 +1320,117 @@ export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources
     }
   };
   for (const f of roots) visit(f, 0);
+  out.push(...errorDataThroughResults(visited, sources));
+  return out;
+}
+
+/** A data object a function hands back for a failure: `{ success: false, error }`, `{ ok: false, … }`, or one with an `error` / `errors` key. */
+const ERROR_KEY = /^(?:error|errors)$/;
+
+/**
+ * Failure data a catch returns (`catch (e) { return { success: false, error: e.message }; }`): an object literal
+ * with no `content` (not a result) and no spread, with `success` or `ok` given `false`, or an `error` / `errors` key
+ * given `true` or a value that speaks of the caught error (its name) or of a failure.
+ */
+function failureData(o: ts.Expression, caught: string | undefined): boolean {
+  const u = rawUnwrap(o);
+  if (!ts.isObjectLiteralExpression(u) || u.properties.some((p) => ts.isSpreadAssignment(p))) return false;
+  const named = (p: ts.ObjectLiteralElementLike, re: RegExp): p is ts.PropertyAssignment | ShorthandProp =>
+    (ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p)) && !!p.name && re.test(p.name.getText().replace(/^['"]|['"]$/g, ''));
+  if (u.properties.some((p) => named(p, /^(?:content|isError)$/))) return false;
+  for (const p of u.properties) {
+    if (named(p, /^(?:success|ok)$/) && ts.isPropertyAssignment(p) && rawUnwrap(p.initializer).kind === SyntaxKind.FalseKeyword) return true;
+    if (!named(p, ERROR_KEY)) continue;
+    if (ts.isPropertyAssignment(p) && rawUnwrap(p.initializer).kind === SyntaxKind.TrueKeyword) return true;
+    const text = ts.isPropertyAssignment(p) ? p.initializer.getText() : (p as ShorthandProp).name.getText();
+    if (FAILURE_WORDS.test(text) || (caught && new RegExp(`(?:^|[^\\w$])${caught.replace(/\$/g, '\\$')}(?![\\w$])`).test(text))) return true;
+  }
+  return false;
+}
+
+/**
+ * The functions whose value a call stands for: the function of the source it calls, or, when it calls a parameter
+ * of the function holding it or of one around it (`createHandler(name, …, handler)` whose callback runs
+ * `await handler(args)`), the functions the callers of that function pass for the parameter (by name: callersOf).
+ */
+function producersOf(call: ts.CallExpression, fn: FunctionLikeNode, sources: ParsedSources): FunctionLikeNode[] {
+  const sf = fn.getSourceFile();
+  const direct = resolveFunction(sf, calleeOf(call), sources);
+  if (direct) return direct === fn ? [] : [direct];
+  const callee = rawUnwrap(call.expression);
+  if (!ts.isIdentifier(callee)) return [];
+  for (let p: ts.Node | undefined = fn.compilerNode; p && !ts.isSourceFile(p); p = p.parent) {
+    if (!isRawFunctionLike(p)) continue;
+    const i = (p as SignatureNode).parameters.findIndex((q: import('ts-morph').ts.ParameterDeclaration) => ts.isIdentifier(q.name) && q.name.text === callee.text);
+    if (i < 0) continue;
+    if ((p as SignatureNode).parameters[i]!.dotDotDotToken) return [];
+    const out: FunctionLikeNode[] = [];
+    for (const site of callersOf(wrapNode(sf, p), modelFiles(sources))) {
+      const arg = site.node.getArguments()[i];
+      if (!arg) continue;
+      let g: FunctionLikeNode | undefined;
+      try {
+        g = functionOf(arg, sources);
+      } catch {
+        g = undefined;
+      }
+      if (g && g !== fn && !out.includes(g)) out.push(g);
+    }
+    return out;
+  }
+  return [];
+}
+
+/**
+ * 'execution-error-data-unmarked-in-source': a tool's function puts the value another function gives back into
+ * its result's text (`const result = await handler(args); return { content: [{ type: 'text', text: JSON.stringify(result) }] }`,
+ * no `isError`), without looking at that value's failure fields (`result.success`, `result.error`…), and that other
+ * function's `catch` hands back the failure as data (failureData: `{ success: false, error: e.message }`): the
+ * failure reaches the client as an ordinary result. Read for the functions the tools/call reading went through
+ * (roots and the helpers they call), once each; the producer's own catches only.
+ */
+function errorDataThroughResults(fns: readonly FunctionLikeNode[], sources: ParsedSources): ChannelFinding[] {
+  const out: ChannelFinding[] = [];
+  const reported = new Set<ts.Node>();
+  for (const fn of fns) {
+    const sf = fn.getSourceFile();
+    const body = fn.compilerNode.getText();
+    // The locals a call's value fills (`const result = await handler(args)`), by name.
+    const filled = new Map<string, ts.CallExpression>();
+    for (const d of ownNodes(fn, (x) => ts.isVariableDeclaration(x) && ts.isIdentifier(x.name) && !!x.initializer)) {
+      const decl = d as ts.VariableDeclaration;
+      let init = rawUnwrap(decl.initializer!);
+      if (ts.isAwaitExpression(init)) init = rawUnwrap(init.expression);
+      if (ts.isCallExpression(init)) filled.set((decl.name as ts.Identifier).text, init);
+    }
+    if (!filled.size) continue;
+    for (const r of ownNodes(fn, (x) => ts.isReturnStatement(x) && !!x.expression)) {
+      const e = rawUnwrap((r as ts.ReturnStatement).expression!);
+      if (!ts.isObjectLiteralExpression(e)) continue;
+      const o = wrapNode(sf, e) as ObjectLiteralExpression;
+      if (!unmarked(o)) continue;
+      const content = propertyValue(o, 'content')!.getText();
+      for (const [name, call] of filled) {
+        const ref = new RegExp(`(?:^|[^\\w$.])${name.replace(/\$/g, '\\$')}(?![\\w$])`);
+        if (!ref.test(content)) continue;
+        // The value's failure fields looked at by the function itself (`result.success`, `'error' in result`, a
+        // destructuring `const { success } = result`): what it does with them is its own reading.
+        if (new RegExp(`(?:^|[^\\w$.])${name.replace(/\$/g, '\\$')}\\s*(?:\\?\\.|\\.|\\[)\\s*['"]?(?:success|ok|error|errors|isError|failed|status)\\b|\\bin\\s+${name.replace(/\$/g, '\\$')}\\b|\\}\\s*=\\s*${name.replace(/\$/g, '\\$')}\\b`).test(body)) continue;
+        for (const g of producersOf(call, fn, sources)) {
+          for (const c of ownNodes(g, (x) => ts.isCatchClause(x))) {
+            const cc = c as CatchClauseNode;
+            if (!ts.isTryStatement(cc.parent) || !awaits(cc.parent.tryBlock)) continue;
+            const caught = cc.variableDeclaration && ts.isIdentifier(cc.variableDeclaration.name) ? cc.variableDeclaration.name.text : undefined;
+            const last = cc.block.statements[cc.block.statements.length - 1];
+            if (!last || !ts.isReturnStatement(last) || !last.expression || reported.has(last)) continue;
+            if (!failureData(last.expression, caught)) continue;
+            reported.add(last);
+            out.push({ messageId: 'execution-error-data-unmarked-in-source', node: wrapNode(g.getSourceFile(), last) });
+          }
+        }
+      }
+    }
+  }
   return out;
 }
 

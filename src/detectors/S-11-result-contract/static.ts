@@ -33,6 +33,8 @@ import { returnedObjects } from './results.js';
  *     defines for another failure (-32601 for an unknown tool…);
  *   - 'upstream-failure-uncaught-in-source': an awaited API request or browser action such a handler lets reject;
  *   - 'execution-error-result-unmarked-in-source': a tool's `catch` answers the failure without `isError: true`;
+ *   - 'execution-error-data-unmarked-in-source': a function's `catch` hands the failure back as data (`{ success: false, error }`)
+ *     that the tool's function puts into an ordinary result's text unread (channels.ts, errorDataThroughResults);
  *   - 'failed-response-result-unmarked-in-source': so does the failure branch of a check of an upstream response.
  * The results are read from the `return` statements of the handler (or of the dispatcher branch).
  * When no tool's result could be read as an object literal and nothing is red: could-not-judge
@@ -156,6 +158,7 @@ export default defineDetector({
     'wrong-meaning-code-in-source': ['code'],
     'upstream-failure-uncaught-in-source': [],
     'execution-error-result-unmarked-in-source': [],
+    'execution-error-data-unmarked-in-source': [],
     'failed-response-result-unmarked-in-source': ['check'],
   },
   judge({ inputs: { repo, session } }) {
