@@ -15,7 +15,12 @@ import type { Code, Fn } from '../support/source/code-paths.js';
  * - a method named by a string (`{ handler: this.authHandler, method: 'handleAuthCallback' }`) when reached code
  *   calls a member chosen at run time (`handler[method](args)`) and the string sits in the function of that call or
  *   in what flows to its receiver or key (the function whose result they are, the object literal they hold) —
- *   never the `name:` of a tool, prompt or resource descriptor — under the same conditions.
+ *   never the `name:` of a tool, prompt or resource descriptor — under the same conditions;
+ * - an entry of a tool table held in a field of a class that reached code looks up at run time (`this.handlers[name](args)`,
+ *   `const h = this.handlers[name]; h(args)`, `this.tools.get(name)(args)`): the literal the field is given (an object,
+ *   an array, `new Map([[…]])`, in the class's constructor or as the field's initializer) holds the functions the lookup may
+ *   call — a function written there (`get_contact: async (a) => …`), or a member named there as a value
+ *   (`this.getContact.bind(this)`, `this.getContact`: of the same class; on another receiver, a name defined once).
  * Up to MAX_DEPTH callers deep; a chain that ends at a module's top level (start-up code) reaches nothing.
  * The index of calls, definitions and strings by name is built once per audit, by one walk of each file; the
  * places of the run-time member calls once per set of reached functions; the walk's result once per starting function.
@@ -41,8 +46,10 @@ interface Index {
   defined: Map<string, number>;
   /** String literals that spell an identifier, by text. */
   strings: Map<string, ts.StringLiteralLike[]>;
-  /** Calls of a member chosen at run time: `handler[method](args)`. */
+  /** Calls of a member chosen at run time: `handler[method](args)`, `handlers.get(name)(args)`, `const h = handlers[name]; h(args)`. */
   computed: ts.CallExpression[];
+  /** Functions named as values (`this.getContact.bind(this)`, `{ get_contact: this.getContact }`), by name: an entry of a table. */
+  refs: Map<string, ts.Node[]>;
   sfOf: Map<ts.SourceFile, SourceFile>;
 }
 
@@ -50,13 +57,15 @@ const memo = new WeakMap<object, Index>();
 function indexOf(code: Code): Index {
   const hit = memo.get(code.sources);
   if (hit) return hit;
-  const idx: Index = { calls: new Map(), defined: new Map(), strings: new Map(), computed: [], sfOf: new Map() };
+  const idx: Index = { calls: new Map(), defined: new Map(), strings: new Map(), computed: [], refs: new Map(), sfOf: new Map() };
   const push = <T>(m: Map<string, T[]>, k: string, v: T) => {
     const l = m.get(k);
     if (l) l.push(v);
     else m.set(k, [v]);
   };
   const define = (name: string | undefined) => name && idx.defined.set(name, (idx.defined.get(name) ?? 0) + 1);
+  // Per function (or file), the variables holding a member looked up at run time.
+  const lookedUp = new Map<ts.Node, Set<string>>();
   for (const [, sf] of code.files) {
     idx.sfOf.set(sf.compilerNode, sf);
     const visit = (cn: ts.Node): void => {
@@ -65,7 +74,16 @@ function indexOf(code: Code): Index {
         while (ts.isParenthesizedExpression(c) || ts.isNonNullExpression(c)) c = c.expression;
         // Member calls only: a plain `name(…)` is linked by the name resolution (callSitesOf), or is another module's.
         if (ts.isPropertyAccessExpression(c)) push(idx.calls, c.name.text, cn);
-        else if (ts.isElementAccessExpression(c) && !ts.isStringLiteralLike(c.argumentExpression)) idx.computed.push(cn);
+        else if (isLookup(c)) idx.computed.push(cn);
+        else if (ts.isIdentifier(c) && lookedUp.get(innermostFn(cn) ?? sf.compilerNode)?.has(c.text)) idx.computed.push(cn);
+      } else if (ts.isVariableDeclaration(cn) && ts.isIdentifier(cn.name) && cn.initializer && isLookup(unwrapExpr(cn.initializer))) {
+        // `const handler = this.handlers[name]`: a call of `handler(args)` in the same function is a run-time lookup's.
+        const at = innermostFn(cn) ?? sf.compilerNode;
+        const names = lookedUp.get(at);
+        if (names) names.add(cn.name.text);
+        else lookedUp.set(at, new Set([cn.name.text]));
+      } else if (ts.isPropertyAccessExpression(cn) && isValueRef(cn)) {
+        push(idx.refs, cn.name.text, cn);
       } else if ((ts.isStringLiteral(cn) || ts.isNoSubstitutionTemplateLiteral(cn)) && /^[A-Za-z_$][\w$]{2,60}$/.test(cn.text)) {
         push(idx.strings, cn.text, cn);
       } else if (isRawFunction(cn)) define(rawFunctionName(cn));
@@ -75,6 +93,29 @@ function indexOf(code: Code): Index {
   }
   memo.set(code.sources, idx);
   return idx;
+}
+
+/** A member chosen at run time: `table[key]` (a key that is not a literal), `table.get(key)` (a Map's). */
+function isLookup(e: ts.Node): e is ts.ElementAccessExpression | ts.CallExpression {
+  if (ts.isElementAccessExpression(e)) return !ts.isStringLiteralLike(e.argumentExpression) && !ts.isNumericLiteral(e.argumentExpression);
+  return ts.isCallExpression(e) && e.arguments.length === 1 && !ts.isStringLiteralLike(e.arguments[0]!) && ts.isPropertyAccessExpression(e.expression) && e.expression.name.text === 'get';
+}
+
+/** The table and the key of a run-time lookup (see isLookup). */
+function lookupParts(e: ts.Node): { table: ts.Expression; key: ts.Expression } | undefined {
+  if (ts.isElementAccessExpression(e)) return { table: e.expression, key: e.argumentExpression };
+  if (ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression)) return { table: e.expression.expression, key: e.arguments[0]! };
+  return undefined;
+}
+
+/** A member named as a value where a table holds it: a property's value, an array's element, `.bind(…)`'s receiver. */
+function isValueRef(pa: ts.PropertyAccessExpression): boolean {
+  let p = pa.parent;
+  while (p && (ts.isParenthesizedExpression(p) || ts.isAsExpression(p))) p = p.parent;
+  if (!p) return false;
+  if (ts.isPropertyAssignment(p)) return p.initializer === pa;
+  if (ts.isArrayLiteralExpression(p)) return true;
+  return ts.isPropertyAccessExpression(p) && p.expression === pa && p.name.text === 'bind' && !!p.parent && ts.isCallExpression(p.parent) && p.parent.expression === p;
 }
 
 function isRawFunction(cn: ts.Node): cn is ts.FunctionLikeDeclaration {
@@ -107,6 +148,8 @@ function reachedAround(cn: ts.Node, reached: ReadonlySet<ts.Node>): ts.Node | un
 interface Reading {
   /** The function around each such call and what flows to its receiver or key, mapped to the call. */
   scopes: Map<ts.Node, ts.CallExpression>;
+  /** Of those, the literals of tables held in a class's fields (a function sitting in one is an entry the call may choose). */
+  tables: Set<ts.Node>;
   chains: Map<ts.Node, Chain | null>;
 }
 const readings = new WeakMap<ReadonlySet<ts.Node>, Reading>();
@@ -146,13 +189,29 @@ function initializerOfId(id: ts.Identifier): ts.Node | undefined {
  * what flows to its receiver and key — the object literal a variable holds, the function whose result it is
  * (`const { handler, method } = this.table.lookup(name)`), followed through `table[name]` once or twice.
  */
-function computedScopes(call: ts.CallExpression, code: Code, wrap: (cn: ts.Node) => Node | undefined): ts.Node[] {
+function computedScopes(call: ts.CallExpression, code: Code, wrap: (cn: ts.Node) => Node | undefined, tables: Set<ts.Node>): ts.Node[] {
   const out: ts.Node[] = [];
   const own = innermostFn(call);
   if (own) out.push(own);
-  const callee = unwrapExpr(call.expression);
-  if (!ts.isElementAccessExpression(callee)) return out;
+  let callee = unwrapExpr(call.expression);
+  if (ts.isIdentifier(callee)) callee = initializerOfId(callee) ?? callee;
+  const parts = lookupParts(callee);
+  if (!parts) return out;
   const follow = (e: ts.Node, depth: number): void => {
+    // A table held in a field of the class (`this.handlers = { get_contact: this.getContact.bind(this) }`, a field's
+    // initializer, `new Map([[…]])`): its literal is where the entries sit.
+    const u = unwrapExpr(e);
+    if (ts.isPropertyAccessExpression(u) && unwrapExpr(u.expression).kind === ts.SyntaxKind.ThisKeyword) {
+      const w = wrap(u);
+      for (const v of w ? fieldValues(w) : []) {
+        const x = unwrapExpr(v.compilerNode);
+        if (ts.isObjectLiteralExpression(x) || ts.isArrayLiteralExpression(x) || (ts.isNewExpression(x) && x.arguments?.length === 1 && ts.isArrayLiteralExpression(x.arguments[0]!))) {
+          out.push(x);
+          tables.add(x);
+        }
+      }
+      return;
+    }
     const id = rootIdentifier(e);
     const init = id && depth < 3 ? initializerOfId(id) : undefined;
     if (!init) return;
@@ -163,8 +222,8 @@ function computedScopes(call: ts.CallExpression, code: Code, wrap: (cn: ts.Node)
       if (fn) out.push(fn.compilerNode);
     } else follow(init, depth + 1);
   };
-  follow(callee.expression, 0);
-  follow(callee.argumentExpression, 0);
+  follow(parts.table, 0);
+  follow(parts.key, 0);
   return out;
 }
 
@@ -228,12 +287,13 @@ export function chainToHandler(req: Node, reached: ReadonlySet<ts.Node>, code: C
   let reading = readings.get(reached);
   if (!reading) {
     const scopes = new Map<ts.Node, ts.CallExpression>();
-    for (const c of idx.computed) if (reachedAround(c, reached)) for (const sc of computedScopes(c, code, wrap)) if (!scopes.has(sc)) scopes.set(sc, c);
-    readings.set(reached, (reading = { scopes, chains: new Map() }));
+    const tables = new Set<ts.Node>();
+    for (const c of idx.computed) if (reachedAround(c, reached)) for (const sc of computedScopes(c, code, wrap, tables)) if (!scopes.has(sc)) scopes.set(sc, c);
+    readings.set(reached, (reading = { scopes, tables, chains: new Map() }));
   }
   const known = reading.chains.get(start);
   if (known !== undefined) return known ?? undefined;
-  const chain = walk(start, reached, reading.scopes, idx, code, wrap, callSites);
+  const chain = walk(start, reached, reading, idx, code, wrap, callSites);
   reading.chains.set(start, chain ?? null);
   return chain;
 }
@@ -247,7 +307,20 @@ function scopeCallOf(s: ts.Node, scopes: ReadonlyMap<ts.Node, ts.CallExpression>
   return undefined;
 }
 
-function walk(start: ts.Node, reached: ReadonlySet<ts.Node>, scopes: ReadonlyMap<ts.Node, ts.CallExpression>, idx: Index, code: Code, wrap: (cn: ts.Node) => Node | undefined, callSites: (fn: Fn) => Node[]): Chain | undefined {
+/** The run-time lookup of reached code whose table (a literal held in a class's field) a node sits in. */
+function tableCallOf(n: ts.Node, reading: Reading): ts.CallExpression | undefined {
+  if (!reading.tables.size) return undefined;
+  for (let p: ts.Node | undefined = n; p; p = p.parent) if (reading.tables.has(p)) return reading.scopes.get(p);
+  return undefined;
+}
+
+const classOf = (n: ts.Node): ts.Node | undefined => {
+  for (let p = n.parent; p; p = p.parent) if (ts.isClassLike(p)) return p;
+  return undefined;
+};
+
+function walk(start: ts.Node, reached: ReadonlySet<ts.Node>, reading: Reading, idx: Index, code: Code, wrap: (cn: ts.Node) => Node | undefined, callSites: (fn: Fn) => Node[]): Chain | undefined {
+  const scopes = reading.scopes;
   const seen = new Set<ts.Node>([start]);
   let frontier: ts.Node[] = [start];
   for (let depth = 0; depth < MAX_DEPTH && frontier.length; depth++) {
@@ -257,6 +330,19 @@ function walk(start: ts.Node, reached: ReadonlySet<ts.Node>, scopes: ReadonlyMap
       if (!fn || !isFunctionLike(fn)) continue;
       const sites: ts.Node[] = callSites(fn).map((n) => n.compilerNode);
       const name = rawFunctionName(fnNode);
+      // An entry of a table a reached run-time lookup reads (`{ get_contact: async (a) => … }` held in `this.handlers`),
+      // or a member named there as a value (`this.getContact.bind(this)`; `this.x` of its own class, or a name defined once).
+      if (reading.tables.size) {
+        if (tableCallOf(fnNode, reading)) sites.push(fnNode);
+        if (name && !COMMON.has(name) && isMember(fnNode)) {
+          const own = classOf(fnNode);
+          for (const ref of idx.refs.get(name) ?? []) {
+            if (!tableCallOf(ref, reading) || !ts.isPropertyAccessExpression(ref)) continue;
+            const mine = unwrapExpr(ref.expression).kind === ts.SyntaxKind.ThisKeyword ? !!own && classOf(ref) === own : idx.defined.get(name) === 1;
+            if (mine) sites.push(ref);
+          }
+        }
+      }
       if (name && !COMMON.has(name) && idx.defined.get(name) === 1 && isMember(fnNode)) {
         for (const call of idx.calls.get(name) ?? []) {
           if (sites.includes(call)) continue;
@@ -280,10 +366,12 @@ function walk(start: ts.Node, reached: ReadonlySet<ts.Node>, scopes: ReadonlyMap
         }
       }
       for (const site of sites) {
-        const end = reachedAround(site, reached);
+        const around = reachedAround(site, reached);
+        const lookup = around ? undefined : tableCallOf(site, reading);
+        const end = around ?? (lookup && reachedAround(lookup, reached));
         if (end) {
           const handler = wrap(end);
-          const via = wrap(site);
+          const via = wrap(lookup ?? site);
           if (handler && via) return { handler, via };
         }
         const owner = ownerOf(site);

@@ -55,9 +55,11 @@ const LIMITER_NAME_RE = /rate[-_]?limit|token[-_]?bucket|throttl/i;
 /**
  * Error types, readers of an upstream service's limits, and the numbers and settings of a limit (a logger's own
  * `rateLimitWindow` / `rateLimitThreshold`, `rateLimitMs`, `rateLimitConfig`): named after rate limits, limiting nothing.
- * Nor does the making of a limiter's key (`normalizeProxyClientIpForRateLimit(req.ip)`, `rateLimitKeyFromIp`).
+ * Nor does the making of a limiter's key (`normalizeProxyClientIpForRateLimit(req.ip)`, `rateLimitKeyFromIp`), nor the
+ * handling of an upstream's 429 answers (`installLinearRateLimitHandling(client)`, `withRateLimitRetry(op)`,
+ * `rateLimitBackoff`, `getRateLimitSnapshot`): waiting and retrying the server's own requests refuses no tool call.
  */
-const NOT_A_LIMITER = /(?:Error|Exception|Err)$|^(?:normalize|sanitize|format)\w*rate[-_]?limit\w*$|rate[-_]?limit(?:er)?[-_]?keys?(?:[-_]?(?:generator|from\w*))?$|^(?:is|has|handle|parse|detect|on)[-_]?rate[-_]?limit|rate[-_]?limit(?:ed|s?[-_]?(?:headers?|reset|remaining|info|status|response|exceeded|hit))$|rate[-_]?limit\w*(?:utilization|usage|stats?|metrics?|health|percent(?:age)?|count|ratio|rating)$|rate[-_]?limit\w*(?:window|threshold|ms|millis|seconds|secs|interval|duration|delay|timeout|max|min|config|options|opts|settings|enabled)$/i;
+const NOT_A_LIMITER = /(?:Error|Exception|Err)$|^(?:normalize|sanitize|format)\w*rate[-_]?limit\w*$|rate[-_]?limit(?:er)?[-_]?keys?(?:[-_]?(?:generator|from\w*))?$|^(?:is|has|handle|parse|detect|on)[-_]?rate[-_]?limit|rate[-_]?limit(?:ed|s?[-_]?(?:headers?|reset|remaining|info|status|response|exceeded|hit|handling|retry|retries|backoff|snapshot))$|rate[-_]?limit\w*(?:utilization|usage|stats?|metrics?|health|percent(?:age)?|count|ratio|rating)$|rate[-_]?limit\w*(?:window|threshold|ms|millis|seconds|secs|interval|duration|delay|timeout|max|min|config|options|opts|settings|enabled)$/i;
 /**
  * Readers of a vendor's quota (`getGitHubRateLimit()` asks the API for its remaining budget), and the emulation of a
  * slow CPU or network in a browser (`page.emulateCPUThrottling(4)`, `enableNetworkThrottling(session)`,
