@@ -1,5 +1,5 @@
 import { Node, SyntaxKind, ts, type CallExpression, type PropertyAccessExpression, type TaggedTemplateExpression } from '../morph.js';
-import { assignedValues, declarationOf, fieldValues, importOf as importOfDecl, initializerOf, moduleMember, valueOfDeclaration, GLOBAL, INSTANCE_FACTORIES, type Origin } from '../scope.js';
+import { assignedPropertyValues, assignedValues, declarationOf, fieldValues, importOf as importOfDecl, initializerOf, moduleMember, valueOfDeclaration, GLOBAL, INSTANCE_FACTORIES, type Origin } from '../scope.js';
 import { constString, objectLiteralOf, propertyValue, type EntryKind } from '../server-model.js';
 import { namesAnyModule, unwrap, wrapNode, type ParsedSources } from '../ts-source.js';
 import { originCached, requireCall } from './modules.js';
@@ -259,8 +259,26 @@ function arrayLiteralOf(n: Node | undefined): Node | undefined {
  * client chose is a path reaching the file system (X-5), a part of kind 'fs' beside the launch's own parts.
  */
 function cwdParts(opts: Node[], sources: ParsedSources): SinkPart[] {
-  const cwd = opts.map((o) => optionOf(o, ['cwd'], sources)).filter((x): x is Node => !!x);
+  const cwd = opts.flatMap((o) => optionValues(o, 'cwd', sources));
   return cwd.length ? [{ kind: 'fs', exprs: cwd }] : [];
+}
+
+/**
+ * The values an options object may hold under `key`: its literal's property, the values later assigned to it
+ * (`const spawnOptions = { env }; if (options.cwd) spawnOptions.cwd = path.resolve(options.cwd);`), and those of
+ * an object spread into the literal (`{ ...cmdOptions, onProgress }`), one level deep.
+ */
+function optionValues(arg: Node | undefined, key: string, sources: ParsedSources, depth = 0): Node[] {
+  if (!arg || depth > 1) return [];
+  const out: Node[] = [];
+  const u = unwrap(arg);
+  const obj = objectLiteralOf(u, sources);
+  const v = obj && propertyValue(obj, key);
+  if (v) out.push(v);
+  const d = Node.isIdentifier(u) ? declarationOf(u) : undefined;
+  if (d) out.push(...assignedPropertyValues(d, key));
+  if (!v && obj) for (const p of obj.getProperties()) if (Node.isSpreadAssignment(p)) out.push(...optionValues(p.getExpression(), key, sources, depth + 1));
+  return out;
 }
 
 /**
