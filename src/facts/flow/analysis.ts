@@ -5,7 +5,7 @@ import { propertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '.
 import { acceptsWithoutAsking, asksHuman, conditionalBranch, CONFIRMED, guarding, openWhenEmpty, relevant, storageKeys, STORE_MUTATORS } from './guards.js';
 import { type Analyzable, classId, constructorOf, functionCached, functionsOfCallee, originCached, ownerClass, stripAwait } from './modules.js';
 import { argvRunsScript, arrayArgv, pushedArgv, shellRunsScript } from './argv.js';
-import { pathArgumentPositions } from '../file-arguments.js';
+import { pathArgumentPositions, type ArgvItem } from '../file-arguments.js';
 import { argvItemsOf, classifySink, FS_MODULES, type HttpRequest, httpRequestOf, last, MAX_DEPTH, type SinkContext, type SinkMatch, type SinkPart, type UrlShape } from './sinks.js';
 import { ALLOW, bodyNodes, type Check, CLOSED_BASE, CLOSED_ORIGIN, declKey, DENY, DENY_NAME, ESCAPE_MODULES, ESCAPE_NAME, exprKey, type Family, type FnResult, hasSeparator, isSep, ITERATING, liftKeys, merge, NON_TEXT_METHODS, worstArgv, OPEN_HOST, ownReturns, promiseResolutions, BARE_ORIGIN, ROOT_PATH, PARSE_METHODS, PART_METHODS, PASS_GLOBALS, PATH_MODULES, patternVerdict, type Piece, piecesOf, type RawFlow, RELATIVE, type Stop, SCHEME, signature, type StoreWrite, type Taint, unionKeys, v, type Verdict, withKeys } from './taint.js';
 
@@ -471,11 +471,21 @@ class FnAnalysis {
       // Where the client's values sit, should the array be a program's arguments (flow/argv.ts).
       const { argv, runtime } = arrayArgv(n, (e) => this.taint(e));
       // Its literal elements and where the client's values sit, for a launch that is handed the whole array elsewhere.
+      // A spread of an array built before (`const cwdArgs = ['-C', dir]; git([...cwdArgs, 'log'])`) brings its own
+      // elements and tainted places, in order.
       const tainted: number[] = [];
-      n.getElements().forEach((el, i) => {
-        if (!Node.isSpreadElement(el) && this.taint(el)) tainted.push(i);
-      });
-      return { ...t, argv, argvRuntime: runtime, argvItems: { items: argvItemsOf(n.getElements()), tainted } };
+      const items: ArgvItem[] = [];
+      for (const el of n.getElements()) {
+        const inner = Node.isSpreadElement(el) ? this.taint(el.getExpression())?.argvItems : undefined;
+        if (inner) {
+          for (const i of inner.tainted) tainted.push(items.length + i);
+          items.push(...inner.items);
+          continue;
+        }
+        if (!Node.isSpreadElement(el) && this.taint(el)) tainted.push(items.length);
+        items.push(...argvItemsOf([el]));
+      }
+      return { ...t, argv, argvRuntime: runtime, argvItems: { items, tainted } };
     }
     if (Node.isObjectLiteralExpression(n)) {
       // Field-sensitive: `{ path: p, rules }` keeps each property's own taint.

@@ -755,6 +755,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
       containerCommand(node, sources) ??
       documentCall(node, sources) ??
       libraryMethodCall(node, sources) ??
+      chdirCall(node, o) ??
       sqlFileCall(node, ctx) ??
       (ctx.records ? kubeContext(node, sources) ?? recordLookup(node, sources) : undefined) ??
       (ctx.sockets ? socketNavigation(node) : undefined) ??
@@ -1262,8 +1263,17 @@ const INSTANCE_PATH_METHODS: Record<string, Record<string, { access: FsAccess; a
   archiver: { directory: { access: 'read', arg: 0 }, file: { access: 'read', arg: 0 } },
   'better-sqlite3': { backup: { access: 'write', arg: 0 }, loadExtension: { access: 'read', arg: 0 } },
   sqlite3: { loadExtension: { access: 'read', arg: 0 } },
+  // simple-git's working folder, set after the instance is made (`simpleGit().cwd(dir)`, `this.git.cwd({ path: dir })`).
+  'simple-git': { cwd: { access: 'write', arg: 0 } },
 };
 const INSTANCE_PATH_METHOD_NAMES = new Set(Object.values(INSTANCE_PATH_METHODS).flatMap((t) => Object.keys(t)));
+
+/** `process.chdir(dir)`: the server's own working folder, where its relative paths and the programs it starts then land. */
+function chdirCall(node: CallExpression, o: Origin | undefined): SinkMatch | undefined {
+  const path = o ? (o.module === GLOBAL ? o.path.join('.') : o.module === 'process' ? `process.${o.path.join('.')}` : '') : '';
+  const dir = node.getArguments()[0];
+  return path === 'process.chdir' && dir ? { family: 'fs', call: 'process.chdir', access: 'write', parts: [{ kind: 'fs', exprs: [dir] }] } : undefined;
+}
 
 /** A path-taking method called on an instance of one of INSTANCE_PATH_METHODS' libraries (through consts, fields, `await`). */
 function libraryMethodCall(node: CallExpression, sources: ParsedSources): SinkMatch | undefined {
