@@ -1244,6 +1244,36 @@ function assignmentsTo(declId: ts.Identifier): ts.Expression[] {
   return out;
 }
 
+const propAssignMemo = new WeakMap<ts.SourceFile, Map<ts.Identifier, Map<string, ts.Expression[]>>>();
+/**
+ * The values its file assigns to property `key` of a variable (`const opts = { env }; if (dir) opts.cwd = dir;`),
+ * for the identifier that declares it: one walk per file, memoised.
+ */
+export function assignedPropertyValues(declId: Identifier, key: string): Node[] {
+  const sf = declId.getSourceFile();
+  let byDecl = propAssignMemo.get(sf.compilerNode);
+  if (!byDecl) {
+    const out = new Map<ts.Identifier, Map<string, ts.Expression[]>>();
+    const visit = (cn: ts.Node): void => {
+      if (ts.isBinaryExpression(cn) && cn.operatorToken.kind === SyntaxKind.EqualsToken) {
+        const l = rawUnwrap(cn.left);
+        const name = ts.isPropertyAccessExpression(l) ? l.name.text : ts.isElementAccessExpression(l) && ts.isStringLiteral(l.argumentExpression) ? l.argumentExpression.text : undefined;
+        const recv = name !== undefined && (ts.isPropertyAccessExpression(l) || ts.isElementAccessExpression(l)) ? rawUnwrap(l.expression) : undefined;
+        const d = recv && ts.isIdentifier(recv) ? rawDeclarationOf(recv) : undefined;
+        if (d && name !== undefined) {
+          const m = out.get(d) ?? new Map<string, ts.Expression[]>();
+          m.set(name, [...(m.get(name) ?? []), cn.right]);
+          out.set(d, m);
+        }
+      }
+      ts.forEachChild(cn, visit);
+    };
+    visit(sf.compilerNode);
+    propAssignMemo.set(sf.compilerNode, (byDecl = out));
+  }
+  return (byDecl.get(declId.compilerNode)?.get(key) ?? []).map((cn) => wrapNode(sf, cn));
+}
+
 /** The origin of a value (an initializer, an exported expression): `axios.create(…)` is axios itself, `require('m').f` is m's f. */
 export function valueOriginOf(init: Node): Origin | undefined {
   return valueOrigin(init.compilerNode, 0);

@@ -5,9 +5,9 @@ import { propertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '.
 import { acceptsWithoutAsking, asksHuman, conditionalBranch, CONFIRMED, guarding, openWhenEmpty, relevant, storageKeys, STORE_MUTATORS } from './guards.js';
 import { type Analyzable, classId, constructorOf, functionCached, functionsOfCallee, originCached, ownerClass, stripAwait } from './modules.js';
 import { argvRunsScript, arrayArgv, pushedArgv, shellRunsScript } from './argv.js';
-import { pathArgumentPositions } from '../file-arguments.js';
+import { pathArgumentPositions, type ArgvItem } from '../file-arguments.js';
 import { argvItemsOf, classifySink, FS_MODULES, type HttpRequest, httpRequestOf, last, MAX_DEPTH, type SinkContext, type SinkMatch, type SinkPart, type UrlShape } from './sinks.js';
-import { ALLOW, bodyNodes, type Check, CLOSED_BASE, CLOSED_ORIGIN, declKey, DENY, DENY_NAME, ESCAPE_MODULES, ESCAPE_NAME, exprKey, type Family, type FnResult, hasSeparator, isSep, ITERATING, liftKeys, merge, NON_TEXT_METHODS, worstArgv, OPEN_HOST, ownReturns, BARE_ORIGIN, ROOT_PATH, PARSE_METHODS, PART_METHODS, PASS_GLOBALS, PATH_MODULES, patternVerdict, type Piece, piecesOf, type RawFlow, RELATIVE, type Stop, SCHEME, signature, type StoreWrite, type Taint, unionKeys, v, type Verdict, withKeys } from './taint.js';
+import { ALLOW, bodyNodes, type Check, CLOSED_BASE, CLOSED_ORIGIN, declKey, DENY, DENY_NAME, ESCAPE_MODULES, ESCAPE_NAME, exprKey, type Family, type FnResult, hasSeparator, isSep, ITERATING, liftKeys, merge, NON_TEXT_METHODS, worstArgv, OPEN_HOST, ownReturns, promiseResolutions, BARE_ORIGIN, ROOT_PATH, PARSE_METHODS, PART_METHODS, PASS_GLOBALS, PATH_MODULES, patternVerdict, type Piece, piecesOf, type RawFlow, RELATIVE, type Stop, SCHEME, signature, type StoreWrite, type Taint, unionKeys, v, type Verdict, withKeys } from './taint.js';
 
 /**
  * Taint flow (facts/flow.ts), the propagation: one run over a handler (Run) and the analysis of one function
@@ -169,10 +169,18 @@ class FnAnalysis {
       if (Node.isCallExpression(n) || Node.isNewExpression(n) || Node.isTaggedTemplateExpression(n)) this.visitCall(n, flows, checks);
     }
     let ret: Taint | undefined;
-    if (body && !Node.isBlock(body)) ret = this.returned(body, checks);
-    else {
+    // A returned `new Promise((resolve) => …)` gives what its executor resolves (taint.promiseResolutions).
+    const settled = (e: ts.Expression): (Taint | undefined)[] =>
+      promiseResolutions(e).filter((x) => this.mayTaint(x)).map((x) => this.returned(wrapNode(sf, x), checks));
+    if (body && !Node.isBlock(body)) {
+      const viaPromise = settled(body.compilerNode as ts.Expression).filter((t): t is Taint => !!t);
+      ret = viaPromise.length ? merge([this.returned(body, checks), ...viaPromise]) : this.returned(body, checks);
+    } else {
       const rets: (Taint | undefined)[] = [];
-      for (const r of ownReturns(this.fn)) if (r.expression && this.mayTaint(r.expression)) rets.push(this.returned(wrapNode(sf, r.expression), checks));
+      for (const r of ownReturns(this.fn)) {
+        if (r.expression && this.mayTaint(r.expression)) rets.push(this.returned(wrapNode(sf, r.expression), checks));
+        if (r.expression) rets.push(...settled(r.expression));
+      }
       const tainted = rets.filter((t): t is Taint => !!t);
       ret = tainted.length === 1 ? tainted[0] : merge(tainted);
     }
@@ -463,11 +471,21 @@ class FnAnalysis {
       // Where the client's values sit, should the array be a program's arguments (flow/argv.ts).
       const { argv, runtime } = arrayArgv(n, (e) => this.taint(e));
       // Its literal elements and where the client's values sit, for a launch that is handed the whole array elsewhere.
+      // A spread of an array built before (`const cwdArgs = ['-C', dir]; git([...cwdArgs, 'log'])`) brings its own
+      // elements and tainted places, in order.
       const tainted: number[] = [];
-      n.getElements().forEach((el, i) => {
-        if (!Node.isSpreadElement(el) && this.taint(el)) tainted.push(i);
-      });
-      return { ...t, argv, argvRuntime: runtime, argvItems: { items: argvItemsOf(n.getElements()), tainted } };
+      const items: ArgvItem[] = [];
+      for (const el of n.getElements()) {
+        const inner = Node.isSpreadElement(el) ? this.taint(el.getExpression())?.argvItems : undefined;
+        if (inner) {
+          for (const i of inner.tainted) tainted.push(items.length + i);
+          items.push(...inner.items);
+          continue;
+        }
+        if (!Node.isSpreadElement(el) && this.taint(el)) tainted.push(items.length);
+        items.push(...argvItemsOf([el]));
+      }
+      return { ...t, argv, argvRuntime: runtime, argvItems: { items, tainted } };
     }
     if (Node.isObjectLiteralExpression(n)) {
       // Field-sensitive: `{ path: p, rules }` keeps each property's own taint.

@@ -113,6 +113,8 @@ export function functionsOfCallee(callee: Node, sources: ParsedSources): { fn: F
   if (made.length) return made;
   const listed = listedHandlers(callee, sources);
   if (listed.length) return listed;
+  const tabled = tabledInstanceMethods(callee, sources);
+  if (tabled.length) return tabled;
   const passed = passedHandlers(callee, sources);
   if (passed.length) return passed;
   let table: Node | undefined;
@@ -181,6 +183,41 @@ function listedHandlers(callee: Node, sources: ParsedSources): { fn: FunctionLik
       }
     }
     const key = obj ? listedName(obj, sources) : undefined;
+    if (fn) out.push({ fn, ...(key !== undefined ? { key } : {}) });
+  }
+  return out;
+}
+
+/**
+ * A method called on an instance picked from a table by a computed key: `toolHandlers[name].execute(args)`, or
+ * `const handler = toolHandlers[name]; … handler.execute(args)`, over `const toolHandlers = { [TOOLS.CODEX]: new
+ * CodexToolHandler(storage), review: new ReviewToolHandler() }` (possibly imported). That method of each class
+ * instantiated in the table (or a base class), keyed by the property's name when it is written.
+ */
+function tabledInstanceMethods(callee: Node, sources: ParsedSources): { fn: FunctionLikeNode; key?: string }[] {
+  const c = unwrap(callee);
+  if (!Node.isPropertyAccessExpression(c)) return [];
+  let picked: Node = unwrap(c.getExpression());
+  if (Node.isIdentifier(picked)) {
+    const d = declarationOf(picked);
+    const init = d ? initializerOf(d) : undefined;
+    if (!init) return [];
+    picked = stripAwait(init);
+  }
+  if (!Node.isElementAccessExpression(picked) || constString(picked.getArgumentExpression()) !== undefined) return [];
+  const obj = objectLiteralOf(picked.getExpression(), sources);
+  if (!obj) return [];
+  const out: { fn: FunctionLikeNode; key?: string }[] = [];
+  for (const p of obj.getProperties().slice(0, 200)) {
+    const value = Node.isPropertyAssignment(p) ? stripAwait(p.getInitializer()!) : undefined;
+    if (!value || !Node.isNewExpression(value)) continue;
+    const cls = classValueOf(value.getExpression(), sources);
+    let fn: FunctionLikeNode | undefined;
+    for (let k = cls, i = 0; k && !fn && i < 4; k = baseClassOf(k, sources), i++) {
+      const md = k.getMethod(c.getName());
+      if (md && !md.isStatic() && md.getBody()) fn = md;
+    }
+    const key = Node.isPropertyAssignment(p) ? propertyName(p.getNameNode()) : undefined;
     if (fn) out.push({ fn, ...(key !== undefined ? { key } : {}) });
   }
   return out;

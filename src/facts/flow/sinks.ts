@@ -1,5 +1,5 @@
 import { Node, SyntaxKind, ts, type CallExpression, type PropertyAccessExpression, type TaggedTemplateExpression } from '../morph.js';
-import { assignedValues, declarationOf, fieldValues, importOf as importOfDecl, initializerOf, moduleMember, valueOfDeclaration, GLOBAL, INSTANCE_FACTORIES, type Origin } from '../scope.js';
+import { assignedPropertyValues, assignedValues, declarationOf, fieldValues, importOf as importOfDecl, initializerOf, moduleMember, valueOfDeclaration, GLOBAL, INSTANCE_FACTORIES, type Origin } from '../scope.js';
 import { constString, objectLiteralOf, propertyValue, type EntryKind } from '../server-model.js';
 import { namesAnyModule, unwrap, wrapNode, type ParsedSources } from '../ts-source.js';
 import { originCached, requireCall } from './modules.js';
@@ -259,8 +259,26 @@ function arrayLiteralOf(n: Node | undefined): Node | undefined {
  * client chose is a path reaching the file system (X-5), a part of kind 'fs' beside the launch's own parts.
  */
 function cwdParts(opts: Node[], sources: ParsedSources): SinkPart[] {
-  const cwd = opts.map((o) => optionOf(o, ['cwd'], sources)).filter((x): x is Node => !!x);
+  const cwd = opts.flatMap((o) => optionValues(o, 'cwd', sources));
   return cwd.length ? [{ kind: 'fs', exprs: cwd }] : [];
+}
+
+/**
+ * The values an options object may hold under `key`: its literal's property, the values later assigned to it
+ * (`const spawnOptions = { env }; if (options.cwd) spawnOptions.cwd = path.resolve(options.cwd);`), and those of
+ * an object spread into the literal (`{ ...cmdOptions, onProgress }`), one level deep.
+ */
+function optionValues(arg: Node | undefined, key: string, sources: ParsedSources, depth = 0): Node[] {
+  if (!arg || depth > 1) return [];
+  const out: Node[] = [];
+  const u = unwrap(arg);
+  const obj = objectLiteralOf(u, sources);
+  const v = obj && propertyValue(obj, key);
+  if (v) out.push(v);
+  const d = Node.isIdentifier(u) ? declarationOf(u) : undefined;
+  if (d) out.push(...assignedPropertyValues(d, key));
+  if (!v && obj) for (const p of obj.getProperties()) if (Node.isSpreadAssignment(p)) out.push(...optionValues(p.getExpression(), key, sources, depth + 1));
+  return out;
 }
 
 /**
@@ -737,6 +755,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
       containerCommand(node, sources) ??
       documentCall(node, sources) ??
       libraryMethodCall(node, sources) ??
+      chdirCall(node, o) ??
       sqlFileCall(node, ctx) ??
       (ctx.records ? kubeContext(node, sources) ?? recordLookup(node, sources) : undefined) ??
       (ctx.sockets ? socketNavigation(node) : undefined) ??
@@ -1244,8 +1263,17 @@ const INSTANCE_PATH_METHODS: Record<string, Record<string, { access: FsAccess; a
   archiver: { directory: { access: 'read', arg: 0 }, file: { access: 'read', arg: 0 } },
   'better-sqlite3': { backup: { access: 'write', arg: 0 }, loadExtension: { access: 'read', arg: 0 } },
   sqlite3: { loadExtension: { access: 'read', arg: 0 } },
+  // simple-git's working folder, set after the instance is made (`simpleGit().cwd(dir)`, `this.git.cwd({ path: dir })`).
+  'simple-git': { cwd: { access: 'write', arg: 0 } },
 };
 const INSTANCE_PATH_METHOD_NAMES = new Set(Object.values(INSTANCE_PATH_METHODS).flatMap((t) => Object.keys(t)));
+
+/** `process.chdir(dir)`: the server's own working folder, where its relative paths and the programs it starts then land. */
+function chdirCall(node: CallExpression, o: Origin | undefined): SinkMatch | undefined {
+  const path = o ? (o.module === GLOBAL ? o.path.join('.') : o.module === 'process' ? `process.${o.path.join('.')}` : '') : '';
+  const dir = node.getArguments()[0];
+  return path === 'process.chdir' && dir ? { family: 'fs', call: 'process.chdir', access: 'write', parts: [{ kind: 'fs', exprs: [dir] }] } : undefined;
+}
 
 /** A path-taking method called on an instance of one of INSTANCE_PATH_METHODS' libraries (through consts, fields, `await`). */
 function libraryMethodCall(node: CallExpression, sources: ParsedSources): SinkMatch | undefined {

@@ -1,5 +1,5 @@
 import { afterLoad, Node, SyntaxKind, ts, type CallExpression, type Identifier, type NewExpression, type TaggedTemplateExpression } from '../morph.js';
-import { bindingNames, declarationOf, initializerOf, isFunctionLike, originOf } from '../scope.js';
+import { bindingNames, declarationOf, initializerOf, isFunctionLike, originOf, rawDeclarationOf } from '../scope.js';
 import { constString, patternSafety } from '../server-model.js';
 import { unwrap } from '../ts-source.js';
 import type { ArgvItem } from '../file-arguments.js';
@@ -316,6 +316,34 @@ export function ownReturns(fn: Analyzable): ts.ReturnStatement[] {
   };
   ts.forEachChild(body.compilerNode, visit);
   return own;
+}
+
+const resolvedCache = new WeakMap<object, ts.Expression[]>();
+/**
+ * The values a returned `new Promise((resolve, reject) => { … resolve(value) … })` settles with: the first argument
+ * of every call of its executor's first parameter, at any depth of the executor (the callbacks of `exec(cmd, (err,
+ * out) => resolve(path.join(out, file)))`). Awaiting the function gives one of them. Nothing for another expression.
+ */
+export function promiseResolutions(e: ts.Expression): ts.Expression[] {
+  const hit = resolvedCache.get(e);
+  if (hit) return hit;
+  const out: ts.Expression[] = [];
+  resolvedCache.set(e, out);
+  let u: ts.Node = e;
+  while (ts.isParenthesizedExpression(u) || ts.isAwaitExpression(u) || ts.isAsExpression(u)) u = u.expression;
+  if (!ts.isNewExpression(u) || !ts.isIdentifier(u.expression) || u.expression.text !== 'Promise') return out;
+  const exec = u.arguments?.[0];
+  if (!exec || !(ts.isArrowFunction(exec) || ts.isFunctionExpression(exec))) return out;
+  const p = exec.parameters[0]?.name;
+  if (!p || !ts.isIdentifier(p)) return out;
+  const name = p.text;
+  const visit = (cn: ts.Node): void => {
+    if (out.length >= 20) return;
+    if (ts.isCallExpression(cn) && ts.isIdentifier(cn.expression) && cn.expression.text === name && cn.arguments[0] && rawDeclarationOf(cn.expression) === p) out.push(cn.arguments[0]);
+    ts.forEachChild(cn, visit);
+  };
+  ts.forEachChild(exec.body, visit);
+  return out;
 }
 
 /**
