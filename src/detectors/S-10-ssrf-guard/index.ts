@@ -4,7 +4,7 @@ import { couldNotJudge, defineDetector, notApplicable, present } from '../../eng
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { httpRequestOf, sinkSites, toolFlows, type Flow, type SinkSite } from '../../facts/flow.js';
-import { clusterArguments, clusterLaunch, clusterLineValues, CONNECT_MODULES, KUBE_CLUSTER_METHODS, kubeClusterCall, SSH_MODULES, urlArgument } from '../../facts/flow/sinks.js';
+import { clusterArguments, clusterLaunch, clusterLineValues, CONNECT_MODULES, KUBE_CLUSTER_METHODS, kubeClusterCall, SSH_MODULES, sshConnectModule, urlArgument } from '../../facts/flow/sinks.js';
 import { readInside } from '../../facts/safe-read.js';
 import { fileNotReadData } from '../../facts/not-read.js';
 import { libraryRegions } from '../../facts/bundle-regions.js';
@@ -1168,6 +1168,8 @@ function unseenClientImports(sources: ReturnType<typeof parsedSources>, seen: Si
   const found = new Set<string>();
   for (const s of seen) {
     if (kubeCalls.has(s.node.compilerNode)) found.add(KUBE_CLIENT);
+    const ssh = s.family === 'connect' ? sshConnectModule(s.node, sources) : undefined;
+    if (ssh) found.add(ssh);
     const o = calleeOrigin(s.node);
     if (o && o.module !== GLOBAL) found.add(packageName(o.module.replace(/^node:/, '')));
   }
