@@ -830,8 +830,12 @@ function guardsIn(scope: Node[], influence: Influence): Guards {
     return findNodes(x, ts.isIdentifier).some((d) => {
       if (!Node.isIdentifier(d)) return false;
       if (influence.names.has(d.getText())) return true;
-      const i = initializerOf(declarationOf(d));
-      return !!i && i !== x && related(i, depth + 1);
+      const decl = declarationOf(d);
+      const i = initializerOf(decl);
+      if (i) return i !== x && related(i, depth + 1);
+      // `let parsed; try { parsed = new URL(url) } catch { … }`: the values assigned to it.
+      const name = Node.isVariableDeclaration(decl) ? decl.getNameNode() : undefined;
+      return !!name && Node.isIdentifier(name) && assignedValues(name).some((v) => v !== x && related(v, depth + 1));
     });
   };
   /** A host (or the URL itself) of the influenced value: u.hostname with u from it, a const or destructured hostname of it. */
@@ -912,6 +916,45 @@ function guardsIn(scope: Node[], influence: Influence): Guards {
     }
   }
   return g;
+}
+
+/** Members of a parsed URL that name where it goes (a check on one of them decides the destination). */
+const HOST_MEMBERS = new Set(['hostname', 'host', 'origin', 'href']);
+/** A literal that is only a scheme (`'https:'`, `'http://'`): a test against it decides the scheme, not the host. */
+const SCHEME_ONLY = /^(?:[a-z][a-z0-9+.-]*:(?:\/\/)?)$/i;
+
+/**
+ * The flow's deciding allowlist check (at flow.guardAt) looks at the URL's scheme only: `ALLOWED_PROTOCOLS.includes(u.protocol)`,
+ * `u.protocol === 'https:'`, `url.startsWith('https://')`. Such a check keeps `file:` out but lets any host through, so
+ * it is no allowlist of destinations. Read on the one statement (an `if`'s condition) written at that line; false when
+ * it cannot be found or names a host member too.
+ */
+function schemeOnlyCheck(flow: Flow, sources: ReturnType<typeof parsedSources>): boolean {
+  const at = flow.guardAt;
+  const sf = at ? sources.files.get(at.file) : undefined;
+  if (!at || !sf) return false;
+  const text = sf.getFullText();
+  const lineStart = sf.compilerNode.getPositionOfLineAndCharacter(at.line - 1, 0);
+  const first = lineStart + (/^\s*/.exec(text.slice(lineStart, lineStart + 400))?.[0].length ?? 0);
+  let n: Node | undefined = sf.getDescendantAtPos(first);
+  while (n && !Node.isStatement(n) && !Node.isSourceFile(n)) n = n.getParent();
+  if (!n || Node.isSourceFile(n)) return false;
+  const checked = Node.isIfStatement(n) ? n.getExpression() : Node.isReturnStatement(n) ? n.getExpression() : Node.isExpressionStatement(n) ? n.getExpression() : undefined;
+  if (!checked || Node.isBlock(checked)) return false;
+  let scheme = false;
+  for (const d of [checked, ...checked.getDescendants()]) {
+    if (Node.isPropertyAccessExpression(d)) {
+      if (HOST_MEMBERS.has(d.getName())) return false;
+      if (d.getName() === 'protocol') scheme = true;
+    } else if (Node.isCallExpression(d) && calleeName(d) === 'startsWith') {
+      const lit = stringValue(d.getArguments()[0]);
+      if (lit !== undefined) {
+        if (!SCHEME_ONLY.test(lit)) return false;
+        scheme = true;
+      }
+    }
+  }
+  return scheme;
 }
 
 /** True when the source resolves host names itself (dns lookup / resolve) or uses a resolving filter. */
@@ -1483,7 +1526,7 @@ function judgeRead(repo: RepoFacts, files: [string, SourceFile][], sources: Retu
     const scope = [...scopeOf(s.node, files, sources), ...launchCallers.flatMap((c) => enclosingFunction(c) ?? [])];
     addHelperParameters(scope, client.url, influence.names, sources);
     const g = guardsIn(scope, influence);
-    if (flow?.guard === 'sound' && flow.guardDetail === 'allowlist') g.allowlist = true;
+    if (flow?.guard === 'sound' && flow.guardDetail === 'allowlist' && !schemeOnlyCheck(flow, sources)) g.allowlist = true;
     const at = locationOf(s.file, s.node);
     const data = { call: client.label, source: influence.source, name: influence.name };
     if (!g.allowlist && !g.library) {
