@@ -478,10 +478,10 @@ function sinkPrefilter(sf: SourceFile, ctx: SinkContext): NamedFilter {
   }
   const byName = (cn: ts.Node): boolean => {
     const name = rawCalleeName(cn);
-    return !!name && (IMPORTLESS_SINK_NAME.test(name) || aliases.has(name) || (ctx.browser && NAVIGATION_NAMES.has(name) && ts.isCallExpression(cn)) || (!!ctx.ssh && (REMOTE_COMMAND_NAMES.has(name) || TRANSFER_NAMES.has(name)) && ts.isCallExpression(cn)));
+    return !!name && (IMPORTLESS_SINK_NAME.test(name) || aliases.has(name) || (ctx.browser && NAVIGATION_NAMES.has(name) && ts.isCallExpression(cn)) || (!!ctx.ssh && (REMOTE_COMMAND_NAMES.has(name) || TRANSFER_NAMES.has(name) || name === 'connect') && ts.isCallExpression(cn)));
   };
   // A file with no name leading to a sink module: only the names decide, so the name index finds the calls.
-  if (rooted.size === 0) return namedFilter([...IMPORTLESS_SINK_NAMES, ...aliases, ...(ctx.browser ? NAVIGATION_NAMES : []), ...(ctx.ssh ? [...REMOTE_COMMAND_NAMES, ...TRANSFER_NAMES] : [])], byName);
+  if (rooted.size === 0) return namedFilter([...IMPORTLESS_SINK_NAMES, ...aliases, ...(ctx.browser ? NAVIGATION_NAMES : []), ...(ctx.ssh ? [...REMOTE_COMMAND_NAMES, ...TRANSFER_NAMES, 'connect'] : [])], byName);
   return (cn: ts.Node): boolean => {
     if (byName(cn)) return true;
     // The root of the callee (`fs` in fs.promises.readFile): a name leading to a sink module, require()/import()
@@ -540,6 +540,8 @@ export function sinkSites(repo: RepoFacts): SinkSite[] {
       if (!ts.isCallExpression(cn)) return true;
       const callee = rawUnwrap(cn.expression);
       if (ctx.browser && ts.isPropertyAccessExpression(callee) && NAVIGATION_NAMES.has(callee.name.text)) return true;
+      // An SSH client's `conn.connect({ host })`: classifySink follows the receiver to the library (sshConnect).
+      if (ctx.ssh && ts.isPropertyAccessExpression(callee) && callee.name.text === 'connect') return true;
       const o = rawOriginOf(callee);
       if (o && o.module.startsWith('.')) return true; // an instance exported by another module: classifySink decides
       return !!o && !!callSinkKind(o);

@@ -4,7 +4,7 @@ import { couldNotJudge, defineDetector, notApplicable, present } from '../../eng
 import type { Finding, Verdict } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { httpRequestOf, sinkSites, toolFlows, type Flow, type SinkSite } from '../../facts/flow.js';
-import { clusterArguments, clusterLaunch, clusterLineValues, CONNECT_MODULES, KUBE_CLUSTER_METHODS, kubeClusterCall, SSH_MODULES, urlArgument } from '../../facts/flow/sinks.js';
+import { clusterArguments, clusterLaunch, clusterLineValues, CONNECT_MODULES, KUBE_CLUSTER_METHODS, kubeClusterCall, SSH_MODULES, sshConnectModule, urlArgument } from '../../facts/flow/sinks.js';
 import { readInside } from '../../facts/safe-read.js';
 import { fileNotReadData } from '../../facts/not-read.js';
 import { libraryRegions } from '../../facts/bundle-regions.js';
@@ -830,8 +830,12 @@ function guardsIn(scope: Node[], influence: Influence): Guards {
     return findNodes(x, ts.isIdentifier).some((d) => {
       if (!Node.isIdentifier(d)) return false;
       if (influence.names.has(d.getText())) return true;
-      const i = initializerOf(declarationOf(d));
-      return !!i && i !== x && related(i, depth + 1);
+      const decl = declarationOf(d);
+      const i = initializerOf(decl);
+      if (i) return i !== x && related(i, depth + 1);
+      // `let parsed; try { parsed = new URL(url) } catch { … }`: the values assigned to it.
+      const name = Node.isVariableDeclaration(decl) ? decl.getNameNode() : undefined;
+      return !!name && Node.isIdentifier(name) && assignedValues(name).some((v) => v !== x && related(v, depth + 1));
     });
   };
   /** A host (or the URL itself) of the influenced value: u.hostname with u from it, a const or destructured hostname of it. */
@@ -912,6 +916,45 @@ function guardsIn(scope: Node[], influence: Influence): Guards {
     }
   }
   return g;
+}
+
+/** Members of a parsed URL that name where it goes (a check on one of them decides the destination). */
+const HOST_MEMBERS = new Set(['hostname', 'host', 'origin', 'href']);
+/** A literal that is only a scheme (`'https:'`, `'http://'`): a test against it decides the scheme, not the host. */
+const SCHEME_ONLY = /^(?:[a-z][a-z0-9+.-]*:(?:\/\/)?)$/i;
+
+/**
+ * The flow's deciding allowlist check (at flow.guardAt) looks at the URL's scheme only: `ALLOWED_PROTOCOLS.includes(u.protocol)`,
+ * `u.protocol === 'https:'`, `url.startsWith('https://')`. Such a check keeps `file:` out but lets any host through, so
+ * it is no allowlist of destinations. Read on the one statement (an `if`'s condition) written at that line; false when
+ * it cannot be found or names a host member too.
+ */
+function schemeOnlyCheck(flow: Flow, sources: ReturnType<typeof parsedSources>): boolean {
+  const at = flow.guardAt;
+  const sf = at ? sources.files.get(at.file) : undefined;
+  if (!at || !sf) return false;
+  const text = sf.getFullText();
+  const lineStart = sf.compilerNode.getPositionOfLineAndCharacter(at.line - 1, 0);
+  const first = lineStart + (/^\s*/.exec(text.slice(lineStart, lineStart + 400))?.[0].length ?? 0);
+  let n: Node | undefined = sf.getDescendantAtPos(first);
+  while (n && !Node.isStatement(n) && !Node.isSourceFile(n)) n = n.getParent();
+  if (!n || Node.isSourceFile(n)) return false;
+  const checked = Node.isIfStatement(n) ? n.getExpression() : Node.isReturnStatement(n) ? n.getExpression() : Node.isExpressionStatement(n) ? n.getExpression() : undefined;
+  if (!checked || Node.isBlock(checked)) return false;
+  let scheme = false;
+  for (const d of [checked, ...checked.getDescendants()]) {
+    if (Node.isPropertyAccessExpression(d)) {
+      if (HOST_MEMBERS.has(d.getName())) return false;
+      if (d.getName() === 'protocol') scheme = true;
+    } else if (Node.isCallExpression(d) && calleeName(d) === 'startsWith') {
+      const lit = stringValue(d.getArguments()[0]);
+      if (lit !== undefined) {
+        if (!SCHEME_ONLY.test(lit)) return false;
+        scheme = true;
+      }
+    }
+  }
+  return scheme;
 }
 
 /** True when the source resolves host names itself (dns lookup / resolve) or uses a resolving filter. */
@@ -1168,6 +1211,8 @@ function unseenClientImports(sources: ReturnType<typeof parsedSources>, seen: Si
   const found = new Set<string>();
   for (const s of seen) {
     if (kubeCalls.has(s.node.compilerNode)) found.add(KUBE_CLIENT);
+    const ssh = s.family === 'connect' ? sshConnectModule(s.node, sources) : undefined;
+    if (ssh) found.add(ssh);
     const o = calleeOrigin(s.node);
     if (o && o.module !== GLOBAL) found.add(packageName(o.module.replace(/^node:/, '')));
   }
@@ -1481,7 +1526,7 @@ function judgeRead(repo: RepoFacts, files: [string, SourceFile][], sources: Retu
     const scope = [...scopeOf(s.node, files, sources), ...launchCallers.flatMap((c) => enclosingFunction(c) ?? [])];
     addHelperParameters(scope, client.url, influence.names, sources);
     const g = guardsIn(scope, influence);
-    if (flow?.guard === 'sound' && flow.guardDetail === 'allowlist') g.allowlist = true;
+    if (flow?.guard === 'sound' && flow.guardDetail === 'allowlist' && !schemeOnlyCheck(flow, sources)) g.allowlist = true;
     const at = locationOf(s.file, s.node);
     const data = { call: client.label, source: influence.source, name: influence.name };
     if (!g.allowlist && !g.library) {

@@ -759,6 +759,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
       sqlFileCall(node, ctx) ??
       (ctx.records ? kubeContext(node, sources) ?? recordLookup(node, sources) : undefined) ??
       (ctx.sockets ? socketNavigation(node) : undefined) ??
+      (ctx.ssh ? sshConnect(node, sources) : undefined) ??
       (ctx.ssh ? remoteCommand(node, sources) : undefined) ??
       (ctx.ssh ? fileTransfer(node, sources) : undefined) ??
       stdinWrite(node, sources)
@@ -928,6 +929,32 @@ function notShell(v: Node): boolean {
 /** A receiver that names an SSH connection, for a client the reading cannot follow (kept in a Map, passed as a parameter). */
 const SSH_RECEIVER = /ssh|conn|session|remote|client/i;
 const NOT_SSH_RECEIVER = /db|sql|pool|database|redis|regex|pattern|re$/i;
+
+/** The options of an SSH client's `connect` that name the host it connects to (ssh2, node-ssh, ssh2-sftp-client). */
+const SSH_HOST_KEYS = ['host', 'hostname', 'sock'];
+
+/** The SSH library (SSH_MODULES) whose client a `x.connect(…)` call is made on, followed through consts, fields and `new`. */
+export function sshConnectModule(node: Node, sources: ParsedSources): string | undefined {
+  if (!Node.isCallExpression(node)) return undefined;
+  const callee = unwrap(node.getExpression());
+  if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== 'connect') return undefined;
+  return recordModuleOf(callee.getExpression(), sources, 0, (m) => SSH_MODULE_SET.has(m));
+}
+
+/**
+ * An SSH connection (family 'connect'): `conn.connect({ host, port, username })` on an ssh2 `Client`, node-ssh's
+ * `NodeSSH` or an ssh2-sftp-client, the receiver followed to the library (consts, fields, `new Client()`); never by
+ * the receiver's name alone (`server.connect(transport)` is the MCP SDK's). Its destination: the options' host (or
+ * the whole options when they are not written in place).
+ */
+function sshConnect(node: CallExpression, sources: ParsedSources): SinkMatch | undefined {
+  const a0 = node.getArguments()[0];
+  if (!a0 || Node.isSpreadElement(a0) || !sshConnectModule(node, sources)) return undefined;
+  const callee = unwrap(node.getExpression()) as PropertyAccessExpression;
+  const obj = objectLiteralOf(a0, sources);
+  const dest = obj ? SSH_HOST_KEYS.map((k) => propertyValue(obj, k)).filter((x): x is Node => !!x) : [a0];
+  return { family: 'connect', call: calleeText(callee), parts: [{ kind: 'connect', exprs: dest.length ? dest : [a0] }] };
+}
 
 /**
  * A command sent to a remote host over SSH (family 'process', kind 'shell'): the server's sshd hands the exec
