@@ -85,6 +85,69 @@ function pickFile(base: string, has: (rel: string) => boolean): string | undefin
 }
 
 /**
+ * The relative modules a file needs to run: import and export-from declarations, `require('…')` and `import('…')`
+ * with a literal path or one built from `__dirname`/`import.meta.url` and literals (`path.join(__dirname,
+ * '../dist/index.js')`, `new URL('../dist/index.js', import.meta.url)`). A load that the code expects may fail (inside
+ * a `try` with a `catch`, or an `import()` followed by `.catch(…)`) is optional and left out.
+ */
+function requiredModules(text: string): string[] {
+  let sf: ts.SourceFile;
+  try {
+    sf = ts.createSourceFile('entry.js', text, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  const literal = (n: ts.Node | undefined): string | undefined => (n && (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) ? n.text : undefined);
+  const fromDir = (n: ts.Node | undefined): string | undefined => {
+    if (!n) return undefined;
+    const l = literal(n);
+    if (l !== undefined) return l;
+    // path.join(__dirname, '..', 'dist/index.js') / path.resolve(__dirname, '…')
+    if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && ['join', 'resolve'].includes(n.expression.name.text)) {
+      const [first, ...rest] = n.arguments;
+      if (!first || !ts.isIdentifier(first) || first.text !== '__dirname' || !rest.length) return undefined;
+      const parts = rest.map(literal);
+      return parts.every((p) => p !== undefined) ? './' + posix.join(...(parts as string[])) : undefined;
+    }
+    // new URL('../dist/index.js', import.meta.url)
+    if (ts.isNewExpression(n) && ts.isIdentifier(n.expression) && n.expression.text === 'URL' && n.arguments?.length === 2) {
+      const base = n.arguments[1]!;
+      if (ts.isPropertyAccessExpression(base) && base.name.text === 'url' && ts.isMetaProperty(base.expression)) return literal(n.arguments[0]);
+    }
+    return undefined;
+  };
+  const optional = (n: ts.Node): boolean => {
+    for (let p: ts.Node | undefined = n.parent, c: ts.Node = n; p; c = p, p = p.parent) {
+      if (ts.isTryStatement(p) && p.tryBlock === c && p.catchClause) return true;
+      if (ts.isPropertyAccessExpression(p) && p.expression === c && p.name.text === 'catch') return true;
+      if (ts.isFunctionLike(p)) return false;
+    }
+    return false;
+  };
+  const visit = (n: ts.Node): void => {
+    if ((ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) && n.moduleSpecifier) {
+      const l = literal(n.moduleSpecifier);
+      if (l !== undefined && !(ts.isImportDeclaration(n) && n.importClause?.isTypeOnly)) out.push(l);
+    } else if (ts.isCallExpression(n) && n.arguments.length >= 1) {
+      const isRequire = ts.isIdentifier(n.expression) && n.expression.text === 'require';
+      const isImport = n.expression.kind === ts.SyntaxKind.ImportKeyword;
+      if ((isRequire || isImport) && !optional(n)) {
+        let spec = fromDir(n.arguments[0]);
+        if (spec !== undefined) {
+          if (spec.startsWith('file:')) spec = undefined;
+          else if (!spec.startsWith('.') && !spec.startsWith('/') && fromDir(n.arguments[0]) !== literal(n.arguments[0])) spec = './' + spec;
+        }
+        if (spec !== undefined) out.push(spec);
+      }
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+/**
  * Modules the package's entry points need that are not in the audited tree: a `bin` file that is missing, or a
  * relative import of a `bin`, `main` or `module` file that resolves to nothing (`bin/cli.js` importing
  * `../dist/index.js` when `dist/` was not shipped). The server's code is then not there to read, so a part
@@ -110,10 +173,14 @@ export function missingEntryModules(repo: RepoFacts, own: readonly string[]): { 
     out.set(rel, { file: rel, cause: 'not-shipped' });
   };
   const entries = new Set<string>();
+  const builtFromSource = (rel: string): boolean => {
+    const gen = generatedFolderOf(rel);
+    return !!gen && !!pickFile(`${gen.slice(0, gen.lastIndexOf('/', gen.length - 2) + 1)}src/${rel.slice(gen.length)}`, has);
+  };
   for (const b of bins.map(norm)) {
     const f = pickFile(b, has);
     if (f) entries.add(f);
-    else missing(b);
+    else if (!builtFromSource(b)) missing(b);
   }
   for (const m of mains.map(norm)) {
     const f = pickFile(m, has);
@@ -123,11 +190,13 @@ export function missingEntryModules(repo: RepoFacts, own: readonly string[]): { 
     if (!SOURCE_EXT.test(f) && !bins.map(norm).includes(f)) continue;
     const t = repo.source(f, 1024 * 1024);
     if (!t.ok) continue;
-    for (const spec of importsOfText(t.text)) {
+    for (const spec of requiredModules(t.text)) {
       if (!spec.startsWith('./') && !spec.startsWith('../')) continue;
       if (/\.(?:json|node|css|wasm|html|txt|md)$/.test(spec)) continue;
       const target = norm(posix.join(posix.dirname(f), spec));
-      if (!pickFile(target, has)) missing(target);
+      if (pickFile(target, has) || has(`${target}.json`) || has(`${target}.node`)) continue;
+      if (builtFromSource(target)) continue;
+      missing(target);
     }
   }
   return [...out.values()];
