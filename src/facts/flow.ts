@@ -402,7 +402,7 @@ function entryFlows(entry: HandlerEntry, r: FnResult, run: Run, sources: ParsedS
 const SINK_KINDS = afterLoad(() => [SyntaxKind.CallExpression, SyntaxKind.NewExpression, SyntaxKind.TaggedTemplateExpression] as const);
 /** Modules whose members classifySink knows (after `node:` is stripped). */
 const SINK_MODULES = new Set([
-  'child_process', 'cross-spawn', 'execa', 'shelljs', 'zx', 'vm', ...FS_MODULES, ...HTTP_MODULES, ...DOC_MODULES, 'exceljs',
+  'child_process', 'cross-spawn', 'execa', 'shelljs', 'zx', 'vm', 'gray-matter', ...FS_MODULES, ...HTTP_MODULES, ...DOC_MODULES, 'exceljs',
   'axios', 'got', 'node-fetch', 'cross-fetch', 'undici', 'ky', ...Object.keys(CONNECT_MODULES),
 ]);
 /** Names a sink can have without an import: globals (eval, Function, fetch, WebSocket) and the SDK's StdioClientTransport. */
