@@ -51,7 +51,8 @@ import { type Check, type Family, type FnResult, type Link, type RawFlow, type S
  *     the program position is 'process', elsewhere 'argument'); cross-spawn; shelljs exec ('shell');
  *     `new StdioClientTransport({ command, args })`.
  *   code — eval, Function / new Function, vm.runInNewContext/runInThisContext/runInContext/compileFunction,
- *     new vm.Script ('eval').
+ *     new vm.Script ('eval'); gray-matter's `matter(text)` unless its options replace the `javascript` engine (its
+ *     default engine evals `---js` front matter).
  *   fs — also document libraries that open a path (xlsx readFile/writeFile, exceljs `wb.xlsx.readFile`, sharp
  *     and its `toFile`, mammoth `{ path }`) and globbing (glob, fast-glob, globby, tinyglobby: the pattern and
  *     `cwd`), see flow/sinks DOC_MODULES;
