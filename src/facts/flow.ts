@@ -51,7 +51,8 @@ import { type Check, type Family, type FnResult, type Link, type RawFlow, type S
  *     the program position is 'process', elsewhere 'argument'); cross-spawn; shelljs exec ('shell');
  *     `new StdioClientTransport({ command, args })`.
  *   code — eval, Function / new Function, vm.runInNewContext/runInThisContext/runInContext/compileFunction,
- *     new vm.Script ('eval').
+ *     new vm.Script ('eval'); gray-matter's `matter(text)` unless its options replace the `javascript` engine (its
+ *     default engine evals `---js` front matter).
  *   fs — also document libraries that open a path (xlsx readFile/writeFile, exceljs `wb.xlsx.readFile`, sharp
  *     and its `toFile`, mammoth `{ path }`) and globbing (glob, fast-glob, globby, tinyglobby: the pattern and
  *     `cwd`), see flow/sinks DOC_MODULES;
@@ -402,7 +403,7 @@ function entryFlows(entry: HandlerEntry, r: FnResult, run: Run, sources: ParsedS
 const SINK_KINDS = afterLoad(() => [SyntaxKind.CallExpression, SyntaxKind.NewExpression, SyntaxKind.TaggedTemplateExpression] as const);
 /** Modules whose members classifySink knows (after `node:` is stripped). */
 const SINK_MODULES = new Set([
-  'child_process', 'cross-spawn', 'execa', 'shelljs', 'zx', 'vm', ...FS_MODULES, ...HTTP_MODULES, ...DOC_MODULES, 'exceljs',
+  'child_process', 'cross-spawn', 'execa', 'shelljs', 'zx', 'vm', 'gray-matter', ...FS_MODULES, ...HTTP_MODULES, ...DOC_MODULES, 'exceljs',
   'axios', 'got', 'node-fetch', 'cross-fetch', 'undici', 'ky', ...Object.keys(CONNECT_MODULES),
 ]);
 /** Names a sink can have without an import: globals (eval, Function, fetch, WebSocket) and the SDK's StdioClientTransport. */

@@ -13,7 +13,8 @@ import python from './python.js';
  *     `sh -c`, shelljs, execa with the shell option);
  *   - 'argument-chooses-program': the value is the program launched (spawn/execFile/fork/execa/
  *     StdioClientTransport command);
- *   - 'argument-reaches-eval': eval, Function, the vm module, or a language runtime given the value as code on
+ *   - 'argument-reaches-eval': eval, Function, the vm module, gray-matter's `matter(text)` (its default engines
+ *     eval a `---js` front matter; not when the options replace the `javascript` engine), or a language runtime given the value as code on
  *     its command line (`spawn('python3', ['-c', code])`, `node -e`, through wrappers that name the runtime);
  *   - 'argument-as-option': the value is an element of a fixed program's argument array where it may be read as
  *     an option (`execFile('kubectl', ['get', kind])`, execa with an array): not after `--`, not glued to fixed

@@ -786,6 +786,8 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
       return { family: 'code', call, parts: [{ kind: 'eval', exprs: m === 'eval' ? args.slice(0, 1) : args }] };
     case 'vm':
       return { family: 'code', call, parts: [{ kind: 'eval', exprs: args.slice(0, 1) }] };
+    case 'matter':
+      return frontMatterEval(call, args, sources);
     case 'fs':
       return { family: 'fs', call, access: fsAccess(m)!, parts: [{ kind: 'fs', exprs: args.slice(0, TWO_PATHS.test(m) ? 2 : 1) }] };
     case 'connect':
@@ -799,6 +801,29 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
       return { family: 'http', call, parts: [{ kind: 'http', exprs: obj && dest.length ? dest : args.slice(0, 1) }] };
     }
   }
+}
+
+/**
+ * gray-matter (4.x, lib/engines.js and lib/engine.js): the language named after the opening delimiter picks the
+ * engine (`---js`, `---javascript`, any case), and the default `javascript` engine hands the front matter to
+ * `eval`. The text is code unless the options replace that engine (`engines` or `parsers` with a `javascript`
+ * key: `js` and the other spellings fall back to it). Options that cannot be read may replace it: no sink then.
+ */
+function frontMatterEval(call: string, args: Node[], sources: ParsedSources): SinkMatch | undefined {
+  const optsArg = args[1];
+  if (optsArg) {
+    const obj = objectLiteralOf(optsArg, sources);
+    if (!obj) return undefined;
+    if (obj.getProperties().some((p) => !Node.isPropertyAssignment(p) && !Node.isShorthandPropertyAssignment(p))) return undefined;
+    for (const key of ['engines', 'parsers']) {
+      const v = propertyValue(obj, key);
+      if (!v) continue;
+      const table = objectLiteralOf(v, sources);
+      if (!table || table.getProperties().some((p) => !Node.isPropertyAssignment(p) && !Node.isShorthandPropertyAssignment(p) && !Node.isMethodDeclaration(p))) return undefined;
+      if (propertyValue(table, 'javascript')) return undefined;
+    }
+  }
+  return { family: 'code', call, parts: [{ kind: 'eval', exprs: args.slice(0, 1) }] };
 }
 
 /** A library call (or `new`) that opens a path itself (DOC_MODULES): the operands that hold the path. */
@@ -1831,7 +1856,7 @@ function creationOf(expr: Node, sources: ParsedSources, depth: number): CallExpr
   return undefined;
 }
 
-type CallSinkKind = 'shell-exec' | 'spawn' | 'execa' | 'eval' | 'vm' | 'fs' | 'doc' | 'http' | 'connect';
+type CallSinkKind = 'shell-exec' | 'spawn' | 'execa' | 'eval' | 'vm' | 'matter' | 'fs' | 'doc' | 'http' | 'connect';
 
 /** Modules whose clients open outbound connections that are not HTTP requests, and the members that do (see connection()). */
 export const CONNECT_MODULES: Record<string, RegExp> = {
@@ -1886,6 +1911,8 @@ export function callSinkKind(o: Origin): CallSinkKind | undefined {
   if (mod === GLOBAL) return m === 'eval' || m === 'Function' ? 'eval' : m === 'fetch' ? 'http' : m === 'WebSocket' ? 'connect' : undefined;
   if (CONNECT_MODULES[mod]) return CONNECT_MODULES[mod]!.test(m) ? 'connect' : undefined;
   if (mod === 'vm') return /^(?:runInNewContext|runInThisContext|runInContext|compileFunction)$/.test(m) ? 'vm' : undefined;
+  // gray-matter's default export parses the text it is given (`matter(str, options)`); matter.read opens a file.
+  if (mod === 'gray-matter') return m === '' ? 'matter' : undefined;
   if (FS_MODULES.has(mod)) return fsAccess(m) ? 'fs' : undefined;
   if (DOC_MODULES.has(mod)) return docAccess(mod, m) ? 'doc' : undefined;
   if (HTTP_MODULES.has(mod)) return m === 'request' || m === 'get' ? 'http' : undefined;
