@@ -82,10 +82,36 @@ function systemSource(n: ts.Node): string | undefined {
   return undefined;
 }
 
-/** `new Promise((resolve, reject) => …)`: its executor runs at once, so what it runs is run by the code around it. */
+/** Helpers a compiler emits for `async` functions: their function argument is the async body itself. */
+const ASYNC_HELPERS = new Set(['__awaiter', '__async', '__generator']);
+
+/**
+ * A function that stands for the code around it: the executor of `new Promise((resolve, reject) => …)` (it runs at
+ * once), or the body a compiler hands to `__awaiter(this, …, function* () {…})` / `__async(…)` / `__generator(…)`
+ * (an `async` function compiled for an older target).
+ */
 function isPromiseExecutor(fn: ts.Node): boolean {
   const p = fn.parent;
-  return !!p && ts.isNewExpression(p) && p.arguments?.[0] === fn && ts.isIdentifier(rawUnwrap(p.expression)) && (rawUnwrap(p.expression) as ts.Identifier).text === 'Promise';
+  if (!p || !(ts.isNewExpression(p) || ts.isCallExpression(p)) || !p.arguments?.includes(fn as ts.Expression)) return false;
+  const c = rawUnwrap(p.expression);
+  if (!ts.isIdentifier(c)) return false;
+  return ts.isNewExpression(p) ? c.text === 'Promise' && p.arguments[0] === fn : ASYNC_HELPERS.has(c.text);
+}
+
+/** `catch (e) { …; throw e; }`: a catch that rethrows its own binding lets the failure through. */
+function rethrows(clause: ts.Node): boolean {
+  if (!ts.isCatchClause(clause)) return false;
+  const cc = clause;
+  const b = cc.variableDeclaration?.name;
+  if (!b || !ts.isIdentifier(b)) return false;
+  let found = false;
+  const visit = (n: ts.Node): void => {
+    if (found || isRawFunctionLike(n)) return;
+    if (ts.isThrowStatement(n) && n.expression && ts.isIdentifier(rawUnwrap(n.expression)) && (rawUnwrap(n.expression) as ts.Identifier).text === b.text) found = true;
+    else ts.forEachChild(n, visit);
+  };
+  visit(cc.block);
+  return found;
 }
 
 type HelperMemo = Map<Fn, Map<number, string | null>>;
@@ -172,8 +198,9 @@ function runsCommand(root: ts.Node, depth: number, ctx: Ctx, sf: SourceFile): st
   const visit = (n: ts.Node): void => {
     if (found) return;
     if (n !== root && isRawFunctionLike(n) && !isPromiseExecutor(n)) return;
-    // A nested try with its own catch handles what its block throws: only its catch and finally blocks count.
-    if (ts.isTryStatement(n) && n.catchClause) {
+    // A nested try with its own catch handles what its block throws: only its catch and finally blocks count, unless
+    // the catch rethrows the error it caught.
+    if (ts.isTryStatement(n) && n.catchClause && !rethrows(n.catchClause)) {
       visit(n.catchClause.block);
       if (n.finallyBlock) visit(n.finallyBlock);
       return;
