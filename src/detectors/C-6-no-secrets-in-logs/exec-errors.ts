@@ -18,7 +18,7 @@ import { isFn, passThrough, sinkOf, type Code, type Fn } from '../support/source
  *     (JSON.stringify) into a tool result's `content` / `structuredContent` (directly, or through a helper of the
  *     package whose parameter lands there, such as `createResponse(op, text, isError)`), into
  *     `new McpError(…)`, or into an error thrown (or rethrown) from a tool handler.
- * The same holds for a driver's failure to connect or launch (DRIVER_ENTRIES: SQL Server, Postgres, MySQL, SSH,
+ * The same holds for a driver's failure to connect or launch (DRIVER_ENTRIES: SQL Server, Postgres, MySQL,
  * Puppeteer, Playwright, Selenium) when the `try` block opens the connection or launches the browser (directly or two
  * calls deep): its message names the host and port, or the absolute path of the browser. A runner that wraps the
  * command or the connection in `new Promise((resolve, reject) => …)` is read through the executor.
@@ -37,7 +37,8 @@ const ERROR_CLASSES = /(?:^|\.)(?:McpError|ProtocolError)$/;
  * (`Failed to connect to db.internal:1433`, `connect ECONNREFUSED 10.0.0.5:22`), a browser's launch error the absolute
  * path of its executable or cache (`Executable doesn't exist at /home/…/ms-playwright/…`). Keyed by module, the last
  * name of the call or constructor that opens the connection or launches the browser (an instance's later calls are
- * not followed: the error is only certain where the try block opens the connection).
+ * not followed: the error is only certain where the try block opens the connection). An SSH client is left out: its
+ * errors are short and name only the host the caller gave (see present/cli-errors-mapped).
  */
 const DRIVER_ENTRIES: Readonly<Record<string, ReadonlySet<string>>> = {
   tedious: new Set(['Connection']),
@@ -46,15 +47,13 @@ const DRIVER_ENTRIES: Readonly<Record<string, ReadonlySet<string>>> = {
   mysql: new Set(['createConnection', 'createPool']),
   mysql2: new Set(['createConnection', 'createPool']),
   'mysql2/promise': new Set(['createConnection', 'createPool']),
-  ssh2: new Set(['Client']),
-  'node-ssh': new Set(['NodeSSH']),
   puppeteer: new Set(['launch', 'connect']),
   'puppeteer-core': new Set(['launch', 'connect']),
   playwright: new Set(['launch', 'launchPersistentContext', 'connect', 'connectOverCDP']),
   'playwright-core': new Set(['launch', 'launchPersistentContext', 'connect', 'connectOverCDP']),
   'selenium-webdriver': new Set(['Builder']),
 };
-const SYSTEM_MODULES = /child_process|execa|tedious|mssql|\bpg\b|mysql|ssh2|node-ssh|puppeteer|playwright|selenium-webdriver/;
+const SYSTEM_MODULES = /child_process|execa|tedious|mssql|\bpg\b|mysql|puppeteer|playwright|selenium-webdriver/;
 
 /** Is this callee a child-process runner of node:child_process or execa (promisified forms included)? */
 function isExecCallee(callee: ts.Node): boolean {
