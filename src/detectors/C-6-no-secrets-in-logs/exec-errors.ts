@@ -18,6 +18,10 @@ import { isFn, passThrough, sinkOf, type Code, type Fn } from '../support/source
  *     (JSON.stringify) into a tool result's `content` / `structuredContent` (directly, or through a helper of the
  *     package whose parameter lands there, such as `createResponse(op, text, isError)`), into
  *     `new McpError(…)`, or into an error thrown (or rethrown) from a tool handler.
+ * The same holds for a driver's failure to connect or launch (DRIVER_ENTRIES: SQL Server, Postgres, MySQL,
+ * Puppeteer, Playwright, Selenium) when the `try` block opens the connection or launches the browser (directly or two
+ * calls deep): its message names the host and port, or the absolute path of the browser. A runner that wraps the
+ * command or the connection in `new Promise((resolve, reject) => …)` is read through the executor.
  * `err.code`, `err.status`, `err.signal`, a fixed message, a message mapped from stderr's content, and the message of
  * the package's own error class (`err instanceof SyncError ? err.message : 'Sync failed.'`) are fine.
  */
@@ -27,6 +31,29 @@ const EXECA_FUNCTIONS = new Set(['execa', 'execaSync', 'execaCommand', 'execaCom
 /** Properties of a child-process error that carry the command line or its raw stderr. */
 const RAW_PROPS = new Set(['message', 'stderr', 'cmd', 'command', 'shortMessage', 'all']);
 const ERROR_CLASSES = /(?:^|\.)(?:McpError|ProtocolError)$/;
+
+/**
+ * Drivers whose failure to connect or launch is a system message: the connection error names the host and port
+ * (`Failed to connect to db.internal:1433`, `connect ECONNREFUSED 10.0.0.5:22`), a browser's launch error the absolute
+ * path of its executable or cache (`Executable doesn't exist at /home/…/ms-playwright/…`). Keyed by module, the last
+ * name of the call or constructor that opens the connection or launches the browser (an instance's later calls are
+ * not followed: the error is only certain where the try block opens the connection). An SSH client is left out: its
+ * errors are short and name only the host the caller gave (see present/cli-errors-mapped).
+ */
+const DRIVER_ENTRIES: Readonly<Record<string, ReadonlySet<string>>> = {
+  tedious: new Set(['Connection']),
+  mssql: new Set(['connect', 'ConnectionPool']),
+  pg: new Set(['Client', 'Pool']),
+  mysql: new Set(['createConnection', 'createPool']),
+  mysql2: new Set(['createConnection', 'createPool']),
+  'mysql2/promise': new Set(['createConnection', 'createPool']),
+  puppeteer: new Set(['launch', 'connect']),
+  'puppeteer-core': new Set(['launch', 'connect']),
+  playwright: new Set(['launch', 'launchPersistentContext', 'connect', 'connectOverCDP']),
+  'playwright-core': new Set(['launch', 'launchPersistentContext', 'connect', 'connectOverCDP']),
+  'selenium-webdriver': new Set(['Builder']),
+};
+const SYSTEM_MODULES = /child_process|execa|tedious|mssql|\bpg\b|mysql|puppeteer|playwright|selenium-webdriver/;
 
 /** Is this callee a child-process runner of node:child_process or execa (promisified forms included)? */
 function isExecCallee(callee: ts.Node): boolean {
@@ -38,14 +65,64 @@ function isExecCallee(callee: ts.Node): boolean {
   return false;
 }
 
+/** The driver module when this callee (of a call or a `new`) opens a connection or launches a browser (DRIVER_ENTRIES). */
+function driverOf(callee: ts.Node): string | undefined {
+  const o = rawOriginOf(callee);
+  const entries = o && DRIVER_ENTRIES[o.module];
+  if (!o || !entries) return undefined;
+  const path = o.path.filter((p) => p !== 'default');
+  return entries.has(path[path.length - 1] ?? '') ? o.module : undefined;
+}
+
+/** What a call or `new` runs: 'command' for a child-process runner, the driver module for a driver entry, else undefined. */
+function systemSource(n: ts.Node): string | undefined {
+  if (ts.isCallExpression(n)) return isExecCallee(n.expression) ? 'command' : driverOf(n.expression);
+  if (ts.isNewExpression(n)) return driverOf(n.expression);
+  return undefined;
+}
+
+/** Helpers a compiler emits for `async` functions: their function argument is the async body itself. */
+const ASYNC_HELPERS = new Set(['__awaiter', '__async', '__generator']);
+
+/**
+ * A function that stands for the code around it: the executor of `new Promise((resolve, reject) => …)` (it runs at
+ * once), or the body a compiler hands to `__awaiter(this, …, function* () {…})` / `__async(…)` / `__generator(…)`
+ * (an `async` function compiled for an older target).
+ */
+function isPromiseExecutor(fn: ts.Node): boolean {
+  const p = fn.parent;
+  if (!p || !(ts.isNewExpression(p) || ts.isCallExpression(p)) || !p.arguments?.includes(fn as ts.Expression)) return false;
+  const c = rawUnwrap(p.expression);
+  if (!ts.isIdentifier(c)) return false;
+  return ts.isNewExpression(p) ? c.text === 'Promise' && p.arguments[0] === fn : ASYNC_HELPERS.has(c.text);
+}
+
+/** `catch (e) { …; throw e; }`: a catch that rethrows its own binding lets the failure through. */
+function rethrows(clause: ts.Node): boolean {
+  if (!ts.isCatchClause(clause)) return false;
+  const cc = clause;
+  const b = cc.variableDeclaration?.name;
+  if (!b || !ts.isIdentifier(b)) return false;
+  let found = false;
+  const visit = (n: ts.Node): void => {
+    if (found || isRawFunctionLike(n)) return;
+    if (ts.isThrowStatement(n) && n.expression && ts.isIdentifier(rawUnwrap(n.expression)) && (rawUnwrap(n.expression) as ts.Identifier).text === b.text) found = true;
+    else ts.forEachChild(n, visit);
+  };
+  visit(cc.block);
+  return found;
+}
+
 type HelperMemo = Map<Fn, Map<number, string | null>>;
 type Ctx = {
   code: Code;
-  runsMemo: Map<ts.Node, { depth: number; found: boolean }>;
+  runsMemo: Map<ts.Node, { depth: number; found: string | undefined }>;
   /** Files that name child_process or execa: the only ones where a call can be a runner itself. */
   execFiles: Set<ts.SourceFile>;
   /** Names of the package's functions that run a command, or call one that does (two levels): only these calls are resolved. */
   runnerNames: Set<string>;
+  /** The package's named functions by name, with their file: a method called on an instance passed in as a parameter. */
+  fnsByName: Map<string, { fn: ts.Node; sf: SourceFile }[]>;
 };
 
 /** The last name of a callee: `run` for run(…), this.run(…), kubectl.run(…). */
@@ -62,9 +139,9 @@ function fnName(fn: ts.Node): string | undefined {
   return undefined;
 }
 
-/** The name of the function around a node, if it has one. */
+/** The name of the function around a node, if it has one (a Promise executor stands for the function around it). */
 function enclosingFnName(n: ts.Node): string | undefined {
-  for (let p = n.parent; p; p = p.parent) if (isRawFunctionLike(p)) return fnName(p);
+  for (let p = n.parent; p; p = p.parent) if (isRawFunctionLike(p) && !isPromiseExecutor(p)) return fnName(p);
   return undefined;
 }
 
@@ -73,16 +150,26 @@ function enclosingFnName(n: ts.Node): string | undefined {
  * that name child_process or execa), then of functions that call one of those, twice. A name is only a key: the call
  * is still resolved (functionOf) and its body read before it counts.
  */
-function runnerIndex(code: Code): { execFiles: Set<ts.SourceFile>; runnerNames: Set<string> } {
+function runnerIndex(code: Code): Pick<Ctx, 'execFiles' | 'runnerNames' | 'fnsByName'> {
   const execFiles = new Set<ts.SourceFile>();
-  for (const [, sf] of code.files) if (/child_process|execa/.test(sf.compilerNode.text)) execFiles.add(sf.compilerNode);
+  for (const [, sf] of code.files) if (SYSTEM_MODULES.test(sf.compilerNode.text)) execFiles.add(sf.compilerNode);
   const calls: ts.CallExpression[] = [];
-  for (const [, sf] of code.files) for (const cn of rawOfKinds(sf, [SyntaxKind.CallExpression], () => true)) calls.push(cn as ts.CallExpression);
   const runnerNames = new Set<string>();
-  for (const c of calls) {
-    if (!execFiles.has(c.getSourceFile()) || !isExecCallee(c.expression)) continue;
-    const name = enclosingFnName(c);
-    if (name) runnerNames.add(name);
+  const fnsByName: Ctx['fnsByName'] = new Map();
+  for (const [, sf] of code.files) {
+    for (const fn of rawOfKinds(sf, [SyntaxKind.FunctionDeclaration, SyntaxKind.MethodDeclaration, SyntaxKind.FunctionExpression, SyntaxKind.ArrowFunction], () => true)) {
+      const name = fnName(fn);
+      if (!name) continue;
+      const list = fnsByName.get(name) ?? [];
+      list.push({ fn, sf });
+      fnsByName.set(name, list);
+    }
+    for (const cn of rawOfKinds(sf, [SyntaxKind.CallExpression, SyntaxKind.NewExpression], () => true)) {
+      if (ts.isCallExpression(cn)) calls.push(cn);
+      if (!execFiles.has(sf.compilerNode) || !systemSource(cn)) continue;
+      const name = enclosingFnName(cn);
+      if (name) runnerNames.add(name);
+    }
   }
   for (let level = 0; level < 2; level++) {
     const next: string[] = [];
@@ -94,35 +181,42 @@ function runnerIndex(code: Code): { execFiles: Set<ts.SourceFile>; runnerNames: 
     }
     for (const n of next) runnerNames.add(n);
   }
-  return { execFiles, runnerNames };
+  return { execFiles, runnerNames, fnsByName };
 }
 
-/** Does this code (not counting nested functions) run a command, or call a package function that does (up to `depth` calls)? */
-function runsCommand(root: ts.Node, depth: number, ctx: Ctx, sf: SourceFile): boolean {
+/**
+ * Does this code (not counting nested functions other than a Promise executor) run a command or open a driver's
+ * connection, or call a package function that does (up to `depth` calls)? Returns 'command' or the driver module.
+ */
+function runsCommand(root: ts.Node, depth: number, ctx: Ctx, sf: SourceFile): string | undefined {
   // A body that runs a command within d calls also does within more; one that does not is read again deeper.
   const hit = ctx.runsMemo.get(root);
   if (hit && (hit.found || hit.depth >= depth)) return hit.found;
-  ctx.runsMemo.set(root, { depth, found: false }); // cycles
-  let found = false;
+  ctx.runsMemo.set(root, { depth, found: undefined }); // cycles
+  let found: string | undefined;
   const visit = (n: ts.Node): void => {
     if (found) return;
-    if (n !== root && isRawFunctionLike(n)) return;
-    // A nested try with its own catch handles what its block throws: only its catch and finally blocks count.
-    if (ts.isTryStatement(n) && n.catchClause) {
+    if (n !== root && isRawFunctionLike(n) && !isPromiseExecutor(n)) return;
+    // A nested try with its own catch handles what its block throws: only its catch and finally blocks count, unless
+    // the catch rethrows the error it caught.
+    if (ts.isTryStatement(n) && n.catchClause && !rethrows(n.catchClause)) {
       visit(n.catchClause.block);
       if (n.finallyBlock) visit(n.finallyBlock);
       return;
     }
-    if (ts.isCallExpression(n)) {
-      if (ctx.execFiles.has(sf.compilerNode) && isExecCallee(n.expression)) {
-        found = true;
+    if (ts.isCallExpression(n) || ts.isNewExpression(n)) {
+      const source = ctx.execFiles.has(sf.compilerNode) ? systemSource(n) : undefined;
+      if (source) {
+        found = source;
         return;
       }
-      const callee = calleeName(n.expression);
+      const callee = ts.isCallExpression(n) ? calleeName(n.expression) : undefined;
       if (depth > 0 && callee && ctx.runnerNames.has(callee)) {
-        const fn = calleeFn(n, ctx, sf);
-        if (fn && runsCommand(fn.compilerNode, depth - 1, ctx, fn.getSourceFile())) {
-          found = true;
+        const fn = calleeFn(n as ts.CallExpression, ctx, sf);
+        const target = fn ? { fn: fn.compilerNode, sf: fn.getSourceFile() } : instanceMethod(n as ts.CallExpression, callee, ctx);
+        const deeper = target && runsCommand(target.fn, depth - 1, ctx, target.sf);
+        if (deeper) {
+          found = deeper;
           return;
         }
       }
@@ -141,6 +235,21 @@ function calleeFn(call: ts.CallExpression, ctx: Ctx, sf: SourceFile): Fn | undef
   } catch {
     return undefined;
   }
+}
+
+/**
+ * `manager.getConnection()` where `manager` is a parameter (a class instance handed to `registerTools(server, manager)`)
+ * that scope cannot follow: the package's one function of that name, when exactly one is declared and the receiver is
+ * not a library's value (a library's own `pool.getConnection()` is not the package's method).
+ */
+function instanceMethod(call: ts.CallExpression, name: string, ctx: Ctx): { fn: ts.Node; sf: SourceFile } | undefined {
+  const c = rawUnwrap(call.expression);
+  if (!ts.isPropertyAccessExpression(c)) return undefined;
+  const recv = rawUnwrap(c.expression);
+  if (!ts.isIdentifier(recv) && !(ts.isPropertyAccessExpression(recv) && rawUnwrap(recv.expression).kind === SyntaxKind.ThisKeyword)) return undefined;
+  if (rawOriginOf(recv)) return undefined;
+  const defs = ctx.fnsByName.get(name);
+  return defs && defs.length === 1 ? defs[0] : undefined;
 }
 
 /**
@@ -248,7 +357,7 @@ function helperChannel(fn: Fn, index: number, memo: HelperMemo): string | undefi
  */
 export function execErrorsToClient(code: Code, inHandler: (n: Node) => boolean): Finding[] {
   // Only a package that runs commands can have one.
-  if (!code.files.some(([, sf]) => /child_process|execa/.test(sf.compilerNode.text))) return [];
+  if (!code.files.some(([, sf]) => SYSTEM_MODULES.test(sf.compilerNode.text))) return [];
   const findings: Finding[] = [];
   const runsMemo: Ctx['runsMemo'] = new Map();
   const index = runnerIndex(code);
@@ -261,12 +370,18 @@ export function execErrorsToClient(code: Code, inHandler: (n: Node) => boolean):
       const binding = cc.variableDeclaration?.name;
       if (!binding || !ts.isIdentifier(binding)) continue;
       const tryStmt = cc.parent as import("typescript").TryStatement;
-      if (!runsCommand(tryStmt.tryBlock, 2, ctx, sf)) continue;
-      // References to the binding in the catch block, outside nested functions.
+      const source = runsCommand(tryStmt.tryBlock, 2, ctx, sf);
+      if (!source) continue;
+      // References to the binding in the catch block, outside nested functions; `const err = error` is read as the binding.
       const refs: ts.Identifier[] = [];
+      const names = new Set([binding.text]);
       const visit = (n: ts.Node): void => {
         if (isRawFunctionLike(n)) return;
-        if (ts.isIdentifier(n) && n.text === binding.text && n !== binding) refs.push(n);
+        if (ts.isIdentifier(n) && names.has(n.text) && n !== binding) {
+          const p = n.parent;
+          if (ts.isVariableDeclaration(p) && p.initializer === n && ts.isIdentifier(p.name)) names.add(p.name.text);
+          else if (!(ts.isVariableDeclaration(p) && p.name === n)) refs.push(n);
+        }
         ts.forEachChild(n, visit);
       };
       visit(cc.block);
@@ -278,8 +393,8 @@ export function execErrorsToClient(code: Code, inHandler: (n: Node) => boolean):
         if (!channel) continue;
         const line = rawPositionOf(r).line;
         findings.push({
-          messageId: 'exec-error-to-client',
-          data: { name: start.getText().slice(0, 60), channel },
+          messageId: source === 'command' ? 'exec-error-to-client' : 'driver-error-to-client',
+          data: source === 'command' ? { name: start.getText().slice(0, 60), channel } : { name: start.getText().slice(0, 60), source, channel },
           location: { file, line },
           evidence: (start.getFirstAncestor((a) => Node.isReturnStatement(a) || Node.isThrowStatement(a) || Node.isExpressionStatement(a) || Node.isVariableStatement(a)) ?? start).getText().replace(/\s+/g, ' ').slice(0, 120),
         });

@@ -38,6 +38,7 @@ import { CONSOLE_METHODS, isPersonalName, isSecretName, LOGGER_METHODS, LOGGER_N
  * `structuredContent`, into `new McpError(…)` / `new ProtocolError(…)`, or into an error thrown from a
  * tool handler (the SDK turns it into the result's text).
  * A failed command's raw error (its command line and stderr) sent to the client (exec-errors.ts).
+ * A driver's raw connection or launch error (the host it names, the browser's path) sent to the client (exec-errors.ts).
  * Python source only: the Python reading (python.ts), with the same message ids.
  */
 
@@ -279,6 +280,7 @@ export default defineDetector({
     'http-error-in-log': ['name', 'call'],
     'stack-to-client': ['channel'],
     'exec-error-to-client': ['name', 'channel'],
+    'driver-error-to-client': ['name', 'source', 'channel'],
   },
   judge({ inputs: { repo } }) {
     const src = codeOf(repo);
