@@ -83,6 +83,8 @@ describe('X-8 classification rules (legs.ts)', () => {
     [{ name: 'billing-services-updater', description: 'Run one of these operations: sendInvoice, update_product_name', properties: ['operation', 'params'] }, ['outbound']],
     // Without an operation selector, an operation named in help text is not run by the tool.
     [{ name: 'coding-rules', description: 'Call before get-user or send-invoice.', properties: ['creationType'] }, []],
+    // An operation selector whose help names another tool lists no operation.
+    [{ name: 'manage_comment', description: 'Edit or delete a PR comment. Pass `version` (from get_pull_request output) to save a fetch.', properties: ['action', 'comment_id'] }, []],
     // Prose hyphenation is not an operation.
     [{ name: 'project-services-reader', description: 'Select one read-only operation, e.g. the built-in check-in.', properties: ['selectSchema'] }, []],
     // A webhook or notification destination written at call time is an exit; switching the configured one on is not.

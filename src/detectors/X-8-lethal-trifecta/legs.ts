@@ -365,16 +365,22 @@ const OPERATION_SELECTORS = ['operation', 'operations', 'operation_id', 'operati
 /** An operation identifier written in prose: two or more words joined by `-` or `_`, or camelCase (`get-user`, `list_customers`, `createWebhook`). */
 const OPERATION_ID = /(?<![\p{L}\p{N}_./-])[A-Za-z][a-z0-9]*(?:(?:[-_][a-z0-9]+)+|(?:[A-Z][a-z0-9]+)+)(?![\p{L}\p{N}_/-]|\.[\p{L}\p{N}])/gu;
 
+/** Where a description starts listing the operations it selects from (`one of the following … operations`, `Operations:`). */
+const OPERATION_LIST = /\b(?:one\s+of\s+the\s+following|(?:available|supported|following)\s+(?:[\w-]+\s+)?(?:operations|actions|endpoints)|(?:operations|actions)\s*:)/i;
+
 /**
- * The operations a generic tool enumerates: when its input schema has an operation selector, the identifiers of its
- * description whose first word is a verb of the vocabulary (`get-user`, `manage-env-vars` is not read). Each is then
- * classified by the name rules, as if it were a tool of its own.
+ * The operations a generic tool enumerates: when its input schema has an operation selector and its description
+ * says it lists them, the identifiers after that point whose first word is a verb of the vocabulary (`get-user`;
+ * `manage-env-vars` is not read). Each is then classified by the name rules, as if it were a tool of its own. A tool
+ * that merely names another tool in its help (`version from get_pull_request`) lists nothing.
  */
 export function enumeratedOperations(t: ToolView): string[] {
   if (typeof t.description !== 'string') return [];
   if (!(t.properties ?? []).some((p) => OPERATION_SELECTORS.includes(normProp(p)))) return [];
+  const cue = OPERATION_LIST.exec(t.description);
+  if (!cue) return [];
   const ops = new Set<string>();
-  for (const m of t.description.matchAll(OPERATION_ID)) {
+  for (const m of t.description.slice(cue.index + cue[0].length).matchAll(OPERATION_ID)) {
     const words = nameWords(m[0]);
     if (words.length >= 2 && VERBS.has(words[0]!) && m[0] !== t.name) ops.add(m[0]);
     if (ops.size >= 200) break;
