@@ -91,6 +91,8 @@ describe('X-8 classification rules (legs.ts)', () => {
     [{ name: 'create_notification_setting', description: 'Create a notification destination.', properties: ['description', 'type', 'destination', 'subscribedEvents'] }, ['outbound']],
     [{ name: 'update_notification_setting', properties: ['notificationSettingId', 'active', 'subscribedEvents'] }, []],
     [{ name: 'create_webhook_subscription', properties: ['event_types', 'notification_url'] }, ['outbound']],
+    // A notification preference that switches e-mail on or off names no address.
+    [{ name: 'update_notification_preferences', properties: ['email', 'sms', 'target'] }, []],
     [{ name: 'get_usage', description: 'Returns usage examples for a command of the CLI.', properties: ['command'] }, []],
     [{ name: 'show_usage', description: 'Shows the help text of this server.', properties: [] }, []],
     [{ name: 'check_quota', description: 'Reports how many entries the local cache may still hold before eviction.', properties: [] }, []],

@@ -185,7 +185,7 @@ function requestFromFile(t: ToolView): boolean {
 /** What a vendor delivers its events to: a webhook, a notification destination, a callback. */
 const DELIVERY_OBJECTS = ['webhook', 'webhooks', 'hook', 'hooks', 'notification', 'notifications', 'callback', 'callbacks', 'destination', 'destinations'];
 /** Arguments that carry that destination's address. */
-const DELIVERY_ARGS = ['destination', 'destinations', 'target', 'target_url', 'address', 'callback', 'uri', 'endpoint', 'url', 'email', 'emails'];
+const DELIVERY_ARGS = ['destination', 'destinations', 'target_url', 'address', 'callback', 'uri', 'endpoint', 'url'];
 
 /** The user's own account, named from its side: `get_me`, `list_my_issues`, GET /me/messages. */
 const OWN_ACCOUNT = ['me', 'my', 'mine', 'myself', 'self', 'whoami'];
