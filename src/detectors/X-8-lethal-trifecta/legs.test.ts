@@ -78,6 +78,21 @@ describe('X-8 classification rules (legs.ts)', () => {
     [{ name: 'get_billing', description: 'Show the credit balance and billing period of the account.', properties: [] }, ['private']],
     // The name alone is not the account: "usage" is also help text, a "quota" a local cache's.
     [{ name: 'check_usage', properties: [] }, []],
+    // One generic tool selecting the vendor's operations: the operations its description lists are what it serves.
+    [{ name: 'netlify-user-services-reader', description: 'Select and run one of the following read operations (read-only) get-user', properties: ['selectSchema'] }, ['private']],
+    [{ name: 'billing-services-updater', description: 'Run one of these operations: sendInvoice, update_product_name', properties: ['operation', 'params'] }, ['outbound']],
+    // Without an operation selector, an operation named in help text is not run by the tool.
+    [{ name: 'coding-rules', description: 'Call before get-user or send-invoice.', properties: ['creationType'] }, []],
+    // An operation selector whose help names another tool lists no operation.
+    [{ name: 'manage_comment', description: 'Edit or delete a PR comment. Pass `version` (from get_pull_request output) to save a fetch.', properties: ['action', 'comment_id'] }, []],
+    // Prose hyphenation is not an operation.
+    [{ name: 'project-services-reader', description: 'Select one read-only operation, e.g. the built-in check-in.', properties: ['selectSchema'] }, []],
+    // A webhook or notification destination written at call time is an exit; switching the configured one on is not.
+    [{ name: 'create_notification_setting', description: 'Create a notification destination.', properties: ['description', 'type', 'destination', 'subscribedEvents'] }, ['outbound']],
+    [{ name: 'update_notification_setting', properties: ['notificationSettingId', 'active', 'subscribedEvents'] }, []],
+    [{ name: 'create_webhook_subscription', properties: ['event_types', 'notification_url'] }, ['outbound']],
+    // A notification preference that switches e-mail on or off names no address.
+    [{ name: 'update_notification_preferences', properties: ['email', 'sms', 'target'] }, []],
     [{ name: 'get_usage', description: 'Returns usage examples for a command of the CLI.', properties: ['command'] }, []],
     [{ name: 'show_usage', description: 'Shows the help text of this server.', properties: [] }, []],
     [{ name: 'check_quota', description: 'Reports how many entries the local cache may still hold before eviction.', properties: [] }, []],

@@ -182,6 +182,11 @@ function requestFromFile(t: ToolView): boolean {
   return ![t.title, t.description].some((s) => typeof s === 'string' && HTTP_SENSE.test(s));
 }
 
+/** What a vendor delivers its events to: a webhook, a notification destination, a callback. */
+const DELIVERY_OBJECTS = ['webhook', 'webhooks', 'hook', 'hooks', 'notification', 'notifications', 'callback', 'callbacks', 'destination', 'destinations'];
+/** Arguments that carry that destination's address. */
+const DELIVERY_ARGS = ['destination', 'destinations', 'target_url', 'address', 'callback', 'uri', 'endpoint', 'url'];
+
 /** The user's own account, named from its side: `get_me`, `list_my_issues`, GET /me/messages. */
 const OWN_ACCOUNT = ['me', 'my', 'mine', 'myself', 'self', 'whoami'];
 
@@ -223,6 +228,14 @@ export const LEG_RULES: readonly LegRule[] = [
   { id: 'recipient-argument', legs: ['outbound'], properties: { exact: ['recipient', 'recipients', 'cc', 'bcc', 'to_email', 'to_address', 'email_to', 'phone_number', 'webhook', 'webhooks'] } },
   // A browser or scraping session that opens pages under the user's saved logins reads the user's accounts.
   { id: 'reads-local-file-argument', legs: ['private'], properties: { exact: LOCAL_PATH_ARGS }, text: LOCAL_FILE_READ, notWords: REMOVES },
+  // A webhook or notification destination written at call time: the vendor then delivers its events (with the
+  // account's records) to the address the call chose.
+  {
+    id: 'sets-delivery-destination',
+    legs: ['outbound'],
+    name: { verbs: ['create', 'add', 'new', 'make', 'update', 'edit', 'set', 'put', 'patch', 'modify', 'save', 'insert'], objects: DELIVERY_OBJECTS },
+    properties: { exact: DELIVERY_ARGS },
+  },
   { id: 'saved-login-argument', legs: ['private'], properties: { exact: ['storage_state', 'user_data_dir', 'browser_profile', 'profile_id', 'auth_context_id', 'persistent_context'] } },
 
   // --- annotations -------------------------------------------------------------------------------------
@@ -344,6 +357,40 @@ function ruleMatches(r: LegRule, t: ToolView, words: string[], verb: { verb?: st
   return true;
 }
 
+/**
+ * Arguments by which one generic tool selects which of the vendor's operations it runs (`selectSchema`,
+ * `operation`, `action`): the tool serves every operation it lists.
+ */
+const OPERATION_SELECTORS = ['operation', 'operations', 'operation_id', 'operation_name', 'op', 'action', 'select_schema', 'subcommand'];
+/** An operation identifier written in prose: two or more words joined by `-` or `_`, or camelCase (`get-user`, `list_customers`, `createWebhook`). */
+const OPERATION_ID = /(?<![\p{L}\p{N}_./-])[A-Za-z][a-z0-9]*(?:(?:[-_][a-z0-9]+)+|(?:[A-Z][a-z0-9]+)+)(?![\p{L}\p{N}_/-]|\.[\p{L}\p{N}])/gu;
+
+/** Where a description starts listing the operations it selects from (`one of the following … operations`, `Operations:`). */
+const OPERATION_LIST = /\b(?:one\s+of\s+the\s+following|(?:available|supported|following)\s+(?:[\w-]+\s+)?(?:operations|actions|endpoints)|(?:operations|actions)\s*:)/i;
+
+/**
+ * The operations a generic tool enumerates: when its input schema has an operation selector and its description
+ * says it lists them, the identifiers after that point whose first word is a verb of the vocabulary (`get-user`;
+ * `manage-env-vars` is not read). Each is then classified by the name rules, as if it were a tool of its own. A tool
+ * that merely names another tool in its help (`version from get_pull_request`) lists nothing.
+ */
+export function enumeratedOperations(t: ToolView): string[] {
+  if (typeof t.description !== 'string') return [];
+  if (!(t.properties ?? []).some((p) => OPERATION_SELECTORS.includes(normProp(p)))) return [];
+  const cue = OPERATION_LIST.exec(t.description);
+  if (!cue) return [];
+  const ops = new Set<string>();
+  for (const m of t.description.slice(cue.index + cue[0].length).matchAll(OPERATION_ID)) {
+    const words = nameWords(m[0]);
+    if (words.length >= 2 && VERBS.has(words[0]!) && m[0] !== t.name) ops.add(m[0]);
+    if (ops.size >= 200) break;
+  }
+  return [...ops];
+}
+
+/** Rules read from an operation identifier alone: its name (and the product), never the generic tool's own schema or prose. */
+const nameOnly = (r: LegRule): boolean => r.name !== undefined && !r.properties && !r.annotations && !r.text && !r.notFileInput;
+
 /** The legs of one tool, each with the first rule that put it there (rules in LEG_RULES order). */
 export function classifyTool(t: ToolView): LegHit[] {
   const words = nameWords(t.name);
@@ -352,6 +399,15 @@ export function classifyTool(t: ToolView): LegHit[] {
   for (const r of LEG_RULES) {
     if (!ruleMatches(r, t, words, verb)) continue;
     for (const leg of r.legs) if (!out.some((h) => h.leg === leg)) out.push({ leg, rule: r.id });
+  }
+  for (const op of enumeratedOperations(t)) {
+    const ow = nameWords(op);
+    const ov = verbOf(ow);
+    const view: ToolView = { name: op, ...(t.context !== undefined ? { context: t.context } : {}) };
+    for (const r of LEG_RULES) {
+      if (!nameOnly(r) || !ruleMatches(r, view, ow, ov)) continue;
+      for (const leg of r.legs) if (!out.some((h) => h.leg === leg)) out.push({ leg, rule: `operation ${op}: ${r.id}` });
+    }
   }
   return out.sort((a, b) => LEGS.indexOf(a.leg) - LEGS.indexOf(b.leg));
 }
