@@ -18,7 +18,9 @@ import { ofKinds, unwrap, type ParsedSources } from '../../facts/ts-source.js';
  *   - a clause of a command switch that ends without serving while another clause starts stdio (`case 'auth': …
  *     break;`, `default: showHelp(); process.exit(1)`);
  *   - a function whose every call site in the files read is on such a path (`listTools()` called only
- *     under `--list-tools`, `startSSEServer()` called only on the SSE branch), followed three calls up.
+ *     under `--list-tools`, `startSSEServer()` called only on the SSE branch), followed three calls up; a callback
+ *     handed to a call, or given in an options object to a call (`new DeviceCodeCredential({ userPromptCallback })`),
+ *     has that call as its site.
  *
  * Conditions are read syntactically (`!`, `&&`, `||`, comparisons with literals, a const or class field
  * holding a condition, one level); anything else is taken as a path stdio may take.
@@ -272,5 +274,12 @@ export function neverRunsOnStdio(node: Node, ctx: ModeContext, depth = 0): boole
   // A callback runs when the call it is given to runs: `app.listen(port, () => console.log(…))`.
   const p = fn.getParent();
   if (sites.length === 0 && p && (Node.isCallExpression(p) || Node.isNewExpression(p)) && (p.getArguments() as Node[]).includes(fn)) sites = [p];
+  // So does a callback given in an options object: `new DeviceCodeCredential({ userPromptCallback: (info) => console.log(…) })`
+  // (or `{ onPrompt(info) { … } }`) runs only once the object it configures is made by that call.
+  if (sites.length === 0 && p) {
+    const obj = Node.isPropertyAssignment(p) && p.getInitializer() === fn ? p.getParent() : Node.isMethodDeclaration(fn) ? p : undefined;
+    const call = obj && Node.isObjectLiteralExpression(obj) ? obj.getParent() : undefined;
+    if (call && (Node.isCallExpression(call) || Node.isNewExpression(call)) && (call.getArguments() as Node[]).includes(obj!)) sites = [call];
+  }
   return sites.length > 0 && sites.every((s) => neverRunsOnStdio(s, ctx, depth + 1));
 }
