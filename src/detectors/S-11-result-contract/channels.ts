@@ -1330,7 +1330,9 @@ const ERROR_KEY = /^(?:error|errors)$/;
 /**
  * Failure data a catch returns (`catch (e) { return { success: false, error: e.message }; }`): an object literal
  * with no `content` (not a result) and no spread, with `success` or `ok` given `false`, or an `error` / `errors` key
- * given `true` or a value that speaks of the caught error (its name) or of a failure.
+ * given `true` or a value that speaks of the caught error (its name) or of a failure. Without `success`/`ok: false`,
+ * an object that also carries another boolean-literal key (`valid`, `connected`, `reachable`…) is a verdict, not a
+ * failure.
  */
 function failureData(o: ts.Expression, caught: string | undefined): boolean {
   const u = rawUnwrap(o);
@@ -1338,8 +1340,13 @@ function failureData(o: ts.Expression, caught: string | undefined): boolean {
   const named = (p: ts.ObjectLiteralElementLike, re: RegExp): p is ts.PropertyAssignment | ShorthandProp =>
     (ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p)) && !!p.name && re.test(p.name.getText().replace(/^['"]|['"]$/g, ''));
   if (u.properties.some((p) => named(p, /^(?:content|isError)$/))) return false;
+  const flag = (p: ts.ObjectLiteralElementLike): boolean => ts.isPropertyAssignment(p) && [SyntaxKind.TrueKeyword, SyntaxKind.FalseKeyword].includes(rawUnwrap(p.initializer).kind);
+  const failedFlag = u.properties.some((p) => named(p, /^(?:success|ok)$/) && ts.isPropertyAssignment(p) && rawUnwrap(p.initializer).kind === SyntaxKind.FalseKeyword);
+  if (failedFlag) return true;
+  // An answer that is a verdict (`{ valid: false, errors: [e.message] }`, `{ connected: false, error: e.message }`):
+  // a boolean-literal key other than success/ok says what the tool found; its error is part of that finding.
+  if (u.properties.some((p) => flag(p) && !named(p, /^(?:success|ok)$/) && !named(p, ERROR_KEY))) return false;
   for (const p of u.properties) {
-    if (named(p, /^(?:success|ok)$/) && ts.isPropertyAssignment(p) && rawUnwrap(p.initializer).kind === SyntaxKind.FalseKeyword) return true;
     if (!named(p, ERROR_KEY)) continue;
     if (ts.isPropertyAssignment(p) && rawUnwrap(p.initializer).kind === SyntaxKind.TrueKeyword) return true;
     const text = ts.isPropertyAssignment(p) ? p.initializer.getText() : (p as ShorthandProp).name.getText();
@@ -1404,6 +1411,7 @@ function errorDataThroughResults(fns: readonly FunctionLikeNode[], sources: Pars
       if (ts.isCallExpression(init)) filled.set((decl.name as ts.Identifier).text, init);
     }
     if (!filled.size) continue;
+    const checked = checkedLocals(fn);
     for (const r of ownNodes(fn, (x) => ts.isReturnStatement(x) && !!x.expression)) {
       const e = rawUnwrap((r as ts.ReturnStatement).expression!);
       if (!ts.isObjectLiteralExpression(e)) continue;
@@ -1416,6 +1424,9 @@ function errorDataThroughResults(fns: readonly FunctionLikeNode[], sources: Pars
         // The value's failure fields looked at by the function itself (`result.success`, `'error' in result`, a
         // destructuring `const { success } = result`): what it does with them is its own reading.
         if (new RegExp(`(?:^|[^\\w$.])${name.replace(/\$/g, '\\$')}\\s*(?:\\?\\.|\\.|\\[)\\s*['"]?(?:success|ok|error|errors|isError|failed|status)\\b|\\bin\\s+${name.replace(/\$/g, '\\$')}\\b|\\}\\s*=\\s*${name.replace(/\$/g, '\\$')}\\b`).test(body)) continue;
+        // The value handed to a call in a test (`if (failed(result)) return { isError: true, … }`), or a result marked
+        // `isError: true` that hangs on it: the function checks it through a helper.
+        if (checked.has(name)) continue;
         for (const g of producersOf(call, fn, sources)) {
           for (const c of ownNodes(g, (x) => ts.isCatchClause(x))) {
             const cc = c as CatchClauseNode;
@@ -1430,6 +1441,49 @@ function errorDataThroughResults(fns: readonly FunctionLikeNode[], sources: Pars
         }
       }
     }
+  }
+  return out;
+}
+
+/**
+ * The locals a function checks itself beyond reading their fields: one handed to a call of its own helpers in the test
+ * of an `if` or a `? :` (`if (failed(result))`, `isFailure(r) ? … : …`; not a builtin's `Array.isArray(r)`,
+ * `JSON.stringify(r)`), and one a test mentions
+ * when a result marked `isError: true` sits under that test, or that an `isError` value names
+ * (`isError: !isOk(result)`). Gathered once per function, by name.
+ */
+const BUILTIN_CALL = /^(?:(?:Array|JSON|Object|Number|String|Math|Reflect|console)\.\w+|String|Number|Boolean|Array)$/;
+function checkedLocals(fn: FunctionLikeNode): Set<string> {
+  const out = new Set<string>();
+  const idsIn = (n: ts.Node, argsOnly: boolean): void => {
+    const visit = (x: ts.Node): void => {
+      if (isRawFunctionLike(x)) return;
+      if (argsOnly) {
+        if (ts.isCallExpression(x) && !BUILTIN_CALL.test(rawUnwrap(x.expression).getText())) for (const a of x.arguments) { const u = rawUnwrap(a); if (ts.isIdentifier(u)) out.add(u.text); }
+      } else if (ts.isIdentifier(x) && !(ts.isPropertyAccessExpression(x.parent) && x.parent.name === x)) out.add(x.text);
+      ts.forEachChild(x, visit);
+    };
+    visit(n);
+  };
+  const marksError = (n: ts.Node): boolean => {
+    let hit = false;
+    const visit = (x: ts.Node): void => {
+      if (hit || isRawFunctionLike(x)) return;
+      if (ts.isPropertyAssignment(x) && ts.isIdentifier(x.name) && x.name.text === 'isError' && rawUnwrap(x.initializer).kind === SyntaxKind.TrueKeyword) hit = true;
+      else ts.forEachChild(x, visit);
+    };
+    visit(n);
+    return hit;
+  };
+  for (const x of ownNodes(fn, (c) => ts.isIfStatement(c) || ts.isConditionalExpression(c) || (ts.isPropertyAssignment(c) && ts.isIdentifier(c.name) && c.name.text === 'isError'))) {
+    if (ts.isPropertyAssignment(x)) {
+      if (rawUnwrap(x.initializer).kind !== SyntaxKind.TrueKeyword) idsIn(x.initializer, false);
+      continue;
+    }
+    const test = ts.isIfStatement(x) ? x.expression : (x as import('ts-morph').ts.ConditionalExpression).condition;
+    idsIn(test, true);
+    const branches = ts.isIfStatement(x) ? [x.thenStatement, x.elseStatement] : [(x as import('ts-morph').ts.ConditionalExpression).whenTrue, (x as import('ts-morph').ts.ConditionalExpression).whenFalse];
+    if (branches.some((b) => b && marksError(b))) idsIn(test, false);
   }
   return out;
 }

@@ -1,7 +1,7 @@
 import { SyntaxKind, Node, ts, type SourceFile } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
-import { declarationOf, functionOf, originOf, rawDeclarationOf, rawOriginOf } from '../../facts/scope.js';
+import { declarationOf, functionOf, isRawFunctionLike, originOf, rawDeclarationOf, rawOriginOf } from '../../facts/scope.js';
 import type { ToolDef } from '../../facts/server-model.js';
 import { isTestPath, moduleSpecs, namesAnyModule, ofKinds, positionOf, rawFunctionName, rawOfKinds, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { judgePythonRateLimits } from './python.js';
@@ -59,7 +59,7 @@ const LIMITER_NAME_RE = /rate[-_]?limit|token[-_]?bucket|throttl/i;
  * handling of an upstream's 429 answers (`installLinearRateLimitHandling(client)`, `withRateLimitRetry(op)`,
  * `rateLimitBackoff`, `getRateLimitSnapshot`): waiting and retrying the server's own requests refuses no tool call.
  */
-const NOT_A_LIMITER = /(?:Error|Exception|Err)$|^(?:normalize|sanitize|format)\w*rate[-_]?limit\w*$|rate[-_]?limit(?:er)?[-_]?keys?(?:[-_]?(?:generator|from\w*))?$|^(?:is|has|handle|parse|detect|on)[-_]?rate[-_]?limit|rate[-_]?limit(?:ed|s?[-_]?(?:headers?|reset|remaining|info|status|response|exceeded|hit|handling|retry|retries|backoff|snapshot))$|rate[-_]?limit\w*(?:utilization|usage|stats?|metrics?|health|percent(?:age)?|count|ratio|rating)$|rate[-_]?limit\w*(?:window|threshold|ms|millis|seconds|secs|interval|duration|delay|timeout|max|min|config|options|opts|settings|enabled)$/i;
+const NOT_A_LIMITER = /(?:Error|Exception|Err)$|^(?:normalize|sanitize|format)\w*rate[-_]?limit\w*$|rate[-_]?limit(?:er)?[-_]?keys?(?:[-_]?(?:generator|from\w*))?$|^(?:is|has|handle|parse|detect|on)[-_]?rate[-_]?limit|rate[-_]?limit(?:ed|s?[-_]?(?:headers?|reset|remaining|info|status|response|exceeded|hit|snapshot))$|rate[-_]?limit\w*(?:utilization|usage|stats?|metrics?|health|percent(?:age)?|count|ratio|rating)$|rate[-_]?limit\w*(?:window|threshold|ms|millis|seconds|secs|interval|duration|delay|timeout|max|min|config|options|opts|settings|enabled)$/i;
 /**
  * Readers of a vendor's quota (`getGitHubRateLimit()` asks the API for its remaining budget), and the emulation of a
  * slow CPU or network in a browser (`page.emulateCPUThrottling(4)`, `enableNetworkThrottling(session)`,
@@ -70,7 +70,34 @@ const NOT_A_LIMITER = /(?:Error|Exception|Err)$|^(?:normalize|sanitize|format)\w
  */
 const READER_OR_EMULATION = /^(?:get|fetch|read|query|show|print|log)(?!\w*?(?:with|using|under|behind)[-_]?rate)\w*rate[-_]?limits?$|(?:cpu|network|bandwidth|connection)[-_]?throttl|^(?:emulate|disable|clear|reset)\w*throttling|throttling(?:rate|method|settings?|windows?|profiles?|conditions?|options)$/i;
 /** A name that says it limits: rate limit, token bucket, throttle; not an error type nor a reader of limits. */
-const LIMITER_NAME = { test: (name: string): boolean => LIMITER_NAME_RE.test(name) && !NOT_A_LIMITER.test(name) && !READER_OR_EMULATION.test(name) };
+const LIMITER_NAME = { test: (name: string): boolean => LIMITER_NAME_RE.test(name) && !NOT_A_LIMITER.test(name) && !UPSTREAM_HANDLING.test(name) && !READER_OR_EMULATION.test(name) };
+/**
+ * The handling of an upstream's 429 answers by its name (`installLinearRateLimitHandling(client)`, `rateLimitBackoff`,
+ * `withRateLimitRetry(op)`): no limiter, unless a call puts it on the server or app itself (serverSideHandling).
+ */
+const UPSTREAM_HANDLING = /rate[-_]?limits?[-_]?(?:handling|retry|retries|backoff)$/i;
+/** The server or app a limiter is put on, by the name it usually has (`server`, `app`, `this.server`, `mcpServer`). */
+const SERVER_NAME = /^(?:server|mcpServer|mcp|srv|app|application|fastify|router|mcpApp)$/;
+const isServerExpr = (e: ts.Expression): boolean => {
+  const u = rawUnwrap(e);
+  return ts.isIdentifier(u) ? SERVER_NAME.test(u.text) : ts.isPropertyAccessExpression(u) && SERVER_NAME.test(u.name.text) && rawUnwrap(u.expression).kind === ts.SyntaxKind.ThisKeyword;
+};
+/**
+ * A call of an upstream-handling-named function that puts it on the tool side: handed the server or app
+ * (`applyRateLimitHandling(server)`) with no function among its arguments, or its value handed to the server's or the
+ * app's `use`/`register` (`server.use(rateLimitBackoff({ max: 30 }))`). Never a `with…Retry` wrapper, nor one handed
+ * a client or an operation (`installTrackerRateLimitHandling(client)`, `rateLimitBackoff(() => api.get(…))`).
+ */
+function serverSideHandling(call: ts.CallExpression): boolean {
+  const name = rawCalleeName(call) ?? '';
+  if (!UPSTREAM_HANDLING.test(name) || /^with\w*retr/i.test(name) || NOT_A_LIMITER.test(name) || READER_OR_EMULATION.test(name)) return false;
+  if (call.arguments.some((a) => isRawFunctionLike(rawUnwrap(a)))) return false;
+  if (call.arguments.some((a) => isServerExpr(a))) return true;
+  const p = call.parent;
+  if (!p || !ts.isCallExpression(p) || !p.arguments.includes(call)) return false;
+  const c = rawUnwrap(p.expression);
+  return ts.isPropertyAccessExpression(c) && /^(?:use|register)$/.test(c.name.text) && isServerExpr(c.expression);
+}
 
 /**
  * A function named like a limiter that emulates throttling instead (a browser-auditing library's `throttle(session,
@@ -205,7 +232,7 @@ function limiterRefs(code: Code): Limiters {
     const o = ts.isIdentifier(u) || ts.isPropertyAccessExpression(u) ? rawOriginOf(u) : undefined;
     if (o && LIMITER_PACKAGES.has(o.module)) return true;
     const name = ts.isIdentifier(u) ? u.text : ts.isPropertyAccessExpression(u) ? u.name.text : '';
-    if (!LIMITER_NAME.test(name)) return false;
+    if (!LIMITER_NAME.test(name) && !(u.parent && ts.isCallExpression(u.parent) && u.parent.expression === u && serverSideHandling(u.parent))) return false;
     // A variable named after rate limits that holds data (a report, a check found in a list) limits nothing.
     if (ts.isIdentifier(u) && holdsData(u)) return false;
     // A limiter-named class that is an error type is not a limiter, nor a function that emulates throttling.
@@ -253,7 +280,7 @@ function limiterRefs(code: Code): Limiters {
         ? LIMITER_NAME.test(cn.name?.text ?? '') && !isErrorClass(cn)
         : ts.isFunctionDeclaration(cn)
           ? LIMITER_NAME.test(cn.name?.text ?? '') && !emulatesThrottling(cn)
-          : !isThrown(cn) && (pkg || LIMITER_NAME.test(rawCalleeName(cn) ?? '') || limitOnLimiter(cn));
+          : !isThrown(cn) && (pkg || LIMITER_NAME.test(rawCalleeName(cn) ?? '') || limitOnLimiter(cn) || (ts.isCallExpression(cn) && serverSideHandling(cn)));
     for (const n of ofKinds(sf, [SyntaxKind.NewExpression, SyntaxKind.CallExpression, SyntaxKind.ClassDeclaration, SyntaxKind.ClassExpression, SyntaxKind.FunctionDeclaration], raw)) {
       if (sites.length >= MAX_SITES) {
         overflow = true;
