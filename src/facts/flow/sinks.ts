@@ -751,7 +751,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
   const kind = o && callSinkKind(o);
   if (!kind) {
     return (
-      (ctx.browser ? navigation(node) : undefined) ??
+      (ctx.browser ? navigation(node) ?? browserFileCall(node, sources) : undefined) ??
       containerCommand(node, sources) ??
       documentCall(node, sources) ??
       libraryMethodCall(node, sources) ??
@@ -1652,6 +1652,37 @@ function navigation(node: CallExpression): SinkMatch | undefined {
   else if (name === 'to' && /driver.*\.navigate\(\)$/i.test(recv.replace(/\s+/g, ''))) url = args[0];
   if (!url) return undefined;
   return { family: 'browser', call: calleeText(callee), parts: [{ kind: 'navigate', exprs: [url] }] };
+}
+
+/**
+ * Files a browser automation library opens itself (in a package that uses one, SinkContext.browser): the `path` option of
+ * `page.screenshot({ path })` / `elementHandle.screenshot({ path })` and `page.pdf({ path })`, which puppeteer
+ * (`_maybeWriteTypedArrayToFile` → `fs.promises.writeFile(path)`) and playwright (`fs.promises.writeFile(options.path)`)
+ * write, also when set on the options object later (`options.path = out`); and the files of an upload, which the
+ * library or the browser reads: puppeteer's `elementHandle.uploadFile(...paths)`, playwright's
+ * `page.setInputFiles(selector, files)` / `locator.setInputFiles(files)` (read by `convertInputFiles`, `fs.promises.stat`).
+ * A payload written in the code (`{ name, mimeType, buffer }`) is no path: an object literal is not taken.
+ */
+function browserFileCall(node: CallExpression, sources: ParsedSources): SinkMatch | undefined {
+  const callee = unwrap(node.getExpression());
+  if (!Node.isPropertyAccessExpression(callee) || unwrap(callee.getExpression()).getKind() === SyntaxKind.ThisKeyword) return undefined;
+  const name = callee.getName();
+  const args = node.getArguments();
+  const notLiteral = (n: Node | undefined): n is Node => !!n && !Node.isObjectLiteralExpression(unwrap(n));
+  if (name === 'screenshot' || name === 'pdf') {
+    const path = optionValues(args[0], 'path', sources);
+    return path.length ? { family: 'fs', call: calleeText(callee), access: 'write', parts: [{ kind: 'fs', exprs: path }] } : undefined;
+  }
+  if (name === 'uploadFile') {
+    const files = args.filter(notLiteral).map((a) => (Node.isSpreadElement(a) ? a.getExpression() : a));
+    return files.length ? { family: 'fs', call: calleeText(callee), access: 'read', parts: [{ kind: 'fs', exprs: files }] } : undefined;
+  }
+  if (name === 'setInputFiles') {
+    // page/frame: (selector, files, options?); locator/elementHandle: (files, options?).
+    const files = args.length >= 2 && notLiteral(args[1]) ? args[1] : args[0];
+    return notLiteral(files) ? { family: 'fs', call: calleeText(callee), access: 'read', parts: [{ kind: 'fs', exprs: [files] }] } : undefined;
+  }
+  return undefined;
 }
 
 /** The script a page-script call runs (see navigation()), unless it is a function written in the code. */
