@@ -277,7 +277,15 @@ function optionValues(arg: Node | undefined, key: string, sources: ParsedSources
   if (v) out.push(v);
   const d = Node.isIdentifier(u) ? declarationOf(u) : undefined;
   if (d) out.push(...assignedPropertyValues(d, key));
-  if (!v && obj) for (const p of obj.getProperties()) if (Node.isSpreadAssignment(p)) out.push(...optionValues(p.getExpression(), key, sources, depth + 1));
+  if (!v && obj) {
+    for (const p of obj.getProperties()) {
+      if (!Node.isSpreadAssignment(p)) continue;
+      // `...(images ? { images } : {})`: either branch.
+      const e = unwrap(p.getExpression());
+      const branches = Node.isConditionalExpression(e) ? [e.getWhenTrue(), e.getWhenFalse()] : [e];
+      for (const b of branches) out.push(...optionValues(b, key, sources, depth + 1));
+    }
+  }
   return out;
 }
 
@@ -755,6 +763,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
       containerCommand(node, sources) ??
       documentCall(node, sources) ??
       libraryMethodCall(node, sources) ??
+      modelImages(node, sources, o) ??
       chdirCall(node, o) ??
       sqlFileCall(node, ctx) ??
       (ctx.records ? kubeContext(node, sources) ?? recordLookup(node, sources) : undefined) ??
@@ -1267,6 +1276,24 @@ const INSTANCE_PATH_METHODS: Record<string, Record<string, { access: FsAccess; a
   'simple-git': { cwd: { access: 'write', arg: 0 } },
 };
 const INSTANCE_PATH_METHOD_NAMES = new Set(Object.values(INSTANCE_PATH_METHODS).flatMap((t) => Object.keys(t)));
+
+/**
+ * The images of an Ollama generation (`ollama.generate({ model, prompt, images })`, on the default export or a `new
+ * Ollama()` instance): the Node entry of the ollama library reads each string that names an existing file
+ * (`encodeImage`: `fs.existsSync(image)` then `promises.readFile(resolve(image))`, ollama 0.6.4) and sends it to the
+ * model server, so an image path from the client is a file read.
+ */
+function modelImages(node: CallExpression, sources: ParsedSources, o: Origin | undefined): SinkMatch | undefined {
+  const callee = unwrap(node.getExpression());
+  if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== 'generate') return undefined;
+  const ollama = (o?.module === 'ollama' && last(o) === 'generate') || recordModuleOf(callee.getExpression(), sources, 0, (m) => m === 'ollama') === 'ollama';
+  // Bytes made in the code (`[Buffer.from(b64, 'base64')]`, `new Uint8Array(…)`) are sent as they are: only the other elements.
+  const images = (ollama ? optionValues(node.getArguments()[0], 'images', sources) : []).flatMap((e) => {
+    const u = unwrap(e);
+    return Node.isArrayLiteralExpression(u) ? u.getElements().filter((x) => !Node.isCallExpression(unwrap(x)) && !Node.isNewExpression(unwrap(x))) : [e];
+  });
+  return images.length ? { family: 'fs', call: calleeText(callee), access: 'read', parts: [{ kind: 'fs', exprs: images }] } : undefined;
+}
 
 /** `process.chdir(dir)`: the server's own working folder, where its relative paths and the programs it starts then land. */
 function chdirCall(node: CallExpression, o: Origin | undefined): SinkMatch | undefined {
