@@ -111,6 +111,12 @@ class FnAnalysis {
   private readonly seenChecks = new Set<Check>();
   /** The names of the variables in env (a superset test for taintOf). */
   private readonly taintedNames = new Set<string>();
+  /**
+   * Local objects given a client value on a property after they were made (`options.path = out`), by name: the object
+   * itself is not tainted, but a call handed it (`page.pdf(options)`, `spawn(cmd, argv, opts)`) is visited, for the
+   * sinks that read such later assignments (facts/flow/sinks optionValues: `cwd`, a browser's `path`).
+   */
+  private readonly optionHolders = new Set<string>();
   /** Calls given a client value that lead nowhere known (FnResult.stops), by call. */
   private readonly stops = new Map<ts.Node, Stop>();
   private changed = false;
@@ -156,7 +162,7 @@ class FnAnalysis {
     for (const cn of nodes) {
       if (early.has(cn)) continue;
       // A method call runs with the fields of its instance: followed when some class keeps client values.
-      if (!this.mayTaint(cn) && !(this.run_.fieldNames.size && (ts.isCallExpression(cn) || ts.isNewExpression(cn)) && ts.isPropertyAccessExpression(cn.expression))) continue;
+      if (!this.mayTaint(cn) && !(this.run_.fieldNames.size && (ts.isCallExpression(cn) || ts.isNewExpression(cn)) && ts.isPropertyAccessExpression(cn.expression)) && !this.handedOptionHolder(cn)) continue;
       const n = wrapNode(sf, cn);
       this.collectCheck(n, checks);
       if (ts.isCallExpression(cn) && ts.isPropertyAccessExpression(cn.expression)) {
@@ -322,6 +328,8 @@ class FnAnalysis {
       if (Node.isIdentifier(left)) {
         const d = declarationOf(left);
         if (d) this.set(d, t, n);
+      } else if (Node.isPropertyAccessExpression(left) && Node.isIdentifier(unwrap(left.getExpression()))) {
+        this.optionHolders.add(unwrap(left.getExpression()).getText());
       } else if (Node.isPropertyAccessExpression(left) && Node.isThisExpression(unwrap(left.getExpression()))) {
         const key = exprKey(left);
         if (key && this.run_.setField(key, left.getName(), { ...t, steps: [...t.steps, n] })) this.changed = true;
@@ -424,6 +432,15 @@ class FnAnalysis {
    * expression that mentions none of their names is clean: that is decided on compiler nodes, before any
    * part of it is wrapped.
    */
+  /** A call or `new` handed, as an argument, a local object given a client value on a property later (optionHolders). */
+  private handedOptionHolder(cn: ts.Node): boolean {
+    if (!this.optionHolders.size || !(ts.isCallExpression(cn) || ts.isNewExpression(cn))) return false;
+    return (cn.arguments ?? []).some((a) => {
+      const u = rawUnwrap(a);
+      return ts.isIdentifier(u) && this.optionHolders.has(u.text);
+    });
+  }
+
   taintOf(e: Node): Taint | undefined {
     return this.mayTaint(e.compilerNode) ? this.taint(e) : undefined;
   }

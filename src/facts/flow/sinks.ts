@@ -277,7 +277,15 @@ function optionValues(arg: Node | undefined, key: string, sources: ParsedSources
   if (v) out.push(v);
   const d = Node.isIdentifier(u) ? declarationOf(u) : undefined;
   if (d) out.push(...assignedPropertyValues(d, key));
-  if (!v && obj) for (const p of obj.getProperties()) if (Node.isSpreadAssignment(p)) out.push(...optionValues(p.getExpression(), key, sources, depth + 1));
+  if (!v && obj) {
+    for (const p of obj.getProperties()) {
+      if (!Node.isSpreadAssignment(p)) continue;
+      // `...(images ? { images } : {})`: either branch.
+      const e = unwrap(p.getExpression());
+      const branches = Node.isConditionalExpression(e) ? [e.getWhenTrue(), e.getWhenFalse()] : [e];
+      for (const b of branches) out.push(...optionValues(b, key, sources, depth + 1));
+    }
+  }
   return out;
 }
 
@@ -751,10 +759,11 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
   const kind = o && callSinkKind(o);
   if (!kind) {
     return (
-      (ctx.browser ? navigation(node) : undefined) ??
+      (ctx.browser ? navigation(node) ?? browserFileCall(node, sources) : undefined) ??
       containerCommand(node, sources) ??
       documentCall(node, sources) ??
       libraryMethodCall(node, sources) ??
+      modelImages(node, sources, o) ??
       chdirCall(node, o) ??
       sqlFileCall(node, ctx) ??
       (ctx.records ? kubeContext(node, sources) ?? recordLookup(node, sources) : undefined) ??
@@ -1320,6 +1329,24 @@ const INSTANCE_PATH_METHODS: Record<string, Record<string, { access: FsAccess; a
 };
 const INSTANCE_PATH_METHOD_NAMES = new Set(Object.values(INSTANCE_PATH_METHODS).flatMap((t) => Object.keys(t)));
 
+/**
+ * The images of an Ollama generation (`ollama.generate({ model, prompt, images })`, on the default export or a `new
+ * Ollama()` instance): the Node entry of the ollama library reads each string that names an existing file
+ * (`encodeImage`: `fs.existsSync(image)` then `promises.readFile(resolve(image))`, ollama 0.6.4) and sends it to the
+ * model server, so an image path from the client is a file read.
+ */
+function modelImages(node: CallExpression, sources: ParsedSources, o: Origin | undefined): SinkMatch | undefined {
+  const callee = unwrap(node.getExpression());
+  if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== 'generate') return undefined;
+  const ollama = (o?.module === 'ollama' && last(o) === 'generate') || recordModuleOf(callee.getExpression(), sources, 0, (m) => m === 'ollama') === 'ollama';
+  // Bytes made in the code (`[Buffer.from(b64, 'base64')]`, `new Uint8Array(…)`) are sent as they are: only the other elements.
+  const images = (ollama ? optionValues(node.getArguments()[0], 'images', sources) : []).flatMap((e) => {
+    const u = unwrap(e);
+    return Node.isArrayLiteralExpression(u) ? u.getElements().filter((x) => !Node.isCallExpression(unwrap(x)) && !Node.isNewExpression(unwrap(x))) : [e];
+  });
+  return images.length ? { family: 'fs', call: calleeText(callee), access: 'read', parts: [{ kind: 'fs', exprs: images }] } : undefined;
+}
+
 /** `process.chdir(dir)`: the server's own working folder, where its relative paths and the programs it starts then land. */
 function chdirCall(node: CallExpression, o: Origin | undefined): SinkMatch | undefined {
   const path = o ? (o.module === GLOBAL ? o.path.join('.') : o.module === 'process' ? `process.${o.path.join('.')}` : '') : '';
@@ -1704,6 +1731,37 @@ function navigation(node: CallExpression): SinkMatch | undefined {
   else if (name === 'to' && /driver.*\.navigate\(\)$/i.test(recv.replace(/\s+/g, ''))) url = args[0];
   if (!url) return undefined;
   return { family: 'browser', call: calleeText(callee), parts: [{ kind: 'navigate', exprs: [url] }] };
+}
+
+/**
+ * Files a browser automation library opens itself (in a package that uses one, SinkContext.browser): the `path` option of
+ * `page.screenshot({ path })` / `elementHandle.screenshot({ path })` and `page.pdf({ path })`, which puppeteer
+ * (`_maybeWriteTypedArrayToFile` → `fs.promises.writeFile(path)`) and playwright (`fs.promises.writeFile(options.path)`)
+ * write, also when set on the options object later (`options.path = out`); and the files of an upload, which the
+ * library or the browser reads: puppeteer's `elementHandle.uploadFile(...paths)`, playwright's
+ * `page.setInputFiles(selector, files)` / `locator.setInputFiles(files)` (read by `convertInputFiles`, `fs.promises.stat`).
+ * A payload written in the code (`{ name, mimeType, buffer }`) is no path: an object literal is not taken.
+ */
+function browserFileCall(node: CallExpression, sources: ParsedSources): SinkMatch | undefined {
+  const callee = unwrap(node.getExpression());
+  if (!Node.isPropertyAccessExpression(callee) || unwrap(callee.getExpression()).getKind() === SyntaxKind.ThisKeyword) return undefined;
+  const name = callee.getName();
+  const args = node.getArguments();
+  const notLiteral = (n: Node | undefined): n is Node => !!n && !Node.isObjectLiteralExpression(unwrap(n));
+  if (name === 'screenshot' || name === 'pdf') {
+    const path = optionValues(args[0], 'path', sources);
+    return path.length ? { family: 'fs', call: calleeText(callee), access: 'write', parts: [{ kind: 'fs', exprs: path }] } : undefined;
+  }
+  if (name === 'uploadFile') {
+    const files = args.filter(notLiteral).map((a) => (Node.isSpreadElement(a) ? a.getExpression() : a));
+    return files.length ? { family: 'fs', call: calleeText(callee), access: 'read', parts: [{ kind: 'fs', exprs: files }] } : undefined;
+  }
+  if (name === 'setInputFiles') {
+    // page/frame: (selector, files, options?); locator/elementHandle: (files, options?).
+    const files = args.length >= 2 && notLiteral(args[1]) ? args[1] : args[0];
+    return notLiteral(files) ? { family: 'fs', call: calleeText(callee), access: 'read', parts: [{ kind: 'fs', exprs: [files] }] } : undefined;
+  }
+  return undefined;
 }
 
 /** The script a page-script call runs (see navigation()), unless it is a function written in the code. */
