@@ -37,7 +37,8 @@ const ERROR_CLASSES = /(?:^|\.)(?:McpError|ProtocolError)$/;
  * (`Failed to connect to db.internal:1433`, `connect ECONNREFUSED 10.0.0.5:22`), a browser's launch error the absolute
  * path of its executable or cache (`Executable doesn't exist at /home/…/ms-playwright/…`). Keyed by module, the last
  * name of the call or constructor that opens the connection or launches the browser (an instance's later calls are
- * not followed: the error is only certain where the try block opens the connection). An SSH client is left out: its
+ * not followed: the error is only certain where the try block opens the connection; a constructor that only builds the
+ * client, LAZY_CONSTRUCTORS, counts with a `.connect()` in the same reading). An SSH client is left out: its
  * errors are short and name only the host the caller gave (see present/cli-errors-mapped).
  */
 const DRIVER_ENTRIES: Readonly<Record<string, ReadonlySet<string>>> = {
@@ -72,6 +73,24 @@ function driverOf(callee: ts.Node): string | undefined {
   if (!o || !entries) return undefined;
   const path = o.path.filter((p) => p !== 'default');
   return entries.has(path[path.length - 1] ?? '') ? o.module : undefined;
+}
+
+/**
+ * Constructors that only build a client or a pool: nothing connects until `.connect()` (pg, mssql's ConnectionPool,
+ * tedious), so a `try` around the construction alone cannot catch a connection error.
+ */
+const LAZY_CONSTRUCTORS: Readonly<Record<string, ReadonlySet<string>>> = {
+  tedious: new Set(['Connection']),
+  mssql: new Set(['ConnectionPool']),
+  pg: new Set(['Client', 'Pool']),
+};
+
+/** `new Client(cfg)` of LAZY_CONSTRUCTORS: a driver entry that counts only with a `.connect()` in the same reading. */
+function isLazyConstruction(n: ts.Node, source: string): boolean {
+  if (!ts.isNewExpression(n)) return false;
+  const o = rawOriginOf(n.expression);
+  const path = o ? o.path.filter((p) => p !== 'default') : [];
+  return LAZY_CONSTRUCTORS[source]?.has(path[path.length - 1] ?? '') ?? false;
 }
 
 /** What a call or `new` runs: 'command' for a child-process runner, the driver module for a driver entry, else undefined. */
@@ -194,6 +213,9 @@ function runsCommand(root: ts.Node, depth: number, ctx: Ctx, sf: SourceFile): st
   if (hit && (hit.found || hit.depth >= depth)) return hit.found;
   ctx.runsMemo.set(root, { depth, found: undefined }); // cycles
   let found: string | undefined;
+  // `new Client(cfg)` seen, waiting for a `.connect()` in the same reading (LAZY_CONSTRUCTORS).
+  let lazy: string | undefined;
+  let connects = false;
   const visit = (n: ts.Node): void => {
     if (found) return;
     if (n !== root && isRawFunctionLike(n) && !isPromiseExecutor(n)) return;
@@ -206,10 +228,12 @@ function runsCommand(root: ts.Node, depth: number, ctx: Ctx, sf: SourceFile): st
     }
     if (ts.isCallExpression(n) || ts.isNewExpression(n)) {
       const source = ctx.execFiles.has(sf.compilerNode) ? systemSource(n) : undefined;
-      if (source) {
+      if (source && isLazyConstruction(n, source)) lazy = source;
+      else if (source) {
         found = source;
         return;
       }
+      if (ts.isCallExpression(n) && calleeName(n.expression) === 'connect' && ts.isPropertyAccessExpression(rawUnwrap(n.expression))) connects = true;
       const callee = ts.isCallExpression(n) ? calleeName(n.expression) : undefined;
       if (depth > 0 && callee && ctx.runnerNames.has(callee)) {
         const fn = calleeFn(n as ts.CallExpression, ctx, sf);
@@ -224,6 +248,7 @@ function runsCommand(root: ts.Node, depth: number, ctx: Ctx, sf: SourceFile): st
     ts.forEachChild(n, visit);
   };
   visit(root);
+  if (!found && lazy && connects) found = lazy;
   ctx.runsMemo.set(root, { depth, found });
   return found;
 }
