@@ -1003,13 +1003,24 @@ function hostComparedIn(exprs: Node[], names: Set<string>): boolean {
       let r = unwrap(d.getExpression());
       if (Node.isNewExpression(r) && r.getExpression().getText() === 'URL') r = unwrap(r.getArguments()[0] ?? r);
       if (!Node.isIdentifier(r) || !names.has(r.getText())) continue;
+      // A test against internal addresses (`'localhost'`, a `BLOCKED_HOSTS` set) is a hand-written deny check, not an allowlist.
       const p = d.getParentOrThrow();
-      if (Node.isCallExpression(p) && p.getArguments().includes(d) && ['has', 'includes', 'indexOf'].includes(calleeName(p) ?? '')) return true;
+      if (Node.isCallExpression(p) && p.getArguments().includes(d) && ['has', 'includes', 'indexOf'].includes(calleeName(p) ?? '')) {
+        const callee = p.getExpression();
+        const recv = Node.isPropertyAccessExpression(callee) ? unwrap(callee.getExpression()) : undefined;
+        const values = recv ? collectionValues(recv) : undefined;
+        if (recv && !values?.some((v) => ADDRESS_LITERAL.test(v)) && !/deny|block|private|internal|forbid/i.test(recv.getText())) return true;
+      }
       if (Node.isBinaryExpression(p) && ['===', '!==', '==', '!='].includes(p.getOperatorToken().getText())) {
         const other = p.getLeft() === d ? p.getRight() : p.getLeft();
-        if (!nullish(other) && stringValue(other) !== '') return true;
+        const lit = stringValue(other);
+        if (!nullish(other) && lit !== '' && !(lit !== undefined && ADDRESS_LITERAL.test(lit))) return true;
       }
-      if (Node.isPropertyAccessExpression(p) && ['endsWith', 'startsWith', 'match'].includes(p.getName()) && Node.isCallExpression(p.getParent())) return true;
+      if (Node.isPropertyAccessExpression(p) && ['endsWith', 'startsWith', 'match'].includes(p.getName()) && Node.isCallExpression(p.getParent())) {
+        const a0 = (p.getParent() as Node & { getArguments(): Node[] }).getArguments()[0];
+        const lit = a0 ? stringValue(a0) : undefined;
+        if (p.getName() !== 'match' && !(lit !== undefined && ADDRESS_LITERAL.test(lit))) return true;
+      }
     }
   }
   return false;
