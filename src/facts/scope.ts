@@ -1231,17 +1231,31 @@ function assignmentsTo(declId: ts.Identifier): ts.Expression[] {
   const hit = assignMemo.get(declId);
   if (hit) return hit;
   const out: ts.Expression[] = [];
-  const name = declId.text;
+  for (const [l, right] of identifierAssignments(declId.getSourceFile()).get(declId.text) ?? []) if (rawDeclarationOf(l) === declId) out.push(right);
+  assignMemo.set(declId, out);
+  return out;
+}
+
+const identAssignMemo = new WeakMap<ts.SourceFile, Map<string, [ts.Identifier, ts.Expression][]>>();
+/** Every `name = value` of a file (the assigned identifier and the value, in source order) by name: one walk per file. */
+function identifierAssignments(sf: ts.SourceFile): Map<string, [ts.Identifier, ts.Expression][]> {
+  const hit = identAssignMemo.get(sf);
+  if (hit) return hit;
+  const byName = new Map<string, [ts.Identifier, ts.Expression][]>();
   const visit = (cn: ts.Node): void => {
     if (ts.isBinaryExpression(cn) && cn.operatorToken.kind === SyntaxKind.EqualsToken) {
       const l = rawUnwrap(cn.left);
-      if (ts.isIdentifier(l) && l.text === name && rawDeclarationOf(l) === declId) out.push(cn.right);
+      if (ts.isIdentifier(l)) {
+        const list = byName.get(l.text);
+        if (list) list.push([l, cn.right]);
+        else byName.set(l.text, [[l, cn.right]]);
+      }
     }
     ts.forEachChild(cn, visit);
   };
-  visit(declId.getSourceFile());
-  assignMemo.set(declId, out);
-  return out;
+  visit(sf);
+  identAssignMemo.set(sf, byName);
+  return byName;
 }
 
 const propAssignMemo = new WeakMap<ts.SourceFile, Map<ts.Identifier, Map<string, ts.Expression[]>>>();

@@ -942,19 +942,126 @@ function schemeOnlyCheck(flow: Flow, sources: ReturnType<typeof parsedSources>):
   const checked = Node.isIfStatement(n) ? n.getExpression() : Node.isReturnStatement(n) ? n.getExpression() : Node.isExpressionStatement(n) ? n.getExpression() : undefined;
   if (!checked || Node.isBlock(checked)) return false;
   let scheme = false;
+  const names = new Set<string>();
   for (const d of [checked, ...checked.getDescendants()]) {
     if (Node.isPropertyAccessExpression(d)) {
       if (HOST_MEMBERS.has(d.getName())) return false;
-      if (d.getName() === 'protocol') scheme = true;
+      if (d.getName() === 'protocol') {
+        scheme = true;
+        const r = unwrap(d.getExpression());
+        if (Node.isIdentifier(r)) names.add(r.getText());
+      }
     } else if (Node.isCallExpression(d) && calleeName(d) === 'startsWith') {
       const lit = stringValue(d.getArguments()[0]);
       if (lit !== undefined) {
         if (!SCHEME_ONLY.test(lit)) return false;
         scheme = true;
+        const callee = d.getExpression();
+        const r = Node.isPropertyAccessExpression(callee) ? unwrap(callee.getExpression()) : undefined;
+        if (r && Node.isIdentifier(r)) names.add(r.getText());
       }
     }
   }
+  // The function holding the scheme check may check the host too, in another statement or through a helper given
+  // the parsed URL (`if (!isAllowed(u))` over `HOSTS.has(u.hostname)`): then the scheme check is one of two.
+  let fn: Node | undefined = n.getParent();
+  while (fn && !isFunctionLike(fn) && !Node.isSourceFile(fn)) fn = fn.getParent();
+  if (scheme && names.size && fn && isFunctionLike(fn) && checksHost(fn, names, sources)) return false;
   return scheme;
+}
+
+/** Host members whose comparison decides the destination (`href` is left out: a test on it is often the scheme's). */
+const HOST_ONLY_MEMBERS = new Set(['hostname', 'host', 'origin']);
+
+/**
+ * The conditions a function decides on: its `if` conditions and returned values (an arrow's expression body
+ * included), not those of functions nested in it other than callbacks written inside those conditions.
+ */
+function decidingExpressions(fn: Node): Node[] {
+  const out: Node[] = [];
+  const body = (fn as unknown as { getBody?(): Node | undefined }).getBody?.();
+  if (!body) return out;
+  if (!Node.isBlock(body)) return [body];
+  const visit = (cn: ts.Node): void => {
+    if (ts.isFunctionLike(cn) || ts.isClassLike(cn)) return;
+    if (ts.isIfStatement(cn)) out.push(wrapNode(fn.getSourceFile(), cn.expression));
+    else if (ts.isReturnStatement(cn) && cn.expression) out.push(wrapNode(fn.getSourceFile(), cn.expression));
+    ts.forEachChild(cn, visit);
+  };
+  visit(body.compilerNode);
+  return out;
+}
+
+/**
+ * `u.hostname` (or `new URL(x).hostname`) of one of `names` compared where it stands: an argument of `has` /
+ * `includes`, a side of an equality with a value that is not nullish, the receiver of `endsWith` / `startsWith` / `match`.
+ */
+function hostComparedIn(exprs: Node[], names: Set<string>): boolean {
+  for (const e of exprs) {
+    for (const d of [e, ...e.getDescendants()]) {
+      if (!Node.isPropertyAccessExpression(d) || !HOST_ONLY_MEMBERS.has(d.getName())) continue;
+      let r = unwrap(d.getExpression());
+      if (Node.isNewExpression(r) && r.getExpression().getText() === 'URL') r = unwrap(r.getArguments()[0] ?? r);
+      if (!Node.isIdentifier(r) || !names.has(r.getText())) continue;
+      // A test against internal addresses (`'localhost'`, a `BLOCKED_HOSTS` set) is a hand-written deny check, not an allowlist.
+      const p = d.getParentOrThrow();
+      if (Node.isCallExpression(p) && p.getArguments().includes(d) && ['has', 'includes', 'indexOf'].includes(calleeName(p) ?? '')) {
+        const callee = p.getExpression();
+        const recv = Node.isPropertyAccessExpression(callee) ? unwrap(callee.getExpression()) : undefined;
+        const values = recv ? collectionValues(recv) : undefined;
+        if (recv && !values?.some((v) => ADDRESS_LITERAL.test(v)) && !/deny|block|private|internal|forbid/i.test(recv.getText())) return true;
+      }
+      if (Node.isBinaryExpression(p) && ['===', '!==', '==', '!='].includes(p.getOperatorToken().getText())) {
+        const other = p.getLeft() === d ? p.getRight() : p.getLeft();
+        const lit = stringValue(other);
+        if (!nullish(other) && lit !== '' && !(lit !== undefined && ADDRESS_LITERAL.test(lit))) return true;
+      }
+      if (Node.isPropertyAccessExpression(p) && ['endsWith', 'startsWith', 'match'].includes(p.getName()) && Node.isCallExpression(p.getParent())) {
+        const a0 = (p.getParent() as Node & { getArguments(): Node[] }).getArguments()[0];
+        const lit = a0 ? stringValue(a0) : undefined;
+        if (p.getName() !== 'match' && !(lit !== undefined && ADDRESS_LITERAL.test(lit))) return true;
+      }
+    }
+  }
+  return false;
+}
+
+const hostCheckMemo = new WeakMap<ts.Node, Map<string, boolean>>();
+/**
+ * The function compares the host of a URL named in `names` (or of `new URL(name)` kept in a local), in its own
+ * conditions or in those of a helper it calls with that URL (one call deep). Memoised per function and names.
+ */
+function checksHost(fn: Node, names: Set<string>, sources: ReturnType<typeof parsedSources>): boolean {
+  const key = [...names].sort().join(',');
+  const memo = hostCheckMemo.get(fn.compilerNode) ?? new Map<string, boolean>();
+  hostCheckMemo.set(fn.compilerNode, memo);
+  const hit = memo.get(key);
+  if (hit !== undefined) return hit;
+  const all = new Set(names);
+  // `const u = new URL(raw)` beside a check on `raw` (or the reverse): both name the same destination.
+  for (const v of findNodes(fn, (cn) => ts.isVariableDeclaration(cn) && !!cn.initializer && ts.isNewExpression(cn.initializer))) {
+    if (!Node.isVariableDeclaration(v)) continue;
+    const init = v.getInitializer();
+    const a0 = init && Node.isNewExpression(init) && init.getExpression().getText() === 'URL' ? unwrap(init.getArguments()[0] ?? init) : undefined;
+    const id = v.getNameNode();
+    if (!a0 || !Node.isIdentifier(a0) || !Node.isIdentifier(id)) continue;
+    if (names.has(a0.getText())) all.add(id.getText());
+    if (names.has(id.getText())) all.add(a0.getText());
+  }
+  const exprs = decidingExpressions(fn);
+  let found = hostComparedIn(exprs, all);
+  for (const e of found ? [] : exprs) {
+    for (const c of [e, ...e.getDescendants()]) {
+      if (found || !Node.isCallExpression(c)) continue;
+      const i = c.getArguments().findIndex((a) => Node.isIdentifier(unwrap(a)) && all.has(unwrap(a).getText()));
+      if (i < 0) continue;
+      const helper = functionOf(c.getExpression(), sources);
+      const param = helper?.getParameters()[i]?.getNameNode();
+      if (helper && helper !== fn && param && Node.isIdentifier(param)) found = hostComparedIn(decidingExpressions(helper), new Set([param.getText()]));
+    }
+  }
+  memo.set(key, found);
+  return found;
 }
 
 /** True when the source resolves host names itself (dns lookup / resolve) or uses a resolving filter. */
