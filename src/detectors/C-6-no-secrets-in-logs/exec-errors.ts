@@ -1,6 +1,6 @@
 import { Node, SyntaxKind, ts, type SourceFile } from '../../facts/morph.js';
 import type { Finding } from '../../engine/types.js';
-import { functionOf, isRawFunctionLike, rawOriginOf } from '../../facts/scope.js';
+import { functionOf, isRawFunctionLike, rawDeclarationOf, rawOriginOf } from '../../facts/scope.js';
 import { rawOfKinds, rawPositionOf, rawUnwrap, unwrap, wrapNode } from '../../facts/ts-source.js';
 import { isFn, passThrough, sinkOf, type Code, type Fn } from '../support/source/code-paths.js';
 
@@ -21,7 +21,10 @@ import { isFn, passThrough, sinkOf, type Code, type Fn } from '../support/source
  * The same holds for a driver's failure to connect or launch (DRIVER_ENTRIES: SQL Server, Postgres, MySQL,
  * Puppeteer, Playwright, Selenium) when the `try` block opens the connection or launches the browser (directly or two
  * calls deep): its message names the host and port, or the absolute path of the browser. A runner that wraps the
- * command or the connection in `new Promise((resolve, reject) => …)` is read through the executor.
+ * command or the connection in `new Promise((resolve, reject) => …)` is read through the executor when `reject` gets the
+ * failure's own error (a listener, or a callback's error parameter); `reject(new Error('…'))` hands on a fixed message.
+ * A `.catch(fn)` / `.then(ok, fn)` whose handler does not throw its parameter handles the failure like a catch. A pool
+ * (`createPool`, `new Pool`) opens nothing until its `connect()` / `getConnection()`.
  * `err.code`, `err.status`, `err.signal`, a fixed message, a message mapped from stderr's content, and the message of
  * the package's own error class (`err instanceof SyncError ? err.message : 'Sync failed.'`) are fine.
  */
@@ -43,17 +46,31 @@ const ERROR_CLASSES = /(?:^|\.)(?:McpError|ProtocolError)$/;
  */
 const DRIVER_ENTRIES: Readonly<Record<string, ReadonlySet<string>>> = {
   tedious: new Set(['Connection']),
-  mssql: new Set(['connect', 'ConnectionPool']),
-  pg: new Set(['Client', 'Pool']),
-  mysql: new Set(['createConnection', 'createPool']),
-  mysql2: new Set(['createConnection', 'createPool']),
-  'mysql2/promise': new Set(['createConnection', 'createPool']),
+  // A pool opens nothing until its `connect`/`getConnection` (POOL_ENTRIES).
+  mssql: new Set(['connect']),
+  pg: new Set(['Client']),
+  mysql: new Set(['createConnection']),
+  mysql2: new Set(['createConnection']),
+  'mysql2/promise': new Set(['createConnection']),
   puppeteer: new Set(['launch', 'connect']),
   'puppeteer-core': new Set(['launch', 'connect']),
   playwright: new Set(['launch', 'launchPersistentContext', 'connect', 'connectOverCDP']),
   'playwright-core': new Set(['launch', 'launchPersistentContext', 'connect', 'connectOverCDP']),
   'selenium-webdriver': new Set(['Builder']),
 };
+/**
+ * Pools: `mysql.createPool(…)`, `new pg.Pool(…)`, `new sql.ConnectionPool(…)` open no connection; a `pool.query`
+ * failure is mostly the caller's SQL error. Only the pool's explicit `connect()` / `getConnection()` (on the pool
+ * expression itself or a `const`/`let` initialised with it) opens one.
+ */
+const POOL_ENTRIES: Readonly<Record<string, ReadonlySet<string>>> = {
+  mssql: new Set(['ConnectionPool']),
+  pg: new Set(['Pool']),
+  mysql: new Set(['createPool']),
+  mysql2: new Set(['createPool']),
+  'mysql2/promise': new Set(['createPool']),
+};
+const POOL_OPENERS = new Set(['connect', 'getConnection']);
 const SYSTEM_MODULES = /child_process|execa|tedious|mssql|\bpg\b|mysql|puppeteer|playwright|selenium-webdriver/;
 
 /** Is this callee a child-process runner of node:child_process or execa (promisified forms included)? */
@@ -93,9 +110,30 @@ function isLazyConstruction(n: ts.Node, source: string): boolean {
   return LAZY_CONSTRUCTORS[source]?.has(path[path.length - 1] ?? '') ?? false;
 }
 
+/** The driver module when `recv.connect()` / `recv.getConnection()` is called on a pool (POOL_ENTRIES). */
+function poolOpenOf(call: ts.CallExpression): string | undefined {
+  const c = rawUnwrap(call.expression);
+  if (!ts.isPropertyAccessExpression(c) || !POOL_OPENERS.has(c.name.text)) return undefined;
+  let r = rawUnwrap(c.expression);
+  if (ts.isAwaitExpression(r)) r = rawUnwrap(r.expression);
+  if (ts.isIdentifier(r)) {
+    const decl = rawDeclarationOf(r)?.parent;
+    const init = decl && ts.isVariableDeclaration(decl) ? decl.initializer : undefined;
+    if (!init) return undefined;
+    r = rawUnwrap(init);
+    if (ts.isAwaitExpression(r)) r = rawUnwrap(r.expression);
+  }
+  if (!ts.isCallExpression(r) && !ts.isNewExpression(r)) return undefined;
+  const o = rawOriginOf(r.expression);
+  const entries = o && POOL_ENTRIES[o.module];
+  if (!o || !entries) return undefined;
+  const path = o.path.filter((p) => p !== 'default');
+  return entries.has(path[path.length - 1] ?? '') ? o.module : undefined;
+}
+
 /** What a call or `new` runs: 'command' for a child-process runner, the driver module for a driver entry, else undefined. */
 function systemSource(n: ts.Node): string | undefined {
-  if (ts.isCallExpression(n)) return isExecCallee(n.expression) ? 'command' : driverOf(n.expression);
+  if (ts.isCallExpression(n)) return isExecCallee(n.expression) ? 'command' : (driverOf(n.expression) ?? poolOpenOf(n));
   if (ts.isNewExpression(n)) return driverOf(n.expression);
   return undefined;
 }
@@ -114,6 +152,81 @@ function isPromiseExecutor(fn: ts.Node): boolean {
   const c = rawUnwrap(p.expression);
   if (!ts.isIdentifier(c)) return false;
   return ts.isNewExpression(p) ? c.text === 'Promise' && p.arguments[0] === fn : ASYNC_HELPERS.has(c.text);
+}
+
+/**
+ * Does a `new Promise((resolve, reject) => …)` executor hand a failure's own error to `reject`: `reject` passed as a
+ * listener or callback (`conn.on('error', reject)`), or `reject(x)` whose argument reads a parameter of a callback
+ * inside the executor (`(err) => err ? reject(err) : …`)? `reject(new Error('Database unavailable'))` does not.
+ * Memoised per executor.
+ */
+const rejectMemo = new WeakMap<ts.Node, boolean>();
+function rejectsRawError(executor: ts.Node): boolean {
+  const hit = rejectMemo.get(executor);
+  if (hit !== undefined) return hit;
+  let found = false;
+  const fn = executor as ts.FunctionLikeDeclaration;
+  const rej = fn.parameters?.[1]?.name;
+  if (rej && ts.isIdentifier(rej)) {
+    const params = new Set<string>();
+    const visit = (n: ts.Node): void => {
+      if (found) return;
+      if (n !== executor && isRawFunctionLike(n)) {
+        const ps = (n as ts.FunctionLikeDeclaration).parameters ?? [];
+        for (const q of ps) if (ts.isIdentifier(q.name) && q.name.text !== rej.text) params.add(q.name.text);
+      }
+      if (ts.isIdentifier(n) && n.text === rej.text && n !== rej) {
+        const p = n.parent;
+        if ((ts.isCallExpression(p) || ts.isNewExpression(p)) && p.arguments?.includes(n)) found = true; // a listener
+        else if (ts.isCallExpression(p) && p.expression === n) {
+          const reads = (a: ts.Node): boolean => (ts.isIdentifier(a) && params.has(a.text)) || (ts.forEachChild(a, (c) => reads(c) || undefined) ?? false);
+          if (p.arguments.some((a) => reads(a))) found = true;
+        }
+      }
+      ts.forEachChild(n, visit);
+    };
+    ts.forEachChild(executor, visit);
+  } else found = true; // `new Promise(run)` or a destructured parameter: not read, keep the executor
+  rejectMemo.set(executor, found);
+  return found;
+}
+
+/** `new Promise(…)`'s executor (not a compiler's async helper). */
+function isNewPromiseExecutor(fn: ts.Node): boolean {
+  return isPromiseExecutor(fn) && ts.isNewExpression(fn.parent);
+}
+
+/**
+ * `p.catch((e) => { throw new Error('Database unavailable'); })` or `p.then(ok, () => …)`: a handler of the package's
+ * own that does not throw (or reject with) its parameter handles the failure, like a catch that does not rethrow.
+ * A handler that is not a function written there (`.catch(reject)`, `.catch(handle)`) is not read: it passes.
+ */
+function handledByPromiseCatch(n: ts.Node): boolean {
+  if (!ts.isCallExpression(n)) return false;
+  const c = rawUnwrap(n.expression);
+  if (!ts.isPropertyAccessExpression(c)) return false;
+  const handler = c.name.text === 'catch' ? n.arguments[0] : c.name.text === 'then' ? n.arguments[1] : undefined;
+  const h = handler && rawUnwrap(handler);
+  if (!h || !(ts.isArrowFunction(h) || ts.isFunctionExpression(h))) return false;
+  const param = h.parameters[0]?.name;
+  if (!param) return true; // no parameter: the error is dropped
+  if (!ts.isIdentifier(param)) return false;
+  let passes = false;
+  const visit = (x: ts.Node): void => {
+    if (passes) return;
+    if (ts.isIdentifier(x) && x.text === param.text && x !== param) {
+      // The parameter read anywhere in a throw, a `Promise.reject(…)`, or as the arrow's value: it passes.
+      for (let p: ts.Node | undefined = x.parent; p && p !== h; p = p.parent) {
+        if (ts.isThrowStatement(p) || ts.isReturnStatement(p) || (ts.isCallExpression(p) && calleeName(p.expression) === 'reject') || (p === h.body && !ts.isBlock(h.body))) {
+          passes = true;
+          return;
+        }
+      }
+    }
+    ts.forEachChild(x, visit);
+  };
+  visit(h.body);
+  return !passes;
 }
 
 /** `catch (e) { …; throw e; }`: a catch that rethrows its own binding lets the failure through. */
@@ -142,6 +255,10 @@ type Ctx = {
   runnerNames: Set<string>;
   /** The package's named functions by name, with their file: a method called on an instance passed in as a parameter. */
   fnsByName: Map<string, { fn: ts.Node; sf: SourceFile }[]>;
+  /** The package's calls by the callee's last name: who hands what to a function's parameter. */
+  callsByName: Map<string, ts.CallExpression[]>;
+  /** The package's classes by name, with their file. */
+  classesByName: Map<string, { cls: ts.ClassLikeDeclaration; sf: SourceFile }[]>;
 };
 
 /** The last name of a callee: `run` for run(…), this.run(…), kubectl.run(…). */
@@ -169,13 +286,23 @@ function enclosingFnName(n: ts.Node): string | undefined {
  * that name child_process or execa), then of functions that call one of those, twice. A name is only a key: the call
  * is still resolved (functionOf) and its body read before it counts.
  */
-function runnerIndex(code: Code): Pick<Ctx, 'execFiles' | 'runnerNames' | 'fnsByName'> {
+function runnerIndex(code: Code): Pick<Ctx, 'execFiles' | 'runnerNames' | 'fnsByName' | 'callsByName' | 'classesByName'> {
   const execFiles = new Set<ts.SourceFile>();
   for (const [, sf] of code.files) if (SYSTEM_MODULES.test(sf.compilerNode.text)) execFiles.add(sf.compilerNode);
   const calls: ts.CallExpression[] = [];
   const runnerNames = new Set<string>();
   const fnsByName: Ctx['fnsByName'] = new Map();
+  const callsByName: Ctx['callsByName'] = new Map();
+  const classesByName: Ctx['classesByName'] = new Map();
   for (const [, sf] of code.files) {
+    for (const cl of rawOfKinds(sf, [SyntaxKind.ClassDeclaration, SyntaxKind.ClassExpression], () => true)) {
+      const c = cl as ts.ClassLikeDeclaration;
+      const name = c.name?.text ?? (ts.isVariableDeclaration(c.parent) && ts.isIdentifier(c.parent.name) ? c.parent.name.text : undefined);
+      if (!name) continue;
+      const list = classesByName.get(name) ?? [];
+      list.push({ cls: c, sf });
+      classesByName.set(name, list);
+    }
     for (const fn of rawOfKinds(sf, [SyntaxKind.FunctionDeclaration, SyntaxKind.MethodDeclaration, SyntaxKind.FunctionExpression, SyntaxKind.ArrowFunction], () => true)) {
       const name = fnName(fn);
       if (!name) continue;
@@ -184,7 +311,15 @@ function runnerIndex(code: Code): Pick<Ctx, 'execFiles' | 'runnerNames' | 'fnsBy
       fnsByName.set(name, list);
     }
     for (const cn of rawOfKinds(sf, [SyntaxKind.CallExpression, SyntaxKind.NewExpression], () => true)) {
-      if (ts.isCallExpression(cn)) calls.push(cn);
+      if (ts.isCallExpression(cn)) {
+        calls.push(cn);
+        const callee = calleeName(cn.expression);
+        if (callee) {
+          const list = callsByName.get(callee) ?? [];
+          list.push(cn);
+          callsByName.set(callee, list);
+        }
+      }
       if (!execFiles.has(sf.compilerNode) || !systemSource(cn)) continue;
       const name = enclosingFnName(cn);
       if (name) runnerNames.add(name);
@@ -200,7 +335,7 @@ function runnerIndex(code: Code): Pick<Ctx, 'execFiles' | 'runnerNames' | 'fnsBy
     }
     for (const n of next) runnerNames.add(n);
   }
-  return { execFiles, runnerNames, fnsByName };
+  return { execFiles, runnerNames, fnsByName, callsByName, classesByName };
 }
 
 /**
@@ -218,7 +353,13 @@ function runsCommand(root: ts.Node, depth: number, ctx: Ctx, sf: SourceFile): st
   let connects = false;
   const visit = (n: ts.Node): void => {
     if (found) return;
-    if (n !== root && isRawFunctionLike(n) && !isPromiseExecutor(n)) return;
+    if (n !== root && isRawFunctionLike(n) && (!isPromiseExecutor(n) || (isNewPromiseExecutor(n) && !rejectsRawError(n)))) return;
+    // `driver.connect().catch(() => { throw new Error('…'); })`: the handler's own error, not the driver's.
+    if (handledByPromiseCatch(n)) {
+      const args = (n as ts.CallExpression).arguments;
+      for (const a of args) visit(a);
+      return;
+    }
     // A nested try with its own catch handles what its block throws: only its catch and finally blocks count, unless
     // the catch rethrows the error it caught.
     if (ts.isTryStatement(n) && n.catchClause && !rethrows(n.catchClause)) {
@@ -264,8 +405,9 @@ function calleeFn(call: ts.CallExpression, ctx: Ctx, sf: SourceFile): Fn | undef
 
 /**
  * `manager.getConnection()` where `manager` is a parameter (a class instance handed to `registerTools(server, manager)`)
- * that scope cannot follow: the package's one function of that name, when exactly one is declared and the receiver is
- * not a library's value (a library's own `pool.getConnection()` is not the package's method).
+ * or a field (`this.manager`) that scope cannot follow: the method of that name of class `C`, only when the package
+ * hands `new C()` to that parameter (directly, or a `const m = new C()` of the caller's file) or puts `new C()` in that
+ * field, and `C` declares the method. Any other receiver (a library's pool, a global, an unknown value) gives no path.
  */
 function instanceMethod(call: ts.CallExpression, name: string, ctx: Ctx): { fn: ts.Node; sf: SourceFile } | undefined {
   const c = rawUnwrap(call.expression);
@@ -273,8 +415,68 @@ function instanceMethod(call: ts.CallExpression, name: string, ctx: Ctx): { fn: 
   const recv = rawUnwrap(c.expression);
   if (!ts.isIdentifier(recv) && !(ts.isPropertyAccessExpression(recv) && rawUnwrap(recv.expression).kind === SyntaxKind.ThisKeyword)) return undefined;
   if (rawOriginOf(recv)) return undefined;
-  const defs = ctx.fnsByName.get(name);
-  return defs && defs.length === 1 ? defs[0] : undefined;
+  const classes = new Set<string>();
+  if (ts.isIdentifier(recv)) {
+    // The function whose parameter this is, and what its callers pass there.
+    let owner: ts.FunctionLikeDeclaration | undefined;
+    let index = -1;
+    for (let p = recv.parent; p && !owner; p = p.parent) {
+      if (!isRawFunctionLike(p)) continue;
+      const ps = (p as ts.FunctionLikeDeclaration).parameters ?? [];
+      const i = ps.findIndex((q) => ts.isIdentifier(q.name) && q.name.text === recv.text);
+      if (i >= 0) [owner, index] = [p as ts.FunctionLikeDeclaration, i];
+    }
+    const ownerName = owner && fnName(owner);
+    if (!ownerName) return undefined;
+    for (const k of ctx.callsByName.get(ownerName) ?? []) {
+      const arg = k.arguments[index];
+      const cls = arg && newClassOf(arg);
+      if (cls) classes.add(cls);
+    }
+  } else {
+    // this.manager: a field initialised with `new C()`, or `this.manager = new C()` in the class's constructor.
+    const field = (recv as ts.PropertyAccessExpression).name.text;
+    let cls: ts.Node | undefined = recv;
+    while (cls && !ts.isClassLike(cls)) cls = cls.parent;
+    for (const m of cls && ts.isClassLike(cls) ? cls.members : []) {
+      if (ts.isPropertyDeclaration(m) && ts.isIdentifier(m.name) && m.name.text === field && m.initializer) {
+        const k = newClassOf(m.initializer);
+        if (k) classes.add(k);
+      }
+      if (ts.isConstructorDeclaration(m)) {
+        for (const st of m.body?.statements ?? []) {
+          const e = ts.isExpressionStatement(st) ? rawUnwrap(st.expression) : undefined;
+          if (!e || !ts.isBinaryExpression(e) || e.operatorToken.kind !== SyntaxKind.EqualsToken) continue;
+          const l = rawUnwrap(e.left);
+          if (!ts.isPropertyAccessExpression(l) || rawUnwrap(l.expression).kind !== SyntaxKind.ThisKeyword || l.name.text !== field) continue;
+          const k = newClassOf(e.right);
+          if (k) classes.add(k);
+        }
+      }
+    }
+  }
+  if (classes.size !== 1) return undefined;
+  const [clsName] = classes;
+  const decls = ctx.classesByName.get(clsName!) ?? [];
+  if (decls.length !== 1) return undefined;
+  const { cls, sf } = decls[0]!;
+  const method = cls.members.find((m) => ts.isMethodDeclaration(m) && ts.isIdentifier(m.name) && m.name.text === name && m.body);
+  return method ? { fn: method, sf } : undefined;
+}
+
+/** The class name of `new C(…)`, or of the `const x = new C(…)` an identifier names; else undefined. */
+function newClassOf(expr: ts.Node): string | undefined {
+  let e = rawUnwrap(expr);
+  if (ts.isIdentifier(e)) {
+    const d = rawDeclarationOf(e);
+    const decl = d?.parent;
+    if (!decl || !ts.isVariableDeclaration(decl) || !decl.initializer) return undefined;
+    if (!ts.isVariableDeclarationList(decl.parent) || !(decl.parent.flags & ts.NodeFlags.Const)) return undefined;
+    e = rawUnwrap(decl.initializer);
+  }
+  if (!ts.isNewExpression(e)) return undefined;
+  const c = rawUnwrap(e.expression);
+  return ts.isIdentifier(c) ? c.text : undefined;
 }
 
 /**
