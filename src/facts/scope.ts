@@ -1288,6 +1288,43 @@ export function assignedPropertyValues(declId: Identifier, key: string): Node[] 
   return (byDecl.get(declId.compilerNode)?.get(key) ?? []).map((cn) => wrapNode(sf, cn));
 }
 
+const writtenMemo = new WeakMap<ts.SourceFile, Set<ts.Identifier>>();
+/**
+ * Whether its file writes into the object a variable holds after declaring it: a property set on it (`opts.engines =
+ * …`, `opts.a.b = …`, `opts[k] = …`), `Object.assign(opts, …)`, `Object.defineProperty(opts, …)`, `delete opts.k`.
+ * For the identifier that declares it: one walk per file, memoised.
+ */
+export function objectWrittenLater(declId: Identifier): boolean {
+  const sf = declId.getSourceFile().compilerNode;
+  let written = writtenMemo.get(sf);
+  if (!written) {
+    const out = new Set<ts.Identifier>();
+    const root = (e: ts.Expression): ts.Identifier | undefined => {
+      let cur = rawUnwrap(e);
+      while (ts.isPropertyAccessExpression(cur) || ts.isElementAccessExpression(cur)) cur = rawUnwrap(cur.expression);
+      return ts.isIdentifier(cur) ? cur : undefined;
+    };
+    const note = (id: ts.Identifier | undefined): void => {
+      const d = id ? rawDeclarationOf(id) : undefined;
+      if (d) out.add(d);
+    };
+    const visit = (cn: ts.Node): void => {
+      if (ts.isBinaryExpression(cn) && cn.operatorToken.kind >= SyntaxKind.FirstAssignment && cn.operatorToken.kind <= SyntaxKind.LastAssignment) {
+        const l = rawUnwrap(cn.left);
+        if (ts.isPropertyAccessExpression(l) || ts.isElementAccessExpression(l)) note(root(l));
+      } else if (ts.isDeleteExpression(cn)) note(root(cn.expression));
+      else if (ts.isCallExpression(cn) && cn.arguments[0]) {
+        const c = rawUnwrap(cn.expression);
+        if (ts.isPropertyAccessExpression(c) && ts.isIdentifier(c.expression) && c.expression.text === 'Object' && ['assign', 'defineProperty', 'defineProperties'].includes(c.name.text)) note(root(cn.arguments[0]));
+      }
+      ts.forEachChild(cn, visit);
+    };
+    visit(sf);
+    writtenMemo.set(sf, (written = out));
+  }
+  return written.has(declId.compilerNode);
+}
+
 /** The origin of a value (an initializer, an exported expression): `axios.create(…)` is axios itself, `require('m').f` is m's f. */
 export function valueOriginOf(init: Node): Origin | undefined {
   return valueOrigin(init.compilerNode, 0);

@@ -3,7 +3,7 @@ import type { Verdict } from '../../engine/types.js';
 import type { SessionFacts } from '../../facts/session.js';
 import { isObj, type Obj } from '../support/live/dynamic-support.js';
 import { servedTools, toolName } from '../support/live/dynamic-text.js';
-import { addHits, classifyTool, emptyLegs, isTrifecta, legEvidence, toolList, type LegMap, type ToolView } from './legs.js';
+import { addHits, classifyTool, emptyLegs, isTrifecta, legEvidence, schemaFacts, toolList, type LegMap, type ToolView } from './legs.js';
 
 /**
  * X-8 — lethal trifecta in one server (dynamic). Every tool the running server serves (era that answered) is
@@ -25,6 +25,7 @@ export function servedToolView(t: Obj, context?: string): ToolView {
     ...(typeof t.description === 'string' ? { description: t.description } : {}),
     properties: props,
     annotations: ann,
+    ...schemaFacts(schema),
     ...(context ? { context } : {}),
   };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { operationHits } from './static.js';
-import { addHits, classifyTool, emptyLegs, isTrifecta, LEG_RULES, nameWords, toolList, verbOf, type Leg, type ToolView } from './legs.js';
+import { addHits, classifyTool, emptyLegs, isTrifecta, LEG_RULES, nameWords, schemaFacts, toolList, verbOf, type Leg, type ToolView } from './legs.js';
 
 const legs = (t: ToolView): Leg[] => classifyTool(t).map((h) => h.leg);
 const rules = (t: ToolView): string[] => classifyTool(t).map((h) => h.rule);
@@ -87,8 +87,25 @@ describe('X-8 classification rules (legs.ts)', () => {
     [{ name: 'manage_comment', description: 'Edit or delete a PR comment. Pass `version` (from get_pull_request output) to save a fetch.', properties: ['action', 'comment_id'] }, []],
     // Prose hyphenation is not an operation.
     [{ name: 'project-services-reader', description: 'Select one read-only operation, e.g. the built-in check-in.', properties: ['selectSchema'] }, []],
+    // Only the list after the cue is read: an identifier in a later sentence (a CLI command, a doc page) is not an
+    // operation of the tool, and a hyphenated adjective (read-only, read-write, get-started) is none.
+    [{ name: 'manage_issues', description: 'Manage issues. Available actions: list, get, create. Requires a read-only or read-write token. For bulk export use send-report from the admin CLI; see also fetch_url docs.', properties: ['action', 'id'] }, []],
+    [{ name: 'repo_ops', description: 'Operations: list, show. The token needs the read-file scope; see the get-started guide.', properties: ['operation'] }, []],
+    [{ name: 'tracker-services', description: 'Operations:\n  get-issue, post-comment\nSee send-report for exports.', properties: ['operation'] }, ['untrusted', 'outbound']],
+    // With an enum on the selector in the served schema, the operations are its values, not what the prose names.
+    [{ name: 'tracker-services-reader', description: 'Run one of the following operations: get-issue, send-report', properties: ['operation'], operationEnum: ['get-issue', 'list-issues'] }, ['untrusted']],
+    [{ name: 'tracker-services-writer', description: 'Run one of the following operations.', properties: ['selectSchema'], operationEnum: ['post-comment', 'update-title'] }, ['outbound']],
     // A webhook or notification destination written at call time is an exit; switching the configured one on is not.
-    [{ name: 'create_notification_setting', description: 'Create a notification destination.', properties: ['description', 'type', 'destination', 'subscribedEvents'] }, ['outbound']],
+    // The destination is a URL when the served schema says so (a sibling `type` enum offering `url`).
+    [{ name: 'create_notification_setting', description: 'Create a notification destination.', properties: ['description', 'type', 'destination', 'subscribedEvents'], urlArgs: ['destination'] }, ['outbound']],
+    [{ name: 'create_notification_setting', description: 'Create a notification destination.', properties: ['description', 'type', 'destination', 'subscribedEvents'] }, []],
+    [{ name: 'create_webhook', description: 'Register a webhook for repository events.', properties: ['repo', 'url', 'events'] }, ['untrusted', 'outbound']],
+    [{ name: 'set_callback', description: 'Set the callback the vendor calls when a job ends.', properties: ['uri'] }, ['outbound']],
+    // Not a delivery destination: a settings switch with a mail address, a travel destination, a local callback port.
+    [{ name: 'update_notification_settings', description: 'Turn email notifications on or off.', properties: ['enabled', 'address'] }, []],
+    [{ name: 'save_destination', description: 'Save a travel destination to your trip plan.', properties: ['name', 'address', 'notes'] }, []],
+    [{ name: 'set_callback', description: 'Set the local callback port the login flow listens on.', properties: ['uri'] }, []],
+    [{ name: 'add_destination', description: 'Add a delivery destination.', properties: ['destination'] }, []],
     [{ name: 'update_notification_setting', properties: ['notificationSettingId', 'active', 'subscribedEvents'] }, []],
     [{ name: 'create_webhook_subscription', properties: ['event_types', 'notification_url'] }, ['outbound']],
     // A notification preference that switches e-mail on or off names no address.
@@ -196,5 +213,16 @@ describe('X-8 classification rules (legs.ts)', () => {
     addHits(m, 'send_email', classifyTool({ name: 'send_email' }));
     assert.equal(isTrifecta(m), true);
     assert.equal(toolList([{ tool: 'e' }, { tool: 'a' }, { tool: 'd' }, { tool: 'c' }, { tool: 'b' }, { tool: 'a' }]), 'a, b, c, d (+1)');
+  });
+
+  it('reads URL-typed arguments and the operation selector enum from a served schema', () => {
+    const str = { type: 'string' };
+    assert.deepEqual(schemaFacts({ type: 'object', properties: { type: { type: 'string', enum: ['url', 'email'] }, destination: str, description: str } }), { urlArgs: ['destination'] });
+    assert.deepEqual(schemaFacts({ type: 'object', properties: { kind: { type: 'string', enum: ['email', 'sms'] }, destination: str } }), {});
+    assert.deepEqual(schemaFacts({ type: 'object', properties: { target: { type: 'string', format: 'uri' }, name: str } }), { urlArgs: ['target'] });
+    assert.deepEqual(schemaFacts({ type: 'object', properties: { selectSchema: { type: 'object', properties: { operation: { type: 'string', enum: ['get-user', 'list-sites'] }, params: { type: 'object' } } } } }), { operationEnum: ['get-user', 'list-sites'] });
+    assert.deepEqual(schemaFacts({ type: 'object', properties: { action: { type: 'string', enum: ['list', 'get'] }, id: str } }), { operationEnum: ['list', 'get'] });
+    assert.deepEqual(schemaFacts({ type: 'object', properties: { action: str } }), {});
+    assert.deepEqual(schemaFacts(undefined), {});
   });
 });

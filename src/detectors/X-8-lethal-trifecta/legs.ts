@@ -43,6 +43,8 @@ export interface LegRule {
   notText?: RegExp;
   /** The rule does not hold for a tool whose input is a local file (see requestFromFile). */
   notFileInput?: boolean;
+  /** A further condition read over the whole tool view (its schema facts included). */
+  holds?: (t: ToolView, words: readonly string[]) => boolean;
 }
 
 /** Verbs that read or look something up. */
@@ -182,10 +184,28 @@ function requestFromFile(t: ToolView): boolean {
   return ![t.title, t.description].some((s) => typeof s === 'string' && HTTP_SENSE.test(s));
 }
 
-/** What a vendor delivers its events to: a webhook, a notification destination, a callback. */
-const DELIVERY_OBJECTS = ['webhook', 'webhooks', 'hook', 'hooks', 'notification', 'notifications', 'callback', 'callbacks', 'destination', 'destinations'];
-/** Arguments that carry that destination's address. */
-const DELIVERY_ARGS = ['destination', 'destinations', 'target_url', 'address', 'callback', 'uri', 'endpoint', 'url'];
+/** What a vendor delivers its events to: a webhook, a callback (a notification only with a URL argument, see deliversToUrl). */
+const DELIVERY_OBJECTS = ['webhook', 'webhooks', 'hook', 'hooks', 'notification', 'notifications', 'callback', 'callbacks'];
+/** Arguments that carry a URL by their name. A bare `address` or `destination` is as often a postal or travel one. */
+const DELIVERY_URL_ARGS = ['url', 'target_url', 'endpoint', 'uri'];
+const DELIVERY_URL_SUFFIXES = ['_url', '_uri', '_endpoint'];
+/** A callback or hook said to be local (a local port, a git hook in the local repository) goes nowhere outside. */
+const LOCAL_DESTINATION = /\b(?:local(?:host)?|loopback|127\.0\.0\.1)\b/i;
+
+/**
+ * Whether a tool sets where the vendor delivers events: its name says webhook, hook or callback (or notification),
+ * and it takes a URL-typed argument, by name (`url`, `target_url`, `endpoint`, `uri`, `…_url`) or by its served
+ * schema (`format: uri`, or a sibling `type` enum offering `url`: see schemaFacts). A settings or preferences tool
+ * (`update_notification_settings({ enabled, address })`) has no such argument: it switches something on or off. A
+ * callback described as local (`set_callback({ uri })`, "the local callback port") goes nowhere outside.
+ */
+function deliversToUrl(t: ToolView, words: readonly string[]): boolean {
+  const props = (t.properties ?? []).map(normProp);
+  const urlArg = props.some((p) => DELIVERY_URL_ARGS.includes(p) || DELIVERY_URL_SUFFIXES.some((s) => p.endsWith(s))) || (t.urlArgs ?? []).length > 0;
+  if (!urlArg) return false;
+  if (!words.some((w) => DELIVERY_OBJECTS.includes(w))) return false;
+  return ![t.title, t.description].some((s) => typeof s === 'string' && LOCAL_DESTINATION.test(s));
+}
 
 /** The user's own account, named from its side: `get_me`, `list_my_issues`, GET /me/messages. */
 const OWN_ACCOUNT = ['me', 'my', 'mine', 'myself', 'self', 'whoami'];
@@ -234,7 +254,7 @@ export const LEG_RULES: readonly LegRule[] = [
     id: 'sets-delivery-destination',
     legs: ['outbound'],
     name: { verbs: ['create', 'add', 'new', 'make', 'update', 'edit', 'set', 'put', 'patch', 'modify', 'save', 'insert'], objects: DELIVERY_OBJECTS },
-    properties: { exact: DELIVERY_ARGS },
+    holds: deliversToUrl,
   },
   { id: 'saved-login-argument', legs: ['private'], properties: { exact: ['storage_state', 'user_data_dir', 'browser_profile', 'profile_id', 'auth_context_id', 'persistent_context'] } },
 
@@ -278,6 +298,10 @@ export interface ToolView {
   /** Top-level property names of the input schema. */
   properties?: readonly string[];
   annotations?: Record<string, unknown>;
+  /** Arguments the served schema types as a URL (see schemaFacts). */
+  urlArgs?: readonly string[];
+  /** The values the served schema allows for the operation selector, when it lists them (see schemaFacts). */
+  operationEnum?: readonly string[];
   /**
    * What the whole server says it wraps: its served name and title, the package name, or the title and host of
    * the API document its tools are built from. Read only for the product of `product` rules.
@@ -354,6 +378,7 @@ function ruleMatches(r: LegRule, t: ToolView, words: string[], verb: { verb?: st
     if (!Object.entries(r.annotations).every(([k, v]) => a[k] === v)) return false;
   }
   if (r.text && ![t.title, t.description].some((s) => typeof s === 'string' && r.text!.test(s))) return false;
+  if (r.holds && !r.holds(t, words)) return false;
   return true;
 }
 
@@ -368,28 +393,81 @@ const OPERATION_ID = /(?<![\p{L}\p{N}_./-])[A-Za-z][a-z0-9]*(?:(?:[-_][a-z0-9]+)
 /** Where a description starts listing the operations it selects from (`one of the following … operations`, `Operations:`). */
 const OPERATION_LIST = /\b(?:one\s+of\s+the\s+following|(?:available|supported|following)\s+(?:[\w-]+\s+)?(?:operations|actions|endpoints)|(?:operations|actions)\s*:)/i;
 
+/** Hyphenated adjectives written like operation identifiers (`a read-only token`, `the get-started guide`). */
+const COMPOUND_ADJECTIVES = new Set(['read only', 'read write', 'write only', 'get started']);
+/** Where the list after the cue ends: the first sentence end or line break. */
+const LIST_END = /[.!?](?=\s|$)|\n/;
+
 /**
  * The operations a generic tool enumerates: when its input schema has an operation selector and its description
- * says it lists them, the identifiers after that point whose first word is a verb of the vocabulary (`get-user`;
- * `manage-env-vars` is not read). Each is then classified by the name rules, as if it were a tool of its own. A tool
- * that merely names another tool in its help (`version from get_pull_request`) lists nothing.
+ * says it lists them, the identifiers of that list (from the cue to the first sentence end or line break) whose first
+ * word is a verb of the vocabulary (`get-user`; `manage-env-vars` is not read). When the served schema gives the
+ * selector an enum, the operations are that enum's values and nothing the prose names. Each is then classified by the
+ * name rules, as if it were a tool of its own. A tool that merely names another tool in its help (`version from
+ * get_pull_request`, "see also fetch_url docs" after the list) lists nothing; hyphenated adjectives (`read-only`) are
+ * not operations.
  */
 export function enumeratedOperations(t: ToolView): string[] {
   if (typeof t.description !== 'string') return [];
   if (!(t.properties ?? []).some((p) => OPERATION_SELECTORS.includes(normProp(p)))) return [];
   const cue = OPERATION_LIST.exec(t.description);
   if (!cue) return [];
+  let candidates: readonly string[];
+  if (t.operationEnum !== undefined) candidates = t.operationEnum;
+  else {
+    // The list may start on the line after the cue ("Operations:\n get-user, list-users").
+    const after = t.description.slice(cue.index + cue[0].length);
+    const start = after.length - after.trimStart().length;
+    const end = LIST_END.exec(after.slice(start));
+    const list = after.slice(0, end ? start + end.index : after.length);
+    candidates = [...list.matchAll(OPERATION_ID)].map((m) => m[0]);
+  }
   const ops = new Set<string>();
-  for (const m of t.description.slice(cue.index + cue[0].length).matchAll(OPERATION_ID)) {
-    const words = nameWords(m[0]);
-    if (words.length >= 2 && VERBS.has(words[0]!) && m[0] !== t.name) ops.add(m[0]);
+  for (const c of candidates) {
+    const words = nameWords(c);
+    if (words.length >= 2 && VERBS.has(words[0]!) && c !== t.name && !COMPOUND_ADJECTIVES.has(words.join(' '))) ops.add(c);
     if (ops.size >= 200) break;
   }
   return [...ops];
 }
 
+/** Sibling properties whose enum says what kind of address another property holds (`type: 'url' | 'email'`). */
+const ADDRESS_KIND_PROPS = ['type', 'kind', 'destination_type', 'target_type', 'channel', 'delivery_type'];
+const ADDRESS_PROPS = ['destination', 'destinations', 'target', 'address', 'callback'];
+const isRec = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const enumOf = (v: unknown): string[] | undefined => {
+  if (!isRec(v)) return undefined;
+  const e = Array.isArray(v.enum) ? v.enum : isRec(v.items) && Array.isArray(v.items.enum) ? v.items.enum : undefined;
+  return e?.filter((x): x is string => typeof x === 'string');
+};
+
+/**
+ * What legs.ts reads of a served input schema beyond its property names: the arguments typed as a URL (`format: uri`,
+ * or an address argument whose sibling `type` enum offers `url` or `webhook`), and the enum of the operation selector
+ * (top level, or one level inside a selector object: `selectSchema: { operation: enum }`).
+ */
+export function schemaFacts(schema: unknown): { urlArgs?: string[]; operationEnum?: string[] } {
+  if (!isRec(schema) || !isRec(schema.properties)) return {};
+  const props = schema.properties;
+  const urlArgs: string[] = [];
+  const kinds = Object.entries(props).filter(([k]) => ADDRESS_KIND_PROPS.includes(normProp(k))).flatMap(([, v]) => enumOf(v) ?? []).map((x) => x.toLowerCase());
+  const urlKind = kinds.some((k) => ['url', 'uri', 'webhook', 'http', 'https'].includes(k));
+  for (const [k, v] of Object.entries(props)) {
+    const format = isRec(v) && typeof v.format === 'string' ? v.format : undefined;
+    if ((format !== undefined && ['uri', 'url', 'iri'].includes(format)) || (urlKind && ADDRESS_PROPS.includes(normProp(k)))) urlArgs.push(k);
+  }
+  let operationEnum: string[] | undefined;
+  for (const [k, v] of Object.entries(props)) {
+    if (!OPERATION_SELECTORS.includes(normProp(k))) continue;
+    const direct = enumOf(v);
+    const nested = isRec(v) && isRec(v.properties) ? Object.entries(v.properties).filter(([n]) => OPERATION_SELECTORS.includes(normProp(n))).flatMap(([, x]) => enumOf(x) ?? []) : [];
+    if (direct || nested.length > 0) operationEnum = [...(operationEnum ?? []), ...(direct ?? []), ...nested];
+  }
+  return { ...(urlArgs.length > 0 ? { urlArgs } : {}), ...(operationEnum ? { operationEnum } : {}) };
+}
+
 /** Rules read from an operation identifier alone: its name (and the product), never the generic tool's own schema or prose. */
-const nameOnly = (r: LegRule): boolean => r.name !== undefined && !r.properties && !r.annotations && !r.text && !r.notFileInput;
+const nameOnly = (r: LegRule): boolean => r.name !== undefined && !r.properties && !r.annotations && !r.text && !r.notFileInput && !r.holds;
 
 /** The legs of one tool, each with the first rule that put it there (rules in LEG_RULES order). */
 export function classifyTool(t: ToolView): LegHit[] {

@@ -1,5 +1,5 @@
 import { Node, SyntaxKind, ts, type CallExpression, type PropertyAccessExpression, type TaggedTemplateExpression } from '../morph.js';
-import { assignedPropertyValues, assignedValues, declarationOf, fieldValues, importOf as importOfDecl, initializerOf, moduleMember, valueOfDeclaration, GLOBAL, INSTANCE_FACTORIES, type Origin } from '../scope.js';
+import { assignedPropertyValues, assignedValues, declarationOf, fieldValues, importOf as importOfDecl, initializerOf, moduleMember, objectWrittenLater, valueOfDeclaration, GLOBAL, INSTANCE_FACTORIES, type Origin } from '../scope.js';
 import { constString, objectLiteralOf, propertyValue, type EntryKind } from '../server-model.js';
 import { namesAnyModule, unwrap, wrapNode, type ParsedSources } from '../ts-source.js';
 import { originCached, requireCall } from './modules.js';
@@ -816,23 +816,38 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
  * gray-matter (4.x, lib/engines.js and lib/engine.js): the language named after the opening delimiter picks the
  * engine (`---js`, `---javascript`, any case), and the default `javascript` engine hands the front matter to
  * `eval`. The text is code unless the options replace that engine (`engines` or `parsers` with a `javascript`
- * key: `js` and the other spellings fall back to it). Options that cannot be read may replace it: no sink then.
+ * key: `js` and the other spellings fall back to it). Options that cannot be read may replace it: no sink then,
+ * and so when the options (or their engine table) are an object literal held by a variable the file writes into
+ * later (`const opts = {}; opts.engines = …`, `Object.assign(opts, …)`): its literal is not what matter() receives.
  */
 function frontMatterEval(call: string, args: Node[], sources: ParsedSources): SinkMatch | undefined {
   const optsArg = args[1];
   if (optsArg) {
     const obj = objectLiteralOf(optsArg, sources);
-    if (!obj) return undefined;
+    if (!obj || writtenLater(optsArg, obj)) return undefined;
     if (obj.getProperties().some((p) => !Node.isPropertyAssignment(p) && !Node.isShorthandPropertyAssignment(p))) return undefined;
     for (const key of ['engines', 'parsers']) {
       const v = propertyValue(obj, key);
       if (!v) continue;
       const table = objectLiteralOf(v, sources);
-      if (!table || table.getProperties().some((p) => !Node.isPropertyAssignment(p) && !Node.isShorthandPropertyAssignment(p) && !Node.isMethodDeclaration(p))) return undefined;
+      if (!table || writtenLater(v, table) || table.getProperties().some((p) => !Node.isPropertyAssignment(p) && !Node.isShorthandPropertyAssignment(p) && !Node.isMethodDeclaration(p))) return undefined;
       if (propertyValue(table, 'javascript')) return undefined;
     }
   }
   return { family: 'code', call, parts: [{ kind: 'eval', exprs: args.slice(0, 1) }] };
+}
+
+/**
+ * Whether an object literal reached through a variable (`opts`, or the variable whose initializer it is) is written
+ * into later in its file (scope objectWrittenLater): the literal then does not say what the object holds.
+ */
+function writtenLater(ref: Node, obj: Node): boolean {
+  const n = unwrap(ref);
+  const d = Node.isIdentifier(n) ? declarationOf(n) : undefined;
+  if (d && objectWrittenLater(d)) return true;
+  const holder = obj.getParent();
+  const name = holder && Node.isVariableDeclaration(holder) ? holder.getNameNode() : undefined;
+  return !!name && Node.isIdentifier(name) && objectWrittenLater(name);
 }
 
 /** A library call (or `new`) that opens a path itself (DOC_MODULES): the operands that hold the path. */
