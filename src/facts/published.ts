@@ -153,8 +153,10 @@ function requiredModules(text: string): string[] {
  * `../dist/index.js` when `dist/` was not shipped). The server's code is then not there to read, so a part
  * that read code cannot come out clean: each is named with the cause 'not-shipped' (engine/runner). Not counted:
  * a checkout whose TypeScript source is present (its build output is compiled from what is read), a path the
- * tree's .gitignore leaves out (a build output of a checkout, built from the source beside it), and a tree with no
- * package.json or none of these fields.
+ * tree's .gitignore leaves out (a build output of a checkout), a generated file whose counterpart is in `src/`
+ * beside its folder (dist/cli.js <- src/cli.js: a package of a monorepo whose .gitignore lies above it), a JSON or
+ * native file required without its extension, a load the code expects may fail (requiredModules), and a tree with
+ * no package.json or none of these fields.
  */
 export function missingEntryModules(repo: RepoFacts, own: readonly string[]): { file: string; cause: string }[] {
   if (own.some((f) => /\.[cm]?tsx?$/.test(f))) return [];
@@ -162,9 +164,10 @@ export function missingEntryModules(repo: RepoFacts, own: readonly string[]): { 
   if (!r.ok) return [];
   const pkg = r.value;
   const norm = (p: string): string => posix.normalize(p.replace(/\\/g, '/')).replace(/^\.\//, '');
-  const bins: string[] = [];
-  if (typeof pkg.bin === 'string') bins.push(pkg.bin);
-  else for (const v of Object.values(asObject(pkg.bin) ?? {})) if (typeof v === 'string') bins.push(v);
+  const declared: string[] = [];
+  if (typeof pkg.bin === 'string') declared.push(pkg.bin);
+  else for (const v of Object.values(asObject(pkg.bin) ?? {})) if (typeof v === 'string') declared.push(v);
+  const bins = declared.map(norm);
   const mains = ['main', 'module'].flatMap((k) => (typeof pkg[k] === 'string' ? [pkg[k] as string] : []));
   const has = (rel: string): boolean => repo.has(rel);
   const out = new Map<string, { file: string; cause: string }>();
@@ -177,7 +180,7 @@ export function missingEntryModules(repo: RepoFacts, own: readonly string[]): { 
     const gen = generatedFolderOf(rel);
     return !!gen && !!pickFile(`${gen.slice(0, gen.lastIndexOf('/', gen.length - 2) + 1)}src/${rel.slice(gen.length)}`, has);
   };
-  for (const b of bins.map(norm)) {
+  for (const b of bins) {
     const f = pickFile(b, has);
     if (f) entries.add(f);
     else if (!builtFromSource(b)) missing(b);
@@ -187,7 +190,7 @@ export function missingEntryModules(repo: RepoFacts, own: readonly string[]): { 
     if (f) entries.add(f);
   }
   for (const f of entries) {
-    if (!SOURCE_EXT.test(f) && !bins.map(norm).includes(f)) continue;
+    if (!SOURCE_EXT.test(f) && !bins.includes(f)) continue;
     const t = repo.source(f, 1024 * 1024);
     if (!t.ok) continue;
     for (const spec of requiredModules(t.text)) {
