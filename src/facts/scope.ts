@@ -1236,24 +1236,45 @@ function assignmentsTo(declId: ts.Identifier): ts.Expression[] {
   return out;
 }
 
-const identAssignMemo = new WeakMap<ts.SourceFile, Map<string, [ts.Identifier, ts.Expression][]>>();
-/** Every `name = value` of a file (the assigned identifier and the value, in source order) by name: one walk per file. */
-function identifierAssignments(sf: ts.SourceFile): Map<string, [ts.Identifier, ts.Expression][]> {
-  const hit = identAssignMemo.get(sf);
+/** The writes of a file, gathered in one walk and read by the indexes below: assignments (every operator), `delete`, `Object.assign`-like calls. */
+interface Writes {
+  assigns: ts.BinaryExpression[];
+  deletes: ts.DeleteExpression[];
+  objectCalls: ts.CallExpression[];
+}
+const writesMemo = new WeakMap<ts.SourceFile, Writes>();
+function writesOf(sf: ts.SourceFile): Writes {
+  const hit = writesMemo.get(sf);
   if (hit) return hit;
-  const byName = new Map<string, [ts.Identifier, ts.Expression][]>();
+  const w: Writes = { assigns: [], deletes: [], objectCalls: [] };
   const visit = (cn: ts.Node): void => {
-    if (ts.isBinaryExpression(cn) && cn.operatorToken.kind === SyntaxKind.EqualsToken) {
-      const l = rawUnwrap(cn.left);
-      if (ts.isIdentifier(l)) {
-        const list = byName.get(l.text);
-        if (list) list.push([l, cn.right]);
-        else byName.set(l.text, [[l, cn.right]]);
-      }
+    if (ts.isBinaryExpression(cn) && cn.operatorToken.kind >= SyntaxKind.FirstAssignment && cn.operatorToken.kind <= SyntaxKind.LastAssignment) w.assigns.push(cn);
+    else if (ts.isDeleteExpression(cn)) w.deletes.push(cn);
+    else if (ts.isCallExpression(cn) && cn.arguments[0]) {
+      const c = rawUnwrap(cn.expression);
+      if (ts.isPropertyAccessExpression(c) && ts.isIdentifier(c.expression) && c.expression.text === 'Object' && ['assign', 'defineProperty', 'defineProperties'].includes(c.name.text)) w.objectCalls.push(cn);
     }
     ts.forEachChild(cn, visit);
   };
   visit(sf);
+  writesMemo.set(sf, w);
+  return w;
+}
+
+const identAssignMemo = new WeakMap<ts.SourceFile, Map<string, [ts.Identifier, ts.Expression][]>>();
+/** Every `name = value` of a file (the assigned identifier and the value, in source order) by name. */
+function identifierAssignments(sf: ts.SourceFile): Map<string, [ts.Identifier, ts.Expression][]> {
+  const hit = identAssignMemo.get(sf);
+  if (hit) return hit;
+  const byName = new Map<string, [ts.Identifier, ts.Expression][]>();
+  for (const cn of writesOf(sf).assigns) {
+    if (cn.operatorToken.kind !== SyntaxKind.EqualsToken) continue;
+    const l = rawUnwrap(cn.left);
+    if (!ts.isIdentifier(l)) continue;
+    const list = byName.get(l.text);
+    if (list) list.push([l, cn.right]);
+    else byName.set(l.text, [[l, cn.right]]);
+  }
   identAssignMemo.set(sf, byName);
   return byName;
 }
@@ -1261,28 +1282,25 @@ function identifierAssignments(sf: ts.SourceFile): Map<string, [ts.Identifier, t
 const propAssignMemo = new WeakMap<ts.SourceFile, Map<ts.Identifier, Map<string, ts.Expression[]>>>();
 /**
  * The values its file assigns to property `key` of a variable (`const opts = { env }; if (dir) opts.cwd = dir;`),
- * for the identifier that declares it: one walk per file, memoised.
+ * for the identifier that declares it: read once per file, memoised.
  */
 export function assignedPropertyValues(declId: Identifier, key: string): Node[] {
   const sf = declId.getSourceFile();
   let byDecl = propAssignMemo.get(sf.compilerNode);
   if (!byDecl) {
     const out = new Map<ts.Identifier, Map<string, ts.Expression[]>>();
-    const visit = (cn: ts.Node): void => {
-      if (ts.isBinaryExpression(cn) && cn.operatorToken.kind === SyntaxKind.EqualsToken) {
-        const l = rawUnwrap(cn.left);
-        const name = ts.isPropertyAccessExpression(l) ? l.name.text : ts.isElementAccessExpression(l) && ts.isStringLiteral(l.argumentExpression) ? l.argumentExpression.text : undefined;
-        const recv = name !== undefined && (ts.isPropertyAccessExpression(l) || ts.isElementAccessExpression(l)) ? rawUnwrap(l.expression) : undefined;
-        const d = recv && ts.isIdentifier(recv) ? rawDeclarationOf(recv) : undefined;
-        if (d && name !== undefined) {
-          const m = out.get(d) ?? new Map<string, ts.Expression[]>();
-          m.set(name, [...(m.get(name) ?? []), cn.right]);
-          out.set(d, m);
-        }
+    for (const cn of writesOf(sf.compilerNode).assigns) {
+      if (cn.operatorToken.kind !== SyntaxKind.EqualsToken) continue;
+      const l = rawUnwrap(cn.left);
+      const name = ts.isPropertyAccessExpression(l) ? l.name.text : ts.isElementAccessExpression(l) && ts.isStringLiteral(l.argumentExpression) ? l.argumentExpression.text : undefined;
+      const recv = name !== undefined && (ts.isPropertyAccessExpression(l) || ts.isElementAccessExpression(l)) ? rawUnwrap(l.expression) : undefined;
+      const d = recv && ts.isIdentifier(recv) ? rawDeclarationOf(recv) : undefined;
+      if (d && name !== undefined) {
+        const m = out.get(d) ?? new Map<string, ts.Expression[]>();
+        m.set(name, [...(m.get(name) ?? []), cn.right]);
+        out.set(d, m);
       }
-      ts.forEachChild(cn, visit);
-    };
-    visit(sf.compilerNode);
+    }
     propAssignMemo.set(sf.compilerNode, (byDecl = out));
   }
   return (byDecl.get(declId.compilerNode)?.get(key) ?? []).map((cn) => wrapNode(sf, cn));
@@ -1292,7 +1310,7 @@ const writtenMemo = new WeakMap<ts.SourceFile, Set<ts.Identifier>>();
 /**
  * Whether its file writes into the object a variable holds after declaring it: a property set on it (`opts.engines =
  * …`, `opts.a.b = …`, `opts[k] = …`), `Object.assign(opts, …)`, `Object.defineProperty(opts, …)`, `delete opts.k`.
- * For the identifier that declares it: one walk per file, memoised.
+ * For the identifier that declares it: read once per file, memoised.
  */
 export function objectWrittenLater(declId: Identifier): boolean {
   const sf = declId.getSourceFile().compilerNode;
@@ -1308,18 +1326,13 @@ export function objectWrittenLater(declId: Identifier): boolean {
       const d = id ? rawDeclarationOf(id) : undefined;
       if (d) out.add(d);
     };
-    const visit = (cn: ts.Node): void => {
-      if (ts.isBinaryExpression(cn) && cn.operatorToken.kind >= SyntaxKind.FirstAssignment && cn.operatorToken.kind <= SyntaxKind.LastAssignment) {
-        const l = rawUnwrap(cn.left);
-        if (ts.isPropertyAccessExpression(l) || ts.isElementAccessExpression(l)) note(root(l));
-      } else if (ts.isDeleteExpression(cn)) note(root(cn.expression));
-      else if (ts.isCallExpression(cn) && cn.arguments[0]) {
-        const c = rawUnwrap(cn.expression);
-        if (ts.isPropertyAccessExpression(c) && ts.isIdentifier(c.expression) && c.expression.text === 'Object' && ['assign', 'defineProperty', 'defineProperties'].includes(c.name.text)) note(root(cn.arguments[0]));
-      }
-      ts.forEachChild(cn, visit);
-    };
-    visit(sf);
+    const w = writesOf(sf);
+    for (const cn of w.assigns) {
+      const l = rawUnwrap(cn.left);
+      if (ts.isPropertyAccessExpression(l) || ts.isElementAccessExpression(l)) note(root(l));
+    }
+    for (const cn of w.deletes) note(root(cn.expression));
+    for (const cn of w.objectCalls) note(root(cn.arguments[0]!));
     writtenMemo.set(sf, (written = out));
   }
   return written.has(declId.compilerNode);
