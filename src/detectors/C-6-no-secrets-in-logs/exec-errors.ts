@@ -93,13 +93,13 @@ function driverOf(callee: ts.Node): string | undefined {
 }
 
 /**
- * Constructors that only build a client or a pool: nothing connects until `.connect()` (pg, mssql's ConnectionPool,
- * tedious), so a `try` around the construction alone cannot catch a connection error.
+ * Constructors of DRIVER_ENTRIES that only build a client: nothing connects until `.connect()` (pg's Client, tedious'
+ * Connection), so a `try` around the construction alone cannot catch a connection error. Pools are not driver entries
+ * at all (POOL_ENTRIES).
  */
 const LAZY_CONSTRUCTORS: Readonly<Record<string, ReadonlySet<string>>> = {
   tedious: new Set(['Connection']),
-  mssql: new Set(['ConnectionPool']),
-  pg: new Set(['Client', 'Pool']),
+  pg: new Set(['Client']),
 };
 
 /** `new Client(cfg)` of LAZY_CONSTRUCTORS: a driver entry that counts only with a `.connect()` in the same reading. */
