@@ -353,13 +353,16 @@ type Polarity = 'failure' | 'success';
 
 const flip = (p: Polarity | undefined): Polarity | undefined => (p === 'failure' ? 'success' : p === 'success' ? 'failure' : undefined);
 
-/** `x.ok` (any value's) or `res.status` / `response.statusCode` of a value a request gave back (isResponse), with the receiver's name ('' when not a plain name). */
+/** `x.ok` (any value's), or `res.success`, `res.status` / `response.statusCode` of a value an awaited call gave back (isResponse), with the receiver's name ('' when not a plain name). */
 function responseProperty(e: ts.Node): { kind: 'ok' | 'status'; name: string } | undefined {
   const u = rawUnwrap(e);
   if (!ts.isPropertyAccessExpression(u)) return undefined;
   const recv = rawUnwrap(u.expression);
   const name = ts.isIdentifier(recv) ? recv.text : '';
   if (u.name.text === 'ok') return { kind: 'ok', name };
+  // The failure flag of an answer an awaited call gave back (`const data = await res.json(); if (!data.success)`,
+  // an API's `{ success: false, errors }`, a script runner's `{ success, error }`) reads like `ok`.
+  if (u.name.text === 'success' && isResponse(recv)) return { kind: 'ok', name };
   if (['status', 'statusCode'].includes(u.name.text) && isResponse(recv)) return { kind: 'status', name };
   return undefined;
 }
@@ -1291,19 +1294,43 @@ export function unmarkedErrorResults(roots: readonly FunctionLikeNode[], sources
         blocks = [c.block];
       }
       const returns: ts.ReturnStatement[] = [];
-      const collect = (x: ts.Node): void => {
+      // The caught error and the responses checked: the names of the failure itself (locals are added below).
+      const failed = names.length;
+      // Returns of a recovery the failure path runs (a fallback request): the try block of a try inside it, or the
+      // success branch of a check of another response inside it (`if (retry.ok) return …`). What such a return
+      // answers is the fallback's own work, a failure only when its text says so or names the first failure.
+      const recovered = new Set<ts.ReturnStatement>();
+      const collect = (x: ts.Node, recovery: boolean): void => {
         if (isNested(x)) return;
         if (ts.isVariableDeclaration(x) && ts.isIdentifier(x.name)) names.push(x.name.text);
-        if (ts.isReturnStatement(x) && x.expression) returns.push(x);
-        ts.forEachChild(x, collect);
+        if (ts.isReturnStatement(x) && x.expression) {
+          returns.push(x);
+          if (recovery) recovered.add(x);
+        }
+        if (ts.isTryStatement(x)) {
+          collect(x.tryBlock, true);
+          if (x.catchClause) collect(x.catchClause, recovery);
+          if (x.finallyBlock) collect(x.finallyBlock, recovery);
+          return;
+        }
+        if (ts.isIfStatement(x) && x !== cn) {
+          const fb = failureBranch(x);
+          const success = !fb ? undefined : fb.nodes.includes(x.thenStatement) ? x.elseStatement : x.thenStatement;
+          if (success) {
+            ts.forEachChild(x, (c) => collect(c, recovery || c === success));
+            return;
+          }
+        }
+        ts.forEachChild(x, (c) => collect(c, recovery));
       };
       for (const block of blocks) {
-        if (ts.isBlock(block)) ts.forEachChild(block, collect);
-        else collect(block);
+        if (ts.isBlock(block)) ts.forEachChild(block, (c) => collect(c, false));
+        else collect(block, false);
       }
-      const speaksOfFailure = (text: string): boolean => FAILURE_WORDS.test(text) || names.some((n) => new RegExp(`(?:^|[^\\w$])${n.replace(/\$/g, '\\$')}(?![\\w$])`).test(text));
+      const mentions = (text: string, ns: readonly string[]): boolean => ns.some((n) => new RegExp(`(?:^|[^\\w$])${n.replace(/\$/g, '\\$')}(?![\\w$])`).test(text));
+      const speaksOfFailure = (text: string, r: ts.ReturnStatement): boolean => FAILURE_WORDS.test(text) || mentions(text, recovered.has(r) ? names.slice(0, failed) : names);
       for (const r of returns) {
-        if (!speaksOfFailure(r.expression!.getText())) continue;
+        if (!speaksOfFailure(r.expression!.getText(), r)) continue;
         let objs: ObjectLiteralExpression[];
         try {
           // A call of the function itself (a retry: `return scrapeWithRetry(url, attempt + 1)`) answers nothing yet.

@@ -15,7 +15,8 @@ import { evidenceOf, isObj, noEraServed, paramsOf, short, type Obj } from '../su
  * an integer outside the range the specification reserves (-32099..-32020), unless the specification
  * defines it there. The invalid-arguments call is an opt-in (a server that does not validate would run the
  * handler): when the probe recorded that it left it out, the part stays could-not-judge and says how to send it. A structuredContent the probe saw (opt-in calls) is validated against the tool's
- * outputSchema (JSON Schema 2020-12) and needs a text block beside it.
+ * outputSchema (JSON Schema 2020-12) and needs a text block beside it; one on an error result (isError) needs the
+ * declared outputSchema and the text block, and is not validated against the schema.
  */
 const RESERVED = { low: -32099, high: -32020 };
 /** Codes the specification defines inside the reserved range: HeaderMismatch, MissingRequiredClientCapability,
@@ -118,11 +119,13 @@ export default defineDetector({
           if (result && result.isError !== true) add({ messageId: 'invalid-arguments-accepted', data: { era, tool } });
           if (err && wrongMeaning(err.code)) add({ messageId: 'invalid-arguments-wrong-code', data: { era, tool, code: short(err.code ?? null) } });
         }
-        // Structured output, when a call returned some.
-        if (!result || result.isError === true || !isObj(result.structuredContent)) continue;
+        // Structured output, when a call returned some. An error result (isError) carrying structuredContent is
+        // structured output too: it needs a declared outputSchema and a text block, but its shape is not held to
+        // the schema (the schema describes the tool's output, not its failures).
+        if (!result || !isObj(result.structuredContent)) continue;
         const schema = tools.get(name)?.outputSchema;
         if (!isObj(schema)) add({ messageId: 'structured-without-schema', data: { era, tool } });
-        else {
+        else if (result.isError !== true) {
           const v = validate(schema, result.structuredContent);
           if (v.ok === 'not-evaluated') notEvaluated ??= { tool, cause: v.why.cause.replace(/-/g, '_'), ...(v.why.pattern !== undefined ? { pattern: v.why.pattern } : {}) };
           else if (!v.ok) add({ messageId: 'structured-content-invalid', data: { era, tool }, evidence: evidenceOf(v.errors, 300) });
