@@ -60,4 +60,9 @@ describe('the static catalog: a factory-built table, and not-applicable only on 
     const [state, code] = staticPart('C-11', [c11], dir);
     assert.deepEqual([state, code], ['could-not-judge', 'tool-names-computed']);
   });
+
+  it('C-11: tool definitions with nothing in the source that lists them are could-not-judge (a dependency serves them)', () => {
+    const dir = fx(C10, 'could-not-judge', 'definitions-listed-by-dependency');
+    assert.deepEqual(staticPart('C-11', [c11], dir), ['could-not-judge', 'tools-listed-elsewhere', { count: 1, tool: 'export_contacts', file: 'dist/tools/exportContacts.js', line: 6 }]);
+  });
 });

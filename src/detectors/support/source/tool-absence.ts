@@ -123,7 +123,10 @@ export function noHandlersFound(repo: RepoFacts): Verdict {
  *   - a recorded session serving tools whose names the source reading does not hold → 'served-tools-not-read'
  *     (how many, and the first);
  *   - registrations the reading found but could not follow → 'tool-registrations-not-read';
- *   - tools registered under a name computed at run time → 'tool-names-computed' (a computed name may be `list_…`).
+ *   - tools registered under a name computed at run time → 'tool-names-computed' (a computed name may be `list_…`);
+ *   - tools read only as free-standing definitions (`{ name, inputSchema }` objects), with no registration and no
+ *     tools/list handler in the source read: what lists them to clients (a server class of a dependency, an OpenAPI
+ *     loader) was not read, and may list others → 'tools-listed-elsewhere', naming the first definition.
  * `read` are the tools the part judged (names and whether each name was read as written).
  */
 export function catalogGap(repo: RepoFacts, read: readonly { name: string; nameIsLiteral: boolean; file?: string; line?: number }[], session?: SessionFacts): Verdict | undefined {
@@ -146,6 +149,11 @@ export function catalogGap(repo: RepoFacts, read: readonly { name: string; nameI
   if (computed.length > 0) {
     const first = computed[0]!;
     return couldNotJudge('tool-names-computed', { count: computed.length, expression: first.name, file: first.file ?? '', line: first.line ?? 0 });
+  }
+  const model = serverModel(repo);
+  if (model.tools.length > 0 && model.tools.every((t) => t.api === 'definition') && !model.requestHandlers.some((r) => r.method === 'tools/list')) {
+    const first = model.tools[0]!;
+    return couldNotJudge('tools-listed-elsewhere', { count: model.tools.length, tool: first.name, file: first.file, line: first.line });
   }
   return undefined;
 }
