@@ -3,7 +3,7 @@ import type { RepoFacts } from './repo.js';
 import { declarationOf, functionOf, initializerOf, rawOriginOf, type ClassNode, type FunctionLikeNode } from './scope.js';
 import { inTreeOrder, moduleSpecs, namedFilter, parsedSources, rawOfKinds, wrapNode, positionOf, unwrap, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
-import { dispatchBranches, listedObjects, mappedDefinitions, returnedExpressions } from './server-model/returns.js';
+import { argumentAt, dispatchBranches, listedElements, mappedDefinitions, returnedExpressions } from './server-model/returns.js';
 import { annotationsOn, delegateOn, delegateOnItem, loopItems, loopVariable, loopVariableItems, onClass, onItem, registeringClasses, shapeFromItem, unreadDocumentLoop, type LoopItem } from './server-model/class-tools.js';
 import { bindDocuments } from './data-documents.js';
 import { callSpot, forwardedParameter, wrapperCalls } from './server-model/wrappers.js';
@@ -556,16 +556,22 @@ function build(sources: ParsedSources): ServerModel {
     if (!rh.handler) continue;
     const listKey = rh.method === 'tools/list' ? 'tools' : rh.method === 'prompts/list' ? 'prompts' : rh.method === 'resources/list' ? 'resources' : undefined;
     if (!listKey) continue;
-    for (const obj of listedObjects(rh.handler, listKey, sources)) {
-      if (usedObjects.has(obj)) continue;
+    for (const el of listedElements(rh.handler, listKey, sources)) {
+      const obj = el.obj;
+      // A factory's object whose name is the factory's parameter makes one tool per call, read at the call.
+      const rawName = propertyValue(obj, 'name') ?? propertyValue(obj, 'uri');
+      const named = argumentAt(el, rawName);
+      const key: Node = named.fromCall ? el.call! : obj;
+      if (usedObjects.has(key)) continue;
+      usedObjects.add(key);
       usedObjects.add(obj);
-      const file = sources.rel(obj.getSourceFile());
-      const at = spotOf(file, obj);
-      const ni = nameInfo(propertyValue(obj, 'name') ?? propertyValue(obj, 'uri'), at.line);
+      const at = spotOf(sources.rel(key.getSourceFile()), key);
+      const ni = nameInfo(named.node, at.line);
       if (!ni) continue;
-      const base = { ...at, ...ni, flavour: rh.flavour, node: obj as Node, title: constString(propertyValue(obj, 'title'))?.value };
-      const description = constString(propertyValue(obj, 'description'))?.value;
-      const descriptionNode = propertyValue(obj, 'description');
+      const value = (k: string): Node | undefined => argumentAt(el, propertyValue(obj, k)).node;
+      const base = { ...at, ...ni, flavour: rh.flavour, node: obj as Node, title: constString(value('title'))?.value };
+      const description = constString(value('description'))?.value;
+      const descriptionNode = value('description');
       if (listKey === 'tools') {
         // A definition listed with its own handler (`{ schema: { name, inputSchema }, handle(context, params) }`, a tool
         // factory's object): the handler takes the arguments, as for a definition found anywhere.
@@ -576,16 +582,16 @@ function build(sources: ParsedSources): ServerModel {
           api: 'tools/list',
           description,
           descriptionNode,
-          inputSchema: propertyValue(obj, 'inputSchema'),
-          outputSchema: propertyValue(obj, 'outputSchema'),
-          annotations: booleanAnnotations(objectLiteralOf(propertyValue(obj, 'annotations'), sources)),
-          annotationsNode: propertyValue(obj, 'annotations'),
+          inputSchema: value('inputSchema'),
+          outputSchema: value('outputSchema'),
+          annotations: booleanAnnotations(objectLiteralOf(value('annotations'), sources)),
+          annotationsNode: value('annotations'),
           config: obj,
         });
       } else if (listKey === 'prompts') {
-        prompts.push({ ...base, api: 'prompts/list', description, descriptionNode, argsSchema: propertyValue(obj, 'arguments') });
+        prompts.push({ ...base, api: 'prompts/list', description, descriptionNode, argsSchema: value('arguments') });
       } else {
-        resources.push({ ...base, api: 'resources/list', description, descriptionNode, uri: constString(propertyValue(obj, 'uri'))?.value, template: false });
+        resources.push({ ...base, api: 'resources/list', description, descriptionNode, uri: constString(value('uri'))?.value, template: false });
       }
     }
   }

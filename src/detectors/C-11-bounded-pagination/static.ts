@@ -6,7 +6,7 @@ import { declarationOf, functionOf, valueOfDeclaration } from '../../facts/scope
 import type { ToolDef } from '../../facts/server-model.js';
 import { positionOf, propertyName, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
-import { noToolsFound } from '../support/source/tool-absence.js';
+import { catalogGap, noToolsFound } from '../support/source/tool-absence.js';
 import { judgePythonPagination } from './python.js';
 import { BOUND_PROP, CURSOR_ARG, LIST_NAME, NEXT_CURSOR, SIZE_ARG } from './names.js';
 
@@ -190,6 +190,8 @@ export default defineDetector({
     const unread = judged.filter((j) => j.unknown);
     if (unread.length) return couldNotJudge('list-tool-not-read', { tools: unread.map((j) => j.tool).join(', '), count: unread.length });
     if (verbUnread.length) return couldNotJudge('declarations-not-static', { tools: verbUnread.join(', '), count: verbUnread.length });
-    return judged.length ? present() : notApplicable('no-list-or-search-tool');
+    if (judged.length) return present();
+    // not-applicable stands on the tools read being the whole catalog (support/source/tool-absence.ts catalogGap).
+    return catalogGap(repo, decls.map((d) => d.tool), session) ?? notApplicable('no-list-or-search-tool');
   },
 });

@@ -1,4 +1,4 @@
-import { Node, ts, type CallExpression, type ObjectLiteralExpression } from '../morph.js';
+import { Node, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression } from '../morph.js';
 import { classOf, declarationOf, findNodes, functionOf, valueOfDeclaration, type ClassNode, type FunctionLikeNode } from '../scope.js';
 import { wrapNode, propertyName, unwrap, type ParsedSources } from '../ts-source.js';
 import { constString, listElements, objectLiteralOf, propertyValue } from './values.js';
@@ -75,9 +75,25 @@ export function factoryObject(el: Node, sources: ParsedSources): ObjectLiteralEx
 /** A listed element's object: an object literal (consts followed) or what a tool factory's call builds. */
 const elementObject = (el: Node, sources: ParsedSources): ObjectLiteralExpression | undefined => objectLiteralOf(el, sources) ?? factoryObject(el, sources);
 
+/**
+ * An element of a listed array: its object literal, and, when a tool factory's call builds it (`createTool(schema,
+ * 'list_incidents', 'List incidents')` for `(schema, name, description) => ({ name, description, inputSchema })`), that
+ * call and the factory: a key whose value is one of the factory's parameters is read at the call (see argumentAt).
+ */
+export interface ListedObject {
+  obj: ObjectLiteralExpression;
+  call?: CallExpression;
+  factory?: FunctionLikeNode;
+}
+
 /** Object literals listed under `key` in what a list handler returns (arrays and consts followed, spreads of arrays included). */
 export function listedObjects(fn: FunctionLikeNode, key: string, sources: ParsedSources): ObjectLiteralExpression[] {
-  const out: ObjectLiteralExpression[] = [];
+  return listedElements(fn, key, sources).map((e) => e.obj);
+}
+
+/** As listedObjects, with the factory call that builds each element, when one does. */
+export function listedElements(fn: FunctionLikeNode, key: string, sources: ParsedSources): ListedObject[] {
+  const out: ListedObject[] = [];
   const addArray = (node: Node | undefined, depth: number): void => {
     if (!node || depth > 4) return;
     let n = unwrap(node);
@@ -88,16 +104,24 @@ export function listedObjects(fn: FunctionLikeNode, key: string, sources: Parsed
       n = v;
     }
     if (Node.isCallExpression(n)) {
-      out.push(...mappedPathObjects(n, sources));
+      out.push(...mappedPathObjects(n, sources).map((obj) => ({ obj })));
       return;
     }
     if (!Node.isArrayLiteralExpression(n)) return;
     for (const el of n.getElements()) {
-      if (Node.isSpreadElement(el)) addArray(el.getExpression(), depth + 1);
-      else {
-        const o = elementObject(el, sources);
-        if (o) out.push(o);
+      if (Node.isSpreadElement(el)) {
+        addArray(el.getExpression(), depth + 1);
+        continue;
       }
+      const o = objectLiteralOf(el, sources);
+      if (o) {
+        out.push({ obj: o });
+        continue;
+      }
+      const f = factoryObject(el, sources);
+      const call = unwrap(el);
+      const factory = Node.isCallExpression(call) ? functionOf(call.getExpression(), sources) : undefined;
+      if (f) out.push(Node.isCallExpression(call) && factory ? { obj: f, call, factory } : { obj: f });
     }
   };
   for (const r of returnedExpressions(fn)) {
@@ -107,6 +131,27 @@ export function listedObjects(fn: FunctionLikeNode, key: string, sources: Parsed
     if (obj) addArray(propertyValue(obj, key), 0);
   }
   return out;
+}
+
+/**
+ * A listed element's value under a key, read at the factory call that builds it: when the factory's object writes
+ * the key as one of the factory's plain parameters (`{ name }`, `{ name: toolName }`), the argument the call passes
+ * there (undefined when it passes none); otherwise the object's own value.
+ */
+export function argumentAt(e: ListedObject, value: Node | undefined): { node: Node | undefined; fromCall: boolean } {
+  if (!value || !e.call || !e.factory) return { node: value, fromCall: false };
+  const u = unwrap(value);
+  if (!Node.isIdentifier(u)) return { node: value, fromCall: false };
+  const index = e.factory.getParameters().findIndex((p) => Node.isIdentifier(p.getNameNode()) && p.getName() === u.getText() && !p.isRestParameter());
+  if (index < 0) return { node: value, fromCall: false };
+  // A parameter reassigned in the factory's body is not the caller's value.
+  const body = e.factory.getBody();
+  const reassigned = body?.getDescendantsOfKind(SyntaxKind.BinaryExpression).some((b) => b.getOperatorToken().getKind() === SyntaxKind.EqualsToken && unwrap(b.getLeft()).getText() === u.getText());
+  if (reassigned) return { node: value, fromCall: false };
+  const args = e.call.getArguments();
+  // A spread before the parameter's place (`make(...row)`) hides which argument it takes: the object's own value.
+  if (args.slice(0, index + 1).some((a) => Node.isSpreadElement(a)) || !args[index]) return { node: value, fromCall: false };
+  return { node: args[index], fromCall: true };
 }
 
 /** The object literal a class's instances hold under `key`: a field's initializer, or what its getter returns. */

@@ -4,7 +4,7 @@ import { DECLARATIONS_KEY, sourceDeclarations } from '../../../facts/declaration
 import type { RepoFacts } from '../../../facts/repo.js';
 import { readSources } from '../source/source-support.js';
 import type { SessionFacts } from '../../../facts/session.js';
-import { noToolsFound } from '../source/tool-absence.js';
+import { catalogGap, noToolsFound } from '../source/tool-absence.js';
 import { generatedDeclarations, generatedTools } from '../source/generated-tools.js';
 import { parsedSources } from '../../../facts/ts-source.js';
 import { isVerdict, pythonModelOrVerdict, unreadableVerdict } from '../python/python-support.js';
@@ -53,6 +53,7 @@ export function toolsFromSource(
       value: d.value,
       at: (path = []) => ({ file: d.file, line: d.status === 'declared' ? d.lineOf(path) : d.line }),
       outputKey: keys?.get(`${d.tool.file}:${d.tool.line}:${d.tool.column}`),
+      nameUnknown: !d.tool.nameIsLiteral,
     })),
   };
 }
@@ -120,7 +121,13 @@ export function declarationParts(
         if (!src.ok) return src.verdict;
         // Python: red stands on the tools read; a clean verdict needs every file and registration read.
         const v = judge(src.tools, config);
-        return 'gap' in src && src.gap && v.state !== 'absent' && v.state !== 'non-conforming' ? src.gap : v;
+        if ('gap' in src && src.gap && v.state !== 'absent' && v.state !== 'non-conforming') return src.gap;
+        // not-applicable stands on the tools read being the whole catalog (support/source/tool-absence.ts catalogGap).
+        if (v.state === 'not-applicable') {
+          const read = src.tools.map((t) => ({ name: t.name, nameIsLiteral: !t.nameUnknown, ...t.at() }));
+          return catalogGap(repo, read, session) ?? v;
+        }
+        return v;
       },
     }),
   ];

@@ -115,3 +115,45 @@ export function noHandlersFound(repo: RepoFacts): Verdict {
   const v = noToolsFound(repo);
   return v.state === 'not-applicable' && v.reason?.code === 'no-tools-registered' ? couldNotJudge('no-tools-in-source', { unread: 0 }) : v;
 }
+
+/**
+ * Before a static part says not-applicable because no tool it read meets the rule's condition (no list or search
+ * tool, no tool of a kind), the evidence that it read every tool: undefined when nothing says a tool was missed,
+ * else the could-not-judge verdict naming what was missed. In this order:
+ *   - a recorded session serving tools whose names the source reading does not hold → 'served-tools-not-read'
+ *     (how many, and the first);
+ *   - registrations the reading found but could not follow → 'tool-registrations-not-read';
+ *   - tools registered under a name computed at run time → 'tool-names-computed' (a computed name may be `list_…`);
+ *   - tools read only as free-standing definitions (`{ name, inputSchema }` objects), with no registration and no
+ *     tools/list handler in the source read: what lists them to clients (a server class of a dependency, an OpenAPI
+ *     loader) was not read, and may list others → 'tools-listed-elsewhere', naming the first definition.
+ * `read` are the tools the part judged (names and whether each name was read as written).
+ */
+export function catalogGap(repo: RepoFacts, read: readonly { name: string; nameIsLiteral: boolean; file?: string; line?: number }[], session?: SessionFacts): Verdict | undefined {
+  if (session) {
+    const served = servedTools(session);
+    if (served.ok) {
+      const names = new Set(read.filter((t) => t.nameIsLiteral).map((t) => t.name));
+      const missed = served.tools.map((t) => t['name']).filter((n): n is string => typeof n === 'string' && !names.has(n));
+      if (missed.length > 0) return couldNotJudge('served-tools-not-read', { count: missed.length, first: missed[0]! });
+      // Every served tool was read from the source: the catalog is whole, whatever else the reading missed.
+      if (served.complete) return undefined;
+    }
+  }
+  const missed = serverModel(repo).unread;
+  if (missed.length > 0) {
+    const first = missed[0]!;
+    return couldNotJudge('tool-registrations-not-read', { count: missed.length, expression: first.expression, file: first.file, line: first.line });
+  }
+  const computed = read.filter((t) => !t.nameIsLiteral);
+  if (computed.length > 0) {
+    const first = computed[0]!;
+    return couldNotJudge('tool-names-computed', { count: computed.length, expression: first.name, file: first.file ?? '', line: first.line ?? 0 });
+  }
+  const model = serverModel(repo);
+  if (model.tools.length > 0 && model.tools.every((t) => t.api === 'definition') && !model.requestHandlers.some((r) => r.method === 'tools/list')) {
+    const first = model.tools[0]!;
+    return couldNotJudge('tools-listed-elsewhere', { count: model.tools.length, tool: first.name, file: first.file, line: first.line });
+  }
+  return undefined;
+}
