@@ -1381,8 +1381,12 @@ function libraryMethodCall(node: CallExpression, sources: ParsedSources): SinkMa
   return { family: 'fs', call: calleeText(callee), access: d.access, parts: [{ kind: 'fs', exprs: [path] }] };
 }
 
-/** Methods that send SQL text (node-postgres, mysql, better-sqlite3, sqlite3, sqlite, pg-promise, postgres's unsafe, knex raw). */
-const SQL_METHODS = /^(?:query|exec|execute|run|all|get|each|prepare|raw|unsafe|none|one|oneOrNone|many|manyOrNone|any|result|multi)$/;
+/**
+ * Methods that send SQL text (node-postgres, mysql, better-sqlite3, sqlite3, sqlite, pg-promise, postgres's unsafe, knex
+ * raw, mssql's request.batch). `batch` counts as a whole statement only on a receiver followed to a SQL client's module
+ * (see wholeStatement: a receiver only named like one keeps the short list).
+ */
+const SQL_METHODS = /^(?:query|exec|execute|run|all|get|each|prepare|raw|unsafe|none|one|oneOrNone|many|manyOrNone|any|result|multi|batch)$/;
 
 /**
  * SQL text that makes the database read or write a file at a path from a value (see facts/file-arguments):
