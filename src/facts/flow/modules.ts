@@ -346,8 +346,9 @@ function elementMethods(elements: Node[], name: string, sources: ParsedSources):
 /**
  * A handler held by a configuration object a tool factory is given: `function createTool(config, vaults) { return {
  * handler: async (args) => config.handler(parse(args), root) } }` called as `createTool({ name: 'read-note', handler:
- * async (args, root) => … }, vaults)`. The functions under that key of the object literals passed at that parameter's
- * place by the factory's calls in the audited files, keyed by each object's `name`.
+ * async (args, root) => … }, vaults)`, the call written inside the one object literal the factory returns. The
+ * functions under that key of the object literals passed at that parameter's place by the factory's calls in the
+ * audited files, keyed by each object's `name`.
  */
 function configHandlers(callee: Node, sources: ParsedSources): { fn: FunctionLikeNode; key?: string }[] {
   const c = unwrap(callee);
@@ -360,6 +361,11 @@ function configHandlers(callee: Node, sources: ParsedSources): { fn: FunctionLik
   if (!factory || !(Node.isFunctionDeclaration(factory) || Node.isVariableDeclaration(factory.getParent()))) return [];
   const name = Node.isFunctionDeclaration(factory) ? factory.getName() : (factory.getParent() as Node & { getName(): string }).getName();
   if (!name) return [];
+  // Only inside the tool object the factory returns (`return { name, handler: async (args) => config.handler(…) }`):
+  // a runner given its options (`startServer(options)` calling `options.callTool(…)`) or a registration helper given
+  // a tool (`register(tool)` calling `tool.handler(args)`) is left to the resolutions above.
+  const returned = returnedExpressions(factory as FunctionLikeNode).map((r) => unwrap(r)).filter((r) => Node.isObjectLiteralExpression(r));
+  if (returned.length !== 1 || !c.getAncestors().includes(returned[0]!)) return [];
   const index = (factory as FunctionLikeNode).getParameters().indexOf(param);
   const objects: Node[] = [];
   for (const [, sf] of sources.files) {
