@@ -138,9 +138,10 @@ export function pathArgumentPositions(programs: string[], argv: ArgvItem[]): num
  * SQL text that makes the database read or write a file, ending where the path is written (the value that follows,
  * in or out of quotes, is the path): PostgreSQL `COPY … TO|FROM`, `pg_read_file(`, `pg_read_binary_file(`,
  * `pg_ls_dir(`, `lo_import(`, `lo_export(oid, `; SQLite `ATTACH [DATABASE]`, `VACUUM INTO`; MySQL `LOAD_FILE(`,
- * `INTO OUTFILE|DUMPFILE`, `LOAD DATA [LOCAL] INFILE`; DuckDB `read_csv(`.
+ * `INTO OUTFILE|DUMPFILE`, `LOAD DATA [LOCAL] INFILE`; SQL Server `BULK INSERT … FROM`, `OPENROWSET(BULK ` (reads);
+ * DuckDB `read_csv(`.
  */
-const SQL_FILE = String.raw`(?:\bCOPY\b[^;]*?\b(TO|FROM)\s+|\b(pg_read_file|pg_read_binary_file|pg_ls_dir|lo_import|LOAD_FILE|read_csv(?:_auto)?)\s*\(\s*|\b(lo_export)\s*\([^,()]*,\s*|\b(ATTACH)\s+(?:DATABASE\s+)?|\b(VACUUM)\s+(?:\w+\s+)?INTO\s+|\bINTO\s+(OUTFILE|DUMPFILE)\s+|\bLOAD\s+DATA\s+(?:LOCAL\s+)?(INFILE)\s+)`;
+const SQL_FILE = String.raw`(?:\bCOPY\b[^;]*?\b(TO|FROM)\s+|\b(pg_read_file|pg_read_binary_file|pg_ls_dir|lo_import|LOAD_FILE|read_csv(?:_auto)?)\s*\(\s*|\b(lo_export)\s*\([^,()]*,\s*|\b(ATTACH)\s+(?:DATABASE\s+)?|\b(VACUUM)\s+(?:\w+\s+)?INTO\s+|\bINTO\s+(OUTFILE|DUMPFILE)\s+|\bLOAD\s+DATA\s+(?:LOCAL\s+)?(INFILE)\s+|\bBULK\s+INSERT\b[^;]*?\bFROM\s+|\bOPENROWSET\s*\(\s*BULK\s+)`;
 const SQL_FILE_BEFORE_VALUE = new RegExp(`${SQL_FILE}(?:E?'|")?$`, 'i');
 const SQL_FILE_PLACEHOLDER = new RegExp(`${SQL_FILE}(\\$\\d+|\\?|%s|%\\(\\w+\\)s|:\\w+)`, 'gi');
 

@@ -1,6 +1,6 @@
-import { Node, ts, type ConstructorDeclaration, type SourceFile, type NewExpression, type ObjectLiteralExpression } from '../morph.js';
+import { Node, SyntaxKind, ts, type ConstructorDeclaration, type SourceFile, type NewExpression, type ObjectLiteralExpression } from '../morph.js';
 import { baseClassOf, classValueOf, type ClassNode, declarationOf, exportedNode, functionOf, importOf as importOfDecl, initializerOf, isFunctionLike, originOf, resolveRelativeModule, valueOfDeclaration, valueOriginOf, INSTANCE_FACTORIES, type FunctionLikeNode, type Origin } from '../scope.js';
-import { constString, listElements, objectLiteralOf } from '../server-model.js';
+import { constString, factoryObject, listElements, objectLiteralOf, returnedExpressions } from '../server-model.js';
 import { namesAnyModule, propertyName, unwrap, wrapNode, type ParsedSources } from '../ts-source.js';
 
 /**
@@ -115,6 +115,10 @@ export function functionsOfCallee(callee: Node, sources: ParsedSources): { fn: F
   if (listed.length) return listed;
   const tabled = tabledInstanceMethods(callee, sources);
   if (tabled.length) return tabled;
+  const registered = registryHandlers(callee, sources);
+  if (registered.length) return registered;
+  const configured = configHandlers(callee, sources);
+  if (configured.length) return configured;
   const passed = passedHandlers(callee, sources);
   if (passed.length) return passed;
   let table: Node | undefined;
@@ -221,6 +225,160 @@ function tabledInstanceMethods(callee: Node, sources: ParsedSources): { fn: Func
     if (fn) out.push({ fn, ...(key !== undefined ? { key } : {}) });
   }
   return out;
+}
+
+/**
+ * A method called on a tool object picked from a registry by a computed key: `const tool = this.tools.get(name);
+ * … tool.handler(args)`, over `registerTool(tool) { this.tools.set(tool.name, tool) }` called as
+ * `for (const tool of tools) server.registerTool(tool)` with `tools = [createReadNoteTool(vaults), …]` (or a Map
+ * filled in place: `tools.set(t.name, t)`). That method of each object put in the registry: an object literal, what
+ * a tool factory's call builds (through one more factory it returns: `createReadNoteTool = (v) => createTool({ … },
+ * v)`), or an instance of a class of the source; keyed by the object's `name`.
+ */
+function registryHandlers(callee: Node, sources: ParsedSources): { fn: FunctionLikeNode; key?: string }[] {
+  const c = unwrap(callee);
+  if (!Node.isPropertyAccessExpression(c)) return [];
+  const item = unwrap(c.getExpression());
+  const d = Node.isIdentifier(item) ? declarationOf(item) : undefined;
+  const decl = d?.getParent();
+  const init = decl && Node.isVariableDeclaration(decl) ? decl.getInitializer() : undefined;
+  const got = init && stripAwait(init);
+  if (!got || !Node.isCallExpression(got) || got.getArguments().length !== 1 || constString(got.getArguments()[0]) !== undefined) return [];
+  const getter = unwrap(got.getExpression());
+  if (!Node.isPropertyAccessExpression(getter) || getter.getName() !== 'get') return [];
+  const registry = unwrap(getter.getExpression());
+  // The registry: a field of the class the call is written in (`this.tools`), or a name of the same file.
+  const fieldName = Node.isPropertyAccessExpression(registry) && unwrap(registry.getExpression()).getKind() === SyntaxKind.ThisKeyword ? registry.getName() : undefined;
+  const cls = fieldName ? c.getFirstAncestor((a) => Node.isClassDeclaration(a) || Node.isClassExpression(a)) : undefined;
+  const regDecl = Node.isIdentifier(registry) ? declarationOf(registry) : undefined;
+  const scope: Node | undefined = cls ?? (regDecl ? c.getSourceFile() : undefined);
+  if (!scope) return [];
+  const sameRegistry = (e: Node): boolean => {
+    const u = unwrap(e);
+    if (fieldName) return Node.isPropertyAccessExpression(u) && u.getName() === fieldName && unwrap(u.getExpression()).getKind() === SyntaxKind.ThisKeyword;
+    return Node.isIdentifier(u) && u.getText() === registry.getText() && declarationOf(u) === regDecl;
+  };
+  // The values put in: `registry.set(key, value)`.
+  const values: Node[] = [];
+  scope.forEachDescendant((n) => {
+    if (values.length >= 50 || !Node.isCallExpression(n)) return;
+    const m = unwrap(n.getExpression());
+    if (Node.isPropertyAccessExpression(m) && m.getName() === 'set' && n.getArguments().length === 2 && sameRegistry(m.getExpression())) values.push(n.getArguments()[1]!);
+  });
+  const elements: Node[] = [];
+  for (const v of values) {
+    const u = unwrap(v);
+    const vd = Node.isIdentifier(u) ? declarationOf(u) : undefined;
+    const p = vd?.getParent();
+    if (p && Node.isParameterDeclaration(p)) {
+      // A parameter of the registering method (`registerTool(tool)`): what its callers pass.
+      const fn = p.getParent();
+      const index = fn && isFunctionLike(fn) ? (fn as FunctionLikeNode).getParameters().indexOf(p) : -1;
+      const name = fn && Node.isMethodDeclaration(fn) ? fn.getName() : undefined;
+      if (!name || index < 0) continue;
+      for (const arg of methodCallArguments(name, index, sources)) elements.push(...passedElements(arg, sources));
+    } else elements.push(...passedElements(v, sources));
+  }
+  return elementMethods(elements, c.getName(), sources);
+}
+
+/** The arguments at `index` of the calls `x.<name>(…)` in the audited files (at most 200). */
+function methodCallArguments(name: string, index: number, sources: ParsedSources): Node[] {
+  const out: Node[] = [];
+  for (const [, sf] of sources.files) {
+    if (!sf.getFullText().includes(`.${name}(`)) continue;
+    sf.forEachDescendant((n) => {
+      if (out.length >= 200 || !Node.isCallExpression(n)) return;
+      const m = unwrap(n.getExpression());
+      const a = n.getArguments()[index];
+      if (a && Node.isPropertyAccessExpression(m) && m.getName() === name) out.push(a);
+    });
+  }
+  return out;
+}
+
+/** What a value handed to a registering call stands for: each element of the list a loop variable runs over, or the value itself. */
+function passedElements(v: Node, sources: ParsedSources): Node[] {
+  const u = unwrap(v);
+  const d = Node.isIdentifier(u) ? declarationOf(u) : undefined;
+  const decl = d?.getParent();
+  const forOf = decl && Node.isVariableDeclaration(decl) ? decl.getParent()?.getParent() : undefined;
+  if (forOf && Node.isForOfStatement(forOf)) return listElements(forOf.getExpression(), sources).slice(0, 200);
+  return [u];
+}
+
+/** The object a listed element builds: an object literal, a tool factory's object, or the object the factory's own returned call builds (two levels). */
+function builtObject(el: Node, sources: ParsedSources, depth = 0): ObjectLiteralExpression | undefined {
+  const obj = objectLiteralOf(el, sources) ?? factoryObject(el, sources);
+  if (obj || depth > 1) return obj;
+  const call = stripAwait(el);
+  if (!Node.isCallExpression(call)) return undefined;
+  const fn = functionCached(call.getExpression(), sources);
+  const rets = fn ? returnedExpressions(fn) : [];
+  return rets.length === 1 && Node.isCallExpression(stripAwait(rets[0]!)) ? builtObject(rets[0]!, sources, depth + 1) : undefined;
+}
+
+/** Method `name` of each element: a function under that key of the object it builds, or the method of the class it instantiates. */
+function elementMethods(elements: Node[], name: string, sources: ParsedSources): { fn: FunctionLikeNode; key?: string }[] {
+  const out: { fn: FunctionLikeNode; key?: string }[] = [];
+  for (const el of elements) {
+    const obj = builtObject(el, sources);
+    let fn: FunctionLikeNode | undefined;
+    if (obj) {
+      const p = obj.getProperty(name);
+      const value = p && (Node.isPropertyAssignment(p) ? p.getInitializer() : Node.isShorthandPropertyAssignment(p) ? p.getNameNode() : Node.isMethodDeclaration(p) ? p : undefined);
+      fn = value && (Node.isMethodDeclaration(value) ? value : functionCached(value, sources));
+    } else {
+      const made = stripAwait(el);
+      const cls = Node.isNewExpression(made) ? classValueOf(made.getExpression(), sources) : undefined;
+      for (let k = cls, i = 0; k && !fn && i < 4; k = baseClassOf(k, sources), i++) {
+        const md = k.getMethod(name);
+        if (md && !md.isStatic() && md.getBody()) fn = md;
+      }
+    }
+    if (!fn || out.some((o) => o.fn === fn)) continue;
+    const key = obj ? listedName(obj, sources) : undefined;
+    out.push({ fn, ...(key !== undefined ? { key } : {}) });
+  }
+  return out;
+}
+
+/**
+ * A handler held by a configuration object a tool factory is given: `function createTool(config, vaults) { return {
+ * handler: async (args) => config.handler(parse(args), root) } }` called as `createTool({ name: 'read-note', handler:
+ * async (args, root) => … }, vaults)`, the call written inside the one object literal the factory returns. The
+ * functions under that key of the object literals passed at that parameter's place by the factory's calls in the
+ * audited files, keyed by each object's `name`.
+ */
+function configHandlers(callee: Node, sources: ParsedSources): { fn: FunctionLikeNode; key?: string }[] {
+  const c = unwrap(callee);
+  if (!Node.isPropertyAccessExpression(c)) return [];
+  const recv = unwrap(c.getExpression());
+  const d = Node.isIdentifier(recv) ? declarationOf(recv) : undefined;
+  const param = d?.getParent();
+  if (!param || !Node.isParameterDeclaration(param)) return [];
+  const factory = param.getParent();
+  if (!factory || !(Node.isFunctionDeclaration(factory) || Node.isVariableDeclaration(factory.getParent()))) return [];
+  const name = Node.isFunctionDeclaration(factory) ? factory.getName() : (factory.getParent() as Node & { getName(): string }).getName();
+  if (!name) return [];
+  // Only inside the tool object the factory returns (`return { name, handler: async (args) => config.handler(…) }`):
+  // a runner given its options (`startServer(options)` calling `options.callTool(…)`) or a registration helper given
+  // a tool (`register(tool)` calling `tool.handler(args)`) is left to the resolutions above.
+  const returned = returnedExpressions(factory as FunctionLikeNode).map((r) => unwrap(r)).filter((r) => Node.isObjectLiteralExpression(r));
+  if (returned.length !== 1 || !c.getAncestors().includes(returned[0]!)) return [];
+  const index = (factory as FunctionLikeNode).getParameters().indexOf(param);
+  const objects: Node[] = [];
+  for (const [, sf] of sources.files) {
+    if (!sf.getFullText().includes(name)) continue;
+    sf.forEachDescendant((n) => {
+      if (objects.length >= 200 || !Node.isCallExpression(n)) return;
+      const e = unwrap(n.getExpression());
+      if (!Node.isIdentifier(e) || e.getText() !== name || functionCached(e, sources) !== factory) return;
+      const arg = n.getArguments()[index];
+      if (arg && objectLiteralOf(arg, sources)) objects.push(arg);
+    });
+  }
+  return elementMethods(objects, c.getName(), sources);
 }
 
 /** The tool name of a listed object: its `name`, or the `name` of a definition it holds (`{ schema: { name }, handle }`). */

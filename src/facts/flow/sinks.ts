@@ -740,6 +740,7 @@ export function classifySink(node: Node, ctx: SinkContext): SinkMatch | undefine
     if (o?.module === 'vm' && last(o) === 'Script') return { family: 'code', call: calleeText(callee), parts: [{ kind: 'eval', exprs: args.slice(0, 1) }] };
     if (o && callSinkKind(o) === 'connect') return connection(calleeText(callee), o, args, sources);
     if (o && callSinkKind(o) === 'doc') return libraryPaths(calleeText(callee), o, args, sources);
+    if (o?.module === 'tedious' && last(o) === 'Request' && args[0]) return tediousRequest(node, calleeText(callee), args[0], ctx);
     if (name === 'StdioClientTransport') {
       const obj = objectLiteralOf(args[0], sources);
       const parts: SinkPart[] = [];
@@ -1380,8 +1381,12 @@ function libraryMethodCall(node: CallExpression, sources: ParsedSources): SinkMa
   return { family: 'fs', call: calleeText(callee), access: d.access, parts: [{ kind: 'fs', exprs: [path] }] };
 }
 
-/** Methods that send SQL text (node-postgres, mysql, better-sqlite3, sqlite3, sqlite, pg-promise, postgres's unsafe, knex raw). */
-const SQL_METHODS = /^(?:query|exec|execute|run|all|get|each|prepare|raw|unsafe|none|one|oneOrNone|many|manyOrNone|any|result|multi)$/;
+/**
+ * Methods that send SQL text (node-postgres, mysql, better-sqlite3, sqlite3, sqlite, pg-promise, postgres's unsafe, knex
+ * raw, mssql's request.batch). `batch` counts as a whole statement only on a receiver followed to a SQL client's module
+ * (see wholeStatement: a receiver only named like one keeps the short list).
+ */
+const SQL_METHODS = /^(?:query|exec|execute|run|all|get|each|prepare|raw|unsafe|none|one|oneOrNone|many|manyOrNone|any|result|multi|batch)$/;
 
 /**
  * SQL text that makes the database read or write a file at a path from a value (see facts/file-arguments):
@@ -1444,6 +1449,40 @@ function sqlFileCall(node: CallExpression, ctx: SinkContext): SinkMatch | undefi
   const rec = ctx.records ? recordLookup(node, ctx.sources) : undefined;
   const un = { ...(stmt?.unresolved ? { sqlUnresolved: true } : {}), ...(stmt?.server ? { sqlServer: true } : {}) };
   return rec ? { ...rec, ...un, access, parts: [...rec.parts, fsPart, ...sqlPart] } : { family: 'fs', call: calleeText(callee), ...un, access, parts: [fsPart, ...sqlPart] };
+}
+
+/**
+ * SQL Server's driver tedious takes the statement in its request's constructor (`new Request(sql, callback)`, run
+ * later by `connection.execSql(request)`): a whole statement from a value is a part of kind 'sql' on a database
+ * server's client (Flow.sqlServer), as a `query(sql)` call is; written SQL text with a file's path put in it
+ * (`BULK INSERT t FROM '${file}'`, `OPENROWSET(BULK '${file}', …)`) a part of kind 'fs'. A statement written in the
+ * code (`new Request('SELECT … @id', cb)` with `request.addParameter('id', …)`) is neither.
+ */
+function tediousRequest(node: Node, call: string, first: Node, ctx: SinkContext): SinkMatch | undefined {
+  let sql = unwrap(first);
+  if (Node.isIdentifier(sql)) {
+    const d = declarationOf(sql);
+    const init = d ? initializerOf(d) : undefined;
+    if (init) sql = unwrap(init);
+  }
+  if (constString(sql) !== undefined) return undefined;
+  const paths: Node[] = [];
+  let access: FsAccess | undefined;
+  for (const { before, expr } of sqlPieces(sql)) {
+    const a = sqlFileBefore(before);
+    if (!a) continue;
+    paths.push(expr);
+    access = access === 'write' || a === 'write' ? 'write' : 'read';
+  }
+  let whole: Node | undefined;
+  if (ctx.sql && !Node.isNumericLiteral(sql) && !Node.isObjectLiteralExpression(sql) && !Node.isArrayLiteralExpression(sql)) {
+    const pieces = piecesOf(sql);
+    const lead = pieces?.find((p) => !('text' in p) || p.text.trim() !== '');
+    whole = pieces ? (lead && !('text' in lead) ? lead.expr : undefined) : first;
+  }
+  const parts: SinkPart[] = [...(paths.length && access ? [{ kind: 'fs' as const, exprs: paths }] : []), ...(whole ? [{ kind: 'sql' as const, exprs: [whole] }] : [])];
+  if (!parts.length) return undefined;
+  return paths.length && access ? { family: 'fs', call, access, sqlServer: true, parts } : { family: 'record', call, sqlServer: true, parts };
 }
 
 /** SQL database clients: a statement they run may make the database read or write a file (COPY, pg_read_file, ATTACH…). */
