@@ -36,6 +36,24 @@ export interface DependencyClient {
 const NOT_CLIENTS = new Set(['zod', 'ajv', 'joi', 'yup', 'superstruct', 'valibot']);
 /** Browsers and database drivers: what their factories return opens other kinds of connections (navigation, a database session). */
 const NOT_HTTP_CLIENTS = new Set([...BROWSER_MODULES, 'mysql', 'mysql2', 'mongodb', 'mongoose', 'ws', 'redis', 'ioredis', 'better-sqlite3', 'sqlite3']);
+/**
+ * HTTP server frameworks: an instance of theirs (`new Hono()`, `express()`, `fastify()`) is the app that answers the
+ * server's own requests (its HTTP transport), not a client that sends any, even though the package's code calls fetch.
+ */
+const SERVER_FRAMEWORKS = new Set(['hono', '@hono/node-server', 'express', 'fastify', 'koa', '@koa/router', 'h3', 'elysia', 'polka', 'restify', '@fastify/express', 'connect', 'router']);
+/**
+ * An instance kept under `holder` in `text` that routes requests: `app.get('/mcp', (c) => …)`, `app.post("/messages",
+ * handler)` — a path and a function handed to a route method (an API client's `client.get('/users', { params })`
+ * passes options, not a function; a callback-style request's function takes the error first), or `app.listen(port)`:
+ * a server app of a framework the list above does not name.
+ */
+const NOT_ROUTE = String.raw`(?:err|error|e)\b`;
+function routesRequests(text: string, holder: string): boolean {
+  const h = holder.replace(/[.$]/g, (c) => `\\${c}`);
+  const route = new RegExp(`(?:^|[^\\w$.])${h}\\s*\\.\\s*(?:get|post|put|delete|patch|all|use|route|on)\\s*\\(\\s*['"\`]/[^'"\`]*['"\`]\\s*,\\s*(?:[\\w$.]+\\s*,\\s*)*(?:async\\s+)?(?:\\((?!\\s*${NOT_ROUTE})[^)]*\\)\\s*=>|(?!${NOT_ROUTE})[\\w$]+\\s*=>|function\\s*[\\w$]*\\s*\\((?!\\s*${NOT_ROUTE}))`);
+  const listen = new RegExp(`(?:^|[^\\w$.])${h}\\s*\\.\\s*listen\\s*\\(`);
+  return route.test(text) || listen.test(text);
+}
 /** HTTP libraries read by the rule's own request reading, and the database and SSH clients it reads apart. */
 const READ_ELSEWHERE = new Set(['axios', 'got', 'ky', 'node-fetch', 'cross-fetch', 'undici', 'pg', 'ssh2']);
 const HTTP_DEPENDENCIES = new Set(['axios', 'got', 'ky', 'node-fetch', 'cross-fetch', 'undici', 'superagent', 'request', 'ofetch', 'isomorphic-fetch', 'openapi-fetch', 'graphql-request', 'needle', 'phin', 'wretch', 'formdata-node']);
@@ -428,6 +446,8 @@ export function dependencyClients(code: Code, fns: readonly Fn[], root: string, 
       // A factory call counts when it looks like a client's, and not for a browser or a database driver (read as before, by `new`).
       if (!m || (Node.isCallExpression(n) && (!m.clientLike || NOT_HTTP_CLIENTS.has(m.package)))) continue;
       const holder = holderOf(n);
+      // A server app (SERVER_FRAMEWORKS, or an instance that routes requests): it answers requests, it sends none.
+      if (SERVER_FRAMEWORKS.has(m.package) || (holder && !holder.endsWith('()') && routesRequests(sf.getFullText(), holder))) continue;
       if (!anywhere && (!holder || !(used(holder) || usedThroughWrapper(sf, holder)))) continue;
       for (const c of m.chain) judged.add(c);
       const pkg = m.package;
