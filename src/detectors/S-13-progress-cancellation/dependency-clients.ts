@@ -403,9 +403,11 @@ export function dependencyClients(code: Code, fns: readonly Fn[], root: string, 
     // instance called itself (an Airtable base: `base('Tasks').select()`).
     const h = holder.replace(/[.$]/g, (c) => `\\${c}`);
     const re = new RegExp(`(?:^|[^\\w$.])${h}(?:(?:\\s*\\??\\.\\s*[\\w$]+)+\\s*\\(|\\s*\\()`);
-    // Or handed to a call as an argument (`toolFunction(this.paddle, arg)`: a table of functions that take the client).
-    const handed = new RegExp(`[\\w$)\\]]\\s*\\((?:[^()]*,)?\\s*${h}\\s*[,)]`);
-    return texts.some((t) => re.test(t) || handed.test(t));
+    // Or handed to a function call as an argument (`toolFunction(this.paddle, arg)`: a table of functions that take the
+    // client). Not handed to a construction (`new TokenCredentialAuthenticationProvider(credential, …)`): there it is a
+    // part of another client (a credential, an agent), whose requests that client's reading judges.
+    const handed = new RegExp(`(new\\s+)?[\\w$.]*[\\w$)\\]]\\s*\\((?:[^()]*,)?\\s*${h}\\s*[,)]`, 'g');
+    return texts.some((t) => re.test(t) || [...t.matchAll(handed)].some((m) => !m[1]));
   };
   const judged = new Set<Node>();
   const devScript = devScripts(code.files);
