@@ -36,6 +36,24 @@ export interface DependencyClient {
 const NOT_CLIENTS = new Set(['zod', 'ajv', 'joi', 'yup', 'superstruct', 'valibot']);
 /** Browsers and database drivers: what their factories return opens other kinds of connections (navigation, a database session). */
 const NOT_HTTP_CLIENTS = new Set([...BROWSER_MODULES, 'mysql', 'mysql2', 'mongodb', 'mongoose', 'ws', 'redis', 'ioredis', 'better-sqlite3', 'sqlite3']);
+/**
+ * HTTP server frameworks: an instance of theirs (`new Hono()`, `express()`, `fastify()`) is the app that answers the
+ * server's own requests (its HTTP transport), not a client that sends any, even though the package's code calls fetch.
+ */
+const SERVER_FRAMEWORKS = new Set(['hono', '@hono/node-server', 'express', 'fastify', 'koa', '@koa/router', 'h3', 'elysia', 'polka', 'restify', '@fastify/express', 'connect', 'router']);
+/**
+ * An instance kept under `holder` in `text` that routes requests: `app.get('/mcp', (c) => …)`, `app.post("/messages",
+ * handler)` — a path and a function handed to a route method (an API client's `client.get('/users', { params })`
+ * passes options, not a function; a callback-style request's function takes the error first), or `app.listen(port)`:
+ * a server app of a framework the list above does not name.
+ */
+const NOT_ROUTE = String.raw`(?:err|error|e)\b`;
+function routesRequests(text: string, holder: string): boolean {
+  const h = holder.replace(/[.$]/g, (c) => `\\${c}`);
+  const route = new RegExp(`(?:^|[^\\w$.])${h}\\s*\\.\\s*(?:get|post|put|delete|patch|all|use|route|on)\\s*\\(\\s*['"\`]/[^'"\`]*['"\`]\\s*,\\s*(?:[\\w$.]+\\s*,\\s*)*(?:async\\s+)?(?:\\((?!\\s*${NOT_ROUTE})[^)]*\\)\\s*=>|(?!${NOT_ROUTE})[\\w$]+\\s*=>|function\\s*[\\w$]*\\s*\\((?!\\s*${NOT_ROUTE}))`);
+  const listen = new RegExp(`(?:^|[^\\w$.])${h}\\s*\\.\\s*listen\\s*\\(`);
+  return route.test(text) || listen.test(text);
+}
 /** HTTP libraries read by the rule's own request reading, and the database and SSH clients it reads apart. */
 const READ_ELSEWHERE = new Set(['axios', 'got', 'ky', 'node-fetch', 'cross-fetch', 'undici', 'pg', 'ssh2']);
 const HTTP_DEPENDENCIES = new Set(['axios', 'got', 'ky', 'node-fetch', 'cross-fetch', 'undici', 'superagent', 'request', 'ofetch', 'isomorphic-fetch', 'openapi-fetch', 'graphql-request', 'needle', 'phin', 'wretch', 'formdata-node']);
@@ -85,6 +103,7 @@ function hasDefaultLimit(text: string): boolean {
   }
   return false;
 }
+const CLIENT_MODULE = /(?:^|\/)[\w.-]*(?:client|http|request|fetch|transport)[\w.-]*$/i;
 const LIMITS = { files: 60, bytes: 8 * 1024 * 1024, file: 4 * 1024 * 1024, depth: 2, deps: 12, packages: 40 };
 
 type PackageVerdict = { kind: 'http'; bounded: boolean } | { kind: 'not-http' } | { kind: 'not-read' };
@@ -146,7 +165,11 @@ function readPackage(from: string, name: string, declared: boolean, depth: numbe
       if (!spec.startsWith('.')) continue;
       const base = posix.normalize(posix.join(posix.dirname(rel), spec));
       const f = [base, `${base}.js`, `${base}.cjs`, `${base}.mjs`, `${base}/index.js`].find(exists);
-      if (f && !f.startsWith('..') && !seen.has(f)) queue.push(f);
+      if (!f || f.startsWith('..') || seen.has(f)) continue;
+      // A module named like the package's HTTP layer (`internal/api/client.js`, `http.js`, `fetcher.js`) is read first:
+      // in a large SDK (hundreds of resource modules) it may lie past the files read breadth-first.
+      if (CLIENT_MODULE.test(spec)) queue.unshift(f);
+      else queue.push(f);
     }
   }
   // Its own fetch/http calls count when its code also builds API requests (headers, credentials, a base URL).
@@ -190,6 +213,18 @@ function holderOf(n: Node): string | undefined {
   }
   const v = fn.getParent();
   return v && Node.isVariableDeclaration(v) && Node.isIdentifier(v.getNameNode()) ? `${v.getName()}()` : undefined;
+}
+
+/**
+ * The fields and variables of a file that keep what a builder function returns (`holder` is `this.createClient()` or
+ * `makeClient()`): `this.paddle = this.createClient(…)`, `const api = makeClient(…)`, `let api; … api = await makeClient()`.
+ */
+function keptFrom(sf: SourceFile, holder: string): string[] {
+  const call = holder.slice(0, -2).replace(/[.$]/g, (c) => `\\${c}`);
+  const re = new RegExp(`(?:^|[^\\w$.])((?:this\\.)?[\\w$]+)\\s*=\\s*(?:await\\s+)?${call}\\s*\\(`, 'g');
+  const out = new Set<string>();
+  for (const m of sf.getFullText().matchAll(re)) out.add(m[1]!);
+  return [...out];
 }
 
 /** A value that is a package's export itself (`k8s.CoreV1Api` handed to a factory), not an options object. */
@@ -366,8 +401,13 @@ export function dependencyClients(code: Code, fns: readonly Fn[], root: string, 
     }
     // `client.method(…)`, a namespaced method (`octokit.repos.get(…)`, `stripe.customers.list(…)`), or the
     // instance called itself (an Airtable base: `base('Tasks').select()`).
-    const re = new RegExp(`(?:^|[^\\w$.])${holder.replace(/[.$]/g, (c) => `\\${c}`)}(?:(?:\\s*\\??\\.\\s*[\\w$]+)+\\s*\\(|\\s*\\()`);
-    return texts.some((t) => re.test(t));
+    const h = holder.replace(/[.$]/g, (c) => `\\${c}`);
+    const re = new RegExp(`(?:^|[^\\w$.])${h}(?:(?:\\s*\\??\\.\\s*[\\w$]+)+\\s*\\(|\\s*\\()`);
+    // Or handed to a function call as an argument (`toolFunction(this.paddle, arg)`: a table of functions that take the
+    // client). Not handed to a construction (`new TokenCredentialAuthenticationProvider(credential, …)`): there it is a
+    // part of another client (a credential, an agent), whose requests that client's reading judges.
+    const handed = new RegExp(`(new\\s+)?[\\w$.]*[\\w$)\\]]\\s*\\((?:[^()]*,)?\\s*${h}\\s*[,)]`, 'g');
+    return texts.some((t) => re.test(t) || [...t.matchAll(handed)].some((m) => !m[1]));
   };
   const judged = new Set<Node>();
   const devScript = devScripts(code.files);
@@ -428,7 +468,12 @@ export function dependencyClients(code: Code, fns: readonly Fn[], root: string, 
       // A factory call counts when it looks like a client's, and not for a browser or a database driver (read as before, by `new`).
       if (!m || (Node.isCallExpression(n) && (!m.clientLike || NOT_HTTP_CLIENTS.has(m.package)))) continue;
       const holder = holderOf(n);
-      if (!anywhere && (!holder || !(used(holder) || usedThroughWrapper(sf, holder)))) continue;
+      // A function that builds the instance, whose value a field or variable keeps (`this.paddle = this.createClient()`):
+      // that field's calls are uses too.
+      const kept = holder?.endsWith('()') ? keptFrom(sf, holder) : [];
+      // A server app (SERVER_FRAMEWORKS, or an instance that routes requests): it answers requests, it sends none.
+      if (SERVER_FRAMEWORKS.has(m.package) || (holder && !holder.endsWith('()') && routesRequests(sf.getFullText(), holder))) continue;
+      if (!anywhere && (!holder || ![holder, ...kept].some((h) => used(h) || usedThroughWrapper(sf, h)))) continue;
       for (const c of m.chain) judged.add(c);
       const pkg = m.package;
       const v = judgePackage(root, pkg, declared.has(pkg));
