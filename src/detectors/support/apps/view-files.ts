@@ -21,7 +21,7 @@ import { isBundleHtml, MAX_BUNDLE_BYTES } from './apps-support.js';
  * code names in a string (`path.join(dir, "ui", file)`) are taken, else all of them.
  */
 
-const NOT_SHIPPED_VIEW = /(^|\/)(node_modules|test|tests|__tests__|fixtures|examples?|docs?|templates?|coverage|preview|previews|playground|demos?|dev|stories|storybook|\.storybook)\//;
+export const NOT_SHIPPED_VIEW = /(^|\/)(node_modules|test|tests|__tests__|fixtures|examples?|docs?|templates?|coverage|preview|previews|playground|demos?|dev|stories|storybook|\.storybook)\//;
 
 /**
  * Does the package publish this file? Read from package.json `files` (when it is a list) and `.npmignore` (when
