@@ -7,7 +7,7 @@ import { wrapNode } from '../../facts/ts-source.js';
 import { lineIn, MAX_BUNDLE_BYTES, viewCode } from '../support/apps/app-source.js';
 import { escapeRegExp } from '../../facts/regex.js';
 import { embeddedViews, GAP, partialViews, sourceOf } from '../support/apps/embedded-view.js';
-import { NOT_SHIPPED_VIEW } from '../support/apps/view-files.js';
+import { COMPONENT_FILE, componentFiles } from '../support/apps/view-files.js';
 
 /**
  * A-4 — WCAG 2.x AA (static half): what can be read before the View runs. In the built bundles' markup (parse5:
@@ -194,7 +194,6 @@ export function markupMisses(html: string, scripts = '', partial = false, compon
  * inside a `<label>`.
  */
 const COMPONENT_TAG = 'mcpd-part';
-const COMPONENT_FILE = /\.(?:svelte|vue)$/;
 /** Components, slots, `svelte:*` elements and custom elements: their output is not known before rendering. */
 const COMPONENT_OPEN = /<(\/?)([A-Z][\w.]*|[a-z][\w]*:[\w-]+|slot|[a-z][\w]*-[\w-]*)(?=[\s/>])/g;
 /** Vue directives that do not set a name; any other `v-*` (and every Svelte action `use:*`) may. */
@@ -272,8 +271,6 @@ function componentsInLabels(markup: string): string[] {
   return out;
 }
 
-/** The Svelte and Vue components of the package's View (not those of tests, stories, examples or dependencies). */
-const componentFiles = (repo: { files: readonly string[] }): string[] => repo.files.filter((f) => COMPONENT_FILE.test(f) && !NOT_SHIPPED_VIEW.test(f) && !/\.(?:test|spec|stories)\.(?:svelte|vue)$/.test(f));
 
 /** The checks on the JSX of a UI source file. */
 function jsxMisses(sf: ts.SourceFile): { check: Check; element: string; node: ts.Node }[] {

@@ -122,3 +122,9 @@ export function builtViewFiles(repo: RepoFacts): string[] {
   const bundles = repo.files.filter(isBundleHtml);
   return bundles.length ? bundles : uriNamedViewFiles(repo);
 }
+
+/** The Svelte and Vue single-file components of the package's View (not those of tests, stories, examples or dependencies). */
+export const COMPONENT_FILE = /\.(?:svelte|vue)$/;
+export function componentFiles(repo: RepoFacts): string[] {
+  return repo.files.filter((f) => COMPONENT_FILE.test(f) && !NOT_SHIPPED_VIEW.test(f) && !/\.(?:test|spec|stories)\.(?:svelte|vue)$/.test(f));
+}
