@@ -1,8 +1,8 @@
-import { Node } from '../../facts/morph.js';
+import { Node, ts, type CallExpression } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { fileNotReadData } from '../../facts/not-read.js';
-import { functionOf, type FunctionLikeNode } from '../../facts/scope.js';
+import { declarationOf, functionOf, type FunctionLikeNode } from '../../facts/scope.js';
 import { constString, objectLiteralOf, propertyValue, returnedExpressions } from '../../facts/server-model.js';
 import { positionOf, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { appSource } from '../support/apps/app-source.js';
@@ -24,16 +24,49 @@ import { appSource } from '../support/apps/app-source.js';
 type Outcome =
   | { kind: 'text' }
   | { kind: 'no-text'; why: 'no-content' | 'empty-content' | 'no-text-block'; line: number; file?: string }
-  | { kind: 'constant-text'; text: string; line: number; file?: string }
+  /** viaParameter: the text is a parameter of a helper, fixed by the call that gives it (told at that call). */
+  | { kind: 'constant-text'; text: string; line: number; file?: string; viaParameter?: true }
   | { kind: 'unknown'; line: number };
 
-function outcomeOfResult(expr: Node, sources: ParsedSources, depth: number): Outcome[] {
+/**
+ * The constant strings a helper's call gives its parameters (`return textResult("Displayed the chart.", data)` with
+ * `const textResult = (text, data) => ({ content: [{ type: "text", text }], structuredContent: data })`), keyed by the
+ * parameter's declaring identifier: the helper's text is then the fixed sentence of its call. Only a plain parameter
+ * given a constant (a literal, a const, a parameter itself bound by an outer call) is bound.
+ */
+type Bound = ReadonlyMap<ts.Node, string>;
+const NONE: Bound = new Map();
+
+function boundString(n: Node | undefined, bound: Bound): { value: string } | undefined {
+  const c = constString(n);
+  if (c || !n || !bound.size) return c;
+  const id = unwrap(n);
+  if (!Node.isIdentifier(id)) return undefined;
+  const d = declarationOf(id);
+  const v = d ? bound.get(d.compilerNode) : undefined;
+  return v === undefined ? undefined : { value: v };
+}
+
+function bindingsOf(fn: FunctionLikeNode, call: CallExpression, bound: Bound): Bound {
+  const out = new Map<ts.Node, string>();
+  const args = call.getArguments();
+  fn.getParameters().forEach((p, i) => {
+    const name = p.getNameNode();
+    const arg = args[i];
+    if (!Node.isIdentifier(name) || p.isRestParameter() || !arg || Node.isSpreadElement(arg)) return;
+    const v = boundString(arg, bound);
+    if (v) out.set(name.compilerNode, v.value);
+  });
+  return out;
+}
+
+function outcomeOfResult(expr: Node, sources: ParsedSources, depth: number, bound: Bound = NONE): Outcome[] {
   let n = unwrap(expr);
   if (Node.isAwaitExpression(n)) n = unwrap(n.getExpression());
   const line = positionOf(n).line;
   // The file the result is written in (a handler of another module than the registration's).
   const file = sources.rel(n.getSourceFile());
-  if (Node.isConditionalExpression(n)) return [...outcomeOfResult(n.getWhenTrue(), sources, depth), ...outcomeOfResult(n.getWhenFalse(), sources, depth)];
+  if (Node.isConditionalExpression(n)) return [...outcomeOfResult(n.getWhenTrue(), sources, depth, bound), ...outcomeOfResult(n.getWhenFalse(), sources, depth, bound)];
   if (Node.isCallExpression(n)) {
     let fn: FunctionLikeNode | undefined;
     try {
@@ -41,7 +74,8 @@ function outcomeOfResult(expr: Node, sources: ParsedSources, depth: number): Out
     } catch {
       fn = undefined;
     }
-    return fn ? outcomesOf(fn, sources, depth + 1) : [{ kind: 'unknown', line }];
+    // The helper's text given at this call (a fixed sentence handed to a result builder) is the call's: its place too.
+    return fn ? outcomesOf(fn, sources, depth + 1, bindingsOf(fn, n, bound)).map((o) => (o.kind === 'constant-text' && o.viaParameter ? { ...o, line, file } : o)) : [{ kind: 'unknown', line }];
   }
   const obj = objectLiteralOf(n, sources);
   if (!obj) return [{ kind: 'unknown', line }];
@@ -52,7 +86,7 @@ function outcomeOfResult(expr: Node, sources: ParsedSources, depth: number): Out
   const items = arr.getElements();
   if (!items.length) return [{ kind: 'no-text', why: 'empty-content', line, file }];
   let unknown = false;
-  let constant: { text: string; line: number; file: string } | undefined;
+  let constant: { text: string; line: number; file: string; viaParameter?: true } | undefined;
   for (const el of items) {
     const block = Node.isSpreadElement(el) ? undefined : objectLiteralOf(el, sources);
     if (!block) {
@@ -63,14 +97,16 @@ function outcomeOfResult(expr: Node, sources: ParsedSources, depth: number): Out
     if (type === undefined) unknown = true;
     if (type !== 'text') continue;
     const text = propertyValue(block, 'text');
-    const literal = constString(text);
+    const literal = boundString(text, bound);
     if (text && literal === undefined) return [{ kind: 'text' }];
-    if (text && literal!.value.trim() !== '') constant ??= { text: literal!.value.trim(), line: positionOf(text).line, file };
+    if (text && literal!.value.trim() !== '') constant ??= { text: literal!.value.trim(), line: positionOf(text).line, file, ...(constString(text) ? {} : { viaParameter: true as const }) };
   }
   // A fixed sentence stands for none of the result: the same words whatever the input, next to the data the View shows
   // (structuredContent) or to a View fed from the tool's input. An error result (`isError: true`) says what went wrong
   // and may well be fixed words.
-  if (constant) return [propertyValue(obj, 'isError')?.getText() === 'true' ? { kind: 'text' } : { kind: 'constant-text', ...constant }];
+  // A helper's flag given by its caller (`result(text, isError)`) may mark an error result: not a fixed sentence then.
+  const isError = propertyValue(obj, 'isError')?.getText();
+  if (constant) return [isError === 'true' || (constant.viaParameter && isError !== undefined && isError !== 'false') ? { kind: 'text' } : { kind: 'constant-text', ...constant }];
   return [unknown ? { kind: 'unknown', line } : { kind: 'no-text', why: 'no-text-block', line, file }];
 }
 
@@ -95,11 +131,11 @@ function branchOutcomes(branch: Node, sources: ParsedSources): Outcome[] {
   return returned.flatMap((r) => outcomeOfResult(r, sources, 0));
 }
 
-function outcomesOf(fn: FunctionLikeNode, sources: ParsedSources, depth: number): Outcome[] {
+function outcomesOf(fn: FunctionLikeNode, sources: ParsedSources, depth: number, bound: Bound = NONE): Outcome[] {
   const returned = returnedExpressions(fn);
   const body = fn.getBody();
   if (!returned.length) return [body && Node.isBlock(body) ? { kind: 'no-text', why: 'no-content', line: positionOf(fn).line } : { kind: 'unknown', line: positionOf(fn).line }];
-  return returned.flatMap((r) => outcomeOfResult(r, sources, depth));
+  return returned.flatMap((r) => outcomeOfResult(r, sources, depth, bound));
 }
 
 export default defineDetector({

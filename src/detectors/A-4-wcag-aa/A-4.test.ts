@@ -27,3 +27,31 @@ describe('A-4 (static): a placeholder names a field as axe-core counts it', () =
     assert.deepEqual(misses.map((m) => `${m.check} ${m.element}`), ['label <input>', 'label <select>']);
   });
 });
+
+describe('A-4 (static): the markup of Svelte and Vue components', () => {
+  const misses = async (text: string) => {
+    const { componentMarkup, markupMisses } = await import('./static.js');
+    return markupMisses(componentMarkup(text), text, false, true).map((m) => `${m.check} ${m.element} ${m.line}`);
+  };
+  it('keeps the tags whole around expressions that hold > or quotes', async () => {
+    assert.deepEqual(await misses('<input oninput={(e) => (n = e.target.value > 3 ? "a" : "b")} aria-label="Count">\n<input oninput={(e) => n > 1}>'), ['label <input> 2']);
+  });
+  it('takes what the markup cannot tell as named', async () => {
+    const text = [
+      '<script>let { label, ...rest } = $props();</script>',
+      '<input {...rest}>',
+      '<button {title}></button>',
+      '<button><Icon name="x" /></button>',
+      '<button><slot /></button>',
+      '<button use:tooltip={label}></button>',
+      '<input id={inputId}><label for={inputId}>Name</label>',
+      '<input type={kind}>',
+      '<template><input :aria-label="label"><input v-bind="attrs"><button v-html="icon"></button><img :alt="caption"></template>',
+    ].join('\n');
+    assert.deepEqual(await misses(text), []);
+  });
+  it('reads a Vue template and leaves its script and style out', async () => {
+    const text = '<script setup>const html = "<input>";</script>\n<template>\n  <input v-model="q">\n  <button @click="go"></button>\n</template>\n<style scoped>button:after { content: "<img>"; }</style>';
+    assert.deepEqual(await misses(text), ['label <input> 3', 'button-name <button> 4']);
+  });
+});

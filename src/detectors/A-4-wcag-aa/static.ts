@@ -1,4 +1,4 @@
-import { parse } from 'parse5';
+import { parse, parseFragment } from 'parse5';
 import { Node, ts } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
@@ -7,6 +7,7 @@ import { wrapNode } from '../../facts/ts-source.js';
 import { lineIn, MAX_BUNDLE_BYTES, viewCode } from '../support/apps/app-source.js';
 import { escapeRegExp } from '../../facts/regex.js';
 import { embeddedViews, GAP, partialViews, sourceOf } from '../support/apps/embedded-view.js';
+import { COMPONENT_FILE, componentFiles } from '../support/apps/view-files.js';
 
 /**
  * A-4 — WCAG 2.x AA (static half): what can be read before the View runs. In the built bundles' markup (parse5:
@@ -56,6 +57,7 @@ const UNLABELLED_INPUT_TYPES = new Set(['hidden', 'submit', 'reset', 'button', '
 /** The name a subtree gives its container (name from content): its text, an image's alt, a descendant's aria-label. */
 function textOf(n: HtmlNode): string {
   if (n.nodeName === '#text') return n.value ?? '';
+  if (n.nodeName === COMPONENT_TAG) return '…'; // a component's or a slot's output is not known before rendering
   if (n.nodeName === 'img') return attr(n, 'alt') ?? '';
   const own = n.nodeName.startsWith('#') ? '' : (attr(n, 'aria-label') ?? '').trim();
   return own || (n.childNodes ?? []).map(textOf).join('');
@@ -131,8 +133,9 @@ const placeheld = (n: HtmlNode) => n.nodeName !== 'select' && (attr(n, 'placehol
  * `<body>` (the piece may write the head), a `lang` missing from an `<html>` tag with an unknown piece among its
  * attributes, an element with an unknown piece among its attributes, are not judged.
  */
-export function markupMisses(html: string, scripts = '', partial = false): Miss[] {
-  const doc = parse(html, { sourceCodeLocationInfo: true }) as unknown as HtmlNode;
+export function markupMisses(html: string, scripts = '', partial = false, component = false): Miss[] {
+  const doc = (component ? parseFragment(html, { sourceCodeLocationInfo: true }) : parse(html, { sourceCodeLocationInfo: true })) as unknown as HtmlNode;
+  if (component) normaliseComponentAttrs(doc);
   const out: Miss[] = [];
   const labelled = new Set<string>();
   const all: { n: HtmlNode; inLabel: boolean }[] = [];
@@ -157,6 +160,11 @@ export function markupMisses(html: string, scripts = '', partial = false): Miss[
   const gapAttr = (n: HtmlNode) => partial && (n.attrs ?? []).some((a) => a.name.includes(GAP));
   const bodyAt = html.search(/<body[\s>]/i);
   const gapInHead = partial && html.slice(0, bodyAt === -1 ? html.length : bodyAt).includes(GAP);
+  // A component is no document: its page's lang and title are elsewhere.
+  if (component) {
+    htmlNode = undefined;
+    title = true;
+  }
   if (htmlNode && !(attr(htmlNode, 'lang') ?? '').trim() && !gapAttr(htmlNode) && !SETS_LANG.test(scripts)) out.push({ check: 'html-has-lang', element: '<html>', line: line(htmlNode) });
   if (!title && !gapInHead && !SETS_TITLE.test(scripts)) out.push({ check: 'document-title', element: '<title>', line: htmlNode ? line(htmlNode) : 1 });
   for (const { n, inLabel } of all) {
@@ -165,12 +173,104 @@ export function markupMisses(html: string, scripts = '', partial = false): Miss[
     if (n.nodeName === 'button' && !textOf(n).trim() && !named(n) && !filledByScript(n, scripts, BUTTON_FILL)) out.push({ check: 'button-name', element: '<button>', line: line(n) });
     if (['input', 'select', 'textarea'].includes(n.nodeName)) {
       if (n.nodeName === 'input' && UNLABELLED_INPUT_TYPES.has((attr(n, 'type') ?? 'text').toLowerCase())) continue;
+      if (component && (attr(n, 'type') ?? '').includes('{')) continue; // a type given by an expression may be hidden
       const id = attr(n, 'id');
-      if (!named(n) && !placeheld(n) && !inLabel && !(id && labelled.has(id)) && !filledByScript(n, scripts, FIELD_FILL)) out.push({ check: 'label', element: `<${n.nodeName}>`, line: line(n) });
+      // In a component, an id or a `for` written as an expression may name the same field: not known, taken as labelled.
+      const idUnknown = component && !!id && (id.includes('{') || [...labelled].some((f) => f.includes('{')));
+      if (!named(n) && !placeheld(n) && !inLabel && !(id && (labelled.has(id) || idUnknown)) && !filledByScript(n, scripts, FIELD_FILL)) out.push({ check: 'label', element: `<${n.nodeName}>`, line: line(n) });
     }
   }
   return out;
 }
+
+/**
+ * Svelte and Vue single-file components (a View built by Vite from `.svelte` / `.vue` files, read from the repository
+ * before any build): their markup is HTML with expressions, read with the same element checks (image-alt, button-name,
+ * label; a component is no document, so not lang and title). What the markup cannot tell is taken as named, as for JSX:
+ * an expression in a name (`aria-label={label}`, `:aria-label="label"`, `{label}` as a button's text), a spread of props
+ * (`{...rest}`, `v-bind="attrs"`), an action or directive that may set attributes (`use:tooltip`, `v-tooltip`,
+ * `v-html`), a child component or slot inside a button (its output is not known), a field whose `id` or whose label's
+ * `for` is an expression, an input whose `type` is one, and a field of a component that another component places
+ * inside a `<label>`.
+ */
+const COMPONENT_TAG = 'mcpd-part';
+/** Components, slots, `svelte:*` elements and custom elements: their output is not known before rendering. */
+const COMPONENT_OPEN = /<(\/?)([A-Z][\w.]*|[a-z][\w]*:[\w-]+|slot|[a-z][\w]*-[\w-]*)(?=[\s/>])/g;
+/** Vue directives that do not set a name; any other `v-*` (and every Svelte action `use:*`) may. */
+const PLAIN_VUE_DIRECTIVES = /^v-(?:if|else|else-if|for|show|model|on|once|memo|cloak|pre|slot|key)(?:[:.]|$)/;
+
+/** Blank a block of text (same length, lines kept). */
+const blank = (t: string): string => t.replace(/[^\n]/g, ' ');
+
+/**
+ * A component's markup as HTML parse5 reads without losing its structure: `<script>` and `<style>` blocks blanked,
+ * every `<`, `>` and quote inside an expression's braces blanked (`onclick={() => n > 1}` would end the tag early),
+ * Svelte's attribute shorthands written out (`{title}` → `title="{title}"`, `{...rest}` → a spread), and every
+ * component, slot or custom element renamed to one tag whose output is unknown (its name kept).
+ */
+export function componentMarkup(text: string): string {
+  let t = text.replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, blank);
+  let out = '';
+  let depth = 0;
+  let quote = '';
+  let inTag = false;
+  for (let i = 0; i < t.length; i++) {
+    const c = t[i]!;
+    if (depth > 0) {
+      if (c === '{') depth++;
+      else if (c === '}') depth--;
+      out += c === '<' || c === '>' || c === '"' || c === "'" || c === '`' ? '_' : c;
+      continue;
+    }
+    if (c === '{') {
+      depth = 1;
+      out += c;
+      continue;
+    }
+    if (inTag) {
+      if (quote) {
+        if (c === quote) quote = '';
+      } else if (c === '"' || c === "'") quote = c;
+      else if (c === '>') inTag = false;
+    } else if (c === '<' && /[A-Za-z/]/.test(t[i + 1] ?? '')) inTag = true;
+    out += c;
+  }
+  t = out
+    .replace(/(\s)\{\.\.\.[^}]*\}/g, (m, sp: string) => `${sp}data-mcpd-spread${m.replace(/[^\n]/g, '')}`)
+    .replace(/(<[a-zA-Z][^<>]*?\s)\{([\w$]+)\}(?=[\s/>])/g, (_m, head: string, name: string) => `${head}${name}="{${name}}"`);
+  return t.replace(COMPONENT_OPEN, (_m, close: string, name: string) => (close ? `</${COMPONENT_TAG}` : `<${COMPONENT_TAG} data-mcpd-name="${name}"`));
+}
+
+/** Vue bindings and Svelte directives written as the plain attributes the checks read (see componentMarkup). */
+function normaliseComponentAttrs(n: HtmlNode): void {
+  if (n.attrs) {
+    const attrs: { name: string; value: string }[] = [];
+    let unknownName = false;
+    for (const a of n.attrs) {
+      const bound = /^(?::|v-bind:)([\w-]+)/.exec(a.name);
+      if (bound) attrs.push({ name: bound[1]!, value: `{${a.value}}` });
+      else if (a.name === 'v-bind' || a.name === 'data-mcpd-spread' || a.name.startsWith('use:') || (a.name.startsWith('v-') && !PLAIN_VUE_DIRECTIVES.test(a.name))) unknownName = true;
+      else attrs.push(a);
+    }
+    if (unknownName && !attrs.some((a) => a.name === 'aria-label')) attrs.push({ name: 'aria-label', value: '{…}' });
+    n.attrs = attrs;
+  }
+  for (const c of n.childNodes ?? []) normaliseComponentAttrs(c);
+  if (n.content) normaliseComponentAttrs(n.content);
+}
+
+/** The component names placed inside a `<label>` in a component's markup (their fields are named there). */
+function componentsInLabels(markup: string): string[] {
+  const out: string[] = [];
+  const walk = (n: HtmlNode, inLabel: boolean): void => {
+    if (inLabel && n.nodeName === COMPONENT_TAG) out.push(attr(n, 'data-mcpd-name') ?? '');
+    for (const c of n.childNodes ?? []) walk(c, inLabel || n.nodeName === 'label');
+    if (n.content) walk(n.content, inLabel);
+  };
+  walk(parseFragment(markup) as unknown as HtmlNode, false);
+  return out;
+}
+
 
 /** The checks on the JSX of a UI source file. */
 function jsxMisses(sf: ts.SourceFile): { check: Check; element: string; node: ts.Node }[] {
@@ -235,7 +335,13 @@ export default defineDetector({
     const source = view.code.filter((c) => !c.bundle);
     const embedded = view.bundles.length ? [] : embeddedViews(repo);
     const partial = view.bundles.length ? [] : partialViews(repo);
-    if (!view.bundles.length && !source.length && !embedded.length && !partial.length) return couldNotJudge('no-view-code');
+    const components: { file: string; text: string; markup: string }[] = [];
+    for (const file of componentFiles(repo)) {
+      const r = repo.source(file, MAX_BUNDLE_BYTES);
+      if (!r.ok) return couldNotJudge('file-not-read', fileNotReadData({ file, cause: r.cause, size: r.size, limit: r.limit }));
+      components.push({ file, text: r.text, markup: componentMarkup(r.text) });
+    }
+    if (!view.bundles.length && !source.length && !embedded.length && !partial.length && !components.length) return couldNotJudge('no-view-code');
     const findings: Finding[] = [];
     // The View's code (its source files and the bundles' inline scripts): which hidden panels it can show.
     const scripts = view.code.map((c) => c.sf.getFullText()).join('\n');
@@ -257,6 +363,15 @@ export default defineDetector({
     }
     for (const c of source) {
       for (const m of jsxMisses(c.sf.compilerNode)) findings.push({ messageId: 'markup-misses-name', data: { file: c.file, check: m.check, element: m.element }, location: { file: c.file, line: lineIn(c, wrapNode(c.sf, m.node) as Node) } });
+    }
+    // A field of a component that another component places inside a `<label>` is named there.
+    const inLabels = new Set(components.flatMap((c) => componentsInLabels(c.markup)).map((n) => n.split('.').pop()!.toLowerCase()));
+    for (const c of components) {
+      const labelledHere = inLabels.has(c.file.replace(/^.*\//, '').replace(COMPONENT_FILE, '').toLowerCase());
+      for (const m of markupMisses(c.markup, scripts + '\n' + c.text, false, true)) {
+        if (m.check === 'label' && labelledHere) continue;
+        findings.push({ messageId: 'markup-misses-name', data: { file: c.file, check: m.check, element: m.element }, location: { file: c.file, line: m.line } });
+      }
     }
     if (findings.length) return { state: 'non-conforming', findings };
     // A View only partly read (pieces the reading could not know): what was not read may miss a name, even beside

@@ -9,7 +9,7 @@ import { calleeReturns, constString, objectLiteralOf, propertyValue, serverModel
 import { booleanAnnotations } from '../../../facts/server-model/values.js';
 import { moduleSpecs, ofKinds, parsedSources, positionOf, propertyName, unwrap, type ParsedSources } from '../../../facts/ts-source.js';
 import { MAX_BUNDLE_BYTES } from './apps-support.js';
-import { builtViewFiles } from './view-files.js';
+import { builtViewFiles, componentFiles } from './view-files.js';
 import { heldValues } from './held-values.js';
 
 /**
@@ -469,6 +469,19 @@ export function inlineScripts(html: string): { text: string; line: number }[] {
   return out;
 }
 
+/** The `<script>` blocks of a Svelte or Vue component (JavaScript or TypeScript), with the line their text starts on. */
+export function componentScripts(text: string): { text: string; line: number }[] {
+  const out: { text: string; line: number }[] = [];
+  for (const m of text.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi)) {
+    const lang = /\blang\s*=\s*["']?([\w-]+)/i.exec(m[1]!)?.[1]?.toLowerCase();
+    if (lang && !['ts', 'typescript', 'js', 'javascript'].includes(lang)) continue;
+    if (!m[2]!.trim()) continue;
+    const start = m.index! + m[0].indexOf('>') + 1;
+    out.push({ text: m[2]!, line: text.slice(0, start).split('\n').length });
+  }
+  return out;
+}
+
 export interface ViewCodeSet {
   code: ViewCode[];
   /** View files that could not be read or parsed. */
@@ -529,7 +542,10 @@ function rawRelativeImports(repo: RepoFacts, rel: string): string[] {
   return [...out];
 }
 
-/** The View's code: UI source files (parsed with the rest of the source) and the inline scripts of the built bundles. */
+/**
+ * The View's code: UI source files (parsed with the rest of the source), the `<script>` blocks of its Svelte and Vue
+ * components, and the inline scripts of the built bundles.
+ */
 export function viewCode(repo: RepoFacts): ViewCodeSet {
   noteSourceRead('js'); // a memoised answer still counts as reading the source (engine/runner)
   const hit = viewMemo.get(repo);
@@ -548,6 +564,22 @@ export function viewCode(repo: RepoFacts): ViewCodeSet {
   for (const u of sources.unread) if (!u.file.startsWith('node_modules/') && (/\.[jt]sx$/.test(u.file) || UI_PLACE.test(u.file))) unread.push(u);
   const bundles = builtViewFiles(repo);
   const project = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true, compilerOptions: { allowJs: true } });
+  // The `<script>` blocks of the View's Svelte and Vue components (View source, parsed apart, with their line in the file).
+  for (const file of componentFiles(repo)) {
+    const r = repo.source(file, MAX_BUNDLE_BYTES);
+    if (!r.ok) {
+      unread.push({ file, cause: r.cause, size: r.size, limit: r.limit });
+      continue;
+    }
+    componentScripts(r.text).forEach((s, i) => {
+      try {
+        const sf = project.createSourceFile(`/${file}.${i}.ts`, s.text, { overwrite: true });
+        code.push({ file, lineOffset: s.line - 1, sf, bundle: false });
+      } catch (e) {
+        unread.push({ file, cause: e instanceof RangeError ? 'too-deep' : 'parse-failed' });
+      }
+    });
+  }
   for (const file of bundles) {
     const r = repo.source(file, MAX_BUNDLE_BYTES);
     if (!r.ok) {

@@ -10,7 +10,8 @@ import { unwrap, type ParsedSources } from '../../../facts/ts-source.js';
  * argument in a field). Followed: consts, members of object literals, a function's parameter to the arguments of its
  * calls in the audited source (by the function's name), a parameter of a forEach/map callback and a for…of variable
  * to the elements of the list, a destructured parameter to the member of the object given, `this.x` to what the
- * constructor stores there and from there to the arguments of `new Class(…)`. In the order the code writes them (a
+ * constructor stores there and from there to the arguments of `new Class(…)`, a function declaration's name to the
+ * function (a table entry's `handler: incidents`). In the order the code writes them (a
  * name and a handler read from the same objects pair up by index). Undefined when a value cannot be followed.
  */
 
@@ -88,6 +89,8 @@ function identifierValues(id: Identifier, sources: ParsedSources, calls: Calls, 
     return membersOf(parameterValues(param, sources, calls, depth), key, sources, calls, depth);
   }
   if (Node.isParameterDeclaration(parent)) return parameterValues(parent, sources, calls, depth);
+  // { name: 'show-incidents', handler: incidents } with `async function incidents(args) { … }`: the function itself.
+  if (Node.isFunctionDeclaration(parent) && parent.getNameNode() === d) return [parent];
   return undefined;
 }
 

@@ -21,7 +21,7 @@ import { isBundleHtml, MAX_BUNDLE_BYTES } from './apps-support.js';
  * code names in a string (`path.join(dir, "ui", file)`) are taken, else all of them.
  */
 
-const NOT_SHIPPED_VIEW = /(^|\/)(node_modules|test|tests|__tests__|fixtures|examples?|docs?|templates?|coverage|preview|previews|playground|demos?|dev|stories|storybook|\.storybook)\//;
+export const NOT_SHIPPED_VIEW = /(^|\/)(node_modules|test|tests|__tests__|fixtures|examples?|docs?|templates?|coverage|preview|previews|playground|demos?|dev|stories|storybook|\.storybook)\//;
 
 /**
  * Does the package publish this file? Read from package.json `files` (when it is a list) and `.npmignore` (when
@@ -121,4 +121,10 @@ export function uriNamedViewFiles(repo: RepoFacts): string[] {
 export function builtViewFiles(repo: RepoFacts): string[] {
   const bundles = repo.files.filter(isBundleHtml);
   return bundles.length ? bundles : uriNamedViewFiles(repo);
+}
+
+/** The Svelte and Vue single-file components of the package's View (not those of tests, stories, examples or dependencies). */
+export const COMPONENT_FILE = /\.(?:svelte|vue)$/;
+export function componentFiles(repo: RepoFacts): string[] {
+  return repo.files.filter((f) => COMPONENT_FILE.test(f) && !NOT_SHIPPED_VIEW.test(f) && !/\.(?:test|spec|stories)\.(?:svelte|vue)$/.test(f));
 }
