@@ -13,6 +13,7 @@ import { rawCallNamed } from '../support/source/source-support.js';
 import { judgePythonStdout } from './python.js';
 import { packageOf, printsOnImport, type ImportPrint } from './dependencies.js';
 import { computedConsoleCalls } from './computed-console.js';
+import { StdoutStreams } from './stream-values.js';
 import { readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import semver from 'semver';
@@ -1094,6 +1095,9 @@ function isTransportWrite(call: Node): boolean {
   return !!cls && (Node.isClassDeclaration(cls) || Node.isClassExpression(cls)) && /Transport/.test(cls.getName() ?? '');
 }
 
+/** What stream-values.ts asks of this file: stdout itself, the value on stdio, a condition settable on stdio. */
+const streamTests = { isStdout: stdoutOf, value: (n: Node) => stdioValue(n), settable: (c: Node) => settableOnStdio(c) };
+
 export default defineDetector({
   ruleId: 'X-7',
   genre: 'static',
@@ -1141,6 +1145,7 @@ export default defineDetector({
     const unread: { library: string; file: string; line: number }[] = [];
     let order: LoadOrder | undefined;
     const silencedShell = shelljsSilenced(files);
+    let streams: StdoutStreams | undefined;
     const more = { log4jsConfigs: callsOf(files, 'log4js', new Set(['configure'])), loglevelLevels: callsOf(files, 'loglevel', new Set(['setLevel', 'setDefaultLevel', 'enableAll'])).map((a) => a || 'trace') };
     for (const sf of files) {
       const file = code.rel(sf);
@@ -1185,6 +1190,11 @@ export default defineDetector({
           }
           if (m === 'write' && (stdoutOf(obj)) && !isTransportWrite(n)) {
             if (stands(n)) findings.push({ messageId: 'stdout-write', data: { call: 'process.stdout.write' }, location: at, evidence: n.getText().slice(0, 120) });
+            continue;
+          }
+          // A stream of the source's own logger or printer that holds process.stdout (stream-values.ts).
+          if (m === 'write' && !isTransportWrite(n) && (streams ??= new StdoutStreams(files, code.sources, streamTests)).holds(obj)) {
+            if (stands(n)) findings.push({ messageId: 'stdout-write', data: { call: `${obj.getText().replace(/\s+/g, '').slice(0, 60)}.write` }, location: at, evidence: n.getText().slice(0, 120) });
             continue;
           }
         }
