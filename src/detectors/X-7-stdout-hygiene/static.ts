@@ -13,7 +13,7 @@ import { rawCallNamed } from '../support/source/source-support.js';
 import { judgePythonStdout } from './python.js';
 import { packageOf, printsOnImport, type ImportPrint } from './dependencies.js';
 import { computedConsoleCalls } from './computed-console.js';
-import { StdoutStreams } from './stream-values.js';
+import { STDOUT_PATH, StdoutStreams } from './stream-values.js';
 import { readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import semver from 'semver';
@@ -92,7 +92,7 @@ const STDOUT_CONSOLE = new Set(['log', 'info', 'debug', 'table', 'dir', 'dirxml'
 const LABEL_ONLY = new Set(['group', 'groupCollapsed']);
 const STDOUT_CALLS: ReadonlySet<string> = new Set([...STDOUT_CONSOLE, 'write', 'writeSync']);
 /** The call names read in a file that names no logger: stdout writes, pipes into stdout, launches. */
-const CALLS_READ: ReadonlySet<string> = new Set([...STDOUT_CALLS, 'echo', 'pipe', 'pipeline', 'spawn', 'spawnSync', 'execFile', 'execFileSync', 'exec', 'execSync', 'fork', 'sync', 'execa', 'execaSync', 'execaNode', 'execaCommand', 'execaCommandSync', 'crossSpawn']);
+const CALLS_READ: ReadonlySet<string> = new Set([...STDOUT_CALLS, 'writeFile', 'writeFileSync', 'appendFile', 'appendFileSync', 'echo', 'pipe', 'pipeline', 'spawn', 'spawnSync', 'execFile', 'execFileSync', 'exec', 'execSync', 'fork', 'sync', 'execa', 'execaSync', 'execaNode', 'execaCommand', 'execaCommandSync', 'crossSpawn']);
 const MANIFEST = 'mcp.json';
 
 /** What mcp.json declares: 'stdio' among its transports, 'other' transports only, or undefined (no manifest or no transport). */
@@ -1203,6 +1203,12 @@ export default defineDetector({
         const fd = n.getArguments()[0];
         if (fo && /^(?:node:)?fs$/.test(fo.module) && /^write(?:Sync)?$/.test(names(fo.path).pop() ?? '') && fd && unwrap(fd).getText() === '1') {
           if (stands(n)) findings.push({ messageId: 'stdout-write', data: { call: `${names(fo.path).pop()}(1, …)` }, location: at, evidence: n.getText().slice(0, 120) });
+          continue;
+        }
+        // fs.appendFileSync('/dev/stdout', …), fs.writeFile('/dev/stdout', …): stdout opened as a file.
+        const fdPath = fd ? stringValue(unwrap(fd)) : undefined;
+        if (fo && /^(?:node:)?fs(?:\/promises)?$/.test(fo.module) && /^(?:write|append)File(?:Sync)?$/.test(names(fo.path).pop() ?? '') && fdPath !== undefined && STDOUT_PATH.test(fdPath)) {
+          if (stands(n)) findings.push({ messageId: 'stdout-write', data: { call: `${names(fo.path).pop()}('${fdPath}', …)` }, location: at, evidence: n.getText().slice(0, 120) });
           continue;
         }
         // pipeline(source, …, process.stdout) of node:stream: the source's data on ours.

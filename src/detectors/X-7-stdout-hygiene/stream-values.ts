@@ -1,6 +1,6 @@
 import { Node, SyntaxKind, type SourceFile } from '../../facts/morph.js';
-import { classValueOf, declarationOf, fieldValues, functionOf, isFunctionLike } from '../../facts/scope.js';
-import { unwrap, type ParsedSources } from '../../facts/ts-source.js';
+import { classValueOf, declarationOf, fieldValues, functionOf, isFunctionLike, originOf } from '../../facts/scope.js';
+import { stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 
 /**
  * X-7 — process.stdout handed to a writer of the source. A logger or printer written in the package that is given
@@ -12,7 +12,9 @@ import { unwrap, type ParsedSources } from '../../facts/ts-source.js';
  *     in the files read leaves the argument out;
  *   - a variable or field that holds stdout on a path stdio takes (`const stream = process.env.LOG_STDERR ?
  *     process.stderr : process.stdout`): a conditional that selects a mode is resolved (static.ts `value`), one the
- *     client's environment or command line can set either way holds stdout when either branch does.
+ *     client's environment or command line can set either way holds stdout when either branch does;
+ *   - a file stream opened on stdout itself (`fs.createWriteStream('/dev/stdout')`, `createWriteStream(null, { fd: 1 })`)
+ *     kept in a variable or field and written.
  * A stdout given to a function or class that is not in the source (the SDK's transport) is not read here; a
  * constructor that keeps a stream given otherwise (`new Logger(process.stderr)`) is not counted.
  */
@@ -35,7 +37,7 @@ function yieldsStdout(n: Node, t: StreamTests, depth = 0): boolean {
   const u = t.value(n);
   // A parameter holds what its calls give it (StdoutStreams.holds), not only its default.
   if (Node.isIdentifier(u) && Node.isParameterDeclaration(declarationOf(u)?.getParent())) return false;
-  if (t.isStdout(u)) return true;
+  if (t.isStdout(u) || stdoutFileStream(u)) return true;
   // A condition the client can set either way, unless it reads as a choice of mode (`useHttp`, `transport`).
   if (Node.isConditionalExpression(u)) {
     const cond = u.getCondition();
@@ -147,4 +149,20 @@ function nameOfFunction(fn: Node): string | undefined {
   const p = fn.getParent();
   if (p && (Node.isVariableDeclaration(p) || Node.isPropertyAssignment(p))) return p.getName();
   return Node.isFunctionExpression(fn) ? fn.getName() : undefined;
+}
+
+/** The path of file descriptor 1 as a file. */
+export const STDOUT_PATH = /^\/dev\/(?:stdout|fd\/1)$/;
+
+/** `fs.createWriteStream('/dev/stdout')` or `createWriteStream(null | path, { fd: 1 })` of node:fs: a stream on stdout. */
+export function stdoutFileStream(n: Node): boolean {
+  if (!Node.isCallExpression(n)) return false;
+  const o = originOf(unwrap(n.getExpression()));
+  if (!o || !/^(?:node:)?fs$/.test(o.module) || o.path.filter((p) => p !== 'default').pop() !== 'createWriteStream') return false;
+  const [path, opts] = n.getArguments();
+  const p = path ? stringValue(unwrap(path)) : undefined;
+  if (p !== undefined && STDOUT_PATH.test(p)) return true;
+  const obj = opts ? unwrap(opts) : undefined;
+  const fd = obj && Node.isObjectLiteralExpression(obj) ? obj.getProperty('fd') : undefined;
+  return !!fd && Node.isPropertyAssignment(fd) && unwrap(fd.getInitializerOrThrow()).getText() === '1';
 }
