@@ -61,6 +61,9 @@ import { installedFolder } from '../../facts/published.js';
  *   - launch options kept in a const or chosen by a flag (`const RUN = { stdio: 'inherit' }`, `stdio: verbose ? 'inherit' :
  *     'pipe'`); shelljs `exec` without `silent` (it echoes the command's output) and `echo`;
  *   - `process.stdout.write` handed on as a value (`child.stdout.on('data', process.stdout.write.bind(process.stdout))`);
+ *   - a writer of the source given stdout as a value and writing on it (stream-values.ts): `make(process.stdout)`,
+ *     `constructor(out = process.stdout)` when a call leaves `out` out, a stream chosen by an environment flag; and stdout
+ *     opened as a file (`fs.createWriteStream('/dev/stdout')` written, `fs.appendFileSync('/dev/stdout', …)`);
  *   - dotenv 17's banner: `config()` (or `import 'dotenv/config'`) of dotenv 17.x prints `[dotenv@17…] injecting env …`
  *     with console.log on every start, .env file or not, unless `quiet: true` is passed or DOTENV_CONFIG_QUIET is set
  *     (16.x is quiet by default; 18.x prints on stderr). The version is the installed one (node_modules/dotenv), else
