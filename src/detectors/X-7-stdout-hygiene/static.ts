@@ -13,6 +13,7 @@ import { rawCallNamed } from '../support/source/source-support.js';
 import { judgePythonStdout } from './python.js';
 import { packageOf, printsOnImport, type ImportPrint } from './dependencies.js';
 import { computedConsoleCalls } from './computed-console.js';
+import { STDOUT_PATH, StdoutStreams } from './stream-values.js';
 import { readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import semver from 'semver';
@@ -60,6 +61,9 @@ import { installedFolder } from '../../facts/published.js';
  *   - launch options kept in a const or chosen by a flag (`const RUN = { stdio: 'inherit' }`, `stdio: verbose ? 'inherit' :
  *     'pipe'`); shelljs `exec` without `silent` (it echoes the command's output) and `echo`;
  *   - `process.stdout.write` handed on as a value (`child.stdout.on('data', process.stdout.write.bind(process.stdout))`);
+ *   - a writer of the source given stdout as a value and writing on it (stream-values.ts): `make(process.stdout)`,
+ *     `constructor(out = process.stdout)` when a call leaves `out` out, a stream chosen by an environment flag; and stdout
+ *     opened as a file (`fs.createWriteStream('/dev/stdout')` written, `fs.appendFileSync('/dev/stdout', …)`);
  *   - dotenv 17's banner: `config()` (or `import 'dotenv/config'`) of dotenv 17.x prints `[dotenv@17…] injecting env …`
  *     with console.log on every start, .env file or not, unless `quiet: true` is passed or DOTENV_CONFIG_QUIET is set
  *     (16.x is quiet by default; 18.x prints on stderr). The version is the installed one (node_modules/dotenv), else
@@ -91,7 +95,7 @@ const STDOUT_CONSOLE = new Set(['log', 'info', 'debug', 'table', 'dir', 'dirxml'
 const LABEL_ONLY = new Set(['group', 'groupCollapsed']);
 const STDOUT_CALLS: ReadonlySet<string> = new Set([...STDOUT_CONSOLE, 'write', 'writeSync']);
 /** The call names read in a file that names no logger: stdout writes, pipes into stdout, launches. */
-const CALLS_READ: ReadonlySet<string> = new Set([...STDOUT_CALLS, 'echo', 'pipe', 'pipeline', 'spawn', 'spawnSync', 'execFile', 'execFileSync', 'exec', 'execSync', 'fork', 'sync', 'execa', 'execaSync', 'execaNode', 'execaCommand', 'execaCommandSync', 'crossSpawn']);
+const CALLS_READ: ReadonlySet<string> = new Set([...STDOUT_CALLS, 'writeFile', 'writeFileSync', 'appendFile', 'appendFileSync', 'echo', 'pipe', 'pipeline', 'spawn', 'spawnSync', 'execFile', 'execFileSync', 'exec', 'execSync', 'fork', 'sync', 'execa', 'execaSync', 'execaNode', 'execaCommand', 'execaCommandSync', 'crossSpawn']);
 const MANIFEST = 'mcp.json';
 
 /** What mcp.json declares: 'stdio' among its transports, 'other' transports only, or undefined (no manifest or no transport). */
@@ -1094,6 +1098,9 @@ function isTransportWrite(call: Node): boolean {
   return !!cls && (Node.isClassDeclaration(cls) || Node.isClassExpression(cls)) && /Transport/.test(cls.getName() ?? '');
 }
 
+/** What stream-values.ts asks of this file: stdout itself, the value on stdio, a condition settable on stdio. */
+const streamTests = { isStdout: stdoutOf, value: (n: Node) => stdioValue(n), settable: (c: Node) => settableOnStdio(c) };
+
 export default defineDetector({
   ruleId: 'X-7',
   genre: 'static',
@@ -1141,6 +1148,7 @@ export default defineDetector({
     const unread: { library: string; file: string; line: number }[] = [];
     let order: LoadOrder | undefined;
     const silencedShell = shelljsSilenced(files);
+    let streams: StdoutStreams | undefined;
     const more = { log4jsConfigs: callsOf(files, 'log4js', new Set(['configure'])), loglevelLevels: callsOf(files, 'loglevel', new Set(['setLevel', 'setDefaultLevel', 'enableAll'])).map((a) => a || 'trace') };
     for (const sf of files) {
       const file = code.rel(sf);
@@ -1187,12 +1195,23 @@ export default defineDetector({
             if (stands(n)) findings.push({ messageId: 'stdout-write', data: { call: 'process.stdout.write' }, location: at, evidence: n.getText().slice(0, 120) });
             continue;
           }
+          // A stream of the source's own logger or printer that holds process.stdout (stream-values.ts).
+          if (m === 'write' && !isTransportWrite(n) && (streams ??= new StdoutStreams(files, code.sources, streamTests)).holds(obj)) {
+            if (stands(n)) findings.push({ messageId: 'stdout-write', data: { call: `${obj.getText().replace(/\s+/g, '').slice(0, 60)}.write` }, location: at, evidence: n.getText().slice(0, 120) });
+            continue;
+          }
         }
         // fs.writeSync(1, …) / fs.write(1, …): a write on file descriptor 1, stdout.
         const fo = originOf(callee);
         const fd = n.getArguments()[0];
         if (fo && /^(?:node:)?fs$/.test(fo.module) && /^write(?:Sync)?$/.test(names(fo.path).pop() ?? '') && fd && unwrap(fd).getText() === '1') {
           if (stands(n)) findings.push({ messageId: 'stdout-write', data: { call: `${names(fo.path).pop()}(1, …)` }, location: at, evidence: n.getText().slice(0, 120) });
+          continue;
+        }
+        // fs.appendFileSync('/dev/stdout', …), fs.writeFile('/dev/stdout', …): stdout opened as a file.
+        const fdPath = fd ? stringValue(unwrap(fd)) : undefined;
+        if (fo && /^(?:node:)?fs(?:\/promises)?$/.test(fo.module) && /^(?:write|append)File(?:Sync)?$/.test(names(fo.path).pop() ?? '') && fdPath !== undefined && STDOUT_PATH.test(fdPath)) {
+          if (stands(n)) findings.push({ messageId: 'stdout-write', data: { call: `${names(fo.path).pop()}('${fdPath}', …)` }, location: at, evidence: n.getText().slice(0, 120) });
           continue;
         }
         // pipeline(source, …, process.stdout) of node:stream: the source's data on ours.
