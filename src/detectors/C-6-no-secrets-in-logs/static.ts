@@ -7,7 +7,7 @@ import { ofKinds, positionOf, propertyName, rawOfKinds, rawPositionOf, rawUnwrap
 import { codeOf, isFn, passThrough, sinkOf, type Code, type Fn } from '../support/source/code-paths.js';
 import { named, rawNameText } from '../support/source/source-support.js';
 import { judgePythonLogs } from './python.js';
-import { httpClientErrorsLogged } from './http-errors.js';
+import { axiosResponseHeld, httpClientErrorsLogged } from './http-errors.js';
 import { execErrorsToClient } from './exec-errors.js';
 import { CONSOLE_METHODS, isPersonalName, isSecretName, LOGGER_METHODS, LOGGER_NAME, MASKING } from './names.js';
 
@@ -27,6 +27,8 @@ import { CONSOLE_METHODS, isPersonalName, isSecretName, LOGGER_METHODS, LOGGER_N
  *     `process.cwd()`, `os.hostname()`, `os.homedir()`, `os.userInfo()`.
  *   - a tool call's arguments whole (the handler's arguments parameter, `request.params.arguments`): the user's
  *     data, logged by default; a logger's debug/trace level or a debug/verbose gate is the opt-in (diagnosticGated);
+ *   - an upstream response whole, read through axios (`JSON.stringify(res.data)`, `res`): the user's account data,
+ *     logged by default (same opt-ins);
  *   - a getter of such a field (`client.getEmail()`, `getApiKey()`), read as the field it returns.
  * An HTTP client's error logged whole where the client sends a credential (http-errors.ts).
  * Secret names include connection strings and database URLs (connectionString, databaseUrl, dsn, mongoUri…).
@@ -61,7 +63,15 @@ function lastName(n: ts.Node): string | undefined {
   return undefined;
 }
 
-type Logged = { kind: 'secret' | 'object' | 'personal' | 'internal' | 'arguments'; name: string; node: Node };
+type Logged = { kind: 'secret' | 'object' | 'personal' | 'internal' | 'arguments' | 'response'; name: string; node: Node };
+
+/** An upstream response whole: an axios response (`res`, which also keeps the request's headers) or its `res.data`. */
+function wholeResponse(n: ts.Node): boolean {
+  if (ts.isIdentifier(n)) return axiosResponseHeld(n);
+  if (!ts.isPropertyAccessExpression(n) || n.name.text !== 'data') return false;
+  const o = rawUnwrap(n.expression);
+  return ts.isIdentifier(o) && axiosResponseHeld(o);
+}
 
 /**
  * A tool call's arguments whole: the parameter of a tool handler that receives them (`async (args) => …`, the entry
@@ -194,6 +204,10 @@ function loggedValues(sf: SourceFile, arg: ts.Node, argParams: ReadonlySet<ts.No
       if (reaches(raw)) out.push({ kind: 'arguments', name: raw.getText(sf.compilerNode).replace(/\s+/g, '').slice(0, 60), node: wrapNode(sf, raw) });
       return;
     }
+    if (wholeResponse(raw)) {
+      if (reaches(raw)) out.push({ kind: 'response', name: raw.getText(sf.compilerNode).replace(/\s+/g, '').slice(0, 60), node: wrapNode(sf, raw) });
+      return;
+    }
     const internal = (ts.isIdentifier(raw) && INTERNAL_IDS.has(name)) || (ts.isPropertyAccessExpression(raw) && INTERNAL_ACCESS.has(raw.getText(sf.compilerNode).replace(/\s+/g, '')));
     if (internal) {
       if (reaches(raw)) out.push({ kind: 'internal', name: raw.getText(sf.compilerNode).replace(/\s+/g, ''), node: wrapNode(sf, raw) });
@@ -268,7 +282,7 @@ function secretHeldBy(id: ts.Identifier): string | undefined {
   return undefined;
 }
 
-const MESSAGE_OF = { secret: 'secret-in-log', object: 'object-in-log', personal: 'personal-in-log', internal: 'internal-in-log', arguments: 'arguments-in-log' } as const;
+const MESSAGE_OF = { secret: 'secret-in-log', object: 'object-in-log', personal: 'personal-in-log', internal: 'internal-in-log', arguments: 'arguments-in-log', response: 'response-in-log' } as const;
 
 /**
  * Is a log call behind an explicit diagnostic opt-in: inside an `if` (or the right of `&&`, or a branch of `?:`)
@@ -384,6 +398,7 @@ export default defineDetector({
     'internal-in-log': ['name', 'call'],
     'http-error-in-log': ['name', 'call'],
     'arguments-in-log': ['name', 'call'],
+    'response-in-log': ['name', 'call'],
     'stack-to-client': ['channel'],
     'exec-error-to-client': ['name', 'channel'],
     'driver-error-to-client': ['name', 'source', 'channel'],
@@ -422,8 +437,8 @@ export default defineDetector({
               // console.log/info write to stdout, which is a command's own output to the person who ran it (`auth
               // status` printing the signed-in account) more often than a log: not judged for these two kinds.
               // A tool call's arguments are the user's data: logged whole only behind an explicit diagnostic opt-in.
-              if (v.kind === 'arguments' && diagnosticGated(cn)) continue;
-              if ((v.kind === 'internal' || v.kind === 'personal' || v.kind === 'arguments') && (/^(?!console\.).*\.(?:debug|trace)$/.test(call) || localDebugLevel(cn) || call === 'console.log' || call === 'console.info')) continue;
+              if ((v.kind === 'arguments' || v.kind === 'response') && diagnosticGated(cn)) continue;
+              if ((v.kind === 'internal' || v.kind === 'personal' || v.kind === 'arguments' || v.kind === 'response') && (/^(?!console\.).*\.(?:debug|trace)$/.test(call) || localDebugLevel(cn) || call === 'console.log' || call === 'console.info')) continue;
               const key = `${v.kind}:${v.name}`;
               if (seen.has(key)) continue;
               seen.add(key);
