@@ -311,21 +311,22 @@ function diagnosticGated(cn: ts.Node): boolean {
  * arrow) whose body writes to `console.*` or `process.stderr.write` — the logger of a package without a library.
  */
 const LOCAL_LOG_NAME = /^(?:log|logError|logWarn|logWarning|logInfo|logMessage|writeLog)$/;
-function localLogWrapper(id: ts.Identifier): boolean {
+function localLogWrapper(id: ts.Identifier): 'plain' | 'gated' | undefined {
   const d = rawDeclarationOf(id);
   const decl = d?.parent;
   let body: ts.Node | undefined;
   if (decl && ts.isFunctionDeclaration(decl)) body = decl.body;
   else if (decl && ts.isVariableDeclaration(decl) && decl.name === d && decl.initializer && isRawFunctionLike(rawUnwrap(decl.initializer))) body = (rawUnwrap(decl.initializer) as ts.FunctionLikeDeclaration).body;
-  if (!body) return false;
-  let writes = false;
+  if (!body) return undefined;
+  let writes: 'plain' | 'gated' | undefined;
   const visit = (n: ts.Node): void => {
-    if (writes) return;
+    if (writes === 'plain') return;
     if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression)) {
       const recv = rawUnwrap(n.expression.expression);
       const text = recv.getText(recv.getSourceFile()).replace(/\s+/g, '');
       if ((text === 'console' && CONSOLE_METHODS.has(n.expression.name.text)) || (text === 'process.stderr' && n.expression.name.text === 'write')) {
-        writes = true;
+        // A write under a debug/verbose condition makes the wrapper a diagnostic opt-in (`if (DEBUG) console.error(…)`).
+        writes = diagnosticGated(n) ? (writes ?? 'gated') : 'plain';
         return;
       }
     }
@@ -344,7 +345,10 @@ function localDebugLevel(cn: ts.CallExpression): boolean {
 /** Is this call a log statement? Returns its callee text (read on compiler nodes). */
 function logCall(cn: ts.CallExpression): string | undefined {
   const c = rawUnwrap(cn.expression);
-  if (ts.isIdentifier(c)) return LOCAL_LOG_NAME.test(c.text) && localLogWrapper(c) ? c.text : undefined;
+  if (ts.isIdentifier(c)) {
+    const how = LOCAL_LOG_NAME.test(c.text) ? localLogWrapper(c) : undefined;
+    return how === 'plain' ? c.text : how === 'gated' ? `${c.text}.debug` : undefined;
+  }
   if (!ts.isPropertyAccessExpression(c)) return undefined;
   const m = c.name.text;
   const recv = rawUnwrap(c.expression);
