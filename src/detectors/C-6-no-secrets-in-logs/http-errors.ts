@@ -170,3 +170,50 @@ export function httpClientErrorsLogged(code: Code, skipLoggers: boolean): Findin
   }
   return findings;
 }
+
+/**
+ * An upstream response read through axios: `const res = await axios.get(…)`, `await api.post(…)` where
+ * `const api = axios.create(…)`, or `await this.client.get(…)` where the class sets `this.client = axios.create(…)`
+ * (a field's initialiser or an assignment in the class). Returns true when `id` is declared as such a const.
+ */
+const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'request']);
+function axiosCreated(init: ts.Node | undefined): boolean {
+  const v = init && rawUnwrap(init);
+  return !!v && ts.isCallExpression(v) && isAxios(v.expression);
+}
+function isAxiosInstance(recv: ts.Node): boolean {
+  const r = rawUnwrap(recv);
+  if (isAxios(r)) return true;
+  if (ts.isIdentifier(r)) {
+    const d = rawDeclarationOf(r);
+    const decl = d?.parent;
+    return !!decl && ts.isVariableDeclaration(decl) && decl.name === d && axiosCreated(decl.initializer);
+  }
+  if (ts.isPropertyAccessExpression(r) && rawUnwrap(r.expression).kind === SyntaxKind.ThisKeyword) {
+    let cls: ts.Node | undefined = r.parent;
+    while (cls && !ts.isClassLike(cls)) cls = cls.parent;
+    if (!cls) return false;
+    const field = r.name.text;
+    let found = false;
+    const visit = (n: ts.Node): void => {
+      if (found) return;
+      if (ts.isPropertyDeclaration(n) && n.name && rawNameText(n.name) === field && axiosCreated(n.initializer)) found = true;
+      else if (ts.isBinaryExpression(n) && n.operatorToken.kind === SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(n.left) && n.left.name.text === field && rawUnwrap(n.left.expression).kind === SyntaxKind.ThisKeyword && axiosCreated(n.right)) found = true;
+      else ts.forEachChild(n, visit);
+    };
+    visit(cls);
+    return found;
+  }
+  return false;
+}
+export function axiosResponseHeld(id: ts.Identifier): boolean {
+  const d = rawDeclarationOf(id);
+  const decl = d?.parent;
+  if (!decl || !ts.isVariableDeclaration(decl) || decl.name !== d || !decl.initializer) return false;
+  let v = rawUnwrap(decl.initializer);
+  if (ts.isAwaitExpression(v)) v = rawUnwrap(v.expression);
+  if (!ts.isCallExpression(v)) return false;
+  const c = rawUnwrap(v.expression);
+  if (isAxios(c) && !ts.isPropertyAccessExpression(c)) return true; // axios(config)
+  return ts.isPropertyAccessExpression(c) && HTTP_METHODS.has(c.name.text) && isAxiosInstance(c.expression);
+}

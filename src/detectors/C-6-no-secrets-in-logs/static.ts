@@ -7,7 +7,7 @@ import { ofKinds, positionOf, propertyName, rawOfKinds, rawPositionOf, rawUnwrap
 import { codeOf, isFn, passThrough, sinkOf, type Code, type Fn } from '../support/source/code-paths.js';
 import { named, rawNameText } from '../support/source/source-support.js';
 import { judgePythonLogs } from './python.js';
-import { httpClientErrorsLogged } from './http-errors.js';
+import { axiosResponseHeld, httpClientErrorsLogged } from './http-errors.js';
 import { execErrorsToClient } from './exec-errors.js';
 import { CONSOLE_METHODS, isPersonalName, isSecretName, LOGGER_METHODS, LOGGER_NAME, MASKING } from './names.js';
 
@@ -16,7 +16,8 @@ import { CONSOLE_METHODS, isPersonalName, isSecretName, LOGGER_METHODS, LOGGER_N
  *
  * Log statements — `console.log/info/warn/error/debug/trace`, a logger method (`info`, `warn`, `error`,
  * `debug`, `trace`, `fatal`, `log`) on an object named log/logger/pino/winston/bunyan or ending in
- * `Logger`, and MCP log notifications (`sendLoggingMessage`) — that carry, as a value (interpolated,
+ * `Logger`, a log function of the file that writes to console or stderr (`log('error', …)`, localLogWrapper;
+ * a first argument 'debug'/'trace' is its debug level), and MCP log notifications (`sendLoggingMessage`) — that carry, as a value (interpolated,
  * concatenated, as an argument or an object field, possibly through String/JSON.stringify/inspect):
  *   - a secret-named value: a name ending in token, password, passwd, secret, apiKey, authorization,
  *     cookie, privateKey, accessKey or credentials (progress/page/cancellation tokens excepted);
@@ -24,6 +25,11 @@ import { CONSOLE_METHODS, isPersonalName, isSecretName, LOGGER_METHODS, LOGGER_N
  *   - a personal field: a name ending in email, ipAddress, phone(Number), remoteAddress, or `ip` alone;
  *   - an internal detail of the machine: `__dirname`, `__filename`, `import.meta.url`, `process.execPath`,
  *     `process.cwd()`, `os.hostname()`, `os.homedir()`, `os.userInfo()`.
+ *   - a tool call's arguments whole (the handler's arguments parameter, `request.params.arguments`): the user's
+ *     data, logged by default; a logger's debug/trace level or a debug/verbose gate is the opt-in (diagnosticGated);
+ *   - an upstream response whole, read through axios (`JSON.stringify(res.data)`, `res`): the user's account data,
+ *     logged by default (same opt-ins);
+ *   - a getter of such a field (`client.getEmail()`, `getApiKey()`), read as the field it returns.
  * An HTTP client's error logged whole where the client sends a credential (http-errors.ts).
  * Secret names include connection strings and database URLs (connectionString, databaseUrl, dsn, mongoUri…).
  * A value only tested or measured (`!!token`, `token.length`, `typeof token`) is not logged. Logger calls
@@ -57,7 +63,47 @@ function lastName(n: ts.Node): string | undefined {
   return undefined;
 }
 
-type Logged = { kind: 'secret' | 'object' | 'personal' | 'internal'; name: string; node: Node };
+type Logged = { kind: 'secret' | 'object' | 'personal' | 'internal' | 'arguments' | 'response'; name: string; node: Node };
+
+/** An upstream response whole: an axios response (`res`, which also keeps the request's headers) or its `res.data`. */
+function wholeResponse(n: ts.Node): boolean {
+  if (ts.isIdentifier(n)) return axiosResponseHeld(n);
+  if (!ts.isPropertyAccessExpression(n) || n.name.text !== 'data') return false;
+  const o = rawUnwrap(n.expression);
+  return ts.isIdentifier(o) && axiosResponseHeld(o);
+}
+
+/**
+ * A tool call's arguments whole: the parameter of a tool handler that receives them (`async (args) => …`, the entry
+ * of the server model with an empty path), a `*.params.arguments` read of a tools/call request, or a const holding
+ * one (`const args = request.params.arguments ?? {}`). One field of them (`args.projectKey`) is not the whole.
+ */
+function isParamsArguments(n: ts.Node): boolean {
+  if (!ts.isPropertyAccessExpression(n) || n.name.text !== 'arguments') return false;
+  const o = rawUnwrap(n.expression);
+  return ts.isPropertyAccessExpression(o) && o.name.text === 'params';
+}
+function wholeArguments(n: ts.Node, argParams: ReadonlySet<ts.Node>): boolean {
+  if (isParamsArguments(n)) return true;
+  if (!ts.isIdentifier(n)) return false;
+  const d = rawDeclarationOf(n);
+  if (!d) return false;
+  if (argParams.has(d)) return true;
+  const decl = d.parent;
+  if (!decl || !ts.isVariableDeclaration(decl) || decl.name !== d || !decl.initializer || !ts.isVariableDeclarationList(decl.parent) || (decl.parent.flags & ts.NodeFlags.Const) === 0) return false;
+  let init = rawUnwrap(decl.initializer);
+  while (ts.isBinaryExpression(init) && (init.operatorToken.kind === SyntaxKind.QuestionQuestionToken || init.operatorToken.kind === SyntaxKind.BarBarToken)) init = rawUnwrap(init.left);
+  return isParamsArguments(init);
+}
+
+/** `getEmail()`, `this.client.getApiKey()`: a getter without arguments whose name (after `get`) is a secret or personal field. */
+function getterName(cn: ts.CallExpression): string | undefined {
+  if (cn.arguments.length) return undefined;
+  const c = rawUnwrap(cn.expression);
+  const name = ts.isIdentifier(c) ? c.text : ts.isPropertyAccessExpression(c) ? c.name.text : '';
+  const m = /^get_?([A-Za-z][\w]*)$/.exec(name);
+  return m && /^[A-Z_]/.test(name.slice(3)) ? m[1] : undefined;
+}
 
 /** Values that name the machine's own layout: its file paths, home, user and host name. */
 const INTERNAL_IDS = new Set(['__dirname', '__filename']);
@@ -138,7 +184,7 @@ function heldLabelOrMask(id: Node, depth: number): boolean {
  * What a log argument carries as a value: secret-named values and whole request / env objects. The
  * argument is read on compiler nodes; only a leaf with a name of interest is wrapped, to follow it up.
  */
-function loggedValues(sf: SourceFile, arg: ts.Node): Logged[] {
+function loggedValues(sf: SourceFile, arg: ts.Node, argParams: ReadonlySet<ts.Node>): Logged[] {
   const out: Logged[] = [];
   // The value must reach the argument through pass-through nodes only; a short cut of it is a hint, not the value.
   const reaches = (raw: ts.Node): boolean => {
@@ -154,6 +200,14 @@ function loggedValues(sf: SourceFile, arg: ts.Node): Logged[] {
     // Cheap test first: only secret-named values, whole request objects and process.env are of interest.
     const name = lastName(raw);
     if (!name) return;
+    if (wholeArguments(raw, argParams)) {
+      if (reaches(raw)) out.push({ kind: 'arguments', name: raw.getText(sf.compilerNode).replace(/\s+/g, '').slice(0, 60), node: wrapNode(sf, raw) });
+      return;
+    }
+    if (wholeResponse(raw)) {
+      if (reaches(raw)) out.push({ kind: 'response', name: raw.getText(sf.compilerNode).replace(/\s+/g, '').slice(0, 60), node: wrapNode(sf, raw) });
+      return;
+    }
     const internal = (ts.isIdentifier(raw) && INTERNAL_IDS.has(name)) || (ts.isPropertyAccessExpression(raw) && INTERNAL_ACCESS.has(raw.getText(sf.compilerNode).replace(/\s+/g, '')));
     if (internal) {
       if (reaches(raw)) out.push({ kind: 'internal', name: raw.getText(sf.compilerNode).replace(/\s+/g, ''), node: wrapNode(sf, raw) });
@@ -192,6 +246,11 @@ function loggedValues(sf: SourceFile, arg: ts.Node): Logged[] {
         if (reaches(n)) out.push({ kind: 'internal', name: internal, node: wrapNode(sf, n) });
         return;
       }
+      const got = getterName(n);
+      if (got && (isSecretName(got) || isPersonalName(got)) && reaches(n)) {
+        out.push({ kind: isSecretName(got) ? 'secret' : 'personal', name: n.getText(sf.compilerNode).replace(/\s+/g, '').slice(0, 60), node: wrapNode(sf, n) });
+        return;
+      }
     }
     ts.forEachChild(n, visit);
   };
@@ -223,11 +282,73 @@ function secretHeldBy(id: ts.Identifier): string | undefined {
   return undefined;
 }
 
-const MESSAGE_OF = { secret: 'secret-in-log', object: 'object-in-log', personal: 'personal-in-log', internal: 'internal-in-log' } as const;
+const MESSAGE_OF = { secret: 'secret-in-log', object: 'object-in-log', personal: 'personal-in-log', internal: 'internal-in-log', arguments: 'arguments-in-log', response: 'response-in-log' } as const;
+
+/**
+ * Is a log call behind an explicit diagnostic opt-in: inside an `if` (or the right of `&&`, or a branch of `?:`)
+ * whose condition names debug or verbose (`if (process.env.DEBUG)`, `this.verbose && …`), or inside a function
+ * named so (`function debugLog(…)`)? Read up to the nearest function boundary, then that function's own name.
+ */
+const DIAGNOSTIC = /debug|verbose/i;
+function diagnosticGated(cn: ts.Node): boolean {
+  const sf = cn.getSourceFile();
+  let cur: ts.Node = cn;
+  for (let p = cn.parent; p; cur = p, p = p.parent) {
+    if (ts.isIfStatement(p) && p.thenStatement === cur && DIAGNOSTIC.test(p.expression.getText(sf))) return true;
+    if (ts.isBinaryExpression(p) && p.operatorToken.kind === SyntaxKind.AmpersandAmpersandToken && p.right === cur && DIAGNOSTIC.test(p.left.getText(sf))) return true;
+    if (ts.isConditionalExpression(p) && p.whenTrue === cur && DIAGNOSTIC.test(p.condition.getText(sf))) return true;
+    if (isRawFunctionLike(p)) {
+      const fn = p as ts.FunctionLikeDeclaration;
+      const own = fn.name && ts.isIdentifier(fn.name) ? fn.name.text : ts.isVariableDeclaration(p.parent) && ts.isIdentifier(p.parent.name) ? p.parent.name.text : ts.isPropertyAssignment(p.parent) ? rawNameText(p.parent.name) ?? '' : '';
+      return DIAGNOSTIC.test(own);
+    }
+  }
+  return false;
+}
+
+/**
+ * A log function of the package: `log(…)`, `logError(…)`… declared in the file (a function declaration or a const
+ * arrow) whose body writes to `console.*` or `process.stderr.write` — the logger of a package without a library.
+ */
+const LOCAL_LOG_NAME = /^(?:log|logError|logWarn|logWarning|logInfo|logMessage|writeLog)$/;
+function localLogWrapper(id: ts.Identifier): 'plain' | 'gated' | undefined {
+  const d = rawDeclarationOf(id);
+  const decl = d?.parent;
+  let body: ts.Node | undefined;
+  if (decl && ts.isFunctionDeclaration(decl)) body = decl.body;
+  else if (decl && ts.isVariableDeclaration(decl) && decl.name === d && decl.initializer && isRawFunctionLike(rawUnwrap(decl.initializer))) body = (rawUnwrap(decl.initializer) as ts.FunctionLikeDeclaration).body;
+  if (!body) return undefined;
+  let writes: 'plain' | 'gated' | undefined;
+  const visit = (n: ts.Node): void => {
+    if (writes === 'plain') return;
+    if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression)) {
+      const recv = rawUnwrap(n.expression.expression);
+      const text = recv.getText(recv.getSourceFile()).replace(/\s+/g, '');
+      if ((text === 'console' && CONSOLE_METHODS.has(n.expression.name.text)) || (text === 'process.stderr' && n.expression.name.text === 'write')) {
+        // A write under a debug/verbose condition makes the wrapper a diagnostic opt-in (`if (DEBUG) console.error(…)`).
+        writes = diagnosticGated(n) ? (writes ?? 'gated') : 'plain';
+        return;
+      }
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(body);
+  return writes;
+}
+
+/** A local log function called with a debug or trace level first (`log('debug', …)`). */
+function localDebugLevel(cn: ts.CallExpression): boolean {
+  const first = cn.arguments[0] && rawUnwrap(cn.arguments[0]);
+  return !!first && ts.isIdentifier(rawUnwrap(cn.expression)) && ts.isStringLiteralLike(first) && /^(?:debug|trace|verbose)$/i.test(first.text);
+}
 
 /** Is this call a log statement? Returns its callee text (read on compiler nodes). */
 function logCall(cn: ts.CallExpression): string | undefined {
   const c = rawUnwrap(cn.expression);
+  if (ts.isIdentifier(c)) {
+    const how = LOCAL_LOG_NAME.test(c.text) ? localLogWrapper(c) : undefined;
+    return how === 'plain' ? c.text : how === 'gated' ? `${c.text}.debug` : undefined;
+  }
   if (!ts.isPropertyAccessExpression(c)) return undefined;
   const m = c.name.text;
   const recv = rawUnwrap(c.expression);
@@ -241,12 +362,14 @@ function logCall(cn: ts.CallExpression): string | undefined {
 
 /** Raw pre-filter: only `x.stack` reads and calls of a logging-shaped method are worth wrapping and judging. */
 const LOG_METHOD_NAMES = new Set([...CONSOLE_METHODS, ...LOGGER_METHODS, 'sendLoggingMessage']);
-const mayMatter = named(new Set([...LOG_METHOD_NAMES, 'stack']), (cn) => mayMatterRaw(cn));
+const LOCAL_LOG_NAMES = new Set(['log', 'logError', 'logWarn', 'logWarning', 'logInfo', 'logMessage', 'writeLog']);
+const mayMatter = named(new Set([...LOG_METHOD_NAMES, ...LOCAL_LOG_NAMES, 'stack']), (cn) => mayMatterRaw(cn));
 function mayMatterRaw(cn: ts.Node): boolean {
   if (ts.isPropertyAccessExpression(cn)) return cn.name.text === 'stack';
   if (!ts.isCallExpression(cn)) return false;
   let e: ts.Expression = cn.expression;
   while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isNonNullExpression(e)) e = e.expression;
+  if (ts.isIdentifier(e)) return LOCAL_LOG_NAMES.has(e.text);
   return ts.isPropertyAccessExpression(e) && LOG_METHOD_NAMES.has(e.name.text);
 }
 
@@ -278,6 +401,8 @@ export default defineDetector({
     'personal-in-log': ['name', 'call'],
     'internal-in-log': ['name', 'call'],
     'http-error-in-log': ['name', 'call'],
+    'arguments-in-log': ['name', 'call'],
+    'response-in-log': ['name', 'call'],
     'stack-to-client': ['channel'],
     'exec-error-to-client': ['name', 'channel'],
     'driver-error-to-client': ['name', 'source', 'channel'],
@@ -292,6 +417,15 @@ export default defineDetector({
     for (const t of model.tools) if (t.handler) handlers.add(t.handler);
     for (const r of model.requestHandlers) if (r.handler && r.method === 'tools/call') handlers.add(r.handler);
     const inHandler = (n: Node) => !!n.getFirstAncestor((a) => isFn(a) && handlers.has(a));
+    // The parameters that receive a tool call's arguments whole (see wholeArguments).
+    const argParams = new Set<ts.Node>();
+    for (const e of model.entries) {
+      if (e.kind !== 'tool') continue;
+      for (const i of e.inputs) {
+        const p = e.fn.getParameters()[i.param]?.getNameNode();
+        if (i.path.length === 0 && p && Node.isIdentifier(p)) argParams.add(p.compilerNode);
+      }
+    }
 
     const findings: Finding[] = [];
     for (const [file, sf] of code.files) {
@@ -301,12 +435,14 @@ export default defineDetector({
           if (!call || (redacted && !call.startsWith('console.'))) continue;
           const seen = new Set<string>();
           for (const arg of cn.arguments) {
-            for (const v of loggedValues(sf, arg)) {
+            for (const v of loggedValues(sf, arg, argParams)) {
               // A logger's debug/trace level is the diagnostic opt-in the standard allows for details of the
               // machine and personal fields (never for secrets); console.debug prints whatever the level.
               // console.log/info write to stdout, which is a command's own output to the person who ran it (`auth
               // status` printing the signed-in account) more often than a log: not judged for these two kinds.
-              if ((v.kind === 'internal' || v.kind === 'personal') && (/^(?!console\.).*\.(?:debug|trace)$/.test(call) || call === 'console.log' || call === 'console.info')) continue;
+              // A tool call's arguments are the user's data: logged whole only behind an explicit diagnostic opt-in.
+              if ((v.kind === 'arguments' || v.kind === 'response') && diagnosticGated(cn)) continue;
+              if ((v.kind === 'internal' || v.kind === 'personal' || v.kind === 'arguments' || v.kind === 'response') && (/^(?!console\.).*\.(?:debug|trace)$/.test(call) || localDebugLevel(cn) || call === 'console.log' || call === 'console.info')) continue;
               const key = `${v.kind}:${v.name}`;
               if (seen.has(key)) continue;
               seen.add(key);
