@@ -76,6 +76,28 @@ describe('X-8 classification rules (legs.ts)', () => {
     [{ name: 'spider_get_credits', description: 'Check your available Spider API credit balance.', properties: [] }, ['private']],
     [{ name: 'check_quota', description: 'Returns the remaining requests allowed for your API key this month.', properties: [] }, ['private']],
     [{ name: 'get_billing', description: 'Show the credit balance and billing period of the account.', properties: [] }, ['private']],
+    // API wrappers: CI logs and observed records are private and untrusted; a forge's files too; writes to a forge
+    // project and a message addressed at call time are outbound.
+    [{ name: 'getBuildLog', description: 'Return the console lines of a build.', properties: ['jobFullName', 'buildNumber'] }, ['private', 'untrusted']],
+    [{ name: 'get_job_log', properties: ['project_id', 'job_id'] }, ['private', 'untrusted']],
+    [{ name: 'get_console_logs', description: 'Console messages of the open page.', properties: [] }, []],
+    [{ name: 'get_logs', properties: ['query', 'from', 'to'], context: 'datadog-ops' }, ['private', 'untrusted']],
+    [{ name: 'get_logs', properties: ['query'] }, []],
+    [{ name: 'list_incidents', description: 'List PagerDuty incidents.', properties: [] }, ['private', 'untrusted']],
+    [{ name: 'list_refunds', properties: ['limit'], context: 'stripe' }, ['private']],
+    [{ name: 'list_refunds', properties: ['limit'] }, []],
+    [{ name: 'search_repositories', description: 'Search for GitLab projects', properties: [] }, ['private', 'untrusted']],
+    [{ name: 'push_files', description: 'Push multiple files to a GitLab project in a single commit', properties: [] }, ['outbound']],
+    [{ name: 'create_merge_request', properties: ['project_id', 'title'], context: 'gitlab-mcp' }, ['outbound']],
+    [{ name: 'delete_file', properties: ['project_id', 'file_path'], context: 'gitlab-mcp' }, []],
+    [{ name: 'push_files', properties: ['files'] }, []],
+    [{ name: 'say', properties: ['channel', 'text'] }, ['outbound']],
+    [{ name: 'edit', properties: ['chat_id', 'message_id', 'text'] }, ['outbound']],
+    [{ name: 'say', properties: ['text'] }, []],
+    [{ name: 'search_messages', properties: ['channel', 'text'] }, ['untrusted']],
+    [{ name: 'findJobsWithScmUrl', properties: ['scmUrl', 'branch'] }, []],
+    [{ name: 'search_projects_by_url', properties: ['url'] }, []],
+    [{ name: 'get_page_by_url', properties: ['url'] }, ['untrusted', 'outbound']],
     // The name alone is not the account: "usage" is also help text, a "quota" a local cache's.
     [{ name: 'check_usage', properties: [] }, []],
     // One generic tool selecting the vendor's operations: the operations its description lists are what it serves.
