@@ -259,7 +259,8 @@ const forgeWrite = (_t: ToolView, words: readonly string[]): boolean => FORGE_WR
  * `reply`, `edit_message`). A tool that only reads a channel (`get_channel_history({ channel_id, limit })`) takes no text,
  * and a read-only one (`readOnlyHint: true`, or a reading verb: `search_messages({ channel, text })`) sends nothing.
  */
-const MESSAGE_DESTINATIONS = ['channel', 'channel_id', 'channel_name', 'chat', 'chat_id', 'room', 'room_id', 'thread_id', 'thread_ts', 'conversation_id', 'recipient_id', 'recipient', 'dm_user_id', 'to'];
+// Not \`to\` (a translation's target language), nor a thread or conversation id (an AI assistant's own thread).
+const MESSAGE_DESTINATIONS = ['channel', 'channel_id', 'channel_name', 'chat_id', 'room', 'room_id', 'thread_ts', 'recipient_id', 'recipient', 'dm_user_id'];
 const MESSAGE_BODIES = ['text', 'message', 'content', 'body', 'blocks', 'markdown', 'caption'];
 function sendsAddressedMessage(t: ToolView, words: readonly string[]): boolean {
   const props = (t.properties ?? []).map(normProp);
@@ -319,7 +320,7 @@ export const LEG_RULES: readonly LegRule[] = [
   { id: 'reads-payment-records', legs: ['private'], name: { verbs: READ, objects: PAYMENT_RECORDS }, product: PAYMENT_PRODUCTS, prose: PAYMENT_PROSE },
   { id: 'reads-forge-content', legs: ['private', 'untrusted'], name: { verbs: READ, objects: FORGE_RECORDS }, product: FORGE_PRODUCTS, prose: FORGE_PROSE },
   { id: 'writes-forge-content', legs: ['outbound'], name: { words: FORGE_WRITES }, product: FORGE_PRODUCTS, prose: FORGE_PROSE, holds: forgeWrite },
-  { id: 'sends-addressed-message', legs: ['outbound'], properties: { exact: MESSAGE_DESTINATIONS }, holds: sendsAddressedMessage },
+  { id: 'sends-addressed-message', legs: ['outbound'], properties: { exact: MESSAGE_DESTINATIONS }, holds: sendsAddressedMessage, notWords: ['log', 'logs', 'debug', 'trace'] },
   { id: 'drives-user-browser', legs: ['private'], name: { words: BROWSER_ACTIONS }, product: ['extension'], prose: EXTENSION_PROSE },
   { id: 'invites-attendees', legs: ['outbound'], name: { words: WRITES_OR_SENDS }, properties: { exact: INVITEE_ARGS } },
   { id: 'runs-remote-command', legs: ['private', 'untrusted', 'outbound'], properties: { exact: COMMAND_ARGS }, product: REMOTE_SHELLS, prose: REMOTE_PROSE },
