@@ -80,6 +80,7 @@ describe('X-8 classification rules (legs.ts)', () => {
     // project and a message addressed at call time are outbound.
     [{ name: 'getBuildLog', description: 'Return the console lines of a build.', properties: ['jobFullName', 'buildNumber'] }, ['private', 'untrusted']],
     [{ name: 'get_job_log', properties: ['project_id', 'job_id'] }, ['private', 'untrusted']],
+    [{ name: 'get_run_output', properties: ['run_id'] }, []],
     [{ name: 'get_console_logs', description: 'Console messages of the open page.', properties: [] }, []],
     [{ name: 'get_logs', properties: ['query', 'from', 'to'], context: 'datadog-ops' }, ['private', 'untrusted']],
     [{ name: 'get_logs', properties: ['query'] }, []],

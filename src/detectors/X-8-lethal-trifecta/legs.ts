@@ -218,7 +218,8 @@ function deliversToUrl(t: ToolView, words: readonly string[]): boolean {
  * wrapper): a browser's console log or a local tool's own debug log is neither.
  */
 const CI_RECORDS = ['build', 'builds', 'job', 'jobs', 'pipeline', 'pipelines', 'workflow', 'workflows', 'run', 'runs', 'deployment', 'deployments', 'step', 'steps', 'stage', 'stages'];
-const LOGS = ['log', 'logs', 'logfile', 'output', 'console', 'trace', 'traces'];
+// Not `output`: a workflow step's or a scraping run's output is its result, read by other rules.
+const LOGS = ['log', 'logs', 'logfile', 'console', 'trace', 'traces'];
 export const PIPELINE_PRODUCTS = [
   'jenkins', 'circleci', 'buildkite', 'travis', 'teamcity', 'bamboo', 'drone', 'woodpecker', 'argocd', 'tekton', 'spinnaker', 'gitlab',
   'datadog', 'grafana', 'loki', 'prometheus', 'splunk', 'newrelic', 'sentry', 'honeycomb', 'signoz', 'kibana', 'elasticsearch', 'opensearch',
