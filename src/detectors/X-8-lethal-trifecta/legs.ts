@@ -43,6 +43,8 @@ export interface LegRule {
   notText?: RegExp;
   /** The rule does not hold for a tool whose input is a local file (see requestFromFile). */
   notFileInput?: boolean;
+  /** The rule does not hold for a lookup that filters a collection by an address (`findJobsWithScmUrl`: see filtersByAddress). */
+  notFilter?: boolean;
   /** A further condition read over the whole tool view (its schema facts included). */
   holds?: (t: ToolView, words: readonly string[]) => boolean;
 }
@@ -207,6 +209,82 @@ function deliversToUrl(t: ToolView, words: readonly string[]): boolean {
   return ![t.title, t.description].some((s) => typeof s === 'string' && LOCAL_DESTINATION.test(s));
 }
 
+/**
+ * Pipelines and monitoring: CI/CD servers (builds, jobs, pipelines, workflow runs) and observability back ends (logs,
+ * alerts, incidents). Their logs and alert payloads are the account's own records (private) and hold text others
+ * wrote: a CI log prints the commit messages, branch names and test output of code contributors pushed; a service's
+ * logs and the alerts raised on them carry what its callers sent (untrusted). A log is read so only when its tool
+ * names a CI record (`getBuildLog`, `get_job_logs`) or the server is one of these products (`get_logs` of a Datadog
+ * wrapper): a browser's console log or a local tool's own debug log is neither.
+ */
+const CI_RECORDS = ['build', 'builds', 'job', 'jobs', 'pipeline', 'pipelines', 'workflow', 'workflows', 'run', 'runs', 'deployment', 'deployments', 'step', 'steps', 'stage', 'stages'];
+// Not `output`: a workflow step's or a scraping run's output is its result, read by other rules.
+const LOGS = ['log', 'logs', 'logfile', 'console', 'trace', 'traces'];
+export const PIPELINE_PRODUCTS = [
+  'jenkins', 'circleci', 'buildkite', 'travis', 'teamcity', 'bamboo', 'drone', 'woodpecker', 'argocd', 'tekton', 'spinnaker', 'gitlab',
+  'datadog', 'grafana', 'loki', 'prometheus', 'splunk', 'newrelic', 'sentry', 'honeycomb', 'signoz', 'kibana', 'elasticsearch', 'opensearch',
+  'cloudwatch', 'pagerduty', 'opsgenie', 'logz', 'papertrail', 'betterstack', 'axiom', 'coralogix', 'dynatrace',
+];
+const PIPELINE_PROSE = /\b(?:Jenkins|CircleCI|Buildkite|Travis\s+CI|TeamCity|Argo\s*CD|Tekton|GitLab(?:\s+CI)?|GitHub\s+Actions|Datadog|Grafana|Loki|Prometheus|Splunk|New\s+Relic|Sentry|Honeycomb|SigNoz|Kibana|Elasticsearch|OpenSearch|CloudWatch|PagerDuty|Opsgenie|Dynatrace|CI\/CD)\b/;
+const OBSERVED_RECORDS = ['log', 'logs', 'alert', 'alerts', 'incident', 'incidents', 'event', 'events', 'error', 'errors', 'issue', 'issues', 'exception', 'exceptions'];
+/** A browser's console, a page's network log: what the model itself opened, not the account's records. */
+const NOT_ACCOUNT_LOGS = ['browser', 'page', 'tab', 'console', 'network', 'server', 'mcp', 'debug', 'audit'];
+/** A log read whose name names a CI record: `getBuildLog`, `get_job_logs`, `get_workflow_run_logs`. */
+const namesCiLog = (_t: ToolView, words: readonly string[]): boolean => words.some((w) => CI_RECORDS.includes(w)) && words.some((w) => LOGS.includes(w));
+
+/**
+ * Payments: an account's charges, refunds, payouts, disputes and subscriptions are its own records (private), like
+ * its customers, invoices and transactions (PERSONAL).
+ */
+const PAYMENT_RECORDS = ['charge', 'charges', 'refund', 'refunds', 'payout', 'payouts', 'dispute', 'disputes', 'subscriptions', 'balance_transactions', 'payment_intents', 'intent', 'intents', 'checkout', 'checkouts', 'sessions', 'price', 'prices'];
+const PAYMENT_PRODUCTS = ['stripe', 'paypal', 'paddle', 'square', 'braintree', 'adyen', 'mollie', 'razorpay', 'lemonsqueezy', 'chargebee', 'recurly', 'payments', 'billing'];
+const PAYMENT_PROSE = /\b(?:Stripe|PayPal|Paddle|Square|Braintree|Adyen|Mollie|Razorpay|Lemon\s*Squeezy|Chargebee|Recurly|payments?)\b/;
+
+/**
+ * Forges (GitHub, GitLab, Bitbucket, Gitea): the files, commits and merge requests of a project chosen at call time
+ * are the user's own repositories (private) and anyone's public ones, whose READMEs, code and commit messages others
+ * write (untrusted), as a tracker's issues are. Writing a file, a branch's commit, a merge request or a note to a
+ * project chosen at call time writes to a shared space others read (outbound): a public project takes what it is sent.
+ */
+export const FORGE_PRODUCTS = ['github', 'gitlab', 'bitbucket', 'gitea', 'forgejo', 'codeberg', 'gogs'];
+const FORGE_PROSE = /\b(?:GitHub|GitLab|Bitbucket|Gitea|Forgejo|Codeberg)\b/;
+const FORGE_RECORDS = ['file', 'files', 'contents', 'content', 'readme', 'repository', 'repositories', 'repo', 'repos', 'project', 'projects', 'commit', 'commits', 'code', 'snippet', 'snippets', 'merge', 'mr', 'mrs', 'diff', 'diffs', 'note', 'notes', 'wiki', 'blob', 'blobs', 'tree'];
+const FORGE_WRITES = ['file', 'files', 'merge', 'mr', 'note', 'notes', 'snippet', 'snippets', 'wiki', 'release', 'releases', 'commit', 'commits'];
+const FORGE_WRITE_VERBS = ['create', 'update', 'write', 'edit', 'add', 'put', 'push', 'commit', 'new', 'make', 'append', 'save'];
+/** Forge writes name their verb first (`push_files`, `create_or_update_file`); `push` and `commit` are forge verbs only. */
+const forgeWrite = (_t: ToolView, words: readonly string[]): boolean => FORGE_WRITE_VERBS.includes(words.find((w) => VERBS.has(w) || w === 'push' || w === 'commit') ?? '');
+
+/**
+ * A message addressed at call time: a tool that takes both where a message goes (a channel, chat, room, thread or
+ * recipient id) and what it says (text, message, content, body) posts it there, whatever its name (`discord_send`,
+ * `reply`, `edit_message`). A tool that only reads a channel (`get_channel_history({ channel_id, limit })`) takes no text,
+ * and a read-only one (`readOnlyHint: true`, or a reading verb: `search_messages({ channel, text })`) sends nothing.
+ */
+// Not \`to\` (a translation's target language), nor a thread or conversation id (an AI assistant's own thread).
+const MESSAGE_DESTINATIONS = ['channel', 'channel_id', 'channel_name', 'chat_id', 'room', 'room_id', 'thread_ts', 'recipient_id', 'recipient', 'dm_user_id'];
+const MESSAGE_BODIES = ['text', 'message', 'content', 'body', 'blocks', 'markdown', 'caption'];
+function sendsAddressedMessage(t: ToolView, words: readonly string[]): boolean {
+  const props = (t.properties ?? []).map(normProp);
+  if (!props.some((p) => MESSAGE_DESTINATIONS.includes(p)) || !props.some((p) => MESSAGE_BODIES.includes(p))) return false;
+  if (t.annotations?.readOnlyHint === true) return false;
+  const verb = verbOf(words).verb;
+  return verb === undefined || !READ.includes(verb);
+}
+
+/**
+ * A lookup that filters a collection by an address: a find, search or list verb, then `with` or `by` before the
+ * address word (`findJobsWithScmUrl`, `search_projects_by_url`). The address selects records the service holds; the
+ * tool fetches nothing from it. A fetch or get names what it reads (`get_page_by_url` may load it), so only the
+ * collection verbs are read so.
+ */
+const FILTER_VERBS = ['find', 'search', 'list', 'lookup', 'query'];
+function filtersByAddress(words: readonly string[]): boolean {
+  const verb = verbOf(words).verb;
+  if (verb === undefined || !FILTER_VERBS.includes(verb)) return false;
+  const by = words.findIndex((w) => w === 'with' || w === 'by');
+  return by > 0 && words.slice(by + 1).some((w) => WEB.includes(w));
+}
+
 /** The user's own account, named from its side: `get_me`, `list_my_issues`, GET /me/messages. */
 const OWN_ACCOUNT = ['me', 'my', 'mine', 'myself', 'self', 'whoami'];
 
@@ -217,7 +295,7 @@ export const LEG_RULES: readonly LegRule[] = [
   { id: 'reads-database', legs: ['private'], name: { verbs: [...READ, 'execute', 'run', 'exec'], objects: DATABASE } },
   { id: 'sql-tool', legs: ['private'], name: { names: ['query', 'sql', 'execute_sql', 'run_sql', 'sql_query', 'run_query', 'execute_query', 'read_query'] } },
   { id: 'reads-personal-records', legs: ['private'], name: { verbs: READ, objects: PERSONAL } },
-  { id: 'reads-web-page', legs: ['untrusted', 'outbound'], name: { verbs: [...READ, 'scrape', 'crawl', 'visit', 'extract', 'convert'], objects: WEB } },
+  { id: 'reads-web-page', legs: ['untrusted', 'outbound'], name: { verbs: [...READ, 'scrape', 'crawl', 'visit', 'extract', 'convert'], objects: WEB }, notFilter: true },
   { id: 'fetch-tool', legs: ['untrusted', 'outbound'], name: { names: ['fetch', 'scrape', 'crawl', 'curl', 'wget', 'browse', 'http_get', 'http_request', 'fetch_url', 'read_url'] } },
   { id: 'web-search', legs: ['untrusted'], name: { verbs: ['search', 'find', 'lookup', 'query', 'ask', 'get'], objects: SEARCH_ENGINES } },
   { id: 'search-tool', legs: ['untrusted'], name: { names: ['web_search', 'search_web', 'websearch', 'google_search', 'brave_search', 'brave_web_search', 'tavily_search', 'search_news'] } },
@@ -237,14 +315,21 @@ export const LEG_RULES: readonly LegRule[] = [
   // with nothing that says HTTP, goes nowhere outside.
   { id: 'makes-request', legs: ['outbound', 'untrusted'], name: { verbs: ['make', 'send', 'call', 'execute', 'run', 'invoke'], objects: ['request', 'requests'] }, notText: DISPATCH_TO_OWN_TOOLS, notFileInput: true },
 
+  // Pipelines, monitoring, payments and forges: the records of API wrappers (see PIPELINE_PRODUCTS … FORGE_PRODUCTS).
+  { id: 'reads-ci-log', legs: ['private', 'untrusted'], name: { verbs: READ }, holds: namesCiLog, notWords: NOT_ACCOUNT_LOGS.filter((w) => w !== 'console') },
+  { id: 'reads-observed-records', legs: ['private', 'untrusted'], name: { verbs: READ, objects: OBSERVED_RECORDS }, product: PIPELINE_PRODUCTS, prose: PIPELINE_PROSE, notWords: NOT_ACCOUNT_LOGS },
+  { id: 'reads-payment-records', legs: ['private'], name: { verbs: READ, objects: PAYMENT_RECORDS }, product: PAYMENT_PRODUCTS, prose: PAYMENT_PROSE },
+  { id: 'reads-forge-content', legs: ['private', 'untrusted'], name: { verbs: READ, objects: FORGE_RECORDS }, product: FORGE_PRODUCTS, prose: FORGE_PROSE },
+  { id: 'writes-forge-content', legs: ['outbound'], name: { words: FORGE_WRITES }, product: FORGE_PRODUCTS, prose: FORGE_PROSE, holds: forgeWrite },
+  { id: 'sends-addressed-message', legs: ['outbound'], properties: { exact: MESSAGE_DESTINATIONS }, holds: sendsAddressedMessage, notWords: ['log', 'logs', 'debug', 'trace'] },
   { id: 'drives-user-browser', legs: ['private'], name: { words: BROWSER_ACTIONS }, product: ['extension'], prose: EXTENSION_PROSE },
   { id: 'invites-attendees', legs: ['outbound'], name: { words: WRITES_OR_SENDS }, properties: { exact: INVITEE_ARGS } },
   { id: 'runs-remote-command', legs: ['private', 'untrusted', 'outbound'], properties: { exact: COMMAND_ARGS }, product: REMOTE_SHELLS, prose: REMOTE_PROSE },
   { id: 'execs-in-container', legs: ['private', 'untrusted', 'outbound'], name: { words: ['exec', 'execute'] }, properties: { exact: COMMAND_ARGS }, product: CONTAINERS, prose: CONTAINER_PROSE },
 
   // --- input schema ------------------------------------------------------------------------------------
-  { id: 'url-argument', legs: ['outbound', 'untrusted'], properties: { exact: ['url', 'urls', 'href', 'link', 'links', 'endpoint', 'website', 'webpage', 'uri_to_fetch'] } },
-  { id: 'url-valued-argument', legs: ['outbound'], properties: { suffix: ['_url', '_urls', '_webhook', '_endpoint'] } },
+  { id: 'url-argument', legs: ['outbound', 'untrusted'], properties: { exact: ['url', 'urls', 'href', 'link', 'links', 'endpoint', 'website', 'webpage', 'uri_to_fetch'] }, notFilter: true },
+  { id: 'url-valued-argument', legs: ['outbound'], properties: { suffix: ['_url', '_urls', '_webhook', '_endpoint'] }, notFilter: true },
   { id: 'recipient-argument', legs: ['outbound'], properties: { exact: ['recipient', 'recipients', 'cc', 'bcc', 'to_email', 'to_address', 'email_to', 'phone_number', 'webhook', 'webhooks'] } },
   // A browser or scraping session that opens pages under the user's saved logins reads the user's accounts.
   { id: 'reads-local-file-argument', legs: ['private'], properties: { exact: LOCAL_PATH_ARGS }, text: LOCAL_FILE_READ, notWords: REMOVES },
@@ -366,6 +451,7 @@ function ruleMatches(r: LegRule, t: ToolView, words: string[], verb: { verb?: st
   if (r.notWords && words.some((w) => r.notWords!.includes(w))) return false;
   if (r.notText && [t.title, t.description].some((s) => typeof s === 'string' && r.notText!.test(s)) && ![t.title, t.description].some((s) => typeof s === 'string' && HTTP_SENSE.test(s))) return false;
   if (r.notFileInput && requestFromFile(t)) return false;
+  if (r.notFilter && filtersByAddress(words)) return false;
   if (r.name && !nameMatches(r.name, t, words, verb)) return false;
   if (r.product && !productOf(t, words, r.product, r.prose)) return false;
   if (r.properties) {
