@@ -7,7 +7,9 @@ import type { RepoFacts } from './repo.js';
  * (a symlink leading out of the audited folder), 'parse-failed', 'too-deep' (syntax nested past limit levels),
  * 'too-many-files' (past the file budget), 'budget' (past the byte budget of the whole audit), and for a
  * dependency the sources are named `node_modules/<name>/` with 'dependency-not-installed' or
- * 'dependency-too-large', or one of its files `node_modules/<name>/<path>` with the causes above (a file of
+ * 'dependency-too-large' (its walk reached the byte limit of one dependency), 'dependency-too-many-files' (the
+ * count of files read from one dependency) or 'too-many-dependencies'
+ * (past the count of packages followed, DEPENDENCY_LIMITS.packages: its size was never measured), or one of its files `node_modules/<name>/<path>` with the causes above (a file of
  * the server's part of a followed dependency, facts/published).
  *
  * Which rule parts a skipped file can change is decided in one place (engine/runner): a part that read the

@@ -41,8 +41,12 @@ export const DEPENDENCY_LIMITS = {
   files: 400,
   /** Bytes read from one dependency. */
   bytes: 12 * 1024 * 1024,
-  /** Dependencies followed in all. */
-  packages: 8,
+  /**
+   * Dependencies followed in all. An HTTP framework a launcher imports (express: about thirty small packages one
+   * level down) is walked whole within it; past it a package is named with 'too-many-dependencies' and this
+   * count, never with the byte limit of one dependency (it was not measured).
+   */
+  packages: 40,
 };
 
 
@@ -348,7 +352,7 @@ interface Candidate {
 /** Whether a file loads a module specifier by `require()` (not `import`). */
 const isRequired = (text: string, spec: string): boolean => new RegExp(`\\brequire\\s*\\(\\s*['"\`]${escapeRegExp(spec)}['"\`]\\s*\\)`).test(text);
 
-type DepOutcome = { ok: true; registers: boolean } | { ok: false; cause: 'dependency-not-installed' | 'dependency-too-large' | 'unreadable' };
+type DepOutcome = { ok: true; registers: boolean } | { ok: false; cause: 'dependency-not-installed' | 'dependency-too-large' | 'dependency-too-many-files' | 'unreadable'; limit?: number };
 
 /** One file of a dependency met while its imports are followed. */
 interface Met {
@@ -458,7 +462,9 @@ function readDependency(c: Candidate, set: SourceSet, next: Candidate[], force =
   if (!registering.size && !force) {
     next.push(...bare);
     // Nothing registers in what was read, and the walk stopped short: the tools may be past the limits.
-    return stop ? { ok: false, cause: 'dependency-too-large' } : { ok: true, registers: false };
+    // Named for the limit that stopped it: the bytes, or the count of files, read from one dependency.
+    if (stop) return { ok: false, cause: stop.cause === 'too-many-files' ? 'dependency-too-many-files' : 'dependency-too-large', limit: stop.limit };
+    return { ok: true, registers: false };
   }
   // The server's part: what registers, what it leads to, and what leads to it.
   const part = new Set(force && !registering.size ? met.keys() : downstream);
@@ -562,10 +568,11 @@ export function followDependencies(repo: RepoFacts, set: SourceSet): void {
     }
   }
   frontier = mergeCandidates(frontier);
-  const failed = new Map<string, string>();
+  const failed = new Map<string, { cause: string; limit?: number }>();
   let registered = false;
   let followed = 0;
   const done = new Set<string>();
+  const readOk = new Set<string>();
   while (frontier.length && !registered) {
     const next: Candidate[] = [];
     for (const c of frontier) {
@@ -573,13 +580,17 @@ export function followDependencies(repo: RepoFacts, set: SourceSet): void {
       if (done.has(key) || c.depth > DEPENDENCY_LIMITS.depth) continue;
       done.add(key);
       if (followed >= DEPENDENCY_LIMITS.packages) {
-        failed.set(c.name, 'dependency-too-large');
+        // Past the count of packages followed: named for the count, not for a size it was never measured at.
+        if (!failed.has(c.name) && !readOk.has(c.name)) failed.set(c.name, { cause: 'too-many-dependencies', limit: DEPENDENCY_LIMITS.packages });
         continue;
       }
       followed++;
       const r = readDependency(c, set, next);
-      if (!r.ok) failed.set(c.name, r.cause);
-      else if (r.registers) registered = true;
+      if (!r.ok) failed.set(c.name, { cause: r.cause, ...(r.limit !== undefined ? { limit: r.limit } : {}) });
+      else {
+        readOk.add(c.name);
+        if (r.registers) registered = true;
+      }
     }
     frontier = mergeCandidates(next);
   }
@@ -590,8 +601,8 @@ export function followDependencies(repo: RepoFacts, set: SourceSet): void {
   // package is not a wrapper.
   const runnable = typeof pkg.bin === 'string' || Object.keys(asObject(pkg.bin) ?? {}).length > 0;
   if (usesFramework || !runnable) return;
-  for (const [name, cause] of [...failed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    set.unread.push({ file: `node_modules/${name}/`, cause, ...(cause === 'dependency-too-large' ? { limit: DEPENDENCY_LIMITS.bytes } : {}) });
+  for (const [name, { cause, limit }] of [...failed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    set.unread.push({ file: `node_modules/${name}/`, cause, ...(limit !== undefined ? { limit } : {}) });
   }
 }
 
@@ -808,7 +819,7 @@ function followListSources(repo: RepoFacts, set: SourceSet, model: readonly stri
     followed++;
     const r = readDependency({ name: c.name, subs: [c.sub], required: new Set(), from: repo.root, depth: 1 }, set, [], true);
     if (!r.ok && !set.unread.some((u) => u.file === `node_modules/${c.name}/`)) {
-      set.unread.push({ file: `node_modules/${c.name}/`, cause: r.cause, ...(r.cause === 'dependency-too-large' ? { limit: DEPENDENCY_LIMITS.bytes } : {}) });
+      set.unread.push({ file: `node_modules/${c.name}/`, cause: r.cause, ...(r.limit !== undefined ? { limit: r.limit } : {}) });
     }
   }
 }
