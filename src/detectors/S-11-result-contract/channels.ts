@@ -353,16 +353,13 @@ type Polarity = 'failure' | 'success';
 
 const flip = (p: Polarity | undefined): Polarity | undefined => (p === 'failure' ? 'success' : p === 'success' ? 'failure' : undefined);
 
-/** `x.ok` (any value's), or `res.success`, `res.status` / `response.statusCode` of a value an awaited call gave back (isResponse), with the receiver's name ('' when not a plain name). */
+/** `x.ok` (any value's) or `res.status` / `response.statusCode` of a value a request gave back (isResponse), with the receiver's name ('' when not a plain name). */
 function responseProperty(e: ts.Node): { kind: 'ok' | 'status'; name: string } | undefined {
   const u = rawUnwrap(e);
   if (!ts.isPropertyAccessExpression(u)) return undefined;
   const recv = rawUnwrap(u.expression);
   const name = ts.isIdentifier(recv) ? recv.text : '';
   if (u.name.text === 'ok') return { kind: 'ok', name };
-  // The failure flag of an answer an awaited call gave back (`const data = await res.json(); if (!data.success)`,
-  // an API's `{ success: false, errors }`, a script runner's `{ success, error }`) reads like `ok`.
-  if (u.name.text === 'success' && isResponse(recv)) return { kind: 'ok', name };
   if (['status', 'statusCode'].includes(u.name.text) && isResponse(recv)) return { kind: 'status', name };
   return undefined;
 }
