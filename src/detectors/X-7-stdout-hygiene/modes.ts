@@ -3,6 +3,7 @@ import { declarationOf, initializerOf, isFunctionLike, type FunctionLikeNode } f
 import { callSitesOf } from '../support/source/call-sites.js';
 import { constString } from '../../facts/server-model.js';
 import { ofKinds, unwrap, type ParsedSources } from '../../facts/ts-source.js';
+import { inRegions, libraryRegions } from '../../facts/bundle-regions.js';
 
 /**
  * X-7 — which writes never run when the server is started on stdio. A stdout write is harmless on stdio
@@ -22,6 +23,14 @@ import { ofKinds, unwrap, type ParsedSources } from '../../facts/ts-source.js';
  *     handed to a call, or given in an options object to a call (`new DeviceCodeCredential({ userPromptCallback })`),
  *     has that call as its site.
  *
+ *   - a branch for a serverless or edge runtime (`if (isServerless())`, `if (isCloudflareWorker)`, `process.env.AWS_LAMBDA_…`):
+ *     such a runtime has no stdio transport, so the stdio server never takes it;
+ *   - the handler of a command-line subcommand other than the server's: a yargs command module (`{ command: 'init',
+ *     handler }`) or a commander command (`.command('init').action(fn)`) whose name is not the default (`$0`, `*`) or a
+ *     serving word (`serve`, `start`, `stdio`…) and whose handler does not start stdio;
+ *   - the bundled code of a command-line parser (yargs, commander, cac, meow…: an esbuild module region under
+ *     `node_modules/<parser>/`), which prints only the help, version and usage-error texts a command line asks for;
+ *
  * Conditions are read syntactically (`!`, `&&`, `||`, comparisons with literals, a const or class field
  * holding a condition, one level); anything else is taken as a path stdio may take.
  */
@@ -30,6 +39,12 @@ const CLI_ONLY = /^-{1,2}(?:h|help|v|V|version|list[-_]?tools|tools|list|print[-
 const CLI_ONLY_NAME = /^(?:help|h|version|v|listTools|list_tools|list-tools|printTools|printConfig|dumpTools|dumpSchema|usage|showHelp|showVersion)$/;
 const HTTP_MODE = /^(?:https?|sse|streamable[-_]?https?|streamableHttp|httpStream|http[-_]?stream|streamable|remote|web|server[-_]?sent[-_]?events)$/i;
 const HTTP_ENV = /(?:^|_)(?:SSE|HTTP|HTTPS|STREAMABLE|PORT|CLOUD[-_]?SERVICE|REMOTE)(?:_|$)/;
+/** A serverless or edge runtime, which has no stdio transport: `isServerless`, `IS_LAMBDA`, `isCloudflareWorker`, `inEdgeRuntime`. */
+const SERVERLESS = /^(?:is|in|on|running|run)?[-_]?(?:serverless|aws[-_]?lambda|lambda|cloudflare[-_]?workers?|workers?[-_]?runtime|edge[-_]?runtime|vercel[-_]?edge|deno[-_]?deploy)(?:[-_]?(?:env|environment|runtime|mode|function[-_]?name))?$/i;
+/** Subcommand names that are (or may be) the server's own: the default command and the serving words. */
+const SERVING_COMMAND = /^(?:\$0|\*|serve|server|start|run|stdio|mcp|default|main)$/i;
+/** Command-line parsers whose bundled code prints only help, version and usage errors. */
+const CLI_PARSERS = new Set(['yargs', 'commander', 'cac', 'meow', 'sade', 'clipanion', 'citty', 'cleye']);
 const STDIO_STARTERS = new Set(['serveStdio', 'StdioServerTransport']);
 /**
  * `-v` / `v` names `--version` in some programs and `--verbose` in others (commander's `.option('-v', 'verbose
@@ -147,6 +162,9 @@ export function neverStdio(cond: Node, branch: Branch, depth = 0, self?: Node): 
   if (Node.isCallExpression(c)) {
     // process.argv.includes('--help'), args.has('--list-tools'), argv.some((a) => a === '--version').
     const callee = unwrap(c.getExpression());
+    // isServerless(), runtime.isCloudflareWorker(): a runtime without stdio.
+    const called = Node.isIdentifier(callee) ? callee.getText() : Node.isPropertyAccessExpression(callee) ? callee.getName() : '';
+    if (SERVERLESS.test(called) && c.getArguments().length === 0) return branch === 'then';
     if (Node.isPropertyAccessExpression(callee) && ['includes', 'has', 'indexOf'].includes(callee.getName())) {
       const v = constString(c.getArguments()[0])?.value;
       if (v !== undefined && literalMode(v, self) === 'cli') return branch === 'then';
@@ -157,7 +175,7 @@ export function neverStdio(cond: Node, branch: Branch, depth = 0, self?: Node): 
   // A flag read as a value: `argv['list-tools']`, `options.help`, `process.env.ENABLE_UNSAFE_SSE_TRANSPORT`.
   const name = operandName(c);
   if (name !== undefined && AMBIGUOUS_FLAG.test(name)) return branch === 'then' && !!self && stopsWithoutServing(self);
-  if (name !== undefined && (CLI_ONLY_NAME.test(name) || CLI_ONLY.test(name) || (isEnvRead(c) && HTTP_ENV.test(name)))) return branch === 'then';
+  if (name !== undefined && (CLI_ONLY_NAME.test(name) || CLI_ONLY.test(name) || SERVERLESS.test(name) || (isEnvRead(c) && HTTP_ENV.test(name)))) return branch === 'then';
   // A const or a class field holding a condition: `const useHttp = transport === 'http'`, `this.shouldLog`.
   const held = heldCondition(c);
   return held ? neverStdio(held, branch, depth + 1, self) : false;
@@ -266,10 +284,12 @@ export interface ModeContext {
 
 /** Does `node` sit on a path that never runs when the server is started on stdio (see the file header)? */
 export function neverRunsOnStdio(node: Node, ctx: ModeContext, depth = 0): boolean {
+  if (depth === 0 && inParserBundle(node)) return true;
   if (guardedHere(node)) return true;
   if (depth >= 3) return false;
   const fn = node.getFirstAncestor((a) => isFunctionLike(a)) as FunctionLikeNode | undefined;
   if (!fn) return false;
+  if (otherSubcommand(fn)) return true;
   let sites = callSitesOf(fn, ctx.files, ctx.sources);
   // A callback runs when the call it is given to runs: `app.listen(port, () => console.log(…))`.
   const p = fn.getParent();
@@ -282,4 +302,46 @@ export function neverRunsOnStdio(node: Node, ctx: ModeContext, depth = 0): boole
     if (call && (Node.isCallExpression(call) || Node.isNewExpression(call)) && (call.getArguments() as Node[]).includes(obj!)) sites = [call];
   }
   return sites.length > 0 && sites.every((s) => neverRunsOnStdio(s, ctx, depth + 1));
+}
+
+/** Is `node` in a bundled command-line parser's module (its help, version and usage prints)? */
+function inParserBundle(node: Node): boolean {
+  const sf = node.getSourceFile();
+  return inRegions(libraryRegions(sf.getFullText(), CLI_PARSERS), node.getStart());
+}
+
+/** The first word of a command spec (`'init <agent>'` → init), from a string or the first of an array. */
+function commandName(v: Node | undefined): string | undefined {
+  const u = v && unwrap(v);
+  const first = u && Node.isArrayLiteralExpression(u) ? u.getElements()[0] : u;
+  return constString(first)?.value.trim().split(/\s+/)[0];
+}
+
+/**
+ * Is `fn` the handler of a subcommand other than the server's? A yargs command module (`{ command: 'init', handler }`)
+ * or a commander action (`.command('init').action(fn)`), named neither the default nor a serving word, not starting stdio.
+ */
+function otherSubcommand(fn: FunctionLikeNode): boolean {
+  if (startsStdio(fn)) return false;
+  const p = fn.getParent();
+  const named = (name: string | undefined): boolean => name !== undefined && name !== '' && !SERVING_COMMAND.test(name) && !name.startsWith('$0');
+  // { command: 'init', handler: async (argv) => … } / { command: 'init', async handler(argv) { … } }
+  const obj = p && Node.isPropertyAssignment(p) && p.getInitializer() === fn && p.getName() === 'handler' ? p.getParent()
+    : Node.isMethodDeclaration(fn) && fn.getName() === 'handler' ? p : undefined;
+  if (obj && Node.isObjectLiteralExpression(obj)) {
+    const cmd = obj.getProperty('command');
+    return !!cmd && Node.isPropertyAssignment(cmd) && named(commandName(cmd.getInitializer()));
+  }
+  // program.command('init').description(…).action(fn)
+  if (p && Node.isCallExpression(p) && p.getArguments()[0] === fn) {
+    const callee = unwrap(p.getExpression());
+    if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== 'action') return false;
+    for (let e: Node = unwrap(callee.getExpression()); Node.isCallExpression(e); ) {
+      const f = unwrap(e.getExpression());
+      if (!Node.isPropertyAccessExpression(f)) return false;
+      if (f.getName() === 'command') return named(commandName(e.getArguments()[0]));
+      e = unwrap(f.getExpression());
+    }
+  }
+  return false;
 }

@@ -6,7 +6,7 @@ import { declarationOf, initializerOf, originOf, resolveRelativeModule } from '.
 import { namesAnyModule, ofKinds, positionOf, stringValue, unwrap } from '../../facts/ts-source.js';
 import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { isFunctionLike } from '../../facts/scope.js';
-import { serverModel } from '../../facts/server-model.js';
+import { constString, serverModel } from '../../facts/server-model.js';
 import type { SessionFacts } from '../../facts/session.js';
 import { neverRunsOnStdio, neverStdio } from './modes.js';
 import { rawCallNamed } from '../support/source/source-support.js';
@@ -31,7 +31,7 @@ import { installedFolder } from '../../facts/published.js';
  *     method; such a method taken out of the console (`const { log } = console`), a Console of node:console built on
  *     process.stdout (`new Console(process.stdout)`), and a write on file descriptor 1 (`fs.writeSync(1, …)`);
  *   - `process.stdout.write(...)`, except the transport's own writes (an argument that builds a
- *     `jsonrpc` message, or a write inside a class named *Transport) and an empty write (`write('', cb)`, a flush);
+ *     `jsonrpc` message or carries one held in a value, see jsonRpcValue, or a write inside a class named *Transport) and an empty write (`write('', cb)`, a flush);
  *   - a pino logger created without a destination (pino writes to stdout by default) or with stdout
  *     as its destination;
  *   - a winston Console transport without `stderrLevels` (it writes every level to stdout by default), a
@@ -1087,9 +1087,80 @@ function bareLoads(sf: SourceFile): Node[] {
   return out;
 }
 
+/** A JSON-RPC message type's name: `JSONRPCMessage`, `JSONRPCResponse`, `JsonRpcRequest`. */
+const JSONRPC_TYPE = /\bJ[Ss][Oo][Nn][-_]?R[Pp][Cc]\w*/;
+/** A handler of messages from the other side: `x.onmessage = (m) => …`, `x.on('message', (m) => …)`, `onMessage((m) => …)`. */
+const MESSAGE_HANDLER = /^on[-_]?message$/i;
+
+/**
+ * Does this written value carry a JSON-RPC message (then the write is the protocol itself)? The value, through
+ * `+ '\n'`, a template and `JSON.stringify(…)`, is an object literal with `jsonrpc`; a const holding one, or the result of
+ * a function of the file returning one (`const response = wrapResponse(req, …)`); a variable typed as a JSON-RPC
+ * message; or the parameter of the other transport's message handler, relayed (`client.onmessage = (msg) => …`).
+ * Any other `JSON.stringify(x)` is not taken for one.
+ */
+function jsonRpcValue(v: Node | undefined, depth = 0): boolean {
+  const u = v && unwrap(v);
+  if (!u || depth > 4) return false;
+  if (Node.isBinaryExpression(u) && u.getOperatorToken().getKind() === SyntaxKind.PlusToken) return jsonRpcValue(u.getLeft(), depth + 1) || jsonRpcValue(u.getRight(), depth + 1);
+  if (Node.isTemplateExpression(u)) return u.getTemplateSpans().some((t) => jsonRpcValue(t.getExpression(), depth + 1));
+  if (Node.isCallExpression(u)) {
+    const callee = unwrap(u.getExpression());
+    if (callee.getText().replace(/\s+/g, '') === 'JSON.stringify') return jsonRpcValue(u.getArguments()[0], depth + 1);
+    // A function of the file that returns a message: `wrapResponse(req, payload)`.
+    if (Node.isIdentifier(callee)) {
+      const d = declarationOf(callee);
+      const fn = d ? initializerOf(d) ?? d.getParent() : undefined;
+      if (fn && isFunctionLike(fn)) {
+        const body = (fn as Node & { getBody?: () => Node | undefined }).getBody?.();
+        const outs = body && Node.isBlock(body) ? body.getDescendantsOfKind(SyntaxKind.ReturnStatement).map((r) => r.getExpression()) : [body];
+        return outs.length > 0 && outs.every((o) => !!o && messageObject(o));
+      }
+    }
+    return false;
+  }
+  if (messageObject(u)) return true;
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    const decl = d?.getParent();
+    if (decl && (Node.isVariableDeclaration(decl) || Node.isParameterDeclaration(decl)) && JSONRPC_TYPE.test(decl.getTypeNode()?.getText() ?? '')) return true;
+    if (decl && Node.isVariableDeclaration(decl)) {
+      const list = decl.getParent();
+      return Node.isVariableDeclarationList(list) && !!(list.getFlags() & ts.NodeFlags.Const) && jsonRpcValue(decl.getInitializer(), depth + 1);
+    }
+    if (decl && Node.isParameterDeclaration(decl)) return relayedMessage(decl);
+  }
+  return false;
+}
+
+/** An object literal with a `jsonrpc` property. */
+function messageObject(n: Node): boolean {
+  const u = unwrap(n);
+  return Node.isObjectLiteralExpression(u) && u.getProperties().some((p) => (Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p)) && p.getName().replace(/['"]/g, '') === 'jsonrpc');
+}
+
+/** Is this parameter the message of a handler of the other transport's messages (`t.onmessage = (msg) => …`, `t.on('message', (msg) => …)`)? */
+function relayedMessage(param: Node): boolean {
+  const fn = param.getParent();
+  if (!fn || !isFunctionLike(fn) || (fn as Node & { getParameters(): Node[] }).getParameters()[0] !== param) return false;
+  const p = fn.getParent();
+  if (p && Node.isBinaryExpression(p) && p.getRight() === fn && p.getOperatorToken().getKind() === SyntaxKind.EqualsToken) {
+    const l = unwrap(p.getLeft());
+    return Node.isPropertyAccessExpression(l) && MESSAGE_HANDLER.test(l.getName());
+  }
+  if (p && Node.isCallExpression(p) && (p.getArguments() as Node[]).includes(fn)) {
+    const callee = unwrap(p.getExpression());
+    const name = Node.isPropertyAccessExpression(callee) ? callee.getName() : Node.isIdentifier(callee) ? callee.getText() : '';
+    if (MESSAGE_HANDLER.test(name)) return true;
+    return (name === 'on' || name === 'once' || name === 'addListener') && constString(p.getArguments()[0])?.value === 'message';
+  }
+  return false;
+}
+
 function isTransportWrite(call: Node): boolean {
   if (!Node.isCallExpression(call)) return false;
   if (call.getArguments().some((a) => /jsonrpc/i.test(a.getText()))) return true;
+  if (jsonRpcValue(call.getArguments()[0])) return true;
   // `process.stdout.write('', () => process.exit(0))`: an empty write puts nothing on the channel (it waits for the flush).
   const first = call.getArguments()[0];
   const u = first && unwrap(first);
