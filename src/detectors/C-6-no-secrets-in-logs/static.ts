@@ -26,10 +26,12 @@ import { CONSOLE_METHODS, isPersonalName, isSecretName, LOGGER_METHODS, LOGGER_N
  *   - an internal detail of the machine: `__dirname`, `__filename`, `import.meta.url`, `process.execPath`,
  *     `process.cwd()`, `os.hostname()`, `os.homedir()`, `os.userInfo()`.
  *   - a tool call's arguments whole (the handler's arguments parameter, `request.params.arguments`): the user's
- *     data, logged by default; a logger's debug/trace level or a debug/verbose gate is the opt-in (diagnosticGated);
+ *     data, logged by default; a logger's debug/trace level, a debug-level MCP log message, or a gate that an
+ *     environment variable or a command-line flag turns on (whatever its name, diagnosticGated/optIn) is the opt-in;
  *   - an upstream response whole, read through axios (`JSON.stringify(res.data)`, `res`): the user's account data,
  *     logged by default (same opt-ins);
- *   - a getter of such a field (`client.getEmail()`, `getApiKey()`), read as the field it returns.
+ *   - a getter of such a field (`client.getEmail()`, `getApiKey()`), read as the field it returns, unless every
+ *     declaration of it in the package returns a literal (`getSupportEmail() { return 'support@…' }`, literalGetters).
  * An HTTP client's error logged whole where the client sends a credential (http-errors.ts).
  * Secret names include connection strings and database URLs (connectionString, databaseUrl, dsn, mongoUri…).
  * A value only tested or measured (`!!token`, `token.length`, `typeof token`) is not logged. Logger calls
