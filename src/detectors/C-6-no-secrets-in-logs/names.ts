@@ -31,6 +31,9 @@ const NOT_PERSONAL = ['sendemail', 'hasemail', 'emailtemplate', 'isemail', 'vali
 export const isPersonalName = (name: string): boolean => {
   const n = normName(name);
   if (NOT_PERSONAL.includes(n)) return false;
+  // The machine's own address (`localIp`, `getLocalIpAddress()`, `serverIp`) names no person: it is the server's
+  // endpoint, printed for the operator who started it, not a user's identifying data.
+  if (/^(?:local|server|host|machine|own|my|lan|internal)(?:ip|ips|ipaddress|ipv4|ipv6|address)$/.test(n)) return false;
   return PERSONAL_EXACT.includes(n) || PERSONAL_ENDINGS.some((e) => n.endsWith(e));
 };
 

@@ -26,10 +26,12 @@ import { CONSOLE_METHODS, isPersonalName, isSecretName, LOGGER_METHODS, LOGGER_N
  *   - an internal detail of the machine: `__dirname`, `__filename`, `import.meta.url`, `process.execPath`,
  *     `process.cwd()`, `os.hostname()`, `os.homedir()`, `os.userInfo()`.
  *   - a tool call's arguments whole (the handler's arguments parameter, `request.params.arguments`): the user's
- *     data, logged by default; a logger's debug/trace level or a debug/verbose gate is the opt-in (diagnosticGated);
+ *     data, logged by default; a logger's debug/trace level, a debug-level MCP log message, or a gate that an
+ *     environment variable or a command-line flag turns on (whatever its name, diagnosticGated/optIn) is the opt-in;
  *   - an upstream response whole, read through axios (`JSON.stringify(res.data)`, `res`): the user's account data,
  *     logged by default (same opt-ins);
- *   - a getter of such a field (`client.getEmail()`, `getApiKey()`), read as the field it returns.
+ *   - a getter of such a field (`client.getEmail()`, `getApiKey()`), read as the field it returns, unless every
+ *     declaration of it in the package returns a literal (`getSupportEmail() { return 'support@…' }`, literalGetters).
  * An HTTP client's error logged whole where the client sends a credential (http-errors.ts).
  * Secret names include connection strings and database URLs (connectionString, databaseUrl, dsn, mongoUri…).
  * A value only tested or measured (`!!token`, `token.length`, `typeof token`) is not logged. Logger calls
@@ -103,6 +105,59 @@ function getterName(cn: ts.CallExpression): string | undefined {
   const name = ts.isIdentifier(c) ? c.text : ts.isPropertyAccessExpression(c) ? c.name.text : '';
   const m = /^get_?([A-Za-z][\w]*)$/.exec(name);
   return m && /^[A-Z_]/.test(name.slice(3)) ? m[1] : undefined;
+}
+
+function getterCallee(cn: ts.CallExpression): string {
+  const c = rawUnwrap(cn.expression);
+  return ts.isIdentifier(c) ? c.text : ts.isPropertyAccessExpression(c) ? c.name.text : '';
+}
+
+/**
+ * The getters of the package that return a constant: every function or method declared in the source under that
+ * name (`getSupportEmail() { return "support@example.com"; }`) returns a literal and nothing else. The package's
+ * own published address or placeholder is no secret and no person's data. A name declared nowhere in the source
+ * (a library's getter) or once with another return is not in the set.
+ */
+function literalGetters(code: Code): Set<string> {
+  const literal = new Map<string, boolean>();
+  const isLiteral = (e: ts.Expression | undefined): boolean => {
+    const v = e && rawUnwrap(e);
+    return !!v && (ts.isStringLiteralLike(v) || ts.isNumericLiteral(v) || v.kind === SyntaxKind.NullKeyword);
+  };
+  for (const [, sf] of code.files) {
+    const visit = (n: ts.Node): void => {
+      let name: string | undefined;
+      let body: ts.Node | undefined;
+      if ((ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isGetAccessorDeclaration(n)) && n.name) {
+        name = rawNameText(n.name);
+        body = n.body;
+      } else if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.initializer && isRawFunctionLike(rawUnwrap(n.initializer))) {
+        name = n.name.text;
+        body = (rawUnwrap(n.initializer) as ts.FunctionLikeDeclaration).body;
+      } else if (ts.isPropertyAssignment(n) && n.initializer && isRawFunctionLike(rawUnwrap(n.initializer))) {
+        name = rawNameText(n.name);
+        body = (rawUnwrap(n.initializer) as ts.FunctionLikeDeclaration).body;
+      }
+      if (name && /^get_?[A-Z_]/.test(name) && body) {
+        let ok: boolean;
+        if (!ts.isBlock(body)) ok = isLiteral(body as ts.Expression);
+        else {
+          const returns: ts.ReturnStatement[] = [];
+          const find = (m: ts.Node): void => {
+            if (isRawFunctionLike(m)) return;
+            if (ts.isReturnStatement(m)) returns.push(m);
+            ts.forEachChild(m, find);
+          };
+          ts.forEachChild(body, find);
+          ok = returns.length > 0 && returns.every((r) => isLiteral(r.expression));
+        }
+        literal.set(name, (literal.get(name) ?? true) && ok);
+      }
+      ts.forEachChild(n, visit);
+    };
+    visit(sf.compilerNode);
+  }
+  return new Set([...literal].filter(([, ok]) => ok).map(([n]) => n));
 }
 
 /** Values that name the machine's own layout: its file paths, home, user and host name. */
@@ -184,7 +239,7 @@ function heldLabelOrMask(id: Node, depth: number): boolean {
  * What a log argument carries as a value: secret-named values and whole request / env objects. The
  * argument is read on compiler nodes; only a leaf with a name of interest is wrapped, to follow it up.
  */
-function loggedValues(sf: SourceFile, arg: ts.Node, argParams: ReadonlySet<ts.Node>): Logged[] {
+function loggedValues(sf: SourceFile, arg: ts.Node, argParams: ReadonlySet<ts.Node>, constGetters: ReadonlySet<string>): Logged[] {
   const out: Logged[] = [];
   // The value must reach the argument through pass-through nodes only; a short cut of it is a hint, not the value.
   const reaches = (raw: ts.Node): boolean => {
@@ -247,7 +302,7 @@ function loggedValues(sf: SourceFile, arg: ts.Node, argParams: ReadonlySet<ts.No
         return;
       }
       const got = getterName(n);
-      if (got && (isSecretName(got) || isPersonalName(got)) && reaches(n)) {
+      if (got && (isSecretName(got) || isPersonalName(got)) && !constGetters.has(getterCallee(n)) && reaches(n)) {
         out.push({ kind: isSecretName(got) ? 'secret' : 'personal', name: n.getText(sf.compilerNode).replace(/\s+/g, '').slice(0, 60), node: wrapNode(sf, n) });
         return;
       }
@@ -286,17 +341,21 @@ const MESSAGE_OF = { secret: 'secret-in-log', object: 'object-in-log', personal:
 
 /**
  * Is a log call behind an explicit diagnostic opt-in: inside an `if` (or the right of `&&`, or a branch of `?:`)
- * whose condition names debug or verbose (`if (process.env.DEBUG)`, `this.verbose && …`), or inside a function
- * named so (`function debugLog(…)`)? Read up to the nearest function boundary, then that function's own name.
+ * whose condition is an opt-in (optIn), after an early `if (!<opt-in>) return;` of its block
+ * (`function log(...p) { if (!DEBUG) return; console.error(...p) }`), or inside a function named debug/verbose/trace
+ * (`function debugLog(…)`)? Read up to the nearest function boundary, then that function's own name.
  */
-const DIAGNOSTIC = /debug|verbose/i;
+const DIAGNOSTIC = /debug|verbose|trace/i;
 function diagnosticGated(cn: ts.Node): boolean {
-  const sf = cn.getSourceFile();
   let cur: ts.Node = cn;
   for (let p = cn.parent; p; cur = p, p = p.parent) {
-    if (ts.isIfStatement(p) && p.thenStatement === cur && DIAGNOSTIC.test(p.expression.getText(sf))) return true;
-    if (ts.isBinaryExpression(p) && p.operatorToken.kind === SyntaxKind.AmpersandAmpersandToken && p.right === cur && DIAGNOSTIC.test(p.left.getText(sf))) return true;
-    if (ts.isConditionalExpression(p) && p.whenTrue === cur && DIAGNOSTIC.test(p.condition.getText(sf))) return true;
+    if (ts.isIfStatement(p) && p.thenStatement === cur && optIn(p.expression)) return true;
+    if (ts.isBinaryExpression(p) && p.operatorToken.kind === SyntaxKind.AmpersandAmpersandToken && p.right === cur && optIn(p.left)) return true;
+    if (ts.isConditionalExpression(p) && p.whenTrue === cur && optIn(p.condition)) return true;
+    if ((ts.isBlock(p) || ts.isSourceFile(p)) && ts.isStatement(cur)) {
+      const at = p.statements.indexOf(cur as ts.Statement);
+      if (p.statements.slice(0, Math.max(at, 0)).some(leavesUnlessOptIn)) return true;
+    }
     if (isRawFunctionLike(p)) {
       const fn = p as ts.FunctionLikeDeclaration;
       const own = fn.name && ts.isIdentifier(fn.name) ? fn.name.text : ts.isVariableDeclaration(p.parent) && ts.isIdentifier(p.parent.name) ? p.parent.name.text : ts.isPropertyAssignment(p.parent) ? rawNameText(p.parent.name) ?? '' : '';
@@ -304,6 +363,73 @@ function diagnosticGated(cn: ts.Node): boolean {
     }
   }
   return false;
+}
+
+/** `if (!DEBUG) return;`, `if (!opts.verbose) { return; }`: the rest of the block runs only when the opt-in is on. */
+function leavesUnlessOptIn(st: ts.Statement): boolean {
+  if (!ts.isIfStatement(st) || st.elseStatement) return false;
+  const then = ts.isBlock(st.thenStatement) && st.thenStatement.statements.length === 1 ? st.thenStatement.statements[0]! : st.thenStatement;
+  if (!ts.isReturnStatement(then)) return false;
+  const c = rawUnwrap(st.expression);
+  return ts.isPrefixUnaryExpression(c) && c.operator === SyntaxKind.ExclamationToken && optIn(c.operand);
+}
+
+/**
+ * Is a condition an explicit opt-in, on only when the person running the server turns it on: a name that says
+ * debug/verbose/trace (`this.verbose`, `process.env.DEBUG`), an environment variable read for truth or compared
+ * equal to a literal (`process.env.LOG_TOOL_CALLS`, `process.env.X === "1"`), a command-line flag
+ * (`process.argv.includes("--log-calls")`), or a const holding one (`const TRACE = process.env.X === "1"`),
+ * whatever its name. A condition that holds by default (`process.env.QUIET !== "1"`) is not one.
+ */
+function optIn(e: ts.Expression, depth = 0): boolean {
+  if (depth > 4) return false;
+  const c = rawUnwrap(e) as ts.Expression;
+  if (DIAGNOSTIC.test(c.getText(c.getSourceFile()))) return true;
+  if (envRead(c)) return true;
+  if (ts.isBinaryExpression(c)) {
+    const op = c.operatorToken.kind;
+    if (op === SyntaxKind.AmpersandAmpersandToken) return optIn(c.left, depth + 1) || optIn(c.right, depth + 1);
+    if (op === SyntaxKind.BarBarToken) return optIn(c.left, depth + 1) && optIn(c.right, depth + 1);
+    if (op === SyntaxKind.EqualsEqualsEqualsToken || op === SyntaxKind.EqualsEqualsToken) {
+      const [v, lit] = ts.isStringLiteralLike(rawUnwrap(c.right)) ? [c.left, rawUnwrap(c.right)] : [c.right, rawUnwrap(c.left)];
+      return ts.isStringLiteralLike(lit) && lit.text !== '' && (envRead(rawUnwrap(v)) || cliFlag(rawUnwrap(v)));
+    }
+    return false;
+  }
+  if (cliFlag(c)) return true;
+  if (ts.isPrefixUnaryExpression(c) && c.operator === SyntaxKind.ExclamationToken) {
+    const inner = rawUnwrap(c.operand);
+    return ts.isPrefixUnaryExpression(inner) && inner.operator === SyntaxKind.ExclamationToken && optIn(inner.operand, depth + 1);
+  }
+  if (ts.isCallExpression(c) && ts.isIdentifier(c.expression) && c.expression.text === 'Boolean' && c.arguments.length === 1) return optIn(c.arguments[0]!, depth + 1);
+  if (ts.isIdentifier(c)) {
+    const d = rawDeclarationOf(c);
+    const decl = d?.parent;
+    if (!decl || !ts.isVariableDeclaration(decl) || decl.name !== d || !decl.initializer || !ts.isVariableDeclarationList(decl.parent) || (decl.parent.flags & ts.NodeFlags.Const) === 0) return false;
+    return optIn(decl.initializer, depth + 1);
+  }
+  return false;
+}
+/** `process.env.X`, `process.env["X"]`. */
+function envRead(n: ts.Node): boolean {
+  if (!ts.isPropertyAccessExpression(n) && !ts.isElementAccessExpression(n)) return false;
+  const o = rawUnwrap(n.expression);
+  return ts.isPropertyAccessExpression(o) && o.name.text === 'env' && ts.isIdentifier(o.expression) && o.expression.text === 'process';
+}
+/** `process.argv.includes("--log-calls")`, `args.includes("-v")`: a command-line flag given. */
+function cliFlag(n: ts.Node): boolean {
+  if (!ts.isCallExpression(n) || n.arguments.length !== 1) return false;
+  const c = rawUnwrap(n.expression);
+  const a = rawUnwrap(n.arguments[0]!);
+  return ts.isPropertyAccessExpression(c) && c.name.text === 'includes' && ts.isStringLiteralLike(a) && /^--?[A-Za-z]/.test(a.text);
+}
+
+/** An MCP log notification sent at the debug level: `sendLoggingMessage({ level: "debug", data })`. */
+function debugLevelMessage(cn: ts.CallExpression): boolean {
+  const c = rawUnwrap(cn.expression);
+  const first = cn.arguments[0] && rawUnwrap(cn.arguments[0]);
+  if (!ts.isPropertyAccessExpression(c) || c.name.text !== 'sendLoggingMessage' || !first || !ts.isObjectLiteralExpression(first)) return false;
+  return first.properties.some((p) => ts.isPropertyAssignment(p) && rawNameText(p.name) === 'level' && ts.isStringLiteralLike(rawUnwrap(p.initializer)) && (rawUnwrap(p.initializer) as ts.StringLiteralLike).text === 'debug');
 }
 
 /**
@@ -427,6 +553,7 @@ export default defineDetector({
       }
     }
 
+    const constGetters = literalGetters(code);
     const findings: Finding[] = [];
     for (const [file, sf] of code.files) {
       for (const cn of rawOfKinds(sf, [SyntaxKind.CallExpression, SyntaxKind.PropertyAccessExpression], mayMatter)) {
@@ -435,14 +562,14 @@ export default defineDetector({
           if (!call || (redacted && !call.startsWith('console.'))) continue;
           const seen = new Set<string>();
           for (const arg of cn.arguments) {
-            for (const v of loggedValues(sf, arg, argParams)) {
+            for (const v of loggedValues(sf, arg, argParams, constGetters)) {
               // A logger's debug/trace level is the diagnostic opt-in the standard allows for details of the
               // machine and personal fields (never for secrets); console.debug prints whatever the level.
               // console.log/info write to stdout, which is a command's own output to the person who ran it (`auth
               // status` printing the signed-in account) more often than a log: not judged for these two kinds.
               // A tool call's arguments are the user's data: logged whole only behind an explicit diagnostic opt-in.
               if ((v.kind === 'arguments' || v.kind === 'response') && diagnosticGated(cn)) continue;
-              if ((v.kind === 'internal' || v.kind === 'personal' || v.kind === 'arguments' || v.kind === 'response') && (/^(?!console\.).*\.(?:debug|trace)$/.test(call) || localDebugLevel(cn) || call === 'console.log' || call === 'console.info')) continue;
+              if ((v.kind === 'internal' || v.kind === 'personal' || v.kind === 'arguments' || v.kind === 'response') && (/^(?!console\.).*\.(?:debug|trace)$/.test(call) || localDebugLevel(cn) || debugLevelMessage(cn) || call === 'console.log' || call === 'console.info')) continue;
               const key = `${v.kind}:${v.name}`;
               if (seen.has(key)) continue;
               seen.add(key);
