@@ -747,8 +747,10 @@ function build(sources: ParsedSources): ServerModel {
  * on that class, or a listed item's, reading `item.<key>` on that item. `on` says what a value stands for there.
  */
 function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => Node | undefined, sources: ParsedSources, cls?: ClassNode, item?: LoopItem): ToolDef {
-  const nameNode = on(nameArg) ?? nameArg;
-  const name = constString(nameNode);
+  // A tool kept under a key of an object map (`for (const [name, tool] of Object.entries(MAP))`): named by its key, at the property.
+  const keyed = item?.key && Node.isIdentifier(unwrap(nameArg)) && unwrap(nameArg).getText() === item.key.param ? item.key : undefined;
+  const nameNode = keyed ? keyed.node : (on(nameArg) ?? nameArg);
+  const name = keyed ? { value: keyed.name, literal: keyed.node } : constString(nameNode);
   const at = { file: sources.rel(nameNode.getSourceFile()), ...positionOf(nameNode) };
   // The positional v1 form is read again on the item or class: which middle argument is which depends on their values.
   let { descriptionNode, inputSchema, annotationsNode } = t;

@@ -225,6 +225,12 @@ export interface LoopItem {
    * the table module's path relative to the root. Its rows share the loop's one handler.
    */
   table?: string;
+  /**
+   * The item is a property of an object map walked by `Object.entries(MAP)` / `Object.keys(MAP)`: the tool's name is
+   * the property's key (`node`), which the loop binds to the local `param`. For `Object.keys`, the item is read as
+   * `MAP[param]` (`map` is MAP's text).
+   */
+  key?: { param: string; name: string; node: Node; map?: string };
 }
 
 /** An element of the list as a tool object: an object literal, or `defineTool({ name, … })` (a call given one). */
@@ -279,6 +285,10 @@ function loopElements(list: Node, sources: ParsedSources, depth = 0): Node[] | u
     // A bundler's namespace object (`var tools_exports = __export({ a: () => a })`): the getters' values.
     const ns = v ? bundlerNamespaceMembers(v) : undefined;
     if (ns) return ns;
+  }
+  // `Object.values(MAP)` of an object map the source writes (spreads of such maps included): its values.
+  if (Node.isCallExpression(u) && unwrap(u.getExpression()).getText() === 'Object.values' && objectLiteralOf(u.getArguments()[0], sources)) {
+    return mapEntries(u.getArguments()[0]!, sources)?.map((e) => e.value);
   }
   if (Node.isArrayLiteralExpression(u)) {
     const out: Node[] = [];
@@ -363,6 +373,8 @@ export function unreadDocumentLoop(nameArg: Node, sources: ParsedSources): { fil
 /** The declaration of the variable a registration's `item.name` reads (to tell registrations of one loop apart). */
 export function loopVariable(nameArg: Node): Node | undefined {
   const u = unwrap(nameArg);
+  // A loop's key (`name` of `for (const [name, tool] of Object.entries(MAP))`).
+  if (Node.isIdentifier(u)) return declarationOf(u);
   if (!Node.isPropertyAccessExpression(u)) return undefined;
   const holder = unwrap(u.getExpression());
   return Node.isIdentifier(holder) ? declarationOf(holder) : undefined;
@@ -370,6 +382,7 @@ export function loopVariable(nameArg: Node): Node | undefined {
 
 export function loopItems(nameArg: Node, sources: ParsedSources): LoopItem[] | undefined {
   const u = unwrap(nameArg);
+  if (Node.isIdentifier(u)) return keyedItems(u, sources);
   if (!Node.isPropertyAccessExpression(u)) return undefined;
   const holder = unwrap(u.getExpression());
   return Node.isIdentifier(holder) ? loopVariableItems(holder, sources) : undefined;
@@ -466,7 +479,13 @@ export function onItem(n: Node | undefined, item: LoopItem): Node | undefined {
   }
   if (!u || !Node.isPropertyAccessExpression(u)) return n;
   const h = unwrap(u.getExpression());
-  return Node.isIdentifier(h) && h.getText() === item.param ? (propertyValue(item.obj, u.getName()) ?? n) : n;
+  // `MAP[name].description` in a loop over `Object.keys(MAP)`.
+  if (item.key?.map && Node.isElementAccessExpression(h)) {
+    const at = h.getArgumentExpression();
+    const on = at && unwrap(at).getText() === item.key.param && unwrap(h.getExpression()).getText() === item.key.map;
+    return on ? (propertyValue(item.obj, u.getName()) ?? n) : n;
+  }
+  return Node.isIdentifier(h) && h.getText() === item.param && item.param ? (propertyValue(item.obj, u.getName()) ?? n) : n;
 }
 
 /** The item's function the handler calls as `item.handler(args…)` with its first parameter, when it is one the source shows. */
@@ -485,3 +504,133 @@ export function delegateOnItem(handler: FunctionLikeNode | undefined, item: Loop
   return undefined;
 }
 
+
+/* ------------------------------------------------- tools kept as the keys of an object map */
+
+/** One property of an object map: its key, the key's node, and its value. */
+export interface MapEntry {
+  key: string;
+  node: Node;
+  value: Node;
+}
+
+/**
+ * The properties of an object map the source writes (`{ list_x: { description, parameters, execute }, …}`, consts and
+ * imports followed), spreads of such maps included (a later key replaces an earlier one, keeping its place). undefined
+ * when a part cannot be read — a computed key, a method or accessor, a spread of a value not read — since the map may
+ * then hold keys the reading does not see.
+ */
+export function mapEntries(node: Node | undefined, sources: ParsedSources, depth = 0): MapEntry[] | undefined {
+  if (!node || depth > 6) return undefined;
+  const obj = objectLiteralOf(node, sources);
+  if (!obj) return undefined;
+  const out = new Map<string, MapEntry>();
+  for (const p of obj.getProperties()) {
+    if (Node.isSpreadAssignment(p)) {
+      const sub = mapEntries(p.getExpression(), sources, depth + 1);
+      if (!sub) return undefined;
+      for (const e of sub) out.set(e.key, e);
+      continue;
+    }
+    if (!Node.isPropertyAssignment(p) && !Node.isShorthandPropertyAssignment(p)) return undefined;
+    const nameNode = p.getNameNode();
+    const key = propertyName(nameNode);
+    const value = Node.isPropertyAssignment(p) ? p.getInitializer() : nameNode;
+    if (key === undefined || !value) return undefined;
+    out.set(key, { key, node: nameNode, value });
+  }
+  return [...out.values()];
+}
+
+/** A map's value as a tool object: an object literal (consts followed), or `tool({ description, … })` (a call given one). */
+function mapValueObject(v: Node, sources: ParsedSources): ObjectLiteralExpression | undefined {
+  const direct = objectLiteralOf(v, sources);
+  if (direct) return direct;
+  let u = unwrap(v);
+  if (Node.isIdentifier(u)) {
+    const d = declarationOf(u);
+    const w = d ? valueOfDeclaration(d, sources) : undefined;
+    if (!w || w === u || Node.isSourceFile(w)) return undefined;
+    u = unwrap(Node.isVariableDeclaration(w) ? (w.getInitializer() ?? w) : w);
+  }
+  if (!Node.isCallExpression(u) || u.getArguments().length !== 1) return undefined;
+  return objectLiteralOf(u.getArguments()[0], sources);
+}
+
+/** `Object.entries(MAP)` / `Object.keys(MAP)`: which, and MAP. */
+function objectWalk(n: Node | undefined): { kind: 'entries' | 'keys'; map: Node } | undefined {
+  const u = n && unwrap(n);
+  if (!u || !Node.isCallExpression(u) || u.getArguments().length !== 1) return undefined;
+  const callee = unwrap(u.getExpression()).getText();
+  const kind = callee === 'Object.entries' ? 'entries' : callee === 'Object.keys' ? 'keys' : undefined;
+  return kind ? { kind, map: u.getArguments()[0]! } : undefined;
+}
+
+/** The list a declaration's loop walks: the expression of its `for…of`, or the receiver of the `forEach` it is the callback's first parameter of. */
+function walkedBy(decl: Node | undefined): Node | undefined {
+  if (!decl) return undefined;
+  if (Node.isVariableDeclaration(decl)) {
+    const stmt = decl.getParent()?.getParent();
+    return stmt && Node.isForOfStatement(stmt) ? stmt.getExpression() : undefined;
+  }
+  if (Node.isParameterDeclaration(decl)) {
+    const fn = decl.getParent();
+    const call = fn?.getParent();
+    if (fn && isFunctionLike(fn) && fn.getParameters()[0] === decl && call && Node.isCallExpression(call) && call.getArguments()[0] === fn) {
+      const callee = unwrap(call.getExpression());
+      if (Node.isPropertyAccessExpression(callee) && callee.getName() === 'forEach') return callee.getExpression();
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The items a registration named by a loop's key stands for: `for (const [name, tool] of Object.entries(MAP))
+ * server.registerTool(name, { description: tool.description, … }, tool.execute)` (or `Object.entries(MAP).forEach(([name,
+ * tool]) => …)`, or `for (const name of Object.keys(MAP))` with `MAP[name].description`): one tool per property of MAP,
+ * named by its key. undefined when the map cannot be read whole (see mapEntries) or a value is not a tool object.
+ */
+function keyedItems(id: Node, sources: ParsedSources): LoopItem[] | undefined {
+  if (!Node.isIdentifier(id)) return undefined;
+  const d = declarationOf(id);
+  const parent = d?.getParent();
+  let walk: ReturnType<typeof objectWalk>;
+  let param = '';
+  let bindings: Map<string, string> | undefined;
+  if (parent && Node.isBindingElement(parent) && parent.getNameNode() === d && !parent.getPropertyNameNode()) {
+    // `[name, tool]`: the key is the pattern's first element.
+    const pattern = parent.getParent();
+    if (!Node.isArrayBindingPattern(pattern) || pattern.getElements()[0] !== parent) return undefined;
+    walk = objectWalk(walkedBy(pattern.getParent()));
+    if (walk?.kind !== 'entries') return undefined;
+    const second = pattern.getElements()[1];
+    if (second && Node.isBindingElement(second)) {
+      const n = second.getNameNode();
+      if (Node.isIdentifier(n)) param = n.getText();
+      else if (Node.isObjectBindingPattern(n)) {
+        // `[name, { description, parameters: schema }]`: the local names bound to the value's keys.
+        bindings = new Map();
+        for (const b of n.getElements()) {
+          const local = b.getNameNode();
+          const prop = b.getPropertyNameNode();
+          const key = prop ? propertyName(prop) : local.getText();
+          if (b.getDotDotDotToken() || !Node.isIdentifier(local) || key === undefined) return undefined;
+          bindings.set(local.getText(), key);
+        }
+      } else return undefined;
+    }
+  } else if (parent && (Node.isVariableDeclaration(parent) || Node.isParameterDeclaration(parent)) && parent.getNameNode() === d) {
+    walk = objectWalk(walkedBy(parent));
+    if (walk?.kind !== 'keys') return undefined;
+  } else return undefined;
+  const entries = mapEntries(walk.map, sources);
+  if (!entries?.length || entries.length > 500) return undefined;
+  const out: LoopItem[] = [];
+  const map = walk.kind === 'keys' ? unwrap(walk.map).getText() : undefined;
+  for (const e of entries) {
+    const obj = mapValueObject(e.value, sources);
+    if (!obj) return undefined;
+    out.push({ param, obj, key: { param: id.getText(), name: e.key, node: e.node, ...(map ? { map } : {}) }, ...(bindings ? { bindings } : {}) });
+  }
+  return out;
+}
