@@ -78,8 +78,11 @@ describe('X-8 classification rules (legs.ts)', () => {
     [{ name: 'get_billing', description: 'Show the credit balance and billing period of the account.', properties: [] }, ['private']],
     // API wrappers: CI logs and observed records are private and untrusted; a forge's files too; writes to a forge
     // project and a message addressed at call time are outbound.
-    [{ name: 'getBuildLog', description: 'Return the console lines of a build.', properties: ['jobFullName', 'buildNumber'] }, ['private', 'untrusted']],
-    [{ name: 'get_job_log', properties: ['project_id', 'job_id'] }, ['private', 'untrusted']],
+    [{ name: 'getBuildLog', description: 'Return the console lines of a build.', properties: ['jobFullName', 'buildNumber'], context: 'jenkins-mcp-server' }, ['private', 'untrusted']],
+    [{ name: 'get_job_log', properties: ['project_id', 'job_id'], context: 'gitlab-mcp' }, ['private', 'untrusted']],
+    [{ name: 'get_job_logs', description: 'Download the logs of a GitHub Actions job.', properties: ['owner', 'repo', 'job_id'] }, ['private', 'untrusted']],
+    // A CI record's name alone is not a CI service: the log of the server's own background job.
+    [{ name: 'get_job_logs', description: 'Get the log lines of an export job started by this server.', properties: ['job_id'], context: 'report-exporter' }, []],
     [{ name: 'get_run_output', properties: ['run_id'] }, []],
     [{ name: 'get_console_logs', description: 'Console messages of the open page.', properties: [] }, []],
     [{ name: 'get_logs', properties: ['query', 'from', 'to'], context: 'datadog-ops' }, ['private', 'untrusted']],
@@ -87,14 +90,24 @@ describe('X-8 classification rules (legs.ts)', () => {
     [{ name: 'list_incidents', description: 'List PagerDuty incidents.', properties: [] }, ['private', 'untrusted']],
     [{ name: 'list_refunds', properties: ['limit'], context: 'stripe' }, ['private']],
     [{ name: 'list_refunds', properties: ['limit'] }, []],
-    [{ name: 'search_repositories', description: 'Search for GitLab projects', properties: [] }, ['private', 'untrusted']],
-    [{ name: 'push_files', description: 'Push multiple files to a GitLab project in a single commit', properties: [] }, ['outbound']],
+    // "payment" in prose is no payment service: public market prices are no account's records.
+    [{ name: 'get_prices', description: 'Get public market prices of coins, e.g. to quote a crypto payment.', properties: ['symbols'], context: 'coin-quotes' }, []],
+    [{ name: 'list_prices', description: 'List the prices of your Stripe products.', properties: ['product'] }, ['private']],
+    [{ name: 'search_repositories', description: 'Search for GitLab projects', properties: ['search', 'namespace'] }, ['private', 'untrusted']],
+    [{ name: 'push_files', description: 'Push multiple files to a GitLab project in a single commit', properties: ['project_id', 'branch', 'files'] }, ['outbound']],
+    // A forge named only in prose, of a tool over a local clone: no hosted project.
+    [{ name: 'get_file_contents', description: 'Read a file of the local repository. Works with any clone: GitHub, GitLab.', properties: ['repo_path', 'file_path'] }, ['private']],
+    [{ name: 'commit_changes', description: 'Commit staged changes in the local clone. Nothing is pushed to GitHub.', properties: ['repo_path', 'message'] }, []],
     [{ name: 'create_merge_request', properties: ['project_id', 'title'], context: 'gitlab-mcp' }, ['outbound']],
     [{ name: 'delete_file', properties: ['project_id', 'file_path'], context: 'gitlab-mcp' }, []],
     [{ name: 'push_files', properties: ['files'] }, []],
     [{ name: 'say', properties: ['channel', 'text'] }, ['outbound']],
     [{ name: 'edit', properties: ['chat_id', 'message_id', 'text'] }, ['outbound']],
     [{ name: 'say', properties: ['text'] }, []],
+    // A room is a chat room only on a chat product: a meeting-room booking sends nothing.
+    [{ name: 'reserve_room', description: 'Book a meeting room for a time slot.', properties: ['room', 'start', 'message'], context: 'facilities-desk' }, []],
+    [{ name: 'say', properties: ['room_id', 'body'], context: 'matrix-bot' }, ['outbound']],
+    [{ name: 'say', properties: ['room_id', 'body'] }, []],
     [{ name: 'translate', properties: ['text', 'to'] }, []],
     [{ name: 'continue_thread', properties: ['thread_id', 'content'] }, []],
     [{ name: 'log', properties: ['channel', 'message'] }, []],

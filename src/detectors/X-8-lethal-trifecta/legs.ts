@@ -220,6 +220,7 @@ function deliversToUrl(t: ToolView, words: readonly string[]): boolean {
 const CI_RECORDS = ['build', 'builds', 'job', 'jobs', 'pipeline', 'pipelines', 'workflow', 'workflows', 'run', 'runs', 'deployment', 'deployments', 'step', 'steps', 'stage', 'stages'];
 // Not `output`: a workflow step's or a scraping run's output is its result, read by other rules.
 const LOGS = ['log', 'logs', 'logfile', 'console', 'trace', 'traces'];
+const FORGE_PRODUCTS_CI = ['github', 'gitlab', 'bitbucket', 'gitea', 'forgejo', 'codeberg'];
 export const PIPELINE_PRODUCTS = [
   'jenkins', 'circleci', 'buildkite', 'travis', 'teamcity', 'bamboo', 'drone', 'woodpecker', 'argocd', 'tekton', 'spinnaker', 'gitlab',
   'datadog', 'grafana', 'loki', 'prometheus', 'splunk', 'newrelic', 'sentry', 'honeycomb', 'signoz', 'kibana', 'elasticsearch', 'opensearch',
@@ -229,16 +230,25 @@ const PIPELINE_PROSE = /\b(?:Jenkins|CircleCI|Buildkite|Travis\s+CI|TeamCity|Arg
 const OBSERVED_RECORDS = ['log', 'logs', 'alert', 'alerts', 'incident', 'incidents', 'event', 'events', 'error', 'errors', 'issue', 'issues', 'exception', 'exceptions'];
 /** A browser's console, a page's network log: what the model itself opened, not the account's records. */
 const NOT_ACCOUNT_LOGS = ['browser', 'page', 'tab', 'console', 'network', 'server', 'mcp', 'debug', 'audit'];
+/**
+ * CI products and hosts, for a log read by a CI record's name: a job's log is a CI log only on a CI service or a forge
+ * that runs pipelines (`get_job_logs` of a GitLab or GitHub wrapper). A server's own background job (an export, a
+ * sync) logs what the server did, not what contributors pushed.
+ */
+const CI_PRODUCTS = [...PIPELINE_PRODUCTS, ...FORGE_PRODUCTS_CI, 'ci', 'cicd', 'azure', 'devops'];
+const CI_PROSE = /\b(?:CI|CI\/CD|Jenkins|CircleCI|Buildkite|Travis\s+CI|TeamCity|Woodpecker|Argo\s*CD|Tekton|Spinnaker|GitLab|GitHub(?:\s+Actions)?|Bitbucket(?:\s+Pipelines)?|Gitea|Forgejo|Azure\s+(?:DevOps|Pipelines))\b/;
 /** A log read whose name names a CI record: `getBuildLog`, `get_job_logs`, `get_workflow_run_logs`. */
 const namesCiLog = (_t: ToolView, words: readonly string[]): boolean => words.some((w) => CI_RECORDS.includes(w)) && words.some((w) => LOGS.includes(w));
 
 /**
  * Payments: an account's charges, refunds, payouts, disputes and subscriptions are its own records (private), like
- * its customers, invoices and transactions (PERSONAL).
+ * its customers, invoices and transactions (PERSONAL). The product is a payment service named by the tool, the server
+ * or its prose; the word "payment" in a description is not one (public coin prices "to quote a crypto payment" are
+ * no account's records).
  */
 const PAYMENT_RECORDS = ['charge', 'charges', 'refund', 'refunds', 'payout', 'payouts', 'dispute', 'disputes', 'subscriptions', 'balance_transactions', 'payment_intents', 'intent', 'intents', 'checkout', 'checkouts', 'sessions', 'price', 'prices'];
 const PAYMENT_PRODUCTS = ['stripe', 'paypal', 'paddle', 'square', 'braintree', 'adyen', 'mollie', 'razorpay', 'lemonsqueezy', 'chargebee', 'recurly', 'payments', 'billing'];
-const PAYMENT_PROSE = /\b(?:Stripe|PayPal|Paddle|Square|Braintree|Adyen|Mollie|Razorpay|Lemon\s*Squeezy|Chargebee|Recurly|payments?)\b/;
+const PAYMENT_PROSE = /\b(?:Stripe|PayPal|Paddle|Square|Braintree|Adyen|Mollie|Razorpay|Lemon\s*Squeezy|Chargebee|Recurly)\b/;
 
 /**
  * Forges (GitHub, GitLab, Bitbucket, Gitea): the files, commits and merge requests of a project chosen at call time
@@ -251,6 +261,18 @@ const FORGE_PROSE = /\b(?:GitHub|GitLab|Bitbucket|Gitea|Forgejo|Codeberg)\b/;
 const FORGE_RECORDS = ['file', 'files', 'contents', 'content', 'readme', 'repository', 'repositories', 'repo', 'repos', 'project', 'projects', 'commit', 'commits', 'code', 'snippet', 'snippets', 'merge', 'mr', 'mrs', 'diff', 'diffs', 'note', 'notes', 'wiki', 'blob', 'blobs', 'tree'];
 const FORGE_WRITES = ['file', 'files', 'merge', 'mr', 'note', 'notes', 'snippet', 'snippets', 'wiki', 'release', 'releases', 'commit', 'commits'];
 const FORGE_WRITE_VERBS = ['create', 'update', 'write', 'edit', 'add', 'put', 'push', 'commit', 'new', 'make', 'append', 'save'];
+/**
+ * Whether a forge tool acts on a hosted project: the forge names the tool or the server (its name, package, API
+ * host), or the tool takes the project it acts on (a project or repo id, an owner and name; not `repository`, often a
+ * local path). A forge named only in prose ("any clone: GitHub, GitLab", "Nothing is pushed to GitHub") of a tool that
+ * takes a local path acts on a local clone: it reads the user's working copy and writes nowhere others read.
+ */
+const FORGE_PROJECT_ARGS = ['owner', 'repo', 'repo_name', 'repository_name', 'repo_full_name', 'full_name', 'project', 'project_id', 'project_path', 'project_name', 'project_key', 'namespace', 'repo_slug', 'repo_id', 'repository_id'];
+function onHostedProject(t: ToolView, words: readonly string[]): boolean {
+  if (words.some((w) => FORGE_PRODUCTS.includes(w))) return true;
+  if (t.context !== undefined && nameWords(t.context).some((w) => FORGE_PRODUCTS.includes(w))) return true;
+  return (t.properties ?? []).map(normProp).some((p) => FORGE_PROJECT_ARGS.includes(p));
+}
 /** Forge writes name their verb first (`push_files`, `create_or_update_file`); `push` and `commit` are forge verbs only. */
 const forgeWrite = (_t: ToolView, words: readonly string[]): boolean => FORGE_WRITE_VERBS.includes(words.find((w) => VERBS.has(w) || w === 'push' || w === 'commit') ?? '');
 
@@ -262,10 +284,18 @@ const forgeWrite = (_t: ToolView, words: readonly string[]): boolean => FORGE_WR
  */
 // Not \`to\` (a translation's target language), nor a thread or conversation id (an AI assistant's own thread).
 const MESSAGE_DESTINATIONS = ['channel', 'channel_id', 'channel_name', 'chat_id', 'room', 'room_id', 'thread_ts', 'recipient_id', 'recipient', 'dm_user_id'];
+/**
+ * A room is a chat room only on a chat product: `reserve_room({ room, start, message })` books a meeting room. A tool
+ * addressed by a room alone sends a message when the tool or the server names a chat product, or its prose does.
+ */
+const ROOM_DESTINATIONS = ['room', 'room_id'];
+const CHAT_PRODUCTS = ['chat', 'slack', 'discord', 'matrix', 'telegram', 'mattermost', 'rocketchat', 'zulip', 'gitter', 'irc', 'xmpp', 'webex', 'synapse', 'msteams', 'whatsapp', 'messenger'];
+const CHAT_PROSE = /\b(?:[Cc]hat|Slack|Discord|Matrix|Telegram|Mattermost|Rocket\.?Chat|Zulip|Gitter|IRC|XMPP|Webex|Microsoft\s+Teams|WhatsApp)\b/;
 const MESSAGE_BODIES = ['text', 'message', 'content', 'body', 'blocks', 'markdown', 'caption'];
 function sendsAddressedMessage(t: ToolView, words: readonly string[]): boolean {
   const props = (t.properties ?? []).map(normProp);
   if (!props.some((p) => MESSAGE_DESTINATIONS.includes(p)) || !props.some((p) => MESSAGE_BODIES.includes(p))) return false;
+  if (!props.some((p) => MESSAGE_DESTINATIONS.includes(p) && !ROOM_DESTINATIONS.includes(p)) && !productOf(t, words, CHAT_PRODUCTS, CHAT_PROSE)) return false;
   if (t.annotations?.readOnlyHint === true) return false;
   const verb = verbOf(words).verb;
   return verb === undefined || !READ.includes(verb);
@@ -316,11 +346,11 @@ export const LEG_RULES: readonly LegRule[] = [
   { id: 'makes-request', legs: ['outbound', 'untrusted'], name: { verbs: ['make', 'send', 'call', 'execute', 'run', 'invoke'], objects: ['request', 'requests'] }, notText: DISPATCH_TO_OWN_TOOLS, notFileInput: true },
 
   // Pipelines, monitoring, payments and forges: the records of API wrappers (see PIPELINE_PRODUCTS … FORGE_PRODUCTS).
-  { id: 'reads-ci-log', legs: ['private', 'untrusted'], name: { verbs: READ }, holds: namesCiLog, notWords: NOT_ACCOUNT_LOGS.filter((w) => w !== 'console') },
+  { id: 'reads-ci-log', legs: ['private', 'untrusted'], name: { verbs: READ }, holds: namesCiLog, product: CI_PRODUCTS, prose: CI_PROSE, notWords: NOT_ACCOUNT_LOGS.filter((w) => w !== 'console') },
   { id: 'reads-observed-records', legs: ['private', 'untrusted'], name: { verbs: READ, objects: OBSERVED_RECORDS }, product: PIPELINE_PRODUCTS, prose: PIPELINE_PROSE, notWords: NOT_ACCOUNT_LOGS },
   { id: 'reads-payment-records', legs: ['private'], name: { verbs: READ, objects: PAYMENT_RECORDS }, product: PAYMENT_PRODUCTS, prose: PAYMENT_PROSE },
-  { id: 'reads-forge-content', legs: ['private', 'untrusted'], name: { verbs: READ, objects: FORGE_RECORDS }, product: FORGE_PRODUCTS, prose: FORGE_PROSE },
-  { id: 'writes-forge-content', legs: ['outbound'], name: { words: FORGE_WRITES }, product: FORGE_PRODUCTS, prose: FORGE_PROSE, holds: forgeWrite },
+  { id: 'reads-forge-content', legs: ['private', 'untrusted'], name: { verbs: READ, objects: FORGE_RECORDS }, product: FORGE_PRODUCTS, prose: FORGE_PROSE, holds: onHostedProject },
+  { id: 'writes-forge-content', legs: ['outbound'], name: { words: FORGE_WRITES }, product: FORGE_PRODUCTS, prose: FORGE_PROSE, holds: (t, w) => forgeWrite(t, w) && onHostedProject(t, w) },
   { id: 'sends-addressed-message', legs: ['outbound'], properties: { exact: MESSAGE_DESTINATIONS }, holds: sendsAddressedMessage, notWords: ['log', 'logs', 'debug', 'trace'] },
   { id: 'drives-user-browser', legs: ['private'], name: { words: BROWSER_ACTIONS }, product: ['extension'], prose: EXTENSION_PROSE },
   { id: 'invites-attendees', legs: ['outbound'], name: { words: WRITES_OR_SENDS }, properties: { exact: INVITEE_ARGS } },
