@@ -50,6 +50,11 @@ describe('A-4 (static): the markup of Svelte and Vue components', () => {
     ].join('\n');
     assert.deepEqual(await misses(text), []);
   });
+  it('writes out every Svelte shorthand of a tag, not only the first', async () => {
+    const { componentMarkup } = await import('./static.js');
+    assert.match(componentMarkup('<img class="thumb" {src} {alt} />'), /src="\{src\}" alt="\{alt\}"/);
+    assert.deepEqual(await misses('<img class="thumb" {src} {alt} />\n<button {disabled} {title}><svg></svg></button>\n<button {disabled} {onclick}><svg></svg></button>'), ['button-name <button> 3']);
+  });
   it('reads a Vue template and leaves its script and style out', async () => {
     const text = '<script setup>const html = "<input>";</script>\n<template>\n  <input v-model="q">\n  <button @click="go"></button>\n</template>\n<style scoped>button:after { content: "<img>"; }</style>';
     assert.deepEqual(await misses(text), ['label <input> 3', 'button-name <button> 4']);

@@ -237,7 +237,8 @@ export function componentMarkup(text: string): string {
   }
   t = out
     .replace(/(\s)\{\.\.\.[^}]*\}/g, (m, sp: string) => `${sp}data-mcpd-spread${m.replace(/[^\n]/g, '')}`)
-    .replace(/(<[a-zA-Z][^<>]*?\s)\{([\w$]+)\}(?=[\s/>])/g, (_m, head: string, name: string) => `${head}${name}="{${name}}"`);
+    // Every shorthand of a tag (`<img class="thumb" {src} {alt} />`), not only the first: each tag is rewritten whole.
+    .replace(/<[a-zA-Z][^<>]*>?/g, (tag) => tag.replace(/(\s)\{([\w$]+)\}(?=[\s/>]|$)/g, (_m, sp: string, name: string) => `${sp}${name}="{${name}}"`));
   return t.replace(COMPONENT_OPEN, (_m, close: string, name: string) => (close ? `</${COMPONENT_TAG}` : `<${COMPONENT_TAG} data-mcpd-name="${name}"`));
 }
 

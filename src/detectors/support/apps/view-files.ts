@@ -123,8 +123,25 @@ export function builtViewFiles(repo: RepoFacts): string[] {
   return bundles.length ? bundles : uriNamedViewFiles(repo);
 }
 
-/** The Svelte and Vue single-file components of the package's View (not those of tests, stories, examples or dependencies). */
+/**
+ * The Svelte and Vue single-file components of the package's View (not those of tests, stories, examples or
+ * dependencies). A component of the project's own web site (`site/`, `website/`, `landing/`, `www/`: its home page,
+ * built apart) is no part of the App's View unless a file outside those folders imports it by a relative path.
+ */
 export const COMPONENT_FILE = /\.(?:svelte|vue)$/;
+const SITE_FOLDER = /(^|\/)(?:site|website|landing|www)\//;
+const IMPORTER_FILE = /\.(?:svelte|vue|[cm]?[jt]sx?)$/;
+const RELATIVE_COMPONENT_IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*)["'](\.{1,2}\/[^"'\n]+\.(?:svelte|vue))["']/g;
 export function componentFiles(repo: RepoFacts): string[] {
-  return repo.files.filter((f) => COMPONENT_FILE.test(f) && !NOT_SHIPPED_VIEW.test(f) && !/\.(?:test|spec|stories)\.(?:svelte|vue)$/.test(f));
+  const all = repo.files.filter((f) => COMPONENT_FILE.test(f) && !NOT_SHIPPED_VIEW.test(f) && !/\.(?:test|spec|stories)\.(?:svelte|vue)$/.test(f));
+  if (!all.some((f) => SITE_FOLDER.test(f))) return all;
+  // The site components the App's own files import (read only when there are such components).
+  const imported = new Set<string>();
+  for (const f of repo.files) {
+    if (!IMPORTER_FILE.test(f) || SITE_FOLDER.test(f) || NOT_SHIPPED_VIEW.test(f) || /(^|\/)dist\//.test(f)) continue;
+    const r = repo.source(f, MAX_BUNDLE_BYTES);
+    if (!r.ok) continue;
+    for (const m of r.text.matchAll(RELATIVE_COMPONENT_IMPORT)) imported.add(posix.normalize(posix.join(posix.dirname(f), m[1]!)));
+  }
+  return all.filter((f) => !SITE_FOLDER.test(f) || imported.has(f));
 }
