@@ -237,15 +237,7 @@ export interface LoopItem {
 function itemObject(el: Node, sources: ParsedSources): ObjectLiteralExpression | undefined {
   const direct = objectLiteralOf(el, sources);
   if (direct) return direct;
-  let u = unwrap(el);
-  if (Node.isIdentifier(u)) {
-    const d = declarationOf(u);
-    const v = d ? valueOfDeclaration(d, sources) : undefined;
-    if (!v || v === u || Node.isSourceFile(v)) return undefined;
-    u = unwrap(Node.isVariableDeclaration(v) ? (v.getInitializer() ?? v) : v);
-  }
-  if (!Node.isCallExpression(u) || u.getArguments().length !== 1) return undefined;
-  const arg = objectLiteralOf(u.getArguments()[0], sources);
+  const arg = mapValueObject(el, sources);
   return arg && arg.getProperty('name') ? arg : undefined;
 }
 
