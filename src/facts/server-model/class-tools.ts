@@ -331,18 +331,9 @@ export function loopList(holder: Node): Node | undefined {
   if (!Node.isIdentifier(holder)) return undefined;
   const d = declarationOf(holder);
   const decl = d?.getParent();
-  if (decl && Node.isVariableDeclaration(decl) && decl.getNameNode() === d) {
-    const stmt = decl.getParent()?.getParent();
-    if (stmt && Node.isForOfStatement(stmt)) return stmt.getExpression();
-  } else if (decl && Node.isParameterDeclaration(decl) && decl.getNameNode() === d) {
-    const fn = decl.getParent();
-    const call = fn?.getParent();
-    if (fn && isFunctionLike(fn) && fn.getParameters()[0] === decl && call && Node.isCallExpression(call) && call.getArguments()[0] === fn) {
-      const callee = unwrap(call.getExpression());
-      if (Node.isPropertyAccessExpression(callee) && callee.getName() === 'forEach') return callee.getExpression();
-    }
-  }
-  return undefined;
+  // The loop variable itself (not a name destructured from it).
+  if (!decl || !(Node.isVariableDeclaration(decl) || Node.isParameterDeclaration(decl)) || decl.getNameNode() !== d) return undefined;
+  return walkedBy(decl);
 }
 
 /**
