@@ -101,8 +101,7 @@ function wholeArguments(n: ts.Node, argParams: ReadonlySet<ts.Node>): boolean {
 /** `getEmail()`, `this.client.getApiKey()`: a getter without arguments whose name (after `get`) is a secret or personal field. */
 function getterName(cn: ts.CallExpression): string | undefined {
   if (cn.arguments.length) return undefined;
-  const c = rawUnwrap(cn.expression);
-  const name = ts.isIdentifier(c) ? c.text : ts.isPropertyAccessExpression(c) ? c.name.text : '';
+  const name = getterCallee(cn);
   const m = /^get_?([A-Za-z][\w]*)$/.exec(name);
   return m && /^[A-Z_]/.test(name.slice(3)) ? m[1] : undefined;
 }
