@@ -67,13 +67,17 @@ const API_REQUEST = /\b(?:baseUrl|baseURL|base_url|apiKey|api_key|apiToken|Autho
 const TIMEOUT_NAME = '(?:request|default|http|api|call|total)?_?timeout(?:Ms|MS|_ms|Millis|InMs)?';
 const TIMEOUT_WORD = new RegExp(`\\b${TIMEOUT_NAME}\\b`, 'i');
 /**
- * A default limit on requests: a numeric fallback of a timeout option (`timeout ?? 30_000`, `timeout = 60000`),
+ * A default limit on requests: a numeric fallback of a timeout option (`timeout ?? 30_000`, `timeout = 60000`, or the
+ * `??` as compiled for an older target: `(_a = options.timeoutMs) !== null && _a !== void 0 ? _a : 60000`),
  * a defaults object (`requestTimeout: 300 * 1000`), DEFAULT_*TIMEOUT, defaultTimeout (a limit on something else —
  * a helper executable, a retry, an idle socket, a watch, a poll — is not one).
  */
 const TIMEOUT_DEFAULT = new RegExp(
   [
     String.raw`\btimeout\w*\s*(?:\?\?|\|\|)\s*[\d_]{3,}`,
+    // The same fallback as a compiler writes `??` out for older targets (tsc, Babel, esbuild):
+    // `(_a = options.timeoutMs) !== null && _a !== void 0 ? _a : 60000`, `(_a = opts.timeout) != null ? _a : 30000`.
+    String.raw`\btimeout\w*\s*\)\s*!==?\s*null\s*(?:&&\s*[\w$]+\s*!==?\s*(?:void 0|undefined)\s*)?\?\s*[\w$]+\s*:\s*[\d_]{3,}`,
     String.raw`\btimeout\w*\s*[:=]\s*[\d_]{4,}`,
     String.raw`\b${TIMEOUT_NAME}\s*:\s*(?:[\d_]{4,}|\d+\s*\*\s*[\d_]+)\s*[,}\n]`,
     String.raw`\bDEFAULT_(?!\w*(?:EXECUTABLE|RETRY|IDLE|KEEP_?ALIVE|WATCH|POLL|SHUTDOWN|LOCK|HEARTBEAT))\w*TIMEOUT\w*\b`,
