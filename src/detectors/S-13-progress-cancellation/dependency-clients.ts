@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { isBuiltin } from 'node:module';
-import { Node, SyntaxKind, ts, type CallExpression, type NewExpression, type SourceFile } from '../../facts/morph.js';
+import { Node, SyntaxKind, ts, type CallExpression, type Identifier, type NewExpression, type SourceFile } from '../../facts/morph.js';
 import { FRAMEWORK } from '../../facts/bundle-regions.js';
 import { BROWSER_MODULES } from '../../facts/flow.js';
 import { entryOfPackage, importsOfText, installedFolder, packageOf } from '../../facts/published.js';
@@ -67,13 +67,17 @@ const API_REQUEST = /\b(?:baseUrl|baseURL|base_url|apiKey|api_key|apiToken|Autho
 const TIMEOUT_NAME = '(?:request|default|http|api|call|total)?_?timeout(?:Ms|MS|_ms|Millis|InMs)?';
 const TIMEOUT_WORD = new RegExp(`\\b${TIMEOUT_NAME}\\b`, 'i');
 /**
- * A default limit on requests: a numeric fallback of a timeout option (`timeout ?? 30_000`, `timeout = 60000`),
+ * A default limit on requests: a numeric fallback of a timeout option (`timeout ?? 30_000`, `timeout = 60000`, or the
+ * `??` as compiled for an older target: `(_a = options.timeoutMs) !== null && _a !== void 0 ? _a : 60000`),
  * a defaults object (`requestTimeout: 300 * 1000`), DEFAULT_*TIMEOUT, defaultTimeout (a limit on something else —
  * a helper executable, a retry, an idle socket, a watch, a poll — is not one).
  */
 const TIMEOUT_DEFAULT = new RegExp(
   [
     String.raw`\btimeout\w*\s*(?:\?\?|\|\|)\s*[\d_]{3,}`,
+    // The same fallback as a compiler writes `??` out for older targets (tsc, Babel, esbuild):
+    // `(_a = options.timeoutMs) !== null && _a !== void 0 ? _a : 60000`, `(_a = opts.timeout) != null ? _a : 30000`.
+    String.raw`\btimeout\w*\s*\)\s*!==?\s*null\s*(?:&&\s*[\w$]+\s*!==?\s*(?:void 0|undefined)\s*)?\?\s*[\w$]+\s*:\s*[\d_]{3,}`,
     String.raw`\btimeout\w*\s*[:=]\s*[\d_]{4,}`,
     String.raw`\b${TIMEOUT_NAME}\s*:\s*(?:[\d_]{4,}|\d+\s*\*\s*[\d_]+)\s*[,}\n]`,
     String.raw`\bDEFAULT_(?!\w*(?:EXECUTABLE|RETRY|IDLE|KEEP_?ALIVE|WATCH|POLL|SHUTDOWN|LOCK|HEARTBEAT))\w*TIMEOUT\w*\b`,
@@ -234,6 +238,22 @@ function isPackageRef(n: Node, bare: ReadonlyMap<string, string>): boolean {
   return Node.isIdentifier(u) && bare.has(u.getText());
 }
 
+/**
+ * A const of the source whose value is made by a call or a construction named like an authentication handler or a
+ * credential (`getPersonalAccessTokenHandler(pat)`, `getBearerHandler(token)`, `new DefaultAzureCredential()`).
+ */
+const CREDENTIAL_MAKER = /(?:handler|credentials?)$/i;
+function credentialConst(id: Identifier): boolean {
+  const d = declarationOf(id)?.getParent();
+  if (!d || !Node.isVariableDeclaration(d)) return false;
+  const init = d.getInitializer();
+  const made = init ? unwrap(init) : undefined;
+  if (!made || !(Node.isCallExpression(made) || Node.isNewExpression(made))) return false;
+  const callee = unwrap(made.getExpression());
+  const name = Node.isPropertyAccessExpression(callee) ? callee.getName() : Node.isIdentifier(callee) ? callee.getText() : '';
+  return CREDENTIAL_MAKER.test(name);
+}
+
 /** Does the construction pass an option named like a timeout (or options that cannot be read)? */
 function passesTimeout(n: NewExpression | CallExpression, code: Code, bare: ReadonlyMap<string, string> = new Map()): boolean {
   return n.getArguments().some((a) => argumentPassesTimeout(a, code, bare));
@@ -252,6 +272,9 @@ function argumentPassesTimeout(a: Node, code: Code, bare: ReadonlyMap<string, st
   if (!o) {
     // A token or a URL read from the environment or the arguments: not an options object.
     if ((Node.isIdentifier(u) || Node.isPropertyAccessExpression(u) || Node.isBinaryExpression(u) || Node.isCallExpression(u)) && /(?:key|token|secret|url|uri|host|endpoint|env\.)/i.test(u.getText())) return false;
+    // An authentication handler or a credential kept in a const of the source (`const authHandler =
+    // azdev.getPersonalAccessTokenHandler(pat)`, `const credential = new ClientSecretCredential(…)`): not an options object.
+    if (Node.isIdentifier(u) && credentialConst(u)) return false;
     return true;
   }
   if (o.getProperties().some((p) => Node.isSpreadAssignment(p))) return true;
