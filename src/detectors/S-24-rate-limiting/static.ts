@@ -574,7 +574,7 @@ function unresolvedCalls(fn: Fn, code: Code): ReadonlySet<string> {
   const visit = (cn: ts.Node): void => {
     if (cn !== fn.compilerNode && (ts.isCallExpression(cn) || ts.isNewExpression(cn))) {
       const c = rawUnwrap(cn.expression);
-      const name = ts.isIdentifier(c) ? c.text : ts.isPropertyAccessExpression(c) ? c.name.text : ts.isElementAccessExpression(c) ? (foreignReceiver(c.expression) ? '' : '*') : '';
+      const name = ts.isIdentifier(c) ? c.text : ts.isPropertyAccessExpression(c) ? c.name.text : ts.isElementAccessExpression(c) ? (foreignReceiver(c.expression, code) ? '' : '*') : '';
       if (name && stepTargets(cn, sf, code).length === 0) out.add(name);
     }
     ts.forEachChild(cn, visit);
@@ -592,16 +592,19 @@ const BUILTIN_NAMESPACES: ReadonlySet<string> = new Set(['console', 'Math', 'JSO
  * The receiver of a computed call that cannot be a function of the code read, nor lead to the limiter: a global namespace
  * of the runtime (`console[level](…)`), or a value of a package or of a Node built-in (`logger[level](…)` of a pino
  * logger, `fs[method](…)`). A package holds the limiter only if the code hands it one, and such a hand-off is read
- * where it is written (holderName). A value of the code's own modules, `this`, or anything else stays unknown.
+ * where it is written (holderName). A value of the code's own modules, of a dependency whose files are read with them
+ * (it may hold a limiter of its own), `this`, or anything else stays unknown.
  */
-function foreignReceiver(e: ts.Expression): boolean {
+function foreignReceiver(e: ts.Expression, code: Code): boolean {
   let head = rawUnwrap(e);
   while (ts.isPropertyAccessExpression(head)) head = rawUnwrap(head.expression);
   if (!ts.isIdentifier(head)) return false;
   const o = rawOriginOf(head);
   if (!o) return false;
   if (o.module === GLOBAL) return BUILTIN_NAMESPACES.has(head.text) && rawUnwrap(e) === head;
-  return !o.module.startsWith('.') && !o.module.startsWith('/');
+  if (o.module.startsWith('.') || o.module.startsWith('/')) return false;
+  const pkg = o.module.replace(/^node:/, '').split('/').slice(0, o.module.startsWith('@') ? 2 : 1).join('/');
+  return !code.files.some(([file]) => file.startsWith(`node_modules/${pkg}/`));
 }
 
 /** Functions that run a callback on their own schedule (a timer) or on a signal of the process: never during a tools/call. */
