@@ -30,7 +30,8 @@ type SignatureNode = import('ts-morph').ts.SignatureDeclarationBase;
  *     built with the InternalError code (-32603), a throw inside a `catch` whose `try` awaited something (an
  *     upstream call failed) and which answers no failure with a result (also a protocol error given a code of the
  *     server range -32000..-32099 there: `throw new McpError(-32001, `API failed: …`)`), or a throw under a check of an HTTP
- *     response (`!res.ok`, `res.status …`);
+ *     response (`!res.ok`, `res.status …`) or of the exit status of a child process the code ran (`result.status !== 0`
+ *     of `spawnSync`, `exitCode` of execa: the command the tool runs failed);
  *   - 'wrong-meaning-code-in-source': a protocol error built with a code JSON-RPC defines for another failure
  *     of the request itself — -32601 MethodNotFound (tools/call exists), -32600 InvalidRequest, -32700
  *     ParseError — typically for an unknown tool name;
@@ -353,15 +354,47 @@ type Polarity = 'failure' | 'success';
 
 const flip = (p: Polarity | undefined): Polarity | undefined => (p === 'failure' ? 'success' : p === 'success' ? 'failure' : undefined);
 
-/** `x.ok` (any value's) or `res.status` / `response.statusCode` of a value a request gave back (isResponse), with the receiver's name ('' when not a plain name). */
-function responseProperty(e: ts.Node): { kind: 'ok' | 'status'; name: string } | undefined {
+/**
+ * `x.ok` (any value's) or `res.status` / `response.statusCode` of a value a request gave back (isResponse), with the
+ * receiver's name ('' when not a plain name). With `exit`, also the exit status of a child process the code ran
+ * (`result.status` of `spawnSync(…)`, `out.exitCode` of `await execa(…)`: isProcessResult).
+ */
+function responseProperty(e: ts.Node, exit = false): { kind: 'ok' | 'status' | 'exit'; name: string } | undefined {
   const u = rawUnwrap(e);
   if (!ts.isPropertyAccessExpression(u)) return undefined;
   const recv = rawUnwrap(u.expression);
   const name = ts.isIdentifier(recv) ? recv.text : '';
   if (u.name.text === 'ok') return { kind: 'ok', name };
+  if (exit && EXIT_PROPERTY.has(u.name.text) && isProcessResult(recv)) return { kind: 'exit', name };
   if (['status', 'statusCode'].includes(u.name.text) && isResponse(recv)) return { kind: 'status', name };
   return undefined;
+}
+
+/** The properties that hold a finished child process's exit status (`spawnSync`'s `status`, execa's `exitCode`). */
+const EXIT_PROPERTY: ReadonlySet<string> = new Set(['status', 'exitCode']);
+/** Modules whose functions run a child process and hand back its exit status. */
+const PROCESS_MODULE = /^(?:node:)?child_process$|^(?:execa|cross-spawn|tinyexec|nano-spawn)$/;
+/** Their functions that give back a finished process (a `spawn` gives a running one, whose status is not yet known). */
+const PROCESS_RUN = /^(?:spawnSync|execa|execaSync|execaCommand|execaCommandSync|execaNode|crossSpawnSync|sync|x|spawn)$/;
+
+/**
+ * A finished child process the code ran: `const result = spawnSync('git', args)`, `const out = await execa(…)`, the
+ * function being imported from child_process, execa or cross-spawn (`spawn` of nano-spawn and cross-spawn's `sync`).
+ */
+function isProcessResult(e: ts.Node): boolean {
+  const u = rawUnwrap(e);
+  if (!ts.isIdentifier(u)) return false;
+  const init = findDeclaration(u)?.initializer;
+  let call = init && rawUnwrap(init);
+  if (call && ts.isAwaitExpression(call)) call = rawUnwrap(call.expression);
+  if (!call || !ts.isCallExpression(call)) return false;
+  const c = rawUnwrap(call.expression);
+  const fn = ts.isIdentifier(c) ? c : ts.isPropertyAccessExpression(c) ? c.name : undefined;
+  if (!fn || !PROCESS_RUN.test(fn.text)) return false;
+  const o = rawOriginOf(ts.isIdentifier(c) ? c : rawUnwrap((c as ts.PropertyAccessExpression).expression));
+  if (!o || !PROCESS_MODULE.test(o.module)) return false;
+  // A running process (`spawn` of child_process) has no status yet: only nano-spawn's `spawn` is awaited to its end.
+  return fn.text !== 'spawn' || o.module === 'nano-spawn';
 }
 
 const MIRRORED: Partial<Record<ts.SyntaxKind, ts.SyntaxKind>> = {
@@ -372,9 +405,14 @@ const MIRRORED: Partial<Record<ts.SyntaxKind, ts.SyntaxKind>> = {
 };
 
 /** Which branch a comparison of a response's `ok` or status with a literal selects when true. */
-function comparisonPolarity(kind: 'ok' | 'status', op: ts.SyntaxKind, lit: ts.Node): Polarity | undefined {
+function comparisonPolarity(kind: 'ok' | 'status' | 'exit', op: ts.SyntaxKind, lit: ts.Node): Polarity | undefined {
   const eq = op === SyntaxKind.EqualsEqualsEqualsToken || op === SyntaxKind.EqualsEqualsToken;
   const ne = op === SyntaxKind.ExclamationEqualsEqualsToken || op === SyntaxKind.ExclamationEqualsToken;
+  if (kind === 'exit') {
+    // An exit status: 0 is success, anything else a failure (`status !== 0`, `exitCode > 0`).
+    if (!ts.isNumericLiteral(lit) || Number(lit.text) !== 0) return undefined;
+    return eq ? 'success' : ne || op === SyntaxKind.GreaterThanToken ? 'failure' : undefined;
+  }
   if (kind === 'ok') {
     const b = lit.kind === SyntaxKind.TrueKeyword ? true : lit.kind === SyntaxKind.FalseKeyword ? false : undefined;
     if (b === undefined || (!eq && !ne)) return undefined;
@@ -399,24 +437,25 @@ function comparisonPolarity(kind: 'ok' | 'status', op: ts.SyntaxKind, lit: ts.No
  * success operand a success one. Anything else (a bare status, a status in a list): not known. The names of the
  * responses checked are added to `names`.
  */
-function polarityOf(e: ts.Node, names: string[]): Polarity | undefined {
+function polarityOf(e: ts.Node, names: string[], exit = false): Polarity | undefined {
   const u = rawUnwrap(e);
-  if (ts.isPrefixUnaryExpression(u) && u.operator === SyntaxKind.ExclamationToken) return flip(polarityOf(u.operand, names));
-  const prop = responseProperty(u);
+  if (ts.isPrefixUnaryExpression(u) && u.operator === SyntaxKind.ExclamationToken) return flip(polarityOf(u.operand, names, exit));
+  const prop = responseProperty(u, exit);
   if (prop) {
-    if (prop.kind !== 'ok') return undefined;
+    if (prop.kind === 'status') return undefined;
     if (prop.name) names.push(prop.name);
-    return 'success';
+    // A bare exit status (`if (result.status)`) is true when the process failed.
+    return prop.kind === 'ok' ? 'success' : 'failure';
   }
   if (!ts.isBinaryExpression(u)) return undefined;
   const op = u.operatorToken.kind;
   if (op === SyntaxKind.AmpersandAmpersandToken || op === SyntaxKind.BarBarToken) {
-    const ps = [polarityOf(u.left, names), polarityOf(u.right, names)];
+    const ps = [polarityOf(u.left, names, exit), polarityOf(u.right, names, exit)];
     return ps.includes('failure') ? 'failure' : ps.includes('success') ? 'success' : undefined;
   }
   const [l, r] = [rawUnwrap(u.left), rawUnwrap(u.right)];
-  const left = responseProperty(l);
-  const right = left ? undefined : responseProperty(r);
+  const left = responseProperty(l, exit);
+  const right = left ? undefined : responseProperty(r, exit);
   const side = left ?? right;
   if (!side) return undefined;
   const p = comparisonPolarity(side.kind, left ? op : (MIRRORED[op] ?? op), left ? r : l);
@@ -441,9 +480,9 @@ function exits(st: ts.Statement): boolean {
  * else and its then-branch always returns or throws, the statements after the `if` in the same list. With the
  * names of the responses checked; undefined when the condition checks no response or its polarity is not known.
  */
-function failureBranch(st: IfStmt): { nodes: ts.Node[]; names: string[] } | undefined {
+function failureBranch(st: IfStmt, exit = false): { nodes: ts.Node[]; names: string[] } | undefined {
   const names: string[] = [];
-  const p = polarityOf(st.expression, names);
+  const p = polarityOf(st.expression, names, exit);
   if (p === 'failure') return { nodes: [st.thenStatement], names };
   if (p !== 'success') return undefined;
   if (st.elseStatement) return { nodes: [st.elseStatement], names };
@@ -474,7 +513,7 @@ function underResponseCheck(t: ThrowStmt, fnNode: ts.Node): boolean {
   for (let p = t.parent; p && p !== fnNode; child = p, p = p.parent) {
     if (ts.isIfStatement(p) && (child === p.thenStatement || child === p.elseStatement)) {
       const names: string[] = [];
-      const pol = polarityOf(p.expression, names);
+      const pol = polarityOf(p.expression, names, true);
       if (child === p.elseStatement) {
         if (pol === 'success') return true;
         continue;
@@ -483,7 +522,7 @@ function underResponseCheck(t: ThrowStmt, fnNode: ts.Node): boolean {
     }
     if ((ts.isBlock(p) || ts.isCaseClause(p) || ts.isDefaultClause(p)) && ts.isStatement(child)) {
       const list = p.statements as ts.NodeArray<ts.Statement>;
-      for (const st of list.slice(0, list.indexOf(child))) if (ts.isIfStatement(st) && failureBranch(st)?.nodes.includes(child)) return true;
+      for (const st of list.slice(0, list.indexOf(child))) if (ts.isIfStatement(st) && failureBranch(st, true)?.nodes.includes(child)) return true;
     }
   }
   return false;

@@ -23,7 +23,8 @@ import { returnedObjects } from './results.js';
  *     literal of literal blocks none of which is `type: 'text'`);
  *   - 'unknown-tool-result-in-source': a hand-written tools/call dispatcher answers a name it does not
  *     know with a result (the `default:` of its switch, or a return after its last `if (name === …)`
- *     branch) instead of throwing a JSON-RPC error;
+ *     branch, or the `default:` of the switch of a function of the package the handler hands the name to:
+ *     delegatedUnknownResult) instead of throwing a JSON-RPC error;
  *   - 'reserved-error-code-in-source': a literal code in -32099..-32020 that the specification does not
  *     define there (-32020, -32021, -32022 and -32042 are defined), given to an error constructor
  *     (`new McpError(code, …)`, `ProtocolError`…), as the `code` of an object, or as an error-code enum member;
@@ -220,7 +221,15 @@ export default defineDetector({
     for (const rh of model.requestHandlers) {
       if (rh.method !== 'tools/call' || !rh.handler) continue;
       const branches = dispatchBranches(rh.handler);
-      if (!branches.length) continue;
+      if (!branches.length) {
+        // The handler hands the name to a dispatcher of the package (`handleToolCall(request.params.name, args)`).
+        const first = delegatedUnknownResult(rh.handler, sources);
+        if (first) {
+          findings.push({ messageId: 'unknown-tool-result-in-source', location: at(first) });
+          answeredUnknown.add(rh.handler);
+        }
+        continue;
+      }
       for (const b of branches) {
         const clause = b.node;
         if (!Node.isCaseClause(clause)) continue;
@@ -337,3 +346,62 @@ export default defineDetector({
     return present();
   },
 });
+
+/** The name of the tool called: `request.params.name`, or a name destructured or copied from it. */
+function isToolName(e: Node): boolean {
+  const n = unwrap(e);
+  if (Node.isPropertyAccessExpression(n)) return n.getName() === 'name' && /(?:^|\.)params$/.test(unwrap(n.getExpression()).getText());
+  if (!Node.isIdentifier(n)) return false;
+  const d = n.getSymbol()?.getDeclarations()[0];
+  if (Node.isBindingElement(d)) return (d.getPropertyNameNode()?.getText() ?? d.getName()) === 'name' && /params/.test(d.getParent()?.getParent()?.getText() ?? '');
+  if (Node.isVariableDeclaration(d)) {
+    const init = d.getInitializer();
+    return !!init && Node.isPropertyAccessExpression(unwrap(init)) && isToolName(init);
+  }
+  return false;
+}
+
+/**
+ * A tools/call handler with no branches of its own that hands the tool's name to one function of the package
+ * (`return handleToolCall(request.params.name, request.params.arguments ?? {})`, awaited or not, the arrow's
+ * body or a statement of its own body): the `switch` on that parameter in the function, whose `default:` answers
+ * with a result (`return { content: […], isError: true }`), answers an unknown tool with a result. The return is
+ * given; undefined when the handler delegates otherwise, the function cannot be read, or its `default:` throws.
+ */
+function delegatedUnknownResult(handler: FunctionLikeNode, sources: ParsedSources): Node | undefined {
+  const body = handler.getBody();
+  if (!body) return undefined;
+  const exprs: Node[] = Node.isBlock(body)
+    ? body.getStatements().flatMap((st) => (Node.isReturnStatement(st) && st.getExpression() ? [st.getExpression()!] : Node.isExpressionStatement(st) ? [st.getExpression()] : []))
+    : [body];
+  for (const e of exprs) {
+    let x = unwrap(e);
+    if (Node.isAwaitExpression(x)) x = unwrap(x.getExpression());
+    if (!Node.isCallExpression(x)) continue;
+    const pos = x.getArguments().findIndex((a) => isToolName(a));
+    if (pos < 0) continue;
+    let fn: FunctionLikeNode | undefined;
+    try {
+      fn = functionOf(x.getExpression(), sources);
+    } catch {
+      fn = undefined;
+    }
+    const param = fn?.getParameters()[pos];
+    if (!fn || fn === handler || !param || !Node.isIdentifier(param.getNameNode())) continue;
+    const pname = param.getName();
+    for (const sw of findNodes(fn, (cn) => ts.isSwitchStatement(cn))) {
+      if (!Node.isSwitchStatement(sw)) continue;
+      const subject = unwrap(sw.getExpression());
+      if (!Node.isIdentifier(subject) || subject.getText() !== pname) continue;
+      // The switch must stand in the function itself, not in a function nested in it.
+      let owner: ts.Node | undefined = sw.compilerNode.parent;
+      while (owner && !ts.isFunctionLike(owner)) owner = owner.parent;
+      if (owner !== fn.compilerNode) continue;
+      const def = sw.getCaseBlock().getClauses().find((c) => Node.isDefaultClause(c));
+      if (!def) continue;
+      const first = def.getStatements().find((st) => Node.isReturnStatement(st) || Node.isThrowStatement(st));
+      if (first && Node.isReturnStatement(first) && first.getExpression() && objectLiteralOf(first.getExpression()!, sources)) return first;
+    }
+  }
+  return undefined;
+}

@@ -1,7 +1,7 @@
 import { SyntaxKind, Node, ts, type SourceFile } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
-import { declarationOf, functionOf, isRawFunctionLike, originOf, rawDeclarationOf, rawOriginOf } from '../../facts/scope.js';
+import { declarationOf, functionOf, GLOBAL, isRawFunctionLike, originOf, rawDeclarationOf, rawOriginOf } from '../../facts/scope.js';
 import type { ToolDef } from '../../facts/server-model.js';
 import { isTestPath, moduleSpecs, namesAnyModule, ofKinds, positionOf, rawFunctionName, rawOfKinds, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { judgePythonRateLimits } from './python.js';
@@ -574,7 +574,7 @@ function unresolvedCalls(fn: Fn, code: Code): ReadonlySet<string> {
   const visit = (cn: ts.Node): void => {
     if (cn !== fn.compilerNode && (ts.isCallExpression(cn) || ts.isNewExpression(cn))) {
       const c = rawUnwrap(cn.expression);
-      const name = ts.isIdentifier(c) ? c.text : ts.isPropertyAccessExpression(c) ? c.name.text : ts.isElementAccessExpression(c) ? '*' : '';
+      const name = ts.isIdentifier(c) ? c.text : ts.isPropertyAccessExpression(c) ? c.name.text : ts.isElementAccessExpression(c) ? (foreignReceiver(c.expression, code) ? '' : '*') : '';
       if (name && stepTargets(cn, sf, code).length === 0) out.add(name);
     }
     ts.forEachChild(cn, visit);
@@ -585,6 +585,70 @@ function unresolvedCalls(fn: Fn, code: Code): ReadonlySet<string> {
 }
 
 const HOLDER_ROUNDS = 6;
+
+/** Global namespaces of the language and the runtime, whose members are no functions of the code (`console[level](…)`). */
+const BUILTIN_NAMESPACES: ReadonlySet<string> = new Set(['console', 'Math', 'JSON', 'Atomics', 'Intl']);
+/**
+ * The receiver of a computed call that cannot be a function of the code read, nor lead to the limiter: a global namespace
+ * of the runtime (`console[level](…)`), or a value of a package or of a Node built-in (`logger[level](…)` of a pino
+ * logger, `fs[method](…)`). A package holds the limiter only if the code hands it one, and such a hand-off is read
+ * where it is written (holderName). A value of the code's own modules, of a dependency whose files are read with them
+ * (it may hold a limiter of its own), `this`, or anything else stays unknown.
+ */
+function foreignReceiver(e: ts.Expression, code: Code): boolean {
+  let head = rawUnwrap(e);
+  while (ts.isPropertyAccessExpression(head)) head = rawUnwrap(head.expression);
+  if (!ts.isIdentifier(head)) return false;
+  const o = rawOriginOf(head);
+  if (!o) return false;
+  if (o.module === GLOBAL) return BUILTIN_NAMESPACES.has(head.text) && rawUnwrap(e) === head;
+  if (o.module.startsWith('.') || o.module.startsWith('/')) return false;
+  const pkg = o.module.replace(/^node:/, '').split('/').slice(0, o.module.startsWith('@') ? 2 : 1).join('/');
+  return !code.files.some(([file]) => file.startsWith(`node_modules/${pkg}/`));
+}
+
+/** Functions that run a callback on their own schedule (a timer) or on a signal of the process: never during a tools/call. */
+const TIMER_CALLS: ReadonlySet<string> = new Set(['setInterval', 'setTimeout', 'setImmediate', 'queueMicrotask']);
+const PROCESS_EVENT_METHODS: ReadonlySet<string> = new Set(['on', 'once', 'addListener', 'prependListener']);
+/**
+ * A top-level statement that uses the limiter without handing it to anyone: the limiter is only the receiver of the
+ * calls of its own methods (`limiter.prune()`), run at load, inside a callback handed to a timer
+ * (`setInterval(() => limiter.prune(), 60_000).unref()`) or to the process's own events (`process.on('exit', () =>
+ * limiter.stop())`). No tools/call passes there. A statement that passes the limiter (or a function holding it) as a
+ * value to any call, or a callback to anything else (`hooks.add(() => limiter.check())`), stays open.
+ */
+function runsOffToolCalls(id: ts.Node): boolean {
+  // The use is a method called on the limiter: `limiter.m(…)`.
+  const access = id.parent;
+  if (!access || !ts.isPropertyAccessExpression(access) || access.expression !== id || !ts.isCallExpression(access.parent) || access.parent.expression !== access) return false;
+  let n: ts.Node = access.parent;
+  for (let p = n.parent; p; n = p, p = p.parent) {
+    if (ts.isSourceFile(p)) return ts.isExpressionStatement(n);
+    if (ts.isArrowFunction(p) || ts.isFunctionExpression(p)) {
+      // The callback of a timer or of a process event, at the top level of the module.
+      const call = p.parent;
+      if (!call || !ts.isCallExpression(call) || !call.arguments.includes(p as ts.Expression)) return false;
+      const c = rawUnwrap(call.expression);
+      const timer = ts.isIdentifier(c) && TIMER_CALLS.has(c.text) && rawOriginOf(c)?.module === GLOBAL;
+      const proc = ts.isPropertyAccessExpression(c) && PROCESS_EVENT_METHODS.has(c.name.text) && ts.isIdentifier(rawUnwrap(c.expression)) && (rawUnwrap(c.expression) as ts.Identifier).text === 'process' && rawOriginOf(rawUnwrap(c.expression))?.module === GLOBAL;
+      if (!timer && !proc) return false;
+      p = call;
+      n = p;
+      // Climb past what is chained on the timer (`.unref()`) to the statement.
+      while (p.parent && !ts.isSourceFile(p.parent) && !ts.isExpressionStatement(p.parent)) {
+        const q = p.parent;
+        if (!(ts.isPropertyAccessExpression(q) && q.expression === p) && !(ts.isCallExpression(q) && q.expression === p)) return false;
+        p = q;
+      }
+      if (!p.parent || !ts.isExpressionStatement(p.parent) || !ts.isSourceFile(p.parent.parent)) return false;
+      return true;
+    }
+    if (ts.isFunctionLike(p) || ts.isClassLike(p)) return false;
+    // Between the use and the top level: the plain parts of an expression statement, nothing that hands a value on.
+    if (ts.isCallExpression(p) && p.arguments.includes(n as ts.Expression)) return false;
+  }
+  return false;
+}
 
 /**
  * Does no tool's path reach a limiter, every path followed to its end? The names through which the code can reach
@@ -617,6 +681,8 @@ function offToolPaths(code: Code, lim: Limiters, unguarded: readonly ToolDef[]):
       for (const id of ids) {
         // A bundled library's own name (a `get` of axios) is not a use of the server's limiter.
         if (declaresName(id) || inSite(id) || inBundledLibrary(id)) continue;
+        // Run at load, by a timer or on a signal of the process: on no tool's path, and handed to no one.
+        if (runsOffToolCalls(id)) continue;
         const h = holderName(id);
         if (h === undefined) return false;
         if (h !== null && !names.has(h)) {
