@@ -6,7 +6,7 @@ import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCall
 import { noteSourceRead } from './not-read.js';
 import { libraryRegions } from './bundle-regions.js';
 import { Run } from './flow/analysis.js';
-import { isRuntime } from './flow/runtimes.js';
+import { runsCommandLine } from './flow/runtimes.js';
 import { argumentOf, keysMatch, relevant, storageKeys } from './flow/guards.js';
 import { instanceExports } from './flow/modules.js';
 import { BROWSER_MODULES, REMOTE_COMMAND_NAMES, TRANSFER_NAMES, SSH_MODULES, isRecordModule, RECORD_MODULES, SQL_MODULES, SERVER_SQL_MODULES, sqlModuleOf, sqlReceiverParam, callSinkKind, CONNECT_MODULES, classifySink, DOC_MODULES, possibleStrings, type Flow, type FlowStep, FS_MODULES, type Guard, type GuardDetail, HTTP_MODULES, NAVIGATION_NAMES, type SinkContext, type SinkMatch, type SinkSite } from './flow/sinks.js';
@@ -220,7 +220,7 @@ function sqlModuleThroughChain(f: RawFlow, sources: ParsedSources): string | und
 function runsRuntime(f: RawFlow): boolean {
   if (f.taint.argvRuntime) return true;
   const calls = [f.sink, ...f.chain.map((l) => l.at)];
-  return calls.some((c) => (Node.isCallExpression(c) || Node.isNewExpression(c)) && (c.getArguments() as Node[]).some((a) => possibleStrings(a).some(isRuntime)));
+  return calls.some((c) => (Node.isCallExpression(c) || Node.isNewExpression(c)) && (c.getArguments() as Node[]).some((a) => possibleStrings(a).some(runsCommandLine)));
 }
 
 /* ---------------------------------------------------------------- public */

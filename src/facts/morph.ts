@@ -67,6 +67,7 @@ export let ts: typeof TM.ts = lazy((m) => m.ts);
 // eslint-disable-next-line @typescript-eslint/no-namespace
 export declare namespace ts {
   type NodeArray<T extends TM.ts.Node> = TM.ts.NodeArray<T>;
+  type ArrayBindingPattern = TM.ts.ArrayBindingPattern;
   type ArrowFunction = TM.ts.ArrowFunction;
   type BinaryExpression = TM.ts.BinaryExpression;
   type BindingElement = TM.ts.BindingElement;

@@ -298,6 +298,32 @@ function requireSpec(n: Node): string | undefined {
   return undefined;
 }
 
+/**
+ * The module an object pattern destructures: `{ f } = require('./m.js')` (or `await import()`), or one element of
+ * an array pattern over modules loaded together, `[{ f }, { g }] = await Promise.all([import('./a.js'), import('./b.js')])`.
+ */
+function patternSpec(pattern: Node | undefined): string | undefined {
+  const holder = pattern?.getParent();
+  if (Node.isVariableDeclaration(holder)) {
+    const init = holder.getInitializer();
+    return init ? requireSpec(init) : undefined;
+  }
+  return Node.isBindingElement(holder) && Node.isArrayBindingPattern(holder.getParent()) ? loadedSpec(holder) : undefined;
+}
+
+/** For an element of `[a, { b }] = await Promise.all([import('./a.js'), import('./b.js')])`: the module loaded at its place. */
+function loadedSpec(el: Node): string | undefined {
+  const arr = el.getParent();
+  const decl = arr?.getParent();
+  if (!Node.isArrayBindingPattern(arr) || !Node.isVariableDeclaration(decl)) return undefined;
+  let init = decl.getInitializer() && unwrap(decl.getInitializer()!);
+  while (init && Node.isAwaitExpression(init)) init = unwrap(init.getExpression());
+  if (!init || !Node.isCallExpression(init) || unwrap(init.getExpression()).getText() !== 'Promise.all') return undefined;
+  const list = init.getArguments()[0] && unwrap(init.getArguments()[0]!);
+  const loaded = list && Node.isArrayLiteralExpression(list) ? list.getElements()[arr.getElements().indexOf(el as never)] : undefined;
+  return loaded ? requireSpec(loaded) : undefined;
+}
+
 /** `void 0`, or a chain of export assignments ending in it (`exports.b = exports.c = void 0`). */
 function isVoidPlaceholder(n: Node): boolean {
   let v = unwrap(n);
@@ -376,11 +402,12 @@ export function valueOfDeclaration(declId: Identifier, sources: ParsedSources, d
     if (spec) return resolveRelativeModule(sources.rel(declId.getSourceFile()), spec, sources);
     return unwrap(init);
   }
-  // const { f } = require('./m.js')
+  // const { f } = require('./m.js'); const [{ f }, m] = await Promise.all([import('./a.js'), import('./m.js')])
   if (Node.isBindingElement(d)) {
-    const holder = d.getParent()?.getParent();
-    const init = Node.isVariableDeclaration(holder) ? holder.getInitializer() : undefined;
-    const spec = init ? requireSpec(init) : undefined;
+    // `m` of `[…, m] = await Promise.all([…, import('./m.js')])`: the module itself.
+    const own = Node.isArrayBindingPattern(d.getParent()) ? loadedSpec(d) : undefined;
+    if (own) return resolveRelativeModule(sources.rel(declId.getSourceFile()), own, sources);
+    const spec = patternSpec(d.getParent());
     if (!spec) return undefined;
     const target = resolveRelativeModule(sources.rel(declId.getSourceFile()), spec, sources);
     const pn = d.getPropertyNameNode();

@@ -609,6 +609,40 @@ export function importsOf(sf: SourceFile): Map<string, Binding> {
       }
     }
   }
+  // `const [{ McpServer }, m] = await Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('m')])`:
+  // each element of the array pattern is bound as the module loaded at its place.
+  const loadedTogether = (cn: ts.Node): ts.NodeArray<ts.Expression> | undefined => {
+    const d = cn as ts.VariableDeclaration;
+    if (!ts.isArrayBindingPattern(d.name)) return undefined;
+    let i = d.initializer;
+    while (i && (ts.isParenthesizedExpression(i) || ts.isAsExpression(i) || ts.isNonNullExpression(i) || ts.isAwaitExpression(i))) i = i.expression;
+    const callee = i && ts.isCallExpression(i) ? i.expression : undefined;
+    if (!callee || !ts.isPropertyAccessExpression(callee) || !ts.isIdentifier(callee.expression) || callee.expression.text !== 'Promise' || callee.name.text !== 'all') return undefined;
+    const list = (i as ts.CallExpression).arguments[0];
+    return list && ts.isArrayLiteralExpression(list) ? list.elements : undefined;
+  };
+  for (const n of ofKinds(sf, [SyntaxKind.VariableDeclaration], (cn) => !!loadedTogether(cn))) {
+    const cn = n.compilerNode as ts.VariableDeclaration;
+    const loaded = loadedTogether(cn)!;
+    (cn.name as ts.ArrayBindingPattern).elements.forEach((el, idx) => {
+      let call = loaded[idx];
+      while (call && (ts.isParenthesizedExpression(call) || ts.isAwaitExpression(call))) call = call.expression;
+      if (ts.isOmittedExpression(el) || !call || !ts.isCallExpression(call)) return;
+      const c = call.expression;
+      const first = call.arguments[0];
+      if (!(c.kind === SyntaxKind.ImportKeyword || (ts.isIdentifier(c) && c.text === 'require')) || !first || !ts.isStringLiteralLike(first)) return;
+      const module = stripNode(first.text);
+      if (ts.isIdentifier(el.name)) out.set(el.name.text, { module, imported: '*' });
+      else if (ts.isObjectBindingPattern(el.name)) {
+        for (const inner of el.name.elements) {
+          if (!ts.isIdentifier(inner.name)) continue;
+          const prop = inner.propertyName;
+          const imported = !prop ? inner.name.text : ts.isIdentifier(prop) || ts.isStringLiteralLike(prop) || ts.isNumericLiteral(prop) ? prop.text : inner.name.text;
+          out.set(inner.name.text, { module, imported });
+        }
+      }
+    });
+  }
   importMemo.set(sf, out);
   return out;
 }

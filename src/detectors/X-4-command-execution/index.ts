@@ -15,7 +15,8 @@ import python from './python.js';
  *     StdioClientTransport command);
  *   - 'argument-reaches-eval': eval, Function, the vm module, gray-matter's `matter(text)` (its default engines
  *     eval a `---js` front matter; not when the options replace the `javascript` engine), or a language runtime given the value as code on
- *     its command line (`spawn('python3', ['-c', code])`, `node -e`, through wrappers that name the runtime);
+ *     its command line (`spawn('python3', ['-c', code])`, `node -e`, through wrappers that name the runtime), or
+ *     a dot-command given to the sqlite3 shell (`-cmd line`, not with `-safe`);
  *   - 'argument-as-option': the value is an element of a fixed program's argument array where it may be read as
  *     an option (`execFile('kubectl', ['get', kind])`, execa with an array): not after `--`, not glued to fixed
  *     text, not the value of a fixed option, with no allowlist, anchored pattern or `startsWith('-')` check

@@ -14,8 +14,13 @@ import { piecesOf, worstArgv, type ArgvPosition, type Taint } from './taint.js';
  * runtime (`spawn('python3', ['-c', code])`, `node -e`).
  */
 
-/** The flags after which those runtimes read code (`python -c`, `node -e`/`-p`, `ruby -e`, `perl -e`, `php -r`, `deno eval`). */
-const CODE_FLAGS = new Set(['-c', '-e', '-E', '--eval', '-p', '--print', '-r', 'eval']);
+/**
+ * The flags after which those runtimes read code (`python -c`, `node -e`/`-p`, `ruby -e`, `perl -e`, `php -r`,
+ * `deno eval`), and sqlite3's `-cmd` (a dot-command: `.shell`, `.system`).
+ */
+const CODE_FLAGS = new Set(['-c', '-e', '-E', '--eval', '-p', '--print', '-r', 'eval', '-cmd']);
+/** sqlite3's safe mode: its dot-commands that start programs or open files are refused. */
+const SAFE_MODE = '-safe';
 
 /**
  * Where the client's values sit in an array literal (see Taint.argv), given the taint of each element: a value
@@ -33,6 +38,7 @@ function elementsArgv(els: Node[], taintOf: (e: Node) => Taint | undefined): { a
   let endOfOptions = false;
   let runtime = false;
   let prev: string | undefined;
+  const safeMode = els.some((e) => constString(e)?.value === SAFE_MODE);
   for (const el of els) {
     const spread = Node.isSpreadElement(el);
     const t = taintOf(spread ? el.getExpression() : el);
@@ -43,7 +49,7 @@ function elementsArgv(els: Node[], taintOf: (e: Node) => Taint | undefined): { a
       if (t.codeFile) positions.push('code');
       else if (endOfOptions || t.resolved || t.codeDir || t.validated) positions.push('safe');
       else if (spread) positions.push(t.argv);
-      else if (prev !== undefined && CODE_FLAGS.has(prev)) positions.push('code');
+      else if (prev !== undefined && CODE_FLAGS.has(prev)) positions.push(prev === '-cmd' && safeMode ? 'safe' : 'code');
       else if (prev !== undefined && /^-{1,2}[A-Za-z][\w-]*$/.test(prev)) positions.push('safe');
       else positions.push(gluedAfterText(el) ? 'safe' : 'option');
     } else if (lit === '--' || lit === '--end-of-options') endOfOptions = true;

@@ -16,6 +16,16 @@ export function isRuntime(name: string): boolean {
   return RUNTIMES.has(base) || /^python3?\.\d+$/.test(base);
 }
 
+/**
+ * Programs that are not language runtimes but run the commands given on their command line: the sqlite3 shell
+ * reads `-cmd` text as a dot-command (`.shell`, `.system` start a program) unless it is started with `-safe`.
+ */
+const COMMAND_SHELLS = new Set(['sqlite3']);
+/** Does this program run code given on its command line: a language runtime, or a command shell such as sqlite3? */
+export function runsCommandLine(name: string): boolean {
+  return isRuntime(name) || COMMAND_SHELLS.has((name.split(/[\\/]/).pop() ?? '').replace(/\.exe$/i, ''));
+}
+
 /** Subcommands after which those runtimes take the script to run (`go run`, `deno run -A`, `dotnet fsi`). */
 const RUN_SUBCOMMANDS = new Set(['run', 'fsi', 'script']);
 /** Options of those runtimes whose value is the next word (`powershell -ExecutionPolicy ByPass -File`). */

@@ -360,6 +360,8 @@ const SCHEMA_MODIFIERS = new Set(['strict', 'passthrough', 'strip', 'describe', 
 function schemaShape(node: Node | undefined, sources: ParsedSources): { kind: 'zod' | 'json'; obj: ObjectLiteralExpression } | undefined {
   if (!node) return undefined;
   let n: Node = unwrap(node);
+  // `Input.shape`: the raw shape of the zod object `Input` (`inputSchema: Input.shape`).
+  if (Node.isPropertyAccessExpression(n) && n.getName() === 'shape') n = unwrap(n.getExpression());
   if (Node.isIdentifier(n)) {
     const d = declarationOf(n);
     const v = d ? valueOfDeclaration(d, sources) : undefined;
