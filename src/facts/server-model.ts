@@ -67,7 +67,7 @@ import { booleanAnnotations, constrainedArguments, patternedArguments, constStri
  * present; a wrapper's dependency that registers the tools is read under `node_modules/<name>/`.
  */
 export { calleeReturns, returnedExpressions, dispatchBranches, factoryObject } from './server-model/returns.js';
-export { constString, listElements, objectLiteralOf, passedToParameter, propertyValue, schemaPropertyNames, regexSource, patternSafety, constrainedArguments } from './server-model/values.js';
+export { constString, listElements, objectLiteralOf, passedToParameter, propertyValue, schemaPropertyNames, schemaOutline, regexSource, patternSafety, constrainedArguments } from './server-model/values.js';
 
 export type EntryKind = 'tool' | 'prompt' | 'resource';
 export type Flavour = 'sdk-v1' | 'sdk-v2' | 'fastmcp' | 'unknown';

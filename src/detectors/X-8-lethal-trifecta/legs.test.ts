@@ -264,4 +264,20 @@ describe('X-8 classification rules (legs.ts)', () => {
     assert.deepEqual(schemaFacts({ type: 'object', properties: { action: str } }), {});
     assert.deepEqual(schemaFacts(undefined), {});
   });
+  it('reads the records a CI service keeps of what contributors pushed, and the messages of a named chat service', () => {
+    const jenkins = 'host-mcp-jenkins';
+    assert.deepEqual(legs({ name: 'getBuildChangeSets', description: 'Retrieves change log sets of a Jenkins build', properties: ['jobFullName', 'buildNumber'], context: jenkins }), ['private', 'untrusted']);
+    assert.deepEqual(legs({ name: 'getTestResults', description: 'Retrieves the test results associated to a Jenkins build', properties: ['jobFullName', 'buildNumber'], context: jenkins }), ['private', 'untrusted']);
+    assert.deepEqual(legs({ name: 'get_build_test_failures', properties: ['org', 'pipeline', 'build_number'], context: 'buildkite-mcp' }), ['private', 'untrusted']);
+    assert.deepEqual(rules({ name: 'getFlakyFailures', description: 'Retrieves the flaky failures associated to a Jenkins build if any found', properties: ['jobFullName', 'buildNumber'] }), ['reads-ci-contributed-records', 'reads-ci-contributed-records']);
+    // A test runner is no CI service; a CI server's own run of a tool is no record of what others pushed.
+    assert.deepEqual(legs({ name: 'get_test_failures', properties: ['file'], context: 'vitest-runner-mcp' }), []);
+    assert.deepEqual(legs({ name: 'get_job_tests', properties: ['job_id'], context: 'cron-jobs-mcp' }), []);
+    // A bot's incoming updates and a chat's history, on a chat service named by the server or the prose.
+    assert.deepEqual(legs({ name: 'get_updates', description: 'Incoming updates the bot received.', properties: ['offset', 'limit'], context: 'telegram-bot-mcp' }), ['private', 'untrusted']);
+    assert.deepEqual(legs({ name: 'read_thread', description: 'Replies of a Slack thread.', properties: ['channel', 'ts'] }), ['private', 'untrusted']);
+    // An assistant's own "chat" is no chat service; a list of channels holds no one's messages.
+    assert.deepEqual(legs({ name: 'get_updates', description: 'Updates of the local package index.', properties: [], context: 'ai-chat-mcp' }), []);
+    assert.ok(!rules({ name: 'list_channels', properties: ['limit'], context: 'discord-bot-mcp' }).includes('reads-chat-messages'));
+  });
 });

@@ -239,6 +239,15 @@ const CI_PRODUCTS = [...PIPELINE_PRODUCTS, ...FORGE_PRODUCTS_CI, 'ci', 'cicd', '
 const CI_PROSE = /\b(?:CI|CI\/CD|Jenkins|CircleCI|Buildkite|Travis\s+CI|TeamCity|Woodpecker|Argo\s*CD|Tekton|Spinnaker|GitLab|GitHub(?:\s+Actions)?|Bitbucket(?:\s+Pipelines)?|Gitea|Forgejo|Azure\s+(?:DevOps|Pipelines))\b/;
 /** A log read whose name names a CI record: `getBuildLog`, `get_job_logs`, `get_workflow_run_logs`. */
 const namesCiLog = (_t: ToolView, words: readonly string[]): boolean => words.some((w) => CI_RECORDS.includes(w)) && words.some((w) => LOGS.includes(w));
+/**
+ * What a CI service records of what contributors pushed, besides the log: a build's change sets (the commit messages and
+ * authors of what it built) and its test results and failures (the names and messages of tests others wrote, and what
+ * they printed). Read on a CI product, they are the account's records (private) holding text others wrote (untrusted),
+ * as its logs are (`getBuildChangeSets`, `get_job_test_results`, `getFlakyFailures`). Only on a CI service or a forge that
+ * runs pipelines: a local test runner's `get_test_failures` reads the user's own run.
+ */
+const CI_CONTRIBUTED = ['change', 'changeset', 'changesets', 'changes', 'commits', 'test', 'tests', 'failure', 'failures', 'flaky'];
+const namesCiContributed = (_t: ToolView, words: readonly string[]): boolean => words.some((w) => CI_CONTRIBUTED.includes(w));
 
 /**
  * Payments: an account's charges, refunds, payouts, disputes and subscriptions are its own records (private), like
@@ -292,6 +301,15 @@ const ROOM_DESTINATIONS = ['room', 'room_id'];
 const CHAT_PRODUCTS = ['chat', 'slack', 'discord', 'matrix', 'telegram', 'mattermost', 'rocketchat', 'zulip', 'gitter', 'irc', 'xmpp', 'webex', 'synapse', 'msteams', 'whatsapp', 'messenger'];
 const CHAT_PROSE = /\b(?:[Cc]hat|Slack|Discord|Matrix|Telegram|Mattermost|Rocket\.?Chat|Zulip|Gitter|IRC|XMPP|Webex|Microsoft\s+Teams|WhatsApp)\b/;
 const MESSAGE_BODIES = ['text', 'message', 'content', 'body', 'blocks', 'markdown', 'caption'];
+/**
+ * Chat services named as such (not the word "chat", which an AI assistant's own conversation also uses). What their read
+ * tools return — the messages of the user's or the bot's chats, channels, threads and direct conversations, and the
+ * updates a bot receives (not the list of its channels) — is the workspace's own record (private, as mail is) written by other members (untrusted).
+ */
+const NAMED_CHAT_PRODUCTS = CHAT_PRODUCTS.filter((p) => p !== 'chat');
+const NAMED_CHAT_PROSE = /\b(?:Slack|Discord|Telegram|Mattermost|Rocket\.?Chat|Zulip|Gitter|IRC|XMPP|Webex|Microsoft\s+Teams|WhatsApp|Matrix\s+(?:rooms?|homeserver|chat))\b/;
+const CHAT_RECORDS = ['message', 'messages', 'history', 'updates', 'dialog', 'dialogs', 'conversation', 'conversations', 'thread', 'threads', 'replies', 'dm', 'dms', 'mentions', 'unread', 'inbox'];
+
 function sendsAddressedMessage(t: ToolView, words: readonly string[]): boolean {
   const props = (t.properties ?? []).map(normProp);
   if (!props.some((p) => MESSAGE_DESTINATIONS.includes(p)) || !props.some((p) => MESSAGE_BODIES.includes(p))) return false;
@@ -348,6 +366,8 @@ export const LEG_RULES: readonly LegRule[] = [
   // Pipelines, monitoring, payments and forges: the records of API wrappers (see PIPELINE_PRODUCTS … FORGE_PRODUCTS).
   { id: 'reads-ci-log', legs: ['private', 'untrusted'], name: { verbs: READ }, holds: namesCiLog, product: CI_PRODUCTS, prose: CI_PROSE, notWords: NOT_ACCOUNT_LOGS.filter((w) => w !== 'console') },
   { id: 'reads-observed-records', legs: ['private', 'untrusted'], name: { verbs: READ, objects: OBSERVED_RECORDS }, product: PIPELINE_PRODUCTS, prose: PIPELINE_PROSE, notWords: NOT_ACCOUNT_LOGS },
+  { id: 'reads-ci-contributed-records', legs: ['private', 'untrusted'], name: { verbs: READ }, holds: namesCiContributed, product: CI_PRODUCTS, prose: CI_PROSE, notWords: NOT_ACCOUNT_LOGS },
+  { id: 'reads-chat-messages', legs: ['private', 'untrusted'], name: { verbs: READ, objects: CHAT_RECORDS }, product: NAMED_CHAT_PRODUCTS, prose: NAMED_CHAT_PROSE },
   { id: 'reads-payment-records', legs: ['private'], name: { verbs: READ, objects: PAYMENT_RECORDS }, product: PAYMENT_PRODUCTS, prose: PAYMENT_PROSE },
   { id: 'reads-forge-content', legs: ['private', 'untrusted'], name: { verbs: READ, objects: FORGE_RECORDS }, product: FORGE_PRODUCTS, prose: FORGE_PROSE, holds: onHostedProject },
   { id: 'writes-forge-content', legs: ['outbound'], name: { words: FORGE_WRITES }, product: FORGE_PRODUCTS, prose: FORGE_PROSE, holds: (t, w) => forgeWrite(t, w) && onHostedProject(t, w) },

@@ -6,7 +6,7 @@ import { pythonModel } from '../../facts/python-model.js';
 import { unreadableVerdict } from '../support/python/python-support.js';
 import { hasPythonSource } from '../../facts/python-source.js';
 import type { RepoFacts } from '../../facts/repo.js';
-import { schemaPropertyNames, serverModel } from '../../facts/server-model.js';
+import { schemaOutline, schemaPropertyNames, serverModel } from '../../facts/server-model.js';
 import { Node, ts } from '../../facts/morph.js';
 import { declarationOf, findNodes, rawOriginOf } from '../../facts/scope.js';
 import { parsedSources, unwrap } from '../../facts/ts-source.js';
@@ -16,7 +16,7 @@ import { noToolsFound } from '../support/source/tool-absence.js';
 import { pyprojectFields } from '../../probe/package-of.js';
 import { toolsToJudge } from '../support/source/generated-tools.js';
 import { documentOperations, operationsOf, shippedOpenApiDocument, type DocumentOperation } from '../support/source/document-operations.js';
-import { addHits, classifyTool, emptyLegs, EXTENSION_BRIDGE, EXTENSION_PROSE, isTrifecta, legEvidence, nameWords, toolList, VERBS, type LegHit, type LegMap, type Leg } from './legs.js';
+import { addHits, classifyTool, emptyLegs, schemaFacts, EXTENSION_BRIDGE, EXTENSION_PROSE, isTrifecta, legEvidence, nameWords, toolList, VERBS, type LegHit, type LegMap, type Leg } from './legs.js';
 
 /**
  * X-8 — lethal trifecta in one server (static). Reads the tools a server registers in its source — the
@@ -240,6 +240,8 @@ export function sourceLegs(repo: RepoFacts): { ok: true; legs: LegMap; at: Map<s
         ...(t.description !== undefined ? { description: t.description } : {}),
         properties: schemaPropertyNames(t.inputSchema, sources),
         annotations: t.annotations ?? {},
+        // What the served schema would show beyond the names: URL-typed arguments and the operation selector's enum.
+        ...schemaFacts(schemaOutline(t.inputSchema, sources)),
         ...(context ? { context } : {}),
       });
       // A row of a data document the package ships (facts/data-documents): its operation as the document says it, and

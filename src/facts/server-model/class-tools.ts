@@ -462,6 +462,11 @@ export function onItem(n: Node | undefined, item: LoopItem): Node | undefined {
   }
   if (!u || !Node.isPropertyAccessExpression(u)) return n;
   const h = unwrap(u.getExpression());
+  // `item.parameters.shape`: the raw shape of the zod object the item holds, read as that object (its properties are the shape's).
+  if (u.getName() === 'shape' && Node.isPropertyAccessExpression(h)) {
+    const v = onItem(h, item);
+    return v !== h && v !== undefined ? v : n;
+  }
   // `MAP[name].description` in a loop over `Object.keys(MAP)`.
   if (item.key?.map && Node.isElementAccessExpression(h)) {
     const at = h.getArgumentExpression();

@@ -360,8 +360,11 @@ const SCHEMA_MODIFIERS = new Set(['strict', 'passthrough', 'strip', 'describe', 
 function schemaShape(node: Node | undefined, sources: ParsedSources): { kind: 'zod' | 'json'; obj: ObjectLiteralExpression } | undefined {
   if (!node) return undefined;
   let n: Node = unwrap(node);
-  // `Input.shape`: the raw shape of the zod object `Input` (`inputSchema: Input.shape`).
+  // `Schema.shape`: the raw shape of a zod object, read as that object (its properties are the shape's).
   if (Node.isPropertyAccessExpression(n) && n.getName() === 'shape') n = unwrap(n.getExpression());
+  // `schemas.Thing` of a module imported whole (`import * as schemas from './schemas.js'`).
+  const member = moduleMember(n, sources);
+  if (member) n = unwrap(member);
   if (Node.isIdentifier(n)) {
     const d = declarationOf(n);
     const v = d ? valueOfDeclaration(d, sources) : undefined;
@@ -561,6 +564,59 @@ export function patternedArguments(schema: Node | undefined, sources: ParsedSour
   function jsonValidated(o: ObjectLiteralExpression | undefined): boolean {
     return anchored(constString(propertyValue(o, 'pattern'))?.value) || VALUE_FORMATS.has(constString(propertyValue(o, 'format'))?.value ?? '');
   }
+}
+
+/**
+ * An outline of an input schema as its served JSON Schema would show it, for what a reader of served schemas looks at
+ * beyond the property names: each top-level property with the string values of its `enum` (`z.enum([...])`, a JSON
+ * Schema `enum`, of the property or of its array items) and its format when it is a URL (`.url()`, `format: 'uri'`).
+ * Nothing else of the schema is read; a property whose values are not literals has no enum.
+ */
+export function schemaOutline(schema: Node | undefined, sources: ParsedSources): { properties: Record<string, { enum?: string[]; format?: string }> } | undefined {
+  const shape = schemaShape(schema, sources);
+  if (!shape) return undefined;
+  const properties: Record<string, { enum?: string[]; format?: string }> = {};
+  const literals = (arr: Node | undefined): string[] | undefined => {
+    const a = arr && unwrap(arr);
+    if (!a || !Node.isArrayLiteralExpression(a)) return undefined;
+    const vals = a.getElements().map((e) => constString(e)?.value);
+    return vals.every((v): v is string => v !== undefined) ? vals : undefined;
+  };
+  for (const p of shape.obj.getProperties()) {
+    if (!Node.isPropertyAssignment(p)) continue;
+    const k = propertyName(p.getNameNode());
+    if (!k) continue;
+    const v = p.getInitializerOrThrow();
+    const out: { enum?: string[]; format?: string } = {};
+    if (shape.kind === 'zod') {
+      let root = zodRoot(v);
+      if (root?.name === 'array' && root.args[0]) root = zodRoot(root.args[0]);
+      const e = root?.name === 'enum' ? literals(root.args[0]) : undefined;
+      if (e) out.enum = e;
+      if (root?.name === 'string' && zodUrl(v)) out.format = 'url';
+    } else {
+      const o = objectLiteralOf(v, sources);
+      const items = objectLiteralOf(propertyValue(o, 'items'), sources);
+      const e = literals(propertyValue(o, 'enum')) ?? literals(propertyValue(items, 'enum'));
+      if (e) out.enum = e;
+      const f = constString(propertyValue(o, 'format'))?.value;
+      if (f === 'uri' || f === 'url' || f === 'iri') out.format = f;
+    }
+    properties[k] = out;
+  }
+  return { properties };
+}
+
+/** A zod string chain checked as a URL (`z.string().url()`). */
+function zodUrl(node: Node): boolean {
+  let n = unwrap(node);
+  for (let i = 0; i < 12 && Node.isCallExpression(n); i++) {
+    const callee = unwrap(n.getExpression());
+    if (!Node.isPropertyAccessExpression(callee)) return false;
+    if (callee.getName() === 'url') return true;
+    n = unwrap(callee.getExpression());
+  }
+  return false;
 }
 
 /** Formats whose values cannot start with `-` (a URL starts with its scheme, a date with a digit…). */
