@@ -286,7 +286,11 @@ function judgeHeaderRead(file: string, read: Node, files: Files): Judgement | un
       } else if (Node.isCallExpression(n)) {
         const name = calleeName(n) ?? '';
         const local = depth === 0 ? calledFunction(n) : undefined;
+        const callee = unwrap(n.getExpression());
+        const [arg] = n.getArguments() as Node[];
         if (name === 'timingSafeEqual') seen = 'secret';
+        // `authorization.endsWith(REMOTE_SECRET_KEY)`: the header's token compared with a value the server holds (not a literal prefix).
+        else if (name === 'endsWith' && arg && Node.isPropertyAccessExpression(callee) && carriesClientToken(callee.getExpression(), files) && stringValue(arg) === undefined && !carriesClientToken(arg, files)) seen = 'secret';
         else if (local && local !== root) scan(local, depth + 1);
         else if (/verif|validat|authenticat|introspect/i.test(name)) seen ??= 'verified';
       }
