@@ -49,7 +49,7 @@ const CREDENTIAL_OPTIONS = new Set(['auth', 'accesstoken', 'bearertoken']);
 const KEY_OPTIONS = new Set(['apikey', 'api_key', 'token']);
 const NOT_SENDING = /^(?:json|send|write|end|render|log|info|warn|error|debug|trace|run|enterWith|set|emit)$/;
 /** Outgoing API-key headers: `x-api-key`, `x-acme-api-key`, `api-key`, `x-auth-token`. */
-const API_KEY_HEADER = /^(?:x-[\w-]*api[-_]?key|api[-_]?key|x-(?:auth|access|api)[-_]token)$/i;
+const API_KEY_HEADER = /^(?:x-[\w-]*api[-_]?key|api[-_]?key|x-(?:auth|access|api)[-_]token|x-[\w-]+-(?:access[-_]key(?:[-_](?:id|secret))?|secret[-_]key|api[-_]token|access[-_]token))$/i;
 /** Calls that copy an object locally rather than send it. */
 const LOCAL_MERGES = /^(?:Object\.(?:assign|freeze|entries|keys|values|fromEntries)|structuredClone|(?:_|lodash)\.(?:merge|assign|extend|defaults|clone|cloneDeep)|merge|extend|deepmerge|JSON\.stringify)$/;
 const HEADER_SETTERS: ReadonlySet<string> = new Set(['set', 'append', 'setHeader', 'header']);
@@ -124,8 +124,22 @@ function passthroughs(files: Files): Finding[] {
     if (recv && RESPONSE_OBJECTS.test(recv.getText())) continue;
     report(s.file, s.node, a[1], stringValue(a[0])!);
   }
+  // `new Resend(token)`, `new Credentials(keyId, keySecret)`: a client class of a package constructed with the client's
+  // credential as a positional argument (a per-request or per-session client built from the request's headers).
+  for (const s of sitesOf(files, K.calls, Node.isNewExpression, (cn) => ts.isNewExpression(cn) && ts.isIdentifier(cn.expression) && (cn.arguments?.length ?? 0) > 0)) {
+    const e = unwrap(s.node.getExpression());
+    if (!Node.isIdentifier(e)) continue;
+    const from = importsOf(s.node.getSourceFile()).get(e.getText());
+    if (!from || !packageModule(from.module)) continue;
+    const a = (s.node.getArguments() as Node[]).find((x) => !Node.isObjectLiteralExpression(unwrap(x)) && carriesClientToken(x, files));
+    if (a) report(s.file, s.node, a, `new ${e.getText()}(…)`);
+  }
   return out;
 }
+
+/** A module of another package: not the package's own files (`./x`, `#x` subpath imports) nor Node's built-ins. */
+const packageModule = (m: string): boolean => !/^(?:\.|#|node:)/.test(m) && !NODE_BUILTINS.has(m.split('/')[0]!);
+const NODE_BUILTINS = new Set(['fs', 'path', 'http', 'https', 'url', 'crypto', 'events', 'stream', 'buffer', 'util', 'net', 'tls', 'child_process', 'os', 'zlib', 'async_hooks', 'worker_threads']);
 
 /** The options object of a call, read through a `const`. */
 const optionsOf = (n: Node | undefined): Node | undefined => {
@@ -272,7 +286,11 @@ function judgeHeaderRead(file: string, read: Node, files: Files): Judgement | un
       } else if (Node.isCallExpression(n)) {
         const name = calleeName(n) ?? '';
         const local = depth === 0 ? calledFunction(n) : undefined;
+        const callee = unwrap(n.getExpression());
+        const [arg] = n.getArguments() as Node[];
         if (name === 'timingSafeEqual') seen = 'secret';
+        // `authorization.endsWith(REMOTE_SECRET_KEY)`: the header's token compared with a value the server holds (not a literal prefix).
+        else if (name === 'endsWith' && arg && Node.isPropertyAccessExpression(callee) && carriesClientToken(callee.getExpression(), files) && stringValue(arg) === undefined && !carriesClientToken(arg, files)) seen = 'secret';
         else if (local && local !== root) scan(local, depth + 1);
         else if (/verif|validat|authenticat|introspect/i.test(name)) seen ??= 'verified';
       }
@@ -298,7 +316,7 @@ export default [
     judge({ inputs: { repo } }): Verdict {
       const src = readSources(repo, { pythonPart: true });
       if ('verdict' in src) return src.verdict.reason?.code === 'python-source-only' ? judgePythonAuthCondition(repo, PY_AUTH_EVIDENCE.token, 'no-token-handling') : src.verdict;
-      const files = src.files.filter(([, sf]) => /authorization|authInfo|\.auth\b|jwtVerify|jsonwebtoken|BearerAuth|api[-_]?key|[-_]token\b|\bsession\.|express-jwt|passport-jwt|fastify[-/]jwt/i.test(sf.getFullText()));
+      const files = src.files.filter(([, sf]) => /authorization|authInfo|\.auth\b|jwtVerify|jsonwebtoken|BearerAuth|api[-_]?key|access[-_]?key|[-_]token\b|\bsession\.|express-jwt|passport-jwt|fastify[-/]jwt/i.test(sf.getFullText()));
       if (files.length === 0) return notApplicable('no-token-handling');
       const findings = passthroughs(files);
       const judged: Judgement[] = [];

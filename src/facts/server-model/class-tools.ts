@@ -146,7 +146,7 @@ export function annotationsOn(n: Node | undefined, cls: ClassNode, sources: Pars
 
 /**
  * The method of the class (or of a class it extends) the base handler calls as `this.m(…)` with the handler's first
- * parameter. Where the handler calls several (`invoke(args)` runs `this.verifyConfirmed(args)`, then
+ * parameter (or with all of them, `this.m(...args)` from a rest parameter). Where the handler calls several (`invoke(args)` runs `this.verifyConfirmed(args)`, then
  * `this.execute(args)`), the one a class below the handler's own declares (the tool's override) is the tool's
  * implementation; else the first.
  */
@@ -158,7 +158,9 @@ export function delegateOn(handler: FunctionLikeNode | undefined, cls: ClassNode
   let found: FunctionLikeNode | undefined;
   for (const call of handler.getDescendantsOfKind(SyntaxKind.CallExpression)) {
     const m = thisField(call.getExpression());
-    if (!m || !call.getArguments().some((a) => unwrap(a).getText() === argName)) continue;
+    // `this.execute(args, extra)`, or a rest parameter handed on whole (`async (...args) => this.execute(...args)`).
+    const passes = (a: Node): boolean => unwrap(a).getText() === argName || (first!.isRestParameter() && Node.isSpreadElement(a) && unwrap(a.getExpression()).getText() === argName);
+    if (!m || !call.getArguments().some(passes)) continue;
     for (let c: ClassNode | undefined = cls, i = 0; c && i < 6; c = baseClassOf(c, sources), i++) {
       const method = c.getInstanceMethod(m);
       if (!method || !isFunctionLike(method) || !method.getBody()) continue;

@@ -38,7 +38,7 @@ export function isClientToken(node: Node): boolean {
 }
 
 /** Request headers that carry a client's API key or token besides Authorization: `x-api-key`, `x-acme-api-key`, `api-key`, `x-auth-token`. */
-const API_KEY_HEADER = /^(?:x-[\w-]*api[-_]?key|api[-_]?key|x-(?:auth|access|api)[-_]token)$/i;
+const API_KEY_HEADER = /^(?:x-[\w-]*api[-_]?key|api[-_]?key|x-(?:auth|access|api)[-_]token|x-[\w-]+-(?:access[-_]key(?:[-_](?:id|secret))?|secret[-_]key|api[-_]token|access[-_]token))$/i;
 /** Query parameters that carry one: `?apiKey=`, `?api_key=`, `?access_token=`, `?token=`. */
 const API_KEY_PARAM = /^(?:api[-_]?key|access[-_]?token|token)$/i;
 const QUERY = /(^|\.)(query|searchParams)$/;

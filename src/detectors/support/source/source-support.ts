@@ -888,20 +888,27 @@ const relativeImports = memo((files: [string, SourceFile][]) => {
   const byImported = new Map<string, Set<SourceFile>>();
   const namespaced = new Set<SourceFile>();
   for (const [, sf] of files) {
-    const list = [...importsOf(sf)].filter(([, b]) => b.module.startsWith('.'));
+    // The package's own files: relative paths, and its subpath imports (`#mcp/server`, package.json `imports`).
+    const list = [...importsOf(sf)].filter(([, b]) => b.module.startsWith('.') || b.module.startsWith('#'));
     if (!list.length) continue;
     out.set(sf, list);
-    for (const [, b] of list) {
+    for (const [local, b] of list) {
       if (b.imported === '*') namespaced.add(sf);
       else {
-        let set = byImported.get(b.imported);
-        if (!set) byImported.set(b.imported, (set = new Set()));
-        set.add(sf);
+        // A default import is indexed under its local name too: it reaches a default-exported function of that name.
+        for (const key of b.imported === 'default' ? [b.imported, local] : [b.imported]) {
+          let set = byImported.get(key);
+          if (!set) byImported.set(key, (set = new Set()));
+          set.add(sf);
+        }
       }
     }
   }
   return { of: out, byImported, namespaced };
 });
+
+/** `export default function name(…)`: what a default import named like it (`import name from './x'`) calls. */
+const defaultExported = (fn: Node): boolean => Node.isFunctionDeclaration(fn) && fn.hasModifier(SyntaxKind.DefaultKeyword);
 
 function findCallers(fn: Node, files: [string, SourceFile][]): Site<CallExpression>[] {
   if (Node.isMethodDeclaration(fn) || Node.isSourceFile(fn)) return [];
@@ -920,7 +927,7 @@ function findCallers(fn: Node, files: [string, SourceFile][]): Site<CallExpressi
     if (sf === home) direct.add(name);
     const imports = rel.of.get(sf);
     for (const [local, b] of imports ?? []) {
-      if (b.imported === name) direct.add(local);
+      if (b.imported === name || (b.imported === 'default' && local === name && defaultExported(fn))) direct.add(local);
       else if (b.imported === '*') namespaces.add(local);
     }
     if (direct.size === 0 && namespaces.size === 0) continue;
