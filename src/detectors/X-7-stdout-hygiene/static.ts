@@ -263,7 +263,7 @@ function endsPath(st: Node): boolean {
  * path (`return`, `process.exit`, `throw`). A write inside a condition, a loop, a `try` or a callback is not one:
  * the mode choice, `--help` and the other transports are there.
  */
-function startupWrites(sf: SourceFile, redirected: Set<string>): { node: Node; call: string }[] {
+function startupWrites(sf: SourceFile, redirected: Set<string>, loggerCalls: CallExpression[] = []): { node: Node; call: string }[] {
   const out: { node: Node; call: string }[] = [];
   const visited = new Set<Node>();
   const walk = (stmts: Node[], depth: number): void => {
@@ -289,6 +289,8 @@ function startupWrites(sf: SourceFile, redirected: Set<string>): { node: Node; c
             out.push({ node: e, call: 'process.stdout.write' });
             continue;
           }
+          // logger.info(…): a line logged on every start, through a logger this file imports (see importedStdoutLogger).
+          if (Node.isIdentifier(obj) && STARTUP_LEVELS.has(m)) loggerCalls.push(e);
         }
         // main(), main().catch(…), main().then(…): the body of a function of this file, one level.
         let target = callee;
@@ -311,6 +313,29 @@ function startupWrites(sf: SourceFile, redirected: Set<string>): { node: Node; c
   };
   walk(sf.getStatements(), 0);
   return out;
+}
+
+/** Levels a logger prints at by default (pino, winston, bunyan and their kin start at info). */
+const STARTUP_LEVELS = new Set(['info', 'warn', 'error', 'fatal', 'log', 'notice']);
+
+/**
+ * The logger a command line logs with on every start (`logger.info('starting')`), when it is imported from a module
+ * of the package that creates it at its top level (`export const logger = pino()`): that creation, if the logger's
+ * destination is stdout. A logger the command line does not log with at start-up is not judged from here.
+ */
+function importedStdoutLogger(call: CallExpression, commandLine: SourceFile): Node | undefined {
+  const callee = unwrap(call.getExpression());
+  if (!Node.isPropertyAccessExpression(callee)) return undefined;
+  const obj = unwrap(callee.getExpression());
+  if (!Node.isIdentifier(obj)) return undefined;
+  const local = declarationOf(obj)?.getParent();
+  if (!local || !(Node.isImportSpecifier(local) || Node.isImportClause(local)) || local.getSourceFile() !== commandLine) return undefined;
+  const d = obj.getSymbol()?.getAliasedSymbol()?.getDeclarations()[0];
+  if (!d || d.getSourceFile() === commandLine || d.getSourceFile().isInNodeModules() || OTHER_MODE.test(d.getSourceFile().getFullText())) return undefined;
+  const init = Node.isVariableDeclaration(d) ? d.getInitializer() : undefined;
+  const stmt = d.getFirstAncestor((a) => Node.isVariableStatement(a));
+  if (!init || !stmt || !Node.isSourceFile(stmt.getParent())) return undefined;
+  return unwrap(init);
 }
 
 /**
@@ -1429,11 +1454,23 @@ export default defineDetector({
     }
     // The command line that loads the stdio program: what it prints on every start (a banner before the mode choice).
     for (const sf of commandLines) {
-      for (const { node, call } of startupWrites(sf, reassignedConsole([sf]))) {
+      const loggerCalls: CallExpression[] = [];
+      for (const { node, call } of startupWrites(sf, reassignedConsole([sf]), loggerCalls)) {
         const at = { file: code.rel(sf), line: positionOf(node).line };
         if (reported.has(`${at.file}:${at.line}`) || !stands(node)) continue;
         reported.add(`${at.file}:${at.line}`);
         findings.push({ messageId: 'stdout-write', data: { call }, location: at, evidence: node.getText().slice(0, 120) });
+      }
+      // The logger it logs with at start-up, created in a module it imports (read only there, see importedStdoutLogger).
+      for (const c of loggerCalls) {
+        const n = importedStdoutLogger(c, sf);
+        if (!n) continue;
+        const at = { file: code.rel(n.getSourceFile()), line: positionOf(n).line };
+        if (reported.has(`${at.file}:${at.line}`) || !stands(c)) continue;
+        const library = pinoToStdout(n) ? undefined : loggerToStdout(n, levelsLogged([sf, n.getSourceFile()]));
+        if (!library && !pinoToStdout(n)) continue;
+        reported.add(`${at.file}:${at.line}`);
+        findings.push(library ? { messageId: 'logger-stdout', data: { library }, location: at, evidence: n.getText().slice(0, 120) } : { messageId: 'pino-stdout', location: at, evidence: n.getText().slice(0, 120) });
       }
     }
     // `console[level](…)` whose key can name a stdout method (computed-console.ts).
