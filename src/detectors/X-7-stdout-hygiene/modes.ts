@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, ts, type SourceFile } from '../../facts/morph.js';
+import { Node, SyntaxKind, ts, type Identifier, type SourceFile } from '../../facts/morph.js';
 import { declarationOf, initializerOf, isFunctionLike, type FunctionLikeNode } from '../../facts/scope.js';
 import { callSitesOf } from '../support/source/call-sites.js';
 import { constString } from '../../facts/server-model.js';
@@ -220,17 +220,34 @@ function otherCommand(clause: Node, sw: Node): boolean {
   return ends && !servesStdio(clause) && sw.getCaseBlock().getClauses().some((c) => c !== clause && servesStdio(c));
 }
 
-/** Does this clause start stdio, itself or through a function of the file it calls by name (`await startMcpServer()`)? */
-function servesStdio(clause: Node): boolean {
-  if (startsStdio(clause)) return true;
-  for (const call of clause.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+/**
+ * Does this code start stdio, itself or through the functions it calls by name (`await startMcpServer()`), followed
+ * `depth` calls deep (a function imported from another module of the package is followed to its declaration)?
+ */
+function servesStdio(code: Node, depth = 1, seen = new Set<Node>()): boolean {
+  if (startsStdio(code)) return true;
+  if (depth <= 0) return false;
+  for (const call of code.getDescendantsOfKind(SyntaxKind.CallExpression)) {
     const callee = unwrap(call.getExpression());
     if (!Node.isIdentifier(callee)) continue;
-    const d = declarationOf(callee)?.getParent();
-    const fn = d && Node.isVariableDeclaration(d) ? d.getInitializer() : d;
-    if (fn && isFunctionLike(fn) && startsStdio(fn)) return true;
+    const fn = calledFunction(callee);
+    if (!fn || seen.has(fn)) continue;
+    seen.add(fn);
+    if (servesStdio(fn, depth - 1, seen)) return true;
   }
   return false;
+}
+
+/** The function an identifier names: a declaration or a const holding one, in this file or imported from one of the package. */
+function calledFunction(callee: Identifier): Node | undefined {
+  const decl = (d: Node | undefined): Node | undefined => {
+    const fn = d && Node.isVariableDeclaration(d) ? d.getInitializer() : d;
+    return fn && isFunctionLike(fn) ? fn : undefined;
+  };
+  const here = decl(declarationOf(callee)?.getParent());
+  if (here) return here;
+  const aliased = callee.getSymbol()?.getAliasedSymbol()?.getDeclarations()[0];
+  return aliased && !aliased.getSourceFile().isInNodeModules() && !aliased.getSourceFile().isDeclarationFile() ? decl(aliased) : undefined;
 }
 
 /** The if-statement branches above `node` (innermost first), with which branch holds it. */
@@ -322,7 +339,8 @@ function commandName(v: Node | undefined): string | undefined {
  * or a commander action (`.command('init').action(fn)`), named neither the default nor a serving word, not starting stdio.
  */
 function otherSubcommand(fn: FunctionLikeNode): boolean {
-  if (startsStdio(fn)) return false;
+  // A handler that starts stdio through the functions it calls (`.action(() => startBot(token))`) is the server's command.
+  if (servesStdio(fn, 3)) return false;
   const p = fn.getParent();
   const named = (name: string | undefined): boolean => name !== undefined && name !== '' && !SERVING_COMMAND.test(name) && !name.startsWith('$0');
   // { command: 'init', handler: async (argv) => … } / { command: 'init', async handler(argv) { … } }

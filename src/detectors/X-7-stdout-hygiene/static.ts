@@ -17,7 +17,7 @@ import { STDOUT_PATH, StdoutStreams } from './stream-values.js';
 import { readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import semver from 'semver';
-import { installedFolder } from '../../facts/published.js';
+import { declaredEntries, installedFolder } from '../../facts/published.js';
 
 /**
  * X-7 — clean stdout on stdio (static part). A stdio server is one whose source uses the SDK's stdio
@@ -201,7 +201,7 @@ function staticSpecs(sf: SourceFile): string[] {
  * separate HTTP entry importing the same server) or reads the command line (a CLI with other modes) is left out,
  * and so is a module loaded only by a dynamic import (a mode that loads the server when it is chosen).
  */
-function loadersOf(code: Code, entries: SourceFile[]): SourceFile[] {
+function loadersOf(code: Code, entries: SourceFile[], commandLines?: SourceFile[]): SourceFile[] {
   const loaders = new Map<SourceFile, SourceFile[]>();
   for (const [, sf] of code.files) {
     for (const spec of staticSpecs(sf)) {
@@ -216,12 +216,126 @@ function loadersOf(code: Code, entries: SourceFile[]): SourceFile[] {
     for (const l of loaders.get(queue.shift()!) ?? []) {
       if (seen.has(l)) continue;
       seen.add(l);
-      if (OTHER_MODE.test(l.getFullText())) continue;
+      if (OTHER_MODE.test(l.getFullText())) {
+        commandLines?.push(l);
+        continue;
+      }
       out.push(l);
       queue.push(l);
     }
   }
   return out;
+}
+
+/**
+ * The command line of the program: a loader left out by loadersOf (it reads the command line or serves another
+ * transport) that is a declared entry of the package (`bin`, `main`) or a module such an entry imports at its top
+ * level. Only its start-up writes are read (startupWrites): what every start of the program prints, stdio included.
+ */
+function commandLineFiles(code: Code, repo: RepoFacts, skipped: SourceFile[]): SourceFile[] {
+  const pkg = repo.object('package.json');
+  if (!pkg.ok || skipped.length === 0) return [];
+  const declared = new Set<SourceFile>();
+  for (const rel of declaredEntries(pkg.value)) {
+    const sf = code.sources.files.get(rel) ?? resolveRelativeModule('package.json', `./${rel}`, code.sources);
+    if (sf) declared.add(sf);
+  }
+  return skipped.filter((sf) => declared.has(sf) || [...declared].some((d) => staticSpecs(d).some((spec) => resolveRelativeModule(code.rel(d), spec, code.sources) === sf)));
+}
+
+/** Does a statement end the path it is on (a `return`, `throw`, `break`, `continue` or `process.exit(…)` outside nested functions)? */
+function endsPath(st: Node): boolean {
+  if (isFunctionLike(st) || Node.isClassDeclaration(st)) return false;
+  let ends = false;
+  st.forEachDescendant((d, t) => {
+    if (isFunctionLike(d) || Node.isClassDeclaration(d) || Node.isClassExpression(d)) return t.skip();
+    if (Node.isReturnStatement(d) || Node.isThrowStatement(d) || Node.isBreakStatement(d) || Node.isContinueStatement(d)) ends = true;
+    else if (Node.isCallExpression(d) && /^process\.(?:exit|abort)$/.test(unwrap(d.getExpression()).getText().replace(/\s+/g, ''))) ends = true;
+    if (ends) t.stop();
+  });
+  return ends || Node.isReturnStatement(st) || Node.isThrowStatement(st);
+}
+
+/**
+ * The writes a command line makes on every start, before it can end or choose: console.log-like calls and
+ * `process.stdout.write` that are statements of the module's top level, or of the body of a function the top level
+ * calls unconditionally (`main()`, `await main()`, `main().catch(…)`), before the first statement that can end the
+ * path (`return`, `process.exit`, `throw`). A write inside a condition, a loop, a `try` or a callback is not one:
+ * the mode choice, `--help` and the other transports are there.
+ */
+function startupWrites(sf: SourceFile, redirected: Set<string>, loggerCalls: CallExpression[] = []): { node: Node; call: string }[] {
+  const out: { node: Node; call: string }[] = [];
+  const visited = new Set<Node>();
+  const walk = (stmts: Node[], depth: number): void => {
+    for (const st of stmts) {
+      if (!Node.isExpressionStatement(st)) {
+        // `if (args.includes('--help')) { …; process.exit(0) }`: a branch stdio never takes ends no stdio path.
+        if (Node.isIfStatement(st) && !st.getElseStatement() && neverStdio(st.getExpression(), 'then', 0, st.getThenStatement())) continue;
+        if (endsPath(st)) return;
+        continue;
+      }
+      let e = unwrap(st.getExpression());
+      if (Node.isAwaitExpression(e) || Node.isVoidExpression(e)) e = unwrap(e.getExpression());
+      if (Node.isCallExpression(e)) {
+        const callee = unwrap(e.getExpression());
+        if (Node.isPropertyAccessExpression(callee)) {
+          const obj = unwrap(callee.getExpression());
+          const m = callee.getName();
+          if (STDOUT_CONSOLE.has(m) && isGlobal(obj, 'console') && !redirected.has(m) && !(LABEL_ONLY.has(m) && e.getArguments().length === 0)) {
+            out.push({ node: e, call: `console.${m}` });
+            continue;
+          }
+          if (m === 'write' && stdoutOf(obj) && !isTransportWrite(e)) {
+            out.push({ node: e, call: 'process.stdout.write' });
+            continue;
+          }
+          // logger.info(…): a line logged on every start, through a logger this file imports (see importedStdoutLogger).
+          if (Node.isIdentifier(obj) && STARTUP_LEVELS.has(m)) loggerCalls.push(e);
+        }
+        // main(), main().catch(…), main().then(…): the body of a function of this file, one level.
+        let target = callee;
+        if (Node.isPropertyAccessExpression(target) && ['catch', 'then', 'finally'].includes(target.getName())) {
+          const inner = unwrap(target.getExpression());
+          target = Node.isCallExpression(inner) ? unwrap(inner.getExpression()) : inner;
+        }
+        if (depth === 0 && Node.isIdentifier(target)) {
+          const d = declarationOf(target);
+          const fn = d ? (initializerOf(d) ?? d.getParent()) : undefined;
+          const body = fn && isFunctionLike(fn) && fn.getSourceFile() === sf ? (fn as Node & { getBody?: () => Node | undefined }).getBody?.() : undefined;
+          if (body && Node.isBlock(body) && !visited.has(body)) {
+            visited.add(body);
+            walk(body.getStatements(), depth + 1);
+          }
+        }
+      }
+      if (endsPath(st)) return;
+    }
+  };
+  walk(sf.getStatements(), 0);
+  return out;
+}
+
+/** Levels a logger prints at by default (pino, winston, bunyan and their kin start at info). */
+const STARTUP_LEVELS = new Set(['info', 'warn', 'error', 'fatal', 'log', 'notice']);
+
+/**
+ * The logger a command line logs with on every start (`logger.info('starting')`), when it is imported from a module
+ * of the package that creates it at its top level (`export const logger = pino()`): that creation, if the logger's
+ * destination is stdout. A logger the command line does not log with at start-up is not judged from here.
+ */
+function importedStdoutLogger(call: CallExpression, commandLine: SourceFile): Node | undefined {
+  const callee = unwrap(call.getExpression());
+  if (!Node.isPropertyAccessExpression(callee)) return undefined;
+  const obj = unwrap(callee.getExpression());
+  if (!Node.isIdentifier(obj)) return undefined;
+  const local = declarationOf(obj)?.getParent();
+  if (!local || !(Node.isImportSpecifier(local) || Node.isImportClause(local)) || local.getSourceFile() !== commandLine) return undefined;
+  const d = obj.getSymbol()?.getAliasedSymbol()?.getDeclarations()[0];
+  if (!d || d.getSourceFile() === commandLine || d.getSourceFile().isInNodeModules() || OTHER_MODE.test(d.getSourceFile().getFullText())) return undefined;
+  const init = Node.isVariableDeclaration(d) ? d.getInitializer() : undefined;
+  const stmt = d.getFirstAncestor((a) => Node.isVariableStatement(a));
+  if (!init || !stmt || !Node.isSourceFile(stmt.getParent())) return undefined;
+  return unwrap(init);
 }
 
 /**
@@ -1198,7 +1312,9 @@ export default defineDetector({
     const code = src.code;
     const entries = stdioEntries(code);
     if (entries.length === 0 && declared !== 'stdio') return notApplicable('no-stdio-transport');
-    const files = entries.length ? loadedFrom(code, [...entries, ...loadersOf(code, entries)]) : code.files.map(([, sf]) => sf);
+    const skipped: SourceFile[] = [];
+    const files = entries.length ? loadedFrom(code, [...entries, ...loadersOf(code, entries, skipped)]) : code.files.map(([, sf]) => sf);
+    const commandLines = commandLineFiles(code, repo, skipped).filter((sf) => !files.includes(sf));
     const redirected = reassignedConsole(files);
     const ctx = { files, sources: code.sources };
     // With a clean live stdout, only writes that a handler reaches (not exercised by the probe) can stand.
@@ -1334,6 +1450,27 @@ export default defineDetector({
         if (reported.has(`${at.file}:${at.line}`) || !stands(node)) continue;
         reported.add(`${at.file}:${at.line}`);
         findings.push({ messageId: 'stdout-write', data: { call }, location: at, evidence: (node.getParent() ?? node).getText().slice(0, 120) });
+      }
+    }
+    // The command line that loads the stdio program: what it prints on every start (a banner before the mode choice).
+    for (const sf of commandLines) {
+      const loggerCalls: CallExpression[] = [];
+      for (const { node, call } of startupWrites(sf, reassignedConsole([sf]), loggerCalls)) {
+        const at = { file: code.rel(sf), line: positionOf(node).line };
+        if (reported.has(`${at.file}:${at.line}`) || !stands(node)) continue;
+        reported.add(`${at.file}:${at.line}`);
+        findings.push({ messageId: 'stdout-write', data: { call }, location: at, evidence: node.getText().slice(0, 120) });
+      }
+      // The logger it logs with at start-up, created in a module it imports (read only there, see importedStdoutLogger).
+      for (const c of loggerCalls) {
+        const n = importedStdoutLogger(c, sf);
+        if (!n) continue;
+        const at = { file: code.rel(n.getSourceFile()), line: positionOf(n).line };
+        if (reported.has(`${at.file}:${at.line}`) || !stands(c)) continue;
+        const library = pinoToStdout(n) ? undefined : loggerToStdout(n, levelsLogged([sf, n.getSourceFile()]));
+        if (!library && !pinoToStdout(n)) continue;
+        reported.add(`${at.file}:${at.line}`);
+        findings.push(library ? { messageId: 'logger-stdout', data: { library }, location: at, evidence: n.getText().slice(0, 120) } : { messageId: 'pino-stdout', location: at, evidence: n.getText().slice(0, 120) });
       }
     }
     // `console[level](…)` whose key can name a stdout method (computed-console.ts).
