@@ -1,6 +1,6 @@
 import { afterLoad, Node, SyntaxKind, ts, type CallExpression, type SourceFile, type Identifier, type NewExpression, type PropertyAccessExpression, type TaggedTemplateExpression } from './morph.js';
 import type { RepoFacts } from './repo.js';
-import { bindingNames, findNodes, isFunctionLike, rawOriginOf, resolveRelativeModule } from './scope.js';
+import { bindingNames, declarationOf, findNodes, isFunctionLike, rawOriginOf, resolveRelativeModule } from './scope.js';
 import { constString, modelFiles, regexSource, serverModel, type HandlerEntry } from './server-model.js';
 import { importsOf, namedFilter, namesAnyModule, ofKinds, parsedSources, rawCalleeName, rawOfKinds, rawUnwrap, positionOf, unwrap, wrapNode, type NamedFilter, type ParsedSources } from './ts-source.js';
 import { noteSourceRead } from './not-read.js';
@@ -250,6 +250,25 @@ export interface ToolStop {
    * `client.query('SELECT … WHERE id = $1', [id])`): the argument reaches it as a bound value or a piece, not as the statement.
    */
   textFirst?: boolean;
+  /** The call is a method of a regular expression (`URI_RE.exec(uri)`): a pattern match, never a client's call. */
+  regex?: boolean;
+}
+
+/** Is a method call made on a regular expression (`/…/.exec(s)`, `URI_RE.exec(uri)` with `const URI_RE = /…/`)? See ToolStop.regex. */
+function regexReceiver(call: CallExpression | NewExpression): boolean {
+  const callee = unwrap(call.getExpression());
+  if (!Node.isPropertyAccessExpression(callee)) return false;
+  let r = unwrap(callee.getExpression());
+  if (Node.isIdentifier(r)) {
+    const d = declarationOf(r);
+    const p = d?.getParent();
+    // Only a const: a variable may be given another value later.
+    const list = p?.getParent();
+    const init = p && Node.isVariableDeclaration(p) && p.getNameNode() === d && list && Node.isVariableDeclarationList(list) && list.getDeclarationKind() === 'const' ? p.getInitializer() : undefined;
+    if (!init) return false;
+    r = unwrap(init);
+  }
+  return Node.isRegularExpressionLiteral(r);
 }
 
 /** Does a call's first argument start with text written in the code (see ToolStop.textFirst)? */
@@ -293,7 +312,7 @@ export function toolFlows(repo: RepoFacts): Flow[] {
     for (const s of r?.stops ?? []) {
       const pos = positionOf(s.at);
       const callee = s.at.getExpression().getText();
-      stops.push({ tool: entry.name, entryKind: entry.kind, file: sources.rel(s.at.getSourceFile()), line: pos.line, column: pos.column, call: callee.length > 80 ? callee.slice(0, 77) + '...' : callee, method: Node.isPropertyAccessExpression(unwrap(s.at.getExpression())) ? (unwrap(s.at.getExpression()) as PropertyAccessExpression).getName() : undefined, why: s.why, ...(s.module ? { module: s.module } : {}), ...(run.ctx.sql ? { sql: true } : {}), ...(firstArgumentWritten(s.at) ? { textFirst: true } : {}), keys: [...s.keys].sort() });
+      stops.push({ tool: entry.name, entryKind: entry.kind, file: sources.rel(s.at.getSourceFile()), line: pos.line, column: pos.column, call: callee.length > 80 ? callee.slice(0, 77) + '...' : callee, method: Node.isPropertyAccessExpression(unwrap(s.at.getExpression())) ? (unwrap(s.at.getExpression()) as PropertyAccessExpression).getName() : undefined, why: s.why, ...(s.module ? { module: s.module } : {}), ...(run.ctx.sql ? { sql: true } : {}), ...(firstArgumentWritten(s.at) ? { textFirst: true } : {}), ...(regexReceiver(s.at) ? { regex: true } : {}), keys: [...s.keys].sort() });
     }
   }
   stopMemo.set(repo, stops);

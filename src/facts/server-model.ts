@@ -754,6 +754,17 @@ function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => No
   const at = { file: sources.rel(nameNode.getSourceFile()), ...positionOf(nameNode) };
   // The positional v1 form is read again on the item or class: which middle argument is which depends on their values.
   let { descriptionNode, inputSchema, annotationsNode } = t;
+  let outputSchema = t.outputSchema;
+  let config = t.config;
+  // registerTool(name, config, handler) whose whole config is the item's (`for (const { name, config, handler } of
+  // tools)`): its keys are read on the item's config object.
+  if (t.api === 'registerTool' && !t.config && Node.isCallExpression(t.node)) {
+    const cfg = objectLiteralOf(on(registrationArgs(t)[1]), sources);
+    if (cfg) {
+      config = cfg;
+      [descriptionNode, inputSchema, annotationsNode, outputSchema] = [propertyValue(cfg, 'description'), propertyValue(cfg, 'inputSchema'), propertyValue(cfg, 'annotations'), propertyValue(cfg, 'outputSchema')];
+    }
+  }
   if (t.api === 'tool' && Node.isCallExpression(t.node)) {
     const written = t.node.getArguments().slice(1, -1);
     const middle = written.map((a) => on(a) ?? a);
@@ -766,7 +777,7 @@ function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => No
   }
   const ann = cls ? annotationsOn(annotationsNode, cls, sources) : { obj: objectLiteralOf(on(annotationsNode), sources), node: on(annotationsNode), hints: undefined };
   const description = on(descriptionNode);
-  const titleNode = t.config ? on(propertyValue(t.config, 'title')) : undefined;
+  const titleNode = config ? on(propertyValue(config, 'title')) : undefined;
   const handlerNode = item && Node.isCallExpression(t.node) ? on(t.node.getArguments()[t.node.getArguments().length - 1]) : undefined;
   const itemHandler = handlerNode && (functionOf(handlerNode, sources) ?? madeFunction(handlerNode, sources));
   return {
@@ -780,7 +791,8 @@ function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => No
     descriptionNode: description,
     // An input shape the loop builds from the row's parameter list (a generated endpoint table's `parameters`): that list.
     inputSchema: (item && shapeFromItem(on(inputSchema), item)) ?? on(inputSchema),
-    outputSchema: on(t.outputSchema),
+    outputSchema: on(outputSchema),
+    ...(config ? { config } : {}),
     annotations: ann.hints ?? booleanAnnotations(ann.obj) ?? t.annotations,
     annotationsNode: ann.obj ?? ann.node,
     ...(cls ? { self: cls, implementation: delegateOn(t.handler, cls, sources) } : {}),

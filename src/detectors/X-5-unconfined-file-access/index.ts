@@ -55,6 +55,7 @@ import python from './python.js';
  * A tool argument handed, in a package that uses a SQL client, to a statement-running method (executeSQL, query, run…)
  * of an object the flow analysis could not resolve (facts/flow toolStops: a connector picked from a registry) is
  * could-not-judge 'sql-flow-not-followed' (naming the call) rather than present, when nothing else is red or judged.
+ * A method of a regular expression (`URI_RE.exec(uri)`, facts/flow ToolStop.regex) is a pattern match, not a statement sent.
  * One finding per call; the tools that reach it are named together.
  */
 
@@ -136,7 +137,7 @@ export default [
       // In a package that uses a SQL client, an argument handed to a statement-running method of an object the analysis
       // could not resolve (`connector.executeSQL(sql)` on a connector picked from a registry): the flow stops unread there.
       // Not a call whose statement is written in the code (`client.query('… WHERE id = $1', [id])`): the argument is a bound value there.
-      const lost = toolStops(repo).filter((s) => s.sql && s.why === 'method-of-unknown-receiver' && SQL_SEND.test(s.method ?? '') && !s.textFirst);
+      const lost = toolStops(repo).filter((s) => s.sql && s.why === 'method-of-unknown-receiver' && SQL_SEND.test(s.method ?? '') && !s.textFirst && !s.regex);
       if (lost.length) {
         const first = lost[0]!;
         return couldNotJudge('sql-flow-not-followed', { name: [...new Set(lost.map((s) => s.tool))].sort().join(', '), call: first.call, file: first.file, line: first.line });

@@ -1,5 +1,5 @@
 import { Node, SyntaxKind, ts, type CallExpression, type PropertyAccessExpression, type TaggedTemplateExpression } from '../morph.js';
-import { assignedPropertyValues, assignedValues, declarationOf, fieldValues, importOf as importOfDecl, initializerOf, moduleMember, objectWrittenLater, valueOfDeclaration, GLOBAL, INSTANCE_FACTORIES, type Origin } from '../scope.js';
+import { assignedPropertyValues, assignedValues, declarationOf, fieldValues, functionOf, isFunctionLike, importOf as importOfDecl, initializerOf, moduleMember, objectWrittenLater, valueOfDeclaration, GLOBAL, INSTANCE_FACTORIES, type Origin } from '../scope.js';
 import { constString, objectLiteralOf, propertyValue, type EntryKind } from '../server-model.js';
 import { namesAnyModule, unwrap, wrapNode, type ParsedSources } from '../ts-source.js';
 import { originCached, requireCall } from './modules.js';
@@ -1155,6 +1155,14 @@ function recordModuleOf(expr: Node, sources: ParsedSources, depth = 0, accept: (
   if (Node.isIdentifier(u)) {
     const d = declarationOf(u);
     const p = d?.getParent();
+    // A name destructured from an options parameter with a default (`{ mssql = sqlLib } = {}`): the default is the
+    // value every caller that leaves it out gets (tests inject another).
+    if (d && p && Node.isBindingElement(p) && p.getNameNode() === d && p.getInitializer() && p.getFirstAncestor((a) => Node.isParameterDeclaration(a))) {
+      return recordModuleOf(p.getInitializer()!, sources, depth + 1, accept);
+    }
+    // The parameter of a callback handed to a helper of the package (`runWrite(pool, async (request) => request.query(sql))`):
+    // the value the helper calls it with (`const request = new mssql.Request(pool); return fn(request)`).
+    if (d && p && Node.isParameterDeclaration(p)) return callbackArgumentModule(p, sources, depth, accept);
     if (!d || !Node.isVariableDeclaration(p)) return undefined;
     const init = p.getInitializer();
     if (init) return recordModuleOf(init, sources, depth + 1, accept);
@@ -1162,6 +1170,32 @@ function recordModuleOf(expr: Node, sources: ParsedSources, depth = 0, accept: (
     return values.length >= 1 ? values.map((v) => recordModuleOf(v, sources, depth + 1, accept)).find(Boolean) : undefined;
   }
   return undefined;
+}
+
+/**
+ * The client module of the values a callback's parameter takes: the callback written as an argument of a call to a
+ * function of the package (`helper(pool, (request) => …)`), which calls the parameter it receives it in with a value
+ * at the same position (`fn(request)`, `await fn(client)`). Every such call names the same module, or none is given.
+ */
+function callbackArgumentModule(param: Node, sources: ParsedSources, depth: number, accept: (module: string) => boolean): string | undefined {
+  if (!Node.isParameterDeclaration(param) || !Node.isIdentifier(param.getNameNode())) return undefined;
+  const cb = param.getParent();
+  const call = cb?.getParent();
+  if (!cb || !(Node.isArrowFunction(cb) || Node.isFunctionExpression(cb)) || !call || !Node.isCallExpression(call)) return undefined;
+  const at = call.getArguments().indexOf(cb);
+  const index = cb.getParameters().indexOf(param);
+  const helper = at >= 0 ? functionOf(call.getExpression(), sources) : undefined;
+  const slot = helper?.getParameters()[at];
+  if (!helper || !isFunctionLike(helper) || helper === cb || !slot || !Node.isIdentifier(slot.getNameNode())) return undefined;
+  const name = slot.getName();
+  const found = new Set<string | undefined>();
+  for (const c of helper.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+    const callee = unwrap(c.getExpression());
+    if (!Node.isIdentifier(callee) || callee.getText() !== name || declarationOf(callee) !== slot.getNameNode()) continue;
+    const a = c.getArguments()[index];
+    found.add(a ? recordModuleOf(a, sources, depth + 1, accept) : undefined);
+  }
+  return found.size === 1 ? [...found][0] : undefined;
 }
 
 /** A method call on a data client (`pool.query(sql)`, `drive.files.get({ fileId })`, `core.readNamespacedPod({ name })`): its arguments. */

@@ -1,5 +1,5 @@
 import { Node, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression, type SourceFile } from '../morph.js';
-import { baseClassOf, declarationOf, enclosingClass, functionOf, isFunctionLike, valueOfDeclaration, type ClassNode, type FunctionLikeNode } from '../scope.js';
+import { baseClassOf, declarationOf, enclosingClass, functionOf, isFunctionLike, resolveRelativeModule, valueOfDeclaration, type ClassNode, type FunctionLikeNode } from '../scope.js';
 import { propertyName, rawOfKinds, unwrap, wrapNode, type NamedFilter, type ParsedSources } from '../ts-source.js';
 import { escapeRegExp } from '../regex.js';
 import { bundlerNamespaceMembers, calleeName, constString, listElements, literalBoolean, MAKE_API, objectLiteralOf, propertyValue } from './values.js';
@@ -237,10 +237,32 @@ export interface LoopItem {
 
 /** An element of the list as a tool object: an object literal, or `defineTool({ name, … })` (a call given one). */
 function itemObject(el: Node, sources: ParsedSources): ObjectLiteralExpression | undefined {
-  const direct = objectLiteralOf(el, sources);
+  const direct = objectLiteralOf(el, sources) ?? requiredObject(el, sources);
   if (direct) return direct;
   const arg = mapValueObject(el, sources);
   return arg && arg.getProperty('name') ? arg : undefined;
+}
+
+/**
+ * `require('./tools/read')` of a CommonJS module of the package that sets `module.exports = { name, config, handler }`
+ * (an object literal, or a const holding one): that object. A list of such requires is a list of tool objects.
+ */
+function requiredObject(el: Node, sources: ParsedSources): ObjectLiteralExpression | undefined {
+  const u = unwrap(el);
+  if (!Node.isCallExpression(u) || unwrap(u.getExpression()).getText() !== 'require') return undefined;
+  const spec = constString(u.getArguments()[0])?.value;
+  const sf = spec && spec.startsWith('.') ? resolveRelativeModule(sources.rel(u.getSourceFile()), spec, sources) : undefined;
+  if (!sf) return undefined;
+  let obj: ObjectLiteralExpression | undefined;
+  for (const st of sf.getStatements()) {
+    if (!Node.isExpressionStatement(st)) continue;
+    const e = unwrap(st.getExpression());
+    if (!Node.isBinaryExpression(e) || e.getOperatorToken().getKind() !== SyntaxKind.EqualsToken) continue;
+    if (e.getLeft().getText().replace(/\s+/g, '') !== 'module.exports') continue;
+    // The last assignment is what the module exports.
+    obj = objectLiteralOf(e.getRight(), sources);
+  }
+  return obj;
 }
 
 /** The values a module exports as `export const X = …` (what `Object.values(import * as m)` lists). */
@@ -367,7 +389,7 @@ export function loopVariable(nameArg: Node): Node | undefined {
 
 export function loopItems(nameArg: Node, sources: ParsedSources): LoopItem[] | undefined {
   const u = unwrap(nameArg);
-  if (Node.isIdentifier(u)) return keyedItems(u, sources);
+  if (Node.isIdentifier(u)) return keyedItems(u, sources) ?? destructuredItems(u, sources);
   if (!Node.isPropertyAccessExpression(u)) return undefined;
   const holder = unwrap(u.getExpression());
   return Node.isIdentifier(holder) ? loopVariableItems(holder, sources) : undefined;
@@ -572,6 +594,40 @@ function walkedBy(decl: Node | undefined): Node | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * The items a registration named by a name the loop destructures from its variable stands for: `for (const { name,
+ * config, handler } of LIST) server.registerTool(name, config, handler)` (or `LIST.forEach(({ name, … }) => …)`), one
+ * tool per element of LIST when every element is a tool object the source shows (see itemObject: object literals,
+ * consts and imports followed, `require('./tool')` of a module exporting one); the pattern's names read on each.
+ */
+function destructuredItems(id: Node, sources: ParsedSources): LoopItem[] | undefined {
+  if (!Node.isIdentifier(id)) return undefined;
+  const d = declarationOf(id);
+  const element = d?.getParent();
+  if (!element || !Node.isBindingElement(element) || element.getNameNode() !== d) return undefined;
+  const pattern = element.getParent();
+  if (!pattern || !Node.isObjectBindingPattern(pattern)) return undefined;
+  const list = walkedBy(pattern.getParent());
+  if (!list) return undefined;
+  const bindings = new Map<string, string>();
+  for (const b of pattern.getElements()) {
+    const local = b.getNameNode();
+    const prop = b.getPropertyNameNode();
+    const key = prop ? propertyName(prop) : local.getText();
+    if (b.getDotDotDotToken() || !Node.isIdentifier(local) || key === undefined) return undefined;
+    bindings.set(local.getText(), key);
+  }
+  const elements = loopElements(list, sources);
+  if (!elements?.length || elements.length > 500) return undefined;
+  const out: LoopItem[] = [];
+  for (const el of elements) {
+    const obj = itemObject(el, sources);
+    if (!obj) return undefined;
+    out.push({ param: '', obj, bindings });
+  }
+  return out;
 }
 
 /**
