@@ -115,3 +115,33 @@ describe('a package that only hosts Apps is not an App', () => {
     }
   });
 });
+
+describe('a package whose own code links a tool to a ui:// View is an App without the SDK in package.json', () => {
+  const judge = (files: Record<string, string>) => {
+    const dir = mkdtempSync(join(tmpdir(), 'kind-source-'));
+    try {
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', dependencies: { '@modelcontextprotocol/sdk': '1.25.0' } }));
+      for (const [rel, text] of Object.entries(files)) {
+        mkdirSync(join(dir, rel, '..'), { recursive: true });
+        writeFileSync(join(dir, rel), text);
+      }
+      const repo = RepoFacts.gather(dir);
+      return { kind: repo.kind(), why: kindInputs(repo.kind(), { configured: false, repo }) };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  const link = 'const URI = "ui://notes/view.html";\nserver.registerTool("show", { _meta: { ui: { resourceUri: URI } } }, show);\n';
+  it('the server code writes a ui:// URI and the resourceUri key (or the App MIME type): app, named by the file', () => {
+    const got = judge({ 'dist/server.js': link });
+    assert.equal(got.kind, 'app');
+    assert.deepEqual(got.why?.because, [{ by: 'source', file: 'dist/server.js' }]);
+    assert.equal(kindWhyText(got.why!, 'en', code), 'Why App: `dist/server.js` links a tool to a ui:// View.');
+    assert.equal(judge({ 'server.py': 'URI = "ui://notes/view.html"\nMIME = "text/html;profile=mcp-app"\n' }).kind, 'app');
+  });
+  it('a key without a ui:// URI, a ui:// string alone, or a link only in tests, examples or declaration files: server', () => {
+    assert.equal(judge({ 'dist/host.js': 'const uri = tool._meta.ui.resourceUri;\nrender({ resourceUri: uri });\n' }).kind, 'server');
+    assert.equal(judge({ 'dist/docs.js': 'export const HELP = "Views use ui:// URIs";\nconst u = "ui://x";\n' }).kind, 'server');
+    assert.equal(judge({ 'test/app.test.js': link, 'examples/notes/server.js': link, 'dist/types.d.ts': link }).kind, 'server');
+  });
+});

@@ -7,7 +7,8 @@ import type { TargetKind } from './types.js';
 
 /**
  * Why the report judged the target as the kind it did (`inputs.kind`), as data: the configuration, the
- * repository's files (extension.json, the ext-apps dependency, the UI extension in mcp.json), or the served
+ * repository's files (extension.json, the ext-apps dependency, the UI extension in mcp.json, a source file linking a
+ * tool to a `ui://` View), or the served
  * tools that link a `ui://` View, with the `_meta` key each uses (nested `ui.resourceUri`, the deprecated flat
  * `ui/resourceUri`, the old community id). Only for `app` and `extension`: a server needs no reason.
  */
@@ -17,6 +18,7 @@ export type KindReason =
   | { by: 'extension-json' }
   | { by: 'dependency'; name: string }
   | { by: 'mcp-json'; extension: string }
+  | { by: 'source'; file: string }
   | { by: 'served'; tools: { name: string; keys: UiKey[] }[]; more?: number };
 
 export interface KindInputs {
@@ -47,6 +49,7 @@ export function kindInputs(kind: TargetKind, opts: { configured: boolean; repo?:
     const e = repo.appEvidence();
     if (e.dependency) because.push({ by: 'dependency', name: e.dependency });
     if (e.mcpJson) because.push({ by: 'mcp-json', extension: e.mcpJson });
+    if (e.source) because.push({ by: 'source', file: e.source });
   }
   if (opts.session && kind === 'app') {
     const tools = servedAppTools(opts.session);
@@ -74,6 +77,8 @@ export function kindWhyText(k: KindInputs, locale: string, quote: (s: string) =>
         return R('dependency', { name: quote(b.name) });
       case 'mcp-json':
         return R('mcpJson', { extension: quote(b.extension) });
+      case 'source':
+        return R('source', { file: quote(b.file) });
       case 'served':
         return R('served', {
           count: b.tools.length + (b.more ?? 0),

@@ -22,6 +22,8 @@ export type Read<T> =
 export const MAX_TEXT_BYTES = 2 * 1024 * 1024;
 const ALWAYS_SKIPPED = ['**/node_modules/**', '.git/**'];
 const APPS_SDK = '@modelcontextprotocol/ext-apps';
+/** Source that is not the published server: dependencies, examples, docs, development pages. */
+const NOT_PUBLISHED_SOURCE = /(^|\/)(node_modules|examples?|docs?|demos?|playground|stories|storybook|\.storybook|templates?)\//;
 const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 
 export { RootUnreadable } from '../engine/errors.js';
@@ -262,26 +264,56 @@ export class RepoFacts {
     return this.hostsOnly;
   }
 
+  private linkingFile?: string | null;
+
+  /**
+   * The first source file of the package (JavaScript, TypeScript or Python; not a test, a declaration file, an
+   * example, a doc or a dependency) that links a tool to a `ui://` View: it writes a `ui://` URI and, in the same
+   * file, the key that links it (`resourceUri:` as in `_meta: { ui: { resourceUri } }`, the flat `"ui/resourceUri"`)
+   * or the App's MIME type (`text/html;profile=mcp-app`). A package that serves Views this way is an App even when
+   * its package.json does not name the MCP Apps SDK (the SDK bundled into the build, the View built by another
+   * workspace, the registration written against the plain MCP SDK). Read in chunks, once.
+   */
+  appLinkingSource(): string | undefined {
+    if (this.linkingFile !== undefined) return this.linkingFile ?? undefined;
+    this.linkingFile = null;
+    const uri = /["'`]ui:\/\/[\w$-]/;
+    const link = /\bresourceUri["']?\s*:|["'`]ui\/resourceUri["'`]|text\/html;\s*profile=mcp-app/;
+    for (const f of this.files) {
+      if (!(APP_SOURCE.test(f) || f.endsWith('.py')) || /\.d\.[cm]?ts$/.test(f) || isTestPath(f) || NOT_PUBLISHED_SOURCE.test(f)) continue;
+      const r = this.scan(f, [uri, link], MAX_TEXT_BYTES);
+      if (r.ok && r.matched.length === 2) {
+        this.linkingFile = f;
+        break;
+      }
+    }
+    return this.linkingFile ?? undefined;
+  }
+
   /**
    * What in the folder says it publishes an App: the MCP Apps SDK as a dependency (unless the source only hosts
-   * Apps), or the UI extension declared in mcp.json. Read once; `kind()` and the report's reasons share it.
+   * Apps), the UI extension declared in mcp.json, or (without either) a source file that links a tool to a `ui://`
+   * View (appLinkingSource). Read once; `kind()` and the report's reasons share it.
    */
-  appEvidence(): { dependency?: string; mcpJson?: string } {
+  appEvidence(): { dependency?: string; mcpJson?: string; source?: string } {
     const pj = this.object('package.json');
     const deps = pj.ok ? { ...(pj.value.dependencies as object), ...(pj.value.devDependencies as object) } : {};
     const mcp = this.object('mcp.json');
     const exts = mcp.ok ? ((mcp.value.capabilities as Record<string, unknown> | undefined)?.extensions as unknown) : undefined;
-    return {
+    const out = {
       ...(APPS_SDK in deps && !this.hostsAppsOnly() ? { dependency: APPS_SDK } : {}),
       ...(Array.isArray(exts) && exts.includes(UI_EXTENSION) ? { mcpJson: UI_EXTENSION } : {}),
     };
+    if (out.dependency || out.mcpJson || (APPS_SDK in deps && this.hostsAppsOnly())) return out;
+    const source = this.appLinkingSource();
+    return source ? { ...out, source } : out;
   }
 
   /** What kind of object this folder publishes. */
   kind(): TargetKind {
     if (this.has('extension.json')) return 'extension';
     const e = this.appEvidence();
-    return e.dependency || e.mcpJson ? 'app' : 'server';
+    return e.dependency || e.mcpJson || e.source ? 'app' : 'server';
   }
 }
 

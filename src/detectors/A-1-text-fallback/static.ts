@@ -1,4 +1,4 @@
-import { Node, ts, type CallExpression } from '../../facts/morph.js';
+import { Node, ts, type ArrayLiteralExpression, type CallExpression } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { fileNotReadData } from '../../facts/not-read.js';
@@ -60,6 +60,33 @@ function bindingsOf(fn: FunctionLikeNode, call: CallExpression, bound: Bound): B
   return out;
 }
 
+/**
+ * The array literal a `content` is: written in place, or held by a `const` of the same file that nothing changes
+ * afterwards (`const content = [{ type: "text", text }]; return { content, structuredContent }`). A const whose array
+ * is pushed to, spliced, sorted or written by index, or handed to a call (which may change it), is not followed.
+ */
+const MUTATORS = /^(?:push|unshift|splice|pop|shift|fill|copyWithin|reverse|sort)$/;
+function heldArray(n: Node): ArrayLiteralExpression | undefined {
+  if (Node.isArrayLiteralExpression(n)) return n;
+  if (!Node.isIdentifier(n)) return undefined;
+  const d = declarationOf(n);
+  const decl = d?.getParent();
+  if (!d || d.getSourceFile() !== n.getSourceFile() || !Node.isVariableDeclaration(decl) || decl.getNameNode() !== d) return undefined;
+  if (!/^const\b/.test(decl.getParent()?.getText() ?? '')) return undefined;
+  const init = decl.getInitializer();
+  const arr = init && unwrap(init);
+  if (!arr || !Node.isArrayLiteralExpression(arr)) return undefined;
+  const name = d.getText();
+  for (const use of n.getSourceFile().getDescendantsOfKind(ts.SyntaxKind.Identifier)) {
+    if (use === d || use.getText() !== name || declarationOf(use) !== d) continue;
+    const parent = use.getParent();
+    if (Node.isPropertyAccessExpression(parent) && parent.getExpression() === use && MUTATORS.test(parent.getName())) return undefined;
+    if (Node.isElementAccessExpression(parent) && parent.getExpression() === use) return undefined;
+    if (Node.isCallExpression(parent) && parent.getArguments().includes(use)) return undefined;
+  }
+  return arr;
+}
+
 function outcomeOfResult(expr: Node, sources: ParsedSources, depth: number, bound: Bound = NONE): Outcome[] {
   let n = unwrap(expr);
   if (Node.isAwaitExpression(n)) n = unwrap(n.getExpression());
@@ -81,8 +108,8 @@ function outcomeOfResult(expr: Node, sources: ParsedSources, depth: number, boun
   if (!obj) return [{ kind: 'unknown', line }];
   const content = propertyValue(obj, 'content');
   if (!content) return obj.getProperties().some((p) => Node.isSpreadAssignment(p)) ? [{ kind: 'unknown', line }] : [{ kind: 'no-text', why: 'no-content', line, file }];
-  const arr = unwrap(content);
-  if (!Node.isArrayLiteralExpression(arr)) return [{ kind: 'unknown', line }];
+  const arr = heldArray(unwrap(content));
+  if (!arr) return [{ kind: 'unknown', line }];
   const items = arr.getElements();
   if (!items.length) return [{ kind: 'no-text', why: 'empty-content', line, file }];
   let unknown = false;

@@ -28,6 +28,22 @@ describe('A-4 (static): a placeholder names a field as axe-core counts it', () =
   });
 });
 
+describe('A-4 (static): elements made controls by an ARIA role', () => {
+  it('commands and toggles are named by content or aria-*, fields and progress bars only by aria-label, aria-labelledby or title', async () => {
+    const { markupMisses } = await import('./static.js');
+    const page = (body: string) => `<!doctype html><html lang="en"><head><title>t</title></head><body>${body}</body></html>`;
+    assert.deepEqual(markupMisses(page('<div role="button">Play</div><span role="switch" aria-label="Mute"></span><div role="slider" aria-labelledby="l"></div><div role="progressbar" title="Level"></div>')), []);
+    const got = markupMisses(page('<div role="button"><svg></svg></div><div role="slider">50%</div><div role="progressbar"></div><li role="option"></li>'));
+    assert.deepEqual(got.map((m) => m.check), ['aria-command-name', 'aria-input-field-name', 'aria-progressbar-name', 'aria-toggle-field-name']);
+  });
+  it('no check on a role the reading does not know, a native element with a role, a hidden element, or a role given by an expression', async () => {
+    const { componentMarkup, markupMisses } = await import('./static.js');
+    const page = (body: string) => `<!doctype html><html lang="en"><head><title>t</title></head><body>${body}</body></html>`;
+    assert.deepEqual(markupMisses(page('<div role="region"></div><div role="presentation"></div><a role="button" href="#">x</a><button role="switch">On</button><div role="slider" hidden></div>')), []);
+    assert.deepEqual(markupMisses(componentMarkup('<div role={kind}></div>'), '', false, true), []);
+  });
+});
+
 describe('A-4 (static): the markup of Svelte and Vue components', () => {
   const misses = async (text: string) => {
     const { componentMarkup, markupMisses } = await import('./static.js');

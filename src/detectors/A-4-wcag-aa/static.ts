@@ -17,7 +17,9 @@ import { COMPONENT_FILE, componentFiles } from '../support/apps/view-files.js';
  *   image-alt (`<img>` with an `alt`, or a role of presentation/none, or an aria-label),
  *   button-name (a `<button>` with text, or aria-label / aria-labelledby / title),
  *   label (an `<input>`, `<select>` or `<textarea>` with aria-label / aria-labelledby / title, a `<label for>`
- *   naming its id, or inside a `<label>`; hidden, submit, reset, button and image inputs aside).
+ *   naming its id, or inside a `<label>`; hidden, submit, reset, button and image inputs aside),
+ *   aria-command-name, aria-toggle-field-name, aria-input-field-name, aria-progressbar-name (an element made a control
+ *   by its ARIA role: ROLE_CHECKS; in markup, not in JSX).
  * An element hidden from everyone (`hidden`, an inline `display: none` or `visibility: hidden`, itself or an ancestor)
  * is left out, as axe-core leaves it out: an `<input type="file" hidden>` behind a labelled button is no unlabelled
  * field. A hidden panel the View's scripts can show (they name its id and hold a reveal: `hidden` set to anything but
@@ -44,7 +46,33 @@ interface HtmlNode {
   sourceCodeLocation?: { startLine: number } | null;
 }
 
-type Check = 'html-has-lang' | 'document-title' | 'image-alt' | 'button-name' | 'label';
+type Check = 'html-has-lang' | 'document-title' | 'image-alt' | 'button-name' | 'label' | 'aria-command-name' | 'aria-input-field-name' | 'aria-toggle-field-name' | 'aria-progressbar-name';
+
+/**
+ * Elements made controls by an ARIA role (a `<div role="slider">` seek bar, a `<span role="button">` play button):
+ * axe-core's no-render name checks for them. Commands and toggles may be named by their content; fields (a slider, a
+ * spin button, a text box…) and progress bars only by aria-label, aria-labelledby or title. A native element keeps its
+ * own check (a `<button role="switch">` is a button), and a role written as an expression is not known.
+ */
+const ROLE_CHECKS: Record<string, { check: Check; content: boolean }> = {
+  button: { check: 'aria-command-name', content: true },
+  link: { check: 'aria-command-name', content: true },
+  menuitem: { check: 'aria-command-name', content: true },
+  checkbox: { check: 'aria-toggle-field-name', content: true },
+  switch: { check: 'aria-toggle-field-name', content: true },
+  radio: { check: 'aria-toggle-field-name', content: true },
+  menuitemcheckbox: { check: 'aria-toggle-field-name', content: true },
+  menuitemradio: { check: 'aria-toggle-field-name', content: true },
+  option: { check: 'aria-toggle-field-name', content: true },
+  slider: { check: 'aria-input-field-name', content: false },
+  spinbutton: { check: 'aria-input-field-name', content: false },
+  combobox: { check: 'aria-input-field-name', content: false },
+  listbox: { check: 'aria-input-field-name', content: false },
+  searchbox: { check: 'aria-input-field-name', content: false },
+  textbox: { check: 'aria-input-field-name', content: false },
+  progressbar: { check: 'aria-progressbar-name', content: false },
+};
+const NATIVE = new Set(['button', 'input', 'select', 'textarea', 'a', 'img', 'label', 'option', 'summary', 'details', 'audio', 'video']);
 interface Miss {
   check: Check;
   element: string;
@@ -151,7 +179,7 @@ export function markupMisses(html: string, scripts = '', partial = false, compon
     if (n.nodeName !== 'html' && n.nodeName !== 'body' && !n.nodeName.startsWith('#') && hiddenHtml(n) && !revealable(n, scripts)) return walkHidden(n);
     if (n.nodeName === 'title' && textOf(n).trim()) title = true;
     if (n.nodeName === 'label' && attr(n, 'for')) labelled.add(attr(n, 'for')!);
-    if (['img', 'button', 'input', 'select', 'textarea'].includes(n.nodeName)) all.push({ n, inLabel });
+    if (['img', 'button', 'input', 'select', 'textarea'].includes(n.nodeName) || (!NATIVE.has(n.nodeName) && attr(n, 'role') !== undefined)) all.push({ n, inLabel });
     for (const c of n.childNodes ?? []) walk(c, inLabel || n.nodeName === 'label');
     if (n.content) walk(n.content, inLabel);
   };
@@ -171,6 +199,12 @@ export function markupMisses(html: string, scripts = '', partial = false, compon
     if (gapAttr(n)) continue;
     if (n.nodeName === 'img' && attr(n, 'alt') === undefined && !/^(presentation|none)$/.test(attr(n, 'role') ?? '') && !named(n)) out.push({ check: 'image-alt', element: '<img>', line: line(n) });
     if (n.nodeName === 'button' && !textOf(n).trim() && !named(n) && !filledByScript(n, scripts, BUTTON_FILL)) out.push({ check: 'button-name', element: '<button>', line: line(n) });
+    const role = NATIVE.has(n.nodeName) ? undefined : ROLE_CHECKS[(attr(n, 'role') ?? '').trim().toLowerCase()];
+    if (role) {
+      const fromContent = role.content && !!textOf(n).trim();
+      if (!fromContent && !named(n) && !filledByScript(n, scripts, role.content ? BUTTON_FILL : FIELD_FILL)) out.push({ check: role.check, element: `<${n.nodeName} role="${attr(n, 'role')!.trim()}">`, line: line(n) });
+      continue;
+    }
     if (['input', 'select', 'textarea'].includes(n.nodeName)) {
       if (n.nodeName === 'input' && UNLABELLED_INPUT_TYPES.has((attr(n, 'type') ?? 'text').toLowerCase())) continue;
       if (component && (attr(n, 'type') ?? '').includes('{')) continue; // a type given by an expression may be hidden

@@ -4,9 +4,9 @@ import { parse } from 'parse5';
 import { Node, Project, SyntaxKind, ts, type CallExpression, type ForOfStatement, type Identifier, type SourceFile, type TemplateExpression } from '../../../facts/morph.js';
 import { noteSourceRead } from '../../../facts/not-read.js';
 import type { RepoFacts } from '../../../facts/repo.js';
-import { declarationOf, functionOf, importOf, initializerOf, valueOfDeclaration, type FunctionLikeNode } from '../../../facts/scope.js';
+import { declarationOf, functionOf, importOf, initializerOf, rawDeclarationOf, valueOfDeclaration, type FunctionLikeNode } from '../../../facts/scope.js';
 import { constString, returnedExpressions } from '../../../facts/server-model.js';
-import { parsedSources, positionOf, rawOfKinds, unwrap, wrapNode, type ParsedSources } from '../../../facts/ts-source.js';
+import { namedFilter, parsedSources, positionOf, rawOfKinds, unwrap, wrapNode, type ParsedSources } from '../../../facts/ts-source.js';
 import { MAX_BUNDLE_BYTES } from './apps-support.js';
 import { inlineScripts, ownCalls, type ViewCode } from './app-source.js';
 
@@ -653,31 +653,56 @@ const startsUiUri = (cn: ts.Node): boolean =>
   ((ts.isStringLiteral(cn) || ts.isNoSubstitutionTemplateLiteral(cn)) && cn.text.startsWith('ui://')) || (ts.isTemplateExpression(cn) && cn.head.text.startsWith('ui://'));
 
 /**
- * Views held in a table of the server's own code: an object literal with a property whose value is a `ui://` URI
- * (`{ uri: 'ui://widget/run.html', mimeType, html: RUN_HTML }`, an entry of a map a resources/read handler looks the
- * requested URI up in) and another property whose value is an HTML document (a literal, a const holding one, a
- * template assembled from package files: viewsOf). The URI and the document side by side are the View served under
- * that URI, whatever registers it. The `ui://` strings are found once per file (the index of ts-source), never by a walk
- * per registration.
+ * Views held in a table of the server's own code: a `ui://` URI set side by side with an HTML document (a literal, a
+ * const holding one, a template assembled from package files, a package file the code reads: viewsOf) — an object
+ * literal with a property whose value is the URI and another whose value is the document (`{ uri: 'ui://widget/run.html',
+ * mimeType, html: RUN_HTML }`, an entry of a map a resources/read handler looks the requested URI up in), an object
+ * keyed by the URI (`{ [RUN_URI]: html }`, `{ 'ui://widget/run.html': html }`), or a `[uri, document]` pair (an entry of
+ * `new Map([[RUN_URI, readFileSync(…)]])` built at start, of `Object.fromEntries`). The URI may be written there or be
+ * a const of the same file holding it (`const RUN_URI = 'ui://…'`). The URI and the document side by side are the View
+ * served under that URI, whatever registers it. The `ui://` strings and the uses of such consts are found once per file
+ * (the index of ts-source), never by a walk per registration.
  */
 function tableViews(repo: RepoFacts, sources: ParsedSources): EmbeddedView[] {
   const out: EmbeddedView[] = [];
   const seen = new Set<ts.Node>();
+  // A URI, a mimeType, a name, a number or a flag is no document: only what may hold text is followed.
+  const mayHoldText = (init: ts.Expression): boolean =>
+    (ts.isIdentifier(init) || ts.isStringLiteral(init) || ts.isNoSubstitutionTemplateLiteral(init) || ts.isTemplateExpression(init) || ts.isCallExpression(init) || ts.isBinaryExpression(init) || ts.isPropertyAccessExpression(init) || ts.isAwaitExpression(init)) &&
+    !((ts.isStringLiteral(init) || ts.isNoSubstitutionTemplateLiteral(init)) && !isHtmlDocument(init.text));
+  /** The expressions set beside a node standing for a `ui://` URI (see above). */
+  const besideUri = (u: ts.Node): ts.Expression[] => {
+    const parent = u.parent;
+    if (!parent) return [];
+    // { uri: 'ui://…', html: … }
+    if (ts.isPropertyAssignment(parent) && parent.initializer === u) {
+      const obj = parent.parent;
+      if (!ts.isObjectLiteralExpression(obj) || seen.has(obj)) return [];
+      seen.add(obj);
+      return obj.properties.filter((p): p is ts.PropertyAssignment => p !== parent && ts.isPropertyAssignment(p)).map((p) => p.initializer);
+    }
+    // { 'ui://…': html }
+    if (ts.isPropertyAssignment(parent) && parent.name === u) return [parent.initializer];
+    // { [RUN_URI]: html }
+    if (ts.isComputedPropertyName(parent) && parent.expression === u && ts.isPropertyAssignment(parent.parent)) return [parent.parent.initializer];
+    // [RUN_URI, html]: a pair, as a Map's entries are written
+    if (ts.isArrayLiteralExpression(parent) && parent.elements.length === 2 && parent.elements[0] === u) return [parent.elements[1]!];
+    return [];
+  };
   for (const [file, sf] of sources.files) {
     if (file.startsWith('node_modules/')) continue;
     for (const uri of rawOfKinds(sf, [SyntaxKind.StringLiteral, SyntaxKind.NoSubstitutionTemplateLiteral, SyntaxKind.TemplateExpression], startsUiUri)) {
-      const prop = uri.parent;
-      const obj = prop && ts.isPropertyAssignment(prop) && prop.initializer === uri ? prop.parent : undefined;
-      if (!obj || !ts.isObjectLiteralExpression(obj) || seen.has(obj)) continue;
-      seen.add(obj);
-      for (const p of obj.properties) {
-        if (p === prop || !ts.isPropertyAssignment(p)) continue;
-        const init = p.initializer;
-        // A URI, a mimeType, a name, a number or a flag is no document: only what may hold text is followed.
-        if (!(ts.isIdentifier(init) || ts.isStringLiteral(init) || ts.isNoSubstitutionTemplateLiteral(init) || ts.isTemplateExpression(init) || ts.isCallExpression(init) || ts.isBinaryExpression(init) || ts.isPropertyAccessExpression(init))) continue;
-        if ((ts.isStringLiteral(init) || ts.isNoSubstitutionTemplateLiteral(init)) && !isHtmlDocument(init.text)) continue;
-        out.push(...viewsOf(wrapNode(sf, init), file, repo, sources));
+      const holders: ts.Node[] = [uri];
+      // A variable holding the URI (const RUN_URI = 'ui://…', or a bundle's `var`), never assigned again: its uses in
+      // the same file stand for it.
+      const decl = uri.parent;
+      if (decl && ts.isVariableDeclaration(decl) && decl.initializer === uri && ts.isIdentifier(decl.name)) {
+        const id = decl.name;
+        const uses = rawOfKinds(sf, [SyntaxKind.Identifier], namedFilter([id.text], (cn) => cn !== id && ts.isIdentifier(cn) && cn.text === id.text && rawDeclarationOf(cn as ts.Identifier) === id));
+        const assigned = uses.some((use) => ts.isBinaryExpression(use.parent) && use.parent.left === use && use.parent.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && use.parent.operatorToken.kind <= ts.SyntaxKind.LastAssignment);
+        if (!assigned) holders.push(...uses);
       }
+      for (const h of holders) for (const init of besideUri(h)) if (mayHoldText(init)) out.push(...viewsOf(wrapNode(sf, init), file, repo, sources));
     }
   }
   return out;
