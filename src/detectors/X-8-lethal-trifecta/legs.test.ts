@@ -279,5 +279,25 @@ describe('X-8 classification rules (legs.ts)', () => {
     // An assistant's own "chat" is no chat service; a list of channels holds no one's messages.
     assert.deepEqual(legs({ name: 'get_updates', description: 'Updates of the local package index.', properties: [], context: 'ai-chat-mcp' }), []);
     assert.ok(!rules({ name: 'list_channels', properties: ['limit'], context: 'discord-bot-mcp' }).includes('reads-chat-messages'));
+    // A CI service named in passing, or a package calling itself "-ci-", is no CI service the tool reads.
+    assert.deepEqual(legs({ name: 'get_failing_tests', description: 'Runs vitest locally and lists the failing tests, so you can fix them before CI does.', properties: ['pattern'], context: 'vitest-dev-mcp' }), []);
+    assert.deepEqual(legs({ name: 'list_commits', description: 'Commits of the local clone not yet pushed to GitHub.', properties: ['path', 'limit'], context: 'git-local-mcp' }), []);
+    assert.deepEqual(legs({ name: 'get_test_coverage', properties: [], context: 'jest-ci-mcp' }), []);
+    assert.deepEqual(legs({ name: 'get_job_test_results', description: 'Test results of a GitHub Actions job.', properties: ['job_id'] }), ['private', 'untrusted']);
+  });
+  it('reads a message sent to the operator\'s configured destination as no outbound channel', () => {
+    // The schema takes the text and nothing that says where it goes: the chat, channel or address is configured.
+    assert.deepEqual(legs({ name: 'send_message', description: 'Send a message to your Telegram chat', properties: ['text'], context: 'telegram-notify-mcp' }), []);
+    assert.deepEqual(legs({ name: 'notify', description: 'Sends a notification to the configured Slack channel.', properties: ['message', 'level'] }), []);
+    assert.deepEqual(legs({ name: 'send_email', properties: ['subject', 'body'] }), []);
+    // Any destination argument, a URL-typed one, a public post, or an unread schema keeps the send outbound.
+    assert.deepEqual(legs({ name: 'send_message', properties: ['chat_id', 'text'] }), ['outbound']);
+    assert.deepEqual(legs({ name: 'send_message', properties: ['text', 'reply_to_message_id'] }), ['outbound']);
+    assert.deepEqual(legs({ name: 'send_notification', properties: ['topic', 'message'] }), ['outbound']);
+    assert.deepEqual(legs({ name: 'send_email', properties: ['to', 'subject', 'body'] }), ['outbound']);
+    assert.ok(legs({ name: 'send_link', properties: ['link', 'caption'], urlArgs: ['link'] }).includes('outbound'));
+    assert.deepEqual(legs({ name: 'send_tweet', properties: ['text'] }), ['outbound']);
+    assert.deepEqual(legs({ name: 'post_message', properties: ['text'] }), ['outbound']);
+    assert.deepEqual(legs({ name: 'send_message', properties: [] }), ['outbound']);
   });
 });

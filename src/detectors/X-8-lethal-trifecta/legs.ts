@@ -45,6 +45,8 @@ export interface LegRule {
   notFileInput?: boolean;
   /** The rule does not hold for a lookup that filters a collection by an address (`findJobsWithScmUrl`: see filtersByAddress). */
   notFilter?: boolean;
+  /** The rule does not hold for a message sent to the operator's configured destination (see toFixedDestination). */
+  notFixedDestination?: boolean;
   /** A further condition read over the whole tool view (its schema facts included). */
   holds?: (t: ToolView, words: readonly string[]) => boolean;
 }
@@ -246,6 +248,14 @@ const namesCiLog = (_t: ToolView, words: readonly string[]): boolean => words.so
  * as its logs are (`getBuildChangeSets`, `get_job_test_results`, `getFlakyFailures`). Only on a CI service or a forge that
  * runs pipelines: a local test runner's `get_test_failures` reads the user's own run.
  */
+/**
+ * For those records, the CI service must be named by the tool or the server (its name, package, API host), or by a
+ * product name in its prose: not the bare word "CI" ("fix them before CI does") or a forge named in passing ("commits
+ * not yet pushed to GitHub"), nor a package that calls itself `…-ci-…` (`jest-ci-mcp` runs jest where it is started).
+ * A local test runner or a local clone reads the user's own run and commits.
+ */
+const CI_SERVICES = CI_PRODUCTS.filter((p) => !['ci', 'cicd', 'azure'].includes(p));
+const CI_SERVICE_PROSE = /\b(?:Jenkins|CircleCI|Buildkite|Travis\s+CI|TeamCity|Woodpecker|Argo\s*CD|Tekton|Spinnaker|GitLab\s+CI(?:\/CD)?|GitHub\s+Actions|Bitbucket\s+Pipelines|Azure\s+(?:DevOps|Pipelines))\b/;
 const CI_CONTRIBUTED = ['change', 'changeset', 'changesets', 'changes', 'commits', 'test', 'tests', 'failure', 'failures', 'flaky'];
 const namesCiContributed = (_t: ToolView, words: readonly string[]): boolean => words.some((w) => CI_CONTRIBUTED.includes(w));
 
@@ -320,6 +330,34 @@ function sendsAddressedMessage(t: ToolView, words: readonly string[]): boolean {
 }
 
 /**
+ * A message sent where the operator's configuration says (a bot's chat id, a channel, a mail address or a phone number
+ * set in the environment): the served schema is read, it takes the message (a body argument) and nothing that names
+ * where it goes (no recipient, chat, channel, room, user, address, number, topic, id or URL argument, no URL-typed
+ * argument). What the call chooses is the text, not who reads it: the operator's own chat is no open outbound
+ * channel. Only for direct sends (`send_message`, `notify`, `send_email`, `sms`): a post, tweet or publication
+ * (`post_status({ text })`, `send_tweet`) goes to a public audience whatever the arguments, and stays outbound.
+ */
+const DIRECT_SEND_VERBS = ['send', 'notify', 'message', 'dm', 'sms', 'email', 'mail', 'ping'];
+const DESTINATION_WORDS = [
+  'to', 'recipient', 'recipients', 'chat', 'chats', 'channel', 'channels', 'room', 'rooms', 'thread', 'threads', 'conversation', 'conversations',
+  'user', 'users', 'username', 'usernames', 'member', 'members', 'email', 'emails', 'address', 'addresses', 'phone', 'number', 'numbers', 'peer',
+  'peers', 'contact', 'contacts', 'group', 'groups', 'target', 'targets', 'destination', 'destinations', 'webhook', 'webhooks', 'url', 'urls', 'uri',
+  'endpoint', 'host', 'cc', 'bcc', 'dm', 'guild', 'team', 'teams', 'space', 'spaces', 'topic', 'topics', 'stream', 'queue', 'device', 'devices',
+  'token', 'tokens', 'handle', 'account', 'id', 'ids', 'jid', 'server', 'link', 'links', 'href',
+];
+/** What a message names when it is public: a post, a tweet, a status. */
+const PUBLIC_MESSAGES = ['post', 'posts', 'tweet', 'tweets', 'status', 'statuses', 'toot', 'toots', 'cast', 'casts', 'story', 'stories', 'comment', 'comments', 'review', 'reviews', 'article', 'articles', 'release', 'releases', 'issue', 'issues', 'page', 'pages', 'feed', 'blog', 'gist', 'broadcast', 'announcement', 'announcements', 'public'];
+function toFixedDestination(t: ToolView, words: readonly string[]): boolean {
+  const props = (t.properties ?? []).map(normProp);
+  if (!props.some((p) => MESSAGE_BODIES.includes(p))) return false;
+  if ((t.urlArgs ?? []).length > 0) return false;
+  if (props.some((p) => p.split('_').some((w) => DESTINATION_WORDS.includes(w)))) return false;
+  if (words.some((w) => PUBLIC_MESSAGES.includes(w))) return false;
+  const verb = verbOf(words).verb;
+  return verb !== undefined && DIRECT_SEND_VERBS.includes(verb);
+}
+
+/**
  * A lookup that filters a collection by an address: a find, search or list verb, then `with` or `by` before the
  * address word (`findJobsWithScmUrl`, `search_projects_by_url`). The address selects records the service holds; the
  * tool fetches nothing from it. A fetch or get names what it reads (`get_page_by_url` may load it), so only the
@@ -356,7 +394,7 @@ export const LEG_RULES: readonly LegRule[] = [
   { id: 'reads-own-account', legs: ['private'], name: { verbs: READ, objects: OWN_ACCOUNT } },
   { id: 'reads-account-usage', legs: ['private'], name: { verbs: READ, objects: ACCOUNT_DATA }, text: ACCOUNT_CONTEXT },
   { id: 'uploads-local-files', legs: ['private', 'outbound'], name: { verbs: ['upload', 'attach', 'share', 'send', 'email', 'mail'], objects: FILES } },
-  { id: 'sends', legs: ['outbound'], name: { verbs: SEND } },
+  { id: 'sends', legs: ['outbound'], name: { verbs: SEND }, notFixedDestination: true },
   { id: 'creates-public-content', legs: ['outbound'], name: { verbs: ['create', 'add', 'open', 'write', 'update', 'edit', 'comment', 'make', 'new', 'put', 'append', 'insert', 'save'], objects: PUBLIC_CONTENT } },
   { id: 'http-request', legs: ['outbound', 'untrusted'], name: { verbs: ['make', 'send', 'call', 'execute', 'run', 'invoke'], objects: ['http', 'api', 'endpoint', 'webhook'] } },
   // "Request" alone is not always an HTTP one: a request handed to the server's own tools, or read from a local file
@@ -366,7 +404,7 @@ export const LEG_RULES: readonly LegRule[] = [
   // Pipelines, monitoring, payments and forges: the records of API wrappers (see PIPELINE_PRODUCTS … FORGE_PRODUCTS).
   { id: 'reads-ci-log', legs: ['private', 'untrusted'], name: { verbs: READ }, holds: namesCiLog, product: CI_PRODUCTS, prose: CI_PROSE, notWords: NOT_ACCOUNT_LOGS.filter((w) => w !== 'console') },
   { id: 'reads-observed-records', legs: ['private', 'untrusted'], name: { verbs: READ, objects: OBSERVED_RECORDS }, product: PIPELINE_PRODUCTS, prose: PIPELINE_PROSE, notWords: NOT_ACCOUNT_LOGS },
-  { id: 'reads-ci-contributed-records', legs: ['private', 'untrusted'], name: { verbs: READ }, holds: namesCiContributed, product: CI_PRODUCTS, prose: CI_PROSE, notWords: NOT_ACCOUNT_LOGS },
+  { id: 'reads-ci-contributed-records', legs: ['private', 'untrusted'], name: { verbs: READ }, holds: namesCiContributed, product: CI_SERVICES, prose: CI_SERVICE_PROSE, notWords: NOT_ACCOUNT_LOGS },
   { id: 'reads-chat-messages', legs: ['private', 'untrusted'], name: { verbs: READ, objects: CHAT_RECORDS }, product: NAMED_CHAT_PRODUCTS, prose: NAMED_CHAT_PROSE },
   { id: 'reads-payment-records', legs: ['private'], name: { verbs: READ, objects: PAYMENT_RECORDS }, product: PAYMENT_PRODUCTS, prose: PAYMENT_PROSE },
   { id: 'reads-forge-content', legs: ['private', 'untrusted'], name: { verbs: READ, objects: FORGE_RECORDS }, product: FORGE_PRODUCTS, prose: FORGE_PROSE, holds: onHostedProject },
@@ -420,9 +458,10 @@ export const LEG_RULES: readonly LegRule[] = [
     id: 'describes-sending',
     legs: ['outbound'],
     text: /\b(?:sends?|posts?|publish(?:es)?|forwards?|uploads?)\s+(?:an?\s+|the\s+|new\s+)?(?:e-?mails?|messages?|sms|texts?|notifications?|comments?|tweets?|webhooks?|replies|files?\s+to)\b/i,
+    notFixedDestination: true,
   },
   { id: 'describes-request-to-url', legs: ['outbound', 'untrusted'], text: /\b(?:HTTP\s+)?requests?\s+to\s+(?:any|an?\s+arbitrary|the\s+given|a\s+given|the\s+specified|the\s+provided)\s+(?:URL|endpoint|address)\b/i },
-  { id: 'decrit-envoi', legs: ['outbound'], text: /(?<!\p{L})(?:envoie|publie|poste|transfère)\s+(?:un|une|des|le|la|les)\s+(?:e-?mails?|courriels?|messages?|sms|commentaires?|notifications?)(?!\p{L})/iu },
+  { id: 'decrit-envoi', legs: ['outbound'], notFixedDestination: true, text: /(?<!\p{L})(?:envoie|publie|poste|transfère)\s+(?:un|une|des|le|la|les)\s+(?:e-?mails?|courriels?|messages?|sms|commentaires?|notifications?)(?!\p{L})/iu },
 ];
 
 /** What the classifier reads of a tool: the served definition, or the same fields read from the source. */
@@ -502,6 +541,7 @@ function ruleMatches(r: LegRule, t: ToolView, words: string[], verb: { verb?: st
   if (r.notText && [t.title, t.description].some((s) => typeof s === 'string' && r.notText!.test(s)) && ![t.title, t.description].some((s) => typeof s === 'string' && HTTP_SENSE.test(s))) return false;
   if (r.notFileInput && requestFromFile(t)) return false;
   if (r.notFilter && filtersByAddress(words)) return false;
+  if (r.notFixedDestination && toFixedDestination(t, words)) return false;
   if (r.name && !nameMatches(r.name, t, words, verb)) return false;
   if (r.product && !productOf(t, words, r.product, r.prose)) return false;
   if (r.properties) {

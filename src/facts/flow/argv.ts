@@ -26,7 +26,8 @@ const SAFE_MODE = '-safe';
  * Where the client's values sit in an array literal (see Taint.argv), given the taint of each element: a value
  * after a `--` element, glued after fixed text (`--namespace=${ns}`, `ref:${x}`; not `--${x}`),
  * or right after a fixed option (`-m`, `--message`: its value, which the program does not read as an option) is
- * 'safe'; after a code flag ('-c', '-e'…) it is 'code'; anywhere else 'option'. A spread of a tainted array keeps
+ * 'safe'; after a code flag ('-c', '-e'…) it is 'code', except after sqlite3's `-cmd` in safe mode (`-safe`) or glued
+ * after a fixed dot-command name that starts no program (see afterFixedDotCommand); anywhere else 'option'. A spread of a tainted array keeps
  * that array's position unless a `--` comes before it.
  */
 export function arrayArgv(arr: Node, taintOf: (e: Node) => Taint | undefined): { argv?: ArgvPosition; runtime: boolean } {
@@ -49,7 +50,8 @@ function elementsArgv(els: Node[], taintOf: (e: Node) => Taint | undefined): { a
       if (t.codeFile) positions.push('code');
       else if (endOfOptions || t.resolved || t.codeDir || t.validated) positions.push('safe');
       else if (spread) positions.push(t.argv);
-      else if (prev !== undefined && CODE_FLAGS.has(prev)) positions.push(prev === '-cmd' && safeMode ? 'safe' : 'code');
+      else if (prev === '-cmd') positions.push(safeMode || afterFixedDotCommand(el) ? 'safe' : 'code');
+      else if (prev !== undefined && CODE_FLAGS.has(prev)) positions.push('code');
       else if (prev !== undefined && /^-{1,2}[A-Za-z][\w-]*$/.test(prev)) positions.push('safe');
       else positions.push(gluedAfterText(el) ? 'safe' : 'option');
     } else if (lit === '--' || lit === '--end-of-options') endOfOptions = true;
@@ -57,6 +59,31 @@ function elementsArgv(els: Node[], taintOf: (e: Node) => Taint | undefined): { a
     prev = lit;
   }
   return { argv: positions.length ? worstArgv(positions) : 'safe', runtime };
+}
+
+/**
+ * sqlite3's dot-commands that start a program or load code: `.shell` and `.system` run their arguments, `.import`,
+ * `.output`, `.once` and `.read` open a pipe to a program when their file begins with `|`, `.load` loads a shared
+ * library. The shell takes any unambiguous prefix of a command name (`.sys`), so a name written as a prefix of one of
+ * these counts as one.
+ */
+const PROGRAM_DOT_COMMANDS = ['shell', 'system', 'import', 'output', 'once', 'read', 'load'];
+
+/**
+ * The value of sqlite3's `-cmd` glued after a fixed dot-command name and a space (`.mode ${mode}`,
+ * `.separator "${sep}"`): one `-cmd` string is one dot-command line, whose name the fixed text sets; the value is
+ * only that command's arguments and cannot start another (`.shell`). Not when the fixed command is one that starts a
+ * program or loads code itself (PROGRAM_DOT_COMMANDS), nor when the fixed text is not a dot-command (`${line}`,
+ * `.${name} …`, SQL text).
+ */
+function afterFixedDotCommand(el: Node): boolean {
+  const pieces = piecesOf(unwrap(el));
+  const head = pieces?.[0];
+  if (!head || !('text' in head)) return false;
+  const m = /^\.([A-Za-z]+)\s/.exec(head.text);
+  if (!m) return false;
+  const name = m[1]!.toLowerCase();
+  return !PROGRAM_DOT_COMMANDS.some((c) => c.startsWith(name));
 }
 
 /**
