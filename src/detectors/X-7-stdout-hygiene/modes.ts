@@ -340,8 +340,10 @@ export function neverRunsOnStdio(node: Node, ctx: ModeContext, depth = 0): boole
   // A bundled module runs where the bundle requires it (`require_browser()` of an esbuild `__commonJS` wrapper).
   if (sites.length === 0) sites = moduleLoads(fn);
   // A function called at once (`(function (module, exports) { … })(m, m.exports)`, rollup's CommonJS wrapper).
+  // (also written `(function (…) { … } (m, m.exports))`).
   const p0 = fn.getParent();
-  if (sites.length === 0 && p0 && Node.isParenthesizedExpression(p0) && Node.isCallExpression(p0.getParent()) && (p0.getParent() as Node & { getExpression(): Node }).getExpression() === p0) sites = [p0.getParent()!];
+  const iife = p0 && Node.isParenthesizedExpression(p0) ? p0.getParent() : p0;
+  if (sites.length === 0 && iife && Node.isCallExpression(iife) && iife.getExpression() === (p0 && Node.isParenthesizedExpression(p0) ? p0 : fn)) sites = [iife];
   // A function of no call seen here (handed on as a value: `exports.log = log`) exists only once the code around it
   // ran: it never runs where that code never does (a function declared in a module that stdio never loads).
   if (sites.length === 0 && fn.getParent() && fn.getFirstAncestor((a) => isFunctionLike(a)) && !(Node.isCallExpression(fn.getParent()!) || Node.isNewExpression(fn.getParent()!) || Node.isPropertyAssignment(fn.getParent()!) || Node.isMethodDeclaration(fn))) {

@@ -1187,7 +1187,8 @@ function isFunctionValue(v: Node): boolean {
  * Whether the receiver `r` of the chain's operand and the receiver `s` of a definition (at the top of `body`) are one
  * object: the same binding (or the same undeclared `exports` of one file), or a CommonJS exports object that the
  * defining module assigns from a call of the module holding the chain (`exports = module.exports = require_debug()`,
- * esbuild's `var require_debug = __commonJS({ … })` around the chain).
+ * esbuild's `var require_debug = __commonJS({ … })` or rollup's `function requireDebug () { … }` around the chain, webpack's
+ * module path).
  */
 function sameObject(r: Node, s: Node, chain: Node, body: Node): boolean {
   if (r.getText() !== s.getText() && !(EXPORTS_OBJECT.test(r.getText()) && EXPORTS_OBJECT.test(s.getText()))) return false;
@@ -1208,7 +1209,8 @@ function sameObject(r: Node, s: Node, chain: Node, body: Node): boolean {
     if (!toExports || !Node.isCallExpression(e)) continue;
     const callee = unwrap(e.getExpression());
     const d = Node.isIdentifier(callee) ? declarationOf(callee)?.getParent() : undefined;
-    const init = d && Node.isVariableDeclaration(d) ? d.getInitializer() : undefined;
+    // esbuild's `var require_debug = __commonJS({ … })`, rollup's `function requireDebug () { … }`.
+    const init = d && Node.isVariableDeclaration(d) ? d.getInitializer() : d && Node.isFunctionDeclaration(d) ? d : undefined;
     if (init && init.getStart() <= chain.getStart() && chain.getEnd() <= init.getEnd()) return true;
     // webpack: `__webpack_require__("./node_modules/debug/src/debug.js")`, the key of the module table entry holding the chain.
     const arg = e.getArguments().length === 1 ? unwrap(e.getArguments()[0]!) : undefined;
