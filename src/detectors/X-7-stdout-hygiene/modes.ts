@@ -28,6 +28,11 @@ import { inRegions, libraryRegions } from '../../facts/bundle-regions.js';
  *   - the handler of a command-line subcommand other than the server's: a yargs command module (`{ command: 'init',
  *     handler }`) or a commander command (`.command('init').action(fn)`) whose name is not the default (`$0`, `*`) or a
  *     serving word (`serve`, `start`, `stdio`…) and whose handler does not start stdio;
+ *   - a branch that runs only outside a Node server process (`typeof process === 'undefined'`, `process.type ===
+ *     'renderer'`, `process.browser`, `typeof window !== 'undefined'`), and a bundled module loaded only there (debug's
+ *     `browser.js`, which its `index.js` requires under that test): an esbuild `__commonJS` module runs where its
+ *     `require_x()` is called, a webpack module where its path is required, and a function that nothing calls by name
+ *     (`exports.log = log`) exists only once the code around it has run;
  *   - the bundled code of a command-line parser (yargs, commander, cac, meow…: an esbuild module region under
  *     `node_modules/<parser>/`), which prints only the help, version and usage-error texts a command line asks for;
  *
@@ -137,6 +142,9 @@ export function neverStdio(cond: Node, branch: Branch, depth = 0, self?: Node): 
     const eq = op === SyntaxKind.EqualsEqualsEqualsToken || op === SyntaxKind.EqualsEqualsToken;
     const ne = op === SyntaxKind.ExclamationEqualsEqualsToken || op === SyntaxKind.ExclamationEqualsToken;
     if (eq || ne) {
+      // Outside a Node process: where `typeof process === 'undefined'` or `process.type === 'renderer'` holds.
+      const away = notNode(l, r) ?? notNode(r, l);
+      if (away !== undefined) return branch === (away === eq ? 'then' : 'else');
       // `process.stdout.isTTY === true` holds on a terminal only; `=== false` / `=== undefined` where stdio serves.
       const tty = readsTerminal(l) ? r : readsTerminal(r) ? l : undefined;
       if (tty) {
@@ -172,6 +180,8 @@ export function neverStdio(cond: Node, branch: Branch, depth = 0, self?: Node): 
     return false;
   }
   if (readsTerminal(c)) return branch === 'then';
+  // `process.browser`, `process.__nwjs`: set by a browser shim or NW.js, never in the node that serves stdio.
+  if (/^process\.(?:browser|__nwjs)$/.test(c.getText().replace(/\s+/g, ''))) return branch === 'then';
   // A flag read as a value: `argv['list-tools']`, `options.help`, `process.env.ENABLE_UNSAFE_SSE_TRANSPORT`.
   const name = operandName(c);
   if (name !== undefined && AMBIGUOUS_FLAG.test(name)) return branch === 'then' && !!self && stopsWithoutServing(self);
@@ -179,6 +189,25 @@ export function neverStdio(cond: Node, branch: Branch, depth = 0, self?: Node): 
   // A const or a class field holding a condition: `const useHttp = transport === 'http'`, `this.shouldLog`.
   const held = heldCondition(c);
   return held ? neverStdio(held, branch, depth + 1, self) : false;
+}
+
+/**
+ * A comparison whose holding says the code runs outside a Node server process (a browser, an Electron renderer, a
+ * browser shim): `typeof process === 'undefined'` (true), `typeof window === 'undefined'` / `typeof document` (false:
+ * they are defined only there), `process.type === 'renderer'`, `process.browser === true` (true). Undefined when the
+ * comparison is none of these. `a` is the operand read, `b` the literal.
+ */
+function notNode(a: Node, b: Node): boolean | undefined {
+  const u = unwrap(a);
+  const lit = constString(b)?.value ?? (unwrap(b).getText() === 'true' ? 'true' : undefined);
+  if (lit === undefined) return undefined;
+  if (Node.isTypeOfExpression(u) && lit === 'undefined') {
+    const of = unwrap(u.getExpression()).getText();
+    return of === 'process' ? true : /^(?:window|document)$/.test(of) ? false : undefined;
+  }
+  const t = u.getText().replace(/\s+/g, '');
+  if ((t === 'process.type' && lit === 'renderer') || (t === 'process.browser' && lit === 'true')) return true;
+  return undefined;
 }
 
 /** The condition a const or a class field holds, if the operand is one. */
@@ -308,6 +337,18 @@ export function neverRunsOnStdio(node: Node, ctx: ModeContext, depth = 0): boole
   if (!fn) return false;
   if (otherSubcommand(fn)) return true;
   let sites = callSitesOf(fn, ctx.files, ctx.sources);
+  // A bundled module runs where the bundle requires it (`require_browser()` of an esbuild `__commonJS` wrapper).
+  if (sites.length === 0) sites = moduleLoads(fn);
+  // A function called at once (`(function (module, exports) { … })(m, m.exports)`, rollup's CommonJS wrapper).
+  // (also written `(function (…) { … } (m, m.exports))`).
+  const p0 = fn.getParent();
+  const iife = p0 && Node.isParenthesizedExpression(p0) ? p0.getParent() : p0;
+  if (sites.length === 0 && iife && Node.isCallExpression(iife) && iife.getExpression() === (p0 && Node.isParenthesizedExpression(p0) ? p0 : fn)) sites = [iife];
+  // A function of no call seen here (handed on as a value: `exports.log = log`) exists only once the code around it
+  // ran: it never runs where that code never does (a function declared in a module that stdio never loads).
+  if (sites.length === 0 && fn.getParent() && fn.getFirstAncestor((a) => isFunctionLike(a)) && !(Node.isCallExpression(fn.getParent()!) || Node.isNewExpression(fn.getParent()!) || Node.isPropertyAssignment(fn.getParent()!) || Node.isMethodDeclaration(fn))) {
+    return neverRunsOnStdio(fn, ctx, depth + 1);
+  }
   // A callback runs when the call it is given to runs: `app.listen(port, () => console.log(…))`.
   const p = fn.getParent();
   if (sites.length === 0 && p && (Node.isCallExpression(p) || Node.isNewExpression(p)) && (p.getArguments() as Node[]).includes(fn)) sites = [p];
@@ -319,6 +360,42 @@ export function neverRunsOnStdio(node: Node, ctx: ModeContext, depth = 0): boole
     if (call && (Node.isCallExpression(call) || Node.isNewExpression(call)) && (call.getArguments() as Node[]).includes(obj!)) sites = [call];
   }
   return sites.length > 0 && sites.every((s) => neverRunsOnStdio(s, ctx, depth + 1));
+}
+
+const COMMONJS_WRAPPER = /^__commonJS(?:Min)?$/;
+
+/**
+ * Where a bundle loads the module `fn` is the body of: esbuild's `var require_x = __commonJS({ "path"(exports, module)
+ * { … } })` is run by the calls `require_x()`; a webpack module table entry `"./node_modules/x/y.js": (module,
+ * exports, __webpack_require__) => { … }` by the calls given that path (`__webpack_require__("./node_modules/x/y.js")`).
+ * Empty when the loader is used any other way than called (handed on as a value), or `fn` is no such body.
+ */
+function moduleLoads(fn: Node): Node[] {
+  let holder = fn.getParent();
+  if (holder && Node.isParenthesizedExpression(holder)) holder = holder.getParent();
+  const slot = Node.isMethodDeclaration(fn) ? fn : holder && Node.isPropertyAssignment(holder) && unwrap(holder.getInitializer()!) === fn ? holder : undefined;
+  const obj = slot?.getParent();
+  if (!slot || !obj || !Node.isObjectLiteralExpression(obj)) return [];
+  const sf = fn.getSourceFile();
+  const call = obj.getParent();
+  if (call && Node.isCallExpression(call) && Node.isIdentifier(unwrap(call.getExpression())) && COMMONJS_WRAPPER.test(unwrap(call.getExpression()).getText()) && obj.getProperties().length === 1) {
+    const v = call.getParent();
+    if (!v || !Node.isVariableDeclaration(v) || !Node.isIdentifier(v.getNameNode())) return [];
+    const name = v.getName();
+    const decl = v.getNameNode();
+    const uses = ofKinds(sf, [SyntaxKind.Identifier], (cn) => (cn as ts.Identifier).text === name).filter((i) => i !== decl);
+    const calls = uses.map((i) => i.getParent()).filter((c): c is Node => !!c && Node.isCallExpression(c) && unwrap(c.getExpression()).getText() === name);
+    return calls.length === uses.length ? calls : [];
+  }
+  // A webpack module table: the key is the module's path (named module ids; numeric ids are not followed).
+  const key = Node.isMethodDeclaration(slot) || Node.isPropertyAssignment(slot) ? slot.getNameNode() : undefined;
+  const path = key && Node.isStringLiteral(key) ? key.getLiteralValue() : undefined;
+  if (!path || !path.includes('/') || !isFunctionLike(fn) || (fn as FunctionLikeNode).getParameters().length === 0) return [];
+  return ofKinds(sf, [SyntaxKind.CallExpression], (cn) => {
+    const c = cn as ts.CallExpression;
+    const a = c.arguments[c.arguments.length - 1];
+    return ts.isIdentifier(c.expression) && c.arguments.length === 1 && !!a && ts.isStringLiteral(a) && a.text === path;
+  });
 }
 
 /** Is `node` in a bundled command-line parser's module (its help, version and usage prints)? */

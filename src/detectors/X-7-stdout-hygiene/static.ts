@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, ts, type CallExpression, type Identifier, type SourceFile } from '../../facts/morph.js';
+import { Node, SyntaxKind, ts, type BinaryExpression, type CallExpression, type Identifier, type PropertyAccessExpression, type SourceFile } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
@@ -1109,9 +1109,127 @@ function consoleReferences(sf: SourceFile, redirected: ReadonlySet<string>): Nod
     if (Node.isCallExpression(p)) return p.getExpression() !== cur;
     if (Node.isPropertyAccessExpression(p)) return ['bind', 'call', 'apply'].includes(p.getName());
     if (Node.isTypeOfExpression(p) || Node.isPrefixUnaryExpression(p) || Node.isExpressionStatement(p)) return false;
-    if (Node.isBinaryExpression(p)) return p.getOperatorToken().getKind() === SyntaxKind.EqualsToken ? p.getRight() === cur : [SyntaxKind.BarBarToken, SyntaxKind.QuestionQuestionToken].includes(p.getOperatorToken().getKind());
+    if (Node.isBinaryExpression(p)) return p.getOperatorToken().getKind() === SyntaxKind.EqualsToken ? p.getRight() === cur : [SyntaxKind.BarBarToken, SyntaxKind.QuestionQuestionToken].includes(p.getOperatorToken().getKind()) && !definedFallback(cur);
     return true;
-  });
+  }).filter((n) => !boundFallback(n));
+}
+
+const isOr = (n: Node): boolean => Node.isBinaryExpression(n) && [SyntaxKind.BarBarToken, SyntaxKind.QuestionQuestionToken].includes(n.getOperatorToken().getKind());
+
+/** `console.log.bind(console)` as the value of a chain: the bound call, when `n` is the `console.log` of one that is a fallback. */
+function boundFallback(n: Node): boolean {
+  const p = n.getParent();
+  const call = p?.getParent();
+  if (!p || !Node.isPropertyAccessExpression(p) || p.getName() !== 'bind' || !call || !Node.isCallExpression(call) || call.getExpression() !== p) return false;
+  const { cur, p: up } = valueUse(call);
+  return !!up && isOr(up) && definedFallback(cur);
+}
+
+/**
+ * Whether `cur` is only the last resort of a `||` / `??` chain whose earlier operand is a function the module always
+ * defines, so that the fallback is never taken: debug 2.x's `var logFn = self.log || exports.log ||
+ * console.log.bind(console)`, where debug's node entry (`exports = module.exports = require('./debug'); exports.log =
+ * log;`, in the same bundle) sets `exports.log` to its stderr writer at the top of its module. An earlier operand
+ * `<R>.<name>` counts when the file holds an unconditional statement `<R'>.<name> = <function>` at the top of a module
+ * body (the file's, or a function body's: a bundler's module wrapper), R' being R's own binding, or both being a
+ * CommonJS exports object where R' is assigned back from a require of R's module (definedOn). The chain's own
+ * console operand is not a defined function, nor is an option (`opts.log || console.log`), which nothing defines.
+ */
+function definedFallback(cur: Node): boolean {
+  const chain = cur.getParent();
+  if (!chain || !isOr(chain) || (chain as BinaryExpression).getRight() !== cur) return false;
+  const earlier: Node[] = [];
+  const flatten = (e: Node): void => {
+    const u = unwrap(e);
+    if (isOr(u) && Node.isBinaryExpression(u)) {
+      flatten(u.getLeft());
+      flatten(u.getRight());
+    } else earlier.push(u);
+  };
+  flatten((chain as BinaryExpression).getLeft());
+  return earlier.some((op) => Node.isPropertyAccessExpression(op) && definedOn(op));
+}
+
+/** A CommonJS exports object, also as bundlers rename it (`exports2`, `module2.exports`, rollup's `exports$1`). */
+const EXPORTS_OBJECT = /^(?:module(?:\$?\d+)?\.)?exports(?:\$?\d+)?$/;
+
+/** Whether `op` (`R.name`) is set to a function by an unconditional top-of-module statement of the file (see definedFallback). */
+function definedOn(op: PropertyAccessExpression): boolean {
+  const name = op.getName();
+  const recv = unwrap(op.getExpression());
+  const sf = op.getSourceFile();
+  if (!new RegExp(`\\.${name.replace(/[$]/g, '\\$')}\\s*=[^=]`).test(sf.getFullText())) return false;
+  for (const a of ofKinds(sf, [SyntaxKind.BinaryExpression], (cn) => (cn as ts.BinaryExpression).operatorToken.kind === SyntaxKind.EqualsToken)) {
+    if (!Node.isBinaryExpression(a)) continue;
+    const left = unwrap(a.getLeft());
+    if (!Node.isPropertyAccessExpression(left) || left.getName() !== name || !Node.isExpressionStatement(a.getParent())) continue;
+    const st = a.getParent()!;
+    const body = st.getParent();
+    const moduleBody = body && (Node.isSourceFile(body) || (Node.isBlock(body) && !!body.getParent() && isFunctionLike(body.getParent()!)));
+    if (!moduleBody || !isFunctionValue(a.getRight())) continue;
+    if (sameObject(recv, unwrap(left.getExpression()), op, body)) return true;
+  }
+  return false;
+}
+
+/** A function expression, or a name declared as a function. */
+function isFunctionValue(v: Node): boolean {
+  const u = unwrap(v);
+  if (isFunctionLike(u)) return true;
+  if (!Node.isIdentifier(u)) return false;
+  const d = declarationOf(u)?.getParent();
+  if (d && Node.isFunctionDeclaration(d)) return true;
+  const init = d && Node.isVariableDeclaration(d) ? d.getInitializer() : undefined;
+  return !!init && isFunctionLike(unwrap(init));
+}
+
+/**
+ * Whether the receiver `r` of the chain's operand and the receiver `s` of a definition (at the top of `body`) are one
+ * object: the same binding (or the same undeclared `exports` of one file), or a CommonJS exports object that the
+ * defining module assigns from a call of the module holding the chain (`exports = module.exports = require_debug()`,
+ * esbuild's `var require_debug = __commonJS({ … })` or rollup's `function requireDebug () { … }` around the chain, webpack's
+ * module path).
+ */
+function sameObject(r: Node, s: Node, chain: Node, body: Node): boolean {
+  if (r.getText() !== s.getText() && !(EXPORTS_OBJECT.test(r.getText()) && EXPORTS_OBJECT.test(s.getText()))) return false;
+  const root = (n: Node): Node => (Node.isPropertyAccessExpression(n) ? unwrap(n.getExpression()) : n);
+  const dr = Node.isIdentifier(root(r)) ? declarationOf(root(r) as Identifier) : undefined;
+  const ds = Node.isIdentifier(root(s)) ? declarationOf(root(s) as Identifier) : undefined;
+  if (r.getText() === s.getText() && dr === ds) return true;
+  if (!EXPORTS_OBJECT.test(s.getText())) return false;
+  const stmts = Node.isSourceFile(body) || Node.isBlock(body) ? body.getStatements() : [];
+  for (const st of stmts) {
+    if (!Node.isExpressionStatement(st)) continue;
+    let e = unwrap(st.getExpression());
+    let toExports = false;
+    while (Node.isBinaryExpression(e) && e.getOperatorToken().getKind() === SyntaxKind.EqualsToken) {
+      toExports ||= EXPORTS_OBJECT.test(unwrap(e.getLeft()).getText());
+      e = unwrap(e.getRight());
+    }
+    if (!toExports || !Node.isCallExpression(e)) continue;
+    const callee = unwrap(e.getExpression());
+    const d = Node.isIdentifier(callee) ? declarationOf(callee)?.getParent() : undefined;
+    // esbuild's `var require_debug = __commonJS({ … })`, rollup's `function requireDebug () { … }`.
+    const init = d && Node.isVariableDeclaration(d) ? d.getInitializer() : d && Node.isFunctionDeclaration(d) ? d : undefined;
+    if (init && init.getStart() <= chain.getStart() && chain.getEnd() <= init.getEnd()) return true;
+    // webpack: `__webpack_require__("./node_modules/debug/src/debug.js")`, the key of the module table entry holding the chain.
+    const arg = e.getArguments().length === 1 ? unwrap(e.getArguments()[0]!) : undefined;
+    if (arg && Node.isStringLiteral(arg) && arg.getLiteralValue().includes('/') && tableKeys(chain).includes(arg.getLiteralValue())) return true;
+  }
+  return false;
+}
+
+/** The string keys of the object-literal entries whose function values hold `n` (a webpack module table's paths). */
+function tableKeys(n: Node): string[] {
+  const out: string[] = [];
+  for (let a = n.getParent(); a; a = a.getParent()) {
+    if (!isFunctionLike(a)) continue;
+    let slot: Node | undefined = Node.isMethodDeclaration(a) ? a : a.getParent();
+    while (slot && Node.isParenthesizedExpression(slot)) slot = slot.getParent();
+    const key = slot && (Node.isPropertyAssignment(slot) || Node.isMethodDeclaration(slot)) ? slot.getNameNode() : undefined;
+    if (key && Node.isStringLiteral(key)) out.push(key.getLiteralValue());
+  }
+  return out;
 }
 
 /**
