@@ -236,6 +236,9 @@ export default defineDetector({
         const block = clause.getParent();
         const def = Node.isCaseBlock(block) ? block.getClauses().find((c) => Node.isDefaultClause(c)) : undefined;
         if (!def || !def.getStatements().length) continue;
+        // Unknown names turned away before the switch: its `default:` is reached by none.
+        const sw = block?.getParent();
+        if (sw && Node.isSwitchStatement(sw) && rejectedBefore(rh.handler, sw, sameNameAs(sw.getExpression()))) break;
         const first = def.getStatements().find((s) => Node.isReturnStatement(s) || Node.isThrowStatement(s));
         if (first && Node.isReturnStatement(first) && first.getExpression() && objectLiteralOf(first.getExpression(), sources)) {
           findings.push({ messageId: 'unknown-tool-result-in-source', location: at(first) });
@@ -248,7 +251,8 @@ export default defineDetector({
       const ifs = branches.filter((b) => !Node.isCaseClause(b.node));
       if (body && Node.isBlock(body) && ifs.length) {
         const lastEnd = Math.max(...ifs.map((b) => b.node.getEnd()));
-        const after = body.getStatements().filter((s) => s.getStart() >= lastEnd);
+        const firstBranch = ifs.reduce((a, b) => (b.node.getStart() < a.node.getStart() ? b : a)).node;
+        const after = rejectedBefore(rh.handler, firstBranch, isToolName) ? [] : body.getStatements().filter((s) => s.getStart() >= lastEnd);
         const first = after.find((s) => Node.isReturnStatement(s) || Node.isThrowStatement(s));
         if (first && Node.isReturnStatement(first) && first.getExpression() && objectLiteralOf(first.getExpression(), sources)) {
           findings.push({ messageId: 'unknown-tool-result-in-source', location: at(first) });
@@ -380,6 +384,8 @@ function delegatedUnknownResult(handler: FunctionLikeNode, sources: ParsedSource
     if (!Node.isCallExpression(x)) continue;
     const pos = x.getArguments().findIndex((a) => isToolName(a));
     if (pos < 0) continue;
+    // The handler turns unknown names away before it hands the name on.
+    if (rejectedBefore(handler, x, isToolName)) continue;
     let fn: FunctionLikeNode | undefined;
     try {
       fn = functionOf(x.getExpression(), sources);
@@ -399,9 +405,101 @@ function delegatedUnknownResult(handler: FunctionLikeNode, sources: ParsedSource
       if (owner !== fn.compilerNode) continue;
       const def = sw.getCaseBlock().getClauses().find((c) => Node.isDefaultClause(c));
       if (!def) continue;
+      // …or the function does, before its switch (`if (!TOOL_NAMES.includes(name)) throw …`).
+      if (rejectedBefore(fn, sw, (e) => Node.isIdentifier(unwrap(e)) && unwrap(e).getText() === pname)) continue;
       const first = def.getStatements().find((st) => Node.isReturnStatement(st) || Node.isThrowStatement(st));
       if (first && Node.isReturnStatement(first) && first.getExpression() && objectLiteralOf(first.getExpression()!, sources)) return first;
     }
   }
   return undefined;
+}
+
+/** A matcher of the expression a switch is on: the same text, or the tool's name read from the request. */
+function sameNameAs(subject: Node): (e: Node) => boolean {
+  const text = unwrap(subject).getText();
+  return (e) => unwrap(e).getText() === text || isToolName(e);
+}
+
+const MEMBERSHIP = new Set(['includes', 'has', 'some', 'find', 'hasOwnProperty', 'get']);
+/**
+ * Does `cond` hold when the name (`isName`) is not among a collection's? `!TOOLS.includes(name)`, `!names.has(name)`,
+ * `!TOOLS.some((t) => t.name === name)`, `!(name in handlers)`, `!handlers[name]`, `TOOLS.indexOf(name) === -1`, or
+ * `!tool` where `const tool = TOOLS.find(…)` (or `.get(name)`, `[name]`); one disjunct of `||` suffices.
+ */
+function missingName(cond: Node, isName: (e: Node) => boolean, depth = 0): boolean {
+  const c = unwrap(cond);
+  if (depth > 3) return false;
+  if (Node.isBinaryExpression(c)) {
+    const op = c.getOperatorToken().getKind();
+    if (op === SyntaxKind.BarBarToken) return missingName(c.getLeft(), isName, depth + 1) || missingName(c.getRight(), isName, depth + 1);
+    const l = unwrap(c.getLeft());
+    const r = unwrap(c.getRight());
+    // `TOOLS.indexOf(name) === -1`, `… < 0`
+    const idx = (n: Node): boolean => {
+      if (!Node.isCallExpression(n)) return false;
+      const callee = unwrap(n.getExpression());
+      return Node.isPropertyAccessExpression(callee) && /^(?:indexOf|findIndex)$/.test(callee.getName()) && mentionsName(n, isName);
+    };
+    if ((op === SyntaxKind.EqualsEqualsEqualsToken || op === SyntaxKind.EqualsEqualsToken) && idx(l) && r.getText().replace(/\s+/g, '') === '-1') return true;
+    if (op === SyntaxKind.LessThanToken && idx(l) && r.getText() === '0') return true;
+    // `x === undefined`
+    if ((op === SyntaxKind.EqualsEqualsEqualsToken || op === SyntaxKind.EqualsEqualsToken) && /^(?:undefined|null)$/.test(r.getText())) return found(l, isName, depth);
+    return false;
+  }
+  if (Node.isPrefixUnaryExpression(c) && c.getOperatorToken() === SyntaxKind.ExclamationToken) return found(c.getOperand(), isName, depth);
+  return false;
+}
+
+/** Does `e` say the name was found: a membership call, `name in X`, `X[name]`, or a const holding one of these? */
+function found(e: Node, isName: (e: Node) => boolean, depth: number): boolean {
+  const u = unwrap(e);
+  if (Node.isBinaryExpression(u) && u.getOperatorToken().getKind() === SyntaxKind.InKeyword) return isName(u.getLeft());
+  if (Node.isElementAccessExpression(u)) return isName(u.getArgumentExpressionOrThrow());
+  if (Node.isCallExpression(u)) {
+    const callee = unwrap(u.getExpression());
+    return Node.isPropertyAccessExpression(callee) && MEMBERSHIP.has(callee.getName()) && mentionsName(u, isName);
+  }
+  if (Node.isIdentifier(u) && depth < 3) {
+    const d = u.getSymbol()?.getDeclarations()[0];
+    if (Node.isVariableDeclaration(d) && d.getInitializer()) {
+      let init = unwrap(d.getInitializer()!);
+      if (Node.isAwaitExpression(init)) init = unwrap(init.getExpression());
+      return found(init, isName, depth + 1);
+    }
+  }
+  return false;
+}
+
+/** The name is an argument of the call, or compared (`===`, `==`) in the callback it is given. */
+function mentionsName(call: Node, isName: (e: Node) => boolean): boolean {
+  if (!Node.isCallExpression(call)) return false;
+  return call.getArguments().some((a) => {
+    if (isName(a)) return true;
+    const f = unwrap(a);
+    if (!Node.isArrowFunction(f) && !Node.isFunctionExpression(f)) return false;
+    return !!f.getFirstDescendant((d) => Node.isBinaryExpression(d) && /^={2,3}$/.test(d.getOperatorToken().getText()) && (isName(d.getLeft()) || isName(d.getRight())));
+  });
+}
+
+/**
+ * Is every unknown name turned away before `target` in `fn`: a statement before it, in one of the blocks that hold it,
+ * `if (<the name is missing from a collection>) throw …` (a block whose first exit is a throw)? A membership check of
+ * the name against the served list that throws before the dispatch leaves the dispatch's fallback to no unknown name.
+ */
+function rejectedBefore(fn: FunctionLikeNode, target: Node, isName: (e: Node) => boolean): boolean {
+  const body = fn.getBody();
+  if (!body) return false;
+  for (let n: Node | undefined = target; n && n !== body.getParent(); n = n.getParent()) {
+    const p = n.getParent();
+    if (!p || !(Node.isBlock(p) || Node.isSourceFile(p))) continue;
+    for (const st of p.getStatements()) {
+      if (st.getStart() >= n.getStart()) break;
+      if (!Node.isIfStatement(st) || !missingName(st.getExpression(), isName)) continue;
+      const then = st.getThenStatement();
+      const first = Node.isBlock(then) ? then.getStatements().find((x) => Node.isReturnStatement(x) || Node.isThrowStatement(x)) : then;
+      if (first && Node.isThrowStatement(first)) return true;
+    }
+    if (n === body) break;
+  }
+  return false;
 }

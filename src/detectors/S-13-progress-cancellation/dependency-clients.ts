@@ -5,9 +5,9 @@ import { FRAMEWORK } from '../../facts/bundle-regions.js';
 import { BROWSER_MODULES } from '../../facts/flow.js';
 import { entryOfPackage, importsOfText, installedFolder, packageOf } from '../../facts/published.js';
 import { locateInside, readInside } from '../../facts/safe-read.js';
-import { objectLiteralOf } from '../../facts/server-model.js';
+import { objectLiteralOf, returnedExpressions } from '../../facts/server-model.js';
 import { importsOf, ofKinds, unwrap } from '../../facts/ts-source.js';
-import { classValueOf, declarationOf, enclosingClass, type ClassNode } from '../../facts/scope.js';
+import { classValueOf, declarationOf, enclosingClass, functionOf, type ClassNode } from '../../facts/scope.js';
 import type { Code, Fn } from '../support/source/code-paths.js';
 
 /**
@@ -239,19 +239,74 @@ function isPackageRef(n: Node, bare: ReadonlyMap<string, string>): boolean {
 }
 
 /**
- * A const of the source whose value is made by a call or a construction named like an authentication handler or a
- * credential (`getPersonalAccessTokenHandler(pat)`, `getBearerHandler(token)`, `new DefaultAzureCredential()`).
+ * A const of the source whose value a package makes, by a call or a construction named like an authentication handler
+ * or a credential (`azdev.getPersonalAccessTokenHandler(pat)`, `getBearerHandler(token)` imported from a dependency,
+ * `new DefaultAzureCredential()`). The name is trusted only there: the server's own `loadCredentials()` may well return
+ * the client's options (ownMakerOptions reads them).
  */
 const CREDENTIAL_MAKER = /(?:handler|credentials?)$/i;
+const CREDENTIAL_CLASS = /credentials?$/i;
 function credentialConst(id: Identifier): boolean {
-  const d = declarationOf(id)?.getParent();
-  if (!d || !Node.isVariableDeclaration(d)) return false;
-  const init = d.getInitializer();
-  const made = init ? unwrap(init) : undefined;
-  if (!made || !(Node.isCallExpression(made) || Node.isNewExpression(made))) return false;
+  const made = madeBy(id);
+  if (!made) return false;
   const callee = unwrap(made.getExpression());
   const name = Node.isPropertyAccessExpression(callee) ? callee.getName() : Node.isIdentifier(callee) ? callee.getText() : '';
-  return CREDENTIAL_MAKER.test(name);
+  if (Node.isNewExpression(made) && CREDENTIAL_CLASS.test(name)) return true;
+  return CREDENTIAL_MAKER.test(name) && fromPackage(callee);
+}
+
+/** The call or construction a const is initialised with (`const x = make(…)`, `const x = await make(…)`). */
+function madeBy(id: Identifier): CallExpression | NewExpression | undefined {
+  const d = declarationOf(id)?.getParent();
+  if (!d || !Node.isVariableDeclaration(d)) return undefined;
+  const init = d.getInitializer();
+  let made = init ? unwrap(init) : undefined;
+  if (made && Node.isAwaitExpression(made)) made = unwrap(made.getExpression());
+  return made && (Node.isCallExpression(made) || Node.isNewExpression(made)) ? made : undefined;
+}
+
+/** Is the callee a package's (its root imported from a bare specifier, or required from one)? */
+function fromPackage(callee: Node): boolean {
+  let r = unwrap(callee);
+  while (Node.isPropertyAccessExpression(r)) r = unwrap(r.getExpression());
+  if (!Node.isIdentifier(r)) return false;
+  const b = importsOf(r.getSourceFile()).get(r.getText());
+  if (b) return !!packageOf(b.module);
+  let d: Node | undefined = declarationOf(r)?.getParent();
+  while (d && (Node.isBindingElement(d) || Node.isObjectBindingPattern(d))) d = d.getParent();
+  if (!d || !Node.isVariableDeclaration(d)) return false;
+  const init = d.getInitializer();
+  let c = init ? unwrap(init) : undefined;
+  while (c && Node.isPropertyAccessExpression(c)) c = unwrap(c.getExpression());
+  if (!c || !Node.isCallExpression(c) || c.getExpression().getText() !== 'require') return false;
+  const a0 = c.getArguments()[0];
+  return !!a0 && (Node.isStringLiteral(a0) || Node.isNoSubstitutionTemplateLiteral(a0)) && !!packageOf(a0.getLiteralText());
+}
+
+/**
+ * Options made by a function of the server's own (`const options = loadCredentials()`, or the call handed itself):
+ * true when they may hold a timeout (a returned object literal names one, the function's body writes one, a spread or
+ * a return that cannot be read), false when every return is an object literal of the function without one; undefined
+ * when the maker is not the server's own function.
+ */
+function ownMakerOptions(u: Node, code: Code): boolean | undefined {
+  const made = Node.isIdentifier(u) ? madeBy(u) : Node.isCallExpression(u) ? u : undefined;
+  if (!made || !Node.isCallExpression(made) || fromPackage(made.getExpression())) return undefined;
+  let fn: ReturnType<typeof functionOf>;
+  try {
+    fn = functionOf(made.getExpression(), code.sources);
+  } catch {
+    fn = undefined;
+  }
+  if (!fn) return undefined;
+  if (/\btimeout/i.test(fn.getText())) return true;
+  const returned = returnedExpressions(fn);
+  if (!returned.length) return true;
+  for (const r of returned) {
+    const o = objectLiteralOf(r, code.sources);
+    if (!o || o.getProperties().some((p) => Node.isSpreadAssignment(p))) return true;
+  }
+  return false;
 }
 
 /** Does the construction pass an option named like a timeout (or options that cannot be read)? */
@@ -275,6 +330,9 @@ function argumentPassesTimeout(a: Node, code: Code, bare: ReadonlyMap<string, st
     // An authentication handler or a credential kept in a const of the source (`const authHandler =
     // azdev.getPersonalAccessTokenHandler(pat)`, `const credential = new ClientSecretCredential(…)`): not an options object.
     if (Node.isIdentifier(u) && credentialConst(u)) return false;
+    // Options returned by a function of the server's own: read there.
+    const own = ownMakerOptions(u, code);
+    if (own !== undefined) return own;
     return true;
   }
   if (o.getProperties().some((p) => Node.isSpreadAssignment(p))) return true;

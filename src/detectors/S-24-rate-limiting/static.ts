@@ -607,12 +607,23 @@ function foreignReceiver(e: ts.Expression, code: Code): boolean {
   return !code.files.some(([file]) => file.startsWith(`node_modules/${pkg}/`));
 }
 
+/** A value written out in full: a string, a number, a boolean, null, or an array or object literal of such values. */
+function literalValue(e: ts.Node): boolean {
+  const u = rawUnwrap(e);
+  if (ts.isStringLiteral(u) || ts.isNoSubstitutionTemplateLiteral(u) || ts.isNumericLiteral(u) || ts.isBigIntLiteral(u)) return true;
+  if (u.kind === ts.SyntaxKind.TrueKeyword || u.kind === ts.SyntaxKind.FalseKeyword || u.kind === ts.SyntaxKind.NullKeyword) return true;
+  if (ts.isPrefixUnaryExpression(u) && (u.operator === ts.SyntaxKind.MinusToken || u.operator === ts.SyntaxKind.PlusToken)) return ts.isNumericLiteral(rawUnwrap(u.operand));
+  if (ts.isArrayLiteralExpression(u)) return u.elements.every(literalValue);
+  if (ts.isObjectLiteralExpression(u)) return u.properties.every((p) => ts.isPropertyAssignment(p) && !ts.isComputedPropertyName(p.name) && literalValue(p.initializer));
+  return false;
+}
+
 /** Functions that run a callback on their own schedule (a timer) or on a signal of the process: never during a tools/call. */
 const TIMER_CALLS: ReadonlySet<string> = new Set(['setInterval', 'setTimeout', 'setImmediate', 'queueMicrotask']);
 const PROCESS_EVENT_METHODS: ReadonlySet<string> = new Set(['on', 'once', 'addListener', 'prependListener']);
 /**
  * A top-level statement that uses the limiter without handing it to anyone: the limiter is only the receiver of the
- * calls of its own methods (`limiter.prune()`), run at load, inside a callback handed to a timer
+ * calls of its own methods handed only literals (`limiter.prune()`, `limiter.reset('all')`), run at load, inside a callback handed to a timer
  * (`setInterval(() => limiter.prune(), 60_000).unref()`) or to the process's own events (`process.on('exit', () =>
  * limiter.stop())`). No tools/call passes there. A statement that passes the limiter (or a function holding it) as a
  * value to any call, or a callback to anything else (`hooks.add(() => limiter.check())`), stays open.
@@ -621,6 +632,9 @@ function runsOffToolCalls(id: ts.Node): boolean {
   // The use is a method called on the limiter: `limiter.m(…)`.
   const access = id.parent;
   if (!access || !ts.isPropertyAccessExpression(access) || access.expression !== id || !ts.isCallExpression(access.parent) || access.parent.expression !== access) return false;
+  // Handed only literals (or nothing): a method given the server, a tool table or a handler (`limiter.install(server)`,
+  // which may wrap `server.registerTool`) may put the limiter on every tool's path, wherever it is called.
+  if (!access.parent.arguments.every(literalValue)) return false;
   let n: ts.Node = access.parent;
   for (let p = n.parent; p; n = p, p = p.parent) {
     if (ts.isSourceFile(p)) return ts.isExpressionStatement(n);
