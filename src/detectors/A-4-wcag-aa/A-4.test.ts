@@ -5,6 +5,9 @@ import detectors from './index.js';
 import { judgeFolder, testDetectorFolder } from '../../../test/support/detector-tester.js';
 import { sourceDirOf } from '../../engine/paths.js';
 
+/** A minimal English page around the markup under test. */
+const page = (body: string): string => `<!doctype html><html lang="en"><head><title>t</title></head><body>${body}</body></html>`;
+
 // The dynamic part judges the recorded renderings of the fixture Apps; the static part reads the markup of the
 // plain repository fixtures (built bundle and JSX), the recorded servers' buttons being built by their scripts.
 testDetectorFolder('A-4', detectors.filter((d) => d.genre === 'dynamic'), import.meta.url);
@@ -21,7 +24,6 @@ describe('A-4 (static) on the React fixture App', () => {
 describe('A-4 (static): a placeholder names a field as axe-core counts it', () => {
   it('an input or a text area with a non-empty placeholder is named; an empty one and a select are not', async () => {
     const { markupMisses } = await import('./static.js');
-    const page = (body: string) => `<!doctype html><html lang="en"><head><title>t</title></head><body>${body}</body></html>`;
     assert.deepEqual(markupMisses(page('<input type="text" placeholder="Search"><textarea placeholder="Notes"></textarea>')), []);
     const misses = markupMisses(page('<input type="text" placeholder=" "><select placeholder="Pick"><option>a</option></select>'));
     assert.deepEqual(misses.map((m) => `${m.check} ${m.element}`), ['label <input>', 'label <select>']);
@@ -31,14 +33,12 @@ describe('A-4 (static): a placeholder names a field as axe-core counts it', () =
 describe('A-4 (static): elements made controls by an ARIA role', () => {
   it('commands and toggles are named by content or aria-*, fields and progress bars only by aria-label, aria-labelledby or title', async () => {
     const { markupMisses } = await import('./static.js');
-    const page = (body: string) => `<!doctype html><html lang="en"><head><title>t</title></head><body>${body}</body></html>`;
     assert.deepEqual(markupMisses(page('<div role="button">Play</div><span role="switch" aria-label="Mute"></span><div role="slider" aria-labelledby="l"></div><div role="progressbar" title="Level"></div>')), []);
     const got = markupMisses(page('<div role="button"><svg></svg></div><div role="slider">50%</div><div role="progressbar"></div><li role="option"></li>'));
     assert.deepEqual(got.map((m) => m.check), ['aria-command-name', 'aria-input-field-name', 'aria-progressbar-name', 'aria-toggle-field-name']);
   });
   it('no check on a role the reading does not know, a native element with a role, a hidden element, or a role given by an expression', async () => {
     const { componentMarkup, markupMisses } = await import('./static.js');
-    const page = (body: string) => `<!doctype html><html lang="en"><head><title>t</title></head><body>${body}</body></html>`;
     assert.deepEqual(markupMisses(page('<div role="region"></div><div role="presentation"></div><a role="button" href="#">x</a><button role="switch">On</button><div role="slider" hidden></div>')), []);
     assert.deepEqual(markupMisses(componentMarkup('<div role={kind}></div>'), '', false, true), []);
   });

@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, ts, type CallExpression, type ObjectLiteralExpression, type SourceFile } from '../morph.js';
+import { Node, SyntaxKind, ts, type CallExpression, type ObjectBindingPattern, type ObjectLiteralExpression, type SourceFile } from '../morph.js';
 import { baseClassOf, declarationOf, enclosingClass, functionOf, isFunctionLike, resolveRelativeModule, valueOfDeclaration, type ClassNode, type FunctionLikeNode } from '../scope.js';
 import { propertyName, rawOfKinds, unwrap, wrapNode, type NamedFilter, type ParsedSources } from '../ts-source.js';
 import { escapeRegExp } from '../regex.js';
@@ -596,6 +596,19 @@ function walkedBy(decl: Node | undefined): Node | undefined {
   return undefined;
 }
 
+/** The local names an object pattern binds, each to the key it reads (`{ name, parameters: schema }`); undefined on a rest element or a nested pattern. */
+function patternKeys(pattern: ObjectBindingPattern): Map<string, string> | undefined {
+  const bindings = new Map<string, string>();
+  for (const b of pattern.getElements()) {
+    const local = b.getNameNode();
+    const prop = b.getPropertyNameNode();
+    const key = prop ? propertyName(prop) : local.getText();
+    if (b.getDotDotDotToken() || !Node.isIdentifier(local) || key === undefined) return undefined;
+    bindings.set(local.getText(), key);
+  }
+  return bindings;
+}
+
 /**
  * The items a registration named by a name the loop destructures from its variable stands for: `for (const { name,
  * config, handler } of LIST) server.registerTool(name, config, handler)` (or `LIST.forEach(({ name, … }) => …)`), one
@@ -611,14 +624,8 @@ function destructuredItems(id: Node, sources: ParsedSources): LoopItem[] | undef
   if (!pattern || !Node.isObjectBindingPattern(pattern)) return undefined;
   const list = walkedBy(pattern.getParent());
   if (!list) return undefined;
-  const bindings = new Map<string, string>();
-  for (const b of pattern.getElements()) {
-    const local = b.getNameNode();
-    const prop = b.getPropertyNameNode();
-    const key = prop ? propertyName(prop) : local.getText();
-    if (b.getDotDotDotToken() || !Node.isIdentifier(local) || key === undefined) return undefined;
-    bindings.set(local.getText(), key);
-  }
+  const bindings = patternKeys(pattern);
+  if (!bindings) return undefined;
   const elements = loopElements(list, sources);
   if (!elements?.length || elements.length > 500) return undefined;
   const out: LoopItem[] = [];
@@ -655,14 +662,8 @@ function keyedItems(id: Node, sources: ParsedSources): LoopItem[] | undefined {
       if (Node.isIdentifier(n)) param = n.getText();
       else if (Node.isObjectBindingPattern(n)) {
         // `[name, { description, parameters: schema }]`: the local names bound to the value's keys.
-        bindings = new Map();
-        for (const b of n.getElements()) {
-          const local = b.getNameNode();
-          const prop = b.getPropertyNameNode();
-          const key = prop ? propertyName(prop) : local.getText();
-          if (b.getDotDotDotToken() || !Node.isIdentifier(local) || key === undefined) return undefined;
-          bindings.set(local.getText(), key);
-        }
+        bindings = patternKeys(n);
+        if (!bindings) return undefined;
       } else return undefined;
     }
   } else if (parent && (Node.isVariableDeclaration(parent) || Node.isParameterDeclaration(parent)) && parent.getNameNode() === d) {
