@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -144,4 +144,39 @@ describe('a package whose own code links a tool to a ui:// View is an App withou
     assert.equal(judge({ 'dist/docs.js': 'export const HELP = "Views use ui:// URIs";\nconst u = "ui://x";\n' }).kind, 'server');
     assert.equal(judge({ 'test/app.test.js': link, 'examples/notes/server.js': link, 'dist/types.d.ts': link }).kind, 'server');
   });
+  it('the link read as code: a registration argument, a tool object\'s _meta, or the App MIME type beside a registered ui:// URI: app', () => {
+    const mime = 'const MIME = "text/html;profile=mcp-app";\nserver.registerResource("v", "ui://notes/v.html", { mimeType: MIME }, read);\n';
+    assert.equal(judge({ 'dist/server.js': mime }).kind, 'app');
+    const table = 'export const tools = [{ name: "show", _meta: { "ui/resourceUri": `ui://notes/${"v"}.html` } }];\n';
+    assert.equal(judge({ 'src/tools.ts': table }).kind, 'app');
+  });
+  it('a link only in comments, in a client reading _meta.ui, in test doubles or in a bundled library: server', () => {
+    const doc = '/**\n * A tool links a View: `_meta: { ui: { resourceUri: "ui://weather/forecast.html" } }`\n */\nexport const viewOf = (tool) => tool._meta?.ui?.resourceUri;\n';
+    assert.equal(judge({ 'dist/host.js': doc }).kind, 'server');
+    const client = 'const HOME = "ui://host/home.html";\nconst uri = tool._meta.ui.resourceUri ?? HOME;\nshow({ resourceUri: uri });\n';
+    assert.equal(judge({ 'dist/host.js': client }).kind, 'server');
+    assert.equal(judge({ 'dist/testing/mock-server.js': link, 'src/mocks/app.ts': link, 'lib/fixtures/app.js': link }).kind, 'server');
+    const bundle = '// node_modules/kit/dist/index.js\n' + link + '\n// src/index.ts\nkit.tool("add", "Add", {}, add);\n';
+    assert.equal(judge({ 'dist/index.js': bundle }).kind, 'server');
+    assert.equal(judge({ 'dist/index.js': '// node_modules/kit/dist/index.js\nvar k = 1;\n\n// src/index.ts\n' + link }).kind, 'app');
+  });
+});
+
+/**
+ * Packages that write `ui://` and `resourceUri` without serving an App of their own (test/fixtures/app-kind/server):
+ * a host whose only link is a JSDoc example, a host that exports a mock App server under `testing/`, and a stdio
+ * server bundled with esbuild whose only link is in a bundled toolkit's module. All are servers, so the A-* rules
+ * are not applicable to them (kind-mismatch).
+ */
+describe('packages that only mention, mock or bundle a ui:// link are servers', () => {
+  const dir = join(sourceDirOf(import.meta.url), '..', '..', 'test', 'fixtures', 'app-kind', 'server');
+  const cases = readdirSync(dir);
+  it('has the three shapes', () => assert.deepEqual(cases.sort(), ['bundled-toolkit-widget-library', 'host-jsdoc-view-example', 'host-mock-app-server-testing']));
+  for (const c of cases) {
+    it(c, () => {
+      const repo = RepoFacts.gather(join(dir, c));
+      assert.equal(repo.kind(), 'server');
+      assert.deepEqual(repo.appEvidence(), {});
+    });
+  }
 });

@@ -4,6 +4,7 @@ import ignore, { type Ignore } from 'ignore';
 import { globSync } from 'tinyglobby';
 import type { TargetKind } from '../engine/types.js';
 import { RootUnreadable } from '../engine/errors.js';
+import { linksAppView } from './app-link.js';
 import { isTestPath, SOURCE_FILE as APP_SOURCE } from './source-paths.js';
 import { jsonErrorWhere, readInside, scanInside, type ReadCause, type SafeRead } from './safe-read.js';
 
@@ -25,6 +26,8 @@ const APPS_SDK = '@modelcontextprotocol/ext-apps';
 /** Source that is not the published server: dependencies, examples, docs, development pages. */
 const NOT_PUBLISHED_SOURCE = /(^|\/)(node_modules|examples?|docs?|demos?|playground|stories|storybook|\.storybook|templates?)\//;
 const UI_EXTENSION = 'io.modelcontextprotocol/ui';
+/** Test doubles shipped beside the code (a host's mock App server exported as `./testing`): not the package's own App. */
+const TEST_DOUBLES = /(^|\/)(testing|mocks?|__mocks__|fixtures?)\//;
 
 export { RootUnreadable } from '../engine/errors.js';
 
@@ -272,7 +275,9 @@ export class RepoFacts {
    * file, the key that links it (`resourceUri:` as in `_meta: { ui: { resourceUri } }`, the flat `"ui/resourceUri"`)
    * or the App's MIME type (`text/html;profile=mcp-app`). A package that serves Views this way is an App even when
    * its package.json does not name the MCP Apps SDK (the SDK bundled into the build, the View built by another
-   * workspace, the registration written against the plain MCP SDK). Read in chunks, once.
+   * workspace, the registration written against the plain MCP SDK). Read in chunks, once. A JavaScript/TypeScript
+   * file that matches is then read as code (facts/app-link): comments, a bundle's library modules and a client
+   * reading `_meta.ui` do not count, nor do test doubles shipped under `testing/`, `mocks/` or `fixtures/`.
    */
   appLinkingSource(): string | undefined {
     if (this.linkingFile !== undefined) return this.linkingFile ?? undefined;
@@ -280,9 +285,12 @@ export class RepoFacts {
     const uri = /["'`]ui:\/\/[\w$-]/;
     const link = /\bresourceUri["']?\s*:|["'`]ui\/resourceUri["'`]|text\/html;\s*profile=mcp-app/;
     for (const f of this.files) {
-      if (!(APP_SOURCE.test(f) || f.endsWith('.py')) || /\.d\.[cm]?ts$/.test(f) || isTestPath(f) || NOT_PUBLISHED_SOURCE.test(f)) continue;
+      if (!(APP_SOURCE.test(f) || f.endsWith('.py')) || /\.d\.[cm]?ts$/.test(f) || isTestPath(f) || NOT_PUBLISHED_SOURCE.test(f) || TEST_DOUBLES.test(f)) continue;
       const r = this.scan(f, [uri, link], MAX_TEXT_BYTES);
-      if (r.ok && r.matched.length === 2) {
+      if (!r.ok || r.matched.length !== 2) continue;
+      // JavaScript/TypeScript: read as code (no comment, no bundled library, the link in a registration).
+      const code = APP_SOURCE.test(f) ? this.source(f, MAX_TEXT_BYTES) : undefined;
+      if (!code || (code.ok && linksAppView(f, code.text))) {
         this.linkingFile = f;
         break;
       }
