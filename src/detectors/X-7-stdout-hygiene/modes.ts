@@ -48,6 +48,9 @@ const HTTP_ENV = /(?:^|_)(?:SSE|HTTP|HTTPS|STREAMABLE|PORT|CLOUD[-_]?SERVICE|REM
 const SERVERLESS = /^(?:is|in|on|running|run)?[-_]?(?:serverless|aws[-_]?lambda|lambda|cloudflare[-_]?workers?|workers?[-_]?runtime|edge[-_]?runtime|vercel[-_]?edge|deno[-_]?deploy)(?:[-_]?(?:env|environment|runtime|mode|function[-_]?name))?$/i;
 /** Subcommand names that are (or may be) the server's own: the default command and the serving words. */
 const SERVING_COMMAND = /^(?:\$0|\*|serve|server|start|run|stdio|mcp|default|main)$/i;
+/** A subcommand named for another transport (`http`, `sse`, `serve-http`, `start:sse`, `http-server`, `web`): it never serves stdio. */
+const otherTransportCommand = (name: string): boolean =>
+  HTTP_MODE.test(name.replace(/^(?:serve|start|run)[-_:]?(?=.)/i, '').replace(/(?<=.)[-_:]?(?:server|mode|transport)$/i, ''));
 /** Command-line parsers whose bundled code prints only help, version and usage errors. */
 const CLI_PARSERS = new Set(['yargs', 'commander', 'cac', 'meow', 'sade', 'clipanion', 'citty', 'cleye']);
 const STDIO_STARTERS = new Set(['serveStdio', 'StdioServerTransport']);
@@ -411,11 +414,37 @@ function commandName(v: Node | undefined): string | undefined {
   return constString(first)?.value.trim().split(/\s+/)[0];
 }
 
+/** The name of the subcommand `fn` handles (a yargs command module's `command`, a commander `.command(…).action(fn)`). */
+function subcommandName(fn: FunctionLikeNode): string | undefined {
+  const p = fn.getParent();
+  const obj = p && Node.isPropertyAssignment(p) && p.getInitializer() === fn && p.getName() === 'handler' ? p.getParent()
+    : Node.isMethodDeclaration(fn) && fn.getName() === 'handler' ? p : undefined;
+  if (obj && Node.isObjectLiteralExpression(obj)) {
+    const cmd = obj.getProperty('command');
+    return cmd && Node.isPropertyAssignment(cmd) ? commandName(cmd.getInitializer()) : undefined;
+  }
+  if (p && Node.isCallExpression(p) && p.getArguments()[0] === fn) {
+    const callee = unwrap(p.getExpression());
+    if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== 'action') return undefined;
+    for (let e: Node = unwrap(callee.getExpression()); Node.isCallExpression(e); ) {
+      const f = unwrap(e.getExpression());
+      if (!Node.isPropertyAccessExpression(f)) return undefined;
+      if (f.getName() === 'command') return commandName(e.getArguments()[0]);
+      e = unwrap(f.getExpression());
+    }
+  }
+  return undefined;
+}
+
 /**
  * Is `fn` the handler of a subcommand other than the server's? A yargs command module (`{ command: 'init', handler }`)
  * or a commander action (`.command('init').action(fn)`), named neither the default nor a serving word, not starting stdio.
  */
 function otherSubcommand(fn: FunctionLikeNode): boolean {
+  // A subcommand named for another transport (`.command('http').action(() => startServer('http', port))`) never serves
+  // stdio, whatever the functions it calls can also do.
+  const name = subcommandName(fn);
+  if (name !== undefined && otherTransportCommand(name)) return true;
   // A handler that starts stdio through the functions it calls (`.action(() => startBot(token))`) is the server's command.
   if (servesStdio(fn, 3)) return false;
   const p = fn.getParent();

@@ -183,6 +183,13 @@ function loadedSpecs(sf: SourceFile): string[] {
  */
 const OTHER_MODE = /\b(?:StreamableHTTPServerTransport|SSEServerTransport|createMcpHandler|createServer|express|fastify|Hono|parseArgs|commander|yargs|cac|meow)\b|\.listen\(|process\.argv/;
 
+/**
+ * A loader that reads the command line (`process.argv`, `parseArgs`, commander, yargs, meow, cac…): only such a file
+ * can be the stdio program's command line. One that only serves another transport (a separate HTTP bin importing the
+ * server) is another program, whose start-up prints never run on stdio.
+ */
+const READS_COMMAND_LINE = /\bprocess\.argv\b|\b(?:parseArgs|commander|yargs|cac|meow|minimist|mri|sade|citty|clipanion|cleye)\b/;
+
 /** Relative modules a file imports with a top-level import or re-export (loaded whenever the file is). */
 function staticSpecs(sf: SourceFile): string[] {
   const out: string[] = [];
@@ -228,8 +235,8 @@ function loadersOf(code: Code, entries: SourceFile[], commandLines?: SourceFile[
 }
 
 /**
- * The command line of the program: a loader left out by loadersOf (it reads the command line or serves another
- * transport) that is a declared entry of the package (`bin`, `main`) or a module such an entry imports at its top
+ * The command line of the program: a loader left out by loadersOf that reads the command line (READS_COMMAND_LINE;
+ * one that only serves another transport is another program) and is a declared entry of the package (`bin`, `main`) or a module such an entry imports at its top
  * level. Only its start-up writes are read (startupWrites): what every start of the program prints, stdio included.
  */
 function commandLineFiles(code: Code, repo: RepoFacts, skipped: SourceFile[]): SourceFile[] {
@@ -240,7 +247,7 @@ function commandLineFiles(code: Code, repo: RepoFacts, skipped: SourceFile[]): S
     const sf = code.sources.files.get(rel) ?? resolveRelativeModule('package.json', `./${rel}`, code.sources);
     if (sf) declared.add(sf);
   }
-  return skipped.filter((sf) => declared.has(sf) || [...declared].some((d) => staticSpecs(d).some((spec) => resolveRelativeModule(code.rel(d), spec, code.sources) === sf)));
+  return skipped.filter((sf) => READS_COMMAND_LINE.test(sf.getFullText())).filter((sf) => declared.has(sf) || [...declared].some((d) => staticSpecs(d).some((spec) => resolveRelativeModule(code.rel(d), spec, code.sources) === sf)));
 }
 
 /** Does a statement end the path it is on (a `return`, `throw`, `break`, `continue` or `process.exit(…)` outside nested functions)? */
