@@ -229,9 +229,10 @@ function heldCondition(n: Node): Node | undefined {
 }
 
 /** Does this subtree start the stdio transport? */
-function startsStdio(n: Node): boolean {
+function startsStdio(n: Node, skip: Node[] = []): boolean {
   return ofKinds(n.getSourceFile(), [SyntaxKind.CallExpression, SyntaxKind.NewExpression]).some((x) => {
     if (x.getStart() < n.getStart() || x.getEnd() > n.getEnd()) return false;
+    if (skip.some((s) => x.getStart() >= s.getStart() && x.getEnd() <= s.getEnd())) return false;
     if (!Node.isCallExpression(x) && !Node.isNewExpression(x)) return false;
     const e = unwrap(x.getExpression());
     const name = Node.isIdentifier(e) ? e.getText() : Node.isPropertyAccessExpression(e) ? e.getName() : '';
@@ -256,18 +257,63 @@ function otherCommand(clause: Node, sw: Node): boolean {
  * Does this code start stdio, itself or through the functions it calls by name (`await startMcpServer()`), followed
  * `depth` calls deep (a function imported from another module of the package is followed to its declaration)?
  */
-function servesStdio(code: Node, depth = 1, seen = new Set<Node>()): boolean {
-  if (startsStdio(code)) return true;
+function servesStdio(code: Node, depth = 1, seen = new Set<Node>(), skip: Node[] = []): boolean {
+  if (startsStdio(code, skip)) return true;
   if (depth <= 0) return false;
   for (const call of code.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+    if (skip.some((s) => call.getStart() >= s.getStart() && call.getEnd() <= s.getEnd())) continue;
     const callee = unwrap(call.getExpression());
     if (!Node.isIdentifier(callee)) continue;
     const fn = calledFunction(callee);
     if (!fn || seen.has(fn)) continue;
-    seen.add(fn);
-    if (servesStdio(fn, depth - 1, seen)) return true;
+    const settled = settledBranches(fn, call);
+    // A function followed with arguments that rule some of its branches out may be called again with others.
+    if (settled.length === 0) seen.add(fn);
+    if (servesStdio(fn, depth - 1, seen, settled)) return true;
   }
   return false;
+}
+
+/**
+ * The branches of `fn` that the literal arguments of `call` rule out: with `launch('http', port)`, the branch of
+ * `if (mode === 'stdio')` in `function launch(mode, port)` (and the `else` of `mode !== 'stdio'`) is never taken.
+ * Only a parameter compared with a string literal (`===`, `==`, `!==`, `!=`, either side) is read.
+ */
+function settledBranches(fn: Node, call: Node): Node[] {
+  if (!isFunctionLike(fn) || !Node.isCallExpression(call)) return [];
+  const bound = new Map<string, string>();
+  const params = (fn as FunctionLikeNode).getParameters();
+  call.getArguments().forEach((a, i) => {
+    const p = params[i];
+    const v = constString(a)?.value;
+    if (p && v !== undefined && Node.isIdentifier(p.getNameNode())) bound.set(p.getName(), v);
+  });
+  // A parameter the function assigns (`mode = mode.toLowerCase()`) no longer holds the argument.
+  for (const b of fn.getDescendantsOfKind(SyntaxKind.BinaryExpression)) {
+    const left = unwrap(b.getLeft());
+    if (b.getOperatorToken().getKind() >= SyntaxKind.FirstAssignment && b.getOperatorToken().getKind() <= SyntaxKind.LastAssignment && Node.isIdentifier(left)) bound.delete(left.getText());
+  }
+  if (bound.size === 0) return [];
+  const out: Node[] = [];
+  const settle = (cond: Node, whenTrue: Node, whenFalse: Node | undefined): void => {
+    const c = unwrap(cond);
+    if (!Node.isBinaryExpression(c)) return;
+    const op = c.getOperatorToken().getKind();
+    const equal = op === SyntaxKind.EqualsEqualsEqualsToken || op === SyntaxKind.EqualsEqualsToken;
+    if (!equal && op !== SyntaxKind.ExclamationEqualsEqualsToken && op !== SyntaxKind.ExclamationEqualsToken) return;
+    const [l, r] = [unwrap(c.getLeft()), unwrap(c.getRight())];
+    const id = Node.isIdentifier(l) ? l : Node.isIdentifier(r) ? r : undefined;
+    const lit = constString(id === l ? r : l)?.value;
+    const v = id ? bound.get(id.getText()) : undefined;
+    if (v === undefined || lit === undefined) return;
+    const holds = equal ? v === lit : v !== lit;
+    if (holds) { if (whenFalse) out.push(whenFalse); } else out.push(whenTrue);
+  };
+  for (const n of fn.getDescendants()) {
+    if (Node.isIfStatement(n)) settle(n.getExpression(), n.getThenStatement(), n.getElseStatement());
+    else if (Node.isConditionalExpression(n)) settle(n.getCondition(), n.getWhenTrue(), n.getWhenFalse());
+  }
+  return out;
 }
 
 /** The function an identifier names: a declaration or a const holding one, in this file or imported from one of the package. */
