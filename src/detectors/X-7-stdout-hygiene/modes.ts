@@ -27,7 +27,9 @@ import { inRegions, libraryRegions } from '../../facts/bundle-regions.js';
  *     such a runtime has no stdio transport, so the stdio server never takes it;
  *   - the handler of a command-line subcommand other than the server's: a yargs command module (`{ command: 'init',
  *     handler }`) or a commander command (`.command('init').action(fn)`) whose name is not the default (`$0`, `*`) or a
- *     serving word (`serve`, `start`, `stdio`…) and whose handler does not start stdio;
+ *     serving word (`serve`, `start`, `stdio`…) and whose handler does not start stdio (a handler calling a starter
+ *     with literal arguments that rule its stdio branch out, `launch('http', port)`, does not); a subcommand named for
+ *     another transport (`http`, `sse`, `serve-http`…) never serves stdio, whatever it calls;
  *   - a branch that runs only outside a Node server process (`typeof process === 'undefined'`, `process.type ===
  *     'renderer'`, `process.browser`, `typeof window !== 'undefined'`), and a bundled module loaded only there (debug's
  *     `browser.js`, which its `index.js` requires under that test): an esbuild `__commonJS` module runs where its

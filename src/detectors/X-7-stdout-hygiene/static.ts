@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, ts, type BinaryExpression, type CallExpression, type Identifier, type PropertyAccessExpression, type SourceFile } from '../../facts/morph.js';
+import { Node, SyntaxKind, ts, type VariableDeclaration, type BinaryExpression, type CallExpression, type Identifier, type PropertyAccessExpression, type SourceFile } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
@@ -342,7 +342,24 @@ function importedStdoutLogger(call: CallExpression, commandLine: SourceFile): No
   const init = Node.isVariableDeclaration(d) ? d.getInitializer() : undefined;
   const stmt = d.getFirstAncestor((a) => Node.isVariableStatement(a));
   if (!init || !stmt || !Node.isSourceFile(stmt.getParent())) return undefined;
+  // Only a `const` logger is judged by its initializer: a `let` one may be re-pointed (`logToStderr()` assigning a
+  // stderr logger) before the command line logs. A logger whose level either file sets to silent
+  // (`logger.level = 'silent'`) is not judged from here either.
+  if (!Node.isVariableStatement(stmt) || !(stmt.getDeclarationList().getFlags() & ts.NodeFlags.Const)) return undefined;
+  if ([commandLine, d.getSourceFile()].some((sf) => silencesLogger(sf, sf === commandLine ? obj.getText() : (d as VariableDeclaration).getName()))) return undefined;
   return unwrap(init);
+}
+
+/** Does the file set the level of the logger named `name` to silent (`name.level = 'silent'`, `name.silent = true`)? */
+function silencesLogger(sf: SourceFile, name: string): boolean {
+  return sf.getDescendantsOfKind(SyntaxKind.BinaryExpression).some((b) => {
+    if (b.getOperatorToken().getKind() !== SyntaxKind.EqualsToken) return false;
+    const left = unwrap(b.getLeft());
+    if (!Node.isPropertyAccessExpression(left) || unwrap(left.getExpression()).getText() !== name) return false;
+    const right = unwrap(b.getRight());
+    if (left.getName() === 'level') return constString(right)?.value === 'silent';
+    return left.getName() === 'silent' && right.getKind() === SyntaxKind.TrueKeyword;
+  });
 }
 
 /**
