@@ -350,16 +350,33 @@ function importedStdoutLogger(call: CallExpression, commandLine: SourceFile): No
   return unwrap(init);
 }
 
+/**
+ * Is this logger creation a top-level `const` whose level its module sets to silent by a top-level statement
+ * (`const logger = pino(); logger.level = 'silent';`): it writes nothing, on every path.
+ */
+function silencedAtStart(n: Node): boolean {
+  const d = n.getParent();
+  const stmt = d?.getFirstAncestor((a) => Node.isVariableStatement(a));
+  if (!d || !Node.isVariableDeclaration(d) || !Node.isIdentifier(d.getNameNode()) || !stmt || !Node.isVariableStatement(stmt)) return false;
+  if (!Node.isSourceFile(stmt.getParent()) || !(stmt.getDeclarationList().getFlags() & ts.NodeFlags.Const)) return false;
+  const sf = stmt.getSourceFile();
+  return sf.getStatements().some((st) => Node.isExpressionStatement(st) && st.getPos() > stmt.getEnd() - 1 && silences(st.getExpression(), d.getName()));
+}
+
+/** Is `e` an assignment that sets the level of the logger named `name` to silent (`name.level = 'silent'`, `name.silent = true`)? */
+function silences(e: Node, name: string): boolean {
+  const b = unwrap(e);
+  if (!Node.isBinaryExpression(b) || b.getOperatorToken().getKind() !== SyntaxKind.EqualsToken) return false;
+  const left = unwrap(b.getLeft());
+  if (!Node.isPropertyAccessExpression(left) || unwrap(left.getExpression()).getText() !== name) return false;
+  const right = unwrap(b.getRight());
+  if (left.getName() === 'level') return constString(right)?.value === 'silent';
+  return left.getName() === 'silent' && right.getKind() === SyntaxKind.TrueKeyword;
+}
+
 /** Does the file set the level of the logger named `name` to silent (`name.level = 'silent'`, `name.silent = true`)? */
 function silencesLogger(sf: SourceFile, name: string): boolean {
-  return sf.getDescendantsOfKind(SyntaxKind.BinaryExpression).some((b) => {
-    if (b.getOperatorToken().getKind() !== SyntaxKind.EqualsToken) return false;
-    const left = unwrap(b.getLeft());
-    if (!Node.isPropertyAccessExpression(left) || unwrap(left.getExpression()).getText() !== name) return false;
-    const right = unwrap(b.getRight());
-    if (left.getName() === 'level') return constString(right)?.value === 'silent';
-    return left.getName() === 'silent' && right.getKind() === SyntaxKind.TrueKeyword;
-  });
+  return sf.getDescendantsOfKind(SyntaxKind.BinaryExpression).some((b) => silences(b, name));
 }
 
 /**
@@ -1561,7 +1578,7 @@ export default defineDetector({
           continue;
         }
         if (pinoToStdout(n)) {
-          if (stands(n)) findings.push({ messageId: 'pino-stdout', location: at, evidence: n.getText().slice(0, 120) });
+          if (stands(n) && !silencedAtStart(n)) findings.push({ messageId: 'pino-stdout', location: at, evidence: n.getText().slice(0, 120) });
           continue;
         }
         const flag = loggers ? pinoBeforeFlag(n, (order ??= loadOrderOf(files, code.files.map(([, sf]) => sf)))) : undefined;
