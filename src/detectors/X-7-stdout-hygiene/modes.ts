@@ -27,7 +27,9 @@ import { inRegions, libraryRegions } from '../../facts/bundle-regions.js';
  *     such a runtime has no stdio transport, so the stdio server never takes it;
  *   - the handler of a command-line subcommand other than the server's: a yargs command module (`{ command: 'init',
  *     handler }`) or a commander command (`.command('init').action(fn)`) whose name is not the default (`$0`, `*`) or a
- *     serving word (`serve`, `start`, `stdio`…) and whose handler does not start stdio;
+ *     serving word (`serve`, `start`, `stdio`…) and whose handler does not start stdio (a handler calling a starter
+ *     with literal arguments that rule its stdio branch out, `launch('http', port)`, does not); a subcommand named for
+ *     another transport (`http`, `sse`, `serve-http`…) never serves stdio, whatever it calls;
  *   - a branch that runs only outside a Node server process (`typeof process === 'undefined'`, `process.type ===
  *     'renderer'`, `process.browser`, `typeof window !== 'undefined'`), and a bundled module loaded only there (debug's
  *     `browser.js`, which its `index.js` requires under that test): an esbuild `__commonJS` module runs where its
@@ -48,6 +50,9 @@ const HTTP_ENV = /(?:^|_)(?:SSE|HTTP|HTTPS|STREAMABLE|PORT|CLOUD[-_]?SERVICE|REM
 const SERVERLESS = /^(?:is|in|on|running|run)?[-_]?(?:serverless|aws[-_]?lambda|lambda|cloudflare[-_]?workers?|workers?[-_]?runtime|edge[-_]?runtime|vercel[-_]?edge|deno[-_]?deploy)(?:[-_]?(?:env|environment|runtime|mode|function[-_]?name))?$/i;
 /** Subcommand names that are (or may be) the server's own: the default command and the serving words. */
 const SERVING_COMMAND = /^(?:\$0|\*|serve|server|start|run|stdio|mcp|default|main)$/i;
+/** A subcommand named for another transport (`http`, `sse`, `serve-http`, `start:sse`, `http-server`, `web`): it never serves stdio. */
+const otherTransportCommand = (name: string): boolean =>
+  HTTP_MODE.test(name.replace(/^(?:serve|start|run)[-_:]?(?=.)/i, '').replace(/(?<=.)[-_:]?(?:server|mode|transport)$/i, ''));
 /** Command-line parsers whose bundled code prints only help, version and usage errors. */
 const CLI_PARSERS = new Set(['yargs', 'commander', 'cac', 'meow', 'sade', 'clipanion', 'citty', 'cleye']);
 const STDIO_STARTERS = new Set(['serveStdio', 'StdioServerTransport']);
@@ -226,9 +231,10 @@ function heldCondition(n: Node): Node | undefined {
 }
 
 /** Does this subtree start the stdio transport? */
-function startsStdio(n: Node): boolean {
+function startsStdio(n: Node, skip: Node[] = []): boolean {
   return ofKinds(n.getSourceFile(), [SyntaxKind.CallExpression, SyntaxKind.NewExpression]).some((x) => {
     if (x.getStart() < n.getStart() || x.getEnd() > n.getEnd()) return false;
+    if (skip.some((s) => x.getStart() >= s.getStart() && x.getEnd() <= s.getEnd())) return false;
     if (!Node.isCallExpression(x) && !Node.isNewExpression(x)) return false;
     const e = unwrap(x.getExpression());
     const name = Node.isIdentifier(e) ? e.getText() : Node.isPropertyAccessExpression(e) ? e.getName() : '';
@@ -253,18 +259,63 @@ function otherCommand(clause: Node, sw: Node): boolean {
  * Does this code start stdio, itself or through the functions it calls by name (`await startMcpServer()`), followed
  * `depth` calls deep (a function imported from another module of the package is followed to its declaration)?
  */
-function servesStdio(code: Node, depth = 1, seen = new Set<Node>()): boolean {
-  if (startsStdio(code)) return true;
+function servesStdio(code: Node, depth = 1, seen = new Set<Node>(), skip: Node[] = []): boolean {
+  if (startsStdio(code, skip)) return true;
   if (depth <= 0) return false;
   for (const call of code.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+    if (skip.some((s) => call.getStart() >= s.getStart() && call.getEnd() <= s.getEnd())) continue;
     const callee = unwrap(call.getExpression());
     if (!Node.isIdentifier(callee)) continue;
     const fn = calledFunction(callee);
     if (!fn || seen.has(fn)) continue;
-    seen.add(fn);
-    if (servesStdio(fn, depth - 1, seen)) return true;
+    const settled = settledBranches(fn, call);
+    // A function followed with arguments that rule some of its branches out may be called again with others.
+    if (settled.length === 0) seen.add(fn);
+    if (servesStdio(fn, depth - 1, seen, settled)) return true;
   }
   return false;
+}
+
+/**
+ * The branches of `fn` that the literal arguments of `call` rule out: with `launch('http', port)`, the branch of
+ * `if (mode === 'stdio')` in `function launch(mode, port)` (and the `else` of `mode !== 'stdio'`) is never taken.
+ * Only a parameter compared with a string literal (`===`, `==`, `!==`, `!=`, either side) is read.
+ */
+function settledBranches(fn: Node, call: Node): Node[] {
+  if (!isFunctionLike(fn) || !Node.isCallExpression(call)) return [];
+  const bound = new Map<string, string>();
+  const params = (fn as FunctionLikeNode).getParameters();
+  call.getArguments().forEach((a, i) => {
+    const p = params[i];
+    const v = constString(a)?.value;
+    if (p && v !== undefined && Node.isIdentifier(p.getNameNode())) bound.set(p.getName(), v);
+  });
+  // A parameter the function assigns (`mode = mode.toLowerCase()`) no longer holds the argument.
+  for (const b of fn.getDescendantsOfKind(SyntaxKind.BinaryExpression)) {
+    const left = unwrap(b.getLeft());
+    if (b.getOperatorToken().getKind() >= SyntaxKind.FirstAssignment && b.getOperatorToken().getKind() <= SyntaxKind.LastAssignment && Node.isIdentifier(left)) bound.delete(left.getText());
+  }
+  if (bound.size === 0) return [];
+  const out: Node[] = [];
+  const settle = (cond: Node, whenTrue: Node, whenFalse: Node | undefined): void => {
+    const c = unwrap(cond);
+    if (!Node.isBinaryExpression(c)) return;
+    const op = c.getOperatorToken().getKind();
+    const equal = op === SyntaxKind.EqualsEqualsEqualsToken || op === SyntaxKind.EqualsEqualsToken;
+    if (!equal && op !== SyntaxKind.ExclamationEqualsEqualsToken && op !== SyntaxKind.ExclamationEqualsToken) return;
+    const [l, r] = [unwrap(c.getLeft()), unwrap(c.getRight())];
+    const id = Node.isIdentifier(l) ? l : Node.isIdentifier(r) ? r : undefined;
+    const lit = constString(id === l ? r : l)?.value;
+    const v = id ? bound.get(id.getText()) : undefined;
+    if (v === undefined || lit === undefined) return;
+    const holds = equal ? v === lit : v !== lit;
+    if (holds) { if (whenFalse) out.push(whenFalse); } else out.push(whenTrue);
+  };
+  for (const n of fn.getDescendants()) {
+    if (Node.isIfStatement(n)) settle(n.getExpression(), n.getThenStatement(), n.getElseStatement());
+    else if (Node.isConditionalExpression(n)) settle(n.getCondition(), n.getWhenTrue(), n.getWhenFalse());
+  }
+  return out;
 }
 
 /** The function an identifier names: a declaration or a const holding one, in this file or imported from one of the package. */
@@ -411,11 +462,37 @@ function commandName(v: Node | undefined): string | undefined {
   return constString(first)?.value.trim().split(/\s+/)[0];
 }
 
+/** The name of the subcommand `fn` handles (a yargs command module's `command`, a commander `.command(…).action(fn)`). */
+function subcommandName(fn: FunctionLikeNode): string | undefined {
+  const p = fn.getParent();
+  const obj = p && Node.isPropertyAssignment(p) && p.getInitializer() === fn && p.getName() === 'handler' ? p.getParent()
+    : Node.isMethodDeclaration(fn) && fn.getName() === 'handler' ? p : undefined;
+  if (obj && Node.isObjectLiteralExpression(obj)) {
+    const cmd = obj.getProperty('command');
+    return cmd && Node.isPropertyAssignment(cmd) ? commandName(cmd.getInitializer()) : undefined;
+  }
+  if (p && Node.isCallExpression(p) && p.getArguments()[0] === fn) {
+    const callee = unwrap(p.getExpression());
+    if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== 'action') return undefined;
+    for (let e: Node = unwrap(callee.getExpression()); Node.isCallExpression(e); ) {
+      const f = unwrap(e.getExpression());
+      if (!Node.isPropertyAccessExpression(f)) return undefined;
+      if (f.getName() === 'command') return commandName(e.getArguments()[0]);
+      e = unwrap(f.getExpression());
+    }
+  }
+  return undefined;
+}
+
 /**
  * Is `fn` the handler of a subcommand other than the server's? A yargs command module (`{ command: 'init', handler }`)
  * or a commander action (`.command('init').action(fn)`), named neither the default nor a serving word, not starting stdio.
  */
 function otherSubcommand(fn: FunctionLikeNode): boolean {
+  // A subcommand named for another transport (`.command('http').action(() => startServer('http', port))`) never serves
+  // stdio, whatever the functions it calls can also do.
+  const name = subcommandName(fn);
+  if (name !== undefined && otherTransportCommand(name)) return true;
   // A handler that starts stdio through the functions it calls (`.action(() => startBot(token))`) is the server's command.
   if (servesStdio(fn, 3)) return false;
   const p = fn.getParent();

@@ -1,4 +1,4 @@
-import { Node, SyntaxKind, ts, type BinaryExpression, type CallExpression, type Identifier, type PropertyAccessExpression, type SourceFile } from '../../facts/morph.js';
+import { Node, SyntaxKind, ts, type VariableDeclaration, type BinaryExpression, type CallExpression, type Identifier, type PropertyAccessExpression, type SourceFile } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
@@ -183,6 +183,13 @@ function loadedSpecs(sf: SourceFile): string[] {
  */
 const OTHER_MODE = /\b(?:StreamableHTTPServerTransport|SSEServerTransport|createMcpHandler|createServer|express|fastify|Hono|parseArgs|commander|yargs|cac|meow)\b|\.listen\(|process\.argv/;
 
+/**
+ * A loader that reads the command line (`process.argv`, `parseArgs`, commander, yargs, meow, cac…): only such a file
+ * can be the stdio program's command line. One that only serves another transport (a separate HTTP bin importing the
+ * server) is another program, whose start-up prints never run on stdio.
+ */
+const READS_COMMAND_LINE = /\bprocess\.argv\b|\b(?:parseArgs|commander|yargs|cac|meow|minimist|mri|sade|citty|clipanion|cleye)\b/;
+
 /** Relative modules a file imports with a top-level import or re-export (loaded whenever the file is). */
 function staticSpecs(sf: SourceFile): string[] {
   const out: string[] = [];
@@ -228,8 +235,8 @@ function loadersOf(code: Code, entries: SourceFile[], commandLines?: SourceFile[
 }
 
 /**
- * The command line of the program: a loader left out by loadersOf (it reads the command line or serves another
- * transport) that is a declared entry of the package (`bin`, `main`) or a module such an entry imports at its top
+ * The command line of the program: a loader left out by loadersOf that reads the command line (READS_COMMAND_LINE;
+ * one that only serves another transport is another program) and is a declared entry of the package (`bin`, `main`) or a module such an entry imports at its top
  * level. Only its start-up writes are read (startupWrites): what every start of the program prints, stdio included.
  */
 function commandLineFiles(code: Code, repo: RepoFacts, skipped: SourceFile[]): SourceFile[] {
@@ -240,7 +247,7 @@ function commandLineFiles(code: Code, repo: RepoFacts, skipped: SourceFile[]): S
     const sf = code.sources.files.get(rel) ?? resolveRelativeModule('package.json', `./${rel}`, code.sources);
     if (sf) declared.add(sf);
   }
-  return skipped.filter((sf) => declared.has(sf) || [...declared].some((d) => staticSpecs(d).some((spec) => resolveRelativeModule(code.rel(d), spec, code.sources) === sf)));
+  return skipped.filter((sf) => READS_COMMAND_LINE.test(sf.getFullText())).filter((sf) => declared.has(sf) || [...declared].some((d) => staticSpecs(d).some((spec) => resolveRelativeModule(code.rel(d), spec, code.sources) === sf)));
 }
 
 /** Does a statement end the path it is on (a `return`, `throw`, `break`, `continue` or `process.exit(…)` outside nested functions)? */
@@ -335,7 +342,41 @@ function importedStdoutLogger(call: CallExpression, commandLine: SourceFile): No
   const init = Node.isVariableDeclaration(d) ? d.getInitializer() : undefined;
   const stmt = d.getFirstAncestor((a) => Node.isVariableStatement(a));
   if (!init || !stmt || !Node.isSourceFile(stmt.getParent())) return undefined;
+  // Only a `const` logger is judged by its initializer: a `let` one may be re-pointed (`logToStderr()` assigning a
+  // stderr logger) before the command line logs. A logger whose level either file sets to silent
+  // (`logger.level = 'silent'`) is not judged from here either.
+  if (!Node.isVariableStatement(stmt) || !(stmt.getDeclarationList().getFlags() & ts.NodeFlags.Const)) return undefined;
+  if ([commandLine, d.getSourceFile()].some((sf) => silencesLogger(sf, sf === commandLine ? obj.getText() : (d as VariableDeclaration).getName()))) return undefined;
   return unwrap(init);
+}
+
+/**
+ * Is this logger creation a top-level `const` whose level its module sets to silent by a top-level statement
+ * (`const logger = pino(); logger.level = 'silent';`): it writes nothing, on every path.
+ */
+function silencedAtStart(n: Node): boolean {
+  const d = n.getParent();
+  const stmt = d?.getFirstAncestor((a) => Node.isVariableStatement(a));
+  if (!d || !Node.isVariableDeclaration(d) || !Node.isIdentifier(d.getNameNode()) || !stmt || !Node.isVariableStatement(stmt)) return false;
+  if (!Node.isSourceFile(stmt.getParent()) || !(stmt.getDeclarationList().getFlags() & ts.NodeFlags.Const)) return false;
+  const sf = stmt.getSourceFile();
+  return sf.getStatements().some((st) => Node.isExpressionStatement(st) && st.getPos() > stmt.getEnd() - 1 && silences(st.getExpression(), d.getName()));
+}
+
+/** Is `e` an assignment that sets the level of the logger named `name` to silent (`name.level = 'silent'`, `name.silent = true`)? */
+function silences(e: Node, name: string): boolean {
+  const b = unwrap(e);
+  if (!Node.isBinaryExpression(b) || b.getOperatorToken().getKind() !== SyntaxKind.EqualsToken) return false;
+  const left = unwrap(b.getLeft());
+  if (!Node.isPropertyAccessExpression(left) || unwrap(left.getExpression()).getText() !== name) return false;
+  const right = unwrap(b.getRight());
+  if (left.getName() === 'level') return constString(right)?.value === 'silent';
+  return left.getName() === 'silent' && right.getKind() === SyntaxKind.TrueKeyword;
+}
+
+/** Does the file set the level of the logger named `name` to silent (`name.level = 'silent'`, `name.silent = true`)? */
+function silencesLogger(sf: SourceFile, name: string): boolean {
+  return sf.getDescendantsOfKind(SyntaxKind.BinaryExpression).some((b) => silences(b, name));
 }
 
 /**
@@ -1537,7 +1578,7 @@ export default defineDetector({
           continue;
         }
         if (pinoToStdout(n)) {
-          if (stands(n)) findings.push({ messageId: 'pino-stdout', location: at, evidence: n.getText().slice(0, 120) });
+          if (stands(n) && !silencedAtStart(n)) findings.push({ messageId: 'pino-stdout', location: at, evidence: n.getText().slice(0, 120) });
           continue;
         }
         const flag = loggers ? pinoBeforeFlag(n, (order ??= loadOrderOf(files, code.files.map(([, sf]) => sf)))) : undefined;
