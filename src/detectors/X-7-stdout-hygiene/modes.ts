@@ -495,25 +495,6 @@ function otherSubcommand(fn: FunctionLikeNode): boolean {
   if (name !== undefined && otherTransportCommand(name)) return true;
   // A handler that starts stdio through the functions it calls (`.action(() => startBot(token))`) is the server's command.
   if (servesStdio(fn, 3)) return false;
-  const p = fn.getParent();
-  const named = (name: string | undefined): boolean => name !== undefined && name !== '' && !SERVING_COMMAND.test(name) && !name.startsWith('$0');
-  // { command: 'init', handler: async (argv) => … } / { command: 'init', async handler(argv) { … } }
-  const obj = p && Node.isPropertyAssignment(p) && p.getInitializer() === fn && p.getName() === 'handler' ? p.getParent()
-    : Node.isMethodDeclaration(fn) && fn.getName() === 'handler' ? p : undefined;
-  if (obj && Node.isObjectLiteralExpression(obj)) {
-    const cmd = obj.getProperty('command');
-    return !!cmd && Node.isPropertyAssignment(cmd) && named(commandName(cmd.getInitializer()));
-  }
-  // program.command('init').description(…).action(fn)
-  if (p && Node.isCallExpression(p) && p.getArguments()[0] === fn) {
-    const callee = unwrap(p.getExpression());
-    if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== 'action') return false;
-    for (let e: Node = unwrap(callee.getExpression()); Node.isCallExpression(e); ) {
-      const f = unwrap(e.getExpression());
-      if (!Node.isPropertyAccessExpression(f)) return false;
-      if (f.getName() === 'command') return named(commandName(e.getArguments()[0]));
-      e = unwrap(f.getExpression());
-    }
-  }
-  return false;
+  // Named neither by the default (`$0`) nor by a serving word: `{ command: 'init', handler }`, `.command('init').action(fn)`.
+  return name !== undefined && name !== '' && !SERVING_COMMAND.test(name) && !name.startsWith('$0');
 }
