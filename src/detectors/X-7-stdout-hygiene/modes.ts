@@ -54,7 +54,7 @@ const SERVING_COMMAND = /^(?:\$0|\*|serve|server|start|run|stdio|mcp|default|mai
 const otherTransportCommand = (name: string): boolean =>
   HTTP_MODE.test(name.replace(/^(?:serve|start|run)[-_:]?(?=.)/i, '').replace(/(?<=.)[-_:]?(?:server|mode|transport)$/i, ''));
 /** Command-line parsers whose bundled code prints only help, version and usage errors. */
-const CLI_PARSERS = new Set(['yargs', 'commander', 'cac', 'meow', 'sade', 'clipanion', 'citty', 'cleye']);
+export const CLI_PARSERS = new Set(['yargs', 'commander', 'cac', 'meow', 'sade', 'clipanion', 'citty', 'cleye']);
 const STDIO_STARTERS = new Set(['serveStdio', 'StdioServerTransport']);
 /**
  * `-v` / `v` names `--version` in some programs and `--verbose` in others (commander's `.option('-v', 'verbose

@@ -8,7 +8,7 @@ import { codeOf, reachable, type Code, type Fn } from '../support/source/code-pa
 import { isFunctionLike } from '../../facts/scope.js';
 import { constString, serverModel } from '../../facts/server-model.js';
 import type { SessionFacts } from '../../facts/session.js';
-import { neverRunsOnStdio, neverStdio } from './modes.js';
+import { CLI_PARSERS, neverRunsOnStdio, neverStdio } from './modes.js';
 import { rawCallNamed } from '../support/source/source-support.js';
 import { judgePythonStdout } from './python.js';
 import { packageOf, printsOnImport, type ImportPrint } from './dependencies.js';
@@ -188,7 +188,7 @@ const OTHER_MODE = /\b(?:StreamableHTTPServerTransport|SSEServerTransport|create
  * can be the stdio program's command line. One that only serves another transport (a separate HTTP bin importing the
  * server) is another program, whose start-up prints never run on stdio.
  */
-const READS_COMMAND_LINE = /\bprocess\.argv\b|\b(?:parseArgs|commander|yargs|cac|meow|minimist|mri|sade|citty|clipanion|cleye)\b/;
+const READS_COMMAND_LINE = new RegExp(`\\bprocess\\.argv\\b|\\b(?:parseArgs|minimist|mri|${[...CLI_PARSERS].join('|')})\\b`);
 
 /** Relative modules a file imports with a top-level import or re-export (loaded whenever the file is). */
 function staticSpecs(sf: SourceFile): string[] {
