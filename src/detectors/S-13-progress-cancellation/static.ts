@@ -4,7 +4,7 @@ import type { Finding } from '../../engine/types.js';
 import { declarationOf, fieldValues, findNodes, functionOf, isFunctionLike, rawOriginOf, type FunctionLikeNode } from '../../facts/scope.js';
 import { callSitesOf } from '../support/source/call-sites.js';
 import { httpRequestOf } from '../../facts/flow.js';
-import { objectLiteralOf, propertyValue, registrationArgs, serverModel } from '../../facts/server-model.js';
+import { objectLiteralOf, propertyValue, registrationArgs, returnedExpressions, serverModel } from '../../facts/server-model.js';
 import { moduleSpecs, ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { codeOf, methodsNamed, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { judgePythonTimeouts } from './python.js';
@@ -997,8 +997,8 @@ function readsSignal(fn: Fn, ctxIndex: number): boolean | undefined {
  * Requests of the source that the reading of the request paths did not reach: a handler may send them through a
  * path it could not follow (a callback handed in a configuration object, a module imported at run time, a
  * dispatch it does not know), so a present verdict would rest on code that was not read. Read once per file:
- * the calls mayBeOutbound accepts outside the examined ones, test files, browser code (an App's View) and the
- * bundled packages of a bundle left out, and the API clients of dependencies built anywhere in the source (dependencyClients with `anywhere`).
+ * the calls mayBeOutbound accepts outside the examined ones, test files, browser code (an App's View), example
+ * projects shipped beside the server (exampleProjects) and the bundled packages of a bundle left out, and the API clients of dependencies built anywhere in the source (dependencyClients with `anywhere`).
  * - One without a time limit (and not written at the top level of a module, which runs at start-up): walked back
  *   through its callers (callers.ts chainToHandler); when a chain reaches a function of the handlers' paths it is red
  *   (outbound-without-timeout, client-without-timeout), the evidence naming the call it is reached from; otherwise
@@ -1029,15 +1029,106 @@ function startUpOnly(n: Node, code: Code): boolean {
   return !!fn && up(fn, 0);
 }
 
+/**
+ * A dependency client built at start-up and handed to the code that builds the handlers (`const config =
+ * client.createConfiguration(…)` in a function the top level calls, then `{ ...createIncidentHandlers(new
+ * v2.IncidentsApi(config)) }` at a module's top level): its value, kept in a module-level const (itself, or an
+ * instance another construction makes from it), is an argument of a top-level call to a function of the source whose
+ * parameter at that place has a method called in a function the handlers' paths reached (`api.listIncidents(…)` in
+ * the returned `list_incidents` handler). Returns that method call; undefined when the value goes anywhere else.
+ */
+function startUpHandOff(n: Node, reached: ReadonlySet<ts.Node>, code: Code): Node | undefined {
+  const atTop = (e: Node): boolean => !e.getFirstAncestor((a) => isFunctionLike(a));
+  const constOf = (e: Node): Identifier | undefined => {
+    let cur = e;
+    let p = cur.getParent();
+    while (p && (Node.isAwaitExpression(p) || Node.isParenthesizedExpression(p) || Node.isAsExpression(p))) {
+      cur = p;
+      p = p.getParent();
+    }
+    const name = p && Node.isVariableDeclaration(p) && p.getInitializer() === cur ? p.getNameNode() : undefined;
+    return name && Node.isIdentifier(name) ? name : undefined;
+  };
+  // The top-level values holding the client: the construction itself, or the top-level calls of the one function
+  // that builds and returns it (directly or through a local const).
+  let values: Node[] = [];
+  if (atTop(n)) values = [n];
+  else {
+    const fn = n.getFirstAncestor((a) => isFunctionLike(a)) as FunctionLikeNode | undefined;
+    if (!fn || fn.getFirstAncestor((a) => isFunctionLike(a))) return undefined;
+    const local = constOf(n);
+    const returns = returnedExpressions(fn).map((r) => unwrap(r));
+    if (!returns.some((r) => r === n || (local && Node.isIdentifier(r) && declarationOf(r) === local))) return undefined;
+    values = callSitesOf(fn, filesOf(code), code.sources).filter(atTop);
+  }
+  const seen = new Set<Node>();
+  const handedTo = (v: Node, depth: number): Node | undefined => {
+    if (depth > 2 || seen.has(v)) return undefined;
+    seen.add(v);
+    const holder = constOf(v);
+    const uses: Node[] = [v];
+    if (holder) {
+      const name = holder.getText();
+      for (const r of findNodes(v.getSourceFile(), (cn) => ts.isIdentifier(cn) && cn.text === name && cn !== holder.compilerNode)) {
+        if (Node.isIdentifier(r) && atTop(r) && declarationOf(r) === holder) uses.push(r);
+      }
+    }
+    for (const u of uses) {
+      const p = u.getParent();
+      // An instance another construction makes from it (`new v2.IncidentsApi(config)`): followed as the client.
+      if (p && Node.isNewExpression(p) && p.getArguments().includes(u)) {
+        const via = handedTo(p, depth + 1);
+        if (via) return via;
+        continue;
+      }
+      if (!p || !Node.isCallExpression(p)) continue;
+      const i = p.getArguments().indexOf(u);
+      const g = i >= 0 ? functionOf(unwrap(p.getExpression()), code.sources) : undefined;
+      const param = g?.getParameters()[i];
+      const pname = param && Node.isIdentifier(param.getNameNode()) ? param.getName() : undefined;
+      if (!g || !pname) continue;
+      for (const call of findNodes(g, (cn) => ts.isCallExpression(cn) && ts.isPropertyAccessExpression(cn.expression) && ts.isIdentifier(cn.expression.expression) && cn.expression.expression.text === pname)) {
+        const around = call.getFirstAncestor((a) => isFunctionLike(a));
+        const callee = Node.isCallExpression(call) ? call.getExpression() : undefined;
+        const recv = callee && Node.isPropertyAccessExpression(callee) ? callee.getExpression() : undefined;
+        if (around && reached.has(around.compilerNode) && recv && Node.isIdentifier(recv) && declarationOf(recv) === param!.getNameNode()) return call;
+      }
+    }
+    return undefined;
+  };
+  // The value handed on directly (`createHandlers(createConfig(env))`) or through its const.
+  for (const v of values) {
+    const via = handedTo(v, 0);
+    if (via) return via;
+  }
+  return undefined;
+}
+
+/** A folder of examples, demos, documentation or templates shipped beside the server. */
+const SHOWCASE_DIR = /(?:^|\/)(?:examples?|demos?|docs?|playground|templates?|starters?)\//;
+
+/**
+ * Example projects shipped beside the server (a package that publishes its `examples/` or `templates/` folder): a
+ * folder there with its own package.json (`examples/star-stories/package.json`) is another program, built and run on
+ * its own; its requests are not the server's. Its files are left out of the untraced reading unless a function a
+ * handler's path reaches lies in it (then it is part of the server and is read as such).
+ */
+function exampleProjects(files: readonly string[], reachedFiles: ReadonlySet<string>): (path: string) => boolean {
+  const roots = files.filter((f) => f.endsWith('/package.json') && SHOWCASE_DIR.test(f)).map((f) => f.slice(0, -'package.json'.length));
+  const reached = [...reachedFiles];
+  const others = roots.filter((r) => !reached.some((f) => f.startsWith(r)));
+  return (path) => others.some((r) => path.startsWith(r));
+}
+
 /** Code that runs in a browser (an App's View, a web page's script): its requests are not the server's (read in a bundle's own modules). */
 const BROWSER_CODE = /\bdocument\.(?:getElementById|querySelector(?:All)?|createElement|body)\b|\bwindow\.(?:parent|addEventListener|location)\b/;
-function untraced(code: Code, examined: ReadonlySet<ts.Node>, axiosDefaults: boolean, onPaths: readonly { node: Node }[], root: string, declared: ReadonlySet<string>, reached: ReadonlySet<ts.Node>): ReturnType<typeof couldNotJudge> | Finding[] | undefined {
+function untraced(code: Code, examined: ReadonlySet<ts.Node>, axiosDefaults: boolean, onPaths: readonly { node: Node }[], root: string, declared: ReadonlySet<string>, reached: ReadonlySet<ts.Node>, otherProgram: (path: string) => boolean): ReturnType<typeof couldNotJudge> | Finding[] | undefined {
   const at = (n: Node) => ({ file: code.rel(n.getSourceFile()), line: positionOf(n).line });
   // Each request without a limit is walked back through its callers (callers.ts): one that reaches a handler's path is red.
   const findings: Finding[] = [];
   let first: ReturnType<typeof couldNotJudge> | undefined;
-  const onChain = (n: Node, messageId: string, data: Record<string, string>, tracedOnly = false): void => {
-    const chain = chainToHandler(n, reached, code, (fn) => callSitesOf(fn, filesOf(code), code.sources));
+  const onChain = (n: Node, messageId: string, data: Record<string, string>, tracedOnly = false, handOff?: () => Node | undefined): void => {
+    const chain = chainToHandler(n, reached, code, (fn) => callSitesOf(fn, filesOf(code), code.sources)) ?? (handOff && ((via) => (via ? { handler: via, via } : undefined))(handOff()));
     if (!chain) {
       if (tracedOnly && startUpOnly(n, code)) return;
       first ??= couldNotJudge('outbound-not-traced', { client: data.client ?? data.package ?? '', ...at(n) });
@@ -1049,7 +1140,7 @@ function untraced(code: Code, examined: ReadonlySet<ts.Node>, axiosDefaults: boo
   const devScript = devScripts(code.files);
   for (const [path, sf] of code.files) {
     const text = sf.getFullText();
-    if (TEST_FILE.test(path) || devScript(path) || BROWSER_CODE.test(ownModules(text)?.text ?? text)) continue;
+    if (TEST_FILE.test(path) || devScript(path) || otherProgram(path) || BROWSER_CODE.test(ownModules(text)?.text ?? text)) continue;
     const bundled = packageRegionsExcept(sf.getFullText(), new Set());
     for (const n of ofKinds(sf, [SyntaxKind.CallExpression], (cn) => !examined.has(cn) && mayBeOutbound(cn as ts.CallExpression))) {
       if (!Node.isCallExpression(n) || inRegions(bundled, n.getStart()) || !n.getFirstAncestor((a) => isFunctionLike(a))) continue;
@@ -1062,8 +1153,9 @@ function untraced(code: Code, examined: ReadonlySet<ts.Node>, axiosDefaults: boo
   }
   const onPathNodes = new Set(onPaths.map((c) => c.node));
   for (const c of dependencyClients(code, [], root, declared, true)) {
-    if (onPathNodes.has(c.node)) continue;
-    if (c.verdict === 'unbounded') onChain(c.node, 'client-without-timeout', { package: c.package });
+    if (onPathNodes.has(c.node) || otherProgram(code.rel(c.node.getSourceFile()))) continue;
+    // A client built at start-up is followed into the functions it is handed to (startUpHandOff).
+    if (c.verdict === 'unbounded') onChain(c.node, 'client-without-timeout', { package: c.package }, false, () => startUpHandOff(c.node, reached, code));
   }
   return findings.length ? findings : first;
 }
@@ -1178,7 +1270,8 @@ export default defineDetector({
     if (findings.length) return { state: 'non-conforming', findings };
     if (notRead) return couldNotJudge('client-package-not-read', { package: notRead });
     // No red on the paths read: present only if no request of the source was left out of them (untraced).
-    const missed = untraced(code, examined, defaults, onPaths, repo.root, declared, new Set([...scanned].map((f) => f.compilerNode)));
+    const otherProgram = exampleProjects(repo.files, new Set([...scanned].map((f) => code.rel(f.getSourceFile()))));
+    const missed = untraced(code, examined, defaults, onPaths, repo.root, declared, new Set([...scanned].map((f) => f.compilerNode)), otherProgram);
     if (Array.isArray(missed)) return { state: 'non-conforming', findings: missed };
     if (missed) return missed;
     return present();

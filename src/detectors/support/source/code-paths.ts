@@ -4,7 +4,7 @@ import type { Verdict } from '../../../engine/types.js';
 import { hasPythonSource } from '../../../facts/python-source.js';
 import type { RepoFacts } from '../../../facts/repo.js';
 import { declarationOf, findNodes, functionOf, isFunctionLike, mayResolveFunction, valueOfDeclaration, type FunctionLikeNode } from '../../../facts/scope.js';
-import { modelFiles, objectLiteralOf, propertyValue } from '../../../facts/server-model.js';
+import { modelFiles, objectLiteralOf, propertyValue, returnedExpressions } from '../../../facts/server-model.js';
 import { ofKinds, parsedSources, propertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../../../facts/ts-source.js';
 import { fileNotReadData } from '../../../facts/not-read.js';
 import { callSitesOf } from './call-sites.js';
@@ -126,7 +126,8 @@ export function stepTargets(cn: ts.CallExpression | ts.NewExpression, sf: Source
  * `for (const tool of tools) server.tool(…, (a) => tool.handler(a))`, `tools.forEach((t) => … t.run(a))`.
  * Every function the table holds (under the member name called, for a table of tool objects) is a target:
  * which one runs depends on the request. Tables are read from literals of the audited source (an array or
- * object literal, possibly in another module, spreads followed); anything else gives no target.
+ * object literal, possibly in another module, spreads followed, or the literal a function of the source returns:
+ * `{ ...createIssueHandlers(api) }`); anything else gives no target.
  */
 function dispatchTargets(callee: Node, code: Code): Fn[] {
   try {
@@ -358,6 +359,17 @@ function elementsOf(expr: Node, code: Code, depth: number): Node[] {
   }
   if (Node.isNewExpression(n) && n.getExpression().getText() === 'Map' && n.getArguments()[0]) return elementsOf(n.getArguments()[0]!, code, depth + 1);
   if (Node.isCallExpression(n) && unwrap(n.getExpression()).getText().replace(/\s+/g, '') === 'Object.values' && n.getArguments()[0]) return elementsOf(n.getArguments()[0]!, code, depth + 1);
+  // A table a function of the source builds and returns (`{ ...createIssueHandlers(client), ...createBoardHandlers(client) }`
+  // with `const createIssueHandlers = (api) => ({ list_issues: async (req) => … })`): the entries of the literal it returns.
+  if (Node.isCallExpression(n)) {
+    const fn = safeFunctionOf(unwrap(n.getExpression()), code);
+    if (!fn) return [];
+    for (const r of returnedExpressions(fn)) {
+      const lit = unwrap(r);
+      if (Node.isObjectLiteralExpression(lit) || Node.isArrayLiteralExpression(lit)) out.push(...elementsOf(lit, code, depth + 1));
+    }
+    return out;
+  }
   return [];
 }
 
