@@ -93,6 +93,35 @@ describe('relays: the parts that read tool texts, commands and outputs agree wit
   }
 });
 
+describe('relays read in the forwarding shapes of published proxies and gateways', () => {
+  const cases: [string, string, { file: string; line: number }][] = [
+    // On main: could-not-judge 'no-tools-in-source' (the transports are named `local`/`remote`, wired by a helper in another file).
+    ['remote-proxy-bridge-helper', 'a stdio-to-remote proxy wiring two transports through a helper', { file: 'dist/lib/bridge.js', line: 13 }],
+    // On main: could-not-judge 'tools-declared-not-found' (a fallback handler rebuilding each request for the upstream).
+    ['auth-gateway-fallback-bundle', 'a bundled auth gateway whose fallback handler forwards every request', { file: 'dist/index.js', line: 50 }],
+    // On main: could-not-judge 'tools-declared-not-found' (one handler registered over a list of schemas, in a class).
+    ['hook-passthrough-gateway', 'a passthrough gateway forwarding each request of a schema list after its hooks', { file: 'dist/index.js', line: 25 }],
+  ];
+  for (const rule of [...RULES, 'C-10', 'C-16', 'X-1', 'X-4', 'X-5', 'S-12']) {
+    for (const [name, what, at] of cases) {
+      it(`${rule}: ${what} is not-applicable, naming the forwarding site`, () => {
+        assert.deepEqual(staticPart(rule, fx('C-4-typed-schemas', 'not-applicable', name)), ['not-applicable', 'relays-upstream-tools', at]);
+      });
+    }
+    it(`${rule}: a gateway that forwards and adds a tool of its own is judged on that tool`, () => {
+      const [state, code] = staticPart(rule, fx('C-4-typed-schemas', 'present', 'gateway-forwards-and-adds-a-tool'));
+      assert.ok(state !== 'could-not-judge' && code !== 'relays-upstream-tools', `${state} ${code}`);
+    });
+    it(`${rule}: forwarding written as stdin lines posted with fetch is not read: could-not-judge`, () => {
+      assert.equal(staticPart(rule, fx('C-4-typed-schemas', 'could-not-judge', 'stdio-lines-to-fetch'))[0], 'could-not-judge');
+    });
+    it(`${rule}: a dispatcher posting the tool's arguments to a REST API is no relay`, () => {
+      const [, code] = staticPart(rule, fx('C-4-typed-schemas', 'could-not-judge', 'rest-dispatcher-no-relay'));
+      assert.notEqual(code, 'relays-upstream-tools');
+    });
+  }
+});
+
 it('S-12: a proxy forwarding its list requests upstream is not-applicable (its pages are the upstream server\'s)', () => {
   // Before: could-not-judge 'list-source-unknown' (the list comes from `client.listTools(request.params)`).
   assert.deepEqual(staticPart('S-12', fx('C-4-typed-schemas', 'not-applicable', 'remote-proxy-forwarding-lists')), ['not-applicable', 'relays-upstream-tools', { file: 'dist/proxyServer.js', line: 14 }]);

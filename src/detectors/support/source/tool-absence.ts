@@ -28,8 +28,8 @@ import { relayOf } from './relay.js';
  *     tools/list handler whose list could not be read (a Map filled from
  *     documents named at run time) — it serves tools, only the reading does not see them. A low-level `Server` whose capabilities literal
  *     declares `tools` serves tools the reading did not find: could-not-judge 'tools-declared-not-found'. A relay
- *     (support/source/relay.ts: a transport handler forwarding each message to another server, a tools/list handler
- *     answering with another client's list) comes before both: not-applicable 'relays-upstream-tools' with its place.
+ *     (support/source/relay.ts: a transport handler forwarding each message to another server, a request handler
+ *     forwarding the request it receives to another client, a tools/list handler answering with another client's list) comes before both: not-applicable 'relays-upstream-tools' with its place.
  *     Anything else: could-not-judge 'no-tools-in-source'. A dependency named as holding the tools that could
  *     not be read (facts/published: not installed, too large) comes first: could-not-judge 'file-not-read' naming it.
  */
