@@ -301,7 +301,7 @@ export function inputsOf(repo: RepoFacts, verbose: boolean): Pick<ReportInputs, 
   const js = sourceReaders.js?.peek(repo);
   if (js) {
     for (const f of js.files.keys()) read.add(f);
-    skipped.push(...js.unread, ...js.screened);
+    skipped.push(...js.unread, ...js.screened, ...(js.bundled ?? []));
   }
   const py = sourceReaders.python?.peek(repo);
   if (py) {
@@ -313,7 +313,8 @@ export function inputsOf(repo: RepoFacts, verbose: boolean): Pick<ReportInputs, 
     .sort((a, b) => cmp(a.file, b.file) || cmp(a.cause, b.cause))
     .filter((f) => (seen.has(f.file) ? false : (seen.add(f.file), true)))
     .map((f) => ({ file: f.file, cause: f.cause, ...(f.size !== undefined ? { size: f.size } : {}), ...(f.limit !== undefined ? { limit: f.limit } : {}) }));
-  for (const f of unique) read.delete(f.file);
+  // A bundle read as its own modules is read; its entry names the library modules left out.
+  for (const f of unique) if (f.cause !== 'bundled-libraries') read.delete(f.file);
   const list = [...read].sort(cmp);
   return { files: { read: list.length, ...(verbose ? { list } : {}) }, skipped: unique };
 }

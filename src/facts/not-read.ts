@@ -48,7 +48,7 @@ export interface SourceReader {
   /** The files of this kind that could not be read (the reader parses the repository if it has not yet). */
   unread(repo: RepoFacts): readonly FileNotRead[];
   /** What was parsed, read and skipped, if the repository was parsed (never parses). */
-  peek(repo: RepoFacts): { files: ReadonlyMap<string, unknown>; unread: readonly FileNotRead[]; screened: readonly FileNotRead[] } | undefined;
+  peek(repo: RepoFacts): { files: ReadonlyMap<string, unknown>; unread: readonly FileNotRead[]; screened: readonly FileNotRead[]; bundled?: readonly FileNotRead[] } | undefined;
 }
 export const sourceReaders: Partial<Record<SourceKind, SourceReader>> = {};
 

@@ -27,7 +27,7 @@ export const SOURCE_LIMITS = {
     return parseBudget();
   },
   scanBytes: 256 * 1024 * 1024,
-  /** A bundle up to this size that is too large to parse whole is read as its own modules (facts/bundle-regions). */
+  /** A bundle up to this size that is too large to parse whole is read as its own modules (facts/bundle-regions: esbuild/tsup/rolldown module comments, webpack/ncc/rspack module maps). */
   bundleBytes: 64 * 1024 * 1024,
   maxDepth: 1200,
   maxFiles: 20_000,

@@ -37,6 +37,12 @@ export interface ParsedSources {
   readonly unread: readonly FileNotRead[];
   /** Files too large to parse that the pattern screen read whole and found none of the code the rules look for in. */
   readonly screened: readonly FileNotRead[];
+  /**
+   * Bundles too large to parse whole that were read as the package's own modules (bundle-regions ownModules): one
+   * entry per bundle, cause 'bundled-libraries', `size` the bytes of the library modules left out (named in the
+   * report's skipped inputs; the file itself counts as read).
+   */
+  readonly bundled?: readonly FileNotRead[];
   /** Dependencies whose files were read (their folder under node_modules), in name order. */
   readonly dependencies: readonly { name: string; folder: string; files: number }[];
   /** Bare module specifiers of the followed dependencies -> the parsed file they resolve to (facts/published). */
@@ -64,6 +70,7 @@ export class SourceSet implements SourceSetLike {
   readonly back = new Map<SourceFile, string>();
   readonly unread: FileNotRead[] = [];
   readonly screened: FileNotRead[] = [];
+  readonly bundled: FileNotRead[] = [];
   readonly dependencies: { name: string; folder: string; files: number }[] = [];
   readonly entries = new Map<string, string>();
   parsedBytes = 0;
@@ -95,7 +102,11 @@ export class SourceSet implements SourceSetLike {
       const overBudget = t.size !== undefined && t.size <= this.perFile;
       // A bundle too large to parse whole is read as its own modules when they fit (bundle-regions.ts).
       const own = t.size !== undefined && t.size <= SOURCE_LIMITS.bundleBytes ? this.ownModulesOf(read(SOURCE_LIMITS.bundleBytes), limit) : undefined;
-      if (own) return this.parse(rel, own.text, own.kept);
+      if (own) {
+        const sf = this.parse(rel, own.text, own.kept);
+        if (sf) this.bundled.push({ file: rel, cause: 'bundled-libraries', size: own.left });
+        return sf;
+      }
       const skipped: FileNotRead = overBudget
         ? { file: rel, cause: 'budget', size: t.size, limit: this.budget }
         : { file: rel, cause: 'too-large', size: t.size, limit: this.perFile };
@@ -109,7 +120,7 @@ export class SourceSet implements SourceSetLike {
   }
 
   /** The own modules of a bundle read whole, when they fit the limit (with the bundles read so, in `bundles`). */
-  private ownModulesOf(t: SafeRead, limit: number): { text: string; kept: number } | undefined {
+  private ownModulesOf(t: SafeRead, limit: number): { text: string; kept: number; left: number } | undefined {
     if (!t.ok) return undefined;
     const own = ownModules(t.text);
     if (!own || own.kept > limit) return undefined;
@@ -148,6 +159,7 @@ export class SourceSet implements SourceSetLike {
       rel: (sf) => back.get(sf) ?? sf.getFilePath().replace(/^\//, ''),
       unread: [...this.unread].sort((a, b) => byPath(a.file, b.file)),
       screened: [...this.screened].sort((a, b) => byPath(a.file, b.file)),
+      bundled: [...this.bundled].sort((a, b) => byPath(a.file, b.file)),
       dependencies: [...this.dependencies].sort((a, b) => byPath(a.name, b.name)),
       entries: new Map(this.entries),
       model,
