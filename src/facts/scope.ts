@@ -1109,9 +1109,46 @@ function requireOrImportSpec(n: ts.Node): string | undefined {
     const c = u.expression;
     if ((ts.isIdentifier(c) && c.text === 'require') || c.kind === SyntaxKind.ImportKeyword) return rawString(u.arguments[0]);
   }
+  // A package esbuild or bun copied into the bundle (`__toESM(require_mssql())`).
+  const bundled = bundledPackage(u);
+  if (bundled) return bundled;
   // A webpack bundle's require of a module that stands for an external (`a(r(9896))` with `e.exports = require("fs")`).
   const wp = webpackRequired(n);
   return wp ? webpackExternal(wp) : undefined;
+}
+
+/** `node_modules/<package>/…` (also `node_modules/@scope/<package>/…`, the last node_modules of a nested path): the package. */
+const BUNDLED_PATH = /^(?:.*\/)?node_modules\/((?:@[^/\s"']+\/)?[^/\s"'@.][^/\s"']*)\/[^\s"']*$/;
+
+/**
+ * The package of a CommonJS module esbuild or bun copied into a bundle, called where the package's own code
+ * required it: `require_x()` with `var require_x = __commonJS(…)` at the top of the file, and the path the bundler
+ * writes with it — bun's `// node_modules/mssql/lib/tedious/index.js` comment above the declaration, esbuild's
+ * `__commonJS({ "node_modules/mssql/lib/tedious/index.js"(exports, module) {…} })` key. Undefined for anything else
+ * (a module of the package itself has no node_modules path).
+ */
+function bundledPackage(u: ts.Node): string | undefined {
+  if (!ts.isCallExpression(u) || u.arguments.length || !ts.isIdentifier(u.expression) || !u.expression.text.startsWith('require_')) return undefined;
+  const d = rawDeclarationOf(u.expression);
+  const decl = d?.parent;
+  if (!decl || !ts.isVariableDeclaration(decl) || decl.name !== d || !decl.initializer) return undefined;
+  const init = rawUnwrap(decl.initializer);
+  if (!ts.isCallExpression(init) || !ts.isIdentifier(init.expression) || init.expression.text !== '__commonJS') return undefined;
+  const list = decl.parent;
+  const statement = list && ts.isVariableDeclarationList(list) && list.declarations.length === 1 ? list.parent : undefined;
+  if (!statement || !ts.isVariableStatement(statement) || !ts.isSourceFile(statement.parent)) return undefined;
+  const a0 = init.arguments[0] && rawUnwrap(init.arguments[0]);
+  let path: string | undefined;
+  if (a0 && ts.isObjectLiteralExpression(a0) && a0.properties.length === 1) {
+    const name = a0.properties[0]!.name;
+    if (name && ts.isStringLiteral(name)) path = name.text;
+  } else {
+    const text = statement.getSourceFile().getFullText();
+    const comments = ts.getLeadingCommentRanges(text, statement.getFullStart()) ?? [];
+    const last = comments[comments.length - 1];
+    if (last && last.kind === SyntaxKind.SingleLineCommentTrivia) path = text.slice(last.pos + 2, last.end).trim();
+  }
+  return path ? BUNDLED_PATH.exec(path)?.[1] : undefined;
 }
 
 /** Where a callee comes from (see the file header), or undefined for a value computed at run time or a parameter. */

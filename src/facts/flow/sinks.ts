@@ -1142,6 +1142,12 @@ function recordModuleOf(expr: Node, sources: ParsedSources, depth = 0, accept: (
   while (Node.isAwaitExpression(u)) u = unwrap(u.getExpression());
   const o = originCached(u, sources);
   if (o && accept(o.module)) return o.module;
+  if (Node.isCallExpression(u)) {
+    // A function of the package that hands out a client (`async function connect() { return mssql.connect(config) }`):
+    // the module its returns name, when they name one only.
+    const fn = functionOf(u.getExpression(), sources);
+    if (fn && isFunctionLike(fn)) return returnedModule(fn, sources, depth, accept);
+  }
   if (Node.isCallExpression(u) || Node.isNewExpression(u)) return recordModuleOf(u.getExpression(), sources, depth + 1, accept);
   if (Node.isPropertyAccessExpression(u)) {
     if (Node.isThisExpression(unwrap(u.getExpression()))) {
@@ -1165,11 +1171,29 @@ function recordModuleOf(expr: Node, sources: ParsedSources, depth = 0, accept: (
     if (d && p && Node.isParameterDeclaration(p)) return callbackArgumentModule(p, sources, depth, accept);
     if (!d || !Node.isVariableDeclaration(p)) return undefined;
     const init = p.getInitializer();
-    if (init) return recordModuleOf(init, sources, depth + 1, accept);
-    const values = assignedValues(d);
+    // `let connection = null; … connection = await connect()`: the values assigned later, when it starts empty.
+    if (init && !isNullish(init)) return recordModuleOf(init, sources, depth + 1, accept);
+    const values = assignedValues(d).filter((x) => !isNullish(x));
     return values.length >= 1 ? values.map((v) => recordModuleOf(v, sources, depth + 1, accept)).find(Boolean) : undefined;
   }
   return undefined;
+}
+
+/**
+ * The client module a function of the package returns (`return mssql.connect(config)`, `return pool` with `pool`
+ * made by one): every return that gives a value names the same module; a function returning anything else (or two
+ * modules) names none.
+ */
+function returnedModule(fn: Node, sources: ParsedSources, depth: number, accept: (module: string) => boolean): string | undefined {
+  if (depth > 6 || !isFunctionLike(fn)) return undefined;
+  const body = (fn as unknown as { getBody(): Node | undefined }).getBody();
+  if (!body) return undefined;
+  const values: Node[] = Node.isBlock(body)
+    ? body.getDescendantsOfKind(SyntaxKind.ReturnStatement).filter((r) => r.getFirstAncestor((a) => isFunctionLike(a)) === fn).flatMap((r) => (r.getExpression() ? [r.getExpression()!] : []))
+    : [body];
+  const named = values.filter((x) => !isNullish(x)).map((x) => recordModuleOf(x, sources, depth + 1, accept));
+  const found = new Set(named);
+  return named.length && found.size === 1 ? named[0] : undefined;
 }
 
 /**
