@@ -300,4 +300,20 @@ describe('X-8 classification rules (legs.ts)', () => {
     assert.deepEqual(legs({ name: 'post_message', properties: ['text'] }), ['outbound']);
     assert.deepEqual(legs({ name: 'send_message', properties: [] }), ['outbound']);
   });
+  it('reads a URL nested in the object argument of a tool that writes a resource as an outbound channel', () => {
+    const str = { type: 'string' };
+    const obj = (properties: Record<string, unknown>) => ({ type: 'object', properties });
+    const app = obj({ application: obj({ metadata: obj({ name: str }), spec: obj({ source: obj({ repoURL: str, path: str }), destination: obj({ server: str }) }) }) });
+    assert.deepEqual(schemaFacts(app), { nestedUrlArgs: ['application.spec.source.repoURL'] });
+    // Array items and a URI format count; a top-level URL is read by the argument rules, not here.
+    assert.deepEqual(schemaFacts(obj({ hooks: { type: 'array', items: obj({ target: { type: 'string', format: 'uri' } }) } })), { nestedUrlArgs: ['hooks.target'] });
+    assert.deepEqual(schemaFacts(obj({ repo_url: str })), {});
+    const facts = schemaFacts(app);
+    assert.deepEqual(rules({ name: 'create_application', properties: ['application'], ...facts }), ['writes-resource-with-url']);
+    assert.deepEqual(legs({ name: 'createJob', properties: ['job'], nestedUrlArgs: ['job.scm.url'] }), ['outbound']);
+    // A reading tool that filters by such a field, a read-only one, or a write with no address sends nothing.
+    assert.deepEqual(legs({ name: 'list_applications', properties: ['filter'], nestedUrlArgs: ['filter.repoURL'] }), []);
+    assert.deepEqual(legs({ name: 'update_application', properties: ['application'], nestedUrlArgs: ['application.spec.source.repoURL'], annotations: { readOnlyHint: true } }), []);
+    assert.deepEqual(legs({ name: 'create_application', properties: ['application'] }), []);
+  });
 });

@@ -371,6 +371,9 @@ function filtersByAddress(words: readonly string[]): boolean {
   return by > 0 && words.slice(by + 1).some((w) => WEB.includes(w));
 }
 
+/** Verbs of a tool that writes a resource (creates, changes or registers it). */
+const RESOURCE_WRITES = ['create', 'add', 'new', 'make', 'update', 'edit', 'set', 'put', 'patch', 'modify', 'save', 'insert', 'write'];
+
 /** The user's own account, named from its side: `get_me`, `list_my_issues`, GET /me/messages. */
 const OWN_ACCOUNT = ['me', 'my', 'mine', 'myself', 'self', 'whoami'];
 
@@ -429,6 +432,16 @@ export const LEG_RULES: readonly LegRule[] = [
     name: { verbs: ['create', 'add', 'new', 'make', 'update', 'edit', 'set', 'put', 'patch', 'modify', 'save', 'insert'], objects: DELIVERY_OBJECTS },
     holds: deliversToUrl,
   },
+  // A resource written at call time that holds an address the service then contacts: an application whose source
+  // is a repository URL (a GitOps controller pulls and syncs it), a job whose SCM URL a CI server clones, a hook's
+  // target. The address sits inside the resource's object argument (`application.spec.source.repoURL`), where the
+  // top-level argument rules do not look; a reading tool that filters by such a field (`list_apps({ filter })`) writes nothing.
+  {
+    id: 'writes-resource-with-url',
+    legs: ['outbound'],
+    name: { verbs: RESOURCE_WRITES },
+    holds: (t) => (t.nestedUrlArgs ?? []).length > 0 && t.annotations?.readOnlyHint !== true,
+  },
   { id: 'saved-login-argument', legs: ['private'], properties: { exact: ['storage_state', 'user_data_dir', 'browser_profile', 'profile_id', 'auth_context_id', 'persistent_context'] } },
 
   // --- annotations -------------------------------------------------------------------------------------
@@ -474,6 +487,11 @@ export interface ToolView {
   annotations?: Record<string, unknown>;
   /** Arguments the served schema types as a URL (see schemaFacts). */
   urlArgs?: readonly string[];
+  /**
+   * URL-valued fields inside an object argument, as dotted paths (`application.spec.source.repoURL`): the address a
+   * resource the tool writes will hold (see schemaFacts).
+   */
+  nestedUrlArgs?: readonly string[];
   /** The values the served schema allows for the operation selector, when it lists them (see schemaFacts). */
   operationEnum?: readonly string[];
   /**
@@ -622,7 +640,34 @@ const enumOf = (v: unknown): string[] | undefined => {
  * or an address argument whose sibling `type` enum offers `url` or `webhook`), and the enum of the operation selector
  * (top level, or one level inside a selector object: `selectSchema: { operation: enum }`).
  */
-export function schemaFacts(schema: unknown): { urlArgs?: string[]; operationEnum?: string[] } {
+/** A field name that says it holds an address: `url`, `uri`, `…_url`, `repoURL`, `…_endpoint`, `webhook`. */
+const URL_FIELD = (p: string): boolean => /^(?:urls?|uris?|href|webhook|endpoint)$|_(?:urls?|uris?|webhook|endpoint)$/.test(normProp(p));
+/** How deep inside an object argument a URL field is looked for, and how many are kept. */
+const NESTED_DEPTH = 4;
+const NESTED_MAX = 20;
+
+/**
+ * URL-valued fields inside object arguments (not the top-level ones, read by name and `urlArgs`): a field whose name
+ * says URL (URL_FIELD) or whose format is a URI, inside `properties` of an object (or of an array's items), down to
+ * NESTED_DEPTH levels (`application.spec.source.repoURL`, `destination.server`'s sibling `webhook.url`).
+ */
+function nestedUrlFields(props: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  const walk = (node: unknown, path: string, depth: number): void => {
+    if (depth > NESTED_DEPTH || out.length >= NESTED_MAX || !isRec(node)) return;
+    const inner = isRec(node.properties) ? node.properties : isRec(node.items) && isRec(node.items.properties) ? node.items.properties : undefined;
+    if (!inner) return;
+    for (const [k, v] of Object.entries(inner)) {
+      const format = isRec(v) && typeof v.format === 'string' ? v.format : undefined;
+      if (URL_FIELD(k) || (format !== undefined && ['uri', 'url', 'iri'].includes(format))) out.push(`${path}.${k}`);
+      else walk(v, `${path}.${k}`, depth + 1);
+    }
+  };
+  for (const [k, v] of Object.entries(props)) walk(v, k, 1);
+  return out.slice(0, NESTED_MAX);
+}
+
+export function schemaFacts(schema: unknown): { urlArgs?: string[]; nestedUrlArgs?: string[]; operationEnum?: string[] } {
   if (!isRec(schema) || !isRec(schema.properties)) return {};
   const props = schema.properties;
   const urlArgs: string[] = [];
@@ -639,7 +684,8 @@ export function schemaFacts(schema: unknown): { urlArgs?: string[]; operationEnu
     const nested = isRec(v) && isRec(v.properties) ? Object.entries(v.properties).filter(([n]) => OPERATION_SELECTORS.includes(normProp(n))).flatMap(([, x]) => enumOf(x) ?? []) : [];
     if (direct || nested.length > 0) operationEnum = [...(operationEnum ?? []), ...(direct ?? []), ...nested];
   }
-  return { ...(urlArgs.length > 0 ? { urlArgs } : {}), ...(operationEnum ? { operationEnum } : {}) };
+  const nestedUrlArgs = nestedUrlFields(props);
+  return { ...(urlArgs.length > 0 ? { urlArgs } : {}), ...(nestedUrlArgs.length > 0 ? { nestedUrlArgs } : {}), ...(operationEnum ? { operationEnum } : {}) };
 }
 
 /** Rules read from an operation identifier alone: its name (and the product), never the generic tool's own schema or prose. */

@@ -570,12 +570,21 @@ export function patternedArguments(schema: Node | undefined, sources: ParsedSour
  * An outline of an input schema as its served JSON Schema would show it, for what a reader of served schemas looks at
  * beyond the property names: each top-level property with the string values of its `enum` (`z.enum([...])`, a JSON
  * Schema `enum`, of the property or of its array items) and its format when it is a URL (`.url()`, `format: 'uri'`).
- * Nothing else of the schema is read; a property whose values are not literals has no enum.
+ * An object-valued property (a `z.object`, a JSON Schema object, or an array of either) carries its fields, outlined
+ * the same way, down to OUTLINE_DEPTH levels. Nothing else of the schema is read; a property whose values are not
+ * literals has no enum.
  */
-export function schemaOutline(schema: Node | undefined, sources: ParsedSources): { properties: Record<string, { enum?: string[]; format?: string }> } | undefined {
+export interface OutlineProperty {
+  enum?: string[];
+  format?: string;
+  /** The fields of an object-valued property, outlined the same way (a few levels down: see schemaOutline's depth). */
+  properties?: Record<string, OutlineProperty>;
+}
+
+export function schemaOutline(schema: Node | undefined, sources: ParsedSources, depth = 0): { properties: Record<string, OutlineProperty> } | undefined {
   const shape = schemaShape(schema, sources);
   if (!shape) return undefined;
-  const properties: Record<string, { enum?: string[]; format?: string }> = {};
+  const properties: Record<string, OutlineProperty> = {};
   const literals = (arr: Node | undefined): string[] | undefined => {
     const a = arr && unwrap(arr);
     if (!a || !Node.isArrayLiteralExpression(a)) return undefined;
@@ -587,10 +596,16 @@ export function schemaOutline(schema: Node | undefined, sources: ParsedSources):
     const k = propertyName(p.getNameNode());
     if (!k) continue;
     const v = p.getInitializerOrThrow();
-    const out: { enum?: string[]; format?: string } = {};
+    const out: OutlineProperty = {};
+    // An object-valued property (or an array of objects): its fields, a few levels down.
+    let inner: Node | undefined = v;
     if (shape.kind === 'zod') {
-      let root = zodRoot(v);
-      if (root?.name === 'array' && root.args[0]) root = zodRoot(root.args[0]);
+      const first = zodRoot(v);
+      let root = first;
+      if (root?.name === 'array' && root.args[0]) {
+        inner = root.args[0];
+        root = zodRoot(root.args[0]);
+      }
       const e = root?.name === 'enum' ? literals(root.args[0]) : undefined;
       if (e) out.enum = e;
       if (root?.name === 'string' && zodUrl(v)) out.format = 'url';
@@ -601,11 +616,19 @@ export function schemaOutline(schema: Node | undefined, sources: ParsedSources):
       if (e) out.enum = e;
       const f = constString(propertyValue(o, 'format'))?.value;
       if (f === 'uri' || f === 'url' || f === 'iri') out.format = f;
+      if (items) inner = items;
+    }
+    if (depth < OUTLINE_DEPTH && inner) {
+      const nested = schemaOutline(inner, sources, depth + 1);
+      if (nested && Object.keys(nested.properties).length > 0) out.properties = nested.properties;
     }
     properties[k] = out;
   }
   return { properties };
 }
+
+/** How many levels of object-valued properties schemaOutline reads below the top. */
+const OUTLINE_DEPTH = 4;
 
 /** A zod string chain checked as a URL (`z.string().url()`). */
 function zodUrl(node: Node): boolean {
