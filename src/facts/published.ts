@@ -525,6 +525,26 @@ function mergeCandidates(list: readonly Candidate[]): Candidate[] {
 }
 
 /**
+ * A package that declares `exports` can import itself by its own name (`import { log } from 'my-server/utils'`,
+ * Node's self-reference): such specifiers in its own files are recorded with the file they resolve to, so that
+ * the imports are followed like relative ones. Only specifiers the files write are looked up.
+ */
+function selfReferences(pkg: Record<string, unknown>, set: SourceSet): void {
+  const name = typeof pkg.name === 'string' ? pkg.name : undefined;
+  if (!name || pkg.exports === undefined || !set.entries) return;
+  const has = (rel: string): boolean => set.files.has(rel);
+  for (const [rel, sf] of set.files) {
+    if (rel.startsWith('node_modules/')) continue;
+    for (const spec of importsOfText(sf.getFullText())) {
+      const p = packageOf(spec);
+      if (p?.name !== name || set.entries.has(spec)) continue;
+      const f = entryOfPackage(pkg, p.sub, has);
+      if (f) set.entries.set(spec, f);
+    }
+  }
+}
+
+/**
  * Follow a wrapper package's imports into its dependencies (see the file header). Called by parsedSources
  * once the package's own files are parsed.
  */
@@ -532,6 +552,7 @@ export function followDependencies(repo: RepoFacts, set: SourceSet): void {
   const pj = repo.object('package.json');
   if (!pj.ok) return;
   const pkg = pj.value;
+  selfReferences(pkg, set);
   const model = selectModelFiles(set.files, repo);
   const deps = new Set(['dependencies', 'optionalDependencies', 'peerDependencies'].flatMap((k) => Object.keys(asObject(pkg[k]) ?? {})));
   if (model.some((f) => REGISTRATION.test(set.files.get(f)!.getFullText()))) {
