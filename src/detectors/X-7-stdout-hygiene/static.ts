@@ -178,8 +178,9 @@ function loadedSpecs(sf: SourceFile): string[] {
 }
 
 /**
- * A specifier naming one of the package's own modules: a relative path, or the package's own name with an
- * `exports` subpath (Node's self-reference, `import { log } from 'my-server/utils'`), which facts/published records.
+ * A specifier naming one of the package's own modules: a relative path, the package's own name with an
+ * `exports` subpath (Node's self-reference, `import { log } from 'my-server/utils'`) or a subpath import
+ * (`#lib/log`, the `imports` field), the last two as facts/published records them.
  * A dependency's entry is not: its code is judged only for what it prints on import (dependencies.ts).
  */
 function ownModule(sf: SourceFile, spec: string): boolean {
