@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from 'node:fs';
 import { join, posix, sep } from 'node:path';
-import { exports as resolveExports } from 'resolve.exports';
+import { exports as resolveExports, imports as resolveImports } from 'resolve.exports';
 import { ts, type SourceFile } from './morph.js';
 import type { RepoFacts } from './repo.js';
 import { locateInside, readInside, scanInside } from './safe-read.js';
@@ -525,6 +525,43 @@ function mergeCandidates(list: readonly Candidate[]): Candidate[] {
 }
 
 /**
+ * Specifiers that name a package's own modules without a relative path, recorded with the own file they resolve
+ * to so that the imports are followed like relative ones: the package's own name with an `exports` subpath
+ * (Node's self-reference, `import { log } from 'my-server/utils'`) and its subpath imports (`#lib/log`, mapped by
+ * the `imports` field). Only specifiers the package's files write are looked up.
+ */
+function selfReferences(pkg: Record<string, unknown>, set: SourceSet): void {
+  const name = typeof pkg.name === 'string' ? pkg.name : undefined;
+  if (!set.entries || (pkg.exports === undefined && pkg.imports === undefined)) return;
+  const has = (rel: string): boolean => set.files.has(rel);
+  for (const [rel, sf] of set.files) {
+    if (rel.startsWith('node_modules/')) continue;
+    for (const spec of importsOfText(sf.getFullText())) {
+      if (set.entries.has(spec)) continue;
+      const f = spec.startsWith('#') ? subpathImport(pkg, spec, has) : packageOf(spec)?.name === name && pkg.exports !== undefined ? entryOfPackage(pkg, packageOf(spec)!.sub, has) : undefined;
+      if (f) set.entries.set(spec, f);
+    }
+  }
+}
+
+/** The own file a subpath import (`#lib/log`) resolves to through the package's `imports` field, or undefined. */
+function subpathImport(pkg: Record<string, unknown>, spec: string, exists: (rel: string) => boolean): string | undefined {
+  if (pkg.imports === undefined) return undefined;
+  for (const opts of [{ conditions: ['node'] }, { conditions: ['node'], require: true }]) {
+    try {
+      for (const p of resolveImports(pkg, spec, opts) ?? []) {
+        if (!p.startsWith('./')) continue; // mapped to a dependency: not an own module
+        const f = pickFile(posix.normalize(p.slice(2)), exists);
+        if (f) return f;
+      }
+    } catch {
+      /* not mapped under these conditions */
+    }
+  }
+  return undefined;
+}
+
+/**
  * Follow a wrapper package's imports into its dependencies (see the file header). Called by parsedSources
  * once the package's own files are parsed.
  */
@@ -532,6 +569,7 @@ export function followDependencies(repo: RepoFacts, set: SourceSet): void {
   const pj = repo.object('package.json');
   if (!pj.ok) return;
   const pkg = pj.value;
+  selfReferences(pkg, set);
   const model = selectModelFiles(set.files, repo);
   const deps = new Set(['dependencies', 'optionalDependencies', 'peerDependencies'].flatMap((k) => Object.keys(asObject(pkg[k]) ?? {})));
   if (model.some((f) => REGISTRATION.test(set.files.get(f)!.getFullText()))) {

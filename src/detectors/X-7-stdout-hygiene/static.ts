@@ -3,7 +3,7 @@ import { couldNotJudge, defineDetector, notApplicable, present } from '../../eng
 import type { Finding } from '../../engine/types.js';
 import type { RepoFacts } from '../../facts/repo.js';
 import { declarationOf, initializerOf, originOf, resolveRelativeModule } from '../../facts/scope.js';
-import { namesAnyModule, ofKinds, positionOf, stringValue, unwrap } from '../../facts/ts-source.js';
+import { namesAnyModule, ofKinds, positionOf, sourcesOf, stringValue, unwrap } from '../../facts/ts-source.js';
 import { codeOf, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { isFunctionLike } from '../../facts/scope.js';
 import { constString, serverModel } from '../../facts/server-model.js';
@@ -174,7 +174,19 @@ function loadedSpecs(sf: SourceFile): string[] {
     }
     return false;
   });
-  return out.filter((s) => s.startsWith('.'));
+  return out.filter((s) => ownModule(sf, s));
+}
+
+/**
+ * A specifier naming one of the package's own modules: a relative path, the package's own name with an
+ * `exports` subpath (Node's self-reference, `import { log } from 'my-server/utils'`) or a subpath import
+ * (`#lib/log`, the `imports` field), the last two as facts/published records them.
+ * A dependency's entry is not: its code is judged only for what it prints on import (dependencies.ts).
+ */
+function ownModule(sf: SourceFile, spec: string): boolean {
+  if (spec.startsWith('.')) return true;
+  const target = sourcesOf(sf)?.entries?.get(spec);
+  return target !== undefined && !target.startsWith('node_modules/');
 }
 
 /**
@@ -196,7 +208,7 @@ function staticSpecs(sf: SourceFile): string[] {
   for (const st of sf.compilerNode.statements) {
     if ((ts.isImportDeclaration(st) && !st.importClause?.isTypeOnly) || (ts.isExportDeclaration(st) && !st.isTypeOnly)) {
       const m = st.moduleSpecifier;
-      if (m && ts.isStringLiteralLike(m) && m.text.startsWith('.')) out.push(m.text);
+      if (m && ts.isStringLiteralLike(m) && ownModule(sf, m.text)) out.push(m.text);
     }
   }
   return out;
