@@ -18,6 +18,7 @@ import x8 from '../src/detectors/X-8-lethal-trifecta/static.js';
 import x2 from '../src/detectors/X-2-cross-server-shadowing/static.js';
 import { RepoFacts } from '../src/facts/repo.js';
 import { toolTemplates } from '../src/facts/tool-templates.js';
+import { generatedTools } from '../src/detectors/support/source/generated-tools.js';
 import { staticSummary } from './support/detector-tester.js';
 
 /**
@@ -184,5 +185,29 @@ describe('X-8 static on generated tools', () => {
   it('a document the package does not hold, or a catalog fetched at run time, leaves the legs incomplete', () => {
     assert.equal(judge('X-8', x8, 'missing-document').reason, 'tool-legs-incomplete');
     assert.equal(judge('X-8', x8, 'remote-catalog').reason, 'tool-legs-incomplete');
+  });
+});
+
+describe('generated tools read on the rows of a shipped document', () => {
+  const tools = (name: string) => generatedTools(RepoFacts.gather(join(fixtures, name))).map((t) => [t.name, t.nameIsLiteral, `${t.file}:${t.line}`, t.description]);
+  it('an OpenAPI document walked path by path and method by method: one tool per operation, located at the operation', () => {
+    assert.deepEqual(tools('openapi-rows'), [
+      ['list_notes', true, 'dist/jotter-api.json:7', 'List the notes of the workspace.'],
+      ['create_note', true, 'dist/jotter-api.json:8', 'Create a note in the workspace.'],
+      ['get_note', true, 'dist/jotter-api.json:12', 'Read one note.'],
+      ['delete_note', true, 'dist/jotter-api.json:13', 'Delete one note.'],
+    ]);
+  });
+  it('an endpoint table mapped row by row: one tool per row; C-2 and C-15 findings point at the rows', () => {
+    assert.deepEqual(tools('endpoint-rows').map((t) => t[0]), ['list_budgets', 'getBudgetMonth', 'create_transaction']);
+    assert.deepEqual(judge('C-15', c15, 'endpoint-rows').findings, [
+      ['missing-annotations-in-source', 'list_budgets', 'dist/endpoints.json:3'],
+      ['missing-annotations-in-source', 'getBudgetMonth', 'dist/endpoints.json:4'],
+      ['missing-annotations-in-source', 'create_transaction', 'dist/endpoints.json:5'],
+    ]);
+  });
+  it('a document whose path is read from the environment: one tool for the template, names and descriptions not read', () => {
+    assert.deepEqual(tools('computed-spec-path'), [['op.operationId', false, 'dist/index.js:15', undefined]]);
+    assert.equal(judge('X-1', x1, 'computed-spec-path').reason, 'descriptions-not-literal');
   });
 });

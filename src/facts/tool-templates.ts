@@ -47,6 +47,10 @@ export interface ToolTemplate {
   handler: RequestHandlerDef;
   /** The callback's parameter name (`op` in `ops.map((op) => …)`), when there is one. */
   param?: string;
+  /** The callback's first parameter or the loop's variable as written (`op`, `[method, op]`), when there is one. */
+  paramNode?: Node;
+  /** The list the template's own callback or loop walks (`Object.entries(item)` in a nested flatMap), when known. */
+  list?: Node;
   /** The keys written, with their value nodes. */
   keys: Map<string, Node>;
   /** A spread (`...op`, `...extra`) may bring keys the reading cannot see. */
@@ -210,6 +214,7 @@ function callbackOf(arg: Node | undefined, sources: ParsedSources): FunctionLike
 interface Found {
   node: ObjectLiteralExpression;
   param?: string;
+  paramNode?: Node;
   /** The list mapped over (or looped over). */
   list?: Node;
 }
@@ -246,8 +251,8 @@ function templatesOf(expr: Node | undefined, fn: FunctionLikeNode, sources: Pars
           const loop = call.getFirstAncestor((x) => Node.isForOfStatement(x) || Node.isForInStatement(x));
           const list = Node.isForOfStatement(loop) || Node.isForInStatement(loop) ? loop.getExpression() : undefined;
           const init = Node.isForOfStatement(loop) || Node.isForInStatement(loop) ? loop.getInitializer() : undefined;
-          const param = init && Node.isVariableDeclarationList(init) ? init.getDeclarations()[0]?.getNameNode().getText() : undefined;
-          out.push({ node: obj, param, list });
+          const paramNode = init && Node.isVariableDeclarationList(init) ? init.getDeclarations()[0]?.getNameNode() : undefined;
+          out.push({ node: obj, param: paramNode?.getText(), paramNode, list });
         }
       }
       return;
@@ -270,7 +275,7 @@ function templatesOf(expr: Node | undefined, fn: FunctionLikeNode, sources: Pars
         const p = cb.getParameters()[0]?.getNameNode();
         for (const r of returnedExpressions(cb)) {
           const obj = objectLiteralOf(unwrap(r), sources);
-          if (obj) out.push({ node: obj, param: p && Node.isIdentifier(p) ? p.getText() : undefined, list: callee.getExpression() });
+          if (obj) out.push({ node: obj, param: p && Node.isIdentifier(p) ? p.getText() : undefined, paramNode: p, list: callee.getExpression() });
           else templatesOf(r, cb, sources, out, depth + 1); // ops.flatMap((path) => Object.entries(path).map(…))
         }
         return;
@@ -367,6 +372,8 @@ export function toolTemplates(repo: RepoFacts): ToolTemplate[] {
         node: f.node,
         handler: rh,
         param: f.param,
+        paramNode: f.paramNode,
+        list: f.list,
         keys,
         open,
         ...items,

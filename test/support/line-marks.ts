@@ -12,7 +12,8 @@ import { fixtureCases, isServerFixture, judgeFolder } from './detector-tester.js
 /**
  * Semgrep-style line marks in source fixtures, checked against a static detector's findings:
  * `// ruleid: <ID>` on the line above each line that must carry a finding, `// ok: <ID>` above a line
- * that must carry none. Only fixtures with JS/TS source take part (HTTP probe fixtures have none).
+ * that must carry none. Only fixtures with JS/TS source take part (HTTP probe fixtures have none). Findings located
+ * in a JSON document are left to the fixture's expect.json.
  * `skipServerFixtures` leaves out the live servers of a dynamic part in the same folder (server.mjs,
  * session.json), whose own markers, if any, belong to that part.
  */
@@ -31,7 +32,9 @@ export function testLineMarks(ruleId: string, detectors: readonly Detector[], mo
         const quiet = new Set<string>();
         const { result } = judgeFolder(ruleId, detectors, c.dir);
         const part = result.parts.find((p) => p.genre === genre);
-        const got = new Set((part?.findings ?? []).map((f) => `${f.location?.file}:${f.location?.line}`));
+        // A finding located in a JSON data document (a row of an endpoint table, an OpenAPI operation) has no line to
+        // mark, JSON carrying no comments: the fixture's expect.json names it instead.
+        const got = new Set((part?.findings ?? []).filter((f) => !/\.json$/i.test(f.location?.file ?? '')).map((f) => `${f.location?.file}:${f.location?.line}`));
         // A followed dependency's files (node_modules/<name>/…, facts/published) carry marks too when a finding names them.
         const dependencyFiles = (part?.findings ?? []).map((f) => f.location?.file ?? '').filter((f) => f.startsWith('node_modules/') && existsSync(join(c.dir, f)));
         for (const rel of new Set([...c.sources, ...dependencyFiles])) {
@@ -77,7 +80,9 @@ export function testPythonLineMarks(ruleId: string, detectors: readonly Detector
         }
         const { result } = judgeFolder(ruleId, detectors, c.dir);
         const part = result.parts.find((p) => p.genre === genre);
-        const got = new Set((part?.findings ?? []).map((f) => `${f.location?.file}:${f.location?.line}`));
+        // A finding located in a JSON data document (a row of an endpoint table, an OpenAPI operation) has no line to
+        // mark, JSON carrying no comments: the fixture's expect.json names it instead.
+        const got = new Set((part?.findings ?? []).filter((f) => !/\.json$/i.test(f.location?.file ?? '')).map((f) => `${f.location?.file}:${f.location?.line}`));
         assert.deepEqual([...got].sort(), [...want].sort(), 'lines with findings = lines marked ruleid');
         for (const q of quiet) assert.ok(!got.has(q), `${q} is marked ok but carries a finding`);
       });

@@ -786,8 +786,9 @@ function judgeStatic({ repo, session }: { repo: Parameters<typeof codeOf>[0]; se
     setHandlers(new Set(tools.flatMap((t) => (t.handler ? [t.handler.compilerNode as ts.Node] : []))));
     if (!lim.first && isGenerated(tools[0]!)) {
       // Tools built at run time: how many is not known, and none can be guarded when the code holds no limiter.
-      const t = tools[0];
-      return { state: 'absent', findings: [{ messageId: 'no-rate-guard-built', data: { file: t.file, line: t.line }, location: { file: t.file, line: t.line } }] };
+      // At the template (the code that builds them), not at a row of the document a tool is read from.
+      const { file, line } = tools[0].template;
+      return { state: 'absent', findings: [{ messageId: 'no-rate-guard-built', data: { file, line }, location: { file, line } }] };
     }
     if (!lim.first) {
       // No limiter anywhere in the code read: no tool has a rate guard on its path (one defect, at the first tool).

@@ -1,11 +1,11 @@
 import { Node, SyntaxKind, ts } from '../../../facts/morph.js';
 import type { RepoFacts } from '../../../facts/repo.js';
 import { declarationOf, valueOfDeclaration } from '../../../facts/scope.js';
-import { constString, modelFiles, objectLiteralOf, propertyValue, registrationArgs, serverModel, type Registered } from '../../../facts/server-model.js';
+import { constString, modelFiles, objectLiteralOf, propertyValue, registrationArgs, serverModel, type Registered, type ToolDef } from '../../../facts/server-model.js';
 import { ofKinds, parsedSources, positionOf, propertyName, rawPropertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../../../facts/ts-source.js';
 import { noteSourceRead } from '../../../facts/not-read.js';
 import type { ToolTemplate } from '../../../facts/tool-templates.js';
-import { generatedTools, type GeneratedTool } from './generated-tools.js';
+import { generatedTools, isGenerated, type GeneratedTool } from './generated-tools.js';
 
 /**
  * What a JavaScript/TypeScript server puts in front of the model, read from its source (facts/server-model):
@@ -345,7 +345,9 @@ export function sourceTexts(repo: RepoFacts): SourceTexts {
   // Tools written one by one, else the tools a template builds at run time (generated-tools.ts).
   const built = model.tools.length ? [] : generatedTools(repo);
   const tools = model.tools.length ? model.tools : built;
-  for (const t of tools) c.item('tool', t);
+  // A tool read on a row of a document that builtDocumentTexts reads whole: its texts are read there, once.
+  const inDocument = (t: ToolDef): boolean => isGenerated(t) && !!t.row && t.template.items === 'document' && /\.json$/i.test(t.template.documentPath ?? '');
+  for (const t of tools) if (!inDocument(t)) c.item('tool', t);
   const docs = builtDocumentTexts(repo, built);
   c.out.push(...docs.texts);
   for (const p of model.prompts) c.item('prompt', p);
