@@ -368,15 +368,20 @@ function isToolName(e: Node): boolean {
 /**
  * A tools/call handler with no branches of its own that hands the tool's name to one function of the package
  * (`return handleToolCall(request.params.name, request.params.arguments ?? {})`, awaited or not, the arrow's
- * body or a statement of its own body): the `switch` on that parameter in the function, whose `default:` answers
- * with a result (`return { content: […], isError: true }`), answers an unknown tool with a result. The return is
- * given; undefined when the handler delegates otherwise, the function cannot be read, or its `default:` throws.
+ * body, a statement of its own body or a return inside a `try` of it): the `switch` on that parameter in the function,
+ * whose `default:` answers with a result (`return { content: […], isError: true }`), answers an unknown tool with a
+ * result; so does the function's first check that the name is missing from what it looked the name up in (a registry's
+ * `if (!this.tools.get(name))`, `if (!(name in handlers))`) when it returns a result. The return is given; undefined
+ * when the handler delegates otherwise, the function cannot be read, or the unknown name is thrown.
  */
 function delegatedUnknownResult(handler: FunctionLikeNode, sources: ParsedSources): Node | undefined {
   const body = handler.getBody();
   if (!body) return undefined;
+  // The returns of the body, also those of a `try` standing in it (`try { return await registry.execute(name, args) }`).
+  const returned = (sts: Node[]): Node[] =>
+    sts.flatMap((st) => (Node.isReturnStatement(st) && st.getExpression() ? [st.getExpression()!] : Node.isTryStatement(st) ? returned(st.getTryBlock().getStatements()) : []));
   const exprs: Node[] = Node.isBlock(body)
-    ? body.getStatements().flatMap((st) => (Node.isReturnStatement(st) && st.getExpression() ? [st.getExpression()!] : Node.isExpressionStatement(st) ? [st.getExpression()] : []))
+    ? [...returned(body.getStatements()), ...body.getStatements().flatMap((st) => (Node.isExpressionStatement(st) ? [st.getExpression()] : []))]
     : [body];
   for (const e of exprs) {
     let x = unwrap(e);
@@ -409,6 +414,19 @@ function delegatedUnknownResult(handler: FunctionLikeNode, sources: ParsedSource
       if (rejectedBefore(fn, sw, (e) => Node.isIdentifier(unwrap(e)) && unwrap(e).getText() === pname)) continue;
       const first = def.getStatements().find((st) => Node.isReturnStatement(st) || Node.isThrowStatement(st));
       if (first && Node.isReturnStatement(first) && first.getExpression() && objectLiteralOf(first.getExpression()!, sources)) return first;
+    }
+    // A registry's lookup (`const tool = this.tools.get(toolName); if (!tool) { return { content: […], isError: true } }`):
+    // a name the function does not hold, checked in its own body before it runs anything, answered with a result.
+    const fbody = fn.getBody();
+    if (fbody && Node.isBlock(fbody)) {
+      const isParam = (e: Node): boolean => Node.isIdentifier(unwrap(e)) && unwrap(e).getText() === pname;
+      for (const st of fbody.getStatements()) {
+        if (!Node.isIfStatement(st) || !missingName(st.getExpression(), isParam)) continue;
+        const then = st.getThenStatement();
+        const first = Node.isBlock(then) ? then.getStatements().find((x) => Node.isReturnStatement(x) || Node.isThrowStatement(x)) : then;
+        if (first && Node.isReturnStatement(first) && first.getExpression() && objectLiteralOf(first.getExpression()!, sources)) return first;
+        break;
+      }
     }
   }
   return undefined;
