@@ -222,8 +222,9 @@ export default defineDetector({
       if (rh.method !== 'tools/call' || !rh.handler) continue;
       const branches = dispatchBranches(rh.handler);
       if (!branches.length) {
-        // The handler hands the name to a dispatcher of the package (`handleToolCall(request.params.name, args)`).
-        const first = delegatedUnknownResult(rh.handler, sources);
+        // The handler looks the name up itself and answers a miss with a result (`if (!tool) return errorResult(…)`),
+        // or hands the name to a dispatcher of the package (`handleToolCall(request.params.name, args)`).
+        const first = missingNameResult(rh.handler, isToolName, sources) ?? delegatedUnknownResult(rh.handler, sources);
         if (first) {
           findings.push({ messageId: 'unknown-tool-result-in-source', location: at(first) });
           answeredUnknown.add(rh.handler);
@@ -368,15 +369,20 @@ function isToolName(e: Node): boolean {
 /**
  * A tools/call handler with no branches of its own that hands the tool's name to one function of the package
  * (`return handleToolCall(request.params.name, request.params.arguments ?? {})`, awaited or not, the arrow's
- * body or a statement of its own body): the `switch` on that parameter in the function, whose `default:` answers
- * with a result (`return { content: […], isError: true }`), answers an unknown tool with a result. The return is
- * given; undefined when the handler delegates otherwise, the function cannot be read, or its `default:` throws.
+ * body, a statement of its own body or a return inside a `try` of it): the `switch` on that parameter in the function,
+ * whose `default:` answers with a result (`return { content: […], isError: true }`), answers an unknown tool with a
+ * result; so does the function's first check that the name is missing from what it looked the name up in (a registry's
+ * `if (!this.tools.get(name))`, `if (!(name in handlers))`) when it returns a result. The return is given; undefined
+ * when the handler delegates otherwise, the function cannot be read, or the unknown name is thrown.
  */
 function delegatedUnknownResult(handler: FunctionLikeNode, sources: ParsedSources): Node | undefined {
   const body = handler.getBody();
   if (!body) return undefined;
+  // The returns of the body, also those of a `try` standing in it (`try { return await registry.execute(name, args) }`).
+  const returned = (sts: Node[]): Node[] =>
+    sts.flatMap((st) => (Node.isReturnStatement(st) && st.getExpression() ? [st.getExpression()!] : Node.isTryStatement(st) ? returned(st.getTryBlock().getStatements()) : []));
   const exprs: Node[] = Node.isBlock(body)
-    ? body.getStatements().flatMap((st) => (Node.isReturnStatement(st) && st.getExpression() ? [st.getExpression()!] : Node.isExpressionStatement(st) ? [st.getExpression()] : []))
+    ? [...returned(body.getStatements()), ...body.getStatements().flatMap((st) => (Node.isExpressionStatement(st) ? [st.getExpression()] : []))]
     : [body];
   for (const e of exprs) {
     let x = unwrap(e);
@@ -410,8 +416,50 @@ function delegatedUnknownResult(handler: FunctionLikeNode, sources: ParsedSource
       const first = def.getStatements().find((st) => Node.isReturnStatement(st) || Node.isThrowStatement(st));
       if (first && Node.isReturnStatement(first) && first.getExpression() && objectLiteralOf(first.getExpression()!, sources)) return first;
     }
+    // A registry's lookup (`const tool = this.tools.get(toolName); if (!tool) { return { content: […], isError: true } }`).
+    const missed = missingNameResult(fn, (e) => Node.isIdentifier(unwrap(e)) && unwrap(e).getText() === pname, sources);
+    if (missed) return missed;
   }
   return undefined;
+}
+
+/**
+ * The return of the first statement of `fn`'s own body that checks the name (`isName`) is missing from what it was
+ * looked up in (`const tool = tools.find((t) => t.name === name); if (!tool) return errorResult(…)`, `if (!(name in
+ * handlers))`, `if (!this.tools.get(name))`) when that check answers with a result; undefined when the first such check
+ * throws, or there is none.
+ */
+function missingNameResult(fn: FunctionLikeNode, isName: (e: Node) => boolean, sources: ParsedSources): Node | undefined {
+  const body = fn.getBody();
+  if (!body || !Node.isBlock(body)) return undefined;
+  for (const st of body.getStatements()) {
+    if (!Node.isIfStatement(st) || !missingName(st.getExpression(), isName)) continue;
+    const then = st.getThenStatement();
+    const first = Node.isBlock(then) ? then.getStatements().find((x) => Node.isReturnStatement(x) || Node.isThrowStatement(x)) : then;
+    if (first && Node.isReturnStatement(first) && first.getExpression() && resultAnswer(first.getExpression()!, sources)) return first;
+    return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Is `e` a result: an object literal, or a call of a function of the source every return of which is one
+ * (`const errorResult = (...messages) => ({ content: […], isError: true })`)?
+ */
+function resultAnswer(e: Node, sources: ParsedSources): boolean {
+  if (objectLiteralOf(e, sources)) return true;
+  let x = unwrap(e);
+  if (Node.isAwaitExpression(x)) x = unwrap(x.getExpression());
+  if (!Node.isCallExpression(x)) return false;
+  let fn: FunctionLikeNode | undefined;
+  try {
+    fn = functionOf(x.getExpression(), sources);
+  } catch {
+    fn = undefined;
+  }
+  if (!fn) return false;
+  const rs = returnedExpressions(fn);
+  return rs.length > 0 && rs.every((r) => !!objectLiteralOf(r, sources));
 }
 
 /** A matcher of the expression a switch is on: the same text, or the tool's name read from the request. */

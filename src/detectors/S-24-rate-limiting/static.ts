@@ -585,6 +585,8 @@ function unresolvedCalls(fn: Fn, code: Code): ReadonlySet<string> {
 }
 
 const HOLDER_ROUNDS = 6;
+/** How deep offToolPaths follows a tool's path to its end (the guard search reads 6 calls deep). */
+const PATH_END_DEPTH = 24;
 
 /** Global namespaces of the language and the runtime, whose members are no functions of the code (`console[level](…)`). */
 const BUILTIN_NAMESPACES: ReadonlySet<string> = new Set(['console', 'Math', 'JSON', 'Atomics', 'Intl']);
@@ -711,11 +713,14 @@ function offToolPaths(code: Code, lim: Limiters, unguarded: readonly ToolDef[]):
   // `execute: wrapped`) may put the handler behind it: not followed here.
   const namesOne = (n: ts.Node): boolean => (ts.isIdentifier(n) && names.has(n.text) && !declaresName(n)) || !!ts.forEachChild(n, namesOne);
   for (const t of unguarded) if (namesOne(t.node.compilerNode)) return false;
-  // Tools sharing a handler (a tools/call dispatcher) are one path.
+  // Tools sharing a handler (a tools/call dispatcher) are one path, followed to its end: past the depth the guard search
+  // reads (a git server's tool → service → repository → runner → spawn helpers), up to PATH_END_DEPTH calls; a function
+  // found there that uses a limiter leaves it open.
   for (const h of new Set(unguarded.map((t) => t.handler!))) {
-    const path = reachable(code, [h], 6);
-    const further = reachable(code, [h], 7);
+    const path = reachable(code, [h], PATH_END_DEPTH);
+    const further = reachable(code, [h], PATH_END_DEPTH + 1);
     if (further.length !== path.length) return false;
+    for (const f of further) if (usesGuard(f, lim)) return false;
     for (const f of further) for (const n of unresolvedCalls(f, code)) if (names.has(n) || n === '*') return false;
   }
   return true;
