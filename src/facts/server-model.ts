@@ -379,6 +379,9 @@ function build(sources: ParsedSources): ServerModel {
             // `server.tool(e.toolName, …, handlerFor(e))` over a data document whose rows could not be read: the tools it serves are not read.
             const doc = args.length > 2 ? unreadDocumentLoop(args[0]!, sources) : undefined;
             if (doc) unread.push({ ...(doc.file ? { file: doc.file, line: 1, column: 1 } : at), expression: shortText(args[0]!) });
+            // `server.tool(name, description, schema, handler)` in a helper whose name and handler are values built at
+            // run time (its parameters, fed from a list fetched from an API): a registration the reading cannot follow.
+            else if (args.length > 2) unread.push({ ...at, expression: callSpot(file, node).expression });
             continue;
           }
           const ni = nameInfo(args[0], at.line)!;

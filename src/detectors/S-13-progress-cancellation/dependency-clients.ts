@@ -335,7 +335,13 @@ function argumentPassesTimeout(a: Node, code: Code, bare: ReadonlyMap<string, st
     if (own !== undefined) return own;
     return true;
   }
-  if (o.getProperties().some((p) => Node.isSpreadAssignment(p))) return true;
+  // A spread of options the source writes (`const baseOptions = { baseUrl, previews }; new Octokit({ ...baseOptions, auth })`)
+  // is read like the rest of the literal; a spread that cannot be read (a parameter, a call's value) may hold a timeout.
+  for (const p of o.getProperties()) {
+    if (!Node.isSpreadAssignment(p)) continue;
+    const spread = unwrap(p.getExpression());
+    if (depth >= 3 || !objectLiteralOf(spread, code.sources) || argumentPassesTimeout(spread, code, bare, depth + 1)) return true;
+  }
   if (o.getProperties().some((p) => /timeout/i.test((p as Node & { getName?: () => string }).getName?.() ?? ''))) return true;
   // A nested options object: `{ request: { timeout } }`, `{ httpOptions: { timeout } }`.
   return /\btimeout/i.test(o.getText());
@@ -400,10 +406,32 @@ function makingOf(expr: Node, bare: ReadonlyMap<string, string>, code: Code, dep
   return undefined;
 }
 
-/** A call anywhere in the source that configures the package or the instance with a time limit (`google.options({ timeout })`, `client.setTimeout(…)`). */
+/**
+ * A call anywhere in the source that configures the package or the instance with a time limit (`google.options({ timeout })`,
+ * `client.setTimeout(…)`, `axios.create({ timeout })`): read on the code, not the text — a call `<name>.<method>(…)` whose
+ * receiver is one of `names` (a local name of the package, or the holder `client` / `this.client`), whose method names a
+ * timeout or whose own arguments write one (a key, a name or a member `…timeout…`, not inside a callback's body).
+ * A comment or a string that mentions a timeout, or a timeout further down the file, is not a configuration.
+ */
 function configuredElsewhere(code: Code, names: string[]): boolean {
-  const re = new RegExp(`(?:^|[^\\w$.])(?:${names.map((n) => n.replace(/[.$()]/g, (c) => `\\${c}`)).join('|')})\\s*\\.\\s*[\\w$]+\\s*\\([^;]*timeout`, 'i');
-  return code.files.some(([, sf]) => re.test(sf.getFullText()));
+  const wanted = new Set(names.map((n) => n.replace(/\s+/g, '')));
+  const TIMEOUT = /timeout/i;
+  const receiver = (e: ts.Expression): string | undefined =>
+    ts.isIdentifier(e) ? e.text : ts.isPropertyAccessExpression(e) && e.expression.kind === SyntaxKind.ThisKeyword ? `this.${e.name.text}` : undefined;
+  const writesTimeout = (n: ts.Node): boolean => {
+    if (ts.isFunctionLike(n)) return false;
+    if ((ts.isIdentifier(n) || ts.isPrivateIdentifier(n)) && TIMEOUT.test(n.text)) return true;
+    // A quoted key (`{ 'timeout': 5000 }`), not any string.
+    if (ts.isStringLiteral(n) && ts.isPropertyAssignment(n.parent) && n.parent.name === n && TIMEOUT.test(n.text)) return true;
+    return !!ts.forEachChild(n, (c) => (writesTimeout(c) ? true : undefined));
+  };
+  const configures = (cn: ts.Node): boolean => {
+    if (!ts.isCallExpression(cn) || !ts.isPropertyAccessExpression(cn.expression)) return false;
+    const r = receiver(cn.expression.expression);
+    if (!r || !wanted.has(r)) return false;
+    return TIMEOUT.test(cn.expression.name.text) || cn.arguments.some((a) => writesTimeout(a));
+  };
+  return code.files.some(([, sf]) => ofKinds(sf, [SyntaxKind.CallExpression], configures).length > 0);
 }
 
 /**

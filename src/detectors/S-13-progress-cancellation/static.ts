@@ -1,7 +1,7 @@
 import { SyntaxKind, Node, ts, type CallExpression, type Identifier, type ObjectLiteralExpression, type SourceFile } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
-import { declarationOf, fieldValues, findNodes, functionOf, isFunctionLike, rawOriginOf, type FunctionLikeNode } from '../../facts/scope.js';
+import { classValueOf, declarationOf, fieldValues, findNodes, functionOf, isFunctionLike, rawOriginOf, type ClassNode, type FunctionLikeNode } from '../../facts/scope.js';
 import { callSitesOf } from '../support/source/call-sites.js';
 import { httpRequestOf } from '../../facts/flow.js';
 import { objectLiteralOf, propertyValue, registrationArgs, returnedExpressions, serverModel } from '../../facts/server-model.js';
@@ -300,6 +300,8 @@ const CLIENT_METHODS = new Set(['get', 'delete', 'head', 'options', 'post', 'put
 function mayBeOutbound(cn: ts.CallExpression): boolean {
   const c = rawUnwrap(cn.expression);
   if (ts.isPropertyAccessExpression(c) && AXIOS_METHODS.has(c.name.text) && axiosRegions(cn.getSourceFile()).length > 0) return true;
+  // `this.client.get(…)` in a class that extends another: an instance a base class keeps (inheritedInstance).
+  if (ts.isPropertyAccessExpression(c) && CLIENT_METHODS.has(c.name.text) && inSubclass(c)) return true;
   // `getClient().get(…)`: an instance a local function returns (returnedInstance).
   if (ts.isPropertyAccessExpression(c) && CLIENT_METHODS.has(c.name.text) && ts.isCallExpression(rawUnwrap(c.expression)) && ts.isIdentifier((rawUnwrap(c.expression) as ts.CallExpression).expression)) return true;
   if (ts.isPropertyAccessExpression(c) && rawUnwrap(c.expression).kind === SyntaxKind.ThisKeyword && /fetch/i.test(c.name.text)) return true;
@@ -326,7 +328,7 @@ function mayBeOutbound(cn: ts.CallExpression): boolean {
  */
 function outbound(call: CallExpression, code: Code, axiosDefaults: boolean): { client: Client; bounded: boolean; callerSignal?: boolean } | undefined {
   const req = httpRequestOf(call, code.sources) ?? (injectedFetch(call) || wrappedFetch(call, code) ? { library: 'fetch' as const } : undefined);
-  if (!req) return bundledAxios(call, code, axiosDefaults) ?? returnedInstance(call, code, axiosDefaults);
+  if (!req) return bundledAxios(call, code, axiosDefaults) ?? returnedInstance(call, code, axiosDefaults) ?? inheritedInstance(call, code, axiosDefaults);
   const args = call.getArguments();
   if (req.library === 'fetch') {
     const first = args[0] && unwrap(args[0]);
@@ -701,6 +703,54 @@ function returnedInstance(call: CallExpression, code: Code, axiosDefaults: boole
   const name = callee.getName();
   const args = call.getArguments();
   const own = name === 'request' ? args[0] : library === 'axios' && ['post', 'put', 'patch'].includes(name) ? args[2] : args[1];
+  return { client: library, bounded: clientBounded(library, [own, made.getArguments()[0]], code, axiosDefaults) };
+}
+
+/** Whether `c` is `this.x.method` read inside a class with an `extends` clause (mayBeOutbound's pre-filter). */
+function inSubclass(c: ts.PropertyAccessExpression): boolean {
+  const recv = rawUnwrap(c.expression);
+  if (!ts.isPropertyAccessExpression(recv) || rawUnwrap(recv.expression).kind !== SyntaxKind.ThisKeyword) return false;
+  let cls: ts.Node | undefined = c.parent;
+  while (cls && !ts.isClassLike(cls)) cls = ts.isFunctionDeclaration(cls) || ts.isFunctionExpression(cls) ? undefined : cls.parent;
+  return !!cls && ts.isClassLike(cls) && !!cls.heritageClauses?.some((h) => h.token === SyntaxKind.ExtendsKeyword);
+}
+
+/**
+ * A request on an instance a base class keeps in its field: `this.client.get(…)` in `class OrderService extends
+ * BaseService`, whose own code never sets `this.client`, with `this.client = axios.create(cfg)` in BaseService (the
+ * same file or imported from a file of the package; up to three levels of bases). Judged with that configuration,
+ * as returnedInstance does; a field the subclass sets itself, or that a base sets to several values, is not read here.
+ */
+function inheritedInstance(call: CallExpression, code: Code, axiosDefaults: boolean): { client: Client; bounded: boolean } | undefined {
+  const callee = unwrap(call.getExpression());
+  if (!Node.isPropertyAccessExpression(callee) || !CLIENT_METHODS.has(callee.getName())) return undefined;
+  const field = unwrap(callee.getExpression());
+  if (!Node.isPropertyAccessExpression(field) || !Node.isThisExpression(unwrap(field.getExpression())) || !inSubclass(callee.compilerNode)) return undefined;
+  if (fieldValues(field).length > 0) return undefined;
+  const name = field.getName();
+  let cls = field.getFirstAncestor((a) => Node.isClassDeclaration(a) || Node.isClassExpression(a)) as ClassNode | undefined;
+  let made: Node | undefined;
+  for (let depth = 0; depth < 3 && cls && !made; depth++) {
+    const ext = cls.getExtends();
+    const base = ext ? classValueOf(ext.getExpression(), code.sources) : undefined;
+    if (!base || base === cls) return undefined;
+    // Any `this.<name>` of the base class stands for its field: its values are the base's own.
+    const access = base.getDescendantsOfKind(SyntaxKind.PropertyAccessExpression).find((p) => p.getName() === name && Node.isThisExpression(unwrap(p.getExpression())));
+    const values = access ? fieldValues(access) : [];
+    if (values.length > 1) return undefined;
+    made = values[0];
+    cls = base;
+  }
+  while (made && Node.isAwaitExpression(unwrap(made))) made = (unwrap(made) as Node & { getExpression(): Node }).getExpression();
+  made = made && unwrap(made);
+  if (!made || !Node.isCallExpression(made)) return undefined;
+  const o = rawOriginOf(rawUnwrap(made.getExpression().compilerNode));
+  const m = o?.path.filter((p) => p !== 'default').pop() ?? '';
+  const library = o && (o.module === 'axios' || o.module === 'got' || o.module === 'ky') ? o.module : undefined;
+  if (!library || !((library === 'got' && m === 'extend') || (library !== 'got' && m === 'create') || (library === 'ky' && m === 'extend'))) return undefined;
+  const method = callee.getName();
+  const args = call.getArguments();
+  const own = method === 'request' ? args[0] : library === 'axios' && ['post', 'put', 'patch'].includes(method) ? args[2] : args[1];
   return { client: library, bounded: clientBounded(library, [own, made.getArguments()[0]], code, axiosDefaults) };
 }
 

@@ -56,6 +56,15 @@ describe('no tool found in the source: not-applicable only on evidence', () => {
       const d = data as { file: string; line: number; count: number };
       assert.deepEqual([d.file, d.line, d.count], ['build/server.js', 13, 1]);
     });
+    it(`${rule}: tools registered by a package helper from actions fetched at run time are could-not-judge, naming the call`, () => {
+      // On main this was not-applicable 'no-tools-registered': `server.tool(name, description, schema, handler)`, all
+      // four the parameters of a local arrow called in a loop over an API's answer, was passed over.
+      assert.deepEqual(staticPart(rule, fx('C-4-typed-schemas', 'could-not-judge', 'tools-from-catalog-api')), [
+        'could-not-judge',
+        'tool-registrations-not-read',
+        { count: 1, expression: 'server.tool(name, description, schema, handler)', file: 'dist/lib/registerCatalogTools.js', line: 8 },
+      ]);
+    });
     it(`${rule}: tools registered through a local wrapper are read at its calls (not not-applicable)`, () => {
       const [state, code] = staticPart(rule, fx('C-2-naming', 'non-conforming', 'wrapper-const-addtool'));
       assert.ok(state, 'judged');
