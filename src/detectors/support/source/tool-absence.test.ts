@@ -37,7 +37,10 @@ describe('no tool found in the source: not-applicable only on evidence', () => {
       assert.deepEqual(staticPart(rule, fx('C-4-typed-schemas', 'present', 'registered-through-a-table')), ['could-not-judge', 'served-tools-not-in-source', { served: 2 }]);
     });
     it(`${rule}: a low-level server that declares tools it loads at run time is could-not-judge`, () => {
-      assert.deepEqual(staticPart(rule, fx('S-24-rate-limiting', 'could-not-judge', 'lowlevel-tools-from-plugins')).slice(0, 2), ['could-not-judge', 'tools-declared-not-found']);
+      const got = staticPart(rule, fx('S-24-rate-limiting', 'could-not-judge', 'lowlevel-tools-from-plugins')).slice(0, 2);
+      // S-11 reads the tools/call handler itself: its unknown-name branch answers with a result, a red whatever tools load.
+      if (rule === 'S-11') assert.deepEqual(got, ['non-conforming', undefined]);
+      else assert.deepEqual(got, ['could-not-judge', 'tools-declared-not-found']);
     });
     it(`${rule}: FastMCP tools added in a loop over a list generated from a shipped OpenAPI document are could-not-judge, naming the call`, () => {
       // On main this was not-applicable 'no-tools-registered': the `server.addTool(tool)` call was passed over.
