@@ -75,8 +75,10 @@ export function isFixed(expr: Node | undefined, ctx: FixedContext, depth = 0): b
     }
     // A const table read with a key that varies (`OPENERS[process.platform]`, `RUNNERS[args.kind]`): one of its values.
     if (key === undefined) {
+      // Only a table of plain programs: an interpreter or package runner among them runs what its arguments name,
+      // and those arguments are not followed through a parameter or a shell line (`spawn(INTERPRETERS[lang], [file])`).
       const values = Node.isElementAccessExpression(n) ? tableValues(n.getExpression(), ctx) : undefined;
-      return !!values && values.every((v) => isFixed(v, ctx, depth + 1));
+      return !!values && values.every((v) => isFixed(v, ctx, depth + 1) && literalValues(v, 0, ctx).every((w) => !LAUNCHERS.test(programName(w.trim().split(/\s+/)[0] ?? ''))));
     }
     const obj = objectLiteralOf(n.getExpression(), ctx.sources);
     return !!obj && isFixed(propertyValue(obj, key), ctx, depth + 1);
