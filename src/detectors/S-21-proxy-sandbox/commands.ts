@@ -52,6 +52,7 @@ export function isFixed(expr: Node | undefined, ctx: FixedContext, depth = 0): b
   const text = n.getText().replace(/\s+/g, '');
   if (FIXED_GLOBALS.test(text)) return true;
   if (Node.isTemplateExpression(n)) return n.getTemplateSpans().every((s) => isFixed(s.getExpression(), ctx, depth + 1));
+  if (Node.isBinaryExpression(n) && ['??', '||'].includes(n.getOperatorToken().getText()) && ENV_READ.test(unwrap(n.getLeft()).getText().replace(/\s+/g, '')) && isFixed(n.getRight(), ctx, depth + 1) && inPackage(n.getRight())) return true;
   if (Node.isBinaryExpression(n) && ['+', '??', '||'].includes(n.getOperatorToken().getText())) return isFixed(n.getLeft(), ctx, depth + 1) && isFixed(n.getRight(), ctx, depth + 1);
   if (Node.isConditionalExpression(n)) return isFixed(n.getWhenTrue(), ctx, depth + 1) && isFixed(n.getWhenFalse(), ctx, depth + 1);
   if (Node.isArrayLiteralExpression(n)) return n.getElements().every((e) => isFixed(e, ctx, depth + 1));
@@ -68,7 +69,17 @@ export function isFixed(expr: Node | undefined, ctx: FixedContext, depth = 0): b
   if (Node.isPropertyAccessExpression(n) || Node.isElementAccessExpression(n)) {
     // A property of a const object literal, read with a literal key: `COMMANDS.git`, `BIN['setup']`.
     const key = Node.isPropertyAccessExpression(n) ? n.getName() : constString(n.getArgumentExpression())?.value;
-    if (key === undefined) return false;
+    if (Node.isPropertyAccessExpression(n) && Node.isThisExpression(unwrap(n.getExpression()))) {
+      const values = thisFieldValues(n);
+      return !!values && values.length > 0 && values.every((v) => isFixed(v, ctx, depth + 1));
+    }
+    // A const table read with a key that varies (`OPENERS[process.platform]`, `RUNNERS[args.kind]`): one of its values.
+    if (key === undefined) {
+      // Only a table of plain programs: an interpreter or package runner among them runs what its arguments name,
+      // and those arguments are not followed through a parameter or a shell line (`spawn(INTERPRETERS[lang], [file])`).
+      const values = Node.isElementAccessExpression(n) ? tableValues(n.getExpression(), ctx) : undefined;
+      return !!values && values.every((v) => isFixed(v, ctx, depth + 1) && literalValues(v, 0, ctx).every((w) => !LAUNCHERS.test(programName(w.trim().split(/\s+/)[0] ?? ''))));
+    }
     const obj = objectLiteralOf(n.getExpression(), ctx.sources);
     return !!obj && isFixed(propertyValue(obj, key), ctx, depth + 1);
   }
@@ -87,6 +98,98 @@ export function isFixed(expr: Node | undefined, ctx: FixedContext, depth = 0): b
     if (Node.isParameterDeclaration(decl)) return parameterFixed(decl, ctx, depth);
   }
   return false;
+}
+
+/** An environment variable read: `process.env.X`, `process.env['X']`. */
+const ENV_READ = /^process\.env(?:\.\w+|\[(['"`])\w+\1\])$/;
+
+/**
+ * Is this fixed path anchored in the package's own folder (`__dirname`, `import.meta.url`/`dirname`, or a const made
+ * from one)? `process.env.X_BIN ?? join(__dirname, 'bin', 'x')` runs the helper the package ships; the variable only
+ * says where that install keeps it, as editing the installed files would. A default that is not the package's own
+ * file (`process.env.BROWSER || 'xdg-open'`) lets the variable name any program and stays a proxied launch.
+ */
+function inPackage(expr: Node, depth = 0): boolean {
+  if (depth > 6) return false;
+  const n = unwrap(expr);
+  if (/^(?:__dirname|__filename|import\.meta\.(?:url|dirname|filename))$/.test(n.getText().replace(/\s+/g, ''))) return true;
+  if (Node.isIdentifier(n)) {
+    const d = declarationOf(n);
+    const init = d ? initializerOf(d) : undefined;
+    return !!init && inPackage(init, depth + 1);
+  }
+  if (Node.isCallExpression(n)) {
+    const c = unwrap(n.getExpression());
+    if (Node.isPropertyAccessExpression(c) && c.getName() === 'toString' && inPackage(c.getExpression(), depth + 1)) return true;
+    const first = n.getArguments()[0];
+    return !!first && inPackage(first, depth + 1);
+  }
+  if (Node.isNewExpression(n)) return n.getArguments().slice(1).some((a) => inPackage(a, depth + 1));
+  if (Node.isTemplateExpression(n)) {
+    const first = n.getTemplateSpans()[0];
+    return n.getHead().getLiteralText() === '' && !!first && inPackage(first.getExpression(), depth + 1);
+  }
+  return false;
+}
+
+/**
+ * The values of a const object literal used as a table (`{ darwin: 'open', linux: 'xdg-open' }`): every property a
+ * plain `key: value` (no spread, method or accessor). Undefined for anything else.
+ */
+function tableValues(expr: Node, ctx: FixedContext): Node[] | undefined {
+  const t = unwrap(expr);
+  if (!Node.isIdentifier(t)) return undefined;
+  const d = declarationOf(t);
+  const decl = d?.getParent();
+  const list = decl?.getParent();
+  if (!Node.isVariableDeclaration(decl) || !Node.isVariableDeclarationList(list) || (list.getFlags() & ts.NodeFlags.Const) === 0) return undefined;
+  const obj = objectLiteralOf(t, ctx.sources);
+  if (!obj) return undefined;
+  const props = obj.getProperties();
+  if (props.length === 0 || !props.every((p) => Node.isPropertyAssignment(p))) return undefined;
+  // A table written to elsewhere (`OPENERS[k] = v`) is not fixed.
+  const name = t.getText();
+  let written = false;
+  t.getSourceFile().forEachDescendant((x, trav) => {
+    if (Node.isBinaryExpression(x) && /=$/.test(x.getOperatorToken().getText()) && !/^[=!<>]=/.test(x.getOperatorToken().getText())) {
+      const l = unwrap(x.getLeft());
+      if ((Node.isElementAccessExpression(l) || Node.isPropertyAccessExpression(l)) && unwrap(l.getExpression()).getText() === name) {
+        written = true;
+        trav.stop();
+      }
+    }
+  });
+  return written ? undefined : props.flatMap((p) => (Node.isPropertyAssignment(p) ? [p.getInitializerOrThrow()] : []));
+}
+
+/**
+ * The values a class gives `this.<name>`: the field's initializer and every `this.<name> = …` in the class body.
+ * Undefined outside a class or when the field is changed otherwise (`+=`, destructuring) or written from outside the
+ * class in its file (`obj.<name> = …` is not followed: any such write makes it undefined).
+ */
+function thisFieldValues(access: Node): Node[] | undefined {
+  if (!Node.isPropertyAccessExpression(access)) return undefined;
+  const cls = access.getFirstAncestor((a) => Node.isClassDeclaration(a) || Node.isClassExpression(a));
+  if (!cls || !(Node.isClassDeclaration(cls) || Node.isClassExpression(cls))) return undefined;
+  const name = access.getName();
+  const out: Node[] = [];
+  const field = cls.getProperty(name);
+  const init = field && Node.isPropertyDeclaration(field) ? field.getInitializer() : undefined;
+  if (init) out.push(init);
+  let other = false;
+  access.getSourceFile().forEachDescendant((x, trav) => {
+    if (other) return trav.stop();
+    if (!Node.isPropertyAccessExpression(x) || x.getName() !== name) return;
+    const p = x.getParent();
+    const writes = (Node.isBinaryExpression(p) && p.getLeft() === x && /=$/.test(p.getOperatorToken().getText()) && !/^[=!<>]=/.test(p.getOperatorToken().getText())) || Node.isPrefixUnaryExpression(p) || Node.isPostfixUnaryExpression(p) || Node.isArrayLiteralExpression(p);
+    if (!writes) return;
+    const inside = Node.isThisExpression(unwrap(x.getExpression())) && x.getFirstAncestor((a) => Node.isClassDeclaration(a) || Node.isClassExpression(a)) === cls;
+    if (inside && Node.isBinaryExpression(p) && p.getOperatorToken().getText() === '=') out.push(p.getRight());
+    else other = true;
+  });
+  // A parameter property (`constructor(private bin: string)`) is given by callers: not followed.
+  const ctorParam = cls.getConstructors().some((c) => c.getParameters().some((q) => q.getName() === name && q.getScope() !== undefined));
+  return other || ctorParam ? undefined : out;
 }
 
 /**
@@ -204,16 +307,19 @@ function programOf(site: SinkSite, sources: ParsedSources): { program?: Node; ar
 }
 
 /** The literal values a fixed expression may take: a literal, a const holding one, both sides of `?:`. */
-function literalValues(expr: Node | undefined, depth = 0): string[] {
+function literalValues(expr: Node | undefined, depth = 0, ctx?: FixedContext): string[] {
   if (!expr || depth > 4) return [];
   const n = unwrap(expr);
   const v = constString(n)?.value;
   if (v !== undefined) return [v];
-  if (Node.isConditionalExpression(n)) return [...literalValues(n.getWhenTrue(), depth + 1), ...literalValues(n.getWhenFalse(), depth + 1)];
+  if (Node.isConditionalExpression(n)) return [...literalValues(n.getWhenTrue(), depth + 1, ctx), ...literalValues(n.getWhenFalse(), depth + 1, ctx)];
+  if (Node.isBinaryExpression(n) && ['??', '||'].includes(n.getOperatorToken().getText())) return [...literalValues(n.getLeft(), depth + 1, ctx), ...literalValues(n.getRight(), depth + 1, ctx)];
+  if (Node.isElementAccessExpression(n) && ctx) return (tableValues(n.getExpression(), ctx) ?? []).flatMap((x) => literalValues(x, depth + 1, ctx));
+  if (Node.isPropertyAccessExpression(n) && Node.isThisExpression(unwrap(n.getExpression()))) return (thisFieldValues(n) ?? []).flatMap((x) => literalValues(x, depth + 1, ctx));
   if (Node.isIdentifier(n)) {
     const d = declarationOf(n);
     if (!d) return [];
-    return (assignedValues(d) ?? [initializerOf(d)].filter((x): x is Node => !!x)).flatMap((x) => literalValues(x, depth + 1));
+    return (assignedValues(d) ?? [initializerOf(d)].filter((x): x is Node => !!x)).flatMap((x) => literalValues(x, depth + 1, ctx));
   }
   return [];
 }
@@ -366,7 +472,7 @@ export function isProxiedLaunch(site: SinkSite, ctx: FixedContext): boolean {
   if (program && !isFixed(program, ctx) && pinnedProgram(program, false)) return false;
   if (!program || !isFixed(program, ctx)) return true;
   // A fixed interpreter or package runner runs what its arguments name: that must be fixed too.
-  if (literalValues(program).some((v) => LAUNCHERS.test(programName(v)))) return !launcherArgsFixed(args, ctx);
+  if (literalValues(program, 0, ctx).some((v) => LAUNCHERS.test(programName(v)))) return !launcherArgsFixed(args, ctx);
   if (/execPath|argv0/.test(program.getText())) return !launcherArgsFixed(args, ctx);
   return false;
 }
