@@ -1487,7 +1487,10 @@ export default defineDetector({
     const files = entries.length ? loadedFrom(code, [...entries, ...loadersOf(code, entries, skipped)]) : code.files.map(([, sf]) => sf);
     const commandLines = commandLineFiles(code, repo, skipped).filter((sf) => !files.includes(sf));
     const redirected = reassignedConsole(files);
-    const ctx = { files, sources: code.sources };
+    // Call sites are also read in the loaders set aside above (the command line that loads the stdio program): a
+    // function of a loaded module whose every caller is a non-stdio subcommand's action there
+    // (`.command('doctor').action(() => runDiagnostics())`) never runs on stdio; one with no caller read stays judged.
+    const ctx = { files: [...files, ...skipped.filter((sf) => !files.includes(sf))], sources: code.sources };
     // With a clean live stdout, only writes that a handler reaches (not exercised by the probe) can stand.
     let handlerCode: Set<Fn> | undefined;
     if (cleanStdioSession(session)) {
