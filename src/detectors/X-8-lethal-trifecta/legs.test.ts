@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { operationHits } from './static.js';
-import { addHits, classifyTool, emptyLegs, isTrifecta, LEG_RULES, nameWords, schemaFacts, toolList, verbOf, type Leg, type ToolView } from './legs.js';
+import { addHits, classifyTool, contactedAddress, emptyLegs, isTrifecta, LEG_RULES, nameWords, schemaFacts, toolList, verbOf, type Leg, type ToolView } from './legs.js';
 
 const legs = (t: ToolView): Leg[] => classifyTool(t).map((h) => h.leg);
 const rules = (t: ToolView): string[] => classifyTool(t).map((h) => h.rule);
@@ -315,5 +315,18 @@ describe('X-8 classification rules (legs.ts)', () => {
     assert.deepEqual(legs({ name: 'list_applications', properties: ['filter'], nestedUrlArgs: ['filter.repoURL'] }), []);
     assert.deepEqual(legs({ name: 'update_application', properties: ['application'], nestedUrlArgs: ['application.spec.source.repoURL'], annotations: { readOnlyHint: true } }), []);
     assert.deepEqual(legs({ name: 'create_application', properties: ['application'] }), []);
+  });
+  it('counts a nested address only when the service contacts it (a repository, hook, callback, endpoint), not one kept as data', () => {
+    // On main each of these was an outbound channel (writes-resource-with-url): any nested url/href counted.
+    for (const path of ['profile.avatar.url', 'incident.links.url', 'runbook.doc.href', 'event.location.url', 'company.website_url', 'post.image.url']) {
+      assert.equal(contactedAddress(path), false, path);
+    }
+    assert.deepEqual(legs({ name: 'update_profile', properties: ['profile'], nestedUrlArgs: ['profile.avatar.url'] }), []);
+    assert.deepEqual(legs({ name: 'create_incident', properties: ['incident'], nestedUrlArgs: ['incident.links.url'] }), []);
+    // The field's own name or its parent's says the service pulls from or sends to it.
+    for (const path of ['application.spec.source.repoURL', 'project.gitUrl', 'mirror.cloneUrl', 'job.scm.url', 'subscription.webhook.url', 'hooks.target', 'payment.callback_url', 'alert.notify.url', 'export.destination.uri', 'pipeline.sink.endpoint']) {
+      assert.equal(contactedAddress(path), true, path);
+    }
+    assert.deepEqual(legs({ name: 'create_subscription', properties: ['subscription'], nestedUrlArgs: ['subscription.webhook.url', 'subscription.owner.avatar_url'] }), ['outbound']);
   });
 });

@@ -436,11 +436,13 @@ export const LEG_RULES: readonly LegRule[] = [
   // is a repository URL (a GitOps controller pulls and syncs it), a job whose SCM URL a CI server clones, a hook's
   // target. The address sits inside the resource's object argument (`application.spec.source.repoURL`), where the
   // top-level argument rules do not look; a reading tool that filters by such a field (`list_apps({ filter })`) writes nothing.
+  // Only an address of the contacted kind counts (contactedAddress): one stored as data (`avatar.url`, `links[].url`,
+  // `doc.href`, `location.url`) is shown or linked, never fetched by the service.
   {
     id: 'writes-resource-with-url',
     legs: ['outbound'],
     name: { verbs: RESOURCE_WRITES },
-    holds: (t) => (t.nestedUrlArgs ?? []).length > 0 && t.annotations?.readOnlyHint !== true,
+    holds: (t) => (t.nestedUrlArgs ?? []).some(contactedAddress) && t.annotations?.readOnlyHint !== true,
   },
   { id: 'saved-login-argument', legs: ['private'], properties: { exact: ['storage_state', 'user_data_dir', 'browser_profile', 'profile_id', 'auth_context_id', 'persistent_context'] } },
 
@@ -642,6 +644,25 @@ const enumOf = (v: unknown): string[] | undefined => {
  */
 /** A field name that says it holds an address: `url`, `uri`, `…_url`, `repoURL`, `…_endpoint`, `webhook`. */
 const URL_FIELD = (p: string): boolean => /^(?:urls?|uris?|href|webhook|endpoint)$|_(?:urls?|uris?|webhook|endpoint)$/.test(normProp(p));
+/**
+ * Words that say a nested address is one the service then contacts: a repository it pulls or clones (`repoURL`,
+ * `source.repoURL`, `gitUrl`, `cloneUrl`, `scm.url`), a webhook, callback or notification destination, an endpoint or
+ * target it sends to.
+ */
+const CONTACTED_WORDS = new Set([
+  'repo', 'repos', 'repository', 'repositories', 'source', 'sources', 'git', 'clone', 'scm',
+  'webhook', 'webhooks', 'hook', 'hooks', 'callback', 'callbacks', 'notify', 'notification', 'notifications',
+  'target', 'targets', 'endpoint', 'endpoints', 'destination', 'destinations', 'sink', 'sinks',
+]);
+/**
+ * A nested URL field (a dotted path from nestedUrlFields) the service contacts: the field's own name or its parent's
+ * carries a CONTACTED_WORDS word (`application.spec.source.repoURL`, `webhook.url`, `hooks.target`). An address kept
+ * as data (`profile.avatar.url`, `incident.links.url`, `runbook.doc.href`) is not.
+ */
+export function contactedAddress(path: string): boolean {
+  const segs = path.split('.');
+  return segs.slice(-2).some((seg) => normProp(seg).split(/[_\W]+/).some((w) => CONTACTED_WORDS.has(w)));
+}
 /** How deep inside an object argument a URL field is looked for, and how many are kept. */
 const NESTED_DEPTH = 4;
 const NESTED_MAX = 20;

@@ -21,9 +21,10 @@ import { rawCallNamed } from './source-support.js';
  *   - a request handler that forwards the request it receives to another client: registered for the tools
  *     methods (`setRequestHandler(CallToolRequestSchema, …)`, `'tools/list'`), for every schema of a list
  *     (`for (const schema of schemas) server.setRequestHandler(schema, …)`), or as the fallback handler
- *     (`server.fallbackRequestHandler = …`); it passes the whole request to a `request` or `send` call
- *     (`client.request(req, ResultSchema)`), its params to `callTool`/`listTools`, or rebuilds it as a JSON-RPC
- *     message from its method (`upstream.handleRequest({ method: req.method, params: req.params })`);
+ *     (`server.fallbackRequestHandler = …`, whose result must be the forwarded call's); it passes the whole request
+ *     to a `request` or `send` call (`client.request(req, ResultSchema)`), its params to `callTool`/`listTools`, or
+ *     rebuilds it as a JSON-RPC message from its method for a forwarding call, never a logger's
+ *     (`upstream.handleRequest({ method: req.method, params: req.params })`, not `logger.info({ method: req.method })`);
  *   - a tools/list request handler that answers with another client's list (`client.listTools(…)`).
  *
  * Nothing else: a server that builds tools and also forwards some is judged on the tools it builds (the callers
@@ -103,11 +104,55 @@ function forwardsParameter(fn: ts.ArrowFunction | ts.FunctionExpression, self: s
 }
 
 /**
+ * Calls that hand a rebuilt JSON-RPC message (`{ method: req.method, … }`) to another server: the FORWARDS names and
+ * the request-forwarding ones of clients and gateways (`upstream.handleRequest(…)`, `client.sendRequest(…)`).
+ */
+const REBUILT_FORWARDS: ReadonlySet<string> = new Set([...FORWARDS, 'handleRequest', 'sendRequest', 'forward', 'forwardRequest', 'relay', 'dispatch', 'proxy']);
+/** A receiver that records rather than forwards (`logger`, `this.log`, `requestLogger`, `span`, `tracer`, `console`). */
+const LOG_RECEIVER = /(?:^|_)(?:console|logs?|logger|loggers|span|tracer|telemetry|audit)$/;
+/** Logging methods, never a forwarding call whatever their receiver (`pino.info({ method: req.method })`). */
+const LOG_METHODS: ReadonlySet<string> = new Set(['info', 'warn', 'warning', 'error', 'debug', 'trace', 'log', 'fatal', 'verbose', 'silly', 'notice', 'child']);
+const snake = (p: string): string => p.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+
+/** Whether a call is made on a logger, a tracing span or the console, or names a logging method. */
+function logs(call: ts.CallExpression & { expression: ts.PropertyAccessExpression }): boolean {
+  return LOG_METHODS.has(call.expression.name.text) || LOG_RECEIVER.test(snake(lastName(call.expression.expression)));
+}
+
+/**
+ * Whether a call's value is what `fn` answers: its concise body, a `return` of it (awaited or not), or a variable
+ * bound to it that a `return` of `fn` mentions.
+ */
+function answers(call: ts.CallExpression, fn: ts.ArrowFunction | ts.FunctionExpression): boolean {
+  let at: ts.Node = call;
+  while (at.parent && (ts.isParenthesizedExpression(at.parent) || ts.isAwaitExpression(at.parent) || ts.isAsExpression(at.parent) || ts.isNonNullExpression(at.parent))) at = at.parent;
+  const host = at.parent;
+  if (!host) return false;
+  if (host === fn && fn.body === at) return true;
+  if (ts.isReturnStatement(host)) return true;
+  if (ts.isVariableDeclaration(host) && host.initializer === at && ts.isIdentifier(host.name)) {
+    const name = host.name.text;
+    let returned = false;
+    const visit = (n: ts.Node): void => {
+      if (returned || (n !== fn.body && ts.isFunctionLike(n))) return;
+      if (ts.isReturnStatement(n) && n.expression && mentions(n.expression, name)) returned = true;
+      else ts.forEachChild(n, visit);
+    };
+    if (fn.body) visit(fn.body);
+    return returned;
+  }
+  return false;
+}
+
+/**
  * Whether a request handler forwards the request it receives: the whole request to a `request`/`send` call,
  * its params to `callTool`/`listTools`, or a JSON-RPC message rebuilt from its method (`{ method: req.method, … }`)
- * to any call. The tool's arguments alone (`req.params.arguments` to an HTTP client) are not the request.
+ * to a forwarding call (REBUILT_FORWARDS) that logs nothing (`logger.info({ method: req.method })` is a log line).
+ * The tool's arguments alone (`req.params.arguments` to an HTTP client) are not the request. With `mustAnswer` (the
+ * fallback handler, which sees every method) the handler's result must be that call's (returned or awaited into
+ * what it returns): a fallback that logs the method and throws forwards nothing.
  */
-function forwardsRequest(fn: ts.ArrowFunction | ts.FunctionExpression): boolean {
+function forwardsRequest(fn: ts.ArrowFunction | ts.FunctionExpression, mustAnswer = false): boolean {
   const p = fn.parameters[0];
   if (!p || !ts.isIdentifier(p.name)) return false;
   const param = p.name.text;
@@ -129,9 +174,14 @@ function forwardsRequest(fn: ts.ArrowFunction | ts.FunctionExpression): boolean 
   const visit = (n: ts.Node): void => {
     if (found) return;
     if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression)) {
-      const name = n.expression.name.text;
-      const first = n.arguments[0];
-      if (first && ((FORWARDS.has(name) && isParam(first)) || (UPSTREAM_TOOL_CALLS.has(name) && isParamsOf(first)) || rebuilt(first))) {
+      const call = n as ts.CallExpression & { expression: ts.PropertyAccessExpression };
+      const name = call.expression.name.text;
+      const first = call.arguments[0];
+      const forwards =
+        first !== undefined &&
+        !logs(call) &&
+        ((FORWARDS.has(name) && isParam(first)) || (UPSTREAM_TOOL_CALLS.has(name) && isParamsOf(first)) || (REBUILT_FORWARDS.has(name) && rebuilt(first)));
+      if (forwards && (!mustAnswer || answers(call, fn))) {
         found = true;
         return;
       }
@@ -281,7 +331,7 @@ function find(repo: RepoFacts): Relay | undefined {
       const assign = access.parent;
       if (!assign || !ts.isBinaryExpression(assign) || assign.left !== access || assign.operatorToken.kind !== SyntaxKind.EqualsToken) continue;
       const handler = fnOf(assign.right);
-      if (handler && forwardsRequest(handler)) return { file, line: rawPositionOf(access).line };
+      if (handler && forwardsRequest(handler, true)) return { file, line: rawPositionOf(access).line };
     }
   }
   for (const h of serverModel(repo).requestHandlers) {

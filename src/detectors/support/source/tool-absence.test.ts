@@ -127,6 +127,16 @@ describe('relays read in the forwarding shapes of published proxies and gateways
     it(`${rule}: forwarding written as stdin lines posted with fetch is not read: could-not-judge`, () => {
       assert.equal(staticPart(rule, fx('C-4-typed-schemas', 'could-not-judge', 'stdio-lines-to-fetch'))[0], 'could-not-judge');
     });
+    // On main both were not-applicable 'relays-upstream-tools': an object literal `{ method: request.method }` passed
+    // to a logger's call, or a fallback handler that logs the method and throws, read as a forwarded request.
+    it(`${rule}: a tools/call handler logging the request's method is no relay (judged as without the log line)`, () => {
+      const [, code] = staticPart(rule, fx('C-4-typed-schemas', 'could-not-judge', 'json-tools-call-handler-logs-method'));
+      assert.notEqual(code, 'relays-upstream-tools');
+    });
+    it(`${rule}: a fallback handler that logs the method and throws forwards nothing`, () => {
+      const [, code] = staticPart(rule, fx('C-4-typed-schemas', 'could-not-judge', 'fallback-handler-logs-and-throws'));
+      assert.notEqual(code, 'relays-upstream-tools');
+    });
     it(`${rule}: a dispatcher posting the tool's arguments to a REST API is no relay`, () => {
       const [, code] = staticPart(rule, fx('C-4-typed-schemas', 'could-not-judge', 'rest-dispatcher-no-relay'));
       assert.notEqual(code, 'relays-upstream-tools');
