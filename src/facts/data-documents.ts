@@ -48,6 +48,8 @@ const FILE_READS = /(?:^|\.)readFile(?:Sync)?$/;
 const DIR_OF_FILE = /import\.meta\.(?:url|dirname)|__dirname/;
 const INTEROP = /^(?:__importDefault|__importStar|_interopRequireDefault|_interopRequireWildcard|tslib\.__importDefault|tslib_1\.__importDefault)$/;
 const PASS_METHODS = new Set(['filter', 'slice', 'sort', 'toSorted', 'reverse', 'concat']);
+/** The methods of PASS_METHODS whose answer may not hold the document's rows one for one: they drop rows or add others. */
+export const NOT_ROW_EXACT = new Set(['filter', 'slice', 'concat']);
 
 /** A path made of constants relative to the file it is written in: `'./x.json'`, `join(__dirname, '..', 'x.json')`, `new URL('./x.json', import.meta.url)` (also the documents facts/tool-templates names). */
 export function constantPath(expr: Node | undefined, depth = 0): string | undefined {
@@ -131,9 +133,10 @@ export function documentOf(n: Node): string | undefined {
 
 /**
  * What an expression reads from a data document the package ships (see the file header); undefined when the
- * expression is not read from a JSON document at all.
+ * expression is not read from a JSON document at all. `via` collects the array methods the value passed through
+ * (`doc.tools.filter(…)`): see NOT_ROW_EXACT.
  */
-export function documentValue(expr: Node | undefined, sources: ParsedSources, depth = 0): DocumentRead | undefined {
+export function documentValue(expr: Node | undefined, sources: ParsedSources, depth = 0, via?: Set<string>): DocumentRead | undefined {
   const repo = readers.get(sources);
   if (!expr || !repo || depth > 10) return undefined;
   let n = unwrap(expr);
@@ -149,11 +152,11 @@ export function documentValue(expr: Node | undefined, sources: ParsedSources, de
     const imp = importOf(d);
     if (imp) return DOCUMENT_EXT.test(imp.spec) && imp.spec.startsWith('.') && (imp.imported === 'default' || imp.imported === '*') ? doc(n, imp.spec) : undefined;
     const init = initializerOf(d);
-    return init ? documentValue(init, sources, depth + 1) : undefined;
+    return init ? documentValue(init, sources, depth + 1, via) : undefined;
   }
   if (Node.isPropertyAccessExpression(n) || Node.isElementAccessExpression(n)) {
     const key = Node.isPropertyAccessExpression(n) ? n.getName() : constString(n.getArgumentExpression())?.value;
-    const base = documentValue(n.getExpression(), sources, depth + 1);
+    const base = documentValue(n.getExpression(), sources, depth + 1, via);
     if (!base || !base.value) return base;
     if (key === undefined) return { file: base.file, why: 'key-not-constant' };
     const v = Node.isObjectLiteralExpression(base.value) ? propertyValue(base.value, key) : undefined;
@@ -170,13 +173,13 @@ export function documentValue(expr: Node | undefined, sources: ParsedSources, de
       const spec = constString(args[0])?.value;
       return spec && DOCUMENT_EXT.test(spec) ? doc(n, spec) : undefined;
     }
-    if (INTEROP.test(text)) return documentValue(args[0], sources, depth + 1);
+    if (INTEROP.test(text)) return documentValue(args[0], sources, depth + 1, via);
     if (text === 'JSON.parse') {
       const inner = args[0] && unwrap(args[0]);
       // JSON.parse(readFileSync(p, 'utf8')), JSON.parse(String(readFileSync(p))), JSON.parse(readFileSync(p).toString())
-      return documentValue(inner, sources, depth + 1);
+      return documentValue(inner, sources, depth + 1, via);
     }
-    if (text === 'String' || text === 'Buffer.from') return documentValue(args[0], sources, depth + 1);
+    if (text === 'String' || text === 'Buffer.from') return documentValue(args[0], sources, depth + 1, via);
     if (FILE_READS.test(text)) {
       const path = constantPath(args[0]);
       if (path !== undefined && !DOCUMENT_EXT.test(path)) return undefined;
@@ -184,8 +187,11 @@ export function documentValue(expr: Node | undefined, sources: ParsedSources, de
     }
     if (Node.isPropertyAccessExpression(callee)) {
       const m = callee.getName();
-      if (m === 'toString' && args.length === 0) return documentValue(callee.getExpression(), sources, depth + 1);
-      if (PASS_METHODS.has(m)) return documentValue(callee.getExpression(), sources, depth + 1);
+      if (m === 'toString' && args.length === 0) return documentValue(callee.getExpression(), sources, depth + 1, via);
+      if (PASS_METHODS.has(m)) {
+        via?.add(m);
+        return documentValue(callee.getExpression(), sources, depth + 1, via);
+      }
     }
   }
   return undefined;

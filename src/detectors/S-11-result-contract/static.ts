@@ -436,17 +436,22 @@ function missingNameResult(fn: FunctionLikeNode, isName: (e: Node) => boolean, s
     if (!Node.isIfStatement(st) || !missingName(st.getExpression(), isName)) continue;
     const then = st.getThenStatement();
     const first = Node.isBlock(then) ? then.getStatements().find((x) => Node.isReturnStatement(x) || Node.isThrowStatement(x)) : then;
-    if (first && Node.isReturnStatement(first) && first.getExpression() && resultAnswer(first.getExpression()!, sources)) return first;
+    if (first && Node.isReturnStatement(first) && first.getExpression() && resultAnswer(first.getExpression()!, sources, isName)) return first;
     return undefined;
   }
   return undefined;
 }
 
+/** Calls that get their answer from another server or client (`upstream.callTool(…)`, `client.request(…)`, `fetch(…)`). */
+const FORWARDS = /^(?:callTool|request|send|fetch)$/;
+
 /**
  * Is `e` a result: an object literal, or a call of a function of the source every return of which is one
- * (`const errorResult = (...messages) => ({ content: […], isError: true })`)?
+ * (`const errorResult = (...messages) => ({ content: […], isError: true })`)? Not when the call hands the name (`isName`)
+ * to a function that forwards it to another client or server (`forwardToUpstream(name, args)` whose body calls
+ * `upstream.callTool({ name, … })`): that answer comes from elsewhere, not from the server turning the name away.
  */
-function resultAnswer(e: Node, sources: ParsedSources): boolean {
+function resultAnswer(e: Node, sources: ParsedSources, isName: (e: Node) => boolean): boolean {
   if (objectLiteralOf(e, sources)) return true;
   let x = unwrap(e);
   if (Node.isAwaitExpression(x)) x = unwrap(x.getExpression());
@@ -458,8 +463,27 @@ function resultAnswer(e: Node, sources: ParsedSources): boolean {
     fn = undefined;
   }
   if (!fn) return false;
+  if (forwardsName(fn, x, isName)) return false;
   const rs = returnedExpressions(fn);
   return rs.length > 0 && rs.every((r) => !!objectLiteralOf(r, sources));
+}
+
+/** Does `fn`, called by `call`, pass the parameter that receives the name (`isName`) to a forwarding call? */
+function forwardsName(fn: FunctionLikeNode, call: Node, isName: (e: Node) => boolean): boolean {
+  if (!Node.isCallExpression(call)) return false;
+  const params = fn.getParameters();
+  const names = new Set<string>();
+  call.getArguments().forEach((a, i) => {
+    const p = params[i];
+    if (isName(a) && p && Node.isIdentifier(p.getNameNode())) names.add(p.getName());
+  });
+  if (names.size === 0) return false;
+  return fn.getDescendantsOfKind(SyntaxKind.CallExpression).some((c) => {
+    const callee = unwrap(c.getExpression());
+    const cname = Node.isPropertyAccessExpression(callee) ? callee.getName() : Node.isIdentifier(callee) ? callee.getText() : '';
+    if (!FORWARDS.test(cname)) return false;
+    return c.getArguments().some((a) => (Node.isIdentifier(a) && names.has(a.getText())) || a.getDescendantsOfKind(SyntaxKind.Identifier).some((d) => names.has(d.getText())));
+  });
 }
 
 /** A matcher of the expression a switch is on: the same text, or the tool's name read from the request. */

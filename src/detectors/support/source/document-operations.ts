@@ -3,7 +3,7 @@ import type { RepoFacts } from '../../../facts/repo.js';
 import type { ToolDef } from '../../../facts/server-model.js';
 import { itemsOfName } from '../../../facts/tool-templates.js';
 import { parsedSources, unwrap } from '../../../facts/ts-source.js';
-import { isGenerated } from './generated-tools.js';
+import { isGenerated, listMayDrop } from './generated-tools.js';
 import { noteSourceRead } from '../../../facts/not-read.js';
 
 /**
@@ -107,7 +107,9 @@ export function operationsOf(doc: unknown): { operations: DocumentOperation[]; c
 
 /** The document a tool whose name is computed is built from, if its path is known: the template's, or the list its registration loop walks. */
 function documentPathOf(repo: RepoFacts, t: ToolDef): string | undefined {
-  if (isGenerated(t)) return t.template.items === 'document' ? t.template.documentPath : undefined;
+  // A template over rows that pass a filter first (`visible.map(…)` with `const visible = doc.rows.filter(…)`) does not
+  // build one tool per operation of the document: its operations are not read.
+  if (isGenerated(t)) return t.template.items === 'document' && !listMayDrop(t.template, parsedSources(repo)) ? t.template.documentPath : undefined;
   // registerTool(e.toolName, …) / tool(e.toolName, …) / addTool({ name: e.toolName, … }): the name's expression.
   const call = Node.isCallExpression(t.node) ? t.node : undefined;
   const first = call?.getArguments()[0];

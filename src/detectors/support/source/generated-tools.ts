@@ -7,7 +7,7 @@ import { parsedSources, positionOf, propertyName, unwrap, type ParsedSources } f
 import type { Identifier, ObjectLiteralExpression, PropertyAssignment } from '../../../facts/morph.js';
 import { toolTemplates, type ToolTemplate } from '../../../facts/tool-templates.js';
 import { classField, MAX_DOCUMENT_ROWS, onItem, type LoopItem } from '../../../facts/server-model/class-tools.js';
-import { documentOf, documentValue } from '../../../facts/data-documents.js';
+import { NOT_ROW_EXACT, documentOf, documentValue } from '../../../facts/data-documents.js';
 import { declarationOf } from '../../../facts/scope.js';
 
 /**
@@ -96,7 +96,11 @@ function documentRowsOf(list: Node, sources: ParsedSources, scopes: Node[], dept
     const out = vals.map((v) => unwrap(v)).filter((v): v is ObjectLiteralExpression => Node.isObjectLiteralExpression(v));
     return out.length === vals.length ? out : undefined;
   };
-  const read = documentValue(target, sources);
+  const via = new Set<string>();
+  const read = documentValue(target, sources, 0, via);
+  // Rows that reach the walk through a method that may drop some or add others (`const visible = doc.rows.filter(…)`)
+  // are not the document's rows one for one: the template stays one (see templateRows).
+  if (read && [...via].some((m) => NOT_ROW_EXACT.has(m))) return undefined;
   if (read) {
     const v = read.value;
     if (!v) return undefined;
@@ -130,6 +134,18 @@ function documentRowsOf(list: Node, sources: ParsedSources, scopes: Node[], dept
     }
   }
   return { file: up.file, rows };
+}
+
+/**
+ * Does the list a template walks reach the document through a method that may drop rows or add others
+ * (`const visible = doc.endpoints.filter(…)`, `.slice(…)`, `.concat(…)`)? Then the document's rows are not the tools
+ * one for one, and neither the rows nor the whole document may stand for them.
+ */
+export function listMayDrop(tpl: ToolTemplate, sources: ParsedSources): boolean {
+  if (!tpl.list) return false;
+  const via = new Set<string>();
+  documentValue(walked(tpl.list).target, sources, 0, via);
+  return [...via].some((m) => NOT_ROW_EXACT.has(m));
 }
 
 /** Can anything between the rows and the template drop a row (a condition, a jump, a filter)? */
