@@ -1,4 +1,4 @@
-import { SyntaxKind, Node, ts, type CallExpression, type Identifier, type ObjectLiteralExpression, type SourceFile } from '../../facts/morph.js';
+import { SyntaxKind, Node, ts, type CallExpression, type PropertyAccessExpression, type Identifier, type ObjectLiteralExpression, type SourceFile } from '../../facts/morph.js';
 import { couldNotJudge, defineDetector, present } from '../../engine/detector.js';
 import type { Finding } from '../../engine/types.js';
 import { classValueOf, declarationOf, fieldValues, findNodes, functionOf, isFunctionLike, rawOriginOf, type ClassNode, type FunctionLikeNode } from '../../facts/scope.js';
@@ -683,6 +683,24 @@ function returnedValue(fn: Node): Node | undefined {
 }
 
 /**
+ * The request `call` (`callee` is its `x.method`) on the instance `made` stands for: judged with that instance's
+ * configuration when `made` is (an awaited) `axios.create(cfg)`, `got.extend(cfg)` or `ky.create|extend(cfg)`.
+ */
+function instanceMadeBy(made: Node | undefined, call: CallExpression, callee: PropertyAccessExpression, code: Code, axiosDefaults: boolean): { client: Client; bounded: boolean } | undefined {
+  while (made && Node.isAwaitExpression(unwrap(made))) made = (unwrap(made) as Node & { getExpression(): Node }).getExpression();
+  made = made && unwrap(made);
+  if (!made || !Node.isCallExpression(made)) return undefined;
+  const o = rawOriginOf(rawUnwrap(made.getExpression().compilerNode));
+  const m = o?.path.filter((p) => p !== 'default').pop() ?? '';
+  const library = o && (o.module === 'axios' || o.module === 'got' || o.module === 'ky') ? o.module : undefined;
+  if (!library || !((library === 'got' && m === 'extend') || (library !== 'got' && m === 'create') || (library === 'ky' && m === 'extend'))) return undefined;
+  const method = callee.getName();
+  const args = call.getArguments();
+  const own = method === 'request' ? args[0] : library === 'axios' && ['post', 'put', 'patch'].includes(method) ? args[2] : args[1];
+  return { client: library, bounded: clientBounded(library, [own, made.getArguments()[0]], code, axiosDefaults) };
+}
+
+/**
  * A request on an instance a function of the source builds and returns: `getClient().get(…)` with
  * `function getClient() { return axios.create(cfg) }` (got.extend, ky.create alike). Judged with that configuration.
  */
@@ -693,17 +711,7 @@ function returnedInstance(call: CallExpression, code: Code, axiosDefaults: boole
   if (!Node.isCallExpression(maker) || !Node.isIdentifier(unwrap(maker.getExpression()))) return undefined;
   const fn = functionOf(unwrap(maker.getExpression()), code.sources);
   let made = fn ? returnedValue(fn) : undefined;
-  while (made && Node.isAwaitExpression(unwrap(made))) made = (unwrap(made) as Node & { getExpression(): Node }).getExpression();
-  made = made && unwrap(made);
-  if (!made || !Node.isCallExpression(made)) return undefined;
-  const o = rawOriginOf(rawUnwrap(made.getExpression().compilerNode));
-  const m = o?.path.filter((p) => p !== 'default').pop() ?? '';
-  const library = o && (o.module === 'axios' || o.module === 'got' || o.module === 'ky') ? o.module : undefined;
-  if (!library || !((library === 'got' && m === 'extend') || (library !== 'got' && m === 'create') || (library === 'ky' && m === 'extend'))) return undefined;
-  const name = callee.getName();
-  const args = call.getArguments();
-  const own = name === 'request' ? args[0] : library === 'axios' && ['post', 'put', 'patch'].includes(name) ? args[2] : args[1];
-  return { client: library, bounded: clientBounded(library, [own, made.getArguments()[0]], code, axiosDefaults) };
+  return instanceMadeBy(made, call, callee, code, axiosDefaults);
 }
 
 /** Whether `c` is `this.x.method` read inside a class with an `extends` clause (mayBeOutbound's pre-filter). */
@@ -741,17 +749,7 @@ function inheritedInstance(call: CallExpression, code: Code, axiosDefaults: bool
     made = values[0];
     cls = base;
   }
-  while (made && Node.isAwaitExpression(unwrap(made))) made = (unwrap(made) as Node & { getExpression(): Node }).getExpression();
-  made = made && unwrap(made);
-  if (!made || !Node.isCallExpression(made)) return undefined;
-  const o = rawOriginOf(rawUnwrap(made.getExpression().compilerNode));
-  const m = o?.path.filter((p) => p !== 'default').pop() ?? '';
-  const library = o && (o.module === 'axios' || o.module === 'got' || o.module === 'ky') ? o.module : undefined;
-  if (!library || !((library === 'got' && m === 'extend') || (library !== 'got' && m === 'create') || (library === 'ky' && m === 'extend'))) return undefined;
-  const method = callee.getName();
-  const args = call.getArguments();
-  const own = method === 'request' ? args[0] : library === 'axios' && ['post', 'put', 'patch'].includes(method) ? args[2] : args[1];
-  return { client: library, bounded: clientBounded(library, [own, made.getArguments()[0]], code, axiosDefaults) };
+  return instanceMadeBy(made, call, callee, code, axiosDefaults);
 }
 
 /** Global fetch: `fetch`, `globalThis.fetch`, `fetch.bind(globalThis)`. */
