@@ -6,8 +6,8 @@ import { noteSourceRead } from './not-read.js';
 import { argumentAt, dispatchBranches, listedElements, mappedDefinitions, returnedExpressions } from './server-model/returns.js';
 import { annotationsOn, delegateOn, delegateOnItem, loopItems, loopVariable, loopVariableItems, onClass, onItem, registeringClasses, shapeFromItem, unreadDocumentLoop, type LoopItem } from './server-model/class-tools.js';
 import { bindDocuments } from './data-documents.js';
-import { callSpot, forwardedParameter, wrapperCalls } from './server-model/wrappers.js';
-import { booleanAnnotations, constrainedArguments, patternedArguments, constString, looksLikeAnnotations, methodOf, objectLiteralOf, propertyValue } from './server-model/values.js';
+import { callSpot, forwardedName, forwardedParameter, wrapperCalls } from './server-model/wrappers.js';
+import { booleanAnnotations, composedString, constrainedArguments, patternedArguments, constString, looksLikeAnnotations, methodOf, objectLiteralOf, propertyThroughSpreads, propertyValue } from './server-model/values.js';
 
 
 /**
@@ -60,7 +60,11 @@ import { booleanAnnotations, constrainedArguments, patternedArguments, constStri
  * substitutions, a concatenation of those, or a `const` holding one in the same file (a path into nested const
  * objects, `TOOL_NAMES.BROWSER.NAVIGATE`, and a zod object schema's literal, `NavigateTool.shape.name.value`, included), a string
  * const exported by a relative module (`import { LIST_TOOL } from './constants.js'`; the place stays where the name is used),
- * or tsc's CommonJS form of an exported const read in its own file (`exports.TOOL_NAMES.PROJECTS`); otherwise the name
+ * or tsc's CommonJS form of an exported const read in its own file (`exports.TOOL_NAMES.PROJECTS`). A name a factory
+ * composes (a template or `+` of string constants and one parameter's values: `\`${opts.prefix}_search\`` in a wrapper
+ * called with `{ prefix: 'acme_users' }` — a spread const included —, `\`report_${ep.name}\`` over a written list,
+ * `\`list_${resource}\`` in a factory whose calls a tools/list array holds) is read at each call (composedString), and
+ * the tool is placed at the value the call passes. Otherwise the name
  * is the expression's text and `nameIsLiteral` is false. Config objects and handlers given as identifiers
  * are followed to a local `const`/function or a relative import. Which files are read is decided by
  * facts/published: generated output (dist, build, out) is left out only when the source it is compiled from is
@@ -564,16 +568,20 @@ function build(sources: ParsedSources): ServerModel {
       // A factory's object whose name is the factory's parameter makes one tool per call, read at the call.
       const rawName = propertyValue(obj, 'name') ?? propertyValue(obj, 'uri');
       const named = argumentAt(el, rawName);
-      const key: Node = named.fromCall ? el.call! : obj;
+      // A name the factory composes from its parameters (`\`list_${resource}\``): read at each call too.
+      const atCall = (n: Node): Node | undefined => argumentAt(el, n).node;
+      const composedName = !named.fromCall && el.call && rawName && !constString(rawName) ? composedString(rawName, atCall) : undefined;
+      const key: Node = named.fromCall || composedName ? el.call! : obj;
       if (usedObjects.has(key)) continue;
       usedObjects.add(key);
       usedObjects.add(obj);
       const at = spotOf(sources.rel(key.getSourceFile()), key);
-      const ni = nameInfo(named.node, at.line);
+      const ni = composedName ? { name: composedName.value, nameIsLiteral: true, nameLine: positionOf(composedName.literal).line } : nameInfo(named.node, at.line);
       if (!ni) continue;
       const value = (k: string): Node | undefined => argumentAt(el, propertyValue(obj, k)).node;
-      const base = { ...at, ...ni, flavour: rh.flavour, node: obj as Node, title: constString(value('title'))?.value };
-      const description = constString(value('description'))?.value;
+      const text = (k: string): string | undefined => constString(value(k))?.value ?? (el.call ? composedString(value(k), atCall)?.value : undefined);
+      const base = { ...at, ...ni, flavour: rh.flavour, node: obj as Node, title: text('title') };
+      const description = text('description');
       const descriptionNode = value('description');
       if (listKey === 'tools') {
         // A definition listed with its own handler (`{ schema: { name, inputSchema }, handle(context, params) }`, a tool
@@ -753,8 +761,11 @@ function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => No
   // A tool kept under a key of an object map (`for (const [name, tool] of Object.entries(MAP))`): named by its key, at the property.
   const keyed = item?.key && Node.isIdentifier(unwrap(nameArg)) && unwrap(nameArg).getText() === item.key.param ? item.key : undefined;
   const nameNode = keyed ? keyed.node : (on(nameArg) ?? nameArg);
-  const name = keyed ? { value: keyed.name, literal: keyed.node } : constString(nameNode);
-  const at = { file: sources.rel(nameNode.getSourceFile()), ...positionOf(nameNode) };
+  // A name composed from the item's or the call's values (`\`${opts.prefix}_search\``): placed at the value it takes there.
+  const composed = keyed ? undefined : constString(nameNode) ? undefined : composedString(nameNode, on);
+  const name = keyed ? { value: keyed.name, literal: keyed.node } : (composed ?? constString(nameNode));
+  const placed = composed && composed.literal !== unwrap(nameNode) ? composed.literal : nameNode;
+  const at = { file: sources.rel(placed.getSourceFile()), ...positionOf(placed) };
   // The positional v1 form is read again on the item or class: which middle argument is which depends on their values.
   let { descriptionNode, inputSchema, annotationsNode } = t;
   let outputSchema = t.outputSchema;
@@ -789,8 +800,8 @@ function expandedTool(t: ToolDef, nameArg: Node, on: (n: Node | undefined) => No
     name: name?.value ?? unwrap(nameNode).getText(),
     nameIsLiteral: !!name,
     nameLine: name ? positionOf(name.literal).line : at.line,
-    title: t.title ?? constString(titleNode)?.value,
-    description: constString(description)?.value,
+    title: t.title ?? (constString(titleNode) ?? composedString(titleNode, on))?.value,
+    description: (constString(description) ?? composedString(description, on))?.value,
     descriptionNode: description,
     // An input shape the loop builds from the row's parameter list (a generated endpoint table's `parameters`): that list.
     inputSchema: (item && shapeFromItem(on(inputSchema), item)) ?? on(inputSchema),
@@ -978,7 +989,7 @@ function readWrapped(
     if (t.nameIsLiteral || t.self || t.item || (t.api !== 'registerTool' && t.api !== 'tool') || !Node.isCallExpression(t.node)) continue;
     const args = registrationArgs(t);
     const nameArg = args[0];
-    const w = nameArg ? forwardedParameter(nameArg) : undefined;
+    const w = nameArg ? forwardedName(nameArg) : undefined;
     if (!w) continue;
     if (done.has(w.fn)) {
       tools.splice(i, 1);
@@ -1001,6 +1012,9 @@ function readWrapped(
         if (item) {
           const v = onItem(u, item);
           if (v !== u) return v;
+          // `opts.prefix` of `{ ...SEARCH_OPTS, apiPath }`: the key a spread object brings.
+          const spread = Node.isPropertyAccessExpression(u) && unwrap(u.getExpression()).getText() === item.param ? propertyThroughSpreads(item.obj, u.getName(), sources) : undefined;
+          if (spread) return spread;
         }
         if (Node.isIdentifier(u)) {
           const d = declarationOf(u);
@@ -1010,8 +1024,8 @@ function readWrapped(
         }
         return n;
       };
-      const items: (LoopItem | undefined)[] = w.bindings || Node.isPropertyAccessExpression(unwrap(nameArg!)) ? (c.items ?? []) : [undefined];
-      if ((w.bindings || Node.isPropertyAccessExpression(unwrap(nameArg!))) && !c.items) {
+      const items: (LoopItem | undefined)[] = w.byItem ? (c.items ?? []) : [undefined];
+      if (w.byItem && !c.items) {
         unreadAt(c.file, c.call);
         someUnread = true;
         continue;

@@ -2,7 +2,7 @@ import { Node, SyntaxKind, ts, type CallExpression, type ObjectBindingPattern, t
 import { baseClassOf, declarationOf, enclosingClass, functionOf, isFunctionLike, resolveRelativeModule, valueOfDeclaration, type ClassNode, type FunctionLikeNode } from '../scope.js';
 import { propertyName, rawOfKinds, unwrap, wrapNode, type NamedFilter, type ParsedSources } from '../ts-source.js';
 import { escapeRegExp } from '../regex.js';
-import { bundlerNamespaceMembers, calleeName, constString, listElements, literalBoolean, MAKE_API, objectLiteralOf, propertyValue } from './values.js';
+import { bundlerNamespaceMembers, calleeName, constString, listElements, literalBoolean, MAKE_API, objectLiteralOf, propertyValue, variableParts } from './values.js';
 import { documentRows } from '../data-documents.js';
 
 /**
@@ -378,8 +378,22 @@ export function unreadDocumentLoop(nameArg: Node, sources: ParsedSources): { fil
 }
 
 /** The declaration of the variable a registration's `item.name` reads (to tell registrations of one loop apart). */
+/**
+ * A composed name's one variable part (`tool.name` of `\`${PREFIX}_${tool.name}\``, `'x_' + tool.name`): the name a loop
+ * reads on its item, the rest string constants. Every variable part must read the same variable; else the name itself.
+ */
+function namePart(nameArg: Node): Node {
+  const parts = variableParts(nameArg);
+  if (!parts?.length) return nameArg;
+  const holder = (p: Node): string => {
+    const u = unwrap(p);
+    return Node.isPropertyAccessExpression(u) ? unwrap(u.getExpression()).getText() : u.getText();
+  };
+  return parts.every((p) => holder(p) === holder(parts[0]!) && (Node.isIdentifier(unwrap(p)) || Node.isPropertyAccessExpression(unwrap(p)))) ? parts[0]! : nameArg;
+}
+
 export function loopVariable(nameArg: Node): Node | undefined {
-  const u = unwrap(nameArg);
+  const u = unwrap(namePart(nameArg));
   // A loop's key (`name` of `for (const [name, tool] of Object.entries(MAP))`).
   if (Node.isIdentifier(u)) return declarationOf(u);
   if (!Node.isPropertyAccessExpression(u)) return undefined;
@@ -388,7 +402,7 @@ export function loopVariable(nameArg: Node): Node | undefined {
 }
 
 export function loopItems(nameArg: Node, sources: ParsedSources): LoopItem[] | undefined {
-  const u = unwrap(nameArg);
+  const u = unwrap(namePart(nameArg));
   if (Node.isIdentifier(u)) return keyedItems(u, sources) ?? destructuredItems(u, sources);
   if (!Node.isPropertyAccessExpression(u)) return undefined;
   const holder = unwrap(u.getExpression());

@@ -8,6 +8,64 @@ import { wrapNode, propertyName, rawPropertyName, rawUnwrap, sourcesOf, stringVa
  * constrains (patterns judged for safety).
  */
 
+/**
+ * The parts of a composed string (a template's substitutions, a `+` concatenation's operands, nested) that are not
+ * string constants: `[opts.prefix]` for `\`${opts.prefix}_search\``. undefined when the node is not composed.
+ */
+export function variableParts(node: Node): Node[] | undefined {
+  const u = unwrap(node);
+  const isPlus = (n: Node): boolean => Node.isBinaryExpression(n) && n.getOperatorToken().getKind() === SyntaxKind.PlusToken;
+  if (!Node.isTemplateExpression(u) && !isPlus(u)) return undefined;
+  const out: Node[] = [];
+  const collect = (n: Node): void => {
+    const p = unwrap(n);
+    if (Node.isTemplateExpression(p)) for (const s of p.getTemplateSpans()) collect(s.getExpression());
+    else if (Node.isBinaryExpression(p) && isPlus(p)) [p.getLeft(), p.getRight()].forEach(collect);
+    else if (!constString(p)) out.push(p);
+  };
+  collect(u);
+  return out;
+}
+
+/**
+ * A string a factory composes from the values it is handed: a template (`\`${opts.prefix}_search\``) or a `+`
+ * concatenation each of whose parts is a string constString reads, either as written or as `on` maps it (the value
+ * a parameter or an item's key stands for at one call). Nothing else is computed: a part that is a call
+ * (`snake(op.path)`), a number, or a value `on` does not map to a string leaves the whole undefined. `literal` is
+ * the first part `on` mapped (the call's own value, so that the place is the call's), else the node itself.
+ */
+export function composedString(node: Node | undefined, on: (n: Node) => Node | undefined, depth = 0): { value: string; literal: Node } | undefined {
+  if (!node || depth > 5) return undefined;
+  const n = unwrap(node);
+  const part = (p: Node): { value: string; literal?: Node } | undefined => {
+    const u = unwrap(p);
+    const mapped = on(u);
+    if (mapped && mapped !== u && unwrap(mapped) !== u) {
+      const s = constString(mapped);
+      return s ? { value: s.value, literal: s.literal } : undefined;
+    }
+    if (Node.isTemplateExpression(u) || (Node.isBinaryExpression(u) && u.getOperatorToken().getKind() === SyntaxKind.PlusToken)) {
+      const c = composedString(u, on, depth + 1);
+      return c ? { value: c.value, ...(c.literal !== u ? { literal: c.literal } : {}) } : undefined;
+    }
+    const s = constString(u);
+    return s ? { value: s.value } : undefined;
+  };
+  const parts: ({ value: string; literal?: Node } | undefined)[] = [];
+  if (Node.isTemplateExpression(n)) {
+    parts.push({ value: n.getHead().getLiteralText() });
+    for (const span of n.getTemplateSpans()) {
+      parts.push(part(span.getExpression()));
+      parts.push({ value: span.getLiteral().getLiteralText() });
+    }
+  } else if (Node.isBinaryExpression(n) && n.getOperatorToken().getKind() === SyntaxKind.PlusToken) {
+    parts.push(part(n.getLeft()), part(n.getRight()));
+  } else return undefined;
+  if (parts.some((p) => !p)) return undefined;
+  const read = parts as { value: string; literal?: Node }[];
+  return { value: read.map((p) => p.value).join(''), literal: read.find((p) => p.literal)?.literal ?? n };
+}
+
 /** A string made of literals: a literal, a template without substitutions, `a + b`, or a same-file const holding one. */
 export function constString(node: Node | undefined, depth = 0): { value: string; literal: Node } | undefined {
   if (!node || depth > 5) return undefined;
@@ -288,6 +346,31 @@ export function propertyValue(obj: ObjectLiteralExpression | undefined, key: str
     if (ts.isMethodDeclaration(p) && rawPropertyName(p.name) === key) return wrapNode(obj.getSourceFile(), p);
   }
   return undefined;
+}
+
+/**
+ * propertyValue through the spreads of an object literal (`{ ...SEARCH_OPTS, apiPath: '/x' }`): the last write of
+ * `key` wins, a spread of an object literal the source shows (a const, followed by objectLiteralOf) is read in its
+ * place. undefined when the key is not written, or when a spread the reading cannot follow comes after its last write.
+ */
+export function propertyThroughSpreads(obj: ObjectLiteralExpression | undefined, key: string, sources: ParsedSources): Node | undefined {
+  const walk = (o: ObjectLiteralExpression, depth: number): Node | null | undefined => {
+    const props = o.getProperties();
+    for (let i = props.length - 1; i >= 0; i--) {
+      const p = props[i]!;
+      if (Node.isSpreadAssignment(p)) {
+        const inner = depth < 3 ? objectLiteralOf(p.getExpression(), sources) : undefined;
+        if (!inner || inner === o) return null;
+        const v = walk(inner, depth + 1);
+        if (v !== undefined) return v;
+        continue;
+      }
+      if ((Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p) || Node.isMethodDeclaration(p)) && Node.isComputedPropertyName(p.getNameNode())) return null;
+      if ((Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p)) && propertyName(p.getNameNode()) === key) return propertyValue(o, key);
+    }
+    return undefined;
+  };
+  return (obj && walk(obj, 0)) ?? undefined;
 }
 
 /** A boolean written as a literal: `true`/`false`, or a minifier's `!0` (true) and `!1` (false). */

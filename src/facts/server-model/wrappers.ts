@@ -2,7 +2,7 @@ import { Node, SyntaxKind, ts, type CallExpression, type SourceFile } from '../m
 import { declarationOf, isFunctionLike, type FunctionLikeNode } from '../scope.js';
 import { namedFilter, positionOf, propertyName, rawOfKinds, unwrap, wrapNode, type ParsedSources } from '../ts-source.js';
 import { loopVariableItems, type LoopItem } from './class-tools.js';
-import { objectLiteralOf } from './values.js';
+import { objectLiteralOf, variableParts } from './values.js';
 
 /**
  * Tools registered through a local wrapper: a function of the package that hands its parameter to the SDK's
@@ -77,6 +77,28 @@ export function forwardedParameter(arg: Node): Forwarded | undefined {
     if (key !== undefined) bindings.set(local.getText(), key);
   }
   return { fn, name, index, param: p.getText(), bindings };
+}
+
+/**
+ * forwardedParameter for a registration's name: also a name a factory composes from one parameter
+ * (`\`${opts.prefix}_search\``, `'list_' + kind`: every part that is not a string constant is that parameter, or
+ * a key of it). `byItem`: the name reads a key of the object passed (`opts.prefix`, `tool.name`, a destructured
+ * name), so each call's object must be read; otherwise the argument passed is the value.
+ */
+export function forwardedName(arg: Node): (Forwarded & { byItem: boolean }) | undefined {
+  const parts = variableParts(arg);
+  if (!parts) {
+    const w = forwardedParameter(arg);
+    return w && { ...w, byItem: !!w.bindings || Node.isPropertyAccessExpression(unwrap(arg)) };
+  }
+  let found: (Forwarded & { byItem: boolean }) | undefined;
+  for (const p of parts) {
+    const w = forwardedParameter(p);
+    if (!w || (found && (found.fn !== w.fn || found.index !== w.index))) return undefined;
+    const byItem = !!w.bindings || Node.isPropertyAccessExpression(p);
+    found = found ? { ...found, byItem: found.byItem || byItem } : { ...w, byItem };
+  }
+  return found;
 }
 
 export interface WrapperCall {
