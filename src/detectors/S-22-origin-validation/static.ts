@@ -1,4 +1,4 @@
-import { Node, ts, type SourceFile } from '../../facts/morph.js';
+import { Node, ts, type CallExpression, type SourceFile } from '../../facts/morph.js';
 import { ofKinds, propertyName, rawUnwrap, stringValue, unwrap } from '../../facts/ts-source.js';
 import { couldNotJudge, defineDetector, notApplicable, present } from '../../engine/detector.js';
 import type { Finding, Verdict } from '../../engine/types.js';
@@ -56,7 +56,10 @@ import {
  * empty unless configured (`process.env.X?.split(',') ?? []`); `createMcpExpressApp({ host })` with a host read at
  * run time (the SDK drops its Host check for a non-loopback host), also when a condition picks the options (`team ?
  * { host, allowedHosts } : { host }`: every branch must guard); an SDK guard installed only under a condition on
- * the host or an allowlist, with no guard on the other branch.
+ * the host or an allowlist, with no guard on the other branch (`allowedHosts.length ? createMcpExpressApp({ host,
+ * allowedHosts }) : createMcpExpressApp({ host })` with a host read at run time: the other branch guards nothing).
+ * What counts: an Origin predicate (`isAllowedOrigin(req)`, in any module) whose caller answers 403 on what it returns.
+ * The bind address is no finding for a listener started only in a mode the code names remote (`if (IS_REMOTE_MCP)`).
  */
 
 const GUARD_CALLS = new Set([
@@ -345,20 +348,7 @@ function ignoredCalls(fn: Node, files: [string, SourceFile][]): Site[] | undefin
     return enclosingFunction(r) === fn && !!v && (v.getKind() === ts.SyntaxKind.TrueKeyword || v.getKind() === ts.SyntaxKind.FalseKeyword);
   });
   if (!verdictReturned) return undefined;
-  let calls: Site[];
-  if (Node.isMethodDeclaration(fn)) {
-    // `this.check(req, res)` in the method's own class.
-    const owner = fn.getParent();
-    const sf = fn.getSourceFile();
-    const file = files.find(([, f]) => f === sf)?.[0] ?? '';
-    calls = (ofKinds(sf, K.call, named(new Set([name]), (cn) => rawCalleeName(cn) === name)) as Node[])
-      .filter((c) => {
-        if (!Node.isCallExpression(c) || fn.containsRange(c.getPos(), c.getEnd()) || !owner.containsRange(c.getPos(), c.getEnd())) return false;
-        const e = unwrap(c.getExpression());
-        return Node.isPropertyAccessExpression(e) && e.getExpression().getKind() === ts.SyntaxKind.ThisKeyword;
-      })
-      .map((node) => ({ file, node }));
-  } else calls = callersOf(fn, files);
+  const calls = callsOfCheck(fn, name, files);
   if (calls.length === 0) return undefined;
   for (const c of calls) {
     let stmt: Node = c.node;
@@ -372,6 +362,61 @@ function ignoredCalls(fn: Node, files: [string, SourceFile][]): Site[] | undefin
     if (after.length === 0 || after.some((a) => /\b(?:headersSent|writableEnded|writableFinished|finished)\b/.test(a.getText()))) return undefined;
   }
   return calls;
+}
+
+/** The calls of a check: a method's through `this` in its own class, a function's by its name (callersOf). */
+function callsOfCheck(fn: Node, name: string, files: [string, SourceFile][]): Site[] {
+  if (!Node.isMethodDeclaration(fn)) return callersOf(fn, files);
+  // `this.check(req, res)` in the method's own class.
+  const owner = fn.getParent();
+  const sf = fn.getSourceFile();
+  const file = files.find(([, f]) => f === sf)?.[0] ?? '';
+  return (ofKinds(sf, K.call, named(new Set([name]), (cn) => rawCalleeName(cn) === name)) as Node[])
+    .filter((c) => {
+      if (!Node.isCallExpression(c) || fn.containsRange(c.getPos(), c.getEnd()) || !owner.containsRange(c.getPos(), c.getEnd())) return false;
+      const e = unwrap(c.getExpression());
+      return Node.isPropertyAccessExpression(e) && e.getExpression().getKind() === ts.SyntaxKind.ThisKeyword;
+    })
+    .map((node) => ({ file, node }));
+}
+
+/**
+ * A predicate that reads the Origin and returns what it decided (`function originAllowed(req) { … return
+ * ALLOWED.has(origin) }`, in its own module or beside its caller), whose caller answers 403 on it: the call sits in the
+ * condition of an `if` whose branch answers 403 (`if (!originAllowed(req)) { res.writeHead(403) … }`), or its value is
+ * kept in a const that such a condition reads (`const ok = originAllowed(req); if (!ok) return deny(res)`). The check is
+ * the caller's: an Origin guard. A predicate none of whose callers does so stays an Origin read that rejects nothing.
+ */
+function answeredByCaller(fn: Node, files: [string, SourceFile][]): boolean {
+  if (Node.isSourceFile(fn)) return false;
+  const name = functionName(fn);
+  if (!name) return false;
+  const body = Node.isArrowFunction(fn) ? fn.getBody() : undefined;
+  const returnsValue = (!!body && !Node.isBlock(body)) || fn.getDescendantsOfKind(ts.SyntaxKind.ReturnStatement).some((r) => enclosingFunction(r) === fn && !!r.getExpression());
+  if (!returnsValue) return false;
+  return callsOfCheck(fn, name, files).some((c) => rejectsOn(c.node));
+}
+
+/** An `if` whose condition holds a node and whose `then` branch answers 403, in the node's function. */
+function forbiddenIfAround(node: Node): boolean {
+  let child: Node = node;
+  for (let p = node.getParent(); p && !Node.isSourceFile(p); child = p, p = p.getParent()) {
+    if (Node.isIfStatement(p) && child === p.getExpression()) return answersStatusDeep(p.getThenStatement(), 403);
+    if (Node.isFunctionLikeDeclaration(p) || Node.isArrowFunction(p) || Node.isFunctionExpression(p) || Node.isStatement(p)) return false;
+  }
+  return false;
+}
+
+/** Does the caller answer 403 on what a call returned (forbiddenIfAround, directly or through the const holding it)? */
+function rejectsOn(call: Node): boolean {
+  if (forbiddenIfAround(call)) return true;
+  let value: Node = call;
+  for (let p = value.getParent(); p && (Node.isAwaitExpression(p) || Node.isParenthesizedExpression(p)); p = p.getParent()) value = p;
+  const holder = value.getParent();
+  if (!holder || !Node.isVariableDeclaration(holder) || !Node.isIdentifier(holder.getNameNode())) return false;
+  const scope = enclosingFunction(holder) ?? holder.getSourceFile();
+  const v = holder.getName();
+  return scope.getDescendantsOfKind(ts.SyntaxKind.Identifier).some((i) => i.getText() === v && i !== holder.getNameNode() && forbiddenIfAround(i));
 }
 
 const ROUTE_VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'all']);
@@ -453,6 +498,7 @@ function originGuards(files: [string, SourceFile][], mounts: Set<string> | undef
     const fn = enclosingFunction(s.node) ?? s.node.getSourceFile();
     if (offMcpRoute(fn, mounts)) continue;
     if (answersStatusDeep(fn, 403) && !onlyReflected(s.node, fn) && !forbiddenForOtherReasons(s.node, fn)) answered(s, fn);
+    else if (!onlyReflected(s.node, fn) && answeredByCaller(fn, files)) rejecting.push(s);
     else unanswered.push(s);
   }
   const aliases = sdkAliases(files);
@@ -491,6 +537,7 @@ function originGuards(files: [string, SourceFile][], mounts: Set<string> | undef
       const fn = enclosingFunction(n) ?? n.getSourceFile();
       if (offMcpRoute(fn, mounts)) continue;
       if (answersStatusDeep(fn, 403) && !onlyReflected(n, fn) && !forbiddenForOtherReasons(n, fn)) answered(s, fn);
+      else if (!onlyReflected(n, fn) && answeredByCaller(fn, files)) rejecting.push(s);
       else unanswered.push(s);
     }
   }
@@ -598,7 +645,14 @@ function optOutUnset(cond: Node): boolean {
  * guard serves HTTP and the other does not), nor when it only tests that an opt-out flag is unset (optOutUnset).
  */
 function optedIn(call: Node): boolean {
-  const guardIn = (n: Node | undefined): boolean => !!n && /\b(?:localhostOriginValidation|originValidation|hostHeaderValidation|localhostHostValidation|originValidationResponse|hostHeaderValidationResponse|validateOriginHeader|validateHostHeader|createMcpExpressApp)\s*\(/.test(n.getText());
+  // `createMcpExpressApp({ host })` on the other branch guards only as expressAppGuards reads it (`allowedHosts.length ?
+  // createMcpExpressApp({ host, allowedHosts }) : createMcpExpressApp({ host })` with a host read at run time: no guard).
+  const guardIn = (n: Node | undefined): boolean => {
+    if (!n) return false;
+    if (/\b(?:localhostOriginValidation|originValidation|hostHeaderValidation|localhostHostValidation|originValidationResponse|hostHeaderValidationResponse|validateOriginHeader|validateHostHeader)\s*\(/.test(n.getText())) return true;
+    const calls = [n, ...n.getDescendantsOfKind(ts.SyntaxKind.CallExpression)].filter((c): c is CallExpression => Node.isCallExpression(c) && calleeName(c) === 'createMcpExpressApp');
+    return calls.some((c) => expressAppGuards(args(c)[0]));
+  };
   const servesHttp = (n: Node | undefined): boolean => !!n && SERVES_HTTP.test(n.getText());
   /** The guard's branch and the other one: only one of them serves HTTP, so the condition chooses HTTP, not a guard. */
   const choosesHttp = (mine: Node, other: Node | undefined): boolean => servesHttp(mine) && !servesHttp(other);
@@ -684,6 +738,47 @@ function frameworkTransports(files: [string, SourceFile][]): { found: FrameworkT
   return { found, unread };
 }
 
+/**
+ * A name for a remote mode (`IS_REMOTE_MCP`, `useHttpRemote`, `isRemote`, `config.remote`, `REMOTE_MODE`), not a remote
+ * thing the local server talks to (`remoteUrl`, `remoteServer`: a local proxy in front of a remote server runs locally).
+ */
+const NAMES_REMOTE = /^(?:is|use|enable|run|as)?[_-]?(?:http[_-]?)?remote(?:[_-]?(?:mcp|mode|deploy(?:ment)?))?$/i;
+
+/** A condition that holds in a remote mode: a conjunct (of `&&`) that is a name saying remote, not negated, or `mode === 'remote'`. */
+function remoteCondition(cond: Node): boolean {
+  const c = unwrap(cond);
+  if (Node.isBinaryExpression(c)) {
+    const op = c.getOperatorToken().getText();
+    if (op === '&&') return remoteCondition(c.getLeft()) || remoteCondition(c.getRight());
+    if (op === '===' || op === '==') {
+      const [l, r] = [unwrap(c.getLeft()), unwrap(c.getRight())];
+      const lit = (n: Node): string | undefined => stringValue(n) ?? (n.getKind() === ts.SyntaxKind.TrueKeyword ? 'true' : undefined);
+      const named = (n: Node): boolean => (Node.isIdentifier(n) || Node.isPropertyAccessExpression(n)) && NAMES_REMOTE.test(Node.isPropertyAccessExpression(n) ? n.getName() : n.getText());
+      return [[l, r], [r, l]].some(([a, b]) => (lit(b!) === 'remote') || (lit(b!) === 'true' && named(a!)));
+    }
+    return false;
+  }
+  if (Node.isIdentifier(c)) return NAMES_REMOTE.test(c.getText());
+  if (Node.isPropertyAccessExpression(c)) return NAMES_REMOTE.test(c.getName());
+  return false;
+}
+
+/**
+ * A listener started only in a mode the code names remote: in the `then` branch of `if (IS_REMOTE_MCP && …)`, the true
+ * branch of `useHttpRemote ? … : …` or right of `isRemote && …`, up to the file. Such an HTTP mode is the deployment
+ * behind a proxy or in a container, not a server meant to run locally: its bind address is no S-22 finding (the Origin
+ * check still is).
+ */
+function remoteMode(listen: Node): boolean {
+  let child: Node = listen;
+  for (let p = listen.getParent(); p && !Node.isSourceFile(p); child = p, p = p.getParent()) {
+    if (Node.isIfStatement(p) && child === p.getThenStatement() && remoteCondition(p.getExpression())) return true;
+    if (Node.isConditionalExpression(p) && child === p.getWhenTrue() && remoteCondition(p.getCondition())) return true;
+    if (Node.isBinaryExpression(p) && p.getOperatorToken().getText() === '&&' && child === p.getRight() && remoteCondition(p.getLeft())) return true;
+  }
+  return false;
+}
+
 export default defineDetector({
   ruleId: 'S-22',
   genre: 'static',
@@ -723,7 +818,7 @@ export default defineDetector({
       }
     }
     for (const l of transports.length ? transportListenSites(src.files, transports) : []) {
-      if (!remoteDeployment(repo, l.file)) {
+      if (!remoteDeployment(repo, l.file) && !remoteMode(l.node)) {
         if (l.host.kind === 'none') findings.push({ messageId: 'listen-without-host', location: locationOf(l.file, l.node) });
         else if (l.host.kind === 'literal' && isAllInterfaces(l.host.value)) {
           findings.push({ messageId: 'listen-all-interfaces', data: { host: hostLabel(l.host) }, location: locationOf(l.file, l.node) });

@@ -638,6 +638,9 @@ function findListenSites(files: [string, SourceFile][]): ListenSite[] {
       if (name === 'listen' && receiverOf(n)) {
         const first = a[0];
         if (first && Node.isObjectLiteralExpression(first)) {
+          // `client.listen({ toolsListChanged: true, … })` (an MCP client's subscription stream, an event API): an
+          // object naming none of a socket's listen options, and spreading none, starts no server.
+          if (!listenOptions(first)) continue;
           if (propertyOf(first, 'path')) out.push({ file, node: n, host: { kind: 'socket' } });
           else out.push({ file, node: n, host: hostOf(propertyOf(first, 'host')) });
           continue;
@@ -657,6 +660,15 @@ function findListenSites(files: [string, SourceFile][]): ListenSite[] {
     }
   }
   return out;
+}
+
+/** The options `net.Server.listen` reads (Node's ListenOptions); an object literal with none of them, nor a spread, is no such options object. */
+const LISTEN_OPTION_KEYS = new Set(['port', 'host', 'path', 'fd', 'handle', 'backlog', 'exclusive', 'ipv6Only', 'reusePort', 'readableAll', 'writableAll', 'signal']);
+function listenOptions(obj: Node): boolean {
+  if (!Node.isObjectLiteralExpression(obj)) return true;
+  const props = obj.getProperties();
+  if (props.length === 0) return true;
+  return props.some((p) => Node.isSpreadAssignment(p) || (Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p) || Node.isMethodDeclaration(p) ? LISTEN_OPTION_KEYS.has(propertyName(p.getNameNode()) ?? '') : true));
 }
 
 export const isLoopback = (h: string): boolean => /^(localhost|127(?:\.\d{1,3}){3}|::1|\[::1\]|::ffff:127(?:\.\d{1,3}){3})$/i.test(h);
