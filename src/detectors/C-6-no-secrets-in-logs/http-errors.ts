@@ -3,7 +3,7 @@ import type { Finding } from '../../engine/types.js';
 import { isRawFunctionLike, rawDeclarationOf, rawOriginOf } from '../../facts/scope.js';
 import { rawOfKinds, rawPositionOf, rawUnwrap } from '../../facts/ts-source.js';
 import type { Code } from '../support/source/code-paths.js';
-import { rawNameText } from '../support/source/source-support.js';
+import { named, rawNameText } from '../support/source/source-support.js';
 import { CONSOLE_METHODS, LOGGER_METHODS, LOGGER_NAME, normName } from './names.js';
 
 /**
@@ -13,8 +13,10 @@ import { CONSOLE_METHODS, LOGGER_METHODS, LOGGER_NAME, normName } from './names.
  *   - the package sends a credential through axios: an `Authorization`, `X-Api-Key`-like or `auth` key in the
  *     source of a file that uses axios (the instance's headers, a request's config or an interceptor's);
  *   - a `catch (err)` whose `try` block calls axios, directly or through one function or method of the
- *     package (`await this.request(…)` whose body calls the instance);
- *   - the catch block logs `err` whole with `console.*`, or `JSON.stringify(err)` / `inspect(err)` /
+ *     package (`await this.request(…)` whose body calls the instance), or a rejection handler of axios
+ *     (an interceptor's `use(ok, (err) => …)` on axios or an instance, `axios.get(…).catch((err) => …)`,
+ *     `.then(ok, (err) => …)`; see rejectionHandlers);
+ *   - the catch block (or handler) logs `err` whole with `console.*`, or `JSON.stringify(err)` / `inspect(err)` /
  *     `err.config` with any logger.
  * `err.message`, `err.response?.data`, `${err}` and `String(err)` do not carry the configuration.
  */
@@ -138,25 +140,76 @@ function logsError(call: ts.CallExpression, name: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The error handlers of axios calls, beside `catch` clauses: the rejection handler of an interceptor
+ * (`instance.interceptors.request.use(ok, (error) => …)`, `.response.use(…)` on axios or an axios instance), which
+ * receives every failed request of that instance, and the rejection handler of a call's promise
+ * (`axios.get(…).catch((err) => …)`, `this.client.post(…).then(ok, (err) => …)`). Each with its error parameter.
+ */
+function rejectionHandlers(sf: SourceFile): { name: string; body: ts.Node }[] {
+  const out: { name: string; body: ts.Node }[] = [];
+  const handler = (fn: ts.Node | undefined): void => {
+    const f = fn && rawUnwrap(fn);
+    if (!f || !(ts.isArrowFunction(f) || ts.isFunctionExpression(f)) || !f.body) return;
+    const p = f.parameters[0]?.name;
+    if (p && ts.isIdentifier(p)) out.push({ name: p.text, body: f.body });
+  };
+  for (const cn of rawOfKinds(sf, [SyntaxKind.CallExpression], named(new Set(['use', 'catch', 'then']), (n) => ts.isCallExpression(n)))) {
+    const call = cn as ts.CallExpression;
+    const c = rawUnwrap(call.expression);
+    if (!ts.isPropertyAccessExpression(c)) continue;
+    const m = c.name.text;
+    const recv = rawUnwrap(c.expression);
+    if (m === 'use') {
+      // <instance>.interceptors.request.use(onFulfilled, onRejected)
+      if (!ts.isPropertyAccessExpression(recv) || !['request', 'response'].includes(recv.name.text)) continue;
+      const ic = rawUnwrap(recv.expression);
+      if (ts.isPropertyAccessExpression(ic) && ic.name.text === 'interceptors' && isAxiosInstance(ic.expression)) handler(call.arguments[1]);
+    } else {
+      // down a chain of `.then(…)` / `.catch(…)` / `.finally(…)` to the call that made the promise
+      let made: ts.Node = recv;
+      while (ts.isCallExpression(made) && ts.isPropertyAccessExpression(rawUnwrap(made.expression)) && PROMISE_METHODS.has((rawUnwrap(made.expression) as ts.PropertyAccessExpression).name.text)) {
+        made = rawUnwrap((rawUnwrap(made.expression) as ts.PropertyAccessExpression).expression);
+      }
+      if (ts.isCallExpression(made) && isAxiosCall(made)) handler(call.arguments[m === 'catch' ? 0 : 1]);
+    }
+  }
+  return out;
+}
+
+const PROMISE_METHODS = new Set(['then', 'catch', 'finally']);
+
+/** `axios(config)`, `axios.get(…)`, `api.post(…)` on an axios instance. */
+function isAxiosCall(call: ts.CallExpression): boolean {
+  const c = rawUnwrap(call.expression);
+  if (isAxios(c) && !ts.isPropertyAccessExpression(c)) return true;
+  return ts.isPropertyAccessExpression(c) && HTTP_METHODS.has(c.name.text) && isAxiosInstance(c.expression);
+}
+
 export function httpClientErrorsLogged(code: Code, skipLoggers: boolean): Finding[] {
   if (!sendsCredential(code)) return [];
   const findings: Finding[] = [];
   for (const [file, sf] of code.files) {
-    if (!(sf as SourceFile).compilerNode.text.includes('catch')) continue;
-    for (const cn of rawOfKinds(sf, [SyntaxKind.CatchClause], (n) => ts.isCatchClause(n))) {
-      const cc = cn as import("typescript").CatchClause;
-      const binding = cc.variableDeclaration?.name;
-      if (!binding || !ts.isIdentifier(binding)) continue;
-      const tryStmt = cc.parent as import("typescript").TryStatement;
-      if (!callsAxios(tryStmt.tryBlock, 1)) continue;
+    const text = (sf as SourceFile).compilerNode.text;
+    const scopes: { name: string; body: ts.Node }[] = [];
+    if (text.includes('catch')) {
+      for (const cn of rawOfKinds(sf, [SyntaxKind.CatchClause], (n) => ts.isCatchClause(n))) {
+        const cc = cn as import('typescript').CatchClause;
+        const binding = cc.variableDeclaration?.name;
+        if (!binding || !ts.isIdentifier(binding)) continue;
+        if (callsAxios((cc.parent as import('typescript').TryStatement).tryBlock, 1)) scopes.push({ name: binding.text, body: cc.block });
+      }
+    }
+    if (text.includes('axios') || text.includes('interceptors')) scopes.push(...rejectionHandlers(sf));
+    for (const { name, body } of scopes) {
       const visit = (n: ts.Node): void => {
         if (isRawFunctionLike(n)) return;
         if (ts.isCallExpression(n)) {
-          const call = logsError(n, binding.text);
+          const call = logsError(n, name);
           if (call && !(skipLoggers && !call.startsWith('console.'))) {
             findings.push({
               messageId: 'http-error-in-log',
-              data: { name: binding.text, call },
+              data: { name, call },
               location: { file, line: rawPositionOf(n).line },
               evidence: n.getText(sf.compilerNode).replace(/\s+/g, ' ').slice(0, 120),
             });
@@ -165,7 +218,7 @@ export function httpClientErrorsLogged(code: Code, skipLoggers: boolean): Findin
         }
         ts.forEachChild(n, visit);
       };
-      visit(cc.block);
+      visit(body); // a block, or an expression body (`(err) => console.error(err)`)
     }
   }
   return findings;
@@ -212,8 +265,5 @@ export function axiosResponseHeld(id: ts.Identifier): boolean {
   if (!decl || !ts.isVariableDeclaration(decl) || decl.name !== d || !decl.initializer) return false;
   let v = rawUnwrap(decl.initializer);
   if (ts.isAwaitExpression(v)) v = rawUnwrap(v.expression);
-  if (!ts.isCallExpression(v)) return false;
-  const c = rawUnwrap(v.expression);
-  if (isAxios(c) && !ts.isPropertyAccessExpression(c)) return true; // axios(config)
-  return ts.isPropertyAccessExpression(c) && HTTP_METHODS.has(c.name.text) && isAxiosInstance(c.expression);
+  return ts.isCallExpression(v) && isAxiosCall(v);
 }

@@ -24,7 +24,8 @@ import { CONSOLE_METHODS, isPersonalName, isSecretName, LOGGER_METHODS, LOGGER_N
  *   - a request or environment object whole: `process.env`, `req` / `request`, `headers`, `authInfo`;
  *   - a personal field: a name ending in email, ipAddress, phone(Number), remoteAddress, or `ip` alone;
  *   - an internal detail of the machine: `__dirname`, `__filename`, `import.meta.url`, `process.execPath`,
- *     `process.cwd()`, `os.hostname()`, `os.homedir()`, `os.userInfo()`.
+ *     `process.cwd()`, `os.hostname()`, `os.homedir()`, `os.userInfo()`, or a const declared with one of them
+ *     (`const workdir = process.cwd()`, internalHeldBy);
  *   - a tool call's arguments whole (the handler's arguments parameter, `request.params.arguments`): the user's
  *     data, logged by default; a logger's debug/trace level, a debug-level MCP log message, or a gate that an
  *     environment variable or a command-line flag turns on (whatever its name, diagnosticGated/optIn) is the opt-in;
@@ -181,6 +182,22 @@ function internalCall(cn: ts.CallExpression): string | undefined {
   return undefined;
 }
 
+/** `__dirname`, `import.meta.url`, `os.hostname()`…: the internal value an expression reads, by its text. */
+function internalValue(n: ts.Node): string | undefined {
+  const text = () => n.getText(n.getSourceFile()).replace(/\s+/g, '');
+  if (ts.isIdentifier(n)) return INTERNAL_IDS.has(n.text) ? n.text : undefined;
+  if (ts.isPropertyAccessExpression(n)) return INTERNAL_ACCESS.has(text()) ? text() : undefined;
+  return ts.isCallExpression(n) ? internalCall(n) : undefined;
+}
+
+/** The internal value a const is declared with (`const cwdLog = process.cwd()`), read on its initialiser alone. */
+function internalHeldBy(id: ts.Identifier): string | undefined {
+  const d = rawDeclarationOf(id);
+  const decl = d?.parent;
+  if (!d || !decl || !ts.isVariableDeclaration(decl) || decl.name !== d || !decl.initializer || !ts.isVariableDeclarationList(decl.parent) || (decl.parent.flags & ts.NodeFlags.Const) === 0) return undefined;
+  return internalValue(rawUnwrap(decl.initializer));
+}
+
 /** `x.slice(0, 4)`, `x.substring(0, 6)`, `x.slice(-4)`: a few characters of a value, as a hint. */
 function isShortCut(call: Node): boolean {
   if (!Node.isCallExpression(call)) return false;
@@ -262,9 +279,15 @@ function loggedValues(sf: SourceFile, arg: ts.Node, argParams: ReadonlySet<ts.No
       if (reaches(raw)) out.push({ kind: 'response', name: raw.getText(sf.compilerNode).replace(/\s+/g, '').slice(0, 60), node: wrapNode(sf, raw) });
       return;
     }
-    const internal = (ts.isIdentifier(raw) && INTERNAL_IDS.has(name)) || (ts.isPropertyAccessExpression(raw) && INTERNAL_ACCESS.has(raw.getText(sf.compilerNode).replace(/\s+/g, '')));
+    const internal = internalValue(raw);
     if (internal) {
-      if (reaches(raw)) out.push({ kind: 'internal', name: raw.getText(sf.compilerNode).replace(/\s+/g, ''), node: wrapNode(sf, raw) });
+      if (reaches(raw)) out.push({ kind: 'internal', name: internal, node: wrapNode(sf, raw) });
+      return;
+    }
+    // A const that holds one (`const cwd = process.cwd()`, then `${cwd}` in the log line).
+    const held = ts.isIdentifier(raw) ? internalHeldBy(raw) : undefined;
+    if (held) {
+      if (reaches(raw)) out.push({ kind: 'internal', name: `${name} (${held})`, node: wrapNode(sf, raw) });
       return;
     }
     if (isPersonalName(name) && !isSecretName(name)) {
