@@ -134,6 +134,12 @@ describe('X-8 classification rules (legs.ts)', () => {
     // With an enum on the selector in the served schema, the operations are its values, not what the prose names.
     [{ name: 'tracker-services-reader', description: 'Run one of the following operations: get-issue, send-report', properties: ['operation'], operationEnum: ['get-issue', 'list-issues'] }, ['untrusted']],
     [{ name: 'tracker-services-writer', description: 'Run one of the following operations.', properties: ['selectSchema'], operationEnum: ['post-comment', 'update-title'] }, ['outbound']],
+    // A tool named after what it handles, its selector's enum holding bare verbs: each verb applies to the tool's name.
+    [{ name: 'manage_jira_issue', description: 'Get, create or comment on issues.', properties: ['operation', 'issueKey'], operationEnum: ['get', 'create', 'comment'] }, ['private', 'untrusted', 'outbound']],
+    [{ name: 'manage_jira_issue', description: 'Get or search issues.', properties: ['operation', 'issueKey'], operationEnum: ['get', 'search'] }, ['private', 'untrusted']],
+    // A name that has its own verb is read from it; bare verbs without an enum are not operations.
+    [{ name: 'list_jira_issues', description: 'List issues.', properties: ['action'], operationEnum: ['create'] }, ['private', 'untrusted']],
+    [{ name: 'manage_jira_issue', description: 'Get, create or comment on issues.', properties: ['operation', 'issueKey'] }, []],
     // A webhook or notification destination written at call time is an exit; switching the configured one on is not.
     // The destination is a URL when the served schema says so (a sibling `type` enum offering `url`).
     [{ name: 'create_notification_setting', description: 'Create a notification destination.', properties: ['description', 'type', 'destination', 'subscribedEvents'], urlArgs: ['destination'] }, ['outbound']],

@@ -627,6 +627,24 @@ export function enumeratedOperations(t: ToolView): string[] {
   return [...ops];
 }
 
+/**
+ * The operations of a tool named after what it handles, without a verb of the vocabulary (`manage_jira_issue`,
+ * `jiraIssue`), whose operation selector's enum holds bare verbs (`operation: ['get', 'comment', 'create']`): each
+ * verb applied to the tool's name (`get_manage_jira_issue`), classified by the name rules like the operations
+ * enumeratedOperations reads. A tool whose name already has a verb (`list_issues` with an `action`) is read from its
+ * name alone; enum values of two words or more are enumeratedOperations' own.
+ */
+export function verbOperations(t: ToolView): string[] {
+  if (t.operationEnum === undefined || verbOf(nameWords(t.name)).verb !== undefined) return [];
+  const ops = new Set<string>();
+  for (const v of t.operationEnum) {
+    const words = nameWords(v);
+    if (words.length === 1 && VERBS.has(words[0]!)) ops.add(`${words[0]}_${t.name}`);
+    if (ops.size >= 50) break;
+  }
+  return [...ops];
+}
+
 /** Sibling properties whose enum says what kind of address another property holds (`type: 'url' | 'email'`). */
 const ADDRESS_KIND_PROPS = ['type', 'kind', 'destination_type', 'target_type', 'channel', 'delivery_type'];
 const ADDRESS_PROPS = ['destination', 'destinations', 'target', 'address', 'callback'];
@@ -721,7 +739,7 @@ export function classifyTool(t: ToolView): LegHit[] {
     if (!ruleMatches(r, t, words, verb)) continue;
     for (const leg of r.legs) if (!out.some((h) => h.leg === leg)) out.push({ leg, rule: r.id });
   }
-  for (const op of enumeratedOperations(t)) {
+  for (const op of [...enumeratedOperations(t), ...verbOperations(t)]) {
     const ow = nameWords(op);
     const ov = verbOf(ow);
     const view: ToolView = { name: op, ...(t.context !== undefined ? { context: t.context } : {}) };
