@@ -41,7 +41,7 @@ export interface ReportInputs {
   /** Files read on behalf of the target (sources parsed, manifests and texts read); the list only with --verbose. */
   files?: { read: number; list?: string[] };
   /** Files (and folders, with a trailing '/') of the target that were not read, each with its cause. */
-  skipped?: { file: string; cause: string; size?: number; limit?: number }[];
+  skipped?: { file: string; cause: string; size?: number; limit?: number; bundler?: string }[];
   /** How a probed stdio target was contained; `reason` says why there was no PID namespace. */
   containment?: { method: 'pid-namespace' | 'process-group'; reason?: string };
   /** What the probe noticed on the wire beyond the messages (duplicate responses, over-deep messages), as data. */
@@ -312,7 +312,7 @@ export function inputsOf(repo: RepoFacts, verbose: boolean): Pick<ReportInputs, 
   const unique = skipped
     .sort((a, b) => cmp(a.file, b.file) || cmp(a.cause, b.cause))
     .filter((f) => (seen.has(f.file) ? false : (seen.add(f.file), true)))
-    .map((f) => ({ file: f.file, cause: f.cause, ...(f.size !== undefined ? { size: f.size } : {}), ...(f.limit !== undefined ? { limit: f.limit } : {}) }));
+    .map((f) => ({ file: f.file, cause: f.cause, ...(f.size !== undefined ? { size: f.size } : {}), ...(f.limit !== undefined ? { limit: f.limit } : {}), ...(f.bundler !== undefined ? { bundler: f.bundler } : {}) }));
   // A bundle read as its own modules is read; its entry names the library modules left out.
   for (const f of unique) if (f.cause !== 'bundled-libraries') read.delete(f.file);
   const list = [...read].sort(cmp);

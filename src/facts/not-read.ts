@@ -4,7 +4,8 @@ import type { RepoFacts } from './repo.js';
  * with data `{ file, cause, size?, limit? }`, and the report's `inputs.skipped` entries of the same shape.
  *
  * Causes: 'too-large' (size over limit), 'unreadable', 'not-regular' (FIFO, socket, device), 'outside-root'
- * (a symlink leading out of the audited folder), 'parse-failed', 'too-deep' (syntax nested past limit levels),
+ * (a symlink leading out of the audited folder), 'bundle-without-modules' (too large, and a bundle whose bundler
+ * left no mark between the libraries and the package's own modules nor a source map naming them), 'parse-failed', 'too-deep' (syntax nested past limit levels),
  * 'too-many-files' (past the file budget), 'budget' (past the byte budget of the whole audit), and for a
  * dependency the sources are named `node_modules/<name>/` with 'dependency-not-installed' or
  * 'dependency-too-large' (its walk reached the byte limit of one dependency), 'dependency-too-many-files' (the
@@ -24,6 +25,8 @@ export interface FileNotRead {
   cause: string;
   size?: number;
   limit?: number;
+  /** 'bundle-without-modules': the bundler recognised by its runtime (rollup, parcel, browserify). */
+  bundler?: string;
 }
 
 /** The reason data of one unread file (size and limit only when known). */
@@ -33,6 +36,7 @@ export function fileNotReadData(f: FileNotRead): Record<string, string | number>
     cause: f.cause,
     ...(f.size !== undefined ? { size: f.size } : {}),
     ...(f.limit !== undefined ? { limit: f.limit } : {}),
+    ...(f.bundler !== undefined ? { bundler: f.bundler } : {}),
   };
 }
 

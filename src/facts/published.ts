@@ -4,7 +4,7 @@ import { exports as resolveExports, imports as resolveImports } from 'resolve.ex
 import { ts, type SourceFile } from './morph.js';
 import type { RepoFacts } from './repo.js';
 import { locateInside, readInside, scanInside } from './safe-read.js';
-import { FRAMEWORK } from './bundle-regions.js';
+import { browserifyResolved, FRAMEWORK } from './bundle-regions.js';
 import { escapeRegExp } from './regex.js';
 import { isGeneratedPath, SCREEN_PATTERNS, SOURCE_LIMITS, type SourceSetLike as SourceSet } from './source-limits.js';
 
@@ -197,8 +197,10 @@ export function missingEntryModules(repo: RepoFacts, own: readonly string[]): { 
     if (!SOURCE_EXT.test(f) && !bins.includes(f)) continue;
     const t = repo.source(f, 1024 * 1024);
     if (!t.ok) continue;
+    const inBundle = browserifyResolved(t.text);
     for (const spec of requiredModules(t.text)) {
       if (!spec.startsWith('./') && !spec.startsWith('../')) continue;
+      if (inBundle.has(spec)) continue;
       if (/\.(?:json|node|css|wasm|html|txt|md)$/.test(spec)) continue;
       const target = norm(posix.join(posix.dirname(f), spec));
       if (pickFile(target, has) || has(`${target}.json`) || has(`${target}.node`)) continue;

@@ -27,7 +27,7 @@ export const SOURCE_LIMITS = {
     return parseBudget();
   },
   scanBytes: 256 * 1024 * 1024,
-  /** A bundle up to this size that is too large to parse whole is read as its own modules (facts/bundle-regions: esbuild/tsup/rolldown module comments, webpack/ncc/rspack module maps). */
+  /** A bundle up to this size that is too large to parse whole is read as its own modules (facts/bundle-regions: esbuild/tsup/bun/rolldown module comments, webpack/ncc/rspack/browserify module maps, or the source map shipped with it). */
   bundleBytes: 64 * 1024 * 1024,
   maxDepth: 1200,
   maxFiles: 20_000,
@@ -64,5 +64,7 @@ export interface SourceSetLike {
     rel: string,
     read: (limit: number) => SafeRead,
     scan: () => { ok: true; matched: RegExp[]; size: number } | { ok: false; cause: string; size?: number; limit?: number },
+    /** Reads another file of the package (a bundle's source map beside it). */
+    readBeside?: (rel: string, limit: number) => SafeRead,
   ): SourceFile | undefined;
 }

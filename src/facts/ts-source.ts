@@ -7,7 +7,7 @@ import type { SafeRead } from './safe-read.js';
 import { isOwnSource } from './source-paths.js';
 import { tsBudget } from './budget.js';
 import { hasPythonSource } from './python-source.js';
-import { frameworkClass, frameworkRegions, inRegions, ownModules } from './bundle-regions.js';
+import { frameworkClass, frameworkRegions, inRegions, ownModules, sourceMapOf, unsplitBundler } from './bundle-regions.js';
 
 export { isTestPath } from './source-paths.js';
 export { isGeneratedPath, SCREEN_PATTERNS, SOURCE_LIMITS } from './source-limits.js';
@@ -85,6 +85,7 @@ export class SourceSet implements SourceSetLike {
     rel: string,
     read: (limit: number) => SafeRead,
     scan: () => { ok: true; matched: RegExp[]; size: number } | { ok: false; cause: string; size?: number; limit?: number },
+    readBeside?: (rel: string, limit: number) => SafeRead,
   ): SourceFile | undefined {
     if (this.files.size >= SOURCE_LIMITS.maxFiles) {
       this.unread.push({ file: rel, cause: 'too-many-files', limit: SOURCE_LIMITS.maxFiles });
@@ -100,16 +101,28 @@ export class SourceSet implements SourceSetLike {
       }
       // Too large to parse (or past the audit's budget): the pattern screen reads it in chunks.
       const overBudget = t.size !== undefined && t.size <= this.perFile;
-      // A bundle too large to parse whole is read as its own modules when they fit (bundle-regions.ts).
-      const own = t.size !== undefined && t.size <= SOURCE_LIMITS.bundleBytes ? this.ownModulesOf(read(SOURCE_LIMITS.bundleBytes), limit) : undefined;
-      if (own) {
-        const sf = this.parse(rel, own.text, own.kept);
-        if (sf) this.bundled.push({ file: rel, cause: 'bundled-libraries', size: own.left });
-        return sf;
+      // A bundle too large to parse whole is read as its own modules when they fit (bundle-regions.ts); one whose
+      // bundler left no mark between its modules (and no source map that names them) is named so.
+      let bundler: string | undefined;
+      const whole = t.size !== undefined && t.size <= SOURCE_LIMITS.bundleBytes ? read(SOURCE_LIMITS.bundleBytes) : undefined;
+      if (whole?.ok) {
+        const own = ownModules(whole.text, this.sourceMapText(whole.text, rel, readBeside));
+        if (own && own.kept <= limit) {
+          // Lines a source map names are cut where the map says: what is left must parse as it is.
+          const sf = this.parse(rel, own.text, own.kept, own.byMap);
+          if (sf) {
+            this.bundled.push({ file: rel, cause: 'bundled-libraries', size: own.left });
+            return sf;
+          }
+          if (!own.byMap) return undefined;
+        }
+        bundler = unsplitBundler(whole.text);
       }
       const skipped: FileNotRead = overBudget
         ? { file: rel, cause: 'budget', size: t.size, limit: this.budget }
-        : { file: rel, cause: 'too-large', size: t.size, limit: this.perFile };
+        : bundler
+          ? { file: rel, cause: 'bundle-without-modules', size: t.size, limit: this.perFile, bundler }
+          : { file: rel, cause: 'too-large', size: t.size, limit: this.perFile };
       const sc = scan();
       if (!sc.ok) this.unread.push(sc.cause === 'too-large' ? { ...skipped, size: sc.size ?? skipped.size } : { file: rel, cause: sc.cause });
       else if (sc.matched.length) this.unread.push(skipped);
@@ -119,20 +132,27 @@ export class SourceSet implements SourceSetLike {
     return this.parse(rel, t.text, t.size);
   }
 
-  /** The own modules of a bundle read whole, when they fit the limit (with the bundles read so, in `bundles`). */
-  private ownModulesOf(t: SafeRead, limit: number): { text: string; kept: number; left: number } | undefined {
-    if (!t.ok) return undefined;
-    const own = ownModules(t.text);
-    if (!own || own.kept > limit) return undefined;
-    return own;
+  /** The text of the source map shipped with a bundle (bundle-regions sourceMapOf), when there is one to read. */
+  private sourceMapText(text: string, rel: string, readBeside: ((rel: string, limit: number) => SafeRead) | undefined): string | undefined {
+    const where = sourceMapOf(text, rel);
+    if (!where) return undefined;
+    if ('inline' in where) return where.inline;
+    const m = readBeside?.(where.file, SOURCE_LIMITS.bundleBytes);
+    return m?.ok ? m.text : undefined;
   }
 
-  private parse(rel: string, text: string, size: number): SourceFile | undefined {
+  /** `clean`: a text cut by a source map, dropped (undefined, nothing noted) when it does not parse without errors. */
+  private parse(rel: string, text: string, size: number, clean = false): SourceFile | undefined {
     let sf: SourceFile;
     try {
       sf = this.project.createSourceFile('/' + rel, text, { overwrite: true });
     } catch (e) {
+      if (clean) return undefined;
       this.unread.push({ file: rel, cause: e instanceof RangeError ? 'too-deep' : 'parse-failed' });
+      return undefined;
+    }
+    if (clean && ((sf.compilerNode as unknown as { parseDiagnostics?: readonly unknown[] }).parseDiagnostics?.length ?? 0) > 0) {
+      this.project.removeSourceFile(sf);
       return undefined;
     }
     // One iterative walk: the per-file index, and the nesting depth (a tree deeper than the limit is dropped
@@ -195,6 +215,7 @@ export function parsedSources(repo: RepoFacts): ParsedSources {
       rel,
       (limit) => repo.source(rel, limit),
       () => repo.scan(rel, SCREEN_PATTERNS, SOURCE_LIMITS.scanBytes),
+      (beside, limit) => repo.source(beside, limit),
     );
   }
   followDependencies(repo, set);

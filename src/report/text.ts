@@ -166,8 +166,9 @@ export function appFiguresText(
 }
 
 /** The data of the message that says why a file was not read (report.skippedCause). */
-export const skippedCauseData = (f: { cause: string; size?: number; limit?: number }): Record<string, string | number> => ({
+export const skippedCauseData = (f: { cause: string; size?: number; limit?: number; bundler?: string }): Record<string, string | number> => ({
   cause: f.cause,
   ...(f.size !== undefined ? { size: f.size } : {}),
   ...(f.limit !== undefined ? { limit: f.limit } : {}),
+  ...(f.bundler !== undefined ? { bundler: f.bundler } : {}),
 });
