@@ -241,6 +241,8 @@ export function exportedNode(sf: SourceFile, name: string, sources: ParsedSource
   if (depth > 4) return undefined;
   if (name === 'default') {
     for (const fn of sf.getFunctions()) if (fn.hasExportKeyword() && fn.hasDefaultKeyword()) return fn;
+    // `export default class GetProfile extends AbstractTool { … }` (compiled ESM keeps it as written).
+    for (const cl of sf.getClasses()) if (cl.hasExportKeyword() && cl.hasDefaultKeyword()) return cl;
     for (const ea of sf.getExportAssignments()) if (!ea.isExportEquals()) return unwrap(ea.getExpression());
   }
   for (const fn of sf.getFunctions()) if (fn.hasExportKeyword() && fn.getName() === name) return fn;

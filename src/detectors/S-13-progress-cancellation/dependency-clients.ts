@@ -197,8 +197,13 @@ function readPackage(from: string, name: string, declared: boolean, depth: numbe
  * function that builds and returns it (`function getDocs() { return google.docs({ … }) }`, an arrow whose body it is).
  */
 function holderOf(n: Node): string | undefined {
+  let c: Node = n;
   let p: Node | undefined = n.getParent();
-  while (p && (Node.isParenthesizedExpression(p) || Node.isAsExpression(p) || Node.isAwaitExpression(p))) p = p.getParent();
+  // Past a choice between constructions (`this.octokit = token ? new Octokit({ auth: token }) : new Octokit()`): each branch is kept there.
+  while (p && (Node.isParenthesizedExpression(p) || Node.isAsExpression(p) || Node.isAwaitExpression(p) || (Node.isConditionalExpression(p) && p.getCondition() !== c))) {
+    c = p;
+    p = p.getParent();
+  }
   if (!p) return undefined;
   if (Node.isVariableDeclaration(p) && Node.isIdentifier(p.getNameNode())) return p.getName();
   if (Node.isPropertyDeclaration(p)) return `this.${p.getName()}`;
@@ -560,13 +565,14 @@ export function dependencyClients(code: Code, fns: readonly Fn[], root: string, 
     };
     const made = ofKinds(sf, [SyntaxKind.NewExpression, SyntaxKind.CallExpression], (cn) => {
       if (ts.isNewExpression(cn)) {
-        const e = cn.expression;
-        const r = ts.isIdentifier(e) ? e : ts.isPropertyAccessExpression(e) && ts.isIdentifier(e.expression) ? e.expression : undefined;
-        return !!r && bare.has(r.text);
+        // `new Client(…)`, `new sdk.Client(…)`, or a class in a namespace of the package (`new line.messagingApi.MessagingApiClient(…)`).
+        let r: ts.Expression = cn.expression;
+        while (ts.isPropertyAccessExpression(r)) r = r.expression;
+        return ts.isIdentifier(r) && bare.has(r.text);
       }
       // A call whose value is kept (a variable, a field, a return): a factory of the package or of an instance.
       const p = cn.parent;
-      const kept = ts.isVariableDeclaration(p) || ts.isReturnStatement(p) || ts.isAwaitExpression(p) || ts.isBinaryExpression(p) || ts.isPropertyDeclaration(p) || ts.isArrowFunction(p) || ts.isParenthesizedExpression(p) || ts.isAsExpression(p);
+      const kept = ts.isVariableDeclaration(p) || ts.isReturnStatement(p) || ts.isAwaitExpression(p) || ts.isBinaryExpression(p) || ts.isPropertyDeclaration(p) || ts.isArrowFunction(p) || ts.isParenthesizedExpression(p) || ts.isAsExpression(p) || (ts.isConditionalExpression(p) && p.condition !== cn);
       return kept && rootIn((cn as ts.CallExpression).expression);
     }).map((n) => [n, Node.isNewExpression(n) || Node.isCallExpression(n) ? makingOf(n, bare, code, 0, aliases) : undefined] as const);
     // With `anywhere`, a construction that is a step of another's chain (`new k8s.KubeConfig()` then `kc.makeApiClient(…)`)
