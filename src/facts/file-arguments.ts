@@ -1,7 +1,9 @@
 /**
  * Paths handed to something else that then opens them (X-5), read the same way for JavaScript/TypeScript
  * (facts/flow/sinks.ts) and Python (facts/python-flow.ts): the arguments of a program that name a file or a
- * folder it reads or writes (`git -C dir`, `pg_dump -f out`, `tar -xzf archive -C dir`, `--output=file`), and
+ * folder it reads or writes (`git -C dir`, `pg_dump -f out`, `tar -xzf archive -C dir`, `--output=file`, the files and
+ * folders after a search program's pattern: `rg -n pattern dir`, `grep -rn -e pattern dir`; where find starts; what tar
+ * packs: `tar -czf out.tgz dir`), and
  * the SQL that makes a database read or write a file (`COPY t TO '<path>'`, `pg_read_file(<path>)`,
  * `ATTACH DATABASE '<path>'`).
  */
@@ -97,6 +99,124 @@ const PATH_PROGRAMS = new Set(['cat', 'head', 'tail', 'less', 'more', 'rm', 'rmd
 export interface ArgvItem {
   value?: string;
   head?: string;
+  /** A spread of an array (`...extra`): how many elements, options or operands, it brings is not known. */
+  spread?: boolean;
+}
+
+/**
+ * Search programs: their first operand is the pattern (unless an option gives it: `-e`, `-f`, `--regexp`, `--file`,
+ * or rg's `--files`, which searches nothing), the operands after it are the files and folders they read.
+ */
+const SEARCH_PROGRAMS = new Set(['grep', 'egrep', 'fgrep', 'rg']);
+/** Short options of those programs that take the next element (or the rest of their cluster) as their value. */
+const SEARCH_SHORT_VALUE: Record<string, string> = { grep: 'efABCmdD', egrep: 'efABCmdD', fgrep: 'efABCmdD', rg: 'efABCmgtTjMErd' };
+/** Their long options that take the next element as their value. */
+const SEARCH_LONG_VALUE = new Set([
+  '--regexp', '--file', '--after-context', '--before-context', '--context', '--max-count', '--include', '--exclude',
+  '--exclude-dir', '--devices', '--directories', '--binary-files', '--label', '--glob', '--iglob', '--type', '--type-not',
+  '--type-add', '--threads', '--max-columns', '--max-depth', '--max-filesize', '--replace', '--encoding', '--sort', '--sortr',
+  '--colors', '--color', '--ignore-file', '--pre', '--pre-glob', '--engine', '--path-separator',
+]);
+/** Their long options known to take no value (any other long option written alone leaves the next element's role unknown). */
+const SEARCH_LONG_FLAG = new Set([
+  '--line-number', '--ignore-case', '--smart-case', '--case-sensitive', '--fixed-strings', '--word-regexp', '--line-regexp',
+  '--files-with-matches', '--files-without-match', '--count', '--json', '--hidden', '--no-ignore', '--recursive',
+  '--no-heading', '--heading', '--with-filename', '--no-filename', '--vimgrep', '--multiline', '--follow', '--invert-match',
+  '--only-matching', '--null', '--pcre2', '--extended-regexp', '--perl-regexp', '--basic-regexp', '--no-messages', '--quiet',
+  '--silent', '--text', '--binary', '--trim', '--stats', '--column', '--no-line-number', '--dereference-recursive', '--files',
+]);
+
+/**
+ * The positions of a search program's argument list that name the files and folders it reads: the operands after
+ * the pattern. Options are read as the program would (`-m 5`, `-g glob` take the next element; `-rn` does not); an
+ * option whose arity is not known, a `--${name}` or a spread leaves the roles of the elements after it unknown, and
+ * nothing after it is counted.
+ */
+function searchPathPositions(prog: string, argv: ArgvItem[]): number[] {
+  const shortValue = SEARCH_SHORT_VALUE[prog]!;
+  const patternGiven = argv.some((it) => {
+    const v = it.value ?? it.head;
+    if (v === undefined) return false;
+    if (/^--(?:regexp|file|files)(?:=|$)/.test(v)) return true;
+    const m = /^-([A-Za-z]+)/.exec(v);
+    if (!m || v.startsWith('--')) return false;
+    const firstValue = [...m[1]!].find((c) => shortValue.includes(c));
+    return firstValue === 'e' || firstValue === 'f';
+  });
+  const out: number[] = [];
+  let operands = patternGiven ? 1 : 0;
+  let endOfOptions = false;
+  for (let i = 0; i < argv.length; i++) {
+    const { value, head, spread } = argv[i]!;
+    if (spread) break;
+    const text = value ?? head;
+    if (!endOfOptions && text !== undefined && text.startsWith('-') && text !== '-') {
+      if (value === '--') {
+        endOfOptions = true;
+        continue;
+      }
+      if (text.startsWith('--')) {
+        if (text.includes('=')) continue;
+        if (value === undefined) break; // `--${name}`: the option is the caller's.
+        if (SEARCH_LONG_VALUE.has(value)) i++;
+        else if (!SEARCH_LONG_FLAG.has(value)) break;
+        continue;
+      }
+      const letters = /^-([A-Za-z]*)/.exec(text)![1]!;
+      const at = [...letters].findIndex((c) => shortValue.includes(c));
+      // A value letter last in a literal cluster takes the next element; written before other text, that text is its value.
+      if (at === -1) {
+        if (value === undefined || letters.length !== value.length - 1) break;
+        continue;
+      }
+      if (value !== undefined && at === letters.length - 1 && value.length === letters.length + 1) i++;
+      continue;
+    }
+    if (operands++ >= 1 && value === undefined) out.push(i);
+  }
+  return out;
+}
+
+/**
+ * The positions of find's argument list that name where it starts: the operands before its expression (the first
+ * element that starts with `-`, `(` or `!`, after the leading -H, -L, -P, -D <debug> and -O<level>).
+ */
+function findPathPositions(argv: ArgvItem[]): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const { value, head, spread } = argv[i]!;
+    if (spread) break;
+    if (value === '-H' || value === '-L' || value === '-P' || (value !== undefined && /^-O\d*$/.test(value))) continue;
+    if (value === '-D') {
+      i++;
+      continue;
+    }
+    const text = value ?? head;
+    if (text !== undefined && /^[-(!]/.test(text)) break;
+    if (value === undefined) out.push(i);
+  }
+  return out;
+}
+
+/**
+ * The operands of a tar that creates or adds to an archive (`tar -czf out.tgz dir`, `tar -r -f a.tar file`): the
+ * files and folders it reads. Not in extract or list mode, where operands are names inside the archive.
+ */
+function tarMemberPositions(argv: ArgvItem[]): number[] {
+  const cluster = (v: string): boolean => /^-?[A-Za-z]+$/.test(v) && !v.startsWith('--');
+  const modes = argv.flatMap((it, i) => (it.value !== undefined && (i === 0 || it.value.startsWith('-')) && cluster(it.value) ? [it.value.replace(/^-/, '')] : []));
+  if (!modes.some((m) => /[cru]/.test(m)) || modes.some((m) => /[xt]/.test(m))) return [];
+  const out: number[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const { value, head, spread } = argv[i]!;
+    if (spread) break;
+    const prev = i > 0 ? argv[i - 1]!.value : undefined;
+    // The value of -f / -C (already a path: see SHORT_PATH_FLAGS), or of a cluster ending in f.
+    if (prev !== undefined && prev.startsWith('-') && /[fC]$/.test(prev)) continue;
+    if (value !== undefined || (head !== undefined && /^-/.test(head))) continue;
+    out.push(i);
+  }
+  return out;
 }
 
 /** The program's name without folders or a Windows suffix (`/usr/bin/git` → git). */
@@ -122,6 +242,9 @@ export function pathArgumentPositions(programs: string[], argv: ArgvItem[]): num
     const long = LONG_PATH_FLAGS_OF[prog];
     const isPathFlag = (v: string): boolean => isLongPathFlag(v) || !!long?.has(v.toLowerCase());
     const tarLike = prog === 'tar' || prog === 'bsdtar';
+    if (SEARCH_PROGRAMS.has(prog)) for (const i of searchPathPositions(prog, argv)) out.add(i);
+    if (prog === 'find') for (const i of findPathPositions(argv)) out.add(i);
+    if (tarLike) for (const i of tarMemberPositions(argv)) out.add(i);
     argv.forEach((item, i) => {
       const head = item.head;
       if (head !== undefined && /^--[\w-]+=$/.test(head) && isPathFlag(head.slice(0, -1))) out.add(i);

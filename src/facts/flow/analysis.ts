@@ -795,8 +795,13 @@ class FnAnalysis {
       this.seenChecks.add(c);
       checks.push(c);
       // A check of the callee itself counts at this call, for the arguments that reach it (its own lifted
-      // checks carry the deeper ones up, one level at a time).
-      if (!c.scope && c.fn === f) checks.push({ ...c, fn: this.fn, at: n, keys: liftKeys(f, ats, c.keys) });
+      // checks carry the deeper ones up, one level at a time). Not when the callee is async and its promise is
+      // tested or dropped without `await` (`if (!isAllowed(p)) throw …`, `validatePath(p);`): a promise is truthy
+      // and a rejection nobody awaits stops nothing, so the check does nothing here (read for file paths only: X-5).
+      if (!c.scope && c.fn === f) {
+        const verdict = c.verdict.fs && unawaitedAsync(n, f) ? Object.fromEntries(Object.entries(c.verdict).filter(([k]) => k !== 'fs')) : c.verdict;
+        if (verdict === c.verdict || Object.keys(verdict).length) checks.push({ ...c, verdict, fn: this.fn, at: n, keys: liftKeys(f, ats, c.keys) });
+      }
     }
     for (const s of r.stops ?? []) if (this.stops.size < 200 && !this.stops.has(s.at.compilerNode)) this.stops.set(s.at.compilerNode, { ...s, keys: liftKeys(f, ats, s.keys) });
     for (const w of r.writes) {
@@ -921,4 +926,22 @@ class FnAnalysis {
       }
     }
   }
+}
+
+/**
+ * Is this call of an async function left without `await`, its promise only tested (the condition of an `if` or
+ * a `?:`, under `!` or parentheses) or its statement's whole expression (the result dropped)?
+ */
+function unawaitedAsync(call: Node, f: Analyzable): boolean {
+  if (!(Node.isFunctionDeclaration(f) || Node.isFunctionExpression(f) || Node.isArrowFunction(f) || Node.isMethodDeclaration(f)) || !f.isAsync()) return false;
+  let prev: Node = call;
+  let cur = call.getParent();
+  while (cur && (Node.isParenthesizedExpression(cur) || (Node.isPrefixUnaryExpression(cur) && cur.getOperatorToken() === SyntaxKind.ExclamationToken))) {
+    prev = cur;
+    cur = cur.getParent();
+  }
+  if (!cur) return false;
+  if (Node.isIfStatement(cur)) return cur.getExpression() === prev;
+  if (Node.isConditionalExpression(cur)) return cur.getCondition() === prev;
+  return Node.isExpressionStatement(cur) && prev === call;
 }

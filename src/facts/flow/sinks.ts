@@ -310,7 +310,7 @@ function programPathParts(program: Node | undefined, argv: Node | undefined): Si
 /** The elements of an argument list as written (facts/file-arguments' ArgvItem): literal text, or a template's fixed head. */
 export function argvItemsOf(elements: Node[]): ArgvItem[] {
   return elements.map((e) => {
-    if (Node.isSpreadElement(e)) return {};
+    if (Node.isSpreadElement(e)) return { spread: true };
     const u = unwrap(e);
     const value = constString(u)?.value;
     if (value !== undefined) return { value };
