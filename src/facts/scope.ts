@@ -50,6 +50,35 @@ export function isFunctionLike(n: Node | undefined): n is FunctionLikeNode {
   return !!n && (Node.isArrowFunction(n) || Node.isFunctionExpression(n) || Node.isFunctionDeclaration(n) || Node.isMethodDeclaration(n));
 }
 
+const DOWNLEVEL_ASYNC = /^(?:__awaiter|__async)$/;
+
+/**
+ * The generator a compiler's downlevel async function runs: its body is `return __awaiter(this, arguments, P,
+ * function* (…) { … })` (TypeScript, also `tslib.__awaiter`), `return __async(this, arguments, function* (…) { … })`
+ * (esbuild), or, for an arrow, `(request) => __awaiter(void 0, void 0, void 0, function* () { … })`. With
+ * `passesArguments`, only the shape that hands the call's `arguments` to the generator (its parameters then receive
+ * the arguments in the same positions). undefined for any other function.
+ */
+export function downlevelAsyncBody(fn: { getBody(): Node | undefined }, passesArguments = true): FunctionLikeNode | undefined {
+  const body = fn.getBody();
+  if (!body) return undefined;
+  let ret: ts.Expression | undefined;
+  if (Node.isBlock(body)) {
+    const stmts = body.compilerNode.statements;
+    ret = stmts.length === 1 && ts.isReturnStatement(stmts[0]!) ? stmts[0].expression : undefined;
+  } else if (!passesArguments) ret = body.compilerNode as ts.Expression;
+  const call = ret && rawUnwrap(ret);
+  if (!call || !ts.isCallExpression(call)) return undefined;
+  const callee = rawUnwrap(call.expression);
+  const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : undefined;
+  if (!name || !DOWNLEVEL_ASYNC.test(name)) return undefined;
+  if (passesArguments && !call.arguments.some((a) => ts.isIdentifier(a) && a.text === 'arguments')) return undefined;
+  const gen = call.arguments[call.arguments.length - 1];
+  if (!gen || !ts.isFunctionExpression(gen) || !gen.asteriskToken) return undefined;
+  const wrapped = wrapNode(body.getSourceFile(), gen);
+  return isFunctionLike(wrapped) ? wrapped : undefined;
+}
+
 /** Every identifier a binding name declares (nested destructuring patterns included). */
 export function bindingNames(name: Node): Identifier[] {
   if (Node.isIdentifier(name)) return [name];

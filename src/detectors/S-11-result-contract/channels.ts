@@ -1,6 +1,6 @@
 import { builtinModules } from 'node:module';
 import { Node, SyntaxKind, ts, type ObjectLiteralExpression } from '../../facts/morph.js';
-import { declarationOf, functionOf, GLOBAL, isRawFunctionLike, mayResolveFunction, rawDeclarationOf, rawOriginOf, valueOfDeclaration, valueOriginOf, type FunctionLikeNode } from '../../facts/scope.js';
+import { declarationOf, downlevelAsyncBody, functionOf, GLOBAL, isRawFunctionLike, mayResolveFunction, rawDeclarationOf, rawOriginOf, valueOfDeclaration, valueOriginOf, type FunctionLikeNode } from '../../facts/scope.js';
 import { rawUnwrap, wrapNode, type ParsedSources } from '../../facts/ts-source.js';
 type IdentifierNode = import('ts-morph').Identifier;
 import { OTHER_MEANING } from './dynamic.js';
@@ -920,17 +920,22 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
     }
     return throwing.get(c)!;
   };
-  const walk = (fn: FunctionLikeNode, outer: Guard, outerCaught: boolean, depth: number, fromCatch = false, byName = false): void => {
+  const walk = (declared: FunctionLikeNode, outer: Guard, outerCaught: boolean, depth: number, fromCatch = false, byName = false): void => {
+    // A compiler's downlevel async function (`(request) => __awaiter(…, function* () { … })`, `function f(a_1) {
+    // return __awaiter(this, arguments, …, function* (a) { … }) }`) does its work in the generator, where `yield` awaits.
+    const gen = downlevelAsyncBody(declared, false);
+    const fn = gen ?? declared;
     const key = `${fn.getSourceFile().getFilePath()}:${fn.getStart()}:${outer}:${outerCaught}:${fromCatch}:${byName}`;
     if (seen.has(key)) return;
     seen.add(key);
     const fnNode = fn.compilerNode;
+    const awaited = (x: ts.Node): boolean => ts.isAwaitExpression(x) || (!!gen && ts.isYieldExpression(x) && !!x.expression);
     const sf = fn.getSourceFile();
     const isThrowingCall = throwingCall(sf);
     const test = (x: ts.Node): boolean =>
       ts.isThrowStatement(x) ||
-      ts.isAwaitExpression(x) ||
-      (ts.isReturnStatement(x) && !!x.expression && !ts.isAwaitExpression(rawUnwrap(x.expression))) ||
+      awaited(x) ||
+      (ts.isReturnStatement(x) && !!x.expression && !awaited(rawUnwrap(x.expression))) ||
       (ts.isCallExpression(x) && (!!rejectionHandler(x) || (depth < MAX_DEPTH && mayResolveFunction(calleeOf(x)))));
     for (const cn of ownNodes(fn, test)) {
       const local = localGuard(cn, fnNode, isThrowingCall);
@@ -946,16 +951,16 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
       // A function of the source handed the tool name inside that try (`try { const r = await this.executeTool(name,
       // args); return { content: … } } catch (e) { return { …, isError: true } }`): its own unknown-name throw (the
       // `default:` of its switch on the name) gets a result too. Only that throw is read there.
-      if (guard === 'all' && (depth === 0 || byName) && depth < MAX_DEPTH && ts.isCallExpression(cn) && cn.arguments.some((a) => isToolName(a) || (depth === 0 && carriesRequest(a, fn)))) {
+      if (guard === 'all' && (depth === 0 || byName) && depth < MAX_DEPTH && ts.isCallExpression(cn) && cn.arguments.some((a) => isToolName(a) || (depth === 0 && carriesRequest(a, declared)))) {
         const callee = resolve(sf, calleeOf(cn));
-        if (callee && callee !== fn) walk(callee, guard, caught, depth + 1, fromCatch, true);
+        if (callee && callee !== fn && callee !== declared) walk(callee, guard, caught, depth + 1, fromCatch, true);
         continue;
       }
       if (guard === 'all') continue;
       // A rejection this function awaits or passes on: an upstream call nothing catches.
-      if (ts.isAwaitExpression(cn) || ts.isReturnStatement(cn)) {
+      if (awaited(cn) || ts.isReturnStatement(cn)) {
         if (caught || reported.has(cn)) continue;
-        const base = chainBase(ts.isAwaitExpression(cn) ? cn.expression : cn.expression!);
+        const base = chainBase((cn as ts.Node & { expression: ts.Expression }).expression);
         if (!base) continue;
         // An upstream call of a dependency, or a function of the source that rejects its own promise (a bridge's `sendRequest`).
         const own = resolve(sf, calleeOf(base));
@@ -974,7 +979,7 @@ export function handlerChannels(handler: FunctionLikeNode, sources: ParsedSource
           continue;
         }
         const callee = resolve(sf, calleeOf(cn));
-        if (!callee || callee === fn) continue;
+        if (!callee || callee === fn || callee === declared) continue;
         // A helper that always throws, called from a catch whose try awaited: its throws are that catch's rethrows.
         const rethrows = !!local.inCatchOf && awaits(local.inCatchOf.tryBlock) && !answersSome(local.inCatchOf, isThrowingCall) && throwsAlways(callee);
         walk(callee, guard, caught, depth + 1, fromCatch || rethrows);

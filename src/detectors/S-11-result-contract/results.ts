@@ -1,6 +1,6 @@
 import { Node, type ObjectLiteralExpression } from '../../facts/morph.js';
 import { objectLiteralOf, returnedExpressions } from '../../facts/server-model.js';
-import { functionOf, type FunctionLikeNode } from '../../facts/scope.js';
+import { downlevelAsyncBody, functionOf, type FunctionLikeNode } from '../../facts/scope.js';
 import { unwrap, type ParsedSources } from '../../facts/ts-source.js';
 
 /**
@@ -9,7 +9,9 @@ import { unwrap, type ParsedSources } from '../../facts/ts-source.js';
  * `return await this.handleSearch(args)`) is followed into that function's own returns, up to three
  * levels; both arms of a conditional are read.
  */
-export function returnedObjects(fn: FunctionLikeNode | undefined, within: Node | undefined, sources: ParsedSources, depth = 0, seen = new Set<FunctionLikeNode>(), outside: readonly Node[] = []): ObjectLiteralExpression[] {
+export function returnedObjects(declared: FunctionLikeNode | undefined, within: Node | undefined, sources: ParsedSources, depth = 0, seen = new Set<FunctionLikeNode>(), outside: readonly Node[] = []): ObjectLiteralExpression[] {
+  // A compiler's downlevel async function returns from the generator it hands to `__awaiter` (`return yield f()`).
+  const fn = declared && (downlevelAsyncBody(declared, false) ?? declared);
   if (!fn || seen.has(fn)) return [];
   seen.add(fn);
   const inside = (e: Node, n: Node) => e.getStart() >= n.getStart() && e.getEnd() <= n.getEnd();
@@ -28,6 +30,7 @@ export function objectsOfResult(e: Node, sources: ParsedSources, depth = 0, seen
   const read = (e: Node): void => {
     let u = unwrap(e);
     if (Node.isAwaitExpression(u)) u = unwrap(u.getExpression());
+    else if (Node.isYieldExpression(u) && !u.getAsteriskToken() && u.getExpression()) u = unwrap(u.getExpression()!);
     if (Node.isConditionalExpression(u)) {
       read(u.getWhenTrue());
       read(u.getWhenFalse());

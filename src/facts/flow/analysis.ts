@@ -1,5 +1,5 @@
 import { Node, SyntaxKind, ts, type CallExpression, type Identifier, type NewExpression, type TaggedTemplateExpression } from '../morph.js';
-import { declarationOf, initializerOf, mayResolveFunction, findNodes, isFunctionLike, originOf, GLOBAL, type FunctionLikeNode } from '../scope.js';
+import { declarationOf, downlevelAsyncBody, initializerOf, mayResolveFunction, findNodes, isFunctionLike, originOf, GLOBAL, type FunctionLikeNode } from '../scope.js';
 import { constString, constrainedArguments, objectLiteralOf, propertyValue, regexSource } from '../server-model.js';
 import { propertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../ts-source.js';
 import { acceptsWithoutAsking, asksHuman, conditionalBranch, CONFIRMED, guarding, openWhenEmpty, relevant, storageKeys, STORE_MUTATORS } from './guards.js';
@@ -77,30 +77,6 @@ export class Run {
     byFn.set(sig, result);
     return result;
   }
-}
-
-const DOWNLEVEL_ASYNC = /^(?:__awaiter|__async)$/;
-
-/**
- * The generator a downlevel async function hands its `arguments` to: its body is `return __awaiter(this,
- * arguments, P, function* (…) { … })` (TypeScript, also `tslib.__awaiter`) or `return __async(this, arguments,
- * function* (…) { … })` (esbuild). undefined for any other function.
- */
-function downlevelAsyncBody(fn: Analyzable): FunctionLikeNode | undefined {
-  const body = fn.getBody();
-  if (!body || !Node.isBlock(body)) return undefined;
-  const stmts = body.compilerNode.statements;
-  const ret = stmts.length === 1 && ts.isReturnStatement(stmts[0]!) ? stmts[0].expression : undefined;
-  const call = ret && rawUnwrap(ret);
-  if (!call || !ts.isCallExpression(call)) return undefined;
-  const callee = rawUnwrap(call.expression);
-  const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : undefined;
-  if (!name || !DOWNLEVEL_ASYNC.test(name)) return undefined;
-  if (!call.arguments.some((a) => ts.isIdentifier(a) && a.text === 'arguments')) return undefined;
-  const gen = call.arguments[call.arguments.length - 1];
-  if (!gen || !ts.isFunctionExpression(gen) || !gen.asteriskToken) return undefined;
-  const wrapped = wrapNode(body.getSourceFile(), gen);
-  return isFunctionLike(wrapped) ? (wrapped as FunctionLikeNode) : undefined;
 }
 
 class FnAnalysis {
