@@ -7,6 +7,7 @@ import { audit } from '../src/run/audit.js';
 import { inRegions, ownModules, packageRegionsExcept } from '../src/facts/bundle-regions.js';
 import { packageRoot } from '../src/engine/paths.js';
 import { DEFAULT_PARSE_BUDGET } from '../src/facts/budget.js';
+import { assertOwnLineRed, redLine, staticPart, stateOf } from './support/bundle-audit.js';
 
 /**
  * One bundle over the per-file limit, its module map kept by the bundler (webpack 5's `/***` `/ "./src/x.ts":`
@@ -39,24 +40,10 @@ function padded(t: { after(fn: () => void): void }, edit: (text: string) => stri
   return dir;
 }
 
-const staticPart = (r: Awaited<ReturnType<typeof audit>>, id: string) => r.results.find((x) => x.ruleId === id)?.parts.find((p) => p.genre === 'static');
-const stateOf = (r: Awaited<ReturnType<typeof audit>>, id: string): string => {
-  const p = staticPart(r, id);
-  return `${p?.state}:${p?.reason?.code ?? ''}`;
-};
-const redLine = (text: string) => text.split('\n').findIndex((l) => l.includes('Parley bot logged in with token')) + 1;
 
 test('webpack module map over the limit: the own modules are read, the console.log with the token is red on its line', async (t) => {
   const dir = padded(t);
-  const text = readFileSync(join(dir, 'dist', 'index.js'), 'utf8');
-  assert.ok(Buffer.byteLength(text) > DEFAULT_PARSE_BUDGET, 'the bundle is over the per-file limit');
-  const r = await audit({ target: { path: dir } });
-  for (const id of ['X-7', 'C-6']) {
-    const p = staticPart(r, id);
-    assert.equal(p?.state, 'non-conforming', `${id}: ${stateOf(r, id)}`);
-    const lines = p!.findings.filter((f) => f.location?.file === 'dist/index.js').map((f) => f.location?.line);
-    assert.ok(lines.includes(redLine(text)), `${id} names the line of the bundle (${lines.join(',')})`);
-  }
+  const r = await assertOwnLineRed(dir, 'dist/index.js');
   // The library modules are named as left out; the file itself counts as read.
   const skipped = r.inputs?.skipped ?? [];
   const note = skipped.find((s) => s.file === 'dist/index.js');

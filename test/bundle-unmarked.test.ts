@@ -7,6 +7,7 @@ import { audit } from '../src/run/audit.js';
 import { browserifyResolved, inRegions, ownModules, packageRegionsExcept, sourceMapOf, unsplitBundler } from '../src/facts/bundle-regions.js';
 import { packageRoot } from '../src/engine/paths.js';
 import { DEFAULT_PARSE_BUDGET } from '../src/facts/budget.js';
+import { assertOwnLineRed, redLine, staticPart, stateOf } from './support/bundle-audit.js';
 import { SourceSet } from '../src/facts/ts-source.js';
 
 /**
@@ -54,24 +55,10 @@ function padded(t: { after(fn: () => void): void }, options: { edit?: (text: str
   return dir;
 }
 
-const staticPart = (r: Awaited<ReturnType<typeof audit>>, id: string) => r.results.find((x) => x.ruleId === id)?.parts.find((p) => p.genre === 'static');
-const stateOf = (r: Awaited<ReturnType<typeof audit>>, id: string): string => {
-  const p = staticPart(r, id);
-  return `${p?.state}:${p?.reason?.code ?? ''}`;
-};
-const redLine = (text: string) => text.split('\n').findIndex((l) => l.includes('Parley bot logged in with token')) + 1;
 
 test('rollup bundle over the limit with its source map: the own lines are read, the log of the token is red on its line', async (t) => {
   const dir = padded(t);
-  const text = readFileSync(join(dir, 'build', 'index.cjs'), 'utf8');
-  assert.ok(Buffer.byteLength(text) > DEFAULT_PARSE_BUDGET, 'the bundle is over the per-file limit');
-  const r = await audit({ target: { path: dir } });
-  for (const id of ['X-7', 'C-6']) {
-    const p = staticPart(r, id);
-    assert.equal(p?.state, 'non-conforming', `${id}: ${stateOf(r, id)}`);
-    const lines = p!.findings.filter((f) => f.location?.file === 'build/index.cjs').map((f) => f.location?.line);
-    assert.ok(lines.includes(redLine(text)), `${id} names the line of the bundle (${lines.join(',')})`);
-  }
+  const r = await assertOwnLineRed(dir, 'build/index.cjs');
   const note = (r.inputs?.skipped ?? []).find((s) => s.file === 'build/index.cjs');
   assert.equal(note?.cause, 'bundled-libraries');
   assert.ok((note?.size ?? 0) > DEFAULT_PARSE_BUDGET, 'the padded library is what was left out');
