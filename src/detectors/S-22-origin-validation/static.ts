@@ -75,6 +75,9 @@ const GUARD_CALLS = new Set([
 
 const RAW_CALLS: ReadonlySet<string> = new Set([...GUARD_CALLS, 'createMcpExpressApp']);
 
+/** A call of one of the SDK's guards, in a node's text. */
+const GUARD_CALL_TEXT = new RegExp(`\\b(?:${[...GUARD_CALLS].join('|')})\\s*\\(`);
+
 /**
  * The SDK's guards imported under another name, per file: a minified bundle's `import { hostHeaderValidationResponse
  * as M, localhostAllowedHostnames as J } from "@modelcontextprotocol/server"` then `M(req, J())`. Local name → the
@@ -649,7 +652,7 @@ function optedIn(call: Node): boolean {
   // createMcpExpressApp({ host, allowedHosts }) : createMcpExpressApp({ host })` with a host read at run time: no guard).
   const guardIn = (n: Node | undefined): boolean => {
     if (!n) return false;
-    if (/\b(?:localhostOriginValidation|originValidation|hostHeaderValidation|localhostHostValidation|originValidationResponse|hostHeaderValidationResponse|validateOriginHeader|validateHostHeader)\s*\(/.test(n.getText())) return true;
+    if (GUARD_CALL_TEXT.test(n.getText())) return true;
     const calls = [n, ...n.getDescendantsOfKind(ts.SyntaxKind.CallExpression)].filter((c): c is CallExpression => Node.isCallExpression(c) && calleeName(c) === 'createMcpExpressApp');
     return calls.some((c) => expressAppGuards(args(c)[0]));
   };
