@@ -641,52 +641,72 @@ function httpLocals(text: string): string[] {
 }
 
 /**
- * The body of the function `name` as one module's text defines it (`function search(…) {…}`, `const getX = async (url)
- * => {…}`, `exports.getX = async function (…) {…}`): the text between its braces, read by counting them; undefined when
- * the module does not define it with a block body.
+ * The end of the statement that starts at `from`: its `;` (or a blank line) outside brackets, or the close of the block
+ * around it; with `block` (`from` at a `{`), the close of that block.
  */
-function bodyOf(text: string, name: string): string | undefined {
-  const n = esc(name);
-  const def = new RegExp(
-    String.raw`(?:^|[^\w$.])(?:async\s+)?function\s*\*?\s*${n}\s*\(|(?:^|[^\w$.])(?:const|let|var)\s+${n}\s*=\s*(?:async\s*)?(?:function\b[^(]*\(|\([^)]*\)\s*=>\s*\{|[\w$]+\s*=>\s*\{)|\bexports\.${n}\s*=\s*(?:async\s*)?(?:function\b[^(]*\(|\([^)]*\)\s*=>\s*\{)`,
-    'g',
-  );
-  const hits = [...text.matchAll(def)];
-  if (hits.length !== 1) return undefined;
-  const open = text.indexOf('{', hits[0]!.index! + hits[0]![0].length - 1);
-  if (open < 0) return undefined;
+function statementEnd(text: string, from: number, block = false): number {
   let depth = 0;
-  for (let i = open; i < text.length && i - open < 50_000; i++) {
-    if (text[i] === '{') depth++;
-    else if (text[i] === '}' && --depth === 0) return text.slice(open + 1, i);
+  for (let i = from; i < text.length && i - from < 50_000; i++) {
+    const c = text[i]!;
+    if (c === '{' || c === '(' || c === '[') depth++;
+    else if (c === '}' || c === ')' || c === ']') {
+      if (--depth < 0 || (block && depth === 0)) return i;
+    } else if (depth === 0 && (c === ';' || (c === '\n' && text[i + 1] === '\n'))) return i;
   }
-  return undefined;
+  return Math.min(text.length, from + 50_000);
+}
+
+/**
+ * The text of the definition of `name` in one module: a function declaration (`function search(…) {…}`), or a
+ * const, let or var, or an `exports.name =`, whose value is written there (`const getX = async (url) => {…}`, Babel's
+ * `let getX = exports.getX = (() => {…})();`), up to the end of its statement; a definition inside another one is
+ * part of it. Undefined when the module defines it nowhere, or in more than one place.
+ */
+function definitionOf(text: string, name: string): string | undefined {
+  const n = esc(name);
+  const spans: [number, number][] = [];
+  for (const m of text.matchAll(new RegExp(String.raw`(?:^|[^\w$.])(?:async\s+)?function\s*\*?\s*${n}\s*\(`, 'g'))) {
+    const open = text.indexOf('{', m.index! + m[0].length);
+    if (open >= 0) spans.push([m.index!, statementEnd(text, open, true)]);
+  }
+  for (const m of text.matchAll(new RegExp(String.raw`(?:(?:^|[^\w$.])(?:const|let|var)\s+${n}|\bexports\.${n})\s*=\s*`, 'g'))) {
+    const start = m.index! + m[0].length;
+    // `exports.search = search;`, `exports.a = exports.b = void 0;`: a name or nothing, not the definition.
+    if (/^(?:[\w$.]+\s*=\s*)*(?:void 0|undefined|[\w$.]+)\s*(?:[;,)]|$)/m.test(text.slice(start, start + 300).split('\n')[0]!)) continue;
+    spans.push([m.index!, statementEnd(text, start)]);
+  }
+  const outer = spans.filter(([s0, e0]) => !spans.some(([s1, e1]) => (s1 < s0 && e1 >= e0) || (s1 <= s0 && e1 > e0)));
+  return outer.length === 1 ? text.slice(outer[0]![0], outer[0]![1]) : undefined;
 }
 
 /** A word of a time limit or an abort in a text (timeout, timeoutMs, AbortSignal.timeout, signal, AbortController). */
 const LIMIT_WORD = /timeout|\bsignal\b|AbortController|AbortSignal/i;
 
 /**
- * Whether the function `name` a package exports sends, in its own body, an HTTP request that nothing limits: a global
- * `fetch(` or a call of a library of UNBOUNDED_HTTP the module imports, in a module that names no time limit and no
+ * Whether the function `name` a package exports sends, in its definition or in a helper of the same module it calls, an
+ * HTTP request that nothing limits: a global `fetch(` or a call of a library of UNBOUNDED_HTTP the module imports, in a module that names no time limit and no
  * abort signal anywhere, in a package whose files read set no default limit (hasDefaultLimit, `defaults.timeout`).
  * 'unbounded' only then; 'bounded' when the module or package names a limit; undefined when the function is not found
- * once in the files read, or its body makes no request of that kind (it may make one further down: not read).
+ * once in the files read, or neither it nor those helpers make a request of that kind (one further down is not read).
  */
 function requestFunction(from: string, pkgName: string, name: string): 'unbounded' | 'bounded' | undefined {
   const folder = installedFolder(from, pkgName);
   const read = folder ? packageFiles(folder) : undefined;
   if (!read) return undefined;
-  const defining = read.files.filter(([, t]) => bodyOf(t, name) !== undefined);
+  const defining = read.files.filter(([, t]) => definitionOf(t, name) !== undefined);
   if (defining.length !== 1) return undefined;
   const text = defining[0]![1];
-  const body = bodyOf(text, name)!;
   const locals = httpLocals(text);
-  const calls = /(?:^|[^\w$.])fetch\s*\(/.test(body) || locals.some((l) => new RegExp(String.raw`(?:^|[^\w$.])${esc(l)}(?:\s*\.\s*[\w$]+)?\s*\)?\s*\(`).test(body));
-  if (!calls) return undefined;
+  const sends = (def: string): boolean => /(?:^|[^\w$.])fetch\s*\(/.test(def) || locals.some((l) => new RegExp(String.raw`(?:^|[^\w$.])${esc(l)}(?:\s*\.\s*[\w$]+)?\s*\)?\s*\(`).test(def));
+  const def = definitionOf(text, name)!;
+  // Or through a helper of the same module it calls (`const data = yield fetchData(url)`), one level down.
+  const helpers = [...new Set([...def.matchAll(/(?:^|[^\w$.])([A-Za-z_$][\w$]*)\s*\(/g)].map((m) => m[1]!))].filter((h) => h !== name && !JS_WORDS.has(h)).slice(0, 30);
+  if (!sends(def) && !helpers.some((h) => ((d) => d !== undefined && sends(d))(definitionOf(text, h)))) return undefined;
   if (LIMIT_WORD.test(text) || read.files.some(([, t]) => hasDefaultLimit(t) || /\bdefaults\.timeout\b/.test(t))) return 'bounded';
   return 'unbounded';
 }
+/** Keywords and built-ins a call pattern also matches. */
+const JS_WORDS = new Set(['if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'typeof', 'await', 'yield', 'new', 'require', 'Promise', 'Error', 'String', 'Number', 'Object', 'Array', 'JSON', 'Symbol', 'Boolean']);
 
 /** A name of an argument that may carry request options (`opts`, `requestConfig`, `init`): given the benefit of the doubt. */
 const OPTIONS_NAME = /opt|config|settings|init|params/i;
