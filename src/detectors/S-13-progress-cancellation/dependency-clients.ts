@@ -1,13 +1,13 @@
 import { posix } from 'node:path';
 import { isBuiltin } from 'node:module';
-import { Node, SyntaxKind, ts, type CallExpression, type Identifier, type NewExpression, type SourceFile } from '../../facts/morph.js';
+import { Node, SyntaxKind, ts, type CallExpression, type Identifier, type NewExpression, type PropertyAccessExpression, type SourceFile } from '../../facts/morph.js';
 import { FRAMEWORK } from '../../facts/bundle-regions.js';
 import { BROWSER_MODULES } from '../../facts/flow.js';
 import { entryOfPackage, importsOfText, installedFolder, packageOf } from '../../facts/published.js';
 import { locateInside, readInside } from '../../facts/safe-read.js';
 import { objectLiteralOf, returnedExpressions } from '../../facts/server-model.js';
 import { importsOf, ofKinds, unwrap } from '../../facts/ts-source.js';
-import { classValueOf, declarationOf, enclosingClass, functionOf, type ClassNode } from '../../facts/scope.js';
+import { classValueOf, declarationOf, enclosingClass, findNodes, functionOf, isFunctionLike, type ClassNode } from '../../facts/scope.js';
 import type { Code, Fn } from '../support/source/code-paths.js';
 
 /**
@@ -36,6 +36,8 @@ export interface DependencyClient {
 const NOT_CLIENTS = new Set(['zod', 'ajv', 'joi', 'yup', 'superstruct', 'valibot']);
 /** Browsers and database drivers: what their factories return opens other kinds of connections (navigation, a database session). */
 const NOT_HTTP_CLIENTS = new Set([...BROWSER_MODULES, 'mysql', 'mysql2', 'mongodb', 'mongoose', 'ws', 'redis', 'ioredis', 'better-sqlite3', 'sqlite3']);
+/** Logging libraries: their packages hold an HTTP transport, which is the only part of them that sends requests. */
+const LOGGERS = new Set(['winston', 'pino', 'bunyan', 'log4js']);
 /**
  * HTTP server frameworks: an instance of theirs (`new Hono()`, `express()`, `fastify()`) is the app that answers the
  * server's own requests (its HTTP transport), not a client that sends any, even though the package's code calls fetch.
@@ -126,9 +128,17 @@ function judgePackage(from: string, name: string, declared: boolean, depth = 0):
   return v;
 }
 
-function readPackage(from: string, name: string, declared: boolean, depth: number): PackageVerdict {
-  const folder = installedFolder(from, name);
-  if (!folder) return declared ? { kind: 'not-read' } : { kind: 'not-http' };
+/**
+ * The package.json of an installed package and the files its entry reaches by relative imports (bounded by LIMITS; a
+ * module named like the package's HTTP layer first), with whether a file could not be read or was left past the limits.
+ */
+interface PackageFiles {
+  pkg: Record<string, unknown>;
+  files: [rel: string, text: string][];
+  unread: boolean;
+  left: boolean;
+}
+function packageFiles(folder: string): PackageFiles | undefined {
   const pj = readInside(folder, 'package.json', 1024 * 1024);
   let pkg: Record<string, unknown> | undefined;
   try {
@@ -137,20 +147,15 @@ function readPackage(from: string, name: string, declared: boolean, depth: numbe
   } catch {
     pkg = undefined;
   }
-  if (!pkg) return { kind: 'not-read' };
-  const deps = Object.keys((pkg.dependencies as Record<string, unknown> | undefined) ?? {});
+  if (!pkg) return undefined;
   const exists = (rel: string): boolean => /\.(?:c|m)?js$/.test(rel) && locateInside(folder, rel).ok;
   const entry = entryOfPackage(pkg, '', exists);
-  if (!entry) return { kind: 'not-read' };
+  if (!entry) return undefined;
   const queue = [entry];
   const seen = new Set<string>();
+  const files: [string, string][] = [];
   let bytes = 0;
-  let http = deps.some((d) => HTTP_DEPENDENCIES.has(d));
-  let word = false;
-  let fallback = false;
   let unread = false;
-  let called = false;
-  let api = false;
   while (queue.length && seen.size < LIMITS.files && bytes < LIMITS.bytes) {
     const rel = queue.shift()!;
     if (seen.has(rel)) continue;
@@ -161,10 +166,7 @@ function readPackage(from: string, name: string, declared: boolean, depth: numbe
       continue;
     }
     bytes += t.size;
-    if (HTTP_CALL.test(t.text)) called = true;
-    if (API_REQUEST.test(t.text)) api = true;
-    if (TIMEOUT_WORD.test(t.text)) word = true;
-    if (!fallback && hasDefaultLimit(t.text)) fallback = true;
+    files.push([rel, t.text]);
     for (const spec of importsOfText(t.text)) {
       if (!spec.startsWith('.')) continue;
       const base = posix.normalize(posix.join(posix.dirname(rel), spec));
@@ -176,6 +178,21 @@ function readPackage(from: string, name: string, declared: boolean, depth: numbe
       else queue.push(f);
     }
   }
+  return { pkg, files, unread, left: queue.length > 0 };
+}
+
+function readPackage(from: string, name: string, declared: boolean, depth: number): PackageVerdict {
+  const folder = installedFolder(from, name);
+  if (!folder) return declared ? { kind: 'not-read' } : { kind: 'not-http' };
+  const read = packageFiles(folder);
+  if (!read) return { kind: 'not-read' };
+  const deps = Object.keys((read.pkg.dependencies as Record<string, unknown> | undefined) ?? {});
+  let http = deps.some((d) => HTTP_DEPENDENCIES.has(d));
+  const texts = read.files.map(([, t]) => t);
+  const word = texts.some((t) => TIMEOUT_WORD.test(t));
+  const fallback = texts.some(hasDefaultLimit);
+  const called = texts.some((t) => HTTP_CALL.test(t));
+  const api = texts.some((t) => API_REQUEST.test(t));
   // Its own fetch/http calls count when its code also builds API requests (headers, credentials, a base URL).
   if (called && api) http = true;
   // The requests may be made by a dependency (@octokit/rest -> @octokit/core -> @octokit/request): followed two levels down.
@@ -188,7 +205,7 @@ function readPackage(from: string, name: string, declared: boolean, depth: numbe
       depBounded ||= sub.bounded;
     }
   }
-  if (!http) return unread || queue.length > 0 ? { kind: 'not-read' } : { kind: 'not-http' };
+  if (!http) return read.unread || read.left ? { kind: 'not-read' } : { kind: 'not-http' };
   return { kind: 'http', bounded: (word && fallback) || depBounded };
 }
 
@@ -582,6 +599,9 @@ export function dependencyClients(code: Code, fns: readonly Fn[], root: string, 
       if (judged.has(n) || steps.has(n)) continue;
       // A factory call counts when it looks like a client's, and not for a browser or a database driver (read as before, by `new`).
       if (!m || (Node.isCallExpression(n) && (!m.clientLike || NOT_HTTP_CLIENTS.has(m.package)))) continue;
+      // A logger and its transports (`winston.createLogger(…)`, `new winston.transports.Console(…)`) write logs: only an
+      // HTTP transport (`new winston.transports.Http(…)`) sends requests, and it is read as a client.
+      if (LOGGERS.has(m.package) && !/http/i.test((n as NewExpression | CallExpression).getExpression().getText())) continue;
       const holder = holderOf(n);
       // A function that builds the instance, whose value a field or variable keeps (`this.paddle = this.createClient()`):
       // that field's calls are uses too.
@@ -597,6 +617,149 @@ export function dependencyClients(code: Code, fns: readonly Fn[], root: string, 
         const local = [...bare].filter(([, name]) => name === pkg).map(([l]) => l);
         if (!configuredElsewhere(code, [...local, ...(holder ? [holder.replace(/\(\)$/, '')] : [])])) out.push({ package: pkg, node: n as NewExpression | CallExpression, verdict: 'unbounded' });
       }
+    }
+  }
+  return out;
+}
+
+/**
+ * HTTP libraries with no default limit on a request (axios, got, needle's response and read timeouts, superagent,
+ * node-fetch…): a call of theirs waits as long as the upstream does. ky (10 s) and undici's own request (its
+ * header and body timeouts) are not among them.
+ */
+const UNBOUNDED_HTTP = ['axios', 'got', 'needle', 'superagent', 'node-fetch', 'cross-fetch', 'isomorphic-fetch', 'request', 'phin', 'ofetch'];
+const esc = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The local names a module's text binds to one of UNBOUNDED_HTTP: `const needle_1 = __importDefault(require("needle"))`, `import axios from 'axios'`. */
+function httpLocals(text: string): string[] {
+  const lib = `['"](?:${UNBOUNDED_HTTP.map(esc).join('|')})['"]`;
+  const res = [
+    new RegExp(String.raw`(?:const|let|var)\s+([\w$]+)\s*=\s*(?:__importDefault|__importStar|__toESM|_interopRequireDefault)?\(?\s*require\(\s*${lib}\s*\)`, 'g'),
+    new RegExp(String.raw`\bimport\s+([\w$]+)\s*(?:,\s*\{[^}]*\}\s*)?from\s*${lib}`, 'g'),
+    new RegExp(String.raw`\bimport\s*\*\s*as\s+([\w$]+)\s+from\s*${lib}`, 'g'),
+  ];
+  return res.flatMap((re) => [...text.matchAll(re)].map((m) => m[1]!));
+}
+
+/**
+ * The end of the statement that starts at `from`: its `;` (or a blank line) outside brackets, or the close of the block
+ * around it; with `block` (`from` at a `{`), the close of that block.
+ */
+function statementEnd(text: string, from: number, block = false): number {
+  let depth = 0;
+  for (let i = from; i < text.length && i - from < 50_000; i++) {
+    const c = text[i]!;
+    if (c === '{' || c === '(' || c === '[') depth++;
+    else if (c === '}' || c === ')' || c === ']') {
+      if (--depth < 0 || (block && depth === 0)) return i;
+    } else if (depth === 0 && (c === ';' || (c === '\n' && text[i + 1] === '\n'))) return i;
+  }
+  return Math.min(text.length, from + 50_000);
+}
+
+/**
+ * The text of the definition of `name` in one module: a function declaration (`function search(…) {…}`), or a
+ * const, let or var, or an `exports.name =`, whose value is written there (`const getX = async (url) => {…}`, Babel's
+ * `let getX = exports.getX = (() => {…})();`), up to the end of its statement; a definition inside another one is
+ * part of it. Undefined when the module defines it nowhere, or in more than one place.
+ */
+function definitionOf(text: string, name: string): string | undefined {
+  const n = esc(name);
+  const spans: [number, number][] = [];
+  for (const m of text.matchAll(new RegExp(String.raw`(?:^|[^\w$.])(?:async\s+)?function\s*\*?\s*${n}\s*\(`, 'g'))) {
+    const open = text.indexOf('{', m.index! + m[0].length);
+    if (open >= 0) spans.push([m.index!, statementEnd(text, open, true)]);
+  }
+  for (const m of text.matchAll(new RegExp(String.raw`(?:(?:^|[^\w$.])(?:const|let|var)\s+${n}|\bexports\.${n})\s*=\s*`, 'g'))) {
+    const start = m.index! + m[0].length;
+    // `exports.search = search;`, `exports.a = exports.b = void 0;`: a name or nothing, not the definition.
+    if (/^(?:[\w$.]+\s*=\s*)*(?:void 0|undefined|[\w$.]+)\s*(?:[;,)]|$)/m.test(text.slice(start, start + 300).split('\n')[0]!)) continue;
+    spans.push([m.index!, statementEnd(text, start)]);
+  }
+  const outer = spans.filter(([s0, e0]) => !spans.some(([s1, e1]) => (s1 < s0 && e1 >= e0) || (s1 <= s0 && e1 > e0)));
+  return outer.length === 1 ? text.slice(outer[0]![0], outer[0]![1]) : undefined;
+}
+
+/** A word of a time limit or an abort in a text (timeout, timeoutMs, AbortSignal.timeout, signal, AbortController). */
+const LIMIT_WORD = /timeout|\bsignal\b|AbortController|AbortSignal/i;
+
+/**
+ * Whether the function `name` a package exports sends, in its definition or in a helper of the same module it calls, an
+ * HTTP request that nothing limits: a global `fetch(` or a call of a library of UNBOUNDED_HTTP the module imports, in a module that names no time limit and no
+ * abort signal anywhere, in a package whose files read set no default limit (hasDefaultLimit, `defaults.timeout`).
+ * 'unbounded' only then; 'bounded' when the module or package names a limit; undefined when the function is not found
+ * once in the files read, or neither it nor those helpers make a request of that kind (one further down is not read).
+ */
+function requestFunction(from: string, pkgName: string, name: string): 'unbounded' | 'bounded' | undefined {
+  const folder = installedFolder(from, pkgName);
+  const read = folder ? packageFiles(folder) : undefined;
+  if (!read) return undefined;
+  const defining = read.files.filter(([, t]) => definitionOf(t, name) !== undefined);
+  if (defining.length !== 1) return undefined;
+  const text = defining[0]![1];
+  const locals = httpLocals(text);
+  const sends = (def: string): boolean => /(?:^|[^\w$.])fetch\s*\(/.test(def) || locals.some((l) => new RegExp(String.raw`(?:^|[^\w$.])${esc(l)}(?:\s*\.\s*[\w$]+)?\s*\)?\s*\(`).test(def));
+  const def = definitionOf(text, name)!;
+  // Or through a helper of the same module it calls (`const data = yield fetchData(url)`), one level down.
+  const helpers = [...new Set([...def.matchAll(/(?:^|[^\w$.])([A-Za-z_$][\w$]*)\s*\(/g)].map((m) => m[1]!))].filter((h) => h !== name && !JS_WORDS.has(h)).slice(0, 30);
+  if (!sends(def) && !helpers.some((h) => ((d) => d !== undefined && sends(d))(definitionOf(text, h)))) return undefined;
+  if (LIMIT_WORD.test(text) || read.files.some(([, t]) => hasDefaultLimit(t) || /\bdefaults\.timeout\b/.test(t))) return 'bounded';
+  return 'unbounded';
+}
+/** Keywords and built-ins a call pattern also matches. */
+const JS_WORDS = new Set(['if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'typeof', 'await', 'yield', 'new', 'require', 'Promise', 'Error', 'String', 'Number', 'Object', 'Array', 'JSON', 'Symbol', 'Boolean']);
+
+/** A name of an argument that may carry request options (`opts`, `requestConfig`, `init`): given the benefit of the doubt. */
+const OPTIONS_NAME = /opt|config|settings|init|params/i;
+
+/**
+ * Functions a dependency exports, called on a request path (`DDG.search(query, { region })` with `import * as DDG from
+ * "duck-duck-scrape"`, `getSubtitles({ videoID })` imported by name), that send an HTTP request with no limit
+ * (requestFunction), called with no argument that carries a timeout (an object literal naming one, or an options value
+ * that cannot be read). Packages read elsewhere in the rule (READ_ELSEWHERE), MCP SDKs, schema libraries, browsers and
+ * database drivers are left out, and so are test files and developer scripts.
+ */
+export function dependencyRequestCalls(code: Code, fns: readonly Fn[], root: string): { package: string; function: string; node: CallExpression }[] {
+  const out: { package: string; function: string; node: CallExpression }[] = [];
+  const devScript = devScripts(code.files);
+  const memo = new Map<string, 'unbounded' | 'bounded' | undefined>();
+  const seen = new Set<Node>();
+  for (const fn of fns) {
+    const sf = fn.getSourceFile();
+    const path = code.rel(sf);
+    if (TEST_FILE.test(path) || devScript(path)) continue;
+    const imports = importsOf(sf);
+    if (imports.size === 0) continue;
+    for (const n of findNodes(fn, (cn) => ts.isCallExpression(cn))) {
+      if (!Node.isCallExpression(n) || seen.has(n)) continue;
+      seen.add(n);
+      const callee = unwrap(n.getExpression());
+      let local: string | undefined;
+      let name: string | undefined;
+      if (Node.isIdentifier(callee)) {
+        const b = imports.get(callee.getText());
+        if (b && b.imported !== '*' && b.imported !== 'default') [local, name] = [callee.getText(), b.imported];
+      } else if (Node.isPropertyAccessExpression(callee) && Node.isIdentifier(callee.getExpression())) {
+        const b = imports.get(callee.getExpression().getText());
+        if (b && (b.imported === '*' || b.imported === 'default')) [local, name] = [callee.getExpression().getText(), callee.getName()];
+      }
+      if (!local || !name) continue;
+      const p = packageOf(imports.get(local)!.module);
+      if (!p || isBuiltin(p.name) || FRAMEWORK.test(p.name) || NOT_CLIENTS.has(p.name) || READ_ELSEWHERE.has(p.name) || NOT_HTTP_CLIENTS.has(p.name) || SERVER_FRAMEWORKS.has(p.name)) continue;
+      // The binding must be the import itself, not a local of the same name.
+      const id = Node.isIdentifier(callee) ? callee : (callee as PropertyAccessExpression).getExpression();
+      const d = Node.isIdentifier(id) ? declarationOf(id) : undefined;
+      if (!d || d.getSourceFile() !== sf || d.getFirstAncestor((a) => isFunctionLike(a))) continue;
+      const key = `${p.name}\0${name}`;
+      if (!memo.has(key)) memo.set(key, requestFunction(root, p.name, name));
+      if (memo.get(key) !== 'unbounded') continue;
+      const carries = n.getArguments().some((a) => {
+        const o = objectLiteralOf(a, code.sources);
+        // A spread of options that cannot be read may hold a limit; one of a literal written there (`...(time && { time })`) is read.
+        if (o) return /timeout|\bsignal\b/i.test(o.getText()) || o.getProperties().some((q) => Node.isSpreadAssignment(q) && !q.getExpression().getDescendantsOfKind(SyntaxKind.ObjectLiteralExpression).length && !Node.isObjectLiteralExpression(unwrap(q.getExpression())));
+        const u = unwrap(a);
+        return Node.isIdentifier(u) && OPTIONS_NAME.test(u.getText());
+      });
+      if (!carries) out.push({ package: p.name, function: name, node: n });
     }
   }
   return out;

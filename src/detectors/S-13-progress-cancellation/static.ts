@@ -8,7 +8,7 @@ import { objectLiteralOf, propertyValue, registrationArgs, returnedExpressions, 
 import { moduleSpecs, ofKinds, positionOf, rawUnwrap, unwrap } from '../../facts/ts-source.js';
 import { codeOf, methodsNamed, reachable, type Code, type Fn } from '../support/source/code-paths.js';
 import { judgePythonTimeouts } from './python.js';
-import { dependencyClients, devScripts, TEST_FILE } from './dependency-clients.js';
+import { dependencyClients, dependencyRequestCalls, devScripts, TEST_FILE } from './dependency-clients.js';
 import { chainToHandler } from './callers.js';
 import { inRegions, libraryRegions, ownModules, packageRegionsExcept } from '../../facts/bundle-regions.js';
 
@@ -41,6 +41,11 @@ import { inRegions, libraryRegions, ownModules, packageRegionsExcept } from '../
  *    An API client class of a dependency, used on a request path, whose installed package makes HTTP requests
  *    with no default ceiling and is built without a timeout option (dependency-clients.ts); a declared
  *    package that is not installed or cannot be read makes the part could-not-judge, naming it.
+ *    A request function a dependency exports (`DDG.search(query)` on `import * as DDG from 'duck-duck-scrape'`), called
+ *    on a request path, whose own body in the installed package sends a request with fetch or a library with no default
+ *    limit (needle, superagent, axios…) in a module that names no timeout nor signal, called with no options carrying
+ *    one (dependency-clients.ts dependencyRequestCalls); a function not found once, or whose body sends nothing
+ *    itself, is not judged.
  *    With no red on the paths read, present only when no request of the source was left out of them: a request (or
  *    an API client of a dependency) without a time limit that the reading of the paths did not reach makes the part
  *    could-not-judge outbound-not-traced, naming it (untraced).
@@ -1216,6 +1221,7 @@ export default defineDetector({
     'outbound-without-timeout': ['client'],
     'outbound-caller-signal-only': ['client'],
     'client-without-timeout': ['package'],
+    'request-function-without-timeout': ['package', 'function'],
     'signal-ignored': ['tool'],
   },
   judge({ inputs: { repo } }) {
@@ -1307,10 +1313,17 @@ export default defineDetector({
     const pkg = repo.object('package.json');
     const declared = new Set(pkg.ok ? ['dependencies', 'peerDependencies', 'optionalDependencies'].flatMap((k) => Object.keys((pkg.value[k] as Record<string, unknown> | undefined) ?? {})) : []);
     let notRead: string | undefined;
-    const onPaths = dependencyClients(code, reachable(code, entries), repo.root, declared);
+    const paths = reachable(code, entries);
+    const onPaths = dependencyClients(code, paths, repo.root, declared);
     for (const c of onPaths) {
       if (c.verdict === 'not-read') notRead ??= c.package;
       else findings.push({ messageId: 'client-without-timeout', data: { package: c.package }, location: { file: code.rel(c.node.getSourceFile()), line: positionOf(c.node).line }, evidence: c.node.getText().replace(/\s+/g, ' ').slice(0, 120) });
+    }
+    // Request functions a dependency exports, called on a request path (dependencyRequestCalls).
+    const clientNodes = new Set<Node>(onPaths.map((c) => c.node));
+    for (const c of dependencyRequestCalls(code, paths, repo.root)) {
+      if (clientNodes.has(c.node)) continue;
+      findings.push({ messageId: 'request-function-without-timeout', data: { package: c.package, function: c.function }, location: { file: code.rel(c.node.getSourceFile()), line: positionOf(c.node).line }, evidence: c.node.getText().replace(/\s+/g, ' ').slice(0, 120) });
     }
     for (const n of unboundedPgClients(code)) {
       findings.push({ messageId: 'outbound-without-timeout', data: { client: 'pg' }, location: { file: code.rel(n.getSourceFile()), line: positionOf(n).line }, evidence: n.getText().replace(/\s+/g, ' ').slice(0, 120) });
