@@ -4,7 +4,7 @@ import { isRawFunctionLike, rawDeclarationOf, rawOriginOf } from '../../facts/sc
 import { rawOfKinds, rawPositionOf, rawUnwrap } from '../../facts/ts-source.js';
 import type { Code } from '../support/source/code-paths.js';
 import { named, rawNameText } from '../support/source/source-support.js';
-import { CONSOLE_METHODS, LOGGER_METHODS, LOGGER_NAME, normName } from './names.js';
+import { CONSOLE_METHODS, LOGGER_FACTORY, LOGGER_METHODS, LOGGER_NAME, normName } from './names.js';
 
 /**
  * C-6 (static) — an HTTP client's error logged whole. An axios error carries the request's configuration as
@@ -16,7 +16,8 @@ import { CONSOLE_METHODS, LOGGER_METHODS, LOGGER_NAME, normName } from './names.
  *     package (`await this.request(…)` whose body calls the instance), or a rejection handler of axios
  *     (an interceptor's `use(ok, (err) => …)` on axios or an instance, `axios.get(…).catch((err) => …)`,
  *     `.then(ok, (err) => …)`; see rejectionHandlers);
- *   - the catch block (or handler) logs `err` whole with `console.*`, or `JSON.stringify(err)` / `inspect(err)` /
+ *   - the catch block (or handler) logs `err` whole with `console.*` or a winston/pino/bunyan logger built in the
+ *     file (libraryLogger), or `JSON.stringify(err)` / `inspect(err)` /
  *     its configuration (`err.config`, `err.config.headers`, `err.response.config`, also as an object field
  *     `{ config: err.config }`) with any logger.
  * `err.message`, `err.response?.data`, `${err}` and `String(err)` do not carry the configuration.
@@ -140,6 +141,18 @@ function configOf(a: ts.Node, name: string): boolean {
   return ts.isIdentifier(o) && o.text === name;
 }
 
+/**
+ * A logger library's instance declared in the file: `const logger = winston.createLogger(…)`, `pino(…)`. Winston
+ * copies an error's own properties into the entry and pino's error serialiser keeps them, so the config goes out whole.
+ */
+function libraryLogger(recv: ts.Node): boolean {
+  const d = ts.isIdentifier(recv) ? rawDeclarationOf(recv) : undefined;
+  const decl = d?.parent;
+  if (!decl || !ts.isVariableDeclaration(decl) || decl.name !== d || !decl.initializer) return false;
+  const v = rawUnwrap(decl.initializer);
+  return ts.isCallExpression(v) && LOGGER_FACTORY.test(rawUnwrap(v.expression).getText(v.getSourceFile()).replace(/\s+/g, ''));
+}
+
 /** The logging call's text when it logs the catch binding as above (console for a whole error, any logger when serialised). */
 function logsError(call: ts.CallExpression, name: string): string | undefined {
   const c = rawUnwrap(call.expression);
@@ -152,7 +165,7 @@ function logsError(call: ts.CallExpression, name: string): string | undefined {
   if (!isConsole && !isLogger) return undefined;
   for (const arg of call.arguments) {
     const how = carries(arg, name);
-    if (how === 'serialised' || (how === 'whole' && isConsole)) return isConsole ? `console.${m}` : `${rname}.${m}`;
+    if (how === 'serialised' || (how === 'whole' && (isConsole || libraryLogger(recv)))) return isConsole ? `console.${m}` : `${rname}.${m}`;
   }
   return undefined;
 }

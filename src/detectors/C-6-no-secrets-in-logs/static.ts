@@ -9,7 +9,7 @@ import { named, rawNameText } from '../support/source/source-support.js';
 import { judgePythonLogs } from './python.js';
 import { axiosResponseHeld, httpClientErrorsLogged } from './http-errors.js';
 import { execErrorsToClient } from './exec-errors.js';
-import { CONSOLE_METHODS, isPersonalName, isSecretName, LOGGER_METHODS, LOGGER_NAME, MASKING } from './names.js';
+import { CONSOLE_METHODS, isPersonalName, isSecretName, LOGGER_FACTORY, LOGGER_METHODS, LOGGER_NAME, MASKING } from './names.js';
 
 /**
  * C-6 — no secrets in logs, no raw traces to clients (static part). Two looks at the source:
@@ -561,7 +561,6 @@ function redactionConfigured(code: Code): boolean {
  * Then whether `logger.info(…)` writes by default is not read (`level: config.logLevel`, defaulting to 'error'
  * two files away): the info line may be an opt-in, and user data logged through it is not judged.
  */
-const LOGGER_FACTORY = /(?:^|\.)(?:createLogger|pino)$/;
 function loggerLevelUnread(code: Code): boolean {
   const literalOr = (e: ts.Expression): boolean => {
     const v = rawUnwrap(e) as ts.Expression;
