@@ -16,8 +16,8 @@ import { CONSOLE_METHODS, LOGGER_FACTORY, LOGGER_METHODS, LOGGER_NAME, normName 
  *     package (`await this.request(…)` whose body calls the instance), or a rejection handler of axios
  *     (an interceptor's `use(ok, (err) => …)` on axios or an instance, `axios.get(…).catch((err) => …)`,
  *     `.then(ok, (err) => …)`; see rejectionHandlers);
- *   - the catch block (or handler) logs `err` whole with `console.*` or a winston/pino/bunyan logger built in the
- *     file (libraryLogger), or `JSON.stringify(err)` / `inspect(err)` /
+ *   - the catch block (or handler) logs `err` whole with `console.*` or a winston/bunyan logger built in the
+ *     file (libraryLogger; a pino one only as its first argument), or `JSON.stringify(err)` / `inspect(err)` /
  *     its configuration (`err.config`, `err.config.headers`, `err.response.config`, also as an object field
  *     `{ config: err.config }`) with any logger.
  * `err.message`, `err.response?.data`, `${err}` and `String(err)` do not carry the configuration.
@@ -145,12 +145,13 @@ function configOf(a: ts.Node, name: string): boolean {
  * A logger library's instance declared in the file: `const logger = winston.createLogger(…)`, `pino(…)`. Winston
  * copies an error's own properties into the entry and pino's error serialiser keeps them, so the config goes out whole.
  */
-function libraryLogger(recv: ts.Node): boolean {
+function libraryLogger(recv: ts.Node): 'pino' | 'other' | undefined {
   const d = ts.isIdentifier(recv) ? rawDeclarationOf(recv) : undefined;
   const decl = d?.parent;
-  if (!decl || !ts.isVariableDeclaration(decl) || decl.name !== d || !decl.initializer) return false;
+  if (!decl || !ts.isVariableDeclaration(decl) || decl.name !== d || !decl.initializer) return undefined;
   const v = rawUnwrap(decl.initializer);
-  return ts.isCallExpression(v) && LOGGER_FACTORY.test(rawUnwrap(v.expression).getText(v.getSourceFile()).replace(/\s+/g, ''));
+  const callee = ts.isCallExpression(v) ? rawUnwrap(v.expression).getText(v.getSourceFile()).replace(/\s+/g, '') : '';
+  return LOGGER_FACTORY.test(callee) ? (/pino$/.test(callee) ? 'pino' : 'other') : undefined;
 }
 
 /** The logging call's text when it logs the catch binding as above (console for a whole error, any logger when serialised). */
@@ -163,9 +164,11 @@ function logsError(call: ts.CallExpression, name: string): string | undefined {
   const rname = ts.isIdentifier(recv) ? recv.text : ts.isPropertyAccessExpression(recv) ? recv.name.text : '';
   const isLogger = !isConsole && LOGGER_NAME.test(rname) && LOGGER_METHODS.has(m);
   if (!isConsole && !isLogger) return undefined;
-  for (const arg of call.arguments) {
+  const library = isLogger ? libraryLogger(recv) : undefined;
+  for (const [i, arg] of call.arguments.entries()) {
     const how = carries(arg, name);
-    if (how === 'serialised' || (how === 'whole' && (isConsole || libraryLogger(recv)))) return isConsole ? `console.${m}` : `${rname}.${m}`;
+    // pino logs its first argument's fields; a later one is only a format value (`logger.error('failed', err)` drops it).
+    if (how === 'serialised' || (how === 'whole' && (isConsole || library === 'other' || (library === 'pino' && i === 0)))) return isConsole ? `console.${m}` : `${rname}.${m}`;
   }
   return undefined;
 }
