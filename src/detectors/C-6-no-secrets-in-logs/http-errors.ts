@@ -4,7 +4,7 @@ import { isRawFunctionLike, rawDeclarationOf, rawOriginOf } from '../../facts/sc
 import { rawOfKinds, rawPositionOf, rawUnwrap } from '../../facts/ts-source.js';
 import type { Code } from '../support/source/code-paths.js';
 import { named, rawNameText } from '../support/source/source-support.js';
-import { CONSOLE_METHODS, LOGGER_METHODS, LOGGER_NAME, normName } from './names.js';
+import { CONSOLE_METHODS, LOGGER_FACTORY, LOGGER_METHODS, LOGGER_NAME, normName } from './names.js';
 
 /**
  * C-6 (static) — an HTTP client's error logged whole. An axios error carries the request's configuration as
@@ -16,8 +16,10 @@ import { CONSOLE_METHODS, LOGGER_METHODS, LOGGER_NAME, normName } from './names.
  *     package (`await this.request(…)` whose body calls the instance), or a rejection handler of axios
  *     (an interceptor's `use(ok, (err) => …)` on axios or an instance, `axios.get(…).catch((err) => …)`,
  *     `.then(ok, (err) => …)`; see rejectionHandlers);
- *   - the catch block (or handler) logs `err` whole with `console.*`, or `JSON.stringify(err)` / `inspect(err)` /
- *     `err.config` with any logger.
+ *   - the catch block (or handler) logs `err` whole with `console.*` or a winston/bunyan logger built in the
+ *     file (libraryLogger; a pino one only as its first argument), or `JSON.stringify(err)` / `inspect(err)` /
+ *     its configuration (`err.config`, `err.config.headers`, `err.response.config`, also as an object field
+ *     `{ config: err.config }`) with any logger.
  * `err.message`, `err.response?.data`, `${err}` and `String(err)` do not carry the configuration.
  */
 
@@ -101,26 +103,55 @@ function carries(arg: ts.Node, name: string): 'whole' | 'serialised' | undefined
   if (ts.isBinaryExpression(a) && a.operatorToken.kind === SyntaxKind.PlusToken) return carries(a.left, name) === 'serialised' || carries(a.right, name) === 'serialised' ? 'serialised' : undefined;
   if (ts.isIdentifier(a) && a.text === name) return 'whole';
   if (ts.isObjectLiteralExpression(a)) {
+    let how: 'whole' | 'serialised' | undefined;
     for (const p of a.properties) {
-      if (ts.isShorthandPropertyAssignment(p) && p.name.text === name) return 'whole';
+      if (ts.isShorthandPropertyAssignment(p) && p.name.text === name) how ??= 'whole';
+      // `{ error: err }` whole; `{ config: err.config }` the configuration itself
       if (ts.isPropertyAssignment(p)) {
-        const v = rawUnwrap(p.initializer);
-        if (ts.isIdentifier(v) && v.text === name) return 'whole';
+        const v = carries(p.initializer, name);
+        if (v === 'serialised') return v;
+        how ??= v;
       }
     }
+    return how;
   }
-  if (ts.isPropertyAccessExpression(a) && a.name.text === 'config') {
-    const o = rawUnwrap(a.expression);
-    if (ts.isIdentifier(o) && o.text === name) return 'serialised';
-  }
+  if (configOf(a, name)) return 'serialised';
   if (ts.isCallExpression(a)) {
     const c = rawUnwrap(a.expression);
     const recv = ts.isPropertyAccessExpression(c) ? rawUnwrap(c.expression) : undefined;
     const callee = ts.isPropertyAccessExpression(c) ? `${recv && ts.isIdentifier(recv) ? recv.text : ''}.${c.name.text}` : ts.isIdentifier(c) ? c.text : '';
-    const first = a.arguments[0] && rawUnwrap(a.arguments[0]);
-    if ((callee === 'JSON.stringify' || callee === 'util.inspect' || callee === 'inspect') && first && ts.isIdentifier(first) && first.text === name) return 'serialised';
+    const first = a.arguments[0];
+    // JSON.stringify(err) (its toJSON keeps the config), JSON.stringify({ err }), inspect(err.response.config)
+    if ((callee === 'JSON.stringify' || callee === 'util.inspect' || callee === 'inspect') && first && carries(first, name)) return 'serialised';
   }
   return undefined;
+}
+
+/**
+ * The request configuration an error carries, read off it: `err.config`, `err.config.headers`,
+ * `err.response?.config` (the same object, kept on the response). `err.config.url` is one field of it, not the headers.
+ */
+function configOf(a: ts.Node, name: string): boolean {
+  if (!ts.isPropertyAccessExpression(a)) return false;
+  let cur: ts.Node = a;
+  if (a.name.text === 'headers') cur = rawUnwrap(a.expression);
+  if (!ts.isPropertyAccessExpression(cur) || cur.name.text !== 'config') return false;
+  let o = rawUnwrap(cur.expression);
+  if (ts.isPropertyAccessExpression(o) && o.name.text === 'response') o = rawUnwrap(o.expression);
+  return ts.isIdentifier(o) && o.text === name;
+}
+
+/**
+ * A logger library's instance declared in the file: `const logger = winston.createLogger(…)`, `pino(…)`. Winston
+ * copies an error's own properties into the entry and pino's error serialiser keeps them, so the config goes out whole.
+ */
+function libraryLogger(recv: ts.Node): 'pino' | 'other' | undefined {
+  const d = ts.isIdentifier(recv) ? rawDeclarationOf(recv) : undefined;
+  const decl = d?.parent;
+  if (!decl || !ts.isVariableDeclaration(decl) || decl.name !== d || !decl.initializer) return undefined;
+  const v = rawUnwrap(decl.initializer);
+  const callee = ts.isCallExpression(v) ? rawUnwrap(v.expression).getText(v.getSourceFile()).replace(/\s+/g, '') : '';
+  return LOGGER_FACTORY.test(callee) ? (/pino$/.test(callee) ? 'pino' : 'other') : undefined;
 }
 
 /** The logging call's text when it logs the catch binding as above (console for a whole error, any logger when serialised). */
@@ -133,9 +164,11 @@ function logsError(call: ts.CallExpression, name: string): string | undefined {
   const rname = ts.isIdentifier(recv) ? recv.text : ts.isPropertyAccessExpression(recv) ? recv.name.text : '';
   const isLogger = !isConsole && LOGGER_NAME.test(rname) && LOGGER_METHODS.has(m);
   if (!isConsole && !isLogger) return undefined;
-  for (const arg of call.arguments) {
+  const library = isLogger ? libraryLogger(recv) : undefined;
+  for (const [i, arg] of call.arguments.entries()) {
     const how = carries(arg, name);
-    if (how === 'serialised' || (how === 'whole' && isConsole)) return isConsole ? `console.${m}` : `${rname}.${m}`;
+    // pino logs its first argument's fields; a later one is only a format value (`logger.error('failed', err)` drops it).
+    if (how === 'serialised' || (how === 'whole' && (isConsole || library === 'other' || (library === 'pino' && i === 0)))) return isConsole ? `console.${m}` : `${rname}.${m}`;
   }
   return undefined;
 }

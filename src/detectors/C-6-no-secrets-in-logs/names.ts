@@ -41,3 +41,5 @@ export const isPersonalName = (name: string): boolean => {
 export const CONSOLE_METHODS: ReadonlySet<string> = new Set(['log', 'info', 'warn', 'error', 'debug', 'trace']);
 export const LOGGER_METHODS: ReadonlySet<string> = new Set(['info', 'warn', 'error', 'debug', 'trace', 'fatal', 'log']);
 export const LOGGER_NAME = /^(?:log|logger|pino|winston|bunyan|consola|signale)$|Logger$/i;
+/** The call that builds a logger library's instance: `winston.createLogger(…)`, `bunyan.createLogger(…)`, `pino(…)`. */
+export const LOGGER_FACTORY = /(?:^|\.)(?:createLogger|pino)$/;

@@ -9,7 +9,7 @@ import { named, rawNameText } from '../support/source/source-support.js';
 import { judgePythonLogs } from './python.js';
 import { axiosResponseHeld, httpClientErrorsLogged } from './http-errors.js';
 import { execErrorsToClient } from './exec-errors.js';
-import { CONSOLE_METHODS, isPersonalName, isSecretName, LOGGER_METHODS, LOGGER_NAME, MASKING } from './names.js';
+import { CONSOLE_METHODS, isPersonalName, isSecretName, LOGGER_FACTORY, LOGGER_METHODS, LOGGER_NAME, MASKING } from './names.js';
 
 /**
  * C-6 — no secrets in logs, no raw traces to clients (static part). Two looks at the source:
@@ -40,7 +40,10 @@ import { CONSOLE_METHODS, isPersonalName, isSecretName, LOGGER_METHODS, LOGGER_N
  * A secret-named value that does not hold the secret is not one either: a const whose value is a label of
  * where the secret comes from (`const token = process.env.X ? 'environment' : 'config file'`) or a masked
  * form (`mask(key)`, `key.slice(0, 4) + '…'`, `'*'.repeat(8)`, a replace with asterisks), and a secret
- * logged through a short prefix or suffix (`apiKey.slice(0, 4)`).
+ * logged through a short prefix or suffix (`apiKey.slice(0, 4)`). A cut that keeps more than 8 characters or an
+ * open end (`apiKey.substring(0, 20)`, `token.slice(0, 12)`, `header.slice(7)`) prints the secret (rawCut).
+ * Tool arguments or an upstream response logged at the info level of a winston/pino logger whose level is set
+ * from a value not read here (`level: config.logLevel`) are not judged: info may be off by default (loggerLevelUnread).
  *
  * Raw traces returned to the client — `<error>.stack` (an error variable: a catch binding, or a name like
  * err / error / e / ex, or `new Error().stack`) flowing into a tool result's `content` /
@@ -79,7 +82,7 @@ function wholeResponse(n: ts.Node): boolean {
 /**
  * A tool call's arguments whole: the parameter of a tool handler that receives them (`async (args) => …`, the entry
  * of the server model with an empty path), a `*.params.arguments` read of a tools/call request, or a const holding
- * one (`const args = request.params.arguments ?? {}`). One field of them (`args.projectKey`) is not the whole.
+ * one (`const args = request.params.arguments ?? {}`, `const { name, arguments: args } = request.params`). One field of them (`args.projectKey`) is not the whole.
  */
 function isParamsArguments(n: ts.Node): boolean {
   if (!ts.isPropertyAccessExpression(n) || n.name.text !== 'arguments') return false;
@@ -92,6 +95,14 @@ function wholeArguments(n: ts.Node, argParams: ReadonlySet<ts.Node>): boolean {
   const d = rawDeclarationOf(n);
   if (!d) return false;
   if (argParams.has(d)) return true;
+  // `const { name, arguments: args } = request.params`
+  const be = d.parent;
+  if (be && ts.isBindingElement(be) && be.name === d && be.propertyName && rawNameText(be.propertyName) === 'arguments' && ts.isObjectBindingPattern(be.parent)) {
+    const vd = be.parent.parent;
+    if (!ts.isVariableDeclaration(vd) || !vd.initializer || !ts.isVariableDeclarationList(vd.parent) || (vd.parent.flags & ts.NodeFlags.Const) === 0) return false;
+    const init = rawUnwrap(vd.initializer);
+    return ts.isPropertyAccessExpression(init) && init.name.text === 'params';
+  }
   const decl = d.parent;
   if (!decl || !ts.isVariableDeclaration(decl) || decl.name !== d || !decl.initializer || !ts.isVariableDeclarationList(decl.parent) || (decl.parent.flags & ts.NodeFlags.Const) === 0) return false;
   let init = rawUnwrap(decl.initializer);
@@ -198,20 +209,29 @@ function internalHeldBy(id: ts.Identifier): string | undefined {
   return internalValue(rawUnwrap(decl.initializer));
 }
 
-/** `x.slice(0, 4)`, `x.substring(0, 6)`, `x.slice(-4)`: a few characters of a value, as a hint. */
-function isShortCut(call: Node): boolean {
-  if (!Node.isCallExpression(call)) return false;
-  const c = unwrap(call.getExpression());
-  if (!Node.isPropertyAccessExpression(c) || !['slice', 'substring', 'substr'].includes(c.getName())) return false;
-  const nums = call.getArguments().map((a) => {
-    const u = unwrap(a);
-    if (Node.isNumericLiteral(u)) return Number(u.getLiteralValue());
-    if (Node.isPrefixUnaryExpression(u) && Node.isNumericLiteral(u.getOperand())) return -Number((u.getOperand() as Node).getText());
+/**
+ * A cut of a value by literal bounds (`x.slice(0, 4)`, `x.substring(0, 20)`, `x.substr(0, 16)`, `x.slice(-4)`,
+ * `x.slice(7)`): 'short' when it keeps at most 8 characters (a hint), 'long' when it keeps more or an open end.
+ */
+const CUT_METHODS = new Set(['slice', 'substring', 'substr']);
+function rawCut(cn: ts.CallExpression): 'short' | 'long' | undefined {
+  const c = rawUnwrap(cn.expression);
+  if (!ts.isPropertyAccessExpression(c) || !CUT_METHODS.has(c.name.text)) return undefined;
+  const nums = cn.arguments.map((a) => {
+    const u = rawUnwrap(a);
+    if (ts.isNumericLiteral(u)) return Number(u.text);
+    if (ts.isPrefixUnaryExpression(u) && u.operator === SyntaxKind.MinusToken && ts.isNumericLiteral(u.operand)) return -Number(u.operand.text);
     return Number.NaN;
   });
-  if (nums.length === 0 || nums.some(Number.isNaN)) return false;
+  if (nums.length === 0 || nums.some(Number.isNaN)) return undefined;
   const [a, b] = nums as [number, number | undefined];
-  return a < 0 ? a >= -8 : b !== undefined && b - a <= 8;
+  if (a < 0) return a >= -8 ? 'short' : 'long';
+  if (b === undefined || b < 0) return 'long';
+  return (c.name.text === 'substr' ? b : b - a) <= 8 ? 'short' : 'long';
+}
+/** `x.slice(0, 4)`, `x.substring(0, 6)`, `x.slice(-4)`: a few characters of a value, as a hint. */
+function isShortCut(call: Node): boolean {
+  return Node.isCallExpression(call) && rawCut(call.compilerNode) === 'short';
 }
 
 /** Does an expression stand for a label or a masked form rather than a secret (see the file header)? */
@@ -321,6 +341,13 @@ function loggedValues(sf: SourceFile, arg: ts.Node, argParams: ReadonlySet<ts.No
       const internal = internalCall(n);
       if (internal) {
         if (reaches(n)) out.push({ kind: 'internal', name: internal, node: wrapNode(sf, n) });
+        return;
+      }
+      // A long cut of a secret (`apiKey.substring(0, 20)`, `token.slice(7)`) prints most of it: not a hint.
+      const cutOf = rawCut(n) === 'long' ? rawUnwrap((rawUnwrap(n.expression) as ts.PropertyAccessExpression).expression) : undefined;
+      const cutName = cutOf && lastName(cutOf);
+      if (cutOf && cutName && isSecretName(cutName) && !(ts.isIdentifier(cutOf) && heldLabelOrMask(wrapNode(sf, cutOf), 0)) && reaches(n)) {
+        out.push({ kind: 'secret', name: n.getText(sf.compilerNode).replace(/\s+/g, '').slice(0, 60), node: wrapNode(sf, n) });
         return;
       }
       const got = getterName(n);
@@ -528,6 +555,27 @@ function redactionConfigured(code: Code): boolean {
   );
 }
 
+/**
+ * Does the package build a logger (`winston.createLogger({ level })`, `pino({ level })`, `bunyan.createLogger`)
+ * whose level is not a literal nor an environment read with a literal default (`process.env.LOG_LEVEL ?? 'info'`)?
+ * Then whether `logger.info(…)` writes by default is not read (`level: config.logLevel`, defaulting to 'error'
+ * two files away): the info line may be an opt-in, and user data logged through it is not judged.
+ */
+function loggerLevelUnread(code: Code): boolean {
+  const literalOr = (e: ts.Expression): boolean => {
+    const v = rawUnwrap(e) as ts.Expression;
+    if (ts.isStringLiteralLike(v)) return true;
+    return ts.isBinaryExpression(v) && (v.operatorToken.kind === SyntaxKind.QuestionQuestionToken || v.operatorToken.kind === SyntaxKind.BarBarToken) && envRead(rawUnwrap(v.left)) && ts.isStringLiteralLike(rawUnwrap(v.right));
+  };
+  return code.files.some(([, sf]) =>
+    rawOfKinds(sf, [SyntaxKind.PropertyAssignment], named(new Set(['level']), (cn) => ts.isPropertyAssignment(cn) && rawNameText(cn.name) === 'level')).some((cn) => {
+      const pa = cn as ts.PropertyAssignment;
+      const call = pa.parent.parent;
+      return ts.isCallExpression(call) && LOGGER_FACTORY.test(rawUnwrap(call.expression).getText(sf.compilerNode).replace(/\s+/g, '')) && !literalOr(pa.initializer);
+    }),
+  );
+}
+
 /** Is `x.stack` the trace of an error? */
 function isErrorStack(n: Node): boolean {
   if (!Node.isPropertyAccessExpression(n) || n.getName() !== 'stack') return false;
@@ -560,6 +608,7 @@ export default defineDetector({
     if (!src.ok) return src.verdict.reason?.code === 'source-language-not-read' ? judgePythonLogs(repo) : src.verdict;
     const code = src.code;
     const redacted = redactionConfigured(code);
+    const levelUnread = loggerLevelUnread(code);
     const handlers = new Set<Fn>();
     const model = serverModel(repo);
     for (const t of model.tools) if (t.handler) handlers.add(t.handler);
@@ -591,6 +640,8 @@ export default defineDetector({
               // status` printing the signed-in account) more often than a log: not judged for these two kinds.
               // A tool call's arguments are the user's data: logged whole only behind an explicit diagnostic opt-in.
               if ((v.kind === 'arguments' || v.kind === 'response') && diagnosticGated(cn)) continue;
+              // A logger library's info line is on by default only where its level says so (see loggerLevelUnread).
+              if ((v.kind === 'arguments' || v.kind === 'response') && levelUnread && !call.startsWith('console.') && /\.info$/.test(call)) continue;
               if ((v.kind === 'internal' || v.kind === 'personal' || v.kind === 'arguments' || v.kind === 'response') && (/^(?!console\.).*\.(?:debug|trace)$/.test(call) || localDebugLevel(cn) || debugLevelMessage(cn) || call === 'console.log' || call === 'console.info')) continue;
               const key = `${v.kind}:${v.name}`;
               if (seen.has(key)) continue;
