@@ -125,6 +125,11 @@ export interface SinkPart {
    * the part holds only when the array was made with a client value at a path position (Taint.argvItems).
    */
   argvOf?: string[];
+  /**
+   * A command line the shell is handed whole (a helper's parameter, `exec(command)`): the part holds only when the
+   * line was made as a template with a client value where its program reads a file or folder (Taint.commandLine).
+   */
+  lineMade?: boolean;
 }
 
 export interface SinkMatch {
@@ -630,9 +635,16 @@ function spawnLike(call: string, launcher: Launcher, args: Node[], sources: Pars
     Node.isArrayLiteralExpression(argvList) &&
     argvList.getElements().some((e) => SHELL_FLAGS.has(constString(e)?.value ?? '')) &&
     isShellProgram(program);
-  if (shell) parts.push({ kind: 'shell', exprs: [program, argv].filter((x): x is Node => !!x) });
-  else if (shellC) {
+  if (shell) {
+    parts.push({ kind: 'shell', exprs: [program, argv].filter((x): x is Node => !!x) });
+    // `spawn(line, { shell: true })`: the program operand is the whole command line.
+    if (!argv) parts.push(...commandLinePathParts(program));
+  } else if (shellC) {
     parts.push({ kind: 'shell', exprs: [argv!] });
+    // `spawn('sh', ['-c', line])`: the line after the flag.
+    const els = Node.isArrayLiteralExpression(argvList) ? argvList.getElements() : [];
+    const flag = els.findIndex((e) => SHELL_FLAGS.has(constString(e)?.value ?? ''));
+    parts.push(...commandLinePathParts(els[flag + 1]));
   } else {
     if (program) parts.push({ kind: programKind, exprs: [program] });
     if (argv) parts.push({ kind: 'argument', exprs: [argv] });
@@ -664,13 +676,13 @@ function execaTemplate(node: TaggedTemplateExpression, call: string, launcher: L
 }
 
 /**
- * The values of a command line written as a template (`git -C ${repo} log`, `pg_dump -f "${out}"`) that name a
- * file or folder the program opens (facts/file-arguments), the program being the line's first word: a part of
- * kind 'fs' beside the launch's own.
+ * The words of a command line written as a template (`git -C ${repo} log`, `pg_dump -f "${out}"`), its first word,
+ * the program, written in the code: the program's name, and each later word as an argument list item
+ * (facts/file-arguments) with the value it holds, if any.
  */
-function commandLinePathParts(line: Node | undefined): SinkPart[] {
+export function commandLineWords(line: Node | undefined): { program: string; argv: { item: ArgvItem; expr?: Node }[] } | undefined {
   const u = line && unwrap(line);
-  if (!u || !Node.isTemplateExpression(u)) return [];
+  if (!u || !Node.isTemplateExpression(u)) return undefined;
   const words: { item: ArgvItem; expr?: Node }[] = [];
   let glued: string | undefined; // literal text written right before the next value, in the same word
   const literal = (text: string): void => {
@@ -693,9 +705,20 @@ function commandLinePathParts(line: Node | undefined): SinkPart[] {
     literal(/^\S/.test(rest) && !/^["']\s/.test(rest) ? rest.replace(/^\S*/, '') : rest);
   }
   const program = words[0]?.item.value;
-  if (!program) return [];
-  const argv = words.slice(1);
-  const exprs = pathArgumentPositions([program], argv.map((w) => w.item)).flatMap((i) => (argv[i]!.expr ? [argv[i]!.expr!] : []));
+  return program ? { program, argv: words.slice(1) } : undefined;
+}
+
+/**
+ * The values of a command line written as a template that name a file or folder the program opens (facts/file-
+ * arguments), the program being the line's first word: a part of kind 'fs' beside the launch's own. A line made
+ * elsewhere (`exec(command)` in a `runCommand(command)` helper) is judged on the template it was made as.
+ */
+function commandLinePathParts(line: Node | undefined): SinkPart[] {
+  const u = line && unwrap(line);
+  if (u && Node.isIdentifier(u)) return [{ kind: 'fs', exprs: [line!], lineMade: true }];
+  const words = commandLineWords(line);
+  if (!words) return [];
+  const exprs = pathArgumentPositions([words.program], words.argv.map((w) => w.item)).flatMap((i) => (words.argv[i]!.expr ? [words.argv[i]!.expr!] : []));
   return exprs.length ? [{ kind: 'fs', exprs }] : [];
 }
 

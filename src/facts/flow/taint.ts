@@ -69,6 +69,12 @@ export interface Taint {
    * 'log'])` into `execFile('git', args)`): which of them name a file or folder depends on the program named there.
    */
   argvItems?: { items: ArgvItem[]; tainted: number[] };
+  /**
+   * The command line the value was made as, a template whose first word, the program, is written in the code
+   * (`rg -n ${pattern} ${dir}`): its later words and which of them hold client values, for a shell elsewhere that is
+   * handed the whole line (`runCommand(line)` into `exec(line)`): which of them name a file or folder depends on the program.
+   */
+  commandLine?: { program: string; items: ArgvItem[]; tainted: number[] };
   /** The argument array names a language runtime before the code flag (`['python3', '-c', code]`). */
   argvRuntime?: boolean;
   /** The argument's schema holds it to an anchored pattern (an argument-array value that was validated). */
@@ -242,6 +248,7 @@ export function merge(ts: (Taint | undefined)[]): Taint | undefined {
     textFirst: list.every((t) => t.textFirst),
     argv: worstArgv(list.map((t) => t.argv)),
     ...(list.find((t) => t.argvItems) ? { argvItems: list.find((t) => t.argvItems)!.argvItems } : {}),
+    ...(list.find((t) => t.commandLine) ? { commandLine: list.find((t) => t.commandLine)!.commandLine } : {}),
     argvRuntime: list.some((t) => t.argvRuntime),
     validated: list.every((t) => t.validated),
     codeFile: list.every((t) => t.codeFile),
