@@ -1,13 +1,13 @@
-import { Node, SyntaxKind, ts, type CallExpression, type Identifier, type NewExpression, type TaggedTemplateExpression, type TemplateExpression } from '../morph.js';
+import { Node, SyntaxKind, ts, type CallExpression, type Identifier, type NewExpression, type TaggedTemplateExpression } from '../morph.js';
 import { declarationOf, downlevelAsyncBody, initializerOf, mayResolveFunction, findNodes, isFunctionLike, originOf, GLOBAL, type FunctionLikeNode } from '../scope.js';
 import { constString, constrainedArguments, objectLiteralOf, propertyValue, regexSource } from '../server-model.js';
 import { propertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '../ts-source.js';
 import { acceptsWithoutAsking, asksHuman, conditionalBranch, CONFIRMED, guarding, openWhenEmpty, relevant, storageKeys, STORE_MUTATORS } from './guards.js';
 import { type Analyzable, classId, constructorOf, functionCached, functionsOfCallee, originCached, ownerClass, stripAwait } from './modules.js';
 import { argvRunsScript, arrayArgv, pushedArgv, shellRunsScript } from './argv.js';
-import { pathArgumentPositions, type ArgvItem } from '../file-arguments.js';
+import { type ArgvItem } from '../file-arguments.js';
 import { argvItemsOf, classifySink, commandLineWords, FS_MODULES, type HttpRequest, httpRequestOf, last, MAX_DEPTH, type SinkContext, type SinkMatch, type SinkPart, type UrlShape } from './sinks.js';
-import { ALLOW, bodyNodes, type Check, CLOSED_BASE, CLOSED_ORIGIN, declKey, DENY, DENY_NAME, ESCAPE_MODULES, ESCAPE_NAME, exprKey, type Family, type FnResult, hasSeparator, isSep, ITERATING, liftKeys, merge, NON_TEXT_METHODS, worstArgv, OPEN_HOST, ownReturns, promiseResolutions, BARE_ORIGIN, ROOT_PATH, PARSE_METHODS, PART_METHODS, PASS_GLOBALS, PATH_MODULES, patternVerdict, type Piece, piecesOf, type RawFlow, RELATIVE, type Stop, SCHEME, signature, type StoreWrite, type Taint, unionKeys, v, type Verdict, withKeys } from './taint.js';
+import { ALLOW, bodyNodes, madeWithPath, type Check, CLOSED_BASE, CLOSED_ORIGIN, declKey, DENY, DENY_NAME, ESCAPE_MODULES, ESCAPE_NAME, exprKey, type Family, type FnResult, hasSeparator, isSep, ITERATING, liftKeys, merge, NON_TEXT_METHODS, worstArgv, OPEN_HOST, ownReturns, promiseResolutions, BARE_ORIGIN, ROOT_PATH, PARSE_METHODS, PART_METHODS, PASS_GLOBALS, PATH_MODULES, patternVerdict, type Piece, piecesOf, type RawFlow, RELATIVE, type Stop, SCHEME, signature, type StoreWrite, type Taint, unionKeys, v, type Verdict, withKeys } from './taint.js';
 
 /**
  * Taint flow (facts/flow.ts), the propagation: one run over a handler (Run) and the analysis of one function
@@ -44,11 +44,6 @@ function notShellQuoting(f: Node): boolean {
   }
   if (texts.some((t) => t.includes("'")) || (texts.some((t) => t.includes('$')) && texts.some((t) => t.includes('`')))) return false;
   return doubleWrap || texts.includes('"') || texts.some((t) => /&(?:quot|amp|lt|gt|#\d+);/.test(t));
-}
-
-/** An argument list or a command line as it was made, for these programs: a client value sits where one names a file or folder. */
-function madeWithPath(programs: string[], made: { items: ArgvItem[]; tainted: number[] }): boolean {
-  return pathArgumentPositions(programs, made.items).some((i) => made.tainted.includes(i));
 }
 
 function upwardStart(b: Node): boolean {
@@ -488,7 +483,7 @@ class FnAnalysis {
     if (Node.isTemplateExpression(n)) return this.commandLine(n, this.scriptLine(n, this.shaped(n, merge(n.getTemplateSpans().map((s) => this.taint(s.getExpression()))))));
     if (Node.isBinaryExpression(n)) {
       const op = n.getOperatorToken().getText();
-      if (op === '+') return this.scriptLine(n, this.shaped(n, merge([this.taint(n.getLeft()), this.taint(n.getRight())])));
+      if (op === '+') return this.commandLine(n, this.scriptLine(n, this.shaped(n, merge([this.taint(n.getLeft()), this.taint(n.getRight())]))));
       if (op === '??' || op === '||' || op === '+=') return merge([this.taint(n.getLeft()), this.taint(n.getRight())]);
       if (op === '&&' || op === ',' || op === '=' || op === '??=' || op === '||=') return this.taint(n.getRight());
       return undefined;
@@ -580,8 +575,8 @@ class FnAnalysis {
     return !!f && notShellQuoting(f);
   }
 
-  /** A template read as a command line (`rg -n ${pattern} ${dir}`): its words, kept for a shell that is handed the line elsewhere (Taint.commandLine). */
-  private commandLine(n: TemplateExpression, t: Taint | undefined): Taint | undefined {
+  /** A template (or `+`, `.concat` chain) read as a command line (`rg -n ${pattern} ${dir}`): its words, kept for a shell that is handed the line elsewhere (Taint.commandLine). */
+  private commandLine(n: Node, t: Taint | undefined): Taint | undefined {
     const words = t && commandLineWords(n);
     if (!t || !words) return t;
     const tainted = words.argv.flatMap((w, i) => (w.expr && this.taint(w.expr) ? [i] : []));
@@ -668,11 +663,12 @@ class FnAnalysis {
         if (NON_TEXT_METHODS.has(name)) return undefined;
         const extra = name === 'concat' ? args.map((a) => this.taintOf(a)) : [];
         const t = merge([recv, ...extra]);
-        return t && { ...t, basename: recv.basename, escaped: recv.escaped, part: recv.part || PART_METHODS.has(name), replaced: recv.replaced || name === 'replace' || name === 'replaceAll' };
+        const out = t && { ...t, basename: recv.basename, escaped: recv.escaped, part: recv.part || PART_METHODS.has(name), replaced: recv.replaced || name === 'replace' || name === 'replaceAll' };
+        return name === 'concat' ? this.commandLine(call, out) : out;
       }
       if (name === 'concat' || name === 'replace' || name === 'replaceAll') {
         const t = merge((name === 'concat' ? args : args.slice(1)).map((a) => this.taintOf(a)));
-        if (t) return t;
+        if (t) return name === 'concat' ? this.commandLine(call, t) : t;
       }
     }
     // Schema.parse(args), safeParse(args).data…: validation keeps the text, minus the constrained arguments.
