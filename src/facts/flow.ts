@@ -54,7 +54,7 @@ import { type Check, type Family, type FnResult, type Link, type RawFlow, type S
  *     new vm.Script ('eval'); gray-matter's `matter(text)` unless its options replace the `javascript` engine (its
  *     default engine evals `---js` front matter).
  *   fs — the values of a shell command line that name a file or folder its program opens (`rg -n ${p} ${dir}`,
- *     `ls "${dir}"`, facts/file-arguments), in the template given to exec/execSync/shelljs, `spawn(line, { shell:
+ *     `ls "${dir}"`, facts/file-arguments), in the line (a template, a `+` or `.concat` chain) given to exec/execSync/shelljs, `spawn(line, { shell:
  *     true })` or `spawn('sh', ['-c', line])`, or in the template a line handed whole to them was made as
  *     (`runCommand(\`rg ${p} ${dir}\`)` into the helper's `exec(command)`: Taint.commandLine);
  *   fs — also document libraries that open a path (xlsx readFile/writeFile, exceljs `wb.xlsx.readFile`, sharp
