@@ -53,6 +53,10 @@ import { type Check, type Family, type FnResult, type Link, type RawFlow, type S
  *   code — eval, Function / new Function, vm.runInNewContext/runInThisContext/runInContext/compileFunction,
  *     new vm.Script ('eval'); gray-matter's `matter(text)` unless its options replace the `javascript` engine (its
  *     default engine evals `---js` front matter).
+ *   fs — the values of a shell command line that name a file or folder its program opens (`rg -n ${p} ${dir}`,
+ *     `ls "${dir}"`, facts/file-arguments), in the line (a template, a `+` or `.concat` chain) given to exec/execSync/shelljs, `spawn(line, { shell:
+ *     true })` or `spawn('sh', ['-c', line])`, or in the template a line handed whole to them was made as
+ *     (`runCommand(\`rg ${p} ${dir}\`)` into the helper's `exec(command)`: Taint.commandLine);
  *   fs — also document libraries that open a path (xlsx readFile/writeFile, exceljs `wb.xlsx.readFile`, sharp
  *     and its `toFile`, mammoth `{ path }`) and globbing (glob, fast-glob, globby, tinyglobby: the pattern and
  *     `cwd`), see flow/sinks DOC_MODULES;
@@ -98,7 +102,8 @@ import { type Check, type Family, type FnResult, type Link, type RawFlow, type S
  *   process/code/http, sound — allowlist: `LIST.includes(x)` / `SET.has(x)` / `x in MAP` /
  *     `Object.hasOwn(MAP, x)` (on a collection whose name does not say deny/block), `x === 'literal'`, a
  *     `switch (x)` whose literal case contains the sink, an anchored regex (`/^…$/.test(x)`); a shell
- *     quoting function (shell-quote, shell-escape, shescape, `escape…`/`quote…`) for 'shell'; an
+ *     quoting function (shell-quote, shell-escape, shescape, `escape…`/`quote…`; not a function of the package so named
+ *     whose body only wraps the value in double quotes or writes HTML entities: flow/analysis notShellQuoting) for 'shell'; an
  *     'argument' sink is sound by construction ('argv-no-shell'). A URL looked up in a collection by one of
  *     its parts (`ALLOWED_HOSTS.has(url.hostname)`) is an allowlist for http sinks.
  *   process/code/http, unsound — 'blocklist': `x.includes(';')`, `!x.includes('..')`, an unanchored regex,

@@ -25,7 +25,8 @@ import python from './python.js';
  *     regex, `replace`), where an allowlist is required.
  * Sound guards (see facts/flow): an allowlist (`includes`/`has`/`in`/`===`/`switch` on literals), an
  * anchored allowlist regex, a schema restricting the argument to an enum, number, boolean or strict pattern,
- * shell quoting, a confirmation the human gives (the value handed to a function that asks through an
+ * shell quoting (a function of the package named `escapeShellArg`/`quote…` counts unless its body only wraps the value in
+ * double quotes, where `$(…)` still runs, or writes HTML entities: see facts/flow), a confirmation the human gives (the value handed to a function that asks through an
  * elicitation, whose answer decides whether the handler goes on; not one that lets the command through when the
  * question fails or before it is asked: a client that cannot elicit gets the command run).
  * The commands are followed through classes (exported instances, singletons, fields, constructors) and

@@ -9,7 +9,8 @@ import python from './python.js';
  * X-5 — unconfined file access (static, JavaScript/TypeScript part). Reads the taint flows of facts/flow
  * from the arguments of every tool (prompt, resource template) handler to file-system calls (fs,
  * fs/promises, fs-extra: reads, writes, deletions; the path arguments only; the local path of an SFTP
- * upload or download) and reports each one reached
+ * upload or download; the file and folder words of a shell command line, also of one made as a template and run by
+ * the package's own helper, `runCommand(`rg -n ${p} ${dir}`)` into `exec(command)`) and reports each one reached
  * without sound confinement, at the call's line:
  *   - 'path-not-confined': no check between the argument and the call;
  *   - 'prefix-without-separator': the resolved path is checked with `startsWith(root)`, which also accepts

@@ -5,9 +5,9 @@ import { propertyName, rawUnwrap, unwrap, wrapNode, type ParsedSources } from '.
 import { acceptsWithoutAsking, asksHuman, conditionalBranch, CONFIRMED, guarding, openWhenEmpty, relevant, storageKeys, STORE_MUTATORS } from './guards.js';
 import { type Analyzable, classId, constructorOf, functionCached, functionsOfCallee, originCached, ownerClass, stripAwait } from './modules.js';
 import { argvRunsScript, arrayArgv, pushedArgv, shellRunsScript } from './argv.js';
-import { pathArgumentPositions, type ArgvItem } from '../file-arguments.js';
-import { argvItemsOf, classifySink, FS_MODULES, type HttpRequest, httpRequestOf, last, MAX_DEPTH, type SinkContext, type SinkMatch, type SinkPart, type UrlShape } from './sinks.js';
-import { ALLOW, bodyNodes, type Check, CLOSED_BASE, CLOSED_ORIGIN, declKey, DENY, DENY_NAME, ESCAPE_MODULES, ESCAPE_NAME, exprKey, type Family, type FnResult, hasSeparator, isSep, ITERATING, liftKeys, merge, NON_TEXT_METHODS, worstArgv, OPEN_HOST, ownReturns, promiseResolutions, BARE_ORIGIN, ROOT_PATH, PARSE_METHODS, PART_METHODS, PASS_GLOBALS, PATH_MODULES, patternVerdict, type Piece, piecesOf, type RawFlow, RELATIVE, type Stop, SCHEME, signature, type StoreWrite, type Taint, unionKeys, v, type Verdict, withKeys } from './taint.js';
+import { type ArgvItem } from '../file-arguments.js';
+import { argvItemsOf, classifySink, commandLineWords, FS_MODULES, type HttpRequest, httpRequestOf, last, MAX_DEPTH, type SinkContext, type SinkMatch, type SinkPart, type UrlShape } from './sinks.js';
+import { ALLOW, bodyNodes, madeWithPath, type Check, CLOSED_BASE, CLOSED_ORIGIN, declKey, DENY, DENY_NAME, ESCAPE_MODULES, ESCAPE_NAME, exprKey, type Family, type FnResult, hasSeparator, isSep, ITERATING, liftKeys, merge, NON_TEXT_METHODS, worstArgv, OPEN_HOST, ownReturns, promiseResolutions, BARE_ORIGIN, ROOT_PATH, PARSE_METHODS, PART_METHODS, PASS_GLOBALS, PATH_MODULES, patternVerdict, type Piece, piecesOf, type RawFlow, RELATIVE, type Stop, SCHEME, signature, type StoreWrite, type Taint, unionKeys, v, type Verdict, withKeys } from './taint.js';
 
 /**
  * Taint flow (facts/flow.ts), the propagation: one run over a handler (Run) and the analysis of one function
@@ -15,6 +15,37 @@ import { ALLOW, bodyNodes, type Check, CLOSED_BASE, CLOSED_ORIGIN, declKey, DENY
  */
 
 /** `'..' + sep`, `` `..${path.sep}` ``: a prefix that starts by going up (a path.relative result tested with it leaves the root). */
+/** Calls a quoting function may make on the text without handing it to another quoting step. */
+const TEXT_CALLS = new Set(['replace', 'replaceAll', 'toString', 'trim', 'split', 'join', 'map', 'String', 'stringify']);
+
+/**
+ * A function named like a shell quoting one whose body shows it quotes nothing for a shell: it wraps the value in
+ * double quotes (`"${arg}"`, `'"' + s + '"'`, JSON.stringify), where the shell still expands `$(…)` and backquotes, or
+ * writes HTML entities (`&quot;`), and it neither handles single quotes (the `'\''` idiom) nor escapes both `$` and a
+ * backquote, and calls nothing but text methods (a call to another function may be the real quoting). Anything else
+ * is left to the name.
+ */
+function notShellQuoting(f: Node): boolean {
+  const texts: string[] = [];
+  let doubleWrap = false;
+  for (const n of f.getDescendants()) {
+    if (Node.isStringLiteral(n) || Node.isNoSubstitutionTemplateLiteral(n)) texts.push(n.getLiteralText());
+    else if (Node.isRegularExpressionLiteral(n)) texts.push(n.getText());
+    else if (Node.isTemplateExpression(n)) {
+      const spans = n.getTemplateSpans();
+      texts.push(n.getHead().getLiteralText(), ...spans.map((sp) => sp.getLiteral().getLiteralText()));
+      if (n.getHead().getLiteralText().endsWith('"') && spans[spans.length - 1]!.getLiteral().getLiteralText().startsWith('"')) doubleWrap = true;
+    } else if (Node.isCallExpression(n)) {
+      const c = n.getExpression();
+      const name = Node.isIdentifier(c) ? c.getText() : Node.isPropertyAccessExpression(c) ? c.getName() : '';
+      if (!TEXT_CALLS.has(name)) return false;
+      if (name === 'stringify') doubleWrap = true;
+    }
+  }
+  if (texts.some((t) => t.includes("'")) || (texts.some((t) => t.includes('$')) && texts.some((t) => t.includes('`')))) return false;
+  return doubleWrap || texts.includes('"') || texts.some((t) => /&(?:quot|amp|lt|gt|#\d+);/.test(t));
+}
+
 function upwardStart(b: Node): boolean {
   const u = unwrap(b);
   if (Node.isBinaryExpression(u) && u.getOperatorToken().getText() === '+') return upwardStart(u.getLeft());
@@ -449,10 +480,10 @@ class FnAnalysis {
       const key = constString(n.getArgumentExpression())?.value;
       return key !== undefined ? this.member(t, key, exprKey(n)) : this.element(t);
     }
-    if (Node.isTemplateExpression(n)) return this.scriptLine(n, this.shaped(n, merge(n.getTemplateSpans().map((s) => this.taint(s.getExpression())))));
+    if (Node.isTemplateExpression(n)) return this.commandLine(n, this.scriptLine(n, this.shaped(n, merge(n.getTemplateSpans().map((s) => this.taint(s.getExpression()))))));
     if (Node.isBinaryExpression(n)) {
       const op = n.getOperatorToken().getText();
-      if (op === '+') return this.scriptLine(n, this.shaped(n, merge([this.taint(n.getLeft()), this.taint(n.getRight())])));
+      if (op === '+') return this.commandLine(n, this.scriptLine(n, this.shaped(n, merge([this.taint(n.getLeft()), this.taint(n.getRight())]))));
       if (op === '??' || op === '||' || op === '+=') return merge([this.taint(n.getLeft()), this.taint(n.getRight())]);
       if (op === '&&' || op === ',' || op === '=' || op === '??=' || op === '||=') return this.taint(n.getRight());
       return undefined;
@@ -538,6 +569,20 @@ class FnAnalysis {
    * `executor` picked from a table of runtimes), then handed to a helper that runs it through a shell: the line
    * is code to run wherever it goes (Taint.scriptLine), since the helper only sees a parameter.
    */
+  /** A function of the package named like a shell quoting one (`escapeShellArg`) whose body quotes nothing for a shell (see notShellQuoting). */
+  private quotesNothingForShell(callee: Node): boolean {
+    const f = functionCached(callee, this.run_.sources);
+    return !!f && notShellQuoting(f);
+  }
+
+  /** A template (or `+`, `.concat` chain) read as a command line (`rg -n ${pattern} ${dir}`): its words, kept for a shell that is handed the line elsewhere (Taint.commandLine). */
+  private commandLine(n: Node, t: Taint | undefined): Taint | undefined {
+    const words = t && commandLineWords(n);
+    if (!t || !words) return t;
+    const tainted = words.argv.flatMap((w, i) => (w.expr && this.taint(w.expr) ? [i] : []));
+    return { ...t, commandLine: { program: words.program, items: words.argv.map((w) => w.item), tainted } };
+  }
+
   private scriptLine(n: Node, t: Taint | undefined): Taint | undefined {
     if (!t || t.scriptLine || !(t.codeFile || t.codeDir)) return t;
     const isCode = (e: Node): boolean => !!this.taintOf(e)?.codeFile;
@@ -603,7 +648,7 @@ class FnAnalysis {
       return t ? { ...t, root: false, resolved: true } : undefined;
     }
     const calleeName = Node.isIdentifier(callee) ? callee.getText() : Node.isPropertyAccessExpression(callee) ? callee.getName() : '';
-    if ((o && ESCAPE_MODULES.has(o.module)) || ESCAPE_NAME.test(calleeName)) {
+    if ((o && ESCAPE_MODULES.has(o.module)) || (ESCAPE_NAME.test(calleeName) && !this.quotesNothingForShell(callee))) {
       const t = merge(args.map((a) => this.taintOf(a)));
       return t && { ...t, escaped: true };
     }
@@ -618,11 +663,12 @@ class FnAnalysis {
         if (NON_TEXT_METHODS.has(name)) return undefined;
         const extra = name === 'concat' ? args.map((a) => this.taintOf(a)) : [];
         const t = merge([recv, ...extra]);
-        return t && { ...t, basename: recv.basename, escaped: recv.escaped, part: recv.part || PART_METHODS.has(name), replaced: recv.replaced || name === 'replace' || name === 'replaceAll' };
+        const out = t && { ...t, basename: recv.basename, escaped: recv.escaped, part: recv.part || PART_METHODS.has(name), replaced: recv.replaced || name === 'replace' || name === 'replaceAll' };
+        return name === 'concat' ? this.commandLine(call, out) : out;
       }
       if (name === 'concat' || name === 'replace' || name === 'replaceAll') {
         const t = merge((name === 'concat' ? args : args.slice(1)).map((a) => this.taintOf(a)));
-        if (t) return t;
+        if (t) return name === 'concat' ? this.commandLine(call, t) : t;
       }
     }
     // Schema.parse(args), safeParse(args).data…: validation keeps the text, minus the constrained arguments.
@@ -657,7 +703,9 @@ class FnAnalysis {
         if (!t) continue;
         // An argument array received whole (`execFile('git', args)` in `runGit(args)`): a path only when a client
         // value sits where the program reads a file or folder in the array as it was made (`['-C', repo, 'log']`).
-        if (part.argvOf && !(t.argvItems && pathArgumentPositions(part.argvOf, t.argvItems.items).some((i) => t.argvItems!.tainted.includes(i)))) continue;
+        if (part.argvOf && !(t.argvItems && madeWithPath(part.argvOf, t.argvItems))) continue;
+        // A command line received whole (`exec(command)` in `runCommand(command)`): the same, on the template it was made as.
+        if (part.lineMade && !(t.commandLine && madeWithPath([t.commandLine.program], t.commandLine))) continue;
         // A file that holds the client's text is not a client-chosen path, URL or command: it matters only as a
         // program's argument (flow/argv.ts).
         let kind = part.kind;

@@ -125,6 +125,11 @@ export interface SinkPart {
    * the part holds only when the array was made with a client value at a path position (Taint.argvItems).
    */
   argvOf?: string[];
+  /**
+   * A command line the shell is handed whole (a helper's parameter, `exec(command)`): the part holds only when the
+   * line was made as a template with a client value where its program reads a file or folder (Taint.commandLine).
+   */
+  lineMade?: boolean;
 }
 
 export interface SinkMatch {
@@ -630,9 +635,16 @@ function spawnLike(call: string, launcher: Launcher, args: Node[], sources: Pars
     Node.isArrayLiteralExpression(argvList) &&
     argvList.getElements().some((e) => SHELL_FLAGS.has(constString(e)?.value ?? '')) &&
     isShellProgram(program);
-  if (shell) parts.push({ kind: 'shell', exprs: [program, argv].filter((x): x is Node => !!x) });
-  else if (shellC) {
+  if (shell) {
+    parts.push({ kind: 'shell', exprs: [program, argv].filter((x): x is Node => !!x) });
+    // `spawn(line, { shell: true })`: the program operand is the whole command line.
+    if (!argv) parts.push(...commandLinePathParts(program));
+  } else if (shellC) {
     parts.push({ kind: 'shell', exprs: [argv!] });
+    // `spawn('sh', ['-c', line])`: the line after the flag.
+    const els = Node.isArrayLiteralExpression(argvList) ? argvList.getElements() : [];
+    const flag = els.findIndex((e) => SHELL_FLAGS.has(constString(e)?.value ?? ''));
+    parts.push(...commandLinePathParts(els[flag + 1]));
   } else {
     if (program) parts.push({ kind: programKind, exprs: [program] });
     if (argv) parts.push({ kind: 'argument', exprs: [argv] });
@@ -664,13 +676,31 @@ function execaTemplate(node: TaggedTemplateExpression, call: string, launcher: L
 }
 
 /**
- * The values of a command line written as a template (`git -C ${repo} log`, `pg_dump -f "${out}"`) that name a
- * file or folder the program opens (facts/file-arguments), the program being the line's first word: a part of
- * kind 'fs' beside the launch's own.
+ * A command line's text and values in order, as written: a template, a `+` chain or a `.concat(…)` chain (what
+ * compilers down-levelling a template write: `"rg ".concat(p, " ").concat(dir)`), with strings written in the code as text.
  */
-function commandLinePathParts(line: Node | undefined): SinkPart[] {
-  const u = line && unwrap(line);
-  if (!u || !Node.isTemplateExpression(u)) return [];
+function linePieces(n: Node): (string | Node)[] | undefined {
+  const u = unwrap(n);
+  const piece = (x: Node): (string | Node)[] => linePieces(x) ?? [x];
+  if (Node.isTemplateExpression(u)) return [u.getHead().getLiteralText(), ...u.getTemplateSpans().flatMap((sp) => [sp.getExpression(), sp.getLiteral().getLiteralText()])];
+  if (Node.isBinaryExpression(u) && u.getOperatorToken().getKind() === SyntaxKind.PlusToken) return [...piece(u.getLeft()), ...piece(u.getRight())];
+  const callee = Node.isCallExpression(u) ? u.getExpression() : undefined;
+  if (callee && Node.isPropertyAccessExpression(callee) && callee.getName() === 'concat') {
+    const head = linePieces(callee.getExpression());
+    return head && [...head, ...(u as CallExpression).getArguments().flatMap(piece)];
+  }
+  const text = constString(u)?.value;
+  return text !== undefined ? [text] : undefined;
+}
+
+/**
+ * The words of a command line written in the code (a template, `+` or `.concat` chain: `git -C ${repo} log`,
+ * `'pg_dump -f "' + out + '"'`), its first word, the program, written in the code: the program's name, and each later
+ * word as an argument list item (facts/file-arguments) with the value it holds, if any.
+ */
+export function commandLineWords(line: Node | undefined): { program: string; argv: { item: ArgvItem; expr?: Node }[] } | undefined {
+  const pieces = line && linePieces(line);
+  if (!pieces || pieces.every((p) => typeof p === 'string')) return undefined;
   const words: { item: ArgvItem; expr?: Node }[] = [];
   let glued: string | undefined; // literal text written right before the next value, in the same word
   const literal = (text: string): void => {
@@ -678,24 +708,44 @@ function commandLinePathParts(line: Node | undefined): SinkPart[] {
     parts.forEach((w, i) => {
       const word = w.replace(/^["']|["']$/g, '');
       const last = i === parts.length - 1;
-      if (last && w !== '' && !/["']$/.test(w)) glued = word;
-      else if (last && /^["']$/.test(w)) glued = '';
+      // Text written right before the value, a quote opening it or not (`--exclude='${x}'`): the value's own word.
+      if (last && w !== '') glued = word;
       else if (word) words.push({ item: { value: word } });
     });
   };
-  literal(u.getHead().getLiteralText());
-  for (const span of u.getTemplateSpans()) {
-    const expr = span.getExpression();
-    words.push({ item: glued ? { head: glued } : {}, expr });
-    glued = undefined;
-    const rest = span.getLiteral().getLiteralText();
+  let text = '';
+  let afterValue = false;
+  const flush = (): void => {
     // The value's word goes on until a space: `${dir}/x` is still that path.
-    literal(/^\S/.test(rest) && !/^["']\s/.test(rest) ? rest.replace(/^\S*/, '') : rest);
+    literal(afterValue && /^\S/.test(text) && !/^["']\s/.test(text) ? text.replace(/^\S*/, '') : text);
+    text = '';
+  };
+  for (const p of pieces) {
+    if (typeof p === 'string') {
+      text += p;
+      continue;
+    }
+    flush();
+    words.push({ item: glued ? { head: glued } : {}, expr: p });
+    glued = undefined;
+    afterValue = true;
   }
+  flush();
   const program = words[0]?.item.value;
-  if (!program) return [];
-  const argv = words.slice(1);
-  const exprs = pathArgumentPositions([program], argv.map((w) => w.item)).flatMap((i) => (argv[i]!.expr ? [argv[i]!.expr!] : []));
+  return program ? { program, argv: words.slice(1) } : undefined;
+}
+
+/**
+ * The values of a command line written as a template that name a file or folder the program opens (facts/file-
+ * arguments), the program being the line's first word: a part of kind 'fs' beside the launch's own. A line made
+ * elsewhere (`exec(command)` in a `runCommand(command)` helper) is judged on the template it was made as.
+ */
+function commandLinePathParts(line: Node | undefined): SinkPart[] {
+  const u = line && unwrap(line);
+  if (u && Node.isIdentifier(u)) return [{ kind: 'fs', exprs: [line!], lineMade: true }];
+  const words = commandLineWords(line);
+  if (!words) return [];
+  const exprs = pathArgumentPositions([words.program], words.argv.map((w) => w.item)).flatMap((i) => (words.argv[i]!.expr ? [words.argv[i]!.expr!] : []));
   return exprs.length ? [{ kind: 'fs', exprs }] : [];
 }
 

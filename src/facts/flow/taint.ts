@@ -2,7 +2,7 @@ import { afterLoad, Node, SyntaxKind, ts, type CallExpression, type Identifier, 
 import { bindingNames, declarationOf, initializerOf, isFunctionLike, originOf, rawDeclarationOf } from '../scope.js';
 import { constString, patternSafety } from '../server-model.js';
 import { unwrap } from '../ts-source.js';
-import type { ArgvItem } from '../file-arguments.js';
+import { pathArgumentPositions, type ArgvItem } from '../file-arguments.js';
 import { type Analyzable, classId, rawEnclosingClass } from './modules.js';
 import { type Guard, type GuardDetail, type SinkKind, type SinkMatch, type UrlShape } from './sinks.js';
 
@@ -69,6 +69,12 @@ export interface Taint {
    * 'log'])` into `execFile('git', args)`): which of them name a file or folder depends on the program named there.
    */
   argvItems?: { items: ArgvItem[]; tainted: number[] };
+  /**
+   * The command line the value was made as, a template whose first word, the program, is written in the code
+   * (`rg -n ${pattern} ${dir}`): its later words and which of them hold client values, for a shell elsewhere that is
+   * handed the whole line (`runCommand(line)` into `exec(line)`): which of them name a file or folder depends on the program.
+   */
+  commandLine?: { program: string; items: ArgvItem[]; tainted: number[] };
   /** The argument array names a language runtime before the code flag (`['python3', '-c', code]`). */
   argvRuntime?: boolean;
   /** The argument's schema holds it to an anchored pattern (an argument-array value that was validated). */
@@ -242,6 +248,7 @@ export function merge(ts: (Taint | undefined)[]): Taint | undefined {
     textFirst: list.every((t) => t.textFirst),
     argv: worstArgv(list.map((t) => t.argv)),
     ...(list.find((t) => t.argvItems) ? { argvItems: list.find((t) => t.argvItems)!.argvItems } : {}),
+    ...(list.find((t) => t.commandLine) ? { commandLine: list.find((t) => t.commandLine)!.commandLine } : {}),
     argvRuntime: list.some((t) => t.argvRuntime),
     validated: list.every((t) => t.validated),
     codeFile: list.every((t) => t.codeFile),
@@ -263,9 +270,14 @@ export const ROOT_PATH = /^(?:\/(?!\/)|[?#])/;
 /** A base with nothing after its host (`https://api.example.com`, a configured value): a root-relative reference glued to it stays on that host. */
 export const BARE_ORIGIN = /^(?:(?:[a-z][a-z0-9+.-]*|\0+):\/\/[^/?#@]+|\0+)$/i;
 
+/** An argument list or a command line as it was made, for these programs: a client value sits where one names a file or folder. */
+export function madeWithPath(programs: string[], made: { items: ArgvItem[]; tainted: number[] }): boolean {
+  return pathArgumentPositions(programs, made.items).some((i) => made.tainted.includes(i));
+}
+
 export const signature = (t: Taint | undefined, depth = 0): string => {
   if (!t) return '-';
-  const flags = [t.prefix?.join('.') ?? '*', [...(t.safe ?? [])].sort().join(','), t.root, t.resolved, t.relative, t.basename, t.escaped, t.replaced, t.part, t.urlFixed, t.schemeFixed, t.relPath, t.rootPath, t.hostless, t.textFirst, t.argv, t.argvRuntime, t.validated, t.codeFile, t.codeDir, t.scriptLine, [...(t.patterned ?? [])].sort().join(','), t.confinedBy?.length].map((x) => (x === true ? 1 : x || 0)).join('|');
+  const flags = [t.prefix?.join('.') ?? '*', [...(t.safe ?? [])].sort().join(','), t.root, t.resolved, t.relative, t.basename, t.escaped, t.replaced, t.part, t.urlFixed, t.schemeFixed, t.relPath, t.rootPath, t.hostless, t.textFirst, t.argv, t.argvRuntime, t.validated, t.codeFile, t.codeDir, t.scriptLine, [...(t.patterned ?? [])].sort().join(','), t.confinedBy?.length, t.commandLine && (madeWithPath([t.commandLine.program], t.commandLine) ? 'path-line' : 'line')].map((x) => (x === true ? 1 : x || 0)).join('|');
   if (!t.props || depth > 2) return flags;
   const props = [...t.props].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}:${signature(v, depth + 1)}`);
   return `${flags}{${props.join(',')}${t.rest ? `,...${signature(t.rest, depth + 1)}` : ''}}`;
