@@ -58,6 +58,12 @@ import {
  *   followRedirect: false, in the call's options or the instance's configuration (node http/https and
  *   undici.request do not follow redirects). A browser navigation's redirects are not judged: a browser
  *   follows them by itself and has no option to turn them off.
+ * A navigation or connection no flow reaches is traced to a tool's argument (toolObjectInput) through the handler of a
+ * tool object (`{ name, inputSchema, handle: async (ctx, args) => … }`, also a function declaration handed by name beside a
+ * schema object it refers to: `{ schema: navigateSchema, handle: handleNavigate }`), or through the `execute`/`handle`
+ * method of a tool class whose fields name it and hold its schema (`name = 'navigate_to'; inputSchema = schema;`), the
+ * argument read as a member or destructured from its validation (`const { url } = this.parseParams(schema, params)`,
+ * `schema.parse(args)`): only when the literal name is there and the schema declares the member read.
  */
 
 const OAUTH_FIELDS = new Set([
@@ -327,21 +333,97 @@ const REQUEST_ARGUMENT_KEYS = new Set(['params', 'arguments']);
 function toolObjectInput(p: Node, key: string): string | undefined {
   if (!Node.isParameterDeclaration(p)) return undefined;
   const fn = p.getParent();
-  if (!fn || !(Node.isArrowFunction(fn) || Node.isFunctionExpression(fn) || Node.isMethodDeclaration(fn))) return undefined;
+  if (!fn) return undefined;
+  if (Node.isFunctionDeclaration(fn)) return namedHandlerInput(fn, key);
+  if (!(Node.isArrowFunction(fn) || Node.isFunctionExpression(fn) || Node.isMethodDeclaration(fn))) return undefined;
   const holder = Node.isMethodDeclaration(fn) ? fn : fn.getParent();
   if (!holder || !(Node.isPropertyAssignment(holder) || Node.isMethodDeclaration(holder))) return undefined;
-  const handlerKey = propertyName(holder.getNameNode());
+  return toolObjectDeclaring(holder, key);
+}
+
+/**
+ * The tool a handler's property (`handle: …`, `handle(ctx, args) {…}`) belongs to when its object names the tool with a
+ * literal and the input schema declares `key`. The name and the schema may sit on the object itself, under `config`, or
+ * under a schema object it refers to (`{ schema: navigateSchema, handle: handleNavigate }` with `const navigateSchema =
+ * { name: 'browser_navigate', inputSchema: z.object({ url }) }`).
+ */
+function toolObjectDeclaring(holder: Node, key: string): string | undefined {
+  const handlerKey = Node.isPropertyAssignment(holder) || Node.isMethodDeclaration(holder) ? propertyName(holder.getNameNode()) : undefined;
   const obj = holder.getParent();
-  if (!handlerKey || !TOOL_HANDLER_KEYS.has(handlerKey) || !obj || !Node.isObjectLiteralExpression(obj)) return undefined;
-  const name = stringValue(propertyOf(obj, 'name'));
+  if (!handlerKey || !TOOL_HANDLER_KEYS.has(handlerKey) || !obj) return undefined;
+  // A tool class (`class NavigateTool { name = 'navigate_to'; inputSchema = schema; async execute(context, params) {…} }`):
+  // its fields name the tool and hold its schema.
+  const classLike = Node.isClassDeclaration(obj) || Node.isClassExpression(obj);
+  if (!classLike && !Node.isObjectLiteralExpression(obj)) return undefined;
+  const member = (o: Node, k: string): Node | undefined => (classLike && o === obj ? classField(obj, k) : propertyOf(o, k));
+  const schemaObject = objectOf(member(obj, 'schema'));
+  const name = stringValue(member(obj, 'name')) ?? (schemaObject ? stringValue(propertyOf(schemaObject, 'name')) : undefined);
   if (!name) return undefined;
-  const config = objectOf(propertyOf(obj, 'config'));
-  const schemas = [obj, ...(config ? [config] : [])].flatMap((o) => TOOL_SCHEMA_KEYS.map((k) => propertyOf(o, k)).filter((v): v is Node => !!v));
+  const config = objectOf(member(obj, 'config'));
+  const holders = [obj, ...(config ? [config] : []), ...(schemaObject ? [schemaObject] : [])];
+  const schemas = holders.flatMap((o) => TOOL_SCHEMA_KEYS.map((k) => member(o, k)).filter((v): v is Node => !!v));
   const declares = schemas.some((sch) => {
     const root = resolveValue(sch) ?? sch;
     return root.getDescendants().some((d) => (Node.isPropertyAssignment(d) || Node.isShorthandPropertyAssignment(d)) && propertyName(d.getNameNode()) === key);
   });
   return declares ? name : undefined;
+}
+
+/** The initializer of a class's instance field (`name = 'navigate_to'`), not a static one. */
+function classField(cls: Node, key: string): Node | undefined {
+  if (!Node.isClassDeclaration(cls) && !Node.isClassExpression(cls)) return undefined;
+  const f = cls.getProperties().find((p) => !p.isStatic() && propertyName(p.getNameNode()) === key);
+  return f?.getInitializer();
+}
+
+/**
+ * A function declaration handed by name as a tool object's handler in its own file (`async function handleNavigate(context,
+ * params) {…}` … `{ schema: navigateSchema, handle: handleNavigate }`): the tool whose input schema declares `key`.
+ */
+function namedHandlerInput(fn: Node, key: string): string | undefined {
+  const id = Node.isFunctionDeclaration(fn) ? fn.getNameNode() : undefined;
+  if (!id) return undefined;
+  for (const pa of handlerProperties(fn.getSourceFile()).get(id.getText()) ?? []) {
+    const v = Node.isPropertyAssignment(pa) ? pa.getInitializer() : undefined;
+    if (!v || !Node.isIdentifier(v) || declarationOf(v)?.compilerNode !== fn.compilerNode) continue;
+    const tool = toolObjectDeclaring(pa, key);
+    if (tool) return tool;
+  }
+  return undefined;
+}
+
+const handlerPropsMemo = new WeakMap<SourceFile, Map<string, Node[]>>();
+/** The `handle: name` properties of a file (a handler key whose value is a bare name), by that name; one pass per file. */
+function handlerProperties(sf: SourceFile): Map<string, Node[]> {
+  const known = handlerPropsMemo.get(sf);
+  if (known) return known;
+  const out = new Map<string, Node[]>();
+  const filter = namedFilter(TOOL_HANDLER_KEYS, (cn) => ts.isPropertyAssignment(cn) && ts.isIdentifier(cn.initializer) && ts.isIdentifier(cn.name) && TOOL_HANDLER_KEYS.has(cn.name.text));
+  for (const cn of rawOfKinds(sf, [ts.SyntaxKind.PropertyAssignment], filter)) {
+    const name = ((cn as ts.PropertyAssignment).initializer as ts.Identifier).text;
+    out.set(name, [...(out.get(name) ?? []), wrapNode(sf, cn)]);
+  }
+  handlerPropsMemo.set(sf, out);
+  return out;
+}
+
+/** Names of the calls that validate a tool's arguments and give them back (zod's parse, a tool base class's parseParams). */
+const PARSE_CALL = /^(?:parse|parseAsync|parseParams|parseArgs|parseArguments|parseInput|validateParams|validateArgs|validateArguments|validateInput)$/;
+
+/** The parameter whose value a validating call gives back (`schema.parse(params)`, `await this.parseParams(schema, params)`). */
+function parsedParameter(init: Node | undefined): Node | undefined {
+  let n = init && unwrap(init);
+  if (n && Node.isAwaitExpression(n)) n = unwrap(n.getExpression());
+  if (!n || !Node.isCallExpression(n)) return undefined;
+  const callee = unwrap(n.getExpression());
+  const name = Node.isPropertyAccessExpression(callee) ? callee.getName() : Node.isIdentifier(callee) ? callee.getText() : undefined;
+  if (!name || !PARSE_CALL.test(name)) return undefined;
+  for (const a of n.getArguments()) {
+    const id = unwrap(a);
+    const d = Node.isIdentifier(id) ? declarationOf(id) : undefined;
+    if (d && Node.isParameterDeclaration(d)) return d;
+  }
+  return undefined;
 }
 
 /** Records a tool argument found reaching a destination (the first one: the witness of a steered connection). */
@@ -423,6 +505,16 @@ function destinationShapeOf(node: Node | undefined, files: [string, SourceFile][
     }
     // A name destructured from a parameter (`function installChart({ chart, repo })`): what its callers pass there.
     const holder = d && Node.isBindingElement(d) ? d.getParent()?.getParent() : undefined;
+    // A name destructured from the validation of a tool object's arguments (`const { url } = schema.parse(params)`,
+    // `this.parseParams(schema, params)`): the argument itself.
+    if (d && Node.isBindingElement(d) && holder && Node.isVariableDeclaration(holder)) {
+      const param = parsedParameter(holder.getInitializer());
+      const toolObject = param ? toolObjectInput(param, d.getPropertyNameNode() ? propertyName(d.getPropertyNameNode()!) ?? '' : d.getName()) : undefined;
+      if (toolObject) {
+        witness(toolObject);
+        return 'open';
+      }
+    }
     if (d && Node.isBindingElement(d) && holder && Node.isParameterDeclaration(holder)) {
       const toolObject = toolObjectInput(holder, d.getPropertyNameNode() ? propertyName(d.getPropertyNameNode()!) ?? '' : d.getName());
       if (toolObject) {
