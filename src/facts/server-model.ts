@@ -19,7 +19,7 @@ import { booleanAnnotations, composedString, constrainedArguments, patternedArgu
  *
  *   MCP TypeScript SDK v1 (`@modelcontextprotocol/sdk`)
  *     server.tool(name, [description], [schemaShape], [annotations], handler)   handler(args, extra)
- *       — a single object before the handler is read as annotations when every key is `title` or `*Hint`,
+ *       — a single object before the handler is read as annotations when every key is `title` or `*Hint` (and not every value is a call such as `z.string()`),
  *         otherwise as the input shape; without a shape the handler receives no arguments.
  *     server.registerTool(name, { title, description, inputSchema, outputSchema, annotations }, handler)
  *     server.prompt(name, [description], [argsSchema], handler)                   handler(args, extra)

@@ -400,7 +400,10 @@ export function looksLikeAnnotations(obj: ObjectLiteralExpression | undefined): 
   const props = obj.getProperties();
   return (
     props.length > 0 &&
-    props.every((p) => (Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p)) && ANNOTATION_KEYS.test(propertyName(p.getNameNode()) ?? ''))
+    props.every((p) => (Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p)) && ANNOTATION_KEYS.test(propertyName(p.getNameNode()) ?? '')) &&
+    // The SDK takes an object whose values are all schemas for the input shape (`{ title: z.string() }`): annotation values are
+    // literals, schema values are built by calls.
+    !props.every((p) => Node.isPropertyAssignment(p) && Node.isCallExpression(p.getInitializer()))
   );
 }
 
