@@ -7,6 +7,7 @@ import { argumentAt, dispatchBranches, listedElements, mappedDefinitions, return
 import { annotationsOn, delegateOn, delegateOnItem, loopItems, loopVariable, loopVariableItems, onClass, onItem, registeringClasses, shapeFromItem, unreadDocumentLoop, type LoopItem } from './server-model/class-tools.js';
 import { bindDocuments } from './data-documents.js';
 import { callSpot, forwardedName, forwardedParameter, wrapperCalls } from './server-model/wrappers.js';
+import { loopWrapperTools } from './server-model/loop-wrappers.js';
 import { booleanAnnotations, composedString, constrainedArguments, patternedArguments, constString, looksLikeAnnotations, methodOf, objectLiteralOf, propertyThroughSpreads, propertyValue } from './server-model/values.js';
 
 
@@ -557,6 +558,7 @@ function build(sources: ParsedSources): ServerModel {
 
   // Tools registered through a local wrapper (server-model/wrappers), and `server.addTool(tool)` over a loop's list.
   readWrapped(tools, forwardedAdds, unread, files, sources, usedObjects);
+  readLoopWrappers(tools, unread, files, sources, usedObjects);
 
   // Low-level lists: the literal arrays returned by tools/list, prompts/list, resources/list handlers.
   for (const rh of requestHandlers) {
@@ -1062,6 +1064,32 @@ function readWrapped(
     // A call whose tools could not be read keeps the registration as written (a tool named by an expression,
     // whose other keys the rules may still read on the wrapper), beside the tools read at the other calls.
     tools.splice(i, 1, ...(someUnread ? [t] : []), ...expanded);
+  }
+}
+
+/**
+ * Tools a helper registers in a loop over its list parameter, named from the item and another of its parameters
+ * (`${opts.prefix}_${tab.name}`, server-model/loop-wrappers): one tool per call and item. A call whose list or values
+ * cannot be read keeps the registration as written beside the tools read, and is listed unread.
+ */
+function readLoopWrappers(tools: ToolDef[], unread: UnreadRegistration[], files: readonly [string, SourceFile][], sources: ParsedSources, usedObjects: Set<Node>): void {
+  for (let i = tools.length - 1; i >= 0; i--) {
+    const t = tools[i]!;
+    if (t.nameIsLiteral || t.self || t.item || t.wrapped || (t.api !== 'registerTool' && t.api !== 'tool') || !Node.isCallExpression(t.node)) continue;
+    const nameArg = registrationArgs(t)[0];
+    const read = nameArg ? loopWrapperTools(t.node, nameArg, files, sources) : undefined;
+    if (!read) continue;
+    // Each tool is placed at the item's value its name reads (the row that names it), not at the shared prefix.
+    const expanded = read.tools
+      .map(({ item, on, at }) => ({ ...expandedTool(t, nameArg!, on, sources, undefined, item), file: sources.rel(at.getSourceFile()), ...positionOf(at), nameLine: positionOf(at).line }))
+      .filter((x) => x.nameIsLiteral);
+    for (const x of read.tools) usedObjects.add(x.item.obj);
+    for (const c of read.unreadCalls) {
+      const spot = callSpot(c.file, c.call);
+      unread.push({ file: c.file, ...positionOf(c.call), expression: spot.expression });
+    }
+    const partial = read.unreadCalls.length > 0 || expanded.length < read.tools.length;
+    tools.splice(i, 1, ...(partial ? [t] : []), ...expanded.map((x) => ({ ...x, wrapped: true })));
   }
 }
 

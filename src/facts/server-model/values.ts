@@ -1,5 +1,6 @@
 import { Node, SyntaxKind, ts, type CallExpression, type NewExpression, type ObjectLiteralExpression, type PropertyAccessExpression, type SourceFile } from '../morph.js';
 import { declarationOf, functionOf, importOf, initializerOf, isFunctionLike, moduleMember, resolveRelativeModule, valueOfDeclaration } from '../scope.js';
+import { transformOf } from './name-transforms.js';
 import { wrapNode, propertyName, rawPropertyName, rawUnwrap, sourcesOf, stringValue, unwrap, type ParsedSources } from '../ts-source.js';
 
 /**
@@ -48,10 +49,21 @@ export function composedString(node: Node | undefined, on: (n: Node) => Node | u
       const c = composedString(u, on, depth + 1);
       return c ? { value: c.value, ...(c.literal !== u ? { literal: c.literal } : {}) } : undefined;
     }
+    if (Node.isCallExpression(u) && transformOf(u)) {
+      const c = composedString(u, on, depth + 1);
+      return c ? { value: c.value, ...(c.literal !== u ? { literal: c.literal } : {}) } : undefined;
+    }
     const s = constString(u);
     return s ? { value: s.value } : undefined;
   };
   const parts: ({ value: string; literal?: Node } | undefined)[] = [];
+  // `toolName(op.operationId)`: a local transform (server-model/name-transforms) of one part.
+  const transform = Node.isCallExpression(n) ? transformOf(n) : undefined;
+  if (transform) {
+    const inner = part((n as CallExpression).getArguments()[0]!);
+    const value = inner && transform(inner.value);
+    return value === undefined ? undefined : { value, literal: inner!.literal ?? n };
+  }
   if (Node.isTemplateExpression(n)) {
     parts.push({ value: n.getHead().getLiteralText() });
     for (const span of n.getTemplateSpans()) {
@@ -72,6 +84,13 @@ export function constString(node: Node | undefined, depth = 0): { value: string;
   const n = unwrap(node);
   const v = stringValue(n);
   if (v !== undefined) return { value: v, literal: n };
+  // `camelToSnake('getUser')`: a local transform (server-model/name-transforms) of a constant.
+  if (Node.isCallExpression(n)) {
+    const transform = transformOf(n);
+    const a = transform && constString(n.getArguments()[0], depth + 1);
+    const value = a ? transform!(a.value) : undefined;
+    return value === undefined ? undefined : { value, literal: n };
+  }
   if (Node.isBinaryExpression(n) && n.getOperatorToken().getText() === '+') {
     const l = constString(n.getLeft(), depth + 1);
     const r = constString(n.getRight(), depth + 1);
