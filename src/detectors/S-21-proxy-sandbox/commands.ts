@@ -4,6 +4,7 @@ import { declarationOf, initializerOf, isFunctionLike, type FunctionLikeNode } f
 import { constString, objectLiteralOf, propertyValue } from '../../facts/server-model.js';
 import { unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { callSitesOf } from '../support/source/call-sites.js';
+import { calledFunction } from '../support/source/source-support.js';
 
 /**
  * S-21 — is a launch one that proxies? A server proxies what it launches when the program comes from its
@@ -15,12 +16,16 @@ import { callSitesOf } from '../support/source/call-sites.js';
  * Fixed, syntactically: a literal, a template or `+` of fixed parts, a const holding one, `process.execPath`,
  * `__dirname`, `import.meta.url`/`dirname`, `path.join/resolve(...)` and `fileURLToPath(...)` of fixed
  * parts, a branch of `?:` whose both sides are fixed, a property of a const object literal read with a
- * literal key, and a parameter that every call site in the source gives a fixed value (three levels).
+ * literal key, a field of a row picked from a const table of object literals (a platform binary shim's
+ * `BINARIES[\`${platform}_${arch}\`].name`), a call of a local function whose every return is fixed, and a
+ * parameter that every call site in the source gives a fixed value (three levels).
  *
  * The program of a launch: the first argument (spawn, execFile, fork, execa, cross-spawn), the first word
  * of a shell string (exec, execSync, shelljs, execaCommand, zx `$`). When the program is an interpreter
  * or a package runner (node, npx, python, sh -c, docker…), the script or package it runs must be fixed
- * too. An MCP client transport (`new StdioClientTransport`) launches an MCP server in order to proxy it:
+ * too: for a shell given -c (`spawn('bash', ['-c', line])`), the first word of its line. A program and an
+ * argument list set together per platform (`open url` / `cmd /c start "" url` / `xdg-open url`) are read
+ * pair by pair. An MCP client transport (`new StdioClientTransport`) launches an MCP server in order to proxy it:
  * always a proxied launch.
  */
 
@@ -29,6 +34,8 @@ import { callSitesOf } from '../support/source/call-sites.js';
  * the remote host (a remote shell over SSH starts no local process of its clients' choosing).
  */
 const LAUNCHERS = /^(?:npx|npm|pnpm|pnpx|yarn|bunx|bun|uvx|uv|pipx|python[0-9.]*|py|node|nodejs|deno|docker|podman|sh|bash|zsh|dash|fish|cmd|powershell|pwsh|env|sudo|doas|xargs|nohup|exec|tsx|ts-node|wsl|timeout|nice|stdbuf|time)$/i;
+/** Shells: their -c (/c, -Command) operand is a command line whose first word is the program. */
+const SHELLS = /^(?:sh|bash|zsh|dash|fish|cmd|powershell|pwsh)$/i;
 /** Options of a launcher whose value is the program it runs: `sh -c <cmd>`, `node -e <code>`, `cmd /c <cmd>`. */
 const PROGRAM_OPTIONS = new Set(['-c', '/c', '/C', '-e', '--eval', '-p', '--print', '-Command', '-command', '-EncodedCommand', '-x']);
 /** Subcommands of package managers and runners, followed by the script or package they run. */
@@ -61,6 +68,9 @@ export function isFixed(expr: Node | undefined, ctx: FixedContext, depth = 0): b
   if (Node.isCallExpression(n)) {
     const c = unwrap(n.getExpression());
     const name = Node.isIdentifier(c) ? c.getText() : Node.isPropertyAccessExpression(c) ? c.getName() : '';
+    // A local function every return of which is fixed (`const child = spawn(resolveBinaryPath(), …)`).
+    const local = calledFunction(n);
+    if (local) return returnsFixed(local, ctx, depth + 1);
     if (!PATH_FUNCTIONS.has(name)) return false;
     const recvOk = !Node.isPropertyAccessExpression(c) || name !== 'toString' || isFixed(c.getExpression(), ctx, depth + 1);
     return recvOk && n.getArguments().every((a) => isFixed(a, ctx, depth + 1));
@@ -81,7 +91,8 @@ export function isFixed(expr: Node | undefined, ctx: FixedContext, depth = 0): b
       return !!values && values.every((v) => isFixed(v, ctx, depth + 1) && literalValues(v, 0, ctx).every((w) => !LAUNCHERS.test(programName(w.trim().split(/\s+/)[0] ?? ''))));
     }
     const obj = objectLiteralOf(n.getExpression(), ctx.sources);
-    return !!obj && isFixed(propertyValue(obj, key), ctx, depth + 1);
+    if (!obj) return rowFieldFixed(n.getExpression(), key, ctx, depth + 1);
+    return isFixed(propertyValue(obj, key), ctx, depth + 1);
   }
   if (Node.isIdentifier(n)) {
     const d = declarationOf(n);
@@ -98,6 +109,45 @@ export function isFixed(expr: Node | undefined, ctx: FixedContext, depth = 0): b
     if (Node.isParameterDeclaration(decl)) return parameterFixed(decl, ctx, depth);
   }
   return false;
+}
+
+/**
+ * The returns of a local function (`function binaryPath() { … return require.resolve(…) }`, an arrow's expression
+ * body): fixed when there is at least one and each is (a parameter in them is followed to the function's call sites).
+ * A return inside a nested function is that function's.
+ */
+function returnsFixed(fn: Node, ctx: FixedContext, depth: number): boolean {
+  if (depth > 6 || !isFunctionLike(fn)) return false;
+  const body = (fn as FunctionLikeNode).getBody();
+  if (!body) return false;
+  if (!Node.isBlock(body)) return isFixed(body, ctx, depth);
+  const returned: (Node | undefined)[] = [];
+  body.forEachDescendant((d, trav) => {
+    if (isFunctionLike(d)) return trav.skip();
+    if (Node.isReturnStatement(d)) returned.push(d.getExpression());
+  });
+  return returned.length > 0 && returned.every((r) => isFixed(r, ctx, depth));
+}
+
+/**
+ * A field of a row picked from a const table of object literals (`const binary = BINARIES[\`${platform}_${arch}\`];
+ * binary.name`): fixed when every row gives that field a fixed value that is no interpreter or package runner.
+ */
+function rowFieldFixed(expr: Node, key: string, ctx: FixedContext, depth: number): boolean {
+  const e = unwrap(expr);
+  if (depth > 8 || !Node.isIdentifier(e) || !constDeclared(e)) return false;
+  const d = declarationOf(e);
+  const init = d && initializerOf(d) && unwrap(initializerOf(d)!);
+  if (!init || !Node.isElementAccessExpression(init)) return false;
+  const rows = tableValues(init.getExpression(), ctx);
+  return (
+    !!rows &&
+    rows.every((r) => {
+      const row = unwrap(r);
+      const v = Node.isObjectLiteralExpression(row) ? propertyValue(row, key) : undefined;
+      return !!v && isFixed(v, ctx, depth + 1) && literalValues(v, 0, ctx).every((w) => !LAUNCHERS.test(programName(w.trim().split(/\s+/)[0] ?? '')));
+    })
+  );
 }
 
 /** An environment variable read: `process.env.X`, `process.env['X']`. */
@@ -132,17 +182,20 @@ function inPackage(expr: Node, depth = 0): boolean {
   return false;
 }
 
+/** Is this identifier declared by a `const`? */
+function constDeclared(id: Parameters<typeof declarationOf>[0]): boolean {
+  const decl = declarationOf(id)?.getParent();
+  const list = decl?.getParent();
+  return Node.isVariableDeclaration(decl) && Node.isVariableDeclarationList(list) && (list.getFlags() & ts.NodeFlags.Const) !== 0;
+}
+
 /**
  * The values of a const object literal used as a table (`{ darwin: 'open', linux: 'xdg-open' }`): every property a
  * plain `key: value` (no spread, method or accessor). Undefined for anything else.
  */
 function tableValues(expr: Node, ctx: FixedContext): Node[] | undefined {
   const t = unwrap(expr);
-  if (!Node.isIdentifier(t)) return undefined;
-  const d = declarationOf(t);
-  const decl = d?.getParent();
-  const list = decl?.getParent();
-  if (!Node.isVariableDeclaration(decl) || !Node.isVariableDeclarationList(list) || (list.getFlags() & ts.NodeFlags.Const) === 0) return undefined;
+  if (!Node.isIdentifier(t) || !constDeclared(t)) return undefined;
   const obj = objectLiteralOf(t, ctx.sources);
   if (!obj) return undefined;
   const props = obj.getProperties();
@@ -248,14 +301,15 @@ function parameterFixed(p: Node, ctx: FixedContext, depth: number): boolean {
 const programName = (v: string): string => (v.split(/[\\/]/).pop() ?? v).replace(/\.(?:cmd|exe|bat|ps1)$/i, '');
 
 /** Does an argument list (an array literal) name a fixed script or package for a launcher? */
-function launcherArgsFixed(args: Node | undefined, ctx: FixedContext): boolean {
+function launcherArgsFixed(args: Node | undefined, ctx: FixedContext, shell = false, program?: Node): boolean {
   if (!args) return true;
   const a = unwrap(args);
-  if (!Node.isArrayLiteralExpression(a)) return isFixed(a, ctx);
+  if (!Node.isArrayLiteralExpression(a)) return isFixed(a, ctx) || pairedArgsFixed(a, program, ctx);
   const els = a.getElements();
   for (let i = 0; i < els.length; i++) {
     const v = constString(els[i])?.value;
-    if (v !== undefined && PROGRAM_OPTIONS.has(v)) return isFixed(els[i + 1], ctx);
+    // A shell's -c line is judged by its program (`bash -c \`osascript -e ${script}\``); code for an interpreter must be fixed.
+    if (v !== undefined && PROGRAM_OPTIONS.has(v)) return shell ? shellStringFixed(els[i + 1], ctx) : isFixed(els[i + 1], ctx);
     if (v !== undefined && v.startsWith('-')) continue;
     // A package manager's subcommand (`npm run <script>`, `pnpm dlx <pkg>`): the operand after it is what runs.
     if (v !== undefined && SUBCOMMANDS.has(v)) continue;
@@ -263,6 +317,31 @@ function launcherArgsFixed(args: Node | undefined, ctx: FixedContext): boolean {
     return isFixed(els[i], ctx);
   }
   return true;
+}
+
+/**
+ * A `let` program and a `let` argument list set together per platform (`if (darwin) { cmd = 'open'; args = [url] }
+ * else if (win32) { cmd = 'cmd'; args = ['/c', 'start', '', url] } …`): each value of the list is read with the program
+ * set beside it (in the same block). A list beside a program that is no interpreter or runner (`open`, `xdg-open`)
+ * names no program; a list beside a launcher must name a fixed one. Undefined pairing (a list set alone) is not fixed.
+ */
+function pairedArgsFixed(args: Node, program: Node | undefined, ctx: FixedContext): boolean {
+  const p = program && unwrap(program);
+  if (!Node.isIdentifier(args) || !p || !Node.isIdentifier(p)) return false;
+  const argsDecl = declarationOf(args);
+  const progDecl = declarationOf(p);
+  const argValues = argsDecl ? assignedValues(argsDecl) : undefined;
+  const progValues = progDecl ? assignedValues(progDecl) : undefined;
+  if (!argValues?.length || !progValues?.length) return false;
+  const blockOf = (v: Node): Node | undefined => v.getFirstAncestor((x) => Node.isBlock(x) || Node.isCaseClause(x) || Node.isDefaultClause(x) || Node.isSourceFile(x));
+  return argValues.every((v) => {
+    const beside = progValues.filter((pv) => blockOf(pv) === blockOf(v));
+    if (beside.length !== 1) return false;
+    const names = literalValues(beside[0], 0, ctx).map(programName);
+    if (names.length === 0 || !isFixed(beside[0], ctx)) return false;
+    if (names.every((n) => !LAUNCHERS.test(n))) return true;
+    return Node.isArrayLiteralExpression(unwrap(v)) && launcherArgsFixed(v, ctx, names.every((n) => SHELLS.test(n)));
+  });
 }
 
 /** Is the program of a shell command string fixed: a fixed first word that is not a launcher (or a launcher with a fixed rest)? */
@@ -300,7 +379,9 @@ function programOf(site: SinkSite, sources: ParsedSources): { program?: Node; ar
   if (Node.isTaggedTemplateExpression(n)) return { shellString: n.getTemplate() };
   if (!Node.isCallExpression(n)) return {};
   const args = n.getArguments();
-  if (site.shell) return { shellString: args[0] };
+  // `spawn('sh', ['-c', line])`, `spawn(cmd, args, { shell: true })`: a program and an argument list, the shell line
+  // being the operand of -c (launcherArgsFixed); exec-like calls take the line first.
+  if (site.shell && !(args[1] && Node.isArrayLiteralExpression(unwrap(args[1])))) return { shellString: args[0] };
   // spawn(cmd, args, options) / execFile(file, args) / execa(file, args): an options object is not an argument list.
   const second = args[1] && !Node.isObjectLiteralExpression(unwrap(args[1])) ? args[1] : undefined;
   return { program: args[0], args: second };
@@ -472,7 +553,8 @@ export function isProxiedLaunch(site: SinkSite, ctx: FixedContext): boolean {
   if (program && !isFixed(program, ctx) && pinnedProgram(program, false)) return false;
   if (!program || !isFixed(program, ctx)) return true;
   // A fixed interpreter or package runner runs what its arguments name: that must be fixed too.
-  if (literalValues(program, 0, ctx).some((v) => LAUNCHERS.test(programName(v)))) return !launcherArgsFixed(args, ctx);
+  const names = literalValues(program, 0, ctx).map(programName);
+  if (names.some((v) => LAUNCHERS.test(v))) return !launcherArgsFixed(args, ctx, names.length > 0 && names.every((v) => SHELLS.test(v)), program);
   if (/execPath|argv0/.test(program.getText())) return !launcherArgsFixed(args, ctx);
   return false;
 }

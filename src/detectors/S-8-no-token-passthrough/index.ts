@@ -360,7 +360,7 @@ export default [
         sitesOf(
           files,
           K.headerReads,
-          (n) => Node.isPropertyAccessExpression(n) && !handsOnExtra(n.compilerNode) && (n.getName() === 'authInfo' || (n.getName() === 'auth' && /^(req|request)$/.test(n.getExpression().getText()))),
+          (n) => Node.isPropertyAccessExpression(n) && !handsOnExtra(n.compilerNode) && ((n.getName() === 'authInfo' && !ownField(n.compilerNode)) || (n.getName() === 'auth' && /^(req|request)$/.test(n.getExpression().getText()))),
           (cn) => ts.isPropertyAccessExpression(cn) && (cn.name.text === 'authInfo' || cn.name.text === 'auth'),
         ).length > 0;
       for (const j of judged) if (j.kind === 'red') findings.push(j.finding);
@@ -373,6 +373,12 @@ export default [
     },
   }),
 ];
+
+/**
+ * `this.authInfo`: a field of the server's own class (the sign-in it saved to a file and reloads), not the SDK's authInfo
+ * of a request, which a handler reads from its extra or the request (`extra.authInfo`, `req.authInfo`).
+ */
+const ownField = (cn: ts.PropertyAccessExpression): boolean => cn.expression.kind === ts.SyntaxKind.ThisKeyword;
 
 /** Keys of the SDK's own RequestHandlerExtra beside `authInfo` (Protocol's request dispatch, bundled with the server). */
 const HANDLER_EXTRA_KEYS = new Set(['sendNotification', 'sendRequest', 'requestId', 'sessionId']);
