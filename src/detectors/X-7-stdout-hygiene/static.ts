@@ -158,6 +158,11 @@ function stdioEntries(code: Code): SourceFile[] {
 
 /** Relative module specifiers a file loads: imports, re-exports, `import('…')` and `require('…')` (read on compiler nodes). */
 function loadedSpecs(sf: SourceFile): string[] {
+  return specsOf(sf).filter((s) => ownModule(sf, s));
+}
+
+/** Every module specifier a file loads: static imports and re-exports, `import()` and `require` of a string. */
+function specsOf(sf: SourceFile): string[] {
   const out: string[] = [];
   for (const st of sf.compilerNode.statements) {
     if ((ts.isImportDeclaration(st) && !st.importClause?.isTypeOnly) || (ts.isExportDeclaration(st) && !st.isTypeOnly)) {
@@ -174,7 +179,7 @@ function loadedSpecs(sf: SourceFile): string[] {
     }
     return false;
   });
-  return out.filter((s) => ownModule(sf, s));
+  return out;
 }
 
 /**
@@ -433,8 +438,54 @@ function computedLoadDirs(sf: SourceFile): string[] {
   return out;
 }
 
-/** The entry files and everything they load by relative path (and from folders loaded by a computed path). */
-function loadedFrom(code: Code, entries: SourceFile[]): SourceFile[] {
+/**
+ * Path aliases resolved at run time: a package that registers `tsconfig-paths` or `module-alias` (its register module
+ * imported by a file read, or `-r …/register` in a bin or start script) loads `@/utils/log` or `@lib/log` as the file
+ * its shipped `tsconfig.json` `compilerOptions.paths` (under `baseUrl`) or its package.json `_moduleAliases` names.
+ * Each alias is a prefix (`@/*`, `@lib`) mapped to a folder or file of the package; the first existing file wins, as in
+ * the resolvers. Nothing is aliased when the package registers neither, or ships no table.
+ */
+type Aliases = [prefix: string, exact: boolean, target: string][];
+const ALIAS_REGISTER = /\b(?:tsconfig-paths|module-alias)(?:\/register)?\b/;
+function runtimeAliases(root: string, code: Code): Aliases {
+  const read = (f: string): unknown => {
+    try {
+      return JSON.parse(readFileSync(join(root, f), 'utf8').replace(/^\s*\/\/.*$/gm, ''));
+    } catch {
+      return undefined;
+    }
+  };
+  const pkg = read('package.json') as { _moduleAliases?: Record<string, unknown>; scripts?: Record<string, unknown> } | undefined;
+  const registered = code.files.some(([, sf]) => specsOf(sf).some((spec) => /^(?:tsconfig-paths|module-alias)(?:\/register)?$/.test(spec))) || Object.values(pkg?.scripts ?? {}).some((v) => typeof v === 'string' && ALIAS_REGISTER.test(v) && /(?:^|\s)(?:-r|--require)\s/.test(v));
+  if (!registered) return [];
+  const out: Aliases = [];
+  for (const [k, v] of Object.entries(pkg?._moduleAliases ?? {})) if (typeof v === 'string') out.push([k, false, posix.normalize(v)]);
+  const co = (read('tsconfig.json') as { compilerOptions?: { baseUrl?: unknown; paths?: Record<string, unknown> } } | undefined)?.compilerOptions;
+  const base = typeof co?.baseUrl === 'string' ? co.baseUrl : '.';
+  for (const [k, v] of Object.entries(co?.paths ?? {})) {
+    const first = Array.isArray(v) ? v.find((x): x is string => typeof x === 'string') : undefined;
+    if (!first) continue;
+    if (k.endsWith('/*') && (first === '*' || first.endsWith('/*'))) out.push([k.slice(0, -1), false, posix.normalize(posix.join(base, first === '*' ? '.' : first.slice(0, -2)))]);
+    else if (!k.includes('*') && !first.includes('*')) out.push([k, true, posix.normalize(posix.join(base, first))]);
+  }
+  return out.filter(([, , t]) => !t.startsWith('../'));
+}
+/** The package file an aliased specifier names: `@/x/y` under `@/*` -> `<target>/x/y`, `@lib/x` under `@lib` -> `<target>/x`. */
+function aliasedModule(spec: string, aliases: Aliases, code: Code): SourceFile | undefined {
+  for (const [prefix, exact, target] of aliases) {
+    let rest: string | undefined;
+    if (exact) rest = spec === prefix ? '' : undefined;
+    else if (prefix.endsWith('/')) rest = spec.startsWith(prefix) ? spec.slice(prefix.length) : undefined;
+    else rest = spec === prefix ? '' : spec.startsWith(`${prefix}/`) ? spec.slice(prefix.length + 1) : undefined;
+    if (rest === undefined) continue;
+    const hit = resolveRelativeModule('package.json', `./${rest ? posix.join(target, rest) : target}`, code.sources);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+/** The entry files and everything they load by relative path (and from folders loaded by a computed path, or by a runtime path alias). */
+function loadedFrom(code: Code, entries: SourceFile[], aliases: Aliases = []): SourceFile[] {
   const seen = new Set<SourceFile>(entries);
   const queue = [...entries];
   const add = (target: SourceFile | undefined): void => {
@@ -446,6 +497,7 @@ function loadedFrom(code: Code, entries: SourceFile[]): SourceFile[] {
   while (queue.length) {
     const sf = queue.shift()!;
     for (const spec of loadedSpecs(sf)) add(resolveRelativeModule(code.rel(sf), spec, code.sources));
+    if (aliases.length) for (const spec of specsOf(sf)) if (!spec.startsWith('.')) add(aliasedModule(spec, aliases, code));
     const from = posix.dirname(code.rel(sf));
     for (const dir of computedLoadDirs(sf)) {
       const prefix = `${posix.normalize(posix.join(from, dir))}/`;
@@ -1484,7 +1536,7 @@ export default defineDetector({
     const entries = stdioEntries(code);
     if (entries.length === 0 && declared !== 'stdio') return notApplicable('no-stdio-transport');
     const skipped: SourceFile[] = [];
-    const files = entries.length ? loadedFrom(code, [...entries, ...loadersOf(code, entries, skipped)]) : code.files.map(([, sf]) => sf);
+    const files = entries.length ? loadedFrom(code, [...entries, ...loadersOf(code, entries, skipped)], runtimeAliases(repo.root, code)) : code.files.map(([, sf]) => sf);
     const commandLines = commandLineFiles(code, repo, skipped).filter((sf) => !files.includes(sf));
     const redirected = reassignedConsole(files);
     // Call sites are also read in the loaders set aside above (the command line that loads the stdio program): a

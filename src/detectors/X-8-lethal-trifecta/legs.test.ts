@@ -282,6 +282,17 @@ describe('X-8 classification rules (legs.ts)', () => {
     // A bot's incoming updates and a chat's history, on a chat service named by the server or the prose.
     assert.deepEqual(legs({ name: 'get_updates', description: 'Incoming updates the bot received.', properties: ['offset', 'limit'], context: 'telegram-bot-mcp' }), ['private', 'untrusted']);
     assert.deepEqual(legs({ name: 'read_thread', description: 'Replies of a Slack thread.', properties: ['channel', 'ts'] }), ['private', 'untrusted']);
+    // The texts an SMS number received and an SMS conversation's history, on a text-message service named by the tool,
+    // the server or the prose: the account's record, written by whoever texted it.
+    assert.deepEqual(legs({ name: 'get_inbound_messages', description: 'Query received SMS/MMS messages from storage with optional filters.', properties: ['from', 'to', 'since', 'limit'] }), ['private', 'untrusted']);
+    const thread = { name: 'get_conversation_thread', description: 'Retrieve full conversation history with all messages.', properties: ['conversationId'], context: 'twilio-mcp' };
+    assert.deepEqual(legs(thread), ['private', 'untrusted']);
+    assert.ok(rules(thread).includes('reads-text-messages'));
+    // A sent text's delivery status, the account's numbers or templates hold no one else's text; nor does an unnamed service's thread.
+    assert.ok(!rules({ name: 'get_message_status', description: 'Delivery status of a sent SMS.', properties: ['sid'], context: 'twilio-mcp' }).includes('reads-text-messages'));
+    assert.deepEqual(legs({ name: 'list_phone_numbers', properties: ['limit'], context: 'twilio-mcp' }), []);
+    assert.ok(!rules({ name: 'list_sms_templates', properties: ['limit'], context: 'sms-gateway-mcp' }).includes('reads-text-messages'));
+    assert.ok(!rules({ name: 'get_thread', description: 'A thread of the assistant.', properties: ['thread_id'], context: 'ai-notes-mcp' }).includes('reads-text-messages'));
     // An assistant's own "chat" is no chat service; a list of channels holds no one's messages.
     assert.deepEqual(legs({ name: 'get_updates', description: 'Updates of the local package index.', properties: [], context: 'ai-chat-mcp' }), []);
     assert.ok(!rules({ name: 'list_channels', properties: ['limit'], context: 'discord-bot-mcp' }).includes('reads-chat-messages'));

@@ -320,6 +320,17 @@ const NAMED_CHAT_PRODUCTS = CHAT_PRODUCTS.filter((p) => p !== 'chat');
 const NAMED_CHAT_PROSE = /\b(?:Slack|Discord|Telegram|Mattermost|Rocket\.?Chat|Zulip|Gitter|IRC|XMPP|Webex|Microsoft\s+Teams|WhatsApp|Matrix\s+(?:rooms?|homeserver|chat))\b/;
 const CHAT_RECORDS = ['message', 'messages', 'history', 'updates', 'dialog', 'dialogs', 'conversation', 'conversations', 'thread', 'threads', 'replies', 'dm', 'dms', 'mentions', 'unread', 'inbox'];
 
+/**
+ * Text-message services (SMS, MMS through Twilio, Vonage, Plivo…). The messages their read tools return — the texts the
+ * account's numbers received, a conversation's history — are the account's own record (private, as a mailbox is) written
+ * by whoever texted the number (untrusted, as incoming mail is). Only a read of received texts or of a conversation
+ * counts: a sent message's delivery status, the account's numbers, templates or prices hold no one else's text.
+ */
+const SMS_PRODUCTS = ['twilio', 'sms', 'mms', 'vonage', 'nexmo', 'plivo', 'messagebird', 'telnyx', 'sinch'];
+const SMS_PROSE = /\b(?:Twilio|SMS|MMS|Vonage|Nexmo|Plivo|MessageBird|Telnyx|Sinch)\b/;
+const SMS_RECORDS = ['messages', 'sms', 'mms', 'texts', 'inbound', 'received', 'incoming', 'inbox', 'replies', 'conversation', 'conversations', 'thread', 'threads'];
+const NOT_RECEIVED_TEXTS = ['status', 'statuses', 'delivery', 'template', 'templates', 'price', 'prices', 'pricing', 'number', 'numbers', 'usage', 'sent', 'outbound', 'scheduled'];
+
 function sendsAddressedMessage(t: ToolView, words: readonly string[]): boolean {
   const props = (t.properties ?? []).map(normProp);
   if (!props.some((p) => MESSAGE_DESTINATIONS.includes(p)) || !props.some((p) => MESSAGE_BODIES.includes(p))) return false;
@@ -409,6 +420,7 @@ export const LEG_RULES: readonly LegRule[] = [
   { id: 'reads-observed-records', legs: ['private', 'untrusted'], name: { verbs: READ, objects: OBSERVED_RECORDS }, product: PIPELINE_PRODUCTS, prose: PIPELINE_PROSE, notWords: NOT_ACCOUNT_LOGS },
   { id: 'reads-ci-contributed-records', legs: ['private', 'untrusted'], name: { verbs: READ }, holds: namesCiContributed, product: CI_SERVICES, prose: CI_SERVICE_PROSE, notWords: NOT_ACCOUNT_LOGS },
   { id: 'reads-chat-messages', legs: ['private', 'untrusted'], name: { verbs: READ, objects: CHAT_RECORDS }, product: NAMED_CHAT_PRODUCTS, prose: NAMED_CHAT_PROSE },
+  { id: 'reads-text-messages', legs: ['private', 'untrusted'], name: { verbs: READ, objects: SMS_RECORDS }, product: SMS_PRODUCTS, prose: SMS_PROSE, notWords: NOT_RECEIVED_TEXTS },
   { id: 'reads-payment-records', legs: ['private'], name: { verbs: READ, objects: PAYMENT_RECORDS }, product: PAYMENT_PRODUCTS, prose: PAYMENT_PROSE },
   { id: 'reads-forge-content', legs: ['private', 'untrusted'], name: { verbs: READ, objects: FORGE_RECORDS }, product: FORGE_PRODUCTS, prose: FORGE_PROSE, holds: onHostedProject },
   { id: 'writes-forge-content', legs: ['outbound'], name: { words: FORGE_WRITES }, product: FORGE_PRODUCTS, prose: FORGE_PROSE, holds: (t, w) => forgeWrite(t, w) && onHostedProject(t, w) },
