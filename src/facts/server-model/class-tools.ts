@@ -4,6 +4,8 @@ import { propertyName, rawOfKinds, unwrap, wrapNode, type NamedFilter, type Pars
 import { escapeRegExp } from '../regex.js';
 import { bundlerNamespaceMembers, calleeName, constString, listElements, literalBoolean, MAKE_API, objectLiteralOf, propertyValue, variableParts } from './values.js';
 import { documentRows } from '../data-documents.js';
+import { argumentAt } from './returns.js';
+import { thunkListOf, thunkObject } from './thunk-items.js';
 
 /**
  * Tools declared as classes: a base class registers every tool the same way, from its own fields —
@@ -233,6 +235,15 @@ export interface LoopItem {
    * `MAP[param]` (`map` is MAP's text).
    */
   key?: { param: string; name: string; node: Node; map?: string };
+  /** The item is the object a factory's thunk returns (server-model/thunk-items): a key holding a factory parameter is read at this call. */
+  call?: CallExpression;
+  factory?: FunctionLikeNode;
+}
+
+/** The item's value under a key: the object's own, or, for a thunk a factory made, the argument its call passes there. */
+function itemValue(item: LoopItem, key: string): Node | undefined {
+  const v = propertyValue(item.obj, key);
+  return item.call && item.factory ? argumentAt(item, v).node : v;
 }
 
 /** An element of the list as a tool object: an object literal, or `defineTool({ name, … })` (a call given one). */
@@ -427,6 +438,19 @@ export function loopVariableItems(holder: Node, sources: ParsedSources): LoopIte
     }
   }
   if (!list) return undefined;
+  // `LIST.map((t) => t())`: thunks a factory made, each returning a tool object (server-model/thunk-items).
+  const thunks = thunkListOf(list);
+  if (thunks) {
+    const els = loopElements(thunks, sources);
+    if (!els?.length || els.length > 500) return undefined;
+    const made: LoopItem[] = [];
+    for (const el of els) {
+      const t = thunkObject(el, sources);
+      if (!t) return undefined;
+      made.push({ param: holder.getText(), ...t });
+    }
+    return made;
+  }
   // A list read from a JSON document the package ships: each row an object of the document.
   const doc = documentRows(list, sources);
   if (doc) {
@@ -490,7 +514,7 @@ export function onItem(n: Node | undefined, item: LoopItem): Node | undefined {
   const u = n && unwrap(n);
   if (u && item.bindings && Node.isIdentifier(u)) {
     const key = item.bindings.get(u.getText());
-    return key !== undefined ? (propertyValue(item.obj, key) ?? n) : n;
+    return key !== undefined ? (itemValue(item, key) ?? n) : n;
   }
   // `item.description ?? ''`, `item.summary || ''`: the item's value when it has one.
   if (u && Node.isBinaryExpression(u) && /^(?:\?\?|\|\|)$/.test(u.getOperatorToken().getText())) {
@@ -511,7 +535,7 @@ export function onItem(n: Node | undefined, item: LoopItem): Node | undefined {
     const on = at && unwrap(at).getText() === item.key.param && unwrap(h.getExpression()).getText() === item.key.map;
     return on ? (propertyValue(item.obj, u.getName()) ?? n) : n;
   }
-  return Node.isIdentifier(h) && h.getText() === item.param && item.param ? (propertyValue(item.obj, u.getName()) ?? n) : n;
+  return Node.isIdentifier(h) && h.getText() === item.param && item.param ? (itemValue(item, u.getName()) ?? n) : n;
 }
 
 /** The item's function the handler calls as `item.handler(args…)` with its first parameter, when it is one the source shows. */
@@ -523,7 +547,7 @@ export function delegateOnItem(handler: FunctionLikeNode | undefined, item: Loop
     const callee = unwrap(call.getExpression());
     if (!Node.isPropertyAccessExpression(callee) || unwrap(callee.getExpression()).getText() !== item.param) continue;
     if (!call.getArguments().some((a) => unwrap(a).getText() === argName)) continue;
-    const v = propertyValue(item.obj, callee.getName());
+    const v = itemValue(item, callee.getName());
     const fn = v && functionOf(v, sources);
     if (fn) return fn;
   }
