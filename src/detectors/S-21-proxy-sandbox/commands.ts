@@ -18,7 +18,10 @@ import { calledFunction } from '../support/source/source-support.js';
  * parts, a branch of `?:` whose both sides are fixed, a property of a const object literal read with a
  * literal key, a field of a row picked from a const table of object literals (a platform binary shim's
  * `BINARIES[\`${platform}_${arch}\`].name`), a call of a local function whose every return is fixed, and a
- * parameter that every call site in the source gives a fixed value (three levels).
+ * parameter that every call site in the source gives a fixed value (three levels). An array joined into a line
+ * (`[task.command, ...args].join(' ')`; not `path.join`) is fixed only when every element is; as a shell line its
+ * program is its first element (`['git', 'log', '-n', n].join(' ')` runs git). A class field or `let` passed in an
+ * argument list (`spawn('node', [this.serverPath])`) is only read there, not written.
  *
  * The program of a launch: the first argument (spawn, execFile, fork, execa, cross-spawn), the first word
  * of a shell string (exec, execSync, shelljs, execaCommand, zx `$`). When the program is an interpreter
@@ -72,6 +75,9 @@ export function isFixed(expr: Node | undefined, ctx: FixedContext, depth = 0): b
     const local = calledFunction(n);
     if (local) return returnsFixed(local, ctx, depth + 1);
     if (!PATH_FUNCTIONS.has(name)) return false;
+    // `[…].join(' ')`, `parts.join(' ')`: an array joined into a line is fixed only when every element is.
+    const joined = joinedArray(n);
+    if (joined) return isFixed(joined, ctx, depth + 1) && n.getArguments().every((a) => isFixed(a, ctx, depth + 1));
     const recvOk = !Node.isPropertyAccessExpression(c) || name !== 'toString' || isFixed(c.getExpression(), ctx, depth + 1);
     return recvOk && n.getArguments().every((a) => isFixed(a, ctx, depth + 1));
   }
@@ -234,7 +240,7 @@ function thisFieldValues(access: Node): Node[] | undefined {
     if (other) return trav.stop();
     if (!Node.isPropertyAccessExpression(x) || x.getName() !== name) return;
     const p = x.getParent();
-    const writes = (Node.isBinaryExpression(p) && p.getLeft() === x && /=$/.test(p.getOperatorToken().getText()) && !/^[=!<>]=/.test(p.getOperatorToken().getText())) || Node.isPrefixUnaryExpression(p) || Node.isPostfixUnaryExpression(p) || Node.isArrayLiteralExpression(p);
+    const writes = (Node.isBinaryExpression(p) && p.getLeft() === x && /=$/.test(p.getOperatorToken().getText()) && !/^[=!<>]=/.test(p.getOperatorToken().getText())) || Node.isPrefixUnaryExpression(p) || Node.isPostfixUnaryExpression(p) || (Node.isArrayLiteralExpression(p) && assignmentTarget(p));
     if (!writes) return;
     const inside = Node.isThisExpression(unwrap(x.getExpression())) && x.getFirstAncestor((a) => Node.isClassDeclaration(a) || Node.isClassExpression(a)) === cls;
     if (inside && Node.isBinaryExpression(p) && p.getOperatorToken().getText() === '=') out.push(p.getRight());
@@ -274,12 +280,27 @@ function readAssignedValues(declId: Node): Node[] | undefined {
       if (declarationOf(d) !== declId) return;
       if (p.getOperatorToken().getText() === '=') out.push(p.getRight());
       else if (/=$/.test(p.getOperatorToken().getText()) && !/^[=!<>]=/.test(p.getOperatorToken().getText())) other = true;
-    } else if ((Node.isPrefixUnaryExpression(p) || Node.isPostfixUnaryExpression(p) || Node.isArrayLiteralExpression(p) || Node.isShorthandPropertyAssignment(p)) && declarationOf(d) === declId) {
+    } else if ((Node.isPrefixUnaryExpression(p) || Node.isPostfixUnaryExpression(p) || ((Node.isArrayLiteralExpression(p) || Node.isShorthandPropertyAssignment(p)) && assignmentTarget(p))) && declarationOf(d) === declId) {
       // ++x, [x] = …, ({ x } = …): a change the reading does not follow (an array or object literal holding x as a value is rare around a launch).
       other = true;
     }
   });
   return other ? undefined : out;
+}
+
+/**
+ * Is this array or object literal (or a property of one) a target being written — the left side of an assignment
+ * (`[a, b] = pair`, `({ x } = o)`, nested) or the head of a for-of/for-in loop? An element of an argument list
+ * (`spawn('node', [this.serverPath])`) only reads its value.
+ */
+function assignmentTarget(n: Node): boolean {
+  let cur: Node = n;
+  for (let p = cur.getParent(); p; cur = p, p = p.getParent()) {
+    if (Node.isBinaryExpression(p)) return p.getLeft() === cur && p.getOperatorToken().getText() === '=';
+    if (Node.isForOfStatement(p) || Node.isForInStatement(p)) return p.getInitializer() === cur;
+    if (!(Node.isArrayLiteralExpression(p) || Node.isObjectLiteralExpression(p) || Node.isShorthandPropertyAssignment(p) || Node.isPropertyAssignment(p) || Node.isSpreadElement(p) || Node.isParenthesizedExpression(p))) return false;
+  }
+  return false;
 }
 
 /** A parameter every call site in the source gives a fixed value (a default that is fixed counts for an omitted one). */
@@ -344,6 +365,46 @@ function pairedArgsFixed(args: Node, program: Node | undefined, ctx: FixedContex
   });
 }
 
+/** Node's path module under the names packages give it: `path`, `posix`, `path.posix`, an import or require of 'path'. */
+function isPathModule(expr: Node): boolean {
+  const e = unwrap(expr);
+  if (/^(?:path|posix|win32|(?:\w+\.)?(?:posix|win32))$/.test(e.getText().replace(/\s+/g, ''))) return true;
+  if (!Node.isIdentifier(e)) return false;
+  const d = declarationOf(e);
+  const holder = d?.getFirstAncestor((a) => Node.isImportDeclaration(a) || Node.isVariableDeclaration(a));
+  if (Node.isImportDeclaration(holder)) return /^(?:node:)?path(?:\/(?:posix|win32))?$/.test(holder.getModuleSpecifierValue());
+  const init = Node.isVariableDeclaration(holder) ? holder.getInitializer() : undefined;
+  return !!init && /^(?:require\((['"`])(?:node:)?path\1\)|await import\((['"`])(?:node:)?path\2\))$/.test(unwrap(init).getText().replace(/\s+/g, ''));
+}
+
+/** The array of `<array>.join(sep)` — a receiver that is not Node's path module (`path.join(a, b)` joins paths). */
+function joinedArray(call: Node): Node | undefined {
+  if (!Node.isCallExpression(call)) return undefined;
+  const c = unwrap(call.getExpression());
+  if (!Node.isPropertyAccessExpression(c) || c.getName() !== 'join' || isPathModule(c.getExpression())) return undefined;
+  return c.getExpression();
+}
+
+/**
+ * The first element of an array literal joined into a shell line (`['git', 'log', ref].join(' ')`, or through a const
+ * or `let` holding the literal): the program of that line. Undefined when the array is not such a literal (a variable
+ * filled elsewhere, a spread first).
+ */
+function joinedProgram(line: Node, ctx: FixedContext): Node | undefined {
+  const arr = joinedArray(unwrap(line));
+  if (!arr) return undefined;
+  let a = unwrap(arr);
+  if (Node.isIdentifier(a)) {
+    const d = declarationOf(a);
+    const values = d ? assignedValues(d) : undefined;
+    if (!values || values.length !== 1) return undefined;
+    a = unwrap(values[0]!);
+  }
+  if (!Node.isArrayLiteralExpression(a)) return undefined;
+  const first = a.getElements()[0];
+  return first && !Node.isSpreadElement(first) && isFixed(first, ctx) ? first : undefined;
+}
+
 /** Is the program of a shell command string fixed: a fixed first word that is not a launcher (or a launcher with a fixed rest)? */
 function shellStringFixed(cmd: Node | undefined, ctx: FixedContext, depth = 0): boolean {
   if (!cmd || depth > 4) return false;
@@ -360,6 +421,12 @@ function shellStringFixed(cmd: Node | undefined, ctx: FixedContext, depth = 0): 
     return /^\s/.test(span.getLiteral().getLiteralText()) && isFixed(span.getExpression(), ctx) && words.length > 0 && words.every((w) => !LAUNCHERS.test(programName(w.trim().split(/\s+/)[0] ?? '')));
   }
   if (Node.isConditionalExpression(n)) return shellStringFixed(n.getWhenTrue(), ctx, depth + 1) && shellStringFixed(n.getWhenFalse(), ctx, depth + 1);
+  // `['git', 'log', ref].join(' ')`: the program is the first element, fixed and no interpreter or package runner.
+  const joined = joinedProgram(n, ctx);
+  if (joined) {
+    const words = literalValues(joined, 0, ctx);
+    return words.length > 0 && words.every((w) => !LAUNCHERS.test(programName(w.trim().split(/\s+/)[0] ?? '')));
+  }
   // A variable holding the command line: every value it is given (a `switch` over the platform).
   if (Node.isIdentifier(n)) {
     const d = declarationOf(n);

@@ -6,7 +6,7 @@ import { acceptsWithoutAsking, asksHuman, conditionalBranch, CONFIRMED, guarding
 import { type Analyzable, classId, constructorOf, functionCached, functionsOfCallee, originCached, ownerClass, stripAwait } from './modules.js';
 import { argvRunsScript, arrayArgv, pushedArgv, shellRunsScript } from './argv.js';
 import { type ArgvItem } from '../file-arguments.js';
-import { argvItemsOf, classifySink, commandLineWords, FS_MODULES, type HttpRequest, httpRequestOf, last, MAX_DEPTH, type SinkContext, type SinkMatch, type SinkPart, type UrlShape } from './sinks.js';
+import { accumulatedLineWords, argvItemsOf, classifySink, commandLineWords, FS_MODULES, type HttpRequest, httpRequestOf, last, MAX_DEPTH, type SinkContext, type SinkMatch, type SinkPart, type UrlShape } from './sinks.js';
 import { ALLOW, bodyNodes, madeWithPath, type Check, CLOSED_BASE, CLOSED_ORIGIN, declKey, DENY, DENY_NAME, ESCAPE_MODULES, ESCAPE_NAME, exprKey, type Family, type FnResult, hasSeparator, isSep, ITERATING, liftKeys, merge, NON_TEXT_METHODS, worstArgv, OPEN_HOST, ownReturns, promiseResolutions, BARE_ORIGIN, ROOT_PATH, PARSE_METHODS, PART_METHODS, PASS_GLOBALS, PATH_MODULES, patternVerdict, type Piece, piecesOf, type RawFlow, RELATIVE, type Stop, SCHEME, signature, type StoreWrite, type Taint, unionKeys, v, type Verdict, withKeys } from './taint.js';
 
 /**
@@ -331,6 +331,8 @@ class FnAnalysis {
       if (!t) return;
       // `url += \`?q=${q}\`` on a URL the client does not reach: the value lands after its origin.
       if (op === '+=' && t.relPath && !this.taintOf(left)) t = { ...t, urlFixed: true };
+      // `command += \` ${pattern}\`` on a `let command = 'rg'`: the line as accumulated, its program the first word.
+      if (op === '+=' && Node.isIdentifier(left)) t = this.accumulatedLine(left, t);
       if (!Node.isObjectLiteralExpression(left) && !Node.isArrayLiteralExpression(left)) this.recordWrite(left, n);
       if (Node.isIdentifier(left)) {
         const d = declarationOf(left);
@@ -579,6 +581,15 @@ class FnAnalysis {
   private commandLine(n: Node, t: Taint | undefined): Taint | undefined {
     const words = t && commandLineWords(n);
     if (!t || !words) return t;
+    const tainted = words.argv.flatMap((w, i) => (w.expr && this.taint(w.expr) ? [i] : []));
+    return { ...t, commandLine: { program: words.program, items: words.argv.map((w) => w.item), tainted } };
+  }
+
+  /** A command line accumulated with `+=` in a `let` (sinks.ts accumulatedLineWords), kept as Taint.commandLine. */
+  private accumulatedLine(id: Node, t: Taint): Taint {
+    const d = declarationOf(id as Identifier);
+    const words = d && accumulatedLineWords(d);
+    if (!words) return t;
     const tainted = words.argv.flatMap((w, i) => (w.expr && this.taint(w.expr) ? [i] : []));
     return { ...t, commandLine: { program: words.program, items: words.argv.map((w) => w.item), tainted } };
   }

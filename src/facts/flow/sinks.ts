@@ -639,6 +639,9 @@ function spawnLike(call: string, launcher: Launcher, args: Node[], sources: Pars
     parts.push({ kind: 'shell', exprs: [program, argv].filter((x): x is Node => !!x) });
     // `spawn(line, { shell: true })`: the program operand is the whole command line.
     if (!argv) parts.push(...commandLinePathParts(program));
+    // `const parts = command.split(' '); spawn(parts[0], parts.slice(1), { shell: true })` in a `run(command)` helper:
+    // the shell joins them back into the line the helper was given (read on the line as it was made: lineMade).
+    else if (program && Node.isIdentifier(unwrap(program))) parts.push(...commandLinePathParts(program));
   } else if (shellC) {
     parts.push({ kind: 'shell', exprs: [argv!] });
     // `spawn('sh', ['-c', line])`: the line after the flag.
@@ -689,8 +692,45 @@ function linePieces(n: Node): (string | Node)[] | undefined {
     const head = linePieces(callee.getExpression());
     return head && [...head, ...(u as CallExpression).getArguments().flatMap(piece)];
   }
+  // `useColors ? ' --color always' : ' --color never'`: two texts of as many words, one word layout whichever runs.
+  if (Node.isConditionalExpression(u)) {
+    const [a, b] = [constString(u.getWhenTrue())?.value, constString(u.getWhenFalse())?.value];
+    const count = (x: string): number => x.split(/\s+/).length;
+    if (a !== undefined && b !== undefined && count(a) === count(b) && /^\s/.test(a) === /^\s/.test(b) && /\s$/.test(a) === /\s$/.test(b)) return [a];
+  }
   const text = constString(u)?.value;
   return text !== undefined ? [text] : undefined;
+}
+
+/**
+ * A command line accumulated in a `let` (`let command = 'rg'; command += ' -n'; command += \` ${pattern} ${dir}\``):
+ * the string it starts as, then the right side of every `+=` to it in its function, in the order written (a flag added
+ * in one branch or the other stays a flag). Undefined when it starts as anything else or is given another value (`=`).
+ */
+function accumulatedLinePieces(declId: Node): (string | Node)[] | undefined {
+  const decl = declId.getParent();
+  if (!Node.isVariableDeclaration(decl) || !Node.isIdentifier(declId)) return undefined;
+  const start = constString(decl.getInitializer())?.value;
+  if (start === undefined) return undefined;
+  const pieces: (string | Node)[] = [start];
+  const scope = decl.getFirstAncestor((a) => isFunctionLike(a)) ?? decl.getSourceFile();
+  let other = false;
+  scope.forEachDescendant((x, trav) => {
+    if (other) return trav.stop();
+    if (!Node.isBinaryExpression(x)) return;
+    const l = unwrap(x.getLeft());
+    if (!Node.isIdentifier(l) || l.getText() !== declId.getText() || declarationOf(l) !== declId) return;
+    const op = x.getOperatorToken().getText();
+    if (op === '+=') pieces.push(...(linePieces(x.getRight()) ?? [x.getRight()]));
+    else if (/=$/.test(op) && !/^[=!<>]=/.test(op)) other = true;
+  });
+  return other || pieces.length === 1 ? undefined : pieces;
+}
+
+/** The words of a command line accumulated in a `let` (accumulatedLinePieces), as commandLineWords reads a written one. */
+export function accumulatedLineWords(declId: Node): ReturnType<typeof wordsOfPieces> {
+  const pieces = accumulatedLinePieces(declId);
+  return pieces && wordsOfPieces(pieces);
 }
 
 /**
@@ -698,9 +738,14 @@ function linePieces(n: Node): (string | Node)[] | undefined {
  * `'pg_dump -f "' + out + '"'`), its first word, the program, written in the code: the program's name, and each later
  * word as an argument list item (facts/file-arguments) with the value it holds, if any.
  */
-export function commandLineWords(line: Node | undefined): { program: string; argv: { item: ArgvItem; expr?: Node }[] } | undefined {
+export function commandLineWords(line: Node | undefined): ReturnType<typeof wordsOfPieces> {
   const pieces = line && linePieces(line);
-  if (!pieces || pieces.every((p) => typeof p === 'string')) return undefined;
+  return pieces && wordsOfPieces(pieces);
+}
+
+/** The words of a command line given as its texts and values in order (commandLineWords). */
+function wordsOfPieces(pieces: (string | Node)[]): { program: string; argv: { item: ArgvItem; expr?: Node }[] } | undefined {
+  if (pieces.every((p) => typeof p === 'string')) return undefined;
   const words: { item: ArgvItem; expr?: Node }[] = [];
   let glued: string | undefined; // literal text written right before the next value, in the same word
   const literal = (text: string): void => {
