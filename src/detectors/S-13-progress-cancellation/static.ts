@@ -10,6 +10,7 @@ import { codeOf, methodsNamed, reachable, type Code, type Fn } from '../support/
 import { judgePythonTimeouts } from './python.js';
 import { dependencyClients, dependencyRequestCalls, devScripts, TEST_FILE } from './dependency-clients.js';
 import { chainToHandler } from './callers.js';
+import { mayBeOtherClient, otherClientRequest } from './more-clients.js';
 import { inRegions, libraryRegions, ownModules, packageRegionsExcept } from '../../facts/bundle-regions.js';
 
 /**
@@ -27,6 +28,8 @@ import { inRegions, libraryRegions, ownModules, packageRegionsExcept } from '../
  *      somewhere) and ky stops after its default 10 s;
  *    - `http(s).request` / `http(s).get` with `timeout` or `signal` in their options, or a `.setTimeout(`
  *      on the request.
+ *    - superagent requests (no limit unless `.timeout(` is chained) and `request(opts)` on an undici Pool, Client or
+ *      Agent the source builds (bounded by `signal`, `headersTimeout` or `bodyTimeout` in either options) (more-clients.ts).
  *    An options value that cannot be read (a parameter, a spread) is given the benefit of the doubt.
  *    - a PostgreSQL client of `pg` (`new Pool(cfg)`, `new Client(cfg)`, `new pg.Pool(cfg)`) constructed
  *      anywhere in the source with a literal configuration that sets neither `statement_timeout` nor
@@ -55,7 +58,7 @@ import { inRegions, libraryRegions, ownModules, packageRegionsExcept } from '../
  * Python source only: the Python reading (python.ts), with the same message id for outbound requests.
  */
 
-type Client = 'fetch' | 'axios' | 'got' | 'ky' | 'http' | 'undici';
+type Client = 'fetch' | 'axios' | 'got' | 'ky' | 'http' | 'undici' | 'superagent';
 
 /**
  * A config object's verdict: 'yes' when it carries one of `keys`, 'no' when it is a literal without them,
@@ -314,6 +317,8 @@ function mayBeOutbound(cn: ts.CallExpression): boolean {
   if (ts.isIdentifier(c) && /fetch/i.test(c.text)) return true;
   // `connection.query(sql)`: a MySQL query (mysqlQuery).
   if (mysqlReceiver(cn)) return true;
+  // `superagent.get(url)`, `pool.request(opts)` on an undici Pool (more-clients.ts).
+  if (mayBeOtherClient(cn)) return true;
   // `conn.exec(command, (err, stream) => …)`: an ssh2 channel (sshChannel).
   if (ts.isPropertyAccessExpression(c) && SSH_CHANNELS.has(c.name.text) && cn.arguments.length > 0) {
     const last = rawUnwrap(cn.arguments[cn.arguments.length - 1]!);
@@ -333,7 +338,7 @@ function mayBeOutbound(cn: ts.CallExpression): boolean {
  */
 function outbound(call: CallExpression, code: Code, axiosDefaults: boolean): { client: Client; bounded: boolean; callerSignal?: boolean } | undefined {
   const req = httpRequestOf(call, code.sources) ?? (injectedFetch(call) || wrappedFetch(call, code) ? { library: 'fetch' as const } : undefined);
-  if (!req) return bundledAxios(call, code, axiosDefaults) ?? returnedInstance(call, code, axiosDefaults) ?? inheritedInstance(call, code, axiosDefaults);
+  if (!req) return bundledAxios(call, code, axiosDefaults) ?? returnedInstance(call, code, axiosDefaults) ?? inheritedInstance(call, code, axiosDefaults) ?? (otherClientRequest(call, code) as { client: Client; bounded: boolean } | undefined);
   const args = call.getArguments();
   if (req.library === 'fetch') {
     const first = args[0] && unwrap(args[0]);
