@@ -3,8 +3,10 @@ import type { Finding } from '../../engine/types.js';
 import { isRawFunctionLike, rawDeclarationOf, rawOriginOf } from '../../facts/scope.js';
 import { rawOfKinds, rawPositionOf, rawUnwrap } from '../../facts/ts-source.js';
 import type { Code } from '../support/source/code-paths.js';
+import type { ParsedSources } from '../../facts/ts-source.js';
+import { libraryLoggerOf, wrapperWritesArguments } from './logger-origin.js';
 import { named, rawNameText } from '../support/source/source-support.js';
-import { CONSOLE_METHODS, LOGGER_FACTORY, LOGGER_METHODS, LOGGER_NAME, normName } from './names.js';
+import { CONSOLE_METHODS, LOGGER_METHODS, LOGGER_NAME, normName } from './names.js';
 
 /**
  * C-6 (static) — an HTTP client's error logged whole. An axios error carries the request's configuration as
@@ -17,7 +19,8 @@ import { CONSOLE_METHODS, LOGGER_FACTORY, LOGGER_METHODS, LOGGER_NAME, normName 
  *     (an interceptor's `use(ok, (err) => …)` on axios or an instance, `axios.get(…).catch((err) => …)`,
  *     `.then(ok, (err) => …)`; see rejectionHandlers);
  *   - the catch block (or handler) logs `err` whole with `console.*` or a winston/bunyan logger built in the
- *     file (libraryLogger; a pino one only as its first argument), or `JSON.stringify(err)` / `inspect(err)` /
+ *     file or imported from another module, or held as a class field, or a wrapper of the package that hands its
+ *     arguments to console as they are (logger-origin.ts; a pino one only as its first argument), or `JSON.stringify(err)` / `inspect(err)` /
  *     its configuration (`err.config`, `err.config.headers`, `err.response.config`, also as an object field
  *     `{ config: err.config }`) with any logger.
  * `err.message`, `err.response?.data`, `${err}` and `String(err)` do not carry the configuration.
@@ -141,21 +144,8 @@ function configOf(a: ts.Node, name: string): boolean {
   return ts.isIdentifier(o) && o.text === name;
 }
 
-/**
- * A logger library's instance declared in the file: `const logger = winston.createLogger(…)`, `pino(…)`. Winston
- * copies an error's own properties into the entry and pino's error serialiser keeps them, so the config goes out whole.
- */
-function libraryLogger(recv: ts.Node): 'pino' | 'other' | undefined {
-  const d = ts.isIdentifier(recv) ? rawDeclarationOf(recv) : undefined;
-  const decl = d?.parent;
-  if (!decl || !ts.isVariableDeclaration(decl) || decl.name !== d || !decl.initializer) return undefined;
-  const v = rawUnwrap(decl.initializer);
-  const callee = ts.isCallExpression(v) ? rawUnwrap(v.expression).getText(v.getSourceFile()).replace(/\s+/g, '') : '';
-  return LOGGER_FACTORY.test(callee) ? (/pino$/.test(callee) ? 'pino' : 'other') : undefined;
-}
-
 /** The logging call's text when it logs the catch binding as above (console for a whole error, any logger when serialised). */
-function logsError(call: ts.CallExpression, name: string): string | undefined {
+function logsError(sf: SourceFile, call: ts.CallExpression, name: string, sources: ParsedSources): string | undefined {
   const c = rawUnwrap(call.expression);
   if (!ts.isPropertyAccessExpression(c)) return undefined;
   const recv = rawUnwrap(c.expression);
@@ -164,7 +154,9 @@ function logsError(call: ts.CallExpression, name: string): string | undefined {
   const rname = ts.isIdentifier(recv) ? recv.text : ts.isPropertyAccessExpression(recv) ? recv.name.text : '';
   const isLogger = !isConsole && LOGGER_NAME.test(rname) && LOGGER_METHODS.has(m);
   if (!isConsole && !isLogger) return undefined;
-  const library = isLogger ? libraryLogger(recv) : undefined;
+  // The logger's library, built in this file or imported, or a wrapper of the package that hands its arguments to
+  // console as they are (logger-origin.ts): both print a whole error with its own fields.
+  const library = isLogger ? (libraryLoggerOf(sf, recv, sources) ?? (wrapperWritesArguments(sf, recv, m, sources) ? 'other' : undefined)) : undefined;
   for (const [i, arg] of call.arguments.entries()) {
     const how = carries(arg, name);
     // pino logs its first argument's fields; a later one is only a format value (`logger.error('failed', err)` drops it).
@@ -238,7 +230,7 @@ export function httpClientErrorsLogged(code: Code, skipLoggers: boolean): Findin
       const visit = (n: ts.Node): void => {
         if (isRawFunctionLike(n)) return;
         if (ts.isCallExpression(n)) {
-          const call = logsError(n, name);
+          const call = logsError(sf, n, name, code.sources);
           if (call && !(skipLoggers && !call.startsWith('console.'))) {
             findings.push({
               messageId: 'http-error-in-log',

@@ -7,6 +7,8 @@ import { ofKinds, positionOf, propertyName, rawOfKinds, rawPositionOf, rawUnwrap
 import { codeOf, isFn, passThrough, sinkOf, type Code, type Fn } from '../support/source/code-paths.js';
 import { named, rawNameText } from '../support/source/source-support.js';
 import { judgePythonLogs } from './python.js';
+import { libraryLoggerOf } from './logger-origin.js';
+import type { ParsedSources } from '../../facts/ts-source.js';
 import { axiosResponseHeld, httpClientErrorsLogged } from './http-errors.js';
 import { execErrorsToClient } from './exec-errors.js';
 import { CONSOLE_METHODS, isPersonalName, isSecretName, LOGGER_FACTORY, LOGGER_METHODS, LOGGER_NAME, MASKING } from './names.js';
@@ -16,7 +18,7 @@ import { CONSOLE_METHODS, isPersonalName, isSecretName, LOGGER_FACTORY, LOGGER_M
  *
  * Log statements — `console.log/info/warn/error/debug/trace`, a logger method (`info`, `warn`, `error`,
  * `debug`, `trace`, `fatal`, `log`) on an object named log/logger/pino/winston/bunyan or ending in
- * `Logger`, a log function of the file that writes to console or stderr (`log('error', …)`, localLogWrapper;
+ * `Logger`, or on a logger library's instance under another name (built here, imported or a class field: logger-origin.ts), a log function of the file that writes to console or stderr (`log('error', …)`, localLogWrapper;
  * a first argument 'debug'/'trace' is its debug level), and MCP log notifications (`sendLoggingMessage`) — that carry, as a value (interpolated,
  * concatenated, as an argument or an object field, possibly through String/JSON.stringify/inspect):
  *   - a secret-named value: a name ending in token, password, passwd, secret, apiKey, authorization,
@@ -518,7 +520,7 @@ function localDebugLevel(cn: ts.CallExpression): boolean {
 }
 
 /** Is this call a log statement? Returns its callee text (read on compiler nodes). */
-function logCall(cn: ts.CallExpression): string | undefined {
+function logCall(cn: ts.CallExpression, sf: SourceFile, sources: ParsedSources): string | undefined {
   const c = rawUnwrap(cn.expression);
   if (ts.isIdentifier(c)) {
     const how = LOCAL_LOG_NAME.test(c.text) ? localLogWrapper(c) : undefined;
@@ -532,7 +534,10 @@ function logCall(cn: ts.CallExpression): string | undefined {
     return CONSOLE_METHODS.has(m) && rawOriginOf(recv)?.module === '<global>' ? `console.${m}` : undefined;
   }
   const rname = ts.isIdentifier(recv) ? recv.text : ts.isPropertyAccessExpression(recv) ? recv.name.text : undefined;
-  return rname && LOGGER_NAME.test(rname) && LOGGER_METHODS.has(m) ? `${rname}.${m}` : undefined;
+  if (!rname || !LOGGER_METHODS.has(m)) return undefined;
+  // A logger library's instance under another name (`const out = pino()`, `this.audit = winston.createLogger(…)`,
+  // imported from the package's logger module): see logger-origin.ts.
+  return LOGGER_NAME.test(rname) || libraryLoggerOf(sf, recv, sources) ? `${rname}.${m}` : undefined;
 }
 
 /** Raw pre-filter: only `x.stack` reads and calls of a logging-shaped method are worth wrapping and judging. */
@@ -629,7 +634,7 @@ export default defineDetector({
     for (const [file, sf] of code.files) {
       for (const cn of rawOfKinds(sf, [SyntaxKind.CallExpression, SyntaxKind.PropertyAccessExpression], mayMatter)) {
         if (ts.isCallExpression(cn)) {
-          const call = logCall(cn);
+          const call = logCall(cn, sf, code.sources);
           if (!call || (redacted && !call.startsWith('console.'))) continue;
           const seen = new Set<string>();
           for (const arg of cn.arguments) {
