@@ -513,6 +513,7 @@ function sinkPrefilter(sf: SourceFile, ctx: SinkContext): NamedFilter {
     // itself, or `this` (a field holding a client: `this.http.get(…)`).
     let e: ts.Node | undefined = ts.isCallExpression(cn) || ts.isNewExpression(cn) ? cn.expression : ts.isTaggedTemplateExpression(cn) ? cn.tag : undefined;
     for (let i = 0; e && i < 32; i++) {
+      e = rawUnwrap(e); // `(0, child_process_1.exec)(…)`, tsc's call of a named import in CommonJS output
       if (ts.isIdentifier(e)) return rooted.has(e.text);
       if (e.kind === SyntaxKind.ThisKeyword) return true;
       if (ts.isCallExpression(e)) {
