@@ -42,7 +42,13 @@ function libraryOfValue(v: Node, sources: ParsedSources, depth: number): LoggerK
   if (!Node.isCallExpression(u)) return undefined;
   const callee = unwrap(u.getExpression());
   const text = callee.getText().replace(/\s+/g, '');
-  if (LOGGER_FACTORY.test(text)) return /pino$/.test(text) ? 'pino' : 'other';
+  if (LOGGER_FACTORY.test(text)) {
+    // `createLogger({ silent: process.env.X !== '1', … })`: a logger that writes only when someone opts in is not judged.
+    const opts = u.getArguments()[0] && unwrap(u.getArguments()[0]!);
+    const silent = opts && Node.isObjectLiteralExpression(opts) ? opts.getProperty('silent') : undefined;
+    if (silent && !(Node.isPropertyAssignment(silent) && unwrap(silent.getInitializerOrThrow()).getKind() === ts.SyntaxKind.FalseKeyword)) return undefined;
+    return /pino$/.test(text) ? 'pino' : 'other';
+  }
   // `baseLogger.child({ module: 'x' })`: the child writes like its parent.
   if (Node.isPropertyAccessExpression(callee) && callee.getName() === 'child') return libraryOfValue(callee.getExpression(), sources, depth + 1);
   return undefined;

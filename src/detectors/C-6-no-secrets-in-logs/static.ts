@@ -71,7 +71,7 @@ function lastName(n: ts.Node): string | undefined {
   return undefined;
 }
 
-type Logged = { kind: 'secret' | 'object' | 'personal' | 'internal' | 'arguments' | 'response'; name: string; node: Node };
+type Logged = { kind: 'secret' | 'object' | 'personal' | 'internal' | 'arguments' | 'response'; name: string; node: Node; cut?: true };
 
 /** An upstream response whole: an axios response (`res`, which also keeps the request's headers) or its `res.data`. */
 function wholeResponse(n: ts.Node): boolean {
@@ -349,7 +349,7 @@ function loggedValues(sf: SourceFile, arg: ts.Node, argParams: ReadonlySet<ts.No
       const cutOf = rawCut(n) === 'long' ? rawUnwrap((rawUnwrap(n.expression) as ts.PropertyAccessExpression).expression) : undefined;
       const cutName = cutOf && lastName(cutOf);
       if (cutOf && cutName && isSecretName(cutName) && !(ts.isIdentifier(cutOf) && heldLabelOrMask(wrapNode(sf, cutOf), 0)) && reaches(n)) {
-        out.push({ kind: 'secret', name: n.getText(sf.compilerNode).replace(/\s+/g, '').slice(0, 60), node: wrapNode(sf, n) });
+        out.push({ kind: 'secret', name: n.getText(sf.compilerNode).replace(/\s+/g, '').slice(0, 60), node: wrapNode(sf, n), cut: true });
         return;
       }
       const got = getterName(n);
@@ -647,7 +647,9 @@ export default defineDetector({
               if ((v.kind === 'arguments' || v.kind === 'response') && diagnosticGated(cn)) continue;
               // A logger library's info line is on by default only where its level says so (see loggerLevelUnread).
               if ((v.kind === 'arguments' || v.kind === 'response') && levelUnread && !call.startsWith('console.') && /\.info$/.test(call)) continue;
-              if ((v.kind === 'internal' || v.kind === 'personal' || v.kind === 'arguments' || v.kind === 'response') && (/^(?!console\.).*\.(?:debug|trace)$/.test(call) || localDebugLevel(cn) || debugLevelMessage(cn) || call === 'console.log' || call === 'console.info')) continue;
+              // A cut of a secret (a preview of a token) at a logger's debug/trace level is a diagnostic hint behind the opt-in
+              // (a long cut at the default levels stays red).
+              if ((v.kind === 'internal' || v.kind === 'personal' || v.kind === 'arguments' || v.kind === 'response' || (v.kind === 'secret' && v.cut)) && (/^(?!console\.).*\.(?:debug|trace)$/.test(call) || localDebugLevel(cn) || debugLevelMessage(cn) || call === 'console.log' || call === 'console.info')) continue;
               const key = `${v.kind}:${v.name}`;
               if (seen.has(key)) continue;
               seen.add(key);

@@ -681,11 +681,14 @@ function definitionOf(text: string, name: string): string | undefined {
 
 /** A word of a time limit or an abort in a text (timeout, timeoutMs, AbortSignal.timeout, signal, AbortController). */
 const LIMIT_WORD = /timeout|\bsignal\b|AbortController|AbortSignal/i;
+/** A library's process-wide defaults set with a limit (`needle.defaults({ open_timeout: 10000, response_timeout: 20000 })`). */
+const PACKAGE_DEFAULTS_CALL = /\.defaults\s*\(\s*\{[^}]{0,400}timeout/i;
 
 /**
  * Whether the function `name` a package exports sends, in its definition or in a helper of the same module it calls, an
  * HTTP request that nothing limits: a global `fetch(` or a call of a library of UNBOUNDED_HTTP the module imports, in a module that names no time limit and no
- * abort signal anywhere, in a package whose files read set no default limit (hasDefaultLimit, `defaults.timeout`).
+ * abort signal anywhere, in a package whose files read set no default limit (hasDefaultLimit, `defaults.timeout`,
+ * `x.defaults({ …timeout… })`).
  * 'unbounded' only then; 'bounded' when the module or package names a limit; undefined when the function is not found
  * once in the files read, or neither it nor those helpers make a request of that kind (one further down is not read).
  */
@@ -702,7 +705,7 @@ function requestFunction(from: string, pkgName: string, name: string): 'unbounde
   // Or through a helper of the same module it calls (`const data = yield fetchData(url)`), one level down.
   const helpers = [...new Set([...def.matchAll(/(?:^|[^\w$.])([A-Za-z_$][\w$]*)\s*\(/g)].map((m) => m[1]!))].filter((h) => h !== name && !JS_WORDS.has(h)).slice(0, 30);
   if (!sends(def) && !helpers.some((h) => ((d) => d !== undefined && sends(d))(definitionOf(text, h)))) return undefined;
-  if (LIMIT_WORD.test(text) || read.files.some(([, t]) => hasDefaultLimit(t) || /\bdefaults\.timeout\b/.test(t))) return 'bounded';
+  if (LIMIT_WORD.test(text) || read.files.some(([, t]) => hasDefaultLimit(t) || /\bdefaults\.timeout\b/.test(t) || PACKAGE_DEFAULTS_CALL.test(t))) return 'bounded';
   return 'unbounded';
 }
 /** Keywords and built-ins a call pattern also matches. */

@@ -2,7 +2,7 @@ import { Node, ts, type SourceFile } from '../../facts/morph.js';
 import type { SinkSite } from '../../facts/flow.js';
 import { declarationOf, initializerOf, isFunctionLike, type FunctionLikeNode } from '../../facts/scope.js';
 import { constString, objectLiteralOf, propertyValue } from '../../facts/server-model.js';
-import { unwrap, type ParsedSources } from '../../facts/ts-source.js';
+import { stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { callSitesOf } from '../support/source/call-sites.js';
 import { calledFunction } from '../support/source/source-support.js';
 
@@ -405,6 +405,17 @@ function joinedProgram(line: Node, ctx: FixedContext): Node | undefined {
   return first && !Node.isSpreadElement(first) && isFixed(first, ctx) ? first : undefined;
 }
 
+/**
+ * A fixed value in the program's place of a shell line: its literal words name no interpreter or runner (`open`,
+ * `xdg-open`), or it is a path computed from fixed pieces (`path.join(here, '..', 'scripts', 'collect.sh')`), a file
+ * of the package.
+ */
+function fixedProgramValue(e: Node, ctx: FixedContext): boolean {
+  if (!isFixed(e, ctx)) return false;
+  const words = literalValues(e);
+  return words.length === 0 || words.every((w) => !LAUNCHERS.test(programName(w.trim().split(/\s+/)[0] ?? '')));
+}
+
 /** Is the program of a shell command string fixed: a fixed first word that is not a launcher (or a launcher with a fixed rest)? */
 function shellStringFixed(cmd: Node | undefined, ctx: FixedContext, depth = 0): boolean {
   if (!cmd || depth > 4) return false;
@@ -417,8 +428,26 @@ function shellStringFixed(cmd: Node | undefined, ctx: FixedContext, depth = 0): 
   // `${opener} "${url}"`: the program is the first span, a fixed value that is not a launcher (`open`, `xdg-open`, `start`).
   if (Node.isTemplateExpression(n) && /^\s*$/.test(head!)) {
     const span = n.getTemplateSpans()[0]!;
-    const words = literalValues(span.getExpression());
-    return /^\s/.test(span.getLiteral().getLiteralText()) && isFixed(span.getExpression(), ctx) && words.length > 0 && words.every((w) => !LAUNCHERS.test(programName(w.trim().split(/\s+/)[0] ?? '')));
+    return /^\s/.test(span.getLiteral().getLiteralText()) && fixedProgramValue(span.getExpression(), ctx);
+  }
+  // `SCRIPT + ' ' + name`, `'git log ' + ref`: the program is the head of the `+` chain, read like a template's.
+  if (Node.isBinaryExpression(n) && n.getOperatorToken().getKind() === ts.SyntaxKind.PlusToken) {
+    const parts: Node[] = [];
+    const flat = (e: Node): void => {
+      const u = unwrap(e);
+      if (Node.isBinaryExpression(u) && u.getOperatorToken().getKind() === ts.SyntaxKind.PlusToken) {
+        flat(u.getLeft());
+        flat(u.getRight());
+      } else parts.push(u);
+    };
+    flat(n);
+    const first = stringValue(parts[0]);
+    if (first !== undefined) {
+      const m1 = /^\s*(\S+)\s/.exec(first);
+      return !!m1 && !LAUNCHERS.test(programName(m1[1]!));
+    }
+    const sep = parts[1] && stringValue(parts[1]);
+    return sep !== undefined && /^\s/.test(sep) && fixedProgramValue(parts[0]!, ctx);
   }
   if (Node.isConditionalExpression(n)) return shellStringFixed(n.getWhenTrue(), ctx, depth + 1) && shellStringFixed(n.getWhenFalse(), ctx, depth + 1);
   // `['git', 'log', ref].join(' ')`: the program is the first element, fixed and no interpreter or package runner.
