@@ -54,12 +54,18 @@ function returnedExpression(fn: FunctionLikeNode): Node | undefined {
   return st[0].getExpression();
 }
 
+const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[+*}|](?:[^()\\]|\\.)*\)\s*[+*{?]/;
+
 function regexOf(n: Node): RegExp | undefined {
   const text = n.getText();
   const end = text.lastIndexOf('/');
   if (end <= 0 || end > 200) return undefined;
   const flags = text.slice(end + 1);
-  return /^[gimsuy]*$/.test(flags) ? new RegExp(text.slice(1, end), flags) : undefined;
+  const source = text.slice(1, end);
+  // The package's own pattern is run here: one that can backtrack without end (a quantified group holding a
+  // quantifier or an alternation, `(a+)+`, `(a|a)+`, or a back-reference) is not run, so a hostile package cannot stall the audit.
+  if (NESTED_QUANTIFIER.test(source) || /\\[1-9k]/.test(source)) return undefined;
+  return /^[gimsuy]*$/.test(flags) ? new RegExp(source, flags) : undefined;
 }
 
 /** The value of an expression of the transform, or undefined when it is not one the header lists. */
