@@ -2,7 +2,8 @@ import { Node, ts, type SourceFile } from '../../facts/morph.js';
 import type { SinkSite } from '../../facts/flow.js';
 import { declarationOf, initializerOf, isFunctionLike, type FunctionLikeNode } from '../../facts/scope.js';
 import { constString, objectLiteralOf, propertyValue } from '../../facts/server-model.js';
-import { stringValue, unwrap, type ParsedSources } from '../../facts/ts-source.js';
+import { piecesOf, type Piece } from '../../facts/flow/pieces.js';
+import { unwrap, type ParsedSources } from '../../facts/ts-source.js';
 import { callSitesOf } from '../support/source/call-sites.js';
 import { calledFunction } from '../support/source/source-support.js';
 
@@ -421,33 +422,17 @@ function shellStringFixed(cmd: Node | undefined, ctx: FixedContext, depth = 0): 
   if (!cmd || depth > 4) return false;
   const n = unwrap(cmd);
   if (isFixed(n, ctx)) return true;
-  // `git log ${ref}`: the program is in the fixed head of the template.
-  const head = Node.isTemplateExpression(n) ? n.getHead().getLiteralText() : Node.isNoSubstitutionTemplateLiteral(n) ? n.getLiteralText() : undefined;
-  const m = head !== undefined ? /^\s*(\S+)\s/.exec(head) : null;
-  if (m) return !LAUNCHERS.test(programName(m[1]!));
-  // `${opener} "${url}"`: the program is the first span, a fixed value that is not a launcher (`open`, `xdg-open`, `start`).
-  if (Node.isTemplateExpression(n) && /^\s*$/.test(head!)) {
-    const span = n.getTemplateSpans()[0]!;
-    return /^\s/.test(span.getLiteral().getLiteralText()) && fixedProgramValue(span.getExpression(), ctx);
-  }
-  // `SCRIPT + ' ' + name`, `'git log ' + ref`: the program is the head of the `+` chain, read like a template's.
-  if (Node.isBinaryExpression(n) && n.getOperatorToken().getKind() === ts.SyntaxKind.PlusToken) {
-    const parts: Node[] = [];
-    const flat = (e: Node): void => {
-      const u = unwrap(e);
-      if (Node.isBinaryExpression(u) && u.getOperatorToken().getKind() === ts.SyntaxKind.PlusToken) {
-        flat(u.getLeft());
-        flat(u.getRight());
-      } else parts.push(u);
-    };
-    flat(n);
-    const first = stringValue(parts[0]);
-    if (first !== undefined) {
-      const m1 = /^\s*(\S+)\s/.exec(first);
-      return !!m1 && !LAUNCHERS.test(programName(m1[1]!));
+  // A template or a `+` chain (facts/flow/pieces): `git log ${ref}` and `'git log ' + ref` name their program in the
+  // fixed head; `${opener} "${url}"` and `SCRIPT + ' ' + name` in a first value that must be fixed and no launcher.
+  const pieces: Piece[] | undefined = Node.isNoSubstitutionTemplateLiteral(n) ? [{ text: n.getLiteralText() }] : piecesOf(n);
+  if (pieces) {
+    const [head, program, after] = pieces;
+    if (head && 'text' in head && !/^\s*$/.test(head.text)) {
+      const m = /^\s*(\S+)\s/.exec(head.text);
+      return !!m && !LAUNCHERS.test(programName(m[1]!));
     }
-    const sep = parts[1] && stringValue(parts[1]);
-    return sep !== undefined && /^\s/.test(sep) && fixedProgramValue(parts[0]!, ctx);
+    const [p, rest] = head && 'text' in head ? [program, after] : [head, program];
+    return !!p && 'expr' in p && !!rest && 'text' in rest && /^\s/.test(rest.text) && fixedProgramValue(p.expr, ctx);
   }
   if (Node.isConditionalExpression(n)) return shellStringFixed(n.getWhenTrue(), ctx, depth + 1) && shellStringFixed(n.getWhenFalse(), ctx, depth + 1);
   // `['git', 'log', ref].join(' ')`: the program is the first element, fixed and no interpreter or package runner.
